@@ -1,0 +1,3 @@
+from jtms.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,43 @@
+"""Rendering at the edge: JSON for machines, rich tables for people."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def sorted_ids(ids: Iterable[str]) -> list[str]:
+    """Ids as a sorted list (the JSON contract sorts every id list)."""
+    return sorted(ids)
+
+
+def sorted_sets(sets: Iterable[Iterable[str]]) -> list[list[str]]:
+    """A family of id sets as sorted lists, the family itself sorted (by size, then ids)."""
+    return sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
+
+
+def print_json(payload: Any) -> None:
+    json.dump(payload, sys.stdout, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+def console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:
+    result = Table(title=title, title_justify="left", show_lines=False)
+    for column in columns:
+        result.add_column(column)
+    for row in rows:
+        result.add_row(*(str(cell) for cell in row))
+    return result
+
+
+def format_set(ids: Iterable[str]) -> str:
+    return "{" + ", ".join(sorted(ids)) + "}"

@@ -1,0 +1,123 @@
+"""The active state: the least fixpoint of the justifications (well-founded support).
+
+A node is active iff it is evidence that is not blocked, or a claim with a justification
+whose antecedents are all active, *derived in finitely many steps*. Claims that only support
+each other in a loop are therefore not active (Doyle's JTMS semantics). This module is the
+one place that decides activity; everything else (revision rules, formulas, the production
+engine) calls it.
+
+The algorithm is the linear-time counter propagation of Dowling and Gallier: each
+justification counts its antecedents not yet active and fires when the count reaches zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+from theory.index import SupportIndex, index_of
+from theory.structure import SupportStructure
+
+
+def active_numbers(
+    index: SupportIndex,
+    blocked: Collection[int] = (),
+    evidence_off: Collection[int] = (),
+) -> bytearray:
+    """Least fixpoint over node numbers; returns a 0/1 flag per node.
+
+    ``blocked`` nodes (evidence or claims) are forced inactive; ``evidence_off`` evidence
+    is simply absent. Both are sets of node numbers.
+    """
+    size = index.size
+    active = bytearray(size)
+    forbidden = bytearray(size)
+    for n in blocked:
+        forbidden[n] = 1
+    for n in evidence_off:
+        forbidden[n] = 1
+    missing = [len(a) for a in index.just_antecedents]
+    just_claim = index.just_claim
+    watchers = index.watchers
+    stack: list[int] = []
+    is_evidence = index.is_evidence
+    for n in range(size):
+        if is_evidence[n] and not forbidden[n]:
+            active[n] = 1
+            stack.append(n)
+    for j, count in enumerate(missing):
+        if count == 0:
+            c = just_claim[j]
+            if not active[c] and not forbidden[c]:
+                active[c] = 1
+                stack.append(c)
+    while stack:
+        n = stack.pop()
+        for j in watchers[n]:
+            missing[j] -= 1
+            if missing[j] == 0:
+                c = just_claim[j]
+                if not active[c] and not forbidden[c]:
+                    active[c] = 1
+                    stack.append(c)
+    return active
+
+
+def active_state(
+    structure: SupportStructure,
+    blocked: Iterable[str] = (),
+    evidence: Iterable[str] | None = None,
+) -> frozenset[str]:
+    """The active node ids.
+
+    ``blocked`` ids are forced inactive (an audit); ``evidence``, if given, is the set of
+    evidence ids that are present (the rest is absent). Unknown ids raise ``GraphError``.
+    """
+    index = index_of(structure)
+    blocked_ids = structure.require(blocked)
+    off: list[int] = []
+    if evidence is not None:
+        present = structure.require(evidence)
+        off = [index.number[e] for e in structure.evidence - present]
+    flags = active_numbers(index, index.numbers(blocked_ids), off)
+    ids = index.ids
+    return frozenset(ids[n] for n, flag in enumerate(flags) if flag)
+
+
+def rederive(index: SupportIndex, active: bytearray, region: Iterable[int]) -> list[int]:
+    """Bounded re-derivation: which nodes of ``region`` the rest of ``active`` supports.
+
+    Precondition: every active node outside ``region`` is well-founded without the region
+    (for instance, ``region`` is every node whose derivation passed through a retracted
+    node). Region nodes must be flagged inactive in ``active`` on entry, and nodes that
+    are forced inactive (audited) must not be in the region. Returns the region
+    claims that are re-derived (flagging them active in place): the least fixpoint with the
+    outside as base, so a loop inside the region never keeps itself alive. Cost is linear
+    in the region and its justifications, independent of the rest of the graph.
+    """
+    region = list(region)
+    in_region = set(region)
+    just_antecedents = index.just_antecedents
+    just_claim = index.just_claim
+    missing: dict[int, int] = {}
+    for n in region:
+        for j in index.justs_of[n]:
+            missing[j] = sum(1 for a in just_antecedents[j] if not active[a])
+    stack: list[int] = []
+    for j, count in missing.items():
+        c = just_claim[j]
+        if count == 0 and not active[c]:
+            active[c] = 1
+            stack.append(c)
+    derived = list(stack)
+    while stack:
+        n = stack.pop()
+        for j in index.watchers[n]:
+            if j in missing:
+                missing[j] -= 1
+                if missing[j] == 0:
+                    c = just_claim[j]
+                    if not active[c] and c in in_region:
+                        active[c] = 1
+                        stack.append(c)
+                        derived.append(c)
+    return derived

@@ -1,0 +1,115 @@
+"""The graph file format of DESIGN.md section 4: load, validate, dump.
+
+```json
+{"nodes": [{"id": "obs1", "kind": "evidence", "text": "..."},
+           {"id": "c1", "kind": "claim", "text": "..."}],
+ "justifications": [{"claim": "c1", "antecedents": ["obs1"]}]}
+```
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from theory.errors import GraphError, InputError
+from theory.structure import Kind, SupportStructure
+
+
+def load_graph(path: str | Path) -> SupportStructure:
+    """Read and validate a graph file; every problem raises :class:`GraphError` naming it."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GraphError("no such file", source=source) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise GraphError(f"cannot read file ({error.__class__.__name__})", source=source) from None
+    return loads_graph(text, source=source)
+
+
+def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GraphError(
+            f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}",
+            source=source,
+        ) from None
+    return parse_graph(data, source=source)
+
+
+def parse_graph(data: Any, source: str = "<graph>") -> SupportStructure:
+    """Validate a decoded graph document and build the structure."""
+    try:
+        return _parse(data)
+    except InputError as error:
+        raise error.with_source(source) from None
+
+
+def _parse(data: Any) -> SupportStructure:
+    if not isinstance(data, Mapping):
+        raise GraphError("top level must be an object with 'nodes' and 'justifications'")
+    unknown_keys = set(data) - {"nodes", "justifications"}
+    if unknown_keys:
+        raise GraphError(f"unknown top-level key(s): {', '.join(sorted(map(str, unknown_keys)))}")
+    nodes = data.get("nodes")
+    if not isinstance(nodes, list):
+        raise GraphError("'nodes' must be a list")
+    justifications = data.get("justifications", [])
+    if not isinstance(justifications, list):
+        raise GraphError("'justifications' must be a list")
+    evidence: list[str] = []
+    claims: list[str] = []
+    texts: dict[str, str] = {}
+    for position, node in enumerate(nodes):
+        if not isinstance(node, Mapping):
+            raise GraphError(f"nodes[{position}] must be an object")
+        node_id = node.get("id")
+        if not isinstance(node_id, str) or not node_id:
+            raise GraphError(f"nodes[{position}] needs a non-empty string 'id'")
+        kind = node.get("kind")
+        if kind not in (Kind.EVIDENCE.value, Kind.CLAIM.value):
+            raise GraphError(f"kind must be 'evidence' or 'claim', got {kind!r}", node=node_id)
+        text = node.get("text", "")
+        if not isinstance(text, str):
+            raise GraphError("'text' must be a string", node=node_id)
+        (evidence if kind == Kind.EVIDENCE.value else claims).append(node_id)
+        texts[node_id] = text
+    pairs: list[tuple[str, list[str]]] = []
+    for position, justification in enumerate(justifications):
+        if not isinstance(justification, Mapping):
+            raise GraphError(f"justifications[{position}] must be an object")
+        claim = justification.get("claim")
+        if not isinstance(claim, str):
+            raise GraphError(f"justifications[{position}] needs a string 'claim'")
+        antecedents = justification.get("antecedents", [])
+        if not isinstance(antecedents, list) or not all(isinstance(a, str) for a in antecedents):
+            raise GraphError(
+                f"justifications[{position}]: 'antecedents' must be a list of ids", node=claim
+            )
+        pairs.append((claim, antecedents))
+    return SupportStructure.build(evidence, claims, pairs, texts=texts)
+
+
+def graph_to_dict(structure: SupportStructure) -> dict[str, Any]:
+    """The structure as a graph document (sorted, so equal graphs dump identically)."""
+    nodes = [
+        {"id": n.id, "kind": n.kind.value, "text": n.text}
+        for n in sorted(structure.nodes.values(), key=lambda n: (n.kind is Kind.CLAIM, n.id))
+    ]
+    justifications = [
+        {"claim": j.claim, "antecedents": sorted(j.antecedents)}
+        for j in sorted(structure.justifications, key=lambda j: (j.claim, sorted(j.antecedents)))
+    ]
+    return {"nodes": nodes, "justifications": justifications}
+
+
+def dumps_graph(structure: SupportStructure) -> str:
+    return json.dumps(graph_to_dict(structure), indent=2) + "\n"
+
+
+def save_graph(structure: SupportStructure, path: str | Path) -> None:
+    Path(path).write_text(dumps_graph(structure), encoding="utf-8")

@@ -1,0 +1,105 @@
+"""The three revision rules of DESIGN.md section 2, over audits of evidence and claims.
+
+A rule maps (structure, audit) to the set of *retired* nodes: nodes active before the audit
+and inactive after it. For every structure and audit, ``none ⊆ exact ⊆ influence``.
+
+- ``exact``: audited nodes are forced inactive and the least fixpoint is recomputed
+  (justification-aware; the correct rule).
+- ``influence``: the audited nodes and everything reachable from them along
+  antecedent -> claim edges (over-revises claims with independent support).
+- ``none``: only the audited nodes (under-revises stale consequences).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from theory.errors import InputError
+from theory.fixpoint import active_numbers, active_state, rederive
+from theory.index import SupportIndex, index_of
+from theory.structure import SupportStructure
+
+
+class RevisionRule(Protocol):
+    """A revision rule: the retired node ids for an audit (a set of node ids)."""
+
+    def __call__(self, structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]: ...
+
+
+@dataclass(frozen=True)
+class Revision:
+    rule: str
+    audit: frozenset[str]
+    retired: frozenset[str]
+    active: frozenset[str]
+
+
+def downstream_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
+    """``roots`` and every node reachable from them along antecedent -> claim edges."""
+    seen = set(roots)
+    stack = list(seen)
+    consumers = index.consumers
+    while stack:
+        n = stack.pop()
+        for c in consumers[n]:
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
+    return seen
+
+
+def exact_retired_numbers(index: SupportIndex, active: bytearray, audit: Iterable[int]) -> set[int]:
+    """Exact revision on node numbers, bounded to the active downstream region of ``audit``.
+
+    ``active`` is the state before the audit (a least fixpoint); it is not modified.
+    """
+    audit = set(audit)
+    region = [n for n in downstream_numbers(index, audit) if active[n]]
+    after = bytearray(active)
+    for n in region:
+        after[n] = 0
+    rederive(index, after, [n for n in region if n not in audit])
+    return {n for n in region if not after[n]}
+
+
+def _before(structure: SupportStructure) -> tuple[SupportIndex, bytearray]:
+    index = index_of(structure)
+    return index, active_numbers(index)
+
+
+def exact(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
+    """Retire exactly the nodes left with no well-founded justification."""
+    index, active = _before(structure)
+    audit = structure.require(audit, what="audit id")
+    return index.names(exact_retired_numbers(index, active, index.numbers(audit)))
+
+
+def influence(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
+    """Retire the audited nodes and everything downstream of them."""
+    index, active = _before(structure)
+    audit = structure.require(audit, what="audit id")
+    reached = downstream_numbers(index, index.numbers(audit))
+    return index.names(n for n in reached if active[n])
+
+
+def none(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
+    """Retire only the audited nodes (no propagation)."""
+    index, active = _before(structure)
+    audit = structure.require(audit, what="audit id")
+    return index.names(n for n in index.numbers(audit) if active[n])
+
+
+RULES: dict[str, RevisionRule] = {"exact": exact, "influence": influence, "none": none}
+
+
+def revise(structure: SupportStructure, audit: Iterable[str], rule: str | RevisionRule = "exact") -> Revision:
+    """Apply a rule (by name or callable) and return the retired and the remaining active ids."""
+    name = rule if isinstance(rule, str) else getattr(rule, "__name__", "custom")
+    if isinstance(rule, str) and rule not in RULES:
+        raise InputError(f"unknown rule {rule!r} (choose from {', '.join(RULES)})")
+    function = RULES[rule] if isinstance(rule, str) else rule
+    audit_ids = structure.require(audit, what="audit id")
+    retired = frozenset(function(structure, audit_ids))
+    return Revision(name, audit_ids, retired, active_state(structure) - retired)

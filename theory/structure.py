@@ -1,0 +1,145 @@
+"""Support structures (memory graphs): evidence, claims and AND/OR justifications.
+
+A justification ``claim <- a1 AND a2 ...`` is one conjunction; several justifications of the
+same claim are alternatives (OR). An empty justification makes its claim a premise; a claim
+with no justification is never active. Antecedents may be evidence or claims; cycles are
+allowed (their semantics is the least fixpoint, see :mod:`theory.fixpoint`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+
+from theory.errors import GraphError
+
+
+class Kind(str, Enum):
+    EVIDENCE = "evidence"
+    CLAIM = "claim"
+
+
+@dataclass(frozen=True, order=True)
+class Justification:
+    """``claim <- AND(antecedents)``; empty antecedents make ``claim`` a premise."""
+
+    claim: str
+    antecedents: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    kind: Kind
+    text: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class SupportStructure:
+    """An immutable, validated memory graph.
+
+    Build one with :meth:`build` (in code) or :func:`theory.graphfile.load_graph` (from a
+    file). Validation guarantees: ids are unique, every antecedent and justified claim
+    exists, and no justification concludes an evidence node.
+    """
+
+    nodes: Mapping[str, Node]
+    justifications: tuple[Justification, ...]
+
+    # --- construction -----------------------------------------------------------------
+    @classmethod
+    def build(
+        cls,
+        evidence: Iterable[str] = (),
+        claims: Iterable[str] = (),
+        justifications: Iterable[tuple[str, Iterable[str]] | Justification] = (),
+        texts: Mapping[str, str] | None = None,
+    ) -> "SupportStructure":
+        """Validate and build. ``justifications`` are ``(claim, antecedents)`` pairs."""
+        texts = texts or {}
+        nodes: dict[str, Node] = {}
+        for kind, ids in ((Kind.EVIDENCE, evidence), (Kind.CLAIM, claims)):
+            for node_id in ids:
+                if not isinstance(node_id, str) or not node_id:
+                    raise GraphError("node id must be a non-empty string", node=str(node_id))
+                if node_id in nodes:
+                    raise GraphError("duplicate id", node=node_id)
+                nodes[node_id] = Node(node_id, kind, texts.get(node_id, ""))
+        built: list[Justification] = []
+        seen: set[Justification] = set()
+        for item in justifications:
+            if isinstance(item, Justification):
+                claim, antecedents = item.claim, item.antecedents
+            else:
+                claim, antecedents = item
+            if claim not in nodes:
+                raise GraphError("justification for an unknown claim", node=str(claim))
+            if nodes[claim].kind is Kind.EVIDENCE:
+                raise GraphError("evidence cannot have a justification", node=claim)
+            antecedent_set = frozenset(antecedents)
+            for antecedent in sorted(antecedent_set, key=str):
+                if antecedent not in nodes:
+                    raise GraphError(
+                        f"unknown antecedent {antecedent!r} in a justification of {claim!r}",
+                        node=str(antecedent),
+                    )
+            justification = Justification(claim, antecedent_set)
+            if justification not in seen:  # a repeated justification adds nothing
+                seen.add(justification)
+                built.append(justification)
+        return cls(nodes=nodes, justifications=tuple(built))
+
+    # --- views ------------------------------------------------------------------------
+    @cached_property
+    def evidence(self) -> frozenset[str]:
+        return frozenset(n.id for n in self.nodes.values() if n.kind is Kind.EVIDENCE)
+
+    @cached_property
+    def claims(self) -> frozenset[str]:
+        return frozenset(n.id for n in self.nodes.values() if n.kind is Kind.CLAIM)
+
+    @cached_property
+    def justifications_of(self) -> Mapping[str, tuple[Justification, ...]]:
+        """Claim id -> its justifications (empty tuple for an unjustified claim)."""
+        table: dict[str, list[Justification]] = {c: [] for c in self.claims}
+        for justification in self.justifications:
+            table[justification.claim].append(justification)
+        return {c: tuple(js) for c, js in table.items()}
+
+    @cached_property
+    def consumers(self) -> Mapping[str, frozenset[str]]:
+        """Node id -> the claims it is an antecedent of (the influence edges out of it)."""
+        table: dict[str, set[str]] = {n: set() for n in self.nodes}
+        for justification in self.justifications:
+            for antecedent in justification.antecedents:
+                table[antecedent].add(justification.claim)
+        return {n: frozenset(cs) for n, cs in table.items()}
+
+    def kind(self, node_id: str) -> Kind:
+        return self.nodes[node_id].kind
+
+    def require(self, ids: Iterable[str], *, what: str = "id") -> frozenset[str]:
+        """``ids`` as a frozenset, raising :class:`GraphError` for an unknown one."""
+        result = frozenset(ids)
+        for node_id in sorted(result):
+            if node_id not in self.nodes:
+                raise GraphError(f"unknown {what}", node=node_id)
+        return result
+
+    def require_claim(self, claim: str) -> str:
+        if claim not in self.nodes:
+            raise GraphError("unknown claim", node=claim)
+        if self.nodes[claim].kind is not Kind.CLAIM:
+            raise GraphError("is evidence, expected a claim", node=claim)
+        return claim
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __repr__(self) -> str:
+        return (
+            f"SupportStructure(evidence={len(self.evidence)}, claims={len(self.claims)}, "
+            f"justifications={len(self.justifications)})"
+        )
