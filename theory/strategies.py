@@ -1,30 +1,98 @@
-"""Public hypothesis strategies for support structures, memory graphs and audits.
+"""Public hypothesis strategies for support structures, memory graphs, audits and audit sequences.
 
 Use them to fuzz your own revision rule against :func:`theory.revision.exact`::
 
     from hypothesis import given
     from theory import strategies as jst
+    from theory.revision import exact
 
     @given(jst.graphs_with_audits(cycles=True))
     def test_my_rule(case):
         structure, audit = case
         assert my_rule(structure, audit) == exact(structure, audit)
 
-Every strategy shrinks towards fewer nodes, fewer justifications and smaller audits.
+or from the command line: ``jtms fuzz --rule mypackage.rules:my_rule`` (see docs/fuzzing.md).
+
+What the strategies generate (every size is a parameter):
+
+- :func:`support_structures` / :func:`memory_graphs`: evidence ``e0..``, claims ``c0..``;
+  AND/OR justifications with a bounded number of alternatives per claim
+  (``max_justifications``), of antecedents per justification (``max_antecedents``) and of
+  distinct antecedents per claim (``max_fan_in``); layered to a bounded ``max_depth``;
+  with or without support loops (``cycles``), premises (``premises``) and redundant
+  justifications (``redundant``: ``c <- a`` next to ``c <- a, b``, the case where influence
+  over-revises although the minimal justification is unique).
+- :func:`audits`, :func:`evidence_audits`: sets of node ids to invalidate.
+- :func:`audit_sequences`: interleaved audits and reinstatements (:class:`AuditStep`), with
+  :func:`blocked_after` to replay them.
+- :func:`graphs_with_audits`, :func:`graphs_with_audit_sequences`: the pairs.
+
+Every strategy shrinks towards fewer nodes, fewer and shorter justifications, no
+redundancy, no loops and smaller audits, so a failing example shrinks to a handful of nodes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
 
 from hypothesis import strategies as st
 
 from theory.structure import SupportStructure
 
-__all__ = ["audits", "evidence_audits", "graphs_with_audits", "support_structures"]
+__all__ = [
+    "AUDIT",
+    "REINSTATE",
+    "AuditStep",
+    "audit_sequences",
+    "describe",
+    "audits",
+    "blocked_after",
+    "evidence_audits",
+    "graphs_with_audit_sequences",
+    "graphs_with_audits",
+    "memory_graphs",
+    "support_structures",
+]
+
+AUDIT: Literal["audit"] = "audit"
+REINSTATE: Literal["reinstate"] = "reinstate"
+
+
+# Strategies are built once per shape and reused: building and validating a fresh
+# ``st.lists(st.sampled_from(pool))`` on every draw costs more than the draw itself.
+@lru_cache(maxsize=None)
+def _integers(low: int, high: int) -> st.SearchStrategy[int]:
+    return st.integers(low, high)
+
+
+@lru_cache(maxsize=None)
+def _index_lists(size: int, low: int, high: int) -> st.SearchStrategy[list[int]]:
+    """Sorted-free lists of distinct positions in a pool of ``size`` (shrink towards 0)."""
+    return st.lists(_integers(0, size - 1), min_size=low, max_size=high, unique=True)
+
+
+_BOOLEANS = st.booleans()
+
+
+def _subset(draw: st.DrawFn, pool: Sequence[str], low: int, high: int, label: str | None = None) -> list[str]:
+    """Distinct items of ``pool``; shrinks towards fewer and earlier items."""
+    if not pool:
+        return []
+    positions = draw(_index_lists(len(pool), min(low, len(pool)), min(high, len(pool))), label=label)
+    return [pool[i] for i in positions]
+
+
+def _check_range(name: str, low: int, high: int) -> None:
+    if low < 0 or high < low:
+        raise ValueError(f"need 0 <= min_{name} <= max_{name}, got {low} and {high}")
 
 
 @st.composite
 def support_structures(
-    draw,
+    draw: st.DrawFn,
     min_evidence: int = 1,
     max_evidence: int = 5,
     min_claims: int = 1,
@@ -33,48 +101,214 @@ def support_structures(
     max_antecedents: int = 3,
     cycles: bool = True,
     premises: bool = True,
+    *,
+    max_depth: int | None = None,
+    max_fan_in: int | None = None,
+    redundant: bool = False,
+    min_justifications: int = 0,
 ) -> SupportStructure:
-    """A random memory graph.
+    """A random memory graph (a validated :class:`SupportStructure`).
 
-    Claims are ``c0..``, evidence ``e0..``. With ``cycles=False`` a claim's antecedents
-    are evidence or earlier claims (a DAG); with ``cycles=True`` any claim may be used, so
-    support loops occur. ``premises`` allows empty justifications.
+    Parameters (all optional):
+
+    - ``min_evidence``/``max_evidence``, ``min_claims``/``max_claims``: node counts.
+    - ``max_justifications``: alternatives (OR) per claim; ``min_justifications`` (default 0,
+      so unjustified, never-active claims occur).
+    - ``max_antecedents``: conjuncts (AND) per justification.
+    - ``max_fan_in``: distinct antecedents of one claim over all its justifications (its
+      in-degree along influence edges); ``None`` means unbounded.
+    - ``max_depth``: claims are put on layers ``1..max_depth`` and a justification's
+      antecedents come from lower layers (evidence is layer 0), so every derivation has at
+      most ``max_depth`` steps. With ``cycles=True`` a claim may also use claims of its own or
+      higher layers (back edges, support loops), so depth bounds the acyclic skeleton.
+      ``None``: without cycles, claim ``ci`` may use ``c0..c(i-1)`` (depth up to the number
+      of claims); with cycles, any claim.
+    - ``cycles``: allow support loops (including self loops ``c <- c``).
+    - ``premises``: allow empty justifications (the claim is a premise).
+    - ``redundant``: allow redundant justifications, ``c <- A ∪ {x}`` next to ``c <- A``.
     """
-    n_evidence = draw(st.integers(min_evidence, max_evidence))
-    n_claims = draw(st.integers(min_claims, max_claims))
+    _check_range("evidence", min_evidence, max_evidence)
+    _check_range("claims", min_claims, max_claims)
+    if max_depth is not None and max_depth < 1:
+        raise ValueError("max_depth must be at least 1")
+    n_evidence = draw(_integers(min_evidence, max_evidence), label="evidence count")
+    n_claims = draw(_integers(min_claims, max_claims), label="claim count")
     evidence = [f"e{i}" for i in range(n_evidence)]
     claims = [f"c{i}" for i in range(n_claims)]
-    justifications = []
+    if max_depth is None:
+        layers = list(range(1, n_claims + 1))  # claim i may use claims before it
+    else:
+        layers = [draw(_integers(1, max_depth)) for c in claims]
+    justifications: list[tuple[str, list[str]]] = []
     for position, claim in enumerate(claims):
-        pool = evidence + (claims if cycles else claims[:position])
-        count = draw(st.integers(0, max_justifications), label=f"justifications of {claim}")
+        lower = [c for c, layer in zip(claims, layers) if layer < layers[position]]
+        if cycles:
+            back = [c for c, layer in zip(claims, layers) if layer >= layers[position]]
+            # Back edges come after the acyclic pool, so shrinking favours DAGs.
+            pool = evidence + lower + back
+        else:
+            pool = evidence + lower
+        if max_fan_in is not None and len(pool) > max_fan_in:
+            pool = _subset(draw, pool, 0, max_fan_in)
+        count = draw(_integers(min_justifications, max(min_justifications, max_justifications)))
+        own: list[frozenset[str]] = []
         for _ in range(count):
             low = 0 if premises else 1
-            antecedents = draw(
-                st.lists(st.sampled_from(pool), min_size=low, max_size=max_antecedents, unique=True)
-                if pool
-                else st.just([])
-            )
+            antecedents = _subset(draw, pool, low, max_antecedents)
             if not antecedents and not premises:
                 continue
-            justifications.append((claim, antecedents))
+            own.append(frozenset(antecedents))
+        if redundant:
+            for base in list(own):
+                extra = [a for a in pool if a not in base]
+                if extra and draw(_BOOLEANS):
+                    own.append(base | {extra[draw(_integers(0, len(extra) - 1))]})
+        justifications.extend((claim, sorted(a)) for a in own)
     return SupportStructure.build(evidence, claims, justifications)
 
 
-def audits(structure: SupportStructure, evidence_only: bool = False, min_size: int = 0):
+def memory_graphs(
+    *,
+    min_evidence: int = 1,
+    max_evidence: int = 5,
+    min_claims: int = 1,
+    max_claims: int = 6,
+    max_justifications: int = 3,
+    max_antecedents: int = 3,
+    max_depth: int | None = None,
+    max_fan_in: int | None = None,
+    cycles: bool = True,
+    premises: bool = True,
+    redundant: bool = False,
+    min_justifications: int = 0,
+) -> st.SearchStrategy[SupportStructure]:
+    """Keyword-only alias of :func:`support_structures` (the name the issue tracker uses)."""
+    return support_structures(
+        min_evidence, max_evidence, min_claims, max_claims, max_justifications, max_antecedents,
+        cycles, premises, max_depth=max_depth, max_fan_in=max_fan_in, redundant=redundant,
+        min_justifications=min_justifications,
+    )
+
+
+def audits(
+    structure: SupportStructure,
+    evidence_only: bool = False,
+    min_size: int = 0,
+    max_size: int | None = None,
+) -> st.SearchStrategy[frozenset[str]]:
     """Audits of ``structure``: sets of node ids (evidence only if asked)."""
     pool = sorted(structure.evidence if evidence_only else structure.nodes)
     if not pool:
         return st.just(frozenset())
-    return st.frozensets(st.sampled_from(pool), min_size=min_size, max_size=len(pool))
+    high = len(pool) if max_size is None else min(max_size, len(pool))
+    return _index_lists(len(pool), min(min_size, high), high).map(
+        lambda positions: frozenset(pool[i] for i in positions)
+    )
 
 
-def evidence_audits(structure: SupportStructure, min_size: int = 0):
-    return audits(structure, evidence_only=True, min_size=min_size)
+def evidence_audits(
+    structure: SupportStructure, min_size: int = 0, max_size: int | None = None
+) -> st.SearchStrategy[frozenset[str]]:
+    """Audits of evidence only (the audits DESIGN.md's influence-safety quantifies over)."""
+    return audits(structure, evidence_only=True, min_size=min_size, max_size=max_size)
 
 
 @st.composite
-def graphs_with_audits(draw, evidence_only: bool = False, **graph_options):
-    """A pair (structure, audit)."""
+def graphs_with_audits(
+    draw: st.DrawFn,
+    evidence_only: bool = False,
+    min_audit: int = 0,
+    max_audit: int | None = None,
+    **graph_options,
+) -> tuple[SupportStructure, frozenset[str]]:
+    """A pair ``(structure, audit)``; ``graph_options`` go to :func:`support_structures`."""
     structure = draw(support_structures(**graph_options))
-    return structure, draw(audits(structure, evidence_only=evidence_only))
+    pool = sorted(structure.evidence if evidence_only else structure.nodes)
+    high = len(pool) if max_audit is None else max_audit
+    return structure, frozenset(_subset(draw, pool, min_audit, high))
+
+
+# --- audit and reinstatement sequences ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditStep:
+    """One step of a review session: invalidate (``audit``) or restore (``reinstate``) ids."""
+
+    action: Literal["audit", "reinstate"]
+    ids: frozenset[str]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"action": self.action, "ids": sorted(self.ids)}
+
+
+@st.composite
+def audit_sequences(
+    draw: st.DrawFn,
+    structure: SupportStructure,
+    min_steps: int = 1,
+    max_steps: int = 5,
+    evidence_only: bool = False,
+    reinstatements: bool = True,
+    max_step_size: int = 3,
+) -> tuple[AuditStep, ...]:
+    """A sequence of audits and reinstatements of ``structure``.
+
+    An audit invalidates nodes not yet blocked; a reinstatement restores some of the
+    currently blocked nodes (never a node that is not blocked). Replay it with
+    :func:`blocked_after`. Shrinks towards fewer, smaller steps and audits only.
+    """
+    pool = sorted(structure.evidence if evidence_only else structure.nodes)
+    blocked: set[str] = set()
+    steps: list[AuditStep] = []
+    n_steps = draw(_integers(min_steps, max(min_steps, max_steps)))
+    for _ in range(n_steps):
+        free = [n for n in pool if n not in blocked]
+        can_reinstate = reinstatements and bool(blocked)
+        if not free and not can_reinstate:
+            break
+        reinstate = can_reinstate and (not free or draw(_BOOLEANS))
+        source = sorted(blocked) if reinstate else free
+        ids = frozenset(_subset(draw, source, 1, max_step_size))
+        if reinstate:
+            blocked -= ids
+            steps.append(AuditStep(REINSTATE, ids))
+        else:
+            blocked |= ids
+            steps.append(AuditStep(AUDIT, ids))
+    return tuple(steps)
+
+
+def blocked_after(steps: Iterable[AuditStep]) -> list[frozenset[str]]:
+    """The set of blocked (audited, not reinstated) ids after each step."""
+    blocked: frozenset[str] = frozenset()
+    result: list[frozenset[str]] = []
+    for step in steps:
+        blocked = blocked | step.ids if step.action == AUDIT else blocked - step.ids
+        result.append(blocked)
+    return result
+
+
+@st.composite
+def graphs_with_audit_sequences(
+    draw: st.DrawFn,
+    min_steps: int = 1,
+    max_steps: int = 5,
+    evidence_only: bool = False,
+    reinstatements: bool = True,
+    **graph_options,
+) -> tuple[SupportStructure, tuple[AuditStep, ...]]:
+    """A pair ``(structure, steps)``; ``graph_options`` go to :func:`support_structures`."""
+    structure = draw(support_structures(**graph_options))
+    steps = draw(
+        audit_sequences(
+            structure, min_steps=min_steps, max_steps=max_steps,
+            evidence_only=evidence_only, reinstatements=reinstatements,
+        )
+    )
+    return structure, steps
+
+
+def describe(steps: Sequence[AuditStep]) -> str:
+    """``audit {e0}; reinstate {e0}`` — a one-line rendering of a sequence."""
+    return "; ".join(f"{s.action} {{{', '.join(sorted(s.ids))}}}" for s in steps)
