@@ -1,0 +1,265 @@
+"""``jtms fuzz``: property-based fuzzing of a revision rule, and differential testing vs clingo.
+
+    jtms fuzz --rule MODULE:FUNCTION [--examples N] [--seed S] [--out FILE] [--json]
+    jtms fuzz --differential [--examples N] [--seed S] [--backend MODULE:FUNCTION] [--json]
+
+Exit codes: 0 no counterexample (no disagreement), 1 counterexample found, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+from theory.errors import InputError
+from theory.graphfile import dumps_graph
+from theory.structure import SupportStructure
+
+from jtms import output
+from jtms.fuzz.backends import FunctionBackend, engine_backend
+from jtms.fuzz.differential import CampaignOptions, differential_campaign
+from jtms.fuzz.runner import GraphOptions, fuzz_rule, load_rule
+
+DEFAULT_EXAMPLES = 1000
+DEFAULT_PAIRS = 10_000
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "fuzz",
+        help="fuzz a revision rule against exact revision; differential test vs clingo",
+        description=(
+            "Check a revision rule (a function (structure, audit) -> retired ids, like "
+            "theory.revision.exact) against exact revision on random memory graphs and audits, "
+            "and report the shrunk counterexample as a graph file. With --differential, check "
+            "the active state of theory (and extra backends) against clingo's stable models. "
+            "Exit 1 when a counterexample or disagreement is found."
+        ),
+    )
+    what = parser.add_argument_group("what to check")
+    what.add_argument("--rule", metavar="MODULE:FUNCTION",
+                      help="the rule to fuzz (or a built-in name: exact, influence, none)")
+    what.add_argument("--differential", action="store_true",
+                      help="differential campaign: theory (and --backend, the engine) vs clingo")
+    what.add_argument("--backend", metavar="MODULE:FUNCTION", action="append", default=[],
+                      help="with --differential: also check f(structure, blocked) -> active ids "
+                           "(repeatable)")
+    budget = parser.add_argument_group("budget and output")
+    budget.add_argument("--examples", type=int, default=None, metavar="N",
+                     help=f"examples to run (default {DEFAULT_EXAMPLES}; with --differential: "
+                          f"graph/audit pairs, default {DEFAULT_PAIRS})")
+    budget.add_argument("--seed", type=int, default=None, metavar="S",
+                     help="random seed (default: a fresh one, printed in the report)")
+    budget.add_argument("--out", metavar="FILE", help="write the shrunk counterexample graph here")
+    budget.add_argument("--json", action="store_true", help="machine-readable output")
+    shape = parser.add_argument_group("generated graphs (--rule)")
+    shape.add_argument("--max-evidence", type=int, default=5, metavar="N")
+    shape.add_argument("--max-claims", type=int, default=6, metavar="N")
+    shape.add_argument("--max-justifications", type=int, default=3, metavar="N",
+                       help="alternatives per claim")
+    shape.add_argument("--max-antecedents", type=int, default=3, metavar="N",
+                       help="conjuncts per justification")
+    shape.add_argument("--max-depth", type=int, default=None, metavar="N")
+    shape.add_argument("--max-fan-in", type=int, default=None, metavar="N",
+                       help="distinct antecedents per claim")
+    shape.add_argument("--cycles", choices=["mixed", "on", "off"], default="mixed",
+                       help="support loops (default: mixed)")
+    shape.add_argument("--no-premises", action="store_true", help="no empty justifications")
+    shape.add_argument("--no-redundant", action="store_true", help="no redundant justifications")
+    shape.add_argument("--evidence-only", action="store_true", help="audit evidence only")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if bool(args.rule) == bool(args.differential):
+        raise InputError("jtms fuzz: give exactly one of --rule MODULE:FUNCTION or --differential")
+    if args.examples is not None and args.examples < 1:
+        raise InputError("--examples must be at least 1")
+    if args.differential:
+        return _differential(args)
+    return _fuzz(args)
+
+
+# --- progress --------------------------------------------------------------------------
+
+
+@contextmanager
+def _progress(label: str, enabled: bool):
+    """A transient rich progress bar on stderr (only on a terminal)."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=None)
+        last = [0]
+
+        def update(done: int, total: int) -> None:
+            if done - last[0] >= 50 or done == total:
+                last[0] = done
+                bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+# --- rule fuzzing ----------------------------------------------------------------------
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    name, rule = load_rule(args.rule)
+    for flag in ("max_evidence", "max_claims", "max_justifications", "max_antecedents"):
+        if getattr(args, flag) < 1:
+            raise InputError(f"--{flag.replace('_', '-')} must be at least 1")
+    options = GraphOptions(
+        max_evidence=args.max_evidence,
+        max_claims=args.max_claims,
+        max_justifications=args.max_justifications,
+        max_antecedents=args.max_antecedents,
+        max_depth=args.max_depth,
+        max_fan_in=args.max_fan_in,
+        cycles={"mixed": None, "on": True, "off": False}[args.cycles],
+        premises=not args.no_premises,
+        redundant=not args.no_redundant,
+        evidence_only=args.evidence_only,
+    )
+    examples = args.examples or DEFAULT_EXAMPLES
+    with _progress(f"fuzzing {name}", True) as update:
+        report = fuzz_rule(rule, name=name, examples=examples, seed=args.seed, options=options,
+                           progress=update)
+    payload = report.to_dict()
+    written = None
+    if report.counterexample is not None and args.out:
+        written = _write(args.out, report.counterexample.structure)
+    payload["out"] = written
+    if args.json:
+        output.print_json(payload)
+    else:
+        _render_fuzz(payload)
+    return 0 if report.ok else 1
+
+
+def compact_graph(graph: dict) -> str:
+    """The graph document as JSON, one node or justification per line."""
+    nodes = ",\n   ".join(json.dumps(n) for n in graph["nodes"])
+    justs = ",\n   ".join(json.dumps(j) for j in graph["justifications"])
+    return f'{{"nodes": [\n   {nodes}],\n "justifications": [\n   {justs}]}}'
+
+
+def _write(path: str, structure: SupportStructure) -> str:
+    try:
+        Path(path).write_text(dumps_graph(structure), encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write counterexample ({error.strerror})", source=path) from None
+    return path
+
+
+def _render_fuzz(payload: dict) -> None:
+    console = output.console()
+    ce = payload["counterexample"]
+    verdict = "[green]no counterexample[/]" if ce is None else "[red]COUNTEREXAMPLE[/]"
+    console.print(f"rule {payload['rule']}: {verdict}")
+    console.print(output.table(
+        "fuzz report",
+        ["examples", "shapes", "failing", "under/over/error", "seconds", "ex/s", "seed"],
+        [[payload["examples"], payload["distinct_shapes"], payload["counterexamples"],
+          "{under} / {over} / {error}".format(**payload["counterexample_kinds"]),
+          payload["seconds"], payload["examples_per_second"], payload["seed"]]],
+    ))
+    if ce is None:
+        return
+    size = ce["size"]
+    shrinking = ce["shrinking"]
+    console.print(
+        f"shrunk counterexample: {size['evidence']} evidence, {size['claims']} claims, "
+        f"{size['justifications']} justifications (first found with "
+        f"{shrinking['first_found']['nodes']} nodes)"
+    )
+    console.print(f"audit: {output.format_set(ce['audit'])}")
+    if ce["error"]:
+        console.print(f"the rule raised: {ce['error']}")
+    else:
+        console.print(f"exact retires: {output.format_set(ce['exact_retired'])}")
+        console.print(f"rule retires:  {output.format_set(ce['rule_retired'])}")
+        if ce["under_revised"]:
+            console.print(f"[yellow]under-revised[/] (stale, kept by the rule): "
+                          f"{output.format_set(ce['under_revised'])}")
+        if ce["over_revised"]:
+            console.print(f"[yellow]over-revised[/] (still supported, retired by the rule): "
+                          f"{output.format_set(ce['over_revised'])}")
+    console.print("graph:")
+    print(compact_graph(ce["graph"]))
+    if payload["out"]:
+        console.print(f"written to {payload['out']}; reproduce with "
+                      f"`jtms revise {payload['out']} --audit {','.join(ce['audit']) or '...'} "
+                      f"--rule exact --json`")
+
+
+# --- differential campaign -------------------------------------------------------------
+
+
+def _differential(args: argparse.Namespace) -> int:
+    backends = []
+    for spec in args.backend:
+        name, function = load_rule(spec) if ":" in spec else (None, None)
+        if function is None:
+            raise InputError(f"--backend {spec!r}: expected MODULE:FUNCTION")
+        backends.append(FunctionBackend(name, function))
+    skipped: dict[str, str] = {}
+    engine, why = engine_backend()
+    if engine is not None:
+        backends.append(engine)
+    else:
+        skipped["jtms-engine"] = why
+    pairs = args.examples or DEFAULT_PAIRS
+    seed = args.seed if args.seed is not None else __import__("random").randrange(2**31)
+    with _progress("differential vs clingo", True) as update:
+        report = differential_campaign(pairs, seed=seed, options=CampaignOptions(), backends=backends,
+                                       skipped_backends=skipped, progress=update)
+    payload = report.to_dict()
+    payload["minimized"] = report.minimized
+    written = None
+    if report.minimized is not None and args.out:
+        from theory.graphfile import parse_graph
+
+        written = _write(args.out, parse_graph(report.minimized["graph"]))
+    payload["out"] = written
+    if args.json:
+        output.print_json(payload)
+    else:
+        _render_differential(payload)
+    return 0 if report.ok else 1
+
+
+def _render_differential(payload: dict) -> None:
+    console = output.console()
+    verdict = ("[green]zero disagreements[/]" if payload["disagreements"] == 0
+               else "[red]DISAGREEMENT[/]")
+    console.print(f"differential campaign vs clingo: {verdict}")
+    console.print(output.table(
+        "campaign",
+        ["pairs", "graphs (cyclic)", "steps", "solves", "shapes", "seconds", "pairs/s", "seed"],
+        [[payload["pairs"], f"{payload['graphs']} ({payload['cyclic_graphs']})",
+          payload["sequence_steps"], payload["clingo_solves"], payload["distinct_shapes"],
+          payload["seconds"], payload["pairs_per_second"], payload["seed"]]],
+    ))
+    console.print(f"checked: {', '.join(payload['checked'])}")
+    for name, why in payload["skipped_backends"].items():
+        console.print(f"skipped {name}: {why}")
+    d = payload["disagreement"]
+    if d is None:
+        return
+    console.print(f"{d['checker']} disagrees with clingo on audit {output.format_set(d['audit'])}: "
+                  f"clingo {output.format_set(d['clingo'])}, got {output.format_set(d['got'])}")
+    minimized = payload["minimized"]
+    console.print(f"reduced graph (audit {output.format_set(minimized['audit'])}):")
+    print(compact_graph(minimized["graph"]))
+    if payload["out"]:
+        console.print(f"written to {payload['out']}")
