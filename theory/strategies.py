@@ -132,39 +132,94 @@ def support_structures(
     if max_depth is not None and max_depth < 1:
         raise ValueError("max_depth must be at least 1")
     n_evidence = draw(_integers(min_evidence, max_evidence), label="evidence count")
-    n_claims = draw(_integers(min_claims, max_claims), label="claim count")
+    # Claims are a list of independent blocks, so the shrinker can delete any claim (not
+    # only the last one) and reorder them. A block refers to antecedents by "virtual"
+    # positions, resolved below against the antecedents that claim may use.
+    block = _claim_block(
+        max_evidence + max_claims, max_depth, max_fan_in,
+        min_justifications, max(min_justifications, max_justifications),
+        max_antecedents, premises, redundant,
+    )
+    blocks = draw(st.lists(block, min_size=min_claims, max_size=max_claims), label="claims")
     evidence = [f"e{i}" for i in range(n_evidence)]
-    claims = [f"c{i}" for i in range(n_claims)]
-    if max_depth is None:
-        layers = list(range(1, n_claims + 1))  # claim i may use claims before it
-    else:
-        layers = [draw(_integers(1, max_depth)) for c in claims]
+    claims = [f"c{i}" for i in range(len(blocks))]
+    layers = [layer if layer is not None else position for position, (layer, _) in enumerate(blocks)]
     justifications: list[tuple[str, list[str]]] = []
-    for position, claim in enumerate(claims):
-        lower = [c for c, layer in zip(claims, layers) if layer < layers[position]]
+    for position, (layer, own) in enumerate(blocks):
+        # Claims this one may use, nearest earlier lower-layer claim first; with cycles
+        # then itself, later claims, and earlier claims on the same or a higher layer.
+        lower = [claims[j] for j in range(position - 1, -1, -1) if layers[j] < layers[position]]
+        usable = lower
         if cycles:
-            back = [c for c, layer in zip(claims, layers) if layer >= layers[position]]
-            # Back edges come after the acyclic pool, so shrinking favours DAGs.
-            pool = evidence + lower + back
-        else:
-            pool = evidence + lower
-        if max_fan_in is not None and len(pool) > max_fan_in:
-            pool = _subset(draw, pool, 0, max_fan_in)
-        count = draw(_integers(min_justifications, max(min_justifications, max_justifications)))
-        own: list[frozenset[str]] = []
-        for _ in range(count):
-            low = 0 if premises else 1
-            antecedents = _subset(draw, pool, low, max_antecedents)
-            if not antecedents and not premises:
+            usable = lower + [claims[j] for j in range(position, len(claims))] + [
+                claims[j] for j in range(position) if layers[j] >= layers[position]
+            ]
+        for antecedents in own:
+            resolved = {r for v in antecedents if (r := _resolve(v, max_evidence, evidence, usable))}
+            if not resolved and not premises:
                 continue
-            own.append(frozenset(antecedents))
+            justifications.append((claims[position], sorted(resolved)))
+    return SupportStructure.build(evidence, claims, justifications)
+
+
+def _resolve(v: int, max_evidence: int, evidence: Sequence[str], usable: Sequence[str]) -> str | None:
+    """A virtual antecedent position -> an id, stable when other claims are deleted.
+
+    Positions below ``max_evidence`` name evidence, the others count back through the
+    claims this one may use (relative, so deleting an unrelated claim keeps the meaning).
+    """
+    if v < max_evidence:
+        if evidence:
+            return evidence[v % len(evidence)]
+        return usable[v % len(usable)] if usable else None
+    if usable:
+        return usable[(v - max_evidence) % len(usable)]
+    return evidence[v % len(evidence)] if evidence else None
+
+
+@lru_cache(maxsize=None)
+def _claim_block(
+    virtual: int,
+    max_depth: int | None,
+    max_fan_in: int | None,
+    min_justifications: int,
+    max_justifications: int,
+    max_antecedents: int,
+    premises: bool,
+    redundant: bool,
+) -> st.SearchStrategy[tuple[int | None, list[list[int]]]]:
+    """One claim: its layer and its justifications as lists of virtual antecedent positions."""
+
+    @st.composite
+    def claim_block(draw: st.DrawFn) -> tuple[int | None, list[list[int]]]:
+        layer = None if max_depth is None else draw(_integers(1, max_depth))
+        if max_fan_in is None:
+            fan = None
+        else:
+            fan = draw(_index_lists(virtual, 0, min(max_fan_in, virtual)))
+        low = 0 if premises else 1
+        own: list[list[int]] = []
+        for _ in range(draw(_integers(min_justifications, max_justifications))):
+            if fan is None:
+                own.append(draw(_index_lists(virtual, low, min(max_antecedents, virtual))))
+            elif fan:
+                picks = draw(_index_lists(len(fan), min(low, len(fan)), min(max_antecedents, len(fan))))
+                own.append([fan[i] for i in picks])
+            else:
+                own.append([])
         if redundant:
             for base in list(own):
-                extra = [a for a in pool if a not in base]
-                if extra and draw(_BOOLEANS):
-                    own.append(base | {extra[draw(_integers(0, len(extra) - 1))]})
-        justifications.extend((claim, sorted(a)) for a in own)
-    return SupportStructure.build(evidence, claims, justifications)
+                if draw(_BOOLEANS):
+                    if fan is None:
+                        extra = draw(_integers(0, virtual - 1))
+                    elif fan:
+                        extra = fan[draw(_integers(0, len(fan) - 1))]
+                    else:
+                        continue
+                    own.append(base + [extra])
+        return layer, own
+
+    return claim_block()
 
 
 def memory_graphs(
@@ -190,6 +245,21 @@ def memory_graphs(
     )
 
 
+def _natural(node_id: str) -> tuple:
+    return (len(node_id), node_id)
+
+
+def audit_pool(structure: SupportStructure, evidence_only: bool = False) -> list[str]:
+    """The ids an audit draws from: evidence first, then claims (``e2`` before ``e10``).
+
+    Evidence first keeps an audit's meaning when the shrinker deletes a claim.
+    """
+    pool = sorted(structure.evidence, key=_natural)
+    if not evidence_only:
+        pool += sorted(structure.claims, key=_natural)
+    return pool
+
+
 def audits(
     structure: SupportStructure,
     evidence_only: bool = False,
@@ -197,7 +267,7 @@ def audits(
     max_size: int | None = None,
 ) -> st.SearchStrategy[frozenset[str]]:
     """Audits of ``structure``: sets of node ids (evidence only if asked)."""
-    pool = sorted(structure.evidence if evidence_only else structure.nodes)
+    pool = audit_pool(structure, evidence_only)
     if not pool:
         return st.just(frozenset())
     high = len(pool) if max_size is None else min(max_size, len(pool))
@@ -223,7 +293,7 @@ def graphs_with_audits(
 ) -> tuple[SupportStructure, frozenset[str]]:
     """A pair ``(structure, audit)``; ``graph_options`` go to :func:`support_structures`."""
     structure = draw(support_structures(**graph_options))
-    pool = sorted(structure.evidence if evidence_only else structure.nodes)
+    pool = audit_pool(structure, evidence_only)
     high = len(pool) if max_audit is None else max_audit
     return structure, frozenset(_subset(draw, pool, min_audit, high))
 
@@ -258,7 +328,7 @@ def audit_sequences(
     currently blocked nodes (never a node that is not blocked). Replay it with
     :func:`blocked_after`. Shrinks towards fewer, smaller steps and audits only.
     """
-    pool = sorted(structure.evidence if evidence_only else structure.nodes)
+    pool = audit_pool(structure, evidence_only)
     blocked: set[str] = set()
     steps: list[AuditStep] = []
     n_steps = draw(_integers(min_steps, max(min_steps, max_steps)))

@@ -1,0 +1,126 @@
+"""The public strategies: parameters are honoured, sequences are valid, failures shrink small."""
+
+import pytest
+from hypothesis import find, given, settings
+from hypothesis import strategies as st
+
+from theory import SupportStructure, exact, influence, none
+from theory import strategies as jst
+from theory.revision import downstream_numbers
+from theory.index import index_of
+
+FIND = settings(database=None, max_examples=2000)
+
+
+def claim_order_is_acyclic(structure: SupportStructure) -> bool:
+    index = index_of(structure)
+    for n in range(index.size):
+        if n in downstream_numbers(index, index.consumers[n]):
+            return False
+    return True
+
+
+def derivation_depth(structure: SupportStructure) -> int:
+    """Longest chain of justification steps from evidence (acyclic graphs only)."""
+    depth = {e: 0 for e in structure.evidence}
+    remaining = set(structure.claims)
+    while remaining:
+        ready = [c for c in remaining
+                 if all(a in depth for j in structure.justifications_of[c] for a in j.antecedents)]
+        assert ready, "graph is cyclic"
+        for c in ready:
+            depth[c] = 1 + max((depth[a] for j in structure.justifications_of[c] for a in j.antecedents),
+                               default=0)
+            remaining.discard(c)
+    return max(depth.values(), default=0)
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(2, 4, 1, 5, 2, 2, False, False))
+def test_original_positional_parameters(structure):
+    assert 2 <= len(structure.evidence) <= 4
+    assert 1 <= len(structure.claims) <= 5
+    assert all(j.antecedents for j in structure.justifications)  # premises=False
+    assert all(len(js) <= 2 for js in structure.justifications_of.values())
+    assert all(len(j.antecedents) <= 2 for j in structure.justifications)
+    assert claim_order_is_acyclic(structure)
+
+
+@settings(max_examples=150)
+@given(jst.memory_graphs(max_claims=8, max_depth=2, cycles=False, max_antecedents=2, redundant=True))
+def test_depth_bound_without_cycles(structure):
+    assert claim_order_is_acyclic(structure)
+    assert derivation_depth(structure) <= 2
+
+
+@settings(max_examples=150)
+@given(jst.memory_graphs(max_evidence=6, max_claims=8, max_fan_in=2, max_justifications=3))
+def test_fan_in_bound(structure):
+    for claim, justifications in structure.justifications_of.items():
+        assert len(set().union(*(j.antecedents for j in justifications))) <= 2
+
+
+def test_cycles_and_redundancy_and_depth_are_reachable():
+    cyclic = find(jst.memory_graphs(cycles=True), lambda s: not claim_order_is_acyclic(s), settings=FIND)
+    assert len(cyclic.claims) == 1  # shrinks to the self loop c0 <- c0
+    redundant = find(
+        jst.memory_graphs(redundant=True),
+        lambda s: any(a.antecedents < b.antecedents for a in s.justifications for b in s.justifications
+                      if a.claim == b.claim),
+        settings=FIND,
+    )
+    assert len(redundant.justifications) == 2
+    deep = find(jst.memory_graphs(max_claims=6, max_depth=3, cycles=False),
+                lambda s: derivation_depth(s) == 3, settings=FIND)
+    assert len(deep.claims) <= 4
+
+
+def test_bad_parameters_are_rejected():
+    with pytest.raises(ValueError):
+        find(jst.support_structures(min_claims=3, max_claims=2), lambda s: True)
+    with pytest.raises(ValueError):
+        find(jst.memory_graphs(max_depth=0), lambda s: True)
+
+
+@settings(max_examples=150)
+@given(jst.graphs_with_audit_sequences(max_steps=6, max_evidence=4, max_claims=4))
+def test_audit_sequences_are_valid(case):
+    structure, steps = case
+    blocked: frozenset[str] = frozenset()
+    for step, after in zip(steps, jst.blocked_after(steps)):
+        assert step.ids and step.ids <= structure.nodes.keys()
+        if step.action == jst.AUDIT:
+            assert not step.ids & blocked  # audits only nodes that are not blocked
+            blocked = blocked | step.ids
+        else:
+            assert step.ids <= blocked  # reinstates only blocked nodes
+            blocked = blocked - step.ids
+        assert after == blocked
+    assert jst.describe(steps).count(";") == max(0, len(steps) - 1)
+
+
+def test_audit_sequences_contain_reinstatements():
+    case = find(jst.graphs_with_audit_sequences(),
+                lambda c: any(s.action == jst.REINSTATE for s in c[1]), settings=FIND)
+    assert [s.action for s in case[1]] == ["audit", "reinstate"]
+
+
+@settings(max_examples=100)
+@given(st.data(), jst.support_structures())
+def test_audits_respect_bounds(data, structure):
+    audit = data.draw(jst.evidence_audits(structure, min_size=1, max_size=2))
+    assert 1 <= len(audit) <= 2 and audit <= structure.evidence
+
+
+@pytest.mark.parametrize("rule", [influence, none])
+def test_rule_failures_shrink_to_a_handful_of_nodes(rule):
+    structure, audit = find(
+        jst.graphs_with_audits(cycles=True, max_evidence=6, max_claims=8, redundant=True),
+        lambda case: rule(*case) != exact(*case),
+        settings=FIND,
+    )
+    # hypothesis alone (without the greedy reduction `jtms fuzz` adds) reaches the two-node
+    # witness: c0 <- e0 for none; c0 <- e0 next to a premise c0 <- () for influence
+    assert len(structure.nodes) <= 3
+    assert len(structure.justifications) <= 2
+    assert len(audit) == 1
