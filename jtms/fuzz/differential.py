@@ -267,8 +267,12 @@ def differential_campaign(
     while report.pairs < pairs and report.disagreement is None:
         failing: list[Disagreement] = []
 
+        # Size the batch to what is still needed, so few graphs are generated for nothing.
+        per_graph = report.pairs / report.graphs if report.graphs else 20.0
+        batch = max(20, min(options.batch, int((pairs - report.pairs) / per_graph * 1.2) + 5))
+
         @hypothesis_seed(seed * 100_003 + batch_number)
-        @hypothesis_settings(options.batch, (Phase.generate, Phase.shrink))
+        @hypothesis_settings(batch, (Phase.generate, Phase.shrink))
         @given(strategy)
         def check(case: Case) -> None:
             if failing:  # shrinking: only the verdict matters
