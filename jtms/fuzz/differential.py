@@ -167,6 +167,7 @@ class CampaignReport:
     clingo_solves: int = 0
     distinct_shapes: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     disagreement: Disagreement | None = None
     minimized: dict[str, Any] | None = field(default=None)
 
@@ -191,6 +192,7 @@ class CampaignReport:
             "distinct_shapes": self.distinct_shapes,
             "disagreements": 0 if self.ok else 1,
             "seconds": round(self.seconds, 3),
+            "cpu_seconds": round(self.cpu_seconds, 3),
             "pairs_per_second": round(self.pairs / self.seconds, 1) if self.seconds else 0.0,
             "disagreement": None if self.disagreement is None else self.disagreement.to_dict(),
         }
@@ -262,7 +264,7 @@ def differential_campaign(
     )
     shapes: set[int] = set()
     strategy = campaign_cases(options)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     batch_number = 0
     while report.pairs < pairs and report.disagreement is None:
         failing: list[Disagreement] = []
@@ -299,6 +301,7 @@ def differential_campaign(
             report.disagreement = failing[-1]
         batch_number += 1
     report.seconds = time.perf_counter() - start
+    report.cpu_seconds = time.process_time() - cpu
     report.distinct_shapes = len(shapes)
     if report.disagreement is not None:
         report.minimized = _minimize(report.disagreement, backends)

@@ -285,6 +285,7 @@ class FuzzReport:
     counterexamples: int = 0
     kinds: dict[str, int] = field(default_factory=lambda: {"under": 0, "over": 0, "error": 0})
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     counterexample: Counterexample | None = None
 
     @property
@@ -304,6 +305,7 @@ class FuzzReport:
             "counterexamples": self.counterexamples,
             "counterexample_kinds": dict(self.kinds),
             "seconds": round(self.seconds, 3),
+            "cpu_seconds": round(self.cpu_seconds, 3),
             "examples_per_second": round(self.examples_per_second, 1),
             "options": self.options.to_dict(),
             "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
@@ -351,9 +353,10 @@ def fuzz_rule(
         if progress is not None:
             progress(report.examples, examples)
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     explore()
     report.seconds = time.perf_counter() - start
+    report.cpu_seconds = time.process_time() - cpu
     report.distinct_shapes = len(shapes)
     if first and shrink:
         report.counterexample = _shrink(rule, strategy, examples, seed, first[0])
