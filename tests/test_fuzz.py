@@ -228,3 +228,63 @@ def test_cli_differential_reports_a_broken_backend(tmp_path, monkeypatch, capsys
                  "--seed", "1", "--out", str(out)]) == 1
     assert "DISAGREEMENT" in capsys.readouterr().out
     assert len(load_graph(out).nodes) == 1
+
+
+# --- the engine hook -------------------------------------------------------------------
+
+
+class FakeMemory:
+    """The slice of issue 5's ``jtms.reconsolidation.Memory`` API the hook uses, over theory
+    (counted blocks, whole-audit reinstatement), so the adapter is tested without the engine."""
+
+    forget_reinstated_claims = False
+
+    @classmethod
+    def create(cls, path, durability="full"):
+        return cls()
+
+    def import_graph(self, structure, source="<graph>"):
+        self.structure, self.audits, self.next_id = structure, {}, 1
+
+    def blocked(self):
+        return frozenset().union(*self.audits.values())
+
+    def active_ids(self):
+        return active_state(self.structure, blocked=self.blocked())
+
+    def preview(self, roots):
+        class Result:
+            retired = exact(self.structure, frozenset(roots))
+        return Result()
+
+    def audit(self, roots, reason):
+        class Result:
+            audit_id = self.next_id
+        self.audits[self.next_id] = frozenset(roots)
+        self.next_id += 1
+        return Result()
+
+    def reinstate(self, audit_id, reason=None):
+        del self.audits[audit_id]
+        if self.forget_reinstated_claims:  # a bug: claims do not come back
+            self.structure = SupportStructure.build(
+                self.structure.evidence, self.structure.claims,
+                [j for j in self.structure.justifications if not j.antecedents & self.structure.evidence])
+
+    def close(self):
+        pass
+
+
+def test_engine_adapter_replays_partial_reinstatements():
+    from jtms.fuzz.backends import EngineBackend
+
+    report = differential_campaign(1500, seed=3, backends=[EngineBackend(FakeMemory)])
+    assert report.ok and report.sequence_steps > 0 and "jtms-engine" in report.backends
+
+    class Buggy(FakeMemory):
+        forget_reinstated_claims = True
+
+    report = differential_campaign(3000, seed=3, backends=[EngineBackend(Buggy)])
+    assert not report.ok and report.disagreement.what == "jtms-engine (sequence)"
+    steps = report.minimized["sequence"]
+    assert [s["action"] for s in steps][-1] == "reinstate"

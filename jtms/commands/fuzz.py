@@ -259,6 +259,9 @@ def _render_differential(payload: dict) -> None:
     console.print(f"{d['checker']} disagrees with clingo on audit {output.format_set(d['audit'])}: "
                   f"clingo {output.format_set(d['clingo'])}, got {output.format_set(d['got'])}")
     minimized = payload["minimized"]
+    if minimized.get("sequence"):
+        console.print("after the sequence: " + "; ".join(
+            f"{step['action']} {output.format_set(step['ids'])}" for step in minimized["sequence"]))
     console.print(f"reduced graph (audit {output.format_set(minimized['audit'])}):")
     print(compact_graph(minimized["graph"]))
     if payload["out"]:

@@ -6,8 +6,9 @@ step by step (``apply``), comparing every answer with clingo.
 
 - :class:`FunctionBackend` wraps any ``f(structure, blocked) -> active ids`` (for instance
   your own engine: ``jtms fuzz --differential --backend mypkg.engine:active_after``).
-- :func:`engine_backend` is the hook for the persistent ``jtms`` engine of issue 5. It is
-  resolved at run time; while the engine is not on this branch it reports why it was skipped.
+- :func:`engine_backend` is the hook for the persistent ``jtms`` engine of issue 5
+  (``jtms.reconsolidation.Memory``). It is resolved at run time; while the engine is not on
+  this branch the campaign reports it as skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -69,11 +70,60 @@ class FunctionBackend:
 
 # --- the jtms engine hook (issue 5) ----------------------------------------------------
 
-ENGINE_MODULE = "jtms.memory"
-"""Where the hook looks for the engine. Expected API (issue 5): ``Memory.open(":memory:")``
-or a path, ``import_graph(structure)``, ``audit(roots, reason=...) -> audit id``,
-``reinstate(audit_id)``, ``active_ids() -> set``. Adjust :func:`engine_backend` when the
-engine lands on main."""
+ENGINE_MODULE = "jtms.reconsolidation"
+"""Where the hook looks for the persistent engine of issue 5 (class ``Memory``)."""
+
+
+class _EngineSession:
+    """The production engine on one graph, in an in-memory SQLite store.
+
+    Single audits go through ``Memory.preview`` (the engine's retraction plan, nothing
+    written); sequences go through real ``audit``/``reinstate`` transactions. The engine
+    reinstates whole audits, so reinstating part of an audit's roots is done as: reinstate
+    the audit, then audit the roots that stay blocked again.
+    """
+
+    name = "jtms-engine"
+
+    def __init__(self, memory_class, structure: SupportStructure):
+        self.memory = memory_class.create(":memory:", durability="off")
+        self.memory.import_graph(structure, source="<fuzz>")
+        self.base = self.memory.active_ids()
+        self.open_audits: dict[int, frozenset[str]] = {}
+
+    def active(self, blocked: frozenset[str]) -> frozenset[str]:
+        if self.open_audits:
+            raise RuntimeError("active() is for the base state; a sequence is in progress")
+        if not blocked:
+            return self.memory.active_ids()
+        return self.base - self.memory.preview(sorted(blocked)).retired
+
+    def apply(self, step: AuditStep) -> frozenset[str]:
+        if step.action == AUDIT:
+            result = self.memory.audit(sorted(step.ids), reason="fuzz")
+            self.open_audits[result.audit_id] = frozenset(step.ids)
+        else:
+            for audit_id, roots in sorted(self.open_audits.items()):
+                if roots & step.ids:
+                    self.memory.reinstate(audit_id, reason="fuzz")
+                    del self.open_audits[audit_id]
+                    keep = roots - step.ids
+                    if keep:
+                        result = self.memory.audit(sorted(keep), reason="fuzz (partial reinstatement)")
+                        self.open_audits[result.audit_id] = keep
+        return self.memory.active_ids()
+
+    def close(self) -> None:
+        self.memory.close()
+
+
+@dataclass(frozen=True)
+class EngineBackend:
+    memory_class: type
+    name: str = "jtms-engine"
+
+    def open(self, structure: SupportStructure) -> Session:
+        return _EngineSession(self.memory_class, structure)
 
 
 def engine_backend() -> tuple[Backend | None, str]:
@@ -84,7 +134,7 @@ def engine_backend() -> tuple[Backend | None, str]:
         module = importlib.import_module(ENGINE_MODULE)
     except ImportError:
         return None, f"jtms engine (issue 5) not on this branch: no module {ENGINE_MODULE}"
-    factory = getattr(module, "fuzz_backend", None)
-    if factory is None:
-        return None, f"{ENGINE_MODULE} has no fuzz_backend() adapter yet"
-    return factory(), ""
+    memory_class = getattr(module, "Memory", None)
+    if memory_class is None:
+        return None, f"{ENGINE_MODULE} has no Memory class"
+    return EngineBackend(memory_class), ""

@@ -115,11 +115,13 @@ class Disagreement:
     what: str            # "active_state", "exact", or "<backend>"
     oracle: frozenset[str]
     got: frozenset[str]
+    steps: tuple[jst.AuditStep, ...] = ()  # for a sequence: the steps up to the failing one
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "graph": graph_to_dict(self.structure),
             "audit": sorted(self.blocked),
+            "sequence": [step.to_dict() for step in self.steps],
             "checker": self.what,
             "clingo": sorted(self.oracle),
             "got": sorted(self.got),
@@ -228,15 +230,17 @@ def run_case(
     if found is None:
         for blocked, step in zip(jst.blocked_after(case.steps), case.steps):
             steps += 1
+            so_far = case.steps[:steps]
             after = oracle.active(blocked)
             theory_after = active_state(structure, blocked=blocked)
             if theory_after != after:
-                found = Disagreement(structure, blocked, "theory.active_state (sequence)", after, theory_after)
+                found = Disagreement(structure, blocked, "theory.active_state (sequence)", after,
+                                     theory_after, so_far)
                 break
             for session in sessions:
                 got = frozenset(session.apply(step))
                 if got != after:
-                    found = Disagreement(structure, blocked, f"{session.name} (sequence)", after, got)
+                    found = Disagreement(structure, blocked, f"{session.name} (sequence)", after, got, so_far)
                     break
             if found is not None:
                 break
@@ -309,6 +313,14 @@ def differential_campaign(
 
 
 def _minimize(disagreement: Disagreement, backends: Sequence[Backend]) -> dict[str, Any]:
+    if disagreement.steps:  # a sequence failure: keep hypothesis's shrunk case as it is
+        return {
+            "graph": graph_to_dict(disagreement.structure),
+            "audit": sorted(disagreement.blocked),
+            "sequence": [step.to_dict() for step in disagreement.steps],
+            "size": graph_size(disagreement.structure),
+        }
+
     def fails(structure: SupportStructure, blocked: frozenset[str]) -> bool:
         oracle = ClingoOracle(structure)
         sessions = [b.open(structure) for b in backends]
