@@ -381,6 +381,8 @@ def _shrink(rule, strategy, examples, seed, fallback) -> Counterexample:
         search()
     except _Found:
         pass
+    except Exception:  # e.g. hypothesis's FlakyFailure for a non-deterministic rule
+        pass
     # hypothesis replays the minimal failing example last; fall back to the explore phase's
     # first counterexample if the seeded replay did not meet it (it always should).
     structure, audit = failing[-1] if failing else fallback
@@ -391,9 +393,14 @@ def _shrink(rule, strategy, examples, seed, fallback) -> Counterexample:
         calls[0] += 1
         return compare(rule, s, a) is not None
 
-    structure, audit = reduce_case(structure, audit, fails)
-    discrepancy = compare(rule, structure, audit)
-    assert discrepancy is not None
+    reduced, reduced_audit = reduce_case(structure, audit, fails)
+    discrepancy = compare(rule, reduced, reduced_audit)
+    if discrepancy is not None:
+        structure, audit = reduced, reduced_audit
+    else:  # a non-deterministic rule: keep the case hypothesis reported
+        discrepancy = compare(rule, structure, audit) or Discrepancy(
+            exact(structure, audit), None, "the rule's answer is not deterministic"
+        )
     return Counterexample(
         structure, audit, discrepancy, first_size, after_hypothesis,
         time.perf_counter() - start, calls[0],
