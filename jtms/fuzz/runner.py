@@ -283,6 +283,7 @@ class FuzzReport:
     examples: int = 0
     distinct_shapes: int = 0
     counterexamples: int = 0
+    first_counterexample_at: int | None = None  # 1-based example number
     kinds: dict[str, int] = field(default_factory=lambda: {"under": 0, "over": 0, "error": 0})
     seconds: float = 0.0
     cpu_seconds: float = 0.0
@@ -303,6 +304,7 @@ class FuzzReport:
             "examples": self.examples,
             "distinct_shapes": self.distinct_shapes,
             "counterexamples": self.counterexamples,
+            "first_counterexample_at": self.first_counterexample_at,
             "counterexample_kinds": dict(self.kinds),
             "seconds": round(self.seconds, 3),
             "cpu_seconds": round(self.cpu_seconds, 3),
@@ -350,6 +352,7 @@ def fuzz_rule(
                 report.kinds[kind] += 1
             if not first:
                 first.append(case)
+                report.first_counterexample_at = report.examples
         if progress is not None:
             progress(report.examples, examples)
 
