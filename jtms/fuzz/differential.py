@@ -2,7 +2,8 @@
 
 Each generated graph is grounded once in clingo (:class:`ClingoOracle`) and then checked
 on many audits by reassigning external atoms: the empty audit, every single-node audit,
-a few random multi-node audits and one audit/reinstatement sequence. For each audit R:
+every two-evidence audit, a few random multi-node audits and one audit/reinstatement
+sequence. For each audit R:
 
 - ``theory.fixpoint.active_state(structure, blocked=R)`` must equal clingo's stable model;
 - ``theory.revision.exact(structure, R)`` (the bounded incremental re-derivation) must equal
