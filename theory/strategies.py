@@ -77,6 +77,11 @@ def _index_lists(size: int, low: int, high: int) -> st.SearchStrategy[list[int]]
 _BOOLEANS = st.booleans()
 
 
+@lru_cache(maxsize=None)
+def _lists(element: st.SearchStrategy, low: int, high: int) -> st.SearchStrategy[list]:
+    return st.lists(element, min_size=low, max_size=high)
+
+
 def _subset(draw: st.DrawFn, pool: Sequence[str], low: int, high: int, label: str | None = None) -> list[str]:
     """Distinct items of ``pool``; shrinks towards fewer and earlier items."""
     if not pool:
@@ -140,7 +145,7 @@ def support_structures(
         min_justifications, max(min_justifications, max_justifications),
         max_antecedents, premises, redundant,
     )
-    blocks = draw(st.lists(block, min_size=min_claims, max_size=max_claims), label="claims")
+    blocks = draw(_lists(block, min_claims, max_claims), label="claims")
     evidence = [f"e{i}" for i in range(n_evidence)]
     claims = [f"c{i}" for i in range(len(blocks))]
     layers = [layer if layer is not None else position for position, (layer, _) in enumerate(blocks)]
