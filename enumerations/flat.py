@@ -1,0 +1,355 @@
+"""Flat universes: one claim over n evidence items, every monotone support function.
+
+A monotone ``f`` (not constantly false) is the support function of the flat structure
+``c <- S`` for each minimal true set ``S`` of ``f`` (its minimal justifications). For an
+audit ``R ⊆ E`` of evidence:
+
+- exact revision keeps ``c`` iff ``f(E \\ R)`` (some justification avoids ``R``);
+- influence revision keeps ``c`` iff ``R`` misses every antecedent of ``c``, i.e. the union
+  ``U`` of the minimal justifications (the essential variables of ``f``).
+
+Indexing audits by what they leave, ``X = E \\ R``, each rule is one *survival word*: bit
+``X`` set iff ``c`` is still active after auditing ``E \\ X``. For all 2**n audits at once:
+exact survival is the table ``T`` itself, influence survival is ``AND_{i in U} x_i``. The
+rules agree on every audit iff the two words are equal. Minimal points, ``U`` and the
+comparison are a few word operations, vectorised with numpy over all functions of a shard.
+
+Tallies per n (DESIGN.md section 4): ``monotone_functions`` (all, = Dedekind number),
+``unique_minimal`` and ``influence_exact`` (among the claims active on full evidence),
+``theorem_holds`` (for every function: agreement on every audit <=> exactly one minimal
+justification). A function that breaks the theorem is reported as a counterexample with its
+minimal justifications and a witness audit; it is never silently counted.
+
+Rules are injectable (``exact=``, ``influence=``) so a deliberately wrong rule can be shown to
+produce counterexamples (see :mod:`enumerations.mutants`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from enumerations.monotone import (
+    ALL_ONES,
+    U64,
+    WORD_VARIABLES,
+    block_bounds,
+    default_block,
+    monotone_tables,
+    pair_block,
+    seven_rows,
+    valid_mask,
+    variable_word,
+    words,
+)
+
+# survival rule: (tables (N, W), minimal points (N, W), n) -> survival words (N, W)
+SurvivalRule = Callable[[tuple, tuple, int], tuple]
+
+MAX_COUNTEREXAMPLES = 10
+CHUNK = 1 << 16  # tables per kernel call (cache-sized temporaries; measured 2^12..2^16)
+
+
+# --- word kernels -------------------------------------------------------------------------
+# A batch of tables is a tuple of ``words(n)`` contiguous uint64 arrays (word w of every
+# table), so the two-word tables of n = 7 stay as fast as the one-word ones.
+Words = tuple  # tuple[np.ndarray, ...]
+
+
+def minimal_points(tables: Words, n: int) -> Words:
+    """Per table, the word(s) of its minimal true points: ``T[R]`` and ``not T[R - i]``
+    for every ``i in R``."""
+    W = len(tables)
+    out = []
+    for w, column in enumerate(tables):
+        covered = np.zeros_like(column)
+        for i in range(min(n, WORD_VARIABLES)):
+            covered |= (column << U64(1 << i)) & variable_word(i)
+        for j in range(W.bit_length() - 1):  # variable 6 + j selects the word
+            if w >> j & 1:
+                covered |= tables[w ^ (1 << j)]
+        out.append(column & ~covered)
+    return tuple(out)
+
+
+def essential(minimal: Words, n: int) -> list[np.ndarray]:
+    """Per variable, whether it lies in some minimal point (is an antecedent of ``c``)."""
+    W = len(minimal)
+    any_minimal = minimal[0]
+    for w in range(1, W):
+        any_minimal = any_minimal | minimal[w]
+    result = [(any_minimal & variable_word(i)) != 0 for i in range(min(n, WORD_VARIABLES))]
+    for j in range(W.bit_length() - 1):
+        upper = [minimal[w] for w in range(W) if w >> j & 1]
+        acc = upper[0]
+        for word in upper[1:]:
+            acc = acc | word
+        result.append(acc != 0)
+    return result
+
+
+def exact_survival(tables: Words, minimal: Words, n: int) -> Words:
+    """Exact revision: after auditing ``E \\ X`` the claim survives iff ``f(X)``."""
+    return tables
+
+
+def influence_survival(tables: Words, minimal: Words, n: int) -> Words:
+    """Influence revision: the claim survives iff the audit misses all its antecedents,
+    i.e. ``X`` contains every variable of every minimal justification."""
+    ess = essential(minimal, n)
+    inside = np.full(len(tables[0]), valid_mask(n), dtype=U64)
+    for i in range(min(n, WORD_VARIABLES)):
+        # where variable i is an antecedent, X must contain i
+        inside &= variable_word(i) | (ess[i].astype(U64) - U64(1))
+    word_vars = ess[WORD_VARIABLES:]
+    out = []
+    for w in range(len(tables)):
+        missing = [e for j, e in enumerate(word_vars) if not w >> j & 1]
+        if not missing:
+            out.append(inside)
+            continue
+        blocked = missing[0]
+        for e in missing[1:]:
+            blocked = blocked | e
+        out.append(inside & (blocked.astype(U64) - U64(1)))
+    return tuple(out)
+
+
+def active_flags(tables: Words, n: int) -> np.ndarray:
+    """``f(E)``: the claim is active on full evidence."""
+    top = (1 << n) - 1
+    return (tables[top // 64] >> U64(top % 64)) & U64(1) != 0
+
+
+# --- tallies ------------------------------------------------------------------------------
+@dataclass
+class Counterexample:
+    n: int
+    minimal_justifications: list[list[str]]
+    audit: list[str] | None
+    exact_retires: bool | None
+    influence_retires: bool | None
+    problem: str
+
+    def to_dict(self) -> dict:
+        return {
+            "n": self.n,
+            "minimal_justifications": self.minimal_justifications,
+            "audit": self.audit,
+            "exact_retires": self.exact_retires,
+            "influence_retires": self.influence_retires,
+            "problem": self.problem,
+        }
+
+
+@dataclass
+class FlatTally:
+    n: int
+    monotone_functions: int = 0
+    active: int = 0
+    unique_minimal: int = 0
+    influence_exact: int = 0
+    mismatches: int = 0
+    counterexamples: list[Counterexample] = field(default_factory=list)
+    seconds: float = 0.0
+    shards: int = 0
+
+    @property
+    def theorem_holds(self) -> bool:
+        return self.mismatches == 0
+
+    def merge(self, other: "FlatTally", limit: int = MAX_COUNTEREXAMPLES) -> "FlatTally":
+        if other.n != self.n:
+            raise ValueError("cannot merge tallies of different n")
+        self.monotone_functions += other.monotone_functions
+        self.active += other.active
+        self.unique_minimal += other.unique_minimal
+        self.influence_exact += other.influence_exact
+        self.mismatches += other.mismatches
+        room = limit - len(self.counterexamples)
+        self.counterexamples.extend(other.counterexamples[: max(0, room)])
+        self.shards += other.shards
+        return self
+
+    def to_dict(self) -> dict:
+        return {
+            "n": self.n,
+            "monotone_functions": self.monotone_functions,
+            "unique_minimal": self.unique_minimal,
+            "influence_exact": self.influence_exact,
+            "theorem_holds": self.theorem_holds,
+            "seconds": round(self.seconds, 6),
+            "active": self.active,
+            "mismatches": self.mismatches,
+            "counterexamples": [c.to_dict() for c in self.counterexamples],
+        }
+
+
+def evidence_name(i: int) -> str:
+    return f"e{i + 1}"
+
+
+def point_names(point: int) -> list[str]:
+    return [evidence_name(i) for i in range(point.bit_length()) if point >> i & 1]
+
+
+def table_int(tables: Words, k: int) -> int:
+    return sum(int(column[k]) << (64 * w) for w, column in enumerate(tables))
+
+
+def _describe(n: int, k: int, minimal: Words, exact: Words, influence: Words) -> Counterexample:
+    full = (1 << n) - 1
+    m = table_int(minimal, k)
+    points = [p for p in range(1 << n) if m >> p & 1]
+    justifications = sorted((point_names(p) for p in points), key=lambda s: (len(s), s))
+    ex, inf = table_int(exact, k), table_int(influence, k)
+    differ = ex ^ inf
+    if differ:
+        x = (differ & -differ).bit_length() - 1  # first X on which the survival words differ
+        audit = full & ~x
+        problem = (f"{len(points)} minimal justification(s), yet the rules disagree on an audit"
+                   if len(points) == 1 else "rules disagree (unexpected witness)")
+    else:
+        # the theorem's witness: e in S1 \ S2 for two distinct minimal justifications
+        first, second = points[0], points[1]
+        e = ((first & ~second) & -(first & ~second)).bit_length() - 1
+        audit = 1 << e
+        x = full & ~audit
+        problem = (f"{len(points)} minimal justifications, yet the rules agree on every audit "
+                   f"(including the witness)")
+    return Counterexample(
+        n=n,
+        minimal_justifications=justifications,
+        audit=point_names(audit),
+        exact_retires=not (ex >> x & 1),
+        influence_retires=not (inf >> x & 1),
+        problem=problem,
+    )
+
+
+def tally_tables(
+    tables: Words,
+    n: int,
+    exact: SurvivalRule = exact_survival,
+    influence: SurvivalRule = influence_survival,
+    limit: int = MAX_COUNTEREXAMPLES,
+) -> FlatTally:
+    """Vectorised check of every function in ``tables`` (a tuple of ``words(n)`` arrays)."""
+    minimal = minimal_points(tables, n)
+    active = active_flags(tables, n)
+    ex = exact(tables, minimal, n)
+    inf = influence(tables, minimal, n)
+    agree = ex[0] == inf[0]
+    count = np.bitwise_count(minimal[0])
+    for w in range(1, len(tables)):
+        agree &= ex[w] == inf[w]
+        count = count + np.bitwise_count(minimal[w])
+    unique = count == 1
+    bad = active & (agree != unique)
+    result = FlatTally(
+        n=n,
+        monotone_functions=int(len(tables[0])),
+        active=int(np.count_nonzero(active)),
+        unique_minimal=int(np.count_nonzero(unique & active)),
+        influence_exact=int(np.count_nonzero(agree & active)),
+        mismatches=int(np.count_nonzero(bad)),
+        shards=1,
+    )
+    if result.mismatches:
+        for k in np.flatnonzero(bad)[:limit]:
+            result.counterexamples.append(_describe(n, int(k), minimal, ex, inf))
+    return result
+
+
+# --- shards -------------------------------------------------------------------------------
+def lower_tables(n: int) -> np.ndarray:
+    """The (n-1)-variable functions whose pairs make up the n-variable ones."""
+    return monotone_tables(n - 1)
+
+
+def shard_count_rows(n: int) -> int:
+    """Number of ``f1`` rows (shard units) for n (1 for n = 0)."""
+    return 1 if n == 0 else len(lower_tables(n))
+
+
+def flat_shard(
+    n: int,
+    start: int,
+    stop: int,
+    exact: SurvivalRule = exact_survival,
+    influence: SurvivalRule = influence_survival,
+    limit: int = MAX_COUNTEREXAMPLES,
+) -> FlatTally:
+    """Check every n-variable function whose ``f1`` index lies in ``[start, stop)``.
+
+    A pure function of its arguments (rules are module-level callables), so it runs the
+    same in-process, in a process pool or on a Dask worker.
+    """
+    lower = lower_tables(n) if n else None  # built once per process, not timed here
+    if n == 7:
+        seven_rows()
+    began = time.perf_counter()
+    result = FlatTally(n=n)
+    if n == 0:
+        if start <= 0 < stop:
+            result.merge(tally_tables((monotone_tables(0),), 0, exact, influence, limit), limit)
+    else:
+        block = default_block(len(lower))
+        for a in range(start, stop, block):
+            if n == 7:
+                tables = seven_rows().row(a)  # block is one row here
+            else:
+                tables = pair_block(lower, n, a, min(a + block, stop))
+            size = len(tables[0])
+            for c in range(0, size, CHUNK):  # cache-sized pieces: the kernel is many passes
+                piece = tuple(column[c:c + CHUNK] for column in tables)
+                result.merge(tally_tables(piece, n, exact, influence, limit), limit)
+    result.shards = 1
+    result.seconds = time.perf_counter() - began
+    return result
+
+
+def plan_shards(n: int, pieces: int) -> list[tuple[int, int]]:
+    """Split the ``f1`` rows of n into about ``pieces`` contiguous shards of similar work.
+
+    Work per row is the number of ``f0 <= f1``, which grows with ``f1``; shards are cut at
+    equal cumulative work, not equal row counts.
+    """
+    rows = shard_count_rows(n)
+    pieces = max(1, min(pieces, rows))
+    if n == 0 or pieces == 1:
+        return [(0, rows)]
+    lower = lower_tables(n)
+    if n - 1 <= 5:
+        work = np.array([(lower & ~f) == 0 for f in lower]).sum(axis=1).cumsum() if rows <= 200 \
+            else _row_work(lower).cumsum()
+    else:
+        return block_bounds(rows, -(-rows // pieces))
+    total = int(work[-1])
+    cuts = np.searchsorted(work, [total * k / pieces for k in range(1, pieces)])
+    edges = sorted({0, *(int(c) + 1 for c in cuts), rows})
+    return [(a, b) for a, b in zip(edges, edges[1:]) if a < b]
+
+
+def _row_work(lower: np.ndarray) -> np.ndarray:
+    narrow = lower.astype(np.uint32)
+    out = np.empty(len(lower), dtype=np.int64)
+    for a, b in block_bounds(len(lower), 256):
+        out[a:b] = np.count_nonzero((narrow[None, :] & ~narrow[a:b, None]) == 0, axis=1)
+    return out
+
+
+def tally_n(
+    n: int,
+    exact: SurvivalRule = exact_survival,
+    influence: SurvivalRule = influence_survival,
+    limit: int = MAX_COUNTEREXAMPLES,
+) -> FlatTally:
+    """Every n-variable function (``n <= 6``), in this process."""
+    began = time.perf_counter()
+    result = flat_shard(n, 0, shard_count_rows(n), exact, influence, limit)
+    result.seconds = time.perf_counter() - began
+    return result
