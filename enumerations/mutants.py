@@ -62,3 +62,12 @@ def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> fr
                 retired.add(c)
                 changed = True
     return index.names(retired)
+
+
+def unpropagated_survival(tables, minimal, n):
+    """"Exact" revision that never propagates (the ``none`` rule): the claim always survives
+    an audit of evidence, so even claims with a unique minimal justification disagree."""
+    from enumerations.monotone import valid_mask
+
+    full = np.full(len(tables[0]), valid_mask(n), dtype=np.uint64)
+    return tuple(full for _ in tables)
