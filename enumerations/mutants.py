@@ -71,3 +71,10 @@ def unpropagated_survival(tables, minimal, n):
 
     full = np.full(len(tables[0]), valid_mask(n), dtype=np.uint64)
     return tuple(full for _ in tables)
+
+
+def unpropagated_exact(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
+    """Structure version of :func:`unpropagated_survival`: retire only the audited nodes."""
+    from theory.revision import none
+
+    return none(structure, audit)
