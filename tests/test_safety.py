@@ -1,0 +1,74 @@
+"""The influence-safety checker against the brute-force comparison of the two rules."""
+
+from hypothesis import given, settings
+
+from theory import SupportStructure, exact, influence
+from theory import strategies as jst
+from theory.reference import brute_force_influence_safe, brute_force_minimal_justifications
+from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_claim, check_structure
+
+
+@settings(max_examples=300)
+@given(jst.support_structures(cycles=True, max_evidence=5, max_claims=6))
+def test_verdicts_equal_brute_force_over_all_audits(structure):
+    report = check_structure(structure)
+    for claim in report.claims:
+        assert claim.influence_safe == brute_force_influence_safe(structure, claim.id)
+    assert report.influence_safe == all(c.influence_safe for c in report.claims)
+
+
+@settings(max_examples=300)
+@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
+def test_every_witness_separates_the_rules(structure):
+    for claim in check_structure(structure).claims:
+        minimal = brute_force_minimal_justifications(structure, claim.id)
+        assert claim.minimal_justifications_complete
+        if claim.active:
+            assert claim.minimal_justifications == minimal
+        relevant = frozenset().union(*minimal) if minimal else frozenset()
+        for violation in claim.violations:
+            assert len(violation.audit) == 1
+            assert claim.id in influence(structure, violation.audit)
+            assert claim.id not in exact(structure, violation.audit)
+            (item,) = violation.audit
+            expected = ALTERNATIVE_SUPPORT if item in relevant else REDUNDANT_INFLUENCE
+            assert violation.kind == expected
+            assert violation.surviving_justification in minimal
+            assert not violation.surviving_justification & violation.audit
+
+
+@settings(max_examples=100)
+@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
+def test_capped_enumeration_keeps_kinds_and_survivors_exact(structure):
+    full = check_structure(structure)
+    capped = check_structure(structure, max_justifications=1)
+    for a, b in zip(full.claims, capped.claims):
+        assert a.influence_safe == b.influence_safe
+        assert [(v.kind, v.audit) for v in a.violations] == [(v.kind, v.audit) for v in b.violations]
+        for v in b.violations:
+            assert v.surviving_justification in a.minimal_justifications
+
+
+def test_redundant_justification_is_reported():
+    structure = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["a", "b"])])
+    report = check_claim(structure, "c")
+    assert not report.influence_safe
+    assert report.minimal_justifications == {frozenset({"a"})}
+    (violation,) = report.violations
+    assert violation.kind == REDUNDANT_INFLUENCE and violation.audit == {"b"}
+
+
+def test_or_world_unsafe_and_world_safe():
+    and_world = SupportStructure.build(["a", "b"], ["c"], [("c", ["a", "b"])])
+    or_world = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+    assert check_structure(and_world).influence_safe
+    report = check_claim(or_world, "c")
+    assert [(v.kind, v.audit, v.surviving_justification) for v in report.violations] == [
+        (ALTERNATIVE_SUPPORT, {"a"}, {"b"}),
+        (ALTERNATIVE_SUPPORT, {"b"}, {"a"}),
+    ]
+
+
+def test_support_loop_is_safe_through_its_entry_point():
+    structure = SupportStructure.build(["p"], ["A", "B"], [("A", ["p"]), ("A", ["B"]), ("B", ["A"])])
+    assert check_structure(structure).influence_safe

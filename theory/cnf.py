@@ -1,0 +1,88 @@
+"""Monotone circuits to CNF for python-sat (Plaisted-Greenbaum, one polarity at a time).
+
+Because support formulas are monotone, the one-sided encoding is exact for the question
+asked: with the ``positive`` encoding, a model whose evidence variables are X exists iff
+f(X) is true; with the ``negative`` encoding and the root asserted false, iff f(X) is false.
+Half the clauses of a full Tseitin encoding, and no spurious models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pysat.formula import CNF, IDPool
+
+from theory.formula import AND, OR, TRUE, VAR, Circuit
+
+Input = Callable[[str], "int | bool"]
+
+
+@dataclass
+class Encoding:
+    """Clauses defining a literal that stands for the formula (or a constant)."""
+
+    clauses: list[list[int]]
+    root: int | bool  # a literal, or True/False when the formula is constant
+
+    def cnf(self) -> CNF:
+        return CNF(from_clauses=self.clauses)
+
+
+def encode(
+    circuit: Circuit,
+    root: int,
+    pool: IDPool,
+    inputs: Input,
+    positive: bool = True,
+    tag: str = "g",
+) -> Encoding:
+    """Encode the cone of ``root``. ``inputs(name)`` gives each variable's literal or constant.
+
+    ``positive=True`` gives clauses ``gate -> definition`` (use to assert the root true);
+    ``positive=False`` gives ``definition -> gate`` (use to assert the root false). ``tag``
+    keeps the gate variables of different copies apart in a shared ``pool``.
+    """
+    clauses: list[list[int]] = []
+    literal: dict[int, int | bool] = {}
+    for gate in circuit.cone(root):
+        kind = circuit.kinds[gate]
+        if kind == VAR:
+            literal[gate] = inputs(circuit.names[gate])
+            continue
+        if kind not in (AND, OR):
+            literal[gate] = kind == TRUE
+            continue
+        parts = [literal[c] for c in circuit.children[gate]]
+        if kind == AND:
+            if any(p is False for p in parts):
+                literal[gate] = False
+                continue
+            parts = [p for p in parts if p is not True]
+            if not parts:
+                literal[gate] = True
+                continue
+        else:
+            if any(p is True for p in parts):
+                literal[gate] = True
+                continue
+            parts = [p for p in parts if p is not False]
+            if not parts:
+                literal[gate] = False
+                continue
+        if len(parts) == 1:
+            literal[gate] = parts[0]
+            continue
+        g = pool.id((tag, gate))
+        literal[gate] = g
+        if kind == AND:
+            if positive:
+                clauses.extend([-g, p] for p in parts)
+            else:
+                clauses.append([g] + [-p for p in parts])
+        else:
+            if positive:
+                clauses.append([-g] + parts)
+            else:
+                clauses.extend([g, -p] for p in parts)
+    return Encoding(clauses, literal[root])

@@ -1,0 +1,102 @@
+"""Plain graph algorithms over a :class:`SupportIndex`: ancestors and strongly connected
+components of the antecedent -> claim graph (iterative, so deep graphs do not recurse)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from theory.index import SupportIndex
+
+
+def ancestor_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
+    """``roots`` and every node from which one of them is reachable (its support cone)."""
+    seen = set(roots)
+    stack = list(seen)
+    justs_of = index.justs_of
+    just_antecedents = index.just_antecedents
+    while stack:
+        n = stack.pop()
+        for j in justs_of[n]:
+            for a in just_antecedents[j]:
+                if a not in seen:
+                    seen.add(a)
+                    stack.append(a)
+    return seen
+
+
+def strongly_connected_components(
+    index: SupportIndex, nodes: Iterable[int], intact_only: bytearray | None = None
+) -> list[list[int]]:
+    """SCCs of the subgraph on ``nodes`` (edges antecedent -> claim), in topological order:
+    every component comes after the components it depends on.
+
+    With ``intact_only`` (active flags), only justifications whose antecedents are all
+    active contribute edges.
+    """
+    nodes = list(nodes)
+    member = set(nodes)
+    justs_of = index.justs_of
+    just_antecedents = index.just_antecedents
+
+    def predecessors(n: int) -> list[int]:
+        result = []
+        for j in justs_of[n]:
+            antecedents = just_antecedents[j]
+            if intact_only is not None and not all(intact_only[a] for a in antecedents):
+                continue
+            result.extend(a for a in antecedents if a in member)
+        return result
+
+    counter = 0
+    number: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    components: list[list[int]] = []
+    for start in nodes:
+        if start in number:
+            continue
+        work = [(start, iter(predecessors(start)))]
+        number[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for succ in successors:
+                if succ not in number:
+                    number[succ] = low[succ] = counter
+                    counter += 1
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(predecessors(succ))))
+                    advanced = True
+                    break
+                if succ in on_stack and number[succ] < low[node]:
+                    low[node] = number[succ]
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                if low[node] < low[parent]:
+                    low[parent] = low[node]
+            if low[node] == number[node]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == node:
+                        break
+                components.append(component)
+    # Tarjan over predecessor edges emits a component after all components it depends on.
+    return components
+
+
+def is_cyclic_component(index: SupportIndex, component: list[int]) -> bool:
+    if len(component) > 1:
+        return True
+    n = component[0]
+    return any(n in index.just_antecedents[j] for j in index.justs_of[n])

@@ -1,0 +1,139 @@
+"""The solver core: minimal justifications of a claim by SAT enumeration (python-sat).
+
+The minimal justifications of claim c are the minimal evidence sets X with f_c(X) true
+(its ATMS label). The enumerator is a map-solver loop over the evidence variables of the
+CNF of f_c: find a model, shrink it to a minimal true set with further SAT calls (each
+asks for a strictly smaller true subset), report it, and block all its supersets. Each
+minimal justification costs a few SAT calls, so the cost follows the size of the output.
+Because f_c is compiled through the least fixpoint, cycles never create a justification.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from itertools import islice
+
+from pysat.formula import IDPool
+from pysat.solvers import Solver
+
+from theory.cnf import encode
+from theory.formula import Circuit, SupportCircuit, compile_support
+from theory.structure import SupportStructure
+
+DEFAULT_SOLVER = "cadical195"
+
+
+class JustificationEnumerator:
+    """Minimal justifications, surviving justifications and relevance for one claim."""
+
+    def __init__(self, circuit: Circuit, root: int, solver: str = DEFAULT_SOLVER):
+        self.circuit = circuit
+        self.root = root
+        self.solver_name = solver
+        self.variables = sorted(circuit.variables(root))
+        self.pool = IDPool()
+        self.var = {e: self.pool.id(("x", e)) for e in self.variables}
+        self.encoding = encode(circuit, root, self.pool, self.var.__getitem__, positive=True)
+
+    @classmethod
+    def for_claim(
+        cls,
+        structure: SupportStructure,
+        claim: str,
+        compiled: SupportCircuit | None = None,
+        solver: str = DEFAULT_SOLVER,
+    ) -> "JustificationEnumerator":
+        compiled = compiled or compile_support(structure, [claim])
+        structure.require_claim(claim)
+        return cls(compiled.circuit, compiled.root(claim), solver)
+
+    # --- solving --------------------------------------------------------------------------
+    def _solver(self) -> Solver | None:
+        """A solver holding ``f_c = 1``, or None when f_c is constant."""
+        if isinstance(self.encoding.root, bool):
+            return None
+        solver = Solver(name=self.solver_name, bootstrap_with=self.encoding.clauses)
+        solver.add_clause([self.encoding.root])
+        return solver
+
+    def _true_evidence(self, model: list[int]) -> set[str]:
+        return {e for e, v in self.var.items() if model[v - 1] > 0}
+
+    def _shrink(self, solver: Solver, found: set[str], fixed_off: Iterable[str] = ()) -> frozenset[str]:
+        """Shrink a true set to a minimal one, asking SAT for a strictly smaller true subset."""
+        fixed_off = list(fixed_off)
+        while found:
+            selector = self.pool.id(("shrink", len(self.pool.obj2id)))
+            solver.add_clause([-selector] + [-self.var[e] for e in found])
+            assumptions = [selector] + [-self.var[e] for e in self.variables if e not in found]
+            assumptions += [-self.var[e] for e in fixed_off if e in self.var]
+            smaller = solver.solve(assumptions=assumptions)
+            model = solver.get_model() if smaller else None
+            solver.add_clause([-selector])
+            if not smaller:
+                break
+            found = self._true_evidence(model)
+        return frozenset(found)
+
+    def __iter__(self) -> Iterator[frozenset[str]]:
+        """Yield every minimal justification exactly once (in no particular order)."""
+        if self.encoding.root is True:
+            yield frozenset()
+            return
+        solver = self._solver()
+        if solver is None:
+            return
+        with solver:
+            while solver.solve():
+                minimal = self._shrink(solver, self._true_evidence(solver.get_model()))
+                yield minimal
+                if not minimal:
+                    return
+                solver.add_clause([-self.var[e] for e in sorted(minimal)])
+
+    def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
+        """A minimal justification avoiding every item of ``without``, or None."""
+        without = frozenset(without)
+        if self.encoding.root is True:
+            return frozenset()
+        solver = self._solver()
+        if solver is None:
+            return None
+        with solver:
+            assumptions = [-self.var[e] for e in sorted(without) if e in self.var]
+            if not solver.solve(assumptions=assumptions):
+                return None
+            return self._shrink(solver, self._true_evidence(solver.get_model()), without)
+
+    def is_relevant(self, item: str) -> bool:
+        """Whether ``item`` lies in some minimal justification.
+
+        Exactly when some X without ``item`` has f(X) false and f(X + item) true: two copies
+        of the circuit sharing the other evidence variables, one encoded positively (root
+        true, ``item`` on) and one negatively (root false, ``item`` off).
+        """
+        if item not in self.var or isinstance(self.encoding.root, bool):
+            return False
+        on = encode(self.circuit, self.root, self.pool,
+                    lambda e: True if e == item else self.var[e], positive=True, tag="on")
+        off = encode(self.circuit, self.root, self.pool,
+                     lambda e: False if e == item else self.var[e], positive=False, tag="off")
+        if on.root is False or off.root is True:
+            return False
+        with Solver(name=self.solver_name, bootstrap_with=on.clauses + off.clauses) as solver:
+            if on.root is not True:
+                solver.add_clause([on.root])
+            if off.root is not False:
+                solver.add_clause([-off.root])
+            return solver.solve()
+
+
+def minimal_justifications(
+    structure: SupportStructure,
+    claim: str,
+    limit: int | None = None,
+    solver: str = DEFAULT_SOLVER,
+) -> frozenset[frozenset[str]]:
+    """The minimal justifications of ``claim`` (at most ``limit`` of them when given)."""
+    enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver)
+    return frozenset(islice(enumerator, limit))

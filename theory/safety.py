@@ -1,0 +1,221 @@
+"""The influence-safety predicate: when does the cheap rule (influence) equal the exact one?
+
+An active claim c is influence-safe iff exact revision of {e} retires c for every evidence
+ancestor e of c (DESIGN.md section 2); inactive claims are trivially safe. Each ancestor e
+that fails is one violation with the one-item witness audit {e}: ``alternative_support``
+when e lies in some minimal justification of c (another one survives), else
+``redundant_influence`` (e reaches c only through redundant justifications).
+
+The verdicts need no enumeration. Two bitsets per claim over the evidence are computed in
+one pass over the strongly connected components:
+
+- ``ancestors(c)``: evidence reachable backwards from c (least fixpoint of unions);
+- ``critical(c)``: evidence whose one-item audit retires c, i.e. the intersection of all
+  minimal justifications. It is the *greatest* fixpoint of
+  critical(c) = AND over intact justifications j of OR over antecedents a of critical(a),
+  with critical(e) = {e}: a support loop is no alternative to its own entry point.
+
+c is safe iff critical(c) == ancestors(c); its violations are ancestors(c) - critical(c).
+Certificates (minimal justifications, surviving justifications, kinds) come from the SAT
+solver core, only for unsafe claims: a safe claim's unique minimal justification *is*
+critical(c).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from itertools import islice
+
+from theory.fixpoint import active_numbers
+from theory.formula import compile_support
+from theory.graphalgo import is_cyclic_component, strongly_connected_components
+from theory.index import SupportIndex, index_of
+from theory.justifications import JustificationEnumerator
+from theory.structure import SupportStructure
+
+ALTERNATIVE_SUPPORT = "alternative_support"
+REDUNDANT_INFLUENCE = "redundant_influence"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """The one-item audit ``audit`` retires the claim under influence but not under exact."""
+
+    kind: str
+    audit: frozenset[str]
+    surviving_justification: frozenset[str] | None
+
+
+@dataclass(frozen=True)
+class ClaimReport:
+    id: str
+    active: bool
+    influence_safe: bool
+    violations: tuple[Violation, ...]
+    minimal_justifications: frozenset[frozenset[str]]
+    minimal_justifications_complete: bool = True
+
+
+@dataclass(frozen=True)
+class SafetyReport:
+    influence_safe: bool
+    claims: tuple[ClaimReport, ...]
+
+    @property
+    def unsafe(self) -> tuple[ClaimReport, ...]:
+        return tuple(c for c in self.claims if not c.influence_safe)
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """Per-node bitsets (bit i = evidence number i) behind the verdicts."""
+
+    active: bytearray
+    ancestors: list[int]
+    critical: list[int | None]  # None for inactive nodes
+
+    def unsafe_bits(self, n: int) -> int:
+        if not self.active[n]:
+            return 0
+        return self.ancestors[n] & ~self.critical[n]
+
+
+def verdicts(index: SupportIndex) -> Verdicts:
+    """Ancestors and critical sets for every node, in time near-linear in the graph."""
+    active = active_numbers(index)
+    size = index.size
+    is_evidence = index.is_evidence
+    justs_of = index.justs_of
+    just_antecedents = index.just_antecedents
+    ancestors = [0] * size
+    critical: list[int | None] = [None] * size
+    for n in range(size):
+        if is_evidence[n]:
+            ancestors[n] = 1 << n  # evidence are numbered first, so n is its bit
+            critical[n] = 1 << n
+    claims = [n for n in range(size) if not is_evidence[n]]
+
+    for component in strongly_connected_components(index, claims):
+        members = set(component)
+        union = 0
+        for m in component:
+            for j in justs_of[m]:
+                for a in just_antecedents[j]:
+                    if a not in members:
+                        union |= ancestors[a]
+        for m in component:
+            ancestors[m] = union
+
+    active_claims = [n for n in claims if active[n]]
+    for component in strongly_connected_components(index, active_claims, intact_only=active):
+        if not is_cyclic_component(index, component):
+            critical[component[0]] = _critical_of(component[0], index, active, critical)
+            continue
+        # Greatest fixpoint inside the loop: start from "everything" (None) and shrink.
+        for m in component:
+            critical[m] = None
+        changed = True
+        while changed:
+            changed = False
+            for m in component:
+                value = _critical_of(m, index, active, critical)
+                if value != critical[m]:
+                    critical[m] = value
+                    changed = True
+    return Verdicts(active, ancestors, critical)
+
+
+def _critical_of(n: int, index: SupportIndex, active: bytearray, critical: list[int | None]) -> int | None:
+    """AND over intact justifications of OR over antecedents; None stands for "all"."""
+    result: int | None = None
+    for j in index.justs_of[n]:
+        antecedents = index.just_antecedents[j]
+        if not all(active[a] for a in antecedents):
+            continue
+        union: int | None = 0
+        for a in antecedents:
+            value = critical[a]
+            if value is None:
+                union = None
+                break
+            union |= value
+        if union is None:
+            continue
+        result = union if result is None else result & union
+    return result
+
+
+def _bits_to_ids(index: SupportIndex, bits: int) -> frozenset[str]:
+    ids = index.ids
+    result = []
+    while bits:
+        low = bits & -bits
+        result.append(ids[low.bit_length() - 1])
+        bits ^= low
+    return frozenset(result)
+
+
+def check_structure(
+    structure: SupportStructure,
+    claims: Iterable[str] | None = None,
+    *,
+    max_justifications: int | None = 64,
+    certificates: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> SafetyReport:
+    """Check every claim (or the given ones) for influence-safety.
+
+    ``max_justifications`` caps the minimal justifications listed per unsafe claim
+    (``minimal_justifications_complete`` says whether the list is whole); violation kinds
+    and surviving justifications stay exact regardless (SAT queries). With
+    ``certificates=False`` only the verdicts and witness audits are computed.
+    ``progress(k)`` is called after each k claims checked.
+    """
+    index = index_of(structure)
+    facts = verdicts(index)
+    wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
+    unsafe = [c for c in wanted if facts.unsafe_bits(index.number[c])]
+    compiled = compile_support(structure, unsafe) if (certificates and unsafe) else None
+    reports = []
+    for claim in wanted:
+        reports.append(_report(structure, index, facts, claim, compiled, max_justifications, certificates))
+        if progress is not None:
+            progress(1)
+    return SafetyReport(all(r.influence_safe for r in reports), tuple(reports))
+
+
+def check_claim(structure: SupportStructure, claim: str, **options) -> ClaimReport:
+    """The report for one claim (see :func:`check_structure`)."""
+    return check_structure(structure, [claim], **options).claims[0]
+
+
+def _report(structure, index, facts, claim, compiled, max_justifications, certificates) -> ClaimReport:
+    n = index.number[claim]
+    if not facts.active[n]:
+        return ClaimReport(claim, False, True, (), frozenset())
+    bad = facts.unsafe_bits(n)
+    if not bad:
+        only = _bits_to_ids(index, facts.critical[n])
+        return ClaimReport(claim, True, True, (), frozenset([only]))
+    witnesses = sorted(_bits_to_ids(index, bad))
+    if not certificates:
+        violations = tuple(Violation("", frozenset([e]), None) for e in witnesses)
+        return ClaimReport(claim, True, False, violations, frozenset(), False)
+    enumerator = JustificationEnumerator(compiled.circuit, compiled.root(claim))
+    listed = list(islice(enumerator, None if max_justifications is None else max_justifications + 1))
+    complete = max_justifications is None or len(listed) <= max_justifications
+    if not complete:
+        listed = listed[:max_justifications]
+    ordered = sorted(listed, key=lambda s: (len(s), sorted(s)))
+    relevant = frozenset().union(*ordered) if ordered else frozenset()
+    violations = []
+    for e in witnesses:
+        if complete:
+            kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
+            survivor = next((s for s in ordered if e not in s), None)
+        else:
+            kind = ALTERNATIVE_SUPPORT if (e in relevant or enumerator.is_relevant(e)) else REDUNDANT_INFLUENCE
+            survivor = next((s for s in ordered if e not in s), None) or enumerator.surviving([e])
+        violations.append(Violation(kind, frozenset([e]), survivor))
+    return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), complete)
