@@ -57,7 +57,8 @@ def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> fr
                 continue
             justs = index.justs_of[c]
             if justs and all(
-                any(a in retired for a in index.just_antecedents[j]) for j in justs
+                any(a in retired or not active[a] for a in index.just_antecedents[j])
+                for j in justs
             ):
                 retired.add(c)
                 changed = True
