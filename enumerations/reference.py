@@ -106,3 +106,30 @@ def reference_tally(
                 ))
     result.seconds = time.perf_counter() - began
     return result
+
+
+def python_int_tally(n: int, limit: int = MAX_COUNTEREXAMPLES) -> FlatTally:
+    """The straightforward check without the theory engine: per function, plain Python
+    integers, every audit one at a time (minimal points, their union, then for each audit
+    R: exact keeps c iff f(E \\ R), influence keeps c iff R misses the union)."""
+    began = time.perf_counter()
+    result = FlatTally(n=n, shards=1)
+    full = (1 << n) - 1
+    for table in monotone_functions_py(n):
+        result.monotone_functions += 1
+        if not table >> full & 1:
+            continue
+        result.active += 1
+        minimal = minimal_points_py(table, n)
+        union = 0
+        for point in minimal:
+            union |= point
+        agree = all(
+            bool(table >> (full & ~audit) & 1) == (audit & union == 0) for audit in range(1 << n)
+        )
+        unique = len(minimal) == 1
+        result.unique_minimal += unique
+        result.influence_exact += agree
+        result.mismatches += agree != unique
+    result.seconds = time.perf_counter() - began
+    return result

@@ -152,13 +152,13 @@ def _render(payload: dict, plot: str | None) -> None:
     out = console()
     rows = [
         (r["n"], f"{r['monotone_functions']:,}", f"{r['active']:,}", r["unique_minimal"],
-         r["influence_exact"], "holds" if r["theorem_holds"] else "FAILS", f"{r['seconds']:.3f}")
+         r["influence_exact"], "holds" if r["theorem_holds"] else "FAILS", f"{r['seconds']:.4f}")
         for r in payload["results"]
     ]
     engine = payload["engine"]
-    title = (f"Theorem 1 on flat universes (every monotone support function, every audit; "
-             f"engine {engine['kind']}, {engine['workers']} worker(s)"
-             + (f", mutant {engine['mutant']}" if engine["mutant"] else "") + ")")
+    title = (f"Theorem 1, flat universes: every monotone support function, every audit "
+             f"({engine['kind']}, {engine['workers']} worker(s)"
+             + (f", MUTANT {engine['mutant']}" if engine["mutant"] else "") + ")")
     out.print(table(title, ["n", "monotone functions", "active", "unique minimal",
                             "influence = exact", "theorem", "seconds"], rows))
     for r in payload["results"]:
@@ -166,13 +166,17 @@ def _render(payload: dict, plot: str | None) -> None:
     s = payload.get("n7_slice")
     if s:
         out.print(table(
-            f"n = 7 slice: {s['rows_run']:,} of {s['rows_total']:,} shards (seed {s['seed']})",
-            ["functions checked", "unique minimal", "influence = exact", "theorem",
-             "core s", "mean s/shard", "functions/core-s", "full run (core-hours)"],
-            [(f"{s['functions_checked']:,}", s["unique_minimal"], s["influence_exact"],
-              "holds" if s["theorem_holds"] else "FAILS", f"{s['core_seconds']:.2f}",
-              f"{s['mean_row_seconds']:.4f}", f"{s['functions_per_core_second']:,}",
-              f"{s['estimated_core_hours']:,.1f} (by rate {s['estimated_core_hours_by_rate']:,.1f})")]))
+            f"n = 7 slice: {s['rows_run']:,} random shards of {s['rows_total']:,} (seed {s['seed']})",
+            ["quantity", "value"],
+            [("functions checked", f"{s['functions_checked']:,}"),
+             ("unique minimal / influence = exact", f"{s['unique_minimal']} / {s['influence_exact']}"),
+             ("theorem", "holds" if s["theorem_holds"] else "FAILS"),
+             ("core seconds (mean per shard)", f"{s['core_seconds']:.2f} ({s['mean_row_seconds']:.4f})"),
+             ("functions per core-second", f"{s['functions_per_core_second']:,}"),
+             ("full n = 7 run, core-hours", f"{s['estimated_core_hours']:,.1f} "
+              f"(by per-function rate: {s['estimated_core_hours_by_rate']:,.1f})"),
+             ("D(7) extrapolated from the slice", f"{s['sampled_dedekind_estimate']:.3e} "
+              f"(true {s['dedekind_7']:.3e})")]))
         _render_counterexamples(out, s)
     g = payload.get("graphs")
     if g:
