@@ -103,7 +103,7 @@ def influence_survival(tables: Words, minimal: Words, n: int) -> Words:
     inside = np.full(len(tables[0]), valid_mask(n), dtype=U64)
     for i in range(min(n, WORD_VARIABLES)):
         # where variable i is an antecedent, X must contain i
-        inside &= variable_word(i) | (ess[i].astype(U64) - U64(1))
+        inside &= np.where(ess[i], variable_word(i), ALL_ONES)
     word_vars = ess[WORD_VARIABLES:]
     out = []
     for w in range(len(tables)):

@@ -46,7 +46,7 @@ class GraphFamily:
     @classmethod
     def default(cls) -> "GraphFamily":
         # chosen to run in about a minute on one core (docs/enumerations.md)
-        return cls(3, 3, 3)
+        return cls(3, 3, 4)
 
     def resized(self, evidence=None, claims=None, max_justifications=None) -> "GraphFamily":
         return GraphFamily(

@@ -21,7 +21,7 @@ from enumerations.flat import (
     plan_shards,
     shard_count_rows,
 )
-from enumerations.monotone import DEDEKIND
+from enumerations.monotone import DEDEKIND, block_bounds
 
 # progress(label, done, total): units are functions checked
 Progress = Callable[[str, int, int], None]
@@ -43,8 +43,12 @@ def run_flat(
         raise ValueError("exhaustive runs cover 0 <= n <= 6 (n = 7 runs as a slice)")
     results = []
     for n in range(min_n, max_n + 1):
-        pieces = 1 if engine.kind == "serial" else engine.workers * shards_per_worker
-        shards = plan_shards(n, pieces)
+        if engine.kind == "serial":
+            # one process: balance is irrelevant, a few pieces only move the progress bar
+            rows = shard_count_rows(n)
+            shards = block_bounds(rows, -(-rows // 8)) if n >= 6 else [(0, rows)]
+        else:
+            shards = plan_shards(n, engine.workers * shards_per_worker)
         began = time.perf_counter()
         total = FlatTally(n=n)
         for part in engine.map(flat_shard, [(n, a, b, exact, influence, limit) for a, b in shards]):
