@@ -46,8 +46,8 @@ from enumerations.monotone import (
     words,
 )
 
-# survival rule: (tables (N, W), minimal points (N, W), n) -> survival words (N, W)
-SurvivalRule = Callable[[tuple, tuple, int], tuple]
+# survival rule: (tables, minimal points, n, workspace or None) -> survival words
+SurvivalRule = Callable[..., tuple]
 
 MAX_COUNTEREXAMPLES = 10
 CHUNK = 1 << 16  # tables per kernel call (cache-sized temporaries; measured 2^12..2^16)
@@ -56,72 +56,145 @@ CHUNK = 1 << 16  # tables per kernel call (cache-sized temporaries; measured 2^1
 # --- word kernels -------------------------------------------------------------------------
 # A batch of tables is a tuple of ``words(n)`` contiguous uint64 arrays (word w of every
 # table), so the two-word tables of n = 7 stay as fast as the one-word ones.
+#
+# The kernels write into a preallocated :class:`Workspace` (``out=`` everywhere): no array
+# is allocated per batch. That matters beyond speed in this process: Dask workers run with
+# ``MALLOC_TRIM_THRESHOLD_`` set, where every fresh temporary of a few hundred KiB is a new
+# mmap and page faults, and an allocating kernel measured 6x slower there.
 Words = tuple  # tuple[np.ndarray, ...]
 
 
-def minimal_points(tables: Words, n: int) -> Words:
+class Workspace:
+    """Scratch arrays for batches of up to ``size`` tables of ``W`` words."""
+
+    def __init__(self, size: int, W: int):
+        self.size, self.W = size, W
+        self.tmp = np.empty(size, dtype=U64)
+        self.tmp2 = np.empty(size, dtype=U64)
+        self.any = np.empty(size, dtype=U64)
+        self.covered = np.empty(size, dtype=U64)
+        self.minimal = [np.empty(size, dtype=U64) for _ in range(W)]
+        self.survive = [np.empty(size, dtype=U64) for _ in range(W)]
+        self.ess = [np.empty(size, dtype=bool) for _ in range(WORD_VARIABLES + W.bit_length() - 1)]
+        self.flags = [np.empty(size, dtype=bool) for _ in range(5)]
+        self.count = np.empty(size, dtype=np.uint8)
+        self.count2 = np.empty(size, dtype=np.uint8)
+
+
+_WORKSPACES: dict[int, Workspace] = {}
+
+
+def workspace(size: int, W: int) -> Workspace:
+    """A workspace for ``size`` tables: cached per process for the usual batches (at most
+    ``CHUNK`` tables), fresh for a larger one-off batch."""
+    if size > CHUNK:
+        return Workspace(size, W)
+    found = _WORKSPACES.get(W)
+    if found is None:
+        found = _WORKSPACES[W] = Workspace(CHUNK, W)
+    return found
+
+
+def _ws(tables: Words, ws: Workspace | None) -> Workspace:
+    return ws if ws is not None else Workspace(len(tables[0]), len(tables))
+
+
+def minimal_points(tables: Words, n: int, ws: Workspace | None = None) -> Words:
     """Per table, the word(s) of its minimal true points: ``T[R]`` and ``not T[R - i]``
     for every ``i in R``."""
-    W = len(tables)
+    ws = _ws(tables, ws)
+    N, W = len(tables[0]), len(tables)
+    tmp, covered = ws.tmp[:N], ws.covered[:N]
     out = []
     for w, column in enumerate(tables):
-        covered = np.zeros_like(column)
+        covered.fill(0)
         for i in range(min(n, WORD_VARIABLES)):
-            covered |= (column << U64(1 << i)) & variable_word(i)
+            np.left_shift(column, U64(1 << i), out=tmp)
+            np.bitwise_and(tmp, variable_word(i), out=tmp)
+            np.bitwise_or(covered, tmp, out=covered)
         for j in range(W.bit_length() - 1):  # variable 6 + j selects the word
             if w >> j & 1:
-                covered |= tables[w ^ (1 << j)]
-        out.append(column & ~covered)
+                np.bitwise_or(covered, tables[w ^ (1 << j)], out=covered)
+        result = ws.minimal[w][:N]
+        np.invert(covered, out=covered)
+        np.bitwise_and(column, covered, out=result)
+        out.append(result)
     return tuple(out)
 
 
-def essential(minimal: Words, n: int) -> list[np.ndarray]:
+def essential(minimal: Words, n: int, ws: Workspace | None = None) -> list[np.ndarray]:
     """Per variable, whether it lies in some minimal point (is an antecedent of ``c``)."""
-    W = len(minimal)
-    any_minimal = minimal[0]
-    for w in range(1, W):
-        any_minimal = any_minimal | minimal[w]
-    result = [(any_minimal & variable_word(i)) != 0 for i in range(min(n, WORD_VARIABLES))]
+    ws = _ws(minimal, ws)
+    N, W = len(minimal[0]), len(minimal)
+    if W == 1:
+        any_minimal = minimal[0]
+    else:
+        any_minimal = ws.any[:N]
+        np.bitwise_or(minimal[0], minimal[1], out=any_minimal)
+        for w in range(2, W):
+            np.bitwise_or(any_minimal, minimal[w], out=any_minimal)
+    tmp = ws.tmp[:N]
+    result = []
+    for i in range(min(n, WORD_VARIABLES)):
+        np.bitwise_and(any_minimal, variable_word(i), out=tmp)
+        result.append(np.not_equal(tmp, U64(0), out=ws.ess[i][:N]))
     for j in range(W.bit_length() - 1):
         upper = [minimal[w] for w in range(W) if w >> j & 1]
-        acc = upper[0]
+        np.copyto(tmp, upper[0])
         for word in upper[1:]:
-            acc = acc | word
-        result.append(acc != 0)
+            np.bitwise_or(tmp, word, out=tmp)
+        result.append(np.not_equal(tmp, U64(0), out=ws.ess[WORD_VARIABLES + j][:N]))
     return result
 
 
-def exact_survival(tables: Words, minimal: Words, n: int) -> Words:
+def exact_survival(tables: Words, minimal: Words, n: int, ws: Workspace | None = None) -> Words:
     """Exact revision: after auditing ``E \\ X`` the claim survives iff ``f(X)``."""
     return tables
 
 
-def influence_survival(tables: Words, minimal: Words, n: int) -> Words:
+def influence_survival(tables: Words, minimal: Words, n: int, ws: Workspace | None = None) -> Words:
     """Influence revision: the claim survives iff the audit misses all its antecedents,
     i.e. ``X`` contains every variable of every minimal justification."""
-    ess = essential(minimal, n)
-    inside = np.full(len(tables[0]), valid_mask(n), dtype=U64)
+    ws = _ws(tables, ws)
+    N, W = len(tables[0]), len(tables)
+    ess = essential(minimal, n, ws)
+    inside = ws.survive[W - 1][:N]  # the top word needs no word-variable mask
+    inside.fill(valid_mask(n))
+    tmp = ws.tmp[:N]
     for i in range(min(n, WORD_VARIABLES)):
-        # where variable i is an antecedent, X must contain i
-        inside &= np.where(ess[i], variable_word(i), ALL_ONES)
+        # where variable i is an antecedent, X must contain i: AND with P_i, else with all
+        np.copyto(tmp, ess[i], casting="unsafe")         # 1 / 0
+        np.subtract(tmp, U64(1), out=tmp)                # 0 / all ones
+        np.bitwise_or(tmp, variable_word(i), out=tmp)    # P_i / all ones
+        np.bitwise_and(inside, tmp, out=inside)
     word_vars = ess[WORD_VARIABLES:]
     out = []
-    for w in range(len(tables)):
+    for w in range(W):
         missing = [e for j, e in enumerate(word_vars) if not w >> j & 1]
         if not missing:
             out.append(inside)
             continue
-        blocked = missing[0]
+        blocked = ws.flags[0][:N]
+        np.copyto(blocked, missing[0])
         for e in missing[1:]:
-            blocked = blocked | e
-        out.append(inside & (blocked.astype(U64) - U64(1)))
+            np.logical_or(blocked, e, out=blocked)
+        target = ws.survive[w][:N]
+        np.copyto(tmp, blocked, casting="unsafe")
+        np.subtract(tmp, U64(1), out=tmp)                # blocked word: 0, else all ones
+        np.bitwise_and(inside, tmp, out=target)
+        out.append(target)
     return tuple(out)
 
 
-def active_flags(tables: Words, n: int) -> np.ndarray:
+def active_flags(tables: Words, n: int, ws: Workspace | None = None) -> np.ndarray:
     """``f(E)``: the claim is active on full evidence."""
+    ws = _ws(tables, ws)
+    N = len(tables[0])
     top = (1 << n) - 1
-    return (tables[top // 64] >> U64(top % 64)) & U64(1) != 0
+    tmp = ws.tmp2[:N]
+    np.right_shift(tables[top // 64], U64(top % 64), out=tmp)
+    np.bitwise_and(tmp, U64(1), out=tmp)
+    return np.not_equal(tmp, U64(0), out=ws.flags[1][:N])
 
 
 # --- tallies ------------------------------------------------------------------------------
@@ -238,29 +311,40 @@ def tally_tables(
     limit: int = MAX_COUNTEREXAMPLES,
 ) -> FlatTally:
     """Vectorised check of every function in ``tables`` (a tuple of ``words(n)`` arrays)."""
-    minimal = minimal_points(tables, n)
-    active = active_flags(tables, n)
-    ex = exact(tables, minimal, n)
-    inf = influence(tables, minimal, n)
-    agree = ex[0] == inf[0]
-    count = np.bitwise_count(minimal[0])
-    for w in range(1, len(tables)):
-        agree &= ex[w] == inf[w]
-        count = count + np.bitwise_count(minimal[w])
-    unique = count == 1
-    bad = active & (agree != unique)
+    N, W = len(tables[0]), len(tables)
+    ws = workspace(N, W)
+    minimal = minimal_points(tables, n, ws)
+    active = active_flags(tables, n, ws)
+    # the default rules share the workspace; an injected rule gets none (so it cannot
+    # overwrite the other rule's words) and allocates its own
+    ex = exact(tables, minimal, n, ws if exact is exact_survival else None)
+    inf = influence(tables, minimal, n, ws if influence is influence_survival else None)
+    agree, unique, bad = ws.flags[2][:N], ws.flags[3][:N], ws.flags[4][:N]
+    np.equal(ex[0], inf[0], out=agree)
+    count = np.bitwise_count(minimal[0], out=ws.count[:N])
+    for w in range(1, W):
+        np.equal(ex[w], inf[w], out=bad)
+        np.logical_and(agree, bad, out=agree)
+        np.add(count, np.bitwise_count(minimal[w], out=ws.count2[:N]), out=count)
+    np.equal(count, 1, out=unique)
+    np.not_equal(agree, unique, out=bad)
+    np.logical_and(bad, active, out=bad)
+    mismatches = int(np.count_nonzero(bad))
+    if mismatches:  # before the flags are reused below
+        witnesses = [_describe(n, int(k), minimal, ex, inf) for k in np.flatnonzero(bad)[:limit]]
+    np.logical_and(unique, active, out=unique)
+    np.logical_and(agree, active, out=agree)
     result = FlatTally(
         n=n,
         monotone_functions=int(len(tables[0])),
         active=int(np.count_nonzero(active)),
-        unique_minimal=int(np.count_nonzero(unique & active)),
-        influence_exact=int(np.count_nonzero(agree & active)),
-        mismatches=int(np.count_nonzero(bad)),
+        unique_minimal=int(np.count_nonzero(unique)),
+        influence_exact=int(np.count_nonzero(agree)),
+        mismatches=mismatches,
         shards=1,
     )
-    if result.mismatches:
-        for k in np.flatnonzero(bad)[:limit]:
-            result.counterexamples.append(_describe(n, int(k), minimal, ex, inf))
+    if mismatches:
+        result.counterexamples.extend(witnesses)
     return result
 
 

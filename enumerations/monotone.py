@@ -64,18 +64,54 @@ def pair_block(lower: np.ndarray, n: int, start: int, stop: int) -> tuple[np.nda
         raise ValueError(f"pair_block needs 1 <= n <= {MAX_N}, got {n}")
     flat = lower.reshape(-1)
     f1 = flat[start:stop]
-    # f0 <= f1  <=>  f0 & ~f1 == 0; compare in 32 bits when the tables fit (n - 1 <= 5).
     if n - 1 <= 5:
-        narrow = flat.astype(np.uint32)
-        ok = (narrow[None, :] & ~f1.astype(np.uint32)[:, None]) == 0
-    else:
-        ok = (flat[None, :] & ~f1[:, None]) == 0
+        return (_pairs_small(flat, n, start, stop),)
+    ok = (flat[None, :] & ~f1[:, None]) == 0
     low = np.broadcast_to(flat, ok.shape)[ok]  # f0 of each pair, row by row
     per_row = np.count_nonzero(ok, axis=1)
-    if n <= WORD_VARIABLES:
-        high = np.repeat(f1 << U64(1 << (n - 1)), per_row)
-        return (low | high,)
     return (np.ascontiguousarray(low), np.repeat(f1, per_row))
+
+
+class _PairBuffers:
+    """Reused scratch for :func:`_pairs_small` (one per process and lower list)."""
+
+    def __init__(self, flat: np.ndarray, rows: int):
+        self.narrow = flat.astype(np.uint32)
+        self.tiled = np.tile(flat, rows)                    # f0 candidates, row after row
+        self.work = np.empty((rows, len(flat)), dtype=np.uint32)
+        self.ok = np.empty((rows, len(flat)), dtype=bool)
+        self.out = np.empty(rows * len(flat), dtype=U64)
+
+
+_BUFFERS: dict[int, _PairBuffers] = {}
+
+
+def _pairs_small(flat: np.ndarray, n: int, start: int, stop: int) -> np.ndarray:
+    """:func:`pair_block` for n <= 6 without per-block allocations (compare in 32 bits).
+
+    The returned array is a view of a reused buffer: valid until the next call."""
+    rows = stop - start
+    key = len(flat)
+    buffers = _BUFFERS.get(key)
+    if buffers is None or buffers.ok.shape[0] < rows:
+        buffers = _BUFFERS[key] = _PairBuffers(flat, max(rows, default_block(len(flat))))
+    work, ok = buffers.work[:rows], buffers.ok[:rows]
+    narrow = buffers.narrow
+    # f0 <= f1  <=>  f0 & ~f1 == 0
+    np.bitwise_and(narrow[None, :], np.invert(narrow[start:stop])[:, None], out=work)
+    np.equal(work, 0, out=ok)
+    count = int(np.count_nonzero(ok))
+    out = buffers.out[:count]
+    np.compress(ok.reshape(-1), buffers.tiled[: rows * len(flat)], out=out)
+    per_row = np.count_nonzero(ok, axis=1)
+    shift = U64(1 << (n - 1))
+    position = 0
+    for r, size in enumerate(per_row.tolist()):  # OR in f1, one row slice at a time
+        if size:
+            segment = out[position:position + size]
+            np.bitwise_or(segment, flat[start + r] << shift, out=segment)
+            position += size
+    return out
 
 
 def block_bounds(total: int, block: int) -> list[tuple[int, int]]:
@@ -100,7 +136,7 @@ def monotone_tables(n: int) -> np.ndarray:
         lower = monotone_tables(n - 1)
         block = default_block(len(lower))
         tables = np.concatenate(
-            [pair_block(lower, n, a, b)[0] for a, b in block_bounds(len(lower), block)]
+            [pair_block(lower, n, a, b)[0].copy() for a, b in block_bounds(len(lower), block)]
         )
     tables.setflags(write=False)
     return tables

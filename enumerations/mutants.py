@@ -17,11 +17,11 @@ from enumerations.flat import influence_survival
 
 
 # --- flat universes (word rules) ----------------------------------------------------------
-def forgetful_survival(tables: np.ndarray, minimal: np.ndarray, n: int) -> np.ndarray:
+def forgetful_survival(tables, minimal, n: int, ws=None):
     """"Exact" revision that forgets alternatives: the claim is retired as soon as *any* of
     its justifications loses an antecedent. In a flat universe that is exactly influence
     reachability, so every claim with two minimal justifications looks influence-exact."""
-    return influence_survival(tables, minimal, n)
+    return influence_survival(tables, minimal, n, ws)
 
 
 # --- structures (theory-level rules) ------------------------------------------------------
@@ -65,7 +65,7 @@ def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> fr
     return index.names(retired)
 
 
-def unpropagated_survival(tables, minimal, n):
+def unpropagated_survival(tables, minimal, n, ws=None):
     """"Exact" revision that never propagates (the ``none`` rule): the claim always survives
     an audit of evidence, so even claims with a unique minimal justification disagree."""
     from enumerations.monotone import valid_mask
