@@ -228,6 +228,7 @@ class FlatTally:
     mismatches: int = 0
     counterexamples: list[Counterexample] = field(default_factory=list)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time of the shard threads (robust to a shared machine)
     shards: int = 0
 
     @property
@@ -245,6 +246,7 @@ class FlatTally:
         room = limit - len(self.counterexamples)
         self.counterexamples.extend(other.counterexamples[: max(0, room)])
         self.shards += other.shards
+        self.cpu_seconds += other.cpu_seconds
         return self
 
     def to_dict(self) -> dict:
@@ -255,6 +257,7 @@ class FlatTally:
             "influence_exact": self.influence_exact,
             "theorem_holds": self.theorem_holds,
             "seconds": round(self.seconds, 6),
+            "cpu_seconds": round(self.cpu_seconds, 6),
             "active": self.active,
             "mismatches": self.mismatches,
             "counterexamples": [c.to_dict() for c in self.counterexamples],
@@ -375,7 +378,7 @@ def flat_shard(
     lower = lower_tables(n) if n else None  # built once per process, not timed here
     if n == 7:
         seven_rows()
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), time.thread_time()
     result = FlatTally(n=n)
     if n == 0:
         if start <= 0 < stop:
@@ -393,6 +396,7 @@ def flat_shard(
                 result.merge(tally_tables(piece, n, exact, influence, limit), limit)
     result.shards = 1
     result.seconds = time.perf_counter() - began
+    result.cpu_seconds = time.thread_time() - began_cpu
     return result
 
 

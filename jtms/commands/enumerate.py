@@ -171,10 +171,11 @@ def _render(payload: dict, plot: str | None) -> None:
             [("functions checked", f"{s['functions_checked']:,}"),
              ("unique minimal / influence = exact", f"{s['unique_minimal']} / {s['influence_exact']}"),
              ("theorem", "holds" if s["theorem_holds"] else "FAILS"),
-             ("core seconds (mean per shard)", f"{s['core_seconds']:.2f} ({s['mean_row_seconds']:.4f})"),
+             ("CPU seconds (mean per shard)", f"{s['core_seconds']:.2f} ({s['mean_row_cpu_seconds']:.4f})"),
              ("functions per core-second", f"{s['functions_per_core_second']:,}"),
              ("full n = 7 run, core-hours", f"{s['estimated_core_hours']:,.1f} "
-              f"(by per-function rate: {s['estimated_core_hours_by_rate']:,.1f})"),
+              f"(by per-function rate: {s['estimated_core_hours_by_rate']:,.1f}; "
+              f"from wall-clock: {s['estimated_core_hours_wall']:,.1f})"),
              ("D(7) extrapolated from the slice", f"{s['sampled_dedekind_estimate']:.3e} "
               f"(true {s['dedekind_7']:.3e})")]))
         _render_counterexamples(out, s)
