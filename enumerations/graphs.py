@@ -242,6 +242,8 @@ class GraphTally:
     disagreements: int = 0
     examples: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time of the shards (the work, without contention)
+    classes_seconds: float = 0.0  # building the isomorphism classes (in the caller)
 
     @property
     def verdicts_agree(self) -> bool:
@@ -250,7 +252,7 @@ class GraphTally:
     def merge(self, other: "GraphTally") -> "GraphTally":
         for name in ("graphs", "classes", "cyclic_graphs", "claims", "active_claims",
                      "safe_claims", "unsafe_claims", "alternative_support",
-                     "redundant_influence", "both_kinds", "disagreements"):
+                     "redundant_influence", "both_kinds", "disagreements", "cpu_seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for kind, count in other.violations.items():
             self.violations[kind] = self.violations.get(kind, 0) + count
@@ -275,6 +277,8 @@ class GraphTally:
             "disagreements": self.disagreements,
             "examples": self.examples,
             "seconds": round(self.seconds, 3),
+            "cpu_seconds": round(self.cpu_seconds, 3),
+            "classes_seconds": round(self.classes_seconds, 3),
         }
 
 
@@ -305,7 +309,7 @@ def _compare(structure, report, truth) -> list[str]:
 
 def graph_shard(family: GraphFamily, rows, sizes, exact: RevisionRule = theory_exact) -> GraphTally:
     """Check the given class representatives (rows of candidate indices)."""
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), time.thread_time()
     tally = GraphTally(family)
     candidates = family.candidates()
     for row, size in zip(rows, sizes):
@@ -339,6 +343,7 @@ def graph_shard(family: GraphFamily, rows, sizes, exact: RevisionRule = theory_e
                                   for j in structure.justifications)
                 tally.examples.append(f"[{graph}] {problems[0]}")
     tally.seconds = time.perf_counter() - began
+    tally.cpu_seconds = time.thread_time() - began_cpu
     return tally
 
 
@@ -349,6 +354,7 @@ def run_graphs(family: GraphFamily, engine, *, exact: RevisionRule = theory_exac
                progress: Progress | None = None, shard_size: int = 250) -> GraphTally:
     began = time.perf_counter()
     reps, sizes, labelled = iso_classes(family)
+    classes_seconds = time.perf_counter() - began
     if int(sizes.sum()) != labelled:
         raise AssertionError("isomorphism classes do not cover the labelled graphs")
     shards = [(family, reps[a:a + shard_size].tolist(), sizes[a:a + shard_size].tolist(), exact)
@@ -359,4 +365,5 @@ def run_graphs(family: GraphFamily, engine, *, exact: RevisionRule = theory_exac
         if progress:
             progress("graphs", total.classes, len(reps))
     total.seconds = time.perf_counter() - began
+    total.classes_seconds = classes_seconds
     return total

@@ -13,6 +13,8 @@ import argparse
 import sys
 from contextlib import contextmanager
 
+from rich.markup import escape
+
 from theory.errors import InputError
 
 from jtms.output import console, print_json, table
@@ -188,11 +190,10 @@ def _render(payload: dict, plot: str | None) -> None:
 
 def _render_counterexamples(out, result: dict) -> None:
     for c in result.get("counterexamples", []):
-        out.print(
-            f"[bold red]counterexample[/] n={c['n']}: minimal justifications "
-            f"{c['minimal_justifications']}, audit {c['audit']}: exact retires "
-            f"{c['exact_retires']}, influence retires {c['influence_retires']} ({c['problem']})"
-        )
+        detail = (f"n={c['n']}: minimal justifications {c['minimal_justifications']}, audit "
+                  f"{c['audit']}: exact retires {c['exact_retires']}, influence retires "
+                  f"{c['influence_retires']} ({c['problem']})")
+        out.print(f"[bold red]counterexample[/] {escape(detail)}")
     hidden = result.get("mismatches", 0) - len(result.get("counterexamples", []))
     if hidden > 0:
         out.print(f"[red]... and {hidden:,} more counterexamples[/]")
@@ -200,16 +201,23 @@ def _render_counterexamples(out, result: dict) -> None:
 
 def _render_graphs(out, g: dict) -> None:
     f = g["family"]
+    rows = [
+        ("graphs (labelled)", f"{g['graphs']:,}"),
+        ("isomorphism classes checked", f"{g['classes']:,} ({g['cyclic_graphs']:,} with a support loop)"),
+        ("claims / active", f"{g['claims']:,} / {g['active_claims']:,}"),
+        ("active claims influence-safe", f"{g['safe_claims']:,}"),
+        ("unsafe claims", f"{g['unsafe_claims']:,}"),
+        ("  with alternative_support", f"{g['alternative_support']:,}"),
+        ("  with redundant_influence", f"{g['redundant_influence']:,}"),
+        ("  with both kinds", f"{g['both_kinds']:,}"),
+        ("violations (one-item audits)", ", ".join(f"{k} {v:,}" for k, v in g["violations"].items())),
+        ("checker = exhaustive comparison", "yes, every claim" if g["verdicts_agree"]
+         else f"NO: {g['disagreements']:,} graphs disagree"),
+        ("seconds (wall / CPU)", f"{g['seconds']:.1f} / {g['cpu_seconds']:.1f}"),
+    ]
     out.print(table(
         f"Memory graphs: {f['evidence']} evidence, {f['claims']} claims, at most "
-        f"{f['max_justifications']} justifications (cycles included)",
-        ["graphs", "iso classes", "claims", "active", "safe", "unsafe",
-         "alternative_support", "redundant_influence", "both", "cyclic graphs",
-         "verdicts = brute force", "seconds"],
-        [(f"{g['graphs']:,}", f"{g['classes']:,}", f"{g['claims']:,}", f"{g['active_claims']:,}",
-          f"{g['safe_claims']:,}", f"{g['unsafe_claims']:,}", f"{g['alternative_support']:,}",
-          f"{g['redundant_influence']:,}", f"{g['both_kinds']:,}", f"{g['cyclic_graphs']:,}",
-          "yes" if g["verdicts_agree"] else f"NO ({g['disagreements']:,})",
-          f"{g['seconds']:.1f}")]))
+        f"{f['max_justifications']} justifications, cycles included",
+        ["quantity", "value"], rows))
     for d in g.get("examples", []):
-        out.print(f"[bold red]disagreement[/]: {d}")
+        out.print(f"[bold red]disagreement[/]: {escape(d)}")
