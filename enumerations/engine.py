@@ -12,6 +12,8 @@ arguments that returns a picklable partial result, so the three engines run the 
 
 from __future__ import annotations
 
+import logging
+
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -70,8 +72,10 @@ def start_engine(kind: str = "serial", workers: int = 1, *, client: Any = None,
             with Client(address) as remote:
                 yield Engine("dask", workers, client=remote)
             return
+        # silence_logs: closing the cluster can log a harmless heartbeat error per worker
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as local:
+                          dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, \
+                Client(cluster) as local:
             yield Engine("dask", workers, client=local)
 
 
