@@ -62,7 +62,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--slice-rows", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--graphs", default="3,3,3", help="E,C,J of the graph family ('' to skip)")
+    parser.add_argument("--graphs", default="3,3,4", help="E,C,J of the graph family ('' to skip)")
     parser.add_argument("--python-n6", action="store_true", help="also time the pure-Python n = 6")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()

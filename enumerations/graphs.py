@@ -45,8 +45,8 @@ class GraphFamily:
 
     @classmethod
     def default(cls) -> "GraphFamily":
-        # about 20 s of CPU here; (3, 3, 4) is 3.5e6 graphs, ~6 CPU-minutes (docs/enumerations.md)
-        return cls(3, 3, 3)
+        # 3,469,497 graphs in 118,715 classes: about a minute of CPU (docs/enumerations.md)
+        return cls(3, 3, 4)
 
     def resized(self, evidence=None, claims=None, max_justifications=None) -> "GraphFamily":
         return GraphFamily(
