@@ -38,15 +38,19 @@ def plot_report(payload: dict, path: str | Path) -> None:
     for n, s in zip(ns, seconds):
         right.annotate(f"{s:.3g} s", (n, s), textcoords="offset points", xytext=(0, 7),
                        fontsize=8, ha="center")
+    if all("cpu_seconds" in r for r in results):
+        right.semilogy(ns, [max(r["cpu_seconds"], 1e-6) for r in results], "v--", alpha=0.7,
+                       label="CPU seconds in the shards")
     slice_ = payload.get("n7_slice")
     if slice_:
         core = slice_["estimated_core_hours"] * 3600
         right.semilogy([7], [core], "D", mfc="none", color="tab:red",
                        label="n = 7 full run, estimated from slice (core-s)")
         right.annotate(f"{slice_['estimated_core_hours']:,.0f} core-h",
-                       (7, core), textcoords="offset points", xytext=(0, 7), fontsize=8,
-                       ha="center", color="tab:red")
+                       (7, core), textcoords="offset points", xytext=(4, 7), fontsize=8,
+                       ha="right", color="tab:red")
         right.set_xticks(ns + [7])
+        right.set_xlim(min(ns) - 0.4, 7.4)
         right.set_ylim(top=core * 30)
     else:
         right.set_xticks(ns)
