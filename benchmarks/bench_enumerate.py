@@ -124,7 +124,7 @@ def main() -> int:
     print(f"  {s['functions_checked']:,} functions in {s['core_seconds']:.1f} CPU-s "
           f"({s['shard_wall_seconds']:.1f} s wall in the shards; {s['functions_per_core_second']:,} "
           f"functions/CPU-s), theorem holds: {s['theorem_holds']}")
-    print(f"  full n = 7 run: {s['estimated_core_hours']:,.1f} core-hours "
+    print(f"  full n = 7 run: {s['estimated_core_hours']:,.1f} ± {s['estimated_core_hours_stderr']} (1 s.e.) core-hours "
           f"(mean CPU s/shard x {s['rows_total']:,} shards); by per-function rate "
           f"{s['estimated_core_hours_by_rate']:,.1f}; from wall-clock {s['estimated_core_hours_wall']:,.1f}; "
           f"D(7) extrapolated {s['sampled_dedekind_estimate']:.3e} vs {s['dedekind_7']:.3e}")

@@ -99,6 +99,16 @@ class SliceReport:
         return self.mean_row_seconds * self.rows_total / 3600
 
     @property
+    def estimated_core_hours_stderr(self) -> float:
+        """Standard error of :attr:`estimated_core_hours` (sample standard deviation of the
+        per-shard CPU seconds / sqrt(shards), scaled; sampling without replacement from 7.8e6
+        rows makes the finite-population correction negligible)."""
+        k = len(self.shard_cpu_seconds)
+        if k < 2:
+            return float("nan")
+        return statistics.stdev(self.shard_cpu_seconds) / k ** 0.5 * self.rows_total / 3600
+
+    @property
     def functions_per_core_second(self) -> float:
         return self.tally.monotone_functions / self.core_seconds if self.core_seconds else 0.0
 
@@ -135,11 +145,17 @@ class SliceReport:
             "mean_row_cpu_seconds": round(self.mean_row_seconds, 6),
             "functions_per_core_second": round(self.functions_per_core_second),
             "estimated_core_hours": round(self.estimated_core_hours, 2),
+            "estimated_core_hours_stderr": round(self.estimated_core_hours_stderr, 2)
+            if k_ok(self) else None,
             "estimated_core_hours_by_rate": round(self.estimated_core_hours_by_rate, 2),
             "estimated_core_hours_wall": round(self.estimated_core_hours_wall, 2),
             "sampled_dedekind_estimate": round(self.sampled_dedekind_estimate),
             "dedekind_7": DEDEKIND[7],
         }
+
+
+def k_ok(report: "SliceReport") -> bool:
+    return len(report.shard_cpu_seconds) >= 2
 
 
 def run_n7_slice(
