@@ -26,6 +26,7 @@ produce counterexamples (see :mod:`enumerations.mutants`).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,7 +82,7 @@ class Workspace:
         self.count2 = np.empty(size, dtype=np.uint8)
 
 
-_WORKSPACES: dict[int, Workspace] = {}
+_LOCAL = threading.local()  # workspaces are per thread: Dask runs shards in threads
 
 
 def workspace(size: int, W: int) -> Workspace:
@@ -89,9 +90,12 @@ def workspace(size: int, W: int) -> Workspace:
     ``CHUNK`` tables), fresh for a larger one-off batch."""
     if size > CHUNK:
         return Workspace(size, W)
-    found = _WORKSPACES.get(W)
-    if found is None:
-        found = _WORKSPACES[W] = Workspace(CHUNK, W)
+    cache = getattr(_LOCAL, "workspaces", None)
+    if cache is None:
+        cache = _LOCAL.workspaces = {}
+    found = cache.get(W)
+    if found is None or found.size != CHUNK:
+        found = cache[W] = Workspace(CHUNK, W)
     return found
 
 
@@ -229,6 +233,9 @@ class FlatTally:
     counterexamples: list[Counterexample] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # CPU time of the shard threads (robust to a shared machine)
+    # n = 7: CPU time with the per-b1 candidate build charged pro rata to the rows sharing
+    # it (what the rows cost in a full run, where shards are contiguous row ranges)
+    amortized_cpu_seconds: float = 0.0
     shards: int = 0
 
     @property
@@ -247,6 +254,7 @@ class FlatTally:
         self.counterexamples.extend(other.counterexamples[: max(0, room)])
         self.shards += other.shards
         self.cpu_seconds += other.cpu_seconds
+        self.amortized_cpu_seconds += other.amortized_cpu_seconds
         return self
 
     def to_dict(self) -> dict:
@@ -385,9 +393,20 @@ def flat_shard(
             result.merge(tally_tables((monotone_tables(0),), 0, exact, influence, limit), limit)
     else:
         block = default_block(len(lower))
+        builds: dict[int, tuple[float, int]] = {}  # n = 7: b1 -> (build CPU s, rows here)
+        if n == 7:
+            seven_rows().forget()  # every shard pays for its own candidate builds
         for a in range(start, stop, block):
-            if n == 7:
-                tables = seven_rows().row(a)  # block is one row here
+            if n == 7:  # block is one row here
+                rows = seven_rows()
+                b1 = rows.high_of(a)
+                cost, count = builds.get(b1, (0.0, 0))
+                if rows.cached_b1 != b1:
+                    before = time.thread_time()
+                    rows.candidates(b1)
+                    cost += time.thread_time() - before
+                builds[b1] = (cost, count + 1)
+                tables = rows.row(a)
             else:
                 tables = pair_block(lower, n, a, min(a + block, stop))
             size = len(tables[0])
@@ -397,6 +416,11 @@ def flat_shard(
     result.shards = 1
     result.seconds = time.perf_counter() - began
     result.cpu_seconds = time.thread_time() - began_cpu
+    result.amortized_cpu_seconds = result.cpu_seconds
+    if n == 7:
+        sizes = seven_rows().sizes
+        for b1, (cost, count) in builds.items():
+            result.amortized_cpu_seconds += cost * (min(1.0, count / int(sizes[b1])) - 1.0)
     return result
 
 

@@ -18,6 +18,7 @@ parallel and distributed runs.
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import numpy as np
@@ -83,7 +84,7 @@ class _PairBuffers:
         self.out = np.empty(rows * len(flat), dtype=U64)
 
 
-_BUFFERS: dict[int, _PairBuffers] = {}
+_LOCAL = threading.local()  # scratch is per thread: Dask runs shards in threads
 
 
 def _pairs_small(flat: np.ndarray, n: int, start: int, stop: int) -> np.ndarray:
@@ -92,9 +93,12 @@ def _pairs_small(flat: np.ndarray, n: int, start: int, stop: int) -> np.ndarray:
     The returned array is a view of a reused buffer: valid until the next call."""
     rows = stop - start
     key = len(flat)
-    buffers = _BUFFERS.get(key)
+    cache = getattr(_LOCAL, "buffers", None)
+    if cache is None:
+        cache = _LOCAL.buffers = {}
+    buffers = cache.get(key)
     if buffers is None or buffers.ok.shape[0] < rows:
-        buffers = _BUFFERS[key] = _PairBuffers(flat, max(rows, default_block(len(flat))))
+        buffers = cache[key] = _PairBuffers(flat, max(rows, default_block(len(flat))))
     work, ok = buffers.work[:rows], buffers.ok[:rows]
     narrow = buffers.narrow
     # f0 <= f1  <=>  f0 & ~f1 == 0
@@ -150,7 +154,9 @@ class SevenRows:
     grouped by its high half: group ``a1`` is ``D6[offsets[a1]:offsets[a1 + 1]]`` and holds
     ``(a0, a1)`` for every ``a0 <= a1``. ``g0 = (a0, a1) <= g1`` iff ``a1 <= b1`` and
     ``a0 <= b0``, so only the groups ``a1 <= b1`` are candidates (about 1.0e6 tables per row
-    on average instead of all 7.8e6), filtered on their low halves in 32 bits.
+    on average instead of all 7.8e6), filtered on their low halves in 32 bits. The
+    candidates depend on ``b1`` only, so they are gathered once for the ``sizes[b1]``
+    consecutive rows that share it.
     """
 
     def __init__(self) -> None:
@@ -165,15 +171,21 @@ class SevenRows:
         self.sizes = sizes
         if self.offsets[-1] != len(self.d6):
             raise AssertionError("D(6) is not grouped by its high half")
+        self._local = threading.local()
 
     def __len__(self) -> int:
         return len(self.d6)
 
-    def row(self, r: int) -> tuple[np.ndarray, np.ndarray]:
-        """The tables (low word, high word) of every 7-variable function with ``g1 = D6[r]``."""
-        g1 = self.d6[r]
-        b1 = int(np.searchsorted(self.offsets, r, side="right")) - 1
-        b0 = np.uint32(int(g1) & 0xFFFF_FFFF)
+    def high_of(self, r: int) -> int:
+        """``b1``, the index of the high half of ``g1 = D6[r]`` (rows of one ``b1`` are the
+        contiguous range ``offsets[b1] .. offsets[b1 + 1]``)."""
+        return int(np.searchsorted(self.offsets, r, side="right")) - 1
+
+    def candidates(self, b1: int) -> tuple[np.ndarray, np.ndarray]:
+        """Tables and 32-bit low halves of the D(6) groups ``a1 <= b1``. Built once per ``b1``
+        and shared by its ``sizes[b1]`` rows (the last one is cached)."""
+        if self.cached_b1 == b1:
+            return self._local.cached
         groups = np.flatnonzero((self.d5_narrow & ~self.d5_narrow[b1]) == 0)  # a1 <= b1
         lengths = self.sizes[groups]
         total = int(lengths.sum())
@@ -181,9 +193,25 @@ class SevenRows:
         # concatenated ranges [start, start + length) without a Python loop
         index = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
         index += np.arange(total, dtype=np.int64)
-        keep = index[(self.low[index] & ~b0) == 0]  # a0 <= b0
-        low = self.d6[keep]
-        return low, np.full(len(low), g1, dtype=U64)
+        self._local.b1, self._local.cached = b1, (self.d6[index], self.low[index])
+        return self._local.cached
+
+    @property
+    def cached_b1(self) -> int | None:
+        """The ``b1`` whose candidates this thread holds (the cache is per thread)."""
+        return getattr(self._local, "b1", None)
+
+    def forget(self) -> None:
+        self._local.b1, self._local.cached = None, None
+
+    def row(self, r: int) -> tuple[np.ndarray, np.ndarray]:
+        """The tables (low word, high word) of every 7-variable function with ``g1 = D6[r]``."""
+        g1 = self.d6[r]
+        tables, low = self.candidates(self.high_of(r))
+        b0 = np.uint32(int(g1) & 0xFFFF_FFFF)
+        keep = (low & ~b0) == 0  # a0 <= b0
+        chosen = tables[keep]
+        return chosen, np.full(len(chosen), g1, dtype=U64)
 
 
 @lru_cache(maxsize=1)

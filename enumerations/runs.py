@@ -71,6 +71,7 @@ class SliceReport:
     tally: FlatTally
     shard_seconds: list[float] = field(default_factory=list)      # wall-clock per shard
     shard_cpu_seconds: list[float] = field(default_factory=list)  # CPU time per shard
+    shard_amortized_seconds: list[float] = field(default_factory=list)  # build charged pro rata
     wall_seconds: float = 0.0
 
     @property
@@ -90,13 +91,21 @@ class SliceReport:
 
     @property
     def mean_row_seconds(self) -> float:
-        return self.core_seconds / max(1, self.rows_run)
+        """Mean CPU seconds per sampled row, the candidate build of its ``b1`` charged pro
+        rata to the rows that share it (as in a full run over contiguous row ranges)."""
+        return sum(self.shard_amortized_seconds) / max(1, self.rows_run)
 
     @property
     def estimated_core_hours(self) -> float:
-        """Mean CPU seconds per sampled row times the number of rows (an unbiased estimate
-        of the core-hours of a full run)."""
+        """Mean amortised CPU seconds per sampled row times the number of rows (an unbiased
+        estimate of the core-hours of a full run)."""
         return self.mean_row_seconds * self.rows_total / 3600
+
+    @property
+    def estimated_core_hours_unshared(self) -> float:
+        """The same without sharing the candidate build (each row builds its own): what
+        shards of scattered single rows would cost."""
+        return self.core_seconds / max(1, self.rows_run) * self.rows_total / 3600
 
     @property
     def estimated_core_hours_stderr(self) -> float:
@@ -106,7 +115,7 @@ class SliceReport:
         k = len(self.shard_cpu_seconds)
         if k < 2:
             return float("nan")
-        return statistics.stdev(self.shard_cpu_seconds) / k ** 0.5 * self.rows_total / 3600
+        return statistics.stdev(self.shard_amortized_seconds) / k ** 0.5 * self.rows_total / 3600
 
     @property
     def functions_per_core_second(self) -> float:
@@ -115,7 +124,8 @@ class SliceReport:
     @property
     def estimated_core_hours_by_rate(self) -> float:
         """D(7) divided by the sampled per-function rate (a second, cruder estimate)."""
-        rate = self.functions_per_core_second
+        rate = self.tally.monotone_functions / sum(self.shard_amortized_seconds) \
+            if sum(self.shard_amortized_seconds) else 0.0
         return DEDEKIND[7] / rate / 3600 if rate else float("inf")
 
     @property
@@ -149,6 +159,7 @@ class SliceReport:
             if k_ok(self) else None,
             "estimated_core_hours_by_rate": round(self.estimated_core_hours_by_rate, 2),
             "estimated_core_hours_wall": round(self.estimated_core_hours_wall, 2),
+            "estimated_core_hours_unshared": round(self.estimated_core_hours_unshared, 2),
             "sampled_dedekind_estimate": round(self.sampled_dedekind_estimate),
             "dedekind_7": DEDEKIND[7],
         }
@@ -183,6 +194,7 @@ def run_n7_slice(
         report.tally.merge(part, limit)
         report.shard_seconds.append(part.seconds)
         report.shard_cpu_seconds.append(part.cpu_seconds)
+        report.shard_amortized_seconds.append(part.amortized_cpu_seconds)
         if progress:
             progress("n = 7 slice", len(report.shard_seconds), len(picked))
     report.wall_seconds = time.perf_counter() - began

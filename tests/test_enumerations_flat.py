@@ -121,6 +121,12 @@ def test_seven_variable_rows_are_the_pairs_below_g1():
     for r in (0, 1, 4_000_000, len(lower) - 1):
         fast, slow = rows.row(r), pair_block(lower, 7, r, r + 1)
         assert all(np.array_equal(a, b) for a, b in zip(fast, slow))
+    # consecutive rows share their candidate build (same high half b1)
+    b1 = rows.high_of(4_000_000)
+    first = int(rows.offsets[b1])
+    for r in (first, first + 1):
+        fast, slow = rows.row(r), pair_block(lower, 7, r, r + 1)
+        assert all(np.array_equal(a, b) for a, b in zip(fast, slow))
     top = flat_shard(7, len(lower) - 1, len(lower))  # g1 = true: f = g0 OR x7, every g0
     assert top.monotone_functions == DEDEKIND[6]
     # AND(S) only for g0 = true (S = {}) and g0 = false (S = {e7})
@@ -153,3 +159,26 @@ def test_dask_engine_on_a_tiny_local_cluster():
     assert [t.monotone_functions for t in results] == list(DEDEKIND[:5])
     assert all(t.theorem_holds for t in results)
     assert not bad[0].theorem_holds and bad[0].counterexamples
+
+
+def test_n7_shard_covering_a_whole_group_pays_its_build_once():
+    rows = seven_rows()
+    b1 = int(np.flatnonzero(rows.sizes == 20)[0])  # a small group: 20 rows share b1
+    a, b = int(rows.offsets[b1]), int(rows.offsets[b1 + 1])
+    whole = flat_shard(7, a, b)
+    assert whole.amortized_cpu_seconds == pytest.approx(whole.cpu_seconds)
+    assert whole.monotone_functions == sum(len(rows.row(r)[0]) for r in range(a, b))
+    single = flat_shard(7, a, a + 1)
+    assert single.amortized_cpu_seconds <= single.cpu_seconds
+
+
+def test_shards_in_threads_do_not_share_scratch():
+    # Dask runs shards in worker threads; per-thread workspaces keep them independent
+    from concurrent.futures import ThreadPoolExecutor
+
+    shards = plan_shards(6, 16)
+    with ThreadPoolExecutor(4) as pool:
+        parts = list(pool.map(lambda ab: flat_shard(6, *ab), shards))
+    assert sum(p.monotone_functions for p in parts) == DEDEKIND[6]
+    assert all(p.theorem_holds for p in parts)
+    assert sum(p.unique_minimal for p in parts) == sum(p.influence_exact for p in parts) == 64
