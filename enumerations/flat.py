@@ -292,10 +292,11 @@ def _describe(n: int, k: int, minimal: Words, exact: Words, influence: Words) ->
     ex, inf = table_int(exact, k), table_int(influence, k)
     differ = ex ^ inf
     if differ:
-        x = (differ & -differ).bit_length() - 1  # first X on which the survival words differ
+        # the smallest disagreeing audit: the X with the most evidence left
+        x = max((p for p in range(1 << n) if differ >> p & 1), key=lambda p: (p.bit_count(), p))
         audit = full & ~x
-        problem = (f"{len(points)} minimal justification(s), yet the rules disagree on an audit"
-                   if len(points) == 1 else "rules disagree (unexpected witness)")
+        # (a mismatch with differing words has agree = False, hence exactly one justification)
+        problem = "unique minimal justification, yet the rules disagree on this audit"
     else:
         # the theorem's witness: e in S1 \ S2 for two distinct minimal justifications
         first, second = points[0], points[1]
@@ -434,12 +435,9 @@ def plan_shards(n: int, pieces: int) -> list[tuple[int, int]]:
     pieces = max(1, min(pieces, rows))
     if n == 0 or pieces == 1:
         return [(0, rows)]
-    lower = lower_tables(n)
-    if n - 1 <= 5:
-        work = np.array([(lower & ~f) == 0 for f in lower]).sum(axis=1).cumsum() if rows <= 200 \
-            else _row_work(lower).cumsum()
-    else:
+    if n == 7:  # per-row work is unknown without doing it: equal row counts
         return block_bounds(rows, -(-rows // pieces))
+    work = _row_work(lower_tables(n)).cumsum()
     total = int(work[-1])
     cuts = np.searchsorted(work, [total * k / pieces for k in range(1, pieces)])
     edges = sorted({0, *(int(c) + 1 for c in cuts), rows})
