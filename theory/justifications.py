@@ -54,19 +54,24 @@ class JustificationEnumerator:
             return None
         solver = Solver(name=self.solver_name, bootstrap_with=self.encoding.clauses)
         solver.add_clause([self.encoding.root])
+        solver.set_phases([-v for v in self.var.values()])  # prefer small models
         return solver
 
     def _true_evidence(self, model: list[int]) -> set[str]:
         return {e for e, v in self.var.items() if model[v - 1] > 0}
 
     def _shrink(self, solver: Solver, found: set[str], fixed_off: Iterable[str] = ()) -> frozenset[str]:
-        """Shrink a true set to a minimal one, asking SAT for a strictly smaller true subset."""
-        fixed_off = list(fixed_off)
+        """Shrink a true set to a minimal one by asking for a strictly smaller true subset.
+
+        The request is a clause guarded by a fresh selector, retired after the call. With
+        the solver's phases set to prefer absent evidence, models are usually minimal
+        already, so this is typically one UNSAT call per justification.
+        """
+        off = [-self.var[e] for e in fixed_off if e in self.var]
         while found:
             selector = self.pool.id(("shrink", len(self.pool.obj2id)))
             solver.add_clause([-selector] + [-self.var[e] for e in found])
-            assumptions = [selector] + [-self.var[e] for e in self.variables if e not in found]
-            assumptions += [-self.var[e] for e in fixed_off if e in self.var]
+            assumptions = [selector] + [-self.var[e] for e in self.variables if e not in found] + off
             smaller = solver.solve(assumptions=assumptions)
             model = solver.get_model() if smaller else None
             solver.add_clause([-selector])
