@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from enumerations.monotone import (
-    ALL_ONES,
     U64,
     WORD_VARIABLES,
     block_bounds,
@@ -44,7 +43,6 @@ from enumerations.monotone import (
     seven_rows,
     valid_mask,
     variable_word,
-    words,
 )
 
 # survival rule: (tables, minimal points, n, workspace or None) -> survival words

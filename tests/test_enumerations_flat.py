@@ -11,7 +11,6 @@ from enumerations import mutants
 from enumerations.engine import start_engine
 from enumerations.flat import (
     active_flags,
-    exact_survival,
     flat_shard,
     influence_survival,
     minimal_points,

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 
 from enumerations import mutants
 from enumerations.engine import start_engine
-from enumerations.graphs import GraphFamily, _compare, brute_force, build, graph_shard, iso_classes, run_graphs
+from enumerations.graphs import GraphFamily, _compare, brute_force, graph_shard, iso_classes, run_graphs
 from theory import strategies as jst
 from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
 from theory.structure import SupportStructure
