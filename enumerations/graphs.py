@@ -23,7 +23,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import combinations, permutations
+from itertools import chain, combinations, permutations
+from math import comb
 
 import numpy as np
 
@@ -107,20 +108,24 @@ def iso_classes(family: GraphFamily) -> tuple[np.ndarray, np.ndarray, int]:
     reps, sizes = [], []
     labelled = 0
     for m in range(J + 1):
-        chosen = list(combinations(range(K), m))
-        rows = np.array(chosen, dtype=np.int64).reshape(len(chosen), m)
+        count = comb(K, m)  # streamed into numpy: no list of millions of tuples
+        flat = np.fromiter(chain.from_iterable(combinations(range(K), m)), dtype=np.int64,
+                           count=count * m)
+        rows = flat.reshape(count, m)
         labelled += len(rows)
         padded = np.full((len(rows), J), K, dtype=np.int64)
         padded[:, :m] = rows
-        best = None
-        for perm in maps:
-            code = _code(perm[padded], K)
-            best = code if best is None else np.minimum(best, code)
-        unique, first, counts = np.unique(best, return_index=True, return_counts=True)
-        for f, count in zip(first, counts):
-            reps.append(np.sort(padded[f]))
-            sizes.append(int(count))
-    # canonical representative of each class: decode its minimal code
+        best = np.empty(len(rows), dtype=np.int64)
+        for a in range(0, len(rows), 1 << 18):  # bounded temporaries
+            piece = padded[a:a + (1 << 18)]
+            low = _code(maps[0][piece], K)
+            for perm in maps[1:]:
+                np.minimum(low, _code(perm[piece], K), out=low)
+            best[a:a + len(piece)] = low
+        _, first, counts = np.unique(best, return_index=True, return_counts=True)
+        # one labelled member of each class (the first met) stands for it
+        reps.extend(padded[first])
+        sizes.extend(int(c) for c in counts)
     return np.array(reps, dtype=np.int64).reshape(-1, J), np.array(sizes, dtype=np.int64), labelled
 
 
