@@ -10,7 +10,7 @@ from hypothesis import given, settings
 
 from enumerations import mutants
 from enumerations.engine import start_engine
-from enumerations.graphs import GraphFamily, _compare, brute_force, graph_shard, iso_classes, run_graphs
+from enumerations.graphs import GraphFamily, _compare, brute_force, build, graph_shard, iso_classes, run_graphs
 from theory import strategies as jst
 from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
 from theory.structure import SupportStructure
@@ -104,3 +104,29 @@ def test_graphs_on_dask():
     timing = {"seconds": 0, "cpu_seconds": 0, "classes_seconds": 0}
     assert remote.to_dict() | timing == local.to_dict() | timing
     assert remote.verdicts_agree
+
+
+def test_jtms_check_command_agrees_on_enumerated_graphs(tmp_path, capsys):
+    """The literal `jtms check GRAPH --json` on enumerated graphs (every class of a small
+    family, cycles included) against the exhaustive comparison of the rules."""
+    import json
+
+    from jtms.cli import main
+    from theory.graphfile import save_graph
+
+    family = GraphFamily(2, 2, 2)
+    reps, _, _ = iso_classes(family)
+    candidates = family.candidates()
+    for k, row in enumerate(reps.tolist()):
+        structure = build(family, row, candidates)
+        path = tmp_path / f"g{k}.json"
+        save_graph(structure, path)
+        code = main(["check", str(path), "--json"])
+        report = json.loads(capsys.readouterr().out)
+        truth = brute_force(structure)
+        verdicts = {c["id"]: c["influence_safe"] for c in report["claims"]}
+        assert verdicts == {c: t.safe for c, t in truth.items()}
+        assert code == (0 if all(t.safe for t in truth.values()) else 1)
+        for c in report["claims"]:
+            kinds = {v["audit"][0]: v["kind"] for v in c["violations"]}
+            assert kinds == truth[c["id"]].witnesses
