@@ -72,6 +72,10 @@ class GraphFamily:
                     result.append((own, mask))
         return result
 
+    def labelled_count(self) -> int:
+        K = self.claims * 2 ** (self.evidence + self.claims - 1) if self.claims else 0
+        return sum(comb(K, m) for m in range(self.max_justifications + 1))
+
     def to_dict(self) -> dict:
         return {"evidence": self.evidence, "claims": self.claims,
                 "max_justifications": self.max_justifications}
@@ -126,7 +130,7 @@ def iso_classes(family: GraphFamily) -> tuple[np.ndarray, np.ndarray, int]:
         # one labelled member of each class (the first met) stands for it
         reps.extend(padded[first])
         sizes.extend(int(c) for c in counts)
-    return np.array(reps, dtype=np.int64).reshape(-1, J), np.array(sizes, dtype=np.int64), labelled
+    return np.array(reps, dtype=np.int64).reshape(len(reps), J), np.array(sizes, dtype=np.int64), labelled
 
 
 def _code(rows: np.ndarray, K: int) -> np.ndarray:

@@ -49,10 +49,11 @@ def _python_classes(family: GraphFamily) -> int:
     return len(seen)
 
 
-@pytest.mark.parametrize("family", [GraphFamily(2, 2, 2), GraphFamily(1, 2, 3), GraphFamily(3, 1, 2)])
+@pytest.mark.parametrize("family", [GraphFamily(2, 2, 2), GraphFamily(1, 2, 3), GraphFamily(3, 1, 2),
+                                    GraphFamily(1, 1, 0), GraphFamily(0, 2, 2)])
 def test_isomorphism_classes(family):
     reps, sizes, labelled = iso_classes(family)
-    assert int(sizes.sum()) == labelled
+    assert int(sizes.sum()) == labelled == family.labelled_count()
     assert len(reps) == _python_classes(family)
 
 

@@ -22,6 +22,7 @@ from jtms.output import console, print_json, table
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
 MUTANTS = ("forgetful", "unpropagated", "loop-keeping")
+MAX_LABELLED_GRAPHS = 20_000_000  # the class builder holds every labelled graph as a row
 
 
 def register(subparsers) -> None:
@@ -51,11 +52,11 @@ def register(subparsers) -> None:
     parser.add_argument("--graphs", action="store_true",
                         help="also enumerate every small memory graph against `jtms check`")
     parser.add_argument("--graph-evidence", type=int, default=None, metavar="E",
-                        help="graph enumeration: evidence nodes")
+                        help="graph enumeration: evidence nodes (default 3)")
     parser.add_argument("--graph-claims", type=int, default=None, metavar="C",
-                        help="graph enumeration: claim nodes")
+                        help="graph enumeration: claim nodes (default 3)")
     parser.add_argument("--graph-justifications", type=int, default=None, metavar="J",
-                        help="graph enumeration: at most J justifications in total")
+                        help="graph enumeration: at most J justifications in total (default 4)")
     parser.add_argument("--mutant", choices=MUTANTS, default=None,
                         help="seeded mutation: replace exact revision by a deliberately wrong "
                              "rule (the run must then report counterexamples)")
@@ -134,6 +135,10 @@ def run(args: argparse.Namespace) -> int:
 
             family = GraphFamily.default().resized(
                 args.graph_evidence, args.graph_claims, args.graph_justifications)
+            if family.labelled_count() > MAX_LABELLED_GRAPHS:
+                raise InputError(
+                    f"graph family {family.evidence}/{family.claims}/{family.max_justifications} "
+                    f"has {family.labelled_count():,} labelled graphs (limit {MAX_LABELLED_GRAPHS:,})")
             graphs = run_graphs(family, engine, exact=graph_exact, progress=progress)
             payload["graphs"] = graphs.to_dict()
             failed |= not graphs.verdicts_agree
