@@ -73,3 +73,13 @@ def test_n7_slice_section(capsys):
     assert code == 0
     s = payload["n7_slice"]
     assert s["rows_run"] == 2 and s["theorem_holds"] and s["estimated_core_hours"] > 0
+
+
+def test_progress_bar_renders_without_a_terminal():
+    from jtms.commands.enumerate import _progress
+
+    with _progress(True) as update:
+        for done in (0, 5, 10):
+            update("n = 6", done, 10)
+    with _progress(False) as update:
+        assert update is None
