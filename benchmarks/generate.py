@@ -40,7 +40,7 @@ def layered(evidence: int, layers: int, width: int, seed: int = 0,
 
 
 def memory(claims: int, seed: int = 0, evidence_per_claim: float = 0.2, back_edges: float = 0.0,
-           window: int = 200, evidence_share: float = 0.5) -> SupportStructure:
+           window: int = 200, evidence_share: float = 0.5, max_depth: int | None = 4) -> SupportStructure:
     """An agent-memory graph: ``claims`` claims and ``evidence_per_claim * claims`` evidence.
 
     Each claim gets 1-3 justifications of 1-3 antecedents; each antecedent is evidence with
@@ -53,6 +53,7 @@ def memory(claims: int, seed: int = 0, evidence_per_claim: float = 0.2, back_edg
     ev = [f"e{i}" for i in range(n_evidence)]
     cl = [f"c{i}" for i in range(claims)]
     pairs: list[tuple[str, list[str]]] = []
+    depth = [0] * claims
     for position, claim in enumerate(cl):
         # evidence arrives along with the claims built on it
         newest_evidence = max(1, int(position * evidence_per_claim) + 1)
@@ -66,7 +67,13 @@ def memory(claims: int, seed: int = 0, evidence_per_claim: float = 0.2, back_edg
                     low = max(0, newest_evidence - window)
                     chosen.add(ev[rng.randint(low, min(newest_evidence, n_evidence) - 1)])
                 else:
-                    chosen.add(cl[rng.randint(max(0, position - window), position - 1)])
+                    other = rng.randint(max(0, position - window), position - 1)
+                    if max_depth is not None and depth[other] + 1 >= max_depth:
+                        low = max(0, newest_evidence - window)
+                        chosen.add(ev[rng.randint(low, min(newest_evidence, n_evidence) - 1)])
+                    else:
+                        chosen.add(cl[other])
+                        depth[position] = max(depth[position], depth[other] + 1)
             pairs.append((claim, sorted(chosen)))
     return SupportStructure.build(ev, cl, pairs)
 
