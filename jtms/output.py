@@ -21,8 +21,15 @@ def sorted_sets(sets: Iterable[Iterable[str]]) -> list[list[str]]:
     return sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
 
 
-def print_json(payload: Any) -> None:
-    json.dump(payload, sys.stdout, indent=2, sort_keys=False)
+def print_json(payload: Any, compact: bool = False) -> None:
+    """Write ``payload`` as JSON: indented for reading, or on one line when ``compact``.
+
+    Large outputs should be compact: the C encoder only serves the unindented form.
+    """
+    if compact:
+        sys.stdout.write(json.dumps(payload, separators=(",", ":")))
+    else:
+        sys.stdout.write(json.dumps(payload, indent=2))
     sys.stdout.write("\n")
 
 

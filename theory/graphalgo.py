@@ -100,3 +100,25 @@ def is_cyclic_component(index: SupportIndex, component: list[int]) -> bool:
         return True
     n = component[0]
     return any(n in index.just_antecedents[j] for j in index.justs_of[n])
+
+
+def solve_component(index: SupportIndex, component: list[int], values: dict | list, initial, update) -> None:
+    """Fixpoint of ``values[m] = update(m)`` over one strongly connected component.
+
+    An acyclic component is one evaluation. A cyclic one starts every member at ``initial``
+    (the bottom of the lattice for a least fixpoint, the top for a greatest one) and
+    re-evaluates until nothing changes; ``update`` must be monotone for this to terminate.
+    """
+    if not is_cyclic_component(index, component):
+        values[component[0]] = update(component[0])
+        return
+    for m in component:
+        values[m] = initial
+    changed = True
+    while changed:
+        changed = False
+        for m in component:
+            value = update(m)
+            if value != values[m]:
+                values[m] = value
+                changed = True

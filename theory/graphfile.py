@@ -86,7 +86,7 @@ def _parse(data: Any) -> SupportStructure:
         if not isinstance(claim, str):
             raise GraphError(f"justifications[{position}] needs a string 'claim'")
         antecedents = justification.get("antecedents", [])
-        if not isinstance(antecedents, list) or not all(isinstance(a, str) for a in antecedents):
+        if not isinstance(antecedents, list) or not all(type(a) is str for a in antecedents):
             raise GraphError(
                 f"justifications[{position}]: 'antecedents' must be a list of ids", node=claim
             )

@@ -34,6 +34,16 @@ class SupportIndex:
         ids = self.ids
         return frozenset(ids[n] for n in numbers)
 
+    def names_of_bits(self, bits: int) -> frozenset[str]:
+        """The ids of an evidence bitset (bit i = node number i; evidence are numbered first)."""
+        ids = self.ids
+        result = []
+        while bits:
+            low = bits & -bits
+            result.append(ids[low.bit_length() - 1])
+            bits ^= low
+        return frozenset(result)
+
 
 _CACHE: "weakref.WeakKeyDictionary[SupportStructure, SupportIndex]" = weakref.WeakKeyDictionary()
 

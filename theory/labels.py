@@ -12,7 +12,7 @@ up (returns None) when any label exceeds it, and the solver core falls back to S
 
 from __future__ import annotations
 
-from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
+from theory.graphalgo import ancestor_numbers, solve_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.structure import SupportStructure
 
@@ -77,19 +77,8 @@ def all_labels(index: SupportIndex, nodes=None, budget: int = 256) -> dict[int, 
                 labels[m] = None
             continue
         try:
-            if not is_cyclic_component(index, component):
-                labels[component[0]] = _claim_label(component[0], index, labels, budget)
-                continue
-            for m in component:
-                labels[m] = []
-            changed = True
-            while changed:
-                changed = False
-                for m in component:
-                    value = _claim_label(m, index, labels, budget)
-                    if value != labels[m]:
-                        labels[m] = value
-                        changed = True
+            solve_component(index, component, labels, initial=[],
+                            update=lambda m: _claim_label(m, index, labels, budget))
         except LabelBudgetExceeded:
             for m in component:
                 labels[m] = None
@@ -100,33 +89,7 @@ def label_of(structure: SupportStructure, claim: str, budget: int = 5000) -> fro
     """The minimal justifications of ``claim``, or None if a label exceeds ``budget`` sets."""
     index = index_of(structure)
     target = index.number[structure.require_claim(claim)]
-    cone = ancestor_numbers(index, [target])
-    labels: dict[int, list[int]] = {n: [1 << n] for n in cone if index.is_evidence[n]}
-    claims = [n for n in cone if not index.is_evidence[n]]
-    try:
-        for component in strongly_connected_components(index, claims):
-            if not is_cyclic_component(index, component):
-                labels[component[0]] = _claim_label(component[0], index, labels, budget)
-                continue
-            for m in component:
-                labels[m] = []
-            changed = True
-            while changed:
-                changed = False
-                for m in component:
-                    value = _claim_label(m, index, labels, budget)
-                    if value != labels[m]:
-                        labels[m] = value
-                        changed = True
-    except LabelBudgetExceeded:
+    labels = all_labels(index, [target], budget)
+    if labels[target] is None:
         return None
-    ids = index.ids
-    result = []
-    for bits in labels[target]:
-        members = []
-        while bits:
-            low = bits & -bits
-            members.append(ids[low.bit_length() - 1])
-            bits ^= low
-        result.append(frozenset(members))
-    return frozenset(result)
+    return frozenset(index.names_of_bits(bits) for bits in labels[target])

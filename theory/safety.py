@@ -29,7 +29,7 @@ from itertools import islice
 
 from theory.fixpoint import active_numbers
 from theory.formula import compile_support
-from theory.graphalgo import is_cyclic_component, strongly_connected_components
+from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.justifications import JustificationEnumerator
 from theory.labels import all_labels
@@ -110,20 +110,9 @@ def verdicts(index: SupportIndex) -> Verdicts:
 
     active_claims = [n for n in claims if active[n]]
     for component in strongly_connected_components(index, active_claims, intact_only=active):
-        if not is_cyclic_component(index, component):
-            critical[component[0]] = _critical_of(component[0], index, active, critical)
-            continue
-        # Greatest fixpoint inside the loop: start from "everything" (None) and shrink.
-        for m in component:
-            critical[m] = None
-        changed = True
-        while changed:
-            changed = False
-            for m in component:
-                value = _critical_of(m, index, active, critical)
-                if value != critical[m]:
-                    critical[m] = value
-                    changed = True
+        # Greatest fixpoint inside a loop: start from "everything" (None) and shrink.
+        solve_component(index, component, critical, initial=None,
+                        update=lambda m: _critical_of(m, index, active, critical))
     return Verdicts(active, ancestors, critical)
 
 
@@ -145,16 +134,6 @@ def _critical_of(n: int, index: SupportIndex, active: bytearray, critical: list[
             continue
         result = union if result is None else result & union
     return result
-
-
-def _bits_to_ids(index: SupportIndex, bits: int) -> frozenset[str]:
-    ids = index.ids
-    result = []
-    while bits:
-        low = bits & -bits
-        result.append(ids[low.bit_length() - 1])
-        bits ^= low
-    return frozenset(result)
 
 
 def check_structure(
@@ -188,9 +167,9 @@ def check_structure(
         if not facts.active[n]:
             report = ClaimReport(claim, False, True, (), frozenset())
         elif not facts.unsafe_bits(n):
-            report = ClaimReport(claim, True, True, (), frozenset([_bits_to_ids(index, facts.critical[n])]))
+            report = ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(facts.critical[n])]))
         elif not certificates:
-            witnesses = sorted(_bits_to_ids(index, facts.unsafe_bits(n)))
+            witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
             report = ClaimReport(claim, True, False, tuple(Violation("", frozenset([e]), None) for e in witnesses),
                                  frozenset(), False)
         elif labels.get(n) is not None:
@@ -214,10 +193,10 @@ def _ordered(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
 
 def _report_from_label(index, facts, claim, label, max_justifications) -> ClaimReport:
     """Certificates from a complete label: kinds and survivors are lookups."""
-    everything = _ordered(_bits_to_ids(index, bits) for bits in label)
+    everything = _ordered(index.names_of_bits(bits) for bits in label)
     relevant = frozenset().union(*everything) if everything else frozenset()
     violations = []
-    for e in sorted(_bits_to_ids(index, facts.unsafe_bits(index.number[claim]))):
+    for e in sorted(index.names_of_bits(facts.unsafe_bits(index.number[claim]))):
         kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
         survivor = next((s for s in everything if e not in s), None)
         violations.append(Violation(kind, frozenset([e]), survivor))
@@ -235,7 +214,7 @@ def _report_from_sat(index, facts, claim, compiled, max_justifications) -> Claim
     known = _ordered(listed)
     relevant = frozenset().union(*known) if known else frozenset()
     violations = []
-    for e in sorted(_bits_to_ids(index, facts.unsafe_bits(index.number[claim]))):
+    for e in sorted(index.names_of_bits(facts.unsafe_bits(index.number[claim]))):
         survivor = next((s for s in known if e not in s), None)
         if complete:
             kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE

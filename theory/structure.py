@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 from functools import cached_property
 
 from theory.errors import GraphError
@@ -21,9 +22,11 @@ class Kind(str, Enum):
     CLAIM = "claim"
 
 
-@dataclass(frozen=True, order=True)
-class Justification:
-    """``claim <- AND(antecedents)``; empty antecedents make ``claim`` a premise."""
+class Justification(NamedTuple):
+    """``claim <- AND(antecedents)``; empty antecedents make ``claim`` a premise.
+
+    A named tuple rather than a dataclass: graphs hold hundreds of thousands of them.
+    """
 
     claim: str
     antecedents: frozenset[str]
@@ -69,6 +72,8 @@ class SupportStructure:
                 nodes[node_id] = Node(node_id, kind, texts.get(node_id, ""))
         built: list[Justification] = []
         seen: set[Justification] = set()
+        evidence_ids = {n for n, node in nodes.items() if node.kind is Kind.EVIDENCE}
+        known = nodes.keys()
         for item in justifications:
             if isinstance(item, Justification):
                 claim, antecedents = item.claim, item.antecedents
@@ -76,15 +81,14 @@ class SupportStructure:
                 claim, antecedents = item
             if claim not in nodes:
                 raise GraphError("justification for an unknown claim", node=str(claim))
-            if nodes[claim].kind is Kind.EVIDENCE:
+            if claim in evidence_ids:
                 raise GraphError("evidence cannot have a justification", node=claim)
             antecedent_set = frozenset(antecedents)
-            for antecedent in sorted(antecedent_set, key=str):
-                if antecedent not in nodes:
-                    raise GraphError(
-                        f"unknown antecedent {antecedent!r} in a justification of {claim!r}",
-                        node=str(antecedent),
-                    )
+            if not antecedent_set <= known:
+                missing = sorted(map(str, antecedent_set - known))[0]
+                raise GraphError(
+                    f"unknown antecedent {missing!r} in a justification of {claim!r}", node=missing
+                )
             justification = Justification(claim, antecedent_set)
             if justification not in seen:  # a repeated justification adds nothing
                 seen.add(justification)

@@ -229,7 +229,7 @@ def run_check(args) -> int:
     if args.json:
         payload = report_payload(report)
         payload["seconds"] = round(time.perf_counter() - started, 6)
-        print_json(payload)
+        print_json(payload, compact=len(payload["claims"]) > 1000)
     else:
         print_report(report, f"Influence-safety of {source}")
     return EXIT_OK if report.influence_safe else EXIT_VIOLATION

@@ -1,0 +1,104 @@
+"""`jtms check` on generated agent-memory graphs of 1k, 10k and 100k claims: the curve and
+where the time goes.
+
+Run:  python -m benchmarks.bench_check [--sizes 1000 10000 100000] [--back-edges 0 0.05] [--json]
+
+Graphs: 2 evidence per 10 claims, 1-3 justifications of 1-3 antecedents each
+(benchmarks.generate.memory, derivation depth <= 4). Phases timed in one process:
+parse+validate the graph file, build the index, the verdicts (near-linear bitset pass),
+certificates (label algebra, SAT fallback), JSON rendering; plus the whole CLI command
+end to end, with and without --summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.generate import memory
+from jtms.commands.theorycmds import report_payload
+from theory.graphfile import load_graph, save_graph
+from theory.index import index_of
+from theory.safety import check_structure, verdicts
+
+
+def phases(path: Path) -> dict:
+    row = {}
+    started = time.perf_counter()
+    structure = load_graph(path)
+    row["parse"] = time.perf_counter() - started
+    started = time.perf_counter()
+    index = index_of(structure)
+    row["index"] = time.perf_counter() - started
+    started = time.perf_counter()
+    facts = verdicts(index)
+    row["verdicts"] = time.perf_counter() - started
+    started = time.perf_counter()
+    report = check_structure(structure)
+    row["check_total"] = time.perf_counter() - started
+    row["certificates"] = max(0.0, row["check_total"] - row["verdicts"])
+    started = time.perf_counter()
+    text = json.dumps(report_payload(report))
+    row["json"] = time.perf_counter() - started
+    row["claims"] = len(structure.claims)
+    row["evidence"] = len(structure.evidence)
+    row["unsafe"] = len(report.unsafe)
+    row["violations"] = sum(len(c.violations) for c in report.claims)
+    row["sat_fallback_claims"] = sum(1 for c in report.claims if not c.minimal_justifications_complete)
+    row["json_mb"] = len(text) / 1e6
+    del facts
+    return row
+
+
+def cli_seconds(path: Path, *extra: str) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "jtms", "check", str(path), "--json", *extra],
+                   stdout=subprocess.DEVNULL, check=False, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--back-edges", type=float, nargs="+", default=[0.0, 0.05])
+    parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI timings")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for back in args.back_edges:
+            for size in args.sizes:
+                path = Path(folder) / f"memory_{size}_{back}.json"
+                save_graph(memory(size, seed=1, back_edges=back), path)
+                row = {"back_edges": back, **phases(path)}
+                if not args.no_cli:
+                    row["cli_summary"] = cli_seconds(path, "--summary")
+                    row["cli_full"] = cli_seconds(path)
+                rows.append(row)
+                print(f"done {size} claims, back-edges {back}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title="jtms check: seconds per phase")
+    columns = ["back-edges", "claims", "unsafe", "violations", "SAT-fallback", "parse", "index", "verdicts",
+               "certificates", "json", "cli --summary", "cli full"]
+    for column in columns:
+        table.add_column(column)
+    for r in rows:
+        table.add_row(f"{r['back_edges']:g}", str(r["claims"]), str(r["unsafe"]), str(r["violations"]),
+                      str(r["sat_fallback_claims"]), *(f"{r[k]:.2f}" for k in ("parse", "index", "verdicts", "certificates", "json")),
+                      f"{r.get('cli_summary', float('nan')):.2f}", f"{r.get('cli_full', float('nan')):.2f}")
+    Console(width=200).print(table)
+
+
+if __name__ == "__main__":
+    main()
