@@ -245,10 +245,10 @@ def run_explain(args) -> int:
 
 
 def run_context(args) -> int:
-    from jtms.context import render_text
-
     if args.budget < 0:
         raise InputError(f"--budget must be >= 0, got {args.budget}")
+    from jtms.context import render_text
+
     with Memory.open(args.db) as memory:
         compiled = memory.context(args.budget, args.query)
     if args.json:
