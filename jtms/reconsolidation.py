@@ -149,15 +149,12 @@ class Memory:
     def _load(self) -> _Loaded:
         db = self._db
         index = GrowingIndex()
-        add_node = index.add_node
-        for num, node_id, kind in db.execute("SELECT num, id, kind FROM nodes ORDER BY num"):
-            if add_node(node_id, kind == "evidence") != num:
-                raise InputError("node numbers are not dense (corrupt store)", source=self.path)
-        add_justification = index.add_justification
-        for claim, antecedents in db.execute(
-            "SELECT claim, antecedents FROM justifications ORDER BY num"
-        ):
-            add_justification(claim, [int(a) for a in antecedents.split()])
+        rows = db.execute("SELECT num, id, kind = 'evidence' FROM nodes ORDER BY num").fetchall()
+        if rows and (rows[0][0] != 0 or rows[-1][0] != len(rows) - 1):
+            raise InputError("node numbers are not dense (corrupt store)", source=self.path)
+        index.extend([(node_id, bool(evidence)) for _, node_id, evidence in rows],
+                     ((claim, map(int, antecedents.split())) for claim, antecedents in
+                      db.execute("SELECT claim, antecedents FROM justifications ORDER BY num")))
         audits: dict[int, list[int]] = {}
         blocks: dict[int, int] = {}
         for audit, roots in store.blocked_roots(db):
@@ -399,12 +396,11 @@ class Memory:
             event = self._event("import", actor=author, source=source)
             first_node, first_just = index.size, len(index.just_claim)
             ordered = sorted(structure.evidence) + sorted(structure.claims)
-            for node_id in ordered:
-                index.add_node(node_id, node_id in structure.evidence)
-            number = index.number
-            for justification in structure.justifications:
-                index.add_justification(number[justification.claim],
-                                        [number[a] for a in justification.antecedents])
+            n_evidence = len(structure.evidence)
+            number = {node_id: first_node + k for k, node_id in enumerate(ordered)}
+            index.extend([(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
+                         ((number[j.claim], [number[a] for a in j.antecedents])
+                          for j in structure.justifications))
             # the graph is self-contained: nothing stored changes status, so the state is
             # rebuilt (linear, faster than re-deriving a region as large as the graph)
             state = SupportState(index, dict(loaded.state.blocks))

@@ -47,11 +47,19 @@ class GrowingIndex:
         self.just_antecedents: list[tuple[int, ...]] = []
         self.justs_of: list[list[int]] = []
         self.watchers: list[list[int]] = []
-        self.consumers: list[list[int]] = []
+        self._consumers: list[list[int]] | None = None
 
     @property
     def size(self) -> int:
         return len(self.ids)
+
+    @property
+    def consumers(self) -> list[list[int]]:
+        """Node -> the claims it is an antecedent of (built on first use, then maintained)."""
+        if self._consumers is None:
+            just_claim = self.just_claim
+            self._consumers = [list(dict.fromkeys(just_claim[j] for j in ws)) for ws in self.watchers]
+        return self._consumers
 
     def numbers(self, ids: Iterable[str]) -> list[int]:
         return [self.number[i] for i in ids]
@@ -67,8 +75,35 @@ class GrowingIndex:
         self.is_evidence.append(1 if evidence else 0)
         self.justs_of.append([])
         self.watchers.append([])
-        self.consumers.append([])
+        if self._consumers is not None:
+            self._consumers.append([])
         return n
+
+    def extend(self, nodes: Sequence[tuple[str, bool]],
+               justifications: Iterable[tuple[int, Iterable[int]]]) -> None:
+        """Append many nodes, then many (claim, antecedents) justifications (bulk import)."""
+        first = len(self.ids)
+        ids, number = self.ids, self.number
+        for offset, (node_id, _) in enumerate(nodes):
+            ids.append(node_id)
+            number[node_id] = first + offset
+        self.is_evidence.extend(1 if evidence else 0 for _, evidence in nodes)
+        self.justs_of.extend([] for _ in nodes)
+        self.watchers.extend([] for _ in nodes)
+        if self._consumers is not None:
+            self._consumers.extend([] for _ in nodes)
+        just_claim, just_antecedents = self.just_claim, self.just_antecedents
+        justs_of, watchers = self.justs_of, self.watchers
+        j = len(just_claim)
+        for claim, antecedents in justifications:
+            antecedents = tuple(sorted(set(antecedents)))
+            just_claim.append(claim)
+            just_antecedents.append(antecedents)
+            justs_of[claim].append(j)
+            for a in antecedents:
+                watchers[a].append(j)
+            j += 1
+        self._consumers = None
 
     def add_justification(self, claim: int, antecedents: Iterable[int]) -> int:
         j = len(self.just_claim)
@@ -78,9 +113,8 @@ class GrowingIndex:
         self.justs_of[claim].append(j)
         for a in antecedents:
             self.watchers[a].append(j)
-            consumers = self.consumers[a]
-            if claim not in consumers:
-                consumers.append(claim)
+            if self._consumers is not None and claim not in self._consumers[a]:
+                self._consumers[a].append(claim)
         return j
 
     def find_justification(self, claim: int, antecedents: Iterable[int]) -> int | None:
@@ -94,14 +128,11 @@ class GrowingIndex:
     def of(cls, structure: SupportStructure) -> "GrowingIndex":
         """The index of a structure (evidence first, then claims, each sorted by id)."""
         index = cls()
-        for node_id in sorted(structure.evidence):
-            index.add_node(node_id, True)
-        for node_id in sorted(structure.claims):
-            index.add_node(node_id, False)
-        number = index.number
-        for justification in structure.justifications:
-            index.add_justification(number[justification.claim],
-                                    (number[a] for a in justification.antecedents))
+        nodes = [(n, True) for n in sorted(structure.evidence)]
+        nodes += [(n, False) for n in sorted(structure.claims)]
+        number = {node_id: k for k, (node_id, _) in enumerate(nodes)}
+        index.extend(nodes, ((number[j.claim], [number[a] for a in j.antecedents])
+                             for j in structure.justifications))
         return index
 
     def structure(self, texts: dict[str, str] | None = None) -> SupportStructure:
@@ -317,12 +348,13 @@ class SupportState:
             else:
                 region.append(n)
         frontier = base + region
-        consumers = index.consumers
+        watchers, just_claim = index.watchers, index.just_claim
         k = 0
         while k < len(frontier):
             n = frontier[k]
             k += 1
-            for c in consumers[n]:
+            for j in watchers[n]:
+                c = just_claim[j]
                 if c not in seen and not after[c] and not blocked_after(c):
                     seen.add(c)
                     region.append(c)
