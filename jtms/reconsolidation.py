@@ -38,6 +38,7 @@ from theory.revision import downstream_numbers
 from theory.structure import Kind, SupportStructure
 
 from jtms import store
+from jtms.safe_expr import UnsafeExpression, parse_expression
 
 ACTIVE, INACTIVE = "active", "inactive"
 
@@ -115,6 +116,18 @@ def _clean_id(value: Any, what: str) -> str:
         raise InputError(f"{what} must be a non-empty id without surrounding spaces",
                          node=str(value))
     return value
+
+
+def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
+    """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
+    for what, text in (("expression", expression), ("value", value)):
+        if not isinstance(text, str):
+            raise InputError(f"{what} must be a string", source=source, node=node_id)
+        try:
+            parse_expression(text)
+        except UnsafeExpression as error:
+            raise InputError(f"{what} {text[:60]!r}: {error.problem}", source=source,
+                             node=node_id) from None
 
 
 class Memory:
@@ -284,6 +297,8 @@ class Memory:
         started = time.perf_counter()
         if (expression is None) != (value is None):
             raise InputError("a calculation needs both an expression and its value", node=node_id)
+        if expression is not None:
+            _check_calculation(node_id, expression, value, self.path)
 
         def work(loaded: _Loaded):
             nid = self._check_new(loaded, node_id)
@@ -384,6 +399,8 @@ class Memory:
                 if extra.get("expression") is not None and node["kind"] != "evidence":
                     raise InputError("only evidence records a calculation", source=source,
                                      node=node["id"])
+                if extra.get("expression") is not None:
+                    _check_calculation(node["id"], extra["expression"], extra["value"], source)
                 if extra:
                     extras[node["id"]] = extra
 
