@@ -147,7 +147,7 @@ def test_reinstate_brings_back_exactly_what_the_audit_withdrew():
             memory.import_graph(structure)
             first = memory.audit(["e1"], reason="r1")
             assert first.retired == {"e1", "c"}
-            assert first.rederived == {"a", "b"}  # b rests on a: re-derived, not retired
+            assert first.rederived == {"a"}  # a switches to e2; b, resting on a, is not visited
             second = memory.audit(["e3"], reason="r2")
             assert second.retired == {"e3", "b"}
             back = memory.reinstate(first.audit_id)

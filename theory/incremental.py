@@ -28,12 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from heapq import heapify, heappop, heappush
 
 from theory.fixpoint import active_numbers, rederive
 from theory.structure import SupportStructure
 
 NO_SUPPORT = -1
-INACTIVE_WEIGHT = float("inf")
+NO_RANK = 1 << 62
 
 
 class GrowingIndex:
@@ -155,7 +156,7 @@ class Plan:
     deactivated: tuple[int, ...] = ()      # active before, inactive after (retired)
     activated: tuple[int, ...] = ()        # inactive before, active after
     supports: dict[int, int] = field(default_factory=dict)  # claim -> its new support pointer
-    weights: dict[int, float] = field(default_factory=dict)  # claim -> size of its new derivation
+    ranks: dict[int, int] = field(default_factory=dict)      # claim -> its new rank
 
     @property
     def rederived(self) -> tuple[int, ...]:
@@ -172,7 +173,7 @@ class SupportState:
         self.blocks: dict[int, int] = {n: k for n, k in (blocks or {}).items() if k > 0}
         self.active = bytearray(index.size)
         self.support: list[int] = [NO_SUPPORT] * index.size
-        self.weight: list[float] = [INACTIVE_WEIGHT] * index.size
+        self.rank: list[int] = [NO_RANK] * index.size
         self._derive_all()
 
     def _derive_all(self) -> None:
@@ -185,20 +186,20 @@ class SupportState:
         index = self.index
         flags = active_numbers(index, blocked=list(self.blocks))
         just_claim, just_antecedents, watchers = index.just_claim, index.just_antecedents, index.watchers
-        weight = self.weight
+        rank = self.rank
         support = self.support
         missing = [len(a) for a in just_antecedents]
         queue: list[int] = []
         for n in range(index.size):
             if flags[n] and index.is_evidence[n]:
-                weight[n] = 1.0
+                rank[n] = 0
                 queue.append(n)
         for j, count in enumerate(missing):
             if count == 0:
                 c = just_claim[j]
                 if flags[c] and support[c] == NO_SUPPORT:
                     support[c] = j
-                    weight[c] = 1.0
+                    rank[c] = 1
                     queue.append(c)
         k = 0
         while k < len(queue):
@@ -210,7 +211,7 @@ class SupportState:
                     c = just_claim[j]
                     if flags[c] and support[c] == NO_SUPPORT:
                         support[c] = j
-                        weight[c] = 1.0 + sum(weight[a] for a in just_antecedents[j])
+                        rank[c] = 1 + max(rank[a] for a in just_antecedents[j])
                         queue.append(c)
         self.active = bytearray(flags)
         if len(queue) != sum(flags):  # pragma: no cover - the fixpoint is a derivation
@@ -229,7 +230,7 @@ class SupportState:
         if missing > 0:
             self.active.extend(bytes(missing))
             self.support.extend([NO_SUPPORT] * missing)
-            self.weight.extend([INACTIVE_WEIGHT] * missing)
+            self.rank.extend([NO_RANK] * missing)
 
     def certificate(self, n: int) -> list[tuple[int, int]]:
         """The pointer derivation of an active node: (claim, justification) pairs, down to evidence.
@@ -261,30 +262,30 @@ class SupportState:
     # --- planning ---------------------------------------------------------------------------
     def _supports_in_order(
         self, after: bytearray, derived: Sequence[int]
-    ) -> tuple[dict[int, int], dict[int, float]]:
+    ) -> tuple[dict[int, int], dict[int, int]]:
         """A pointer for each derived claim, consistent with the derivation order of ``derived``."""
         position = {c: i for i, c in enumerate(derived)}
         index = self.index
-        weight = self.weight
-        new_weight: dict[int, float] = {}
+        rank = self.rank
+        new_rank: dict[int, int] = {}
         result: dict[int, int] = {}
         for i, c in enumerate(derived):
-            best, best_weight = NO_SUPPORT, INACTIVE_WEIGHT
+            best, best_rank = NO_SUPPORT, NO_RANK
             for j in index.justs_of[c]:
-                total = 1.0
+                level = 1
                 for a in index.just_antecedents[j]:
                     p = position.get(a, -1)
                     if not after[a] or p >= i:
                         break
-                    total += new_weight[a] if p >= 0 else weight[a]
+                    level = max(level, 1 + (new_rank[a] if p >= 0 else rank[a]))
                 else:
-                    if total < best_weight or best == NO_SUPPORT:
-                        best, best_weight = j, total
+                    if level < best_rank or best == NO_SUPPORT:
+                        best, best_rank = j, level
             if best == NO_SUPPORT:  # pragma: no cover - rederive's order guarantees one
                 raise AssertionError(f"no well-founded justification for node {c}")
             result[c] = best
-            new_weight[c] = best_weight
-        return result, new_weight
+            new_rank[c] = best_rank
+        return result, new_rank
 
     def support_region(self, roots: Iterable[int]) -> list[int]:
         """``roots`` plus every active claim whose support pointer passes through them."""
@@ -305,18 +306,62 @@ class SupportState:
         return region
 
     def plan_retract(self, roots: Iterable[int]) -> Plan:
-        """Block ``roots`` (evidence or claims): the retired nodes and the new pointers."""
+        """Block ``roots`` (evidence or claims): the retired nodes and the new pointers.
+
+        Phase 1 walks the support region in increasing rank (a claim's rank exceeds the
+        ranks of its pointer's antecedents). A claim whose pointer broke keeps its rank and
+        switches to another justification when one has all antecedents active, not out, and
+        of lower rank: by the time the claim is reached every lower-ranked node is final, so
+        the switch is well-founded and its dependents are left alone. Claims with no such
+        justification go *out*, and so do their pointer dependents in turn.
+        Phase 2 re-derives the out claims from outside support with
+        :func:`theory.fixpoint.rederive` (so a loop of out claims never keeps itself alive).
+        """
         roots = tuple(dict.fromkeys(roots))
-        region = self.support_region(roots)
-        after = bytearray(self.active)
-        for n in region:
-            after[n] = 0
+        index = self.index
+        active, support, rank = self.active, self.support, self.rank
+        just_claim, just_antecedents = index.just_claim, index.just_antecedents
+        watchers, justs_of = index.watchers, index.justs_of
         root_set = set(roots)
-        derived = rederive(self.index, after, [n for n in region if n not in root_set])
-        supports, weights = self._supports_in_order(after, derived)
-        deactivated = tuple(n for n in region if self.active[n] and not after[n])
-        return Plan(blocked=roots, region=tuple(region), deactivated=deactivated,
-                    supports=supports, weights=weights)
+        heap = [(rank[r], r) for r in roots if active[r]]
+        heapify(heap)
+        queued = {r for _, r in heap}
+        out: list[int] = []
+        out_set: set[int] = set()
+        switched: dict[int, int] = {}
+        visited: list[int] = []
+        while heap:
+            level, c = heappop(heap)
+            visited.append(c)
+            if c not in root_set:
+                current = support[c]
+                for j in justs_of[c]:
+                    if j == current:
+                        continue
+                    for a in just_antecedents[j]:
+                        if not active[a] or a in out_set or rank[a] >= level:
+                            break
+                    else:
+                        switched[c] = j
+                        break
+                if c in switched:
+                    continue
+            out.append(c)
+            out_set.add(c)
+            for j in watchers[c]:
+                d = just_claim[j]
+                if support[d] == j and d not in queued and active[d]:
+                    queued.add(d)
+                    heappush(heap, (rank[d], d))
+        after = bytearray(active)
+        for n in out:
+            after[n] = 0
+        derived = rederive(index, after, [n for n in out if n not in root_set])
+        supports, ranks = self._supports_in_order(after, derived)
+        supports.update(switched)
+        deactivated = tuple(n for n in out if not after[n])
+        return Plan(blocked=roots, region=tuple(visited), deactivated=deactivated,
+                    supports=supports, ranks=ranks)
 
     def plan_extend(self, seeds: Iterable[int] = (), unblock: Iterable[int] = ()) -> Plan:
         """Unblock ``unblock`` (one block each) and re-derive from ``seeds``; the fixpoint grows.
@@ -360,9 +405,9 @@ class SupportState:
                     region.append(c)
                     frontier.append(c)
         derived = rederive(index, after, region)
-        supports, weights = self._supports_in_order(after, derived)
+        supports, ranks = self._supports_in_order(after, derived)
         return Plan(unblocked=unblock, region=tuple(base + region),
-                    activated=tuple(base) + tuple(derived), supports=supports, weights=weights)
+                    activated=tuple(base) + tuple(derived), supports=supports, ranks=ranks)
 
     # --- applying ---------------------------------------------------------------------------
     def apply(self, plan: Plan) -> None:
@@ -376,19 +421,19 @@ class SupportState:
                 blocks[n] = left
             else:
                 blocks.pop(n, None)
-        active, support, weight = self.active, self.support, self.weight
+        active, support, rank = self.active, self.support, self.rank
         for n in plan.deactivated:
             active[n] = 0
             support[n] = NO_SUPPORT
-            weight[n] = INACTIVE_WEIGHT
+            rank[n] = NO_RANK
         for n in plan.activated:
             active[n] = 1
             if self.index.is_evidence[n]:
-                weight[n] = 1.0
+                rank[n] = 0
         for c, j in plan.supports.items():
             support[c] = j
-        for c, w in plan.weights.items():
-            weight[c] = w
+        for c, r in plan.ranks.items():
+            rank[c] = r
 
     # --- checking ---------------------------------------------------------------------------
     def verify(self) -> list[str]:
@@ -410,6 +455,8 @@ class SupportState:
                 continue
             if not all(self.active[a] for a in index.just_antecedents[j]):
                 problems.append(f"support pointer of {index.ids[n]!r} is not intact")
+            elif any(self.rank[a] >= self.rank[n] for a in index.just_antecedents[j]):
+                problems.append(f"rank of {index.ids[n]!r} does not exceed its support's ranks")
         if not problems:
             for n in range(index.size):
                 if self.active[n] and not index.is_evidence[n] and n not in depth:
