@@ -166,8 +166,9 @@ class Memory:
         if rows and (rows[0][0] != 0 or rows[-1][0] != len(rows) - 1):
             raise InputError("node numbers are not dense (corrupt store)", source=self.path)
         index.extend([(node_id, bool(evidence)) for _, node_id, evidence in rows],
-                     ((claim, map(int, antecedents.split())) for claim, antecedents in
-                      db.execute("SELECT claim, antecedents FROM justifications ORDER BY num")))
+                     ((claim, tuple(map(int, antecedents.split()))) for claim, antecedents in
+                      db.execute("SELECT claim, antecedents FROM justifications ORDER BY num")),
+                     canonical=True)
         audits: dict[int, list[int]] = {}
         blocks: dict[int, int] = {}
         for audit, roots in store.blocked_roots(db):
@@ -416,8 +417,8 @@ class Memory:
             n_evidence = len(structure.evidence)
             number = {node_id: first_node + k for k, node_id in enumerate(ordered)}
             index.extend([(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
-                         ((number[j.claim], [number[a] for a in j.antecedents])
-                          for j in structure.justifications))
+                         ((number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
+                          for j in structure.justifications), canonical=True)
             # the graph is self-contained: nothing stored changes status, so the state is
             # rebuilt (linear, faster than re-deriving a region as large as the graph)
             state = SupportState(index, dict(loaded.state.blocks))

@@ -81,23 +81,29 @@ class GrowingIndex:
         return n
 
     def extend(self, nodes: Sequence[tuple[str, bool]],
-               justifications: Iterable[tuple[int, Iterable[int]]]) -> None:
-        """Append many nodes, then many (claim, antecedents) justifications (bulk import)."""
+               justifications: Iterable[tuple[int, Iterable[int]]],
+               canonical: bool = False) -> None:
+        """Append many nodes, then many (claim, antecedents) justifications (bulk import).
+
+        ``canonical``: the antecedents are already sorted tuples without repeats.
+        """
         first = len(self.ids)
         ids, number = self.ids, self.number
         for offset, (node_id, _) in enumerate(nodes):
             ids.append(node_id)
             number[node_id] = first + offset
         self.is_evidence.extend(1 if evidence else 0 for _, evidence in nodes)
-        self.justs_of.extend([] for _ in nodes)
-        self.watchers.extend([] for _ in nodes)
+        count = len(nodes)
+        self.justs_of.extend([[] for _ in range(count)])
+        self.watchers.extend([[] for _ in range(count)])
         if self._consumers is not None:
             self._consumers.extend([] for _ in nodes)
         just_claim, just_antecedents = self.just_claim, self.just_antecedents
         justs_of, watchers = self.justs_of, self.watchers
         j = len(just_claim)
         for claim, antecedents in justifications:
-            antecedents = tuple(sorted(set(antecedents)))
+            if not canonical:
+                antecedents = tuple(sorted(set(antecedents)))
             just_claim.append(claim)
             just_antecedents.append(antecedents)
             justs_of[claim].append(j)
@@ -132,8 +138,8 @@ class GrowingIndex:
         nodes = [(n, True) for n in sorted(structure.evidence)]
         nodes += [(n, False) for n in sorted(structure.claims)]
         number = {node_id: k for k, (node_id, _) in enumerate(nodes)}
-        index.extend(nodes, ((number[j.claim], [number[a] for a in j.antecedents])
-                             for j in structure.justifications))
+        index.extend(nodes, ((number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
+                             for j in structure.justifications), canonical=True)
         return index
 
     def structure(self, texts: dict[str, str] | None = None) -> SupportStructure:
