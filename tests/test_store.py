@@ -293,3 +293,24 @@ def test_concurrent_audits_are_serialised(db):
         reasons = [r for (r,) in memory._db.execute(
             "SELECT reason FROM events WHERE kind = 'audit' ORDER BY id")]
         assert reasons == ["A", "B"]
+
+
+def test_add_justification_and_claim_roots(db):
+    with Memory.open(db) as memory:
+        memory.audit(["e1"], reason="r1")
+        claim_audit = memory.audit(["c1"], reason="the claim itself is wrong")
+        assert claim_audit.retired == {"c1", "c2", "c3"}
+        # a new justification for a blocked claim does not bring it back
+        memory.add_justification("c1", ["e3"])
+        assert not memory.is_active("c1")
+        memory.add_evidence("e4")
+        change = memory.add_justification("c2", ["e4"])
+        assert change.activated == {"c2", "c3"}
+        assert [r["kind"] for r in memory.history("c3")] == ["import", "audit", "add-justification"]
+        back = memory.reinstate(claim_audit.audit_id)
+        assert back.activated == {"c1"}
+        assert memory.integrity_problems() == []
+        with pytest.raises(Exception, match="already recorded"):
+            memory.add_justification("c2", ["e4"])
+        with pytest.raises(Exception, match="evidence cannot have a justification"):
+            memory.add_justification("e4", ["e3"])
