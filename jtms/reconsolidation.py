@@ -492,7 +492,7 @@ class Memory:
                 reason: str, reviewer: str | None) -> AuditResult:
         names = loaded.index.names
         return AuditResult(audit_id, ids, names(plan.deactivated), names(plan.rederived),
-                           len(plan.region), time.perf_counter() - started, reason, reviewer)
+                           plan.region, time.perf_counter() - started, reason, reviewer)
 
     def kept(self, roots: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
         """Downstream claims of ``roots`` that are active now, each with its intact justification."""

@@ -158,7 +158,8 @@ class Plan:
 
     blocked: tuple[int, ...] = ()          # roots whose block count goes up (audit)
     unblocked: tuple[int, ...] = ()        # roots whose block count goes down (reinstate)
-    region: tuple[int, ...] = ()           # the nodes the operation visited
+    region: int = 0                        # size of the region the operation examined
+    visited: int = 0                       # claims re-examined (retraction: lost a pointer)
     deactivated: tuple[int, ...] = ()      # active before, inactive after (retired)
     activated: tuple[int, ...] = ()        # inactive before, active after
     supports: dict[int, int] = field(default_factory=dict)  # claim -> its new support pointer
@@ -306,7 +307,7 @@ class SupportState:
             k += 1
             for j in watchers[n]:
                 c = just_claim[j]
-                if support[c] == j and c not in seen and active[c]:
+                if support[c] == j and c not in seen:  # inactive nodes have no pointer
                     seen.add(c)
                     region.append(c)
         return region
@@ -314,14 +315,15 @@ class SupportState:
     def plan_retract(self, roots: Iterable[int]) -> Plan:
         """Block ``roots`` (evidence or claims): the retired nodes and the new pointers.
 
-        Phase 1 walks the support region in increasing rank (a claim's rank exceeds the
-        ranks of its pointer's antecedents). A claim whose pointer broke keeps its rank and
-        switches to another justification when one has all antecedents active, not out, and
-        of lower rank: by the time the claim is reached every lower-ranked node is final, so
-        the switch is well-founded and its dependents are left alone. Claims with no such
-        justification go *out*, and so do their pointer dependents in turn.
-        Phase 2 re-derives the out claims from outside support with
-        :func:`theory.fixpoint.rederive` (so a loop of out claims never keeps itself alive).
+        ``Z`` is the support region (:meth:`support_region`): every active claim whose pointer
+        derivation passes through a root. An active node outside ``Z`` is unaffected: its
+        whole pointer derivation avoids the roots. Phase 1 visits the claims whose pointer
+        lost an antecedent, lowest rank first (a heuristic: supports before their users). Such
+        a claim *switches* to another justification whose antecedents are all outside ``Z``
+        or already switched, which is a well-founded derivation (by induction on the order of
+        switching), and then its dependents are left alone; otherwise it goes *out* and its
+        pointer dependents are visited. Phase 2 re-derives the out claims from outside support
+        with :func:`theory.fixpoint.rederive` (so a loop of out claims is never kept).
         """
         roots = tuple(dict.fromkeys(roots))
         index = self.index
@@ -329,23 +331,24 @@ class SupportState:
         just_claim, just_antecedents = index.just_claim, index.just_antecedents
         watchers, justs_of = index.watchers, index.justs_of
         root_set = set(roots)
+        region = set(self.support_region(roots))
         heap = [(rank[r], r) for r in roots if active[r]]
         heapify(heap)
         queued = {r for _, r in heap}
         out: list[int] = []
         out_set: set[int] = set()
         switched: dict[int, int] = {}
-        visited: list[int] = []
+        visited = 0
         while heap:
-            level, c = heappop(heap)
-            visited.append(c)
+            _, c = heappop(heap)
+            visited += 1
             if c not in root_set:
                 current = support[c]
                 for j in justs_of[c]:
                     if j == current:
                         continue
                     for a in just_antecedents[j]:
-                        if not active[a] or a in out_set or rank[a] >= level:
+                        if not active[a] or (a in region and a not in switched):
                             break
                     else:
                         switched[c] = j
@@ -364,10 +367,12 @@ class SupportState:
             after[n] = 0
         derived = rederive(index, after, [n for n in out if n not in root_set])
         supports, ranks = self._supports_in_order(after, derived)
-        supports.update(switched)
+        for c, j in switched.items():
+            supports[c] = j
+            ranks[c] = 1 + max((ranks.get(a, rank[a]) for a in just_antecedents[j]), default=0)
         deactivated = tuple(n for n in out if not after[n])
-        return Plan(blocked=roots, region=tuple(visited), deactivated=deactivated,
-                    supports=supports, ranks=ranks)
+        return Plan(blocked=roots, region=len(region) + len(root_set - region), visited=visited,
+                    deactivated=deactivated, supports=supports, ranks=ranks)
 
     def plan_extend(self, seeds: Iterable[int] = (), unblock: Iterable[int] = ()) -> Plan:
         """Unblock ``unblock`` (one block each) and re-derive from ``seeds``; the fixpoint grows.
@@ -412,7 +417,7 @@ class SupportState:
                     frontier.append(c)
         derived = rederive(index, after, region)
         supports, ranks = self._supports_in_order(after, derived)
-        return Plan(unblocked=unblock, region=tuple(base + region),
+        return Plan(unblocked=unblock, region=len(base) + len(region), visited=len(region),
                     activated=tuple(base) + tuple(derived), supports=supports, ranks=ranks)
 
     # --- applying ---------------------------------------------------------------------------
@@ -461,8 +466,6 @@ class SupportState:
                 continue
             if not all(self.active[a] for a in index.just_antecedents[j]):
                 problems.append(f"support pointer of {index.ids[n]!r} is not intact")
-            elif any(self.rank[a] >= self.rank[n] for a in index.just_antecedents[j]):
-                problems.append(f"rank of {index.ids[n]!r} does not exceed its support's ranks")
         if not problems:
             for n in range(index.size):
                 if self.active[n] and not index.is_evidence[n] and n not in depth:
