@@ -6,11 +6,13 @@ inactive, plus, for every active claim, a support pointer: the justification tha
 it. Pointers follow a derivation order, so they form a well-founded (acyclic) graph, as in
 Doyle's JTMS.
 
-- Retraction (an audit blocks roots R): the *region* is R plus every active claim whose
-  pointer passes, transitively, through R. Every active node outside the region is
-  well-founded without it, which is exactly the precondition of
-  :func:`theory.fixpoint.rederive`; the region is re-derived from outside support (a loop in
-  the region never keeps itself alive) and the rest of the memory is never visited.
+- Retraction (an audit blocks roots R): the *support region* Z is R plus every active claim
+  whose pointer passes, transitively, through R; every active node outside Z is unaffected.
+  Claims that lost a pointer antecedent switch to another justification resting outside Z
+  (or on claims that already switched) when they have one; the others go out, and only their
+  dependents are examined further. The out claims are then re-derived from outside support
+  by :func:`theory.fixpoint.rederive` (a loop never keeps itself alive). The rest of the
+  memory is never visited.
 - Extension (unblocking roots, adding nodes or justifications): the fixpoint only grows;
   the region is the inactive, unblocked nodes reachable from the seeds through inactive
   nodes, again re-derived by :func:`rederive`.
