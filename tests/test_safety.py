@@ -42,7 +42,12 @@ def test_every_witness_separates_the_rules(structure):
 def test_capped_enumeration_keeps_kinds_and_survivors_exact(structure):
     full = check_structure(structure)
     capped = check_structure(structure, max_justifications=1)
-    for a, b in zip(full.claims, capped.claims):
+    sat_capped = check_structure(structure, max_justifications=1, label_budget=0)  # forces the SAT path
+    sat_full = check_structure(structure, label_budget=0)
+    assert [(c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in sat_full.claims] == [
+        (c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in full.claims
+    ]
+    for a, b in list(zip(full.claims, capped.claims)) + list(zip(full.claims, sat_capped.claims)):
         assert a.influence_safe == b.influence_safe
         assert [(v.kind, v.audit) for v in a.violations] == [(v.kind, v.audit) for v in b.violations]
         for v in b.violations:

@@ -34,6 +34,7 @@ class JustificationEnumerator:
         self.pool = IDPool()
         self.var = {e: self.pool.id(("x", e)) for e in self.variables}
         self.encoding = encode(circuit, root, self.pool, self.var.__getitem__, positive=True)
+        self._relevance = None
 
     @classmethod
     def for_claim(
@@ -54,19 +55,24 @@ class JustificationEnumerator:
             return None
         solver = Solver(name=self.solver_name, bootstrap_with=self.encoding.clauses)
         solver.add_clause([self.encoding.root])
+        solver.set_phases([-v for v in self.var.values()])  # prefer small models
         return solver
 
     def _true_evidence(self, model: list[int]) -> set[str]:
         return {e for e, v in self.var.items() if model[v - 1] > 0}
 
     def _shrink(self, solver: Solver, found: set[str], fixed_off: Iterable[str] = ()) -> frozenset[str]:
-        """Shrink a true set to a minimal one, asking SAT for a strictly smaller true subset."""
-        fixed_off = list(fixed_off)
+        """Shrink a true set to a minimal one by asking for a strictly smaller true subset.
+
+        The request is a clause guarded by a fresh selector, retired after the call. With
+        the solver's phases set to prefer absent evidence, models are usually minimal
+        already, so this is typically one UNSAT call per justification.
+        """
+        off = [-self.var[e] for e in fixed_off if e in self.var]
         while found:
             selector = self.pool.id(("shrink", len(self.pool.obj2id)))
             solver.add_clause([-selector] + [-self.var[e] for e in found])
-            assumptions = [selector] + [-self.var[e] for e in self.variables if e not in found]
-            assumptions += [-self.var[e] for e in fixed_off if e in self.var]
+            assumptions = [selector] + [-self.var[e] for e in self.variables if e not in found] + off
             smaller = solver.solve(assumptions=assumptions)
             model = solver.get_model() if smaller else None
             solver.add_clause([-selector])
@@ -108,24 +114,47 @@ class JustificationEnumerator:
     def is_relevant(self, item: str) -> bool:
         """Whether ``item`` lies in some minimal justification.
 
-        Exactly when some X without ``item`` has f(X) false and f(X + item) true: two copies
-        of the circuit sharing the other evidence variables, one encoded positively (root
-        true, ``item`` on) and one negatively (root false, ``item`` off).
+        Exactly when some X without ``item`` has f(X) false and f(X + item) true. One
+        incremental solver per claim holds two copies of the circuit sharing the evidence
+        variables x: an "on" copy (root true) whose inputs are x OR s and an "off" copy (root
+        false) whose inputs are x AND NOT s, where s are per-item selectors; a query assumes
+        the selector of ``item`` and no other.
         """
         if item not in self.var or isinstance(self.encoding.root, bool):
             return False
-        on = encode(self.circuit, self.root, self.pool,
-                    lambda e: True if e == item else self.var[e], positive=True, tag="on")
-        off = encode(self.circuit, self.root, self.pool,
-                     lambda e: False if e == item else self.var[e], positive=False, tag="off")
-        if on.root is False or off.root is True:
+        if self._relevance is None:
+            self._relevance = self._relevance_solver()
+        solver, selectors = self._relevance
+        if solver is None:
             return False
-        with Solver(name=self.solver_name, bootstrap_with=on.clauses + off.clauses) as solver:
-            if on.root is not True:
-                solver.add_clause([on.root])
-            if off.root is not False:
-                solver.add_clause([-off.root])
-            return solver.solve()
+        assumptions = [selectors[e] if e == item else -selectors[e] for e in self.variables]
+        return solver.solve(assumptions=assumptions)
+
+    def _relevance_solver(self):
+        pool = self.pool
+        selectors = {e: pool.id(("s", e)) for e in self.variables}
+        on_input = {e: pool.id(("on-in", e)) for e in self.variables}
+        off_input = {e: pool.id(("off-in", e)) for e in self.variables}
+        on = encode(self.circuit, self.root, pool, on_input.__getitem__, positive=True, tag="on")
+        off = encode(self.circuit, self.root, pool, off_input.__getitem__, positive=False, tag="off")
+        if on.root is False or off.root is True:
+            return None, selectors
+        clauses = on.clauses + off.clauses
+        for e in self.variables:
+            x, s = self.var[e], selectors[e]
+            clauses.append([-on_input[e], x, s])    # on-input  <=  x OR s
+            clauses.append([-x, s, off_input[e]])   # off-input >=  x AND NOT s
+        solver = Solver(name=self.solver_name, bootstrap_with=clauses)
+        if on.root is not True:
+            solver.add_clause([on.root])
+        if off.root is not False:
+            solver.add_clause([-off.root])
+        return solver, selectors
+
+    def close(self) -> None:
+        if self._relevance is not None and self._relevance[0] is not None:
+            self._relevance[0].delete()
+        self._relevance = None
 
 
 def minimal_justifications(
@@ -133,7 +162,22 @@ def minimal_justifications(
     claim: str,
     limit: int | None = None,
     solver: str = DEFAULT_SOLVER,
+    method: str = "auto",
+    label_budget: int = 64,
 ) -> frozenset[frozenset[str]]:
-    """The minimal justifications of ``claim`` (at most ``limit`` of them when given)."""
+    """The minimal justifications of ``claim`` (at most ``limit`` of them when given).
+
+    ``method``: ``"sat"`` (the solver core), ``"labels"`` (bottom-up antichain algebra,
+    :mod:`theory.labels`), or ``"auto"``: labels while every intermediate label stays
+    within ``label_budget`` sets (cheap small cases), SAT otherwise. All are exact.
+    """
+    if method not in ("auto", "sat", "labels"):
+        raise ValueError(f"unknown method {method!r}")
+    if method != "sat" and limit is None:
+        from theory.labels import label_of
+
+        labels = label_of(structure, claim, budget=label_budget if method == "auto" else 10**9)
+        if labels is not None:
+            return labels
     enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver)
     return frozenset(islice(enumerator, limit))

@@ -32,6 +32,7 @@ from theory.formula import compile_support
 from theory.graphalgo import is_cyclic_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.justifications import JustificationEnumerator
+from theory.labels import all_labels
 from theory.structure import SupportStructure
 
 ALTERNATIVE_SUPPORT = "alternative_support"
@@ -162,24 +163,41 @@ def check_structure(
     *,
     max_justifications: int | None = 64,
     certificates: bool = True,
+    label_budget: int = 256,
     progress: Callable[[int], None] | None = None,
 ) -> SafetyReport:
     """Check every claim (or the given ones) for influence-safety.
 
     ``max_justifications`` caps the minimal justifications listed per unsafe claim
     (``minimal_justifications_complete`` says whether the list is whole); violation kinds
-    and surviving justifications stay exact regardless (SAT queries). With
-    ``certificates=False`` only the verdicts and witness audits are computed.
+    and surviving justifications stay exact regardless. Certificates come from the label
+    algebra where labels stay within ``label_budget`` sets, from the SAT core otherwise.
+    With ``certificates=False`` only the verdicts and witness audits are computed.
     ``progress(k)`` is called after each k claims checked.
     """
     index = index_of(structure)
     facts = verdicts(index)
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
-    unsafe = [c for c in wanted if facts.unsafe_bits(index.number[c])]
-    compiled = compile_support(structure, unsafe) if (certificates and unsafe) else None
+    unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
+    labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
+    sat_claims = [index.ids[n] for n in unsafe if labels.get(n) is None]
+    compiled = compile_support(structure, sat_claims) if (certificates and sat_claims) else None
     reports = []
     for claim in wanted:
-        reports.append(_report(structure, index, facts, claim, compiled, max_justifications, certificates))
+        n = index.number[claim]
+        if not facts.active[n]:
+            report = ClaimReport(claim, False, True, (), frozenset())
+        elif not facts.unsafe_bits(n):
+            report = ClaimReport(claim, True, True, (), frozenset([_bits_to_ids(index, facts.critical[n])]))
+        elif not certificates:
+            witnesses = sorted(_bits_to_ids(index, facts.unsafe_bits(n)))
+            report = ClaimReport(claim, True, False, tuple(Violation("", frozenset([e]), None) for e in witnesses),
+                                 frozenset(), False)
+        elif labels.get(n) is not None:
+            report = _report_from_label(index, facts, claim, labels[n], max_justifications)
+        else:
+            report = _report_from_sat(index, facts, claim, compiled, max_justifications)
+        reports.append(report)
         if progress is not None:
             progress(1)
     return SafetyReport(all(r.influence_safe for r in reports), tuple(reports))
@@ -190,32 +208,40 @@ def check_claim(structure: SupportStructure, claim: str, **options) -> ClaimRepo
     return check_structure(structure, [claim], **options).claims[0]
 
 
-def _report(structure, index, facts, claim, compiled, max_justifications, certificates) -> ClaimReport:
-    n = index.number[claim]
-    if not facts.active[n]:
-        return ClaimReport(claim, False, True, (), frozenset())
-    bad = facts.unsafe_bits(n)
-    if not bad:
-        only = _bits_to_ids(index, facts.critical[n])
-        return ClaimReport(claim, True, True, (), frozenset([only]))
-    witnesses = sorted(_bits_to_ids(index, bad))
-    if not certificates:
-        violations = tuple(Violation("", frozenset([e]), None) for e in witnesses)
-        return ClaimReport(claim, True, False, violations, frozenset(), False)
+def _ordered(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
+    return sorted(sets, key=lambda s: (len(s), sorted(s)))
+
+
+def _report_from_label(index, facts, claim, label, max_justifications) -> ClaimReport:
+    """Certificates from a complete label: kinds and survivors are lookups."""
+    everything = _ordered(_bits_to_ids(index, bits) for bits in label)
+    relevant = frozenset().union(*everything) if everything else frozenset()
+    violations = []
+    for e in sorted(_bits_to_ids(index, facts.unsafe_bits(index.number[claim]))):
+        kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
+        survivor = next((s for s in everything if e not in s), None)
+        violations.append(Violation(kind, frozenset([e]), survivor))
+    complete = max_justifications is None or len(everything) <= max_justifications
+    listed = everything if complete else everything[:max_justifications]
+    return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
+
+
+def _report_from_sat(index, facts, claim, compiled, max_justifications) -> ClaimReport:
+    """Certificates from the SAT core: enumerate up to the cap, then exact queries."""
     enumerator = JustificationEnumerator(compiled.circuit, compiled.root(claim))
     listed = list(islice(enumerator, None if max_justifications is None else max_justifications + 1))
     complete = max_justifications is None or len(listed) <= max_justifications
-    if not complete:
-        listed = listed[:max_justifications]
-    ordered = sorted(listed, key=lambda s: (len(s), sorted(s)))
-    relevant = frozenset().union(*ordered) if ordered else frozenset()
+    ordered = _ordered(listed if complete else listed[:max_justifications])
+    known = _ordered(listed)
+    relevant = frozenset().union(*known) if known else frozenset()
     violations = []
-    for e in witnesses:
+    for e in sorted(_bits_to_ids(index, facts.unsafe_bits(index.number[claim]))):
+        survivor = next((s for s in known if e not in s), None)
         if complete:
             kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
-            survivor = next((s for s in ordered if e not in s), None)
         else:
             kind = ALTERNATIVE_SUPPORT if (e in relevant or enumerator.is_relevant(e)) else REDUNDANT_INFLUENCE
-            survivor = next((s for s in ordered if e not in s), None) or enumerator.surviving([e])
+            survivor = survivor or enumerator.surviving([e])
         violations.append(Violation(kind, frozenset([e]), survivor))
+    enumerator.close()
     return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), complete)

@@ -1,0 +1,235 @@
+"""`jtms supports`, `jtms revise`, `jtms check`: the theory core on a graph file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from jtms.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from theory.errors import InputError
+from theory.graphfile import load_graph
+from theory.justifications import JustificationEnumerator
+from theory.revision import RULES, revise
+from theory.safety import SafetyReport, check_structure
+
+EXIT_OK, EXIT_VIOLATION = 0, 1
+
+
+def _id_list(text: str) -> list[str]:
+    ids = [part.strip() for part in text.split(",") if part.strip()]
+    if not ids:
+        raise argparse.ArgumentTypeError("expected one or more ids separated by commas")
+    return ids
+
+
+def register(subparsers) -> None:
+    formatter = argparse.RawDescriptionHelpFormatter
+
+    supports = subparsers.add_parser(
+        "supports",
+        help="list the minimal justifications of a claim",
+        formatter_class=formatter,
+        description=(
+            "List the minimal justifications of CLAIM: the minimal sets of evidence that\n"
+            "make it active (its ATMS label), enumerated by SAT. Support loops never count\n"
+            "as a justification.\n\n"
+            "example:\n  jtms supports examples/or_world.json --claim claim --json"
+        ),
+    )
+    supports.add_argument("graph", metavar="GRAPH", help="graph file (DESIGN.md section 4 format)")
+    supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
+    supports.add_argument("--limit", type=int, default=None, metavar="N", help="stop after N justifications")
+    supports.add_argument("--formula", action="store_true", help="also print the support formula (sympy DNF)")
+    supports.add_argument("--json", action="store_true", help="machine output")
+    supports.set_defaults(func=run_supports)
+
+    revise_parser = subparsers.add_parser(
+        "revise",
+        help="apply a revision rule to an audit",
+        formatter_class=formatter,
+        description=(
+            "Invalidate the audited nodes and report what each rule retires.\n\n"
+            "  exact      retire exactly the claims left with no intact justification\n"
+            "  influence  retire everything downstream of the audit (over-revision)\n"
+            "  none       retire only the audited nodes (under-revision)\n\n"
+            "example:\n  jtms revise examples/or_world.json --audit a --rule exact"
+        ),
+    )
+    revise_parser.add_argument("graph", metavar="GRAPH", help="graph file")
+    revise_parser.add_argument("--audit", required=True, type=_id_list, metavar="ID[,ID...]",
+                               help="node ids to invalidate (evidence or claims)")
+    revise_parser.add_argument("--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)")
+    revise_parser.add_argument("--json", action="store_true", help="machine output")
+    revise_parser.set_defaults(func=run_revise)
+
+    check = subparsers.add_parser(
+        "check",
+        help="check which claims are influence-safe (exit 1 if any is not)",
+        formatter_class=formatter,
+        description=(
+            "A claim is influence-safe when retiring everything downstream of an audit\n"
+            "(influence) agrees with exact revision for every audit of evidence. That holds\n"
+            "iff the claim has a unique minimal justification and no other evidence reaches\n"
+            "it. Each unsafe claim gets its violations: a one-item witness audit {e} that\n"
+            "influence would retire it for, and the justification that survives. Kinds:\n"
+            "  alternative_support  e is in one minimal justification, another survives\n"
+            "  redundant_influence  e reaches the claim only through a redundant justification\n\n"
+            "Exit code 0 when every claim is safe, 1 otherwise, 2 on bad input.\n\n"
+            "example:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json"
+        ),
+    )
+    check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file")
+    check.add_argument("--claim", type=_id_list, metavar="ID[,ID...]", help="check only these claims")
+    check.add_argument("--max-justifications", type=int, default=64, metavar="N",
+                       help="list at most N minimal justifications per unsafe claim (default 64; 0 = all)")
+    check.add_argument("--summary", action="store_true",
+                       help="verdicts and witness audits only, no certificates (fastest on large graphs)")
+    check.add_argument("--json", action="store_true", help="machine output")
+    check.set_defaults(func=run_check)
+
+
+def run_supports(args) -> int:
+    structure = load_graph(args.graph)
+    try:
+        claim = structure.require_claim(args.claim)
+    except InputError as error:
+        raise error.with_source(args.graph) from None
+    enumerator = JustificationEnumerator.for_claim(structure, claim)
+    found = []
+    for justification in enumerator:
+        found.append(justification)
+        if args.limit is not None and len(found) >= args.limit:
+            break
+    payload = {"claim": claim, "minimal_justifications": sorted_sets(found)}
+    if args.json:
+        print_json(payload)
+        return EXIT_OK
+    out = console()
+    rows = [(i + 1, format_set(s), len(s)) for i, s in enumerate(payload["minimal_justifications"])]
+    out.print(table(f"Minimal justifications of {claim}", ["#", "evidence", "size"], rows))
+    if not rows:
+        out.print(f"{claim} has no justification: it is never active.")
+    if args.formula:
+        import sympy
+
+        from theory.formula import to_sympy
+
+        expression = to_sympy(enumerator.circuit, enumerator.root)
+        out.print(f"f_{claim} = {sympy.simplify_logic(expression, form='dnf')}")
+    return EXIT_OK
+
+
+def run_revise(args) -> int:
+    structure = load_graph(args.graph)
+    try:
+        result = revise(structure, args.audit, args.rule)
+    except InputError as error:
+        raise error.with_source(args.graph) from None
+    payload = {
+        "rule": result.rule,
+        "audit": sorted_ids(result.audit),
+        "retired": sorted_ids(result.retired),
+        "active": sorted_ids(result.active),
+    }
+    if args.json:
+        print_json(payload)
+        return EXIT_OK
+    out = console()
+    out.print(f"rule [bold]{result.rule}[/bold], audit {format_set(result.audit)}")
+    rows = [(node, structure.kind(node).value, "retired") for node in payload["retired"]]
+    rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
+    out.print(table("State after the audit", ["node", "kind", "status"], rows))
+    return EXIT_OK
+
+
+def report_payload(report: SafetyReport) -> dict:
+    return {
+        "influence_safe": report.influence_safe,
+        "claims": [
+            {
+                "id": claim.id,
+                "active": claim.active,
+                "minimal_justifications": sorted_sets(claim.minimal_justifications),
+                "minimal_justifications_complete": claim.minimal_justifications_complete,
+                "influence_safe": claim.influence_safe,
+                "violations": [
+                    {
+                        "kind": violation.kind or None,
+                        "audit": sorted_ids(violation.audit),
+                        "surviving_justification": (
+                            None if violation.surviving_justification is None
+                            else sorted_ids(violation.surviving_justification)
+                        ),
+                    }
+                    for violation in claim.violations
+                ],
+            }
+            for claim in sorted(report.claims, key=lambda c: c.id)
+        ],
+    }
+
+
+def print_report(report: SafetyReport, title: str) -> None:
+    out = console()
+    claims = sorted(report.claims, key=lambda c: c.id)
+    rows = []
+    for claim in claims:
+        if not claim.active:
+            rows.append((claim.id, "inactive", "safe", "-"))
+            continue
+        listed = ", ".join(format_set(s) for s in sorted_sets(claim.minimal_justifications))
+        if not claim.minimal_justifications_complete:
+            listed = (listed + ", ..." if listed else "(not computed: --summary)")
+        rows.append((claim.id, "active", "safe" if claim.influence_safe else "UNSAFE", listed))
+    out.print(table(title, ["claim", "state", "influence", "minimal justifications"], rows))
+    violations = [
+        (claim.id, v.kind or "unsafe", format_set(v.audit),
+         "-" if v.surviving_justification is None else format_set(v.surviving_justification))
+        for claim in claims
+        for v in claim.violations
+    ]
+    if violations:
+        out.print(table("Violations (influence retires the claim, exact keeps it)",
+                        ["claim", "kind", "witness audit", "surviving justification"], violations))
+    unsafe = len(report.unsafe)
+    verdict = "influence-safe" if report.influence_safe else f"NOT influence-safe: {unsafe} unsafe claim(s)"
+    out.print(f"{len(report.claims)} claim(s) checked: {verdict}")
+
+
+def run_check(args) -> int:
+    if getattr(args, "db", None):
+        from jtms.commands import _db_structure  # provided by the memory store
+
+        structure, source = _db_structure(args.db), args.db
+    elif args.graph:
+        structure, source = load_graph(args.graph), args.graph
+    else:
+        raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
+    limit = None if args.max_justifications == 0 else args.max_justifications
+    if limit is not None and limit < 0:
+        raise InputError("--max-justifications must be >= 0")
+    started = time.perf_counter()
+    claims = args.claim
+    total = len(claims) if claims else len(structure.claims)
+    show_progress = not args.json and sys.stderr.isatty() and total > 2000
+    try:
+        if show_progress:
+            with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=console().__class__(stderr=True), transient=True) as bar:
+                task = bar.add_task("check", total=total)
+                report = check_structure(structure, claims, max_justifications=limit, certificates=not args.summary,
+                                         progress=lambda k: bar.advance(task, k))
+        else:
+            report = check_structure(structure, claims, max_justifications=limit, certificates=not args.summary)
+    except InputError as error:
+        raise error.with_source(source) from None
+    if args.json:
+        payload = report_payload(report)
+        payload["seconds"] = round(time.perf_counter() - started, 6)
+        print_json(payload)
+    else:
+        print_report(report, f"Influence-safety of {source}")
+    return EXIT_OK if report.influence_safe else EXIT_VIOLATION

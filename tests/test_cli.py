@@ -1,0 +1,118 @@
+"""The CLI contract of DESIGN.md section 4: JSON keys, exit codes, one-line errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jtms.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_check_and_world_is_safe(capsys):
+    code, out, _ = run(capsys, "check", EXAMPLES / "and_world.json", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["influence_safe"] is True
+    assert payload["claims"][0]["minimal_justifications"] == [["a", "b"]]
+
+
+def test_check_or_world_reports_violations(capsys):
+    code, out, _ = run(capsys, "check", EXAMPLES / "or_world.json", "--json")
+    assert code == 1
+    (claim,) = json.loads(out)["claims"]
+    assert set(claim) >= {"id", "minimal_justifications", "influence_safe", "violations"}
+    assert claim["violations"] == [
+        {"kind": "alternative_support", "audit": ["a"], "surviving_justification": ["b"]},
+        {"kind": "alternative_support", "audit": ["b"], "surviving_justification": ["a"]},
+    ]
+
+
+def test_check_table_output(capsys):
+    code, out, _ = run(capsys, "check", EXAMPLES / "or_world.json")
+    assert code == 1
+    assert "alternative_support" in out and "NOT influence-safe" in out
+
+
+def test_supports_json(capsys):
+    code, out, _ = run(capsys, "supports", EXAMPLES / "or_world.json", "--claim", "claim", "--json")
+    assert code == 0
+    assert json.loads(out) == {"claim": "claim", "minimal_justifications": [["a"], ["b"]]}
+
+
+@pytest.mark.parametrize(
+    "rule,retired,active",
+    [("exact", ["a"], ["b", "claim"]), ("influence", ["a", "claim"], ["b"]), ("none", ["a"], ["b", "claim"])],
+)
+def test_revise_json(capsys, rule, retired, active):
+    code, out, _ = run(capsys, "revise", EXAMPLES / "or_world.json", "--audit", "a", "--rule", rule, "--json")
+    assert code == 0
+    assert json.loads(out) == {"rule": rule, "audit": ["a"], "retired": retired, "active": active}
+
+
+BAD_GRAPHS = {
+    "malformed": ('{"nodes": [', "malformed JSON"),
+    "duplicate": (
+        {"nodes": [{"id": "a", "kind": "evidence"}, {"id": "a", "kind": "claim"}], "justifications": []},
+        "node 'a': duplicate id",
+    ),
+    "unknown_antecedent": (
+        {"nodes": [{"id": "c", "kind": "claim"}], "justifications": [{"claim": "c", "antecedents": ["ghost"]}]},
+        "node 'ghost': unknown antecedent",
+    ),
+    "unknown_claim": (
+        {"nodes": [{"id": "e", "kind": "evidence"}], "justifications": [{"claim": "ghost", "antecedents": ["e"]}]},
+        "node 'ghost': justification for an unknown claim",
+    ),
+    "justified_evidence": (
+        {"nodes": [{"id": "e", "kind": "evidence"}, {"id": "f", "kind": "evidence"}],
+         "justifications": [{"claim": "e", "antecedents": ["f"]}]},
+        "node 'e': evidence cannot have a justification",
+    ),
+    "wrong_kind": ({"nodes": [{"id": "e", "kind": "belief"}]}, "node 'e': kind must be 'evidence' or 'claim'"),
+    "not_an_object": ([1, 2], "top level must be an object"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_GRAPHS))
+@pytest.mark.parametrize("command", [["check"], ["supports", "--claim", "c"], ["revise", "--audit", "e"]])
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, case, command):
+    content, expected = BAD_GRAPHS[case]
+    path = tmp_path / f"{case}.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    code, out, err = run(capsys, command[0], path, *command[1:])
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and str(path) in err and expected in err
+
+
+@pytest.mark.parametrize(
+    "argv,expected",
+    [
+        (["supports", "{and}", "--claim", "ghost"], "node 'ghost': unknown claim"),
+        (["supports", "{and}", "--claim", "a"], "node 'a': is evidence, expected a claim"),
+        (["revise", "{and}", "--audit", "a,ghost"], "node 'ghost': unknown audit id"),
+        (["check", "{and}", "--claim", "ghost"], "node 'ghost': unknown claim"),
+        (["check", "{missing}"], "no such file"),
+    ],
+)
+def test_bad_ids_exit_2(capsys, argv, expected):
+    replace = {"{and}": str(EXAMPLES / "and_world.json"), "{missing}": "/nonexistent/graph.json"}
+    code, out, err = run(capsys, *[replace.get(a, a) for a in argv])
+    assert code == 2 and out == "" and expected in err and err.count("\n") == 1
+
+
+def test_console_script_entry_point_usage_error():
+    result = subprocess.run([sys.executable, "-m", "jtms", "revise"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "--audit" in result.stderr
