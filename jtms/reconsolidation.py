@@ -50,11 +50,17 @@ class AuditResult:
     audit_id: int | None
     roots: tuple[str, ...]
     retired: frozenset[str]          # active before, inactive after (roots included)
-    rederived: frozenset[str]        # lost their support but re-derived from another
-    region: int                      # nodes the audit visited
+    region: int                      # size of the support region the audit examined
     seconds: float                   # planning + commit (+ applying), wall clock
     reason: str = ""
     reviewer: str | None = None
+    _rederived: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    _ids: Sequence[str] = field(default=(), repr=False, compare=False)
+
+    @property
+    def rederived(self) -> frozenset[str]:
+        """Claims that lost their support pointer but stay active, on another justification."""
+        return frozenset(self._ids[n] for n in self._rederived)
 
 
 @dataclass(frozen=True)
@@ -490,9 +496,10 @@ class Memory:
 
     def _result(self, audit_id, ids, plan: Plan, loaded: _Loaded, started: float,
                 reason: str, reviewer: str | None) -> AuditResult:
-        names = loaded.index.names
-        return AuditResult(audit_id, ids, names(plan.deactivated), names(plan.rederived),
-                           plan.region, time.perf_counter() - started, reason, reviewer)
+        index = loaded.index
+        return AuditResult(audit_id, ids, index.names(plan.deactivated), plan.region,
+                           time.perf_counter() - started, reason, reviewer,
+                           plan.rederived, index.ids)
 
     def kept(self, roots: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
         """Downstream claims of ``roots`` that are active now, each with its intact justification."""

@@ -453,14 +453,17 @@ class SupportState:
             if old != NO_SUPPORT:
                 for a in ants[old]:
                     dependents[a].discard(n)
-            support[n] = NO_SUPPORT
+                support[n] = NO_SUPPORT
             rank[n] = NO_RANK
+        is_evidence = self.index.is_evidence
         for n in plan.activated:
             active[n] = 1
-            if self.index.is_evidence[n]:
+            if is_evidence[n]:
                 rank[n] = 0
         for c, j in plan.supports.items():
             old = support[c]
+            if old == j:
+                continue
             if old != NO_SUPPORT:
                 for a in ants[old]:
                     dependents[a].discard(c)
