@@ -1,0 +1,23 @@
+"""Exhaustive checks of the justification boundary over small universes.
+
+- :mod:`enumerations.monotone`: every monotone Boolean function of n <= 6 variables as
+  packed truth tables (Dedekind numbers 2, 3, 6, 20, 168, 7581, 7828354), and the n = 7 rows.
+- :mod:`enumerations.flat`: the vectorised word kernel comparing influence and exact revision
+  on every audit of every flat support function, and its shards.
+- :mod:`enumerations.reference`: the straightforward per-function check through
+  :mod:`theory.revision` (the oracle for the kernel).
+- :mod:`enumerations.graphs`: every small memory graph (cycles included), the brute-force
+  comparison of the rules against the influence-safety checker.
+- :mod:`enumerations.engine` / :mod:`enumerations.runs`: shards in this process, on local
+  processes or on Dask; whole runs and the measured n = 7 slice with its cost estimate.
+- :mod:`enumerations.mutants`: deliberately wrong rules the enumerations must catch.
+- :mod:`enumerations.plot`: the PNG report.
+
+This package imports :mod:`theory`, never :mod:`jtms`.
+"""
+
+from enumerations.flat import Counterexample, FlatTally, flat_shard, tally_n, tally_tables
+from enumerations.monotone import DEDEKIND, monotone_tables
+
+__all__ = ["Counterexample", "DEDEKIND", "FlatTally", "flat_shard", "monotone_tables", "tally_n",
+           "tally_tables"]

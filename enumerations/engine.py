@@ -1,0 +1,86 @@
+"""Running shards: in this process, on local worker processes, or on a Dask cluster.
+
+Every shard is a call ``function(*args)`` of a module-level function with picklable
+arguments that returns a picklable partial result, so the three engines run the same code.
+
+- ``serial``: in this process (the default, and what ``--workers 1`` means).
+- ``processes``: a :class:`concurrent.futures.ProcessPoolExecutor` with ``workers`` processes.
+- ``dask``: a :mod:`dask.distributed` client: an existing ``client``, a scheduler
+  ``address``, or (neither given) a ``LocalCluster`` of ``workers`` single-threaded processes
+  started and closed here.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+ENGINES = ("serial", "processes", "dask")
+
+
+@dataclass
+class Engine:
+    """A started engine; use :func:`start_engine` as a context manager."""
+
+    kind: str
+    workers: int
+    pool: Any = None      # ProcessPoolExecutor
+    client: Any = None    # dask.distributed.Client
+
+    def map(self, function: Callable, argument_lists: Sequence[tuple]) -> Iterator[Any]:
+        """Results of ``function(*args)`` for every args, in completion order."""
+        if self.kind == "serial" or not argument_lists:
+            for args in argument_lists:
+                yield function(*args)
+        elif self.kind == "processes":
+            futures = [self.pool.submit(function, *args) for args in argument_lists]
+            for future in as_completed(futures):
+                yield future.result()
+        else:
+            from dask.distributed import as_completed as dask_completed
+
+            futures = self.client.map(function, *zip(*argument_lists), pure=False)
+            for future in dask_completed(futures):
+                yield future.result()
+                future.release()
+
+
+@contextmanager
+def start_engine(kind: str = "serial", workers: int = 1, *, client: Any = None,
+                 address: str | None = None) -> Iterator[Engine]:
+    if kind not in ENGINES:
+        raise ValueError(f"unknown engine {kind!r} (choose from {', '.join(ENGINES)})")
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if kind == "serial":
+        yield Engine("serial", 1)
+    elif kind == "processes":
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield Engine("processes", workers, pool=pool)
+    else:
+        if client is not None:
+            yield Engine("dask", workers, client=client)
+            return
+        from dask.distributed import Client, LocalCluster
+
+        if address:
+            with Client(address) as remote:
+                yield Engine("dask", workers, client=remote)
+            return
+        # silence_logs: closing the cluster can log a harmless heartbeat error per worker
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, \
+                Client(cluster) as local:
+            yield Engine("dask", workers, client=local)
+
+
+def choose(workers: int, dask: bool) -> str:
+    """The engine a CLI invocation means: ``--dask`` wins, else processes when K > 1."""
+    if dask:
+        return "dask"
+    return "processes" if workers > 1 else "serial"

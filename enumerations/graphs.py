@@ -1,0 +1,378 @@
+"""Every small memory graph: the influence-safety checker against the brute force.
+
+A family ``(E, C, J)``: evidence ``e1..eE``, claims ``c1..cC`` and every set of at most ``J``
+distinct justifications ``c <- A`` with ``A`` any subset of the other nodes (evidence and
+claims, so support loops occur; an empty ``A`` makes a premise). A justification naming its
+own claim is left out: under the least fixpoint it never fires, and it adds no influence
+edge from evidence, so it changes no verdict. Graphs are checked once per isomorphism class
+(permuting evidence and claims preserves every verdict); ``graphs`` counts the labelled ones.
+
+For each graph and each claim the brute force, independent of the checker, compares
+``theory.revision.exact`` with ``theory.revision.influence`` on every audit of evidence
+(2**E audits), and computes the support function f_c(X) (c active when exactly the evidence
+X is present) on all 2**E sets, hence the minimal justifications. The checker
+(:func:`theory.safety.check_structure`) must agree claim by claim on the verdict, the
+minimal justifications, the witness audits, their kinds (``alternative_support`` when the
+audited evidence lies in some minimal justification, ``redundant_influence`` otherwise) and
+the surviving justification. The exact rule is injectable: with a deliberately wrong rule
+(:mod:`enumerations.mutants`) the enumeration reports disagreements.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import chain, combinations, permutations
+from math import comb
+
+import numpy as np
+
+from theory.fixpoint import active_state
+from theory.revision import RevisionRule
+from theory.revision import exact as theory_exact
+from theory.revision import influence as theory_influence
+from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
+from theory.structure import SupportStructure
+
+MAX_EXAMPLES = 10
+
+
+@dataclass(frozen=True)
+class GraphFamily:
+    evidence: int
+    claims: int
+    max_justifications: int
+
+    @classmethod
+    def default(cls) -> "GraphFamily":
+        # 3,469,497 graphs in 118,715 classes: about a minute of CPU (docs/enumerations.md)
+        return cls(3, 3, 4)
+
+    def resized(self, evidence=None, claims=None, max_justifications=None) -> "GraphFamily":
+        return GraphFamily(
+            self.evidence if evidence is None else evidence,
+            self.claims if claims is None else claims,
+            self.max_justifications if max_justifications is None else max_justifications,
+        )
+
+    @property
+    def names(self) -> list[str]:
+        return [f"e{i + 1}" for i in range(self.evidence)] + [f"c{k + 1}" for k in range(self.claims)]
+
+    def candidates(self) -> list[tuple[int, int]]:
+        """Every justification ``(claim number, antecedent mask over node numbers)``; node
+        numbers are evidence first, then claims."""
+        size = self.evidence + self.claims
+        result = []
+        for k in range(self.claims):
+            own = self.evidence + k
+            for mask in range(1 << size):
+                if not mask >> own & 1:
+                    result.append((own, mask))
+        return result
+
+    def labelled_count(self) -> int:
+        K = self.claims * 2 ** (self.evidence + self.claims - 1) if self.claims else 0
+        return sum(comb(K, m) for m in range(self.max_justifications + 1))
+
+    def to_dict(self) -> dict:
+        return {"evidence": self.evidence, "claims": self.claims,
+                "max_justifications": self.max_justifications}
+
+
+def _permutation_maps(family: GraphFamily, candidates: list[tuple[int, int]]) -> np.ndarray:
+    """For every permutation of evidence and of claims, the induced map on candidates (with
+    one extra padding index mapped to itself)."""
+    code = {c: i for i, c in enumerate(candidates)}
+    E, C = family.evidence, family.claims
+    maps = []
+    for pe in permutations(range(E)):
+        for pc in permutations(range(C)):
+            node = list(pe) + [E + x for x in pc]
+            row = []
+            for own, mask in candidates:
+                moved = 0
+                for i in range(E + C):
+                    if mask >> i & 1:
+                        moved |= 1 << node[i]
+                row.append(code[(node[own], moved)])
+            row.append(len(candidates))
+            maps.append(row)
+    return np.array(maps, dtype=np.int64)
+
+
+def iso_classes(family: GraphFamily) -> tuple[np.ndarray, np.ndarray, int]:
+    """Canonical representatives (rows of candidate indices, padded with ``K``), the size of
+    each class, and the number of labelled graphs."""
+    candidates = family.candidates()
+    K = len(candidates)
+    J = family.max_justifications
+    maps = _permutation_maps(family, candidates)
+    reps, sizes = [], []
+    labelled = 0
+    for m in range(J + 1):
+        count = comb(K, m)  # streamed into numpy: no list of millions of tuples
+        flat = np.fromiter(chain.from_iterable(combinations(range(K), m)), dtype=np.int64,
+                           count=count * m)
+        rows = flat.reshape(count, m)
+        labelled += len(rows)
+        padded = np.full((len(rows), J), K, dtype=np.int64)
+        padded[:, :m] = rows
+        best = np.empty(len(rows), dtype=np.int64)
+        for a in range(0, len(rows), 1 << 18):  # bounded temporaries
+            piece = padded[a:a + (1 << 18)]
+            low = _code(maps[0][piece], K)
+            for perm in maps[1:]:
+                np.minimum(low, _code(perm[piece], K), out=low)
+            best[a:a + len(piece)] = low
+        _, first, counts = np.unique(best, return_index=True, return_counts=True)
+        # one labelled member of each class (the first met) stands for it
+        reps.extend(padded[first])
+        sizes.extend(int(c) for c in counts)
+    return np.array(reps, dtype=np.int64).reshape(len(reps), J), np.array(sizes, dtype=np.int64), labelled
+
+
+def _code(rows: np.ndarray, K: int) -> np.ndarray:
+    """An int64 code of each row as a *set* of candidate indices (``K`` is padding)."""
+    J = rows.shape[1]
+    if K <= 62:  # a bitmask: order-free, no sort needed
+        code = np.zeros(len(rows), dtype=np.int64)
+        for col in range(J):
+            index = rows[:, col]
+            code |= np.where(index < K, np.left_shift(np.int64(1), np.minimum(index, 61)), 0)
+        return code
+    if (K + 1) ** J >= 2**63:
+        raise ValueError("family too large for an int64 canonical code")
+    ordered = np.sort(rows, axis=1)
+    code = np.zeros(len(rows), dtype=np.int64)
+    for col in range(J):
+        code = code * (K + 1) + ordered[:, col]
+    return code
+
+
+def build(family: GraphFamily, row, candidates=None) -> SupportStructure:
+    candidates = candidates or family.candidates()
+    names = family.names
+    pairs = []
+    for index in row:
+        if index >= len(candidates):
+            continue
+        own, mask = candidates[index]
+        pairs.append((names[own], [names[i] for i in range(len(names)) if mask >> i & 1]))
+    return SupportStructure.build(names[: family.evidence], names[family.evidence:], pairs)
+
+
+# --- brute force --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClaimTruth:
+    """What the definitions say about one claim, by exhaustion over evidence sets."""
+
+    active: bool
+    safe: bool                              # influence == exact on every evidence audit
+    minimal_justifications: frozenset[frozenset[str]]
+    witnesses: dict[str, str]               # evidence -> violation kind
+    first_disagreement: frozenset[str] | None
+
+
+def brute_force(structure: SupportStructure, exact: RevisionRule = theory_exact,
+                influence: RevisionRule = theory_influence) -> dict[str, ClaimTruth]:
+    evidence = sorted(structure.evidence)
+    subsets = [frozenset(e for i, e in enumerate(evidence) if bits >> i & 1)
+               for bits in range(1 << len(evidence))]
+    before = active_state(structure)
+    present = {x: active_state(structure, evidence=x) for x in subsets}
+    by_audit = {r: (exact(structure, r), influence(structure, r)) for r in subsets}
+    full = frozenset(evidence)
+    ancestors = _evidence_ancestors(structure)
+    truth = {}
+    for c in sorted(structure.claims):
+        true_sets = [x for x in subsets if c in present[x]]
+        minimal = frozenset(x for x in true_sets if not any(y < x for y in true_sets))
+        disagreement = next((r for r in subsets
+                             if (c in by_audit[r][0]) != (c in by_audit[r][1])), None)
+        relevant = frozenset().union(*minimal) if minimal else frozenset()
+        witnesses = {}
+        if c in before:
+            for e in sorted(ancestors[c]):
+                if c not in by_audit[frozenset([e])][0]:  # exact keeps c: influence retires it
+                    witnesses[e] = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
+        truth[c] = ClaimTruth(c in before, disagreement is None, minimal, witnesses, disagreement)
+        assert c in present[full] or c not in before
+    return truth
+
+
+def _evidence_ancestors(structure: SupportStructure) -> dict[str, frozenset[str]]:
+    parents: dict[str, set[str]] = {n: set() for n in structure.nodes}
+    for j in structure.justifications:
+        parents[j.claim] |= j.antecedents
+    result = {}
+    for c in structure.claims:
+        seen, stack = set(), [c]
+        while stack:
+            for p in parents[stack.pop()]:
+                if p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        result[c] = frozenset(seen & structure.evidence)
+    return result
+
+
+def _is_cyclic(structure: SupportStructure) -> bool:
+    consumers = structure.consumers
+    state: dict[str, int] = {}
+
+    def visit(n: str) -> bool:
+        state[n] = 1
+        for m in consumers[n]:
+            if state.get(m) == 1 or (m not in state and visit(m)):
+                return True
+        state[n] = 2
+        return False
+
+    return any(n not in state and visit(n) for n in sorted(structure.claims))
+
+
+# --- tallies ------------------------------------------------------------------------------
+@dataclass
+class GraphTally:
+    family: GraphFamily
+    graphs: int = 0           # labelled graphs covered
+    classes: int = 0          # isomorphism classes checked
+    cyclic_graphs: int = 0    # classes with a support loop
+    claims: int = 0
+    active_claims: int = 0
+    safe_claims: int = 0      # active and safe
+    unsafe_claims: int = 0
+    alternative_support: int = 0   # unsafe claims with an alternative_support violation
+    redundant_influence: int = 0   # unsafe claims with a redundant_influence violation
+    both_kinds: int = 0
+    violations: dict = field(default_factory=lambda: {ALTERNATIVE_SUPPORT: 0, REDUNDANT_INFLUENCE: 0})
+    disagreements: int = 0
+    examples: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time of the shards (the work, without contention)
+    classes_seconds: float = 0.0  # building the isomorphism classes (in the caller)
+
+    @property
+    def verdicts_agree(self) -> bool:
+        return self.disagreements == 0
+
+    def merge(self, other: "GraphTally") -> "GraphTally":
+        for name in ("graphs", "classes", "cyclic_graphs", "claims", "active_claims",
+                     "safe_claims", "unsafe_claims", "alternative_support",
+                     "redundant_influence", "both_kinds", "disagreements", "cpu_seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for kind, count in other.violations.items():
+            self.violations[kind] = self.violations.get(kind, 0) + count
+        self.examples.extend(other.examples[: max(0, MAX_EXAMPLES - len(self.examples))])
+        return self
+
+    def to_dict(self) -> dict:
+        return {
+            "family": self.family.to_dict(),
+            "graphs": self.graphs,
+            "classes": self.classes,
+            "cyclic_graphs": self.cyclic_graphs,
+            "claims": self.claims,
+            "active_claims": self.active_claims,
+            "safe_claims": self.safe_claims,
+            "unsafe_claims": self.unsafe_claims,
+            "alternative_support": self.alternative_support,
+            "redundant_influence": self.redundant_influence,
+            "both_kinds": self.both_kinds,
+            "violations": dict(sorted(self.violations.items())),
+            "verdicts_agree": self.verdicts_agree,
+            "disagreements": self.disagreements,
+            "examples": self.examples,
+            "seconds": round(self.seconds, 3),
+            "cpu_seconds": round(self.cpu_seconds, 3),
+            "classes_seconds": round(self.classes_seconds, 3),
+        }
+
+
+def _compare(structure, report, truth) -> list[str]:
+    """Differences between the checker's report and the brute force, one line each."""
+    problems = []
+    for claim in report.claims:
+        t = truth[claim.id]
+        if claim.active != t.active:
+            problems.append(f"{claim.id}: active {claim.active}, brute force {t.active}")
+        if claim.influence_safe != t.safe:
+            problems.append(f"{claim.id}: checker says influence_safe={claim.influence_safe}, "
+                            f"exhaustive comparison says {t.safe}"
+                            + (f" (audit {sorted(t.first_disagreement)})" if t.first_disagreement is not None else ""))
+        if t.active and claim.minimal_justifications_complete and \
+                claim.minimal_justifications != t.minimal_justifications:
+            problems.append(f"{claim.id}: minimal justifications differ")
+        got = {next(iter(v.audit)): v.kind for v in claim.violations}
+        if t.active and got != t.witnesses:
+            problems.append(f"{claim.id}: violations {got}, brute force {t.witnesses}")
+        for v in claim.violations:
+            e = next(iter(v.audit))
+            survivors = [s for s in t.minimal_justifications if e not in s]
+            if v.kind == ALTERNATIVE_SUPPORT and v.surviving_justification not in survivors:
+                problems.append(f"{claim.id}: surviving justification of {e} is not minimal")
+    return problems
+
+
+def graph_shard(family: GraphFamily, rows, sizes, exact: RevisionRule = theory_exact) -> GraphTally:
+    """Check the given class representatives (rows of candidate indices)."""
+    began, began_cpu = time.perf_counter(), time.thread_time()
+    tally = GraphTally(family)
+    candidates = family.candidates()
+    for row, size in zip(rows, sizes):
+        structure = build(family, row, candidates)
+        truth = brute_force(structure, exact=exact)
+        report = check_structure(structure)
+        tally.graphs += int(size)
+        tally.classes += 1
+        tally.cyclic_graphs += _is_cyclic(structure)
+        for claim in report.claims:
+            tally.claims += 1
+            t = truth[claim.id]
+            if not t.active:
+                continue
+            tally.active_claims += 1
+            if t.safe:
+                tally.safe_claims += 1
+                continue
+            tally.unsafe_claims += 1
+            kinds = set(t.witnesses.values())
+            tally.alternative_support += ALTERNATIVE_SUPPORT in kinds
+            tally.redundant_influence += REDUNDANT_INFLUENCE in kinds
+            tally.both_kinds += len(kinds) == 2
+            for kind in t.witnesses.values():
+                tally.violations[kind] += 1
+        problems = _compare(structure, report, truth)
+        if problems:
+            tally.disagreements += 1
+            if len(tally.examples) < MAX_EXAMPLES:
+                graph = "; ".join(f"{j.claim} <- {', '.join(sorted(j.antecedents)) or '(premise)'}"
+                                  for j in structure.justifications)
+                tally.examples.append(f"[{graph}] {problems[0]}")
+    tally.seconds = time.perf_counter() - began
+    tally.cpu_seconds = time.thread_time() - began_cpu
+    return tally
+
+
+Progress = Callable[[str, int, int], None]
+
+
+def run_graphs(family: GraphFamily, engine, *, exact: RevisionRule = theory_exact,
+               progress: Progress | None = None, shard_size: int = 250) -> GraphTally:
+    began = time.perf_counter()
+    reps, sizes, labelled = iso_classes(family)
+    classes_seconds = time.perf_counter() - began
+    if int(sizes.sum()) != labelled:
+        raise AssertionError("isomorphism classes do not cover the labelled graphs")
+    shards = [(family, reps[a:a + shard_size].tolist(), sizes[a:a + shard_size].tolist(), exact)
+              for a in range(0, len(reps), shard_size)]
+    total = GraphTally(family)
+    for part in engine.map(graph_shard, shards):
+        total.merge(part)
+        if progress:
+            progress("graphs", total.classes, len(reps))
+    total.seconds = time.perf_counter() - began
+    total.classes_seconds = classes_seconds
+    return total

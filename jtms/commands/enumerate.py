@@ -1,0 +1,233 @@
+"""``jtms enumerate``: exhaustive theorem enumerations (issue 3).
+
+Flat universes n = 0..N (every monotone support function, every audit), optionally the
+measured n = 7 slice with its full-run cost, and every small memory graph against the
+influence-safety checker. Table, ``--json``, ``--plot FILE``; shards run on ``--workers K``
+local processes or, with ``--dask``, on a Dask cluster (a local one unless
+``--dask-address`` names a scheduler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import contextmanager
+
+from rich.markup import escape
+
+from theory.errors import InputError
+
+from jtms.output import console, print_json, table
+
+EXIT_OK, EXIT_VIOLATION = 0, 1
+
+MUTANTS = ("forgetful", "unpropagated", "loop-keeping")
+MAX_LABELLED_GRAPHS = 20_000_000  # the class builder holds every labelled graph as a row
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "enumerate",
+        help="exhaustive theorem enumerations (flat universes, n=7 slice, memory graphs)",
+        description=(
+            "Check the justification boundary exhaustively: for every monotone support "
+            "function of n = 0..N evidence items and every audit, influence revision agrees "
+            "with exact revision iff the claim has a unique minimal justification. Exit 1 if "
+            "a counterexample is found."
+        ),
+    )
+    parser.add_argument("--max-n", type=int, default=6, metavar="N",
+                        help="largest n for the exhaustive flat run, 0..6 (default 6)")
+    parser.add_argument("--json", action="store_true", help="machine output")
+    parser.add_argument("--plot", metavar="FILE", help="save a PNG of counts and time per n")
+    parser.add_argument("--workers", type=int, default=1, metavar="K",
+                        help="local worker processes (default 1: in this process)")
+    parser.add_argument("--dask", action="store_true",
+                        help="run the shards on Dask (a LocalCluster of K workers)")
+    parser.add_argument("--dask-address", metavar="ADDR",
+                        help="with --dask: an existing scheduler, e.g. tcp://host:8786")
+    parser.add_argument("--n7-slice", type=int, default=0, metavar="ROWS",
+                        help="also check ROWS random n=7 shards and estimate the full run")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the n=7 slice (default 7)")
+    parser.add_argument("--graphs", action="store_true",
+                        help="also enumerate every small memory graph against `jtms check`")
+    parser.add_argument("--graph-evidence", type=int, default=None, metavar="E",
+                        help="graph enumeration: evidence nodes (default 3)")
+    parser.add_argument("--graph-claims", type=int, default=None, metavar="C",
+                        help="graph enumeration: claim nodes (default 3)")
+    parser.add_argument("--graph-justifications", type=int, default=None, metavar="J",
+                        help="graph enumeration: at most J justifications in total (default 4)")
+    parser.add_argument("--mutant", choices=MUTANTS, default=None,
+                        help="seeded mutation: replace exact revision by a deliberately wrong "
+                             "rule (the run must then report counterexamples)")
+    parser.set_defaults(func=run)
+
+
+@contextmanager
+def _progress(enabled: bool):
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(label: str, done: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=done)
+
+        yield update
+
+
+def _validate(args) -> None:
+    if not 0 <= args.max_n <= 6:
+        raise InputError(f"--max-n must be between 0 and 6, got {args.max_n} "
+                         "(n = 7 runs as a measured slice: --n7-slice ROWS)")
+    if args.workers < 1:
+        raise InputError(f"--workers must be at least 1, got {args.workers}")
+    if args.n7_slice < 0:
+        raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
+    if args.dask_address and not args.dask:
+        raise InputError("--dask-address needs --dask")
+    sizes = (args.graph_evidence, args.graph_claims, args.graph_justifications)
+    if any(s is not None for s in sizes) and not args.graphs:
+        raise InputError("--graph-evidence/--graph-claims/--graph-justifications need --graphs")
+    if any(s is not None and s < 0 for s in sizes):
+        raise InputError("graph sizes must be >= 0")
+
+
+def run(args: argparse.Namespace) -> int:
+    _validate(args)
+    from enumerations import mutants
+    from enumerations.engine import choose, start_engine
+    from enumerations.flat import exact_survival
+    from enumerations.runs import run_flat, run_n7_slice
+    from theory.revision import exact as theory_exact
+
+    flat_exact, graph_exact = exact_survival, theory_exact
+    if args.mutant == "forgetful":
+        flat_exact, graph_exact = mutants.forgetful_survival, mutants.forgetful_exact
+    elif args.mutant == "unpropagated":
+        flat_exact, graph_exact = mutants.unpropagated_survival, mutants.unpropagated_exact
+    elif args.mutant == "loop-keeping":
+        graph_exact = mutants.loop_keeping_exact  # flat universes have no loops
+
+    kind = choose(args.workers, args.dask)
+    show_bar = not args.json and sys.stderr.isatty()
+    payload: dict = {}
+    failed = False
+    with start_engine(kind, args.workers, address=args.dask_address) as engine, \
+            _progress(show_bar) as progress:
+        flat = run_flat(args.max_n, engine, exact=flat_exact, progress=progress)
+        payload["results"] = [t.to_dict() for t in flat]
+        failed |= not all(t.theorem_holds for t in flat)
+        if args.n7_slice:
+            report = run_n7_slice(args.n7_slice, engine, seed=args.seed, exact=flat_exact,
+                                  progress=progress)
+            payload["n7_slice"] = report.to_dict()
+            failed |= not report.tally.theorem_holds
+        if args.graphs:
+            from enumerations.graphs import GraphFamily, run_graphs
+
+            family = GraphFamily.default().resized(
+                args.graph_evidence, args.graph_claims, args.graph_justifications)
+            if family.labelled_count() > MAX_LABELLED_GRAPHS:
+                raise InputError(
+                    f"graph family {family.evidence}/{family.claims}/{family.max_justifications} "
+                    f"has {family.labelled_count():,} labelled graphs (limit {MAX_LABELLED_GRAPHS:,})")
+            graphs = run_graphs(family, engine, exact=graph_exact, progress=progress)
+            payload["graphs"] = graphs.to_dict()
+            failed |= not graphs.verdicts_agree
+    payload["engine"] = {"kind": engine.kind, "workers": engine.workers,
+                         "mutant": args.mutant}
+    if args.plot:
+        from enumerations.plot import plot_report
+
+        plot_report(payload, args.plot)
+    if args.json:
+        print_json(payload)
+    else:
+        _render(payload, args.plot)
+    return EXIT_VIOLATION if failed else EXIT_OK
+
+
+def _render(payload: dict, plot: str | None) -> None:
+    out = console()
+    rows = [
+        (r["n"], f"{r['monotone_functions']:,}", f"{r['active']:,}", r["unique_minimal"],
+         r["influence_exact"], "holds" if r["theorem_holds"] else "FAILS", f"{r['seconds']:.4f}")
+        for r in payload["results"]
+    ]
+    engine = payload["engine"]
+    title = (f"Theorem 1, flat universes: every monotone support function, every audit "
+             f"({engine['kind']}, {engine['workers']} worker(s)"
+             + (f", MUTANT {engine['mutant']}" if engine["mutant"] else "") + ")")
+    out.print(table(title, ["n", "monotone functions", "active", "unique minimal",
+                            "influence = exact", "theorem", "seconds"], rows))
+    for r in payload["results"]:
+        _render_counterexamples(out, r)
+    s = payload.get("n7_slice")
+    if s:
+        out.print(table(
+            f"n = 7 slice: {s['rows_run']:,} random shards of {s['rows_total']:,} (seed {s['seed']})",
+            ["quantity", "value"],
+            [("functions checked", f"{s['functions_checked']:,}"),
+             ("unique minimal / influence = exact", f"{s['unique_minimal']} / {s['influence_exact']}"),
+             ("theorem", "holds" if s["theorem_holds"] else "FAILS"),
+             ("CPU seconds (mean per shard)", f"{s['core_seconds']:.2f} ({s['mean_row_cpu_seconds']:.4f})"),
+             ("functions per core-second", f"{s['functions_per_core_second']:,}"),
+             ("full n = 7 run, core-hours", f"{s['estimated_core_hours']:,.1f}" + _stderr(s)),
+             ("  cross-checks, core-hours", f"by per-function rate {s['estimated_core_hours_by_rate']:,.1f}; "
+              f"from wall-clock {s['estimated_core_hours_wall']:,.1f}"),
+             ("D(7) extrapolated from the slice", f"{s['sampled_dedekind_estimate']:.3e} "
+              f"(true {s['dedekind_7']:.3e})")]))
+        _render_counterexamples(out, s)
+    g = payload.get("graphs")
+    if g:
+        _render_graphs(out, g)
+    if plot:
+        out.print(f"plot saved to {plot}")
+
+
+def _stderr(s: dict) -> str:
+    error = s.get("estimated_core_hours_stderr")
+    return f" ± {error:,.1f} (1 standard error)" if error is not None else ""
+
+
+def _render_counterexamples(out, result: dict) -> None:
+    for c in result.get("counterexamples", []):
+        detail = (f"n={c['n']}: minimal justifications {c['minimal_justifications']}, audit "
+                  f"{c['audit']}: exact retires {c['exact_retires']}, influence retires "
+                  f"{c['influence_retires']} ({c['problem']})")
+        out.print(f"[bold red]counterexample[/] {escape(detail)}")
+    hidden = result.get("mismatches", 0) - len(result.get("counterexamples", []))
+    if hidden > 0:
+        out.print(f"[red]... and {hidden:,} more counterexamples[/]")
+
+
+def _render_graphs(out, g: dict) -> None:
+    f = g["family"]
+    rows = [
+        ("graphs (labelled)", f"{g['graphs']:,}"),
+        ("isomorphism classes checked", f"{g['classes']:,} ({g['cyclic_graphs']:,} with a support loop)"),
+        ("claims / active", f"{g['claims']:,} / {g['active_claims']:,}"),
+        ("active claims influence-safe", f"{g['safe_claims']:,}"),
+        ("unsafe claims", f"{g['unsafe_claims']:,}"),
+        ("  with alternative_support", f"{g['alternative_support']:,}"),
+        ("  with redundant_influence", f"{g['redundant_influence']:,}"),
+        ("  with both kinds", f"{g['both_kinds']:,}"),
+        ("violations (one-item audits)", ", ".join(f"{k} {v:,}" for k, v in g["violations"].items())),
+        ("checker = exhaustive comparison", "yes, every claim" if g["verdicts_agree"]
+         else f"NO: {g['disagreements']:,} graphs disagree"),
+        ("seconds (wall / CPU)", f"{g['seconds']:.1f} / {g['cpu_seconds']:.1f}"),
+    ]
+    out.print(table(
+        f"Memory graphs: {f['evidence']} evidence, {f['claims']} claims, at most "
+        f"{f['max_justifications']} justifications, cycles included",
+        ["quantity", "value"], rows))
+    for d in g.get("examples", []):
+        out.print(f"[bold red]disagreement[/]: {escape(d)}")
