@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from theory.errors import GraphError, InputError
+from theory.errors import InputError
 from theory.fixpoint import active_numbers
 from theory.graphfile import parse_graph
-from theory.incremental import NO_SUPPORT, GrowingIndex, Plan, SupportState
+from theory.incremental import GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
 from theory.structure import Kind, SupportStructure
 
@@ -657,4 +657,4 @@ def load_memory(db_path: str | Path) -> tuple[SupportStructure, frozenset[str]]:
 
 
 __all__ = ["AuditResult", "Change", "Explanation", "Memory", "Step", "load_memory",
-           "load_structure", "GraphError", "NO_SUPPORT"]
+           "load_structure"]

@@ -51,8 +51,6 @@ def test_context_invariants_on_random_memories(data):
                 memory.audit(sorted(audit), reason="fuzz")
             context = memory.context(budget, query)
             _check_invariants(memory, context)
-            if budget >= 400:
-                pass
 
 
 GRAPH = {
