@@ -1,0 +1,27 @@
+"""The paper's four studies, reproduced deterministically on the production engine.
+
+Every endpoint is computed from program state (the engine's SQLite memory, theory's revision
+rules, clingo); nothing is hand-entered and no model is needed. Rules are injectable:
+``run_study("revisionpair", rules={"exact": my_rule})``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from jtms.studies import diagnosis, heterogeneous, revisionpair, scimap
+from jtms.studies.common import RULE_NAMES, RuleFn, StudyResult
+
+STUDIES = {
+    "revisionpair": revisionpair.run,
+    "scimap": scimap.run,
+    "diagnosis": diagnosis.run,
+    "heterogeneous": heterogeneous.run,
+}
+
+
+def run_study(name: str, rules: Mapping[str, RuleFn] | None = None) -> StudyResult:
+    return STUDIES[name](rules=rules)
+
+
+__all__ = ["RULE_NAMES", "STUDIES", "StudyResult", "run_study"]
