@@ -225,6 +225,17 @@ class SupportState:
         self.active = bytearray(flags)
         if len(queue) != sum(flags):  # pragma: no cover - the fixpoint is a derivation
             raise AssertionError("support pointers do not cover the least fixpoint")
+        self._index_pointers()
+
+    def _index_pointers(self) -> None:
+        """``dependents[n]``: the claims whose support pointer has ``n`` as an antecedent."""
+        dependents: list[set[int]] = [set() for _ in range(self.index.size)]
+        ants = self.index.just_antecedents
+        for c, j in enumerate(self.support):
+            if j != NO_SUPPORT:
+                for a in ants[j]:
+                    dependents[a].add(c)
+        self.dependents = dependents
 
     # --- queries ----------------------------------------------------------------------------
     def is_blocked(self, n: int) -> bool:
@@ -240,6 +251,7 @@ class SupportState:
             self.active.extend(bytes(missing))
             self.support.extend([NO_SUPPORT] * missing)
             self.rank.extend([NO_RANK] * missing)
+            self.dependents.extend(set() for _ in range(missing))
 
     def certificate(self, n: int) -> list[tuple[int, int]]:
         """The pointer derivation of an active node: (claim, justification) pairs, down to evidence.
@@ -298,18 +310,15 @@ class SupportState:
 
     def support_region(self, roots: Iterable[int]) -> list[int]:
         """``roots`` plus every active claim whose support pointer passes through them."""
-        index = self.index
-        active, support = self.active, self.support
-        just_claim, watchers = index.just_claim, index.watchers
+        dependents = self.dependents
         region = list(dict.fromkeys(roots))
         seen = set(region)
         k = 0
         while k < len(region):
             n = region[k]
             k += 1
-            for j in watchers[n]:
-                c = just_claim[j]
-                if support[c] == j and c not in seen:  # inactive nodes have no pointer
+            for c in dependents[n]:
+                if c not in seen:
                     seen.add(c)
                     region.append(c)
         return region
@@ -330,8 +339,8 @@ class SupportState:
         roots = tuple(dict.fromkeys(roots))
         index = self.index
         active, support, rank = self.active, self.support, self.rank
-        just_claim, just_antecedents = index.just_claim, index.just_antecedents
-        watchers, justs_of = index.watchers, index.justs_of
+        just_antecedents, justs_of = index.just_antecedents, index.justs_of
+        dependents = self.dependents
         root_set = set(roots)
         region = set(self.support_region(roots))
         heap = [(rank[r], r) for r in roots if active[r]]
@@ -359,9 +368,8 @@ class SupportState:
                     continue
             out.append(c)
             out_set.add(c)
-            for j in watchers[c]:
-                d = just_claim[j]
-                if support[d] == j and d not in queued and active[d]:
+            for d in dependents[c]:
+                if d not in queued:
                     queued.add(d)
                     heappush(heap, (rank[d], d))
         after = bytearray(active)
@@ -435,8 +443,13 @@ class SupportState:
             else:
                 blocks.pop(n, None)
         active, support, rank = self.active, self.support, self.rank
+        ants, dependents = self.index.just_antecedents, self.dependents
         for n in plan.deactivated:
             active[n] = 0
+            old = support[n]
+            if old != NO_SUPPORT:
+                for a in ants[old]:
+                    dependents[a].discard(n)
             support[n] = NO_SUPPORT
             rank[n] = NO_RANK
         for n in plan.activated:
@@ -444,6 +457,12 @@ class SupportState:
             if self.index.is_evidence[n]:
                 rank[n] = 0
         for c, j in plan.supports.items():
+            old = support[c]
+            if old != NO_SUPPORT:
+                for a in ants[old]:
+                    dependents[a].discard(c)
+            for a in ants[j]:
+                dependents[a].add(c)
             support[c] = j
         for c, r in plan.ranks.items():
             rank[c] = r
@@ -468,6 +487,13 @@ class SupportState:
                 continue
             if not all(self.active[a] for a in index.just_antecedents[j]):
                 problems.append(f"support pointer of {index.ids[n]!r} is not intact")
+        expected_dependents: list[set[int]] = [set() for _ in range(index.size)]
+        for c, j in enumerate(self.support):
+            if j != NO_SUPPORT:
+                for a in index.just_antecedents[j]:
+                    expected_dependents[a].add(c)
+        if expected_dependents != self.dependents:
+            problems.append("pointer dependents are out of date")
         if not problems:
             for n in range(index.size):
                 if self.active[n] and not index.is_evidence[n] and n not in depth:
