@@ -201,3 +201,14 @@ def test_cli_bad_name():
     with pytest.raises(SystemExit) as error:
         main(["study", "nope"])
     assert error.value.code == 2
+
+
+def test_answerer_hook_is_used():
+    from jtms.studies import run_study
+
+    def abstain(context_text: str, question: Question) -> Answer:
+        return Answer("unknown")
+
+    assert values(run_study("scimap", answerer=abstain), "grounded_answers")["exact"] == 0
+    assert main(["study", "scimap", "--answerer", "jtms.studies.common:answer"]) == 0
+    assert main(["study", "scimap", "--answerer", "jtms.studies.common:no_such_thing"]) == 2

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from theory.errors import InputError
+
 from jtms.output import console, print_json, table
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
@@ -20,6 +22,10 @@ def register(subparsers) -> None:
     p.add_argument("name", metavar="NAME", choices=CHOICES, help=" | ".join(CHOICES))
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--plot", metavar="FILE", default=None, help="write a figure (PNG, SVG, PDF)")
+    p.add_argument("--answerer", metavar="MODULE:FUNCTION", default=None,
+                   help="optional hook: a callable (context_text, question) -> "
+                        "jtms.studies.common.Answer used by scimap and diagnosis instead of the "
+                        "deterministic answerer (for instance a language model)")
     p.set_defaults(func=run)
 
 
@@ -31,11 +37,25 @@ def _cell(endpoint, rule: str) -> str:
     return text if endpoint.ok(rule) else f"{text} (expected {endpoint.expected[rule]})"
 
 
+def _load_answerer(spec: str):
+    import importlib
+
+    module_name, _, function = spec.partition(":")
+    try:
+        target = getattr(importlib.import_module(module_name), function) if function else None
+    except (ImportError, AttributeError, ValueError) as error:
+        raise InputError(f"--answerer {spec!r}: {error}") from None
+    if not callable(target):
+        raise InputError(f"--answerer {spec!r}: expected MODULE:FUNCTION naming a callable")
+    return target
+
+
 def run(args: argparse.Namespace) -> int:
     from jtms.studies import STUDIES, run_study
 
     names = list(STUDIES) if args.name == "all" else [args.name]
-    results = [run_study(name) for name in names]
+    answerer = _load_answerer(args.answerer) if args.answerer else None
+    results = [run_study(name, answerer=answerer) for name in names]
     failures = {r.name: r.failures() for r in results if r.failures()}
     if args.plot:
         from jtms.studies.plot import plot

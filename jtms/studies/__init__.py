@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from jtms.studies import diagnosis, heterogeneous, revisionpair, scimap
-from jtms.studies.common import RULE_NAMES, RuleFn, StudyResult
+from jtms.studies.common import RULE_NAMES, Answerer, RuleFn, StudyResult
 
 STUDIES = {
     "revisionpair": revisionpair.run,
@@ -20,7 +20,14 @@ STUDIES = {
 }
 
 
-def run_study(name: str, rules: Mapping[str, RuleFn] | None = None) -> StudyResult:
+ANSWERING = {"scimap", "diagnosis"}
+
+
+def run_study(name: str, rules: Mapping[str, RuleFn] | None = None,
+              answerer: Answerer | None = None) -> StudyResult:
+    """Run one study; ``answerer`` (scimap, diagnosis) replaces the deterministic answerer."""
+    if answerer is not None and name in ANSWERING:
+        return STUDIES[name](rules=rules, answerer=answerer)
     return STUDIES[name](rules=rules)
 
 
