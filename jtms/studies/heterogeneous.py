@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from theory import revision
