@@ -212,3 +212,14 @@ def test_answerer_hook_is_used():
     assert values(run_study("scimap", answerer=abstain), "grounded_answers")["exact"] == 0
     assert main(["study", "scimap", "--answerer", "jtms.studies.common:answer"]) == 0
     assert main(["study", "scimap", "--answerer", "jtms.studies.common:no_such_thing"]) == 2
+
+
+def test_other_seeds_same_pattern(tmp_path):
+    """The expected patterns are properties of the rules, not of one seed."""
+    pairs = revisionpair.run(seed=7, pairs=5)
+    assert values(pairs, "worlds_repaired_exactly") == {"exact": 10, "none": 5, "influence": 5}
+    maps = scimap.run(seed=2, workspaces=6)
+    assert maps.failures() == [] and values(maps, "grounded_answers")["exact"] == 42
+    episodes = diagnosis.run(seed=5, episodes=4, directory=tmp_path)
+    assert episodes.failures() == [] and values(episodes, "repaired")["exact"] == 4
+    assert heterogeneous.run(seed=9).failures() == []

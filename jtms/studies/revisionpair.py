@@ -195,4 +195,7 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, pairs: int 
     endpoints.append(Endpoint("pairs_identical_but_grouping",
                               "pairs identical but for grouping (rule-independent)",
                               {r: checks_ok for r in names}, n // 2, {"exact": n // 2}))
+    endpoints.append(Endpoint("influence_cannot_distinguish",
+                              "pairs an influence-only memory cannot tell apart (rule-independent)",
+                              {r: influence_blind for r in names}, n // 2, {"exact": n // 2}))
     return StudyResult("revisionpair", names, endpoints, details, time.perf_counter() - started)
