@@ -28,6 +28,7 @@ plan that is never applied.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
@@ -170,8 +171,10 @@ class Plan:
     @property
     def rederived(self) -> tuple[int, ...]:
         """Claims of the region that lost their pointer but stayed active (a new pointer)."""
-        gone = set(self.deactivated) | set(self.activated)
-        return tuple(c for c in self.supports if c not in gone)
+        if not self.activated:  # a retraction: every new pointer is on a claim that stays active
+            return tuple(self.supports)
+        activated = set(self.activated)
+        return tuple(c for c in self.supports if c not in activated)
 
 
 class SupportState:
@@ -394,8 +397,8 @@ class SupportState:
         self.grow()
         index = self.index
         unblock = tuple(unblock)
-        released = {n for n in set(unblock)
-                    if self.blocks.get(n, 0) - unblock.count(n) <= 0}
+        counts = Counter(unblock)
+        released = {n for n, k in counts.items() if self.blocks.get(n, 0) - k <= 0}
 
         def blocked_after(n: int) -> bool:
             return n in self.blocks and n not in released
