@@ -116,3 +116,21 @@ def test_console_script_entry_point_usage_error():
     result = subprocess.run([sys.executable, "-m", "jtms", "revise"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "--audit" in result.stderr
+
+
+def test_check_db_follows_the_stored_audits(tmp_path, capsys):
+    db = tmp_path / "memory.db"
+    assert run(capsys, "init", "--db", db)[0] == 0
+    assert run(capsys, "import", EXAMPLES / "or_world.json", "--db", db)[0] == 0
+    code, out, _ = run(capsys, "check", "--db", db, "--json")
+    assert code == 1 and json.loads(out)["claims"][0]["minimal_justifications"] == [["a"], ["b"]]
+    assert run(capsys, "audit", "--invalidate", "a", "--reason", "contaminated", "--db", db)[0] == 0
+    code, out, _ = run(capsys, "check", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["claims"][0]["minimal_justifications"] == [["b"]]
+
+
+def test_check_db_and_graph_are_exclusive(tmp_path, capsys):
+    code, out, err = run(capsys, "check", EXAMPLES / "or_world.json", "--db", tmp_path / "x.db")
+    assert code == 2 and out == "" and "not both" in err
+    code, out, err = run(capsys, "check", "--db", tmp_path / "missing.db")
+    assert code == 2 and out == "" and err.count("\n") == 1

@@ -78,10 +78,12 @@ def register(subparsers) -> None:
             "  alternative_support  e is in one minimal justification, another survives\n"
             "  redundant_influence  e reaches the claim only through a redundant justification\n\n"
             "Exit code 0 when every claim is safe, 1 otherwise, 2 on bad input.\n\n"
-            "example:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json"
+            "examples:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json\n"
+            "  jtms check --db jtms.db      # the stored memory, as it stands after its audits"
         ),
     )
-    check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file")
+    check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
+    check.add_argument("--db", metavar="PATH", help="check a stored memory (as it stands after its audits) instead of a file")
     check.add_argument("--claim", type=_id_list, metavar="ID[,ID...]", help="check only these claims")
     check.add_argument("--max-justifications", type=int, default=64, metavar="N",
                        help="list at most N minimal justifications per unsafe claim (default 64; 0 = all)")
@@ -200,10 +202,12 @@ def print_report(report: SafetyReport, title: str) -> None:
 
 
 def run_check(args) -> int:
-    if getattr(args, "db", None):
-        from jtms.commands import _db_structure  # provided by the memory store
+    if args.db and args.graph:
+        raise InputError("give either a GRAPH file or --db PATH, not both")
+    if args.db:
+        from jtms.reconsolidation import load_structure
 
-        structure, source = _db_structure(args.db), args.db
+        structure, source = load_structure(args.db), args.db
     elif args.graph:
         structure, source = load_graph(args.graph), args.graph
     else:

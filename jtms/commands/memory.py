@@ -1,0 +1,276 @@
+"""The memory commands: init, import, add-evidence, add-claim, audit, reinstate, history,
+explain, context, review. Every command takes ``--db PATH`` (default ``jtms.db``) and ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from theory.errors import GraphError, InputError
+
+from jtms.output import console, print_json, sorted_ids, table
+from jtms.reconsolidation import Memory
+
+DEFAULT_DB = "jtms.db"
+
+
+def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
+                        help=f"the memory database (default {DEFAULT_DB})")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def _id_list(value: str, what: str) -> list[str]:
+    items = [item.strip() for item in value.split(",")]
+    if not value.strip() or any(not item for item in items):
+        raise InputError(f"{what}: expected ID[,ID...], got {value!r}")
+    return items
+
+
+def register(subparsers) -> None:
+    p = _common(subparsers.add_parser("init", help="create an empty memory database"))
+    p.set_defaults(func=run_init)
+
+    p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
+    p.add_argument("graph", metavar="GRAPH")
+    p.add_argument("--author", default=None)
+    p.set_defaults(func=run_import)
+
+    p = _common(subparsers.add_parser("add-evidence", help="add one evidence node"))
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--text", default="")
+    p.add_argument("--author", default=None)
+    p.add_argument("--expression", default=None, help="an executed calculation (sympy syntax)")
+    p.add_argument("--value", default=None, help="the value the calculation gave")
+    p.set_defaults(func=run_add_evidence)
+
+    p = _common(subparsers.add_parser("add-claim", help="add a claim with its justifications"))
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--because", action="append", default=[], metavar="ID[,ID...]",
+                   help="one justification (all of these ids); repeat for alternatives")
+    p.add_argument("--premise", action="store_true", help="add an empty justification (a premise)")
+    p.add_argument("--text", default="")
+    p.add_argument("--author", default=None)
+    p.set_defaults(func=run_add_claim)
+
+    p = _common(subparsers.add_parser(
+        "audit", help="invalidate evidence or claims and withdraw exactly what loses all support"))
+    p.add_argument("--invalidate", required=True, metavar="ID[,ID...]")
+    p.add_argument("--reason", required=True)
+    p.add_argument("--reviewer", default=None)
+    p.add_argument("--dry-run", action="store_true", help="preview: write nothing")
+    p.set_defaults(func=run_audit)
+
+    p = _common(subparsers.add_parser("reinstate", help="undo an audit"))
+    p.add_argument("audit_id", metavar="AUDIT_ID")
+    p.add_argument("--reason", default=None)
+    p.add_argument("--reviewer", default=None)
+    p.set_defaults(func=run_reinstate)
+
+    p = _common(subparsers.add_parser("history", help="every status a node has had"))
+    p.add_argument("id", metavar="ID")
+    p.set_defaults(func=run_history)
+
+    p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
+    p.add_argument("id", metavar="ID")
+    p.set_defaults(func=run_explain)
+
+    p = _common(subparsers.add_parser(
+        "context", help="compile the active memory into a working context under a token budget"))
+    p.add_argument("--budget", type=int, required=True, metavar="N")
+    p.add_argument("--query", default=None)
+    p.set_defaults(func=run_context)
+
+    p = _common(subparsers.add_parser(
+        "review", help="re-execute recorded calculations; audit the ones that disagree"))
+    p.add_argument("--reviewer", default="jtms-review")
+    p.add_argument("--dry-run", action="store_true", help="report discrepancies, audit nothing")
+    p.set_defaults(func=run_review)
+
+
+# --- handlers ---------------------------------------------------------------------------------
+
+def run_init(args) -> int:
+    Memory.create(args.db).close()
+    if args.json:
+        print_json({"db": args.db, "created": True})
+    else:
+        console().print(f"created an empty memory at {args.db}")
+    return 0
+
+
+def _read_graph_document(path: str):
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GraphError("no such file", source=path) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise GraphError(f"cannot read file ({error.__class__.__name__})", source=path) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GraphError(f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}",
+                         source=path) from None
+
+
+def run_import(args) -> int:
+    with Memory.open(args.db) as memory:
+        document = _read_graph_document(args.graph)
+        change = memory.import_graph(document, source=args.graph, author=args.author)
+    payload = {"event_id": change.event_id, "nodes": change.added,
+               "active": len(change.activated), "seconds": round(change.seconds, 4)}
+    if args.json:
+        print_json(payload)
+    else:
+        console().print(f"imported {change.added} nodes from {args.graph} "
+                        f"({len(change.activated)} active) in {change.seconds:.2f} s")
+    return 0
+
+
+def run_add_evidence(args) -> int:
+    with Memory.open(args.db) as memory:
+        change = memory.add_evidence(args.id, text=args.text, author=args.author,
+                                     expression=args.expression, value=args.value)
+    if args.json:
+        print_json({"event_id": change.event_id, "id": args.id, "active": True})
+    else:
+        console().print(f"added evidence {args.id}")
+    return 0
+
+
+def run_add_claim(args) -> int:
+    justifications = [_id_list(value, "--because") for value in args.because]
+    if args.premise:
+        justifications.append([])
+    with Memory.open(args.db) as memory:
+        change = memory.add_claim(args.id, justifications, text=args.text, author=args.author)
+    active = args.id in change.activated
+    if args.json:
+        print_json({"event_id": change.event_id, "id": args.id, "active": active})
+    else:
+        console().print(f"added claim {args.id} ({'active' if active else 'inactive'})")
+    return 0
+
+
+def run_audit(args) -> int:
+    roots = _id_list(args.invalidate, "--invalidate")
+    with Memory.open(args.db) as memory:
+        if args.dry_run:
+            result = memory.preview(roots)
+        else:
+            result = memory.audit(roots, reason=args.reason, reviewer=args.reviewer)
+        retired = result.retired
+        kept = [(claim, ants) for claim, ants in memory.kept(roots) if claim not in retired]
+    payload = {
+        "audit_id": result.audit_id,
+        "dry_run": bool(args.dry_run),
+        "audit": sorted_ids(result.roots),
+        "retired": sorted_ids(retired),
+        "kept": [{"id": claim, "surviving_justification": list(ants)} for claim, ants in kept],
+        "seconds": round(result.seconds, 6),
+    }
+    if args.json:
+        print_json(payload)
+        return 0
+    out = console()
+    label = "dry run" if args.dry_run else f"audit {result.audit_id}"
+    out.print(f"{label}: invalidated {', '.join(sorted(result.roots))}; "
+              f"retired {len(retired)}, kept {len(kept)} downstream ({result.seconds * 1000:.1f} ms)")
+    out.print(table("retired", ["id"], [[r] for r in sorted(retired)]))
+    out.print(table("kept (surviving justification)", ["id", "justification"],
+                    [[c, " AND ".join(a) or "(premise)"] for c, a in kept]))
+    return 0
+
+
+def run_reinstate(args) -> int:
+    try:
+        audit_id = int(args.audit_id)
+    except ValueError:
+        raise InputError(f"AUDIT_ID must be an integer, got {args.audit_id!r}") from None
+    with Memory.open(args.db) as memory:
+        change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
+    if args.json:
+        print_json({"audit_id": audit_id, "event_id": change.event_id,
+                    "reactivated": sorted_ids(change.activated)})
+    else:
+        console().print(f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
+                        f"{', '.join(sorted(change.activated))}")
+    return 0
+
+
+def run_history(args) -> int:
+    with Memory.open(args.db) as memory:
+        rows = memory.history(args.id)
+        node = memory.node(args.id)
+        audits = memory.audits_naming(args.id)
+        active = memory.is_active(args.id)
+    if args.json:
+        print_json({"id": args.id, "kind": node["kind"], "active": active,
+                    "audited_by": audits, "revisions": rows})
+        return 0
+    console().print(table(f"history of {args.id} ({node['kind']}, now {'active' if active else 'inactive'})",
+                          ["event", "kind", "time", "status", "by", "reason"],
+                          [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
+                            r["reason"] or ""] for r in rows]))
+    return 0
+
+
+def run_explain(args) -> int:
+    with Memory.open(args.db) as memory:
+        explanation = memory.explain(args.id)
+    if args.json:
+        print_json(explanation.as_dict())
+        return 0
+    out = console()
+    e = explanation
+    if e.active:
+        out.print(f"{e.id} ({e.kind}) is active" + (f", resting on evidence {', '.join(e.evidence)}"
+                                                   if e.kind == "claim" else ""))
+        for step in e.certificate:
+            out.print(f"  {step.claim} <- {' AND '.join(step.antecedents) or '(premise)'}")
+    else:
+        out.print(f"{e.id} ({e.kind}) is inactive")
+        if e.blocked_by:
+            out.print(f"  invalidated by audit(s) {', '.join(map(str, e.blocked_by))}")
+        if e.withdrawn_by is not None:
+            out.print(f"  withdrawn by event {e.withdrawn_by}")
+        for ants, inactive in e.broken:
+            out.print(f"  {e.id} <- {' AND '.join(ants) or '(premise)'}: broken by {', '.join(inactive)}")
+        if e.kind == "claim" and not e.broken:
+            out.print("  it has no justification")
+    return 0
+
+
+def run_context(args) -> int:
+    if args.budget < 0:
+        raise InputError(f"--budget must be >= 0, got {args.budget}")
+    from jtms.context import render_text
+
+    with Memory.open(args.db) as memory:
+        compiled = memory.context(args.budget, args.query)
+    if args.json:
+        print_json(compiled.as_dict())
+    else:
+        print(render_text(compiled))
+    return 0
+
+
+def run_review(args) -> int:
+    from jtms.reviewer import review
+
+    with Memory.open(args.db) as memory:
+        report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run)
+    if args.json:
+        print_json(report.as_dict())
+    else:
+        out = console()
+        out.print(f"re-executed {report.checked} calculation(s): {len(report.discrepancies)} discrepancy(ies)")
+        out.print(table("discrepancies", ["evidence", "expression", "recorded", "recomputed", "problem"],
+                        [[d.id, d.expression, d.recorded, d.recomputed or "", d.problem]
+                         for d in report.discrepancies]))
+        if report.audit is not None:
+            out.print(f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}")
+    return 0

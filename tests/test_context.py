@@ -1,0 +1,107 @@
+"""Working-context compilation: certificates travel with their claims, the budget holds,
+withdrawn items never appear as support."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory import strategies as jst
+
+from jtms.cli import main
+from jtms.context import count_tokens
+from jtms.reconsolidation import Memory
+
+
+def _check_invariants(memory: Memory, context) -> None:
+    active = memory.active_ids()
+    seen: set[str] = set()
+    evidence = {e for e, _ in context.evidence}
+    assert evidence <= active
+    for e in evidence:
+        assert memory.explain(e).kind == "evidence"
+    seen |= evidence
+    for claim in context.claims:
+        assert claim.id in active
+        assert set(claim.justification) <= seen | evidence, claim  # support first
+        seen.add(claim.id)
+    for item in context.withdrawn:
+        assert item["id"] not in active
+        assert item["id"] not in seen
+    assert context.tokens <= context.budget
+    assert context.tokens == sum(count_tokens(line) for line in context.text.splitlines()) \
+        if context.text else context.tokens == 0
+
+
+@settings(max_examples=40)
+@given(data=st.data())
+def test_context_invariants_on_random_memories(data):
+    structure = data.draw(jst.support_structures(cycles=True, max_evidence=5, max_claims=8))
+    audit = data.draw(jst.audits(structure))
+    budget = data.draw(st.integers(0, 400))
+    query = data.draw(st.sampled_from([None, "c1", "c2 c3", "e0"]))
+    with tempfile.TemporaryDirectory() as folder:
+        with Memory.create(Path(folder) / "m.db", durability="off") as memory:
+            memory.import_graph(structure)
+            if audit:
+                memory.audit(sorted(audit), reason="fuzz")
+            context = memory.context(budget, query)
+            _check_invariants(memory, context)
+
+
+GRAPH = {
+    "nodes": [
+        {"id": "assay1", "kind": "evidence", "text": "assay A shows binding of X to receptor R"},
+        {"id": "assay2", "kind": "evidence", "text": "assay B shows binding of X"},
+        {"id": "dose", "kind": "evidence", "text": "dose calculation", "expression": "2*3", "value": "6"},
+        {"id": "mech", "kind": "claim", "text": "X acts through receptor R"},
+        {"id": "plan", "kind": "claim", "text": "test antagonist of R at dose 6"},
+        {"id": "side", "kind": "claim", "text": "weather is nice"},
+    ],
+    "justifications": [
+        {"claim": "mech", "antecedents": ["assay1"]},
+        {"claim": "mech", "antecedents": ["assay2"]},
+        {"claim": "plan", "antecedents": ["mech", "dose"]},
+        {"claim": "side", "antecedents": ["assay2"]},
+    ],
+}
+
+
+def test_context_ranks_by_query_and_lists_withdrawn(tmp_path, capsys):
+    db = tmp_path / "m.db"
+    graph = tmp_path / "g.json"
+    graph.write_text(json.dumps(GRAPH))
+    assert main(["init", "--db", str(db)]) == 0
+    assert main(["import", str(graph), "--db", str(db)]) == 0
+    assert main(["audit", "--invalidate", "assay2", "--reason", "batch contaminated",
+                 "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["context", "--budget", "200", "--query", "antagonist dose", "--json",
+                 "--db", str(db)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["selected"][0] == "plan"
+    assert [c["id"] for c in out["claims"]] == ["mech", "plan"]
+    assert {e["id"] for e in out["evidence"]} == {"assay1", "dose"}
+    assert [w["id"] for w in out["withdrawn"]] == ["side", "assay2"] or \
+        {w["id"] for w in out["withdrawn"]} == {"side", "assay2"}
+    assert "batch contaminated" in out["text"]
+    assert out["tokens"] <= 200
+    with Memory.open(db) as memory:
+        _check_invariants(memory, memory.context(200, "antagonist dose"))
+        small = memory.context(40, "antagonist dose")
+        _check_invariants(memory, small)
+        assert "plan" not in small.requested  # its certificate does not fit in 40 tokens
+    capsys.readouterr()
+    assert main(["context", "--budget", "120", "--db", str(db)]) == 0
+    text = capsys.readouterr().out
+    assert "assay2" not in text.split("Withdrawn")[0]
+
+
+def test_count_tokens():
+    assert count_tokens("") == 0
+    assert count_tokens("a b c") == 3
+    assert count_tokens("x" * 40) == 10

@@ -1,0 +1,545 @@
+"""Incremental exact revision: a mutable support state with well-founded support pointers.
+
+This module adds *incrementality* to :mod:`theory.fixpoint`, never a second semantics. The
+state is the least fixpoint of the justifications with the blocked (audited) nodes forced
+inactive, plus, for every active claim, a support pointer: the justification that derived
+it. Pointers follow a derivation order, so they form a well-founded (acyclic) graph, as in
+Doyle's JTMS.
+
+- Retraction (an audit blocks roots R): the *support region* Z is R plus every active claim
+  whose pointer passes, transitively, through R; every active node outside Z is unaffected.
+  Claims that lost a pointer antecedent switch to another justification resting outside Z
+  (or on claims that already switched) when they have one; the others go out, and only their
+  dependents are examined further. The out claims are then re-derived from outside support
+  by :func:`theory.fixpoint.rederive` (a loop never keeps itself alive). The rest of the
+  memory is never visited.
+- Extension (unblocking roots, adding nodes or justifications): the fixpoint only grows;
+  the region is the inactive, unblocked nodes reachable from the seeds through inactive
+  nodes, again re-derived by :func:`rederive`.
+
+Both operations are *planned* first (no mutation of the state) and *applied* afterwards,
+so a caller can persist a plan before it changes the in-memory state, and a dry run is a
+plan that is never applied.
+
+:class:`GrowingIndex` is a mutable adjacency with the attribute names of
+:class:`theory.index.SupportIndex`; the functions of :mod:`theory.fixpoint` and
+:mod:`theory.revision` accept it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from heapq import heapify, heappop, heappush
+
+from theory.fixpoint import active_numbers, rederive
+from theory.structure import SupportStructure
+
+NO_SUPPORT = -1
+NO_RANK = 1 << 62
+
+
+class GrowingIndex:
+    """Integer adjacency that can grow (nodes and justifications are appended, never removed)."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.number: dict[str, int] = {}
+        self.is_evidence = bytearray()
+        self.just_claim: list[int] = []
+        self.just_antecedents: list[tuple[int, ...]] = []
+        self.justs_of: list[list[int]] = []
+        self.watchers: list[list[int]] = []
+        self._consumers: list[list[int]] | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+    @property
+    def consumers(self) -> list[list[int]]:
+        """Node -> the claims it is an antecedent of (built on first use, then maintained)."""
+        if self._consumers is None:
+            just_claim = self.just_claim
+            self._consumers = [list(dict.fromkeys(just_claim[j] for j in ws)) for ws in self.watchers]
+        return self._consumers
+
+    def numbers(self, ids: Iterable[str]) -> list[int]:
+        return [self.number[i] for i in ids]
+
+    def names(self, numbers: Iterable[int]) -> frozenset[str]:
+        ids = self.ids
+        return frozenset(ids[n] for n in numbers)
+
+    def add_node(self, node_id: str, evidence: bool) -> int:
+        n = len(self.ids)
+        self.ids.append(node_id)
+        self.number[node_id] = n
+        self.is_evidence.append(1 if evidence else 0)
+        self.justs_of.append([])
+        self.watchers.append([])
+        if self._consumers is not None:
+            self._consumers.append([])
+        return n
+
+    def extend(self, nodes: Sequence[tuple[str, bool]],
+               justifications: Iterable[tuple[int, Iterable[int]]],
+               canonical: bool = False) -> None:
+        """Append many nodes, then many (claim, antecedents) justifications (bulk import).
+
+        ``canonical``: the antecedents are already sorted tuples without repeats.
+        """
+        first = len(self.ids)
+        ids, number = self.ids, self.number
+        for offset, (node_id, _) in enumerate(nodes):
+            ids.append(node_id)
+            number[node_id] = first + offset
+        self.is_evidence.extend(1 if evidence else 0 for _, evidence in nodes)
+        count = len(nodes)
+        self.justs_of.extend([[] for _ in range(count)])
+        self.watchers.extend([[] for _ in range(count)])
+        if self._consumers is not None:
+            self._consumers.extend([] for _ in nodes)
+        just_claim, just_antecedents = self.just_claim, self.just_antecedents
+        justs_of, watchers = self.justs_of, self.watchers
+        j = len(just_claim)
+        for claim, antecedents in justifications:
+            if not canonical:
+                antecedents = tuple(sorted(set(antecedents)))
+            just_claim.append(claim)
+            just_antecedents.append(antecedents)
+            justs_of[claim].append(j)
+            for a in antecedents:
+                watchers[a].append(j)
+            j += 1
+        self._consumers = None
+
+    def add_justification(self, claim: int, antecedents: Iterable[int]) -> int:
+        j = len(self.just_claim)
+        antecedents = tuple(sorted(set(antecedents)))
+        self.just_claim.append(claim)
+        self.just_antecedents.append(antecedents)
+        self.justs_of[claim].append(j)
+        for a in antecedents:
+            self.watchers[a].append(j)
+            if self._consumers is not None and claim not in self._consumers[a]:
+                self._consumers[a].append(claim)
+        return j
+
+    def find_justification(self, claim: int, antecedents: Iterable[int]) -> int | None:
+        key = tuple(sorted(set(antecedents)))
+        for j in self.justs_of[claim]:
+            if self.just_antecedents[j] == key:
+                return j
+        return None
+
+    @classmethod
+    def of(cls, structure: SupportStructure) -> "GrowingIndex":
+        """The index of a structure (evidence first, then claims, each sorted by id)."""
+        index = cls()
+        nodes = [(n, True) for n in sorted(structure.evidence)]
+        nodes += [(n, False) for n in sorted(structure.claims)]
+        number = {node_id: k for k, (node_id, _) in enumerate(nodes)}
+        index.extend(nodes, ((number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
+                             for j in structure.justifications), canonical=True)
+        return index
+
+    def structure(self, texts: dict[str, str] | None = None) -> SupportStructure:
+        """The indexed graph as an immutable :class:`SupportStructure`."""
+        ids = self.ids
+        evidence = [ids[n] for n in range(self.size) if self.is_evidence[n]]
+        claims = [ids[n] for n in range(self.size) if not self.is_evidence[n]]
+        pairs = [(ids[c], [ids[a] for a in ants])
+                 for c, ants in zip(self.just_claim, self.just_antecedents)]
+        return SupportStructure.build(evidence, claims, pairs, texts=texts)
+
+
+@dataclass
+class Plan:
+    """A planned change of the state: what becomes inactive, what becomes active, new pointers."""
+
+    blocked: tuple[int, ...] = ()          # roots whose block count goes up (audit)
+    unblocked: tuple[int, ...] = ()        # roots whose block count goes down (reinstate)
+    region: int = 0                        # size of the region the operation examined
+    visited: int = 0                       # claims re-examined (retraction: lost a pointer)
+    deactivated: tuple[int, ...] = ()      # active before, inactive after (retired)
+    activated: tuple[int, ...] = ()        # inactive before, active after
+    supports: dict[int, int] = field(default_factory=dict)  # claim -> its new support pointer
+    ranks: dict[int, int] = field(default_factory=dict)      # claim -> its new rank
+
+    @property
+    def rederived(self) -> tuple[int, ...]:
+        """Claims of the region that lost their pointer but stayed active (a new pointer)."""
+        if not self.activated:  # a retraction: every new pointer is on a claim that stays active
+            return tuple(self.supports)
+        activated = set(self.activated)
+        return tuple(c for c in self.supports if c not in activated)
+
+
+class SupportState:
+    """The least fixpoint under a blocked set, with support pointers, kept incrementally."""
+
+    def __init__(self, index: GrowingIndex, blocks: dict[int, int] | None = None):
+        self.index = index
+        self.blocks: dict[int, int] = {n: k for n, k in (blocks or {}).items() if k > 0}
+        self.active = bytearray(index.size)
+        self.support: list[int] = [NO_SUPPORT] * index.size
+        self.rank: list[int] = [NO_RANK] * index.size
+        self._derive_all()
+
+    def _derive_all(self) -> None:
+        """The fixpoint from :func:`active_numbers` (theory decides), then pointers for it.
+
+        The pointers come from a breadth-first derivation over the active nodes (counter
+        propagation restricted to them), each claim taking its lightest justification among
+        those already derived: small derivations keep audit regions small.
+        """
+        index = self.index
+        flags = active_numbers(index, blocked=list(self.blocks))
+        just_claim, just_antecedents, watchers = index.just_claim, index.just_antecedents, index.watchers
+        rank = self.rank
+        support = self.support
+        missing = [len(a) for a in just_antecedents]
+        queue: list[int] = []
+        for n in range(index.size):
+            if flags[n] and index.is_evidence[n]:
+                rank[n] = 0
+                queue.append(n)
+        for j, count in enumerate(missing):
+            if count == 0:
+                c = just_claim[j]
+                if flags[c] and support[c] == NO_SUPPORT:
+                    support[c] = j
+                    rank[c] = 1
+                    queue.append(c)
+        k = 0
+        while k < len(queue):
+            n = queue[k]
+            k += 1
+            for j in watchers[n]:
+                missing[j] -= 1
+                if missing[j] == 0:
+                    c = just_claim[j]
+                    if flags[c] and support[c] == NO_SUPPORT:
+                        support[c] = j
+                        rank[c] = 1 + max(rank[a] for a in just_antecedents[j])
+                        queue.append(c)
+        self.active = bytearray(flags)
+        if len(queue) != sum(flags):  # pragma: no cover - the fixpoint is a derivation
+            raise AssertionError("support pointers do not cover the least fixpoint")
+        self._index_pointers()
+
+    def _index_pointers(self) -> None:
+        """``dependents[n]``: the claims whose support pointer has ``n`` as an antecedent."""
+        dependents: list[set[int]] = [set() for _ in range(self.index.size)]
+        ants = self.index.just_antecedents
+        for c, j in enumerate(self.support):
+            if j != NO_SUPPORT:
+                for a in ants[j]:
+                    dependents[a].add(c)
+        self.dependents = dependents
+
+    # --- queries ----------------------------------------------------------------------------
+    def is_blocked(self, n: int) -> bool:
+        return n in self.blocks
+
+    def blocked_numbers(self) -> frozenset[int]:
+        return frozenset(self.blocks)
+
+    def grow(self) -> None:
+        """Make room for nodes appended to the index since the last call (inactive, no pointer)."""
+        missing = self.index.size - len(self.active)
+        if missing > 0:
+            self.active.extend(bytes(missing))
+            self.support.extend([NO_SUPPORT] * missing)
+            self.rank.extend([NO_RANK] * missing)
+            self.dependents.extend(set() for _ in range(missing))
+
+    def certificate(self, n: int) -> list[tuple[int, int]]:
+        """The pointer derivation of an active node: (claim, justification) pairs, down to evidence.
+
+        Each claim appears once, after the claims its justification uses (a well-founded
+        derivation). Empty for evidence and for inactive nodes.
+        """
+        if not self.active[n] or self.index.is_evidence[n]:
+            return []
+        order: list[tuple[int, int]] = []
+        seen = {n}
+        stack: list[tuple[int, bool]] = [(n, False)]
+        support = self.support
+        ants = self.index.just_antecedents
+        is_evidence = self.index.is_evidence
+        while stack:
+            c, expanded = stack.pop()
+            j = support[c]
+            if expanded:
+                order.append((c, j))
+                continue
+            stack.append((c, True))
+            for a in ants[j]:
+                if not is_evidence[a] and a not in seen:
+                    seen.add(a)
+                    stack.append((a, False))
+        return order
+
+    # --- planning ---------------------------------------------------------------------------
+    def _supports_in_order(
+        self, after: bytearray, derived: Sequence[int]
+    ) -> tuple[dict[int, int], dict[int, int]]:
+        """A pointer for each derived claim, consistent with the derivation order of ``derived``."""
+        position = {c: i for i, c in enumerate(derived)}
+        index = self.index
+        rank = self.rank
+        new_rank: dict[int, int] = {}
+        result: dict[int, int] = {}
+        for i, c in enumerate(derived):
+            best, best_rank = NO_SUPPORT, NO_RANK
+            for j in index.justs_of[c]:
+                level = 1
+                for a in index.just_antecedents[j]:
+                    p = position.get(a, -1)
+                    if not after[a] or p >= i:
+                        break
+                    level = max(level, 1 + (new_rank[a] if p >= 0 else rank[a]))
+                else:
+                    if level < best_rank or best == NO_SUPPORT:
+                        best, best_rank = j, level
+            if best == NO_SUPPORT:  # pragma: no cover - rederive's order guarantees one
+                raise AssertionError(f"no well-founded justification for node {c}")
+            result[c] = best
+            new_rank[c] = best_rank
+        return result, new_rank
+
+    def support_region(self, roots: Iterable[int]) -> list[int]:
+        """``roots`` plus every active claim whose support pointer passes through them."""
+        dependents = self.dependents
+        region = list(dict.fromkeys(roots))
+        seen = set(region)
+        k = 0
+        while k < len(region):
+            n = region[k]
+            k += 1
+            for c in dependents[n]:
+                if c not in seen:
+                    seen.add(c)
+                    region.append(c)
+        return region
+
+    def plan_retract(self, roots: Iterable[int]) -> Plan:
+        """Block ``roots`` (evidence or claims): the retired nodes and the new pointers.
+
+        ``Z`` is the support region (:meth:`support_region`): every active claim whose pointer
+        derivation passes through a root. An active node outside ``Z`` is unaffected: its
+        whole pointer derivation avoids the roots. Phase 1 visits the claims whose pointer
+        lost an antecedent, lowest rank first (a heuristic: supports before their users). Such
+        a claim *switches* to another justification whose antecedents are all outside ``Z``
+        or already switched, which is a well-founded derivation (by induction on the order of
+        switching), and then its dependents are left alone; otherwise it goes *out* and its
+        pointer dependents are visited. Phase 2 re-derives the out claims from outside support
+        with :func:`theory.fixpoint.rederive` (so a loop of out claims is never kept).
+        """
+        roots = tuple(dict.fromkeys(roots))
+        index = self.index
+        active, support, rank = self.active, self.support, self.rank
+        just_antecedents, justs_of = index.just_antecedents, index.justs_of
+        dependents = self.dependents
+        root_set = set(roots)
+        region = set(self.support_region(roots))
+        heap = [(rank[r], r) for r in roots if active[r]]
+        heapify(heap)
+        queued = {r for _, r in heap}
+        out: list[int] = []
+        out_set: set[int] = set()
+        switched: dict[int, int] = {}
+        visited = 0
+        while heap:
+            _, c = heappop(heap)
+            visited += 1
+            if c not in root_set:
+                current = support[c]
+                for j in justs_of[c]:
+                    if j == current:
+                        continue
+                    for a in just_antecedents[j]:
+                        if not active[a] or (a in region and a not in switched):
+                            break
+                    else:
+                        switched[c] = j
+                        break
+                if c in switched:
+                    continue
+            out.append(c)
+            out_set.add(c)
+            for d in dependents[c]:
+                if d not in queued:
+                    queued.add(d)
+                    heappush(heap, (rank[d], d))
+        after = bytearray(active)
+        for n in out:
+            after[n] = 0
+        derived = rederive(index, after, [n for n in out if n not in root_set])
+        supports, ranks = self._supports_in_order(after, derived)
+        for c, j in switched.items():
+            supports[c] = j
+            ranks[c] = 1 + max((ranks.get(a, rank[a]) for a in just_antecedents[j]), default=0)
+        deactivated = tuple(n for n in out if not after[n])
+        return Plan(blocked=roots, region=len(region) + len(root_set - region), visited=visited,
+                    deactivated=deactivated, supports=supports, ranks=ranks)
+
+    def plan_extend(self, seeds: Iterable[int] = (), unblock: Iterable[int] = ()) -> Plan:
+        """Unblock ``unblock`` (one block each) and re-derive from ``seeds``; the fixpoint grows.
+
+        ``seeds`` are nodes that may have become derivable (new claims, claims with a new
+        justification). The region is every inactive, unblocked node reachable from the seeds
+        and the unblocked nodes through inactive nodes.
+        """
+        self.grow()
+        index = self.index
+        unblock = tuple(unblock)
+        counts = Counter(unblock)
+        released = {n for n, k in counts.items() if self.blocks.get(n, 0) - k <= 0}
+
+        def blocked_after(n: int) -> bool:
+            return n in self.blocks and n not in released
+
+        after = bytearray(self.active)
+        base: list[int] = []
+        region: list[int] = []
+        seen: set[int] = set()
+        for n in list(seeds) + sorted(released):
+            if n in seen or after[n] or blocked_after(n):
+                continue
+            seen.add(n)
+            if index.is_evidence[n]:
+                after[n] = 1
+                base.append(n)
+            else:
+                region.append(n)
+        frontier = base + region
+        watchers, just_claim = index.watchers, index.just_claim
+        k = 0
+        while k < len(frontier):
+            n = frontier[k]
+            k += 1
+            for j in watchers[n]:
+                c = just_claim[j]
+                if c not in seen and not after[c] and not blocked_after(c):
+                    seen.add(c)
+                    region.append(c)
+                    frontier.append(c)
+        derived = rederive(index, after, region)
+        supports, ranks = self._supports_in_order(after, derived)
+        return Plan(unblocked=unblock, region=len(base) + len(region), visited=len(region),
+                    activated=tuple(base) + tuple(derived), supports=supports, ranks=ranks)
+
+    # --- applying ---------------------------------------------------------------------------
+    def apply(self, plan: Plan) -> None:
+        self.grow()
+        blocks = self.blocks
+        for n in plan.blocked:
+            blocks[n] = blocks.get(n, 0) + 1
+        for n in plan.unblocked:
+            left = blocks.get(n, 0) - 1
+            if left > 0:
+                blocks[n] = left
+            else:
+                blocks.pop(n, None)
+        active, support, rank = self.active, self.support, self.rank
+        ants, dependents = self.index.just_antecedents, self.dependents
+        for n in plan.deactivated:
+            active[n] = 0
+            old = support[n]
+            if old != NO_SUPPORT:
+                for a in ants[old]:
+                    dependents[a].discard(n)
+                support[n] = NO_SUPPORT
+            rank[n] = NO_RANK
+        is_evidence = self.index.is_evidence
+        for n in plan.activated:
+            active[n] = 1
+            if is_evidence[n]:
+                rank[n] = 0
+        for c, j in plan.supports.items():
+            old = support[c]
+            if old == j:
+                continue
+            if old != NO_SUPPORT:
+                for a in ants[old]:
+                    dependents[a].discard(c)
+            for a in ants[j]:
+                dependents[a].add(c)
+            support[c] = j
+        for c, r in plan.ranks.items():
+            rank[c] = r
+
+    # --- checking ---------------------------------------------------------------------------
+    def verify(self) -> list[str]:
+        """Problems with the state (empty when it equals the fixpoint and pointers are sound)."""
+        problems: list[str] = []
+        index = self.index
+        expected = active_numbers(index, blocked=list(self.blocks))
+        if bytes(expected) != bytes(self.active[: index.size]):
+            wrong = [index.ids[n] for n in range(index.size) if expected[n] != self.active[n]]
+            problems.append(f"active state differs from the least fixpoint on {sorted(wrong)[:10]}")
+        # pointers: an active claim's pointer is intact and the pointer graph is acyclic
+        depth: dict[int, int] = {}
+        for n in range(index.size):
+            if not self.active[n] or index.is_evidence[n]:
+                continue
+            j = self.support[n]
+            if j == NO_SUPPORT or index.just_claim[j] != n:
+                problems.append(f"active claim {index.ids[n]!r} has no valid support pointer")
+                continue
+            if not all(self.active[a] for a in index.just_antecedents[j]):
+                problems.append(f"support pointer of {index.ids[n]!r} is not intact")
+        expected_dependents: list[set[int]] = [set() for _ in range(index.size)]
+        for c, j in enumerate(self.support):
+            if j != NO_SUPPORT:
+                for a in index.just_antecedents[j]:
+                    expected_dependents[a].add(c)
+        if expected_dependents != self.dependents:
+            problems.append("pointer dependents are out of date")
+        if not problems:
+            for n in range(index.size):
+                if self.active[n] and not index.is_evidence[n] and n not in depth:
+                    if not self._acyclic_from(n, depth):
+                        problems.append(f"support pointers of {index.ids[n]!r} form a loop")
+                        break
+        return problems
+
+    def _acyclic_from(self, start: int, depth: dict[int, int]) -> bool:
+        index = self.index
+        on_path: set[int] = set()
+        stack: list[tuple[int, bool]] = [(start, False)]
+        while stack:
+            n, done = stack.pop()
+            if done:
+                on_path.discard(n)
+                depth[n] = 1
+                continue
+            if n in depth:
+                continue
+            if n in on_path:
+                return False
+            on_path.add(n)
+            stack.append((n, True))
+            for a in index.just_antecedents[self.support[n]]:
+                if not index.is_evidence[a]:
+                    if a in on_path:
+                        return False
+                    if a not in depth:
+                        stack.append((a, False))
+        return True
+
+
+def state_of(structure: SupportStructure, blocked: Iterable[str] = ()) -> SupportState:
+    """The support state of an immutable structure with ``blocked`` ids forced inactive."""
+    index = GrowingIndex.of(structure)
+    blocks: dict[int, int] = {}
+    for node_id in structure.require(blocked):
+        blocks[index.number[node_id]] = 1
+    return SupportState(index, blocks)
+
+
+__all__ = ["GrowingIndex", "NO_SUPPORT", "Plan", "SupportState", "state_of"]
