@@ -26,6 +26,7 @@ from theory.structure import SupportStructure
 
 # (evidence, layers, width, seed, justifications per claim, antecedents per justification)
 LAYERED = [
+    (12, 2, 5, 1, (2, 3), (2, 3)),  # small enough for sympy to finish
     (30, 2, 12, 1, (2, 3), (2, 3)),
     (40, 3, 12, 0, (2, 3), (1, 3)),
     (45, 3, 12, 0, (2, 3), (1, 3)),
