@@ -84,7 +84,7 @@ def main() -> None:
                     row["cli_summary"] = cli_seconds(path, "--summary")
                     row["cli_full"] = cli_seconds(path)
                 rows.append(row)
-                print(f"done {size} claims, back-edges {back}", file=sys.stderr)
+                print(json.dumps(row), file=sys.stderr, flush=True)  # partial results survive a timeout
     if args.json:
         print(json.dumps(rows, indent=2))
         return
