@@ -13,8 +13,27 @@ import z3
 from proofs.statements import statement as lookup
 
 
+def lex_leader(bit: list[z3.BoolRef], n: int) -> list[z3.BoolRef]:
+    """t <=lex t∘(i j) for every transposition, as an unsigned bit-vector comparison."""
+    facts = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            pairs = [(x, x ^ (1 << i) ^ (1 << j)) for x in range(1 << n)
+                     if (x >> i & 1) and not (x >> j & 1)]
+            pairs.sort(key=min)
+            first = [bit[min(p)] for p in pairs]
+            second = [bit[max(p)] for p in pairs]
+
+            def word(bits: list[z3.BoolRef]) -> z3.BitVecRef:
+                parts = [z3.If(b, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) for b in bits]
+                return parts[0] if len(parts) == 1 else z3.Concat(*parts)
+
+            facts.append(z3.ULE(word(first), word(second)))
+    return facts
+
+
 class Z3Encoding:
-    def __init__(self, name: str, n: int) -> None:
+    def __init__(self, name: str, n: int, symmetry: bool = False) -> None:
         lookup(name)
         self.name, self.n = name, n
         size = 1 << n
@@ -66,6 +85,8 @@ class Z3Encoding:
                 facts += [z3.Not(differ[1 << i]) for i in range(n)]
             else:
                 facts.append(z3.Not(differ[full]))
+        if symmetry:
+            facts += lex_leader(bit, n)
         self.facts = facts
 
     def truth_table(self, model: z3.ModelRef) -> list[bool]:
