@@ -70,8 +70,8 @@ def decode(table: list[bool], n: int, ancestors: list[int] | None = None) -> Cou
         audit = None
     else:
         audit, by_exact, by_influence = found
-        note = (f"{len(points)} minimal justification(s); on this audit influence "
-                f"{'retires' if by_influence else 'keeps'} c, exact {'retires' if by_exact else 'keeps'} it")
+        note = (f"influence {'retires' if by_influence else 'keeps'} c, "
+                f"exact {'retires' if by_exact else 'keeps'} it")
     essential = sorted({i for x in points for i in range(n) if x >> i & 1} | set(ancestors or []))
     return Countermodel(
         graph=graph_to_dict(structure),

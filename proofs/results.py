@@ -25,7 +25,7 @@ class Countermodel:
         if self.ancestors != sorted({e for s in self.minimal_justifications for e in s}):
             parts.append("ancestors {" + ",".join(self.ancestors) + "}")
         if self.witness_audit is not None:
-            parts.append("audit {" + ",".join(self.witness_audit) + "}")
+            parts.append("disagreeing audit {" + ",".join(self.witness_audit) + "}")
         if self.note:
             parts.append(self.note)
         return "; ".join(parts)
