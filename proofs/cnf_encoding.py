@@ -77,6 +77,7 @@ class Encoding:
     nvars: int
     clauses: list[list[int]]
     ancestor_vars: list[int] = field(default_factory=list)
+    handles: dict[str, int] = field(default_factory=dict)
 
     def truth_table(self, model: list[int]) -> list[bool]:
         """f as a list indexed by subset mask, read from a python-sat model."""
@@ -186,9 +187,16 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
 
 
 def monotone_definitions(n: int) -> Encoding:
-    """Only the shared definitions (no statement, not even 'active'): for model counting."""
+    """Only the shared definitions (no statement, not even 'active'): for model counting.
+
+    ``handles`` names the literals ``active``, ``unique``, ``agree`` and ``u0..``, so a test
+    can fix a truth table and read what the encoding says about it.
+    """
     b = Builder(reserved=1 << n)
     s = _Support(b, n)
-    s.counter(2)
-    s.differ(s.influence(s.u))
-    return Encoding("definitions", n, b.nvars, b.clauses)
+    s1, s2 = s.counter(2)
+    unique = b.and_([s1, -s2])
+    agree = -b.or_(s.differ(s.influence(s.u)))
+    handles = {"active": s.t[s.full], "unique": unique, "agree": agree}
+    handles.update({f"u{i}": u for i, u in enumerate(s.u)})
+    return Encoding("definitions", n, b.nvars, b.clauses, handles=handles)

@@ -33,10 +33,12 @@ class Vocabulary:
     """Sorts, symbols and the derived predicates of the encoding."""
 
     def __init__(self) -> None:
-        self.Item = z3.DeclareSort("Item")
-        self.Set = z3.DeclareSort("Set")
-        self.mem = z3.Function("mem", self.Item, self.Set, z3.BoolSort())
-        self.J = z3.Function("J", self.Set, z3.BoolSort())
+        # a fresh context per proof step: z3's search then does not depend on what ran before
+        self.ctx = z3.Context()
+        self.Item = z3.DeclareSort("Item", self.ctx)
+        self.Set = z3.DeclareSort("Set", self.ctx)
+        self.mem = z3.Function("mem", self.Item, self.Set, z3.BoolSort(self.ctx))
+        self.J = z3.Function("J", self.Set, z3.BoolSort(self.ctx))
         self.sing = z3.Function("sing", self.Item, self.Set)
         self.A = z3.Const("A", self.Set)  # recorded evidence ancestors (refined statement)
         self._count = 0
@@ -164,9 +166,11 @@ def _one_item(v: Vocabulary) -> list:
 
 
 def _over_revised(v: Vocabulary) -> list:
-    r = v._s()
-    return [v.active(), z3.Exists([r], z3.And(v.influence(r), z3.Not(v.exact(r)))),
-            v.agree_on_singletons()]
+    # the existentials are Skolemized by hand (equisatisfiable): audit r, item x in r and in
+    # the J-set S, and a J-set T disjoint from r that keeps c alive under exact revision
+    r, x, s, t = (z3.Const(name, sort) for name, sort in
+                  (("r", v.Set), ("x", v.Item), ("S", v.Set), ("T", v.Set)))
+    return [v.mem(x, r), v.J(s), v.mem(x, s), v.J(t), v.disjoint(t, r), v.agree_on_singletons()]
 
 
 # one_item in two steps (the one-shot form is also UNSAT but takes z3 0.2 s to 20+ s):
@@ -247,7 +251,7 @@ def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = Fal
     result, countermodel, steps = UNSAT, None, []
     for label, part in spec.parts:
         v = Vocabulary()
-        solver = z3.Solver()
+        solver = z3.Solver(ctx=v.ctx)
         solver.set("timeout", int(timeout_s * 1000))
         axioms = {"antichain": v.antichain, "singletons": v.singletons}
         for axiom in spec.axioms:
