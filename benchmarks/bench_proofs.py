@@ -41,7 +41,9 @@ def main() -> None:
                 results = [solve(args.statement, n, s, symmetry) for s in args.solvers.split(",")]
             for r in results:
                 row = {"statement": r.statement, "n": n, "solver": r.solver, "symmetry": symmetry,
-                       "result": r.result, "seconds": round(r.seconds, 3), **r.details}
+                       "result": r.result, "seconds": round(r.seconds, 3),
+                       "cpu_seconds": None if r.cpu_seconds is None else round(r.cpu_seconds, 3),
+                       **r.details}
                 print(json.dumps(row), flush=True)
 
 

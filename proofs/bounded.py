@@ -19,33 +19,33 @@ CADICAL = "cadical195"
 
 def solve_cadical(name: str, n: int, symmetry: bool = False) -> ProofResult:
     spec = lookup(name)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     encoding = encode(name, n, symmetry=symmetry)
     with Solver(name=CADICAL, bootstrap_with=encoding.clauses) as solver:
         satisfiable = solver.solve()
         model = solver.get_model() if satisfiable else None
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     countermodel = None
     if model is not None:
         countermodel = decode(encoding.truth_table(model), n, encoding.ancestors(model))
     return ProofResult(
         statement=name, n=n, solver="cadical", result=SAT if satisfiable else UNSAT,
         seconds=seconds, expected=SAT if spec.is_mutant else UNSAT, mutant=spec.is_mutant,
-        symmetry=symmetry, countermodel=countermodel,
+        cpu_seconds=cpu, symmetry=symmetry, countermodel=countermodel,
         details={"variables": encoding.nvars, "clauses": len(encoding.clauses)},
     )
 
 
 def solve_z3(name: str, n: int, symmetry: bool = False, timeout_s: float | None = None) -> ProofResult:
     spec = lookup(name)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     encoding = Z3Encoding(name, n, symmetry=symmetry)
     solver = z3.SolverFor("QF_FD")
     if timeout_s:
         solver.set("timeout", int(timeout_s * 1000))
     solver.add(encoding.facts)
     answer = solver.check()
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     result = SAT if answer == z3.sat else UNSAT if answer == z3.unsat else UNKNOWN
     countermodel = None
     if answer == z3.sat:
@@ -55,7 +55,7 @@ def solve_z3(name: str, n: int, symmetry: bool = False, timeout_s: float | None 
     return ProofResult(
         statement=name, n=n, solver="z3", result=result, seconds=seconds,
         expected=SAT if spec.is_mutant else UNSAT, mutant=spec.is_mutant, symmetry=symmetry,
-        countermodel=countermodel,
+        cpu_seconds=cpu, countermodel=countermodel,
     )
 
 

@@ -50,6 +50,7 @@ class ProofResult:
     result: str
     seconds: float
     expected: str = UNSAT
+    cpu_seconds: float | None = None
     mutant: bool = False
     symmetry: bool = False
     countermodel: Countermodel | None = None
@@ -72,6 +73,7 @@ class ProofResult:
             "mutant": self.mutant,
             "symmetry": self.symmetry,
             "seconds": round(self.seconds, 4),
+            "cpu_seconds": None if self.cpu_seconds is None else round(self.cpu_seconds, 4),
             "certificate": self.certificate,
             "countermodel": None if self.countermodel is None else self.countermodel.to_dict(),
             **({"details": self.details} if self.details else {}),
