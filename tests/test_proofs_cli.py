@@ -16,7 +16,7 @@ def run_json(capsys, *argv: str) -> tuple[int, dict]:
 
 
 def test_prove_json_all_statements(capsys):
-    code, payload = run_json(capsys, "--max-n", "3", "--statements", "all", "--certify-max-n", "2")
+    code, payload = run_json(capsys, "--max-n", "3", "--statements", "all")
     assert code == 0 and payload["ok"] and payload["solvers_agree"]
     rows = payload["results"]
     proved = [r for r in rows if not r["mutant"]]
@@ -24,9 +24,20 @@ def test_prove_json_all_statements(capsys):
     assert {(r["statement"], r["n"]) for r in proved if r["solver"] == "z3"} == {
         (s, n) for s in ("boundary", "refined", "inclusion", "one_item") for n in (1, 2, 3)}
     assert all(r["result"] == "UNSAT" for r in proved)
-    assert sum(r["certificate"] == "DRUP checked by dratify" for r in rows) == 8
     assert len(mutants) == 8 and all(r["result"] == "SAT" and r["countermodel"] for r in mutants)
     assert set(rows[0]) >= {"statement", "n", "solver", "result", "seconds"}
+
+
+def test_prove_certifies_with_dratify(capsys, tmp_path):
+    pytest.importorskip("dratify")
+    code, payload = run_json(capsys, "--max-n", "3", "--solvers", "cadical", "--mutants-n", "0",
+                             "--certify-max-n", "3", "--certificate-dir", str(tmp_path))
+    assert code == 0
+    certified = [r for r in payload["results"] if r["certificate"]]
+    assert [(r["n"], r["certificate"]) for r in certified] == [
+        (n, "DRUP checked by dratify") for n in (1, 2, 3)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"boundary-n{n}.{ext}" for n in (1, 2, 3) for ext in ("cnf", "drup"))
 
 
 def test_prove_general_table(capsys):
