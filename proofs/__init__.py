@@ -8,6 +8,7 @@
 - :mod:`proofs.certificate`  DRUP proofs from CaDiCaL, checked by independent checkers
 - :mod:`proofs.general`      first-order z3 proofs for every finite universe
 - :mod:`proofs.countermodel` decode a SAT answer into a readable support structure
+- :mod:`proofs.results`      typed results (:class:`ProofResult`, :class:`Countermodel`)
 
 Imports :mod:`theory` only (never :mod:`jtms`).
 """
