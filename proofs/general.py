@@ -1,0 +1,321 @@
+"""General proofs in z3: one first-order encoding covers every finite universe at once.
+
+Sorts ``Item`` (evidence items) and ``Set`` (evidence sets), with ``mem(x, S)``. ``J(S)``
+says S is a minimal justification of the claim c; the axioms make the family an antichain
+and give every item its singleton set ``sing(e)``. With E the full set:
+
+- f(X) = 1 iff some J-set lies inside X, so f(E \\ R) = 1 iff some J-set is disjoint from R
+- exact(R)      := no J-set is disjoint from R            (c retired by exact revision)
+- influence(R)  := R meets A, where A = U (the union of the J-sets) or a recorded A ⊇ U
+- unique        := some J-set S and every J-set has the members of S
+- active        := some J-set exists (f(E) = 1)
+
+Faithfulness: for a finite E and a monotone f, the structure Set = 2^E, mem = ∈, J = the
+minimal true sets of f satisfies every axiom (the minimal true sets form an antichain, every
+true set contains one since E is finite, singletons exist). So a finite counterexample to a
+statement would be a model of its negation; UNSAT rules out counterexamples for every finite
+E (z3 in fact rules them out in every model, infinite and non-standard ones included).
+Each statement below is asserted negated; each mutant weakens one ingredient and must be SAT.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import z3
+
+from proofs.results import SAT, UNKNOWN, UNSAT, Countermodel, ProofResult
+
+
+class Vocabulary:
+    """Sorts, symbols and the derived predicates of the encoding."""
+
+    def __init__(self) -> None:
+        # a fresh context per proof step: z3's search then does not depend on what ran before
+        self.ctx = z3.Context()
+        self.Item = z3.DeclareSort("Item", self.ctx)
+        self.Set = z3.DeclareSort("Set", self.ctx)
+        self.mem = z3.Function("mem", self.Item, self.Set, z3.BoolSort(self.ctx))
+        self.J = z3.Function("J", self.Set, z3.BoolSort(self.ctx))
+        self.sing = z3.Function("sing", self.Item, self.Set)
+        self.A = z3.Const("A", self.Set)  # recorded evidence ancestors (refined statement)
+        self._count = 0
+
+    def _x(self) -> z3.ExprRef:
+        self._count += 1
+        return z3.Const(f"x{self._count}", self.Item)
+
+    def _s(self) -> z3.ExprRef:
+        self._count += 1
+        return z3.Const(f"S{self._count}", self.Set)
+
+    # set relations
+    def subset(self, s, t):
+        x = self._x()
+        return z3.ForAll([x], z3.Implies(self.mem(x, s), self.mem(x, t)))
+
+    def same(self, s, t):
+        x = self._x()
+        return z3.ForAll([x], self.mem(x, s) == self.mem(x, t))
+
+    def disjoint(self, s, r):
+        x = self._x()
+        return z3.ForAll([x], z3.Not(z3.And(self.mem(x, s), self.mem(x, r))))
+
+    # axioms
+    def antichain(self):
+        s, t = self._s(), self._s()
+        return z3.ForAll([s, t], z3.Implies(z3.And(self.J(s), self.J(t), self.subset(s, t)),
+                                            self.same(s, t)))
+
+    def singletons(self):
+        e, x = self._x(), self._x()
+        return z3.ForAll([e, x], self.mem(x, self.sing(e)) == (x == e))
+
+    # semantics
+    def active(self):
+        s = self._s()
+        return z3.Exists([s], self.J(s))
+
+    def exact(self, r):
+        s = self._s()
+        return z3.Not(z3.Exists([s], z3.And(self.J(s), self.disjoint(s, r))))
+
+    def in_union(self, x):
+        s = self._s()
+        return z3.Exists([s], z3.And(self.J(s), self.mem(x, s)))
+
+    def influence(self, r, ancestors=None):
+        x = self._x()
+        member = self.in_union(x) if ancestors is None else self.mem(x, ancestors)
+        return z3.Exists([x], z3.And(self.mem(x, r), member))
+
+    def count_at_most(self, k: int):
+        sets = [self._s() for _ in range(k + 1)]
+        distinct = [z3.Not(self.same(a, b)) for i, a in enumerate(sets) for b in sets[i + 1:]]
+        return z3.Not(z3.Exists(sets, z3.And(*[self.J(s) for s in sets], *distinct)))
+
+    def unique(self):
+        s, t = self._s(), self._s()
+        return z3.Exists([s], z3.And(self.J(s), z3.ForAll([t], z3.Implies(self.J(t), self.same(t, s)))))
+
+    def unique_is(self, target):
+        """unique, and the ancestor set equals the unique J-set."""
+        s, t = self._s(), self._s()
+        return z3.Exists([s], z3.And(self.J(s), self.same(s, target),
+                                     z3.ForAll([t], z3.Implies(self.J(t), self.same(t, s)))))
+
+    def ancestors_cover_union(self):
+        x = self._x()
+        return z3.ForAll([x], z3.Implies(self.in_union(x), self.mem(x, self.A)))
+
+    def agree(self, ancestors=None):
+        r = self._s()
+        return z3.ForAll([r], self.exact(r) == self.influence(r, ancestors))
+
+    def disagree(self, ancestors=None):
+        r = self._s()
+        return z3.Exists([r], self.exact(r) != self.influence(r, ancestors))
+
+    def at_most_items(self, k: int):
+        """The universe has at most k items (used only to shrink a SAT countermodel)."""
+        names = [z3.Const(f"item{i}", self.Item) for i in range(k)]
+        x = self._x()
+        return z3.ForAll([x], z3.Or(*[x == c for c in names]))
+
+    def two_distinct(self):
+        s, t = self._s(), self._s()
+        return z3.Exists([s, t], z3.And(self.J(s), self.J(t), z3.Not(self.same(s, t))))
+
+    def agree_on_singletons(self, ancestors=None):
+        e = self._x()
+        return z3.ForAll([e], self.exact(self.sing(e)) == self.influence(self.sing(e), ancestors))
+
+    def redundant_ancestor(self):
+        e = self._x()
+        return z3.Exists([e], z3.And(self.mem(e, self.A), z3.Not(self.in_union(e))))
+
+
+Part = Callable[[Vocabulary], list]
+
+
+@dataclass(frozen=True)
+class GeneralStatement:
+    """A statement proved by refuting each part (each part is a negated step, UNSAT)."""
+
+    name: str
+    text: str
+    parts: tuple[tuple[str, Part], ...]
+    mutant_of: str | None = None
+    axioms: tuple[str, ...] = ("antichain", "singletons")
+
+
+def _inclusion(v: Vocabulary, swapped: bool = False) -> list:
+    r = v._s()
+    # none retires exactly the audited items; exact and influence retire the audited items too
+    # (they are active evidence), so none ⊆ exact holds item-wise; for the claim, none retires
+    # nothing (c is not in an audit of evidence). The claim-level question is exact ⊆ influence.
+    small, large = (v.influence(r), v.exact(r)) if swapped else (v.exact(r), v.influence(r))
+    return [v.active(), z3.Exists([r], z3.And(small, z3.Not(large)))]
+
+
+def _one_item(v: Vocabulary) -> list:
+    return [v.active(), v.disagree(), v.agree_on_singletons()]
+
+
+def _over_revised(v: Vocabulary) -> list:
+    # the existentials are Skolemized by hand (equisatisfiable): audit r, item x in r and in
+    # the J-set S, and a J-set T disjoint from r that keeps c alive under exact revision
+    r, x, s, t = (z3.Const(name, sort) for name, sort in
+                  (("r", v.Set), ("x", v.Item), ("S", v.Set), ("T", v.Set)))
+    return [v.mem(x, r), v.J(s), v.mem(x, s), v.J(t), v.disjoint(t, r), v.agree_on_singletons()]
+
+
+# one_item in two steps (the one-shot form is also UNSAT but takes z3 0.2 s to 20+ s):
+_ONE_ITEM = (
+    ("a disagreement is an over-revision (exact ⊆ influence)",
+     lambda v: [v.active(), v.disagree(),
+                z3.Not(z3.Exists([r := v._s()], z3.And(v.influence(r), z3.Not(v.exact(r)))))]),
+    ("an over-revision on R => one on a one-item audit", _over_revised),
+)
+
+
+# The only-if directions are chained through singleton audits; z3 decides each step at once,
+# while the one-shot formulation (two quantifier alternations deeper) comes back unknown.
+_ONLY_IF = (
+    ("not unique => two distinct J-sets",
+     lambda v: [v.active(), z3.Not(v.unique()), z3.Not(v.two_distinct())]),
+    ("agree on all audits => agree on singleton audits",
+     lambda v: [v.agree(), z3.Not(v.agree_on_singletons())]),
+    ("two distinct J-sets => disagree on a singleton audit",
+     lambda v: [v.two_distinct(), v.agree_on_singletons()]),
+)
+_REFINED_BASE = lambda v: [v.active(), v.ancestors_cover_union()]  # noqa: E731
+_REFINED_ONLY_IF = (
+    ("not (unique S and A = S) => two distinct J-sets or an item of A outside U",
+     lambda v: _REFINED_BASE(v) + [z3.Not(v.unique_is(v.A)), z3.Not(v.two_distinct()),
+                                   z3.Not(v.redundant_ancestor())]),
+    ("agree on all audits => agree on singleton audits",
+     lambda v: [v.agree(v.A), z3.Not(v.agree_on_singletons(v.A))]),
+    ("two distinct J-sets => disagree on a singleton audit",
+     lambda v: _REFINED_BASE(v) + [v.two_distinct(), v.agree_on_singletons(v.A)]),
+    ("an item of A outside U => disagree on a singleton audit",
+     lambda v: _REFINED_BASE(v) + [v.redundant_ancestor(), v.agree_on_singletons(v.A)]),
+)
+
+
+def _one(label: str, part: Part) -> tuple[tuple[str, Part], ...]:
+    return ((label, part),)
+
+
+GENERAL: dict[str, GeneralStatement] = {
+    s.name: s
+    for s in (
+        GeneralStatement("general:boundary_if", "unique minimal justification => agree on every audit",
+                         _one("", lambda v: [v.active(), v.unique(), v.disagree()])),
+        GeneralStatement("general:boundary_only_if",
+                         "agree on every audit => unique minimal justification", _ONLY_IF),
+        GeneralStatement("general:refined_if", "unique S and A = S => agree (influence over A ⊇ U)",
+                         _one("", lambda v: _REFINED_BASE(v) + [v.unique_is(v.A), v.disagree(v.A)])),
+        GeneralStatement("general:refined_only_if",
+                         "agree (influence over A ⊇ U) => unique S and A = S", _REFINED_ONLY_IF),
+        GeneralStatement("general:inclusion", "none ⊆ exact ⊆ influence", _one("", _inclusion)),
+        GeneralStatement("general:one_item",
+                         "disagree on some audit => disagree on a one-item audit", _ONE_ITEM),
+        GeneralStatement("general:boundary_if~at_most_two", "mutant: 'unique' replaced by 'at most two'",
+                         _one("", lambda v: [v.active(), v.count_at_most(2), v.disagree()]),
+                         mutant_of="general:boundary_if"),
+        GeneralStatement("general:boundary_only_if~no_singletons", "mutant: singleton axiom dropped",
+                         _ONLY_IF[2:], mutant_of="general:boundary_only_if", axioms=("antichain",)),
+        GeneralStatement("general:refined_if~no_ancestor_condition", "mutant: condition A = S dropped",
+                         _one("", lambda v: _REFINED_BASE(v) + [v.unique(), v.disagree(v.A)]),
+                         mutant_of="general:refined_if"),
+        GeneralStatement("general:refined_only_if~no_singletons", "mutant: singleton axiom dropped",
+                         _REFINED_ONLY_IF[3:], mutant_of="general:refined_only_if",
+                         axioms=("antichain",)),
+        GeneralStatement("general:inclusion~swapped", "mutant: influence ⊆ exact",
+                         _one("", lambda v: _inclusion(v, swapped=True)),
+                         mutant_of="general:inclusion"),
+        GeneralStatement("general:one_item~no_singletons", "mutant: singleton axiom dropped",
+                         _one("", _one_item), mutant_of="general:one_item", axioms=("antichain",)),
+    )
+}
+
+
+def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = False) -> ProofResult:
+    """Refute every part; UNSAT iff all parts are UNSAT, SAT (with a model) if one part is."""
+    spec = GENERAL[name]
+    start = time.perf_counter()
+    result, countermodel, steps = UNSAT, None, []
+    for label, part in spec.parts:
+        v = Vocabulary()
+        solver = z3.Solver(ctx=v.ctx)
+        solver.set("timeout", int(timeout_s * 1000))
+        axioms = {"antichain": v.antichain, "singletons": v.singletons}
+        for axiom in spec.axioms:
+            if not (drop_antichain and axiom == "antichain"):
+                solver.add(axioms[axiom]())
+        solver.add(*part(v))
+        answer = solver.check()
+        if answer == z3.sat:  # look for the smallest universe, for a readable countermodel
+            for size in range(1, 9):
+                solver.push()
+                solver.add(v.at_most_items(size))
+                if solver.check() == z3.sat:
+                    break
+                solver.pop()
+        step = SAT if answer == z3.sat else UNSAT if answer == z3.unsat else UNKNOWN
+        steps.append({"step": label or spec.text, "result": step})
+        if step == SAT:
+            result, countermodel = SAT, decode_general(v, solver.model(), "refined" in name)
+            break
+        if step == UNKNOWN:
+            result = UNKNOWN
+    return ProofResult(
+        statement=name + ("~no_antichain" if drop_antichain else ""), n=None,
+        solver="z3 (first-order)", result=result, seconds=time.perf_counter() - start,
+        expected=SAT if spec.mutant_of else UNSAT, mutant=spec.mutant_of is not None,
+        countermodel=countermodel, details={"steps": steps} if len(spec.parts) > 1 else {},
+    )
+
+
+def decode_general(v: Vocabulary, model: z3.ModelRef, refined: bool) -> Countermodel:
+    """Read a finite z3 model back as items, J-sets, the ancestor set and a witness audit.
+
+    The witness is recomputed in Python from the decoded sets (not read from z3): an audit
+    of the model's universe on which exact and influence revision disagree, if there is one.
+    """
+    items = model.get_universe(v.Item) or []
+    sets = model.get_universe(v.Set) or []
+    names = {str(e): f"e{i + 1}" for i, e in enumerate(items)}
+
+    def members(s) -> frozenset[str]:
+        return frozenset(names[str(e)] for e in items
+                         if z3.is_true(model.eval(v.mem(e, s), model_completion=True)))
+
+    family = sorted({members(s) for s in sets
+                     if z3.is_true(model.eval(v.J(s), model_completion=True))},
+                    key=lambda m: (len(m), sorted(m)))
+    union = frozenset().union(*family)
+    ancestors = members(v.A) if refined else union
+    audits = sorted({members(s) for s in sets}, key=lambda m: (len(m), sorted(m)))
+    witness = None
+    for audit in audits:
+        by_exact = not any(not (j & audit) for j in family)
+        by_influence = bool(audit & ancestors)
+        if by_exact != by_influence:
+            witness = sorted(audit)
+            break
+    note = f"universe: {len(items)} item(s), {len(sets)} set(s)"
+    justifications = [{"claim": "c", "antecedents": sorted(j)} for j in family]
+    if ancestors != union:
+        justifications.append({"claim": "c", "antecedents": sorted(ancestors | union)})
+    graph = {
+        "nodes": [{"id": names[str(e)], "kind": "evidence", "text": ""} for e in items]
+        + [{"id": "c", "kind": "claim", "text": ""}],
+        "justifications": justifications,
+    }
+    return Countermodel(graph=graph, minimal_justifications=[sorted(j) for j in family],
+                        ancestors=sorted(ancestors), witness_audit=witness, note=note)

@@ -1,0 +1,80 @@
+"""Typed results shared by the bounded and the general proofs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+UNSAT = "UNSAT"
+SAT = "SAT"
+UNKNOWN = "UNKNOWN"
+
+
+@dataclass(frozen=True)
+class Countermodel:
+    """A decoded SAT answer: a support structure (graph document) and a witness audit."""
+
+    graph: dict[str, Any]
+    minimal_justifications: list[list[str]]
+    ancestors: list[str]
+    witness_audit: list[str] | None
+    note: str
+
+    def summary(self) -> str:
+        parts = ["c <- " + " | ".join("{" + ",".join(s) + "}" for s in self.minimal_justifications)]
+        if self.ancestors != sorted({e for s in self.minimal_justifications for e in s}):
+            parts.append("ancestors {" + ",".join(self.ancestors) + "}")
+        if self.witness_audit is not None:
+            parts.append("disagreeing audit {" + ",".join(self.witness_audit) + "}")
+        if self.note:
+            parts.append(self.note)
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "graph": self.graph,
+            "minimal_justifications": self.minimal_justifications,
+            "ancestors": self.ancestors,
+            "witness_audit": self.witness_audit,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class ProofResult:
+    """One solver's answer to one statement (or mutant) for one n (None: general proof)."""
+
+    statement: str
+    n: int | None
+    solver: str
+    result: str
+    seconds: float
+    expected: str = UNSAT
+    cpu_seconds: float | None = None
+    mutant: bool = False
+    symmetry: bool = False
+    countermodel: Countermodel | None = None
+    certificate: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """A proof holds when UNSAT; a mutant is *refuted* (non-vacuity) when SAT."""
+        return self.result == self.expected
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "statement": self.statement,
+            "n": self.n,
+            "solver": self.solver,
+            "result": self.result,
+            "expected": self.expected,
+            "ok": self.ok,
+            "mutant": self.mutant,
+            "symmetry": self.symmetry,
+            "seconds": round(self.seconds, 4),
+            "cpu_seconds": None if self.cpu_seconds is None else round(self.cpu_seconds, 4),
+            "certificate": self.certificate,
+            "countermodel": None if self.countermodel is None else self.countermodel.to_dict(),
+            **({"details": self.details} if self.details else {}),
+        }

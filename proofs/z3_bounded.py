@@ -1,0 +1,98 @@
+"""An independent z3 encoding of the bounded statements (no code shared with the CNF).
+
+f is one z3 bit-vector of width 2^n (bit X is f(X)); monotonicity, minimal points, the
+essential set U and both rules over all 2^n audits are written as z3 terms, and "exactly
+one minimal point" as a pseudo-Boolean constraint (``PbEq``), so a mistake in the Tseitin
+or counter code of :mod:`proofs.cnf_encoding` would make the two solvers disagree.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from proofs.statements import statement as lookup
+
+
+def lex_leader(bit: list[z3.BoolRef], n: int) -> list[z3.BoolRef]:
+    """t <=lex t∘(i j) for every transposition, as an unsigned bit-vector comparison."""
+    facts = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            pairs = [(x, x ^ (1 << i) ^ (1 << j)) for x in range(1 << n)
+                     if (x >> i & 1) and not (x >> j & 1)]
+            pairs.sort(key=min)
+            first = [bit[min(p)] for p in pairs]
+            second = [bit[max(p)] for p in pairs]
+
+            def word(bits: list[z3.BoolRef]) -> z3.BitVecRef:
+                parts = [z3.If(b, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) for b in bits]
+                return parts[0] if len(parts) == 1 else z3.Concat(*parts)
+
+            facts.append(z3.ULE(word(first), word(second)))
+    return facts
+
+
+class Z3Encoding:
+    def __init__(self, name: str, n: int, symmetry: bool = False) -> None:
+        lookup(name)
+        self.name, self.n = name, n
+        size = 1 << n
+        full = size - 1
+        self.table = z3.BitVec("f", size)
+        bit = [z3.Extract(x, x, self.table) == 1 for x in range(size)]
+        self.ancestors = [z3.Bool(f"a{i}") for i in range(n)]
+        facts: list[z3.BoolRef] = [bit[full]]  # active at full evidence
+        for x in range(size):
+            for i in range(n):
+                if not x >> i & 1:
+                    facts.append(z3.Implies(bit[x], bit[x | 1 << i]))
+        minimal = [
+            z3.And(bit[x], *[z3.Not(bit[x & ~(1 << i)]) for i in range(n) if x >> i & 1])
+            for x in range(size)
+        ]
+        essential = [z3.Or(*[minimal[x] for x in range(size) if x >> i & 1]) for i in range(n)]
+
+        def exact(r: int) -> z3.BoolRef:
+            return z3.Not(bit[full & ~r])
+
+        def meets(r: int, members: list[z3.BoolRef]) -> z3.BoolRef:
+            return z3.Or(*[members[i] for i in range(n) if r >> i & 1]) if r else z3.BoolVal(False)
+
+        def agree(members: list[z3.BoolRef]) -> z3.BoolRef:
+            return z3.And(*[exact(r) == meets(r, members) for r in range(size)])
+
+        weighted = [(m, 1) for m in minimal]
+        unique = z3.PbEq(weighted, 1)
+        base = name.split("~")[0]
+        if base == "boundary":
+            claim = unique if name == "boundary" else z3.PbLe(weighted, 2)
+            facts.append(agree(essential) != claim)
+        elif base == "refined":
+            facts += [z3.Implies(u, a) for u, a in zip(essential, self.ancestors)]
+            same = z3.And(*[a == u for a, u in zip(self.ancestors, essential)])
+            claim = z3.And(unique, same) if name == "refined" else unique
+            facts.append(agree(self.ancestors) != claim)
+        elif base == "inclusion":
+            if name == "inclusion":
+                bad = [z3.And(exact(r), z3.Not(meets(r, essential))) for r in range(size)]
+            else:
+                bad = [z3.And(meets(r, essential), z3.Not(exact(r))) for r in range(size)]
+            facts.append(z3.Or(*bad))
+        elif base == "one_item":
+            differ = [exact(r) != meets(r, essential) for r in range(size)]
+            facts.append(z3.Or(*differ))
+            if name == "one_item":
+                facts += [z3.Not(differ[1 << i]) for i in range(n)]
+            else:
+                facts.append(z3.Not(differ[full]))
+        if symmetry:
+            facts += lex_leader(bit, n)
+        self.facts = facts
+
+    def truth_table(self, model: z3.ModelRef) -> list[bool]:
+        value = model.eval(self.table, model_completion=True).as_long()
+        return [bool(value >> x & 1) for x in range(1 << self.n)]
+
+    def ancestor_set(self, model: z3.ModelRef) -> list[int]:
+        return [i for i, a in enumerate(self.ancestors)
+                if z3.is_true(model.eval(a, model_completion=True))]

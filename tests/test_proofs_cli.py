@@ -1,0 +1,82 @@
+"""``jtms prove``: JSON and table output, exit codes 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jtms.cli import main
+from proofs.results import ProofResult
+
+
+def run_json(capsys, *argv: str) -> tuple[int, dict]:
+    code = main(["prove", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_prove_json_all_statements(capsys):
+    code, payload = run_json(capsys, "--max-n", "3", "--statements", "all")
+    assert code == 0 and payload["ok"] and payload["solvers_agree"]
+    rows = payload["results"]
+    proved = [r for r in rows if not r["mutant"]]
+    mutants = [r for r in rows if r["mutant"]]
+    assert {(r["statement"], r["n"]) for r in proved if r["solver"] == "z3"} == {
+        (s, n) for s in ("boundary", "refined", "inclusion", "one_item") for n in (1, 2, 3)}
+    assert all(r["result"] == "UNSAT" for r in proved)
+    assert len(mutants) == 8 and all(r["result"] == "SAT" and r["countermodel"] for r in mutants)
+    assert set(rows[0]) >= {"statement", "n", "solver", "result", "seconds"}
+
+
+def test_prove_certifies_with_dratify(capsys, tmp_path):
+    pytest.importorskip("dratify")
+    code, payload = run_json(capsys, "--max-n", "3", "--solvers", "cadical", "--mutants-n", "0",
+                             "--certify-max-n", "3", "--certificate-dir", str(tmp_path))
+    assert code == 0
+    certified = [r for r in payload["results"] if r["certificate"]]
+    assert [(r["n"], r["certificate"]) for r in certified] == [
+        (n, "DRUP checked by dratify") for n in (1, 2, 3)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"boundary-n{n}.{ext}" for n in (1, 2, 3) for ext in ("cnf", "drup"))
+
+
+def test_prove_general_table(capsys):
+    code = main(["prove", "--max-n", "2", "--solvers", "cadical", "--general"])
+    out = capsys.readouterr().out
+    assert code == 0
+    for column in ("statement", "solver", "result", "seconds"):
+        assert column in out
+    assert "general:boundary_only_if" in out and "SAT (mutant)" in out
+    assert "every mutant is refuted" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["--solvers", "minisat"], ["--max-n", "0"], ["--statements", "nope"],
+    ["--min-n", "4", "--max-n", "3"],
+])
+def test_bad_usage_exits_2(argv, capsys):
+    assert main(["prove", *argv]) == 2
+
+
+def _fake(result: str):
+    def solve(name, n, solver, symmetry=False):
+        return ProofResult(name, n, solver, result if solver == "z3" else "UNSAT", 0.0,
+                           expected="SAT" if "~" in name else "UNSAT", mutant="~" in name)
+    return solve
+
+
+def test_a_sat_statement_or_solver_disagreement_exits_1(monkeypatch, capsys):
+    import proofs.bounded
+
+    monkeypatch.setattr(proofs.bounded, "solve", _fake("SAT"))
+    code, payload = run_json(capsys, "--max-n", "1", "--mutants-n", "0")
+    assert code == 1 and not payload["ok"] and not payload["solvers_agree"]
+
+
+def test_an_unsat_mutant_exits_1(monkeypatch, capsys):
+    import proofs.bounded
+
+    monkeypatch.setattr(proofs.bounded, "solve", _fake("UNSAT"))
+    code, payload = run_json(capsys, "--max-n", "1", "--mutants-n", "2")
+    assert code == 1 and payload["solvers_agree"]
+    assert [r["ok"] for r in payload["results"] if r["mutant"]] == [False, False]
