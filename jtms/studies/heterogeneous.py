@@ -5,7 +5,7 @@ outside support), premises, redundant justifications, audits of claims, and seed
 graphs (acyclic and cyclic, several audited roots). For each case and rule the state after
 the rule is compared with the ground truth. For the engine's exact rule each repair is also
 checked against :func:`theory.revision.exact`, against clingo's stable model after the
-audit (:mod:`jtms.studies.oracle`) and against the engine's integrity check (stored status
+audit (:class:`jtms.fuzz.clingo_oracle.ClingoOracle`, the same oracle the differential fuzzer uses) and against the engine's integrity check (stored status
 = least fixpoint, SQLite checks).
 """
 
@@ -22,7 +22,7 @@ from theory.structure import SupportStructure
 
 from jtms.studies.common import (Endpoint, RuleFn, StudyResult, new_memory, resolve_rules,
                                  truth_active)
-from jtms.studies.oracle import stable_active
+from jtms.fuzz.clingo_oracle import ClingoOracle
 
 SEED = 4
 
@@ -125,8 +125,9 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED) -> StudyRes
         truth = truth_active(structure, audit)
         before = truth_active(structure, ())
         theory_retired = revision.exact(structure, audit)
-        clingo_before = stable_active(structure)
-        clingo_after = stable_active(structure, audit)
+        oracle = ClingoOracle(structure)
+        clingo_before = oracle.active()
+        clingo_after = oracle.active(audit)
         row = {"case": case.name, "nodes": len(structure), "audit": sorted(audit),
                "exact_retired": sorted(before - truth), "rules": {}}
         for name, rule in rules.items():
