@@ -47,8 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    for info in sorted(pkgutil.iter_modules(jtms.commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"jtms.commands.{info.name}")
+    modules = [importlib.import_module(f"jtms.commands.{info.name}")
+               for info in pkgutil.iter_modules(jtms.commands.__path__)]
+    # ORDER places a module's commands in --help (checking first, studies last)
+    for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
         register = getattr(module, "register", None)
         if register is not None:
             register(subparsers)

@@ -9,6 +9,7 @@ local processes or, with ``--dask``, on a Dask cluster (a local one unless
 
 from __future__ import annotations
 
+
 import argparse
 import sys
 from contextlib import contextmanager
@@ -231,3 +232,6 @@ def _render_graphs(out, g: dict) -> None:
         ["quantity", "value"], rows))
     for d in g.get("examples", []):
         out.print(f"[bold red]disagreement[/]: {escape(d)}")
+
+
+ORDER = 30  # position of these commands in `jtms --help`

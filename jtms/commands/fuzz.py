@@ -8,6 +8,7 @@ Exit codes: 0 no counterexample (no disagreement), 1 counterexample found, 2 bad
 
 from __future__ import annotations
 
+
 import argparse
 import json
 import sys
@@ -266,3 +267,6 @@ def _render_differential(payload: dict) -> None:
     print(compact_graph(minimized["graph"]))
     if payload["out"]:
         console.print(f"written to {payload['out']}")
+
+
+ORDER = 50  # position of these commands in `jtms --help`

@@ -4,6 +4,7 @@ explain, context, review. Every command takes ``--db PATH`` (default ``jtms.db``
 
 from __future__ import annotations
 
+
 import argparse
 import json
 from pathlib import Path
@@ -274,3 +275,6 @@ def run_review(args) -> int:
         if report.audit is not None:
             out.print(f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}")
     return 0
+
+
+ORDER = 20  # position of these commands in `jtms --help`

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 import argparse
 from pathlib import Path
 
@@ -147,3 +148,6 @@ def run(args: argparse.Namespace) -> int:
             out.print(f"solvers disagree on {d['statement']} n={d['n']}: {d['answers']}", style="red")
         out.print("all proofs hold and every mutant is refuted" if ok else "FAILED: see rows marked")
     return EXIT_OK if ok else EXIT_FAILED
+
+
+ORDER = 40  # position of these commands in `jtms --help`

@@ -6,6 +6,7 @@ of the exact rule has its expected value, 1 when one does not, 2 on bad input.
 
 from __future__ import annotations
 
+
 import argparse
 
 from theory.errors import InputError
@@ -80,3 +81,6 @@ def run(args: argparse.Namespace) -> int:
         if args.plot:
             out.print(f"figure written to {args.plot}")
     return 1 if failures else 0
+
+
+ORDER = 60  # position of these commands in `jtms --help`

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 import argparse
 import sys
 import time
@@ -237,3 +238,6 @@ def run_check(args) -> int:
     else:
         print_report(report, f"Influence-safety of {source}")
     return EXIT_OK if report.influence_safe else EXIT_VIOLATION
+
+
+ORDER = 10  # position of these commands in `jtms --help`
