@@ -38,7 +38,6 @@ from theory.revision import downstream_numbers
 from theory.structure import Kind, SupportStructure
 
 from jtms import store
-from jtms.safe_expr import UnsafeExpression, parse_expression
 
 ACTIVE, INACTIVE = "active", "inactive"
 
@@ -126,6 +125,8 @@ def _clean_id(value: Any, what: str) -> str:
 
 def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
     """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
+    from jtms.safe_expr import UnsafeExpression, parse_expression  # sympy: only when needed
+
     for what, text in (("expression", expression), ("value", value)):
         if not isinstance(text, str):
             raise InputError(f"{what} must be a string", source=source, node=node_id)

@@ -20,9 +20,6 @@ from theory.graphfile import dumps_graph
 from theory.structure import SupportStructure
 
 from jtms import output
-from jtms.fuzz.backends import FunctionBackend, engine_backend
-from jtms.fuzz.differential import CampaignOptions, differential_campaign
-from jtms.fuzz.runner import GraphOptions, fuzz_rule, load_rule
 
 DEFAULT_EXAMPLES = 1000
 DEFAULT_PAIRS = 10_000
@@ -115,6 +112,8 @@ def _progress(label: str, enabled: bool):
 
 
 def _fuzz(args: argparse.Namespace) -> int:
+    from jtms.fuzz.runner import GraphOptions, fuzz_rule, load_rule  # hypothesis: only when fuzzing
+
     name, rule = load_rule(args.rule)
     for flag in ("max_evidence", "max_claims", "max_justifications", "max_antecedents"):
         if getattr(args, flag) < 1:
@@ -207,6 +206,10 @@ def _render_fuzz(payload: dict) -> None:
 
 
 def _differential(args: argparse.Namespace) -> int:
+    from jtms.fuzz.backends import FunctionBackend, engine_backend
+    from jtms.fuzz.differential import CampaignOptions, differential_campaign
+    from jtms.fuzz.runner import load_rule
+
     backends = []
     for spec in args.backend:
         name, function = load_rule(spec) if ":" in spec else (None, None)
