@@ -9,13 +9,31 @@
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from theory.errors import GraphError, InputError
 from theory.structure import Kind, SupportStructure
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building large acyclic containers.
+
+    Building a 100k-claim graph allocates millions of small objects, and the collector's
+    repeated passes over them took two thirds of the time; nothing built here is cyclic.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def load_graph(path: str | Path) -> SupportStructure:
@@ -32,7 +50,8 @@ def load_graph(path: str | Path) -> SupportStructure:
 
 def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
     try:
-        data = json.loads(text)
+        with paused_gc():
+            data = json.loads(text)
     except json.JSONDecodeError as error:
         raise GraphError(
             f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}",
@@ -44,7 +63,8 @@ def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
 def parse_graph(data: Any, source: str = "<graph>") -> SupportStructure:
     """Validate a decoded graph document and build the structure."""
     try:
-        return _parse(data)
+        with paused_gc():
+            return _parse(data)
     except InputError as error:
         raise error.with_source(source) from None
 

@@ -52,7 +52,10 @@ def index_of(structure: SupportStructure) -> SupportIndex:
     """The (cached) integer index of ``structure``."""
     cached = _CACHE.get(structure)
     if cached is None:
-        cached = _build(structure)
+        from theory.graphfile import paused_gc
+
+        with paused_gc():
+            cached = _build(structure)
         _CACHE[structure] = cached
     return cached
 
