@@ -32,7 +32,7 @@ from typing import Any
 
 from theory.errors import InputError
 from theory.fixpoint import active_numbers
-from theory.graphfile import parse_graph
+from theory.graphfile import parse_graph, paused_gc
 from theory.incremental import GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
 from theory.structure import Kind, SupportStructure
@@ -390,6 +390,11 @@ class Memory:
         and share no id with the memory. Graph documents may give evidence a calculation:
         ``{"id": "e1", "kind": "evidence", "expression": "2*3", "value": "6"}``.
         """
+        with paused_gc():  # hundreds of thousands of small rows and tuples, none cyclic
+            return self._import_graph(graph, source, author)
+
+    def _import_graph(self, graph: SupportStructure | Mapping[str, Any], source: str,
+                      author: str | None) -> Change:
         started = time.perf_counter()
         extras: dict[str, dict[str, Any]] = {}
         if isinstance(graph, SupportStructure):
