@@ -27,6 +27,7 @@ from rich.table import Table
 from benchmarks.generate import memory
 from jtms.commands.theorycmds import report_payload
 from theory.graphfile import load_graph, save_graph
+from theory.fixpoint import base_active
 from theory.index import index_of
 from theory.safety import check_structure, verdicts
 
@@ -40,7 +41,7 @@ def phases(path: Path, certificates: bool = True) -> dict:
     index = index_of(structure)
     row["index"] = time.perf_counter() - started
     started = time.perf_counter()
-    facts = verdicts(index)
+    facts = verdicts(index, base_active(structure))
     row["verdicts"] = time.perf_counter() - started
     started = time.perf_counter()
     report = check_structure(structure, certificates=certificates)

@@ -12,6 +12,7 @@ justification counts its antecedents not yet active and fires when the count rea
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Collection, Iterable
 
 from theory.index import SupportIndex, index_of
@@ -62,6 +63,22 @@ def active_numbers(
     return active
 
 
+_BASE: "weakref.WeakKeyDictionary[SupportStructure, bytes]" = weakref.WeakKeyDictionary()
+
+
+def base_active(structure: SupportStructure) -> bytes:
+    """Flags of the state before any audit: all evidence present, nothing blocked.
+
+    Cached per structure (structures are immutable), so the rules, ``revise`` and the
+    checker share one fixpoint computation instead of recomputing it per call.
+    """
+    flags = _BASE.get(structure)
+    if flags is None:
+        flags = bytes(active_numbers(index_of(structure)))
+        _BASE[structure] = flags
+    return flags
+
+
 def active_state(
     structure: SupportStructure,
     blocked: Iterable[str] = (),
@@ -74,6 +91,9 @@ def active_state(
     """
     index = index_of(structure)
     blocked_ids = structure.require(blocked)
+    if not blocked_ids and evidence is None:
+        flags = base_active(structure)
+        return frozenset(index.ids[n] for n, flag in enumerate(flags) if flag)
     off: list[int] = []
     if evidence is not None:
         present = structure.require(evidence)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
@@ -29,8 +30,8 @@ class Circuit:
     names: list[str | None] = field(default_factory=lambda: [None, None])
     _table: dict = field(default_factory=dict, repr=False)
 
-    TRUE: int = 0
-    FALSE: int = 1
+    TRUE: ClassVar[int] = 0
+    FALSE: ClassVar[int] = 1
 
     def __len__(self) -> int:
         return len(self.kinds)

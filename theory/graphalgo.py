@@ -25,7 +25,7 @@ def ancestor_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
 
 
 def strongly_connected_components(
-    index: SupportIndex, nodes: Iterable[int], intact_only: bytearray | None = None
+    index: SupportIndex, nodes: Iterable[int], intact_only: bytes | bytearray | None = None
 ) -> list[list[int]]:
     """SCCs of the subgraph on ``nodes`` (edges antecedent -> claim), in topological order:
     every component comes after the components it depends on.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from theory.errors import InputError
-from theory.fixpoint import active_numbers, active_state, rederive
+from theory.fixpoint import base_active, rederive
 from theory.index import SupportIndex, index_of
 from theory.structure import SupportStructure
 
@@ -50,7 +50,7 @@ def downstream_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
     return seen
 
 
-def exact_retired_numbers(index: SupportIndex, active: bytearray, audit: Iterable[int]) -> set[int]:
+def exact_retired_numbers(index: SupportIndex, active: bytes | bytearray, audit: Iterable[int]) -> set[int]:
     """Exact revision on node numbers, bounded to the active downstream region of ``audit``.
 
     ``active`` is the state before the audit (a least fixpoint); it is not modified.
@@ -64,9 +64,8 @@ def exact_retired_numbers(index: SupportIndex, active: bytearray, audit: Iterabl
     return {n for n in region if not after[n]}
 
 
-def _before(structure: SupportStructure) -> tuple[SupportIndex, bytearray]:
-    index = index_of(structure)
-    return index, active_numbers(index)
+def _before(structure: SupportStructure) -> tuple[SupportIndex, bytes]:
+    return index_of(structure), base_active(structure)
 
 
 def exact(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
@@ -102,4 +101,6 @@ def revise(structure: SupportStructure, audit: Iterable[str], rule: str | Revisi
     function = RULES[rule] if isinstance(rule, str) else rule
     audit_ids = structure.require(audit, what="audit id")
     retired = frozenset(function(structure, audit_ids))
-    return Revision(name, audit_ids, retired, active_state(structure) - retired)
+    index, active = _before(structure)
+    remaining = frozenset(index.ids[n] for n, flag in enumerate(active) if flag) - retired
+    return Revision(name, audit_ids, retired, remaining)

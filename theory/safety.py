@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import islice
 
-from theory.fixpoint import active_numbers
+from theory.fixpoint import base_active
 from theory.formula import compile_support
 from theory.graphfile import paused_gc
 from theory.graphalgo import solve_component, strongly_connected_components
@@ -73,7 +73,7 @@ class SafetyReport:
 class Verdicts:
     """Per-node bitsets (bit i = evidence number i) behind the verdicts."""
 
-    active: bytearray
+    active: bytes
     ancestors: list[int]
     critical: list[int | None]  # None for inactive nodes
 
@@ -83,9 +83,11 @@ class Verdicts:
         return self.ancestors[n] & ~self.critical[n]
 
 
-def verdicts(index: SupportIndex) -> Verdicts:
-    """Ancestors and critical sets for every node, in time near-linear in the graph."""
-    active = active_numbers(index)
+def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
+    """Ancestors and critical sets for every node, in time near-linear in the graph.
+
+    ``active`` is the state before any audit (:func:`theory.fixpoint.base_active`).
+    """
     size = index.size
     is_evidence = index.is_evidence
     justs_of = index.justs_of
@@ -117,7 +119,7 @@ def verdicts(index: SupportIndex) -> Verdicts:
     return Verdicts(active, ancestors, critical)
 
 
-def _critical_of(n: int, index: SupportIndex, active: bytearray, critical: list[int | None]) -> int | None:
+def _critical_of(n: int, index: SupportIndex, active: bytes | bytearray, critical: list[int | None]) -> int | None:
     """AND over intact justifications of OR over antecedents; None stands for "all"."""
     result: int | None = None
     for j in index.justs_of[n]:
@@ -161,7 +163,7 @@ def check_structure(
 
 def _check(structure, claims, max_justifications, certificates, label_budget, progress) -> SafetyReport:
     index = index_of(structure)
-    facts = verdicts(index)
+    facts = verdicts(index, base_active(structure))
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
