@@ -107,9 +107,6 @@ def compile_context(memory: "Memory", budget: int, query: str | None = None) -> 
     result = Context(budget, query)
     used = 0
 
-    def fits(lines: list[str]) -> bool:
-        return used + sum(count_tokens(line) for line in lines) <= budget
-
     header_cost = count_tokens(HEADER)
     withdrawn = memory.withdrawn()[:WITHDRAWN_LIMIT]
     withdrawn_lines: list[str] = []
@@ -169,12 +166,13 @@ def compile_context(memory: "Memory", budget: int, query: str | None = None) -> 
             new_lines.append(_claim_line(ids[claim], text, justification))
             new_claims.append(ContextClaim(ids[claim], text, justification,
                                            score if claim == n else 0.0))
-        if not fits(new_lines):
+        cost = sum(count_tokens(line) for line in new_lines)
+        if used + cost > budget:
             result.omitted += 1
             misses += 1
             continue
         misses = 0
-        used += sum(count_tokens(line) for line in new_lines)
+        used += cost
         included.update(new_nodes)
         lines.extend(new_lines)
         result.claims.extend(new_claims)

@@ -228,9 +228,9 @@ class SupportState:
         self.active = bytearray(flags)
         if len(queue) != sum(flags):  # pragma: no cover - the fixpoint is a derivation
             raise AssertionError("support pointers do not cover the least fixpoint")
-        self._index_pointers()
+        self.dependents = self._pointer_dependents()
 
-    def _index_pointers(self) -> None:
+    def _pointer_dependents(self) -> list[set[int]]:
         """``dependents[n]``: the claims whose support pointer has ``n`` as an antecedent."""
         dependents: list[set[int]] = [set() for _ in range(self.index.size)]
         ants = self.index.just_antecedents
@@ -238,15 +238,9 @@ class SupportState:
             if j != NO_SUPPORT:
                 for a in ants[j]:
                     dependents[a].add(c)
-        self.dependents = dependents
+        return dependents
 
     # --- queries ----------------------------------------------------------------------------
-    def is_blocked(self, n: int) -> bool:
-        return n in self.blocks
-
-    def blocked_numbers(self) -> frozenset[int]:
-        return frozenset(self.blocks)
-
     def grow(self) -> None:
         """Make room for nodes appended to the index since the last call (inactive, no pointer)."""
         missing = self.index.size - len(self.active)
@@ -493,12 +487,7 @@ class SupportState:
                 continue
             if not all(self.active[a] for a in index.just_antecedents[j]):
                 problems.append(f"support pointer of {index.ids[n]!r} is not intact")
-        expected_dependents: list[set[int]] = [set() for _ in range(index.size)]
-        for c, j in enumerate(self.support):
-            if j != NO_SUPPORT:
-                for a in index.just_antecedents[j]:
-                    expected_dependents[a].add(c)
-        if expected_dependents != self.dependents:
+        if self._pointer_dependents() != self.dependents:
             problems.append("pointer dependents are out of date")
         if not problems:
             for n in range(index.size):

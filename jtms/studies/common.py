@@ -51,12 +51,11 @@ from theory.fixpoint import active_state
 from theory import revision
 from theory.structure import SupportStructure
 
+from jtms.context import HEADER, WITHDRAWN_HEADER, _claim_line, _evidence_line
 from jtms.reconsolidation import Memory
 
 RuleFn = Callable[[SupportStructure, frozenset], frozenset]
 RULE_NAMES = ("exact", "none", "influence")
-HEADER = "Working memory (each claim follows from lines above it)"
-WITHDRAWN_HEADER = "Withdrawn (do not rely on these)"
 
 
 # --- rules ------------------------------------------------------------------------------------
@@ -135,16 +134,6 @@ def pre_audit_certificates(memory: Memory, claims: Iterable[str]) -> dict[str, t
         if explanation.active:
             result[claim] = tuple((s.claim, tuple(s.antecedents)) for s in explanation.certificate)
     return result
-
-
-def _claim_line(node_id: str, text: str, antecedents: Sequence[str]) -> str:
-    because = " and ".join(antecedents) if antecedents else "premise"
-    body = f"{node_id}: {text}" if text else node_id
-    return f"- [claim] {body} (because {because})"
-
-
-def _evidence_line(node_id: str, text: str) -> str:
-    return f"- [evidence] {node_id}: {text}" if text else f"- [evidence] {node_id}"
 
 
 def render_rule_context(structure: SupportStructure, active: frozenset[str],

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from theory.graphfile import parse_graph
 from theory.structure import SupportStructure
 
 from jtms.reconsolidation import Memory
@@ -50,12 +51,7 @@ class Episode:
     questions: tuple[Question, ...]
 
     def structure(self) -> SupportStructure:
-        doc = self.document
-        return SupportStructure.build(
-            [n["id"] for n in doc["nodes"] if n["kind"] == "evidence"],
-            [n["id"] for n in doc["nodes"] if n["kind"] == "claim"],
-            [(j["claim"], j["antecedents"]) for j in doc["justifications"]],
-            texts={n["id"]: n["text"] for n in doc["nodes"]})
+        return parse_graph(self.document, source=f"episode {self.number}")
 
 
 def _calculation(rng: random.Random) -> tuple[str, Fraction]:
