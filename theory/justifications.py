@@ -26,8 +26,9 @@ DEFAULT_SOLVER = "cadical195"
 class JustificationEnumerator:
     """Minimal justifications, surviving justifications and relevance for one claim."""
 
-    def __init__(self, circuit: Circuit, root: int, solver: str = DEFAULT_SOLVER):
+    def __init__(self, circuit: Circuit, root: int, solver: str = DEFAULT_SOLVER, prefer_absent: bool = True):
         self.circuit = circuit
+        self.prefer_absent = prefer_absent
         self.root = root
         self.solver_name = solver
         self.variables = sorted(circuit.variables(root))
@@ -55,7 +56,8 @@ class JustificationEnumerator:
             return None
         solver = Solver(name=self.solver_name, bootstrap_with=self.encoding.clauses)
         solver.add_clause([self.encoding.root])
-        solver.set_phases([-v for v in self.var.values()])  # prefer small models
+        if self.prefer_absent:  # prefer small models: usually minimal already
+            solver.set_phases([-v for v in self.var.values()])
         return solver
 
     def _true_evidence(self, model: list[int]) -> set[str]:

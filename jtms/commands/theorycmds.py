@@ -7,6 +7,7 @@ import argparse
 import sys
 import time
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from jtms.output import console, format_set, print_json, sorted_ids, sorted_sets, table
@@ -221,14 +222,11 @@ def run_check(args) -> int:
     total = len(claims) if claims else len(structure.claims)
     show_progress = not args.json and sys.stderr.isatty() and total > 2000
     try:
-        if show_progress:
-            with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                          console=console().__class__(stderr=True), transient=True) as bar:
-                task = bar.add_task("check", total=total)
-                report = check_structure(structure, claims, max_justifications=limit, certificates=not args.summary,
-                                         progress=lambda k: bar.advance(task, k))
-        else:
-            report = check_structure(structure, claims, max_justifications=limit, certificates=not args.summary)
+        with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=Console(stderr=True), transient=True, disable=not show_progress) as bar:
+            task = bar.add_task("check", total=total)
+            report = check_structure(structure, claims, max_justifications=limit, certificates=not args.summary,
+                                     progress=lambda k: bar.advance(task, k))
     except InputError as error:
         raise error.with_source(source) from None
     if args.json:
