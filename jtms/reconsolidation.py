@@ -26,7 +26,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -322,7 +322,7 @@ class Memory:
             return event, plan, Change(event, frozenset([nid]), 0.0, 1)
 
         change = self._write("add-evidence", work)
-        return Change(change.event_id, change.activated, time.perf_counter() - started, 1)
+        return replace(change, seconds=time.perf_counter() - started)
 
     def add_claim(self, node_id: str, justifications: Sequence[Sequence[str]], text: str = "",
                   author: str | None = None) -> Change:
@@ -349,7 +349,7 @@ class Memory:
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 1)
 
         change = self._write("add-claim", work)
-        return Change(change.event_id, change.activated, time.perf_counter() - started, 1)
+        return replace(change, seconds=time.perf_counter() - started)
 
     def add_justification(self, claim: str, antecedents: Sequence[str],
                           author: str | None = None) -> Change:
@@ -373,7 +373,7 @@ class Memory:
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 0)
 
         change = self._write("add-justification", work)
-        return Change(change.event_id, change.activated, time.perf_counter() - started, 0)
+        return replace(change, seconds=time.perf_counter() - started)
 
     def _insert_justifications(self, index: GrowingIndex, numbers: Iterable[int], event: int) -> None:
         self._db.executemany(
@@ -456,7 +456,7 @@ class Memory:
             return event, install, Change(event, activated, 0.0, len(ordered))
 
         change = self._write("import", work)
-        return Change(change.event_id, change.activated, time.perf_counter() - started, change.added)
+        return replace(change, seconds=time.perf_counter() - started)
 
     # --- audits -------------------------------------------------------------------------------
     def _roots(self, loaded: _Loaded, roots: Iterable[str]) -> tuple[tuple[str, ...], list[int]]:
@@ -540,7 +540,7 @@ class Memory:
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0)
 
         change = self._write("reinstate", work)
-        return Change(change.event_id, change.activated, time.perf_counter() - started)
+        return replace(change, seconds=time.perf_counter() - started)
 
     # --- history and explanations -------------------------------------------------------------
     def history(self, node_id: str) -> list[dict[str, Any]]:

@@ -31,6 +31,15 @@ def _id_list(value: str, what: str) -> list[str]:
     return items
 
 
+def _report(args, payload: dict, text: str) -> int:
+    """Print ``payload`` (``--json``) or ``text``; exit 0."""
+    if args.json:
+        print_json(payload)
+    else:
+        console().print(text)
+    return 0
+
+
 def register(subparsers) -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
     p.set_defaults(func=run_init)
@@ -96,11 +105,7 @@ def register(subparsers) -> None:
 
 def run_init(args) -> int:
     Memory.create(args.db).close()
-    if args.json:
-        print_json({"db": args.db, "created": True})
-    else:
-        console().print(f"created an empty memory at {args.db}")
-    return 0
+    return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
 
 
 def _read_graph_document(path: str):
@@ -123,23 +128,16 @@ def run_import(args) -> int:
         change = memory.import_graph(document, source=args.graph, author=args.author)
     payload = {"event_id": change.event_id, "nodes": change.added,
                "active": len(change.activated), "seconds": round(change.seconds, 4)}
-    if args.json:
-        print_json(payload)
-    else:
-        console().print(f"imported {change.added} nodes from {args.graph} "
-                        f"({len(change.activated)} active) in {change.seconds:.2f} s")
-    return 0
+    return _report(args, payload, f"imported {change.added} nodes from {args.graph} "
+                                  f"({len(change.activated)} active) in {change.seconds:.2f} s")
 
 
 def run_add_evidence(args) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_evidence(args.id, text=args.text, author=args.author,
                                      expression=args.expression, value=args.value)
-    if args.json:
-        print_json({"event_id": change.event_id, "id": args.id, "active": True})
-    else:
-        console().print(f"added evidence {args.id}")
-    return 0
+    return _report(args, {"event_id": change.event_id, "id": args.id, "active": True},
+                   f"added evidence {args.id}")
 
 
 def run_add_claim(args) -> int:
@@ -149,11 +147,8 @@ def run_add_claim(args) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_claim(args.id, justifications, text=args.text, author=args.author)
     active = args.id in change.activated
-    if args.json:
-        print_json({"event_id": change.event_id, "id": args.id, "active": active})
-    else:
-        console().print(f"added claim {args.id} ({'active' if active else 'inactive'})")
-    return 0
+    return _report(args, {"event_id": change.event_id, "id": args.id, "active": active},
+                   f"added claim {args.id} ({'active' if active else 'inactive'})")
 
 
 def run_audit(args) -> int:
@@ -193,13 +188,10 @@ def run_reinstate(args) -> int:
         raise InputError(f"AUDIT_ID must be an integer, got {args.audit_id!r}") from None
     with Memory.open(args.db) as memory:
         change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
-    if args.json:
-        print_json({"audit_id": audit_id, "event_id": change.event_id,
-                    "reactivated": sorted_ids(change.activated)})
-    else:
-        console().print(f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
-                        f"{', '.join(sorted(change.activated))}")
-    return 0
+    return _report(args, {"audit_id": audit_id, "event_id": change.event_id,
+                          "reactivated": sorted_ids(change.activated)},
+                   f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
+                   f"{', '.join(sorted(change.activated))}")
 
 
 def run_history(args) -> int:
