@@ -54,22 +54,14 @@ def encode(
             literal[gate] = kind == TRUE
             continue
         parts = [literal[c] for c in circuit.children[gate]]
-        if kind == AND:
-            if any(p is False for p in parts):
-                literal[gate] = False
-                continue
-            parts = [p for p in parts if p is not True]
-            if not parts:
-                literal[gate] = True
-                continue
-        else:
-            if any(p is True for p in parts):
-                literal[gate] = True
-                continue
-            parts = [p for p in parts if p is not False]
-            if not parts:
-                literal[gate] = False
-                continue
+        absorbing = kind == OR  # a constant child that decides the gate: False for AND, True for OR
+        if any(p is absorbing for p in parts):
+            literal[gate] = absorbing
+            continue
+        parts = [p for p in parts if p is not (not absorbing)]
+        if not parts:
+            literal[gate] = not absorbing
+            continue
         if len(parts) == 1:
             literal[gate] = parts[0]
             continue

@@ -51,30 +51,24 @@ class Circuit:
         return self._make(VAR, (), name)
 
     def and_(self, inputs: Iterable[int]) -> int:
-        parts = set()
-        for gate in inputs:
-            if gate == self.FALSE:
-                return self.FALSE
-            if gate != self.TRUE:
-                parts.update(self.children[gate] if self.kinds[gate] == AND else (gate,))
-        if not parts:
-            return self.TRUE
-        if len(parts) == 1:
-            return parts.pop()
-        return self._make(AND, tuple(sorted(parts)))
+        return self._gate(AND, inputs, absorbing=self.FALSE, neutral=self.TRUE)
 
     def or_(self, inputs: Iterable[int]) -> int:
+        return self._gate(OR, inputs, absorbing=self.TRUE, neutral=self.FALSE)
+
+    def _gate(self, kind: str, inputs: Iterable[int], absorbing: int, neutral: int) -> int:
+        """A flattened, constant-folded, hash-consed AND or OR gate."""
         parts = set()
         for gate in inputs:
-            if gate == self.TRUE:
-                return self.TRUE
-            if gate != self.FALSE:
-                parts.update(self.children[gate] if self.kinds[gate] == OR else (gate,))
+            if gate == absorbing:
+                return absorbing
+            if gate != neutral:
+                parts.update(self.children[gate] if self.kinds[gate] == kind else (gate,))
         if not parts:
-            return self.FALSE
+            return neutral
         if len(parts) == 1:
             return parts.pop()
-        return self._make(OR, tuple(sorted(parts)))
+        return self._make(kind, tuple(sorted(parts)))
 
     def cone(self, root: int) -> list[int]:
         """Gates reachable from ``root``, children before parents."""
