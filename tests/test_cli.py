@@ -134,3 +134,15 @@ def test_check_db_and_graph_are_exclusive(tmp_path, capsys):
     assert code == 2 and out == "" and "not both" in err
     code, out, err = run(capsys, "check", "--db", tmp_path / "missing.db")
     assert code == 2 and out == "" and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["supports", "{or}", "--claim", "claim", "--limit", "-1"],
+    ["supports", "{or}", "--claim", "claim", "--limit", "x"],
+    ["check", "{or}", "--max-justifications", "-3"],
+])
+def test_bad_counts_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as stop:
+        main([str(EXAMPLES / "or_world.json") if a == "{or}" else a for a in argv])
+    captured = capsys.readouterr()
+    assert stop.value.code == 2 and captured.out == "" and captured.err.count("\n") == 1

@@ -27,6 +27,19 @@ def _id_list(text: str) -> list[str]:
     return ids
 
 
+def _at_least(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
 def register(subparsers) -> None:
     formatter = argparse.RawDescriptionHelpFormatter
 
@@ -43,7 +56,7 @@ def register(subparsers) -> None:
     )
     supports.add_argument("graph", metavar="GRAPH", help="graph file (DESIGN.md section 4 format)")
     supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
-    supports.add_argument("--limit", type=int, default=None, metavar="N", help="stop after N justifications")
+    supports.add_argument("--limit", type=_at_least(1), default=None, metavar="N", help="stop after N justifications")
     supports.add_argument("--formula", action="store_true", help="also print the support formula (sympy DNF)")
     supports.add_argument("--json", action="store_true", help="machine output")
     supports.set_defaults(func=run_supports)
@@ -87,7 +100,7 @@ def register(subparsers) -> None:
     check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
     check.add_argument("--db", metavar="PATH", help="check a stored memory (as it stands after its audits) instead of a file")
     check.add_argument("--claim", type=_id_list, metavar="ID[,ID...]", help="check only these claims")
-    check.add_argument("--max-justifications", type=int, default=64, metavar="N",
+    check.add_argument("--max-justifications", type=_at_least(0), default=64, metavar="N",
                        help="list at most N minimal justifications per unsafe claim (default 64; 0 = all)")
     check.add_argument("--summary", action="store_true",
                        help="verdicts and witness audits only, no certificates (fastest on large graphs)")
@@ -215,8 +228,6 @@ def run_check(args) -> int:
     else:
         raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
     limit = None if args.max_justifications == 0 else args.max_justifications
-    if limit is not None and limit < 0:
-        raise InputError("--max-justifications must be >= 0")
     started = time.perf_counter()
     claims = args.claim
     total = len(claims) if claims else len(structure.claims)
