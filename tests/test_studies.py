@@ -184,6 +184,15 @@ def test_cli_json_and_plot(tmp_path, capsys):
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.parametrize("name", ["missing-dir/h.png", "h.txt"])
+def test_cli_bad_plot_path_is_bad_input(tmp_path, capsys, name):
+    figure = tmp_path / name
+    assert main(["study", "revisionpair", "--plot", str(figure)]) == 2
+    err = capsys.readouterr().err
+    assert "--plot" in err and len(err.strip().splitlines()) == 1
+    assert not figure.exists()
+
+
 def test_cli_exit_1_when_the_exact_rule_is_wrong(monkeypatch, capsys):
     monkeypatch.setitem(common.DEFAULT_RULES, "exact", and_only)
     assert main(["study", "revisionpair"]) == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 import argparse
+from pathlib import Path
 
 from theory.errors import InputError
 
@@ -51,10 +52,24 @@ def _load_answerer(spec: str):
     return target
 
 
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+def _check_plot(path: str) -> None:
+    """Bad ``--plot`` is refused before the studies run (exit 2, nothing written)."""
+    target = Path(path)
+    if target.suffix.lower() not in PLOT_FORMATS:
+        raise InputError(f"--plot {path!r}: expected a file ending in {', '.join(PLOT_FORMATS)}")
+    if not target.parent.is_dir():
+        raise InputError(f"--plot {path!r}: no such directory {str(target.parent)!r}")
+
+
 def run(args: argparse.Namespace) -> int:
     from jtms.studies import STUDIES, run_study
 
     names = list(STUDIES) if args.name == "all" else [args.name]
+    if args.plot:
+        _check_plot(args.plot)
     answerer = _load_answerer(args.answerer) if args.answerer else None
     results = [run_study(name, answerer=answerer) for name in names]
     failures = {r.name: r.failures() for r in results if r.failures()}
