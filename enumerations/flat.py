@@ -29,7 +29,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -210,14 +210,7 @@ class Counterexample:
     problem: str
 
     def to_dict(self) -> dict:
-        return {
-            "n": self.n,
-            "minimal_justifications": self.minimal_justifications,
-            "audit": self.audit,
-            "exact_retires": self.exact_retires,
-            "influence_retires": self.influence_retires,
-            "problem": self.problem,
-        }
+        return asdict(self)
 
 
 @dataclass

@@ -9,8 +9,9 @@ edge from evidence, so it changes no verdict. Graphs are checked once per isomor
 
 For each graph and each claim the brute force, independent of the checker, compares
 ``theory.revision.exact`` with ``theory.revision.influence`` on every audit of evidence
-(2**E audits), and computes the support function f_c(X) (c active when exactly the evidence
-X is present) on all 2**E sets, hence the minimal justifications. The checker
+(2**E audits), and takes the minimal justifications (minimal X with c active when exactly
+the evidence X is present) from :func:`theory.reference.brute_force_minimal_justifications`
+and evidence ancestors from :func:`theory.reference.evidence_ancestors`. The checker
 (:func:`theory.safety.check_structure`) must agree claim by claim on the verdict, the
 minimal justifications, the witness audits, their kinds (``alternative_support`` when the
 audited evidence lies in some minimal justification, ``redundant_influence`` otherwise) and
@@ -29,6 +30,9 @@ from math import comb
 import numpy as np
 
 from theory.fixpoint import active_state
+from theory.graphalgo import is_cyclic_component, strongly_connected_components
+from theory.index import index_of
+from theory.reference import brute_force_minimal_justifications, evidence_ancestors
 from theory.revision import RevisionRule
 from theory.revision import exact as theory_exact
 from theory.revision import influence as theory_influence
@@ -181,56 +185,27 @@ def brute_force(structure: SupportStructure, exact: RevisionRule = theory_exact,
     subsets = [frozenset(e for i, e in enumerate(evidence) if bits >> i & 1)
                for bits in range(1 << len(evidence))]
     before = active_state(structure)
-    present = {x: active_state(structure, evidence=x) for x in subsets}
     by_audit = {r: (exact(structure, r), influence(structure, r)) for r in subsets}
-    full = frozenset(evidence)
-    ancestors = _evidence_ancestors(structure)
     truth = {}
     for c in sorted(structure.claims):
-        true_sets = [x for x in subsets if c in present[x]]
-        minimal = frozenset(x for x in true_sets if not any(y < x for y in true_sets))
+        minimal = brute_force_minimal_justifications(structure, c)
         disagreement = next((r for r in subsets
                              if (c in by_audit[r][0]) != (c in by_audit[r][1])), None)
         relevant = frozenset().union(*minimal) if minimal else frozenset()
         witnesses = {}
         if c in before:
-            for e in sorted(ancestors[c]):
+            for e in sorted(evidence_ancestors(structure, c)):
                 if c not in by_audit[frozenset([e])][0]:  # exact keeps c: influence retires it
                     witnesses[e] = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
         truth[c] = ClaimTruth(c in before, disagreement is None, minimal, witnesses, disagreement)
-        assert c in present[full] or c not in before
     return truth
 
 
-def _evidence_ancestors(structure: SupportStructure) -> dict[str, frozenset[str]]:
-    parents: dict[str, set[str]] = {n: set() for n in structure.nodes}
-    for j in structure.justifications:
-        parents[j.claim] |= j.antecedents
-    result = {}
-    for c in structure.claims:
-        seen, stack = set(), [c]
-        while stack:
-            for p in parents[stack.pop()]:
-                if p not in seen:
-                    seen.add(p)
-                    stack.append(p)
-        result[c] = frozenset(seen & structure.evidence)
-    return result
-
-
 def _is_cyclic(structure: SupportStructure) -> bool:
-    consumers = structure.consumers
-    state: dict[str, int] = {}
-
-    def visit(n: str) -> bool:
-        state[n] = 1
-        for m in consumers[n]:
-            if state.get(m) == 1 or (m not in state and visit(m)):
-                return True
-        state[n] = 2
-        return False
-
-    return any(n not in state and visit(n) for n in sorted(structure.claims))
+    """Whether the graph has a support loop (a cyclic strongly connected component)."""
+    index = index_of(structure)
+    return any(is_cyclic_component(index, component)
+               for component in strongly_connected_components(index, range(index.size)))
 
 
 # --- tallies ------------------------------------------------------------------------------

@@ -11,9 +11,11 @@ import numpy as np
 
 from theory.index import index_of
 from theory.fixpoint import active_numbers
+from theory.revision import none
 from theory.structure import SupportStructure
 
 from enumerations.flat import influence_survival
+from enumerations.monotone import valid_mask
 
 
 # --- flat universes (word rules) ----------------------------------------------------------
@@ -25,12 +27,17 @@ def forgetful_survival(tables, minimal, n: int, ws=None):
 
 
 # --- structures (theory-level rules) ------------------------------------------------------
+def _start(structure: SupportStructure, audit: frozenset[str]):
+    """The index, the active flags before the audit, and the audited active nodes."""
+    index = index_of(structure)
+    active = active_numbers(index)
+    return index, active, {index.number[a] for a in audit if active[index.number[a]]}
+
+
 def forgetful_exact(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
     """Structure version of :func:`forgetful_survival`: retire the audit, then every active
     claim with *some* justification that contains a retired node, to a fixpoint."""
-    index = index_of(structure)
-    active = active_numbers(index)
-    retired = {index.number[a] for a in audit if active[index.number[a]]}
+    index, active, retired = _start(structure, audit)
     changed = True
     while changed:
         changed = False
@@ -46,9 +53,7 @@ def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> fr
     """"Exact" revision without the least fixpoint: a claim is retired only when every one of
     its justifications contains a retired node, so a support loop keeps itself alive after
     its evidence is gone (the peers' bug DESIGN.md section 2 warns about)."""
-    index = index_of(structure)
-    active = active_numbers(index)
-    retired = {index.number[a] for a in audit if active[index.number[a]]}
+    index, active, retired = _start(structure, audit)
     changed = True
     while changed:
         changed = False
@@ -68,14 +73,10 @@ def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> fr
 def unpropagated_survival(tables, minimal, n, ws=None):
     """"Exact" revision that never propagates (the ``none`` rule): the claim always survives
     an audit of evidence, so even claims with a unique minimal justification disagree."""
-    from enumerations.monotone import valid_mask
-
     full = np.full(len(tables[0]), valid_mask(n), dtype=np.uint64)
     return tuple(full for _ in tables)
 
 
 def unpropagated_exact(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
     """Structure version of :func:`unpropagated_survival`: retire only the audited nodes."""
-    from theory.revision import none
-
     return none(structure, audit)

@@ -18,7 +18,7 @@ from theory.revision import exact as theory_exact
 from theory.revision import influence as theory_influence
 from theory.structure import SupportStructure
 
-from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally, evidence_name
+from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally, evidence_name, point_names
 
 CLAIM = "c"
 
@@ -83,10 +83,7 @@ def reference_tally(
         if agree != unique:
             result.mismatches += 1
             if len(result.counterexamples) < limit:
-                names = sorted(
-                    (sorted(evidence_name(i) for i in range(n) if p >> i & 1) for p in minimal),
-                    key=lambda s: (len(s), s),
-                )
+                names = sorted((point_names(p) for p in minimal), key=lambda s: (len(s), s))
                 if witness is None:
                     # the theorem's witness: {e} for some e in S1 \ S2
                     only_first = minimal[0] & ~minimal[1]

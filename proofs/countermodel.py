@@ -39,9 +39,15 @@ def members(x: int, n: int) -> list[str]:
     return [item(i) for i in range(n) if x >> i & 1]
 
 
+def essential_items(points: list[int], n: int) -> set[int]:
+    """U: the items of some minimal point."""
+    return {i for x in points for i in range(n) if x >> i & 1}
+
+
 def structure_of(table: list[bool], n: int, ancestors: list[int] | None = None) -> SupportStructure:
-    justifications = [("c", members(x, n)) for x in minimal_points(table, n)]
-    essential = {i for x in minimal_points(table, n) for i in range(n) if x >> i & 1}
+    points = minimal_points(table, n)
+    justifications = [("c", members(x, n)) for x in points]
+    essential = essential_items(points, n)
     if ancestors is not None and set(ancestors) != essential:
         justifications.append(("c", [item(i) for i in sorted(set(ancestors) | essential)]))
     return SupportStructure.build([item(i) for i in range(n)], ["c"], justifications)
@@ -72,7 +78,7 @@ def decode(table: list[bool], n: int, ancestors: list[int] | None = None) -> Cou
         audit, by_exact, by_influence = found
         note = (f"influence {'retires' if by_influence else 'keeps'} c, "
                 f"exact {'retires' if by_exact else 'keeps'} it")
-    essential = sorted({i for x in points for i in range(n) if x >> i & 1} | set(ancestors or []))
+    essential = sorted(essential_items(points, n) | set(ancestors or []))
     return Countermodel(
         graph=graph_to_dict(structure),
         minimal_justifications=sorted((members(x, n) for x in points), key=lambda s: (len(s), s)),

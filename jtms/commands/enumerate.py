@@ -99,6 +99,21 @@ def _validate(args) -> None:
         raise InputError("--graph-evidence/--graph-claims/--graph-justifications need --graphs")
     if any(s is not None and s < 0 for s in sizes):
         raise InputError("graph sizes must be >= 0")
+    if args.seed < 0:
+        raise InputError(f"--seed must be >= 0, got {args.seed}")
+    if args.graphs:
+        family = _family(args)
+        if family.labelled_count() > MAX_LABELLED_GRAPHS:  # refused before any work is done
+            raise InputError(
+                f"graph family {family.evidence}/{family.claims}/{family.max_justifications} "
+                f"has {family.labelled_count():,} labelled graphs (limit {MAX_LABELLED_GRAPHS:,})")
+
+
+def _family(args):
+    from enumerations.graphs import GraphFamily
+
+    return GraphFamily.default().resized(
+        args.graph_evidence, args.graph_claims, args.graph_justifications)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -132,15 +147,9 @@ def run(args: argparse.Namespace) -> int:
             payload["n7_slice"] = report.to_dict()
             failed |= not report.tally.theorem_holds
         if args.graphs:
-            from enumerations.graphs import GraphFamily, run_graphs
+            from enumerations.graphs import run_graphs
 
-            family = GraphFamily.default().resized(
-                args.graph_evidence, args.graph_claims, args.graph_justifications)
-            if family.labelled_count() > MAX_LABELLED_GRAPHS:
-                raise InputError(
-                    f"graph family {family.evidence}/{family.claims}/{family.max_justifications} "
-                    f"has {family.labelled_count():,} labelled graphs (limit {MAX_LABELLED_GRAPHS:,})")
-            graphs = run_graphs(family, engine, exact=graph_exact, progress=progress)
+            graphs = run_graphs(_family(args), engine, exact=graph_exact, progress=progress)
             payload["graphs"] = graphs.to_dict()
             failed |= not graphs.verdicts_agree
     payload["engine"] = {"kind": engine.kind, "workers": engine.workers,

@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from theory.errors import InputError
+
 from jtms.output import console, print_json, table
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED = 0, 1
 
 _DESCRIPTION = """\
 Prove the justification-boundary theorem: influence revision agrees with exact revision on
@@ -73,11 +75,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _usage(message: str) -> int:
-    console().print(f"jtms prove: error: {message}", style="red", highlight=False)
-    return EXIT_USAGE
-
-
 def run(args: argparse.Namespace) -> int:
     from proofs.bounded import SOLVERS, solve
     from proofs.certificate import CheckerMissing, certify
@@ -86,15 +83,17 @@ def run(args: argparse.Namespace) -> int:
     solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     bad = [s for s in solvers if s not in SOLVERS]
     if bad or not solvers:
-        return _usage(f"unknown solver {', '.join(bad) or '(none)'} (choose from {', '.join(SOLVERS)})")
+        raise InputError(f"unknown solver {', '.join(bad) or '(none)'} (choose from {', '.join(SOLVERS)})")
     names = [s.name for s in PROVED]
     chosen = names if args.statements == "all" else [s.strip() for s in args.statements.split(",")]
     if any(name not in names for name in chosen):
-        return _usage(f"unknown statement in {args.statements!r} (choose from {', '.join(names)}, all)")
+        raise InputError(f"unknown statement in {args.statements!r} (choose from {', '.join(names)}, all)")
     if args.max_n < 1 or args.min_n < 1 or args.min_n > args.max_n:
-        return _usage("need 1 <= --min-n <= --max-n")
-    if args.mutants_n < 0 or args.certify_max_n < 0:
-        return _usage("--mutants-n and --certify-max-n must be >= 0")
+        raise InputError("need 1 <= --min-n <= --max-n")
+    if args.mutants_n < 0 or args.certify_max_n < 0 or (args.z3_max_n is not None and args.z3_max_n < 0):
+        raise InputError("--mutants-n, --certify-max-n and --z3-max-n must be >= 0")
+    if not args.timeout > 0:
+        raise InputError(f"--timeout must be > 0, got {args.timeout}")
     z3_max = args.max_n if args.z3_max_n is None else args.z3_max_n
 
     results = []
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
                 try:
                     results.append(certify(name, n, args.checker, args.symmetry, args.certificate_dir))
                 except CheckerMissing as error:
-                    return _usage(f"DRUP checker {args.checker!r} is not installed ({error})")
+                    raise InputError(f"DRUP checker {args.checker!r} is not installed ({error})")
     if args.mutants_n:
         for mutant in MUTANTS:
             if mutant.mutant_of in chosen:
