@@ -43,6 +43,7 @@ def bench_rules(examples: int, seed: int) -> list[dict]:
             "examples_per_cpu_second": round(report.examples / report.cpu_seconds, 1),
             "counterexamples": report.counterexamples,
             "distinct_shapes": report.distinct_shapes,
+            "first_counterexample_at": report.first_counterexample_at,
             "shrunk_nodes": None if ce is None else len(ce.structure.nodes),
             "shrunk_justifications": None if ce is None else len(ce.structure.justifications),
             "first_found_nodes": None if ce is None else ce.first_found_size["nodes"],

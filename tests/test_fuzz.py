@@ -41,6 +41,7 @@ def test_oracle_premises_unjustified_claims_and_odd_ids():
     assert ClingoOracle(structure).active() == {'e "1"', "premise", "c\\x"}
     assert ClingoOracle(structure, "text").active({"premise"}) == {'e "1"'}
     assert fresh_active_state(structure) == {'e "1"', "premise", "c\\x"}
+    assert fresh_active_state(structure, {'e "1"'}) == {"premise"}
     assert '#external off("premise").' in program_text(structure)
 
 
@@ -172,6 +173,8 @@ def test_cli_user_rule_from_the_current_directory(tmp_path, monkeypatch, capsys)
     ["fuzz", "--rule", "exact", "--differential"],
     ["fuzz", "--rule", "exact", "--examples", "0"],
     ["fuzz", "--differential", "--backend", "theory.fixpoint:nope"],
+    ["fuzz", "--rule", "exact", "--max-depth", "0"],
+    ["fuzz", "--rule", "exact", "--max-fan-in", "-1"],
 ])
 def test_cli_bad_input_exits_2_with_one_line(argv, capsys):
     assert main(argv) == 2

@@ -227,27 +227,9 @@ def _claim_block(
     return claim_block()
 
 
-def memory_graphs(
-    *,
-    min_evidence: int = 1,
-    max_evidence: int = 5,
-    min_claims: int = 1,
-    max_claims: int = 6,
-    max_justifications: int = 3,
-    max_antecedents: int = 3,
-    max_depth: int | None = None,
-    max_fan_in: int | None = None,
-    cycles: bool = True,
-    premises: bool = True,
-    redundant: bool = False,
-    min_justifications: int = 0,
-) -> st.SearchStrategy[SupportStructure]:
+def memory_graphs(**options) -> st.SearchStrategy[SupportStructure]:
     """Keyword-only alias of :func:`support_structures` (the name the issue tracker uses)."""
-    return support_structures(
-        min_evidence, max_evidence, min_claims, max_claims, max_justifications, max_antecedents,
-        cycles, premises, max_depth=max_depth, max_fan_in=max_fan_in, redundant=redundant,
-        min_justifications=min_justifications,
-    )
+    return support_structures(**options)
 
 
 def _natural(node_id: str) -> tuple:
@@ -316,6 +298,10 @@ class AuditStep:
     def to_dict(self) -> dict[str, object]:
         return {"action": self.action, "ids": sorted(self.ids)}
 
+    def apply(self, blocked: frozenset[str]) -> frozenset[str]:
+        """The blocked ids after this step, given those blocked before it."""
+        return blocked | self.ids if self.action == AUDIT else blocked - self.ids
+
 
 @st.composite
 def audit_sequences(
@@ -359,7 +345,7 @@ def blocked_after(steps: Iterable[AuditStep]) -> list[frozenset[str]]:
     blocked: frozenset[str] = frozenset()
     result: list[frozenset[str]] = []
     for step in steps:
-        blocked = blocked | step.ids if step.action == AUDIT else blocked - step.ids
+        blocked = step.apply(blocked)
         result.append(blocked)
     return result
 

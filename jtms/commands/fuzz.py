@@ -8,10 +8,11 @@ Exit codes: 0 no counterexample (no disagreement), 1 counterexample found, 2 bad
 
 from __future__ import annotations
 
-
 import argparse
 import json
+import random
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -115,9 +116,11 @@ def _fuzz(args: argparse.Namespace) -> int:
     from jtms.fuzz.runner import GraphOptions, fuzz_rule, load_rule  # hypothesis: only when fuzzing
 
     name, rule = load_rule(args.rule)
-    for flag in ("max_evidence", "max_claims", "max_justifications", "max_antecedents"):
-        if getattr(args, flag) < 1:
-            raise InputError(f"--{flag.replace('_', '-')} must be at least 1")
+    for flag, low in (("max_evidence", 1), ("max_claims", 1), ("max_justifications", 1),
+                      ("max_antecedents", 1), ("max_depth", 1), ("max_fan_in", 0)):
+        value = getattr(args, flag)
+        if value is not None and value < low:
+            raise InputError(f"--{flag.replace('_', '-')} must be at least {low}")
     options = GraphOptions(
         max_evidence=args.max_evidence,
         max_claims=args.max_claims,
@@ -134,16 +137,8 @@ def _fuzz(args: argparse.Namespace) -> int:
     with _progress(f"fuzzing {name}", True) as update:
         report = fuzz_rule(rule, name=name, examples=examples, seed=args.seed, options=options,
                            progress=update)
-    payload = report.to_dict()
-    written = None
-    if report.counterexample is not None and args.out:
-        written = _write(args.out, report.counterexample.structure)
-    payload["out"] = written
-    if args.json:
-        output.print_json(payload)
-    else:
-        _render_fuzz(payload)
-    return 0 if report.ok else 1
+    found = report.counterexample.structure if report.counterexample is not None else None
+    return _finish(args, report.to_dict(), found, _render_fuzz, report.ok)
 
 
 def compact_graph(graph: dict) -> str:
@@ -151,6 +146,17 @@ def compact_graph(graph: dict) -> str:
     nodes = ",\n   ".join(json.dumps(n) for n in graph["nodes"])
     justs = ",\n   ".join(json.dumps(j) for j in graph["justifications"])
     return f'{{"nodes": [\n   {nodes}],\n "justifications": [\n   {justs}]}}'
+
+
+def _finish(args: argparse.Namespace, payload: dict, found: SupportStructure | None,
+            render: Callable[[dict], None], ok: bool) -> int:
+    """Write the counterexample to ``--out`` (if any), print the report, return the exit code."""
+    payload["out"] = _write(args.out, found) if found is not None and args.out else None
+    if args.json:
+        output.print_json(payload)
+    else:
+        render(payload)
+    return 0 if ok else 1
 
 
 def _write(path: str, structure: SupportStructure) -> str:
@@ -223,23 +229,18 @@ def _differential(args: argparse.Namespace) -> int:
     else:
         skipped["jtms-engine"] = why
     pairs = args.examples or DEFAULT_PAIRS
-    seed = args.seed if args.seed is not None else __import__("random").randrange(2**31)
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
     with _progress("differential vs clingo", True) as update:
         report = differential_campaign(pairs, seed=seed, options=CampaignOptions(), backends=backends,
                                        skipped_backends=skipped, progress=update)
     payload = report.to_dict()
     payload["minimized"] = report.minimized
-    written = None
+    found = None
     if report.minimized is not None and args.out:
         from theory.graphfile import parse_graph
 
-        written = _write(args.out, parse_graph(report.minimized["graph"]))
-    payload["out"] = written
-    if args.json:
-        output.print_json(payload)
-    else:
-        _render_differential(payload)
-    return 0 if report.ok else 1
+        found = parse_graph(report.minimized["graph"])
+    return _finish(args, payload, found, _render_differential, report.ok)
 
 
 def _render_differential(payload: dict) -> None:

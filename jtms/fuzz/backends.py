@@ -50,7 +50,7 @@ class _FunctionSession:
         return frozenset(self.function(self.structure, frozenset(blocked)))
 
     def apply(self, step: AuditStep) -> frozenset[str]:
-        self.blocked = self.blocked | step.ids if step.action == AUDIT else self.blocked - step.ids
+        self.blocked = step.apply(self.blocked)
         return self.active(self.blocked)
 
     def close(self) -> None:

@@ -116,10 +116,16 @@ class ClingoOracle:
         return before - self.active(audit)
 
 
-def program_text(structure: SupportStructure, number: dict[str, int] | None = None) -> str:
+def program_text(
+    structure: SupportStructure,
+    number: dict[str, int] | None = None,
+    audit: Iterable[str] | None = None,
+) -> str:
     """The logic program of a structure (readable ids if ``number`` is not given).
 
-    Node ids are written as quoted strings, so any id is safe.
+    Node ids are written as quoted strings, so any id is safe. With ``audit`` the audit is
+    compiled in instead of the externals (audited evidence is no fact, audited claims have no
+    rules): the one-shot program of :func:`fresh_active_state`.
     """
 
     def term(node_id: str) -> str:
@@ -127,30 +133,30 @@ def program_text(structure: SupportStructure, number: dict[str, int] | None = No
             return str(number[node_id])
         return '"' + node_id.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
+    off = frozenset(audit or ())
+
+    def guard(node_id: str) -> list[str]:
+        return [] if audit is not None else [f"not off({term(node_id)})"]
+
     lines = []
-    for node_id in sorted(structure.nodes):
-        lines.append(f"#external off({term(node_id)}).")
-    for node_id in sorted(structure.evidence):
-        lines.append(f"h({term(node_id)}) :- not off({term(node_id)}).")
-    for j in sorted(structure.justifications, key=lambda j: (j.claim, sorted(j.antecedents))):
-        body = [f"h({term(a)})" for a in sorted(j.antecedents)] + [f"not off({term(j.claim)})"]
-        lines.append(f"h({term(j.claim)}) :- {', '.join(body)}.")
+    if audit is None:
+        for node_id in sorted(structure.nodes):
+            lines.append(f"#external off({term(node_id)}).")
+    rules = [(e, ()) for e in sorted(structure.evidence)] + sorted(
+        (j.claim, tuple(sorted(j.antecedents))) for j in structure.justifications
+    )
+    for head, antecedents in rules:
+        if head in off:
+            continue
+        body = [f"h({term(a)})" for a in antecedents] + guard(head)
+        lines.append(f"h({term(head)}) :- {', '.join(body)}." if body else f"h({term(head)}).")
     return "\n".join(lines) + "\n"
 
 
 def fresh_active_state(structure: SupportStructure, audit: Iterable[str] = ()) -> frozenset[str]:
     """Baseline: a new Control per audit, audited evidence left out, audited claims underived."""
-    audit = frozenset(audit)
-    lines = []
-    for node_id in sorted(structure.evidence - audit):
-        lines.append(f"h({_quote(node_id)}).")
-    for j in structure.justifications:
-        if j.claim in audit:
-            continue
-        body = ", ".join(f"h({_quote(a)})" for a in sorted(j.antecedents))
-        lines.append(f"h({_quote(j.claim)}) :- {body}." if body else f"h({_quote(j.claim)}).")
     ctl = clingo.Control(_ARGS)
-    ctl.add("base", [], "\n".join(lines) + "\n#show h/1.\n")
+    ctl.add("base", [], program_text(structure, audit=frozenset(audit)) + "#show h/1.\n")
     ctl.ground([("base", [])])
     models: list[frozenset[str]] = []
     with ctl.solve(yield_=True) as handle:
@@ -159,7 +165,3 @@ def fresh_active_state(structure: SupportStructure, audit: Iterable[str] = ()) -
     if len(models) != 1:
         raise OracleError(f"expected exactly one stable model, got {len(models)}")
     return models[0]
-
-
-def _quote(node_id: str) -> str:
-    return '"' + node_id.replace("\\", "\\\\").replace('"', '\\"') + '"'
