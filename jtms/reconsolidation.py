@@ -192,7 +192,7 @@ class Memory:
             loaded = self._loaded = self._load()
         return loaded
 
-    def _write(self, kind: str, work: Callable[[_Loaded], tuple[int, Any, Any]]) -> Any:
+    def _write(self, work: Callable[[_Loaded], tuple[int, Any, Any]]) -> Any:
         """Run ``work`` in one write transaction on the latest state.
 
         ``work`` returns (event id, what to apply after COMMIT, result): a :class:`Plan` for
@@ -240,14 +240,15 @@ class Memory:
     def __contains__(self, node_id: str) -> bool:
         return node_id in self._current().index.number
 
-    def _number(self, node_id: str, what: str = "id") -> int:
-        number = self._current().index.number.get(node_id)
+    def _number(self, node_id: str, loaded: _Loaded | None = None) -> int:
+        number = (loaded or self._current()).index.number.get(node_id)
         if number is None:
-            raise InputError(f"unknown {what}", source=self.path, node=node_id)
+            raise InputError("unknown id", source=self.path, node=node_id)
         return number
 
     def is_active(self, node_id: str) -> bool:
-        return bool(self.state.active[self._number(node_id)])
+        loaded = self._current()
+        return bool(loaded.state.active[self._number(node_id, loaded)])
 
     def active_ids(self) -> frozenset[str]:
         loaded = self._current()
@@ -321,7 +322,7 @@ class Memory:
             plan = loaded.state.plan_extend(seeds=[num])
             return event, plan, Change(event, frozenset([nid]), 0.0, 1)
 
-        change = self._write("add-evidence", work)
+        change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
     def add_claim(self, node_id: str, justifications: Sequence[Sequence[str]], text: str = "",
@@ -348,7 +349,7 @@ class Memory:
             self._insert_justifications(loaded.index, loaded.index.justs_of[num], event)
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 1)
 
-        change = self._write("add-claim", work)
+        change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
     def add_justification(self, claim: str, antecedents: Sequence[str],
@@ -372,7 +373,7 @@ class Memory:
             self._revisions(plan.activated, ACTIVE, event)
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 0)
 
-        change = self._write("add-justification", work)
+        change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
     def _insert_justifications(self, index: GrowingIndex, numbers: Iterable[int], event: int) -> None:
@@ -455,7 +456,7 @@ class Memory:
             activated = index.names(n for n in range(first_node, index.size) if active[n])
             return event, install, Change(event, activated, 0.0, len(ordered))
 
-        change = self._write("import", work)
+        change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
     # --- audits -------------------------------------------------------------------------------
@@ -497,7 +498,7 @@ class Memory:
             loaded.audits[event] = numbers
             return event, plan, (ids, plan, loaded)
 
-        ids, plan, loaded = self._write("audit", work)
+        ids, plan, loaded = self._write(work)
         return self._result(loaded.seen_event, ids, plan, loaded, started, reason, reviewer)
 
     def _result(self, audit_id, ids, plan: Plan, loaded: _Loaded, started: float,
@@ -539,7 +540,7 @@ class Memory:
             del loaded.audits[audit_id]
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0)
 
-        change = self._write("reinstate", work)
+        change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
     # --- history and explanations -------------------------------------------------------------
@@ -571,7 +572,7 @@ class Memory:
     def explain(self, node_id: str) -> Explanation:
         """Why a node is active (a certificate down to evidence) or why it is not."""
         loaded = self._current()
-        num = self._number(node_id)
+        num = self._number(node_id, loaded)
         index, state = loaded.index, loaded.state
         kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
         text = self._db.execute("SELECT text FROM nodes WHERE num = ?", (num,)).fetchone()[0]

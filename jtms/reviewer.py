@@ -64,15 +64,9 @@ def recheck(node_id: str, expression: str, recorded: str) -> Discrepancy | None:
         return Discrepancy(node_id, expression, recorded, str(value), "does not evaluate to a number")
     if same_value(value, expected):
         return None
-    shown = str(value) if value.is_Rational else str(sympy_n(value))
+    shown = str(value) if value.is_Rational else str(value.evalf(15))
     return Discrepancy(node_id, expression, recorded, shown,
                        f"recomputed {shown}, recorded {recorded}")
-
-
-def sympy_n(value):
-    import sympy
-
-    return sympy.N(value, 15)
 
 
 def review(memory: Memory, reviewer: str = "jtms-review", dry_run: bool = False) -> ReviewReport:
