@@ -3,7 +3,7 @@ the n = 7 slice and the graph enumeration, side by side in one run.
 
     python benchmarks/bench_enumerate.py                  # everything (a few minutes)
     python benchmarks/bench_enumerate.py --repeats 7 --slice-rows 300 --json bench.json
-    python benchmarks/bench_enumerate.py --python-n6      # also the ~3-minute pure-Python n = 6
+    python benchmarks/bench_enumerate.py --python-n6      # also the pure-Python n = 6 (about 4 CPU-minutes)
 
 Timings are wall-clock on a shared machine: each figure is the median of --repeats runs
 (min and max are printed too), and the load average is recorded next to them.

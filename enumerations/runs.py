@@ -156,17 +156,13 @@ class SliceReport:
             "functions_per_core_second": round(self.functions_per_core_second),
             "estimated_core_hours": round(self.estimated_core_hours, 2),
             "estimated_core_hours_stderr": round(self.estimated_core_hours_stderr, 2)
-            if k_ok(self) else None,
+            if len(self.shard_cpu_seconds) >= 2 else None,
             "estimated_core_hours_by_rate": round(self.estimated_core_hours_by_rate, 2),
             "estimated_core_hours_wall": round(self.estimated_core_hours_wall, 2),
             "estimated_core_hours_unshared": round(self.estimated_core_hours_unshared, 2),
             "sampled_dedekind_estimate": round(self.sampled_dedekind_estimate),
             "dedekind_7": DEDEKIND[7],
         }
-
-
-def k_ok(report: "SliceReport") -> bool:
-    return len(report.shard_cpu_seconds) >= 2
 
 
 def run_n7_slice(

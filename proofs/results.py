@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 UNSAT = "UNSAT"
@@ -31,13 +31,7 @@ class Countermodel:
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "graph": self.graph,
-            "minimal_justifications": self.minimal_justifications,
-            "ancestors": self.ancestors,
-            "witness_audit": self.witness_audit,
-            "note": self.note,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
