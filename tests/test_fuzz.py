@@ -175,6 +175,7 @@ def test_cli_user_rule_from_the_current_directory(tmp_path, monkeypatch, capsys)
     ["fuzz", "--differential", "--backend", "theory.fixpoint:nope"],
     ["fuzz", "--rule", "exact", "--max-depth", "0"],
     ["fuzz", "--rule", "exact", "--max-fan-in", "-1"],
+    ["fuzz", "--differential", "--backend", "os:getcwd", "--examples", "20"],  # wrong signature
 ])
 def test_cli_bad_input_exits_2_with_one_line(argv, capsys):
     assert main(argv) == 2

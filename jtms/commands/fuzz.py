@@ -212,7 +212,7 @@ def _render_fuzz(payload: dict) -> None:
 
 
 def _differential(args: argparse.Namespace) -> int:
-    from jtms.fuzz.backends import FunctionBackend, engine_backend
+    from jtms.fuzz.backends import BackendError, FunctionBackend, engine_backend
     from jtms.fuzz.differential import CampaignOptions, differential_campaign
     from jtms.fuzz.runner import load_rule
 
@@ -230,9 +230,12 @@ def _differential(args: argparse.Namespace) -> int:
         skipped["jtms-engine"] = why
     pairs = args.examples or DEFAULT_PAIRS
     seed = args.seed if args.seed is not None else random.randrange(2**31)
-    with _progress("differential vs clingo", True) as update:
-        report = differential_campaign(pairs, seed=seed, options=CampaignOptions(), backends=backends,
-                                       skipped_backends=skipped, progress=update)
+    try:
+        with _progress("differential vs clingo", True) as update:
+            report = differential_campaign(pairs, seed=seed, options=CampaignOptions(), backends=backends,
+                                           skipped_backends=skipped, progress=update)
+    except BackendError as error:
+        raise InputError(str(error)) from None
     payload = report.to_dict()
     payload["minimized"] = report.minimized
     found = None

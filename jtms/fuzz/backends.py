@@ -21,6 +21,10 @@ from theory.strategies import AUDIT, AuditStep
 from theory.structure import SupportStructure
 
 
+class BackendError(RuntimeError):
+    """A function backend raised instead of answering (one-line message, exit 2 in the CLI)."""
+
+
 class Session(Protocol):
     name: str
 
@@ -47,7 +51,10 @@ class _FunctionSession:
     blocked: frozenset[str] = frozenset()
 
     def active(self, blocked: frozenset[str]) -> frozenset[str]:
-        return frozenset(self.function(self.structure, frozenset(blocked)))
+        try:
+            return frozenset(self.function(self.structure, frozenset(blocked)))
+        except Exception as error:
+            raise BackendError(f"--backend {self.name!r} raised {error.__class__.__name__}: {error}") from error
 
     def apply(self, step: AuditStep) -> frozenset[str]:
         self.blocked = step.apply(self.blocked)
