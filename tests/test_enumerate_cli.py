@@ -38,6 +38,7 @@ def test_bad_usage_exits_2(capsys):
     assert "--max-n" in capsys.readouterr().err
     assert main(["enumerate", "--workers", "0"]) == 2
     assert main(["enumerate", "--graph-claims", "2"]) == 2  # needs --graphs
+    assert main(["enumerate", "--seed", "-1", "--n7-slice", "1"]) == 2
     assert main(["enumerate", "--max-n", "0", "--graphs", "--graph-evidence", "4",
                  "--graph-claims", "4"]) == 2  # 2.9e9 labelled graphs: refused up front
     assert "labelled graphs" in capsys.readouterr().err

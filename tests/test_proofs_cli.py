@@ -52,10 +52,12 @@ def test_prove_general_table(capsys):
 
 @pytest.mark.parametrize("argv", [
     ["--solvers", "minisat"], ["--max-n", "0"], ["--statements", "nope"],
-    ["--min-n", "4", "--max-n", "3"],
+    ["--min-n", "4", "--max-n", "3"], ["--timeout", "0", "--general"], ["--z3-max-n", "-1"],
 ])
 def test_bad_usage_exits_2(argv, capsys):
     assert main(["prove", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1  # one line, stderr
 
 
 def _fake(result: str):
