@@ -206,8 +206,8 @@ def reduce_case(
     """
 
     def build(nodes, justifications):
-        evidence = [n for n in nodes if structure.nodes[n].kind.value == "evidence"]
-        claims = [n for n in nodes if structure.nodes[n].kind.value == "claim"]
+        evidence = [n for n in nodes if n in structure.evidence]
+        claims = [n for n in nodes if n in structure.claims]
         texts = {n: structure.nodes[n].text for n in nodes}
         return SupportStructure.build(evidence, claims, justifications, texts=texts)
 
@@ -382,9 +382,7 @@ def _shrink(rule, strategy, examples, seed, fallback) -> Counterexample:
     start = time.perf_counter()
     try:
         search()
-    except _Found:
-        pass
-    except Exception:  # e.g. hypothesis's FlakyFailure for a non-deterministic rule
+    except Exception:  # _Found, or e.g. hypothesis's FlakyFailure for a non-deterministic rule
         pass
     # hypothesis replays the minimal failing example last; fall back to the explore phase's
     # first counterexample if the seeded replay did not meet it (it always should).
