@@ -198,19 +198,14 @@ class Memory:
         ``work`` returns (event id, what to apply after COMMIT, result): a :class:`Plan` for
         the in-memory state, a callable, or None.
         """
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
         try:
-            loaded = self._current()
-            event, plan, value = work(loaded)
-            if self._before_commit is not None:
-                self._before_commit()
-            db.execute("COMMIT")
+            with store.transaction(self._db):
+                loaded = self._current()
+                event, plan, value = work(loaded)
+                if self._before_commit is not None:
+                    self._before_commit()
         except BaseException:
-            try:
-                db.execute("ROLLBACK")
-            finally:
-                self._loaded = None  # the in-memory state may be half-changed: reload lazily
+            self._loaded = None  # the in-memory state may be half-changed: reload lazily
             raise
         if isinstance(plan, Plan):
             loaded.state.apply(plan)

@@ -166,10 +166,11 @@ def transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     connection.execute("BEGIN IMMEDIATE")
     try:
         yield connection
+        connection.execute("COMMIT")
     except BaseException:
-        connection.execute("ROLLBACK")
+        if connection.in_transaction:  # a failed COMMIT may already have rolled back
+            connection.execute("ROLLBACK")
         raise
-    connection.execute("COMMIT")
 
 
 def last_event(connection: sqlite3.Connection) -> int:
