@@ -29,7 +29,6 @@ from itertools import islice
 
 from theory.fixpoint import base_active
 from theory.formula import compile_support
-from theory.graphfile import paused_gc
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.justifications import JustificationEnumerator
@@ -157,11 +156,6 @@ def check_structure(
     With ``certificates=False`` only the verdicts and witness audits are computed.
     ``progress(k)`` is called after each k claims checked.
     """
-    with paused_gc():  # reports are millions of small acyclic objects on large graphs
-        return _check(structure, claims, max_justifications, certificates, label_budget, progress)
-
-
-def _check(structure, claims, max_justifications, certificates, label_budget, progress) -> SafetyReport:
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
