@@ -38,6 +38,16 @@ def paused_gc() -> Iterator[None]:
 
 def load_graph(path: str | Path) -> SupportStructure:
     """Read and validate a graph file; every problem raises :class:`GraphError` naming it."""
+    return parse_graph(load_document(path), source=str(path))
+
+
+def load_document(path: str | Path) -> Any:
+    """Read and decode a JSON file (not yet validated), with one-line errors naming it.
+
+    Callers that need fields beyond the graph format (the memory's ``author``,
+    ``expression``, ``value``) read the document here and validate it with
+    :func:`parse_graph`.
+    """
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -45,19 +55,22 @@ def load_graph(path: str | Path) -> SupportStructure:
         raise GraphError("no such file", source=source) from None
     except (OSError, UnicodeDecodeError) as error:
         raise GraphError(f"cannot read file ({error.__class__.__name__})", source=source) from None
-    return loads_graph(text, source=source)
+    return _decode(text, source)
 
 
 def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
+    return parse_graph(_decode(text, source), source=source)
+
+
+def _decode(text: str, source: str) -> Any:
     try:
         with paused_gc():
-            data = json.loads(text)
+            return json.loads(text)
     except json.JSONDecodeError as error:
         raise GraphError(
             f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}",
             source=source,
         ) from None
-    return parse_graph(data, source=source)
 
 
 def parse_graph(data: Any, source: str = "<graph>") -> SupportStructure:

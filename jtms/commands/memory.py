@@ -6,10 +6,9 @@ from __future__ import annotations
 
 
 import argparse
-import json
-from pathlib import Path
 
-from theory.errors import GraphError, InputError
+from theory.errors import InputError
+from theory.graphfile import load_document
 
 from jtms.output import console, print_json, sorted_ids, table
 from jtms.reconsolidation import Memory
@@ -108,23 +107,9 @@ def run_init(args) -> int:
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
 
 
-def _read_graph_document(path: str):
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GraphError("no such file", source=path) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise GraphError(f"cannot read file ({error.__class__.__name__})", source=path) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise GraphError(f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}",
-                         source=path) from None
-
-
 def run_import(args) -> int:
     with Memory.open(args.db) as memory:
-        document = _read_graph_document(args.graph)
+        document = load_document(args.graph)
         change = memory.import_graph(document, source=args.graph, author=args.author)
     payload = {"event_id": change.event_id, "nodes": change.added,
                "active": len(change.activated), "seconds": round(change.seconds, 4)}
