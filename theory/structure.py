@@ -75,6 +75,7 @@ class SupportStructure:
         evidence_ids = {n for n, node in nodes.items() if node.kind is Kind.EVIDENCE}
         known = nodes.keys()
         for item in justifications:
+            antecedents: Iterable[str]
             if isinstance(item, Justification):
                 claim, antecedents = item.claim, item.antecedents
             else:
