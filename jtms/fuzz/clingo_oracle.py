@@ -21,10 +21,18 @@ baseline the benchmark compares against).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-import clingo
-
+from theory.optional import import_optional
 from theory.structure import Kind, SupportStructure
+
+clingo: Any = None  # the optional engine, imported on first use (extra ``clingo``)
+
+
+def _load_clingo() -> None:
+    global clingo
+    if clingo is None:
+        clingo = import_optional("clingo", "clingo")
 
 _ARGS = ["--warn=none", "--models=0"]
 
@@ -46,6 +54,7 @@ class ClingoOracle:
             raise ValueError(f"unknown encoding {encoding!r}")
         self.encoding = encoding
         self.ids = sorted(structure.nodes)
+        _load_clingo()
         self._ctl = clingo.Control(_ARGS)
         if encoding == "backend":
             self._build_backend(structure)
@@ -155,6 +164,7 @@ def program_text(
 
 def fresh_active_state(structure: SupportStructure, audit: Iterable[str] = ()) -> frozenset[str]:
     """Baseline: a new Control per audit, audited evidence left out, audited claims underived."""
+    _load_clingo()
     ctl = clingo.Control(_ARGS)
     ctl.add("base", [], program_text(structure, audit=frozenset(audit)) + "#show h/1.\n")
     ctl.ground([("base", [])])
