@@ -25,7 +25,7 @@ evidence, so a conflict set never uses them, and a nogood naming one is not acti
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import islice
 
@@ -103,12 +103,13 @@ def contradictions(
     structure: SupportStructure,
     nogoods: Iterable[Nogood] | None = None,
     blocked: Iterable[str] = (),
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[Contradiction, ...]:
     """Every nogood (default: the structure's own) with its activity and conflict sets.
 
     Activity is read off the least fixpoint; an inactive nogood has no conflict set (the
     support functions are monotone and every present evidence item is already on). Sorted
-    by nogood id.
+    by nogood id. ``progress(1)`` is called after each nogood.
     """
     chosen = structure.nogoods if nogoods is None else tuple(nogoods)
     blocked_ids = structure.require(blocked)
@@ -122,4 +123,6 @@ def contradictions(
         if is_active:
             conflicts = frozenset(conflict_enumerator(reduced, nodes))
         result.append(Contradiction(nogood, is_active, conflicts))
+        if progress is not None:
+            progress(1)
     return tuple(result)
