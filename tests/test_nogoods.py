@@ -125,3 +125,13 @@ def test_bad_nogoods_are_rejected_with_one_line(nogoods: object, message: str) -
         loads_graph(json.dumps(document), source="g.json")
     assert message in str(raised.value) and str(raised.value).startswith("g.json")
     assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("name", ["theory.conflicts", "theory.diagnosis"])
+def test_docstring_examples_run(name: str) -> None:
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0

@@ -10,7 +10,8 @@ so a loop never creates a conflict), enumerated by
 :class:`theory.justifications.JustificationEnumerator`.
 
 In a stored memory the audits in force count: blocked nodes are inactive whatever the
-evidence, so a conflict set never uses them, and a nogood naming one is not active.
+evidence (:meth:`SupportStructure.under_audit`), so a conflict set never uses them, and a
+nogood naming one is not active.
 
 >>> from theory import SupportStructure
 >>> from theory.conflicts import conflict_sets
@@ -50,25 +51,6 @@ class Contradiction:
         return frozenset() not in self.conflicts
 
 
-def without_blocked(structure: SupportStructure, blocked: Iterable[str]) -> SupportStructure:
-    """The structure with ``blocked`` nodes cut off: no justification concludes or uses one.
-
-    Its support functions are those of the state with ``blocked`` forced inactive: a blocked
-    evidence item supports nothing and a blocked claim is never derived. (A blocked evidence
-    item itself stays, isolated; activity is read with
-    ``active_state(structure, blocked=...)``.)
-    """
-    cut = structure.require(blocked)
-    if not cut:
-        return structure
-    pairs = [j for j in structure.justifications if j.claim not in cut and not (j.antecedents & cut)]
-    texts = {n.id: n.text for n in structure.nodes.values()}
-    return SupportStructure.build(
-        sorted(structure.evidence), sorted(structure.claims), pairs, texts=texts,
-        nogoods=structure.nogoods,
-    )
-
-
 def conflict_enumerator(structure: SupportStructure, nodes: Iterable[str]) -> JustificationEnumerator:
     """The SAT enumerator of the minimal true sets of AND over ``nodes`` of their support."""
     wanted = structure.require(nodes)
@@ -95,7 +77,7 @@ def conflict_sets(
     wanted = structure.require(nodes)
     if wanted & blocked_ids:
         return frozenset()
-    enumerator = conflict_enumerator(without_blocked(structure, blocked_ids), wanted)
+    enumerator = conflict_enumerator(structure.under_audit(blocked_ids), wanted)
     return frozenset(islice(enumerator, limit))
 
 
@@ -113,7 +95,7 @@ def contradictions(
     """
     chosen = structure.nogoods if nogoods is None else tuple(nogoods)
     blocked_ids = structure.require(blocked)
-    reduced = without_blocked(structure, blocked_ids)
+    reduced = structure.under_audit(blocked_ids)
     active = active_state(structure, blocked=blocked_ids)
     result = []
     for nogood in sorted(chosen, key=lambda n: n.id):

@@ -44,7 +44,7 @@ from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF, IDPool
 
 from theory.cnf import encode
-from theory.conflicts import Contradiction, contradictions, without_blocked
+from theory.conflicts import Contradiction, contradictions
 from theory.fixpoint import active_state
 from theory.formula import compile_support
 from theory.index import index_of
@@ -95,7 +95,7 @@ def impact(structure: SupportStructure, invalidate: Iterable[str], blocked: Iter
     revision retires, and the active claims downstream of ``invalidate`` that it keeps
     (influence would retire them; another justification survives)."""
     blocked_ids = structure.require(blocked)
-    return _impact(structure, without_blocked(structure, blocked_ids),
+    return _impact(structure, structure.under_audit(blocked_ids),
                    active_state(structure, blocked=blocked_ids), structure.require(invalidate))
 
 
@@ -136,7 +136,7 @@ def diagnoses(
                        key=lambda s: (len(s), sorted(s)))
     if not conflicts or limit == 0:
         return ()
-    reduced = without_blocked(structure, blocked_ids)
+    reduced = structure.under_audit(blocked_ids)
     candidates = sorted(set().union(*conflicts))
     pool = IDPool()
     keep = {e: pool.id(("x", e)) for e in candidates}

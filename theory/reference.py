@@ -78,6 +78,10 @@ def brute_force_diagnoses(
     if not targets:
         return []
     items = sorted(structure.evidence - blocked)
+    consumers: dict[str, set[str]] = {n: set() for n in structure.nodes}
+    for justification in structure.justifications:
+        for antecedent in justification.antecedents:
+            consumers[antecedent].add(justification.claim)
     found: list[frozenset[str]] = []
     for size in range(1, len(items) + 1):
         for subset in combinations(items, size):
@@ -92,7 +96,7 @@ def brute_force_diagnoses(
         after = active_state(structure, blocked=blocked | candidate)
         reached, stack = set(candidate), list(candidate)
         while stack:
-            for c in structure.consumers[stack.pop()]:
+            for c in consumers[stack.pop()]:
                 if c not in reached:
                     reached.add(c)
                     stack.append(c)

@@ -8,22 +8,20 @@ the graph, renders and exits (0 when no nogood is active, 1 when one is, 2 on ba
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+from jtms.arguments import at_least
+from jtms.exit_codes import ExitCode
 from jtms.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from jtms.progress import progress_bar
 from theory.conflicts import Contradiction, contradictions
 from theory.diagnosis import Diagnosis, diagnoses
 from theory.errors import InputError
 from theory.graphfile import load_graph
 from theory.structure import SupportStructure
 
-EXIT_OK, EXIT_FOUND = 0, 1
 DEFAULT_MAX_DIAGNOSES = 10
 
 _DESCRIPTION = """\
@@ -79,29 +77,22 @@ class DiagnosisReport:
 def diagnose(structure: SupportStructure, blocked: Sequence[str] = (), limit: int | None = None,
              show_progress: bool = False) -> DiagnosisReport:
     """Contradictions and the ``limit`` cheapest diagnoses (all when None)."""
-    with Progress(TextColumn("conflict sets"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True, disable=not show_progress) as bar:
-        task = bar.add_task("nogoods", total=len(structure.nogoods))
-        found = contradictions(structure, blocked=blocked, progress=lambda k: bar.advance(task, k))
+    done = [0]
+    with progress_bar("conflict sets", len(structure.nogoods), enabled=show_progress) as update:
+        def advance(k: int) -> None:
+            done[0] += k
+            update(done[0])
+
+        found = contradictions(structure, blocked=blocked, progress=advance)
     return DiagnosisReport(found, diagnoses(structure, found, blocked=blocked, limit=limit))
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def register(subparsers: Any) -> None:
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "diagnose", help="contradictions (active nogoods) and the evidence to withdraw (exit 1 if any)",
         formatter_class=argparse.RawDescriptionHelpFormatter, description=_DESCRIPTION)
     parser.add_argument("graph", metavar="GRAPH", help="graph file with \"nogoods\" (DESIGN.md section 4)")
-    parser.add_argument("--max-diagnoses", type=_count, default=DEFAULT_MAX_DIAGNOSES, metavar="K",
+    parser.add_argument("--max-diagnoses", type=at_least(0), default=DEFAULT_MAX_DIAGNOSES, metavar="K",
                         help=f"list at most K diagnoses, the cheapest (default {DEFAULT_MAX_DIAGNOSES}; 0 = all)")
     parser.add_argument("--json", action="store_true", help="machine output")
     parser.set_defaults(func=run)
@@ -110,7 +101,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     structure, source = load_graph(args.graph), args.graph
     limit = None if args.max_diagnoses == 0 else args.max_diagnoses
-    show = not args.json and sys.stderr.isatty() and len(structure.nogoods) > 20
+    show = not args.json and len(structure.nogoods) > 20
     try:
         report = diagnose(structure, limit=limit, show_progress=show)
     except InputError as error:
@@ -119,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(report.as_dict())
     else:
         print_report(report, source)
-    return EXIT_FOUND if report.active else EXIT_OK
+    return ExitCode.of(not report.active)
 
 
 def print_report(report: DiagnosisReport, source: str) -> None:
