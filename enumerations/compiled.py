@@ -32,16 +32,20 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from enumerations.flat import MAX_COUNTEREXAMPLES, FlatTally, _describe, minimal_points
+from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally, _describe, minimal_points
 from enumerations.monotone import U64, monotone_tables, variable_word
 
 MIN_N, MAX_N = 2, 7
 _BAD_SLOTS = 64  # counterexample candidates recorded per kernel call
+U = np.uint64       # kernel scalars (annotations only: numba infers its own types)
+A = np.ndarray
 
 
 @dataclass(frozen=True)
@@ -103,11 +107,11 @@ def quarter_tables(n: int) -> QuarterTables:
     return result
 
 
-_KERNELS: dict[int, object] = {}
+_KERNELS: dict[int, tuple[Callable[..., int], Callable[..., None]]] = {}
 _COMPILE_LOCK = threading.Lock()
 
 
-def _kernel(k: int):
+def _kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
     """The numba kernel for k = n - 2, compiled once per process (the variable masks and
     quarter width are compile-time constants, so the per-variable loop unrolls)."""
     with _COMPILE_LOCK:
@@ -116,7 +120,7 @@ def _kernel(k: int):
         return _KERNELS[k]
 
 
-def _make_kernel(k: int):
+def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
     import numba
 
     Q = 1 << k
@@ -131,7 +135,7 @@ def _make_kernel(k: int):
     K = len(P)
 
     @numba.njit(nogil=True, boundscheck=False, inline="always")
-    def inner(a0, mn, cA1, cB0, cM1hi, g0hi, g1):
+    def inner(a0: U, mn: U, cA1: U, cB0: U, cM1hi: U, g0hi: U, g1: U) -> tuple[U, U]:
         """One function (a0, a1, b0, b1): returns (unique, agree) as 0/1, branch-free so the
         loop over a0 vectorises."""
         M0 = mn | ((cA1 & ~a0) << SHIFT)
@@ -151,8 +155,9 @@ def _make_kernel(k: int):
         return unique, agree
 
     @numba.njit(nogil=True, boundscheck=False)
-    def rows_kernel(start, stop, tables, minimal, down_off, down_idx, down_tab, down_min, meet,
-                    row_b0, row_b1, counts, bad):
+    def rows_kernel(start: int, stop: int, tables: A, minimal: A, down_off: A, down_idx: A,
+                    down_tab: A, down_min: A, meet: A, row_b0: A, row_b1: A, counts: A,
+                    bad: A) -> int:
         """Rows [start, stop): counts[0..4] += functions, active, unique & active,
         agree & active, mismatches; bad[j] = (row, index into down_tab) of mismatches."""
         functions = 0
@@ -192,10 +197,10 @@ def _make_kernel(k: int):
                     a_sum += a
                     d_sum += u ^ a
                 row_functions += hi - lo
-                row_unique += numba.int64(u_sum)
-                row_agree += numba.int64(a_sum)
+                row_unique += int(u_sum)
+                row_agree += int(a_sum)
                 if d_sum and active:  # rare: find which functions, for the report
-                    row_mismatch += numba.int64(d_sum)
+                    row_mismatch += int(d_sum)
                     for t in range(lo, hi):
                         u, a = inner(down_tab[t], down_min[t], cA1, cB0, cM1hi, g0hi, g1)
                         if u != a and recorded < bad.shape[0]:
@@ -217,7 +222,8 @@ def _make_kernel(k: int):
         return recorded
 
     @numba.njit(nogil=True, boundscheck=False)
-    def row_sizes(start, stop, down_off, down_idx, meet, row_b0, row_b1, out):
+    def row_sizes(start: int, stop: int, down_off: A, down_idx: A, meet: A, row_b0: A,
+                  row_b1: A, out: A) -> None:
         """Functions per row of [start, stop) (the outer loops only)."""
         for r in range(start, stop):
             ib0 = row_b0[r]
@@ -231,18 +237,18 @@ def _make_kernel(k: int):
     return rows_kernel, row_sizes
 
 
-def _popcount_impl():
+def _popcount_impl() -> Any:
     import numba
     from numba import types
     from numba.extending import intrinsic
 
     @intrinsic
-    def popcount(typingctx, x):
+    def popcount(typingctx: Any, x: Any) -> Any:
         """LLVM's ctpop (one instruction with POPCNT / AVX-512 VPOPCNTQ)."""
         if not isinstance(x, types.Integer):
             return None
 
-        def codegen(context, builder, signature, args):
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             return builder.ctpop(args[0])
 
         return numba.uint64(x), codegen
@@ -296,9 +302,10 @@ def function_table(data: QuarterTables, r: int, t: int, ia1: int) -> int:
     return sum(value << (q * i) for i, value in enumerate(quarters))
 
 
-def _counterexample(data: QuarterTables, r: int, t: int, ia1: int):
+def _counterexample(data: QuarterTables, r: int, t: int, ia1: int) -> Counterexample:
     """Describe a mismatch with the numpy kernel's code (recomputed from the table)."""
-    from enumerations.flat import influence_survival, words
+    from enumerations.flat import influence_survival
+    from enumerations.monotone import words
 
     n = data.n
     table = function_table(data, r, t, ia1)
