@@ -30,11 +30,11 @@ from typing import Any
 
 from theory.canonical import sorted_ids, sorted_sets
 from theory.fixpoint import base_active
-from theory.formula import compile_support
+from theory.formula import SupportCircuit, compile_support
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.justifications import JustificationEnumerator
-from theory.labels import all_labels
+from theory.labels import LABEL_BUDGET, all_labels
 from theory.structure import SupportStructure
 
 ALTERNATIVE_SUPPORT = "alternative_support"
@@ -111,14 +111,15 @@ class SafetyReport:
 class Verdicts:
     """Per-node bitsets (bit i = evidence number i) behind the verdicts."""
 
-    active: bytes
+    active: bytes | bytearray
     ancestors: list[int]
     critical: list[int | None]  # None for inactive nodes
 
     def unsafe_bits(self, n: int) -> int:
-        if not self.active[n]:
+        critical = self.critical[n]
+        if not self.active[n] or critical is None:
             return 0
-        return self.ancestors[n] & ~self.critical[n]
+        return self.ancestors[n] & ~critical
 
 
 def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
@@ -164,16 +165,14 @@ def _critical_of(n: int, index: SupportIndex, active: bytes | bytearray, critica
         antecedents = index.just_antecedents[j]
         if not all(active[a] for a in antecedents):
             continue
-        union: int | None = 0
+        union = 0
         for a in antecedents:
             value = critical[a]
-            if value is None:
-                union = None
+            if value is None:  # an antecedent that stands for "all": so does the union
                 break
             union |= value
-        if union is None:
-            continue
-        result = union if result is None else result & union
+        else:
+            result = union if result is None else result & union
     return result
 
 
@@ -183,7 +182,7 @@ def check_structure(
     *,
     max_justifications: int | None = 64,
     certificates: bool = True,
-    label_budget: int = 256,
+    label_budget: int = LABEL_BUDGET,
     progress: Callable[[int], None] | None = None,
     blocked: Iterable[str] = (),
 ) -> SafetyReport:
@@ -222,14 +221,17 @@ def check_structure(
         if not facts.active[n]:
             report = ClaimReport(claim, False, True, (), frozenset())
         elif not facts.unsafe_bits(n):
-            report = ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(facts.critical[n])]))
+            critical = facts.critical[n]
+            assert critical is not None  # an active claim has a critical set
+            report = ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(critical)]))
         elif not certificates:
             witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
             report = ClaimReport(claim, True, False, tuple(Violation(None, frozenset([e]), None) for e in witnesses),
                                  frozenset(), False)
-        elif labels.get(n) is not None:
-            report = _report_from_label(index, facts, claim, labels[n], max_justifications)
+        elif (label := labels.get(n)) is not None:
+            report = _report_from_label(index, facts, claim, label, max_justifications)
         else:
+            assert compiled is not None  # every unsafe claim without a label was compiled
             report = _report_from_sat(index, facts, claim, compiled, max_justifications)
         reports.append(report)
         if progress is not None:
@@ -237,7 +239,7 @@ def check_structure(
     return SafetyReport(all(r.influence_safe for r in reports), tuple(reports))
 
 
-def check_claim(structure: SupportStructure, claim: str, **options) -> ClaimReport:
+def check_claim(structure: SupportStructure, claim: str, **options: Any) -> ClaimReport:
     """The report for one claim (see :func:`check_structure`)."""
     return check_structure(structure, [claim], **options).claims[0]
 
@@ -246,7 +248,8 @@ def _ordered(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
     return sorted(sets, key=lambda s: (len(s), sorted(s)))
 
 
-def _report_from_label(index, facts, claim, label, max_justifications) -> ClaimReport:
+def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: list[int],
+                       max_justifications: int | None) -> ClaimReport:
     """Certificates from a complete label: kinds and survivors are lookups."""
     everything = _ordered(index.names_of_bits(bits) for bits in label)
     relevant = frozenset().union(*everything) if everything else frozenset()
@@ -260,7 +263,8 @@ def _report_from_label(index, facts, claim, label, max_justifications) -> ClaimR
     return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
 
 
-def _report_from_sat(index, facts, claim, compiled, max_justifications) -> ClaimReport:
+def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str, compiled: SupportCircuit,
+                     max_justifications: int | None) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap, then exact queries."""
     enumerator = JustificationEnumerator(compiled.circuit, compiled.root(claim))
     listed = list(islice(enumerator, None if max_justifications is None else max_justifications + 1))

@@ -26,6 +26,8 @@ What the strategies generate (every size is a parameter):
 - :func:`audit_sequences`: interleaved audits and reinstatements (:class:`AuditStep`), with
   :func:`blocked_after` to replay them.
 - :func:`graphs_with_audits`, :func:`graphs_with_audit_sequences`: the pairs.
+- :func:`graphs_with_nogoods`: a structure carrying nogoods (sets of nodes that must not
+  all be active; :mod:`theory.conflicts`, :mod:`theory.diagnosis`).
 
 Every strategy shrinks towards fewer nodes, fewer and shorter justifications, no
 redundancy, no loops and smaller audits, so a failing example shrinks to a handful of nodes.
@@ -41,7 +43,7 @@ from typing import Any, Literal
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from theory.structure import SupportStructure
+from theory.structure import Nogood, SupportStructure
 
 __all__ = [
     "AUDIT",
@@ -55,6 +57,7 @@ __all__ = [
     "evidence_audits",
     "graphs_with_audit_sequences",
     "graphs_with_audits",
+    "graphs_with_nogoods",
     "memory_graphs",
     "support_structures",
 ]
@@ -349,6 +352,26 @@ def _graphs_with_audits(
     pool = audit_pool(structure, evidence_only)
     high = len(pool) if max_audit is None else max_audit
     return structure, frozenset(_subset(draw, pool, min_audit, high))
+
+
+@st.composite
+def graphs_with_nogoods(
+    draw: st.DrawFn,
+    min_nogoods: int = 1,
+    max_nogoods: int = 3,
+    max_nodes: int = 3,
+    **graph_options: Any,
+) -> SupportStructure:
+    """A structure (``graph_options`` go to :func:`support_structures`) carrying nogoods
+    ``n0..``, each of 1 to ``max_nodes`` nodes, claims first in the pool (shrinks towards
+    fewer nogoods of fewer, earlier claims)."""
+    _check_range("nogoods", min_nogoods, max_nogoods)
+    structure = draw(support_structures(**graph_options))
+    pool = sorted(structure.claims, key=_natural) + sorted(structure.evidence, key=_natural)
+    count = draw(_integers(min_nogoods, max_nogoods), label="nogood count")
+    nogoods = [Nogood(f"n{i}", frozenset(_subset(draw, pool, 1, max_nodes, label="nogood")))
+               for i in range(count)]
+    return structure.with_nogoods(nogoods)
 
 
 # --- audit and reinstatement sequences ------------------------------------------------

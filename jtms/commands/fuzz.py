@@ -188,11 +188,11 @@ def _render_fuzz(payload: dict) -> None:
 
 
 def _differential(args: argparse.Namespace) -> int:
-    from jtms.fuzz.backends import BackendError, FunctionBackend, engine_backend
+    from jtms.fuzz.backends import Backend, BackendError, FunctionBackend, engine_backend
     from jtms.fuzz.differential import CampaignOptions, differential_campaign
     from jtms.fuzz.runner import load_rule
 
-    backends = []
+    backends: list[Backend] = []
     for spec in args.backend:
         if ":" not in spec:
             raise InputError(f"--backend {spec[:200]!r}: expected MODULE:FUNCTION")
