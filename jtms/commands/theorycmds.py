@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from jtms.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from jtms.payloads import check_payload as report_payload
 from theory.errors import InputError
 from theory.graphfile import load_graph
 from theory.justifications import JustificationEnumerator
@@ -160,33 +161,6 @@ def run_revise(args) -> int:
     rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
     out.print(table("State after the audit", ["node", "kind", "status"], rows))
     return EXIT_OK
-
-
-def report_payload(report: SafetyReport) -> dict:
-    return {
-        "influence_safe": report.influence_safe,
-        "claims": [
-            {
-                "id": claim.id,
-                "active": claim.active,
-                "minimal_justifications": sorted_sets(claim.minimal_justifications),
-                "minimal_justifications_complete": claim.minimal_justifications_complete,
-                "influence_safe": claim.influence_safe,
-                "violations": [
-                    {
-                        "kind": violation.kind or None,
-                        "audit": sorted_ids(violation.audit),
-                        "surviving_justification": (
-                            None if violation.surviving_justification is None
-                            else sorted_ids(violation.surviving_justification)
-                        ),
-                    }
-                    for violation in claim.violations
-                ],
-            }
-            for claim in sorted(report.claims, key=lambda c: c.id)
-        ],
-    }
 
 
 def print_report(report: SafetyReport, title: str) -> None:
