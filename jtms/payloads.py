@@ -20,15 +20,12 @@ with Memory.create("jtms.db") as memory:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from typing_extensions import TypedDict  # pydantic (the MCP output schemas) needs it below 3.12
 
-from jtms.output import sorted_ids, sorted_sets
+from jtms.output import sorted_ids
 from jtms.reconsolidation import AuditResult, Change, Memory
-
-if TYPE_CHECKING:
-    from theory.safety import SafetyReport
 
 
 class NodeAdded(TypedDict):
@@ -237,31 +234,3 @@ def state_payload(memory: Memory, ids: Iterable[str] | None = None) -> StatePayl
         memory.is_active(node_id)  # raises InputError("unknown id") for a stranger
     return {"active": sorted_ids(i for i in asked if i in active),
             "inactive": sorted_ids(i for i in asked if i not in active)}
-
-
-def check_payload(report: "SafetyReport") -> dict[str, Any]:
-    """A :class:`theory.safety.SafetyReport` as ``jtms check --json`` prints it (without ``seconds``)."""
-    return {
-        "influence_safe": report.influence_safe,
-        "claims": [
-            {
-                "id": claim.id,
-                "active": claim.active,
-                "minimal_justifications": sorted_sets(claim.minimal_justifications),
-                "minimal_justifications_complete": claim.minimal_justifications_complete,
-                "influence_safe": claim.influence_safe,
-                "violations": [
-                    {
-                        "kind": violation.kind or None,
-                        "audit": sorted_ids(violation.audit),
-                        "surviving_justification": (
-                            None if violation.surviving_justification is None
-                            else sorted_ids(violation.surviving_justification)
-                        ),
-                    }
-                    for violation in claim.violations
-                ],
-            }
-            for claim in sorted(report.claims, key=lambda c: c.id)
-        ],
-    }

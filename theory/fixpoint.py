@@ -84,10 +84,28 @@ def active_state(
     blocked: Iterable[str] = (),
     evidence: Iterable[str] | None = None,
 ) -> frozenset[str]:
-    """The active node ids.
+    """The active node ids: the least fixpoint (well-founded support, DESIGN.md section 2).
 
-    ``blocked`` ids are forced inactive (an audit); ``evidence``, if given, is the set of
-    evidence ids that are present (the rest is absent). Unknown ids raise ``GraphError``.
+    Parameters
+    ----------
+    structure : SupportStructure
+    blocked : iterable of str
+        Ids forced inactive (an audit).
+    evidence : iterable of str, optional
+        The evidence ids that are present (the rest is absent); default all.
+
+    Unknown ids raise :class:`~theory.errors.GraphError`.
+
+    Examples
+    --------
+    A support loop does not keep itself alive:
+
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["p"], ["A", "B"], [("A", ["p"]), ("A", ["B"]), ("B", ["A"])])
+    >>> sorted(active_state(g))
+    ['A', 'B', 'p']
+    >>> sorted(active_state(g, blocked=["p"]))
+    []
     """
     index = index_of(structure)
     blocked_ids = structure.require(blocked)

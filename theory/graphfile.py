@@ -59,6 +59,19 @@ def load_document(path: str | Path) -> Any:
 
 
 def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
+    """Parse and validate a graph document given as a JSON string (DESIGN.md section 4).
+
+    Examples
+    --------
+    >>> g = loads_graph('''{"nodes": [{"id": "a", "kind": "evidence"}, {"id": "c", "kind": "claim"}],
+    ...                     "justifications": [{"claim": "c", "antecedents": ["a"]}]}''')
+    >>> sorted(g.evidence), sorted(g.claims)
+    (['a'], ['c'])
+    >>> loads_graph('{"nodes": [{"id": "a", "kind": "claim"}, {"id": "a", "kind": "claim"}]}')
+    Traceback (most recent call last):
+    ...
+    theory.errors.GraphError: <string>: node 'a': duplicate id
+    """
     return parse_graph(_decode(text, source), source=source)
 
 

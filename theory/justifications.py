@@ -169,9 +169,27 @@ def minimal_justifications(
 ) -> frozenset[frozenset[str]]:
     """The minimal justifications of ``claim`` (at most ``limit`` of them when given).
 
-    ``method``: ``"sat"`` (the solver core), ``"labels"`` (bottom-up antichain algebra,
-    :mod:`theory.labels`), or ``"auto"``: labels while every intermediate label stays
-    within ``label_budget`` sets (cheap small cases), SAT otherwise. All are exact.
+    They are the minimal true sets of the claim's support function through the least
+    fixpoint (its ATMS label), so support loops never create one.
+
+    Parameters
+    ----------
+    structure : SupportStructure
+    claim : str
+    limit : int, optional
+        Stop after this many (SAT enumeration order).
+    method : {"auto", "sat", "labels"}
+        ``"sat"`` (the solver core), ``"labels"`` (bottom-up antichain algebra,
+        :mod:`theory.labels`), or ``"auto"``: labels while every intermediate label stays
+        within ``label_budget`` sets (cheap small cases), SAT otherwise. All are exact.
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["p", "q"], ["A", "B"],
+    ...                            [("A", ["p"]), ("A", ["B"]), ("B", ["A"]), ("B", ["q"])])
+    >>> sorted(sorted(s) for s in minimal_justifications(g, "A"))
+    [['p'], ['q']]
     """
     if method not in ("auto", "sat", "labels"):
         raise ValueError(f"unknown method {method!r}")

@@ -26,7 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
+from theory.canonical import sorted_ids, sorted_sets
 from theory.fixpoint import base_active
 from theory.formula import compile_support
 from theory.graphalgo import solve_component, strongly_connected_components
@@ -41,15 +43,32 @@ REDUNDANT_INFLUENCE = "redundant_influence"
 
 @dataclass(frozen=True)
 class Violation:
-    """The one-item audit ``audit`` retires the claim under influence but not under exact."""
+    """The one-item audit ``audit`` retires the claim under influence but not under exact.
 
-    kind: str
+    ``kind`` is :data:`ALTERNATIVE_SUPPORT` or :data:`REDUNDANT_INFLUENCE`; ``None`` when the
+    check ran without certificates (``certificates=False``), which classifies nothing.
+    """
+
+    kind: str | None
     audit: frozenset[str]
     surviving_justification: frozenset[str] | None
 
 
+    def to_dict(self) -> dict[str, Any]:
+        """The ``violations`` entry of ``jtms check --json`` (DESIGN.md section 4)."""
+        return {
+            "kind": self.kind,
+            "audit": sorted_ids(self.audit),
+            "surviving_justification": (
+                None if self.surviving_justification is None else sorted_ids(self.surviving_justification)
+            ),
+        }
+
+
 @dataclass(frozen=True)
 class ClaimReport:
+    """The verdict on one claim, with its certificates (minimal justifications, violations)."""
+
     id: str
     active: bool
     influence_safe: bool
@@ -57,15 +76,35 @@ class ClaimReport:
     minimal_justifications: frozenset[frozenset[str]]
     minimal_justifications_complete: bool = True
 
+    def to_dict(self) -> dict[str, Any]:
+        """One entry of ``claims`` in ``jtms check --json``."""
+        return {
+            "id": self.id,
+            "active": self.active,
+            "minimal_justifications": sorted_sets(self.minimal_justifications),
+            "minimal_justifications_complete": self.minimal_justifications_complete,
+            "influence_safe": self.influence_safe,
+            "violations": [violation.to_dict() for violation in self.violations],
+        }
+
 
 @dataclass(frozen=True)
 class SafetyReport:
+    """Every claim checked; ``influence_safe`` when all of them are."""
+
     influence_safe: bool
     claims: tuple[ClaimReport, ...]
 
     @property
     def unsafe(self) -> tuple[ClaimReport, ...]:
         return tuple(c for c in self.claims if not c.influence_safe)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The payload of ``jtms check --json`` (claims sorted by id)."""
+        return {
+            "influence_safe": self.influence_safe,
+            "claims": [claim.to_dict() for claim in sorted(self.claims, key=lambda c: c.id)],
+        }
 
 
 @dataclass(frozen=True)
@@ -146,6 +185,7 @@ def check_structure(
     certificates: bool = True,
     label_budget: int = 256,
     progress: Callable[[int], None] | None = None,
+    blocked: Iterable[str] = (),
 ) -> SafetyReport:
     """Check every claim (or the given ones) for influence-safety.
 
@@ -154,8 +194,21 @@ def check_structure(
     and surviving justifications stay exact regardless. Certificates come from the label
     algebra where labels stay within ``label_budget`` sets, from the SAT core otherwise.
     With ``certificates=False`` only the verdicts and witness audits are computed.
-    ``progress(k)`` is called after each k claims checked.
+    ``progress(k)`` is called after each k claims checked. ``blocked`` are the nodes that
+    audits in force keep out (a stored memory): the check is then of the graph as it stands
+    under them (:meth:`~theory.structure.SupportStructure.under_audit`).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure, check_structure
+    >>> g = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+    >>> report = check_structure(g)
+    >>> report.influence_safe, [v.kind for v in report.claims[0].violations]
+    (False, ['alternative_support', 'alternative_support'])
+    >>> check_structure(g, blocked={"b"}).influence_safe   # with b audited, {a} is the only support
+    True
     """
+    structure = structure.under_audit(blocked)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
@@ -172,7 +225,7 @@ def check_structure(
             report = ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(facts.critical[n])]))
         elif not certificates:
             witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
-            report = ClaimReport(claim, True, False, tuple(Violation("", frozenset([e]), None) for e in witnesses),
+            report = ClaimReport(claim, True, False, tuple(Violation(None, frozenset([e]), None) for e in witnesses),
                                  frozenset(), False)
         elif labels.get(n) is not None:
             report = _report_from_label(index, facts, claim, labels[n], max_justifications)

@@ -112,14 +112,25 @@ class SupportStructure:
             table[justification.claim].append(justification)
         return {c: tuple(js) for c, js in table.items()}
 
-    @cached_property
-    def consumers(self) -> Mapping[str, frozenset[str]]:
-        """Node id -> the claims it is an antecedent of (the influence edges out of it)."""
-        table: dict[str, set[str]] = {n: set() for n in self.nodes}
-        for justification in self.justifications:
-            for antecedent in justification.antecedents:
-                table[antecedent].add(justification.claim)
-        return {n: frozenset(cs) for n, cs in table.items()}
+    def under_audit(self, blocked: Iterable[str]) -> "SupportStructure":
+        """The graph as it stands while the audits that block ``blocked`` are in force.
+
+        Blocked nodes are forced inactive (DESIGN.md section 2): blocked evidence is gone,
+        blocked claims lose their justifications, and every justification that uses a
+        blocked node is broken, so it is dropped. The least fixpoint of the result is the
+        active state with those audits in force, and its support functions, minimal
+        justifications and influence edges are those of the audited memory.
+
+        >>> g = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+        >>> sorted(g.under_audit({"a"}).evidence), len(g.under_audit({"a"}).justifications)
+        (['b'], 1)
+        """
+        gone = self.require(blocked)
+        if not gone:
+            return self
+        kept = [j for j in self.justifications if j.claim not in gone and not (j.antecedents & gone)]
+        texts = {n.id: n.text for n in self.nodes.values() if n.text}
+        return SupportStructure.build(self.evidence - gone, self.claims, kept, texts=texts)
 
     def kind(self, node_id: str) -> Kind:
         return self.nodes[node_id].kind

@@ -6,9 +6,8 @@ step by step (``apply``), comparing every answer with clingo.
 
 - :class:`FunctionBackend` wraps any ``f(structure, blocked) -> active ids`` (for instance
   your own engine: ``jtms fuzz --differential --backend mypkg.engine:active_after``).
-- :func:`engine_backend` is the hook for the persistent ``jtms`` engine of issue 5
-  (``jtms.reconsolidation.Memory``). It is resolved at run time; while the engine is not on
-  this branch the campaign reports it as skipped, with the reason.
+- :func:`engine_backend`: the persistent ``jtms`` engine (``jtms.reconsolidation.Memory``),
+  which every campaign checks.
 """
 
 from __future__ import annotations
@@ -75,10 +74,7 @@ class FunctionBackend:
         return _FunctionSession(self.name, self.function, structure)
 
 
-# --- the jtms engine hook (issue 5) ----------------------------------------------------
-
-ENGINE_MODULE = "jtms.reconsolidation"
-"""Where the hook looks for the persistent engine of issue 5 (class ``Memory``)."""
+# --- the jtms engine ------------------------------------------------------------------
 
 
 class _EngineSession:
@@ -133,15 +129,8 @@ class EngineBackend:
         return _EngineSession(self.memory_class, structure)
 
 
-def engine_backend() -> tuple[Backend | None, str]:
-    """(backend, "") if the production engine is importable, else (None, why it is skipped)."""
-    import importlib
+def engine_backend() -> Backend:
+    """The production engine, ``jtms.reconsolidation.Memory``, as a campaign backend."""
+    from jtms.reconsolidation import Memory  # deferred: the fuzzer imports no SQLite until asked
 
-    try:
-        module = importlib.import_module(ENGINE_MODULE)
-    except ImportError:
-        return None, f"jtms engine (issue 5) not on this branch: no module {ENGINE_MODULE}"
-    memory_class = getattr(module, "Memory", None)
-    if memory_class is None:
-        return None, f"{ENGINE_MODULE} has no Memory class"
-    return EngineBackend(memory_class), ""
+    return EngineBackend(Memory)

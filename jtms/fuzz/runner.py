@@ -16,10 +16,8 @@ but kept by the rule, *over-revised* ids are retired by the rule but kept by exa
 
 from __future__ import annotations
 
-import importlib
 import os
 import random
-import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -36,6 +34,7 @@ from theory.revision import RULES, RevisionRule, exact
 from theory.structure import SupportStructure
 
 from jtms.fuzz.shapes import shape
+from jtms.plugins import load_callable
 
 Progress = Callable[[int, int], None]
 
@@ -46,37 +45,17 @@ Progress = Callable[[int, int], None]
 def load_rule(spec: str) -> tuple[str, RevisionRule]:
     """``MODULE:FUNCTION`` (or a built-in rule name) -> (display name, callable).
 
-    The current directory is importable, as with ``python -m``. Every failure raises
-    :class:`InputError` with a one-line message (exit code 2 in the CLI).
+    Loading goes through :func:`jtms.plugins.load_callable` (the current directory is
+    importable). Every failure raises :class:`InputError` with a one-line message.
     """
     if ":" not in spec:
         if spec in RULES:
             return f"theory.revision:{spec}", RULES[spec]
         raise InputError(
-            f"--rule {spec!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule) "
+            f"{spec[:200]!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule) "
             f"or a built-in rule ({', '.join(RULES)})"
         )
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise InputError(f"--rule {spec!r}: expected MODULE:FUNCTION")
-    cwd = os.getcwd()
-    if cwd not in sys.path and "" not in sys.path:
-        sys.path.insert(0, cwd)
-    try:
-        target: Any = importlib.import_module(module_name)
-    except Exception as error:  # ImportError, SyntaxError, anything raised at import time
-        raise InputError(
-            f"--rule {spec!r}: cannot import module {module_name!r} "
-            f"({error.__class__.__name__}: {error})"
-        ) from None
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise InputError(f"--rule {spec!r}: module {module_name!r} has no attribute {attribute!r}") from None
-    if not callable(target):
-        raise InputError(f"--rule {spec!r}: {attribute!r} is not callable")
-    return spec, target
+    return spec, load_callable(spec)
 
 
 # --- one comparison --------------------------------------------------------------------

@@ -297,13 +297,12 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         intact justification). Each violation names a one-item witness audit."""
         import time
 
-        from jtms.reconsolidation import load_structure
         from theory.safety import check_structure
 
         def work(memory: Memory) -> payloads.CheckPayload:
-            started = time.perf_counter()
-            report = check_structure(load_structure(memory.path))
-            payload = payloads.check_payload(report)
+            started = time.perf_counter()  # the stored graph with the audits in force, as `jtms check --db`
+            report = check_structure(memory.structure(), blocked=memory.blocked_ids())
+            payload = report.to_dict()
             payload["seconds"] = round(time.perf_counter() - started, 6)
             return payload  # type: ignore[return-value]
         return await access(work)
