@@ -25,7 +25,7 @@ import inspect
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import anyio.lowlevel
 import anyio.to_thread
@@ -288,7 +288,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         """The active memory compiled into a working context of at most `budget` tokens
         (`text`, ready to read), preferring claims relevant to `query`; it also lists
         recently withdrawn claims so you stop relying on them."""
-        return await access(lambda memory: memory.context(budget, query).as_dict())
+        return await access(
+            lambda memory: cast(payloads.ContextPayload, memory.context(budget, query).as_dict()))
 
     @tool(reading)
     async def check() -> payloads.CheckPayload:
