@@ -10,6 +10,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from theory.errors import InputError
 
@@ -35,7 +36,7 @@ violation, 2 bad input or usage.
 class _Parser(argparse.ArgumentParser):
     """argparse exits 2 on usage errors already; keep its message to one line."""
 
-    def error(self, message: str) -> None:  # pragma: no cover - exercised via CLI tests
+    def error(self, message: str) -> NoReturn:  # pragma: no cover - exercised via CLI tests
         self.exit(ExitCode.BAD_INPUT, f"jtms: error: {message} (see `{self.prog} --help`)\n")
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import weakref
 from collections.abc import Collection, Iterable
 
-from theory.index import SupportIndex, index_of
+from theory.index import IndexView, index_of
 from theory.structure import SupportStructure
 
 
 def active_numbers(
-    index: SupportIndex,
+    index: IndexView,
     blocked: Collection[int] = (),
     evidence_off: Collection[int] = (),
 ) -> bytearray:
@@ -110,8 +110,7 @@ def active_state(
     index = index_of(structure)
     blocked_ids = structure.require(blocked)
     if not blocked_ids and evidence is None:
-        flags = base_active(structure)
-        return frozenset(index.ids[n] for n, flag in enumerate(flags) if flag)
+        return frozenset(index.ids[n] for n, flag in enumerate(base_active(structure)) if flag)
     off: list[int] = []
     if evidence is not None:
         present = structure.require(evidence)
@@ -121,7 +120,7 @@ def active_state(
     return frozenset(ids[n] for n, flag in enumerate(flags) if flag)
 
 
-def rederive(index: SupportIndex, active: bytearray, region: Iterable[int]) -> list[int]:
+def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list[int]:
     """Bounded re-derivation: which nodes of ``region`` the rest of ``active`` supports.
 
     Precondition: every active node outside ``region`` is well-founded without the region

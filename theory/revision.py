@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from theory.canonical import sorted_ids
 from theory.errors import InputError
 from theory.fixpoint import base_active, rederive
-from theory.index import SupportIndex, index_of
+from theory.index import IndexView, SupportIndex, index_of
 from theory.structure import SupportStructure
 
 
@@ -44,7 +44,7 @@ class Revision:
                 "active": sorted_ids(self.active)}
 
 
-def downstream_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
+def downstream_numbers(index: IndexView, roots: Iterable[int]) -> set[int]:
     """``roots`` and every node reachable from them along antecedent -> claim edges."""
     seen = set(roots)
     stack = list(seen)
@@ -58,7 +58,7 @@ def downstream_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
     return seen
 
 
-def exact_retired_numbers(index: SupportIndex, active: bytes | bytearray, audit: Iterable[int]) -> set[int]:
+def exact_retired_numbers(index: IndexView, active: bytes | bytearray, audit: Iterable[int]) -> set[int]:
     """Exact revision on node numbers, bounded to the active downstream region of ``audit``.
 
     ``active`` is the state before the audit (a least fixpoint); it is not modified.

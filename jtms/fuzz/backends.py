@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from theory.strategies import AUDIT, AuditStep
 from theory.structure import SupportStructure
@@ -25,7 +25,8 @@ class BackendError(RuntimeError):
 
 
 class Session(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def active(self, blocked: frozenset[str]) -> frozenset[str]:
         """The active state with exactly ``blocked`` audited (independent of earlier calls)."""
@@ -37,7 +38,8 @@ class Session(Protocol):
 
 
 class Backend(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def open(self, structure: SupportStructure) -> Session: ...
 
@@ -88,7 +90,7 @@ class _EngineSession:
 
     name = "jtms-engine"
 
-    def __init__(self, memory_class, structure: SupportStructure):
+    def __init__(self, memory_class: Any, structure: SupportStructure):
         self.memory = memory_class.create(":memory:", durability="off")
         self.memory.import_graph(structure, source="<fuzz>")
         self.base = self.memory.active_ids()

@@ -20,7 +20,7 @@ import os
 import random
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,7 +110,7 @@ class GraphOptions:
 
     max_evidence: int = 5
     max_claims: int = 6
-    max_justifications: int = 3
+    max_alternatives: int = 3
     max_antecedents: int = 3
     max_depth: int | None = None
     max_fan_in: int | None = None
@@ -134,7 +134,7 @@ def _cases(draw: st.DrawFn, options: GraphOptions) -> tuple[SupportStructure, fr
             evidence_only=options.evidence_only,
             max_evidence=options.max_evidence,
             max_claims=options.max_claims,
-            max_justifications=options.max_justifications,
+            max_alternatives=options.max_alternatives,
             max_antecedents=options.max_antecedents,
             cycles=cycles,
             premises=options.premises,
@@ -184,7 +184,8 @@ def reduce_case(
     step makes the case strictly smaller.
     """
 
-    def build(nodes, justifications):
+    def build(nodes: Iterable[str], justifications: Iterable[tuple[str, Iterable[str]]]) -> SupportStructure:
+        nodes = list(nodes)
         evidence = [n for n in nodes if n in structure.evidence]
         claims = [n for n in nodes if n in structure.claims]
         texts = {n: structure.nodes[n].text for n in nodes}
@@ -310,9 +311,9 @@ def fuzz_rule(
     """Check ``rule`` against exact revision on ``examples`` random pairs (see module doc)."""
     options = options or GraphOptions()
     if examples < 1:
-        raise InputError("--examples must be at least 1")
+        raise InputError(f"examples must be at least 1, got {examples}")
     seed = random.randrange(2**32) if seed is None else seed
-    report = FuzzReport(rule=name or getattr(rule, "__name__", "rule"), seed=seed, options=options)
+    report = FuzzReport(rule=name or str(getattr(rule, "__name__", "rule")), seed=seed, options=options)
     shapes: set[int] = set()
     first: list[tuple[SupportStructure, frozenset[str]]] = []
     strategy = options.strategy()
@@ -320,7 +321,7 @@ def fuzz_rule(
     @hypothesis_seed(seed)
     @hypothesis_settings(examples, (Phase.generate,))
     @given(strategy)
-    def explore(case):
+    def explore(case: tuple[SupportStructure, frozenset[str]]) -> None:
         structure, audit = case
         report.examples += 1
         shapes.add(shape(structure, audit))
@@ -345,14 +346,15 @@ def fuzz_rule(
     return report
 
 
-def _shrink(rule, strategy, examples, seed, fallback) -> Counterexample:
+def _shrink(rule: RevisionRule, strategy: st.SearchStrategy[tuple[SupportStructure, frozenset[str]]],
+            examples: int, seed: int, fallback: tuple[SupportStructure, frozenset[str]]) -> Counterexample:
     failing: list[tuple[SupportStructure, frozenset[str]]] = []
     calls = [0]
 
     @hypothesis_seed(seed)
     @hypothesis_settings(examples, (Phase.generate, Phase.shrink))
     @given(strategy)
-    def search(case):
+    def search(case: tuple[SupportStructure, frozenset[str]]) -> None:
         calls[0] += 1
         if compare(rule, *case) is not None:
             failing.append(case)
@@ -369,7 +371,7 @@ def _shrink(rule, strategy, examples, seed, fallback) -> Counterexample:
     after_hypothesis = graph_size(structure)
     first_size = graph_size(failing[0][0] if failing else fallback[0])
 
-    def fails(s, a):
+    def fails(s: SupportStructure, a: frozenset[str]) -> bool:
         calls[0] += 1
         return compare(rule, s, a) is not None
 
