@@ -108,7 +108,7 @@ def compile_context(memory: "Memory", budget: int, query: str | None = None) -> 
     used = 0
 
     header_cost = count_tokens(HEADER)
-    withdrawn = memory.withdrawn()[:WITHDRAWN_LIMIT]
+    withdrawn = memory.withdrawn(limit=WITHDRAWN_LIMIT)
     withdrawn_lines: list[str] = []
     if withdrawn and header_cost + count_tokens(WITHDRAWN_HEADER) <= budget // 4:
         used = header_cost + count_tokens(WITHDRAWN_HEADER)

@@ -123,6 +123,7 @@ class Explanation:
     blocked_by: tuple[int, ...] = ()          # audits that invalidated this node itself
     withdrawn_by: int | None = None           # the event of its latest deactivation
     broken: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()  # (justification, inactive antecedents)
+    kept_out_by: tuple[int, ...] = ()         # open audits that keep this inactive node out now
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -137,6 +138,7 @@ class Explanation:
             "withdrawn_by": self.withdrawn_by,
             "broken_justifications": [{"antecedents": list(j), "inactive": list(i)}
                                       for j, i in self.broken],
+            "kept_out_by": list(self.kept_out_by),
         }
 
 
@@ -793,16 +795,43 @@ class Memory:
                  tuple(sorted(ids[a] for a in index.just_antecedents[j] if not state.active[a])))
                 for j in index.justs_of[num]
             )
-            return Explanation(node_id, kind, False, text, (), (), blocked_by, withdrawn, broken)
+            return Explanation(node_id, kind, False, text, (), (), blocked_by, withdrawn, broken,
+                               self._kept_out_by(loaded, num))
 
-    def withdrawn(self) -> list[dict[str, Any]]:
-        """Inactive nodes that were once active, with the audit that withdrew them and why."""
+    def _kept_out_by(self, loaded: _Loaded, num: int) -> tuple[int, ...]:
+        """Open audits with a root among the blocked nodes that keep ``num`` out now."""
+        roots = loaded.state.blocking_roots(num)
+        return tuple(sorted(a for a, numbers in loaded.audits.items()
+                            if not roots.isdisjoint(numbers)))
+
+    def withdrawn(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """Inactive nodes that were once active, latest withdrawal first, with the audits that
+        keep them out now (``audits``; ``audit``, ``reason`` and ``reviewer`` are the first of
+        them) or, when no open audit does, the event that withdrew them. At most ``limit``."""
         with self.snapshot():
             loaded = self._loaded_now()
             active, number = loaded.state.active, loaded.index.number
-            return [{"id": r.node, "audit": r.event, "reason": r.reason, "reviewer": r.actor,
-                     "time": r.time}
-                    for r in self._store.withdrawals() if not active[number[r.node]]]
+            result: list[dict[str, Any]] = []
+            reasons: dict[int, tuple[str | None, str | None, str]] = {}
+            for r in self._store.withdrawals():
+                if limit is not None and len(result) >= limit:
+                    break
+                num = number[r.node]
+                if active[num]:
+                    continue
+                audits = self._kept_out_by(loaded, num)
+                item = {"id": r.node, "audit": r.event, "reason": r.reason, "reviewer": r.actor,
+                        "time": r.time, "audits": list(audits)}
+                if audits:
+                    first = audits[0]
+                    if first not in reasons:
+                        row = self._store.event(first)
+                        assert row is not None
+                        reasons[first] = (row.reason, row.actor, row.time)
+                    item["audit"] = first
+                    item["reason"], item["reviewer"], item["time"] = reasons[first]
+                result.append(item)
+            return result
 
     def context(self, budget: int, query: str | None = None) -> "Context":
         """The working context under ``budget`` tokens (:func:`jtms.context.compile_context`)."""

@@ -296,6 +296,40 @@ class SupportState:
                     stack.append((a, False))
         return order
 
+    def blocking_roots(self, n: int) -> frozenset[int]:
+        """The blocked nodes that keep the inactive node ``n`` out now.
+
+        They are the blocked nodes of the inactive part of ``n``'s ancestry (``n`` included;
+        the search stops at active nodes, which are not the reason), provided that lifting
+        their blocks makes ``n`` active again (re-derived from the active rest with
+        :func:`theory.fixpoint.rederive`). Empty for an active node and for one that would
+        stay inactive with no block at all (it has no well-founded support).
+        """
+        if self.active[n]:
+            return frozenset()
+        index, active, blocks = self.index, self.active, self.blocks
+        justs_of, just_antecedents = index.justs_of, index.just_antecedents
+        upstream = [n]
+        seen = {n}
+        k = 0
+        while k < len(upstream):
+            c = upstream[k]
+            k += 1
+            for j in justs_of[c]:
+                for a in just_antecedents[j]:
+                    if a not in seen and not active[a]:
+                        seen.add(a)
+                        upstream.append(a)
+        blocked = frozenset(a for a in upstream if a in blocks)
+        if not blocked:
+            return blocked
+        flags = bytearray(active)
+        for a in upstream:
+            if index.is_evidence[a]:
+                flags[a] = 1
+        rederive(index, flags, [a for a in upstream if not index.is_evidence[a]])
+        return blocked if flags[n] else frozenset()
+
     # --- planning ---------------------------------------------------------------------------
     def _supports_in_order(
         self, after: bytearray, derived: Sequence[int]

@@ -216,6 +216,8 @@ def run_explain(args) -> int:
             out.print(f"  invalidated by audit(s) {', '.join(map(str, e.blocked_by))}")
         if e.withdrawn_by is not None:
             out.print(f"  withdrawn by event {e.withdrawn_by}")
+        if e.kept_out_by:
+            out.print(f"  kept out now by audit(s) {', '.join(map(str, e.kept_out_by))}")
         for ants, inactive in e.broken:
             out.print(f"  {e.id} <- {' AND '.join(ants) or '(premise)'}: broken by {', '.join(inactive)}")
         if e.kind == "claim" and not e.broken:
