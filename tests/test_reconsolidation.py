@@ -222,3 +222,27 @@ def test_withdrawn_names_the_audits_that_keep_a_claim_out_now(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["kept_out_by"] == [second.audit_id]
     assert main(["explain", "d", "--db", str(path)]) == 0
     assert f"kept out now by audit(s) {second.audit_id}" in capsys.readouterr().out
+
+
+@settings(max_examples=200)
+@given(base=st.lists(st.lists(st.integers(0, 9), max_size=3), max_size=8), added=st.integers(0, 3),
+       items=st.lists(st.tuples(st.integers(0, 10), st.integers(0, 9)), max_size=8))
+def test_adjacency_with_a_compressed_base_round_trips(base, added, items):
+    """theory.incremental.Adjacency: a compressed base, items added later and nodes added
+    after it read back as plain lists, and compress back to the same thing (checkpoints)."""
+    from theory.incremental import Adjacency
+
+    offsets, flat = [0], []
+    for row in base:
+        flat += row
+        offsets.append(len(flat))
+    adjacency = Adjacency(offsets, flat)
+    adjacency.add_nodes(added)
+    expected = [list(row) for row in base] + [[] for _ in range(added)]
+    for node, item in items:
+        if node < len(expected):
+            adjacency.add(node, item)
+            expected[node].append(item)
+    assert [adjacency[n] for n in range(len(adjacency))] == expected
+    again = Adjacency(*adjacency.compressed())
+    assert [again[n] for n in range(len(again))] == expected
