@@ -121,9 +121,13 @@ def test_history_is_append_only_in_the_database(memory, dsn, statement):
     ("INSERT INTO {s}.revisions VALUES (999, 12345, 'active', 2)", "missing node"),
     ("INSERT INTO {s}.nodes VALUES (4, 'x', 'claim', '', NULL, NULL, NULL, 999, 'active')",
      "missing event"),
-    ("INSERT INTO {s}.justifications VALUES (99, 2, '{{0,777}}', 2)", "missing node 777"),
-    ("INSERT INTO {s}.justifications VALUES (99, 0, '{{1}}', 2)", "missing claim"),
-    ("INSERT INTO {s}.supports VALUES (999, 3, 0, 1, 2)", "not one of node"),
+    ("INSERT INTO {s}.nodes VALUES (5, 'x', 'claim', '', NULL, NULL, NULL, 2, 'active')",
+     "not the next dense numbers"),
+    ("INSERT INTO {s}.justifications VALUES (3, 2, '{{0,777}}', 2)", "missing node"),
+    ("INSERT INTO {s}.justifications VALUES (9, 2, '{{1}}', 2)", "not the next dense"),
+    ("INSERT INTO {s}.supports VALUES (999, 3, 55, 1, 2)", "missing node or justification"),
+    ("INSERT INTO {s}.events VALUES (9, 'reinstate', 't', NULL, NULL, NULL, 1, NULL)",
+     "missing audit"),
 ])
 def test_references_are_checked_by_the_database(memory, dsn, statement, message):
     before = _dump(memory)

@@ -138,12 +138,19 @@ BEGIN
         USING ERRCODE = 'insufficient_privilege';
 END $$;
 
--- References of inserted rows, checked once per statement (COPY included): one anti-join
--- per reference (index probes per inserted row; nothing referenced can ever be deleted).
+-- References of inserted rows, checked once per statement (COPY included). Node and
+-- justification numbers are dense (0, 1, ...: checked here at every insert), so a reference
+-- to one is valid exactly when it lies in [0, max]: one aggregate over the inserted rows and
+-- an index lookup, whatever the size of the memory. Nothing referenced can ever be deleted.
 CREATE FUNCTION check_references() RETURNS trigger LANGUAGE plpgsql
     SET search_path FROM CURRENT AS $$
 DECLARE
     bad text;
+    low bigint;
+    high bigint;
+    rows bigint;
+    nodes_max bigint;
+    justifications_max bigint;
 BEGIN
     IF TG_TABLE_NAME = 'events' THEN
         SELECT 'event ' || r.id || ' undoes a missing audit ' || r.target INTO bad FROM new_rows r
@@ -151,30 +158,34 @@ BEGIN
            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.target AND e.kind = 'audit')
          LIMIT 1;
     ELSE
-        SELECT TG_TABLE_NAME || ' row of event ' || r.event || ' refers to a missing event'
-          INTO bad FROM (SELECT DISTINCT event FROM new_rows) r
+        SELECT 'a row refers to a missing event ' || r.event INTO bad
+          FROM (SELECT DISTINCT event FROM new_rows) r
          WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.event) LIMIT 1;
+        SELECT max(num) INTO nodes_max FROM nodes;
     END IF;
-    IF bad IS NULL AND TG_TABLE_NAME = 'justifications' THEN
-        SELECT 'justification ' || r.num || ' concludes a missing claim ' || r.claim INTO bad
-          FROM new_rows r
-         WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.num = r.claim AND n.kind = 'claim')
-         LIMIT 1;
-        IF bad IS NULL THEN
-            SELECT 'justification ' || r.num || ' uses a missing node ' || a.node INTO bad
-              FROM new_rows r, unnest(r.antecedents) AS a(node)
-             WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.num = a.node) LIMIT 1;
+    IF bad IS NULL AND TG_TABLE_NAME = 'nodes' THEN
+        SELECT min(num), max(num), count(*) INTO low, high, rows FROM new_rows;
+        IF rows <> high - low + 1 OR (low > 0 AND NOT EXISTS (SELECT 1 FROM nodes WHERE num = low - 1)) THEN
+            bad := 'node numbers ' || low || '..' || high || ' are not the next dense numbers';
         END IF;
-    ELSIF bad IS NULL AND TG_TABLE_NAME IN ('revisions', 'supports') THEN
-        EXECUTE format('SELECT %L || r.seq || '' refers to a missing node '' || r.node '
-                       'FROM new_rows r WHERE NOT EXISTS (SELECT 1 FROM nodes n '
-                       'WHERE n.num = r.node) LIMIT 1', TG_TABLE_NAME || ' ') INTO bad;
-        IF bad IS NULL AND TG_TABLE_NAME = 'supports' THEN
-            SELECT 'support ' || r.seq || ' names justification ' || r.justification
-                   || ', not one of node ' || r.node INTO bad FROM new_rows r
-             WHERE NOT EXISTS (SELECT 1 FROM justifications j WHERE j.num = r.justification
-                                                                AND j.claim = r.node)
-             LIMIT 1;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'justifications' THEN
+        SELECT min(num), max(num), count(*) INTO low, high, rows FROM new_rows;
+        IF rows <> high - low + 1
+           OR (low > 0 AND NOT EXISTS (SELECT 1 FROM justifications WHERE num = low - 1)) THEN
+            bad := 'justification numbers ' || low || '..' || high || ' are not the next dense numbers';
+        ELSIF (SELECT max(claim) > nodes_max OR min(claim) < 0 FROM new_rows)
+              OR (SELECT max(a) > nodes_max OR min(a) < 0 FROM new_rows, unnest(antecedents) a) THEN
+            bad := 'a justification refers to a missing node';
+        END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'revisions' THEN
+        IF (SELECT max(node) > nodes_max OR min(node) < 0 FROM new_rows) THEN
+            bad := 'a revision refers to a missing node';
+        END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'supports' THEN
+        SELECT max(num) INTO justifications_max FROM justifications;
+        IF (SELECT max(node) > nodes_max OR min(node) < 0 OR max(justification) > justifications_max
+                   OR min(justification) < 0 FROM new_rows) THEN
+            bad := 'a support refers to a missing node or justification';
         END IF;
     END IF;
     IF bad IS NOT NULL THEN
@@ -333,6 +344,10 @@ class PostgresStore:
         self._lock_key = lock_key
         self._listener: psycopg.Connection[Any] | None = None
         self._depth = 0
+        #: how writers are serialised: "lock" (the advisory lock; always used by jtms) or
+        #: "serializable" (SERIALIZABLE transactions, no lock: a concurrent writer fails with
+        #: "could not serialize" and must retry; only benchmarks/bench_postgres.py sets it)
+        self.serialise = "lock"
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
@@ -471,8 +486,12 @@ class PostgresStore:
         started = time.monotonic()
         timeout_ms = max(1, int(self.busy_timeout * 1000))
         try:
-            db.execute(f"BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = {timeout_ms}")
-            db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (JTMS_LOCK_CLASS, self._lock_key))
+            if self.serialise == "serializable":
+                db.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+            else:
+                db.execute(f"BEGIN ISOLATION LEVEL READ COMMITTED; "
+                           f"SET LOCAL lock_timeout = {timeout_ms}")
+                db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (JTMS_LOCK_CLASS, self._lock_key))
         except psycopg.Error as error:
             self._end("ROLLBACK")
             raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
