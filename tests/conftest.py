@@ -66,6 +66,24 @@ def postgres_location(dsn: str, name: str) -> str:
     return f"{dsn}{separator}memory={name}"
 
 
+def memory_dump(location: str) -> list[str]:
+    """Everything stored, to compare before and after: SQLite's own dump of a file (every
+    byte of every table), the lossless export of a PostgreSQL memory."""
+    if "://" not in str(location):
+        import sqlite3
+
+        connection = sqlite3.connect(location)
+        try:
+            return list(connection.iterdump())
+        finally:
+            connection.close()
+    from jtms.memory_file import export_lines
+    from jtms.reconsolidation import Memory
+
+    with Memory.open(location) as memory:
+        return list(export_lines(memory))
+
+
 @pytest.fixture(params=BACKENDS)
 def memory_location(request: pytest.FixtureRequest,
                     tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:

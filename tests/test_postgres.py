@@ -405,3 +405,22 @@ def test_two_inits_of_one_memory_at_once(dsn, memories):
                for code, err in results if code == 2)
     with Memory.open(location) as m:
         assert [e["kind"] for e in m.table("events")] == ["init"]
+
+
+# --- load ----------------------------------------------------------------------------------------
+
+def test_eight_writers_and_four_readers_equal_a_serial_replay(dsn, memories, tmp_path):
+    """8 writer and 4 reader processes on one PostgreSQL memory for a few seconds
+    (tests/memory_stress.py; ``benchmarks/bench_postgres.py --load`` runs it longer): no
+    unexpected error, a sound store, every write and the final store equal to a serial replay."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import memory_stress
+
+    location = _fresh(dsn, memories)
+    summary = memory_stress.run(location, seconds=6, writers=8, readers=4, seed=11, folder=tmp_path)
+    print(json.dumps({k: v for k, v in summary.items() if k != "first_errors"}))
+    assert summary["unexpected_errors"] == 0, summary["first_errors"]
+    assert summary["exit_codes"] == [0] * 12
+    assert summary["integrity_problems"] == []
+    assert summary["replay_problems"] == []
+    assert summary["writes"] > 40 and summary["reads"] > 20
