@@ -13,6 +13,9 @@ name and is dropped at the end.
   N claims, N/5 evidence, 1-3 justifications of 1-3 antecedents) into a new memory, one
   transaction, durability ``full`` on both (SQLite ``synchronous=FULL``; PostgreSQL
   ``synchronous_commit=on``). PostgreSQL writes the rows with ``COPY``.
+- **bulk write**: the database part of that import alone: the same rows (nodes, justifications,
+  one support pointer per active claim) written through the store protocol in one
+  transaction (``jtms.store``: PostgreSQL ``COPY``, SQLite ``executemany``), nothing else.
 - **warm audit**: one long-lived ``Memory`` per backend; each round audits the same 1% of the
   evidence (200 at 100k claims) on both, one after the other, commit included, then
   reinstates it (not timed). Medians over the rounds; the ratio is PostgreSQL / SQLite.
@@ -77,6 +80,7 @@ def run_main(dsn: str, n_claims: int, rounds: int, seed: int, folder: Path) -> d
             started = time.perf_counter()
             memory.import_graph(document, source="bench")
             result[f"{name}_import_seconds"] = round(time.perf_counter() - started, 3)
+        result.update(bulk_write(document, folder, dsn, made))
         actives = {name: memory.active_ids() for name, memory in memories.items()}
         assert actives["sqlite"] == actives["postgres"]
         rng = random.Random(seed + 7)
@@ -117,6 +121,39 @@ def run_main(dsn: str, n_claims: int, rounds: int, seed: int, folder: Path) -> d
     finally:
         for location in made:
             drop_memory(location)
+    return result
+
+
+def bulk_write(document: dict[str, Any], folder: Path, dsn: str, made: list[str]) -> dict[str, Any]:
+    """Seconds to write the graph's rows in one transaction of each store (see the docstring)."""
+    from theory.graphfile import parse_graph
+    from theory.incremental import state_of
+
+    from jtms.store import create_store
+    from jtms.store.protocol import JustificationRow, NewNode
+
+    state = state_of(parse_graph(document))
+    index = state.index
+    kinds = {node["id"]: node["kind"] for node in document["nodes"]}
+    result = {}
+    pg = _location(dsn, "bulk")
+    made.append(pg)
+    for name, location in (("sqlite", str(folder / "bulk.db")), ("postgres", pg)):
+        store = create_store(location)
+        started = time.perf_counter()
+        with store.write():
+            event = store.append_event("import", "t", source="bench")
+            store.add_nodes(NewNode(n, index.ids[n], kinds[index.ids[n]], "", None, None, None,
+                                    event, "active" if state.active[n] else "inactive")
+                            for n in range(index.size))
+            store.add_justifications(JustificationRow(j, index.just_claim[j],
+                                                      tuple(index.just_antecedents[j]), event)
+                                     for j in range(len(index.just_claim)))
+            store.add_supports(event, ((c, state.support[c], state.rank[c])
+                                       for c in range(index.size)
+                                       if state.active[c] and not index.is_evidence[c]))
+        result[f"{name}_bulk_write_seconds"] = round(time.perf_counter() - started, 3)
+        store.close()
     return result
 
 

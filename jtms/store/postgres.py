@@ -65,6 +65,7 @@ MEMORY_NAME = re.compile(r"[A-Za-z0-9_]{1,50}")
 CONNECT_TIMEOUT_S = 10
 JTMS_LOCK_CLASS = 0x6A746D73          # "jtms": the first key of every memory's advisory lock
 IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports")
+COPY_ABOVE = 200   # rows: larger batches go through COPY, smaller ones in one INSERT ... unnest
 
 SCHEMA = """
 CREATE TABLE meta (
@@ -711,7 +712,11 @@ class PostgresStore:
 
     def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None:
         numbers = list(nodes)
-        if numbers:
+        if len(numbers) > COPY_ABOVE:
+            base = self._next_seq("revisions")
+            self._copy("COPY revisions (seq, node, status, event) FROM STDIN", "".join(
+                f"{base + k}\t{n}\t{status}\t{event}\n" for k, n in enumerate(numbers)))
+        elif numbers:
             self._db.execute(
                 "INSERT INTO revisions (seq, node, status, event) "
                 "SELECT base.seq + t.ord, t.node, %s, %s "
@@ -721,7 +726,11 @@ class PostgresStore:
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
         triples = list(pointers)
-        if triples:
+        if len(triples) > COPY_ABOVE:
+            base = self._next_seq("supports")
+            self._copy("COPY supports (seq, node, justification, rank, event) FROM STDIN", "".join(
+                f"{base + k}\t{n}\t{j}\t{r}\t{event}\n" for k, (n, j, r) in enumerate(triples)))
+        elif triples:
             nodes, justifications, ranks = (list(column) for column in zip(*triples))
             self._db.execute(
                 "INSERT INTO supports (seq, node, justification, rank, event) "
@@ -730,6 +739,11 @@ class PostgresStore:
                 "unnest(%s::integer[], %s::integer[], %s::bigint[]) "
                 "WITH ORDINALITY AS t(node, justification, rank, ord)",
                 (event, nodes, justifications, ranks))
+
+    def _next_seq(self, table: str) -> int:
+        """The next sequence number of ``table`` (inside write(): nobody else can insert)."""
+        query = sql.SQL("SELECT coalesce(max(seq), 0) + 1 FROM {}").format(sql.Identifier(table))
+        return int(self._rows(query)[0][0])
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._db.execute("DELETE FROM checkpoints")
