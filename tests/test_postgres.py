@@ -176,10 +176,11 @@ def test_a_read_is_one_snapshot(memory):
     """Inside one snapshot, a commit by another process is not seen; the next read sees it."""
     with Memory.open(memory) as reader, Memory.open(memory) as writer:
         with reader.snapshot():
-            before = reader.active_ids()
+            before, events = reader.active_ids(), reader.table("events")
             writer.add_evidence("new")
             assert reader.active_ids() == before and "new" not in reader
-        assert "new" in reader
+            assert "new" not in reader.texts() and reader.table("events") == events
+        assert "new" in reader and "new" in reader.texts()
 
 
 def test_a_listener_learns_of_foreign_writes_without_polling(memory):
