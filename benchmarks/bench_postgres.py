@@ -95,6 +95,7 @@ def run_main(dsn: str, n_claims: int, rounds: int, seed: int, folder: Path) -> d
                 outcome = memory.audit(roots, reason="benchmark")
                 clocks[name].append(time.perf_counter() - started)
                 retired[name] = outcome.retired
+                assert outcome.audit_id is not None
                 memory.reinstate(outcome.audit_id)
             assert retired["sqlite"] == retired["postgres"]
         for name in memories:

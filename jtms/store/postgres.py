@@ -204,8 +204,8 @@ END $$;
 """
 
 
-def _triggers(schema: str) -> list[sql.Composable]:
-    statements: list[sql.Composable] = []
+def _triggers(schema: str) -> list[sql.Composed]:
+    statements: list[sql.Composed] = []
     for table in IMMUTABLE_TABLES:
         statements.append(sql.SQL(
             "CREATE TRIGGER {name} BEFORE UPDATE OR DELETE ON {table} "
