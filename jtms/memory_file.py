@@ -126,31 +126,39 @@ class _Event:
     rows: dict[str, list[dict[str, Any]]]
 
 
+_INTEGER = frozenset({"id", "num", "seq", "event", "claim", "node", "justification", "rank",
+                      "target"})
+_NULLABLE = frozenset({"actor", "reason", "roots", "target", "source", "author", "expression",
+                       "value"})
+# per table: (column, kind, nullable) with kind "int", "str", "roots" or "antecedents"
+_SPEC = {table: tuple((column,
+                       "roots" if column == "roots" else "antecedents" if column == "antecedents"
+                       else "int" if column in _INTEGER and not (table == "nodes" and column == "id")
+                       else "str", column in _NULLABLE) for column in columns)
+         for table, columns in COLUMNS.items()}
+
+
 def _check_row(table: str, row: Any, where: str) -> dict[str, Any]:
-    if not isinstance(row, dict) or set(row) != set(COLUMNS[table]):
-        expected = ", ".join(COLUMNS[table])
-        raise InputError(f"{where}: a {table} row needs exactly the keys {expected}")
-    for column in COLUMNS[table]:
+    if not isinstance(row, dict) or len(row) != len(COLUMNS[table]):
+        raise InputError(f"{where}: a {table} row needs exactly the keys {', '.join(COLUMNS[table])}")
+    for column, kind, nullable in _SPEC[table]:
+        if column not in row:
+            raise InputError(f"{where}: a {table} row needs exactly the keys "
+                             f"{', '.join(COLUMNS[table])}")
         value = row[column]
-        integer = column in ("id", "num", "seq", "event", "claim", "node", "justification",
-                             "rank", "target")
-        if column == "id" and table == "nodes":
-            integer = False
-        if value is None and column in ("actor", "reason", "roots", "target", "source", "author",
-                                        "expression", "value"):
+        if value is None and nullable:
             continue
-        if integer:
-            if not isinstance(value, int) or isinstance(value, bool):
+        if kind == "int":
+            if type(value) is not int:
                 raise InputError(f"{where}: {table}.{column} must be an integer")
-        elif column == "roots":
-            if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
+        elif kind == "str":
+            if type(value) is not str:
+                raise InputError(f"{where}: {table}.{column} must be a string")
+        elif kind == "roots":
+            if type(value) is not list or not all(type(r) is str for r in value):
                 raise InputError(f"{where}: events.roots must be a list of ids")
-        elif column == "antecedents":
-            if not isinstance(value, list) or not all(
-                    isinstance(a, int) and not isinstance(a, bool) for a in value):
-                raise InputError(f"{where}: justifications.antecedents must be a list of numbers")
-        elif not isinstance(value, str):
-            raise InputError(f"{where}: {table}.{column} must be a string")
+        elif type(value) is not list or not all(type(a) is int for a in value):
+            raise InputError(f"{where}: justifications.antecedents must be a list of numbers")
     return row
 
 
@@ -285,7 +293,8 @@ def import_memory(path: str | Path, location: str,
             progress("checking the imported memory")
         with Memory.open(location) as memory:
             problems = memory.integrity_problems()
-            counts = {table: len(memory.table(table)) for table in ORDER}
+        counts = {table: sum(len(e.rows[table]) for e in events) for table in ORDER[1:]}
+        counts["events"] = len(events)
         if problems:
             raise InputError(f"inconsistent export ({problems[0]}); nothing imported",
                              source=source)
