@@ -86,6 +86,8 @@ def register(subparsers) -> None:
 
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
     p.add_argument("id", metavar="ID")
+    p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
+                   help="dot / mermaid: the certificate (or broken justifications) as a drawing")
     p.set_defaults(func=run_explain)
 
     p = _common(subparsers.add_parser(
@@ -188,6 +190,11 @@ def run_history(args) -> int:
 def run_explain(args) -> int:
     with Memory.open(args.db) as memory:
         explanation = memory.explain(args.id)
+        if args.format != "text":
+            from jtms.drawing import FORMATS, certificate_drawing
+
+            print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
+            return 0
     if args.json:
         print_json(explanation.as_dict())
         return 0
