@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from jtms.arguments import at_least
 from jtms.exit_codes import ExitCode
-from jtms.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from jtms.output import console, format_set, print_json, sorted_sets, table
 from jtms.progress import progress_bar
-from theory.conflicts import Contradiction, contradictions
-from theory.diagnosis import Diagnosis, diagnoses
+from theory.diagnosis import DiagnosisReport, diagnose
 from theory.errors import InputError
 from theory.graphfile import load_graph
 from theory.structure import SupportStructure
@@ -42,49 +39,16 @@ examples:
 """
 
 
-@dataclass(frozen=True)
-class DiagnosisReport:
-    """The contradictions of a graph and the diagnoses of the active ones, cheapest first."""
-
-    contradictions: tuple[Contradiction, ...]
-    diagnoses: tuple[Diagnosis, ...]
-
-    @property
-    def active(self) -> tuple[Contradiction, ...]:
-        return tuple(c for c in self.contradictions if c.active)
-
-    @property
-    def undiagnosable(self) -> tuple[Contradiction, ...]:
-        return tuple(c for c in self.active if not c.diagnosable)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "contradictions": [
-                {"nogood": c.nogood.id, "nodes": sorted_ids(c.nogood.nodes), "text": c.nogood.text,
-                 "active": c.active, "conflicts": sorted_sets(c.conflicts),
-                 "diagnosable": c.diagnosable}
-                for c in self.contradictions
-            ],
-            "diagnoses": [
-                {"invalidate": sorted_ids(d.invalidate), "retires": sorted_ids(d.retires),
-                 "keeps": sorted_ids(d.keeps), "retired_claims": d.retired_claims}
-                for d in self.diagnoses
-            ],
-            "undiagnosable": sorted_ids(c.nogood.id for c in self.undiagnosable),
-        }
-
-
-def diagnose(structure: SupportStructure, blocked: Sequence[str] = (), limit: int | None = None,
-             show_progress: bool = False) -> DiagnosisReport:
-    """Contradictions and the ``limit`` cheapest diagnoses (all when None)."""
+def report_of(structure: SupportStructure, blocked: Sequence[str] = (), limit: int | None = None,
+              show_progress: bool = False) -> DiagnosisReport:
+    """:func:`theory.diagnosis.diagnose` with a progress bar over the nogoods."""
     done = [0]
     with progress_bar("conflict sets", len(structure.nogoods), enabled=show_progress) as update:
         def advance(k: int) -> None:
             done[0] += k
             update(done[0])
 
-        found = contradictions(structure, blocked=blocked, progress=advance)
-    return DiagnosisReport(found, diagnoses(structure, found, blocked=blocked, limit=limit))
+        return diagnose(structure, blocked, limit, progress=advance)
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -103,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
     limit = None if args.max_diagnoses == 0 else args.max_diagnoses
     show = not args.json and len(structure.nogoods) > 20
     try:
-        report = diagnose(structure, limit=limit, show_progress=show)
+        report = report_of(structure, limit=limit, show_progress=show)
     except InputError as error:
         raise error.with_source(source) from None
     if args.json:
-        print_json(report.as_dict())
+        print_json(report.to_dict())
     else:
         print_report(report, source)
     return ExitCode.of(not report.active)
