@@ -110,7 +110,7 @@ class GraphOptions:
 
     max_evidence: int = 5
     max_claims: int = 6
-    max_justifications: int = 3
+    max_alternatives: int = 3
     max_antecedents: int = 3
     max_depth: int | None = None
     max_fan_in: int | None = None
@@ -134,7 +134,7 @@ def _cases(draw: st.DrawFn, options: GraphOptions) -> tuple[SupportStructure, fr
             evidence_only=options.evidence_only,
             max_evidence=options.max_evidence,
             max_claims=options.max_claims,
-            max_justifications=options.max_justifications,
+            max_alternatives=options.max_alternatives,
             max_antecedents=options.max_antecedents,
             cycles=cycles,
             premises=options.premises,
