@@ -241,7 +241,7 @@ def run_review(args) -> int:
         report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run)
         found = review_contradictions(memory, apply=args.apply, reviewer=args.reviewer)
     if args.json:
-        print_json({**report.as_dict(), **found.to_dict()})
+        print_json(payloads.review_payload(report, found))
     else:
         out = console()
         out.print(f"re-executed {report.checked} calculation(s): {len(report.discrepancies)} discrepancy(ies)")
