@@ -60,7 +60,7 @@ from theory.revision import downstream_numbers
 from theory.structure import Kind, Nogood, SupportStructure
 
 from jtms import checkpoint
-from jtms.store import create_store, open_store
+from jtms.store import create_store, open_store, upgrade_store
 from jtms.store.protocol import (ACTIVE, INACTIVE, Checkpoint, JustificationRow, NewNode,
                                  NodeRow, NogoodRow, Store)
 
@@ -214,6 +214,10 @@ class Memory:
         self.path = path
         self._loaded: _Loaded | None = None
         self._depth = 0                  # > 0 inside a snapshot or a write
+        #: how many times this memory built its state from the store (checkpoint + log) rather
+        #: than catching up from the log: 1 after the first read, unchanged by other processes'
+        #: writes (and after a failed write, one more)
+        self.loads = 0
         #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
         self.test_hook: Callable[[str], None] | None = None
         # older test hook: called inside a write, after its rows, before COMMIT
@@ -232,6 +236,36 @@ class Memory:
         """An existing memory. ``busy_timeout``: seconds a write waits for the write lock
         (default ``JTMS_BUSY_TIMEOUT`` or 60)."""
         return cls(open_store(path, durability, busy_timeout), str(path))
+
+    @classmethod
+    def upgrade(cls, path: str | Path) -> bool:
+        """Bring an SQLite memory of an older schema version to this one, in one transaction.
+
+        Version 1 kept no support pointers: the state at the last event is derived once and
+        its pointers are stored with that event. Returns False when there was nothing to do.
+        """
+        backend = upgrade_store(path)
+        try:
+            if not backend.needs_upgrade:
+                return False
+            with backend.write():
+                last = backend.last_event()
+                backend.upgrade_schema()
+                index = GrowingIndex()
+                index.extend([(r.id, r.evidence) for r in backend.nodes()],
+                             ((j.claim, j.antecedents) for j in backend.justifications()),
+                             canonical=True)
+                blocks: dict[int, int] = {}
+                for audit in backend.open_audits():
+                    for n in index.numbers(audit.roots or ()):
+                        blocks[n] = blocks.get(n, 0) + 1
+                state = SupportState(index, blocks)   # the one full derivation, at the upgrade
+                backend.add_supports(last, ((c, state.support[c], state.rank[c])
+                                            for c in range(index.size)
+                                            if state.active[c] and not index.is_evidence[c]))
+            return True
+        finally:
+            backend.close()
 
     def close(self) -> None:
         self._store.close()
@@ -280,6 +314,7 @@ class Memory:
             loaded = self._loaded
             if loaded is None or last < loaded.seen_event:
                 self._point("load")
+                self.loads += 1
                 loaded = self._loaded = self._load(last)
             elif last != loaded.seen_event:
                 self._point("load")
@@ -370,6 +405,13 @@ class Memory:
             return loaded.seen_event, None, loaded.seen_event
 
         return int(self._write(work, new_event=False))
+
+    @property
+    def checkpoint_event(self) -> int | None:
+        """The event of the store's checkpoint (None: opening replays the whole log)."""
+        with self.snapshot():
+            saved = self._store.checkpoint()
+            return saved.event if saved is not None else None
 
     def _save_checkpoint(self, loaded: _Loaded) -> None:
         self._store.put_checkpoint(Checkpoint(

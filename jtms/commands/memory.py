@@ -48,6 +48,12 @@ def register(subparsers) -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
     p.set_defaults(func=run_init)
 
+    p = _common(subparsers.add_parser(
+        "upgrade", help="bring a memory written by an older jtms to this schema version",
+        description="Upgrade an SQLite memory of an older schema version in place, in one "
+                    "transaction (example: jtms upgrade --db old.db)."))
+    p.set_defaults(func=run_upgrade)
+
     p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
@@ -112,6 +118,12 @@ def register(subparsers) -> None:
 def run_init(args) -> int:
     Memory.create(args.db).close()
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
+
+
+def run_upgrade(args) -> int:
+    changed = Memory.upgrade(args.db)
+    return _report(args, {"db": args.db, "upgraded": changed},
+                   f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
 
 
 def run_import(args) -> int:
