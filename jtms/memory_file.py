@@ -43,7 +43,7 @@ from theory.errors import InputError
 
 from jtms.reconsolidation import Memory
 from jtms.store import create_store
-from jtms.store.protocol import TABLES, JustificationRow, NewNode, Store
+from jtms.store.protocol import TABLES, JustificationRow, NewNode, NogoodRow, Store
 
 FORMAT = "jtms-memory"
 VERSION = 1
@@ -55,10 +55,16 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "justifications": ("num", "claim", "antecedents", "event"),
     "revisions": ("seq", "node", "status", "event"),
     "supports": ("seq", "node", "justification", "rank", "event"),
+    "nogoods": ("id", "nodes", "text", "author", "event", "status"),
+    "nogood_revisions": ("seq", "nogood", "status", "event"),
 }
 KEY = {"events": "id", "nodes": "num", "justifications": "num", "revisions": "seq",
-       "supports": "seq"}
-ORDER = ("events", "nodes", "justifications", "revisions", "supports")  # within one event
+       "supports": "seq", "nogoods": "id", "nogood_revisions": "seq"}
+DENSE = {"events": 1, "nodes": 0, "justifications": 0, "revisions": 1, "supports": 1,
+         "nogood_revisions": 1}          # the first number of each densely numbered table
+# the order of the tables within one event (a row only refers to rows before it)
+ORDER = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
+         "nogood_revisions")
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,8 @@ def _portable(table: str, row: dict[str, Any]) -> dict[str, Any]:
         record["roots"] = json.loads(record["roots"])
     if table == "justifications" and isinstance(record["antecedents"], str):
         record["antecedents"] = [int(a) for a in record["antecedents"].split()]
+    if table == "nogoods" and isinstance(record["nodes"], str):
+        record["nodes"] = json.loads(record["nodes"])
     return record
 
 
@@ -89,6 +97,8 @@ def export_lines(memory: Memory) -> Iterator[str]:
         raise InputError(f"cannot export table(s) {', '.join(unknown)} yet")
     with memory.snapshot():
         tables = {table: [_portable(table, row) for row in memory.table(table)] for table in ORDER}
+        created = {g.id: k for k, g in enumerate(memory.nogoods())}
+    tables["nogoods"].sort(key=lambda row: created[row["id"]])  # creation order, as stored
     by_event: dict[str, dict[int, list[dict[str, Any]]]] = {}
     for table in ORDER[1:]:
         grouped: dict[int, list[dict[str, Any]]] = {}
@@ -128,13 +138,15 @@ class _Event:
 
 _INTEGER = frozenset({"id", "num", "seq", "event", "claim", "node", "justification", "rank",
                       "target"})
+_ID_LISTS = frozenset({"roots", "nodes"})
 _NULLABLE = frozenset({"actor", "reason", "roots", "target", "source", "author", "expression",
                        "value"})
 # per table: (column, kind, nullable) with kind "int", "str", "roots" or "antecedents"
 _SPEC = {table: tuple((column,
-                       "roots" if column == "roots" else "antecedents" if column == "antecedents"
-                       else "int" if column in _INTEGER and not (table == "nodes" and column == "id")
-                       else "str", column in _NULLABLE) for column in columns)
+                       "ids" if column in _ID_LISTS else "antecedents" if column == "antecedents"
+                       else "int" if column in _INTEGER and table not in ("nodes", "nogoods")
+                       or column in ("num", "event") else "str", column in _NULLABLE)
+                      for column in columns)
          for table, columns in COLUMNS.items()}
 
 
@@ -154,9 +166,9 @@ def _check_row(table: str, row: Any, where: str) -> dict[str, Any]:
         elif kind == "str":
             if type(value) is not str:
                 raise InputError(f"{where}: {table}.{column} must be a string")
-        elif kind == "roots":
+        elif kind == "ids":
             if type(value) is not list or not all(type(r) is str for r in value):
-                raise InputError(f"{where}: events.roots must be a list of ids")
+                raise InputError(f"{where}: {table}.{column} must be a list of ids")
         elif type(value) is not list or not all(type(a) is int for a in value):
             raise InputError(f"{where}: justifications.antecedents must be a list of numbers")
     return row
@@ -211,11 +223,11 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
             row = _check_row(table, record["row"], where)
         except InputError as error:
             raise error.with_source(source) from None
-        key = row[KEY[table]]
-        first = 1 if table in ("events", "revisions", "supports") else 0
-        if key != counts[table] + first:
-            raise InputError(f"{where}: {table} {KEY[table]} {key}, expected {counts[table] + first}"
-                             " (numbers are dense and in order)", source=source)
+        first = DENSE.get(table)
+        if first is not None and row[KEY[table]] != counts[table] + first:
+            raise InputError(f"{where}: {table} {KEY[table]} {row[KEY[table]]}, expected "
+                             f"{counts[table] + first} (numbers are dense and in order)",
+                             source=source)
         counts[table] += 1
         if table == "events":
             events.append(_Event(row, {t: [] for t in ORDER[1:]}))
@@ -248,18 +260,28 @@ def _replay(store: Store, events: list[_Event], source: str) -> None:
                         for r in rows["nodes"])
         store.add_justifications(JustificationRow(r["num"], r["claim"], tuple(r["antecedents"]),
                                                   r["event"]) for r in rows["justifications"])
-        run: list[int] = []
-        status = None
-        for r in rows["revisions"] + [None]:  # type: ignore[list-item]
-            if r is None or r["status"] != status:
-                if run and status is not None:
-                    store.add_revisions(event_id, status, run)
-                run = []
-                status = r["status"] if r is not None else None
-            if r is not None:
-                run.append(r["node"])
+        for status, nodes in _runs(rows["revisions"], "node"):
+            store.add_revisions(event_id, status, nodes)
         store.add_supports(event_id, ((r["node"], r["justification"], r["rank"])
                                       for r in rows["supports"]))
+        store.add_nogoods(NogoodRow(r["id"], tuple(r["nodes"]), r["text"], r["author"],
+                                    r["event"], r["status"]) for r in rows["nogoods"])
+        for status, names in _runs(rows["nogood_revisions"], "nogood"):
+            store.add_nogood_revisions(event_id, status, names)
+
+
+def _runs(rows: list[dict[str, Any]], column: str) -> Iterator[tuple[str, list[Any]]]:
+    """Consecutive rows of one status, as (status, their ``column`` values), in order."""
+    run: list[Any] = []
+    status = None
+    for row in rows:
+        if row["status"] != status and run:
+            yield str(status), run
+            run = []
+        status = row["status"]
+        run.append(row[column])
+    if run:
+        yield str(status), run
 
 
 def import_memory(path: str | Path, location: str,

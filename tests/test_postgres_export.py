@@ -33,6 +33,8 @@ GRAPH = {
         {"claim": "c3", "antecedents": ["c2"]},
         {"claim": "c2", "antecedents": ["c3"]},
     ],
+    "nogoods": [{"id": "z2", "nodes": ["c1", "e3"], "text": "cannot both hold"},
+                {"id": "a1", "nodes": ["e1", "e2"], "text": "one assay is wrong"}],
 }
 
 
@@ -44,6 +46,7 @@ def _build(location: str) -> None:
         m.add_claim("c4", [["e4", "c1"], ["e3"]], text="two ways", author="bob")
         m.add_claim("p", [[]], text="a premise")
         m.add_justification("c3", ["e4"], author="cy")
+        m.add_nogood("g1", ["c4", "p"], text="incompatible plans", author="dee")
         first = m.audit(["e1"], reason="contaminated", reviewer="ana")
         m.audit(["e2", "c4"], reason="also", reviewer="bob")
         m.reinstate(first.audit_id, reason="cleared", reviewer="ana")
@@ -61,6 +64,8 @@ def _view(location: str) -> dict:
             "withdrawn": m.withdrawn(),
             "nodes": {i: {"history": m.history(i), "explain": m.explain(i).as_dict(),
                           "record": m.node(i), "audited_by": m.audits_naming(i)} for i in ids},
+            "nogoods": [(g.id, sorted(g.nodes), g.text, m.is_active(g.id), m.history(g.id))
+                        for g in m.nogoods()],
         }
 
 
@@ -116,14 +121,15 @@ def test_round_trip_on_each_backend(memory_location, tmp_path):
     file = tmp_path / "m.jsonl"
     file.write_text("\n".join(lines) + "\n")
     summary = import_memory(file, target)
-    assert summary.counts["events"] == 10 and summary.counts["nodes"] == 9
+    assert summary.counts["events"] == 11 and summary.counts["nodes"] == 9
+    assert summary.counts["nogoods"] == 3 and summary.counts["nogood_revisions"] > 0
     assert _export(target) == lines
     assert _view(target) == _view(source)
     with Memory.open(target) as m:   # the imported memory keeps working
         audit = m.audit(["e3"], reason="after import")
         assert "e3" in audit.retired and "e3" not in m.active_ids()
         assert m.integrity_problems() == []
-        assert audit.audit_id == 11
+        assert audit.audit_id == 12
 
 
 def _bad_files(lines: list[str]) -> list[tuple[str, str, str]]:

@@ -56,7 +56,8 @@ from psycopg import sql
 from theory.errors import InputError
 
 from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
-                                 NodeRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
+                                 NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES,
+                                 WithdrawalRow)
 from jtms.store.sqlite import APPLICATION, BUSY_TIMEOUT_S, SCHEMA_VERSION
 
 DEFAULT_MEMORY = "default"
@@ -64,7 +65,8 @@ SCHEMA_PREFIX = "jtms_"
 MEMORY_NAME = re.compile(r"[A-Za-z0-9_]{1,50}")
 CONNECT_TIMEOUT_S = 10
 JTMS_LOCK_CLASS = 0x6A746D73          # "jtms": the first key of every memory's advisory lock
-IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports")
+IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
+                    "nogood_revisions")
 COPY_ABOVE = 200   # rows: larger batches go through COPY, smaller ones in one INSERT ... unnest
 
 SCHEMA = """
@@ -77,7 +79,8 @@ CREATE TABLE meta (
 CREATE TABLE events (
     id     bigint PRIMARY KEY,
     kind   text NOT NULL CHECK (kind IN ('init', 'import', 'add-evidence', 'add-claim',
-                                         'add-justification', 'audit', 'reinstate')),
+                                         'add-justification', 'audit', 'reinstate',
+                                         'add-nogood')),
     time   text NOT NULL,
     actor  text,
     reason text,
@@ -127,6 +130,25 @@ CREATE TABLE supports (
 );
 CREATE INDEX supports_by_event ON supports (event);
 CREATE INDEX supports_by_node ON supports (node, seq);
+
+-- Nodes that must not all be active together; they change no status by themselves.
+CREATE TABLE nogoods (
+    id     text PRIMARY KEY,
+    nodes  text[] NOT NULL,
+    text   text NOT NULL DEFAULT '',
+    author text,
+    event  bigint NOT NULL,
+    status text NOT NULL CHECK (status IN ('active', 'inactive')),
+    ord    bigint NOT NULL UNIQUE            -- creation order (SQLite's rowid); not exported
+);
+
+CREATE TABLE nogood_revisions (
+    seq    bigint PRIMARY KEY,
+    nogood text NOT NULL,
+    status text NOT NULL CHECK (status IN ('active', 'inactive')),
+    event  bigint NOT NULL
+);
+CREATE INDEX nogood_revisions_by_nogood ON nogood_revisions (nogood, seq);
 
 CREATE TABLE checkpoints (
     event bigint PRIMARY KEY,
@@ -182,6 +204,13 @@ BEGIN
         IF (SELECT max(node) > nodes_max OR min(node) < 0 FROM new_rows) THEN
             bad := 'a revision refers to a missing node';
         END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogoods' THEN
+        SELECT 'nogood ' || r.id || ' names a missing node ' || a.node INTO bad
+          FROM new_rows r, unnest(r.nodes) AS a(node)
+         WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = a.node) LIMIT 1;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogood_revisions' THEN
+        SELECT 'a revision of a missing nogood ' || r.nogood INTO bad FROM new_rows r
+         WHERE NOT EXISTS (SELECT 1 FROM nogoods g WHERE g.id = r.nogood) LIMIT 1;
     ELSIF bad IS NULL AND TG_TABLE_NAME = 'supports' THEN
         SELECT max(num) INTO justifications_max FROM justifications;
         IF (SELECT max(node) > nodes_max OR min(node) < 0 OR max(justification) > justifications_max
@@ -580,6 +609,12 @@ class PostgresStore:
         rows = self._rows("SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1")
         return Checkpoint(int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
+    def nogoods(self, after: int = 0) -> list[NogoodRow]:
+        return [NogoodRow(nogood_id, tuple(nodes), text, author, int(event), status)
+                for nogood_id, nodes, text, author, event, status in self._rows(
+                    "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > %s "
+                    "ORDER BY event, ord", (after,))]
+
     # --- reads for people ---------------------------------------------------------------------
     def texts(self) -> dict[str, str]:
         return dict(self._rows("SELECT id, text FROM nodes"))  # type: ignore[arg-type]
@@ -609,6 +644,18 @@ class PostgresStore:
                      "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
                      "FROM revisions r JOIN events e ON e.id = r.event WHERE r.node = %s "
                      "ORDER BY r.seq", (num,))]
+        return rows
+
+    def nogood_history(self, nogood_id: str) -> list[HistoryRow]:
+        rows = [HistoryRow(0, status, int(event), kind, when, actor, reason)
+                for status, event, kind, when, actor, reason in self._rows(
+                    "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
+                    "JOIN events e ON e.id = g.event WHERE g.id = %s", (nogood_id,))]
+        rows += [HistoryRow(int(seq), status, int(event), kind, when, actor, reason)
+                 for seq, status, event, kind, when, actor, reason in self._rows(
+                     "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
+                     "FROM nogood_revisions r JOIN events e ON e.id = r.event "
+                     "WHERE r.nogood = %s ORDER BY r.seq", (nogood_id,))]
         return rows
 
     def audits_naming(self, node_id: str) -> list[int]:
@@ -650,6 +697,9 @@ class PostgresStore:
             record = dict(zip(names, row))
             if table == "events" and record["roots"] is not None:
                 record["roots"] = _json_list(record["roots"])
+            if table == "nogoods":
+                record["nodes"] = _json_list(record["nodes"])
+                del record["ord"]
             if table == "justifications":
                 record["antecedents"] = " ".join(map(str, record["antecedents"]))
             result.append(record)
@@ -744,6 +794,24 @@ class PostgresStore:
         """The next sequence number of ``table`` (inside write(): nobody else can insert)."""
         query = sql.SQL("SELECT coalesce(max(seq), 0) + 1 FROM {}").format(sql.Identifier(table))
         return int(self._rows(query)[0][0])
+
+    def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
+        rows = [(g.id, list(g.nodes), g.text, g.author, g.event, g.status) for g in nogoods]
+        if rows:
+            base = int(self._rows("SELECT coalesce(max(ord), 0) + 1 FROM nogoods")[0][0])
+            self._db.cursor().executemany(
+                "INSERT INTO nogoods (id, nodes, text, author, event, status, ord) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                [row + (base + k,) for k, row in enumerate(rows)])
+
+    def add_nogood_revisions(self, event: int, status: str, nogoods: Iterable[str]) -> None:
+        names = list(nogoods)
+        if names:
+            self._db.execute(
+                "INSERT INTO nogood_revisions (seq, nogood, status, event) "
+                "SELECT base.seq + t.ord, t.nogood, %s, %s "
+                "FROM (SELECT coalesce(max(seq), 0) AS seq FROM nogood_revisions) base, "
+                "unnest(%s::text[]) WITH ORDINALITY AS t(nogood, ord)", (status, event, names))
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._db.execute("DELETE FROM checkpoints")
