@@ -107,7 +107,6 @@ def memory_location(request: pytest.FixtureRequest,
         return location
 
     yield fresh_pg
-    from jtms.store.postgres import drop_memory
+    from jtms.store.postgres import drop_memories
 
-    for location in made:
-        drop_memory(location)
+    drop_memories(made)

@@ -53,12 +53,11 @@ def dsn() -> str:
 @pytest.fixture
 def memories(dsn: str) -> Iterator[list[str]]:
     """Unique memory locations in the test database, dropped afterwards."""
-    from jtms.store.postgres import drop_memory
+    from jtms.store.postgres import drop_memories
 
     made: list[str] = []
     yield made
-    for location in made:
-        drop_memory(location)
+    drop_memories(made)
 
 
 def _fresh(dsn: str, made: list[str]) -> str:
@@ -452,3 +451,20 @@ def test_large_writes_go_through_copy_and_equal_sqlite(dsn, memories, tmp_path):
     sqlite, postgres = tables.values()
     assert len(sqlite["revisions"]) > 600 and len(sqlite["supports"]) > 400
     assert postgres == sqlite
+
+
+def test_wait_for_change_on_each_backend(memory_location):
+    """The same call on both backends (PostgreSQL: LISTEN/NOTIFY; SQLite: checks every 50 ms)."""
+    location = memory_location()
+    with Memory.create(location) as m:
+        m.import_graph(GRAPH, source="g")
+    with Memory.open(location) as waiting, Memory.open(location) as writer:
+        seen = waiting.last_event
+        assert waiting.wait_for_change(timeout=0.1) == seen
+        timer = threading.Timer(0.3, lambda: writer.add_evidence("late"))
+        timer.start()
+        try:
+            assert waiting.wait_for_change(timeout=20) == seen + 1
+        finally:
+            timer.join()
+        assert "late" in waiting.active_ids()

@@ -41,6 +41,7 @@ rolls back (PostgreSQL aborts a transaction whose connection dies).
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -58,7 +59,9 @@ from theory.errors import InputError
 from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
                                  NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES,
                                  WithdrawalRow)
-from jtms.store.sqlite import APPLICATION, BUSY_TIMEOUT_S, SCHEMA_VERSION
+# one stored model: the same application tag, schema version and busy-timeout rule
+from jtms.store.sqlite import APPLICATION, SCHEMA_VERSION
+from jtms.store.sqlite import _busy_timeout  # JTMS_BUSY_TIMEOUT, else 60 s
 
 DEFAULT_MEMORY = "default"
 SCHEMA_PREFIX = "jtms_"
@@ -347,12 +350,6 @@ def _fault(error: psycopg.Error, shown: str, waited: float | None = None,
         return InputError(f"lost the connection to PostgreSQL ({_one_line(error)}); the "
                           f"transaction was rolled back, nothing written", source=shown)
     return InputError(f"database error ({_one_line(error)}); nothing written", source=shown)
-
-
-def _busy_timeout(value: float | None) -> float:
-    from jtms.store.sqlite import _busy_timeout as sqlite_busy_timeout
-
-    return sqlite_busy_timeout(value)
 
 
 def _now() -> str:
@@ -864,8 +861,7 @@ def _has_meta(connection: psycopg.Connection[Any], schema: str) -> bool:
 
 
 def _json_list(values: Sequence[str]) -> str:
-    import json
-
+    """A list as the SQLite backend stores it (JSON text), for backend-independent rows."""
     return json.dumps(list(values))
 
 
@@ -930,19 +926,29 @@ def drop_memory(location: str) -> bool:
     For tests and administrators only: no command calls it (a memory's history is append-only,
     but the memory as a whole can be deleted by whoever owns the database).
     """
-    place = parse_location(location)
-    connection = _connect(place.conninfo, place.shown)
-    try:
-        exists = connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
-                                    (place.schema,)).fetchone() is not None
-        connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-            sql.Identifier(place.schema)))
-        return exists
-    except psycopg.Error as error:
-        raise _fault(error, place.shown) from None
-    finally:
-        connection.close()
+    return bool(drop_memories([location]))
 
 
-__all__ = ["DEFAULT_MEMORY", "MemoryInfo", "PostgresLocation", "PostgresStore", "drop_memory",
-           "hide_password", "list_memories", "parse_location", "server_problem"]
+def drop_memories(locations: Sequence[str]) -> int:
+    """:func:`drop_memory` for several memories (one connection per database); how many existed."""
+    places = [parse_location(location) for location in locations]
+    dropped = 0
+    for conninfo in dict.fromkeys(place.conninfo for place in places):
+        group = [place for place in places if place.conninfo == conninfo]
+        connection = _connect(conninfo, group[0].shown)
+        try:
+            for place in group:
+                exists = connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
+                                            (place.schema,)).fetchone() is not None
+                connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                    sql.Identifier(place.schema)))
+                dropped += exists
+        except psycopg.Error as error:
+            raise _fault(error, group[0].shown) from None
+        finally:
+            connection.close()
+    return dropped
+
+
+__all__ = ["DEFAULT_MEMORY", "MemoryInfo", "PostgresLocation", "PostgresStore", "drop_memories",
+           "drop_memory", "hide_password", "list_memories", "parse_location", "server_problem"]
