@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 
-from jtms.commands.memory import DEFAULT_DB
+from jtms.commands.memory import DEFAULT_DB, default_db
 
 if TYPE_CHECKING:
     from jtms.serve.tools import MemoryServer
@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("serve", help="serve the memory to agents over MCP (stdio or HTTP)",
                               description=_HELP,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
+    p.add_argument("--db", default=default_db(), metavar="LOCATION",
                    help=f"the memory database (default {DEFAULT_DB})")
     p.add_argument("--http", metavar="HOST:PORT", default=None,
                    help="serve streamable HTTP on HOST:PORT instead of stdio")
