@@ -6,8 +6,10 @@ from __future__ import annotations
 
 
 import argparse
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 from theory.graphfile import load_document
@@ -16,13 +18,22 @@ from jtms import payloads
 from jtms.output import console, print_json, table
 from jtms.reconsolidation import Memory
 
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.diagnosis import ContradictionReview
+
 DEFAULT_DB = "jtms.db"
 TABLE_ROWS = 50   # rows of a table for people; --json lists everything
 
 
+def default_db() -> str:
+    """``$JTMS_DB`` when set (a file or a postgresql:// URL), else ``jtms.db``."""
+    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
+
+
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
-                        help=f"the memory database (default {DEFAULT_DB})")
+    parser.add_argument("--db", default=default_db(), metavar="LOCATION",
+                        help="the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME"
+                             f"?memory=NAME (default $JTMS_DB, else {DEFAULT_DB})")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
@@ -115,6 +126,8 @@ def register(subparsers) -> None:
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
     p.add_argument("id", metavar="ID")
     _as_of(p)
+    p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
+                   help="dot / mermaid: the certificate (or broken justifications) as a drawing")
     p.set_defaults(func=run_explain)
 
     p = _common(subparsers.add_parser(
@@ -136,6 +149,8 @@ def register(subparsers) -> None:
         "review", help="re-execute recorded calculations; audit the ones that disagree"))
     p.add_argument("--reviewer", default="jtms-review")
     p.add_argument("--dry-run", action="store_true", help="report discrepancies, audit nothing")
+    p.add_argument("--apply", action="store_true",
+                   help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
     p.set_defaults(func=run_review)
 
 
@@ -235,6 +250,11 @@ def run_history(args) -> int:
 def run_explain(args) -> int:
     with _reading(args) as memory:
         explanation = memory.explain(args.id)
+        if args.format != "text":
+            from jtms.drawing import FORMATS, certificate_drawing
+
+            print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
+            return 0
     if args.json:
         print_json(explanation.as_dict())
         return 0
@@ -292,12 +312,16 @@ def run_state(args) -> int:
 
 
 def run_review(args) -> int:
+    from jtms.diagnosis import review_contradictions
     from jtms.reviewer import review
 
+    if args.apply and args.dry_run:
+        raise InputError("--apply audits a diagnosis, --dry-run audits nothing: give one of them")
     with Memory.open(args.db) as memory:
         report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run)
+        found = review_contradictions(memory, apply=args.apply, reviewer=args.reviewer)
     if args.json:
-        print_json(report.as_dict())
+        print_json(payloads.review_payload(report, found))
     else:
         out = console()
         out.print(f"re-executed {report.checked} calculation(s): {len(report.discrepancies)} discrepancy(ies)")
@@ -306,7 +330,29 @@ def run_review(args) -> int:
                          for d in report.discrepancies]))
         if report.audit is not None:
             out.print(f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}")
+        _print_contradictions(found)
     return 0
+
+
+def _print_contradictions(found: "ContradictionReview") -> None:
+    """The contradictions part of ``jtms review`` (see :mod:`jtms.diagnosis`)."""
+    out = console()
+    active = found.report.active
+    if not active:
+        return
+    out.print(f"{len(active)} active contradiction(s): "
+              + ", ".join(f"{c.nogood.id} {{{', '.join(sorted(c.nogood.nodes))}}}" for c in active))
+    for c in found.report.undiagnosable:
+        out.print(f"  {c.nogood.id}: no diagnosis over evidence (its nodes hold without evidence)")
+    if found.report.diagnoses:
+        d = found.report.diagnoses[0]
+        out.print(f"cheapest diagnosis: invalidate {', '.join(sorted(d.invalidate))} "
+                  f"(retires {d.retired_claims} claim(s): {', '.join(sorted(d.retires))})")
+    if found.applied is not None:
+        a = found.applied.audit
+        out.print(f"audit {a.audit_id}: retired {', '.join(sorted(a.retired))}")
+    elif found.report.diagnoses:
+        out.print("run `jtms review --apply` (or `jtms diagnose --db ... --apply 1`) to audit it")
 
 
 ORDER = 20  # position of these commands in `jtms --help`

@@ -34,7 +34,7 @@ from typing import Any
 from theory.errors import InputError
 
 from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
-                                 NodeRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
+                                 NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
 
 SCHEMA_VERSION = 2
 UPGRADABLE = ("1",)          # versions `jtms upgrade` brings to SCHEMA_VERSION
@@ -51,7 +51,8 @@ CREATE TABLE meta (
 CREATE TABLE events (
     id     INTEGER PRIMARY KEY,
     kind   TEXT NOT NULL CHECK (kind IN ('init', 'import', 'add-evidence', 'add-claim',
-                                         'add-justification', 'audit', 'reinstate')),
+                                         'add-justification', 'audit', 'reinstate',
+                                         'add-nogood')),
     time   TEXT NOT NULL,
     actor  TEXT,                 -- reviewer of an audit, author of an addition
     reason TEXT,
@@ -104,6 +105,25 @@ CREATE INDEX supports_by_event ON supports (event);
 CREATE INDEX supports_by_node ON supports (node, seq);
 CREATE INDEX nodes_by_event ON nodes (event);
 
+-- Nodes that must not all be active together; they change no status by themselves.
+CREATE TABLE nogoods (
+    id     TEXT PRIMARY KEY,                  -- distinct from every node id
+    nodes  TEXT NOT NULL,                     -- JSON list of the node ids, sorted
+    text   TEXT NOT NULL DEFAULT '',
+    author TEXT,
+    event  INTEGER NOT NULL REFERENCES events (id),
+    status TEXT NOT NULL CHECK (status IN ('active', 'inactive'))   -- a contradiction then?
+);
+
+-- One row per change of whether a nogood is a contradiction, written by the event causing it.
+CREATE TABLE nogood_revisions (
+    seq    INTEGER PRIMARY KEY,
+    nogood TEXT NOT NULL REFERENCES nogoods (id),
+    status TEXT NOT NULL CHECK (status IN ('active', 'inactive')),
+    event  INTEGER NOT NULL REFERENCES events (id)
+);
+CREATE INDEX nogood_revisions_by_nogood ON nogood_revisions (nogood, seq);
+
 -- Derived data (a cache of the incremental state at one event), replaced now and then.
 CREATE TABLE checkpoints (
     event INTEGER PRIMARY KEY REFERENCES events (id),
@@ -111,7 +131,8 @@ CREATE TABLE checkpoints (
 );
 """
 
-IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports")
+IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
+                    "nogood_revisions")
 
 
 def _triggers() -> str:
@@ -215,13 +236,13 @@ class SqliteStore:
 
     @classmethod
     def create(cls, location: str | Path, durability: str = "full",
-               busy_timeout: float | None = None) -> "SqliteStore":
+               busy_timeout: float | None = None, init_time: str | None = None) -> "SqliteStore":
         """A new, empty memory at ``location`` (it must not exist, or be an empty file)."""
         timeout = _busy_timeout(busy_timeout)
         location = str(location)
         if location == ":memory:":
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
-            store._install()
+            store._install(init_time)
             return store
         path = Path(location)
         _check_folder(path)
@@ -244,7 +265,7 @@ class SqliteStore:
                              "not writable)", source=location)
         try:
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
-            store._install()
+            store._install(init_time)
         except BaseException:
             if created:
                 for suffix in ("", "-wal", "-shm", "-journal"):
@@ -255,7 +276,7 @@ class SqliteStore:
             raise
         return store
 
-    def _install(self) -> None:
+    def _install(self, init_time: str | None = None) -> None:
         db = self._db
         started = time.monotonic()
         try:
@@ -270,7 +291,7 @@ class SqliteStore:
                 db.execute(statement)
             db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
                            [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
-            db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (_now(),))
+            db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (init_time or _now(),))
             db.execute("COMMIT")
         except sqlite3.Error as error:
             db.execute("ROLLBACK") if db.in_transaction else None
@@ -474,6 +495,12 @@ class SqliteStore:
             "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1").fetchone()
         return Checkpoint(int(row[0]), bytes(row[1])) if row else None
 
+    def nogoods(self, after: int = 0) -> list[NogoodRow]:
+        return [NogoodRow(nogood_id, tuple(json.loads(nodes)), text, author, event, status)
+                for nogood_id, nodes, text, author, event, status in self._db.execute(
+                    "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > ? "
+                    "ORDER BY event, rowid", (after,))]
+
     # --- reads for people ---------------------------------------------------------------------
     def texts(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT id, text FROM nodes"))
@@ -500,6 +527,15 @@ class SqliteStore:
         rows += [HistoryRow(*row) for row in self._db.execute(
             "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
             "JOIN events e ON e.id = r.event WHERE r.node = ? ORDER BY r.seq", (num,))]
+        return rows
+
+    def nogood_history(self, nogood_id: str) -> list[HistoryRow]:
+        rows = [HistoryRow(0, *row) for row in self._db.execute(
+            "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
+            "JOIN events e ON e.id = g.event WHERE g.id = ?", (nogood_id,))]
+        rows += [HistoryRow(*row) for row in self._db.execute(
+            "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogood_revisions r "
+            "JOIN events e ON e.id = r.event WHERE r.nogood = ? ORDER BY r.seq", (nogood_id,))]
         return rows
 
     def audits_naming(self, node_id: str) -> list[int]:
@@ -576,6 +612,15 @@ class SqliteStore:
         self._db.executemany(
             "INSERT INTO supports (node, justification, rank, event) VALUES (?, ?, ?, ?)",
             ((n, j, r, event) for n, j, r in pointers))
+
+    def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
+        self._db.executemany(
+            "INSERT INTO nogoods (id, nodes, text, author, event, status) VALUES (?, ?, ?, ?, ?, ?)",
+            ((g.id, json.dumps(list(g.nodes)), g.text, g.author, g.event, g.status) for g in nogoods))
+
+    def add_nogood_revisions(self, event: int, status: str, nogoods: Iterable[str]) -> None:
+        self._db.executemany("INSERT INTO nogood_revisions (nogood, status, event) VALUES (?, ?, ?)",
+                             ((g, status, event) for g in nogoods))
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._db.execute("DELETE FROM checkpoints")
