@@ -98,12 +98,12 @@ WITHDRAWN_HEADER = "Withdrawn (do not rely on these)"
 
 def compile_context(memory: "Memory", budget: int, query: str | None = None) -> Context:
     """The context for ``memory`` within ``budget`` tokens (see the module docstring)."""
-    loaded = memory._current()
-    index, state = loaded.index, loaded.state
+    state = memory.state  # Memory.context runs this inside one snapshot
+    index = state.index
     ids = index.ids
+    created = memory.creation_events()
     texts: dict[str, tuple[str, int]] = {
-        node_id: (text, event) for node_id, text, event in memory._db.execute(
-            "SELECT id, text, event FROM nodes")}
+        node_id: (text, created[node_id]) for node_id, text in memory.texts().items()}
     result = Context(budget, query)
     used = 0
 

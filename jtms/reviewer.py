@@ -71,10 +71,9 @@ def recheck(node_id: str, expression: str, recorded: str) -> Discrepancy | None:
 
 def review(memory: Memory, reviewer: str = "jtms-review", dry_run: bool = False) -> ReviewReport:
     report = ReviewReport()
-    blocked = memory.blocked_ids()
-    rows = memory._db.execute(
-        "SELECT id, expression, value FROM nodes WHERE kind = 'evidence' "
-        "AND expression IS NOT NULL ORDER BY num").fetchall()
+    with memory.snapshot():  # one consistent read; the audit below plans on the latest state
+        blocked = memory.blocked_ids()
+        rows = memory.calculations()
     for node_id, expression, recorded in rows:
         if node_id in blocked:
             continue

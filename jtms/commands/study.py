@@ -22,26 +22,18 @@ one does not, 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import importlib
 from pathlib import Path
 from typing import Any
 
 from theory.errors import InputError
 
+from jtms.arguments import at_least
+from jtms.exit_codes import ExitCode
 from jtms.output import console, print_json, table
+from jtms.plugins import load_callable
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
 PLOT_FORMATS = (".png", ".svg", ".pdf")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def _seed(text: str) -> int:
@@ -58,6 +50,9 @@ def _positive_list(text: str) -> list[int]:
     if text.strip().lower() == "none":
         return []
     return [_positive(part.strip()) for part in text.split(",")]
+
+
+_positive = at_least(1)
 
 
 def register(subparsers: Any) -> None:
@@ -86,14 +81,10 @@ def register(subparsers: Any) -> None:
 
 
 def _load_answerer(spec: str) -> Any:
-    module_name, _, function = spec.partition(":")
     try:
-        target = getattr(importlib.import_module(module_name), function) if function else None
-    except (ImportError, AttributeError, ValueError) as error:
-        raise InputError(f"--answerer {spec!r}: {error}") from None
-    if not callable(target):
-        raise InputError(f"--answerer {spec!r}: expected MODULE:FUNCTION naming a callable")
-    return target
+        return load_callable(spec)
+    except InputError as error:
+        raise InputError(f"--answerer {error}") from None
 
 
 def _check_plot(path: str) -> None:
@@ -187,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             out.print("FAILED (exact rule): " + "; ".join(f"{k}: {v}" for k, v in failures.items()))
         if args.plot:
             out.print(f"figure written to {args.plot}")
-    return 1 if failures else 0
+    return ExitCode.of(not failures)
 
 
 def _run_sweep(args: argparse.Namespace, names: list[str], seeds_of: Any, one: Any) -> int:
@@ -222,7 +213,7 @@ def _run_sweep(args: argparse.Namespace, names: list[str], seeds_of: Any, one: A
                                   for v in violations))
         if args.plot:
             out.print(f"figure written to {args.plot}")
-    return 1 if violations else 0
+    return ExitCode.of(not violations)
 
 
 ORDER = 60  # position of these commands in `jtms --help`

@@ -132,22 +132,26 @@ def generate(seed: int = SEED, pairs: int = PAIRS) -> list[World]:
     return worlds
 
 
+STORED_COLUMNS = {"nodes": ("num", "id", "kind", "text", "author", "expression", "value", "status"),
+                  "justifications": ("claim", "antecedents")}      # no clocks, no event numbers
+
+
 def stored_tables(world: World, audited: bool = True) -> dict[str, bytes]:
     """The world in the production store (after the audit, unless ``audited`` is False), read
-    back through public ``Memory`` methods: the bytes of every stored node field but its
-    creation clock, of the justifications in recording order, and of the active state."""
+    back through public ``Memory`` methods (``Memory.table``, ``Memory.active_ids``): the
+    bytes of the stored nodes and justifications (columns that are not clocks or event
+    numbers) and of the active state."""
     with new_memory() as memory:
         memory.import_graph(world.structure(), source="revisionpair")
         if audited:
             memory.audit(list(world.audit), reason="source invalidated")
-        nodes = [{k: v for k, v in memory.node(n.id).items() if k != "created"}
-                 for n in world.nodes]
-        justifications = [[j.claim, sorted(j.antecedents)]
-                          for j in memory.structure().justifications]
-        state = sorted(memory.active_ids())
+        tables: dict[str, object] = {
+            name: sorted(([row[c] for c in columns] for row in memory.table(name)),
+                         key=lambda row: (row[0], row[1]))
+            for name, columns in STORED_COLUMNS.items()}
+        tables["state"] = sorted(memory.active_ids())
     return {name: json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
-            for name, value in (("nodes", nodes), ("justifications", justifications),
-                                ("state", state))}
+            for name, value in tables.items()}
 
 
 def pair_check(and_world: World, or_world: World) -> dict[str, bool]:
