@@ -319,11 +319,11 @@ def test_render_respects_the_budget_and_never_drops_support():
 
 
 @pytest.mark.parametrize("study,options", [("scimap", {"workspaces": 8}),
-                                           ("revisionpair", {"pairs": 8}),
+                                           ("revisionpair", {"pairs": 6}),
                                            ("heterogeneous", {}),
-                                           ("diagnosis", {"episodes": 5})])
+                                           ("diagnosis", {"episodes": 4})])
 def test_tight_budgets_never_let_exact_ground_fewer_than_none(study, options):
-    result = sweep(study, [2000, 200, 120, 80, 50, 30], [DEFAULT_SEEDS[study], 7], run_study, **options)
+    result = sweep(study, [2000, 150, 100, 60, 30], [DEFAULT_SEEDS[study], 7], run_study, **options)
     assert result.violations == []
     careful_exact = result.series["exact/careful"]
     assert careful_exact[0] == result.total and careful_exact[-1] < result.total
