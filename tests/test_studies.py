@@ -316,6 +316,11 @@ def test_render_respects_the_budget_and_never_drops_support():
     assert render(view, None) == "\n".join([HEADER, "- [evidence] e: x", WITHDRAWN_HEADER,
                                             "- w (audit 1: study audit)"])
     assert render(view, 0) == ""
+    # the focus of a question enters first: here only one unit fits, and it is the focus's
+    one_unit = count_tokens(HEADER) + count_tokens("- [evidence] e: x") + 1
+    assert render(view, one_unit, focus="e") == "\n".join([HEADER, "- [evidence] e: x"])
+    assert render(view, one_unit, focus="w") == "\n".join([WITHDRAWN_HEADER, "- w (audit 1: study audit)"])
+    assert render(view, one_unit, focus="nothing") == render(view, one_unit)
 
 
 @pytest.mark.parametrize("study,options", [("scimap", {"workspaces": 8}),

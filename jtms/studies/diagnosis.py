@@ -216,7 +216,7 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, episodes: i
                 agree_clingo[name] += outcome.active == oracle
                 cell: dict[str, Any] = {"repaired": ok_repair}
                 for reader_name, reader in readers.items():
-                    ok = all(grounded(reader(outcome.context, q), q, truth) for q in episode.questions)
+                    ok = all(grounded(reader(outcome.context_for(q), q), q, truth) for q in episode.questions)
                     grounded_eps[reader_name][name] += ok
                     cell[reader_name] = ok
                 row[name] = cell

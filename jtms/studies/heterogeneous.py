@@ -160,7 +160,7 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED,
             agree_clingo[name] += after == clingo_after and retired == clingo_before - clingo_after
             cell: dict[str, Any] = {"retired": sorted(retired), "repaired": ok_truth}
             for reader_name, reader in readers.items():
-                ok = all(grounded(reader(outcome.context, q), q, truth) for q in questions)
+                ok = all(grounded(reader(outcome.context_for(q), q), q, truth) for q in questions)
                 answered[reader_name][name] += ok
                 cell[reader_name] = ok
             row["rules"][name] = cell

@@ -14,7 +14,17 @@ active claim together with every line of its certificate (a claim never enters w
 support); units are taken greedily by the number of nodes they newly show per token (ties:
 cheaper, then by id), as long as they fit. Showing a node costs one withdrawn line when it is
 withdrawn and a certificate when it is active, so under a tight budget the selection spends
-the budget where it resolves the most questions, whatever the rule. The line format is the
+the budget where it resolves the most questions, whatever the rule.
+
+A delayed question is about one stored item; its context is compiled with that item in
+*focus* (``render(view, budget, focus=item)``): the focus unit enters first, then the greedy
+fills the rest. That makes a tight budget fair to the exact rule by construction, for a reader
+that follows support (:func:`jtms.studies.readers.careful`): a withdrawn focus costs the exact
+memory one withdrawn line, never more than the stale line, its chain and the root's withdrawn
+line that a non-propagating memory needs before a careful reader can see it is withdrawn; an
+active focus whose stale certificate is still valid lies outside the audit's support region,
+so the engine kept that very certificate. So wherever ``none``'s context lets the careful
+reader ground an answer, the exact context's focus unit fits too. The line format is the
 engine's (:mod:`jtms.context`).
 
 >>> view = MemoryView({"e": "an assay", "c": "a claim"}, ("e",), {"c": (("c", ("e",)),)}, ())
@@ -124,16 +134,24 @@ def _units(view: MemoryView) -> list[tuple[str, list[_Line]]]:
     return units
 
 
-def render(view: MemoryView, budget: int | None) -> str:
-    """The context text of ``view`` within ``budget`` tokens (None: everything; see above)."""
+def render(view: MemoryView, budget: int | None, focus: str | None = None) -> str:
+    """The context text of ``view`` within ``budget`` tokens (None: everything; see above).
+
+    ``focus`` is the stored item a delayed question is about: its unit (its withdrawn line,
+    or its line with its whole certificate) enters first when it fits, then the greedy fills
+    the rest of the budget.
+    """
     units = _units(view)
+    if focus is not None:
+        units.sort(key=lambda unit: unit[0] != focus)      # stable: the focus unit first
     headers = {"memory": count_tokens(HEADER), "withdrawn": count_tokens(WITHDRAWN_HEADER)}
     taken: dict[tuple[str, str], str] = {}       # insertion order = support before use
     used = 0
     remaining = list(range(len(units)))
+    first = focus is not None and bool(units) and units[0][0] == focus
     while remaining:
         best: tuple[float, int, str, int] | None = None
-        for u in remaining:
+        for u in remaining[:1] if first else remaining:
             name, lines = units[u]
             new = [ln for ln in lines if ln.key not in taken]
             sections = {ln.key[0] for ln in new} - {k[0] for k in taken}
@@ -145,8 +163,12 @@ def render(view: MemoryView, budget: int | None) -> str:
             candidate = (-shown / max(cost, 1), cost, name, u)
             if best is None or candidate < best:
                 best = candidate
+        if best is None and first:
+            first = False                  # the focus does not fit: fill the budget without it
+            continue
         if best is None:
             break
+        first = False
         u = best[3]
         remaining.remove(u)
         used += best[1]

@@ -199,7 +199,7 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, pairs: int 
                 agree_clingo[name] += outcome.active == oracle
                 for reader_name, reader in readers.items():
                     decisions[reader_name][name] += grounded(
-                        reader(outcome.context, world.decision), world.decision, truth)
+                        reader(outcome.context_for(world.decision), world.decision), world.decision, truth)
             pair_outcomes.append({name: o.active for name, o in outcomes.items()})
         checks = pair_check(worlds[k], worlds[k + 1])
         checks_ok += all(checks.values())

@@ -162,7 +162,7 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, workspaces:
             lines[name] += contaminated_lines(outcome.context, truth)
             cell: dict[str, object] = {"repaired": len(propagated - after)}
             for reader_name, reader in readers.items():
-                answers = [(q, reader(outcome.context, q)) for q in space.questions]
+                answers = [(q, reader(outcome.context_for(q), q)) for q in space.questions]
                 good = sum(grounded(a, q, truth) for q, a in answers)
                 said_withdrawn = sum(q.target in propagated and a.verdict == "withdrawn"
                                      for q, a in answers)

@@ -2,8 +2,9 @@
 
 :func:`revise` takes a world already imported into a production memory, applies each rule
 to the audit and returns, per rule, what it retired, the active state after it and its
-working context under the budget (:mod:`jtms.studies.rendering`, the same selection for
-every rule). The engine's exact rule audits the memory itself; every other rule is a plain
+working contexts under the budget (:mod:`jtms.studies.rendering`, the same selection for
+every rule): one with no question in view, and one per delayed question with its target in
+focus. The engine's exact rule audits the memory itself; every other rule is a plain
 function whose memory keeps its pre-audit certificates. :func:`clingo_active` is the
 independent oracle (clingo's stable model after the audit) that every study checks the
 states against.
@@ -18,19 +19,30 @@ from theory.structure import SupportStructure
 
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.reconsolidation import Memory
-from jtms.studies.rendering import certificates_of, engine_view, render, rule_view
+from jtms.studies.readers import Question
+from jtms.studies.rendering import MemoryView, certificates_of, engine_view, render, rule_view
 from jtms.studies.rules import RuleFn, engine_exact, truth_active
 
 
 @dataclass(frozen=True)
 class Revised:
-    """What one rule did to one world."""
+    """What one rule did to one world: its state, and the contexts it shows under ``budget``."""
 
     rule: str
     retired: frozenset[str]
     active: frozenset[str]
-    context: str
+    view: MemoryView
+    budget: int | None
     audit_seconds: float | None = None     # the engine's AuditResult.seconds (exact rule)
+
+    @property
+    def context(self) -> str:
+        """The working context with no question in view."""
+        return render(self.view, self.budget)
+
+    def context_for(self, question: Question) -> str:
+        """The working context compiled for a delayed question (its target in focus)."""
+        return render(self.view, self.budget, focus=question.target)
 
 
 def revise(memory: Memory, structure: SupportStructure, audit: frozenset[str],
@@ -46,13 +58,13 @@ def revise(memory: Memory, structure: SupportStructure, audit: frozenset[str],
                 outcome = memory.audit(sorted(audit), reason=reason)
                 seconds = outcome.seconds
             after = memory.active_ids()
-            context = render(engine_view(memory, structure, reason), budget)
-            result[name] = Revised(name, before - after, after, context, seconds)
+            result[name] = Revised(name, before - after, after,
+                                   engine_view(memory, structure, reason), budget, seconds)
         else:
             retired = frozenset(rule(structure, audit)) if audit else frozenset()
             after = before - retired
-            context = render(rule_view(structure, after, retired, certificates, reason), budget)
-            result[name] = Revised(name, retired, after, context)
+            result[name] = Revised(name, retired, after,
+                                   rule_view(structure, after, retired, certificates, reason), budget)
     return result
 
 
