@@ -13,7 +13,7 @@ states against.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from theory.structure import SupportStructure
 
@@ -34,6 +34,7 @@ class Revised:
     view: MemoryView
     budget: int | None
     audit_seconds: float | None = None     # the engine's AuditResult.seconds (exact rule)
+    _focused: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def context(self) -> str:
@@ -42,7 +43,9 @@ class Revised:
 
     def context_for(self, question: Question) -> str:
         """The working context compiled for a delayed question (its target in focus)."""
-        return render(self.view, self.budget, focus=question.target)
+        if question.target not in self._focused:
+            self._focused[question.target] = render(self.view, self.budget, focus=question.target)
+        return self._focused[question.target]
 
 
 def revise(memory: Memory, structure: SupportStructure, audit: frozenset[str],
