@@ -27,6 +27,9 @@ from jtms.studies.endpoints import Endpoint, SeedSummary, StudyResult, summarize
 from jtms.studies.readers import Answer, Answerer, Question
 from jtms.studies.rules import RULE_NAMES, RuleFn
 
+# Answerer and RuleFn (callable types) are importable from here and documented in
+# jtms.studies.readers and jtms.studies.rules.
+
 STUDIES: dict[str, Callable[..., StudyResult]] = {
     "revisionpair": revisionpair.run,
     "scimap": scimap.run,
@@ -54,5 +57,5 @@ def run_seeds(name: str, seeds: Sequence[int], **kwargs: Any) -> SeedSummary:
     return summarize([run_study(name, seed=s, **kwargs) for s in seeds])
 
 
-__all__ = ["Answer", "Answerer", "DEFAULT_SEEDS", "Endpoint", "Question", "RULE_NAMES", "RuleFn",
-           "STUDIES", "SeedSummary", "StudyResult", "run_seeds", "run_study"]
+__all__ = ["Answer", "BUDGET", "DEFAULT_SEEDS", "Endpoint", "Question", "RULE_NAMES", "STUDIES",
+           "SeedSummary", "StudyResult", "run_seeds", "run_study", "summarize"]
