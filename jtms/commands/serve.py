@@ -9,21 +9,23 @@ from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 
-from jtms.commands.memory import DEFAULT_DB
+from jtms.commands.memory import DEFAULT_DB, default_db
 
 if TYPE_CHECKING:
     from jtms.serve.tools import MemoryServer
 
 _HELP = """\
 Serve a memory to agents over MCP (the Model Context Protocol): the tools add_evidence,
-add_claim, add_justification, audit, reinstate, state, explain, history, context, check and
-review (results: the keys of the matching command's --json), and the resources
-memory://node/{id} and memory://context (subscribers are notified after writes).
+add_claim, add_justification, add_nogood, audit, reinstate, state, explain, history,
+context, check, review and diagnose (results: the keys of the matching command's --json),
+and the resources memory://node/{id} and memory://context (subscribers are notified after
+writes).
 
-Without --http it speaks MCP on stdin/stdout (an MCP client starts it). With --http it serves
-streamable HTTP at http://HOST:PORT/mcp (port 0 picks a free port; the address is printed on
-stderr). HOST defaults to loopback; any other bind needs --token-file, a bearer token every
-request must carry (401 otherwise).
+Without --http it speaks MCP on stdin/stdout (an MCP client starts it). With --http it
+serves streamable HTTP at http://HOST:PORT/mcp and the memory explorer at / (a web page:
+search, certificates drawn down to evidence, impact previews, the audit timeline); port 0
+picks a free port, and the address is printed on stderr. HOST defaults to loopback; any
+other bind needs --token-file, a bearer token every request must carry (401 otherwise).
 
 examples:
   jtms serve --db jtms.db
@@ -36,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("serve", help="serve the memory to agents over MCP (stdio or HTTP)",
                               description=_HELP,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
+    p.add_argument("--db", default=default_db(), metavar="LOCATION",
                    help=f"the memory database (default {DEFAULT_DB})")
     p.add_argument("--http", metavar="HOST:PORT", default=None,
                    help="serve streamable HTTP on HOST:PORT instead of stdio")
@@ -45,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="a Host name clients use to reach a non-loopback bind (repeatable)")
     p.add_argument("--read-only", action="store_true",
-                   help="expose only the reading tools (state, explain, history, context, check)")
+                   help="expose only the reading tools (state, explain, history, context, check, diagnose)")
     p.set_defaults(func=run_serve)
 
 
@@ -75,7 +77,7 @@ def run_serve(args: argparse.Namespace) -> int:
         if address is None:
             server.run("stdio")
         else:
-            _serve_http(server, address, token, args.allow_host)
+            _serve_http(server, address, token, args.allow_host, args.read_only)
     except KeyboardInterrupt:  # pragma: no cover - Ctrl-C
         pass
     finally:
@@ -84,10 +86,12 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | None,
-                allowed_hosts: list[str]) -> None:
+                allowed_hosts: list[str], read_only: bool) -> None:
+    """Serve ``/mcp`` and the explorer page at ``/`` on one uvicorn app."""
     import uvicorn
 
-    from jtms.serve.http import build_app
+    from jtms.serve.explorer import Explorer
+    from jtms.serve.http import build_app, transport_security
 
     host, port = address
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -100,7 +104,8 @@ def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | N
         raise InputError(f"--http {host}:{port}: cannot bind: {error.strerror}") from None
     sock.listen(128)
     bound = sock.getsockname()[1]
-    app = build_app(server, host, token, allowed_hosts)
+    explorer = Explorer(server.access, transport_security(host, allowed_hosts), read_only, token)
+    app = build_app(server, host, token, allowed_hosts, explorer.routes(), explorer.open_paths)
     shown = f"[{host}]" if ":" in host else host
     print(f"jtms serve: MCP at http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
