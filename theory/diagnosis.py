@@ -189,7 +189,7 @@ def diagnoses(
             wcnf.append(list(clause))
     for e in candidates:
         wcnf.append([keep[e]], weight=1)
-    answers: list[Diagnosis] = []
+    found_sets: list[tuple[int, int, list[str]]] = []   # (claims retired, items, ids)
     cut: int | None = None
     with RC2(wcnf) as solver:
         while True:
@@ -197,13 +197,17 @@ def diagnoses(
             if model is None or (cut is not None and solver.cost > cut):
                 break
             literals = set(model)
-            invalidate = frozenset(e for e in candidates if -keep[e] in literals)
-            answers.append(_impact(structure, reduced, active, invalidate))
-            if limit is not None and len(answers) == limit:
+            invalidate = sorted(e for e in candidates if -keep[e] in literals)
+            found_sets.append(((solver.cost - len(invalidate)) // weight, len(invalidate), invalidate))
+            if limit is not None and len(found_sets) == limit:
                 cut = solver.cost  # collect the ties at the cut, then sort them by ids
-            solver.add_clause([keep[e] for e in sorted(invalidate)])
+            solver.add_clause([keep[e] for e in invalidate])
+    found_sets.sort()
+    chosen = found_sets[:limit] if limit is not None else found_sets
+    # the impact (and its count of retired claims) comes from exact revision itself
+    answers = [_impact(structure, reduced, active, frozenset(ids)) for _, _, ids in chosen]
     answers.sort(key=_ranking_key)
-    return tuple(answers[:limit] if limit is not None else answers)
+    return tuple(answers)
 
 
 @dataclass(frozen=True)
