@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from theory.errors import InputError
@@ -21,9 +22,15 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_DB = "jtms.db"
 
 
+def default_db() -> str:
+    """``$JTMS_DB`` when set (a file or a postgresql:// URL), else ``jtms.db``."""
+    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
+
+
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
-                        help=f"the memory database (default {DEFAULT_DB})")
+    parser.add_argument("--db", default=default_db(), metavar="LOCATION",
+                        help="the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME"
+                             f"?memory=NAME (default $JTMS_DB, else {DEFAULT_DB})")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
@@ -96,6 +103,8 @@ def register(subparsers) -> None:
 
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
     p.add_argument("id", metavar="ID")
+    p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
+                   help="dot / mermaid: the certificate (or broken justifications) as a drawing")
     p.set_defaults(func=run_explain)
 
     p = _common(subparsers.add_parser(
@@ -206,6 +215,11 @@ def run_history(args) -> int:
 def run_explain(args) -> int:
     with Memory.open(args.db) as memory:
         explanation = memory.explain(args.id)
+        if args.format != "text":
+            from jtms.drawing import FORMATS, certificate_drawing
+
+            print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
+            return 0
     if args.json:
         print_json(explanation.as_dict())
         return 0

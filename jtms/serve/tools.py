@@ -91,6 +91,8 @@ class SubscriberBus:
 class MemoryServer(MCPServer):  # type: ignore[type-arg]
     """An :class:`MCPServer` whose argument errors are one-line tool errors."""
 
+    access: "MemoryAccess"
+
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> CallToolResult | InputRequiredResult:
         try:
@@ -333,4 +335,5 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         return await access(lambda memory: render_text(memory.context(CONTEXT_BUDGET)),
                             ResourceError)
 
+    server.access = access  # the explorer page reads and writes through the same lock
     return server
