@@ -125,13 +125,13 @@ def _clean_id(value: Any, what: str) -> str:
 
 def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
     """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
-    from jtms.safe_expr import UnsafeExpression, parse_expression  # sympy: only when needed
+    from jtms.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
 
     for what, text in (("expression", expression), ("value", value)):
         if not isinstance(text, str):
             raise InputError(f"{what} must be a string", source=source, node=node_id)
         try:
-            parse_expression(text)
+            check_expression(text)
         except UnsafeExpression as error:
             raise InputError(f"{what} {text[:60]!r}: {error.problem}", source=source,
                              node=node_id) from None
