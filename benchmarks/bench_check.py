@@ -25,7 +25,6 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.generate import memory
-from jtms.commands.theorycmds import report_payload
 from theory.graphfile import load_graph, save_graph
 from theory.fixpoint import base_active
 from theory.index import index_of
@@ -48,7 +47,7 @@ def phases(path: Path, certificates: bool = True) -> dict:
     row["check_total"] = time.perf_counter() - started
     row["certificates"] = max(0.0, row["check_total"] - row["verdicts"])
     started = time.perf_counter()
-    text = json.dumps(report_payload(report))
+    text = json.dumps(report.to_dict())
     row["json"] = time.perf_counter() - started
     row["claims"] = len(structure.claims)
     row["evidence"] = len(structure.evidence)

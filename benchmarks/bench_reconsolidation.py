@@ -286,12 +286,12 @@ def run_main(n_claims: int, back_edges: float, rounds: int, peers: list[str], se
     # the same number of fresh audits with synchronous=NORMAL (WAL: durable against a
     # process crash, not against power loss); fresh, because a repeated audit finds the
     # support pointers already moved off its roots
-    memory._db.execute("PRAGMA synchronous = NORMAL")
+    memory.set_durability("normal")
     for _ in range(rounds):
         with normal:
             outcome = memory.audit(sorted(rng.sample(evidence, size)), reason="benchmark, NORMAL")
         memory.reinstate(outcome.audit_id)
-    memory._db.execute(f"PRAGMA synchronous = {durability.upper()}")
+    memory.set_durability(durability)
     ms = median_ms(ours.wall)
     result["jtms_audit_ms"] = round(ms, 2)
     result["jtms_audit_cpu_ms"] = round(median_ms(ours.cpu), 2)

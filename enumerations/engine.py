@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from theory.optional import import_optional
+
 ENGINES = ("serial", "processes", "dask")
 
 
@@ -42,7 +44,7 @@ class Engine:
             for future in as_completed(futures):
                 yield future.result()
         else:
-            from dask.distributed import as_completed as dask_completed
+            dask_completed = import_optional("dask.distributed", "dask").as_completed
 
             futures = self.client.map(function, *zip(*argument_lists), pure=False)
             for future in dask_completed(futures):
@@ -66,7 +68,8 @@ def start_engine(kind: str = "serial", workers: int = 1, *, client: Any = None,
         if client is not None:
             yield Engine("dask", workers, client=client)
             return
-        from dask.distributed import Client, LocalCluster
+        distributed = import_optional("dask.distributed", "dask")
+        Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
         if address:
             with Client(address) as remote:

@@ -10,14 +10,15 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from theory.errors import InputError
 
 import jtms.commands
+from jtms.exit_codes import ExitCode
 
-EXIT_OK = 0
-EXIT_VIOLATION = 1
-EXIT_BAD_INPUT = 2
+# Kept for callers that imported the old names; new code uses ExitCode.
+EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.VIOLATION, ExitCode.BAD_INPUT
 
 _DESCRIPTION = """\
 Justification-aware revision of persistent agent memory.
@@ -35,8 +36,8 @@ violation, 2 bad input or usage.
 class _Parser(argparse.ArgumentParser):
     """argparse exits 2 on usage errors already; keep its message to one line."""
 
-    def error(self, message: str) -> None:  # pragma: no cover - exercised via CLI tests
-        self.exit(EXIT_BAD_INPUT, f"jtms: error: {message} (see `{self.prog} --help`)\n")
+    def error(self, message: str) -> NoReturn:  # pragma: no cover - exercised via CLI tests
+        self.exit(ExitCode.BAD_INPUT, f"jtms: error: {message} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,9 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except InputError as error:
         print(f"jtms: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except BrokenPipeError:  # pragma: no cover - `jtms ... | head`
-        return EXIT_OK
+        return ExitCode.OK
 
 
 if __name__ == "__main__":  # pragma: no cover

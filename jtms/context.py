@@ -149,11 +149,11 @@ class _Draft:
 
 def compile_context(memory: "Memory", budget: int, query: str | None = None) -> Context:
     """The context for ``memory`` within ``budget`` tokens (see the module docstring)."""
-    loaded = memory._current()
-    index, state = loaded.index, loaded.state
+    state = memory.state  # Memory.context runs this inside one snapshot
+    index = state.index
+    created = memory.creation_events()
     texts: dict[str, tuple[str, int]] = {
-        node_id: (text, event) for node_id, text, event in memory._db.execute(
-            "SELECT id, text, event FROM nodes")}
+        node_id: (text, created[node_id]) for node_id, text in memory.texts().items()}
     result = Context(budget, query)
     withdrawn_lines = _withdrawn_section(memory.withdrawn(), budget, result)
     draft = _Draft(budget, used=count_tokens(HEADER) + sum(count_tokens(line) for line in (
@@ -246,7 +246,7 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
         misses = 0
         draft.used += cost
         draft.included.update(new_evidence)
-        group = []
+        group: list[int] = []
         for line in new_lines:
             if line.startswith("- [claim]"):
                 claim = index.number[new_claims[len(group)].id]

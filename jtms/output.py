@@ -10,15 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-
-def sorted_ids(ids: Iterable[str]) -> list[str]:
-    """Ids as a sorted list (the JSON contract sorts every id list)."""
-    return sorted(ids)
-
-
-def sorted_sets(sets: Iterable[Iterable[str]]) -> list[list[str]]:
-    """A family of id sets as sorted lists, the family itself sorted (by size, then ids)."""
-    return sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
+from theory.canonical import sorted_ids, sorted_sets  # noqa: F401  (re-exported: one JSON order)
 
 
 def print_json(payload: Any, compact: bool = False) -> None:

@@ -14,33 +14,65 @@ with Memory.create("jtms.db") as memory:          # or Memory.open("jtms.db")
 The in-memory state is a :class:`theory.incremental.SupportState` (the least fixpoint with
 audited nodes blocked, plus well-founded support pointers). An audit plans the change on
 the support region of its roots only (:meth:`SupportState.plan_retract`, which re-derives
-that region with :func:`theory.fixpoint.rederive`), writes it in one SQLite transaction,
-and applies it to the in-memory state after the commit. Before every write the memory
-checks, under the write lock, whether another process wrote since it last looked, and
-reloads if so: concurrent writers are serialised and each plans on the latest state.
+that region with :func:`theory.fixpoint.rederive`), writes it (the status changes *and* the
+new support pointers) in one transaction, and applies it to the in-memory state.
+
+Across processes (any backend of :mod:`jtms.store`):
+
+- **One snapshot per read.** Every public read runs inside one read transaction of the store
+  (:meth:`Memory.snapshot` groups several reads into one); a commit by another process during
+  it is not seen, so a read never mixes two states.
+- **Latest state per write.** A write takes the store's write lock first, then brings the
+  in-memory state up to the latest committed event, then plans: concurrent writers are
+  serialised and each plans on what the others committed.
+- **Catch-up in O(changes).** A warm process that finds newer events applies what they wrote
+  (new nodes and justifications, status revisions, support pointers, audits and
+  reinstatements) to its state; it never reloads. The stored pointers make every process hold
+  exactly the state the writers held.
+- **Open in O(read).** A checkpoint (:mod:`jtms.checkpoint`: flags, pointers and ranks at an
+  event) plus the log tail after it rebuild the state without computing a fixpoint. Writers
+  refresh the checkpoint when the tail grows past an eighth of the memory.
+
+Test seam: ``Memory.test_hook`` (None by default) is called with the name of each point where
+another process can commit between two of this memory's reads or writes: ``"read"`` (before a
+read snapshot starts), ``"write"`` (before the write lock is taken), ``"load"`` (inside a
+snapshot, after the latest event id was read and before the rows are: a commit here must not
+be seen) and ``"commit"`` (inside a write, after its rows, before COMMIT: another writer can
+only wait here). Tests commit from a second connection in the hook to interleave
+deterministically.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from theory.errors import InputError
 from theory.fixpoint import active_numbers
 from theory.graphfile import parse_graph, paused_gc
-from theory.incremental import GrowingIndex, Plan, SupportState
+from theory.incremental import NO_RANK, NO_SUPPORT, GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
 from theory.structure import Kind, SupportStructure
 
-from jtms import store
+from jtms import checkpoint
+from jtms.store import create_store, open_store
+from jtms.store.protocol import (ACTIVE, INACTIVE, Checkpoint, JustificationRow, NewNode,
+                                 NodeRow, Store)
 
-ACTIVE, INACTIVE = "active", "inactive"
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.context import Context
 
+CHECKPOINT_MIN_ROWS = 4096   # refresh the checkpoint when the log tail since it holds more
+                             # status and pointer rows than this and than 1/8 of the nodes
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 @dataclass(frozen=True)
 class AuditResult:
@@ -114,6 +146,7 @@ class _Loaded:
     state: SupportState
     seen_event: int
     audits: dict[int, list[int]] = field(default_factory=dict)   # open audits -> root numbers
+    tail: int = 0                    # status and pointer rows written since the checkpoint
 
 
 def _clean_id(value: Any, what: str) -> str:
@@ -137,27 +170,39 @@ def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -
                              node=node_id) from None
 
 
+
+WorkResult = tuple[int, Plan | None, Any]
+
+
 class Memory:
     """A persistent memory of evidence and claims with exact, incremental revision."""
 
-    def __init__(self, connection: sqlite3.Connection, path: str):
-        self._db = connection
+    def __init__(self, backend: Store, path: str):
+        self._store = backend
         self.path = path
         self._loaded: _Loaded | None = None
-        # test hook: called inside an audit's transaction, after its writes, before COMMIT
+        self._depth = 0                  # > 0 inside a snapshot or a write
+        #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
+        self.test_hook: Callable[[str], None] | None = None
+        # older test hook: called inside a write, after its rows, before COMMIT
         self._before_commit: Callable[[], None] | None = None
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
-    def create(cls, path: str | Path, durability: str = "full") -> "Memory":
-        return cls(store.create(path, durability), str(path))
+    def create(cls, path: str | Path, durability: str = "full",
+               busy_timeout: float | None = None) -> "Memory":
+        """A new, empty memory (``path``: a file, ``:memory:``, or a backend URL)."""
+        return cls(create_store(path, durability, busy_timeout), str(path))
 
     @classmethod
-    def open(cls, path: str | Path, durability: str = "full") -> "Memory":
-        return cls(store.open_existing(path, durability), str(path))
+    def open(cls, path: str | Path, durability: str = "full",
+             busy_timeout: float | None = None) -> "Memory":
+        """An existing memory. ``busy_timeout``: seconds a write waits for the write lock
+        (default ``JTMS_BUSY_TIMEOUT`` or 60)."""
+        return cls(open_store(path, durability, busy_timeout), str(path))
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
     def __enter__(self) -> "Memory":
         return self
@@ -165,113 +210,251 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- loading --------------------------------------------------------------------------
-    def _load(self) -> _Loaded:
-        db = self._db
-        index = GrowingIndex()
-        rows = db.execute("SELECT num, id, kind = 'evidence' FROM nodes ORDER BY num").fetchall()
-        if rows and (rows[0][0] != 0 or rows[-1][0] != len(rows) - 1):
-            raise InputError("node numbers are not dense (corrupt store)", source=self.path)
-        index.extend([(node_id, bool(evidence)) for _, node_id, evidence in rows],
-                     ((claim, tuple(map(int, antecedents.split()))) for claim, antecedents in
-                      db.execute("SELECT claim, antecedents FROM justifications ORDER BY num")),
-                     canonical=True)
-        audits: dict[int, list[int]] = {}
-        blocks: dict[int, int] = {}
-        for audit, roots in store.blocked_roots(db):
-            numbers = [index.number[r] for r in roots]
-            audits[audit] = numbers
-            for n in numbers:
-                blocks[n] = blocks.get(n, 0) + 1
-        return _Loaded(index, SupportState(index, blocks), store.last_event(db), audits)
+    def set_durability(self, durability: str) -> None:
+        """``full`` (sync every commit), ``normal`` (survive a process crash) or ``off``."""
+        self._store.set_durability(durability)
 
-    def _current(self) -> _Loaded:
-        """The in-memory state, reloaded if another process wrote since we last looked."""
-        loaded = self._loaded
-        if loaded is None or store.last_event(self._db) != loaded.seen_event:
-            loaded = self._loaded = self._load()
+    # --- snapshots, loading and catching up -------------------------------------------------------
+    def _point(self, name: str) -> None:
+        if self.test_hook is not None:
+            self.test_hook(name)
+
+    @contextmanager
+    def snapshot(self) -> Iterator["Memory"]:
+        """Group reads into one consistent snapshot of the store.
+
+        >>> with memory.snapshot():                     # doctest: +SKIP
+        ...     active, texts = memory.active_ids(), memory.texts()
+
+        Every read method already runs in a snapshot of its own; inside this block they all
+        share one (and one in-memory state). Writing inside it is an error.
+        """
+        if self._depth:
+            yield self
+            return
+        self._point("read")
+        with self._store.read():
+            self._depth += 1
+            try:
+                self._sync()
+                yield self
+            finally:
+                self._depth -= 1
+
+    def _sync(self) -> _Loaded:
+        """The in-memory state at the latest event of the current transaction."""
+        try:
+            last = self._store.last_event()
+            loaded = self._loaded
+            if loaded is None or last < loaded.seen_event:
+                self._point("load")
+                loaded = self._loaded = self._load(last)
+            elif last != loaded.seen_event:
+                self._point("load")
+                self._catch_up(loaded, last)
+            return loaded
+        except BaseException:
+            self._loaded = None
+            raise
+
+    def _loaded_now(self) -> _Loaded:
+        assert self._loaded is not None and self._depth, "only inside a snapshot"
+        return self._loaded
+
+    def _load(self, last: int, use_checkpoint: bool = True) -> _Loaded:
+        """The state at event ``last``: nodes, justifications, then the checkpoint + log tail."""
+        store = self._store
+        index = GrowingIndex()
+        rows = store.nodes()
+        if rows and (rows[0].num != 0 or rows[-1].num != len(rows) - 1):
+            raise InputError("node numbers are not dense (corrupt store)", source=self.path)
+        index.extend([(r.id, r.evidence) for r in rows],
+                     ((j.claim, j.antecedents) for j in store.justifications()), canonical=True)
+        saved = store.checkpoint() if use_checkpoint else None
+        restored = (checkpoint.decode(saved.data, index, saved.event)
+                    if saved is not None and saved.event <= last else None)
+        if restored is not None and saved is not None:
+            loaded = _Loaded(index, restored.state, saved.event, restored.audits)
+            new_rows = rows[restored.nodes:]
+        else:
+            empty = SupportState.restore(index, {}, bytearray(), [], [])
+            loaded = _Loaded(index, empty, 0, {})
+            new_rows = rows
+        self._replay(loaded, last, new_rows)
         return loaded
 
-    def _write(self, work: Callable[[_Loaded], tuple[int, Any, Any]]) -> Any:
+    def _catch_up(self, loaded: _Loaded, last: int) -> None:
+        """Apply what the events after ``loaded.seen_event`` wrote (O(changes))."""
+        store = self._store
+        index = loaded.index
+        rows = store.nodes(index.size)
+        index.extend([(r.id, r.evidence) for r in rows],
+                     ((j.claim, j.antecedents) for j in store.justifications(len(index.just_claim))),
+                     canonical=True)
+        self._replay(loaded, last, rows)
+
+    def _replay(self, loaded: _Loaded, last: int, new_rows: list[NodeRow]) -> None:
+        """Events ``(loaded.seen_event, last]`` applied as one plan of recorded changes."""
+        store, after = self._store, loaded.seen_event
+        state, index = loaded.state, loaded.index
+        state.grow()
+        status: dict[int, str] = {r.num: r.status for r in new_rows}
+        revisions = store.revisions(after, last)
+        for revision in revisions:
+            status[revision.node] = revision.status
+        pointers = {p.node: (p.justification, p.rank) for p in store.supports(after, last)}
+        blocked: list[int] = []
+        unblocked: list[int] = []
+        for event in store.events(after, last):
+            if event.kind == "audit" and event.roots is not None:
+                numbers = index.numbers(event.roots)
+                loaded.audits[event.id] = numbers
+                blocked.extend(numbers)
+            elif event.kind == "reinstate" and event.target is not None:
+                unblocked.extend(loaded.audits.pop(event.target, []))
+        active = state.active
+        final = {n: s == ACTIVE for n, s in status.items()}
+        supports = {n: j for n, (j, _) in pointers.items() if final.get(n, bool(active[n]))}
+        ranks = {n: r for n, (_, r) in pointers.items() if n in supports}
+        state.apply(Plan(blocked=tuple(blocked), unblocked=tuple(unblocked),
+                         deactivated=tuple(n for n, on in final.items() if not on and active[n]),
+                         activated=tuple(n for n, on in final.items() if on and not active[n]),
+                         supports=supports, ranks=ranks))
+        loaded.seen_event = last
+        loaded.tail += len(revisions) + len(pointers)
+
+    def checkpoint(self) -> int:
+        """Save the current state as the store's checkpoint now; returns its event id.
+
+        Writers do this on their own when the log tail grows; opening then reads the
+        checkpoint and the tail instead of replaying the whole log.
+        """
+        def work(loaded: _Loaded) -> WorkResult:
+            self._save_checkpoint(loaded)
+            return loaded.seen_event, None, loaded.seen_event
+
+        return int(self._write(work, new_event=False))
+
+    def _save_checkpoint(self, loaded: _Loaded) -> None:
+        self._store.put_checkpoint(Checkpoint(
+            loaded.seen_event, checkpoint.encode(loaded.state, loaded.audits, loaded.seen_event)))
+        loaded.tail = 0
+
+    def _write(self, work: Callable[[_Loaded], WorkResult], new_event: bool = True) -> Any:
         """Run ``work`` in one write transaction on the latest state.
 
-        ``work`` returns (event id, what to apply after COMMIT, result): a :class:`Plan` for
-        the in-memory state, a callable, or None.
+        ``work`` returns (event id, plan, result); the plan's pointers are stored with the
+        event and the plan is applied to the in-memory state before COMMIT (a failure drops
+        the in-memory state: it is reloaded lazily).
         """
+        if self._depth:
+            raise RuntimeError("a write cannot run inside Memory.snapshot()")
+        self._point("write")
         try:
-            with store.transaction(self._db):
-                loaded = self._current()
-                event, plan, value = work(loaded)
-                if self._before_commit is not None:
-                    self._before_commit()
+            with self._store.write():
+                self._depth += 1
+                try:
+                    loaded = self._sync()
+                    event, plan, value = work(loaded)
+                    if plan is not None:
+                        ranks = plan.ranks
+                        self._store.add_supports(
+                            event, ((c, j, ranks.get(c, NO_RANK)) for c, j in plan.supports.items()))
+                        loaded.state.apply(plan)
+                        loaded.tail += len(plan.supports) + len(plan.deactivated) + len(plan.activated)
+                    loaded.seen_event = event
+                    if new_event and loaded.tail > max(CHECKPOINT_MIN_ROWS, loaded.index.size // 8):
+                        self._save_checkpoint(loaded)
+                    self._point("commit")
+                    if self._before_commit is not None:
+                        self._before_commit()
+                finally:
+                    self._depth -= 1
         except BaseException:
             self._loaded = None  # the in-memory state may be half-changed: reload lazily
             raise
-        if isinstance(plan, Plan):
-            loaded.state.apply(plan)
-        elif plan is not None:
-            plan()
-        loaded.seen_event = event
         return value
 
     def _event(self, kind: str, **fields: Any) -> int:
-        columns = ["kind", "time"] + list(fields)
-        values = [kind, store.now()] + list(fields.values())
-        cursor = self._db.execute(
-            f"INSERT INTO events ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-            values,
-        )
-        return int(cursor.lastrowid)
-
-    def _revisions(self, numbers: Iterable[int], status: str, event: int) -> None:
-        self._db.executemany("INSERT INTO revisions (node, status, event) VALUES (?, ?, ?)",
-                             ((n, status, event) for n in numbers))
+        return self._store.append_event(kind, _now(), **fields)
 
     # --- reading ----------------------------------------------------------------------------
     @property
     def state(self) -> SupportState:
-        return self._current().state
+        """The incremental state (read-only use) at the latest event."""
+        with self.snapshot():
+            return self._loaded_now().state
+
+    @property
+    def last_event(self) -> int:
+        """The id of the latest event this memory has applied (after syncing)."""
+        with self.snapshot():
+            return self._loaded_now().seen_event
 
     def __contains__(self, node_id: str) -> bool:
-        return node_id in self._current().index.number
+        with self.snapshot():
+            return node_id in self._loaded_now().index.number
 
-    def _number(self, node_id: str, loaded: _Loaded | None = None) -> int:
-        number = (loaded or self._current()).index.number.get(node_id)
+    def _number(self, node_id: str, loaded: _Loaded) -> int:
+        number = loaded.index.number.get(node_id) if isinstance(node_id, str) else None
         if number is None:
-            raise InputError("unknown id", source=self.path, node=node_id)
+            raise InputError("unknown id", source=self.path, node=str(node_id))
         return number
 
     def is_active(self, node_id: str) -> bool:
-        loaded = self._current()
-        return bool(loaded.state.active[self._number(node_id, loaded)])
+        with self.snapshot():
+            loaded = self._loaded_now()
+            return bool(loaded.state.active[self._number(node_id, loaded)])
 
     def active_ids(self) -> frozenset[str]:
-        loaded = self._current()
-        return loaded.index.names(n for n, flag in enumerate(loaded.state.active) if flag)
+        with self.snapshot():
+            loaded = self._loaded_now()
+            return loaded.index.names(n for n, flag in enumerate(loaded.state.active) if flag)
 
     def blocked_ids(self) -> frozenset[str]:
-        loaded = self._current()
-        return loaded.index.names(loaded.state.blocks)
+        with self.snapshot():
+            loaded = self._loaded_now()
+            return loaded.index.names(loaded.state.blocks)
 
     def open_audits(self) -> dict[int, tuple[str, ...]]:
         """Audits in force (not reinstated): audit id -> its roots."""
-        loaded = self._current()
-        ids = loaded.index.ids
-        return {a: tuple(ids[n] for n in roots) for a, roots in loaded.audits.items()}
+        with self.snapshot():
+            loaded = self._loaded_now()
+            ids = loaded.index.ids
+            return {a: tuple(ids[n] for n in roots) for a, roots in loaded.audits.items()}
 
     def structure(self) -> SupportStructure:
         """The whole stored graph (every node and justification) as a support structure."""
-        texts = dict(self._db.execute("SELECT id, text FROM nodes"))
-        return self._current().index.structure(texts)
+        with self.snapshot():
+            return self._loaded_now().index.structure(self._store.texts())
+
+    def texts(self) -> dict[str, str]:
+        """Node id -> its text."""
+        with self.snapshot():
+            return self._store.texts()
+
+    def creation_events(self) -> dict[str, int]:
+        """Node id -> the event that created it."""
+        with self.snapshot():
+            return self._store.creation_events()
+
+    def calculations(self) -> list[tuple[str, str, str]]:
+        """(id, expression, recorded value) of every evidence that records a calculation."""
+        with self.snapshot():
+            return self._store.calculations()
+
+    def table(self, name: str) -> list[dict[str, Any]]:
+        """Every stored row of ``events``, ``nodes``, ``justifications``, ``revisions`` or
+        ``supports``, in primary-key order (for export and for byte-level comparisons)."""
+        with self.snapshot():
+            return self._store.rows(name)
 
     def node(self, node_id: str) -> dict[str, Any]:
-        self._number(node_id)
-        row = self._db.execute(
-            "SELECT n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
-            "FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = ?", (node_id,)
-        ).fetchone()
-        keys = ("id", "kind", "text", "author", "expression", "value", "created")
-        return dict(zip(keys, row))
+        with self.snapshot():
+            self._number(node_id, self._loaded_now())
+            record = self._store.node_record(node_id)
+            assert record is not None
+            return record
 
     # --- adding -----------------------------------------------------------------------------
     def _check_new(self, loaded: _Loaded, node_id: str) -> str:
@@ -304,15 +487,12 @@ class Memory:
         if expression is not None:
             _check_calculation(node_id, expression, value, self.path)
 
-        def work(loaded: _Loaded):
+        def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, node_id)
             event = self._event("add-evidence", actor=author)
             num = loaded.index.size
-            self._db.execute(
-                "INSERT INTO nodes (num, id, kind, text, author, expression, value, event, status)"
-                " VALUES (?, ?, 'evidence', ?, ?, ?, ?, ?, 'active')",
-                (num, nid, text, author, expression, value, event),
-            )
+            self._store.add_nodes([NewNode(num, nid, "evidence", text, author, expression, value,
+                                           event, ACTIVE)])
             loaded.index.add_node(nid, True)
             plan = loaded.state.plan_extend(seeds=[num])
             return event, plan, Change(event, frozenset([nid]), 0.0, 1)
@@ -325,7 +505,7 @@ class Memory:
         """Add a claim with its justifications (lists of antecedent ids; [] makes a premise)."""
         started = time.perf_counter()
 
-        def work(loaded: _Loaded):
+        def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, node_id)
             if isinstance(justifications, (str, bytes)) or not isinstance(justifications, Sequence):
                 raise InputError("justifications must be a list of antecedent lists", node=nid)
@@ -338,9 +518,8 @@ class Memory:
                     loaded.index.add_justification(num, ants)
             plan = loaded.state.plan_extend(seeds=[num])
             status = ACTIVE if plan.activated else INACTIVE
-            self._db.execute(
-                "INSERT INTO nodes (num, id, kind, text, author, event, status)"
-                " VALUES (?, ?, 'claim', ?, ?, ?, ?)", (num, nid, text, author, event, status))
+            self._store.add_nodes([NewNode(num, nid, "claim", text, author, None, None, event,
+                                           status)])
             self._insert_justifications(loaded.index, loaded.index.justs_of[num], event)
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 1)
 
@@ -352,10 +531,10 @@ class Memory:
         """Add a justification to an existing claim (may activate it and its consequences)."""
         started = time.perf_counter()
 
-        def work(loaded: _Loaded):
-            num = loaded.index.number.get(claim)
+        def work(loaded: _Loaded) -> WorkResult:
+            num = loaded.index.number.get(claim) if isinstance(claim, str) else None
             if num is None:
-                raise InputError("unknown claim", source=self.path, node=claim)
+                raise InputError("unknown claim", source=self.path, node=str(claim))
             if loaded.index.is_evidence[num]:
                 raise InputError("evidence cannot have a justification", source=self.path, node=claim)
             ants = self._antecedents(loaded, claim, antecedents)
@@ -365,18 +544,16 @@ class Memory:
             j = loaded.index.add_justification(num, ants)
             self._insert_justifications(loaded.index, [j], event)
             plan = loaded.state.plan_extend(seeds=[num])
-            self._revisions(plan.activated, ACTIVE, event)
+            self._store.add_revisions(event, ACTIVE, plan.activated)
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 0)
 
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
     def _insert_justifications(self, index: GrowingIndex, numbers: Iterable[int], event: int) -> None:
-        self._db.executemany(
-            "INSERT INTO justifications (num, claim, antecedents, event) VALUES (?, ?, ?, ?)",
-            ((j, index.just_claim[j], " ".join(map(str, index.just_antecedents[j])), event)
-             for j in numbers),
-        )
+        self._store.add_justifications(
+            JustificationRow(j, index.just_claim[j], index.just_antecedents[j], event)
+            for j in numbers)
 
     def import_graph(self, graph: SupportStructure | Mapping[str, Any], source: str = "<graph>",
                      author: str | None = None) -> Change:
@@ -413,7 +590,7 @@ class Memory:
                 if extra:
                     extras[node["id"]] = extra
 
-        def work(loaded: _Loaded):
+        def work(loaded: _Loaded) -> WorkResult:
             index = loaded.index
             for node_id in sorted(structure.nodes):
                 if node_id in index.number:
@@ -427,29 +604,23 @@ class Memory:
             index.extend([(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
                          ((number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
                           for j in structure.justifications), canonical=True)
-            # the graph is self-contained: nothing stored changes status, so the state is
-            # rebuilt (linear, faster than re-deriving a region as large as the graph)
-            state = SupportState(index, dict(loaded.state.blocks))
-            active = state.active
+            # the graph is self-contained: nothing stored changes status; the new nodes are
+            # derived among themselves (a region of exactly the new graph)
+            plan = loaded.state.plan_extend(seeds=range(first_node, index.size))
+            active = set(plan.activated)
             nodes = structure.nodes
             rows = []
             for offset, node_id in enumerate(ordered):
                 num = first_node + offset
                 extra = extras.get(node_id, {})
-                rows.append((num, node_id, nodes[node_id].kind.value, nodes[node_id].text,
-                             extra.get("author", author), extra.get("expression"),
-                             extra.get("value"), event,
-                             ACTIVE if active[num] else INACTIVE))
-            self._db.executemany(
-                "INSERT INTO nodes (num, id, kind, text, author, expression, value, event, status)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                rows.append(NewNode(num, node_id, nodes[node_id].kind.value, nodes[node_id].text,
+                                    extra.get("author", author), extra.get("expression"),
+                                    extra.get("value"), event,
+                                    ACTIVE if num in active else INACTIVE))
+            self._store.add_nodes(rows)
             self._insert_justifications(index, range(first_just, len(index.just_claim)), event)
-
-            def install() -> None:
-                loaded.state = state
-
-            activated = index.names(n for n in range(first_node, index.size) if active[n])
-            return event, install, Change(event, activated, 0.0, len(ordered))
+            activated = index.names(plan.activated)
+            return event, plan, Change(event, activated, 0.0, len(ordered))
 
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
@@ -472,10 +643,11 @@ class Memory:
     def preview(self, roots: Iterable[str]) -> AuditResult:
         """Dry run of :meth:`audit`: what it would retire; nothing is written."""
         started = time.perf_counter()
-        loaded = self._current()
-        ids, numbers = self._roots(loaded, roots)
-        plan = loaded.state.plan_retract(numbers)
-        return self._result(None, ids, plan, loaded, started, "", None)
+        with self.snapshot():
+            loaded = self._loaded_now()
+            ids, numbers = self._roots(loaded, roots)
+            plan = loaded.state.plan_retract(numbers)
+            return self._result(None, ids, plan, loaded, started, "", None)
 
     def audit(self, roots: Iterable[str], reason: str, reviewer: str | None = None) -> AuditResult:
         """Invalidate ``roots`` (evidence or claims) in one transaction; returns what retired."""
@@ -484,20 +656,19 @@ class Memory:
             raise InputError("an audit needs a reason", source=self.path)
         roots = list(roots) if not isinstance(roots, str) else [roots]
 
-        def work(loaded: _Loaded):
+        def work(loaded: _Loaded) -> WorkResult:
             ids, numbers = self._roots(loaded, roots)
             plan = loaded.state.plan_retract(numbers)
-            event = self._event("audit", actor=reviewer, reason=reason,
-                                roots=json.dumps(list(ids)))
-            self._revisions(plan.deactivated, INACTIVE, event)
+            event = self._event("audit", actor=reviewer, reason=reason, roots=list(ids))
+            self._store.add_revisions(event, INACTIVE, plan.deactivated)
             loaded.audits[event] = numbers
-            return event, plan, (ids, plan, loaded)
+            return event, plan, (event, ids, plan, loaded)
 
-        ids, plan, loaded = self._write(work)
-        return self._result(loaded.seen_event, ids, plan, loaded, started, reason, reviewer)
+        event, ids, plan, loaded = self._write(work)
+        return self._result(event, ids, plan, loaded, started, reason, reviewer)
 
-    def _result(self, audit_id, ids, plan: Plan, loaded: _Loaded, started: float,
-                reason: str, reviewer: str | None) -> AuditResult:
+    def _result(self, audit_id: int | None, ids: tuple[str, ...], plan: Plan, loaded: _Loaded,
+                started: float, reason: str, reviewer: str | None) -> AuditResult:
         index = loaded.index
         return AuditResult(audit_id, ids, index.names(plan.deactivated), plan.region,
                            time.perf_counter() - started, reason, reviewer,
@@ -505,33 +676,35 @@ class Memory:
 
     def kept(self, roots: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
         """Downstream claims of ``roots`` that are active now, each with its intact justification."""
-        loaded = self._current()
-        _, numbers = self._roots(loaded, roots)
-        index, state = loaded.index, loaded.state
-        result = []
-        for n in downstream_numbers(index, numbers):  # type: ignore[arg-type]
-            if state.active[n] and not index.is_evidence[n]:
-                j = state.support[n]
-                result.append((index.ids[n], tuple(sorted(index.ids[a] for a in index.just_antecedents[j]))))
-        return sorted(result)
+        with self.snapshot():
+            loaded = self._loaded_now()
+            _, numbers = self._roots(loaded, roots)
+            index, state = loaded.index, loaded.state
+            result = []
+            for n in downstream_numbers(index, numbers):  # type: ignore[arg-type]
+                if state.active[n] and not index.is_evidence[n]:
+                    j = state.support[n]
+                    result.append((index.ids[n],
+                                   tuple(sorted(index.ids[a] for a in index.just_antecedents[j]))))
+            return sorted(result)
 
     def reinstate(self, audit_id: int, reason: str | None = None,
                   reviewer: str | None = None) -> Change:
         """Undo an audit: its roots are unblocked and the fixpoint recomputed from them."""
         started = time.perf_counter()
 
-        def work(loaded: _Loaded):
+        def work(loaded: _Loaded) -> WorkResult:
             if not isinstance(audit_id, int) or isinstance(audit_id, bool):
                 raise InputError(f"audit id must be an integer, got {audit_id!r}", source=self.path)
             numbers = loaded.audits.get(audit_id)
             if numbers is None:
-                row = self._db.execute("SELECT kind FROM events WHERE id = ?", (audit_id,)).fetchone()
-                problem = ("no such audit" if row is None or row[0] != "audit"
+                row = self._store.event(audit_id)
+                problem = ("no such audit" if row is None or row.kind != "audit"
                            else "this audit was already reinstated")
                 raise InputError(f"audit {audit_id}: {problem}", source=self.path)
             event = self._event("reinstate", actor=reviewer, reason=reason, target=audit_id)
             plan = loaded.state.plan_extend(unblock=numbers)
-            self._revisions(plan.activated, ACTIVE, event)
+            self._store.add_revisions(event, ACTIVE, plan.activated)
             del loaded.audits[audit_id]
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0)
 
@@ -541,91 +714,88 @@ class Memory:
     # --- history and explanations -------------------------------------------------------------
     def history(self, node_id: str) -> list[dict[str, Any]]:
         """Every status of a node, oldest first: its creation, then each revision."""
-        num = self._number(node_id)
-        rows = [
-            {"seq": 0, "status": status, "event": event, "kind": kind, "time": when,
-             "actor": actor, "reason": reason}
-            for status, event, kind, when, actor, reason in self._db.execute(
-                "SELECT n.status, e.id, e.kind, e.time, e.actor, e.reason FROM nodes n "
-                "JOIN events e ON e.id = n.event WHERE n.num = ?", (num,))
-        ]
-        rows += [
-            {"seq": seq, "status": status, "event": event, "kind": kind, "time": when,
-             "actor": actor, "reason": reason}
-            for seq, status, event, kind, when, actor, reason in self._db.execute(
-                "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
-                "JOIN events e ON e.id = r.event WHERE r.node = ? ORDER BY r.seq", (num,))
-        ]
-        return rows
+        with self.snapshot():
+            num = self._number(node_id, self._loaded_now())
+            return [{"seq": r.seq, "status": r.status, "event": r.event, "kind": r.kind,
+                     "time": r.time, "actor": r.actor, "reason": r.reason}
+                    for r in self._store.history(num)]
 
     def audits_naming(self, node_id: str) -> list[int]:
-        self._number(node_id)
-        return [row[0] for row in self._db.execute(
-            "SELECT e.id FROM events e, json_each(e.roots) r WHERE e.kind = 'audit' "
-            "AND r.value = ? ORDER BY e.id", (node_id,))]
+        """Every audit (reinstated or not) whose roots include ``node_id``."""
+        with self.snapshot():
+            self._number(node_id, self._loaded_now())
+            return self._store.audits_naming(node_id)
 
     def explain(self, node_id: str) -> Explanation:
         """Why a node is active (a certificate down to evidence) or why it is not."""
-        loaded = self._current()
-        num = self._number(node_id, loaded)
-        index, state = loaded.index, loaded.state
-        kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
-        text = self._db.execute("SELECT text FROM nodes WHERE num = ?", (num,)).fetchone()[0]
-        ids = index.ids
-        blocked_by = tuple(sorted(a for a, roots in loaded.audits.items() if num in roots))
-        if state.active[num]:
-            steps = tuple(Step(ids[c], tuple(sorted(ids[a] for a in index.just_antecedents[j])))
-                          for c, j in state.certificate(num))
-            evidence = sorted({a for s in steps for a in s.antecedents
-                               if index.is_evidence[index.number[a]]})
-            if kind == Kind.EVIDENCE.value:
-                evidence = [node_id]
-            return Explanation(node_id, kind, True, text, steps, tuple(evidence), blocked_by)
-        withdrawn = self._db.execute(
-            "SELECT event FROM revisions WHERE node = ? AND status = 'inactive' "
-            "ORDER BY seq DESC LIMIT 1", (num,)).fetchone()
-        broken = tuple(
-            (tuple(sorted(ids[a] for a in index.just_antecedents[j])),
-             tuple(sorted(ids[a] for a in index.just_antecedents[j] if not state.active[a])))
-            for j in index.justs_of[num]
-        )
-        return Explanation(node_id, kind, False, text, (), (), blocked_by,
-                           withdrawn[0] if withdrawn else None, broken)
+        with self.snapshot():
+            loaded = self._loaded_now()
+            num = self._number(node_id, loaded)
+            index, state = loaded.index, loaded.state
+            kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
+            record = self._store.node_record(node_id)
+            text = record["text"] if record else ""
+            ids = index.ids
+            blocked_by = tuple(sorted(a for a, roots in loaded.audits.items() if num in roots))
+            if state.active[num]:
+                steps = tuple(Step(ids[c], tuple(sorted(ids[a] for a in index.just_antecedents[j])))
+                              for c, j in state.certificate(num))
+                evidence = sorted({a for s in steps for a in s.antecedents
+                                   if index.is_evidence[index.number[a]]})
+                if kind == Kind.EVIDENCE.value:
+                    evidence = [node_id]
+                return Explanation(node_id, kind, True, text, steps, tuple(evidence), blocked_by)
+            withdrawn = self._store.last_deactivation(num)
+            broken = tuple(
+                (tuple(sorted(ids[a] for a in index.just_antecedents[j])),
+                 tuple(sorted(ids[a] for a in index.just_antecedents[j] if not state.active[a])))
+                for j in index.justs_of[num]
+            )
+            return Explanation(node_id, kind, False, text, (), (), blocked_by, withdrawn, broken)
 
     def withdrawn(self) -> list[dict[str, Any]]:
         """Inactive nodes that were once active, with the audit that withdrew them and why."""
-        loaded = self._current()
-        rows = self._db.execute(
-            "SELECT n.id, r.event, e.kind, e.reason, e.actor, e.time FROM revisions r "
-            "JOIN nodes n ON n.num = r.node JOIN events e ON e.id = r.event "
-            "WHERE r.seq IN (SELECT max(seq) FROM revisions GROUP BY node) AND r.status = 'inactive' "
-            "ORDER BY r.seq DESC").fetchall()
-        active = loaded.state.active
-        result = []
-        for node_id, event, kind, reason, actor, when in rows:
-            if not active[loaded.index.number[node_id]]:
-                result.append({"id": node_id, "audit": event, "reason": reason,
-                               "reviewer": actor, "time": when})
-        return result
+        with self.snapshot():
+            loaded = self._loaded_now()
+            active, number = loaded.state.active, loaded.index.number
+            return [{"id": r.node, "audit": r.event, "reason": r.reason, "reviewer": r.actor,
+                     "time": r.time}
+                    for r in self._store.withdrawals() if not active[number[r.node]]]
 
-    def context(self, budget: int, query: str | None = None):
+    def context(self, budget: int, query: str | None = None) -> "Context":
+        """The working context under ``budget`` tokens (:func:`jtms.context.compile_context`)."""
         from jtms.context import compile_context
-        return compile_context(self, budget, query)
+
+        with self.snapshot():
+            return compile_context(self, budget, query)
 
     # --- integrity ------------------------------------------------------------------------------
     def integrity_problems(self) -> list[str]:
-        """Empty when the store is sound: SQLite checks, stored status = theory's fixpoint."""
-        problems = store.sqlite_problems(self._db)
-        loaded = self._current()
-        index = loaded.index
-        expected = active_numbers(index, blocked=list(loaded.state.blocks))  # type: ignore[arg-type]
-        stored = store.stored_status(self._db)
-        for n in range(index.size):
-            if (stored.get(n) == ACTIVE) != bool(expected[n]):
-                problems.append(f"node {index.ids[n]!r}: stored status {stored.get(n)} differs from "
-                                f"the least fixpoint")
-        problems.extend(loaded.state.verify())
-        return problems
+        """Empty when the store is sound: the backend's checks, stored status = theory's
+        fixpoint, stored support pointers sound, and this process's state = the store's."""
+        with self.snapshot():
+            problems = self._store.problems()
+            warm = self._loaded_now()
+            replayed = self._load(warm.seen_event, use_checkpoint=False)
+            index, state = replayed.index, replayed.state
+            expected = active_numbers(index, blocked=list(state.blocks))  # type: ignore[arg-type]
+            stored = self._store.stored_status()
+            for n in range(index.size):
+                if (stored.get(n) == ACTIVE) != bool(expected[n]):
+                    problems.append(f"node {index.ids[n]!r}: stored status {stored.get(n)} differs "
+                                    f"from the least fixpoint")
+            problems.extend(state.verify())
+            saved = self._store.checkpoint()
+            if saved is not None and saved.event <= warm.seen_event:
+                restored = self._load(warm.seen_event)
+                if (restored.state.active != state.active or restored.state.support != state.support
+                        or restored.audits != replayed.audits):
+                    problems.append(f"the checkpoint at event {saved.event} plus the log differs "
+                                    f"from the log replayed")
+            if (warm.state.active != state.active or warm.state.support != state.support
+                    or warm.audits != replayed.audits):
+                problems.append("this process's state differs from the stored one")
+            return problems
 
 
 def load_structure(db_path: str | Path) -> SupportStructure:
@@ -636,10 +806,10 @@ def load_structure(db_path: str | Path) -> SupportStructure:
     justifications, so they are inactive. The least fixpoint of the result is exactly the
     memory's current active state, and its claims are checked for influence safety.
     """
-    with Memory.open(db_path) as memory:
-        loaded = memory._current()
-        index, blocked = loaded.index, loaded.state.blocks
-        texts = dict(memory._db.execute("SELECT id, text FROM nodes"))
+    with Memory.open(db_path) as memory, memory.snapshot():
+        state = memory.state
+        index, blocked = state.index, state.blocks
+        texts = memory.texts()
     ids = index.ids
     evidence = [ids[n] for n in range(index.size) if index.is_evidence[n] and n not in blocked]
     claims = [ids[n] for n in range(index.size) if not index.is_evidence[n]]
@@ -654,7 +824,7 @@ def load_structure(db_path: str | Path) -> SupportStructure:
 
 def load_memory(db_path: str | Path) -> tuple[SupportStructure, frozenset[str]]:
     """The whole stored graph and the ids currently blocked by audits in force."""
-    with Memory.open(db_path) as memory:
+    with Memory.open(db_path) as memory, memory.snapshot():
         return memory.structure(), memory.blocked_ids()
 
 

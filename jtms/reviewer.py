@@ -126,10 +126,9 @@ def review(memory: "Memory", reviewer: str = "jtms-review", dry_run: bool = Fals
            time_limit: float = DEFAULT_TIME_LIMIT) -> ReviewReport:
     """Re-execute every recorded calculation of intact evidence; audit the discrepancies."""
     report = ReviewReport(tolerance=tolerance or Tolerance(), time_limit=time_limit)
-    blocked = memory.blocked_ids()
-    rows = memory._db.execute(
-        "SELECT id, expression, value FROM nodes WHERE kind = 'evidence' "
-        "AND expression IS NOT NULL ORDER BY num").fetchall()
+    with memory.snapshot():  # one consistent read; the audit below plans on the latest state
+        blocked = memory.blocked_ids()
+        rows = memory.calculations()
     rows = [(node_id, str(e), str(v)) for node_id, e, v in rows if node_id not in blocked]
     outcomes = recheck_all([(e, v) for _, e, v in rows], report.tolerance, time_limit)
     report.checked = len(rows)

@@ -12,3 +12,27 @@
 
 Imports :mod:`theory` only (never :mod:`jtms`).
 """
+
+import importlib
+from typing import Any
+
+# The functions and results a user calls first; loaded on first use (z3 and the SAT
+# solvers are heavy imports).
+_EXPORTS = {
+    "Countermodel": "proofs.results",
+    "ProofResult": "proofs.results",
+    "certify": "proofs.certificate",
+    "prove_general": "proofs.general",
+    "solve": "proofs.bounded",
+    "statement": "proofs.statements",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'proofs' has no attribute {name!r}")

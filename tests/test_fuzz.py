@@ -219,11 +219,7 @@ def test_cli_differential(capsys):
     payload = json.loads(capsys.readouterr().out)
     assert code == 0 and payload["disagreements"] == 0 and payload["pairs"] >= 800
     assert payload["checked"][:2] == ["theory.active_state", "theory.exact"]
-    backend, why = engine_backend()
-    if backend is None:  # the engine (issue 5) is not on this branch yet
-        assert payload["skipped_backends"]["jtms-engine"] == why
-    else:  # once it is, every campaign checks it too
-        assert "jtms-engine" in payload["checked"] and not payload["skipped_backends"]
+    assert engine_backend().name in payload["checked"] and not payload["skipped_backends"]
 
 
 def test_cli_differential_reports_a_broken_backend(tmp_path, monkeypatch, capsys):

@@ -1,8 +1,10 @@
 """The influence-safety checker against the brute-force comparison of the two rules."""
 
+from itertools import combinations
+
 from hypothesis import given, settings
 
-from theory import SupportStructure, exact, influence
+from theory import SupportStructure, active_state, exact, influence
 from theory import strategies as jst
 from theory.reference import brute_force_influence_safe, brute_force_minimal_justifications
 from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_claim, check_structure
@@ -41,8 +43,8 @@ def test_every_witness_separates_the_rules(structure):
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
 def test_capped_enumeration_keeps_kinds_and_survivors_exact(structure):
     full = check_structure(structure)
-    capped = check_structure(structure, max_justifications=1)
-    sat_capped = check_structure(structure, max_justifications=1, label_budget=0)  # forces the SAT path
+    capped = check_structure(structure, max_listed=1)
+    sat_capped = check_structure(structure, max_listed=1, label_budget=0)  # forces the SAT path
     sat_full = check_structure(structure, label_budget=0)
     assert [(c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in sat_full.claims] == [
         (c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in full.claims
@@ -77,3 +79,28 @@ def test_or_world_unsafe_and_world_safe():
 def test_support_loop_is_safe_through_its_entry_point():
     structure = SupportStructure.build(["p"], ["A", "B"], [("A", ["p"]), ("A", ["B"]), ("B", ["A"])])
     assert check_structure(structure).influence_safe
+
+
+@given(jst.graphs_with_audits(cycles=True, max_evidence=5, max_claims=6))
+def test_under_audit_is_the_active_state_with_the_audit_in_force(case):
+    structure, blocked = case
+    audited = structure.under_audit(blocked)
+    assert active_state(audited) == active_state(structure, blocked)
+
+
+@given(jst.graphs_with_audits(cycles=True, max_evidence=5, max_claims=6))
+def test_check_with_audits_in_force_matches_brute_force(case):
+    # influence-safe under audits R: for every further evidence audit, influence on the graph
+    # as it stands equals exact revision there (DESIGN.md section 2, checked by brute force)
+    structure, blocked = case
+    report = check_structure(structure, blocked=blocked)
+    current = structure.under_audit(blocked)
+    active = active_state(current)
+    for claim in report.claims:
+        if claim.id not in active:
+            assert claim.influence_safe
+            continue
+        agrees = all((claim.id in exact(current, frozenset(r))) == (claim.id in influence(current, frozenset(r)))
+                     for k in range(len(current.evidence) + 1)
+                     for r in combinations(sorted(current.evidence), k))
+        assert claim.influence_safe == agrees

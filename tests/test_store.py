@@ -289,8 +289,7 @@ def test_concurrent_audits_are_serialised(db):
         assert sorted(audits.values()) == [("e1",), ("e2",)]
         assert memory.active_ids() == active_state(structure, ["e1", "e2"])
         assert memory.integrity_problems() == []
-        reasons = [r for (r,) in memory._db.execute(
-            "SELECT reason FROM events WHERE kind = 'audit' ORDER BY id")]
+        reasons = [e["reason"] for e in memory.table("events") if e["kind"] == "audit"]
         assert reasons == ["A", "B"]
 
 

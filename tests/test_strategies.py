@@ -1,6 +1,7 @@
 """The public strategies: parameters are honoured, sequences are valid, failures shrink small."""
 
 import pytest
+from hypothesis.errors import InvalidArgument
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
@@ -9,7 +10,7 @@ from theory import strategies as jst
 from theory.revision import downstream_numbers
 from theory.index import index_of
 
-FIND = settings(database=None, max_examples=2000)
+FIND = settings(database=None, max_examples=2000, derandomize=True)  # shrinks the same way every run
 
 
 def claim_order_is_acyclic(structure: SupportStructure) -> bool:
@@ -36,7 +37,7 @@ def derivation_depth(structure: SupportStructure) -> int:
 
 
 @settings(max_examples=150)
-@given(jst.support_structures(2, 4, 1, 5, 2, 2, False, False))
+@given(jst.support_structures(min_evidence=2, max_evidence=4, min_claims=1, max_claims=5, max_alternatives=2, max_antecedents=2, cycles=False, premises=False))
 def test_original_positional_parameters(structure):
     assert 2 <= len(structure.evidence) <= 4
     assert 1 <= len(structure.claims) <= 5
@@ -54,7 +55,7 @@ def test_depth_bound_without_cycles(structure):
 
 
 @settings(max_examples=150)
-@given(jst.memory_graphs(max_evidence=6, max_claims=8, max_fan_in=2, max_justifications=3))
+@given(jst.memory_graphs(max_evidence=6, max_claims=8, max_fan_in=2, max_alternatives=3))
 def test_fan_in_bound(structure):
     for claim, justifications in structure.justifications_of.items():
         assert len(set().union(*(j.antecedents for j in justifications))) <= 2
@@ -75,11 +76,25 @@ def test_cycles_and_redundancy_and_depth_are_reachable():
     assert len(deep.claims) <= 4
 
 
-def test_bad_parameters_are_rejected():
-    with pytest.raises(ValueError):
-        find(jst.support_structures(min_claims=3, max_claims=2), lambda s: True)
-    with pytest.raises(ValueError):
-        find(jst.memory_graphs(max_depth=0), lambda s: True)
+@pytest.mark.parametrize("make", [
+    lambda: jst.support_structures(min_claims=3, max_claims=2),
+    lambda: jst.memory_graphs(max_depth=0),
+    lambda: jst.support_structures(max_evidence=-1),
+    lambda: jst.support_structures(max_evidence=2.5),
+    lambda: jst.support_structures(cycles="yes"),
+    lambda: jst.graphs_with_audits(max_audit=-1),
+    lambda: jst.graphs_with_audit_sequences(min_steps=3, max_steps=1),
+    lambda: jst.audits("not a structure"),
+])
+def test_bad_parameters_are_rejected_when_the_strategy_is_built(make):
+    # like hypothesis' own strategies: InvalidArgument at call time, before any draw
+    with pytest.raises(InvalidArgument):
+        make()
+
+
+def test_strategy_options_are_keyword_only():
+    with pytest.raises(TypeError):
+        jst.support_structures(1, 4)
 
 
 @settings(max_examples=150)
@@ -124,3 +139,12 @@ def test_rule_failures_shrink_to_a_handful_of_nodes(rule):
     assert len(structure.nodes) <= 3
     assert len(structure.justifications) <= 2
     assert len(audit) == 1
+
+
+def test_the_old_name_of_max_alternatives_still_works_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="max_alternatives"):
+        strategy = jst.support_structures(max_justifications=1, max_claims=2)
+    graph = find(strategy, lambda s: len(s.justifications) >= 1, settings=FIND)
+    assert all(len(js) <= 1 for js in graph.justifications_of.values())
+    with pytest.raises(InvalidArgument):
+        jst.support_structures(max_justifications=1, max_alternatives=2)

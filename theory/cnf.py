@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pysat.formula import CNF, IDPool
+from pysat.formula import IDPool
 
 from theory.formula import AND, OR, TRUE, VAR, Circuit
 
@@ -24,9 +24,6 @@ class Encoding:
 
     clauses: list[list[int]]
     root: int | bool  # a literal, or True/False when the formula is constant
-
-    def cnf(self) -> CNF:
-        return CNF(from_clauses=self.clauses)
 
 
 def encode(

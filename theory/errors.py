@@ -26,7 +26,7 @@ class InputError(ValueError):
         """The same error, attributed to ``source`` (a file path) if it had none."""
         if self.source:
             return self
-        return InputError(self.problem, source=source, node=self.node)
+        return type(self)(self.problem, source=source, node=self.node)  # a GraphError stays one
 
 
 class GraphError(InputError):

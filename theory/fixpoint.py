@@ -15,12 +15,12 @@ from __future__ import annotations
 import weakref
 from collections.abc import Collection, Iterable
 
-from theory.index import SupportIndex, index_of
+from theory.index import IndexView, index_of
 from theory.structure import SupportStructure
 
 
 def active_numbers(
-    index: SupportIndex,
+    index: IndexView,
     blocked: Collection[int] = (),
     evidence_off: Collection[int] = (),
 ) -> bytearray:
@@ -84,16 +84,33 @@ def active_state(
     blocked: Iterable[str] = (),
     evidence: Iterable[str] | None = None,
 ) -> frozenset[str]:
-    """The active node ids.
+    """The active node ids: the least fixpoint (well-founded support, DESIGN.md section 2).
 
-    ``blocked`` ids are forced inactive (an audit); ``evidence``, if given, is the set of
-    evidence ids that are present (the rest is absent). Unknown ids raise ``GraphError``.
+    Parameters
+    ----------
+    structure : SupportStructure
+    blocked : iterable of str
+        Ids forced inactive (an audit).
+    evidence : iterable of str, optional
+        The evidence ids that are present (the rest is absent); default all.
+
+    Unknown ids raise :class:`~theory.errors.GraphError`.
+
+    Examples
+    --------
+    A support loop does not keep itself alive:
+
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["p"], ["A", "B"], [("A", ["p"]), ("A", ["B"]), ("B", ["A"])])
+    >>> sorted(active_state(g))
+    ['A', 'B', 'p']
+    >>> sorted(active_state(g, blocked=["p"]))
+    []
     """
     index = index_of(structure)
     blocked_ids = structure.require(blocked)
     if not blocked_ids and evidence is None:
-        flags = base_active(structure)
-        return frozenset(index.ids[n] for n, flag in enumerate(flags) if flag)
+        return frozenset(index.ids[n] for n, flag in enumerate(base_active(structure)) if flag)
     off: list[int] = []
     if evidence is not None:
         present = structure.require(evidence)
@@ -103,7 +120,7 @@ def active_state(
     return frozenset(ids[n] for n, flag in enumerate(flags) if flag)
 
 
-def rederive(index: SupportIndex, active: bytearray, region: Iterable[int]) -> list[int]:
+def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list[int]:
     """Bounded re-derivation: which nodes of ``region`` the rest of ``active`` supports.
 
     Precondition: every active node outside ``region`` is well-founded without the region

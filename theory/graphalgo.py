@@ -1,14 +1,18 @@
-"""Plain graph algorithms over a :class:`SupportIndex`: ancestors and strongly connected
-components of the antecedent -> claim graph (iterative, so deep graphs do not recurse)."""
+"""Plain graph algorithms over an index (:class:`theory.index.IndexView`): ancestors and
+strongly connected components of the antecedent -> claim graph (iterative, so deep graphs do
+not recurse)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, MutableMapping, MutableSequence
+from typing import TypeVar
 
-from theory.index import SupportIndex
+from theory.index import IndexView
+
+V = TypeVar("V")
 
 
-def ancestor_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
+def ancestor_numbers(index: IndexView, roots: Iterable[int]) -> set[int]:
     """``roots`` and every node from which one of them is reachable (its support cone)."""
     seen = set(roots)
     stack = list(seen)
@@ -25,7 +29,7 @@ def ancestor_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
 
 
 def strongly_connected_components(
-    index: SupportIndex, nodes: Iterable[int], intact_only: bytes | bytearray | None = None
+    index: IndexView, nodes: Iterable[int], intact_only: bytes | bytearray | None = None
 ) -> list[list[int]]:
     """SCCs of the subgraph on ``nodes`` (edges antecedent -> claim), in topological order:
     every component comes after the components it depends on.
@@ -39,7 +43,7 @@ def strongly_connected_components(
     just_antecedents = index.just_antecedents
 
     def predecessors(n: int) -> list[int]:
-        result = []
+        result: list[int] = []
         for j in justs_of[n]:
             antecedents = just_antecedents[j]
             if intact_only is not None and not all(intact_only[a] for a in antecedents):
@@ -95,14 +99,15 @@ def strongly_connected_components(
     return components
 
 
-def is_cyclic_component(index: SupportIndex, component: list[int]) -> bool:
+def is_cyclic_component(index: IndexView, component: list[int]) -> bool:
     if len(component) > 1:
         return True
     n = component[0]
     return any(n in index.just_antecedents[j] for j in index.justs_of[n])
 
 
-def solve_component(index: SupportIndex, component: list[int], values: dict | list, initial, update) -> None:
+def solve_component(index: IndexView, component: list[int], values: MutableSequence[V] | MutableMapping[int, V],
+                    initial: V, update: Callable[[int], V]) -> None:
     """Fixpoint of ``values[m] = update(m)`` over one strongly connected component.
 
     An acyclic component is one evaluation. A cyclic one starts every member at ``initial``

@@ -3,8 +3,11 @@
 ```json
 {"nodes": [{"id": "obs1", "kind": "evidence", "text": "..."},
            {"id": "c1", "kind": "claim", "text": "..."}],
- "justifications": [{"claim": "c1", "antecedents": ["obs1"]}]}
+ "justifications": [{"claim": "c1", "antecedents": ["obs1"]}],
+ "nogoods": [{"id": "n1", "nodes": ["c1", "c2"], "text": "c1 and c2 contradict"}]}
 ```
+
+``"nogoods"`` is optional (see :class:`theory.structure.Nogood`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from theory.errors import GraphError, InputError
-from theory.structure import Kind, SupportStructure
+from theory.structure import Kind, Nogood, SupportStructure
 
 
 @contextmanager
@@ -59,6 +62,19 @@ def load_document(path: str | Path) -> Any:
 
 
 def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
+    """Parse and validate a graph document given as a JSON string (DESIGN.md section 4).
+
+    Examples
+    --------
+    >>> g = loads_graph('''{"nodes": [{"id": "a", "kind": "evidence"}, {"id": "c", "kind": "claim"}],
+    ...                     "justifications": [{"claim": "c", "antecedents": ["a"]}]}''')
+    >>> sorted(g.evidence), sorted(g.claims)
+    (['a'], ['c'])
+    >>> loads_graph('{"nodes": [{"id": "a", "kind": "claim"}, {"id": "a", "kind": "claim"}]}')
+    Traceback (most recent call last):
+    ...
+    theory.errors.GraphError: <string>: node 'a': duplicate id
+    """
     return parse_graph(_decode(text, source), source=source)
 
 
@@ -85,7 +101,7 @@ def parse_graph(data: Any, source: str = "<graph>") -> SupportStructure:
 def _parse(data: Any) -> SupportStructure:
     if not isinstance(data, Mapping):
         raise GraphError("top level must be an object with 'nodes' and 'justifications'")
-    unknown_keys = set(data) - {"nodes", "justifications"}
+    unknown_keys = set(data) - {"nodes", "justifications", "nogoods"}
     if unknown_keys:
         raise GraphError(f"unknown top-level key(s): {', '.join(sorted(map(str, unknown_keys)))}")
     nodes = data.get("nodes")
@@ -124,7 +140,33 @@ def _parse(data: Any) -> SupportStructure:
                 f"justifications[{position}]: 'antecedents' must be a list of ids", node=claim
             )
         pairs.append((claim, antecedents))
-    return SupportStructure.build(evidence, claims, pairs, texts=texts)
+    return SupportStructure.build(evidence, claims, pairs, texts=texts,
+                                  nogoods=_parse_nogoods(data.get("nogoods", [])))
+
+
+def _parse_nogoods(nogoods: Any) -> list[Nogood]:
+    """The optional ``"nogoods"`` list: objects with ``id``, ``nodes`` and optional ``text``."""
+    if not isinstance(nogoods, list):
+        raise GraphError("'nogoods' must be a list")
+    parsed: list[Nogood] = []
+    for position, nogood in enumerate(nogoods):
+        if not isinstance(nogood, Mapping):
+            raise GraphError(f"nogoods[{position}] must be an object")
+        nogood_id = nogood.get("id")
+        if not isinstance(nogood_id, str) or not nogood_id:
+            raise GraphError(f"nogoods[{position}] needs a non-empty string 'id'")
+        unknown = set(nogood) - {"id", "nodes", "text"}
+        if unknown:
+            raise GraphError(f"unknown key(s) in a nogood: {', '.join(sorted(map(str, unknown)))}",
+                             node=nogood_id)
+        nodes = nogood.get("nodes")
+        if not isinstance(nodes, list) or not all(type(n) is str for n in nodes):
+            raise GraphError("'nodes' must be a list of ids", node=nogood_id)
+        text = nogood.get("text", "")
+        if not isinstance(text, str):
+            raise GraphError("'text' must be a string", node=nogood_id)
+        parsed.append(Nogood(nogood_id, frozenset(nodes), text))
+    return parsed
 
 
 def graph_to_dict(structure: SupportStructure) -> dict[str, Any]:
@@ -137,7 +179,11 @@ def graph_to_dict(structure: SupportStructure) -> dict[str, Any]:
         {"claim": j.claim, "antecedents": sorted(j.antecedents)}
         for j in sorted(structure.justifications, key=lambda j: (j.claim, sorted(j.antecedents)))
     ]
-    return {"nodes": nodes, "justifications": justifications}
+    document: dict[str, Any] = {"nodes": nodes, "justifications": justifications}
+    if structure.nogoods:
+        document["nogoods"] = [{"id": n.id, "nodes": sorted(n.nodes), "text": n.text}
+                               for n in sorted(structure.nogoods, key=lambda n: n.id)]
+    return document
 
 
 def dumps_graph(structure: SupportStructure) -> str:

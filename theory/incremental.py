@@ -188,6 +188,25 @@ class SupportState:
         self.rank: list[int] = [NO_RANK] * index.size
         self._derive_all()
 
+    @classmethod
+    def restore(cls, index: GrowingIndex, blocks: dict[int, int], active: bytearray,
+                support: list[int], rank: list[int]) -> "SupportState":
+        """A state from saved flags, pointers and ranks (no fixpoint is computed).
+
+        The arrays may be shorter than the index (nodes added since are inactive). The
+        caller vouches for them (they were saved from a state; :meth:`verify` checks them).
+        """
+        state = cls.__new__(cls)
+        state.index = index
+        state.blocks = {n: k for n, k in blocks.items() if k > 0}
+        state.active = bytearray(active)
+        state.support = list(support)
+        state.rank = list(rank)
+        state.dependents = []
+        state.dependents = state._pointer_dependents(len(state.active))
+        state.grow()
+        return state
+
     def _derive_all(self) -> None:
         """The fixpoint from :func:`active_numbers` (theory decides), then pointers for it.
 
@@ -230,9 +249,9 @@ class SupportState:
             raise AssertionError("support pointers do not cover the least fixpoint")
         self.dependents = self._pointer_dependents()
 
-    def _pointer_dependents(self) -> list[set[int]]:
+    def _pointer_dependents(self, size: int | None = None) -> list[set[int]]:
         """``dependents[n]``: the claims whose support pointer has ``n`` as an antecedent."""
-        dependents: list[set[int]] = [set() for _ in range(self.index.size)]
+        dependents: list[set[int]] = [set() for _ in range(self.index.size if size is None else size)]
         ants = self.index.just_antecedents
         for c, j in enumerate(self.support):
             if j != NO_SUPPORT:

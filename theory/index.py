@@ -7,9 +7,44 @@ flat lists instead of string-keyed dicts.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from theory.structure import Kind, SupportStructure
+
+
+class IndexView(Protocol):
+    """What the shared graph algorithms (fixpoint, reachability, components) read.
+
+    Two classes provide it: :class:`SupportIndex`, frozen and cached per structure, and
+    :class:`theory.incremental.GrowingIndex`, which a persistent memory appends to. Nodes
+    are numbered evidence first; justification ``j`` concludes ``just_claim[j]`` from
+    ``just_antecedents[j]``.
+    """
+
+    @property
+    def ids(self) -> Sequence[str]: ...
+    @property
+    def number(self) -> Mapping[str, int]: ...
+    @property
+    def is_evidence(self) -> Sequence[int]: ...
+    @property
+    def just_claim(self) -> Sequence[int]: ...
+    @property
+    def just_antecedents(self) -> Sequence[tuple[int, ...]]: ...
+    @property
+    def justs_of(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def watchers(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def consumers(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def size(self) -> int: ...
+
+    def numbers(self, ids: Iterable[str]) -> list[int]: ...
+
+    def names(self, numbers: Iterable[int]) -> frozenset[str]: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,10 +62,10 @@ class SupportIndex:
     def size(self) -> int:
         return len(self.ids)
 
-    def numbers(self, ids) -> list[int]:
+    def numbers(self, ids: Iterable[str]) -> list[int]:
         return [self.number[i] for i in ids]
 
-    def names(self, numbers) -> frozenset[str]:
+    def names(self, numbers: Iterable[int]) -> frozenset[str]:
         ids = self.ids
         return frozenset(ids[n] for n in numbers)
 

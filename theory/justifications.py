@@ -18,6 +18,7 @@ from pysat.solvers import Solver
 
 from theory.cnf import encode
 from theory.formula import Circuit, SupportCircuit, compile_support
+from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
 from theory.structure import SupportStructure
 
 DEFAULT_SOLVER = "cadical195"
@@ -165,20 +166,36 @@ def minimal_justifications(
     limit: int | None = None,
     solver: str = DEFAULT_SOLVER,
     method: str = "auto",
-    label_budget: int = 64,
+    label_budget: int = LABEL_BUDGET,
 ) -> frozenset[frozenset[str]]:
     """The minimal justifications of ``claim`` (at most ``limit`` of them when given).
 
-    ``method``: ``"sat"`` (the solver core), ``"labels"`` (bottom-up antichain algebra,
-    :mod:`theory.labels`), or ``"auto"``: labels while every intermediate label stays
-    within ``label_budget`` sets (cheap small cases), SAT otherwise. All are exact.
+    They are the minimal true sets of the claim's support function through the least
+    fixpoint (its ATMS label), so support loops never create one.
+
+    Parameters
+    ----------
+    structure : SupportStructure
+    claim : str
+    limit : int, optional
+        Stop after this many (SAT enumeration order).
+    method : {"auto", "sat", "labels"}
+        ``"sat"`` (the solver core), ``"labels"`` (bottom-up antichain algebra,
+        :mod:`theory.labels`), or ``"auto"``: labels while every intermediate label stays
+        within ``label_budget`` sets (cheap small cases), SAT otherwise. All are exact.
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["p", "q"], ["A", "B"],
+    ...                            [("A", ["p"]), ("A", ["B"]), ("B", ["A"]), ("B", ["q"])])
+    >>> sorted(sorted(s) for s in minimal_justifications(g, "A"))
+    [['p'], ['q']]
     """
     if method not in ("auto", "sat", "labels"):
         raise ValueError(f"unknown method {method!r}")
     if method != "sat" and limit is None:
-        from theory.labels import label_of
-
-        labels = label_of(structure, claim, budget=label_budget if method == "auto" else 10**9)
+        labels = label_of(structure, claim, budget=label_budget if method == "auto" else UNBOUNDED)
         if labels is not None:
             return labels
     enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver)

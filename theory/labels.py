@@ -17,6 +17,16 @@ from theory.index import SupportIndex, index_of
 from theory.structure import SupportStructure
 
 
+LABEL_BUDGET = 256
+"""Sets a label may hold before the label algebra gives up and the SAT core takes over
+(the one default of :func:`all_labels`, :func:`label_of`, ``minimal_justifications`` and
+the checker's certificates). Labels stay fast up to a few hundred sets; past that their
+pairwise products blow up (``python -m benchmarks.bench_justifications``)."""
+
+UNBOUNDED = 1 << 62
+"""A budget no label reaches (``method="labels"``: never give up)."""
+
+
 class LabelBudgetExceeded(Exception):
     pass
 
@@ -56,7 +66,7 @@ def _claim_label(n: int, index: SupportIndex, labels: dict[int, list[int]], budg
     return result
 
 
-def all_labels(index: SupportIndex, nodes=None, budget: int = 256) -> dict[int, list[int] | None]:
+def all_labels(index: SupportIndex, nodes=None, budget: int = LABEL_BUDGET) -> dict[int, list[int] | None]:
     """Labels (bitsets) of ``nodes`` (default all) and their cones, computed once, shared.
 
     A claim whose label would exceed ``budget`` sets, or that depends on such a claim, gets
@@ -85,7 +95,7 @@ def all_labels(index: SupportIndex, nodes=None, budget: int = 256) -> dict[int, 
     return labels
 
 
-def label_of(structure: SupportStructure, claim: str, budget: int = 5000) -> frozenset[frozenset[str]] | None:
+def label_of(structure: SupportStructure, claim: str, budget: int = LABEL_BUDGET) -> frozenset[frozenset[str]] | None:
     """The minimal justifications of ``claim``, or None if a label exceeds ``budget`` sets."""
     index = index_of(structure)
     target = index.number[structure.require_claim(claim)]

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
+from theory.canonical import sorted_ids
 from theory.errors import InputError
 from theory.fixpoint import base_active, rederive
-from theory.index import SupportIndex, index_of
+from theory.index import IndexView, SupportIndex, index_of
 from theory.structure import SupportStructure
 
 
@@ -30,13 +31,20 @@ class RevisionRule(Protocol):
 
 @dataclass(frozen=True)
 class Revision:
+    """What ``rule`` retires for ``audit``, and what stays active after it."""
+
     rule: str
     audit: frozenset[str]
     retired: frozenset[str]
     active: frozenset[str]
 
+    def to_dict(self) -> dict[str, Any]:
+        """The payload of ``jtms revise --json``: ``rule``, ``audit``, ``retired``, ``active``."""
+        return {"rule": self.rule, "audit": sorted_ids(self.audit), "retired": sorted_ids(self.retired),
+                "active": sorted_ids(self.active)}
 
-def downstream_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
+
+def downstream_numbers(index: IndexView, roots: Iterable[int]) -> set[int]:
     """``roots`` and every node reachable from them along antecedent -> claim edges."""
     seen = set(roots)
     stack = list(seen)
@@ -50,7 +58,7 @@ def downstream_numbers(index: SupportIndex, roots: Iterable[int]) -> set[int]:
     return seen
 
 
-def exact_retired_numbers(index: SupportIndex, active: bytes | bytearray, audit: Iterable[int]) -> set[int]:
+def exact_retired_numbers(index: IndexView, active: bytes | bytearray, audit: Iterable[int]) -> set[int]:
     """Exact revision on node numbers, bounded to the active downstream region of ``audit``.
 
     ``active`` is the state before the audit (a least fixpoint); it is not modified.
@@ -69,14 +77,42 @@ def _before(structure: SupportStructure) -> tuple[SupportIndex, bytes]:
 
 
 def exact(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
-    """Retire exactly the nodes left with no well-founded justification."""
+    """Retire exactly the nodes left with no well-founded justification (the correct rule).
+
+    Parameters
+    ----------
+    structure : SupportStructure
+        The memory graph.
+    audit : frozenset of str
+        Node ids to invalidate (evidence or claims).
+
+    Returns
+    -------
+    frozenset of str
+        The nodes active before the audit and inactive after it (audited ones included).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a", "b"], ["c", "d"], [("c", ["a"]), ("c", ["b"]), ("d", ["c", "a"])])
+    >>> sorted(exact(g, frozenset({"a"})))      # c keeps its support from b; d needed a
+    ['a', 'd']
+    """
     index, active = _before(structure)
     audit = structure.require(audit, what="audit id")
     return index.names(exact_retired_numbers(index, active, index.numbers(audit)))
 
 
 def influence(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
-    """Retire the audited nodes and everything downstream of them."""
+    """Retire the audited nodes and everything downstream of them (over-revises).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a", "b"], ["c", "d"], [("c", ["a"]), ("c", ["b"]), ("d", ["c", "a"])])
+    >>> sorted(influence(g, frozenset({"a"})))  # c is retired although b still supports it
+    ['a', 'c', 'd']
+    """
     index, active = _before(structure)
     audit = structure.require(audit, what="audit id")
     reached = downstream_numbers(index, index.numbers(audit))
@@ -84,7 +120,15 @@ def influence(structure: SupportStructure, audit: frozenset[str]) -> frozenset[s
 
 
 def none(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
-    """Retire only the audited nodes (no propagation)."""
+    """Retire only the audited nodes (no propagation: under-revises).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a", "b"], ["c", "d"], [("c", ["a"]), ("c", ["b"]), ("d", ["c", "a"])])
+    >>> sorted(none(g, frozenset({"a"})))       # d stays although a, one of its antecedents, is gone
+    ['a']
+    """
     index, active = _before(structure)
     audit = structure.require(audit, what="audit id")
     return index.names(n for n in index.numbers(audit) if active[n])
@@ -94,7 +138,23 @@ RULES: dict[str, RevisionRule] = {"exact": exact, "influence": influence, "none"
 
 
 def revise(structure: SupportStructure, audit: Iterable[str], rule: str | RevisionRule = "exact") -> Revision:
-    """Apply a rule (by name or callable) and return the retired and the remaining active ids."""
+    """Apply a rule (by name or callable) and return the retired and the remaining active ids.
+
+    Parameters
+    ----------
+    structure : SupportStructure
+    audit : iterable of str
+        Node ids to invalidate; unknown ids raise :class:`~theory.errors.InputError`.
+    rule : {"exact", "influence", "none"} or RevisionRule
+        A rule name, or any callable ``(structure, audit) -> retired ids`` (your own rule).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+    >>> revise(g, ["a"], "influence").to_dict()
+    {'rule': 'influence', 'audit': ['a'], 'retired': ['a', 'c'], 'active': ['b']}
+    """
     name = rule if isinstance(rule, str) else getattr(rule, "__name__", "custom")
     if isinstance(rule, str) and rule not in RULES:
         raise InputError(f"unknown rule {rule!r} (choose from {', '.join(RULES)})")

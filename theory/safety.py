@@ -26,13 +26,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import islice
+import warnings
+from typing import Any, Literal
 
+from theory.canonical import sorted_ids, sorted_sets
 from theory.fixpoint import base_active
-from theory.formula import compile_support
+from theory.formula import SupportCircuit, compile_support
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.justifications import JustificationEnumerator
-from theory.labels import all_labels
+from theory.labels import LABEL_BUDGET, all_labels
 from theory.structure import SupportStructure
 
 ALTERNATIVE_SUPPORT = "alternative_support"
@@ -41,15 +44,32 @@ REDUNDANT_INFLUENCE = "redundant_influence"
 
 @dataclass(frozen=True)
 class Violation:
-    """The one-item audit ``audit`` retires the claim under influence but not under exact."""
+    """The one-item audit ``audit`` retires the claim under influence but not under exact.
 
-    kind: str
+    ``kind`` is :data:`ALTERNATIVE_SUPPORT` or :data:`REDUNDANT_INFLUENCE`; ``None`` when the
+    check ran without certificates (``certificates=False``), which classifies nothing.
+    """
+
+    kind: str | None
     audit: frozenset[str]
     surviving_justification: frozenset[str] | None
 
 
+    def to_dict(self) -> dict[str, Any]:
+        """The ``violations`` entry of ``jtms check --json`` (DESIGN.md section 4)."""
+        return {
+            "kind": self.kind,
+            "audit": sorted_ids(self.audit),
+            "surviving_justification": (
+                None if self.surviving_justification is None else sorted_ids(self.surviving_justification)
+            ),
+        }
+
+
 @dataclass(frozen=True)
 class ClaimReport:
+    """The verdict on one claim, with its certificates (minimal justifications, violations)."""
+
     id: str
     active: bool
     influence_safe: bool
@@ -57,9 +77,22 @@ class ClaimReport:
     minimal_justifications: frozenset[frozenset[str]]
     minimal_justifications_complete: bool = True
 
+    def to_dict(self) -> dict[str, Any]:
+        """One entry of ``claims`` in ``jtms check --json``."""
+        return {
+            "id": self.id,
+            "active": self.active,
+            "minimal_justifications": sorted_sets(self.minimal_justifications),
+            "minimal_justifications_complete": self.minimal_justifications_complete,
+            "influence_safe": self.influence_safe,
+            "violations": [violation.to_dict() for violation in self.violations],
+        }
+
 
 @dataclass(frozen=True)
 class SafetyReport:
+    """Every claim checked; ``influence_safe`` when all of them are."""
+
     influence_safe: bool
     claims: tuple[ClaimReport, ...]
 
@@ -67,19 +100,27 @@ class SafetyReport:
     def unsafe(self) -> tuple[ClaimReport, ...]:
         return tuple(c for c in self.claims if not c.influence_safe)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The payload of ``jtms check --json`` (claims sorted by id)."""
+        return {
+            "influence_safe": self.influence_safe,
+            "claims": [claim.to_dict() for claim in sorted(self.claims, key=lambda c: c.id)],
+        }
+
 
 @dataclass(frozen=True)
 class Verdicts:
     """Per-node bitsets (bit i = evidence number i) behind the verdicts."""
 
-    active: bytes
+    active: bytes | bytearray
     ancestors: list[int]
     critical: list[int | None]  # None for inactive nodes
 
     def unsafe_bits(self, n: int) -> int:
-        if not self.active[n]:
+        critical = self.critical[n]
+        if not self.active[n] or critical is None:
             return 0
-        return self.ancestors[n] & ~self.critical[n]
+        return self.ancestors[n] & ~critical
 
 
 def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
@@ -125,16 +166,14 @@ def _critical_of(n: int, index: SupportIndex, active: bytes | bytearray, critica
         antecedents = index.just_antecedents[j]
         if not all(active[a] for a in antecedents):
             continue
-        union: int | None = 0
+        union = 0
         for a in antecedents:
             value = critical[a]
-            if value is None:
-                union = None
+            if value is None:  # an antecedent that stands for "all": so does the union
                 break
             union |= value
-        if union is None:
-            continue
-        result = union if result is None else result & union
+        else:
+            result = union if result is None else result & union
     return result
 
 
@@ -142,20 +181,39 @@ def check_structure(
     structure: SupportStructure,
     claims: Iterable[str] | None = None,
     *,
-    max_justifications: int | None = 64,
+    max_listed: int | None = 64,
     certificates: bool = True,
-    label_budget: int = 256,
+    label_budget: int = LABEL_BUDGET,
     progress: Callable[[int], None] | None = None,
+    blocked: Iterable[str] = (),
+    max_justifications: int | None | Literal["unset"] = "unset",
 ) -> SafetyReport:
     """Check every claim (or the given ones) for influence-safety.
 
-    ``max_justifications`` caps the minimal justifications listed per unsafe claim
+    ``max_listed`` caps the minimal justifications listed per unsafe claim
     (``minimal_justifications_complete`` says whether the list is whole); violation kinds
     and surviving justifications stay exact regardless. Certificates come from the label
     algebra where labels stay within ``label_budget`` sets, from the SAT core otherwise.
     With ``certificates=False`` only the verdicts and witness audits are computed.
-    ``progress(k)`` is called after each k claims checked.
+    ``progress(k)`` is called after each k claims checked. ``blocked`` are the nodes that
+    audits in force keep out (a stored memory): the check is then of the graph as it stands
+    under them (:meth:`~theory.structure.SupportStructure.under_audit`).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure, check_structure
+    >>> g = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+    >>> report = check_structure(g)
+    >>> report.influence_safe, [v.kind for v in report.claims[0].violations]
+    (False, ['alternative_support', 'alternative_support'])
+    >>> check_structure(g, blocked={"b"}).influence_safe   # with b audited, {a} is the only support
+    True
     """
+    if max_justifications != "unset":  # the old, ambiguous name of max_listed
+        warnings.warn("check_structure(max_justifications=...) is now max_listed=...", DeprecationWarning,
+                      stacklevel=2)
+        max_listed = max_justifications
+    structure = structure.under_audit(blocked)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
@@ -169,22 +227,25 @@ def check_structure(
         if not facts.active[n]:
             report = ClaimReport(claim, False, True, (), frozenset())
         elif not facts.unsafe_bits(n):
-            report = ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(facts.critical[n])]))
+            critical = facts.critical[n]
+            assert critical is not None  # an active claim has a critical set
+            report = ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(critical)]))
         elif not certificates:
             witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
-            report = ClaimReport(claim, True, False, tuple(Violation("", frozenset([e]), None) for e in witnesses),
+            report = ClaimReport(claim, True, False, tuple(Violation(None, frozenset([e]), None) for e in witnesses),
                                  frozenset(), False)
-        elif labels.get(n) is not None:
-            report = _report_from_label(index, facts, claim, labels[n], max_justifications)
+        elif (label := labels.get(n)) is not None:
+            report = _report_from_label(index, facts, claim, label, max_listed)
         else:
-            report = _report_from_sat(index, facts, claim, compiled, max_justifications)
+            assert compiled is not None  # every unsafe claim without a label was compiled
+            report = _report_from_sat(index, facts, claim, compiled, max_listed)
         reports.append(report)
         if progress is not None:
             progress(1)
     return SafetyReport(all(r.influence_safe for r in reports), tuple(reports))
 
 
-def check_claim(structure: SupportStructure, claim: str, **options) -> ClaimReport:
+def check_claim(structure: SupportStructure, claim: str, **options: Any) -> ClaimReport:
     """The report for one claim (see :func:`check_structure`)."""
     return check_structure(structure, [claim], **options).claims[0]
 
@@ -193,7 +254,8 @@ def _ordered(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
     return sorted(sets, key=lambda s: (len(s), sorted(s)))
 
 
-def _report_from_label(index, facts, claim, label, max_justifications) -> ClaimReport:
+def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: list[int],
+                       max_listed: int | None) -> ClaimReport:
     """Certificates from a complete label: kinds and survivors are lookups."""
     everything = _ordered(index.names_of_bits(bits) for bits in label)
     relevant = frozenset().union(*everything) if everything else frozenset()
@@ -202,17 +264,18 @@ def _report_from_label(index, facts, claim, label, max_justifications) -> ClaimR
         kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
         survivor = next((s for s in everything if e not in s), None)
         violations.append(Violation(kind, frozenset([e]), survivor))
-    complete = max_justifications is None or len(everything) <= max_justifications
-    listed = everything if complete else everything[:max_justifications]
+    complete = max_listed is None or len(everything) <= max_listed
+    listed = everything if complete else everything[:max_listed]
     return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
 
 
-def _report_from_sat(index, facts, claim, compiled, max_justifications) -> ClaimReport:
+def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str, compiled: SupportCircuit,
+                     max_listed: int | None) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap, then exact queries."""
     enumerator = JustificationEnumerator(compiled.circuit, compiled.root(claim))
-    listed = list(islice(enumerator, None if max_justifications is None else max_justifications + 1))
-    complete = max_justifications is None or len(listed) <= max_justifications
-    ordered = _ordered(listed if complete else listed[:max_justifications])
+    listed = list(islice(enumerator, None if max_listed is None else max_listed + 1))
+    complete = max_listed is None or len(listed) <= max_listed
+    ordered = _ordered(listed if complete else listed[:max_listed])
     known = _ordered(listed)
     relevant = frozenset().union(*known) if known else frozenset()
     violations = []

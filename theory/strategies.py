@@ -17,7 +17,7 @@ What the strategies generate (every size is a parameter):
 
 - :func:`support_structures` / :func:`memory_graphs`: evidence ``e0..``, claims ``c0..``;
   AND/OR justifications with a bounded number of alternatives per claim
-  (``max_justifications``), of antecedents per justification (``max_antecedents``) and of
+  (``max_alternatives``), of antecedents per justification (``max_antecedents``) and of
   distinct antecedents per claim (``max_fan_in``); layered to a bounded ``max_depth``;
   with or without support loops (``cycles``), premises (``premises``) and redundant
   justifications (``redundant``: ``c <- a`` next to ``c <- a, b``, the case where influence
@@ -26,6 +26,8 @@ What the strategies generate (every size is a parameter):
 - :func:`audit_sequences`: interleaved audits and reinstatements (:class:`AuditStep`), with
   :func:`blocked_after` to replay them.
 - :func:`graphs_with_audits`, :func:`graphs_with_audit_sequences`: the pairs.
+- :func:`graphs_with_nogoods`: a structure carrying nogoods (sets of nodes that must not
+  all be active; :mod:`theory.conflicts`, :mod:`theory.diagnosis`).
 
 Every strategy shrinks towards fewer nodes, fewer and shorter justifications, no
 redundancy, no loops and smaller audits, so a failing example shrinks to a handful of nodes.
@@ -33,26 +35,30 @@ redundancy, no loops and smaller audits, so a failing example shrinks to a handf
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
-from theory.structure import SupportStructure
+from theory.structure import Nogood, SupportStructure
 
 __all__ = [
     "AUDIT",
     "REINSTATE",
     "AuditStep",
+    "audit_pool",
     "audit_sequences",
-    "describe",
     "audits",
     "blocked_after",
+    "describe",
     "evidence_audits",
     "graphs_with_audit_sequences",
     "graphs_with_audits",
+    "graphs_with_nogoods",
     "memory_graphs",
     "support_structures",
 ]
@@ -90,34 +96,66 @@ def _subset(draw: st.DrawFn, pool: Sequence[str], low: int, high: int, label: st
     return [pool[i] for i in positions]
 
 
+def _check_int(name: str, value: object, low: int = 0, *, optional: bool = False) -> None:
+    """Eager validation, as hypothesis' own strategies do: InvalidArgument at call time."""
+    if value is None and optional:
+        return
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InvalidArgument(f"{name}={value!r} must be an integer")
+    if value < low:
+        raise InvalidArgument(f"{name}={value!r} must be at least {low}")
+
+
 def _check_range(name: str, low: int, high: int) -> None:
-    if low < 0 or high < low:
-        raise ValueError(f"need 0 <= min_{name} <= max_{name}, got {low} and {high}")
+    _check_int(f"min_{name}", low)
+    _check_int(f"max_{name}", high)
+    if high < low:
+        raise InvalidArgument(f"need min_{name} <= max_{name}, got min_{name}={low} and max_{name}={high}")
 
 
-@st.composite
+def _renamed(old: str, old_value: int | None, new: str, new_value: int, default: int) -> int:
+    """``old`` is the pre-0.2 name of ``new`` (it was ambiguous): accepted, with a warning."""
+    if old_value is None:
+        return new_value
+    if new_value != default:
+        raise InvalidArgument(f"give {new} or its old name {old}, not both")
+    warnings.warn(f"{old} is now called {new}", DeprecationWarning, stacklevel=4)
+    return old_value
+
+
+def _check_structure(structure: object) -> None:
+    if not isinstance(structure, SupportStructure):
+        raise InvalidArgument(f"structure={structure!r} must be a SupportStructure")
+
+
+def _check_bool(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{name}={value!r} must be True or False")
+
+
 def support_structures(
-    draw: st.DrawFn,
+    *,
     min_evidence: int = 1,
     max_evidence: int = 5,
     min_claims: int = 1,
     max_claims: int = 6,
-    max_justifications: int = 3,
+    max_alternatives: int = 3,
     max_antecedents: int = 3,
     cycles: bool = True,
     premises: bool = True,
-    *,
     max_depth: int | None = None,
     max_fan_in: int | None = None,
     redundant: bool = False,
-    min_justifications: int = 0,
-) -> SupportStructure:
+    min_alternatives: int = 0,
+    max_justifications: int | None = None,
+    min_justifications: int | None = None,
+) -> st.SearchStrategy[SupportStructure]:
     """A random memory graph (a validated :class:`SupportStructure`).
 
     Parameters (all optional):
 
     - ``min_evidence``/``max_evidence``, ``min_claims``/``max_claims``: node counts.
-    - ``max_justifications``: alternatives (OR) per claim; ``min_justifications`` (default 0,
+    - ``max_alternatives``: alternative justifications (OR) per claim; ``min_alternatives`` (default 0,
       so unjustified, never-active claims occur).
     - ``max_antecedents``: conjuncts (AND) per justification.
     - ``max_fan_in``: distinct antecedents of one claim over all its justifications (its
@@ -131,18 +169,53 @@ def support_structures(
     - ``cycles``: allow support loops (including self loops ``c <- c``).
     - ``premises``: allow empty justifications (the claim is a premise).
     - ``redundant``: allow redundant justifications, ``c <- A ∪ {x}`` next to ``c <- A``.
+    - ``max_justifications`` / ``min_justifications``: the old, ambiguous names of
+      ``max_alternatives`` / ``min_alternatives`` (deprecated).
     """
     _check_range("evidence", min_evidence, max_evidence)
     _check_range("claims", min_claims, max_claims)
-    if max_depth is not None and max_depth < 1:
-        raise ValueError("max_depth must be at least 1")
+    max_alternatives = _renamed("max_justifications", max_justifications, "max_alternatives", max_alternatives, 3)
+    min_alternatives = _renamed("min_justifications", min_justifications, "min_alternatives", min_alternatives, 0)
+    _check_int("min_alternatives", min_alternatives)
+    _check_int("max_alternatives", max_alternatives)
+    _check_int("max_antecedents", max_antecedents)
+    _check_int("max_depth", max_depth, 1, optional=True)
+    _check_int("max_fan_in", max_fan_in, optional=True)
+    for name, flag in (("cycles", cycles), ("premises", premises), ("redundant", redundant)):
+        _check_bool(name, flag)
+    return _support_structures(
+        min_evidence, max_evidence, min_claims, max_claims, max_alternatives, max_antecedents,
+        cycles, premises, max_depth, max_fan_in, redundant, min_alternatives,
+    )
+
+
+memory_graphs = support_structures
+"""The name the issue tracker and the README use for :func:`support_structures`."""
+
+
+@st.composite
+def _support_structures(
+    draw: st.DrawFn,
+    min_evidence: int,
+    max_evidence: int,
+    min_claims: int,
+    max_claims: int,
+    max_alternatives: int,
+    max_antecedents: int,
+    cycles: bool,
+    premises: bool,
+    max_depth: int | None,
+    max_fan_in: int | None,
+    redundant: bool,
+    min_alternatives: int,
+) -> SupportStructure:
     n_evidence = draw(_integers(min_evidence, max_evidence), label="evidence count")
     # Claims are a list of independent blocks, so the shrinker can delete any claim (not
     # only the last one) and reorder them. A block refers to antecedents by "virtual"
     # positions, resolved below against the antecedents that claim may use.
     block = _claim_block(
         max_evidence + max_claims, max_depth, max_fan_in,
-        min_justifications, max(min_justifications, max_justifications),
+        min_alternatives, max(min_alternatives, max_alternatives),
         max_antecedents, premises, redundant,
     )
     blocks = draw(_lists(block, min_claims, max_claims), label="claims")
@@ -187,8 +260,8 @@ def _claim_block(
     virtual: int,
     max_depth: int | None,
     max_fan_in: int | None,
-    min_justifications: int,
-    max_justifications: int,
+    min_alternatives: int,
+    max_alternatives: int,
     max_antecedents: int,
     premises: bool,
     redundant: bool,
@@ -204,7 +277,7 @@ def _claim_block(
             fan = draw(_index_lists(virtual, 0, min(max_fan_in, virtual)))
         low = 0 if premises else 1
         own: list[list[int]] = []
-        for _ in range(draw(_integers(min_justifications, max_justifications))):
+        for _ in range(draw(_integers(min_alternatives, max_alternatives))):
             if fan is None:
                 own.append(draw(_index_lists(virtual, low, min(max_antecedents, virtual))))
             elif fan:
@@ -227,11 +300,6 @@ def _claim_block(
     return claim_block()
 
 
-def memory_graphs(**options) -> st.SearchStrategy[SupportStructure]:
-    """Keyword-only alias of :func:`support_structures` (the name the issue tracker uses)."""
-    return support_structures(**options)
-
-
 def _natural(node_id: str) -> tuple:
     return (len(node_id), node_id)
 
@@ -249,11 +317,16 @@ def audit_pool(structure: SupportStructure, evidence_only: bool = False) -> list
 
 def audits(
     structure: SupportStructure,
+    *,
     evidence_only: bool = False,
     min_size: int = 0,
     max_size: int | None = None,
 ) -> st.SearchStrategy[frozenset[str]]:
     """Audits of ``structure``: sets of node ids (evidence only if asked)."""
+    _check_structure(structure)
+    _check_bool("evidence_only", evidence_only)
+    _check_int("min_size", min_size)
+    _check_int("max_size", max_size, min_size, optional=True)
     pool = audit_pool(structure, evidence_only)
     if not pool:
         return st.just(frozenset())
@@ -264,25 +337,58 @@ def audits(
 
 
 def evidence_audits(
-    structure: SupportStructure, min_size: int = 0, max_size: int | None = None
+    structure: SupportStructure, *, min_size: int = 0, max_size: int | None = None
 ) -> st.SearchStrategy[frozenset[str]]:
     """Audits of evidence only (the audits DESIGN.md's influence-safety quantifies over)."""
     return audits(structure, evidence_only=True, min_size=min_size, max_size=max_size)
 
 
-@st.composite
 def graphs_with_audits(
-    draw: st.DrawFn,
+    *,
     evidence_only: bool = False,
     min_audit: int = 0,
     max_audit: int | None = None,
-    **graph_options,
-) -> tuple[SupportStructure, frozenset[str]]:
+    **graph_options: Any,
+) -> st.SearchStrategy[tuple[SupportStructure, frozenset[str]]]:
     """A pair ``(structure, audit)``; ``graph_options`` go to :func:`support_structures`."""
-    structure = draw(support_structures(**graph_options))
+    _check_bool("evidence_only", evidence_only)
+    _check_int("min_audit", min_audit)
+    _check_int("max_audit", max_audit, min_audit, optional=True)
+    return _graphs_with_audits(support_structures(**graph_options), evidence_only, min_audit, max_audit)
+
+
+@st.composite
+def _graphs_with_audits(
+    draw: st.DrawFn,
+    graphs: st.SearchStrategy[SupportStructure],
+    evidence_only: bool,
+    min_audit: int,
+    max_audit: int | None,
+) -> tuple[SupportStructure, frozenset[str]]:
+    structure = draw(graphs)
     pool = audit_pool(structure, evidence_only)
     high = len(pool) if max_audit is None else max_audit
     return structure, frozenset(_subset(draw, pool, min_audit, high))
+
+
+@st.composite
+def graphs_with_nogoods(
+    draw: st.DrawFn,
+    min_nogoods: int = 1,
+    max_nogoods: int = 3,
+    max_nodes: int = 3,
+    **graph_options: Any,
+) -> SupportStructure:
+    """A structure (``graph_options`` go to :func:`support_structures`) carrying nogoods
+    ``n0..``, each of 1 to ``max_nodes`` nodes, claims first in the pool (shrinks towards
+    fewer nogoods of fewer, earlier claims)."""
+    _check_range("nogoods", min_nogoods, max_nogoods)
+    structure = draw(support_structures(**graph_options))
+    pool = sorted(structure.claims, key=_natural) + sorted(structure.evidence, key=_natural)
+    count = draw(_integers(min_nogoods, max_nogoods), label="nogood count")
+    nogoods = [Nogood(f"n{i}", frozenset(_subset(draw, pool, 1, max_nodes, label="nogood")))
+               for i in range(count)]
+    return structure.with_nogoods(nogoods)
 
 
 # --- audit and reinstatement sequences ------------------------------------------------
@@ -303,22 +409,39 @@ class AuditStep:
         return blocked | self.ids if self.action == AUDIT else blocked - self.ids
 
 
-@st.composite
 def audit_sequences(
-    draw: st.DrawFn,
     structure: SupportStructure,
+    *,
     min_steps: int = 1,
     max_steps: int = 5,
     evidence_only: bool = False,
     reinstatements: bool = True,
     max_step_size: int = 3,
-) -> tuple[AuditStep, ...]:
+) -> st.SearchStrategy[tuple[AuditStep, ...]]:
     """A sequence of audits and reinstatements of ``structure``.
 
     An audit invalidates nodes not yet blocked; a reinstatement restores some of the
     currently blocked nodes (never a node that is not blocked). Replay it with
     :func:`blocked_after`. Shrinks towards fewer, smaller steps and audits only.
     """
+    _check_structure(structure)
+    _check_range("steps", min_steps, max_steps)
+    _check_int("max_step_size", max_step_size, 1)
+    _check_bool("evidence_only", evidence_only)
+    _check_bool("reinstatements", reinstatements)
+    return _audit_sequences(structure, min_steps, max_steps, evidence_only, reinstatements, max_step_size)
+
+
+@st.composite
+def _audit_sequences(
+    draw: st.DrawFn,
+    structure: SupportStructure,
+    min_steps: int,
+    max_steps: int,
+    evidence_only: bool,
+    reinstatements: bool,
+    max_step_size: int,
+) -> tuple[AuditStep, ...]:
     pool = audit_pool(structure, evidence_only)
     blocked: set[str] = set()
     steps: list[AuditStep] = []
@@ -350,17 +473,32 @@ def blocked_after(steps: Iterable[AuditStep]) -> list[frozenset[str]]:
     return result
 
 
-@st.composite
 def graphs_with_audit_sequences(
-    draw: st.DrawFn,
+    *,
     min_steps: int = 1,
     max_steps: int = 5,
     evidence_only: bool = False,
     reinstatements: bool = True,
-    **graph_options,
-) -> tuple[SupportStructure, tuple[AuditStep, ...]]:
+    **graph_options: Any,
+) -> st.SearchStrategy[tuple[SupportStructure, tuple[AuditStep, ...]]]:
     """A pair ``(structure, steps)``; ``graph_options`` go to :func:`support_structures`."""
-    structure = draw(support_structures(**graph_options))
+    _check_range("steps", min_steps, max_steps)
+    _check_bool("evidence_only", evidence_only)
+    _check_bool("reinstatements", reinstatements)
+    graphs = support_structures(**graph_options)
+    return _graphs_with_audit_sequences(graphs, min_steps, max_steps, evidence_only, reinstatements)
+
+
+@st.composite
+def _graphs_with_audit_sequences(
+    draw: st.DrawFn,
+    graphs: st.SearchStrategy[SupportStructure],
+    min_steps: int,
+    max_steps: int,
+    evidence_only: bool,
+    reinstatements: bool,
+) -> tuple[SupportStructure, tuple[AuditStep, ...]]:
+    structure = draw(graphs)
     steps = draw(
         audit_sequences(
             structure, min_steps=min_steps, max_steps=max_steps,

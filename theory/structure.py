@@ -4,6 +4,10 @@ A justification ``claim <- a1 AND a2 ...`` is one conjunction; several justifica
 same claim are alternatives (OR). An empty justification makes its claim a premise; a claim
 with no justification is never active. Antecedents may be evidence or claims; cycles are
 allowed (their semantics is the least fixpoint, see :mod:`theory.fixpoint`).
+
+A structure may also carry *nogoods*: sets of nodes that must not all be active together
+(de Kleer's ATMS nogoods). They change no active state; :mod:`theory.conflicts` computes
+their conflict sets and :mod:`theory.diagnosis` the evidence to withdraw.
 """
 
 from __future__ import annotations
@@ -39,17 +43,28 @@ class Node:
     text: str = ""
 
 
+@dataclass(frozen=True)
+class Nogood:
+    """``nodes`` must not all be active together (a contradiction when they are)."""
+
+    id: str
+    nodes: frozenset[str]
+    text: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class SupportStructure:
     """An immutable, validated memory graph.
 
     Build one with :meth:`build` (in code) or :func:`theory.graphfile.load_graph` (from a
     file). Validation guarantees: ids are unique, every antecedent and justified claim
-    exists, and no justification concludes an evidence node.
+    exists, no justification concludes an evidence node, and every nogood names at least
+    one existing node and has an id of its own (distinct from every node and nogood id).
     """
 
     nodes: Mapping[str, Node]
     justifications: tuple[Justification, ...]
+    nogoods: tuple[Nogood, ...] = ()
 
     # --- construction -----------------------------------------------------------------
     @classmethod
@@ -59,6 +74,7 @@ class SupportStructure:
         claims: Iterable[str] = (),
         justifications: Iterable[tuple[str, Iterable[str]] | Justification] = (),
         texts: Mapping[str, str] | None = None,
+        nogoods: Iterable[Nogood] = (),
     ) -> "SupportStructure":
         """Validate and build. ``justifications`` are ``(claim, antecedents)`` pairs."""
         texts = texts or {}
@@ -75,6 +91,7 @@ class SupportStructure:
         evidence_ids = {n for n, node in nodes.items() if node.kind is Kind.EVIDENCE}
         known = nodes.keys()
         for item in justifications:
+            antecedents: Iterable[str]
             if isinstance(item, Justification):
                 claim, antecedents = item.claim, item.antecedents
             else:
@@ -93,7 +110,11 @@ class SupportStructure:
             if justification not in seen:  # a repeated justification adds nothing
                 seen.add(justification)
                 built.append(justification)
-        return cls(nodes=nodes, justifications=tuple(built))
+        return cls(nodes=nodes, justifications=tuple(built), nogoods=_checked_nogoods(nogoods, nodes))
+
+    def with_nogoods(self, nogoods: Iterable[Nogood]) -> "SupportStructure":
+        """The same graph carrying ``nogoods`` instead of its own (validated)."""
+        return SupportStructure(self.nodes, self.justifications, _checked_nogoods(nogoods, self.nodes))
 
     # --- views ------------------------------------------------------------------------
     @cached_property
@@ -112,14 +133,25 @@ class SupportStructure:
             table[justification.claim].append(justification)
         return {c: tuple(js) for c, js in table.items()}
 
-    @cached_property
-    def consumers(self) -> Mapping[str, frozenset[str]]:
-        """Node id -> the claims it is an antecedent of (the influence edges out of it)."""
-        table: dict[str, set[str]] = {n: set() for n in self.nodes}
-        for justification in self.justifications:
-            for antecedent in justification.antecedents:
-                table[antecedent].add(justification.claim)
-        return {n: frozenset(cs) for n, cs in table.items()}
+    def under_audit(self, blocked: Iterable[str]) -> "SupportStructure":
+        """The graph as it stands while the audits that block ``blocked`` are in force.
+
+        Blocked nodes are forced inactive (DESIGN.md section 2): blocked evidence is gone,
+        blocked claims lose their justifications, and every justification that uses a
+        blocked node is broken, so it is dropped. The least fixpoint of the result is the
+        active state with those audits in force, and its support functions, minimal
+        justifications and influence edges are those of the audited memory.
+
+        >>> g = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+        >>> sorted(g.under_audit({"a"}).evidence), len(g.under_audit({"a"}).justifications)
+        (['b'], 1)
+        """
+        gone = self.require(blocked)
+        if not gone:
+            return self
+        kept = [j for j in self.justifications if j.claim not in gone and not (j.antecedents & gone)]
+        texts = {n.id: n.text for n in self.nodes.values() if n.text}
+        return SupportStructure.build(self.evidence - gone, self.claims, kept, texts=texts)
 
     def kind(self, node_id: str) -> Kind:
         return self.nodes[node_id].kind
@@ -147,3 +179,22 @@ class SupportStructure:
             f"SupportStructure(evidence={len(self.evidence)}, claims={len(self.claims)}, "
             f"justifications={len(self.justifications)})"
         )
+
+
+def _checked_nogoods(nogoods: Iterable[Nogood], nodes: Mapping[str, Node]) -> tuple[Nogood, ...]:
+    """Nogoods validated against ``nodes``: own non-empty ids, at least one known node each."""
+    checked: list[Nogood] = []
+    seen: set[str] = set()
+    for nogood in nogoods:
+        if not isinstance(nogood.id, str) or not nogood.id:
+            raise GraphError("nogood id must be a non-empty string", node=str(nogood.id))
+        if nogood.id in nodes or nogood.id in seen:
+            raise GraphError("duplicate id (a nogood needs an id of its own)", node=nogood.id)
+        seen.add(nogood.id)
+        if not nogood.nodes:
+            raise GraphError("a nogood needs at least one node", node=nogood.id)
+        for node_id in sorted(map(str, nogood.nodes)):
+            if node_id not in nodes:
+                raise GraphError(f"unknown node {node_id!r} in nogood {nogood.id!r}", node=node_id)
+        checked.append(Nogood(nogood.id, frozenset(nogood.nodes), nogood.text))
+    return tuple(checked)

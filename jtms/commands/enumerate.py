@@ -58,9 +58,29 @@ def register(subparsers) -> None:
                         help="graph enumeration: claim nodes (default 3)")
     parser.add_argument("--graph-justifications", type=int, default=None, metavar="J",
                         help="graph enumeration: at most J justifications in total (default 4)")
+    parser.add_argument("--n7", action="store_true",
+                        help="the full n = 7 run with the compiled kernel, over --rows into "
+                             "the resumable part file --out (nothing else is run)")
+    parser.add_argument("--rows", default=None, metavar="A:B",
+                        help="with --n7: the rows [A, B) of the 7,828,354 (default all)")
+    parser.add_argument("--out", metavar="PART.json",
+                        help="with --n7: the part file; an existing one is resumed")
+    parser.add_argument("--merge", nargs="+", metavar="PART", default=None,
+                        help="merge part files: verify every row is covered exactly once "
+                             "and the total is D(7), and add up the tallies")
+    parser.add_argument("--plan-parts", type=int, default=None, metavar="K",
+                        help="with --n7: print K row ranges of equal work for K separate "
+                             "runs, then exit")
     parser.add_argument("--mutant", choices=MUTANTS, default=None,
                         help="seeded mutation: replace exact revision by a deliberately wrong "
                              "rule (the run must then report counterexamples)")
+    parser.epilog = (
+        "examples:\n"
+        "  jtms enumerate                                  # n = 0..6, every function\n"
+        "  jtms enumerate --n7 --rows 0:1000 --out p0.json # n = 7 rows 0..999, resumable\n"
+        "  jtms enumerate --n7 --plan-parts 2              # two ranges of equal work\n"
+        "  jtms enumerate --merge p0.json p1.json          # verified totals of the parts\n")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.set_defaults(func=run)
 
 
@@ -85,6 +105,17 @@ def _progress(enabled: bool):
 
 
 def _validate(args) -> None:
+    if args.merge is not None and args.n7:
+        raise InputError("--merge and --n7 are separate steps: run the parts, then merge them")
+    if (args.rows is not None or args.out or args.plan_parts is not None) and not args.n7:
+        raise InputError("--rows/--out/--plan-parts need --n7")
+    if args.n7 and not args.out and args.plan_parts is None:
+        raise InputError("--n7 needs --out PART.json (the resumable part file)")
+    if args.plan_parts is not None and args.plan_parts < 1:
+        raise InputError(f"--plan-parts must be at least 1, got {args.plan_parts}")
+    if (args.n7 or args.merge is not None) and (args.mutant or args.graphs or args.n7_slice
+                                                or args.plot):
+        raise InputError("--n7/--merge run alone (no --mutant, --graphs, --n7-slice, --plot)")
     if not 0 <= args.max_n <= 6:
         raise InputError(f"--max-n must be between 0 and 6, got {args.max_n} "
                          "(n = 7 runs as a measured slice: --n7-slice ROWS)")
@@ -118,6 +149,10 @@ def _family(args):
 
 def run(args: argparse.Namespace) -> int:
     _validate(args)
+    if args.merge is not None:
+        return _merge(args)
+    if args.n7:
+        return _n7(args)
     from enumerations import mutants
     from enumerations.engine import choose, start_engine
     from enumerations.flat import exact_survival
@@ -241,6 +276,123 @@ def _render_graphs(out, g: dict) -> None:
         ["quantity", "value"], rows))
     for d in g.get("examples", []):
         out.print(f"[bold red]disagreement[/]: {escape(d)}")
+
+
+def _n7(args: argparse.Namespace) -> int:
+    from enumerations.engine import choose, start_engine
+    from enumerations.parts import PartError, parse_rows, plan_parts, rows_total, run_part
+
+    total = rows_total()
+    try:
+        rows = parse_rows(args.rows or ":", total)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    if args.plan_parts is not None:
+        ranges = plan_parts(args.plan_parts, *rows)
+        if args.json:
+            print_json({"parts": [list(r) for r in ranges]})
+        else:
+            for a, b in ranges:
+                print(f"{a}:{b}")
+        return EXIT_OK
+    kind = choose(args.workers, args.dask)
+    try:
+        with start_engine(kind, args.workers, address=args.dask_address) as engine, \
+                _eta_progress(not args.json, f"n = 7 rows {rows[0]}:{rows[1]}") as progress:
+            part = run_part(rows, args.out, engine, progress=progress)
+    except PartError as error:
+        raise InputError(str(error)) from None
+    except OSError as error:
+        raise InputError(f"cannot write {args.out}: {error}") from None
+    payload = part.to_dict()
+    payload["engine"] = {"kind": engine.kind, "workers": engine.workers}
+    if args.json:
+        print_json(payload)
+    else:
+        out = console()
+        out.print(table(
+            f"n = 7, rows {rows[0]:,}:{rows[1]:,} -> {args.out}", ["quantity", "value"],
+            [("rows done", f"{payload['rows_done']:,} of {rows[1] - rows[0]:,}"
+              + ("" if part.complete else " (incomplete: run again to resume)")),
+             ("functions checked", f"{payload['functions_checked']:,}"),
+             ("unique minimal / influence = exact",
+              f"{payload['unique_minimal']} / {payload['influence_exact']}"),
+             ("theorem", "holds" if part.tally.theorem_holds else "FAILS"),
+             ("core-hours / wall seconds (all sessions)",
+              f"{payload['core_hours']:.3f} / {payload['wall_seconds']:.1f}")]))
+        _render_counterexamples(out, payload)
+    return EXIT_OK if part.tally.theorem_holds else EXIT_VIOLATION
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from enumerations.parts import PartError, merge_parts
+
+    try:
+        report = merge_parts(args.merge)
+    except PartError as error:
+        raise InputError(str(error)) from None
+    payload = report.to_dict()
+    if args.json:
+        print_json(payload)
+    else:
+        out = console()
+        gaps = ", ".join(f"{a}:{b}" for a, b in report.coverage.gaps[:5])
+        overlaps = ", ".join(f"{a}:{b}" for a, b in report.coverage.overlaps[:5])
+        out.print(table(
+            f"n = 7 merged from {len(report.parts)} part file(s)", ["quantity", "value"],
+            [("rows covered", f"{payload['rows_covered']:,} of {payload['rows_total']:,}"),
+             ("every row exactly once", "yes" if report.coverage.exact else
+              f"NO (gaps {gaps or '-'}; overlaps {overlaps or '-'})"),
+             ("functions checked", f"{payload['functions_checked']:,}"
+              + (" = D(7)" if report.functions_match else f" (D(7) = {payload['dedekind_7']:,})")),
+             ("unique minimal / influence = exact",
+              f"{payload['unique_minimal']} / {payload['influence_exact']}"),
+             ("theorem", "holds" if report.tally.theorem_holds else "FAILS"),
+             ("core-hours", f"{payload['core_hours']:.3f}"),
+             ("wall seconds (longest part / sum)",
+              f"{payload['wall_seconds_max']:.1f} / {payload['wall_seconds_sum']:.1f}")]))
+        _render_counterexamples(out, payload)
+    return EXIT_OK if report.verified and report.tally.theorem_holds else EXIT_VIOLATION
+
+
+@contextmanager
+def _eta_progress(enabled: bool, label: str, every: float = 60.0):
+    """Progress in functions with an ETA: a rich bar on a terminal, else a line on stderr
+    every ``every`` seconds (background runs write it to their log)."""
+    if not enabled:
+        yield None
+        return
+    if sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                      TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                      console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task(label, total=None)
+
+            def update(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            yield update
+        return
+    import time
+
+    began = time.perf_counter()
+    last = [began]
+
+    def line(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - last[0] < every and done < total:
+            return
+        last[0] = now
+        rate = done / max(now - began, 1e-9)
+        eta = (total - done) / rate if rate else float("inf")
+        print(f"{label}: {done:,} of {total:,} functions ({100 * done / max(total, 1):.2f}%), "
+              f"{rate / 1e6:,.0f}M/s wall, ETA {eta / 60:,.1f} min", file=sys.stderr, flush=True)
+
+    yield line
 
 
 ORDER = 30  # position of these commands in `jtms --help`

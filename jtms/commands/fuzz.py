@@ -11,9 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from collections.abc import Callable
-from contextlib import contextmanager
 from pathlib import Path
 
 from theory.errors import InputError
@@ -21,6 +19,8 @@ from theory.graphfile import dumps_graph
 from theory.structure import SupportStructure
 
 from jtms import output
+from jtms.exit_codes import ExitCode
+from jtms.progress import progress_bar
 
 DEFAULT_EXAMPLES = 1000
 DEFAULT_PAIRS = 10_000
@@ -57,8 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     shape = parser.add_argument_group("generated graphs (--rule)")
     shape.add_argument("--max-evidence", type=int, default=5, metavar="N")
     shape.add_argument("--max-claims", type=int, default=6, metavar="N")
-    shape.add_argument("--max-justifications", type=int, default=3, metavar="N",
-                       help="alternatives per claim")
+    shape.add_argument("--max-alternatives", "--max-justifications", dest="max_alternatives", type=int,
+                       default=3, metavar="N",
+                       help="alternative justifications per claim (--max-justifications: its old name)")
     shape.add_argument("--max-antecedents", type=int, default=3, metavar="N",
                        help="conjuncts per justification")
     shape.add_argument("--max-depth", type=int, default=None, metavar="N")
@@ -82,41 +83,17 @@ def run(args: argparse.Namespace) -> int:
     return _fuzz(args)
 
 
-# --- progress --------------------------------------------------------------------------
-
-
-@contextmanager
-def _progress(label: str, enabled: bool):
-    """A transient rich progress bar on stderr (only on a terminal)."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=Console(stderr=True), transient=True,
-    ) as bar:
-        task = bar.add_task(label, total=None)
-        last = [0]
-
-        def update(done: int, total: int) -> None:
-            if done - last[0] >= 50 or done == total:
-                last[0] = done
-                bar.update(task, completed=done, total=total)
-
-        yield update
-
-
 # --- rule fuzzing ----------------------------------------------------------------------
 
 
 def _fuzz(args: argparse.Namespace) -> int:
     from jtms.fuzz.runner import GraphOptions, fuzz_rule, load_rule  # hypothesis: only when fuzzing
 
-    name, rule = load_rule(args.rule)
-    for flag, low in (("max_evidence", 1), ("max_claims", 1), ("max_justifications", 1),
+    try:
+        name, rule = load_rule(args.rule)
+    except InputError as error:
+        raise error.with_source("--rule") from None
+    for flag, low in (("max_evidence", 1), ("max_claims", 1), ("max_alternatives", 1),
                       ("max_antecedents", 1), ("max_depth", 1), ("max_fan_in", 0)):
         value = getattr(args, flag)
         if value is not None and value < low:
@@ -124,7 +101,7 @@ def _fuzz(args: argparse.Namespace) -> int:
     options = GraphOptions(
         max_evidence=args.max_evidence,
         max_claims=args.max_claims,
-        max_justifications=args.max_justifications,
+        max_alternatives=args.max_alternatives,
         max_antecedents=args.max_antecedents,
         max_depth=args.max_depth,
         max_fan_in=args.max_fan_in,
@@ -134,7 +111,7 @@ def _fuzz(args: argparse.Namespace) -> int:
         evidence_only=args.evidence_only,
     )
     examples = args.examples or DEFAULT_EXAMPLES
-    with _progress(f"fuzzing {name}", True) as update:
+    with progress_bar(f"fuzzing {name}", every=50) as update:
         report = fuzz_rule(rule, name=name, examples=examples, seed=args.seed, options=options,
                            progress=update)
     found = report.counterexample.structure if report.counterexample is not None else None
@@ -156,7 +133,7 @@ def _finish(args: argparse.Namespace, payload: dict, found: SupportStructure | N
         output.print_json(payload)
     else:
         render(payload)
-    return 0 if ok else 1
+    return ExitCode.of(ok)
 
 
 def _write(path: str, structure: SupportStructure) -> str:
@@ -212,26 +189,25 @@ def _render_fuzz(payload: dict) -> None:
 
 
 def _differential(args: argparse.Namespace) -> int:
-    from jtms.fuzz.backends import BackendError, FunctionBackend, engine_backend
+    from jtms.fuzz.backends import Backend, BackendError, FunctionBackend, engine_backend
     from jtms.fuzz.differential import CampaignOptions, differential_campaign
     from jtms.fuzz.runner import load_rule
 
-    backends = []
+    backends: list[Backend] = []
     for spec in args.backend:
-        name, function = load_rule(spec) if ":" in spec else (None, None)
-        if function is None:
-            raise InputError(f"--backend {spec!r}: expected MODULE:FUNCTION")
+        if ":" not in spec:
+            raise InputError(f"--backend {spec[:200]!r}: expected MODULE:FUNCTION")
+        try:
+            name, function = load_rule(spec)
+        except InputError as error:
+            raise error.with_source("--backend") from None
         backends.append(FunctionBackend(name, function))
-    skipped: dict[str, str] = {}
-    engine, why = engine_backend()
-    if engine is not None:
-        backends.append(engine)
-    else:
-        skipped["jtms-engine"] = why
+    skipped: dict[str, str] = {}  # kept in the JSON contract; the engine is always checked now
+    backends.append(engine_backend())
     pairs = args.examples or DEFAULT_PAIRS
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     try:
-        with _progress("differential vs clingo", True) as update:
+        with progress_bar("differential vs clingo", every=50) as update:
             report = differential_campaign(pairs, seed=seed, options=CampaignOptions(), backends=backends,
                                            skipped_backends=skipped, progress=update)
     except BackendError as error:

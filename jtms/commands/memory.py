@@ -10,7 +10,8 @@ import argparse
 from theory.errors import InputError
 from theory.graphfile import load_document
 
-from jtms.output import console, print_json, sorted_ids, table
+from jtms import payloads
+from jtms.output import console, print_json, table
 from jtms.reconsolidation import Memory
 
 DEFAULT_DB = "jtms.db"
@@ -153,8 +154,7 @@ def run_add_evidence(args) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_evidence(args.id, text=args.text, author=args.author,
                                      expression=args.expression, value=args.value)
-    return _report(args, {"event_id": change.event_id, "id": args.id, "active": True},
-                   f"added evidence {args.id}")
+    return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
 
 
 def run_add_claim(args) -> int:
@@ -163,9 +163,9 @@ def run_add_claim(args) -> int:
         justifications.append([])
     with Memory.open(args.db) as memory:
         change = memory.add_claim(args.id, justifications, text=args.text, author=args.author)
-    active = args.id in change.activated
-    return _report(args, {"event_id": change.event_id, "id": args.id, "active": active},
-                   f"added claim {args.id} ({'active' if active else 'inactive'})")
+    payload = payloads.node_added(change, args.id)
+    return _report(args, payload,
+                   f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})")
 
 
 def run_audit(args) -> int:
@@ -175,16 +175,9 @@ def run_audit(args) -> int:
             result = memory.preview(roots)
         else:
             result = memory.audit(roots, reason=args.reason, reviewer=args.reviewer)
-        retired = result.retired
-        kept = [(claim, ants) for claim, ants in memory.kept(roots) if claim not in retired]
-    payload = {
-        "audit_id": result.audit_id,
-        "dry_run": bool(args.dry_run),
-        "audit": sorted_ids(result.roots),
-        "retired": sorted_ids(retired),
-        "kept": [{"id": claim, "surviving_justification": list(ants)} for claim, ants in kept],
-        "seconds": round(result.seconds, 6),
-    }
+        payload = payloads.audit_payload(memory, roots, result, args.dry_run)
+    retired = result.retired
+    kept = [(k["id"], k["surviving_justification"]) for k in payload["kept"]]
     if args.json:
         print_json(payload)
         return 0
@@ -205,23 +198,19 @@ def run_reinstate(args) -> int:
         raise InputError(f"AUDIT_ID must be an integer, got {args.audit_id!r}") from None
     with Memory.open(args.db) as memory:
         change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
-    return _report(args, {"audit_id": audit_id, "event_id": change.event_id,
-                          "reactivated": sorted_ids(change.activated)},
+    return _report(args, payloads.reinstate_payload(audit_id, change),
                    f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
                    f"{', '.join(sorted(change.activated))}")
 
 
 def run_history(args) -> int:
     with Memory.open(args.db) as memory:
-        rows = memory.history(args.id)
-        node = memory.node(args.id)
-        audits = memory.audits_naming(args.id)
-        active = memory.is_active(args.id)
+        payload = payloads.history_payload(memory, args.id)
     if args.json:
-        print_json({"id": args.id, "kind": node["kind"], "active": active,
-                    "audited_by": audits, "revisions": rows})
+        print_json(payload)
         return 0
-    console().print(table(f"history of {args.id} ({node['kind']}, now {'active' if active else 'inactive'})",
+    rows, active = payload["revisions"], payload["active"]
+    console().print(table(f"history of {args.id} ({payload['kind']}, now {'active' if active else 'inactive'})",
                           ["event", "kind", "time", "status", "by", "reason"],
                           [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
                             r["reason"] or ""] for r in rows]))

@@ -4,43 +4,21 @@ from __future__ import annotations
 
 
 import argparse
-import sys
 import time
+from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+from jtms.arguments import at_least, id_list
+from jtms.exit_codes import ExitCode
 from jtms.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from jtms.progress import progress_bar
 from theory.errors import InputError
 from theory.graphfile import load_graph
-from theory.justifications import JustificationEnumerator
+from theory.justifications import minimal_justifications
 from theory.revision import RULES, revise
 from theory.safety import SafetyReport, check_structure
 
-EXIT_OK, EXIT_VIOLATION = 0, 1
 
-
-def _id_list(text: str) -> list[str]:
-    ids = [part.strip() for part in text.split(",") if part.strip()]
-    if not ids:
-        raise argparse.ArgumentTypeError("expected one or more ids separated by commas")
-    return ids
-
-
-def _at_least(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-def register(subparsers) -> None:
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     formatter = argparse.RawDescriptionHelpFormatter
 
     supports = subparsers.add_parser(
@@ -56,7 +34,7 @@ def register(subparsers) -> None:
     )
     supports.add_argument("graph", metavar="GRAPH", help="graph file (DESIGN.md section 4 format)")
     supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
-    supports.add_argument("--limit", type=_at_least(1), default=None, metavar="N", help="stop after N justifications")
+    supports.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="stop after N justifications")
     supports.add_argument("--formula", action="store_true", help="also print the support formula (sympy DNF)")
     supports.add_argument("--json", action="store_true", help="machine output")
     supports.set_defaults(func=run_supports)
@@ -74,7 +52,7 @@ def register(subparsers) -> None:
         ),
     )
     revise_parser.add_argument("graph", metavar="GRAPH", help="graph file")
-    revise_parser.add_argument("--audit", required=True, type=_id_list, metavar="ID[,ID...]",
+    revise_parser.add_argument("--audit", required=True, type=id_list, metavar="ID[,ID...]",
                                help="node ids to invalidate (evidence or claims)")
     revise_parser.add_argument("--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)")
     revise_parser.add_argument("--json", action="store_true", help="machine output")
@@ -99,31 +77,27 @@ def register(subparsers) -> None:
     )
     check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
     check.add_argument("--db", metavar="PATH", help="check a stored memory (as it stands after its audits) instead of a file")
-    check.add_argument("--claim", type=_id_list, metavar="ID[,ID...]", help="check only these claims")
-    check.add_argument("--max-justifications", type=_at_least(0), default=64, metavar="N",
-                       help="list at most N minimal justifications per unsafe claim (default 64; 0 = all)")
+    check.add_argument("--claim", type=id_list, metavar="ID[,ID...]", help="check only these claims")
+    check.add_argument("--max-listed", "--max-justifications", dest="max_listed", type=at_least(0), default=64,
+                       metavar="N", help="list at most N minimal justifications per unsafe claim "
+                       "(default 64; 0 = all; --max-justifications is its old name)")
     check.add_argument("--summary", action="store_true",
                        help="verdicts and witness audits only, no certificates (fastest on large graphs)")
     check.add_argument("--json", action="store_true", help="machine output")
     check.set_defaults(func=run_check)
 
 
-def run_supports(args) -> int:
+def run_supports(args: argparse.Namespace) -> int:
     structure = load_graph(args.graph)
     try:
         claim = structure.require_claim(args.claim)
     except InputError as error:
         raise error.with_source(args.graph) from None
-    enumerator = JustificationEnumerator.for_claim(structure, claim)
-    found = []
-    for justification in enumerator:
-        found.append(justification)
-        if args.limit is not None and len(found) >= args.limit:
-            break
+    found = minimal_justifications(structure, claim, limit=args.limit)
     payload = {"claim": claim, "minimal_justifications": sorted_sets(found)}
     if args.json:
         print_json(payload)
-        return EXIT_OK
+        return ExitCode.OK
     out = console()
     rows = [(i + 1, format_set(s), len(s)) for i, s in enumerate(payload["minimal_justifications"])]
     out.print(table(f"Minimal justifications of {claim}", ["#", "evidence", "size"], rows))
@@ -132,61 +106,35 @@ def run_supports(args) -> int:
     if args.formula:
         import sympy
 
-        from theory.formula import to_sympy
+        from theory.formula import compile_support, to_sympy
 
-        expression = to_sympy(enumerator.circuit, enumerator.root)
+        compiled = compile_support(structure, [claim])
+        expression = to_sympy(compiled.circuit, compiled.roots[claim])
         out.print(f"f_{claim} = {sympy.simplify_logic(expression, form='dnf')}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
-def run_revise(args) -> int:
+def run_revise(args: argparse.Namespace) -> int:
     structure = load_graph(args.graph)
     try:
         result = revise(structure, args.audit, args.rule)
     except InputError as error:
         raise error.with_source(args.graph) from None
-    payload = {
-        "rule": result.rule,
-        "audit": sorted_ids(result.audit),
-        "retired": sorted_ids(result.retired),
-        "active": sorted_ids(result.active),
-    }
+    payload = result.to_dict()
     if args.json:
         print_json(payload)
-        return EXIT_OK
+        return ExitCode.OK
     out = console()
     out.print(f"rule [bold]{result.rule}[/bold], audit {format_set(result.audit)}")
     rows = [(node, structure.kind(node).value, "retired") for node in payload["retired"]]
     rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
     out.print(table("State after the audit", ["node", "kind", "status"], rows))
-    return EXIT_OK
+    return ExitCode.OK
 
 
-def report_payload(report: SafetyReport) -> dict:
-    return {
-        "influence_safe": report.influence_safe,
-        "claims": [
-            {
-                "id": claim.id,
-                "active": claim.active,
-                "minimal_justifications": sorted_sets(claim.minimal_justifications),
-                "minimal_justifications_complete": claim.minimal_justifications_complete,
-                "influence_safe": claim.influence_safe,
-                "violations": [
-                    {
-                        "kind": violation.kind or None,
-                        "audit": sorted_ids(violation.audit),
-                        "surviving_justification": (
-                            None if violation.surviving_justification is None
-                            else sorted_ids(violation.surviving_justification)
-                        ),
-                    }
-                    for violation in claim.violations
-                ],
-            }
-            for claim in sorted(report.claims, key=lambda c: c.id)
-        ],
-    }
+def report_payload(report: SafetyReport) -> dict[str, Any]:
+    """The ``jtms check --json`` payload (kept for callers; it is :meth:`SafetyReport.to_dict`)."""
+    return report.to_dict()
 
 
 def print_report(report: SafetyReport, title: str) -> None:
@@ -216,37 +164,41 @@ def print_report(report: SafetyReport, title: str) -> None:
     out.print(f"{len(report.claims)} claim(s) checked: {verdict}")
 
 
-def run_check(args) -> int:
+def run_check(args: argparse.Namespace) -> int:
     if args.db and args.graph:
         raise InputError("give either a GRAPH file or --db PATH, not both")
+    blocked: frozenset[str] = frozenset()
     if args.db:
-        from jtms.reconsolidation import load_structure
+        from jtms.reconsolidation import Memory
 
-        structure, source = load_structure(args.db), args.db
+        with Memory.open(args.db) as memory:  # the stored graph and the audits in force
+            structure, blocked, source = memory.structure(), memory.blocked_ids(), args.db
     elif args.graph:
         structure, source = load_graph(args.graph), args.graph
     else:
         raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
-    limit = None if args.max_justifications == 0 else args.max_justifications
+    limit = None if args.max_listed == 0 else args.max_listed
     started = time.perf_counter()
     claims = args.claim
     total = len(claims) if claims else len(structure.claims)
-    show_progress = not args.json and sys.stderr.isatty() and total > 2000
+    done = [0]
     try:
-        with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=Console(stderr=True), transient=True, disable=not show_progress) as bar:
-            task = bar.add_task("check", total=total)
-            report = check_structure(structure, claims, max_justifications=limit, certificates=not args.summary,
-                                     progress=lambda k: bar.advance(task, k))
+        with progress_bar("checking", total, enabled=not args.json and total > 2000, every=500) as update:
+            def advance(k: int) -> None:
+                done[0] += k
+                update(done[0])
+
+            report = check_structure(structure, claims, max_listed=limit, certificates=not args.summary,
+                                     progress=advance, blocked=blocked)
     except InputError as error:
         raise error.with_source(source) from None
     if args.json:
-        payload = report_payload(report)
+        payload = report.to_dict()
         payload["seconds"] = round(time.perf_counter() - started, 6)
         print_json(payload, compact=len(payload["claims"]) > 1000)
     else:
         print_report(report, f"Influence-safety of {source}")
-    return EXIT_OK if report.influence_safe else EXIT_VIOLATION
+    return ExitCode.of(report.influence_safe)
 
 
 ORDER = 10  # position of these commands in `jtms --help`

@@ -6,16 +6,15 @@ step by step (``apply``), comparing every answer with clingo.
 
 - :class:`FunctionBackend` wraps any ``f(structure, blocked) -> active ids`` (for instance
   your own engine: ``jtms fuzz --differential --backend mypkg.engine:active_after``).
-- :func:`engine_backend` is the hook for the persistent ``jtms`` engine of issue 5
-  (``jtms.reconsolidation.Memory``). It is resolved at run time; while the engine is not on
-  this branch the campaign reports it as skipped, with the reason.
+- :func:`engine_backend`: the persistent ``jtms`` engine (``jtms.reconsolidation.Memory``),
+  which every campaign checks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from theory.strategies import AUDIT, AuditStep
 from theory.structure import SupportStructure
@@ -26,7 +25,8 @@ class BackendError(RuntimeError):
 
 
 class Session(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def active(self, blocked: frozenset[str]) -> frozenset[str]:
         """The active state with exactly ``blocked`` audited (independent of earlier calls)."""
@@ -38,7 +38,8 @@ class Session(Protocol):
 
 
 class Backend(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def open(self, structure: SupportStructure) -> Session: ...
 
@@ -75,10 +76,7 @@ class FunctionBackend:
         return _FunctionSession(self.name, self.function, structure)
 
 
-# --- the jtms engine hook (issue 5) ----------------------------------------------------
-
-ENGINE_MODULE = "jtms.reconsolidation"
-"""Where the hook looks for the persistent engine of issue 5 (class ``Memory``)."""
+# --- the jtms engine ------------------------------------------------------------------
 
 
 class _EngineSession:
@@ -92,7 +90,7 @@ class _EngineSession:
 
     name = "jtms-engine"
 
-    def __init__(self, memory_class, structure: SupportStructure):
+    def __init__(self, memory_class: Any, structure: SupportStructure):
         self.memory = memory_class.create(":memory:", durability="off")
         self.memory.import_graph(structure, source="<fuzz>")
         self.base = self.memory.active_ids()
@@ -133,15 +131,8 @@ class EngineBackend:
         return _EngineSession(self.memory_class, structure)
 
 
-def engine_backend() -> tuple[Backend | None, str]:
-    """(backend, "") if the production engine is importable, else (None, why it is skipped)."""
-    import importlib
+def engine_backend() -> Backend:
+    """The production engine, ``jtms.reconsolidation.Memory``, as a campaign backend."""
+    from jtms.reconsolidation import Memory  # deferred: the fuzzer imports no SQLite until asked
 
-    try:
-        module = importlib.import_module(ENGINE_MODULE)
-    except ImportError:
-        return None, f"jtms engine (issue 5) not on this branch: no module {ENGINE_MODULE}"
-    memory_class = getattr(module, "Memory", None)
-    if memory_class is None:
-        return None, f"{ENGINE_MODULE} has no Memory class"
-    return EngineBackend(memory_class), ""
+    return EngineBackend(Memory)

@@ -21,10 +21,18 @@ baseline the benchmark compares against).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-import clingo
-
+from theory.optional import import_optional
 from theory.structure import Kind, SupportStructure
+
+clingo: Any = None  # the optional engine, imported on first use (extra ``clingo``)
+
+
+def _load_clingo() -> None:
+    global clingo
+    if clingo is None:
+        clingo = import_optional("clingo", "clingo")
 
 _ARGS = ["--warn=none", "--models=0"]
 
@@ -46,6 +54,7 @@ class ClingoOracle:
             raise ValueError(f"unknown encoding {encoding!r}")
         self.encoding = encoding
         self.ids = sorted(structure.nodes)
+        _load_clingo()
         self._ctl = clingo.Control(_ARGS)
         if encoding == "backend":
             self._build_backend(structure)
@@ -155,6 +164,7 @@ def program_text(
 
 def fresh_active_state(structure: SupportStructure, audit: Iterable[str] = ()) -> frozenset[str]:
     """Baseline: a new Control per audit, audited evidence left out, audited claims underived."""
+    _load_clingo()
     ctl = clingo.Control(_ARGS)
     ctl.add("base", [], program_text(structure, audit=frozenset(audit)) + "#show h/1.\n")
     ctl.ground([("base", [])])
@@ -165,3 +175,34 @@ def fresh_active_state(structure: SupportStructure, audit: Iterable[str] = ()) -
     if len(models) != 1:
         raise OracleError(f"expected exactly one stable model, got {len(models)}")
     return models[0]
+
+
+def clingo_conflict_sets(
+    structure: SupportStructure, nodes: Iterable[str], blocked: Iterable[str] = ()
+) -> frozenset[frozenset[str]]:
+    """Conflict sets of a nogood according to clingo: the program of :func:`program_text`,
+    each evidence item's ``off`` atom a free choice, ``blocked`` nodes off, every node of
+    ``nodes`` required; subset-maximal ``off`` sets by domain-heuristic enumeration
+    (``domRec``) are the subset-minimal evidence sets, through stable models (so a support
+    loop never holds by itself)."""
+
+    def term(node_id: str) -> str:
+        return '"' + node_id.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    off = frozenset(blocked)
+    free = sorted(structure.evidence - off)
+    lines = [program_text(structure)]
+    lines += [f"off({term(n)})." for n in sorted(off)]
+    lines += [f"{{ off({term(e)}) }}.\n#heuristic off({term(e)}). [1, true]" for e in free]
+    lines += [f":- not h({term(n)})." for n in sorted(frozenset(nodes))]
+    ctl = clingo.Control(_ARGS + ["--heuristic=Domain", "--enum-mode=domRec"])
+    ctl.add("base", [], "\n".join(lines) + "\n")
+    ctl.ground([("base", [])])
+    found: list[frozenset[str]] = []
+
+    def on_model(model: clingo.Model) -> None:
+        gone = {s.arguments[0].string for s in model.symbols(atoms=True) if s.name == "off"}
+        found.append(frozenset(free) - gone)
+
+    ctl.solve(on_model=on_model)
+    return frozenset(found)

@@ -16,13 +16,11 @@ but kept by the rule, *over-revised* ids are retired by the rule but kept by exa
 
 from __future__ import annotations
 
-import importlib
 import os
 import random
-import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +34,7 @@ from theory.revision import RULES, RevisionRule, exact
 from theory.structure import SupportStructure
 
 from jtms.fuzz.shapes import shape
+from jtms.plugins import load_callable
 
 Progress = Callable[[int, int], None]
 
@@ -46,37 +45,17 @@ Progress = Callable[[int, int], None]
 def load_rule(spec: str) -> tuple[str, RevisionRule]:
     """``MODULE:FUNCTION`` (or a built-in rule name) -> (display name, callable).
 
-    The current directory is importable, as with ``python -m``. Every failure raises
-    :class:`InputError` with a one-line message (exit code 2 in the CLI).
+    Loading goes through :func:`jtms.plugins.load_callable` (the current directory is
+    importable). Every failure raises :class:`InputError` with a one-line message.
     """
     if ":" not in spec:
         if spec in RULES:
             return f"theory.revision:{spec}", RULES[spec]
         raise InputError(
-            f"--rule {spec!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule) "
+            f"{spec[:200]!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule) "
             f"or a built-in rule ({', '.join(RULES)})"
         )
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise InputError(f"--rule {spec!r}: expected MODULE:FUNCTION")
-    cwd = os.getcwd()
-    if cwd not in sys.path and "" not in sys.path:
-        sys.path.insert(0, cwd)
-    try:
-        target: Any = importlib.import_module(module_name)
-    except Exception as error:  # ImportError, SyntaxError, anything raised at import time
-        raise InputError(
-            f"--rule {spec!r}: cannot import module {module_name!r} "
-            f"({error.__class__.__name__}: {error})"
-        ) from None
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise InputError(f"--rule {spec!r}: module {module_name!r} has no attribute {attribute!r}") from None
-    if not callable(target):
-        raise InputError(f"--rule {spec!r}: {attribute!r} is not callable")
-    return spec, target
+    return spec, load_callable(spec)
 
 
 # --- one comparison --------------------------------------------------------------------
@@ -131,7 +110,7 @@ class GraphOptions:
 
     max_evidence: int = 5
     max_claims: int = 6
-    max_justifications: int = 3
+    max_alternatives: int = 3
     max_antecedents: int = 3
     max_depth: int | None = None
     max_fan_in: int | None = None
@@ -155,7 +134,7 @@ def _cases(draw: st.DrawFn, options: GraphOptions) -> tuple[SupportStructure, fr
             evidence_only=options.evidence_only,
             max_evidence=options.max_evidence,
             max_claims=options.max_claims,
-            max_justifications=options.max_justifications,
+            max_alternatives=options.max_alternatives,
             max_antecedents=options.max_antecedents,
             cycles=cycles,
             premises=options.premises,
@@ -205,7 +184,8 @@ def reduce_case(
     step makes the case strictly smaller.
     """
 
-    def build(nodes, justifications):
+    def build(nodes: Iterable[str], justifications: Iterable[tuple[str, Iterable[str]]]) -> SupportStructure:
+        nodes = list(nodes)
         evidence = [n for n in nodes if n in structure.evidence]
         claims = [n for n in nodes if n in structure.claims]
         texts = {n: structure.nodes[n].text for n in nodes}
@@ -331,9 +311,9 @@ def fuzz_rule(
     """Check ``rule`` against exact revision on ``examples`` random pairs (see module doc)."""
     options = options or GraphOptions()
     if examples < 1:
-        raise InputError("--examples must be at least 1")
+        raise InputError(f"examples must be at least 1, got {examples}")
     seed = random.randrange(2**32) if seed is None else seed
-    report = FuzzReport(rule=name or getattr(rule, "__name__", "rule"), seed=seed, options=options)
+    report = FuzzReport(rule=name or str(getattr(rule, "__name__", "rule")), seed=seed, options=options)
     shapes: set[int] = set()
     first: list[tuple[SupportStructure, frozenset[str]]] = []
     strategy = options.strategy()
@@ -341,7 +321,7 @@ def fuzz_rule(
     @hypothesis_seed(seed)
     @hypothesis_settings(examples, (Phase.generate,))
     @given(strategy)
-    def explore(case):
+    def explore(case: tuple[SupportStructure, frozenset[str]]) -> None:
         structure, audit = case
         report.examples += 1
         shapes.add(shape(structure, audit))
@@ -366,14 +346,15 @@ def fuzz_rule(
     return report
 
 
-def _shrink(rule, strategy, examples, seed, fallback) -> Counterexample:
+def _shrink(rule: RevisionRule, strategy: st.SearchStrategy[tuple[SupportStructure, frozenset[str]]],
+            examples: int, seed: int, fallback: tuple[SupportStructure, frozenset[str]]) -> Counterexample:
     failing: list[tuple[SupportStructure, frozenset[str]]] = []
     calls = [0]
 
     @hypothesis_seed(seed)
     @hypothesis_settings(examples, (Phase.generate, Phase.shrink))
     @given(strategy)
-    def search(case):
+    def search(case: tuple[SupportStructure, frozenset[str]]) -> None:
         calls[0] += 1
         if compare(rule, *case) is not None:
             failing.append(case)
@@ -390,7 +371,7 @@ def _shrink(rule, strategy, examples, seed, fallback) -> Counterexample:
     after_hypothesis = graph_size(structure)
     first_size = graph_size(failing[0][0] if failing else fallback[0])
 
-    def fails(s, a):
+    def fails(s: SupportStructure, a: frozenset[str]) -> bool:
         calls[0] += 1
         return compare(rule, s, a) is not None
 

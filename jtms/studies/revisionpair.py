@@ -116,10 +116,11 @@ def generate(seed: int = SEED, pairs: int = PAIRS) -> list[World]:
 
 
 def _table_bytes(memory, table: str) -> bytes:
-    columns = {"nodes": "num, id, kind, text, author, expression, value, status",
-               "justifications": "claim, antecedents",
-               "revisions": "node, status"}[table]
-    rows = memory._db.execute(f"SELECT {columns} FROM {table} ORDER BY 1, 2").fetchall()
+    columns = {"nodes": ("num", "id", "kind", "text", "author", "expression", "value", "status"),
+               "justifications": ("claim", "antecedents"),
+               "revisions": ("node", "status")}[table]
+    rows = sorted(([row[c] for c in columns] for row in memory.table(table)),
+                  key=lambda row: (row[0], row[1]))
     return json.dumps(rows, separators=(",", ":")).encode()
 
 

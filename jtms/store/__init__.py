@@ -1,0 +1,55 @@
+"""Storage of a memory: one protocol (:mod:`jtms.store.protocol`), one module per backend.
+
+``open_store`` and ``create_store`` pick the backend from the location: a file path (or
+``:memory:``) is SQLite (:mod:`jtms.store.sqlite`); ``postgresql://...`` is PostgreSQL
+(:mod:`jtms.store.postgres`, when installed). All SQL of the project lives in this package.
+
+```python
+from jtms.store import create_store
+
+store = create_store(":memory:")
+with store.read():
+    store.last_event()      # 1: the init event
+```
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from theory.errors import InputError
+
+from jtms.store.protocol import Backend, Checkpoint, EventRow, Store
+
+POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+
+
+def _backend(location: str) -> Backend:
+    if location.startswith(POSTGRES_PREFIXES):
+        try:
+            from jtms.store.postgres import PostgresStore  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        except ImportError as error:
+            raise InputError(f"PostgreSQL memories need the PostgreSQL backend ({error})",
+                             source=location.split("?", 1)[0]) from None
+        backend: Backend = PostgresStore  # type: ignore[assignment,unused-ignore]
+        return backend
+    from jtms.store.sqlite import SqliteStore
+
+    return SqliteStore
+
+
+def open_store(location: str | Path, durability: str = "full",
+               busy_timeout: float | None = None) -> Store:
+    """An existing memory at ``location``; anything else is an :class:`InputError`."""
+    location = str(location)
+    return _backend(location).open(location, durability, busy_timeout)
+
+
+def create_store(location: str | Path, durability: str = "full",
+                 busy_timeout: float | None = None) -> Store:
+    """A new, empty memory at ``location`` (refused with "already exists" if there is one)."""
+    location = str(location)
+    return _backend(location).create(location, durability, busy_timeout)
+
+
+__all__ = ["Checkpoint", "EventRow", "Store", "create_store", "open_store"]

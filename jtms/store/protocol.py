@@ -1,0 +1,303 @@
+"""The storage protocol of a memory: what :class:`jtms.reconsolidation.Memory` needs from a
+database, and nothing more. One module per backend implements it (:mod:`jtms.store.sqlite`,
+the embedded default; :mod:`jtms.store.postgres`, shared by many agents). All SQL lives in
+those modules; ``Memory`` (and through it the CLI, the server, the reviewer, the context and
+the studies) only calls the methods below.
+
+The stored model (every backend keeps the same one):
+
+- ``events``: one per write (``init``, ``import``, ``add-evidence``, ``add-claim``,
+  ``add-justification``, ``audit``, ``reinstate``), with increasing integer ids. The event log
+  is the source of truth; a process that has seen events up to ``k`` catches up by reading
+  what events ``(k, last]`` wrote (:meth:`Store.events`, :meth:`Store.nodes`,
+  :meth:`Store.justifications`, :meth:`Store.revisions`, :meth:`Store.supports`).
+- ``nodes`` and ``justifications``: dense numbers ``0, 1, ...`` in creation order, each with
+  the event that created it; a node carries its status at creation.
+- ``revisions``: one row per change of a node's status (``active``/``inactive``), by event.
+- ``supports``: one row per assignment of a support pointer (the justification an active
+  claim rests on, and its derivation rank), by event: at creation, on (re)activation, and
+  when an audit switches a claim to another justification. With the revisions they give the
+  exact incremental state after every event, so no reader recomputes a fixpoint to open.
+- ``checkpoints``: derived data, not history: an opaque blob (:class:`Checkpoint`) holding
+  the whole incremental state at one event, written now and then by a writer so that opening
+  reads one blob plus the log tail after it. A backend keeps at least the latest one.
+
+Everything except checkpoints is append-only: a backend must refuse ``UPDATE`` and
+``DELETE`` on it (triggers in SQLite and PostgreSQL).
+
+Transactions are explicit and connection-agnostic (a backend owns its connection):
+
+- :meth:`Store.read` is one read snapshot: every method called inside it sees the same
+  committed state (SQLite: a deferred transaction in WAL mode; PostgreSQL: ``REPEATABLE READ
+  READ ONLY``). Another process may commit meanwhile; the snapshot does not see it.
+- :meth:`Store.write` takes the memory's write lock *first* (SQLite ``BEGIN IMMEDIATE``;
+  PostgreSQL: a transaction-level advisory lock on the memory), so that everything read inside
+  it is the latest committed state and nothing else can commit until it ends. Leaving it
+  normally commits; an exception rolls back and propagates. Waiting for the lock longer than
+  the busy timeout raises :class:`theory.errors.InputError` saying how long it waited.
+
+Reads outside a transaction are not allowed (they could mix snapshots); backends may raise.
+Every database fault (unreadable, corrupt, foreign, read-only, locked, wrong schema version)
+surfaces as one :class:`theory.errors.InputError` with a one-line message; nothing is
+changed by a failed call.
+
+Example (any backend; ``Memory`` does this for you)::
+
+    >>> from jtms.store import open_store                    # doctest: +SKIP
+    >>> store = open_store("jtms.db")                        # doctest: +SKIP
+    >>> with store.read():                                   # doctest: +SKIP
+    ...     last = store.last_event()
+    ...     new = store.events(after=0, upto=last)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+ACTIVE, INACTIVE = "active", "inactive"
+EVENT_KINDS = ("init", "import", "add-evidence", "add-claim", "add-justification", "audit",
+               "reinstate")
+TABLES = ("events", "nodes", "justifications", "revisions", "supports")
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One event of the log. ``roots``: the audited ids (audits only); ``target``: the audit a
+    reinstatement undoes (reinstatements only); ``source``: the imported file (imports)."""
+
+    id: int
+    kind: str
+    time: str
+    actor: str | None = None
+    reason: str | None = None
+    roots: tuple[str, ...] | None = None
+    target: int | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    """A node as the incremental state needs it (number, id, kind, creating event, status then)."""
+
+    num: int
+    id: str
+    evidence: bool
+    event: int
+    status: str
+
+
+@dataclass(frozen=True)
+class NewNode:
+    """A node to insert (the writer chooses ``num``: the next dense number)."""
+
+    num: int
+    id: str
+    kind: str                     # "evidence" or "claim"
+    text: str
+    author: str | None
+    expression: str | None
+    value: str | None
+    event: int
+    status: str
+
+
+@dataclass(frozen=True)
+class JustificationRow:
+    num: int
+    claim: int
+    antecedents: tuple[int, ...]  # sorted node numbers, no repeats
+    event: int
+
+
+@dataclass(frozen=True)
+class RevisionRow:
+    seq: int                      # increasing: the order the changes were written in
+    node: int
+    status: str
+    event: int
+
+
+@dataclass(frozen=True)
+class SupportRow:
+    seq: int                      # increasing: the order the pointers were written in
+    node: int
+    justification: int
+    rank: int
+    event: int
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """A node's creation (``seq`` 0) or one revision of its status, with its event."""
+
+    seq: int
+    status: str
+    event: int
+    kind: str
+    time: str
+    actor: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class WithdrawalRow:
+    """A node whose latest revision made it inactive, with that event."""
+
+    node: str
+    event: int
+    kind: str
+    reason: str | None
+    actor: str | None
+    time: str
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The incremental state at ``event``, serialised by the caller (the backend stores bytes)."""
+
+    event: int
+    data: bytes
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A memory's database. See the module docstring for the model and the transactions."""
+
+    location: str
+
+    def close(self) -> None: ...
+
+    def read(self) -> AbstractContextManager[None]:
+        """One read snapshot for everything called inside."""
+        ...
+
+    def write(self) -> AbstractContextManager[None]:
+        """One write transaction holding the write lock from its start (commit on success)."""
+        ...
+
+    def set_durability(self, durability: str) -> None:
+        """``full`` (sync every commit), ``normal`` (survive a process crash) or ``off``."""
+        ...
+
+    # --- the event log (inside read() or write()) ----------------------------------------------
+    def last_event(self) -> int:
+        """The id of the latest committed event (the init event of a new memory: 1)."""
+        ...
+
+    def events(self, after: int, upto: int) -> list[EventRow]:
+        """Events with ``after < id <= upto``, by id."""
+        ...
+
+    def event(self, event_id: int) -> EventRow | None: ...
+
+    def open_audits(self) -> list[EventRow]:
+        """Audit events that have not been reinstated, by id."""
+        ...
+
+    def nodes(self, first: int = 0) -> list[NodeRow]:
+        """Nodes numbered ``first`` or higher, by number."""
+        ...
+
+    def justifications(self, first: int = 0) -> list[JustificationRow]:
+        """Justifications numbered ``first`` or higher, by number."""
+        ...
+
+    def revisions(self, after: int, upto: int) -> list[RevisionRow]:
+        """Revisions written by events ``after < event <= upto``, by seq."""
+        ...
+
+    def supports(self, after: int, upto: int) -> list[SupportRow]:
+        """Support pointers written by events ``after < event <= upto``, by seq."""
+        ...
+
+    def checkpoint(self) -> Checkpoint | None:
+        """The latest checkpoint, or None."""
+        ...
+
+    # --- reads for people ----------------------------------------------------------------------
+    def texts(self) -> dict[str, str]:
+        """Node id -> its text."""
+        ...
+
+    def creation_events(self) -> dict[str, int]:
+        """Node id -> the event that created it."""
+        ...
+
+    def node_record(self, node_id: str) -> dict[str, Any] | None:
+        """``id``, ``kind``, ``text``, ``author``, ``expression``, ``value``, ``created`` (time)."""
+        ...
+
+    def calculations(self) -> list[tuple[str, str, str]]:
+        """(id, expression, recorded value) of every evidence with a calculation, by number."""
+        ...
+
+    def history(self, num: int) -> list[HistoryRow]:
+        """The creation of node ``num``, then each revision, oldest first."""
+        ...
+
+    def audits_naming(self, node_id: str) -> list[int]:
+        """Ids of the audit events whose roots include ``node_id``."""
+        ...
+
+    def last_deactivation(self, num: int) -> int | None:
+        """The event of the latest revision that made node ``num`` inactive."""
+        ...
+
+    def withdrawals(self) -> list[WithdrawalRow]:
+        """Nodes whose latest revision is ``inactive``, latest first."""
+        ...
+
+    def stored_status(self) -> dict[int, str]:
+        """Node number -> its current status (latest revision, else status at creation)."""
+        ...
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        """Every stored row of one of :data:`TABLES`, in primary-key order (export, studies)."""
+        ...
+
+    def problems(self) -> list[str]:
+        """The backend's own integrity checks (empty when sound)."""
+        ...
+
+    # --- writes (inside write()) ----------------------------------------------------------------
+    def append_event(self, kind: str, time: str, *, actor: str | None = None,
+                     reason: str | None = None, roots: Sequence[str] | None = None,
+                     target: int | None = None, source: str | None = None) -> int:
+        """Append one event; returns its id (larger than every earlier one)."""
+        ...
+
+    def add_nodes(self, nodes: Iterable[NewNode]) -> None: ...
+
+    def add_justifications(self, justifications: Iterable[JustificationRow]) -> None: ...
+
+    def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None: ...
+
+    def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
+        """(node, justification, rank) triples, in the order given."""
+        ...
+
+    def put_checkpoint(self, checkpoint: Checkpoint) -> None:
+        """Store ``checkpoint`` (it may drop older ones)."""
+        ...
+
+
+class Backend(Protocol):
+    """A backend module's store class: how a memory is created and opened at a location."""
+
+    def create(self, location: str, durability: str = "full",
+               busy_timeout: float | None = None) -> Store:
+        """A new, empty memory (InputError "already exists" if there is one)."""
+        ...
+
+    def open(self, location: str, durability: str = "full",
+             busy_timeout: float | None = None) -> Store:
+        """An existing memory (InputError for anything else, before writing anything)."""
+        ...
+
+
+__all__ = ["ACTIVE", "Backend", "Checkpoint", "EVENT_KINDS", "EventRow", "HistoryRow", "INACTIVE",
+           "JustificationRow", "NewNode", "NodeRow", "RevisionRow", "Store", "SupportRow",
+           "TABLES", "WithdrawalRow"]

@@ -1,0 +1,553 @@
+"""The SQLite backend of :class:`jtms.store.protocol.Store` (the embedded default).
+
+Everything that is history is append-only and the database enforces it (triggers): events,
+nodes, justifications, revisions and supports are never updated or deleted. Only the
+``checkpoints`` table (derived data: a cache of the incremental state) is replaced.
+
+Transactions: the database runs in WAL mode, so a reader's snapshot (``BEGIN`` ... first
+``SELECT``) never blocks a writer and never sees a later commit; a writer takes the write lock
+with ``BEGIN IMMEDIATE`` before it reads anything, so writers are serialised and each reads
+the latest state. ``durability="full"`` (default) syncs every commit, ``"normal"`` survives a
+crash of the process but not of the machine.
+
+Faults are refused before anything is written, each as one :class:`InputError` line: a
+missing folder or file, a folder, an empty file, a file that is not SQLite, an SQLite file
+that is not a jtms memory (checked by reading only: the journal mode of a foreign file is
+never switched), another schema version (which one, and what to do), a corrupt file, a
+read-only file or folder (reads still work; a write is refused before it starts), the write
+lock held by another process past the busy timeout (how long it waited), and two ``init`` of
+one path at once (one wins; the others say "already exists").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from theory.errors import InputError
+
+from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
+                                 NodeRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
+
+SCHEMA_VERSION = 2
+APPLICATION = "jtms-memory"
+BUSY_TIMEOUT_S = 60.0
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+SCHEMA = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- Every write is one event: an import, an addition, an audit or a reinstatement.
+CREATE TABLE events (
+    id     INTEGER PRIMARY KEY,
+    kind   TEXT NOT NULL CHECK (kind IN ('init', 'import', 'add-evidence', 'add-claim',
+                                         'add-justification', 'audit', 'reinstate')),
+    time   TEXT NOT NULL,
+    actor  TEXT,                 -- reviewer of an audit, author of an addition
+    reason TEXT,
+    roots  TEXT,                 -- audit: JSON list of the audited node ids
+    target INTEGER REFERENCES events (id),   -- reinstate: the audit it undoes
+    source TEXT,                 -- import: the file
+    CHECK ((kind = 'audit') = (roots IS NOT NULL)),
+    CHECK ((kind = 'reinstate') = (target IS NOT NULL))
+);
+CREATE UNIQUE INDEX events_one_reinstatement ON events (target) WHERE kind = 'reinstate';
+
+CREATE TABLE nodes (
+    num        INTEGER PRIMARY KEY,           -- dense node number (0, 1, ...)
+    id         TEXT NOT NULL UNIQUE,
+    kind       TEXT NOT NULL CHECK (kind IN ('evidence', 'claim')),
+    text       TEXT NOT NULL DEFAULT '',
+    author     TEXT,
+    expression TEXT,                          -- evidence: an executed calculation ...
+    value      TEXT,                          -- ... and the value it gave
+    event      INTEGER NOT NULL REFERENCES events (id),
+    status     TEXT NOT NULL CHECK (status IN ('active', 'inactive'))   -- at creation
+);
+
+CREATE TABLE justifications (
+    num         INTEGER PRIMARY KEY,
+    claim       INTEGER NOT NULL REFERENCES nodes (num),
+    antecedents TEXT NOT NULL,                -- space-separated node numbers, sorted
+    event       INTEGER NOT NULL REFERENCES events (id)
+);
+
+-- One row per change of a node's status, written by the event that caused it.
+CREATE TABLE revisions (
+    seq    INTEGER PRIMARY KEY,
+    node   INTEGER NOT NULL REFERENCES nodes (num),
+    status TEXT NOT NULL CHECK (status IN ('active', 'inactive')),
+    event  INTEGER NOT NULL REFERENCES events (id)
+);
+CREATE INDEX revisions_by_node ON revisions (node, seq);
+CREATE INDEX revisions_by_event ON revisions (event);
+
+-- One row per support pointer assigned (creation, reactivation, switch), by event.
+CREATE TABLE supports (
+    seq           INTEGER PRIMARY KEY,
+    node          INTEGER NOT NULL REFERENCES nodes (num),
+    justification INTEGER NOT NULL REFERENCES justifications (num),
+    rank          INTEGER NOT NULL,
+    event         INTEGER NOT NULL REFERENCES events (id)
+);
+CREATE INDEX supports_by_event ON supports (event);
+CREATE INDEX supports_by_node ON supports (node, seq);
+CREATE INDEX nodes_by_event ON nodes (event);
+
+-- Derived data (a cache of the incremental state at one event), replaced now and then.
+CREATE TABLE checkpoints (
+    event INTEGER PRIMARY KEY REFERENCES events (id),
+    data  BLOB NOT NULL
+);
+"""
+
+IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports")
+
+
+def _triggers() -> str:
+    statements = []
+    for table in IMMUTABLE_TABLES:
+        for action in ("UPDATE", "DELETE"):
+            statements.append(
+                f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} "
+                f"BEGIN SELECT RAISE(ABORT, '{table} are immutable (append-only memory)'); END;"
+            )
+    return "\n".join(statements)
+
+
+def _split(script: str) -> list[str]:
+    """Statements of a script (triggers contain ';' inside BEGIN ... END)."""
+    statements, current = [], ""
+    for line in script.splitlines():
+        stripped = line.split("--", 1)[0].rstrip()
+        if not stripped:
+            continue
+        current += stripped + "\n"
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements
+
+
+def _busy_timeout(value: float | None) -> float:
+    if value is not None:
+        return float(value)
+    text = os.environ.get("JTMS_BUSY_TIMEOUT")
+    if text:
+        try:
+            seconds = float(text)
+        except ValueError:
+            raise InputError(f"JTMS_BUSY_TIMEOUT must be a number of seconds, got {text[:40]!r}") from None
+        if seconds >= 0:
+            return seconds
+        raise InputError(f"JTMS_BUSY_TIMEOUT must be >= 0, got {text[:40]!r}")
+    return BUSY_TIMEOUT_S
+
+
+def _fault(error: sqlite3.Error, location: str, waited: float | None = None,
+           timeout: float | None = None) -> InputError:
+    """One line for a database error (the CLI turns it into exit 2)."""
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        return InputError(f"the memory is locked by another writer: waited {waited or 0:.1f} s "
+                          f"(busy timeout {timeout or 0:g} s; set JTMS_BUSY_TIMEOUT to wait "
+                          f"longer); nothing written", source=location)
+    if "readonly" in text or "read-only" in text:
+        return InputError("read-only memory (the file or its folder is not writable); "
+                          "nothing written", source=location)
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return InputError(f"corrupt memory ({text}); nothing written", source=location)
+    return InputError(f"database error ({text}); nothing written", source=location)
+
+
+def _check_folder(path: Path) -> None:
+    folder = path.parent
+    if not folder.exists():
+        raise InputError(f"folder {str(folder)!r} does not exist", source=str(path))
+    if not folder.is_dir():
+        raise InputError(f"{str(folder)!r} is not a folder", source=str(path))
+
+
+class SqliteStore:
+    """A memory in one SQLite file (or ``:memory:``). See :mod:`jtms.store.protocol`."""
+
+    def __init__(self, connection: sqlite3.Connection, location: str, writable: bool,
+                 busy_timeout: float):
+        self._db = connection
+        self.location = location
+        self.writable = writable
+        self.busy_timeout = busy_timeout
+
+    # --- opening ------------------------------------------------------------------------------
+    @classmethod
+    def _connect(cls, path: str, durability: str, busy_timeout: float,
+                 read_only: bool = False) -> sqlite3.Connection:
+        if durability not in ("full", "normal", "off"):
+            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        if read_only:
+            target, uri = Path(path).resolve().as_uri() + "?mode=ro", True
+        else:
+            target, uri = path, False
+        connection = sqlite3.connect(target, isolation_level=None, timeout=busy_timeout,
+                                     check_same_thread=False, uri=uri)
+        connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")  # per connection
+        connection.execute(f"PRAGMA synchronous = {durability.upper()}")          # per connection
+        return connection
+
+    @classmethod
+    def create(cls, location: str | Path, durability: str = "full",
+               busy_timeout: float | None = None) -> "SqliteStore":
+        """A new, empty memory at ``location`` (it must not exist, or be an empty file)."""
+        timeout = _busy_timeout(busy_timeout)
+        location = str(location)
+        if location == ":memory:":
+            store = cls(cls._connect(location, durability, timeout), location, True, timeout)
+            store._install()
+            return store
+        path = Path(location)
+        _check_folder(path)
+        created = False
+        if path.is_dir():
+            raise InputError("is a folder, not a memory file", source=location)
+        if not path.exists():
+            try:
+                os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                created = True
+            except FileExistsError:
+                raise InputError("already exists (remove it or use another --db)",
+                                 source=location) from None
+            except OSError as error:
+                raise InputError(f"cannot create the memory: {error.strerror}", source=location) from None
+        elif path.stat().st_size > 0:
+            raise InputError("already exists (remove it or use another --db)", source=location)
+        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+            raise InputError("read-only: cannot create a memory here (the file or its folder is "
+                             "not writable)", source=location)
+        try:
+            store = cls(cls._connect(location, durability, timeout), location, True, timeout)
+            store._install()
+        except BaseException:
+            if created:
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    try:
+                        os.unlink(location + suffix)
+                    except OSError:
+                        pass
+            raise
+        return store
+
+    def _install(self) -> None:
+        db = self._db
+        started = time.monotonic()
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+        try:
+            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                raise InputError("already exists (remove it or use another --db)", source=self.location)
+            for statement in _split(SCHEMA + _triggers()):
+                db.execute(statement)
+            db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
+                           [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
+            db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (_now(),))
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            db.execute("ROLLBACK") if db.in_transaction else None
+            raise _fault(error, self.location) from None
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    @classmethod
+    def open(cls, location: str | Path, durability: str = "full",
+             busy_timeout: float | None = None) -> "SqliteStore":
+        """An existing memory; every other file is refused before anything is written."""
+        timeout = _busy_timeout(busy_timeout)
+        location = str(location)
+        path = Path(location)
+        _check_folder(path)
+        if not path.exists():
+            raise InputError("no memory here (create one with `jtms init`)", source=location)
+        if path.is_dir():
+            raise InputError("is a folder, not a memory file", source=location)
+        try:
+            with open(path, "rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+        except OSError as error:
+            raise InputError(f"cannot read the memory: {error.strerror}", source=location) from None
+        if not header:
+            raise InputError("empty file, not a jtms memory (remove it, then `jtms init`)",
+                             source=location)
+        if header != SQLITE_HEADER:
+            raise InputError("not a jtms memory (not an SQLite database)", source=location)
+        writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+        try:
+            connection = cls._connect(location, durability, timeout, read_only=not writable)
+        except sqlite3.Error as error:
+            raise _fault(error, location) from None
+        try:
+            # reads only: a foreign file is refused before any statement that writes
+            rows = dict(connection.execute(
+                "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')"))
+        except sqlite3.Error as error:
+            connection.close()
+            text = str(error)
+            if "no such table" in text:
+                raise InputError("not a jtms memory (an SQLite database without the jtms tables)",
+                                 source=location) from None
+            if not writable and "unable to open" in text:
+                raise InputError("read-only memory that cannot be read without writing its WAL "
+                                 "index (make the folder writable)", source=location) from None
+            raise _fault(error, location) from None
+        if rows.get("application") != APPLICATION:
+            connection.close()
+            raise InputError("not a jtms memory (an SQLite database of another application)",
+                             source=location)
+        version = rows.get("schema_version")
+        if version != str(SCHEMA_VERSION):
+            connection.close()
+            shown = (version or "missing")[:20]
+            advice = ("written by a newer jtms: upgrade jtms-revision"
+                      if version and version.isdigit() and int(version) > SCHEMA_VERSION else
+                      "export it with the jtms that wrote it (`jtms export`), then `jtms init` a "
+                      "new memory and import it")
+            raise InputError(f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: "
+                             f"{advice}", source=location)
+        return cls(connection, location, writable, timeout)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def set_durability(self, durability: str) -> None:
+        if durability not in ("full", "normal", "off"):
+            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        self._db.execute(f"PRAGMA synchronous = {durability.upper()}")
+
+    # --- transactions -------------------------------------------------------------------------
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        db = self._db
+        try:
+            db.execute("BEGIN")
+            db.execute("SELECT 1 FROM meta LIMIT 1").fetchall()  # the snapshot starts here
+        except sqlite3.Error as error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise _fault(error, self.location) from None
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise _fault(error, self.location) from None
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")  # nothing was written: end the snapshot
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        if not self.writable:
+            raise InputError("read-only memory (the file or its folder is not writable); "
+                             "nothing written", source=self.location)
+        db = self._db
+        started = time.monotonic()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+        try:
+            yield
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+        except BaseException:
+            if db.in_transaction:  # a failed COMMIT may already have rolled back
+                db.execute("ROLLBACK")
+            raise
+
+    # --- the event log ------------------------------------------------------------------------
+    def last_event(self) -> int:
+        return int(self._db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
+
+    @staticmethod
+    def _event_row(row: tuple[Any, ...]) -> EventRow:
+        event_id, kind, when, actor, reason, roots, target, source = row
+        return EventRow(event_id, kind, when, actor, reason,
+                        tuple(json.loads(roots)) if roots is not None else None, target, source)
+
+    _EVENT_COLUMNS = "id, kind, time, actor, reason, roots, target, source"
+
+    def events(self, after: int, upto: int) -> list[EventRow]:
+        return [self._event_row(r) for r in self._db.execute(
+            f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id > ? AND id <= ? ORDER BY id",
+            (after, upto))]
+
+    def event(self, event_id: int) -> EventRow | None:
+        if not -(1 << 63) <= event_id < (1 << 63):
+            return None
+        row = self._db.execute(f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id = ?",
+                               (event_id,)).fetchone()
+        return self._event_row(row) if row else None
+
+    def open_audits(self) -> list[EventRow]:
+        return [self._event_row(r) for r in self._db.execute(
+            f"SELECT {self._EVENT_COLUMNS} FROM events WHERE kind = 'audit' AND id NOT IN "
+            "(SELECT target FROM events WHERE kind = 'reinstate') ORDER BY id")]
+
+    def nodes(self, first: int = 0) -> list[NodeRow]:
+        return [NodeRow(num, node_id, kind == "evidence", event, status)
+                for num, node_id, kind, event, status in self._db.execute(
+                    "SELECT num, id, kind, event, status FROM nodes WHERE num >= ? ORDER BY num",
+                    (first,))]
+
+    def justifications(self, first: int = 0) -> list[JustificationRow]:
+        return [JustificationRow(num, claim, tuple(map(int, antecedents.split())), event)
+                for num, claim, antecedents, event in self._db.execute(
+                    "SELECT num, claim, antecedents, event FROM justifications WHERE num >= ? "
+                    "ORDER BY num", (first,))]
+
+    def revisions(self, after: int, upto: int) -> list[RevisionRow]:
+        return [RevisionRow(*row) for row in self._db.execute(
+            "SELECT seq, node, status, event FROM revisions WHERE event > ? AND event <= ? "
+            "ORDER BY seq", (after, upto))]
+
+    def supports(self, after: int, upto: int) -> list[SupportRow]:
+        return [SupportRow(*row) for row in self._db.execute(
+            "SELECT seq, node, justification, rank, event FROM supports WHERE event > ? "
+            "AND event <= ? ORDER BY seq", (after, upto))]
+
+    def checkpoint(self) -> Checkpoint | None:
+        row = self._db.execute(
+            "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1").fetchone()
+        return Checkpoint(int(row[0]), bytes(row[1])) if row else None
+
+    # --- reads for people ---------------------------------------------------------------------
+    def texts(self) -> dict[str, str]:
+        return dict(self._db.execute("SELECT id, text FROM nodes"))
+
+    def creation_events(self) -> dict[str, int]:
+        return dict(self._db.execute("SELECT id, event FROM nodes"))
+
+    def node_record(self, node_id: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
+            "FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = ?", (node_id,)).fetchone()
+        keys = ("id", "kind", "text", "author", "expression", "value", "created")
+        return dict(zip(keys, row)) if row else None
+
+    def calculations(self) -> list[tuple[str, str, str]]:
+        return [tuple(row) for row in self._db.execute(  # type: ignore[misc]
+            "SELECT id, expression, value FROM nodes WHERE kind = 'evidence' "
+            "AND expression IS NOT NULL ORDER BY num")]
+
+    def history(self, num: int) -> list[HistoryRow]:
+        rows = [HistoryRow(0, *row) for row in self._db.execute(
+            "SELECT n.status, e.id, e.kind, e.time, e.actor, e.reason FROM nodes n "
+            "JOIN events e ON e.id = n.event WHERE n.num = ?", (num,))]
+        rows += [HistoryRow(*row) for row in self._db.execute(
+            "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
+            "JOIN events e ON e.id = r.event WHERE r.node = ? ORDER BY r.seq", (num,))]
+        return rows
+
+    def audits_naming(self, node_id: str) -> list[int]:
+        return [row[0] for row in self._db.execute(
+            "SELECT e.id FROM events e, json_each(e.roots) r WHERE e.kind = 'audit' "
+            "AND r.value = ? ORDER BY e.id", (node_id,))]
+
+    def last_deactivation(self, num: int) -> int | None:
+        row = self._db.execute(
+            "SELECT event FROM revisions WHERE node = ? AND status = 'inactive' "
+            "ORDER BY seq DESC LIMIT 1", (num,)).fetchone()
+        return int(row[0]) if row else None
+
+    def withdrawals(self) -> list[WithdrawalRow]:
+        return [WithdrawalRow(*row) for row in self._db.execute(
+            "SELECT n.id, r.event, e.kind, e.reason, e.actor, e.time FROM revisions r "
+            "JOIN nodes n ON n.num = r.node JOIN events e ON e.id = r.event "
+            "WHERE r.seq IN (SELECT max(seq) FROM revisions GROUP BY node) "
+            "AND r.status = 'inactive' ORDER BY r.seq DESC")]
+
+    def stored_status(self) -> dict[int, str]:
+        status = dict(self._db.execute("SELECT num, status FROM nodes"))
+        for node, value in self._db.execute(
+            "SELECT node, status FROM revisions WHERE seq IN "
+            "(SELECT max(seq) FROM revisions GROUP BY node)"
+        ):
+            status[node] = value
+        return status
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        if table not in TABLES:
+            raise InputError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
+        cursor = self._db.execute(f"SELECT * FROM {table} ORDER BY 1")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
+
+    def problems(self) -> list[str]:
+        problems: list[str] = []
+        result = [row[0] for row in self._db.execute("PRAGMA integrity_check")]
+        if result != ["ok"]:
+            problems.extend(f"sqlite integrity: {line}" for line in result)
+        for table, rowid, parent, _ in self._db.execute("PRAGMA foreign_key_check"):
+            problems.append(f"foreign key: {table} row {rowid} refers to a missing {parent}")
+        return problems
+
+    # --- writes -------------------------------------------------------------------------------
+    def append_event(self, kind: str, time: str, *, actor: str | None = None,
+                     reason: str | None = None, roots: Sequence[str] | None = None,
+                     target: int | None = None, source: str | None = None) -> int:
+        cursor = self._db.execute(
+            "INSERT INTO events (kind, time, actor, reason, roots, target, source) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (kind, time, actor, reason, json.dumps(list(roots)) if roots is not None else None,
+             target, source))
+        return int(cursor.lastrowid or 0)
+
+    def add_nodes(self, nodes: Iterable[NewNode]) -> None:
+        self._db.executemany(
+            "INSERT INTO nodes (num, id, kind, text, author, expression, value, event, status)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((n.num, n.id, n.kind, n.text, n.author, n.expression, n.value, n.event, n.status)
+             for n in nodes))
+
+    def add_justifications(self, justifications: Iterable[JustificationRow]) -> None:
+        self._db.executemany(
+            "INSERT INTO justifications (num, claim, antecedents, event) VALUES (?, ?, ?, ?)",
+            ((j.num, j.claim, " ".join(map(str, j.antecedents)), j.event) for j in justifications))
+
+    def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None:
+        self._db.executemany("INSERT INTO revisions (node, status, event) VALUES (?, ?, ?)",
+                             ((n, status, event) for n in nodes))
+
+    def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
+        self._db.executemany(
+            "INSERT INTO supports (node, justification, rank, event) VALUES (?, ?, ?, ?)",
+            ((n, j, r, event) for n, j, r in pointers))
+
+    def put_checkpoint(self, checkpoint: Checkpoint) -> None:
+        self._db.execute("DELETE FROM checkpoints")
+        self._db.execute("INSERT INTO checkpoints (event, data) VALUES (?, ?)",
+                         (checkpoint.event, checkpoint.data))
+
+
+def _now() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+__all__ = ["APPLICATION", "BUSY_TIMEOUT_S", "SCHEMA_VERSION", "SqliteStore"]

@@ -1,0 +1,24 @@
+"""Canonical order of ids and of families of id sets: the order every JSON output uses
+(DESIGN.md section 4: sorted ids, sorted lists).
+
+>>> from theory.canonical import sorted_sets
+>>> sorted_sets([{"b", "a"}, {"c"}])
+[['c'], ['a', 'b']]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def sorted_ids(ids: Iterable[str]) -> list[str]:
+    """Ids as a sorted list."""
+    return sorted(ids)
+
+
+def sorted_sets(sets: Iterable[Iterable[str]]) -> list[list[str]]:
+    """A family of id sets as sorted lists, the family itself sorted (by size, then ids)."""
+    return sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
+
+
+__all__ = ["sorted_ids", "sorted_sets"]

@@ -1,0 +1,110 @@
+"""Contradictions: when a nogood is active, and its conflict sets.
+
+A nogood is a set of nodes that must not all be active together (DESIGN.md section 2). It
+is *active* (a contradiction) when all its nodes are active. Its *conflict sets* are the
+minimal evidence sets under which all its nodes are active: the minimal true sets of the
+conjunction of their support functions, f_N(X) = AND over n in N of f_n(X). They come from
+the solver core: the conjunction is one more AND gate on the hash-consed circuit of
+:func:`theory.formula.compile_support` (which unrolls support loops to the least fixpoint,
+so a loop never creates a conflict), enumerated by
+:class:`theory.justifications.JustificationEnumerator`.
+
+In a stored memory the audits in force count: blocked nodes are inactive whatever the
+evidence (:meth:`SupportStructure.under_audit`), so a conflict set never uses them, and a
+nogood naming one is not active.
+
+>>> from theory import SupportStructure
+>>> from theory.conflicts import conflict_sets
+>>> g = SupportStructure.build(
+...     evidence=["a", "b", "c"], claims=["x", "y"],
+...     justifications=[("x", ["a"]), ("x", ["b"]), ("y", ["b", "c"])])
+>>> sorted(sorted(s) for s in conflict_sets(g, ["x", "y"]))
+[['b', 'c']]
+>>> sorted(sorted(s) for s in conflict_sets(g, ["x", "y"], blocked=["b"]))
+[]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from itertools import islice
+
+from theory.fixpoint import active_state
+from theory.formula import compile_support
+from theory.justifications import JustificationEnumerator
+from theory.structure import Kind, Nogood, SupportStructure
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A nogood, whether it is active, and its conflict sets (empty when it is not active)."""
+
+    nogood: Nogood
+    active: bool
+    conflicts: frozenset[frozenset[str]]
+
+    @property
+    def diagnosable(self) -> bool:
+        """False when a conflict set is empty: its nodes hold without any evidence (premises),
+        so no invalidation of evidence resolves it."""
+        return frozenset() not in self.conflicts
+
+
+def conflict_enumerator(structure: SupportStructure, nodes: Iterable[str]) -> JustificationEnumerator:
+    """The SAT enumerator of the minimal true sets of AND over ``nodes`` of their support."""
+    wanted = structure.require(nodes)
+    claims = sorted(n for n in wanted if structure.kind(n) is Kind.CLAIM)
+    compiled = compile_support(structure, claims)
+    circuit = compiled.circuit
+    gates = [compiled.root(c) for c in claims]
+    gates += [circuit.var(e) for e in sorted(wanted) if structure.kind(e) is Kind.EVIDENCE]
+    return JustificationEnumerator(circuit, circuit.and_(gates))
+
+
+def conflict_sets(
+    structure: SupportStructure,
+    nodes: Iterable[str],
+    blocked: Iterable[str] = (),
+    limit: int | None = None,
+) -> frozenset[frozenset[str]]:
+    """The minimal evidence sets under which every node of ``nodes`` is active.
+
+    ``blocked`` nodes are forced inactive (the audits in force). Empty when the nodes can
+    never be active together; ``{frozenset()}`` when they are active without evidence.
+    """
+    blocked_ids = structure.require(blocked)
+    wanted = structure.require(nodes)
+    if wanted & blocked_ids:
+        return frozenset()
+    enumerator = conflict_enumerator(structure.under_audit(blocked_ids), wanted)
+    return frozenset(islice(enumerator, limit))
+
+
+def contradictions(
+    structure: SupportStructure,
+    nogoods: Iterable[Nogood] | None = None,
+    blocked: Iterable[str] = (),
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Contradiction, ...]:
+    """Every nogood (default: the structure's own) with its activity and conflict sets.
+
+    Activity is read off the least fixpoint; an inactive nogood has no conflict set (the
+    support functions are monotone and every present evidence item is already on). Sorted
+    by nogood id. ``progress(1)`` is called after each nogood.
+    """
+    chosen = structure.nogoods if nogoods is None else tuple(nogoods)
+    blocked_ids = structure.require(blocked)
+    reduced = structure.under_audit(blocked_ids)
+    active = active_state(structure, blocked=blocked_ids)
+    result = []
+    for nogood in sorted(chosen, key=lambda n: n.id):
+        nodes = structure.require(nogood.nodes)
+        is_active = nodes <= active
+        conflicts: frozenset[frozenset[str]] = frozenset()
+        if is_active:
+            conflicts = frozenset(conflict_enumerator(reduced, nodes))
+        result.append(Contradiction(nogood, is_active, conflicts))
+        if progress is not None:
+            progress(1)
+    return tuple(result)

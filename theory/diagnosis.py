@@ -1,0 +1,186 @@
+"""Diagnoses: the minimal sets of evidence whose invalidation leaves no nogood active.
+
+Reiter's theory of diagnosis (DESIGN.md section 2): the diagnoses are the minimal hitting
+sets of all conflict sets of the active nogoods (:mod:`theory.conflicts`). Each diagnosis
+comes with its impact, the dry run of exact revision (:mod:`theory.revision`): what it
+retires and which downstream claims it keeps (influence would retire them; an independent
+justification survives).
+
+:func:`diagnoses` lists them cheapest first, fewest claims retired, then fewest evidence
+items, then by ids. The ranking is exact and needs no enumeration of the costly ones: a
+MaxSAT problem (python-sat's RC2) over one variable ``x_e`` per candidate evidence item
+(kept) and one ``y_c`` per active claim downstream of them (stays active):
+
+- hard: every conflict set loses an item, ``OR over e in S of NOT x_e``;
+- hard: ``y_c -> f_c(x)``, the support function of c (least fixpoint, so loops never keep a
+  claim) on the solver core's circuit, evidence outside the candidates fixed present;
+- soft: ``y_c`` with weight ``W = candidates + 1``, ``x_e`` with weight 1.
+
+An optimum costs ``W * retired claims + |D|``; it is a minimal hitting set (a strictly
+smaller one would be cheaper). After each answer D the clause ``OR over e in D of x_e``
+blocks D and its supersets, so the next optimum is the next diagnosis in cost order.
+:func:`minimal_hitting_sets` enumerates the same family, unranked, with
+``pysat.examples.hitman`` (smallest first).
+
+>>> from theory import SupportStructure
+>>> from theory.structure import Nogood
+>>> from theory.diagnosis import diagnoses
+>>> g = SupportStructure.build(
+...     evidence=["a", "b", "c"], claims=["x", "y", "z"],
+...     justifications=[("x", ["a"]), ("y", ["b"]), ("y", ["c"]), ("z", ["a"])],
+...     nogoods=[Nogood("n1", frozenset({"x", "y"}))])
+>>> [(sorted(d.invalidate), sorted(d.retires)) for d in diagnoses(g)]
+[(['b', 'c'], ['b', 'c', 'y']), (['a'], ['a', 'x', 'z'])]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+
+from pysat.examples.hitman import Hitman
+from pysat.examples.rc2 import RC2
+from pysat.formula import WCNF, IDPool
+
+from theory.cnf import encode
+from theory.conflicts import Contradiction, contradictions
+from theory.fixpoint import active_state
+from theory.formula import compile_support
+from theory.index import index_of
+from theory.revision import downstream_numbers, exact
+from theory.structure import Kind, SupportStructure
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Invalidate ``invalidate`` (evidence): exact revision retires ``retires`` (the
+    invalidated items included) and keeps ``keeps`` (downstream claims that stay active)."""
+
+    invalidate: frozenset[str]
+    retires: frozenset[str]
+    keeps: frozenset[str]
+    retired_claims: int
+
+    @property
+    def cost(self) -> tuple[int, int]:
+        """(claims retired, evidence invalidated): the ranking key, smaller first."""
+        return self.retired_claims, len(self.invalidate)
+
+
+def minimal_hitting_sets(sets: Iterable[Iterable[str]], limit: int | None = None) -> Iterator[frozenset[str]]:
+    """The minimal hitting sets of ``sets``, smallest first (``pysat.examples.hitman``).
+
+    Nothing when one of the sets is empty (it cannot be hit); ``{}`` when there is no set.
+
+    >>> sorted(sorted(h) for h in minimal_hitting_sets([{"a", "b"}, {"b", "c"}]))
+    [['a', 'c'], ['b']]
+    """
+    family = [sorted(set(s)) for s in sets]
+    if any(not s for s in family):
+        return
+    if not family:
+        yield frozenset()
+        return
+    hitman = Hitman(bootstrap_with=family, htype="sorted")
+    try:
+        for hitting_set in islice(hitman.enumerate(), limit):
+            yield frozenset(hitting_set)
+    finally:
+        hitman.delete()
+
+
+def impact(structure: SupportStructure, invalidate: Iterable[str], blocked: Iterable[str] = ()) -> Diagnosis:
+    """The dry run of invalidating ``invalidate`` with ``blocked`` already audited: what exact
+    revision retires, and the active claims downstream of ``invalidate`` that it keeps
+    (influence would retire them; another justification survives)."""
+    blocked_ids = structure.require(blocked)
+    return _impact(structure, structure.under_audit(blocked_ids),
+                   active_state(structure, blocked=blocked_ids), structure.require(invalidate))
+
+
+def _impact(structure: SupportStructure, reduced: SupportStructure, before: frozenset[str],
+            audit: frozenset[str]) -> Diagnosis:
+    retired = exact(reduced, audit)
+    index = index_of(structure)
+    reached = index.names(downstream_numbers(index, index.numbers(audit)))
+    kept = frozenset(n for n in reached - retired
+                     if n in before and structure.kind(n) is Kind.CLAIM)
+    claims = sum(1 for n in retired if structure.kind(n) is Kind.CLAIM)
+    return Diagnosis(audit, retired, kept, claims)
+
+
+def _ranking_key(d: Diagnosis) -> tuple[int, int, list[str]]:
+    return d.retired_claims, len(d.invalidate), sorted(d.invalidate)
+
+
+def diagnoses(
+    structure: SupportStructure,
+    found: Sequence[Contradiction] | None = None,
+    blocked: Iterable[str] = (),
+    limit: int | None = None,
+) -> tuple[Diagnosis, ...]:
+    """Every diagnosis of the active, diagnosable contradictions, cheapest first.
+
+    ``found`` are the contradictions (default: :func:`theory.conflicts.contradictions` of the
+    structure's nogoods); ``blocked`` the audits in force; ``limit`` keeps the ``limit``
+    cheapest (ties at the cut broken by ids, so the answer is deterministic). A
+    contradiction with an empty conflict set has no diagnosis over evidence and is left
+    out here (``Contradiction.diagnosable``); the others are still diagnosed. Empty when no
+    diagnosable contradiction is active.
+    """
+    blocked_ids = structure.require(blocked)
+    if found is None:
+        found = contradictions(structure, blocked=blocked_ids)
+    conflicts = sorted({s for c in found if c.active and c.diagnosable for s in c.conflicts},
+                       key=lambda s: (len(s), sorted(s)))
+    if not conflicts or limit == 0:
+        return ()
+    reduced = structure.under_audit(blocked_ids)
+    candidates = sorted(set().union(*conflicts))
+    pool = IDPool()
+    keep = {e: pool.id(("x", e)) for e in candidates}
+    wcnf = WCNF()
+    for conflict in conflicts:
+        wcnf.append([-keep[e] for e in sorted(conflict)])
+    index = index_of(reduced)
+    active = active_state(structure, blocked=blocked_ids)
+    affected = sorted(
+        index.ids[n] for n in downstream_numbers(index, index.numbers(candidates))
+        if not index.is_evidence[n] and index.ids[n] in active
+    )
+    weight = len(candidates) + 1
+    if affected:
+        compiled = compile_support(reduced, affected)
+
+        def inputs(name: str) -> int | bool:
+            return keep.get(name, True)
+
+        clauses: set[tuple[int, ...]] = set()
+        for claim in affected:
+            encoding = encode(compiled.circuit, compiled.root(claim), pool, inputs, positive=True)
+            if encoding.root is True:
+                continue  # cannot be retired by these candidates
+            stays = pool.id(("y", claim))
+            clauses.update(tuple(c) for c in encoding.clauses)
+            clauses.add((-stays,) if encoding.root is False else (-stays, encoding.root))
+            wcnf.append([stays], weight=weight)
+        for clause in sorted(clauses):
+            wcnf.append(list(clause))
+    for e in candidates:
+        wcnf.append([keep[e]], weight=1)
+    answers: list[Diagnosis] = []
+    cut: int | None = None
+    with RC2(wcnf) as solver:
+        while True:
+            model = solver.compute()
+            if model is None or (cut is not None and solver.cost > cut):
+                break
+            literals = set(model)
+            invalidate = frozenset(e for e in candidates if -keep[e] in literals)
+            answers.append(_impact(structure, reduced, active, invalidate))
+            if limit is not None and len(answers) == limit:
+                cut = solver.cost  # collect the ties at the cut, then sort them by ids
+            solver.add_clause([keep[e] for e in sorted(invalidate)])
+    answers.sort(key=_ranking_key)
+    return tuple(answers[:limit] if limit is not None else answers)
