@@ -125,6 +125,7 @@ class ContextClaimPayload(TypedDict):
     id: str
     text: str
     justification: list[str]
+    also_supported_by: list[list[str]]
     score: float
 
 
@@ -176,6 +177,14 @@ class DiscrepancyPayload(TypedDict):
     recorded: str
     recomputed: str | None
     problem: str
+    difference: str | None
+    allowed: str | None
+
+
+class TolerancePayload(TypedDict):
+    mode: str
+    rtol: float | None
+    atol: float | None
 
 
 class ReviewPayload(TypedDict):
@@ -186,6 +195,8 @@ class ReviewPayload(TypedDict):
     refused: list[DiscrepancyPayload]
     audit_id: int | None
     retired: list[str]
+    tolerance: TolerancePayload
+    time_limit_s: float
 
 
 def node_added(change: Change, node_id: str) -> NodeAdded:
