@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -117,12 +118,18 @@ def _evidence_line(node_id: str, text: str) -> str:
     return f"- [evidence] {node_id}: {text}" if text else f"- [evidence] {node_id}"
 
 
-def _claim_line(claim: ContextClaim) -> str:
-    because = " and ".join(claim.justification) if claim.justification else "premise"
-    body = f"{claim.id}: {claim.text}" if claim.text else claim.id
-    also = "; ".join(" and ".join(a) if a else "premise" for a in claim.also)
-    return f"- [claim] {body} (because {because}" + (f"; also supported by {also})" if also
+def _claim_line(node_id: str, text: str, justification: Sequence[str],
+                also: Sequence[Sequence[str]] = ()) -> str:
+    """One claim line (also used by jtms.studies to render other rules' contexts)."""
+    because = " and ".join(justification) if justification else "premise"
+    body = f"{node_id}: {text}" if text else node_id
+    shown = "; ".join(" and ".join(a) if a else "premise" for a in also)
+    return f"- [claim] {body} (because {because}" + (f"; also supported by {shown})" if shown
                                                       else ")")
+
+
+def _line(claim: ContextClaim) -> str:
+    return _claim_line(claim.id, claim.text, claim.justification, claim.also)
 
 
 def _withdrawn_line(item: dict[str, Any]) -> str:
@@ -234,7 +241,7 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
                                  tuple(sorted(ids[a] for a in index.just_antecedents[j])),
                                  score if claim == n else 0.0)
             new_claims.append(entry)
-            new_lines.append(_claim_line(entry))
+            new_lines.append(_line(entry))
             new_costs.append(count_tokens(new_lines[-1]))
             cost += new_costs[-1]
             if cost > draft.left:
@@ -281,7 +288,7 @@ def _add_alternatives(index: "GrowingIndex", state: "SupportState", draft: _Draf
             for alternative in others:
                 grown = ContextClaim(entry.id, entry.text, entry.justification, entry.score,
                                      entry.also + (alternative,))
-                text = _claim_line(grown)
+                text = _line(grown)
                 tokens = count_tokens(text)
                 if tokens - draft.costs[line] > draft.left:
                     return
