@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from theory.errors import InputError
 
-from jtms.output import console, print_json, table
+from jtms.output import console, print_json, table, writable_file
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
@@ -123,6 +123,8 @@ def _validate(args) -> None:
         raise InputError(f"--workers must be at least 1, got {args.workers}")
     if args.n7_slice < 0:
         raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
+    if args.plot:
+        writable_file(args.plot, "--plot")
     if args.dask_address and not args.dask:
         raise InputError("--dask-address needs --dask")
     sizes = (args.graph_evidence, args.graph_claims, args.graph_justifications)
@@ -251,7 +253,7 @@ def _render_counterexamples(out, result: dict) -> None:
         out.print(f"[bold red]counterexample[/] {escape(detail)}")
     hidden = result.get("mismatches", 0) - len(result.get("counterexamples", []))
     if hidden > 0:
-        out.print(f"[red]... and {hidden:,} more counterexamples[/]")
+        out.print(f"... and {hidden:,} more counterexamples", style="red")
 
 
 def _render_graphs(out, g: dict) -> None:
