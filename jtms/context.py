@@ -62,7 +62,7 @@ def count_tokens(text: str) -> int:
     """Approximate model tokens of ``text`` (see the module docstring).
 
     >>> count_tokens("c1 <- e0")
-    5
+    4
     """
     return max(len(_TOKEN.findall(text)), math.ceil(len(text) / 4))
 

@@ -31,6 +31,7 @@ DEFAULT_MEMORY_MARGIN = 1 << 30   # bytes a worker may allocate beyond its inher
 MAX_WORKERS = 4
 STARTUP_LIMIT = 120.0             # seconds a worker may take to start (not counted per call)
 MAX_START_FAILURES = 3            # workers failing to start before the remaining calls fail
+MAX_CHUNK = 32                    # calls sent to a worker at once
 
 
 @dataclass(frozen=True)
@@ -65,21 +66,22 @@ def _serve(function: Callable[..., Any], initializer: Callable[[], None] | None,
         return
     while True:
         try:
-            task = connection.recv()
+            chunk = connection.recv()
         except (EOFError, OSError):
             return
-        if task is None:
+        if chunk is None:
             return
-        try:
-            reply: tuple[str, Any] = ("ok", function(*task))
-        except MemoryError:
-            reply = ("failed", "out of memory")
-        except BaseException as error:  # the worker reports every failure of its call
-            reply = ("failed", f"{type(error).__name__}: {str(error)[:200]}")
-        try:
-            connection.send(reply)
-        except (OSError, ValueError):
-            return
+        for task in chunk:  # one reply per call, as soon as it is done
+            try:
+                reply: tuple[str, Any] = ("ok", function(*task))
+            except MemoryError:
+                reply = ("failed", "out of memory")
+            except BaseException as error:  # the worker reports every failure of its call
+                reply = ("failed", f"{type(error).__name__}: {str(error)[:200]}")
+            try:
+                connection.send(reply)
+            except (OSError, ValueError):
+                return
 
 
 class _Worker:
@@ -91,7 +93,7 @@ class _Worker:
         self.process.start()
         child.close()
         self.ready = False
-        self.task: int | None = None
+        self.tasks: deque[int] = deque()   # calls sent, not yet answered (the first runs)
         self.deadline = time.monotonic() + STARTUP_LIMIT
 
     def stop(self, kill: bool = False) -> None:
@@ -159,29 +161,43 @@ class Sandbox:
     def map(self, calls: Sequence[tuple[Any, ...]]) -> list[CallResult]:
         """One :class:`CallResult` per call, in order.
 
-        A call's time limit runs from when a started worker receives it: worker start-up
-        (importing, forking) is not charged to any call.
+        Calls go to the workers in chunks (fewer wake-ups), each answered as soon as it is
+        done; a call's time limit runs from the previous answer of its worker (or from when
+        a started worker received it): worker start-up is not charged to any call. When a call
+        overruns, its worker is killed and the rest of its chunk goes back to the queue.
         """
         results: list[CallResult | None] = [None] * len(calls)
         pending = deque(range(len(calls)))
         failures = 0
         while len(self._pool) < min(self.workers, len(calls)):
             self._spawn()
-        waiting: dict[Connection, _Worker] = {}   # starting, or running a call
+        waiting: dict[Connection, _Worker] = {}   # starting, or running calls
 
         def assign(worker: _Worker) -> None:
-            index = pending.popleft()
-            worker.task, worker.deadline = index, time.monotonic() + self.time_limit
+            size = max(1, min(MAX_CHUNK, len(pending) // (2 * len(self._pool) or 1)))
+            chunk = [pending.popleft() for _ in range(min(size, len(pending)))]
+            worker.tasks.extend(chunk)
+            worker.deadline = time.monotonic() + self.time_limit
             try:
-                worker.connection.send(calls[index])
+                worker.connection.send([calls[k] for k in chunk])
             except (OSError, ValueError):
-                results[index] = CallResult("failed", reason="worker unavailable")
-                self._retire(worker, kill=True)
+                lost(worker, "worker unavailable")
             else:
                 waiting[worker.connection] = worker
 
-        def replace() -> None:
-            if pending:
+        def lost(worker: _Worker, reason: str) -> None:
+            """The worker is gone: its running call failed, the rest of its chunk is redone."""
+            nonlocal failures
+            self._retire(worker, kill=True)
+            waiting.pop(worker.connection, None)
+            if worker.tasks:
+                first = worker.tasks.popleft()
+                results[first] = CallResult("timeout" if reason.startswith("took") else "failed",
+                                            reason=reason)
+                pending.extendleft(reversed(worker.tasks))
+            elif not worker.ready:
+                failures += 1
+            if pending and failures < MAX_START_FAILURES:
                 new = self._spawn()
                 waiting[new.connection] = new
 
@@ -195,38 +211,27 @@ class Sandbox:
             ready = wait(list(waiting), timeout=timeout)
             for connection in ready:
                 assert isinstance(connection, Connection)
-                worker = waiting.pop(connection)
+                worker = waiting[connection]
                 try:
                     status, value = connection.recv()
                 except (EOFError, OSError):
-                    self._retire(worker, kill=True)
-                    if worker.task is not None:
-                        results[worker.task] = CallResult("failed", reason="worker died")
-                    else:
-                        failures += 1
-                    if failures < MAX_START_FAILURES:
-                        replace()
+                    lost(worker, "worker died")
                     continue
                 if status == "ready":
                     worker.ready = True
                 else:
-                    assert worker.task is not None
-                    results[worker.task] = (CallResult("ok", value) if status == "ok"
-                                            else CallResult("failed", reason=value))
-                    worker.task = None
-                if pending:
-                    assign(worker)
+                    index = worker.tasks.popleft()
+                    results[index] = (CallResult("ok", value) if status == "ok"
+                                      else CallResult("failed", reason=value))
+                    worker.deadline = time.monotonic() + self.time_limit
+                if not worker.tasks:
+                    del waiting[connection]
+                    if pending:
+                        assign(worker)
             now = time.monotonic()
             for connection, worker in list(waiting.items()):
                 if worker.deadline <= now and connection not in ready:
-                    del waiting[connection]
-                    self._retire(worker, kill=True)
-                    if worker.task is None:
-                        failures += 1
-                    else:
-                        results[worker.task] = CallResult(
-                            "timeout", reason=f"took longer than {self.time_limit:g} s")
-                    if failures < MAX_START_FAILURES:
-                        replace()
+                    lost(worker, f"took longer than {self.time_limit:g} s" if worker.ready
+                         else "worker did not start")
         return [r if r is not None else CallResult("failed", reason="no worker could start")
                 for r in results]
