@@ -226,6 +226,14 @@ def test_sandbox_time_limit_kills_only_the_slow_call():
     assert results[1].reason == "took longer than 0.5 s"
 
 
+def test_sandbox_requeues_the_rest_of_a_chunk_after_an_overrun():
+    calls = [(0.0,)] * 12
+    calls[3] = calls[9] = (30.0,)
+    with Sandbox(_sleep_then, workers=1, time_limit=1.0) as sandbox:
+        results = sandbox.map(calls)
+    assert [r.status for r in results] == ["timeout" if k in (3, 9) else "ok" for k in range(12)]
+
+
 def test_sandbox_survives_a_dying_worker_and_reuses_workers():
     with Sandbox(os._exit, workers=1, time_limit=5) as sandbox:
         assert sandbox.map([(3,)])[0].reason == "worker died"
