@@ -20,12 +20,16 @@ with Memory.create("jtms.db") as memory:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict  # pydantic (the MCP output schemas) needs it below 3.12
 
 from jtms.output import sorted_ids
 from jtms.reconsolidation import AuditResult, Change, Memory
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.diagnosis import ContradictionReview
+    from jtms.reviewer import ReviewReport
 
 
 class NodeAdded(TypedDict):
@@ -197,6 +201,17 @@ class ReviewPayload(TypedDict):
     retired: list[str]
     tolerance: TolerancePayload
     time_limit_s: float
+    # the active contradictions (:mod:`jtms.diagnosis`): the keys of ``jtms diagnose``
+    contradictions: list[dict[str, Any]]
+    undiagnosable: list[str]
+    proposed_diagnosis: dict[str, Any] | None
+    diagnosis_audit: dict[str, Any] | None
+
+
+def review_payload(report: "ReviewReport", found: "ContradictionReview") -> ReviewPayload:
+    """``review``: the discrepancies and their audit, then the active contradictions, the
+    cheapest diagnosis and its audit (when applied)."""
+    return {**report.as_dict(), **found.to_dict()}  # type: ignore[typeddict-item]
 
 
 def node_added(change: Change, node_id: str) -> NodeAdded:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 import argparse
+from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 from theory.graphfile import load_document
@@ -13,6 +14,9 @@ from theory.graphfile import load_document
 from jtms import payloads
 from jtms.output import console, print_json, table
 from jtms.reconsolidation import Memory
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.diagnosis import ContradictionReview
 
 DEFAULT_DB = "jtms.db"
 
@@ -62,6 +66,12 @@ def register(subparsers) -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
     p.set_defaults(func=run_init)
 
+    p = _common(subparsers.add_parser(
+        "upgrade", help="bring a memory written by an older jtms to this schema version",
+        description="Upgrade an SQLite memory of an older schema version in place, in one "
+                    "transaction (example: jtms upgrade --db old.db)."))
+    p.set_defaults(func=run_upgrade)
+
     p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
@@ -104,6 +114,8 @@ def register(subparsers) -> None:
 
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
     p.add_argument("id", metavar="ID")
+    p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
+                   help="dot / mermaid: the certificate (or broken justifications) as a drawing")
     p.set_defaults(func=run_explain)
 
     p = _common(subparsers.add_parser(
@@ -130,6 +142,8 @@ def register(subparsers) -> None:
     p.add_argument("--exact", action="store_true", help="require exact equality")
     p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
                    help="wall-clock limit per calculation (default 5)")
+    p.add_argument("--apply", action="store_true",
+                   help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
     p.set_defaults(func=run_review)
 
 
@@ -138,6 +152,12 @@ def register(subparsers) -> None:
 def run_init(args) -> int:
     Memory.create(args.db).close()
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
+
+
+def run_upgrade(args) -> int:
+    changed = Memory.upgrade(args.db)
+    return _report(args, {"db": args.db, "upgraded": changed},
+                   f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
 
 
 def run_import(args) -> int:
@@ -220,6 +240,11 @@ def run_history(args) -> int:
 def run_explain(args) -> int:
     with Memory.open(args.db) as memory:
         explanation = memory.explain(args.id)
+        if args.format != "text":
+            from jtms.drawing import FORMATS, certificate_drawing
+
+            print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
+            return 0
     if args.json:
         print_json(explanation.as_dict())
         return 0
@@ -258,6 +283,7 @@ def run_context(args) -> int:
 
 
 def run_review(args) -> int:
+    from jtms.diagnosis import review_contradictions
     from jtms.quantities import Tolerance
     from jtms.reviewer import review
     from jtms.sandbox import DEFAULT_TIME_LIMIT
@@ -265,14 +291,17 @@ def run_review(args) -> int:
     explicit = args.rtol is not None or args.atol is not None
     if args.exact and explicit:
         raise InputError("--exact excludes --rtol and --atol")
+    if args.apply and args.dry_run:
+        raise InputError("--apply audits a diagnosis, --dry-run audits nothing: give one of them")
     tolerance = (Tolerance("exact") if args.exact else
                  Tolerance("explicit", args.rtol or 0.0, args.atol or 0.0) if explicit else
                  Tolerance())
     with Memory.open(args.db) as memory:
         report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run,
                         tolerance=tolerance, time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
+        found = review_contradictions(memory, apply=args.apply, reviewer=args.reviewer)
     if args.json:
-        print_json(report.as_dict())
+        print_json(payloads.review_payload(report, found))
     else:
         out = console()
         mode = {"stated": "at each recorded value's stated precision", "exact": "exactly",
@@ -289,7 +318,29 @@ def run_review(args) -> int:
                             [[d.id, d.expression, d.problem] for d in report.refused]))
         if report.audit is not None:
             out.print(f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}")
+        _print_contradictions(found)
     return 0
+
+
+def _print_contradictions(found: "ContradictionReview") -> None:
+    """The contradictions part of ``jtms review`` (see :mod:`jtms.diagnosis`)."""
+    out = console()
+    active = found.report.active
+    if not active:
+        return
+    out.print(f"{len(active)} active contradiction(s): "
+              + ", ".join(f"{c.nogood.id} {{{', '.join(sorted(c.nogood.nodes))}}}" for c in active))
+    for c in found.report.undiagnosable:
+        out.print(f"  {c.nogood.id}: no diagnosis over evidence (its nodes hold without evidence)")
+    if found.report.diagnoses:
+        d = found.report.diagnoses[0]
+        out.print(f"cheapest diagnosis: invalidate {', '.join(sorted(d.invalidate))} "
+                  f"(retires {d.retired_claims} claim(s): {', '.join(sorted(d.retires))})")
+    if found.applied is not None:
+        a = found.applied.audit
+        out.print(f"audit {a.audit_id}: retired {', '.join(sorted(a.retired))}")
+    elif found.report.diagnoses:
+        out.print("run `jtms review --apply` (or `jtms diagnose --db ... --apply 1`) to audit it")
 
 
 ORDER = 20  # position of these commands in `jtms --help`

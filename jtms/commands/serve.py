@@ -21,7 +21,8 @@ review (results: the keys of the matching command's --json), and the resources
 memory://node/{id} and memory://context (subscribers are notified after writes).
 
 Without --http it speaks MCP on stdin/stdout (an MCP client starts it). With --http it serves
-streamable HTTP at http://HOST:PORT/mcp (port 0 picks a free port; the address is printed on
+streamable HTTP at http://HOST:PORT/mcp, and the memory explorer (a web page: search,
+certificates drawn down to evidence, impact previews, the audit timeline) at / (port 0 picks a free port; the address is printed on
 stderr). HOST defaults to loopback; any other bind needs --token-file, a bearer token every
 request must carry (401 otherwise).
 
@@ -75,7 +76,7 @@ def run_serve(args: argparse.Namespace) -> int:
         if address is None:
             server.run("stdio")
         else:
-            _serve_http(server, address, token, args.allow_host)
+            _serve_http(server, address, token, args.allow_host, args.read_only)
     except KeyboardInterrupt:  # pragma: no cover - Ctrl-C
         pass
     finally:
@@ -84,10 +85,12 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | None,
-                allowed_hosts: list[str]) -> None:
+                allowed_hosts: list[str], read_only: bool) -> None:
+    """Serve ``/mcp`` and the explorer page at ``/`` on one uvicorn app."""
     import uvicorn
 
-    from jtms.serve.http import build_app
+    from jtms.serve.explorer import Explorer
+    from jtms.serve.http import build_app, transport_security
 
     host, port = address
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -100,7 +103,8 @@ def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | N
         raise InputError(f"--http {host}:{port}: cannot bind: {error.strerror}") from None
     sock.listen(128)
     bound = sock.getsockname()[1]
-    app = build_app(server, host, token, allowed_hosts)
+    explorer = Explorer(server.access, transport_security(host, allowed_hosts), read_only, token)
+    app = build_app(server, host, token, allowed_hosts, explorer.routes(), explorer.open_paths)
     shown = f"[{host}]" if ":" in host else host
     print(f"jtms serve: MCP at http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")

@@ -91,6 +91,8 @@ class SubscriberBus:
 class MemoryServer(MCPServer):  # type: ignore[type-arg]
     """An :class:`MCPServer` whose argument errors are one-line tool errors."""
 
+    access: "MemoryAccess"
+
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> CallToolResult | InputRequiredResult:
         try:
@@ -241,11 +243,14 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
         Each one whose result disagrees with its recorded value is a discrepancy; all of them
         are invalidated in one audit (`audit_id`, `retired`) unless `dry_run`. `refused` lists
-        calculations that cannot be re-executed safely (they are not audited)."""
+        calculations that cannot be re-executed safely (they are not audited). `contradictions`
+        lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw."""
+        from jtms.diagnosis import review_contradictions
         from jtms.reviewer import review as run_review
 
         def work(memory: Memory) -> payloads.ReviewPayload:
-            return run_review(memory, reviewer=REVIEWER, dry_run=dry_run).as_dict()  # type: ignore[return-value]
+            return payloads.review_payload(run_review(memory, reviewer=REVIEWER, dry_run=dry_run),
+                                           review_contradictions(memory, reviewer=REVIEWER))
         result = await access(work)
         if result["audit_id"] is not None:
             await changed(result["retired"])
@@ -330,4 +335,5 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         return await access(lambda memory: render_text(memory.context(CONTEXT_BUDGET)),
                             ResourceError)
 
+    server.access = access  # the explorer page reads and writes through the same lock
     return server

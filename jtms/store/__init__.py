@@ -16,10 +16,14 @@ with store.read():
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 
 from jtms.store.protocol import Backend, Checkpoint, EventRow, Store
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.store.sqlite import SqliteStore
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 
@@ -52,4 +56,16 @@ def create_store(location: str | Path, durability: str = "full",
     return _backend(location).create(location, durability, busy_timeout)
 
 
-__all__ = ["Checkpoint", "EventRow", "Store", "create_store", "open_store"]
+def upgrade_store(location: str | Path, durability: str = "full",
+                  busy_timeout: float | None = None) -> "SqliteStore":
+    """An SQLite memory of an older schema version, opened to be upgraded (``jtms upgrade``)."""
+    location = str(location)
+    if location.startswith(POSTGRES_PREFIXES):
+        raise InputError("only SQLite memories have older schema versions to upgrade",
+                         source=location.split("?", 1)[0])
+    from jtms.store.sqlite import SqliteStore
+
+    return SqliteStore.open(location, durability, busy_timeout, upgrading=True)
+
+
+__all__ = ["Checkpoint", "EventRow", "Store", "create_store", "open_store", "upgrade_store"]
