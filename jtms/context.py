@@ -64,7 +64,12 @@ def count_tokens(text: str) -> int:
     >>> count_tokens("c1 <- e0")
     4
     """
-    return max(len(_TOKEN.findall(text)), math.ceil(len(text) / 4))
+    return _cost(len(_TOKEN.findall(text)), len(text))
+
+
+def _cost(words: int, characters: int) -> int:
+    """Tokens of a text of ``words`` words and marks and ``characters`` characters."""
+    return max(words, math.ceil(characters / 4))
 
 
 # the fewest tokens a certificate line can cost (one-character ids, no text)
@@ -145,6 +150,7 @@ class _Draft:
     used: int = 0
     lines: list[str] = field(default_factory=list)
     costs: list[int] = field(default_factory=list)          # tokens of each line
+    words: list[int] = field(default_factory=list)          # its words and marks
     included: set[int] = field(default_factory=set)
     claim_line: dict[int, int] = field(default_factory=dict)   # claim -> its line
     groups: list[list[int]] = field(default_factory=list)     # claims taken with each request
@@ -227,6 +233,7 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
             continue
         new_lines: list[str] = []
         new_costs: list[int] = []
+        new_words: list[int] = []
         new_evidence: list[int] = []
         new_claims: list[ContextClaim] = []
         cost = 0
@@ -235,14 +242,16 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
                 if index.is_evidence[a] and a not in draft.included and a not in new_evidence:
                     new_evidence.append(a)
                     new_lines.append(_evidence_line(ids[a], texts[ids[a]][0]))
-                    new_costs.append(count_tokens(new_lines[-1]))
+                    new_words.append(len(_TOKEN.findall(new_lines[-1])))
+                    new_costs.append(_cost(new_words[-1], len(new_lines[-1])))
                     cost += new_costs[-1]
             entry = ContextClaim(ids[claim], texts[ids[claim]][0],
                                  tuple(sorted(ids[a] for a in index.just_antecedents[j])),
                                  score if claim == n else 0.0)
             new_claims.append(entry)
             new_lines.append(_line(entry))
-            new_costs.append(count_tokens(new_lines[-1]))
+            new_words.append(len(_TOKEN.findall(new_lines[-1])))
+            new_costs.append(_cost(new_words[-1], len(new_lines[-1])))
             cost += new_costs[-1]
             if cost > draft.left:
                 break
@@ -262,6 +271,7 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
                 group.append(claim)
             draft.lines.append(line)
         draft.costs.extend(new_costs)
+        draft.words.extend(new_words)
         draft.groups.append([group[-1], *group[:-1]])   # the requested claim first
         result.claims.extend(new_claims)
         result.evidence.extend((ids[a], texts[ids[a]][0]) for a in new_evidence)
@@ -285,16 +295,29 @@ def _add_alternatives(index: "GrowingIndex", state: "SupportState", draft: _Draf
             k = position[ids[claim]]
             line = draft.claim_line[claim]
             entry = result.claims[k]
+            # token counts add up over the pieces appended before the closing ")" (each piece
+            # starts and ends with a non-word character), so the line is not recounted
+            words, length, cost = draft.words[line], len(draft.lines[line]), draft.costs[line]
+            full = False
             for alternative in others:
-                grown = ContextClaim(entry.id, entry.text, entry.justification, entry.score,
+                piece = ("; " if entry.also else "; also supported by ") + (
+                    " and ".join(alternative) if alternative else "premise")
+                grown_words = words + len(_TOKEN.findall(piece))
+                grown_length = length + len(piece)
+                grown_cost = _cost(grown_words, grown_length)
+                if grown_cost - cost > draft.left:
+                    full = True
+                    break
+                draft.used += grown_cost - cost
+                words, length, cost = grown_words, grown_length, grown_cost
+                entry = ContextClaim(entry.id, entry.text, entry.justification, entry.score,
                                      entry.also + (alternative,))
-                text = _line(grown)
-                tokens = count_tokens(text)
-                if tokens - draft.costs[line] > draft.left:
-                    return
-                draft.used += tokens - draft.costs[line]
-                draft.lines[line], draft.costs[line] = text, tokens
-                entry = result.claims[k] = grown
+            if entry is not result.claims[k]:
+                result.claims[k] = entry
+                draft.lines[line] = _line(entry)
+                draft.words[line], draft.costs[line] = words, cost
+            if full:
+                return
 
 
 def _render(draft: _Draft, withdrawn_lines: list[str], result: Context) -> None:
