@@ -240,3 +240,15 @@ def test_ids_the_cli_cannot_name_are_refused_in_graph_files(folder, bad_id, prob
         code, _, err = run(argv)
         check(code, err, before, db)
         assert code == 2 and problem in err, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["enumerate", "--max-n", "1", "--workers", "100000000000000000000"],
+    ["supports", "examples/or_world.json", "--claim", "claim", "--limit",
+     "100000000000000000000"],
+])
+def test_out_of_range_integers_are_exit_2(argv, monkeypatch):
+    monkeypatch.chdir(Path(__file__).parents[1])
+    code, out, err = run(argv)
+    check(code, err)
+    assert code == 2 and out == ""

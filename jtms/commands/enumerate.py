@@ -104,6 +104,9 @@ def _progress(enabled: bool):
         yield update
 
 
+MAX_WORKERS = 1024  # local worker processes; beyond, the pool cannot even be created
+
+
 def _validate(args) -> None:
     if args.merge is not None and args.n7:
         raise InputError("--merge and --n7 are separate steps: run the parts, then merge them")
@@ -119,8 +122,8 @@ def _validate(args) -> None:
     if not 0 <= args.max_n <= 6:
         raise InputError(f"--max-n must be between 0 and 6, got {args.max_n} "
                          "(n = 7 runs as a measured slice: --n7-slice ROWS)")
-    if args.workers < 1:
-        raise InputError(f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise InputError(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
     if args.n7_slice < 0:
         raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
     if args.plot:
