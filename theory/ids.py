@@ -32,7 +32,8 @@ def id_problem(value: Any) -> str | None:
     if SEPARATOR in value:
         return "contains a comma (the CLI separates ids with commas)"
     if value != value.strip():
-        return "has surrounding whitespace (the CLI strips it)"
+        return ("has surrounding whitespace (ids are written without surrounding spaces: "
+                "the CLI strips them)")
     if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
         return "contains a control character"
     return None
