@@ -226,14 +226,16 @@ class Memory:
     def create(cls, path: str | Path, durability: str = "full",
                busy_timeout: float | None = None) -> "Memory":
         """A new, empty memory (``path``: a file, ``:memory:``, or a backend URL)."""
-        return cls(create_store(path, durability, busy_timeout), str(path))
+        store = create_store(path, durability, busy_timeout)
+        return cls(store, store.location)
 
     @classmethod
     def open(cls, path: str | Path, durability: str = "full",
              busy_timeout: float | None = None) -> "Memory":
         """An existing memory. ``busy_timeout``: seconds a write waits for the write lock
         (default ``JTMS_BUSY_TIMEOUT`` or 60)."""
-        return cls(open_store(path, durability, busy_timeout), str(path))
+        store = open_store(path, durability, busy_timeout)
+        return cls(store, store.location)
 
     @classmethod
     def upgrade(cls, path: str | Path) -> bool:
@@ -470,6 +472,29 @@ class Memory:
         """The id of the latest event this memory has applied (after syncing)."""
         with self.snapshot():
             return self._loaded_now().seen_event
+
+    def wait_for_change(self, after: int | None = None, timeout: float = 60.0) -> int:
+        """Block until a write newer than event ``after`` (default: the latest this memory has
+        applied) is committed by anyone, or ``timeout`` seconds pass; returns the latest event
+        id then, with the in-memory state caught up to it (from the log, O(changes)).
+
+        PostgreSQL pushes a notification at every commit (``LISTEN``/``NOTIFY``): waiting costs
+        no queries. SQLite has no notifications, so there this checks the last event id every
+        50 ms.
+
+        >>> newest = memory.wait_for_change(timeout=30)       # doctest: +SKIP
+        """
+        if self._depth:
+            raise RuntimeError("wait_for_change cannot run inside Memory.snapshot()")
+        seen = self.last_event if after is None else after
+        deadline = time.monotonic() + max(0.0, timeout)
+        waiter = getattr(self._store, "wait_for_change", None)
+        if callable(waiter):
+            waiter(seen, timeout)
+        else:
+            while self.last_event <= seen and time.monotonic() < deadline:
+                time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        return self.last_event
 
     def __contains__(self, node_id: str) -> bool:
         with self.snapshot():

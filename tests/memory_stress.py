@@ -198,14 +198,17 @@ def replay(db: str, writes: list[dict[str, Any]], graph: dict[str, Any]) -> list
     return problems
 
 
-def run(db: Path, seconds: float, writers: int, readers: int, seed: int) -> dict[str, Any]:
+def run(db: Path | str, seconds: float, writers: int, readers: int, seed: int,
+        folder: Path | None = None) -> dict[str, Any]:
+    """``db``: a file or a postgresql:// location; the logs go to ``folder`` (default: the
+    file's folder)."""
     rng = random.Random(seed)
     graph = seed_graph(rng)
     with Memory.create(db) as memory:
         memory.import_graph(graph, source="seed")
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     roles = [("writer", f"w{k}") for k in range(writers)] + [("reader", f"r{k}") for k in range(readers)]
-    logs = {name: db.parent / f"{name}.jsonl" for _, name in roles}
+    logs = {name: (folder or Path(db).parent) / f"{name}.jsonl" for _, name in roles}
     children = [subprocess.Popen([sys.executable, __file__, role, "--db", str(db), "--name", name,
                                   "--seconds", str(seconds), "--seed", str(seed * 100 + k),
                                   "--log", str(logs[name])], env=env)
@@ -262,8 +265,8 @@ def main() -> int:
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
-        db = Path(args.db) if args.db else Path(folder) / "stress.db"
-        summary = run(db, args.seconds, args.writers, args.readers, args.seed)
+        db = args.db or str(Path(folder) / "stress.db")
+        summary = run(db, args.seconds, args.writers, args.readers, args.seed, Path(folder))
     print(json.dumps(summary, indent=1))
     ok = (not summary["unexpected_errors"] and not summary["integrity_problems"]
           and not summary["replay_problems"] and summary["exit_codes"] == [0] * len(summary["exit_codes"]))

@@ -37,12 +37,21 @@ GRAPH = {
 }
 
 
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "memory.db"
+def _make(path: str) -> str:
     with Memory.create(path) as memory:
         memory.import_graph(GRAPH, source="graph")
     return path
+
+
+@pytest.fixture
+def db(memory_location) -> str:
+    """A memory holding GRAPH, on each backend (tests/conftest.py)."""
+    return _make(memory_location())
+
+
+@pytest.fixture
+def sqlite_db(tmp_path) -> Path:
+    return Path(_make(str(tmp_path / "memory.db")))
 
 
 def _once(action):
@@ -58,7 +67,7 @@ def _once(action):
     return make
 
 
-def _same_state(warm: Memory, path: Path) -> None:
+def _same_state(warm: Memory, path: Path | str) -> None:
     with Memory.open(path) as cold:
         assert warm.active_ids() == cold.active_ids()
         assert warm.open_audits() == cold.open_audits()
@@ -194,7 +203,8 @@ def test_open_never_recomputes_the_fixpoint(db, monkeypatch):
         assert memory.integrity_problems() == []
 
 
-def test_an_unusable_checkpoint_falls_back_to_the_log(db):
+def test_an_unusable_checkpoint_falls_back_to_the_log(sqlite_db):
+    db = sqlite_db
     with Memory.open(db) as memory:
         memory.audit(["e1"], reason="r")
         memory.checkpoint()
@@ -209,11 +219,11 @@ def test_an_unusable_checkpoint_falls_back_to_the_log(db):
         assert memory.integrity_problems() == []
 
 
-def test_writers_refresh_the_checkpoint_as_the_tail_grows(tmp_path, monkeypatch):
+def test_writers_refresh_the_checkpoint_as_the_tail_grows(memory_location, monkeypatch):
     import jtms.reconsolidation as reconsolidation
 
     monkeypatch.setattr(reconsolidation, "CHECKPOINT_MIN_ROWS", 3)
-    path = tmp_path / "m.db"
+    path = memory_location()
     with Memory.create(path) as memory:
         assert memory.checkpoint_event is None
         change = memory.import_graph(GRAPH, source="g")  # 4 pointers > 3 rows: checkpoint

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from theory.errors import InputError
@@ -21,9 +22,15 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_DB = "jtms.db"
 
 
+def default_db() -> str:
+    """``$JTMS_DB`` when set (a file or a postgresql:// URL), else ``jtms.db``."""
+    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
+
+
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
-                        help=f"the memory database (default {DEFAULT_DB})")
+    parser.add_argument("--db", default=default_db(), metavar="LOCATION",
+                        help="the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME"
+                             f"?memory=NAME (default $JTMS_DB, else {DEFAULT_DB})")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 

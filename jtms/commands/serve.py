@@ -9,22 +9,23 @@ from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 
-from jtms.commands.memory import DEFAULT_DB
+from jtms.commands.memory import DEFAULT_DB, default_db
 
 if TYPE_CHECKING:
     from jtms.serve.tools import MemoryServer
 
 _HELP = """\
 Serve a memory to agents over MCP (the Model Context Protocol): the tools add_evidence,
-add_claim, add_justification, audit, reinstate, state, explain, history, context, check and
-review (results: the keys of the matching command's --json), and the resources
-memory://node/{id} and memory://context (subscribers are notified after writes).
+add_claim, add_justification, add_nogood, audit, reinstate, state, explain, history,
+context, check, review and diagnose (results: the keys of the matching command's --json),
+and the resources memory://node/{id} and memory://context (subscribers are notified after
+writes).
 
-Without --http it speaks MCP on stdin/stdout (an MCP client starts it). With --http it serves
-streamable HTTP at http://HOST:PORT/mcp, and the memory explorer (a web page: search,
-certificates drawn down to evidence, impact previews, the audit timeline) at / (port 0 picks a free port; the address is printed on
-stderr). HOST defaults to loopback; any other bind needs --token-file, a bearer token every
-request must carry (401 otherwise).
+Without --http it speaks MCP on stdin/stdout (an MCP client starts it). With --http it
+serves streamable HTTP at http://HOST:PORT/mcp and the memory explorer at / (a web page:
+search, certificates drawn down to evidence, impact previews, the audit timeline); port 0
+picks a free port, and the address is printed on stderr. HOST defaults to loopback; any
+other bind needs --token-file, a bearer token every request must carry (401 otherwise).
 
 examples:
   jtms serve --db jtms.db
@@ -37,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("serve", help="serve the memory to agents over MCP (stdio or HTTP)",
                               description=_HELP,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
+    p.add_argument("--db", default=default_db(), metavar="LOCATION",
                    help=f"the memory database (default {DEFAULT_DB})")
     p.add_argument("--http", metavar="HOST:PORT", default=None,
                    help="serve streamable HTTP on HOST:PORT instead of stdio")
@@ -46,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="a Host name clients use to reach a non-loopback bind (repeatable)")
     p.add_argument("--read-only", action="store_true",
-                   help="expose only the reading tools (state, explain, history, context, check)")
+                   help="expose only the reading tools (state, explain, history, context, check, diagnose)")
     p.set_defaults(func=run_serve)
 
 

@@ -50,10 +50,13 @@ def open_store(location: str | Path, durability: str = "full",
 
 
 def create_store(location: str | Path, durability: str = "full",
-                 busy_timeout: float | None = None) -> Store:
-    """A new, empty memory at ``location`` (refused with "already exists" if there is one)."""
+                 busy_timeout: float | None = None, init_time: str | None = None) -> Store:
+    """A new, empty memory at ``location`` (refused with "already exists" if there is one).
+
+    ``init_time`` dates its init event (default: now; ``jtms import-memory`` keeps the
+    exported memory's)."""
     location = str(location)
-    return _backend(location).create(location, durability, busy_timeout)
+    return _backend(location).create(location, durability, busy_timeout, init_time=init_time)
 
 
 def upgrade_store(location: str | Path, durability: str = "full",

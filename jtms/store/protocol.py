@@ -318,7 +318,7 @@ class Backend(Protocol):
     """A backend module's store class: how a memory is created and opened at a location."""
 
     def create(self, location: str, durability: str = "full",
-               busy_timeout: float | None = None) -> Store:
+               busy_timeout: float | None = None, init_time: str | None = None) -> Store:
         """A new, empty memory (InputError "already exists" if there is one)."""
         ...
 

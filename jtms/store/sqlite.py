@@ -236,13 +236,13 @@ class SqliteStore:
 
     @classmethod
     def create(cls, location: str | Path, durability: str = "full",
-               busy_timeout: float | None = None) -> "SqliteStore":
+               busy_timeout: float | None = None, init_time: str | None = None) -> "SqliteStore":
         """A new, empty memory at ``location`` (it must not exist, or be an empty file)."""
         timeout = _busy_timeout(busy_timeout)
         location = str(location)
         if location == ":memory:":
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
-            store._install()
+            store._install(init_time)
             return store
         path = Path(location)
         _check_folder(path)
@@ -265,7 +265,7 @@ class SqliteStore:
                              "not writable)", source=location)
         try:
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
-            store._install()
+            store._install(init_time)
         except BaseException:
             if created:
                 for suffix in ("", "-wal", "-shm", "-journal"):
@@ -276,7 +276,7 @@ class SqliteStore:
             raise
         return store
 
-    def _install(self) -> None:
+    def _install(self, init_time: str | None = None) -> None:
         db = self._db
         started = time.monotonic()
         try:
@@ -291,7 +291,7 @@ class SqliteStore:
                 db.execute(statement)
             db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
                            [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
-            db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (_now(),))
+            db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (init_time or _now(),))
             db.execute("COMMIT")
         except sqlite3.Error as error:
             db.execute("ROLLBACK") if db.in_transaction else None
