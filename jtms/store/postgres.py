@@ -858,7 +858,7 @@ class PostgresStore:
         deadline = time.monotonic() + max(0.0, timeout)
         with self._faults():
             listener = self._listener
-            if listener is None or listener.closed:
+            if listener is None or listener.closed or listener.broken:
                 listener = _connect(self._place.conninfo, self._place.shown)
                 listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._place.schema)))
                 self._listener = listener
