@@ -859,6 +859,8 @@ class PostgresStore:
         with self._faults():
             listener = self._listener
             if listener is None or listener.closed or listener.broken:
+                if listener is not None:
+                    listener.close()
                 listener = _connect(self._place.conninfo, self._place.shown)
                 listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._place.schema)))
                 self._listener = listener
@@ -874,10 +876,6 @@ class PostgresStore:
                     newest = max(newest, int(notice.payload))
                 if newest > after or time.monotonic() >= deadline:
                     return newest
-
-    def listening_socket(self) -> int | None:
-        """The file descriptor of the listening connection (for ``select``), if any."""
-        return self._listener.fileno() if self._listener is not None else None
 
 
 def _has_meta(connection: psycopg.Connection[Any], schema: str) -> bool:
