@@ -129,6 +129,7 @@ class ContextClaimPayload(TypedDict):
     id: str
     text: str
     justification: list[str]
+    also_supported_by: list[list[str]]
     score: float
 
 
@@ -180,6 +181,14 @@ class DiscrepancyPayload(TypedDict):
     recorded: str
     recomputed: str | None
     problem: str
+    difference: str | None
+    allowed: str | None
+
+
+class TolerancePayload(TypedDict):
+    mode: str
+    rtol: float | None
+    atol: float | None
 
 
 class ReviewPayload(TypedDict):
@@ -190,6 +199,8 @@ class ReviewPayload(TypedDict):
     refused: list[DiscrepancyPayload]
     audit_id: int | None
     retired: list[str]
+    tolerance: TolerancePayload
+    time_limit_s: float
     # the active contradictions (:mod:`jtms.diagnosis`): the keys of ``jtms diagnose``
     contradictions: list[dict[str, Any]]
     undiagnosable: list[str]
@@ -201,6 +212,46 @@ def review_payload(report: "ReviewReport", found: "ContradictionReview") -> Revi
     """``review``: the discrepancies and their audit, then the active contradictions, the
     cheapest diagnosis and its audit (when applied)."""
     return {**report.as_dict(), **found.to_dict()}  # type: ignore[typeddict-item]
+
+
+class NogoodAdded(TypedDict):
+    """``add-nogood``: the event, the nogood's nodes and whether they are all active now."""
+
+    event_id: int
+    id: str
+    nodes: list[str]
+    active: bool
+
+
+class ContradictionPayload(TypedDict):
+    nogood: str
+    nodes: list[str]
+    text: str
+    active: bool
+    conflicts: list[list[str]]
+    diagnosable: bool
+
+
+class DiagnosisPayload(TypedDict):
+    invalidate: list[str]
+    retires: list[str]
+    keeps: list[str]
+    retired_claims: int
+
+
+class DiagnosePayload(TypedDict):
+    """``diagnose --db``: the keys of :meth:`theory.diagnosis.DiagnosisReport.to_dict`, and
+    ``applied`` (the audit of ``--apply``; None when only reporting)."""
+
+    contradictions: list[ContradictionPayload]
+    diagnoses: list[DiagnosisPayload]
+    undiagnosable: list[str]
+    applied: dict[str, Any] | None
+
+
+def nogood_added(change: Change, nogood_id: str, nodes: Iterable[str], active: bool) -> NogoodAdded:
+    return {"event_id": change.event_id, "id": nogood_id, "nodes": sorted(set(nodes)),
+            "active": active}
 
 
 def node_added(change: Change, node_id: str) -> NodeAdded:
@@ -215,7 +266,8 @@ def audit_payload(memory: Memory, roots: Sequence[str], result: AuditResult,
                   dry_run: bool) -> AuditPayload:
     """The audit (or dry run) ``result`` of ``roots``, with the downstream claims it keeps."""
     retired = result.retired
-    kept = [(claim, ants) for claim, ants in memory.kept(roots) if claim not in retired]
+    kept = [(claim, ants if retired.isdisjoint(ants) else _surviving(memory, claim, retired))
+            for claim, ants in memory.kept(roots) if claim not in retired]
     return {
         "audit_id": result.audit_id,
         "dry_run": bool(dry_run),
@@ -224,6 +276,21 @@ def audit_payload(memory: Memory, roots: Sequence[str], result: AuditResult,
         "kept": [{"id": claim, "surviving_justification": list(ants)} for claim, ants in kept],
         "seconds": round(result.seconds, 6),
     }
+
+
+def _surviving(memory: Memory, claim: str, retired: frozenset[str]) -> tuple[str, ...]:
+    """For a dry run (the state is still the one before the audit): a justification of
+    ``claim`` none of whose antecedents the audit retires; all of them are active now, so
+    it is intact after the audit. (``Memory.kept`` reports the support pointer of the
+    current state, which the previewed audit may be about to break.)"""
+    state = memory.state
+    index = state.index
+    for j in sorted(index.justs_of[index.number[claim]],
+                    key=lambda j: sorted(index.ids[a] for a in index.just_antecedents[j])):
+        ants = tuple(sorted(index.ids[a] for a in index.just_antecedents[j]))
+        if all(state.active[a] for a in index.just_antecedents[j]) and retired.isdisjoint(ants):
+            return ants
+    raise AssertionError(f"{claim!r} is kept by the preview but has no intact justification")
 
 
 def reinstate_payload(audit_id: int, change: Change) -> ReinstatePayload:

@@ -31,8 +31,10 @@ TOOLS = {
     "context": {"budget", "query"},
     "check": set(),
     "review": {"dry_run"},
+    "add_nogood": {"id", "nodes"},
+    "diagnose": set(),
 }
-READING = {"state", "explain", "history", "context", "check"}
+READING = {"state", "explain", "history", "context", "check", "diagnose"}
 
 
 def stdio(db: str, *extra: str) -> Client:
@@ -105,6 +107,32 @@ def test_correction_loop_over_stdio(tmp_path):
                 assert (await call(client, "explain", id="plan"))["active"] is True
                 again = await call(client, "add_justification", claim="plan", antecedents=["paper"])
                 assert again["claim"] == "plan" and again["activated"] == []
+
+    anyio.run(main)
+
+
+def test_nogoods_and_diagnose_as_the_cli(tmp_path):
+    db = new_memory(tmp_path / "m.db")
+    with Memory.open(db) as memory:
+        for e in ("trial", "anecdote", "assay"):
+            memory.add_evidence(e)
+        memory.add_claim("effective", [["trial"], ["anecdote"]])
+        memory.add_claim("inert", [["assay"]])
+
+    async def main() -> None:
+        with anyio.fail_after(120):
+            async with stdio(db) as client:
+                added = await call(client, "add_nogood", id="n1", nodes=["inert", "effective"])
+                assert added == {"event_id": added["event_id"], "id": "n1",
+                                 "nodes": ["effective", "inert"], "active": True}
+                assert "unknown id" in await error(client, "add_nogood", id="n2", nodes=["ghost"])
+                report = await call(client, "diagnose")
+                cli = json.loads(jtms("diagnose", "--db", db, "--json", check=False).stdout)
+                assert report == cli
+                assert [d["invalidate"] for d in report["diagnoses"]][0] == ["assay"]
+                preview = await call(client, "audit", invalidate=["trial"], reason="r", dry_run=True)
+                # the kept claim's surviving justification is one the previewed audit leaves intact
+                assert preview["kept"] == [{"id": "effective", "surviving_justification": ["anecdote"]}]
 
     anyio.run(main)
 

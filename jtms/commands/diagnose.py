@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from jtms import payloads
 from jtms.arguments import at_least, id_list
 from jtms.commands.memory import DEFAULT_DB
 from jtms.exit_codes import ExitCode
@@ -134,8 +135,7 @@ def run_add_nogood(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_nogood(args.id, args.nodes, text=args.text, author=args.author)
         active = memory.is_active(args.id)
-    payload = {"event_id": change.event_id, "id": args.id, "nodes": sorted(set(args.nodes)),
-               "active": active}
+    payload = payloads.nogood_added(change, args.id, args.nodes, active)
     if args.json:
         print_json(payload)
     else:

@@ -16,15 +16,16 @@ if TYPE_CHECKING:
 
 _HELP = """\
 Serve a memory to agents over MCP (the Model Context Protocol): the tools add_evidence,
-add_claim, add_justification, audit, reinstate, state, explain, history, context, check and
-review (results: the keys of the matching command's --json), and the resources
-memory://node/{id} and memory://context (subscribers are notified after writes).
+add_claim, add_justification, add_nogood, audit, reinstate, state, explain, history,
+context, check, review and diagnose (results: the keys of the matching command's --json),
+and the resources memory://node/{id} and memory://context (subscribers are notified after
+writes).
 
-Without --http it speaks MCP on stdin/stdout (an MCP client starts it). With --http it serves
-streamable HTTP at http://HOST:PORT/mcp, and the memory explorer (a web page: search,
-certificates drawn down to evidence, impact previews, the audit timeline) at / (port 0 picks a free port; the address is printed on
-stderr). HOST defaults to loopback; any other bind needs --token-file, a bearer token every
-request must carry (401 otherwise).
+Without --http it speaks MCP on stdin/stdout (an MCP client starts it). With --http it
+serves streamable HTTP at http://HOST:PORT/mcp and the memory explorer at / (a web page:
+search, certificates drawn down to evidence, impact previews, the audit timeline); port 0
+picks a free port, and the address is printed on stderr. HOST defaults to loopback; any
+other bind needs --token-file, a bearer token every request must carry (401 otherwise).
 
 examples:
   jtms serve --db jtms.db
@@ -46,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="a Host name clients use to reach a non-loopback bind (repeatable)")
     p.add_argument("--read-only", action="store_true",
-                   help="expose only the reading tools (state, explain, history, context, check)")
+                   help="expose only the reading tools (state, explain, history, context, check, diagnose)")
     p.set_defaults(func=run_serve)
 
 

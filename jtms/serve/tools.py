@@ -47,6 +47,7 @@ MAX_IDS = 10_000            # longest id list one call may carry (audit roots, a
 MAX_TEXT = 100_000          # longest text
 CONTEXT_BUDGET = 2_000      # tokens of the memory://context resource
 REVIEWER = "jtms-review"    # the reviewer name `jtms review` uses
+DIAGNOSES = 10              # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
 
 NodeId = Annotated[str, Field(min_length=1, max_length=1_000, description="a node id")]
 IdList = Annotated[list[NodeId], Field(max_length=MAX_IDS)]
@@ -60,7 +61,8 @@ alternatives). When a piece of evidence (or a claim) turns out to be wrong, audi
 memory retires exactly the claims left with no intact justification and keeps the ones that
 still have another one. Preview with audit(dry_run=true). Reinstating an audit undoes it.
 Read what is active with state, why with explain, what changed with history, and a compact
-working context with context."""
+working context with context. Record contradictions with add_nogood; diagnose says which
+evidence to audit to resolve them."""
 
 
 class SubscriberBus:
@@ -228,6 +230,18 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         return result
 
     @tool(writing)
+    async def add_nogood(id: NodeId, nodes: Annotated[IdList, Field(min_length=1)]) -> payloads.NogoodAdded:
+        """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
+        together. It changes no status; `active` says whether they all hold now (a live
+        contradiction). Then call `diagnose` to learn which evidence to audit."""
+        def work(memory: Memory) -> payloads.NogoodAdded:
+            change = memory.add_nogood(id, nodes)
+            return payloads.nogood_added(change, id, nodes, memory.is_active(id))
+        result = await access(work)
+        await changed([id])
+        return result
+
+    @tool(writing)
     async def reinstate(audit_id: int) -> payloads.ReinstatePayload:
         """Undo an audit (by the `audit_id` that `audit` returned): its invalidated ids count
         again and everything they supported is active again (`reactivated`)."""
@@ -295,6 +309,20 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         recently withdrawn claims so you stop relying on them."""
         return await access(
             lambda memory: cast(payloads.ContextPayload, memory.context(budget, query).as_dict()))
+
+    @tool(reading)
+    async def diagnose() -> payloads.DiagnosePayload:
+        """The contradictions (nogoods whose nodes are all active) with their conflict sets
+        (minimal evidence sets that make them hold), and the cheapest diagnoses: minimal sets
+        of evidence to `invalidate` that leave no contradiction, each with what that audit
+        `retires` and `keeps`. Nothing is written: pass a diagnosis's `invalidate` to `audit`
+        (`dry_run` first). `undiagnosable` lists contradictions that hold without evidence.
+        `applied` is always null here (the CLI's `--apply`)."""
+        def work(memory: Memory) -> payloads.DiagnosePayload:
+            payload = memory.diagnose(DIAGNOSES).to_dict()
+            payload["applied"] = None
+            return cast(payloads.DiagnosePayload, payload)
+        return await access(work)
 
     @tool(reading)
     async def check() -> payloads.CheckPayload:
