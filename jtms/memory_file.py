@@ -105,7 +105,7 @@ def export_lines(memory: Memory) -> Iterator[str]:
         for row in tables[table]:
             grouped.setdefault(row["event"], []).append(row)
         by_event[table] = grouped
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: safe on any terminal
     yield dumps({"format": FORMAT, "version": VERSION, "tables": list(ORDER)})
     for event in tables["events"]:
         yield dumps({"table": "events", "row": event})
