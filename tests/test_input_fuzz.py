@@ -176,7 +176,8 @@ def test_unknown_keys_are_named_with_where(folder):
 def test_deep_nesting_is_exit_2(folder):
     graph = folder / "deep.json"
     graph.write_text("[" * 100_000 + "]" * 100_000)
-    for argv in (["check", str(graph)], ["import", str(graph), "--db", str(folder / "m.db")]):
+    for argv in (["check", str(graph)], ["import", str(graph), "--db", str(folder / "m.db")],
+                 ["import-memory", str(graph), "--db", str(folder / "fresh.db")]):
         code, _, err = run(argv)
         assert code == 2 and "nested too deeply" in err, err
 
@@ -202,6 +203,8 @@ def test_unwritable_output_paths_are_exit_2_before_any_work(tmp_path):
                          (["prove", "--certificate-dir", str(missing / "certs")],
                           "--certificate-dir"),
                          (["fuzz", "--rule", "influence", "--out", str(missing / "g.json")],
+                          "--out"),
+                         (["enumerate", "--n7", "--rows", "0:1", "--out", str(missing / "p.json")],
                           "--out")):
         code, out, err = run(argv)
         assert code == 2 and err.startswith(f"jtms: error: {option} ") and "no such directory" \

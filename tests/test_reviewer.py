@@ -42,6 +42,10 @@ INJECTIONS = [
     "1 if 1 else 2",
     "a.b",
     "1 < 2",
+    "meter.scale_factor", "meter(3)", "pi.evalf(10**6)", "E.__class__", "mean([[1, 2]])",
+    "mean([1, 2], [3])", "[1, 2]", "mean(*[1, 2])", "sum(x for x in [1])", "__builtins__",
+    "sqrt(2)[0]", "{1: 2}", "1j", "f'{1}'", "b'1'", "...", "meter if 1 else 2", "@", "m ** m",
+    "5 % meter", "factorial(2.5)", "Rational(1, 0)", "stdev([1])", "min()",
 ]
 
 
