@@ -27,7 +27,7 @@ literals. The unrolled circuit of :mod:`theory.formula` stays as the independent
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -188,18 +188,21 @@ class SupportProgram:
         return clauses
 
     # --- the lazy part --------------------------------------------------------------------
-    def least_fixpoint(self, present: set[int]) -> set[int]:
-        """Claims of the cone in the least fixpoint when exactly ``present`` evidence is.
+    def least_fixpoint(self, present: Iterable[int], region: Sequence[int] | None = None) -> set[int]:
+        """Claims of ``region`` (default: the cone's claims) in the least fixpoint when
+        exactly ``present`` evidence is and the claims outside ``region`` are absent.
 
-        :func:`theory.fixpoint.rederive` with the cone's claims as the region: linear in the
-        cone, not in the whole graph."""
+        :func:`theory.fixpoint.rederive` with ``region`` as the region: linear in the region,
+        not in the whole graph. With a region that is a superset of some derivation of a
+        claim, the claim is in the result iff it is in the least fixpoint."""
         flags = self._flags
         if flags is None:
             flags = self._flags = bytearray(self.index.size)
+        present = list(present)
         for e in present:
             flags[e] = 1
         try:
-            derived = rederive(self.index, flags, self.claims)
+            derived = rederive(self.index, flags, self.claims if region is None else region)
         finally:
             for e in present:
                 flags[e] = 0
@@ -207,27 +210,48 @@ class SupportProgram:
             flags[n] = 0
         return set(derived)
 
+    def _held_flags(self, held: Sequence[int], present: Iterable[int]) -> bytearray:
+        """0/1 per node: held by the model (claims) or present (evidence)."""
+        flags = bytearray(self.index.size)
+        for n in held:
+            flags[n] = 1
+        for e in present:
+            flags[e] = 1
+        return flags
+
     def loop_clauses(self, pool: IDPool, copy: ProgramCopy, model: Sequence[int]) -> list[list[int]]:
         """Loop clauses that cut ``model`` if its root claim is not well-founded, else []."""
         def true(lit: int | bool) -> bool:
             if isinstance(lit, bool):
                 return lit
-            return (model[abs(lit) - 1] > 0) == (lit > 0)
+            v = abs(lit)
+            return (v <= len(model) and model[v - 1] > 0) == (lit > 0)
 
-        present = {e for e, lit in copy.inputs.items() if true(lit)}
-        founded = self.least_fixpoint(present)
-        if not true(copy.root) or all(r in founded or r in present for r in self.roots):
+        if not true(copy.root):
             return []
-        unfounded = {n for n, h in copy.holds.items() if true(h)} - founded
+        size = len(model)
+        held = [n for n, h in copy.holds.items() if h <= size and model[h - 1] > 0]
+        if not any(n in self.component for n in held):
+            return []  # no loop in play: the completion of acyclic claims is exact
+        present = {e for e, lit in copy.inputs.items() if true(lit)}
+        # Only what the model holds is derived: if the roots are founded from it they are in
+        # the least fixpoint; if not, the loop formulas below are violated and valid anyway.
+        founded = self.least_fixpoint(present, held)
+        if all(r in founded or r in present for r in self.roots):
+            return []
+        unfounded = set(held) - founded
         clauses: list[list[int]] = []
-        for members in self.cyclic:
-            part = unfounded.intersection(members)
-            if not part:
+        # one loop formula per loop of the unfounded set (its strongly connected components
+        # through held justifications): stronger than one formula for all of it
+        for part in strongly_connected_components(self.index, sorted(unfounded),
+                                                  intact_only=self._held_flags(held, present)):
+            if not is_cyclic_component(self.index, part):
                 continue
-            external = self._external_bodies(copy, part)
+            members = set(part)
+            external = self._external_bodies(copy, members)
             if any(true(b) for b in external):
                 continue  # supported from outside in this model: not the culprit
-            clauses.extend(self._loop_formula(pool, copy, part))
+            clauses.extend(self._loop_formula(pool, copy, members))
         if not clauses:
             raise AssertionError("an unfounded model without a violated loop formula")
         return clauses

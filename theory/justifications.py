@@ -103,7 +103,9 @@ class JustificationEnumerator:
         solver = Solver(name=self.solver_name, bootstrap_with=self.encoding.clauses)
         solver.add_clause([self.encoding.root])
         if self.prefer_absent:  # prefer small models: usually minimal already
-            solver.set_phases([-v for v in self.var.values()])
+            # every variable, not only evidence: a model then holds few claims, which keeps
+            # the well-foundedness check of theory.completion small
+            solver.set_phases([-v for v in range(1, self.pool.top + 1)])
         return solver
 
     def _solve(self, solver: Solver, assumptions: Sequence[int] = (), copy: Any = None) -> list[int] | None:
@@ -122,24 +124,39 @@ class JustificationEnumerator:
     def _true_evidence(self, model: list[int]) -> set[str]:
         return {e for e, v in self.var.items() if model[v - 1] > 0}
 
-    def _shrink(self, solver: Solver, found: set[str], fixed_off: Iterable[str] = ()) -> frozenset[str]:
+    def _shrink(self, solver: Solver, found: set[str], model: list[int],
+                fixed_off: Iterable[str] = ()) -> tuple[frozenset[str], list[int]]:
         """Shrink a true set to a minimal one by asking for a strictly smaller true subset.
 
         The request is a clause guarded by a fresh selector, retired after the call. With
         the solver's phases set to prefer absent evidence, models are usually minimal
-        already, so this is typically one UNSAT call per justification.
+        already, so this is typically one UNSAT call per justification. The models met on
+        the way are not checked for well-foundedness; the caller checks the last one
+        (:meth:`_founded`), which is what makes the result exact.
         """
         off = [-self.var[e] for e in fixed_off if e in self.var]
         while found:
             selector = self.pool.id(("shrink", len(self.pool.obj2id)))
             solver.add_clause([-selector] + [-self.var[e] for e in found])
             assumptions = [selector] + [-self.var[e] for e in self.variables if e not in found] + off
-            model = self._solve(solver, assumptions)
+            smaller = solver.solve(assumptions=assumptions)
+            if smaller:
+                model = solver.get_model()  # before add_clause, which resets the state
             solver.add_clause([-selector])
-            if model is None:
+            if not smaller:
                 break
             found = self._true_evidence(model)
-        return frozenset(found)
+        return frozenset(found), model
+
+    def _founded(self, solver: Solver, model: list[int]) -> bool:
+        """Whether the model's root is well-founded; if not, the loop clauses that cut it are
+        added to ``solver``. A shrunk set whose last model is founded is a true set, and it is
+        minimal: every smaller true set has a founded model, which no loop clause cuts, and
+        the last shrink call found none."""
+        cuts = self.source.loop_clauses(self.pool, self._copy, model)
+        for clause in cuts:
+            solver.add_clause(clause)
+        return not cuts
 
     def __iter__(self) -> Iterator[frozenset[str]]:
         """Yield every minimal justification exactly once (in no particular order)."""
@@ -150,8 +167,11 @@ class JustificationEnumerator:
         if solver is None:
             return
         with solver:
-            while (model := self._solve(solver)) is not None:
-                minimal = self._shrink(solver, self._true_evidence(model))
+            while solver.solve():
+                model = solver.get_model()
+                minimal, last = self._shrink(solver, self._true_evidence(model), model)
+                if not self._founded(solver, last):
+                    continue  # cut a self-supporting loop; search again
                 yield minimal
                 if not minimal:
                     return
@@ -167,10 +187,12 @@ class JustificationEnumerator:
             return None
         with solver:
             assumptions = [-self.var[e] for e in sorted(without) if e in self.var]
-            model = self._solve(solver, assumptions)
-            if model is None:
-                return None
-            return self._shrink(solver, self._true_evidence(model), without)
+            while solver.solve(assumptions=assumptions):
+                model = solver.get_model()
+                minimal, last = self._shrink(solver, self._true_evidence(model), model, without)
+                if self._founded(solver, last):
+                    return minimal
+            return None
 
     def is_relevant(self, item: str) -> bool:
         """Whether ``item`` lies in some minimal justification.
