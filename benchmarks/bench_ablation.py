@@ -22,8 +22,7 @@ from rich.table import Table
 
 from benchmarks.generate import layered, memory
 from theory.formula import compile_support
-from theory.graphfile import graph_to_dict, paused_gc
-from theory.graphfile import _parse  # the unpaused body of parse_graph
+from theory.graphfile import graph_to_dict, parse_graph
 from theory.justifications import JustificationEnumerator
 
 LAYERED = [(30, 2, 12, 1, (2, 3), (2, 3)), (45, 2, 12, 0, (2, 3), (2, 3)), (45, 2, 16, 0, (2, 4), (2, 3))]
@@ -55,13 +54,12 @@ def garbage_collector(claims: int, repeats: int) -> list[dict]:
     structure = memory(claims, seed=1)
     document = graph_to_dict(structure)
 
-    def unpaused_parse():
+    def unpaused_parse() -> None:
         gc.enable()
-        _parse(document)
+        parse_graph(document, pause_gc=False)
 
-    def paused_parse():
-        with paused_gc():
-            _parse(document)
+    def paused_parse() -> None:
+        parse_graph(document)
 
     return [
         {"what": f"parse + validate {claims} claims", "before": _median_seconds(unpaused_parse, repeats),

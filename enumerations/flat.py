@@ -44,6 +44,7 @@ from enumerations.monotone import (
     valid_mask,
     variable_word,
 )
+from theory.truthtable import item_name as evidence_name, point_names  # noqa: F401  (one naming)
 
 # survival rule: (tables, minimal points, n, workspace or None) -> survival words
 SurvivalRule = Callable[..., tuple]
@@ -261,14 +262,6 @@ class FlatTally:
             "mismatches": self.mismatches,
             "counterexamples": [c.to_dict() for c in self.counterexamples],
         }
-
-
-def evidence_name(i: int) -> str:
-    return f"e{i + 1}"
-
-
-def point_names(point: int) -> list[str]:
-    return [evidence_name(i) for i in range(point.bit_length()) if point >> i & 1]
 
 
 def table_int(tables: Words, k: int) -> int:

@@ -18,9 +18,10 @@ from theory.revision import exact as theory_exact
 from theory.revision import influence as theory_influence
 from theory.structure import SupportStructure
 
-from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally, evidence_name, point_names
+from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally
+from theory.truthtable import CLAIM, flat_structure, minimal_points, point_names
+from theory.truthtable import item_name as evidence_name
 
-CLAIM = "c"
 
 
 def monotone_functions_py(n: int) -> list[int]:
@@ -33,18 +34,8 @@ def monotone_functions_py(n: int) -> list[int]:
 
 
 def minimal_points_py(table: int, n: int) -> list[int]:
-    return [
-        r for r in range(1 << n)
-        if table >> r & 1 and not any(table >> (r & ~(1 << i)) & 1 for i in range(n) if r >> i & 1)
-    ]
-
-
-def flat_structure(minimal: list[int], n: int) -> SupportStructure:
-    evidence = [evidence_name(i) for i in range(n)]
-    justifications = [
-        (CLAIM, [evidence_name(i) for i in range(n) if point >> i & 1]) for point in minimal
-    ]
-    return SupportStructure.build(evidence, [CLAIM], justifications)
+    """The minimal points, computed the straightforward way (:mod:`theory.truthtable`)."""
+    return minimal_points(table, n)
 
 
 def all_audits(n: int) -> list[frozenset[str]]:

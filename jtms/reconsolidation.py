@@ -57,15 +57,16 @@ from theory.fixpoint import active_numbers
 from theory.graphfile import parse_graph, paused_gc
 from theory.incremental import NO_RANK, NO_SUPPORT, GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
-from theory.structure import Kind, SupportStructure
+from theory.structure import Kind, Nogood, SupportStructure
 
 from jtms import checkpoint
-from jtms.store import create_store, open_store
+from jtms.store import create_store, open_store, upgrade_store
 from jtms.store.protocol import (ACTIVE, INACTIVE, Checkpoint, JustificationRow, NewNode,
-                                 NodeRow, Store)
+                                 NodeRow, NogoodRow, Store)
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.context import Context
+    from theory.diagnosis import DiagnosisReport
 
 CHECKPOINT_MIN_ROWS = 4096   # refresh the checkpoint when the log tail since it holds more
                              # status and pointer rows than this and than 1/8 of the nodes
@@ -147,6 +148,37 @@ class _Loaded:
     seen_event: int
     audits: dict[int, list[int]] = field(default_factory=dict)   # open audits -> root numbers
     tail: int = 0                    # status and pointer rows written since the checkpoint
+    nogoods: dict[str, NogoodRow] = field(default_factory=dict)        # in creation order
+    nogood_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    nogood_active: dict[str, bool] = field(default_factory=dict)       # a contradiction now?
+    nogoods_of: dict[int, list[str]] = field(default_factory=dict)     # node -> nogoods naming it
+
+    def add_nogoods(self, rows: Iterable[NogoodRow]) -> None:
+        """Register stored nogoods; their status is derived from the state (all nodes active)."""
+        active = self.state.active
+        for row in rows:
+            numbers = tuple(self.index.number[n] for n in row.nodes)
+            self.nogoods[row.id] = row
+            self.nogood_nodes[row.id] = numbers
+            self.nogood_active[row.id] = all(active[n] for n in numbers)
+            for n in numbers:
+                self.nogoods_of.setdefault(n, []).append(row.id)
+
+    def refresh_nogoods(self) -> None:
+        """Re-derive every nogood's status from the state (after catching up)."""
+        active = self.state.active
+        for g, numbers in self.nogood_nodes.items():
+            self.nogood_active[g] = all(active[n] for n in numbers)
+
+    def nogood_changes(self, nodes: Iterable[int]) -> dict[str, bool]:
+        """Nogoods naming one of ``nodes`` whose status differs from the state now (updated)."""
+        active = self.state.active
+        changed: dict[str, bool] = {}
+        for g in sorted({g for n in nodes for g in self.nogoods_of.get(n, ())}):
+            now = all(active[n] for n in self.nogood_nodes[g])
+            if now != self.nogood_active[g]:
+                self.nogood_active[g] = changed[g] = now
+        return changed
 
 
 def _clean_id(value: Any, what: str) -> str:
@@ -182,6 +214,10 @@ class Memory:
         self.path = path
         self._loaded: _Loaded | None = None
         self._depth = 0                  # > 0 inside a snapshot or a write
+        #: how many times this memory built its state from the store (checkpoint + log) rather
+        #: than catching up from the log: 1 after the first read, unchanged by other processes'
+        #: writes (and after a failed write, one more)
+        self.loads = 0
         #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
         self.test_hook: Callable[[str], None] | None = None
         # older test hook: called inside a write, after its rows, before COMMIT
@@ -192,14 +228,46 @@ class Memory:
     def create(cls, path: str | Path, durability: str = "full",
                busy_timeout: float | None = None) -> "Memory":
         """A new, empty memory (``path``: a file, ``:memory:``, or a backend URL)."""
-        return cls(create_store(path, durability, busy_timeout), str(path))
+        store = create_store(path, durability, busy_timeout)
+        return cls(store, store.location)
 
     @classmethod
     def open(cls, path: str | Path, durability: str = "full",
              busy_timeout: float | None = None) -> "Memory":
         """An existing memory. ``busy_timeout``: seconds a write waits for the write lock
         (default ``JTMS_BUSY_TIMEOUT`` or 60)."""
-        return cls(open_store(path, durability, busy_timeout), str(path))
+        store = open_store(path, durability, busy_timeout)
+        return cls(store, store.location)
+
+    @classmethod
+    def upgrade(cls, path: str | Path) -> bool:
+        """Bring an SQLite memory of an older schema version to this one, in one transaction.
+
+        Version 1 kept no support pointers: the state at the last event is derived once and
+        its pointers are stored with that event. Returns False when there was nothing to do.
+        """
+        backend = upgrade_store(path)
+        try:
+            if not backend.needs_upgrade:
+                return False
+            with backend.write():
+                last = backend.last_event()
+                backend.upgrade_schema()
+                index = GrowingIndex()
+                index.extend([(r.id, r.evidence) for r in backend.nodes()],
+                             ((j.claim, j.antecedents) for j in backend.justifications()),
+                             canonical=True)
+                blocks: dict[int, int] = {}
+                for audit in backend.open_audits():
+                    for n in index.numbers(audit.roots or ()):
+                        blocks[n] = blocks.get(n, 0) + 1
+                state = SupportState(index, blocks)   # the one full derivation, at the upgrade
+                backend.add_supports(last, ((c, state.support[c], state.rank[c])
+                                            for c in range(index.size)
+                                            if state.active[c] and not index.is_evidence[c]))
+            return True
+        finally:
+            backend.close()
 
     def close(self) -> None:
         self._store.close()
@@ -248,6 +316,7 @@ class Memory:
             loaded = self._loaded
             if loaded is None or last < loaded.seen_event:
                 self._point("load")
+                self.loads += 1
                 loaded = self._loaded = self._load(last)
             elif last != loaded.seen_event:
                 self._point("load")
@@ -281,6 +350,7 @@ class Memory:
             loaded = _Loaded(index, empty, 0, {})
             new_rows = rows
         self._replay(loaded, last, new_rows)
+        loaded.add_nogoods(store.nogoods())
         return loaded
 
     def _catch_up(self, loaded: _Loaded, last: int) -> None:
@@ -291,7 +361,10 @@ class Memory:
         index.extend([(r.id, r.evidence) for r in rows],
                      ((j.claim, j.antecedents) for j in store.justifications(len(index.just_claim))),
                      canonical=True)
+        nogoods = store.nogoods(after=loaded.seen_event)
         self._replay(loaded, last, rows)
+        loaded.refresh_nogoods()
+        loaded.add_nogoods(nogoods)
 
     def _replay(self, loaded: _Loaded, last: int, new_rows: list[NodeRow]) -> None:
         """Events ``(loaded.seen_event, last]`` applied as one plan of recorded changes."""
@@ -335,6 +408,13 @@ class Memory:
 
         return int(self._write(work, new_event=False))
 
+    @property
+    def checkpoint_event(self) -> int | None:
+        """The event of the store's checkpoint (None: opening replays the whole log)."""
+        with self.snapshot():
+            saved = self._store.checkpoint()
+            return saved.event if saved is not None else None
+
     def _save_checkpoint(self, loaded: _Loaded) -> None:
         self._store.put_checkpoint(Checkpoint(
             loaded.seen_event, checkpoint.encode(loaded.state, loaded.audits, loaded.seen_event)))
@@ -362,6 +442,10 @@ class Memory:
                             event, ((c, j, ranks.get(c, NO_RANK)) for c, j in plan.supports.items()))
                         loaded.state.apply(plan)
                         loaded.tail += len(plan.supports) + len(plan.deactivated) + len(plan.activated)
+                        changed = loaded.nogood_changes((*plan.deactivated, *plan.activated))
+                        for status in (ACTIVE, INACTIVE):
+                            self._store.add_nogood_revisions(
+                                event, status, [g for g, on in changed.items() if on == (status == ACTIVE)])
                     loaded.seen_event = event
                     if new_event and loaded.tail > max(CHECKPOINT_MIN_ROWS, loaded.index.size // 8):
                         self._save_checkpoint(loaded)
@@ -391,6 +475,29 @@ class Memory:
         with self.snapshot():
             return self._loaded_now().seen_event
 
+    def wait_for_change(self, after: int | None = None, timeout: float = 60.0) -> int:
+        """Block until a write newer than event ``after`` (default: the latest this memory has
+        applied) is committed by anyone, or ``timeout`` seconds pass; returns the latest event
+        id then, with the in-memory state caught up to it (from the log, O(changes)).
+
+        PostgreSQL pushes a notification at every commit (``LISTEN``/``NOTIFY``): waiting costs
+        no queries. SQLite has no notifications, so there this checks the last event id every
+        50 ms.
+
+        >>> newest = memory.wait_for_change(timeout=30)       # doctest: +SKIP
+        """
+        if self._depth:
+            raise RuntimeError("wait_for_change cannot run inside Memory.snapshot()")
+        seen = self.last_event if after is None else after
+        deadline = time.monotonic() + max(0.0, timeout)
+        waiter = getattr(self._store, "wait_for_change", None)
+        if callable(waiter):
+            waiter(seen, timeout)
+        else:
+            while self.last_event <= seen and time.monotonic() < deadline:
+                time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        return self.last_event
+
     def __contains__(self, node_id: str) -> bool:
         with self.snapshot():
             return node_id in self._loaded_now().index.number
@@ -402,8 +509,11 @@ class Memory:
         return number
 
     def is_active(self, node_id: str) -> bool:
+        """Whether a node is active (for a nogood id: whether it is a contradiction now)."""
         with self.snapshot():
             loaded = self._loaded_now()
+            if node_id in loaded.nogoods:
+                return loaded.nogood_active[node_id]
             return bool(loaded.state.active[self._number(node_id, loaded)])
 
     def active_ids(self) -> frozenset[str]:
@@ -424,9 +534,24 @@ class Memory:
             return {a: tuple(ids[n] for n in roots) for a, roots in loaded.audits.items()}
 
     def structure(self) -> SupportStructure:
-        """The whole stored graph (every node and justification) as a support structure."""
+        """The whole stored graph (every node, justification and nogood) as a support structure."""
         with self.snapshot():
-            return self._loaded_now().index.structure(self._store.texts())
+            structure = self._loaded_now().index.structure(self._store.texts())
+            return structure.with_nogoods(self.nogoods())
+
+    def nogoods(self) -> tuple[Nogood, ...]:
+        """The stored nogoods, in creation order."""
+        with self.snapshot():
+            return tuple(Nogood(r.id, frozenset(r.nodes), r.text)
+                         for r in self._loaded_now().nogoods.values())
+
+    def diagnose(self, limit: int | None = None) -> "DiagnosisReport":
+        """Contradictions (active nogoods, with the audits in force) and their ``limit``
+        cheapest diagnoses (:func:`theory.diagnosis.diagnose`); nothing is written."""
+        from theory.diagnosis import diagnose
+
+        with self.snapshot():
+            return diagnose(self.structure(), self.blocked_ids(), limit)
 
     def texts(self) -> dict[str, str]:
         """Node id -> its text."""
@@ -451,6 +576,12 @@ class Memory:
 
     def node(self, node_id: str) -> dict[str, Any]:
         with self.snapshot():
+            nogood = self._loaded_now().nogoods.get(node_id)
+            if nogood is not None:
+                created = self._store.event(nogood.event)
+                return {"id": nogood.id, "kind": "nogood", "text": nogood.text,
+                        "author": nogood.author, "nodes": list(nogood.nodes),
+                        "created": created.time if created else None}
             self._number(node_id, self._loaded_now())
             record = self._store.node_record(node_id)
             assert record is not None
@@ -459,7 +590,7 @@ class Memory:
     # --- adding -----------------------------------------------------------------------------
     def _check_new(self, loaded: _Loaded, node_id: str) -> str:
         node_id = _clean_id(node_id, "id")
-        if node_id in loaded.index.number:
+        if node_id in loaded.index.number or node_id in loaded.nogoods:
             raise InputError("duplicate id (already in the memory)", source=self.path, node=node_id)
         return node_id
 
@@ -550,6 +681,36 @@ class Memory:
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
+    def add_nogood(self, nogood_id: str, nodes: Sequence[str], text: str = "",
+                   author: str | None = None) -> Change:
+        """Record that ``nodes`` must not all be active together (a nogood, with an id of its
+        own). It changes no status; ``is_active(nogood_id)`` and ``history(nogood_id)`` say
+        when it is a contradiction, and :meth:`diagnose` what evidence to withdraw.
+
+        >>> memory.add_nogood("n1", ["effective", "inert"], text="cannot both hold")  # doctest: +SKIP
+        """
+        started = time.perf_counter()
+
+        def work(loaded: _Loaded) -> WorkResult:
+            nid = self._check_new(loaded, nogood_id)
+            if isinstance(nodes, (str, bytes)) or not isinstance(nodes, Iterable):
+                raise InputError("a nogood's nodes are a list of ids", source=self.path, node=nid)
+            members = sorted(set(nodes))
+            if not members:
+                raise InputError("a nogood needs at least one node", source=self.path, node=nid)
+            numbers = [self._number(n, loaded) for n in members]
+            if not isinstance(text, str):
+                raise InputError("'text' must be a string", source=self.path, node=nid)
+            event = self._event("add-nogood", actor=author)
+            active = all(loaded.state.active[n] for n in numbers)
+            row = NogoodRow(nid, tuple(members), text, author, event, ACTIVE if active else INACTIVE)
+            self._store.add_nogoods([row])
+            loaded.add_nogoods([row])
+            return event, None, Change(event, frozenset(), 0.0, 1)
+
+        change = self._write(work)
+        return replace(change, seconds=time.perf_counter() - started)
+
     def _insert_justifications(self, index: GrowingIndex, numbers: Iterable[int], event: int) -> None:
         self._store.add_justifications(
             JustificationRow(j, index.just_claim[j], index.just_antecedents[j], event)
@@ -592,8 +753,8 @@ class Memory:
 
         def work(loaded: _Loaded) -> WorkResult:
             index = loaded.index
-            for node_id in sorted(structure.nodes):
-                if node_id in index.number:
+            for node_id in sorted([*structure.nodes, *(g.id for g in structure.nogoods)]):
+                if node_id in index.number or node_id in loaded.nogoods:
                     raise InputError("duplicate id (already in the memory)", source=source,
                                      node=node_id)
             event = self._event("import", actor=author, source=source)
@@ -620,6 +781,12 @@ class Memory:
             self._store.add_nodes(rows)
             self._insert_justifications(index, range(first_just, len(index.just_claim)), event)
             activated = index.names(plan.activated)
+            nogoods = [NogoodRow(g.id, tuple(sorted(g.nodes)), g.text, author, event,
+                                 ACTIVE if g.nodes <= activated else INACTIVE)
+                       for g in sorted(structure.nogoods, key=lambda g: g.id)]
+            self._store.add_nogoods(nogoods)
+            loaded.add_nogoods(nogoods)
+            loaded.nogood_active.update((g.id, g.status == ACTIVE) for g in nogoods)
             return event, plan, Change(event, activated, 0.0, len(ordered))
 
         change = self._write(work)
@@ -713,16 +880,23 @@ class Memory:
 
     # --- history and explanations -------------------------------------------------------------
     def history(self, node_id: str) -> list[dict[str, Any]]:
-        """Every status of a node, oldest first: its creation, then each revision."""
+        """Every status of a node, oldest first: its creation, then each revision. For a
+        nogood: its creation, then each change of whether it is a contradiction."""
         with self.snapshot():
-            num = self._number(node_id, self._loaded_now())
+            loaded = self._loaded_now()
+            if node_id in loaded.nogoods:
+                rows = self._store.nogood_history(node_id)
+            else:
+                rows = self._store.history(self._number(node_id, loaded))
             return [{"seq": r.seq, "status": r.status, "event": r.event, "kind": r.kind,
                      "time": r.time, "actor": r.actor, "reason": r.reason}
-                    for r in self._store.history(num)]
+                    for r in rows]
 
     def audits_naming(self, node_id: str) -> list[int]:
-        """Every audit (reinstated or not) whose roots include ``node_id``."""
+        """Every audit (reinstated or not) whose roots include ``node_id`` (none for a nogood)."""
         with self.snapshot():
+            if node_id in self._loaded_now().nogoods:
+                return []
             self._number(node_id, self._loaded_now())
             return self._store.audits_naming(node_id)
 
@@ -785,6 +959,10 @@ class Memory:
                     problems.append(f"node {index.ids[n]!r}: stored status {stored.get(n)} differs "
                                     f"from the least fixpoint")
             problems.extend(state.verify())
+            for g, numbers in warm.nogood_nodes.items():
+                stored_g = self._store.nogood_history(g)[-1].status == ACTIVE
+                if stored_g != all(expected[n] for n in numbers):
+                    problems.append(f"nogood {g!r}: stored status differs from its nodes' status")
             saved = self._store.checkpoint()
             if saved is not None and saved.event <= warm.seen_event:
                 restored = self._load(warm.seen_event)

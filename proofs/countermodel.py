@@ -15,42 +15,28 @@ from theory.graphfile import graph_to_dict
 from theory.revision import exact, influence
 from theory.structure import SupportStructure
 
+from theory import truthtable
+from theory.truthtable import essential_items, point_names
+
 from proofs.results import Countermodel
 
 
-def item(i: int) -> str:
-    return f"e{i + 1}"
-
-
 def minimal_points(table: list[bool], n: int) -> list[int]:
-    return [
-        x for x in range(1 << n)
-        if table[x] and not any(table[x & ~(1 << i)] for i in range(n) if x >> i & 1)
-    ]
+    """The minimal true sets of a decoded truth table (list of truth values)."""
+    return truthtable.minimal_points(truthtable.as_table(table), n)
 
 
 def is_monotone(table: list[bool], n: int) -> bool:
-    return all(
-        not table[x] or table[x | 1 << i] for x in range(1 << n) for i in range(n)
-    )
-
-
-def members(x: int, n: int) -> list[str]:
-    return [item(i) for i in range(n) if x >> i & 1]
-
-
-def essential_items(points: list[int], n: int) -> set[int]:
-    """U: the items of some minimal point."""
-    return {i for x in points for i in range(n) if x >> i & 1}
+    return truthtable.is_monotone(truthtable.as_table(table), n)
 
 
 def structure_of(table: list[bool], n: int, ancestors: list[int] | None = None) -> SupportStructure:
+    """The one-claim graph of a countermodel; a recorded ancestor set beyond the essential
+    items becomes one redundant justification (what makes influence over-revise)."""
     points = minimal_points(table, n)
-    justifications = [("c", members(x, n)) for x in points]
     essential = essential_items(points, n)
-    if ancestors is not None and set(ancestors) != essential:
-        justifications.append(("c", [item(i) for i in sorted(set(ancestors) | essential)]))
-    return SupportStructure.build([item(i) for i in range(n)], ["c"], justifications)
+    extra = [set(ancestors) | essential] if ancestors is not None and set(ancestors) != essential else []
+    return truthtable.flat_structure(points, n, extra)
 
 
 def witness(structure: SupportStructure) -> tuple[list[str], bool, bool] | None:
@@ -58,8 +44,8 @@ def witness(structure: SupportStructure) -> tuple[list[str], bool, bool] | None:
     evidence = sorted(structure.evidence)
     for size in range(len(evidence) + 1):
         for audit in combinations(evidence, size):
-            by_exact = "c" in exact(structure, frozenset(audit))
-            by_influence = "c" in influence(structure, frozenset(audit))
+            by_exact = truthtable.CLAIM in exact(structure, frozenset(audit))
+            by_influence = truthtable.CLAIM in influence(structure, frozenset(audit))
             if by_exact != by_influence:
                 return list(audit), by_exact, by_influence
     return None
@@ -81,8 +67,8 @@ def decode(table: list[bool], n: int, ancestors: list[int] | None = None) -> Cou
     essential = sorted(essential_items(points, n) | set(ancestors or []))
     return Countermodel(
         graph=graph_to_dict(structure),
-        minimal_justifications=sorted((members(x, n) for x in points), key=lambda s: (len(s), s)),
-        ancestors=[item(i) for i in essential],
+        minimal_justifications=sorted((point_names(x) for x in points), key=lambda s: (len(s), s)),
+        ancestors=[truthtable.item_name(i) for i in essential],
         witness_audit=audit,
         note=note,
     )

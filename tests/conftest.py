@@ -20,3 +20,93 @@ settings.register_profile(
     "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+# --- memory backends: one parametrised fixture runs the memory tests on SQLite and PostgreSQL ---
+#
+# ``memory_location`` is a factory of fresh, not yet created memory locations on one backend:
+# a file path (SQLite) or ``postgresql://...?memory=NAME`` with a unique NAME (PostgreSQL, the
+# server and database from JTMS_TEST_POSTGRES). Every PostgreSQL memory a test created is
+# dropped afterwards. Without JTMS_TEST_POSTGRES, or with a server that cannot be reached, the
+# PostgreSQL variants skip with the reason, except under CI (CI set), where they fail: CI must
+# test both backends.
+
+import uuid  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+
+BACKENDS = ("sqlite", "postgres")
+_POSTGRES: dict[str, str] = {}   # cache of the one reachability check per session
+
+
+def postgres_dsn() -> str:
+    """The DSN of the test server (JTMS_TEST_POSTGRES), checked once; skip or fail without it."""
+    in_ci = bool(os.environ.get("CI"))
+    dsn = os.environ.get("JTMS_TEST_POSTGRES", "").strip()
+    if "problem" not in _POSTGRES:
+        problem = ""
+        if not dsn:
+            problem = "JTMS_TEST_POSTGRES is not set (e.g. postgresql://postgres@127.0.0.1:5432/test)"
+        else:
+            from jtms.store.postgres import server_problem
+
+            problem = server_problem(dsn)
+        _POSTGRES["problem"] = problem
+    problem = _POSTGRES["problem"]
+    if problem:
+        if in_ci:
+            pytest.fail(f"PostgreSQL backend under CI: {problem}", pytrace=False)
+        pytest.skip(f"PostgreSQL backend: {problem}")
+    return dsn
+
+
+def postgres_location(dsn: str, name: str) -> str:
+    separator = "&" if "?" in dsn else "?"
+    return f"{dsn}{separator}memory={name}"
+
+
+def memory_dump(location: str) -> list[str]:
+    """Everything stored, to compare before and after: SQLite's own dump of a file (every
+    byte of every table), the lossless export of a PostgreSQL memory."""
+    if "://" not in str(location):
+        import sqlite3
+
+        connection = sqlite3.connect(location)
+        try:
+            return list(connection.iterdump())
+        finally:
+            connection.close()
+    from jtms.memory_file import export_lines
+    from jtms.reconsolidation import Memory
+
+    with Memory.open(location) as memory:
+        return list(export_lines(memory))
+
+
+@pytest.fixture(params=BACKENDS)
+def memory_location(request: pytest.FixtureRequest,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:
+    """A factory of fresh memory locations on one backend (each call: a new, unused one)."""
+    made: list[str] = []
+    if request.param == "sqlite":
+        folder = tmp_path_factory.mktemp("memory")
+
+        def fresh() -> str:
+            location = str(folder / f"m{len(made)}.db")
+            made.append(location)
+            return location
+
+        yield fresh
+        return
+    dsn = postgres_dsn()
+
+    def fresh_pg() -> str:
+        location = postgres_location(dsn, f"test_{uuid.uuid4().hex[:16]}")
+        made.append(location)
+        return location
+
+    yield fresh_pg
+    from jtms.store.postgres import drop_memories
+
+    drop_memories(made)

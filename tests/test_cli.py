@@ -140,6 +140,7 @@ def test_check_db_and_graph_are_exclusive(tmp_path, capsys):
     ["supports", "{or}", "--claim", "claim", "--limit", "-1"],
     ["supports", "{or}", "--claim", "claim", "--limit", "x"],
     ["check", "{or}", "--max-justifications", "-3"],
+    ["check", "{or}", "--max-listed", "-3"],
 ])
 def test_bad_counts_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as stop:

@@ -3,11 +3,8 @@ audits, reinstatements and additions, on random graphs with and without cycles."
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from theory import strategies as jst
@@ -54,56 +51,56 @@ def test_support_state_matches_fixpoint_under_audits_and_reinstatements(data, cy
             structure, blocked)
 
 
-@settings(max_examples=40)
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), cycles=st.booleans())
-def test_stored_memory_equals_exact_revision(data, cycles):
+def test_stored_memory_equals_exact_revision(memory_location, data, cycles):
+    """On each backend (``memory_location``: a fresh memory per example)."""
     structure = data.draw(jst.support_structures(cycles=cycles, max_evidence=4, max_claims=6))
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "m.db"
-        memory = Memory.create(path, durability="off")
-        memory.import_graph(structure)
-        open_audits: dict[int, list[str]] = {}
-        evidence, claims = set(structure.evidence), set(structure.claims)
-        pairs = [(j.claim, sorted(j.antecedents)) for j in structure.justifications]
-        for step in range(data.draw(st.integers(1, 6), label="steps")):
-            current = SupportStructure.build(evidence, claims, pairs)
-            action = data.draw(st.sampled_from(["audit", "audit", "reinstate", "add"]), label="action")
-            if action == "reinstate" and open_audits:
-                audit_id = data.draw(st.sampled_from(sorted(open_audits)), label="which")
-                before = active_state(current, _blocked(open_audits))
-                change = memory.reinstate(audit_id)
-                del open_audits[audit_id]
-                assert change.activated == active_state(current, _blocked(open_audits)) - before
-            elif action == "add":
-                pool = sorted(evidence | claims)
-                new = f"n{step}"
-                if data.draw(st.booleans(), label="evidence"):
-                    memory.add_evidence(new)
-                    evidence.add(new)
-                else:
-                    justifications = data.draw(st.lists(
-                        st.lists(st.sampled_from(pool + [new]), max_size=3, unique=True),
-                        max_size=2), label="justifications")
-                    memory.add_claim(new, justifications)
-                    claims.add(new)
-                    pairs.extend((new, j) for j in justifications)
+    path = memory_location()
+    memory = Memory.create(path, durability="off")
+    memory.import_graph(structure)
+    open_audits: dict[int, list[str]] = {}
+    evidence, claims = set(structure.evidence), set(structure.claims)
+    pairs = [(j.claim, sorted(j.antecedents)) for j in structure.justifications]
+    for step in range(data.draw(st.integers(1, 6), label="steps")):
+        current = SupportStructure.build(evidence, claims, pairs)
+        action = data.draw(st.sampled_from(["audit", "audit", "reinstate", "add"]), label="action")
+        if action == "reinstate" and open_audits:
+            audit_id = data.draw(st.sampled_from(sorted(open_audits)), label="which")
+            before = active_state(current, _blocked(open_audits))
+            change = memory.reinstate(audit_id)
+            del open_audits[audit_id]
+            assert change.activated == active_state(current, _blocked(open_audits)) - before
+        elif action == "add":
+            pool = sorted(evidence | claims)
+            new = f"n{step}"
+            if data.draw(st.booleans(), label="evidence"):
+                memory.add_evidence(new)
+                evidence.add(new)
             else:
-                audit = sorted(data.draw(jst.audits(current, min_size=1), label="audit"))
-                blocked = _blocked(open_audits)
-                result = memory.audit(audit, reason="property test")
-                expected = active_state(current, blocked) - active_state(current, blocked + audit)
-                assert result.retired == expected
-                if not blocked:
-                    assert result.retired == exact(current, frozenset(audit))
-                open_audits[result.audit_id] = audit
-            current = SupportStructure.build(evidence, claims, pairs)
-            assert memory.active_ids() == active_state(current, _blocked(open_audits))
-        memory.close()
-        # a fresh process view (reopen) agrees, and the store passes its integrity check
-        with Memory.open(path) as reopened:
-            assert reopened.active_ids() == active_state(current, _blocked(open_audits))
-            assert reopened.integrity_problems() == []
-        assert active_state(load_structure(path)) == active_state(current, _blocked(open_audits))
+                justifications = data.draw(st.lists(
+                    st.lists(st.sampled_from(pool + [new]), max_size=3, unique=True),
+                    max_size=2), label="justifications")
+                memory.add_claim(new, justifications)
+                claims.add(new)
+                pairs.extend((new, j) for j in justifications)
+        else:
+            audit = sorted(data.draw(jst.audits(current, min_size=1), label="audit"))
+            blocked = _blocked(open_audits)
+            result = memory.audit(audit, reason="property test")
+            expected = active_state(current, blocked) - active_state(current, blocked + audit)
+            assert result.retired == expected
+            if not blocked:
+                assert result.retired == exact(current, frozenset(audit))
+            open_audits[result.audit_id] = audit
+        current = SupportStructure.build(evidence, claims, pairs)
+        assert memory.active_ids() == active_state(current, _blocked(open_audits))
+    memory.close()
+    # a fresh process view (reopen) agrees, and the store passes its integrity check
+    with Memory.open(path) as reopened:
+        assert reopened.active_ids() == active_state(current, _blocked(open_audits))
+        assert reopened.integrity_problems() == []
+    assert active_state(load_structure(path)) == active_state(current, _blocked(open_audits))
 
 
 def test_audit_touches_only_the_support_region():
@@ -127,52 +124,49 @@ def test_audit_touches_only_the_support_region():
     assert index.names(plan.deactivated) == {"e0", "c0", "d0", "d1", "d2", "d3", "d4"}
 
 
-def test_support_loop_is_not_kept_alive():
+def test_support_loop_is_not_kept_alive(memory_location):
     """a <- e; a <- b; b <- a: auditing e retires both (a loop is no support)."""
     structure = SupportStructure.build(["e"], ["a", "b"], [("a", ["e"]), ("a", ["b"]), ("b", ["a"])])
-    with tempfile.TemporaryDirectory() as folder:
-        with Memory.create(Path(folder) / "m.db") as memory:
-            memory.import_graph(structure)
-            result = memory.audit(["e"], reason="loop")
-            assert result.retired == {"e", "a", "b"}
-            assert memory.active_ids() == frozenset()
+    with Memory.create(memory_location()) as memory:
+        memory.import_graph(structure)
+        result = memory.audit(["e"], reason="loop")
+        assert result.retired == {"e", "a", "b"}
+        assert memory.active_ids() == frozenset()
 
 
-def test_reinstate_brings_back_exactly_what_the_audit_withdrew():
+def test_reinstate_brings_back_exactly_what_the_audit_withdrew(memory_location):
     structure = SupportStructure.build(
         ["e1", "e2", "e3"], ["a", "b", "c"],
         [("a", ["e1"]), ("a", ["e2"]), ("b", ["a", "e3"]), ("c", ["e1"])])
-    with tempfile.TemporaryDirectory() as folder:
-        with Memory.create(Path(folder) / "m.db") as memory:
-            memory.import_graph(structure)
-            first = memory.audit(["e1"], reason="r1")
-            assert first.retired == {"e1", "c"}
-            assert first.rederived == {"a"}  # a switches to e2; b, resting on a, is not visited
-            second = memory.audit(["e3"], reason="r2")
-            assert second.retired == {"e3", "b"}
-            back = memory.reinstate(first.audit_id)
-            assert back.activated == {"e1", "c"}
-            assert memory.active_ids() == {"e1", "e2", "a", "c"}
-            assert memory.integrity_problems() == []
+    with Memory.create(memory_location()) as memory:
+        memory.import_graph(structure)
+        first = memory.audit(["e1"], reason="r1")
+        assert first.retired == {"e1", "c"}
+        assert first.rederived == {"a"}  # a switches to e2; b, resting on a, is not visited
+        second = memory.audit(["e3"], reason="r2")
+        assert second.retired == {"e3", "b"}
+        back = memory.reinstate(first.audit_id)
+        assert back.activated == {"e1", "c"}
+        assert memory.active_ids() == {"e1", "e2", "a", "c"}
+        assert memory.integrity_problems() == []
 
 
 @pytest.mark.parametrize("cycles", [False, True])
-def test_pointer_derivations_are_certificates(cycles):
+def test_pointer_derivations_are_certificates(memory_location, cycles):
     """explain() returns a well-founded derivation whose evidence is active, for every claim."""
     from hypothesis import find
 
     structure = find(jst.support_structures(cycles=cycles, min_claims=5, max_claims=8),
                      lambda s: len(active_state(s)) > 6)
-    with tempfile.TemporaryDirectory() as folder:
-        with Memory.create(Path(folder) / "m.db") as memory:
-            memory.import_graph(structure)
-            active = memory.active_ids()
-            for claim in sorted(structure.claims & active):
-                explanation = memory.explain(claim)
-                derived = set(structure.evidence & active)
-                for step in explanation.certificate:
-                    assert set(step.antecedents) <= derived
-                    assert frozenset(step.antecedents) in {
-                        j.antecedents for j in structure.justifications_of[step.claim]}
-                    derived.add(step.claim)
-                assert claim in derived
+    with Memory.create(memory_location()) as memory:
+        memory.import_graph(structure)
+        active = memory.active_ids()
+        for claim in sorted(structure.claims & active):
+            explanation = memory.explain(claim)
+            derived = set(structure.evidence & active)
+            for step in explanation.certificate:
+                assert set(step.antecedents) <= derived
+                assert frozenset(step.antecedents) in {
+                    j.antecedents for j in structure.justifications_of[step.claim]}
+                derived.add(step.claim)
+            assert claim in derived

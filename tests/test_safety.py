@@ -43,8 +43,8 @@ def test_every_witness_separates_the_rules(structure):
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
 def test_capped_enumeration_keeps_kinds_and_survivors_exact(structure):
     full = check_structure(structure)
-    capped = check_structure(structure, max_justifications=1)
-    sat_capped = check_structure(structure, max_justifications=1, label_budget=0)  # forces the SAT path
+    capped = check_structure(structure, max_listed=1)
+    sat_capped = check_structure(structure, max_listed=1, label_budget=0)  # forces the SAT path
     sat_full = check_structure(structure, label_budget=0)
     assert [(c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in sat_full.claims] == [
         (c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in full.claims

@@ -1,5 +1,7 @@
-"""The SQLite store: immutability in the database, bad input through the CLI (exit 2, store
-unchanged), crash safety (SIGKILL mid-audit) and serialised concurrent writers."""
+"""The store, on every backend (``memory_location`` in tests/conftest.py: SQLite and
+PostgreSQL): bad input through the CLI (exit 2, store unchanged), crash safety (SIGKILL
+mid-audit) and serialised concurrent writers; SQLite's immutability triggers (PostgreSQL's:
+tests/test_postgres.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from theory.structure import SupportStructure
 
 from jtms.cli import main
 from jtms.reconsolidation import Memory, load_memory, load_structure
+
+from conftest import memory_dump
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,22 +51,26 @@ def _structure() -> SupportStructure:
     return parse_graph(GRAPH)
 
 
-@pytest.fixture
-def db(tmp_path) -> Path:
-    path = tmp_path / "memory.db"
+def _make(path: str, tmp_path: Path) -> str:
     graph = tmp_path / "graph.json"
     graph.write_text(json.dumps(GRAPH))
-    assert main(["init", "--db", str(path)]) == 0
-    assert main(["import", str(graph), "--db", str(path)]) == 0
+    assert main(["init", "--db", path]) == 0
+    assert main(["import", str(graph), "--db", path]) == 0
     return path
 
 
-def _dump(path: Path) -> list[str]:
-    connection = sqlite3.connect(path)
-    try:
-        return list(connection.iterdump())
-    finally:
-        connection.close()
+@pytest.fixture
+def db(memory_location, tmp_path) -> str:
+    """A memory holding GRAPH, on each backend."""
+    return _make(memory_location(), tmp_path)
+
+
+@pytest.fixture
+def sqlite_db(tmp_path) -> Path:
+    return Path(_make(str(tmp_path / "memory.db"), tmp_path))
+
+
+_dump = memory_dump
 
 
 def _json(capsys, argv: list[str]) -> dict:
@@ -140,7 +148,8 @@ def test_load_structure_is_the_current_state(db):
     "UPDATE justifications SET antecedents = '0'",
     "DELETE FROM justifications",
 ])
-def test_revisions_are_immutable_in_the_database(db, statement):
+def test_revisions_are_immutable_in_the_database(sqlite_db, statement):
+    db = sqlite_db
     with Memory.open(db) as memory:
         memory.audit(["e1"], reason="r")
     before = _dump(db)
@@ -248,10 +257,10 @@ def test_sigkill_mid_audit_leaves_the_pre_audit_state(db):
     assert _dump(db) == before
 
 
-def test_concurrent_audits_are_serialised(db):
+def test_concurrent_audits_are_serialised(db, tmp_path):
     """c1 <- e1 | e2. A audits e1 (c1 kept), B audits e2 while A holds the write lock: B must
     plan on A's result (c1 retired), not on the state it loaded before A committed."""
-    ready = db.parent / "b-loaded"
+    ready = tmp_path / "b-loaded"
     a = subprocess.Popen(_script(f"""
         import sys, time, pathlib
         sys.path.insert(0, {str(ROOT)!r})

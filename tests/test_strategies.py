@@ -37,7 +37,7 @@ def derivation_depth(structure: SupportStructure) -> int:
 
 
 @settings(max_examples=150)
-@given(jst.support_structures(min_evidence=2, max_evidence=4, min_claims=1, max_claims=5, max_justifications=2, max_antecedents=2, cycles=False, premises=False))
+@given(jst.support_structures(min_evidence=2, max_evidence=4, min_claims=1, max_claims=5, max_alternatives=2, max_antecedents=2, cycles=False, premises=False))
 def test_original_positional_parameters(structure):
     assert 2 <= len(structure.evidence) <= 4
     assert 1 <= len(structure.claims) <= 5
@@ -55,7 +55,7 @@ def test_depth_bound_without_cycles(structure):
 
 
 @settings(max_examples=150)
-@given(jst.memory_graphs(max_evidence=6, max_claims=8, max_fan_in=2, max_justifications=3))
+@given(jst.memory_graphs(max_evidence=6, max_claims=8, max_fan_in=2, max_alternatives=3))
 def test_fan_in_bound(structure):
     for claim, justifications in structure.justifications_of.items():
         assert len(set().union(*(j.antecedents for j in justifications))) <= 2
@@ -139,3 +139,12 @@ def test_rule_failures_shrink_to_a_handful_of_nodes(rule):
     assert len(structure.nodes) <= 3
     assert len(structure.justifications) <= 2
     assert len(audit) == 1
+
+
+def test_the_old_name_of_max_alternatives_still_works_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="max_alternatives"):
+        strategy = jst.support_structures(max_justifications=1, max_claims=2)
+    graph = find(strategy, lambda s: len(s.justifications) >= 1, settings=FIND)
+    assert all(len(js) <= 1 for js in graph.justifications_of.values())
+    with pytest.raises(InvalidArgument):
+        jst.support_structures(max_justifications=1, max_alternatives=2)

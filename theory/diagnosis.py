@@ -35,9 +35,10 @@ blocks D and its supersets, so the next optimum is the next diagnosis in cost or
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
 from pysat.examples.hitman import Hitman
 from pysat.examples.rc2 import RC2
@@ -184,3 +185,54 @@ def diagnoses(
             solver.add_clause([keep[e] for e in sorted(invalidate)])
     answers.sort(key=_ranking_key)
     return tuple(answers[:limit] if limit is not None else answers)
+
+
+@dataclass(frozen=True)
+class DiagnosisReport:
+    """Every nogood with its activity and conflict sets, and the diagnoses of the active
+    ones, cheapest first (what ``jtms diagnose`` prints and ``Memory.diagnose`` returns)."""
+
+    contradictions: tuple[Contradiction, ...]
+    diagnoses: tuple[Diagnosis, ...]
+
+    @property
+    def active(self) -> tuple[Contradiction, ...]:
+        """The contradictions: nogoods whose nodes are all active."""
+        return tuple(c for c in self.contradictions if c.active)
+
+    @property
+    def undiagnosable(self) -> tuple[Contradiction, ...]:
+        """Active nogoods that hold without evidence: no diagnosis over evidence."""
+        return tuple(c for c in self.active if not c.diagnosable)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``jtms diagnose`` (sorted ids and lists)."""
+        def family(sets: Iterable[frozenset[str]]) -> list[list[str]]:
+            return sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
+
+        return {
+            "contradictions": [
+                {"nogood": c.nogood.id, "nodes": sorted(c.nogood.nodes), "text": c.nogood.text,
+                 "active": c.active, "conflicts": family(c.conflicts), "diagnosable": c.diagnosable}
+                for c in self.contradictions
+            ],
+            "diagnoses": [
+                {"invalidate": sorted(d.invalidate), "retires": sorted(d.retires),
+                 "keeps": sorted(d.keeps), "retired_claims": d.retired_claims}
+                for d in self.diagnoses
+            ],
+            "undiagnosable": sorted(c.nogood.id for c in self.undiagnosable),
+        }
+
+
+def diagnose(
+    structure: SupportStructure,
+    blocked: Iterable[str] = (),
+    limit: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> DiagnosisReport:
+    """The contradictions of the structure's nogoods and their ``limit`` cheapest diagnoses
+    (all when None), with ``blocked`` nodes audited. ``progress(1)`` after each nogood."""
+    blocked_ids = structure.require(blocked)
+    found = contradictions(structure, blocked=blocked_ids, progress=progress)
+    return DiagnosisReport(found, diagnoses(structure, found, blocked=blocked_ids, limit=limit))

@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+import warnings
+from typing import Any, Literal
 
 from theory.canonical import sorted_ids, sorted_sets
 from theory.fixpoint import base_active
@@ -180,15 +181,16 @@ def check_structure(
     structure: SupportStructure,
     claims: Iterable[str] | None = None,
     *,
-    max_justifications: int | None = 64,
+    max_listed: int | None = 64,
     certificates: bool = True,
     label_budget: int = LABEL_BUDGET,
     progress: Callable[[int], None] | None = None,
     blocked: Iterable[str] = (),
+    max_justifications: int | None | Literal["unset"] = "unset",
 ) -> SafetyReport:
     """Check every claim (or the given ones) for influence-safety.
 
-    ``max_justifications`` caps the minimal justifications listed per unsafe claim
+    ``max_listed`` caps the minimal justifications listed per unsafe claim
     (``minimal_justifications_complete`` says whether the list is whole); violation kinds
     and surviving justifications stay exact regardless. Certificates come from the label
     algebra where labels stay within ``label_budget`` sets, from the SAT core otherwise.
@@ -207,6 +209,10 @@ def check_structure(
     >>> check_structure(g, blocked={"b"}).influence_safe   # with b audited, {a} is the only support
     True
     """
+    if max_justifications != "unset":  # the old, ambiguous name of max_listed
+        warnings.warn("check_structure(max_justifications=...) is now max_listed=...", DeprecationWarning,
+                      stacklevel=2)
+        max_listed = max_justifications
     structure = structure.under_audit(blocked)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
@@ -227,9 +233,9 @@ def check_structure(
             report = ClaimReport(claim, True, False, tuple(Violation(None, frozenset([e]), None) for e in witnesses),
                                  frozenset(), False)
         elif (label := labels.get(n)) is not None:
-            report = _report_from_label(index, facts, claim, label, max_justifications)
+            report = _report_from_label(index, facts, claim, label, max_listed)
         else:
-            report = _report_from_sat(index, facts, claim, max_justifications)
+            report = _report_from_sat(index, facts, claim, max_listed)
         reports.append(report)
         if progress is not None:
             progress(1)
@@ -246,7 +252,7 @@ def _ordered(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
 
 
 def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: list[int],
-                       max_justifications: int | None) -> ClaimReport:
+                       max_listed: int | None) -> ClaimReport:
     """Certificates from a complete label: kinds and survivors are lookups."""
     everything = _ordered(index.names_of_bits(bits) for bits in label)
     relevant = frozenset().union(*everything) if everything else frozenset()
@@ -255,18 +261,18 @@ def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: 
         kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
         survivor = next((s for s in everything if e not in s), None)
         violations.append(Violation(kind, frozenset([e]), survivor))
-    complete = max_justifications is None or len(everything) <= max_justifications
-    listed = everything if complete else everything[:max_justifications]
+    complete = max_listed is None or len(everything) <= max_listed
+    listed = everything if complete else everything[:max_listed]
     return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
 
 
 def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str,
-                     max_justifications: int | None) -> ClaimReport:
+                     max_listed: int | None) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap, then exact queries."""
     enumerator = JustificationEnumerator(SupportProgram.of(index, index.number[claim]))
-    listed = list(islice(enumerator, None if max_justifications is None else max_justifications + 1))
-    complete = max_justifications is None or len(listed) <= max_justifications
-    ordered = _ordered(listed if complete else listed[:max_justifications])
+    listed = list(islice(enumerator, None if max_listed is None else max_listed + 1))
+    complete = max_listed is None or len(listed) <= max_listed
+    ordered = _ordered(listed if complete else listed[:max_listed])
     known = _ordered(listed)
     relevant = frozenset().union(*known) if known else frozenset()
     violations = []

@@ -17,7 +17,7 @@ What the strategies generate (every size is a parameter):
 
 - :func:`support_structures` / :func:`memory_graphs`: evidence ``e0..``, claims ``c0..``;
   AND/OR justifications with a bounded number of alternatives per claim
-  (``max_justifications``), of antecedents per justification (``max_antecedents``) and of
+  (``max_alternatives``), of antecedents per justification (``max_antecedents``) and of
   distinct antecedents per claim (``max_fan_in``); layered to a bounded ``max_depth``;
   with or without support loops (``cycles``), premises (``premises``) and redundant
   justifications (``redundant``: ``c <- a`` next to ``c <- a, b``, the case where influence
@@ -35,6 +35,7 @@ redundancy, no loops and smaller audits, so a failing example shrinks to a handf
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -112,6 +113,16 @@ def _check_range(name: str, low: int, high: int) -> None:
         raise InvalidArgument(f"need min_{name} <= max_{name}, got min_{name}={low} and max_{name}={high}")
 
 
+def _renamed(old: str, old_value: int | None, new: str, new_value: int, default: int) -> int:
+    """``old`` is the pre-0.2 name of ``new`` (it was ambiguous): accepted, with a warning."""
+    if old_value is None:
+        return new_value
+    if new_value != default:
+        raise InvalidArgument(f"give {new} or its old name {old}, not both")
+    warnings.warn(f"{old} is now called {new}", DeprecationWarning, stacklevel=4)
+    return old_value
+
+
 def _check_structure(structure: object) -> None:
     if not isinstance(structure, SupportStructure):
         raise InvalidArgument(f"structure={structure!r} must be a SupportStructure")
@@ -128,21 +139,23 @@ def support_structures(
     max_evidence: int = 5,
     min_claims: int = 1,
     max_claims: int = 6,
-    max_justifications: int = 3,
+    max_alternatives: int = 3,
     max_antecedents: int = 3,
     cycles: bool = True,
     premises: bool = True,
     max_depth: int | None = None,
     max_fan_in: int | None = None,
     redundant: bool = False,
-    min_justifications: int = 0,
+    min_alternatives: int = 0,
+    max_justifications: int | None = None,
+    min_justifications: int | None = None,
 ) -> st.SearchStrategy[SupportStructure]:
     """A random memory graph (a validated :class:`SupportStructure`).
 
     Parameters (all optional):
 
     - ``min_evidence``/``max_evidence``, ``min_claims``/``max_claims``: node counts.
-    - ``max_justifications``: alternatives (OR) per claim; ``min_justifications`` (default 0,
+    - ``max_alternatives``: alternative justifications (OR) per claim; ``min_alternatives`` (default 0,
       so unjustified, never-active claims occur).
     - ``max_antecedents``: conjuncts (AND) per justification.
     - ``max_fan_in``: distinct antecedents of one claim over all its justifications (its
@@ -156,19 +169,23 @@ def support_structures(
     - ``cycles``: allow support loops (including self loops ``c <- c``).
     - ``premises``: allow empty justifications (the claim is a premise).
     - ``redundant``: allow redundant justifications, ``c <- A ∪ {x}`` next to ``c <- A``.
+    - ``max_justifications`` / ``min_justifications``: the old, ambiguous names of
+      ``max_alternatives`` / ``min_alternatives`` (deprecated).
     """
     _check_range("evidence", min_evidence, max_evidence)
     _check_range("claims", min_claims, max_claims)
-    _check_int("min_justifications", min_justifications)
-    _check_int("max_justifications", max_justifications)
+    max_alternatives = _renamed("max_justifications", max_justifications, "max_alternatives", max_alternatives, 3)
+    min_alternatives = _renamed("min_justifications", min_justifications, "min_alternatives", min_alternatives, 0)
+    _check_int("min_alternatives", min_alternatives)
+    _check_int("max_alternatives", max_alternatives)
     _check_int("max_antecedents", max_antecedents)
     _check_int("max_depth", max_depth, 1, optional=True)
     _check_int("max_fan_in", max_fan_in, optional=True)
     for name, flag in (("cycles", cycles), ("premises", premises), ("redundant", redundant)):
         _check_bool(name, flag)
     return _support_structures(
-        min_evidence, max_evidence, min_claims, max_claims, max_justifications, max_antecedents,
-        cycles, premises, max_depth, max_fan_in, redundant, min_justifications,
+        min_evidence, max_evidence, min_claims, max_claims, max_alternatives, max_antecedents,
+        cycles, premises, max_depth, max_fan_in, redundant, min_alternatives,
     )
 
 
@@ -183,14 +200,14 @@ def _support_structures(
     max_evidence: int,
     min_claims: int,
     max_claims: int,
-    max_justifications: int,
+    max_alternatives: int,
     max_antecedents: int,
     cycles: bool,
     premises: bool,
     max_depth: int | None,
     max_fan_in: int | None,
     redundant: bool,
-    min_justifications: int,
+    min_alternatives: int,
 ) -> SupportStructure:
     n_evidence = draw(_integers(min_evidence, max_evidence), label="evidence count")
     # Claims are a list of independent blocks, so the shrinker can delete any claim (not
@@ -198,7 +215,7 @@ def _support_structures(
     # positions, resolved below against the antecedents that claim may use.
     block = _claim_block(
         max_evidence + max_claims, max_depth, max_fan_in,
-        min_justifications, max(min_justifications, max_justifications),
+        min_alternatives, max(min_alternatives, max_alternatives),
         max_antecedents, premises, redundant,
     )
     blocks = draw(_lists(block, min_claims, max_claims), label="claims")
@@ -243,8 +260,8 @@ def _claim_block(
     virtual: int,
     max_depth: int | None,
     max_fan_in: int | None,
-    min_justifications: int,
-    max_justifications: int,
+    min_alternatives: int,
+    max_alternatives: int,
     max_antecedents: int,
     premises: bool,
     redundant: bool,
@@ -260,7 +277,7 @@ def _claim_block(
             fan = draw(_index_lists(virtual, 0, min(max_fan_in, virtual)))
         low = 0 if premises else 1
         own: list[list[int]] = []
-        for _ in range(draw(_integers(min_justifications, max_justifications))):
+        for _ in range(draw(_integers(min_alternatives, max_alternatives))):
             if fan is None:
                 own.append(draw(_index_lists(virtual, low, min(max_antecedents, virtual))))
             elif fan:

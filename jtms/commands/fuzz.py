@@ -57,8 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     shape = parser.add_argument_group("generated graphs (--rule)")
     shape.add_argument("--max-evidence", type=int, default=5, metavar="N")
     shape.add_argument("--max-claims", type=int, default=6, metavar="N")
-    shape.add_argument("--max-justifications", type=int, default=3, metavar="N",
-                       help="alternatives per claim")
+    shape.add_argument("--max-alternatives", "--max-justifications", dest="max_alternatives", type=int,
+                       default=3, metavar="N",
+                       help="alternative justifications per claim (--max-justifications: its old name)")
     shape.add_argument("--max-antecedents", type=int, default=3, metavar="N",
                        help="conjuncts per justification")
     shape.add_argument("--max-depth", type=int, default=None, metavar="N")
@@ -92,7 +93,7 @@ def _fuzz(args: argparse.Namespace) -> int:
         name, rule = load_rule(args.rule)
     except InputError as error:
         raise error.with_source("--rule") from None
-    for flag, low in (("max_evidence", 1), ("max_claims", 1), ("max_justifications", 1),
+    for flag, low in (("max_evidence", 1), ("max_claims", 1), ("max_alternatives", 1),
                       ("max_antecedents", 1), ("max_depth", 1), ("max_fan_in", 0)):
         value = getattr(args, flag)
         if value is not None and value < low:
@@ -100,7 +101,7 @@ def _fuzz(args: argparse.Namespace) -> int:
     options = GraphOptions(
         max_evidence=args.max_evidence,
         max_claims=args.max_claims,
-        max_justifications=args.max_justifications,
+        max_alternatives=args.max_alternatives,
         max_antecedents=args.max_antecedents,
         max_depth=args.max_depth,
         max_fan_in=args.max_fan_in,

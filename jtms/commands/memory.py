@@ -6,19 +6,31 @@ from __future__ import annotations
 
 
 import argparse
+import os
+from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 from theory.graphfile import load_document
 
-from jtms.output import console, print_json, sorted_ids, table
+from jtms import payloads
+from jtms.output import console, print_json, table
 from jtms.reconsolidation import Memory
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.diagnosis import ContradictionReview
 
 DEFAULT_DB = "jtms.db"
 
 
+def default_db() -> str:
+    """``$JTMS_DB`` when set (a file or a postgresql:// URL), else ``jtms.db``."""
+    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
+
+
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
-                        help=f"the memory database (default {DEFAULT_DB})")
+    parser.add_argument("--db", default=default_db(), metavar="LOCATION",
+                        help="the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME"
+                             f"?memory=NAME (default $JTMS_DB, else {DEFAULT_DB})")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
@@ -42,6 +54,12 @@ def _report(args, payload: dict, text: str) -> int:
 def register(subparsers) -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
     p.set_defaults(func=run_init)
+
+    p = _common(subparsers.add_parser(
+        "upgrade", help="bring a memory written by an older jtms to this schema version",
+        description="Upgrade an SQLite memory of an older schema version in place, in one "
+                    "transaction (example: jtms upgrade --db old.db)."))
+    p.set_defaults(func=run_upgrade)
 
     p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
     p.add_argument("graph", metavar="GRAPH")
@@ -85,6 +103,8 @@ def register(subparsers) -> None:
 
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
     p.add_argument("id", metavar="ID")
+    p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
+                   help="dot / mermaid: the certificate (or broken justifications) as a drawing")
     p.set_defaults(func=run_explain)
 
     p = _common(subparsers.add_parser(
@@ -97,6 +117,8 @@ def register(subparsers) -> None:
         "review", help="re-execute recorded calculations; audit the ones that disagree"))
     p.add_argument("--reviewer", default="jtms-review")
     p.add_argument("--dry-run", action="store_true", help="report discrepancies, audit nothing")
+    p.add_argument("--apply", action="store_true",
+                   help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
     p.set_defaults(func=run_review)
 
 
@@ -105,6 +127,12 @@ def register(subparsers) -> None:
 def run_init(args) -> int:
     Memory.create(args.db).close()
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
+
+
+def run_upgrade(args) -> int:
+    changed = Memory.upgrade(args.db)
+    return _report(args, {"db": args.db, "upgraded": changed},
+                   f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
 
 
 def run_import(args) -> int:
@@ -121,8 +149,7 @@ def run_add_evidence(args) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_evidence(args.id, text=args.text, author=args.author,
                                      expression=args.expression, value=args.value)
-    return _report(args, {"event_id": change.event_id, "id": args.id, "active": True},
-                   f"added evidence {args.id}")
+    return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
 
 
 def run_add_claim(args) -> int:
@@ -131,9 +158,9 @@ def run_add_claim(args) -> int:
         justifications.append([])
     with Memory.open(args.db) as memory:
         change = memory.add_claim(args.id, justifications, text=args.text, author=args.author)
-    active = args.id in change.activated
-    return _report(args, {"event_id": change.event_id, "id": args.id, "active": active},
-                   f"added claim {args.id} ({'active' if active else 'inactive'})")
+    payload = payloads.node_added(change, args.id)
+    return _report(args, payload,
+                   f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})")
 
 
 def run_audit(args) -> int:
@@ -143,16 +170,9 @@ def run_audit(args) -> int:
             result = memory.preview(roots)
         else:
             result = memory.audit(roots, reason=args.reason, reviewer=args.reviewer)
-        retired = result.retired
-        kept = [(claim, ants) for claim, ants in memory.kept(roots) if claim not in retired]
-    payload = {
-        "audit_id": result.audit_id,
-        "dry_run": bool(args.dry_run),
-        "audit": sorted_ids(result.roots),
-        "retired": sorted_ids(retired),
-        "kept": [{"id": claim, "surviving_justification": list(ants)} for claim, ants in kept],
-        "seconds": round(result.seconds, 6),
-    }
+        payload = payloads.audit_payload(memory, roots, result, args.dry_run)
+    retired = result.retired
+    kept = [(k["id"], k["surviving_justification"]) for k in payload["kept"]]
     if args.json:
         print_json(payload)
         return 0
@@ -173,23 +193,19 @@ def run_reinstate(args) -> int:
         raise InputError(f"AUDIT_ID must be an integer, got {args.audit_id!r}") from None
     with Memory.open(args.db) as memory:
         change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
-    return _report(args, {"audit_id": audit_id, "event_id": change.event_id,
-                          "reactivated": sorted_ids(change.activated)},
+    return _report(args, payloads.reinstate_payload(audit_id, change),
                    f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
                    f"{', '.join(sorted(change.activated))}")
 
 
 def run_history(args) -> int:
     with Memory.open(args.db) as memory:
-        rows = memory.history(args.id)
-        node = memory.node(args.id)
-        audits = memory.audits_naming(args.id)
-        active = memory.is_active(args.id)
+        payload = payloads.history_payload(memory, args.id)
     if args.json:
-        print_json({"id": args.id, "kind": node["kind"], "active": active,
-                    "audited_by": audits, "revisions": rows})
+        print_json(payload)
         return 0
-    console().print(table(f"history of {args.id} ({node['kind']}, now {'active' if active else 'inactive'})",
+    rows, active = payload["revisions"], payload["active"]
+    console().print(table(f"history of {args.id} ({payload['kind']}, now {'active' if active else 'inactive'})",
                           ["event", "kind", "time", "status", "by", "reason"],
                           [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
                             r["reason"] or ""] for r in rows]))
@@ -199,6 +215,11 @@ def run_history(args) -> int:
 def run_explain(args) -> int:
     with Memory.open(args.db) as memory:
         explanation = memory.explain(args.id)
+        if args.format != "text":
+            from jtms.drawing import FORMATS, certificate_drawing
+
+            print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
+            return 0
     if args.json:
         print_json(explanation.as_dict())
         return 0
@@ -237,12 +258,16 @@ def run_context(args) -> int:
 
 
 def run_review(args) -> int:
+    from jtms.diagnosis import review_contradictions
     from jtms.reviewer import review
 
+    if args.apply and args.dry_run:
+        raise InputError("--apply audits a diagnosis, --dry-run audits nothing: give one of them")
     with Memory.open(args.db) as memory:
         report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run)
+        found = review_contradictions(memory, apply=args.apply, reviewer=args.reviewer)
     if args.json:
-        print_json(report.as_dict())
+        print_json(payloads.review_payload(report, found))
     else:
         out = console()
         out.print(f"re-executed {report.checked} calculation(s): {len(report.discrepancies)} discrepancy(ies)")
@@ -251,7 +276,29 @@ def run_review(args) -> int:
                          for d in report.discrepancies]))
         if report.audit is not None:
             out.print(f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}")
+        _print_contradictions(found)
     return 0
+
+
+def _print_contradictions(found: "ContradictionReview") -> None:
+    """The contradictions part of ``jtms review`` (see :mod:`jtms.diagnosis`)."""
+    out = console()
+    active = found.report.active
+    if not active:
+        return
+    out.print(f"{len(active)} active contradiction(s): "
+              + ", ".join(f"{c.nogood.id} {{{', '.join(sorted(c.nogood.nodes))}}}" for c in active))
+    for c in found.report.undiagnosable:
+        out.print(f"  {c.nogood.id}: no diagnosis over evidence (its nodes hold without evidence)")
+    if found.report.diagnoses:
+        d = found.report.diagnoses[0]
+        out.print(f"cheapest diagnosis: invalidate {', '.join(sorted(d.invalidate))} "
+                  f"(retires {d.retired_claims} claim(s): {', '.join(sorted(d.retires))})")
+    if found.applied is not None:
+        a = found.applied.audit
+        out.print(f"audit {a.audit_id}: retired {', '.join(sorted(a.retired))}")
+    elif found.report.diagnoses:
+        out.print("run `jtms review --apply` (or `jtms diagnose --db ... --apply 1`) to audit it")
 
 
 ORDER = 20  # position of these commands in `jtms --help`

@@ -78,8 +78,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
     check.add_argument("--db", metavar="PATH", help="check a stored memory (as it stands after its audits) instead of a file")
     check.add_argument("--claim", type=id_list, metavar="ID[,ID...]", help="check only these claims")
-    check.add_argument("--max-justifications", type=at_least(0), default=64, metavar="N",
-                       help="list at most N minimal justifications per unsafe claim (default 64; 0 = all)")
+    check.add_argument("--max-listed", "--max-justifications", dest="max_listed", type=at_least(0), default=64,
+                       metavar="N", help="list at most N minimal justifications per unsafe claim "
+                       "(default 64; 0 = all; --max-justifications is its old name)")
     check.add_argument("--summary", action="store_true",
                        help="verdicts and witness audits only, no certificates (fastest on large graphs)")
     check.add_argument("--json", action="store_true", help="machine output")
@@ -176,7 +177,7 @@ def run_check(args: argparse.Namespace) -> int:
         structure, source = load_graph(args.graph), args.graph
     else:
         raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
-    limit = None if args.max_justifications == 0 else args.max_justifications
+    limit = None if args.max_listed == 0 else args.max_listed
     started = time.perf_counter()
     claims = args.claim
     total = len(claims) if claims else len(structure.claims)
@@ -187,7 +188,7 @@ def run_check(args: argparse.Namespace) -> int:
                 done[0] += k
                 update(done[0])
 
-            report = check_structure(structure, claims, max_justifications=limit, certificates=not args.summary,
+            report = check_structure(structure, claims, max_listed=limit, certificates=not args.summary,
                                      progress=advance, blocked=blocked)
     except InputError as error:
         raise error.with_source(source) from None

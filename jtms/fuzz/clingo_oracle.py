@@ -189,6 +189,7 @@ def clingo_conflict_sets(
     def term(node_id: str) -> str:
         return '"' + node_id.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
+    _load_clingo()
     off = frozenset(blocked)
     free = sorted(structure.evidence - off)
     lines = [program_text(structure)]
@@ -200,7 +201,7 @@ def clingo_conflict_sets(
     ctl.ground([("base", [])])
     found: list[frozenset[str]] = []
 
-    def on_model(model: clingo.Model) -> None:
+    def on_model(model: Any) -> None:
         gone = {s.arguments[0].string for s in model.symbols(atoms=True) if s.name == "off"}
         found.append(frozenset(free) - gone)
 

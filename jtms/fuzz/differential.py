@@ -44,7 +44,7 @@ Progress = Callable[[int, int], None]
 class CampaignOptions:
     max_evidence: int = 8
     max_claims: int = 12
-    max_justifications: int = 3
+    max_alternatives: int = 3
     max_antecedents: int = 3
     random_audits: int = 6
     evidence_pairs: bool = True  # also check every two-evidence audit (cheap: no drawing)
@@ -76,7 +76,7 @@ def campaign_cases(draw: st.DrawFn, options: CampaignOptions) -> Case:
         jst.support_structures(
             max_evidence=options.max_evidence,
             max_claims=options.max_claims,
-            max_justifications=options.max_justifications,
+            max_alternatives=options.max_alternatives,
             max_antecedents=options.max_antecedents,
             cycles=cyclic,
             redundant=redundant,

@@ -62,7 +62,7 @@ def load_rule(spec: str) -> tuple[str, RevisionRule]:
 
 
 @dataclass(frozen=True)
-class Discrepancy:
+class RuleMismatch:
     """How a rule's answer differs from exact revision on one (graph, audit) pair."""
 
     expected: frozenset[str]
@@ -84,7 +84,7 @@ class Discrepancy:
         return tuple(k for k, ids in (("under", self.under_revised), ("over", self.over_revised)) if ids)
 
 
-def compare(rule: RevisionRule, structure: SupportStructure, audit: frozenset[str]) -> Discrepancy | None:
+def compare(rule: RevisionRule, structure: SupportStructure, audit: frozenset[str]) -> RuleMismatch | None:
     """``None`` if the rule agrees with exact revision on this pair."""
     expected = exact(structure, audit)
     try:
@@ -92,10 +92,10 @@ def compare(rule: RevisionRule, structure: SupportStructure, audit: frozenset[st
     except Exception as error:
         last = traceback.extract_tb(error.__traceback__)[-1]
         where = f" at {os.path.basename(last.filename)}:{last.lineno}"
-        return Discrepancy(expected, None, f"{error.__class__.__name__}: {error}{where}")
+        return RuleMismatch(expected, None, f"{error.__class__.__name__}: {error}{where}")
     if got == expected:
         return None
-    return Discrepancy(expected, got)
+    return RuleMismatch(expected, got)
 
 
 # --- the generated cases ---------------------------------------------------------------
@@ -110,7 +110,7 @@ class GraphOptions:
 
     max_evidence: int = 5
     max_claims: int = 6
-    max_justifications: int = 3
+    max_alternatives: int = 3
     max_antecedents: int = 3
     max_depth: int | None = None
     max_fan_in: int | None = None
@@ -134,7 +134,7 @@ def _cases(draw: st.DrawFn, options: GraphOptions) -> tuple[SupportStructure, fr
             evidence_only=options.evidence_only,
             max_evidence=options.max_evidence,
             max_claims=options.max_claims,
-            max_justifications=options.max_justifications,
+            max_alternatives=options.max_alternatives,
             max_antecedents=options.max_antecedents,
             cycles=cycles,
             premises=options.premises,
@@ -225,10 +225,10 @@ def reduce_case(
 
 
 @dataclass
-class Counterexample:
+class RuleCounterexample:
     structure: SupportStructure
     audit: frozenset[str]
-    discrepancy: Discrepancy
+    discrepancy: RuleMismatch
     first_found_size: dict[str, int]
     hypothesis_size: dict[str, int]
     shrink_seconds: float
@@ -267,7 +267,7 @@ class FuzzReport:
     kinds: dict[str, int] = field(default_factory=lambda: {"under": 0, "over": 0, "error": 0})
     seconds: float = 0.0
     cpu_seconds: float = 0.0
-    counterexample: Counterexample | None = None
+    counterexample: RuleCounterexample | None = None
 
     @property
     def ok(self) -> bool:
@@ -347,7 +347,7 @@ def fuzz_rule(
 
 
 def _shrink(rule: RevisionRule, strategy: st.SearchStrategy[tuple[SupportStructure, frozenset[str]]],
-            examples: int, seed: int, fallback: tuple[SupportStructure, frozenset[str]]) -> Counterexample:
+            examples: int, seed: int, fallback: tuple[SupportStructure, frozenset[str]]) -> RuleCounterexample:
     failing: list[tuple[SupportStructure, frozenset[str]]] = []
     calls = [0]
 
@@ -380,10 +380,10 @@ def _shrink(rule: RevisionRule, strategy: st.SearchStrategy[tuple[SupportStructu
     if discrepancy is not None:
         structure, audit = reduced, reduced_audit
     else:  # a non-deterministic rule: keep the case hypothesis reported
-        discrepancy = compare(rule, structure, audit) or Discrepancy(
+        discrepancy = compare(rule, structure, audit) or RuleMismatch(
             exact(structure, audit), None, "the rule's answer is not deterministic"
         )
-    return Counterexample(
+    return RuleCounterexample(
         structure, audit, discrepancy, first_size, after_hypothesis,
         time.perf_counter() - start, calls[0],
     )

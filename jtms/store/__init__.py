@@ -16,10 +16,14 @@ with store.read():
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 
 from jtms.store.protocol import Backend, Checkpoint, EventRow, Store
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.store.sqlite import SqliteStore
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 
@@ -46,10 +50,25 @@ def open_store(location: str | Path, durability: str = "full",
 
 
 def create_store(location: str | Path, durability: str = "full",
-                 busy_timeout: float | None = None) -> Store:
-    """A new, empty memory at ``location`` (refused with "already exists" if there is one)."""
+                 busy_timeout: float | None = None, init_time: str | None = None) -> Store:
+    """A new, empty memory at ``location`` (refused with "already exists" if there is one).
+
+    ``init_time`` dates its init event (default: now; ``jtms import-memory`` keeps the
+    exported memory's)."""
     location = str(location)
-    return _backend(location).create(location, durability, busy_timeout)
+    return _backend(location).create(location, durability, busy_timeout, init_time=init_time)
 
 
-__all__ = ["Checkpoint", "EventRow", "Store", "create_store", "open_store"]
+def upgrade_store(location: str | Path, durability: str = "full",
+                  busy_timeout: float | None = None) -> "SqliteStore":
+    """An SQLite memory of an older schema version, opened to be upgraded (``jtms upgrade``)."""
+    location = str(location)
+    if location.startswith(POSTGRES_PREFIXES):
+        raise InputError("only SQLite memories have older schema versions to upgrade",
+                         source=location.split("?", 1)[0])
+    from jtms.store.sqlite import SqliteStore
+
+    return SqliteStore.open(location, durability, busy_timeout, upgrading=True)
+
+
+__all__ = ["Checkpoint", "EventRow", "Store", "create_store", "open_store", "upgrade_store"]

@@ -18,6 +18,10 @@ The stored model (every backend keeps the same one):
   claim rests on, and its derivation rank), by event: at creation, on (re)activation, and
   when an audit switches a claim to another justification. With the revisions they give the
   exact incremental state after every event, so no reader recomputes a fixpoint to open.
+- ``nogoods``: sets of node ids that must not all be active together (DESIGN.md section 2),
+  each with its own id (distinct from every node id), the event that created it and whether
+  it was a contradiction (all its nodes active) then; ``nogood_revisions``: one row per
+  change of that, by event, like ``revisions`` for nodes. Nogoods change no node's status.
 - ``checkpoints``: derived data, not history: an opaque blob (:class:`Checkpoint`) holding
   the whole incremental state at one event, written now and then by a writer so that opening
   reads one blob plus the log tail after it. A backend keeps at least the latest one.
@@ -59,8 +63,9 @@ from typing import Any, Protocol, runtime_checkable
 
 ACTIVE, INACTIVE = "active", "inactive"
 EVENT_KINDS = ("init", "import", "add-evidence", "add-claim", "add-justification", "audit",
-               "reinstate")
-TABLES = ("events", "nodes", "justifications", "revisions", "supports")
+               "reinstate", "add-nogood")
+TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
+          "nogood_revisions")
 
 
 @dataclass(frozen=True)
@@ -127,6 +132,19 @@ class SupportRow:
     justification: int
     rank: int
     event: int
+
+
+@dataclass(frozen=True)
+class NogoodRow:
+    """A nogood: ``nodes`` (sorted ids) must not all be active; ``status`` at creation is
+    ``active`` when they all were (a contradiction)."""
+
+    id: str
+    nodes: tuple[str, ...]
+    text: str
+    author: str | None
+    event: int
+    status: str
 
 
 @dataclass(frozen=True)
@@ -217,6 +235,10 @@ class Store(Protocol):
         """The latest checkpoint, or None."""
         ...
 
+    def nogoods(self, after: int = 0) -> list[NogoodRow]:
+        """Nogoods created by events after ``after``, in creation order."""
+        ...
+
     # --- reads for people ----------------------------------------------------------------------
     def texts(self) -> dict[str, str]:
         """Node id -> its text."""
@@ -236,6 +258,10 @@ class Store(Protocol):
 
     def history(self, num: int) -> list[HistoryRow]:
         """The creation of node ``num``, then each revision, oldest first."""
+        ...
+
+    def nogood_history(self, nogood_id: str) -> list[HistoryRow]:
+        """The creation of a nogood, then each change of whether it is a contradiction."""
         ...
 
     def audits_naming(self, node_id: str) -> list[int]:
@@ -279,6 +305,10 @@ class Store(Protocol):
         """(node, justification, rank) triples, in the order given."""
         ...
 
+    def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None: ...
+
+    def add_nogood_revisions(self, event: int, status: str, nogoods: Iterable[str]) -> None: ...
+
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         """Store ``checkpoint`` (it may drop older ones)."""
         ...
@@ -288,7 +318,7 @@ class Backend(Protocol):
     """A backend module's store class: how a memory is created and opened at a location."""
 
     def create(self, location: str, durability: str = "full",
-               busy_timeout: float | None = None) -> Store:
+               busy_timeout: float | None = None, init_time: str | None = None) -> Store:
         """A new, empty memory (InputError "already exists" if there is one)."""
         ...
 
@@ -299,5 +329,5 @@ class Backend(Protocol):
 
 
 __all__ = ["ACTIVE", "Backend", "Checkpoint", "EVENT_KINDS", "EventRow", "HistoryRow", "INACTIVE",
-           "JustificationRow", "NewNode", "NodeRow", "RevisionRow", "Store", "SupportRow",
+           "JustificationRow", "NewNode", "NodeRow", "NogoodRow", "RevisionRow", "Store", "SupportRow",
            "TABLES", "WithdrawalRow"]

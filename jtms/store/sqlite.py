@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -33,12 +34,12 @@ from typing import Any
 from theory.errors import InputError
 
 from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
-                                 NodeRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
+                                 NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
 
 SCHEMA_VERSION = 2
+UPGRADABLE = ("1",)          # versions `jtms upgrade` brings to SCHEMA_VERSION
 APPLICATION = "jtms-memory"
 BUSY_TIMEOUT_S = 60.0
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 SCHEMA = """
 CREATE TABLE meta (
@@ -50,7 +51,8 @@ CREATE TABLE meta (
 CREATE TABLE events (
     id     INTEGER PRIMARY KEY,
     kind   TEXT NOT NULL CHECK (kind IN ('init', 'import', 'add-evidence', 'add-claim',
-                                         'add-justification', 'audit', 'reinstate')),
+                                         'add-justification', 'audit', 'reinstate',
+                                         'add-nogood')),
     time   TEXT NOT NULL,
     actor  TEXT,                 -- reviewer of an audit, author of an addition
     reason TEXT,
@@ -103,6 +105,25 @@ CREATE INDEX supports_by_event ON supports (event);
 CREATE INDEX supports_by_node ON supports (node, seq);
 CREATE INDEX nodes_by_event ON nodes (event);
 
+-- Nodes that must not all be active together; they change no status by themselves.
+CREATE TABLE nogoods (
+    id     TEXT PRIMARY KEY,                  -- distinct from every node id
+    nodes  TEXT NOT NULL,                     -- JSON list of the node ids, sorted
+    text   TEXT NOT NULL DEFAULT '',
+    author TEXT,
+    event  INTEGER NOT NULL REFERENCES events (id),
+    status TEXT NOT NULL CHECK (status IN ('active', 'inactive'))   -- a contradiction then?
+);
+
+-- One row per change of whether a nogood is a contradiction, written by the event causing it.
+CREATE TABLE nogood_revisions (
+    seq    INTEGER PRIMARY KEY,
+    nogood TEXT NOT NULL REFERENCES nogoods (id),
+    status TEXT NOT NULL CHECK (status IN ('active', 'inactive')),
+    event  INTEGER NOT NULL REFERENCES events (id)
+);
+CREATE INDEX nogood_revisions_by_nogood ON nogood_revisions (nogood, seq);
+
 -- Derived data (a cache of the incremental state at one event), replaced now and then.
 CREATE TABLE checkpoints (
     event INTEGER PRIMARY KEY REFERENCES events (id),
@@ -110,7 +131,8 @@ CREATE TABLE checkpoints (
 );
 """
 
-IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports")
+IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
+                    "nogood_revisions")
 
 
 def _triggers() -> str:
@@ -168,7 +190,9 @@ def _fault(error: sqlite3.Error, location: str, waited: float | None = None,
                           "nothing written", source=location)
     if "malformed" in text or "not a database" in text or "corrupt" in text:
         return InputError(f"corrupt memory ({text}); nothing written", source=location)
-    return InputError(f"database error ({text}); nothing written", source=location)
+    name = getattr(error, "sqlite_errorname", "")
+    return InputError(f"database error ({text}{', ' + name if name else ''}); nothing written",
+                      source=location)
 
 
 def _check_folder(path: Path) -> None:
@@ -188,6 +212,7 @@ class SqliteStore:
         self.location = location
         self.writable = writable
         self.busy_timeout = busy_timeout
+        self.schema_version = SCHEMA_VERSION
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
@@ -196,7 +221,11 @@ class SqliteStore:
         if durability not in ("full", "normal", "off"):
             raise InputError(f"unknown durability {durability!r} (full, normal or off)")
         if read_only:
-            target, uri = Path(path).resolve().as_uri() + "?mode=ro", True
+            # without a WAL file every committed page is in the main file, and nobody can
+            # start one (the file or its folder is read-only): read it as immutable, which
+            # needs no -shm file either
+            wal = Path(path + "-wal").exists()
+            target, uri = Path(path).resolve().as_uri() + ("?mode=ro" if wal else "?mode=ro&immutable=1"), True
         else:
             target, uri = path, False
         connection = sqlite3.connect(target, isolation_level=None, timeout=busy_timeout,
@@ -207,13 +236,13 @@ class SqliteStore:
 
     @classmethod
     def create(cls, location: str | Path, durability: str = "full",
-               busy_timeout: float | None = None) -> "SqliteStore":
+               busy_timeout: float | None = None, init_time: str | None = None) -> "SqliteStore":
         """A new, empty memory at ``location`` (it must not exist, or be an empty file)."""
         timeout = _busy_timeout(busy_timeout)
         location = str(location)
         if location == ":memory:":
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
-            store._install()
+            store._install(init_time)
             return store
         path = Path(location)
         _check_folder(path)
@@ -236,7 +265,7 @@ class SqliteStore:
                              "not writable)", source=location)
         try:
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
-            store._install()
+            store._install(init_time)
         except BaseException:
             if created:
                 for suffix in ("", "-wal", "-shm", "-journal"):
@@ -247,7 +276,7 @@ class SqliteStore:
             raise
         return store
 
-    def _install(self) -> None:
+    def _install(self, init_time: str | None = None) -> None:
         db = self._db
         started = time.monotonic()
         try:
@@ -262,7 +291,7 @@ class SqliteStore:
                 db.execute(statement)
             db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
                            [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
-            db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (_now(),))
+            db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (init_time or _now(),))
             db.execute("COMMIT")
         except sqlite3.Error as error:
             db.execute("ROLLBACK") if db.in_transaction else None
@@ -274,8 +303,11 @@ class SqliteStore:
 
     @classmethod
     def open(cls, location: str | Path, durability: str = "full",
-             busy_timeout: float | None = None) -> "SqliteStore":
-        """An existing memory; every other file is refused before anything is written."""
+             busy_timeout: float | None = None, upgrading: bool = False) -> "SqliteStore":
+        """An existing memory; every other file is refused before anything is written.
+
+        ``upgrading``: also accept a memory of schema version 1 (for :meth:`upgrade_schema`).
+        """
         timeout = _busy_timeout(busy_timeout)
         location = str(location)
         path = Path(location)
@@ -284,50 +316,78 @@ class SqliteStore:
             raise InputError("no memory here (create one with `jtms init`)", source=location)
         if path.is_dir():
             raise InputError("is a folder, not a memory file", source=location)
+        # never open the file with Python's open(): closing any descriptor of it drops this
+        # process's POSIX locks, including those of other connections to the same memory
         try:
-            with open(path, "rb") as handle:
-                header = handle.read(len(SQLITE_HEADER))
+            size = path.stat().st_size
         except OSError as error:
             raise InputError(f"cannot read the memory: {error.strerror}", source=location) from None
-        if not header:
+        if size == 0:
             raise InputError("empty file, not a jtms memory (remove it, then `jtms init`)",
                              source=location)
-        if header != SQLITE_HEADER:
-            raise InputError("not a jtms memory (not an SQLite database)", source=location)
+        if not os.access(path, os.R_OK):
+            raise InputError("cannot read the memory: permission denied", source=location)
         writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+        connection = None
         try:
             connection = cls._connect(location, durability, timeout, read_only=not writable)
-        except sqlite3.Error as error:
-            raise _fault(error, location) from None
-        try:
             # reads only: a foreign file is refused before any statement that writes
             rows = dict(connection.execute(
                 "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')"))
         except sqlite3.Error as error:
-            connection.close()
+            if connection is not None:
+                connection.close()
             text = str(error)
+            if "not a database" in text:
+                raise InputError("not a jtms memory (not an SQLite database)",
+                                 source=location) from None
             if "no such table" in text:
                 raise InputError("not a jtms memory (an SQLite database without the jtms tables)",
                                  source=location) from None
             if not writable and "unable to open" in text:
                 raise InputError("read-only memory that cannot be read without writing its WAL "
-                                 "index (make the folder writable)", source=location) from None
+                                 "index (make its folder writable); nothing written",
+                                 source=location) from None
             raise _fault(error, location) from None
         if rows.get("application") != APPLICATION:
             connection.close()
             raise InputError("not a jtms memory (an SQLite database of another application)",
                              source=location)
         version = rows.get("schema_version")
-        if version != str(SCHEMA_VERSION):
+        if version != str(SCHEMA_VERSION) and not (upgrading and version in UPGRADABLE):
             connection.close()
             shown = (version or "missing")[:20]
-            advice = ("written by a newer jtms: upgrade jtms-revision"
-                      if version and version.isdigit() and int(version) > SCHEMA_VERSION else
-                      "export it with the jtms that wrote it (`jtms export`), then `jtms init` a "
-                      "new memory and import it")
+            if version in UPGRADABLE:
+                advice = f"run `jtms upgrade --db {location}`"
+            elif version and version.isdigit() and int(version) > SCHEMA_VERSION:
+                advice = "written by a newer jtms: upgrade jtms-revision"
+            else:
+                advice = "not a version any jtms wrote; restore the memory from a backup"
             raise InputError(f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: "
                              f"{advice}", source=location)
-        return cls(connection, location, writable, timeout)
+        store = cls(connection, location, writable, timeout)
+        store.schema_version = int(version) if version else SCHEMA_VERSION
+        return store
+
+    @property
+    def needs_upgrade(self) -> bool:
+        """True for a memory of an older schema version (opened with ``upgrading=True``)."""
+        return self.schema_version != SCHEMA_VERSION
+
+    def upgrade_schema(self) -> None:
+        """Inside :meth:`write`: bring a version-1 memory to this version (new tables only;
+        the caller then stores the support pointers of the current state)."""
+        if self.schema_version == SCHEMA_VERSION:
+            return
+        wanted = {re.match(r"CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) (\w+)", statement)
+                  .group(1): statement for statement in _split(SCHEMA + _triggers())}  # type: ignore[union-attr]
+        have = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master")}
+        for name, statement in wanted.items():
+            if name not in have:
+                self._db.execute(statement)
+        self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                         (str(SCHEMA_VERSION),))
+        self.schema_version = SCHEMA_VERSION
 
     def close(self) -> None:
         self._db.close()
@@ -435,6 +495,12 @@ class SqliteStore:
             "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1").fetchone()
         return Checkpoint(int(row[0]), bytes(row[1])) if row else None
 
+    def nogoods(self, after: int = 0) -> list[NogoodRow]:
+        return [NogoodRow(nogood_id, tuple(json.loads(nodes)), text, author, event, status)
+                for nogood_id, nodes, text, author, event, status in self._db.execute(
+                    "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > ? "
+                    "ORDER BY event, rowid", (after,))]
+
     # --- reads for people ---------------------------------------------------------------------
     def texts(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT id, text FROM nodes"))
@@ -461,6 +527,15 @@ class SqliteStore:
         rows += [HistoryRow(*row) for row in self._db.execute(
             "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
             "JOIN events e ON e.id = r.event WHERE r.node = ? ORDER BY r.seq", (num,))]
+        return rows
+
+    def nogood_history(self, nogood_id: str) -> list[HistoryRow]:
+        rows = [HistoryRow(0, *row) for row in self._db.execute(
+            "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
+            "JOIN events e ON e.id = g.event WHERE g.id = ?", (nogood_id,))]
+        rows += [HistoryRow(*row) for row in self._db.execute(
+            "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogood_revisions r "
+            "JOIN events e ON e.id = r.event WHERE r.nogood = ? ORDER BY r.seq", (nogood_id,))]
         return rows
 
     def audits_naming(self, node_id: str) -> list[int]:
@@ -537,6 +612,15 @@ class SqliteStore:
         self._db.executemany(
             "INSERT INTO supports (node, justification, rank, event) VALUES (?, ?, ?, ?)",
             ((n, j, r, event) for n, j, r in pointers))
+
+    def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
+        self._db.executemany(
+            "INSERT INTO nogoods (id, nodes, text, author, event, status) VALUES (?, ?, ?, ?, ?, ?)",
+            ((g.id, json.dumps(list(g.nodes)), g.text, g.author, g.event, g.status) for g in nogoods))
+
+    def add_nogood_revisions(self, event: int, status: str, nogoods: Iterable[str]) -> None:
+        self._db.executemany("INSERT INTO nogood_revisions (nogood, status, event) VALUES (?, ?, ?)",
+                             ((g, status, event) for g in nogoods))
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._db.execute("DELETE FROM checkpoints")

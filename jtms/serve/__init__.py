@@ -1,0 +1,1 @@
+"""`jtms serve`: the memory over MCP (stdio, streamable HTTP) and the explorer page."""

@@ -1,0 +1,121 @@
+"""The HTTP side of ``jtms serve --http``: one Starlette app with the MCP endpoint at ``/mcp``
+(the SDK's streamable HTTP transport), behind a bearer token when one is configured and the
+SDK's Host/Origin checks against DNS rebinding.
+
+```python
+app = build_app(server, host="127.0.0.1", token=None)   # serve with uvicorn
+```
+
+Security (issue 12): a loopback bind may run without a token; any other bind needs one
+(:func:`check_bind`). A request without the token, or with a wrong one, gets 401 before any
+route runs, so it reads and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import Awaitable, Callable, Sequence
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from theory.errors import InputError
+
+from jtms.serve.tools import MemoryServer
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+TOKEN_COOKIE = "jtms_token"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to serve a non-loopback address without a bearer token (bad usage, exit 2)."""
+    if token is None and not is_loopback(host):
+        raise InputError(f"--http {host}: binding to a non-loopback address needs --token-file "
+                         f"(a bearer token every client must send)")
+
+
+def read_token(path: str) -> str:
+    """The bearer token in ``path`` (its first line, stripped); an unreadable or empty file is
+    bad input."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            token = handle.readline().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"--token-file: cannot read the token: {error}", source=path) from None
+    if len(token) < 16:
+        raise InputError("--token-file: the token must be at least 16 characters", source=path)
+    return token
+
+
+def transport_security(host: str, allowed_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
+    """Host/Origin checks (the SDK's DNS-rebinding protection), always on: the loopback names,
+    the bound host and ``allowed_hosts`` (names clients use to reach a non-loopback bind)."""
+    names = list(dict.fromkeys([*LOOPBACK_NAMES, host if ":" not in host else f"[{host}]",
+                                *allowed_hosts]))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:*" for name in names] + names,
+        allowed_origins=[f"{scheme}://{name}:*" for name in names for scheme in ("http", "https")]
+        + [f"{scheme}://{name}" for name in names for scheme in ("http", "https")],
+    )
+
+
+class BearerToken:
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer TOKEN`` (or, for
+    the explorer page in a browser, the token cookie set by ``/login``); otherwise 401."""
+
+    def __init__(self, app: ASGIApp, token: str, open_paths: Sequence[str] = ()):
+        self.app = app
+        self.token = token.encode()
+        self.open_paths = frozenset(open_paths)
+
+    def authorised(self, headers: Headers) -> bool:
+        scheme, _, value = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.token):
+            return True
+        for part in headers.get("cookie", "").split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == TOKEN_COOKIE and hmac.compare_digest(value.encode(), self.token):
+                return True
+        return False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") not in self.open_paths:
+            if not self.authorised(Headers(scope=scope)):
+                response = PlainTextResponse("401 Unauthorized: send Authorization: Bearer TOKEN\n",
+                                             status_code=401,
+                                             headers={"WWW-Authenticate": 'Bearer realm="jtms"'})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def build_app(server: MemoryServer, host: str, token: str | None,
+              allowed_hosts: Sequence[str] = (),
+              routes: Sequence[tuple[str, list[str], Endpoint]] = (),
+              open_paths: Sequence[str] = ()) -> ASGIApp:
+    """The ASGI app: ``/mcp`` plus ``routes`` (path, methods, endpoint: the explorer), all
+    behind the token if any (except ``open_paths``)."""
+    security = transport_security(host, allowed_hosts)
+    for path, methods, endpoint in routes:
+        server.custom_route(path, methods)(endpoint)
+    app: ASGIApp = server.streamable_http_app(transport_security=security, host=host)
+    if token is not None:
+        app = BearerToken(app, token, open_paths)
+    return app

@@ -1,0 +1,954 @@
+"""The PostgreSQL backend of :class:`jtms.store.protocol.Store`: one memory shared by many agents.
+
+A location is ``postgresql://USER[:PASSWORD]@HOST:PORT/DBNAME?memory=NAME`` (DESIGN.md section
+4; ``memory`` defaults to ``default``; every other query parameter goes to libpq, e.g.
+``sslmode=require``). One database holds many memories: each is its own PostgreSQL schema
+``jtms_NAME`` with the same tables as the SQLite backend, and a connection only ever names
+that schema (its ``search_path``), so no read or write crosses memories.
+
+```python
+from jtms.store import create_store, open_store
+
+store = create_store("postgresql://postgres@127.0.0.1:5432/test?memory=team")  # doctest: +SKIP
+with store.read():                                                             # doctest: +SKIP
+    store.last_event()      # 1: the init event
+```
+
+The guarantees are the database's own:
+
+- **Append-only.** Triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on events, nodes,
+  justifications, revisions and supports (only the derived ``checkpoints`` are replaced).
+  References (a justification's claim, a revision's node, every row's event) are checked by
+  statement-level triggers on the inserted rows, so a bulk ``COPY`` is checked in one join
+  rather than row by row (nothing referenced can ever be deleted, so checking inserts is
+  enough).
+- **One transaction per write, writers serialised.** :meth:`PostgresStore.write` begins a
+  ``READ COMMITTED`` transaction and first takes a transaction-level advisory lock on the
+  memory (``pg_advisory_xact_lock(JTMS_LOCK_CLASS, schema oid)``): writers to one memory queue,
+  writers to other memories never wait, and every statement after the lock sees every commit
+  before it. Event ids, revision and support sequence numbers are ``max + 1`` under that lock,
+  so they are dense and equal to a serial replay's. (Serialisable transactions instead make
+  concurrent writers fail and retry; ``benchmarks/bench_postgres.py --serialise`` measures both.)
+- **One snapshot per read.** :meth:`PostgresStore.read` is ``REPEATABLE READ READ ONLY``.
+- **Notifications.** A statement trigger on ``events`` sends ``NOTIFY jtms_NAME, '<last id>'``
+  at commit; :meth:`PostgresStore.wait_for_change` blocks on ``LISTEN`` (no polling) and
+  returns the newest event id, from which the caller catches up through the event log.
+
+Every fault (server down, wrong password, missing database, missing memory, connection lost,
+lock not granted in time) is one :class:`theory.errors.InputError` line; an interrupted write
+rolls back (PostgreSQL aborts a transaction whose connection dies).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+
+from theory.errors import InputError
+
+from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
+                                 NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES,
+                                 WithdrawalRow)
+# one stored model: the same application tag, schema version and busy-timeout rule
+from jtms.store.sqlite import APPLICATION, SCHEMA_VERSION
+from jtms.store.sqlite import _busy_timeout  # JTMS_BUSY_TIMEOUT, else 60 s
+
+DEFAULT_MEMORY = "default"
+SCHEMA_PREFIX = "jtms_"
+MEMORY_NAME = re.compile(r"[A-Za-z0-9_]{1,50}")
+CONNECT_TIMEOUT_S = 10
+JTMS_LOCK_CLASS = 0x6A746D73          # "jtms": the first key of every memory's advisory lock
+IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
+                    "nogood_revisions")
+COPY_ABOVE = 200   # rows: larger batches go through COPY, smaller ones in one INSERT ... unnest
+
+SCHEMA = """
+CREATE TABLE meta (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
+
+-- Every write is one event: an import, an addition, an audit or a reinstatement.
+CREATE TABLE events (
+    id     bigint PRIMARY KEY,
+    kind   text NOT NULL CHECK (kind IN ('init', 'import', 'add-evidence', 'add-claim',
+                                         'add-justification', 'audit', 'reinstate',
+                                         'add-nogood')),
+    time   text NOT NULL,
+    actor  text,
+    reason text,
+    roots  text[],
+    target bigint,
+    source text,
+    CHECK ((kind = 'audit') = (roots IS NOT NULL)),
+    CHECK ((kind = 'reinstate') = (target IS NOT NULL))
+);
+CREATE UNIQUE INDEX events_one_reinstatement ON events (target) WHERE kind = 'reinstate';
+
+CREATE TABLE nodes (
+    num        integer PRIMARY KEY,
+    id         text NOT NULL UNIQUE,
+    kind       text NOT NULL CHECK (kind IN ('evidence', 'claim')),
+    text       text NOT NULL DEFAULT '',
+    author     text,
+    expression text,
+    value      text,
+    event      bigint NOT NULL,
+    status     text NOT NULL CHECK (status IN ('active', 'inactive'))
+);
+CREATE INDEX nodes_by_event ON nodes (event);
+
+CREATE TABLE justifications (
+    num         integer PRIMARY KEY,
+    claim       integer NOT NULL,
+    antecedents integer[] NOT NULL,
+    event       bigint NOT NULL
+);
+
+CREATE TABLE revisions (
+    seq    bigint PRIMARY KEY,
+    node   integer NOT NULL,
+    status text NOT NULL CHECK (status IN ('active', 'inactive')),
+    event  bigint NOT NULL
+);
+CREATE INDEX revisions_by_node ON revisions (node, seq);
+CREATE INDEX revisions_by_event ON revisions (event);
+
+CREATE TABLE supports (
+    seq           bigint PRIMARY KEY,
+    node          integer NOT NULL,
+    justification integer NOT NULL,
+    rank          bigint NOT NULL,
+    event         bigint NOT NULL
+);
+CREATE INDEX supports_by_event ON supports (event);
+CREATE INDEX supports_by_node ON supports (node, seq);
+
+-- Nodes that must not all be active together; they change no status by themselves.
+CREATE TABLE nogoods (
+    id     text PRIMARY KEY,
+    nodes  text[] NOT NULL,
+    text   text NOT NULL DEFAULT '',
+    author text,
+    event  bigint NOT NULL,
+    status text NOT NULL CHECK (status IN ('active', 'inactive')),
+    ord    bigint NOT NULL UNIQUE            -- creation order (SQLite's rowid); not exported
+);
+
+CREATE TABLE nogood_revisions (
+    seq    bigint PRIMARY KEY,
+    nogood text NOT NULL,
+    status text NOT NULL CHECK (status IN ('active', 'inactive')),
+    event  bigint NOT NULL
+);
+CREATE INDEX nogood_revisions_by_nogood ON nogood_revisions (nogood, seq);
+
+CREATE TABLE checkpoints (
+    event bigint PRIMARY KEY,
+    data  bytea NOT NULL
+);
+
+CREATE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% are immutable (append-only memory)', TG_TABLE_NAME
+        USING ERRCODE = 'insufficient_privilege';
+END $$;
+
+-- References of inserted rows, checked once per statement (COPY included). Node and
+-- justification numbers are dense (0, 1, ...: checked here at every insert), so a reference
+-- to one is valid exactly when it lies in [0, max]: one aggregate over the inserted rows and
+-- an index lookup, whatever the size of the memory. Nothing referenced can ever be deleted.
+CREATE FUNCTION check_references() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+DECLARE
+    bad text;
+    low bigint;
+    high bigint;
+    rows bigint;
+    nodes_max bigint;
+    justifications_max bigint;
+BEGIN
+    IF TG_TABLE_NAME = 'events' THEN
+        SELECT 'event ' || r.id || ' undoes a missing audit ' || r.target INTO bad FROM new_rows r
+         WHERE r.target IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.target AND e.kind = 'audit')
+         LIMIT 1;
+    ELSE
+        SELECT 'a row refers to a missing event ' || r.event INTO bad
+          FROM (SELECT DISTINCT event FROM new_rows) r
+         WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.event) LIMIT 1;
+        SELECT max(num) INTO nodes_max FROM nodes;
+    END IF;
+    IF bad IS NULL AND TG_TABLE_NAME = 'nodes' THEN
+        SELECT min(num), max(num), count(*) INTO low, high, rows FROM new_rows;
+        IF rows <> high - low + 1 OR (low > 0 AND NOT EXISTS (SELECT 1 FROM nodes WHERE num = low - 1)) THEN
+            bad := 'node numbers ' || low || '..' || high || ' are not the next dense numbers';
+        END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'justifications' THEN
+        SELECT min(num), max(num), count(*) INTO low, high, rows FROM new_rows;
+        IF rows <> high - low + 1
+           OR (low > 0 AND NOT EXISTS (SELECT 1 FROM justifications WHERE num = low - 1)) THEN
+            bad := 'justification numbers ' || low || '..' || high || ' are not the next dense numbers';
+        ELSIF (SELECT max(claim) > nodes_max OR min(claim) < 0 FROM new_rows)
+              OR (SELECT max(a) > nodes_max OR min(a) < 0 FROM new_rows, unnest(antecedents) a) THEN
+            bad := 'a justification refers to a missing node';
+        END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'revisions' THEN
+        IF (SELECT max(node) > nodes_max OR min(node) < 0 FROM new_rows) THEN
+            bad := 'a revision refers to a missing node';
+        END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogoods' THEN
+        SELECT 'nogood ' || r.id || ' names a missing node ' || a.node INTO bad
+          FROM new_rows r, unnest(r.nodes) AS a(node)
+         WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = a.node) LIMIT 1;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogood_revisions' THEN
+        SELECT 'a revision of a missing nogood ' || r.nogood INTO bad FROM new_rows r
+         WHERE NOT EXISTS (SELECT 1 FROM nogoods g WHERE g.id = r.nogood) LIMIT 1;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'supports' THEN
+        SELECT max(num) INTO justifications_max FROM justifications;
+        IF (SELECT max(node) > nodes_max OR min(node) < 0 OR max(justification) > justifications_max
+                   OR min(justification) < 0 FROM new_rows) THEN
+            bad := 'a support refers to a missing node or justification';
+        END IF;
+    END IF;
+    IF bad IS NOT NULL THEN
+        RAISE EXCEPTION '%: %', TG_TABLE_NAME, bad USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- Listeners learn of every committed write (payload: the newest event id).
+CREATE FUNCTION notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify(TG_ARGV[0], (SELECT max(id) FROM new_rows)::text);
+    RETURN NULL;
+END $$;
+"""
+
+
+def _triggers(schema: str) -> list[sql.Composed]:
+    statements: list[sql.Composed] = []
+    for table in IMMUTABLE_TABLES:
+        statements.append(sql.SQL(
+            "CREATE TRIGGER {name} BEFORE UPDATE OR DELETE ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_change()").format(
+                name=sql.Identifier(f"{table}_append_only"), table=sql.Identifier(table)))
+        statements.append(sql.SQL(
+            "CREATE TRIGGER {name} BEFORE TRUNCATE ON {table} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION refuse_change()").format(
+                name=sql.Identifier(f"{table}_no_truncate"), table=sql.Identifier(table)))
+        statements.append(sql.SQL(
+            "CREATE TRIGGER {name} AFTER INSERT ON {table} REFERENCING NEW TABLE AS new_rows "
+            "FOR EACH STATEMENT EXECUTE FUNCTION check_references()").format(
+                name=sql.Identifier(f"{table}_references"), table=sql.Identifier(table)))
+    statements.append(sql.SQL(
+        "CREATE TRIGGER events_notify AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows "
+        "FOR EACH STATEMENT EXECUTE FUNCTION notify_events({channel})").format(
+            channel=sql.Literal(schema)))
+    return statements
+
+
+# --- locations ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PostgresLocation:
+    """A server, a database and one memory in it."""
+
+    conninfo: str      # the URL without ``memory`` (libpq reads the rest)
+    memory: str
+    shown: str         # the URL as written, password hidden (for messages)
+
+    @property
+    def schema(self) -> str:
+        return SCHEMA_PREFIX + self.memory
+
+    @property
+    def database(self) -> str:
+        """``postgresql://USER@HOST:PORT/DBNAME`` (password hidden): the server part."""
+        return self.shown.split("?", 1)[0]
+
+
+def parse_location(location: str) -> PostgresLocation:
+    """Split ``postgresql://...?memory=NAME``; a bad memory name is bad input.
+
+    >>> parse_location("postgresql://ana:pw@db:5432/team?memory=lab_1").shown
+    'postgresql://ana:***@db:5432/team?memory=lab_1'
+    """
+    shown = hide_password(location)
+    try:
+        parts = urlsplit(location)
+        query = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
+    except ValueError as error:
+        raise InputError(f"not a PostgreSQL URL ({error})", source=shown) from None
+    names = [value for key, value in query if key == "memory"]
+    if len(names) > 1:
+        raise InputError("give ?memory=NAME at most once", source=shown)
+    memory = names[0] if names else DEFAULT_MEMORY
+    if not MEMORY_NAME.fullmatch(memory):
+        raise InputError(f"memory name {memory[:60]!r}: use 1-50 letters, digits or '_'",
+                         source=shown)
+    rest = urlencode([(key, value) for key, value in query if key != "memory"])
+    conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, parts.fragment))
+    return PostgresLocation(conninfo, memory, shown)
+
+
+def hide_password(location: str) -> str:
+    """The URL with its password (if any) replaced by ``***``."""
+    try:
+        parts = urlsplit(location)
+        password = parts.password
+    except ValueError:
+        return location
+    if not password:
+        return location
+    user, _, host = parts.netloc.rpartition("@")
+    user = user.split(":", 1)[0]
+    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return text.removeprefix("connection failed: ") or type(error).__name__
+
+
+def _connect(conninfo: str, shown: str) -> psycopg.Connection[Any]:
+    try:
+        return psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
+                               application_name="jtms")
+    except psycopg.Error as error:
+        raise InputError(f"cannot connect to PostgreSQL: {_one_line(error)}", source=shown) from None
+
+
+def server_problem(conninfo: str) -> str:
+    """Why the server at ``conninfo`` cannot be used ("" when a connection works)."""
+    try:
+        location = parse_location(conninfo)
+        _connect(location.conninfo, location.shown).close()
+    except InputError as error:
+        return str(error)
+    return ""
+
+
+def _fault(error: psycopg.Error, shown: str, waited: float | None = None,
+           timeout: float | None = None) -> InputError:
+    """One line for a database error (the CLI turns it into exit 2)."""
+    if isinstance(error, psycopg.errors.LockNotAvailable):
+        return InputError(f"the memory is locked by another writer: waited {waited or 0:.1f} s "
+                          f"(busy timeout {timeout or 0:g} s; set JTMS_BUSY_TIMEOUT to wait "
+                          f"longer); nothing written", source=shown)
+    if isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
+        return InputError(f"lost the connection to PostgreSQL ({_one_line(error)}); the "
+                          f"transaction was rolled back, nothing written", source=shown)
+    return InputError(f"database error ({_one_line(error)}); nothing written", source=shown)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+# --- the store ---------------------------------------------------------------------------------
+
+class PostgresStore:
+    """One memory (a schema) in a PostgreSQL database. See :mod:`jtms.store.protocol`."""
+
+    def __init__(self, connection: psycopg.Connection[Any], place: PostgresLocation,
+                 lock_key: int, busy_timeout: float):
+        self._db = connection
+        self._place = place
+        self.location = place.shown
+        self.memory = place.memory
+        self.busy_timeout = busy_timeout
+        self._lock_key = lock_key
+        self._listener: psycopg.Connection[Any] | None = None
+        self._depth = 0
+        #: how writers are serialised: "lock" (the advisory lock; always used by jtms) or
+        #: "serializable" (SERIALIZABLE transactions, no lock: a concurrent writer fails with
+        #: "could not serialize" and must retry; only benchmarks/bench_postgres.py sets it)
+        self.serialise = "lock"
+
+    # --- opening ------------------------------------------------------------------------------
+    @classmethod
+    def _attach(cls, location: str, durability: str, busy_timeout: float | None,
+                create: bool, init_time: str | None = None) -> "PostgresStore":
+        if durability not in ("full", "normal", "off"):
+            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        timeout = _busy_timeout(busy_timeout)
+        place = parse_location(location)
+        connection = _connect(place.conninfo, place.shown)
+        try:
+            if create:
+                cls._install(connection, place, init_time or _now())
+            key = cls._check(connection, place)
+            connection.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(place.schema)))
+        except psycopg.Error as error:
+            connection.close()
+            raise _fault(error, place.shown) from None
+        except BaseException:
+            connection.close()
+            raise
+        store = cls(connection, place, key, timeout)
+        store.set_durability(durability)
+        return store
+
+    @classmethod
+    def create(cls, location: str, durability: str = "full",
+               busy_timeout: float | None = None, init_time: str | None = None) -> "PostgresStore":
+        """A new, empty memory (a new schema); "already exists" if the name is taken.
+
+        ``init_time`` dates its init event (``jtms import-memory`` keeps the exported one).
+        """
+        return cls._attach(location, durability, busy_timeout, create=True, init_time=init_time)
+
+    @classmethod
+    def open(cls, location: str, durability: str = "full",
+             busy_timeout: float | None = None) -> "PostgresStore":
+        """An existing memory of this database; anything else is refused, nothing written."""
+        return cls._attach(location, durability, busy_timeout, create=False)
+
+    @staticmethod
+    def _install(connection: psycopg.Connection[Any], place: PostgresLocation,
+                 init_time: str) -> None:
+        schema = sql.Identifier(place.schema)
+        try:
+            with connection.transaction():
+                connection.execute(sql.SQL("CREATE SCHEMA {}").format(schema))
+                connection.execute(sql.SQL("SET LOCAL search_path TO {}").format(schema))
+                connection.execute(SCHEMA)
+                for statement in _triggers(place.schema):
+                    connection.execute(statement)
+                connection.execute("INSERT INTO meta (key, value) VALUES (%s, %s), (%s, %s)",
+                                   ("application", APPLICATION, "schema_version", str(SCHEMA_VERSION)))
+                connection.execute("INSERT INTO events (id, kind, time) VALUES (1, 'init', %s)",
+                                   (init_time,))
+        except (psycopg.errors.DuplicateSchema, psycopg.errors.UniqueViolation):
+            # a concurrent CREATE SCHEMA of the same name loses on the catalog's unique index
+            raise InputError(f"memory {place.memory!r} already exists in this database "
+                             f"(use another ?memory=NAME)", source=place.shown) from None
+        except psycopg.errors.InsufficientPrivilege as error:
+            raise InputError(f"cannot create memory {place.memory!r}: {_one_line(error)}",
+                             source=place.shown) from None
+
+    @staticmethod
+    def _check(connection: psycopg.Connection[Any], place: PostgresLocation) -> int:
+        """The memory's lock key, after checking that the schema is a jtms memory we read."""
+        row = connection.execute("SELECT oid::bigint FROM pg_namespace WHERE nspname = %s",
+                                 (place.schema,)).fetchone()
+        if row is None:
+            raise InputError(f"no memory {place.memory!r} in this database (create it with "
+                             f"`jtms init --db {place.shown}`; `jtms memories --db "
+                             f"{place.database}` lists them)", source=place.shown)
+        meta = connection.execute(sql.SQL(
+            "SELECT key, value FROM {}.meta WHERE key IN ('application', 'schema_version')").format(
+                sql.Identifier(place.schema))).fetchall() if _has_meta(connection, place.schema) else []
+        values = dict(meta)
+        if values.get("application") != APPLICATION:
+            raise InputError(f"schema {place.schema!r} is not a jtms memory", source=place.shown)
+        version = values.get("schema_version")
+        if version != str(SCHEMA_VERSION):
+            shown = (version or "missing")[:20]
+            raise InputError(f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: "
+                             f"export it with the jtms that wrote it (`jtms export`), then import "
+                             f"it into a new memory", source=place.shown)
+        oid = int(row[0])
+        return oid - (1 << 32) if oid >= (1 << 31) else oid
+
+    @property
+    def backend_pid(self) -> int:
+        """The server process of this store's connection (tests end it to simulate a crash)."""
+        return int(self._db.info.backend_pid)
+
+    def close(self) -> None:
+        for connection in (self._db, self._listener):
+            if connection is not None and not connection.closed:
+                connection.close()
+        self._listener = None
+
+    def set_durability(self, durability: str) -> None:
+        if durability not in ("full", "normal", "off"):
+            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        value = "on" if durability == "full" else "off"
+        with self._faults():
+            self._db.execute(sql.SQL("SET synchronous_commit TO {}").format(sql.SQL(value)))
+
+    @contextmanager
+    def _faults(self) -> Iterator[None]:
+        try:
+            yield
+        except psycopg.Error as error:
+            raise _fault(error, self.location) from None
+
+    # --- transactions -------------------------------------------------------------------------
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        if self._depth:  # inside write() or read(): already one snapshot
+            yield
+            return
+        db = self._db
+        with self._faults():
+            db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        self._depth += 1
+        try:
+            yield
+        except psycopg.Error as error:
+            raise _fault(error, self.location) from None
+        finally:
+            self._depth -= 1
+            self._end("ROLLBACK")
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        if self._depth:
+            raise RuntimeError("a write cannot start inside another transaction")
+        db = self._db
+        started = time.monotonic()
+        timeout_ms = max(1, int(self.busy_timeout * 1000))
+        try:
+            if self.serialise == "serializable":
+                db.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+            else:
+                db.execute(f"BEGIN ISOLATION LEVEL READ COMMITTED; "
+                           f"SET LOCAL lock_timeout = {timeout_ms}")
+                db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (JTMS_LOCK_CLASS, self._lock_key))
+        except psycopg.Error as error:
+            self._end("ROLLBACK")
+            raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+        self._depth += 1
+        try:
+            yield
+            self._depth -= 1
+            db.execute("COMMIT")
+        except psycopg.Error as error:
+            self._depth = 0
+            self._end("ROLLBACK")
+            raise _fault(error, self.location) from None
+        except BaseException:
+            self._depth = 0
+            self._end("ROLLBACK")
+            raise
+
+    def _end(self, statement: str) -> None:
+        """End the transaction if the connection still has one (a lost one has none)."""
+        db = self._db
+        if db.closed or db.broken:
+            return
+        if db.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            try:
+                db.execute(statement)
+            except psycopg.Error:
+                pass
+
+    # --- the event log ------------------------------------------------------------------------
+    def _rows(self, query: str | sql.Composable, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._db.execute(query, params).fetchall()  # type: ignore[arg-type]
+
+    def last_event(self) -> int:
+        return int(self._rows("SELECT coalesce(max(id), 0) FROM events")[0][0])
+
+    _EVENT_COLUMNS = "id, kind, time, actor, reason, roots, target, source"
+
+    @staticmethod
+    def _event_row(row: tuple[Any, ...]) -> EventRow:
+        event_id, kind, when, actor, reason, roots, target, source = row
+        return EventRow(int(event_id), kind, when, actor, reason,
+                        tuple(roots) if roots is not None else None,
+                        int(target) if target is not None else None, source)
+
+    def events(self, after: int, upto: int) -> list[EventRow]:
+        return [self._event_row(r) for r in self._rows(
+            f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id > %s AND id <= %s ORDER BY id",
+            (after, upto))]
+
+    def event(self, event_id: int) -> EventRow | None:
+        if not -(1 << 63) <= event_id < (1 << 63):
+            return None
+        rows = self._rows(f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id = %s", (event_id,))
+        return self._event_row(rows[0]) if rows else None
+
+    def open_audits(self) -> list[EventRow]:
+        return [self._event_row(r) for r in self._rows(
+            f"SELECT {self._EVENT_COLUMNS} FROM events a WHERE kind = 'audit' AND NOT EXISTS "
+            "(SELECT 1 FROM events r WHERE r.kind = 'reinstate' AND r.target = a.id) ORDER BY id")]
+
+    def nodes(self, first: int = 0) -> list[NodeRow]:
+        return [NodeRow(num, node_id, kind == "evidence", int(event), status)
+                for num, node_id, kind, event, status in self._rows(
+                    "SELECT num, id, kind, event, status FROM nodes WHERE num >= %s ORDER BY num",
+                    (first,))]
+
+    def justifications(self, first: int = 0) -> list[JustificationRow]:
+        return [JustificationRow(num, claim, tuple(antecedents), int(event))
+                for num, claim, antecedents, event in self._rows(
+                    "SELECT num, claim, antecedents, event FROM justifications WHERE num >= %s "
+                    "ORDER BY num", (first,))]
+
+    def revisions(self, after: int, upto: int) -> list[RevisionRow]:
+        return [RevisionRow(int(seq), node, status, int(event)) for seq, node, status, event in
+                self._rows("SELECT seq, node, status, event FROM revisions WHERE event > %s "
+                           "AND event <= %s ORDER BY seq", (after, upto))]
+
+    def supports(self, after: int, upto: int) -> list[SupportRow]:
+        return [SupportRow(int(seq), node, j, rank, int(event))
+                for seq, node, j, rank, event in self._rows(
+                    "SELECT seq, node, justification, rank, event FROM supports WHERE event > %s "
+                    "AND event <= %s ORDER BY seq", (after, upto))]
+
+    def checkpoint(self) -> Checkpoint | None:
+        rows = self._rows("SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1")
+        return Checkpoint(int(rows[0][0]), bytes(rows[0][1])) if rows else None
+
+    def nogoods(self, after: int = 0) -> list[NogoodRow]:
+        return [NogoodRow(nogood_id, tuple(nodes), text, author, int(event), status)
+                for nogood_id, nodes, text, author, event, status in self._rows(
+                    "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > %s "
+                    "ORDER BY event, ord", (after,))]
+
+    # --- reads for people ---------------------------------------------------------------------
+    def texts(self) -> dict[str, str]:
+        return dict(self._rows("SELECT id, text FROM nodes"))  # type: ignore[arg-type]
+
+    def creation_events(self) -> dict[str, int]:
+        return {node_id: int(event) for node_id, event in self._rows("SELECT id, event FROM nodes")}
+
+    def node_record(self, node_id: str) -> dict[str, Any] | None:
+        rows = self._rows(
+            "SELECT n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
+            "FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = %s", (node_id,))
+        keys = ("id", "kind", "text", "author", "expression", "value", "created")
+        return dict(zip(keys, rows[0])) if rows else None
+
+    def calculations(self) -> list[tuple[str, str, str]]:
+        return [(a, b, c) for a, b, c in self._rows(
+            "SELECT id, expression, value FROM nodes WHERE kind = 'evidence' "
+            "AND expression IS NOT NULL ORDER BY num")]
+
+    def history(self, num: int) -> list[HistoryRow]:
+        rows = [HistoryRow(0, status, int(event), kind, when, actor, reason)
+                for status, event, kind, when, actor, reason in self._rows(
+                    "SELECT n.status, e.id, e.kind, e.time, e.actor, e.reason FROM nodes n "
+                    "JOIN events e ON e.id = n.event WHERE n.num = %s", (num,))]
+        rows += [HistoryRow(int(seq), status, int(event), kind, when, actor, reason)
+                 for seq, status, event, kind, when, actor, reason in self._rows(
+                     "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
+                     "FROM revisions r JOIN events e ON e.id = r.event WHERE r.node = %s "
+                     "ORDER BY r.seq", (num,))]
+        return rows
+
+    def nogood_history(self, nogood_id: str) -> list[HistoryRow]:
+        rows = [HistoryRow(0, status, int(event), kind, when, actor, reason)
+                for status, event, kind, when, actor, reason in self._rows(
+                    "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
+                    "JOIN events e ON e.id = g.event WHERE g.id = %s", (nogood_id,))]
+        rows += [HistoryRow(int(seq), status, int(event), kind, when, actor, reason)
+                 for seq, status, event, kind, when, actor, reason in self._rows(
+                     "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
+                     "FROM nogood_revisions r JOIN events e ON e.id = r.event "
+                     "WHERE r.nogood = %s ORDER BY r.seq", (nogood_id,))]
+        return rows
+
+    def audits_naming(self, node_id: str) -> list[int]:
+        return [int(row[0]) for row in self._rows(
+            "SELECT id FROM events WHERE kind = 'audit' AND %s = ANY (roots) ORDER BY id",
+            (node_id,))]
+
+    def last_deactivation(self, num: int) -> int | None:
+        rows = self._rows("SELECT event FROM revisions WHERE node = %s AND status = 'inactive' "
+                          "ORDER BY seq DESC LIMIT 1", (num,))
+        return int(rows[0][0]) if rows else None
+
+    def withdrawals(self) -> list[WithdrawalRow]:
+        return [WithdrawalRow(node, int(event), kind, reason, actor, when)
+                for node, event, kind, reason, actor, when in self._rows(
+                    "SELECT n.id, r.event, e.kind, e.reason, e.actor, e.time FROM "
+                    "(SELECT DISTINCT ON (node) seq, node, status, event FROM revisions "
+                    " ORDER BY node, seq DESC) r "
+                    "JOIN nodes n ON n.num = r.node JOIN events e ON e.id = r.event "
+                    "WHERE r.status = 'inactive' ORDER BY r.seq DESC")]
+
+    def stored_status(self) -> dict[int, str]:
+        status: dict[int, str] = dict(self._rows("SELECT num, status FROM nodes"))  # type: ignore[arg-type]
+        for node, value in self._rows(
+                "SELECT DISTINCT ON (node) node, status FROM revisions ORDER BY node, seq DESC"):
+            status[node] = value
+        return status
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        """Every row of ``table`` in primary-key order, with the SQLite backend's values
+        (``roots`` as a JSON list, ``antecedents`` as space-separated numbers), so that an
+        export does not depend on the backend."""
+        if table not in TABLES:
+            raise InputError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
+        cursor = self._db.execute(sql.SQL("SELECT * FROM {} ORDER BY 1").format(sql.Identifier(table)))
+        names = [d.name for d in cursor.description or ()]
+        result = []
+        for row in cursor:
+            record = dict(zip(names, row))
+            if table == "events" and record["roots"] is not None:
+                record["roots"] = _json_list(record["roots"])
+            if table == "nogoods":
+                record["nodes"] = _json_list(record["nodes"])
+                del record["ord"]
+            if table == "justifications":
+                record["antecedents"] = " ".join(map(str, record["antecedents"]))
+            result.append(record)
+        return result
+
+    def problems(self) -> list[str]:
+        """References, dense numbering and the presence of the append-only triggers."""
+        checks = [
+            ("node numbers are not dense",
+             "SELECT count(*) FROM nodes HAVING count(*) > 0 AND max(num) <> count(*) - 1"),
+            ("justification numbers are not dense",
+             "SELECT count(*) FROM justifications HAVING count(*) > 0 AND max(num) <> count(*) - 1"),
+            ("a justification refers to a missing node",
+             "SELECT j.num FROM justifications j WHERE NOT EXISTS "
+             "(SELECT 1 FROM nodes n WHERE n.num = j.claim) OR EXISTS (SELECT 1 FROM "
+             "unnest(j.antecedents) a WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.num = a))"),
+            ("a revision refers to a missing node or event",
+             "SELECT r.seq FROM revisions r WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE "
+             "n.num = r.node) OR NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.event)"),
+            ("a support refers to a missing justification or event",
+             "SELECT s.seq FROM supports s WHERE NOT EXISTS (SELECT 1 FROM justifications j "
+             "WHERE j.num = s.justification) OR NOT EXISTS (SELECT 1 FROM events e WHERE "
+             "e.id = s.event)"),
+            ("a node refers to a missing event",
+             "SELECT n.num FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = n.event)"),
+        ]
+        problems = [f"postgres integrity: {what}" for what, query in checks if self._rows(query)]
+        enabled = {name for (name,) in self._rows(
+            "SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "WHERE c.relnamespace = %s::regnamespace AND t.tgenabled <> 'D'",
+            (self._place.schema,))}
+        for table in IMMUTABLE_TABLES:
+            for trigger in (f"{table}_append_only", f"{table}_no_truncate", f"{table}_references"):
+                if trigger not in enabled:
+                    problems.append(f"postgres integrity: trigger {trigger} is missing or disabled")
+        return problems
+
+    # --- writes -------------------------------------------------------------------------------
+    def append_event(self, kind: str, time: str, *, actor: str | None = None,
+                     reason: str | None = None, roots: Sequence[str] | None = None,
+                     target: int | None = None, source: str | None = None) -> int:
+        rows = self._rows(
+            "INSERT INTO events (id, kind, time, actor, reason, roots, target, source) "
+            "SELECT coalesce(max(id), 0) + 1, %s, %s, %s, %s, %s, %s, %s FROM events RETURNING id",
+            (kind, time, actor, reason, list(roots) if roots is not None else None, target, source))
+        return int(rows[0][0])
+
+    def add_nodes(self, nodes: Iterable[NewNode]) -> None:
+        lines = "".join(
+            "\t".join((str(n.num), _copy_text(n.id), n.kind, _copy_text(n.text),
+                       _copy_text(n.author), _copy_text(n.expression), _copy_text(n.value),
+                       str(n.event), n.status)) + "\n" for n in nodes)
+        self._copy("COPY nodes (num, id, kind, text, author, expression, value, event, status) "
+                   "FROM STDIN", lines)
+
+    def add_justifications(self, justifications: Iterable[JustificationRow]) -> None:
+        lines = "".join(f"{j.num}\t{j.claim}\t{{{','.join(map(str, j.antecedents))}}}\t{j.event}\n"
+                        for j in justifications)
+        self._copy("COPY justifications (num, claim, antecedents, event) FROM STDIN", lines)
+
+    def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None:
+        numbers = list(nodes)
+        if len(numbers) > COPY_ABOVE:
+            base = self._next_seq("revisions")
+            self._copy("COPY revisions (seq, node, status, event) FROM STDIN", "".join(
+                f"{base + k}\t{n}\t{status}\t{event}\n" for k, n in enumerate(numbers)))
+        elif numbers:
+            self._db.execute(
+                "INSERT INTO revisions (seq, node, status, event) "
+                "SELECT base.seq + t.ord, t.node, %s, %s "
+                "FROM (SELECT coalesce(max(seq), 0) AS seq FROM revisions) base, "
+                "unnest(%s::integer[]) WITH ORDINALITY AS t(node, ord)",
+                (status, event, numbers))
+
+    def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
+        triples = list(pointers)
+        if len(triples) > COPY_ABOVE:
+            base = self._next_seq("supports")
+            self._copy("COPY supports (seq, node, justification, rank, event) FROM STDIN", "".join(
+                f"{base + k}\t{n}\t{j}\t{r}\t{event}\n" for k, (n, j, r) in enumerate(triples)))
+        elif triples:
+            nodes, justifications, ranks = (list(column) for column in zip(*triples))
+            self._db.execute(
+                "INSERT INTO supports (seq, node, justification, rank, event) "
+                "SELECT base.seq + t.ord, t.node, t.justification, t.rank, %s "
+                "FROM (SELECT coalesce(max(seq), 0) AS seq FROM supports) base, "
+                "unnest(%s::integer[], %s::integer[], %s::bigint[]) "
+                "WITH ORDINALITY AS t(node, justification, rank, ord)",
+                (event, nodes, justifications, ranks))
+
+    def _next_seq(self, table: str) -> int:
+        """The next sequence number of ``table`` (inside write(): nobody else can insert)."""
+        query = sql.SQL("SELECT coalesce(max(seq), 0) + 1 FROM {}").format(sql.Identifier(table))
+        return int(self._rows(query)[0][0])
+
+    def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
+        rows = [(g.id, list(g.nodes), g.text, g.author, g.event, g.status) for g in nogoods]
+        if rows:
+            base = int(self._rows("SELECT coalesce(max(ord), 0) + 1 FROM nogoods")[0][0])
+            self._db.cursor().executemany(
+                "INSERT INTO nogoods (id, nodes, text, author, event, status, ord) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                [row + (base + k,) for k, row in enumerate(rows)])
+
+    def add_nogood_revisions(self, event: int, status: str, nogoods: Iterable[str]) -> None:
+        names = list(nogoods)
+        if names:
+            self._db.execute(
+                "INSERT INTO nogood_revisions (seq, nogood, status, event) "
+                "SELECT base.seq + t.ord, t.nogood, %s, %s "
+                "FROM (SELECT coalesce(max(seq), 0) AS seq FROM nogood_revisions) base, "
+                "unnest(%s::text[]) WITH ORDINALITY AS t(nogood, ord)", (status, event, names))
+
+    def put_checkpoint(self, checkpoint: Checkpoint) -> None:
+        self._db.execute("DELETE FROM checkpoints")
+        self._db.execute("INSERT INTO checkpoints (event, data) VALUES (%s, %s)",
+                         (checkpoint.event, checkpoint.data))
+
+    def _copy(self, statement: str, data: str) -> None:
+        if data:
+            with self._db.cursor().copy(statement) as copy:  # type: ignore[arg-type]
+                copy.write(data)
+
+    # --- notifications ------------------------------------------------------------------------
+    def wait_for_change(self, after: int, timeout: float) -> int:
+        """Block until an event newer than ``after`` is committed (by anyone), or ``timeout``
+        seconds pass; returns the newest event id known then (``after`` if none came).
+
+        The first call starts listening on a second connection (``LISTEN jtms_NAME``); the
+        server pushes a notification at every commit of this memory, so waiting costs no
+        queries. The last event is read once after ``LISTEN`` so that a commit between the
+        caller's read and the listen is not missed.
+        """
+        deadline = time.monotonic() + max(0.0, timeout)
+        with self._faults():
+            listener = self._listener
+            if listener is None or listener.closed:
+                listener = _connect(self._place.conninfo, self._place.shown)
+                listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._place.schema)))
+                self._listener = listener
+                newest = int(listener.execute(sql.SQL("SELECT coalesce(max(id), 0) FROM {}.events")
+                                              .format(sql.Identifier(self._place.schema)))
+                             .fetchone()[0])  # type: ignore[index]
+                if newest > after:
+                    return newest
+            newest = after
+            while True:
+                remaining = deadline - time.monotonic()
+                for notice in listener.notifies(timeout=max(0.0, remaining), stop_after=1):
+                    newest = max(newest, int(notice.payload))
+                if newest > after or time.monotonic() >= deadline:
+                    return newest
+
+    def listening_socket(self) -> int | None:
+        """The file descriptor of the listening connection (for ``select``), if any."""
+        return self._listener.fileno() if self._listener is not None else None
+
+
+def _has_meta(connection: psycopg.Connection[Any], schema: str) -> bool:
+    row = connection.execute("SELECT to_regclass(%s)", (f'"{schema}".meta',)).fetchone()
+    return row is not None and row[0] is not None
+
+
+def _json_list(values: Sequence[str]) -> str:
+    """A list as the SQLite backend stores it (JSON text), for backend-independent rows."""
+    return json.dumps(list(values))
+
+
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _copy_text(value: str | None) -> str:
+    """A value in COPY's text format (``\\N`` is NULL)."""
+    return "\\N" if value is None else value.translate(_COPY_ESCAPES)
+
+
+# --- memories of a database ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MemoryInfo:
+    """One memory of a database, for ``jtms memories``."""
+
+    name: str
+    location: str
+    events: int
+    nodes: int
+    last_write: str | None
+
+
+def list_memories(location: str) -> list[MemoryInfo]:
+    """The jtms memories of the database at ``location`` (its ``?memory=`` is ignored), by name."""
+    place = parse_location(location)
+    connection = _connect(place.conninfo, place.shown)
+    try:
+        schemas = [name for (name,) in connection.execute(
+            "SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid "
+            "WHERE c.relname = 'meta' AND c.relkind = 'r' AND starts_with(n.nspname, %s) "
+            "ORDER BY n.nspname", (SCHEMA_PREFIX,))]
+        result = []
+        for schema in schemas:
+            name = schema[len(SCHEMA_PREFIX):]
+            if not MEMORY_NAME.fullmatch(name):
+                continue
+            ident = sql.Identifier(schema)
+            with connection.transaction():
+                connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                app = connection.execute(sql.SQL("SELECT value FROM {}.meta WHERE key = "
+                                                 "'application'").format(ident)).fetchone()
+                if app is None or app[0] != APPLICATION:
+                    continue
+                events, last = connection.execute(sql.SQL(
+                    "SELECT count(*), max(time) FROM {}.events").format(ident)).fetchone() or (0, None)
+                nodes = connection.execute(sql.SQL("SELECT count(*) FROM {}.nodes").format(ident)
+                                           ).fetchone()
+            result.append(MemoryInfo(name, f"{place.database}?memory={name}", int(events),
+                                     int(nodes[0]) if nodes else 0, last))
+        return result
+    except psycopg.Error as error:
+        raise _fault(error, place.shown) from None
+    finally:
+        connection.close()
+
+
+def drop_memory(location: str) -> bool:
+    """Remove a whole memory (its schema) for good; True if it existed.
+
+    For tests and administrators only: no command calls it (a memory's history is append-only,
+    but the memory as a whole can be deleted by whoever owns the database).
+    """
+    return bool(drop_memories([location]))
+
+
+def drop_memories(locations: Sequence[str]) -> int:
+    """:func:`drop_memory` for several memories (one connection per database); how many existed."""
+    places = [parse_location(location) for location in locations]
+    dropped = 0
+    for conninfo in dict.fromkeys(place.conninfo for place in places):
+        group = [place for place in places if place.conninfo == conninfo]
+        connection = _connect(conninfo, group[0].shown)
+        try:
+            for place in group:
+                exists = connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
+                                            (place.schema,)).fetchone() is not None
+                connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                    sql.Identifier(place.schema)))
+                dropped += exists
+        except psycopg.Error as error:
+            raise _fault(error, group[0].shown) from None
+        finally:
+            connection.close()
+    return dropped
+
+
+__all__ = ["DEFAULT_MEMORY", "MemoryInfo", "PostgresLocation", "PostgresStore", "drop_memories",
+           "drop_memory", "hide_password", "list_memories", "parse_location", "server_problem"]

@@ -1,0 +1,249 @@
+"""Every database fault is exit 2, one line on stderr, and nothing changed (the file's bytes
+are compared before and after each command)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jtms.cli import main
+from jtms.reconsolidation import Memory
+
+ROOT = Path(__file__).resolve().parents[1]
+WRITES = [["add-evidence", "e9"], ["audit", "--invalidate", "e1", "--reason", "r"],
+          ["add-claim", "c9", "--because", "e1"], ["reinstate", "2"]]
+READS = [["history", "e1"], ["explain", "e1"], ["context", "--budget", "50"],
+         ["audit", "--invalidate", "e1", "--reason", "r", "--dry-run"]]
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    path = tmp_path / "memory.db"
+    with Memory.create(path) as memory:
+        memory.add_evidence("e1")
+        memory.add_claim("c1", [["e1"]])
+    return path
+
+
+def _bytes(path: Path) -> bytes | None:
+    if path.is_dir():
+        return repr(sorted(p.name for p in path.iterdir())).encode()
+    return path.read_bytes() if path.exists() else None
+
+
+def _fails(capsys, argv: list[str], db: Path, message: str) -> str:
+    """Run ``argv`` on ``db``: exit 2, one line naming ``message``, the file's bytes unchanged."""
+    before = _bytes(db)
+    capsys.readouterr()
+    assert main(argv + ["--db", str(db)]) == 2, argv
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert _bytes(db) == before, f"{argv} changed {db}"
+    return err
+
+
+@contextlib.contextmanager
+def _read_only(path: Path) -> Iterator[None]:
+    """``path`` (a file or a folder) not writable, also for root (the immutable attribute)."""
+    if os.geteuid() != 0:
+        mode = path.stat().st_mode
+        path.chmod(mode & 0o555)
+        try:
+            yield
+        finally:
+            path.chmod(mode)
+        return
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("running as root without chattr: cannot make a file read-only")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+@pytest.mark.parametrize("which", ["file", "folder"])
+def test_read_only_file_or_folder(db, capsys, which):
+    with _read_only(db if which == "file" else db.parent):
+        for argv in WRITES:
+            _fails(capsys, argv, db, "read-only memory")
+        before = db.read_bytes()
+        for argv in READS:  # reads still work
+            assert main(argv + ["--db", str(db)]) == 0, argv
+        assert db.read_bytes() == before
+    if which == "folder":
+        with _read_only(db.parent):
+            _fails(capsys, ["init"], db.parent / "new.db", "cannot create the memory")
+
+
+def test_corrupt_file(db, capsys):
+    data = bytearray(db.read_bytes())
+    assert len(data) > 8192
+    data[100:len(data)] = b"\xa5" * (len(data) - 100)  # the header survives, the pages do not
+    db.write_bytes(bytes(data))
+    for argv in WRITES[:2] + READS[:2]:
+        _fails(capsys, argv, db, "")
+    err = _fails(capsys, ["history", "e1"], db, "memory")
+    assert "corrupt" in err or "not a jtms memory" in err
+
+
+def test_not_sqlite_at_all(tmp_path, capsys):
+    path = tmp_path / "notes.db"
+    path.write_text("this is not sqlite" * 100)
+    for argv in WRITES + READS:
+        _fails(capsys, argv, path, "not a jtms memory (not an SQLite database)")
+    _fails(capsys, ["init"], path, "already exists")
+
+
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_foreign_sqlite_file_is_refused_before_any_write(tmp_path, capsys, journal):
+    path = tmp_path / "other.sqlite"
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA journal_mode = {journal}")
+    connection.execute("CREATE TABLE t (x)")
+    connection.execute("INSERT INTO t VALUES (1)")
+    connection.commit()
+    connection.close()
+    header = path.read_bytes()[18:20]   # the file format bytes: 1 1 rollback journal, 2 2 WAL
+    for argv in WRITES + READS + [["import", str(tmp_path / "g.json")]]:
+        _fails(capsys, argv, path, "not a jtms memory")
+    assert path.read_bytes()[18:20] == header
+    _fails(capsys, ["init"], path, "already exists")
+    # an SQLite file with a meta table of another application
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+    connection.execute("INSERT INTO meta VALUES ('application', 'someone-else')")
+    connection.commit()
+    connection.close()
+    _fails(capsys, ["history", "e1"], path, "another application")
+
+
+def test_empty_file(tmp_path, capsys):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    for argv in WRITES + READS:
+        _fails(capsys, argv, path, "empty file, not a jtms memory")
+    assert path.stat().st_size == 0
+    assert main(["init", "--db", str(path)]) == 0  # an empty file may become a memory
+    assert main(["add-evidence", "e1", "--db", str(path)]) == 0
+
+
+def test_empty_sqlite_database(tmp_path, capsys):
+    path = tmp_path / "blank.db"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE t (x)")
+    connection.execute("DROP TABLE t")   # a valid SQLite file without tables
+    connection.commit()
+    connection.close()
+    for argv in WRITES + READS:
+        _fails(capsys, argv, path, "not a jtms memory")
+
+
+@pytest.mark.parametrize("version, advice", [("1", "jtms upgrade"), ("99", "upgrade jtms-revision"),
+                                             ("two", "restore the memory from a backup")])
+def test_other_schema_version(db, capsys, version, advice):
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+    connection.commit()
+    connection.close()
+    for argv in WRITES + READS:
+        err = _fails(capsys, argv, db, f"schema version {version}, this jtms reads version 2")
+        assert advice in err
+
+
+def test_writer_lock_held_past_the_busy_timeout(db, capsys, monkeypatch):
+    monkeypatch.setenv("JTMS_BUSY_TIMEOUT", "0.3")
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        before = db.read_bytes()
+        started = time.monotonic()
+        for argv in WRITES:
+            err = _fails(capsys, argv, db, "locked by another writer: waited 0.")
+            assert "busy timeout 0.3 s" in err
+        assert time.monotonic() - started >= 4 * 0.3
+        for argv in READS:  # readers are not blocked by a writer (WAL)
+            assert main(argv + ["--db", str(db)]) == 0
+        assert db.read_bytes() == before
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert main(["add-evidence", "e9", "--db", str(db)]) == 0
+    monkeypatch.setenv("JTMS_BUSY_TIMEOUT", "soon")
+    _fails(capsys, ["history", "e1"], db, "JTMS_BUSY_TIMEOUT must be a number")
+
+
+def test_two_inits_of_one_path_at_once(tmp_path):
+    path = tmp_path / "race.db"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    start = time.time() + 1.0
+    code = ("import sys, time; t = float(sys.argv[1]); time.sleep(max(0, t - time.time()));"
+            "from jtms.cli import main; raise SystemExit(main(['init', '--db', sys.argv[2]]))")
+    children = [subprocess.Popen([sys.executable, "-c", code, str(start), str(path)], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(4)]
+    results = [(child.wait(timeout=60), child.stderr.read()) for child in children]
+    for child in children:
+        child.stdout.close()
+        child.stderr.close()
+    assert sorted(code for code, _ in results) == [0, 2, 2, 2], results
+    for code, err in results:
+        if code == 2:
+            assert "already exists" in err and len(err.strip().splitlines()) == 1, err
+    with Memory.open(path) as memory:
+        assert memory.integrity_problems() == []
+        assert [e["kind"] for e in memory.table("events")] == ["init"]
+
+
+def test_missing_folder_or_a_folder(tmp_path, capsys):
+    missing = tmp_path / "nowhere" / "memory.db"
+    for argv in [["init"]] + WRITES + READS:
+        _fails(capsys, argv, missing, "does not exist")
+    assert not missing.parent.exists()
+    _fails(capsys, ["history", "e1"], tmp_path / "none.db", "no memory here")
+    for argv in [["init"], ["history", "e1"]]:
+        _fails(capsys, argv, tmp_path, "is a folder")
+
+
+def test_upgrade_a_version_1_memory(tmp_path, capsys):
+    """A memory written by the version-1 code (commit d4c3d07's schema: no supports, no
+    checkpoints) is refused with the advice, then `jtms upgrade` makes it usable and exact."""
+    from jtms.store import sqlite as backend
+
+    path = tmp_path / "old.db"
+    script = [s for s in backend._split(backend.SCHEMA + backend._triggers())
+              if "supports" not in s and "checkpoints" not in s and "_by_event" not in s]
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode = WAL")
+    for statement in script:
+        connection.execute(statement)
+    connection.executescript("""
+        INSERT INTO meta VALUES ('application', 'jtms-memory'), ('schema_version', '1');
+        INSERT INTO events (id, kind, time) VALUES (1, 'init', 't'), (2, 'import', 't');
+        INSERT INTO events (id, kind, time, roots) VALUES (3, 'audit', 't', '["e1"]');
+        INSERT INTO nodes VALUES (0, 'e1', 'evidence', '', NULL, NULL, NULL, 2, 'active');
+        INSERT INTO nodes VALUES (1, 'e2', 'evidence', '', NULL, NULL, NULL, 2, 'active');
+        INSERT INTO nodes VALUES (2, 'c1', 'claim', '', NULL, NULL, NULL, 2, 'active');
+        INSERT INTO nodes VALUES (3, 'c2', 'claim', '', NULL, NULL, NULL, 2, 'active');
+        INSERT INTO justifications VALUES (0, 2, '0', 2), (1, 2, '1', 2), (2, 3, '2', 2);
+        INSERT INTO revisions (node, status, event) VALUES (0, 'inactive', 3);
+    """)
+    connection.close()
+    err = _fails(capsys, ["history", "c1"], path, "schema version 1, this jtms reads version 2")
+    assert f"run `jtms upgrade --db {path}`" in err
+    assert main(["upgrade", "--db", str(path)]) == 0
+    assert main(["upgrade", "--db", str(path)]) == 0   # nothing left to do
+    with Memory.open(path) as memory:
+        assert memory.integrity_problems() == []
+        assert memory.active_ids() == {"e2", "c1", "c2"}
+        assert memory.explain("c2").evidence == ("e2",)
+        assert memory.audit(["e2"], reason="r").retired == {"e2", "c1", "c2"}
+        assert memory.integrity_problems() == []
