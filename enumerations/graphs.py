@@ -22,7 +22,8 @@ the surviving justification. The exact rule is injectable: with a deliberately w
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 from itertools import chain, combinations, permutations
 from math import comb
@@ -36,7 +37,7 @@ from theory.reference import brute_force_minimal_justifications, evidence_ancest
 from theory.revision import RevisionRule
 from theory.revision import exact as theory_exact
 from theory.revision import influence as theory_influence
-from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
+from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, SafetyReport, check_structure
 from theory.structure import SupportStructure
 
 MAX_EXAMPLES = 10
@@ -53,7 +54,8 @@ class GraphFamily:
         # 3,469,497 graphs in 118,715 classes: about a minute of CPU (docs/enumerations.md)
         return cls(3, 3, 4)
 
-    def resized(self, evidence=None, claims=None, max_justifications=None) -> "GraphFamily":
+    def resized(self, evidence: int | None = None, claims: int | None = None,
+                max_justifications: int | None = None) -> "GraphFamily":
         return GraphFamily(
             self.evidence if evidence is None else evidence,
             self.claims if claims is None else claims,
@@ -113,7 +115,8 @@ def iso_classes(family: GraphFamily) -> tuple[np.ndarray, np.ndarray, int]:
     K = len(candidates)
     J = family.max_justifications
     maps = _permutation_maps(family, candidates)
-    reps, sizes = [], []
+    reps: list[np.ndarray] = []
+    sizes: list[int] = []
     labelled = 0
     for m in range(J + 1):
         count = comb(K, m)  # streamed into numpy: no list of millions of tuples
@@ -155,7 +158,8 @@ def _code(rows: np.ndarray, K: int) -> np.ndarray:
     return code
 
 
-def build(family: GraphFamily, row, candidates=None) -> SupportStructure:
+def build(family: GraphFamily, row: Sequence[int],
+          candidates: list[tuple[int, int]] | None = None) -> SupportStructure:
     candidates = candidates or family.candidates()
     names = family.names
     pairs = []
@@ -266,7 +270,7 @@ class GraphTally:
         }
 
 
-def _compare(structure, report, truth) -> list[str]:
+def _compare(structure: SupportStructure, report: SafetyReport, truth: dict[str, ClaimTruth]) -> list[str]:
     """Differences between the checker's report and the brute force, one line each."""
     problems = []
     for claim in report.claims:
@@ -291,7 +295,8 @@ def _compare(structure, report, truth) -> list[str]:
     return problems
 
 
-def graph_shard(family: GraphFamily, rows, sizes, exact: RevisionRule = theory_exact) -> GraphTally:
+def graph_shard(family: GraphFamily, rows: Sequence[Sequence[int]], sizes: Sequence[int],
+                exact: RevisionRule = theory_exact) -> GraphTally:
     """Check the given class representatives (rows of candidate indices)."""
     began, began_cpu = time.perf_counter(), time.thread_time()
     tally = GraphTally(family)
@@ -334,7 +339,7 @@ def graph_shard(family: GraphFamily, rows, sizes, exact: RevisionRule = theory_e
 Progress = Callable[[str, int, int], None]
 
 
-def run_graphs(family: GraphFamily, engine, *, exact: RevisionRule = theory_exact,
+def run_graphs(family: GraphFamily, engine: Any, *, exact: RevisionRule = theory_exact,
                progress: Progress | None = None, shard_size: int = 250) -> GraphTally:
     began = time.perf_counter()
     reps, sizes, labelled = iso_classes(family)

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from theory.index import index_of
+from theory.index import SupportIndex, index_of
 from theory.fixpoint import active_numbers
 from theory.revision import none
 from theory.structure import SupportStructure
 
-from enumerations.flat import influence_survival
+from enumerations.flat import Words, Workspace, influence_survival
 from enumerations.monotone import valid_mask
 
 
 # --- flat universes (word rules) ----------------------------------------------------------
-def forgetful_survival(tables, minimal, n: int, ws=None):
+def forgetful_survival(tables: Words, minimal: Words, n: int, ws: Workspace | None = None) -> Words:
     """"Exact" revision that forgets alternatives: the claim is retired as soon as *any* of
     its justifications loses an antecedent. In a flat universe that is exactly influence
     reachability, so every claim with two minimal justifications looks influence-exact."""
@@ -27,7 +27,7 @@ def forgetful_survival(tables, minimal, n: int, ws=None):
 
 
 # --- structures (theory-level rules) ------------------------------------------------------
-def _start(structure: SupportStructure, audit: frozenset[str]):
+def _start(structure: SupportStructure, audit: frozenset[str]) -> tuple[SupportIndex, bytearray, set[int]]:
     """The index, the active flags before the audit, and the audited active nodes."""
     index = index_of(structure)
     active = active_numbers(index)
@@ -70,7 +70,7 @@ def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> fr
     return index.names(retired)
 
 
-def unpropagated_survival(tables, minimal, n, ws=None):
+def unpropagated_survival(tables: Words, minimal: Words, n: int, ws: Workspace | None = None) -> Words:
     """"Exact" revision that never propagates (the ``none`` rule): the claim always survives
     an audit of evidence, so even claims with a unique minimal justification disagree."""
     full = np.full(len(tables[0]), valid_mask(n), dtype=np.uint64)

@@ -129,6 +129,7 @@ class ContextClaimPayload(TypedDict):
     id: str
     text: str
     justification: list[str]
+    also_supported_by: list[list[str]]
     score: float
 
 
@@ -180,6 +181,14 @@ class DiscrepancyPayload(TypedDict):
     recorded: str
     recomputed: str | None
     problem: str
+    difference: str | None
+    allowed: str | None
+
+
+class TolerancePayload(TypedDict):
+    mode: str
+    rtol: float | None
+    atol: float | None
 
 
 class ReviewPayload(TypedDict):
@@ -190,6 +199,8 @@ class ReviewPayload(TypedDict):
     refused: list[DiscrepancyPayload]
     audit_id: int | None
     retired: list[str]
+    tolerance: TolerancePayload
+    time_limit_s: float
     # the active contradictions (:mod:`jtms.diagnosis`): the keys of ``jtms diagnose``
     contradictions: list[dict[str, Any]]
     undiagnosable: list[str]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from theory.errors import InputError
 
-from jtms.output import console, print_json, table
+from jtms.output import console, print_json, table, writable_folder
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--mutants-n, --certify-max-n and --z3-max-n must be >= 0")
     if not args.timeout > 0:
         raise InputError(f"--timeout must be > 0, got {args.timeout}")
+    if args.certificate_dir is not None:
+        writable_folder(args.certificate_dir, "--certificate-dir")
     z3_max = args.max_n if args.z3_max_n is None else args.z3_max_n
 
     results = []
