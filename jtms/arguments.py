@@ -12,6 +12,7 @@ A bad value is an argparse usage error (one line, exit 2) before any work starts
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 
@@ -33,8 +34,10 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be <= {maximum}, got {text[:40]}")
+        # without a maximum, at most sys.maxsize: larger counts overflow C APIs (islice, ...)
+        if value > (sys.maxsize if maximum is None else maximum):
+            raise argparse.ArgumentTypeError(
+                f"must be <= {sys.maxsize if maximum is None else maximum}, got {text[:40]}")
         return value
 
     parse.__name__ = f"whole number >= {minimum}"

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from theory.errors import InputError
+from theory.errors import MAX_PROBLEM, InputError, shorten
 
 import jtms.commands
 from jtms.exit_codes import ExitCode
@@ -37,6 +37,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse exits 2 on usage errors already; keep its message to one line."""
 
     def error(self, message: str) -> NoReturn:  # pragma: no cover - exercised via CLI tests
+        message = shorten(message.replace("\n", " "), MAX_PROBLEM)  # a 1 MB argument, cut
         self.exit(ExitCode.BAD_INPUT, f"jtms: error: {message} (see `{self.prog} --help`)\n")
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
+
+from theory.errors import InputError, shorten
 
 from rich.console import Console
 from rich.table import Table
@@ -25,8 +29,43 @@ def print_json(payload: Any, compact: bool = False) -> None:
     sys.stdout.write("\n")
 
 
+def writable_file(path: str | os.PathLike[str], option: str) -> Path:
+    """``path`` when a file can be written there, else :class:`InputError` (exit 2).
+
+    Commands call it before any work, so a bad output path never costs a long run.
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise InputError(f"{option} {shorten(str(path))!r}: is a directory")
+    if not folder.is_dir():
+        raise InputError(f"{option} {shorten(str(path))!r}: no such directory "
+                         f"{shorten(str(folder))!r}")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise InputError(f"{option} {shorten(str(path))!r}: not writable")
+    return target
+
+
+def writable_folder(path: str | os.PathLike[str], option: str) -> Path:
+    """``path`` when it is a writable folder or can be created as one (its parent exists and
+    is writable), else :class:`InputError` (exit 2)."""
+    target = Path(path)
+    if target.exists():
+        if not target.is_dir():
+            raise InputError(f"{option} {shorten(str(path))!r}: not a directory")
+        if not os.access(target, os.W_OK):
+            raise InputError(f"{option} {shorten(str(path))!r}: not writable")
+        return target
+    writable_file(target, option)  # the folder is created like a file in its parent
+    return target
+
+
 def console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    """A console that prints text literally: ids, reasons and texts come from users, so
+    rich markup (``[/x]``, ``[bold]``) and emoji codes (``:smile:``) are never interpreted.
+    Style a fixed word with ``rich.text.Text.assemble(("word", "red"), ...)`` or ``style=``.
+    """
+    return Console(highlight=False, soft_wrap=False, markup=False, emoji=False)
 
 
 def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:

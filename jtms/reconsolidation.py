@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 from theory.errors import InputError
 from theory.fixpoint import active_numbers
 from theory.graphfile import parse_graph, paused_gc
+from theory.ids import check_id
 from theory.incremental import NO_RANK, NO_SUPPORT, GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
 from theory.structure import Kind, Nogood, SupportStructure
@@ -182,21 +183,18 @@ class _Loaded:
 
 
 def _clean_id(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value.strip() or value != value.strip():
-        raise InputError(f"{what} must be a non-empty id without surrounding spaces",
-                         node=str(value))
-    return value
+    return check_id(value, what)  # the one rule for ids (theory.ids)
 
 
 def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
     """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
-    from jtms.safe_expr import UnsafeExpression, parse_expression  # sympy: only when needed
+    from jtms.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
 
     for what, text in (("expression", expression), ("value", value)):
         if not isinstance(text, str):
             raise InputError(f"{what} must be a string", source=source, node=node_id)
         try:
-            parse_expression(text)
+            check_expression(text)
         except UnsafeExpression as error:
             raise InputError(f"{what} {text[:60]!r}: {error.problem}", source=source,
                              node=node_id) from None
@@ -865,7 +863,8 @@ class Memory:
                 raise InputError(f"audit id must be an integer, got {audit_id!r}", source=self.path)
             numbers = loaded.audits.get(audit_id)
             if numbers is None:
-                row = self._store.event(audit_id)
+                in_range = 0 < audit_id < 1 << 63  # SQL integers; others name no audit
+                row = self._store.event(audit_id) if in_range else None
                 problem = ("no such audit" if row is None or row.kind != "audit"
                            else "this audit was already reinstated")
                 raise InputError(f"audit {audit_id}: {problem}", source=self.path)

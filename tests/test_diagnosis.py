@@ -102,3 +102,13 @@ def test_diagnoses_match_the_definition_with_cycles(g: SupportStructure, data: s
 @given(jst.graphs_with_nogoods(max_evidence=5, max_claims=6, cycles=False, redundant=True))
 def test_diagnoses_match_the_definition_acyclic(g: SupportStructure) -> None:
     assert _as_rows(diagnoses(g)) == brute_force_diagnoses(g)
+
+
+def test_benchmark_smoke() -> None:
+    """The benchmark's checks at a small size: stored and in-memory diagnoses agree, SAT and
+    clingo conflict sets agree (the full run: python -m benchmarks.bench_diagnosis)."""
+    from benchmarks.bench_diagnosis import run
+
+    result = run(claims=300, nogoods=3, back_edges=0.05, seed=1, repeats=1, max_diagnoses=5)
+    assert result["nogoods"] == 3 and len(result["enumeration"]) == 3
+    assert result["conflict_sets"] > 0 and 0 < result["diagnoses"] <= 5

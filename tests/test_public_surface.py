@@ -10,7 +10,8 @@ import types
 
 import pytest
 
-SURFACES = ["theory", "theory.strategies", "jtms", "jtms.fuzz", "proofs", "enumerations"]
+SURFACES = ["theory", "theory.strategies", "jtms", "jtms.fuzz", "jtms.studies", "proofs",
+            "enumerations"]
 
 
 def _public_names(module: types.ModuleType) -> set[str]:
@@ -56,6 +57,8 @@ DOCTESTED = [
     "theory.fixpoint", "theory.revision", "theory.graphfile", "theory.truthtable", "theory.optional",
     "jtms", "jtms.arguments",
     "jtms.exit_codes", "jtms.plugins", "jtms.progress",
+    "jtms.studies", "jtms.studies.rules", "jtms.studies.readers", "jtms.studies.rendering",
+    "jtms.studies.scoring", "jtms.studies.endpoints", "jtms.studies.embedding",
 ]
 
 

@@ -111,6 +111,28 @@ def _impact(structure: SupportStructure, reduced: SupportStructure, before: froz
     return Diagnosis(audit, retired, kept, claims)
 
 
+def _pinned(reduced: SupportStructure, candidates: Sequence[str], affected: Sequence[str],
+            active: frozenset[str]) -> SupportStructure:
+    """The support functions of ``affected`` (the claims that invalidating every candidate
+    retires) over the ``candidates`` only.
+
+    Everything else they use is constant under any invalidation of candidates, by
+    monotonicity: an active node outside ``affected`` stays active (a premise here), an
+    inactive one stays inactive (here a claim without justification). So the circuit is
+    compiled on the affected region alone, the constants folded away.
+    """
+    region = set(affected)
+    evidence = set(candidates)
+    pairs: list[tuple[str, Iterable[str]]] = []
+    outside: set[str] = set()
+    for claim in affected:
+        for justification in reduced.justifications_of[claim]:
+            pairs.append((claim, justification.antecedents))
+            outside.update(a for a in justification.antecedents if a not in region and a not in evidence)
+    pairs.extend((node, ()) for node in sorted(outside) if node in active)
+    return SupportStructure.build(sorted(evidence), [*sorted(region), *sorted(outside)], pairs)
+
+
 def _ranking_key(d: Diagnosis) -> tuple[int, int, list[str]]:
     return d.retired_claims, len(d.invalidate), sorted(d.invalidate)
 
@@ -144,18 +166,15 @@ def diagnoses(
     wcnf = WCNF()
     for conflict in conflicts:
         wcnf.append([-keep[e] for e in sorted(conflict)])
-    index = index_of(reduced)
     active = active_state(structure, blocked=blocked_ids)
-    affected = sorted(
-        index.ids[n] for n in downstream_numbers(index, index.numbers(candidates))
-        if not index.is_evidence[n] and index.ids[n] in active
-    )
+    # a claim still active with every candidate invalidated is never retired (monotone)
+    affected = sorted(n for n in exact(reduced, frozenset(candidates)) if reduced.kind(n) is Kind.CLAIM)
     weight = len(candidates) + 1
     if affected:
-        compiled = compile_support(reduced, affected)
+        compiled = compile_support(_pinned(reduced, candidates, affected, active), affected)
 
         def inputs(name: str) -> int | bool:
-            return keep.get(name, True)
+            return keep[name]
 
         clauses: set[tuple[int, ...]] = set()
         for claim in affected:
@@ -170,7 +189,7 @@ def diagnoses(
             wcnf.append(list(clause))
     for e in candidates:
         wcnf.append([keep[e]], weight=1)
-    answers: list[Diagnosis] = []
+    found_sets: list[tuple[int, int, list[str]]] = []   # (claims retired, items, ids)
     cut: int | None = None
     with RC2(wcnf) as solver:
         while True:
@@ -178,13 +197,17 @@ def diagnoses(
             if model is None or (cut is not None and solver.cost > cut):
                 break
             literals = set(model)
-            invalidate = frozenset(e for e in candidates if -keep[e] in literals)
-            answers.append(_impact(structure, reduced, active, invalidate))
-            if limit is not None and len(answers) == limit:
+            invalidate = sorted(e for e in candidates if -keep[e] in literals)
+            found_sets.append(((solver.cost - len(invalidate)) // weight, len(invalidate), invalidate))
+            if limit is not None and len(found_sets) == limit:
                 cut = solver.cost  # collect the ties at the cut, then sort them by ids
-            solver.add_clause([keep[e] for e in sorted(invalidate)])
+            solver.add_clause([keep[e] for e in invalidate])
+    found_sets.sort()
+    chosen = found_sets[:limit] if limit is not None else found_sets
+    # the impact (and its count of retired claims) comes from exact revision itself
+    answers = [_impact(structure, reduced, active, frozenset(ids)) for _, _, ids in chosen]
     answers.sort(key=_ranking_key)
-    return tuple(answers[:limit] if limit is not None else answers)
+    return tuple(answers)
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+MAX_SHOWN = 80           # characters of a value (an id, a file name) shown in a message
+MAX_PROBLEM = 400        # characters of the problem itself
+
+
+def shorten(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was cut.
+
+    >>> shorten("x" * 1000, 10)
+    'xxxxxxxxxx... (1000 characters)'
+    """
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
 
 class InputError(ValueError):
     """Bad input (malformed file, unknown or duplicate id, wrong kind, ...).
 
-    The message is one line: ``FILE: node 'ID': PROBLEM`` with the parts that apply.
-    The CLI turns it into exit code 2.
+    The message is one line: ``FILE: node 'ID': PROBLEM`` with the parts that apply; long
+    values are cut (:func:`shorten`), so a 1 MB id is not echoed whole. The CLI turns it
+    into exit code 2.
     """
 
     def __init__(self, problem: str, *, source: str | None = None, node: str | None = None):
@@ -16,10 +29,10 @@ class InputError(ValueError):
         self.node = node
         parts = []
         if source:
-            parts.append(str(source))
+            parts.append(shorten(str(source), 2 * MAX_SHOWN))
         if node is not None:
-            parts.append(f"node {node!r}")
-        parts.append(problem)
+            parts.append(f"node {shorten(repr(node))}")
+        parts.append(shorten(str(problem), MAX_PROBLEM))
         super().__init__(": ".join(parts).replace("\n", " "))
 
     def with_source(self, source: str) -> "InputError":

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import difflib
 import gc
 import json
 from collections.abc import Iterator, Mapping
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from theory.errors import GraphError, InputError
+from theory.ids import id_problem
 from theory.structure import Kind, Nogood, SupportStructure
 
 
@@ -87,6 +89,8 @@ def _decode(text: str, source: str) -> Any:
             f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}",
             source=source,
         ) from None
+    except RecursionError:
+        raise GraphError("JSON nested too deeply to read", source=source) from None
 
 
 def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) -> SupportStructure:
@@ -104,12 +108,30 @@ def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) ->
         raise error.with_source(source) from None
 
 
+# the keys each object of a graph document may carry (DESIGN.md section 4; the memory's
+# import reads author/expression/value too); any other key is an error naming it and where
+TOP_KEYS = frozenset({"nodes", "justifications", "nogoods"})
+NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value"})
+JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
+
+
+def _known_keys(data: Mapping[Any, Any], allowed: frozenset[str], where: str,
+                node: str | None = None) -> None:
+    unknown = sorted(map(str, set(data) - allowed))
+    if not unknown:
+        return
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, sorted(allowed), n=1)
+        hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
+    raise GraphError(f"unknown key(s) in {where}: {', '.join(hints)}; "
+                     f"expected {', '.join(sorted(allowed))}", node=node)
+
+
 def _parse(data: Any) -> SupportStructure:
     if not isinstance(data, Mapping):
         raise GraphError("top level must be an object with 'nodes' and 'justifications'")
-    unknown_keys = set(data) - {"nodes", "justifications", "nogoods"}
-    if unknown_keys:
-        raise GraphError(f"unknown top-level key(s): {', '.join(sorted(map(str, unknown_keys)))}")
+    _known_keys(data, TOP_KEYS, "the top level")
     nodes = data.get("nodes")
     if not isinstance(nodes, list):
         raise GraphError("'nodes' must be a list")
@@ -125,6 +147,10 @@ def _parse(data: Any) -> SupportStructure:
         node_id = node.get("id")
         if not isinstance(node_id, str) or not node_id:
             raise GraphError(f"nodes[{position}] needs a non-empty string 'id'")
+        problem = id_problem(node_id)
+        if problem is not None:
+            raise GraphError(f"nodes[{position}]: id {problem}", node=node_id)
+        _known_keys(node, NODE_KEYS, f"nodes[{position}]", node=node_id)
         kind = node.get("kind")
         if kind not in (Kind.EVIDENCE.value, Kind.CLAIM.value):
             raise GraphError(f"kind must be 'evidence' or 'claim', got {kind!r}", node=node_id)
@@ -140,6 +166,7 @@ def _parse(data: Any) -> SupportStructure:
         claim = justification.get("claim")
         if not isinstance(claim, str):
             raise GraphError(f"justifications[{position}] needs a string 'claim'")
+        _known_keys(justification, JUSTIFICATION_KEYS, f"justifications[{position}]", node=claim)
         antecedents = justification.get("antecedents", [])
         if not isinstance(antecedents, list) or not all(type(a) is str for a in antecedents):
             raise GraphError(
@@ -161,6 +188,9 @@ def _parse_nogoods(nogoods: Any) -> list[Nogood]:
         nogood_id = nogood.get("id")
         if not isinstance(nogood_id, str) or not nogood_id:
             raise GraphError(f"nogoods[{position}] needs a non-empty string 'id'")
+        problem = id_problem(nogood_id)
+        if problem is not None:
+            raise GraphError(f"nogoods[{position}]: id {problem}", node=nogood_id)
         unknown = set(nogood) - {"id", "nodes", "text"}
         if unknown:
             raise GraphError(f"unknown key(s) in a nogood: {', '.join(sorted(map(str, unknown)))}",

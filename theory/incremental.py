@@ -29,7 +29,7 @@ plan that is never applied.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 
@@ -275,7 +275,21 @@ class SupportState:
         Each claim appears once, after the claims its justification uses (a well-founded
         derivation). Empty for evidence and for inactive nodes.
         """
-        if not self.active[n] or self.index.is_evidence[n]:
+        steps = self.certificate_beyond(n, frozenset())
+        assert steps is not None
+        return steps
+
+    def certificate_beyond(self, n: int, known: Container[int],
+                           limit: int | None = None) -> list[tuple[int, int]] | None:
+        """The steps of :meth:`certificate` whose claims are not in ``known``, or None when
+        there are more than ``limit`` of them (the walk stops there: its cost is bounded by
+        ``limit``, not by the certificate's size).
+
+        ``known`` must be closed under certificates (each known claim's certificate is
+        known), as in a working context that takes claims only with their certificates; the
+        walk does not enter it.
+        """
+        if not self.active[n] or self.index.is_evidence[n] or n in known:
             return []
         order: list[tuple[int, int]] = []
         seen = {n}
@@ -289,9 +303,11 @@ class SupportState:
             if expanded:
                 order.append((c, j))
                 continue
+            if limit is not None and len(seen) > limit:
+                return None
             stack.append((c, True))
             for a in ants[j]:
-                if not is_evidence[a] and a not in seen:
+                if not is_evidence[a] and a not in seen and a not in known:
                     seen.add(a)
                     stack.append((a, False))
         return order

@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from theory.errors import InputError
 
-from jtms.output import console, print_json, table
+from jtms.output import console, print_json, table, writable_file
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
@@ -104,6 +104,9 @@ def _progress(enabled: bool):
         yield update
 
 
+MAX_WORKERS = 1024  # local worker processes; beyond, the pool cannot even be created
+
+
 def _validate(args) -> None:
     if args.merge is not None and args.n7:
         raise InputError("--merge and --n7 are separate steps: run the parts, then merge them")
@@ -119,10 +122,12 @@ def _validate(args) -> None:
     if not 0 <= args.max_n <= 6:
         raise InputError(f"--max-n must be between 0 and 6, got {args.max_n} "
                          "(n = 7 runs as a measured slice: --n7-slice ROWS)")
-    if args.workers < 1:
-        raise InputError(f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise InputError(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
     if args.n7_slice < 0:
         raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
+    if args.plot:
+        writable_file(args.plot, "--plot")
     if args.dask_address and not args.dask:
         raise InputError("--dask-address needs --dask")
     sizes = (args.graph_evidence, args.graph_claims, args.graph_justifications)
@@ -251,7 +256,7 @@ def _render_counterexamples(out, result: dict) -> None:
         out.print(f"[bold red]counterexample[/] {escape(detail)}")
     hidden = result.get("mismatches", 0) - len(result.get("counterexamples", []))
     if hidden > 0:
-        out.print(f"[red]... and {hidden:,} more counterexamples[/]")
+        out.print(f"... and {hidden:,} more counterexamples", style="red")
 
 
 def _render_graphs(out, g: dict) -> None:

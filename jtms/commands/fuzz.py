@@ -11,8 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from rich.text import Text
 
 from theory.errors import InputError
 from theory.graphfile import dumps_graph
@@ -53,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     budget.add_argument("--seed", type=int, default=None, metavar="S",
                      help="random seed (default: a fresh one, printed in the report)")
     budget.add_argument("--out", metavar="FILE", help="write the shrunk counterexample graph here")
+    budget.add_argument("--hypothesis-dir", metavar="DIR", default=None,
+                        help="keep hypothesis' files (its example database) in DIR; default: a "
+                             "temporary folder, removed after the run")
     budget.add_argument("--json", action="store_true", help="machine-readable output")
     shape = parser.add_argument_group("generated graphs (--rule)")
     shape.add_argument("--max-evidence", type=int, default=5, metavar="N")
@@ -78,9 +85,29 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("jtms fuzz: give exactly one of --rule MODULE:FUNCTION or --differential")
     if args.examples is not None and args.examples < 1:
         raise InputError("--examples must be at least 1")
-    if args.differential:
-        return _differential(args)
-    return _fuzz(args)
+    if args.out:
+        output.writable_file(args.out, "--out")
+    if args.hypothesis_dir:
+        output.writable_folder(args.hypothesis_dir, "--hypothesis-dir")
+    with _hypothesis_home(args.hypothesis_dir):
+        if args.differential:
+            return _differential(args)
+        return _fuzz(args)
+
+
+@contextmanager
+def _hypothesis_home(folder: str | None) -> Iterator[None]:
+    """Hypothesis keeps its files (example database, caches) in ``folder`` when asked, else in
+    a temporary folder removed after the run: never a ``.hypothesis/`` in the user's directory."""
+    from hypothesis import configuration
+
+    previous = getattr(configuration, "__hypothesis_home_directory", None)
+    with tempfile.TemporaryDirectory(prefix="jtms-fuzz-") as scratch:
+        configuration.set_hypothesis_home_dir(folder or scratch)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(previous)
 
 
 # --- rule fuzzing ----------------------------------------------------------------------
@@ -147,8 +174,8 @@ def _write(path: str, structure: SupportStructure) -> str:
 def _render_fuzz(payload: dict) -> None:
     console = output.console()
     ce = payload["counterexample"]
-    verdict = "[green]no counterexample[/]" if ce is None else "[red]COUNTEREXAMPLE[/]"
-    console.print(f"rule {payload['rule']}: {verdict}")
+    verdict = ("no counterexample", "green") if ce is None else ("COUNTEREXAMPLE", "red")
+    console.print(Text.assemble(f"rule {payload['rule']}: ", verdict))
     console.print(output.table(
         "fuzz report",
         ["examples", "shapes", "failing", "under/over/error", "seconds", "ex/s", "seed"],
@@ -172,11 +199,12 @@ def _render_fuzz(payload: dict) -> None:
         console.print(f"exact retires: {output.format_set(ce['exact_retired'])}")
         console.print(f"rule retires:  {output.format_set(ce['rule_retired'])}")
         if ce["under_revised"]:
-            console.print(f"[yellow]under-revised[/] (stale, kept by the rule): "
-                          f"{output.format_set(ce['under_revised'])}")
+            console.print(Text.assemble(("under-revised", "yellow"), " (stale, kept by the rule): "
+                                        f"{output.format_set(ce['under_revised'])}"))
         if ce["over_revised"]:
-            console.print(f"[yellow]over-revised[/] (still supported, retired by the rule): "
-                          f"{output.format_set(ce['over_revised'])}")
+            console.print(Text.assemble(("over-revised", "yellow"),
+                                        " (still supported, retired by the rule): "
+                                        f"{output.format_set(ce['over_revised'])}"))
     console.print("graph:")
     print(compact_graph(ce["graph"]))
     if payload["out"]:
@@ -224,9 +252,9 @@ def _differential(args: argparse.Namespace) -> int:
 
 def _render_differential(payload: dict) -> None:
     console = output.console()
-    verdict = ("[green]zero disagreements[/]" if payload["disagreements"] == 0
-               else "[red]DISAGREEMENT[/]")
-    console.print(f"differential campaign vs clingo: {verdict}")
+    verdict = (("zero disagreements", "green") if payload["disagreements"] == 0
+               else ("DISAGREEMENT", "red"))
+    console.print(Text.assemble("differential campaign vs clingo: ", verdict))
     console.print(output.table(
         "campaign",
         ["pairs", "graphs (cyclic)", "steps", "solves", "shapes", "seconds", "pairs/s", "seed"],

@@ -42,6 +42,24 @@ def _id_list(value: str, what: str) -> list[str]:
     return items
 
 
+def _tolerance(text: str) -> float:
+    """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text[:40]!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = _tolerance(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text[:40]!r}")
+    return value
+
+
 def _report(args, payload: dict, text: str) -> int:
     """Print ``payload`` (``--json``) or ``text``; exit 0."""
     if args.json:
@@ -114,9 +132,23 @@ def register(subparsers) -> None:
     p.set_defaults(func=run_context)
 
     p = _common(subparsers.add_parser(
-        "review", help="re-execute recorded calculations; audit the ones that disagree"))
+        "review", help="re-execute recorded calculations; audit the ones that disagree",
+        description="Re-execute every recorded calculation of intact evidence, in worker "
+                    "processes under a time limit, and audit the ones whose recorded value "
+                    "disagrees. A recorded value is compared at its own stated precision "
+                    "(3.3333 matches 10/3, 41 does not match 6*7); units must agree "
+                    "(3*meter is not 3*second). Calculations that cannot be evaluated within "
+                    "the limits are reported as refused and not audited.",
+        epilog="example: jtms review --dry-run --rtol 1e-6 --db memory.db"))
     p.add_argument("--reviewer", default="jtms-review")
     p.add_argument("--dry-run", action="store_true", help="report discrepancies, audit nothing")
+    p.add_argument("--rtol", type=_tolerance, default=None, metavar="R",
+                   help="relative tolerance, instead of the recorded value's stated precision")
+    p.add_argument("--atol", type=_tolerance, default=None, metavar="A",
+                   help="absolute tolerance in the recorded value's unit (with or without --rtol)")
+    p.add_argument("--exact", action="store_true", help="require exact equality")
+    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="wall-clock limit per calculation (default 5)")
     p.add_argument("--apply", action="store_true",
                    help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
     p.set_defaults(func=run_review)
@@ -259,21 +291,38 @@ def run_context(args) -> int:
 
 def run_review(args) -> int:
     from jtms.diagnosis import review_contradictions
+    from jtms.quantities import Tolerance
     from jtms.reviewer import review
+    from jtms.sandbox import DEFAULT_TIME_LIMIT
 
+    explicit = args.rtol is not None or args.atol is not None
+    if args.exact and explicit:
+        raise InputError("--exact excludes --rtol and --atol")
     if args.apply and args.dry_run:
         raise InputError("--apply audits a diagnosis, --dry-run audits nothing: give one of them")
+    tolerance = (Tolerance("exact") if args.exact else
+                 Tolerance("explicit", args.rtol or 0.0, args.atol or 0.0) if explicit else
+                 Tolerance())
     with Memory.open(args.db) as memory:
-        report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run)
+        report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run,
+                        tolerance=tolerance, time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
         found = review_contradictions(memory, apply=args.apply, reviewer=args.reviewer)
     if args.json:
         print_json(payloads.review_payload(report, found))
     else:
         out = console()
-        out.print(f"re-executed {report.checked} calculation(s): {len(report.discrepancies)} discrepancy(ies)")
-        out.print(table("discrepancies", ["evidence", "expression", "recorded", "recomputed", "problem"],
+        mode = {"stated": "at each recorded value's stated precision", "exact": "exactly",
+                "explicit": f"within rtol {tolerance.rtol:g}, atol {tolerance.atol:g}"}
+        out.print(f"re-executed {report.checked} calculation(s) {mode[tolerance.mode]}: "
+                  f"{len(report.discrepancies)} discrepancy(ies), {len(report.refused)} refused")
+        columns = ["evidence", "expression", "recorded", "recomputed", "problem"]
+        out.print(table("discrepancies", columns,
                         [[d.id, d.expression, d.recorded, d.recomputed or "", d.problem]
                          for d in report.discrepancies]))
+        if report.refused:
+            out.print(table("refused (not evaluated, not audited)", ["evidence", "expression",
+                                                                     "reason"],
+                            [[d.id, d.expression, d.problem] for d in report.refused]))
         if report.audit is not None:
             out.print(f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}")
         _print_contradictions(found)

@@ -125,7 +125,7 @@ def run_revise(args: argparse.Namespace) -> int:
         print_json(payload)
         return ExitCode.OK
     out = console()
-    out.print(f"rule [bold]{result.rule}[/bold], audit {format_set(result.audit)}")
+    out.print(f"rule {result.rule}, audit {format_set(result.audit)}")
     rows = [(node, structure.kind(node).value, "retired") for node in payload["retired"]]
     rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
     out.print(table("State after the audit", ["node", "kind", "status"], rows))

@@ -196,7 +196,8 @@ def clingo_conflict_sets(
     lines += [f"off({term(n)})." for n in sorted(off)]
     lines += [f"{{ off({term(e)}) }}.\n#heuristic off({term(e)}). [1, true]" for e in free]
     lines += [f":- not h({term(n)})." for n in sorted(frozenset(nodes))]
-    ctl = clingo.Control(_ARGS + ["--heuristic=Domain", "--enum-mode=domRec"])
+    minimal = ["--heuristic=Domain", "--enum-mode=domRec"] if free else []  # else one model
+    ctl = clingo.Control(_ARGS + minimal)
     ctl.add("base", [], "\n".join(lines) + "\n")
     ctl.ground([("base", [])])
     found: list[frozenset[str]] = []

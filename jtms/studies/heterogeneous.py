@@ -3,10 +3,13 @@
 Chains, diamonds, k-of-n support, shared evidence, deep trees, cycles (with and without
 outside support), premises, redundant justifications, audits of claims, and seeded random
 graphs (acyclic and cyclic, several audited roots). For each case and rule the state after
-the rule is compared with the ground truth. For the engine's exact rule each repair is also
-checked against :func:`theory.revision.exact`, against clingo's stable model after the
-audit (:class:`jtms.fuzz.clingo_oracle.ClingoOracle`, the same oracle the differential fuzzer uses) and against the engine's integrity check (stored status
-= least fixpoint, SQLite checks).
+the rule is compared with the ground truth. Each repair is also
+checked against :func:`theory.revision.exact` and against clingo's stable model after the
+audit (:class:`jtms.fuzz.clingo_oracle.ClingoOracle`, the same oracle the differential fuzzer
+uses); the engine's own state is checked against clingo and its integrity check (stored
+status = least fixpoint, SQLite checks). The downstream decisions: a delayed question on
+every claim active before the audit, answered from the context each rule leaves, per reader (*grounded*
+when all of them are).
 """
 
 from __future__ import annotations
@@ -14,17 +17,22 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from theory import revision
 from theory.structure import SupportStructure
 
-from jtms.studies.common import (Endpoint, RuleFn, StudyResult, new_memory, resolve_rules,
-                                 truth_active)
 from jtms.fuzz.clingo_oracle import ClingoOracle
+from jtms.studies.endpoints import Endpoint, StudyResult
+from jtms.studies.readers import Answerer, Question, resolve_readers
+from jtms.studies.rules import RuleFn, new_memory, resolve_rules, truth_active
+from jtms.studies.scoring import grounded
+from jtms.studies.trial import revise
 
 SEED = 4
+BUDGET = 2000
 
 
 @dataclass(frozen=True)
@@ -34,7 +42,8 @@ class Case:
     audit: frozenset[str]
 
 
-def _case(name, evidence, claims, justs, audit) -> Case:
+def _case(name: str, evidence: Sequence[str], claims: Sequence[str],
+          justs: Sequence[tuple[str, Sequence[str]]], audit: Sequence[str]) -> Case:
     return Case(name, SupportStructure.build(evidence, claims, justs), frozenset(audit))
 
 
@@ -110,14 +119,18 @@ def cases(seed: int = SEED) -> list[Case]:
     return result
 
 
-def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED) -> StudyResult:
+def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED,
+        answerer: Answerer | None = None, budget: int | None = BUDGET,
+        readers: Mapping[str, Answerer] | None = None) -> StudyResult:
     started = time.perf_counter()
     rules = resolve_rules(rules)
+    readers = resolve_readers(answerer, readers)
     names = list(rules)
     all_cases = cases(seed)
-    repaired = {r: 0 for r in names}
-    agree_theory = {r: 0 for r in names}
-    agree_clingo = {r: 0 for r in names}
+    repaired = dict.fromkeys(names, 0)
+    agree_theory = dict.fromkeys(names, 0)
+    agree_clingo = dict.fromkeys(names, 0)
+    answered = {r: dict.fromkeys(names, 0) for r in readers}
     engine_ok = 0
     rows = []
     for case in all_cases:
@@ -128,31 +141,44 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED) -> StudyRes
         oracle = ClingoOracle(structure)
         clingo_before = oracle.active()
         clingo_after = oracle.active(audit)
-        row = {"case": case.name, "nodes": len(structure), "audit": sorted(audit),
-               "exact_retired": sorted(before - truth), "rules": {}}
-        for name, rule in rules.items():
-            retired = frozenset(rule(structure, audit))
-            after = before - retired
-            ok_truth = after == truth
-            ok_theory = retired == theory_retired
-            ok_clingo = after == clingo_after and retired == clingo_before - clingo_after
-            repaired[name] += ok_truth
-            agree_theory[name] += ok_theory
-            agree_clingo[name] += ok_clingo
-            row["rules"][name] = {"retired": sorted(retired), "repaired": ok_truth}
-        # the production engine, state read back after the audit
+        questions = [Question(f"{case.name}: {c}", c, f"Does {c} still hold?")
+                     for c in sorted(structure.claims) if c in before]   # claims it held
+        row: dict[str, Any] = {"case": case.name, "nodes": len(structure), "audit": sorted(audit),
+                               "exact_retired": sorted(before - truth), "rules": {}}
         with new_memory() as memory:
             memory.import_graph(structure, source=case.name)
-            memory.audit(sorted(audit), reason="study audit")
+            outcomes = revise(memory, structure, audit, rules, budget, "study audit")
+            # the production engine, state read back after the audit (rule-independent)
+            if not audit <= memory.blocked_ids():
+                memory.audit(sorted(audit), reason="study audit")
             engine_ok += (memory.active_ids() == clingo_after and memory.integrity_problems() == [])
+        for name, outcome in outcomes.items():
+            retired, after = outcome.retired, outcome.active
+            ok_truth = after == truth
+            repaired[name] += ok_truth
+            agree_theory[name] += retired == theory_retired
+            agree_clingo[name] += after == clingo_after and retired == clingo_before - clingo_after
+            cell: dict[str, Any] = {"retired": sorted(retired), "repaired": ok_truth}
+            for reader_name, reader in readers.items():
+                ok = all(grounded(reader(outcome.context_for(q), q), q, truth) for q in questions)
+                answered[reader_name][name] += ok
+                cell[reader_name] = ok
+            row["rules"][name] = cell
         rows.append(row)
     n = len(all_cases)
+    unbounded = budget is None or budget >= BUDGET
     endpoints = [
         Endpoint("cases_repaired_exactly", "cases in the exactly repaired state", repaired, n, {"exact": n}),
         Endpoint("agrees_with_theory", "retired set = theory.revision.exact", agree_theory, n, {"exact": n}),
         Endpoint("agrees_with_clingo", "state = clingo stable model after the audit", agree_clingo, n, {"exact": n}),
         Endpoint("engine_state_checked", "engine state = clingo, integrity clean (rule-independent)",
-                 {r: engine_ok for r in names}, n, {"exact": n}),
+                 {"exact": engine_ok}, n, {"exact": n}, construction=True),
     ]
-    return StudyResult("heterogeneous", names, endpoints, {"cases": rows, "seed": seed},
-                       time.perf_counter() - started)
+    for reader_name in readers:
+        endpoints.append(Endpoint(
+            f"decisions_grounded.{reader_name}",
+            f"cases with every claim held answered grounded ({reader_name} reader)",
+            answered[reader_name], n,
+            {"exact": n} if unbounded and reader_name in ("literal", "careful") else {}))
+    return StudyResult("heterogeneous", names, endpoints, {"cases": rows, "seed": seed, "budget": budget},
+                       time.perf_counter() - started, seed, budget)

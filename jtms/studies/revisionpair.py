@@ -4,15 +4,21 @@ Each of the 40 pairs is generated from the seed: a topic, two sources ``a`` and 
 claim ``c`` and a downstream decision ``d <- c``, plus 1-3 unrelated distractor facts and
 claims. Both worlds of a pair share every text, every timestamp, every embedding and every
 influence edge (antecedent -> claim). Only the grouping differs: in the AND world ``c`` has
-the one justification ``{a, b}``; in the OR world it has ``{a}`` and ``{b}``. The audit
-invalidates ``a``.
+the grounded justification ``{a, b}``; in the OR world it has ``{a}`` and ``{b}`` (recorded in
+a seeded order). Both worlds also record the support loop ``c <- b, d`` (the decision's
+outcome corroborates the claim), which has no grounded entry without ``c``. The audit
+invalidates one of the sources, ``a`` or ``b`` by the seed (below, ``a``).
 
-Endpoint: per rule, the worlds whose state after the rule equals the exactly repaired state
-(the ground-truth least fixpoint with ``a`` forced inactive). Expected: exact 80/80, none
-40/80 (it under-revises every AND world), influence 40/80 (it over-revises every OR world).
-The pair check stores both worlds in the production SQLite store and compares the bytes of
-every table but ``justifications``, and shows an influence-only record (nodes, timestamps,
-embeddings, untyped edges) is byte-identical across the pair.
+Endpoints per rule: the worlds whose state after the rule equals the exactly repaired state
+(the ground-truth least fixpoint with ``a`` forced inactive), per grouping, and the state =
+clingo's stable model. These are *construction checks*: every AND world defeats ``none`` and
+every OR world defeats ``influence`` whatever the seed, so none 40/80 and influence 40/80 are
+fixed by the design (the paper's Theorem 1), not measured. The result that varies is
+*downstream decisions grounded*: each world's decision ``d`` is asked about from the context
+the rule leaves, per reader (the paper's model decisions). The pair check stores both worlds
+in the production store and compares, through public ``Memory`` methods, the bytes of every
+stored node field (clocks excluded) and of the justifications, and shows an influence-only
+record (nodes, timestamps, embeddings, untyped edges) is byte-identical across the pair.
 """
 
 from __future__ import annotations
@@ -27,11 +33,16 @@ from datetime import datetime, timedelta, timezone
 
 from theory.structure import SupportStructure
 
-from jtms.studies.common import (Endpoint, RuleFn, StudyResult, embed, embedding_bytes,
-                                 new_memory, resolve_rules, truth_active)
+from jtms.studies.embedding import embed, embedding_bytes
+from jtms.studies.endpoints import Endpoint, StudyResult
+from jtms.studies.readers import Answerer, Question, resolve_readers
+from jtms.studies.rules import RuleFn, new_memory, resolve_rules, truth_active
+from jtms.studies.scoring import grounded
+from jtms.studies.trial import clingo_active, revise
 
 PAIRS = 40
 SEED = 20260601
+BUDGET = 2000
 
 _TOPICS = ["kinase inhibitor", "soil microbiome", "battery cathode", "protein folding",
            "galaxy rotation", "antibiotic resistance", "sleep spindle", "coral bleaching",
@@ -57,6 +68,7 @@ class World:
     nodes: tuple[Node, ...]
     justifications: tuple[tuple[str, tuple[str, ...]], ...]
     audit: tuple[str, ...]
+    decision: Question                      # the delayed downstream decision (about ``d``)
 
     def structure(self) -> SupportStructure:
         return SupportStructure.build(
@@ -107,31 +119,39 @@ def generate(seed: int = SEED, pairs: int = PAIRS) -> list[World]:
         name = {i: f"p{p:02d}_{i}" for i, _, _ in specs}
         common = [(name["d"], (name["c"],))] + [(name[c], tuple(name[a] for a in ants))
                                                for c, ants in extra]
-        and_j = [(name["c"], (name["a"], name["b"]))] + common
-        or_j = [(name["c"], (name["a"],)), (name["c"], (name["b"],))] + common
-        audit = (name["a"],)
-        worlds.append(World(p, "AND", nodes, tuple(and_j), audit))
-        worlds.append(World(p, "OR", nodes, tuple(or_j), audit))
+        loop = (name["c"], (name["b"], name["d"]))      # the decision's outcome corroborates c
+        and_j = [(name["c"], (name["a"], name["b"])), loop] + common
+        alternatives = [(name["c"], (name["a"],)), (name["c"], (name["b"],))]
+        if rng.random() < 0.5:                       # recording order of the alternatives
+            alternatives.reverse()
+        or_j = alternatives + [loop] + common
+        audit = (name[rng.choice("ab")],)              # which source fails: seeded
+        decision = Question(f"p{p:02d}_q", name["d"], f"Should we act on the {topic} result now?")
+        worlds.append(World(p, "AND", nodes, tuple(and_j), audit, decision))
+        worlds.append(World(p, "OR", nodes, tuple(or_j), audit, decision))
     return worlds
 
 
-def _table_bytes(memory, table: str) -> bytes:
-    columns = {"nodes": ("num", "id", "kind", "text", "author", "expression", "value", "status"),
-               "justifications": ("claim", "antecedents"),
-               "revisions": ("node", "status")}[table]
-    rows = sorted(([row[c] for c in columns] for row in memory.table(table)),
-                  key=lambda row: (row[0], row[1]))
-    return json.dumps(rows, separators=(",", ":")).encode()
+STORED_COLUMNS = {"nodes": ("num", "id", "kind", "text", "author", "expression", "value", "status"),
+                  "justifications": ("claim", "antecedents")}      # no clocks, no event numbers
 
 
 def stored_tables(world: World, audited: bool = True) -> dict[str, bytes]:
-    """The world in the production store (after the audit): the bytes of each table
-    (columns that are not clocks or event numbers)."""
+    """The world in the production store (after the audit, unless ``audited`` is False), read
+    back through public ``Memory`` methods (``Memory.table``, ``Memory.active_ids``): the
+    bytes of the stored nodes and justifications (columns that are not clocks or event
+    numbers) and of the active state."""
     with new_memory() as memory:
         memory.import_graph(world.structure(), source="revisionpair")
         if audited:
             memory.audit(list(world.audit), reason="source invalidated")
-        return {t: _table_bytes(memory, t) for t in ("nodes", "justifications", "revisions")}
+        tables: dict[str, object] = {
+            name: sorted(([row[c] for c in columns] for row in memory.table(name)),
+                         key=lambda row: (row[0], row[1]))
+            for name, columns in STORED_COLUMNS.items()}
+        tables["state"] = sorted(memory.active_ids())
+    return {name: json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+            for name, value in tables.items()}
 
 
 def pair_check(and_world: World, or_world: World) -> dict[str, bool]:
@@ -148,12 +168,18 @@ def pair_check(and_world: World, or_world: World) -> dict[str, bool]:
     }
 
 
-def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, pairs: int = PAIRS) -> StudyResult:
+def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, pairs: int = PAIRS,
+        answerer: Answerer | None = None, budget: int | None = BUDGET,
+        readers: Mapping[str, Answerer] | None = None) -> StudyResult:
     started = time.perf_counter()
     rules = resolve_rules(rules)
+    readers = resolve_readers(answerer, readers)
+    names = list(rules)
     worlds = generate(seed, pairs)
-    exact_counts = {name: 0 for name in rules}
-    by_grouping = {name: {"AND": 0, "OR": 0} for name in rules}
+    exact_counts = dict.fromkeys(names, 0)
+    by_grouping = {name: {"AND": 0, "OR": 0} for name in names}
+    agree_clingo = dict.fromkeys(names, 0)
+    decisions = {r: dict.fromkeys(names, 0) for r in readers}
     influence_blind = 0
     checks_ok = 0
     for k in range(0, len(worlds), 2):
@@ -162,16 +188,19 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, pairs: int 
             structure = world.structure()
             audit = frozenset(world.audit)
             truth = truth_active(structure, audit)
-            before = truth_active(structure, ())
-            outcome = {}
-            for name, rule in rules.items():
-                retired = frozenset(rule(structure, audit))
-                after = before - retired
-                outcome[name] = after
-                if after == truth:
+            oracle = clingo_active(structure, audit)
+            with new_memory() as memory:
+                memory.import_graph(structure, source=f"pair {world.pair} {world.grouping}")
+                outcomes = revise(memory, structure, audit, rules, budget, "source invalidated")
+            for name, outcome in outcomes.items():
+                if outcome.active == truth:
                     exact_counts[name] += 1
                     by_grouping[name][world.grouping] += 1
-            pair_outcomes.append(outcome)
+                agree_clingo[name] += outcome.active == oracle
+                for reader_name, reader in readers.items():
+                    decisions[reader_name][name] += grounded(
+                        reader(outcome.context_for(world.decision), world.decision), world.decision, truth)
+            pair_outcomes.append({name: o.active for name, o in outcomes.items()})
         checks = pair_check(worlds[k], worlds[k + 1])
         checks_ok += all(checks.values())
         # the influence-only record cannot tell the worlds apart: same input, same output
@@ -180,23 +209,33 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, pairs: int 
     n = len(worlds)
     half = n // 2
     digest = hashlib.sha256(b"".join(w.influence_record() for w in worlds)).hexdigest()
-    names = list(rules)
+    unbounded = budget is None or budget >= BUDGET
     endpoints = [
         Endpoint("worlds_repaired_exactly", "worlds in the exactly repaired state",
-                 exact_counts, n, {"exact": n, "none": half, "influence": half}),
+                 exact_counts, n, {"exact": n, "none": half, "influence": half}, construction=True),
         Endpoint("and_worlds_repaired", "AND worlds repaired exactly",
-                 {r: by_grouping[r]["AND"] for r in names}, half),
+                 {r: by_grouping[r]["AND"] for r in names}, half, construction=True),
         Endpoint("or_worlds_repaired", "OR worlds repaired exactly",
-                 {r: by_grouping[r]["OR"] for r in names}, half),
+                 {r: by_grouping[r]["OR"] for r in names}, half, construction=True),
+        Endpoint("agrees_with_clingo", "state = clingo stable model", agree_clingo, n,
+                 {"exact": n}, construction=True),
     ]
-    details = {"pairs": len(worlds) // 2, "seed": seed,
+    for reader_name in readers:
+        endpoints.append(Endpoint(
+            f"decisions_grounded.{reader_name}", f"downstream decisions grounded ({reader_name} reader)",
+            decisions[reader_name], n,
+            {"exact": n} if unbounded and reader_name in ("literal", "careful") else {}))
+    details = {"pairs": len(worlds) // 2, "seed": seed, "budget": budget,
                "pairs_byte_identical_but_grouping": checks_ok,
                "pairs_influence_cannot_distinguish": influence_blind,
                "influence_records_sha256": digest}
     endpoints.append(Endpoint("pairs_identical_but_grouping",
                               "pairs identical but for grouping (rule-independent)",
-                              {r: checks_ok for r in names}, n // 2, {"exact": n // 2}))
+                              {"exact": checks_ok}, n // 2, {"exact": n // 2},
+                              construction=True))
     endpoints.append(Endpoint("influence_cannot_distinguish",
                               "pairs an influence-only memory cannot tell apart (rule-independent)",
-                              {r: influence_blind for r in names}, n // 2, {"exact": n // 2}))
-    return StudyResult("revisionpair", names, endpoints, details, time.perf_counter() - started)
+                              {"exact": influence_blind}, n // 2, {"exact": n // 2},
+                              construction=True))
+    return StudyResult("revisionpair", names, endpoints, details, time.perf_counter() - started,
+                       seed, budget)

@@ -1,0 +1,48 @@
+"""Which strings can be node ids: exactly those the command line can name.
+
+The CLI names several ids in one argument, comma-separated (``--invalidate a,b``), and strips
+spaces around each; a terminal cannot show control characters. So an id is a non-empty
+string without a comma, without surrounding whitespace and without control or format
+characters. Every entry point (graph files, ``jtms add-evidence`` / ``add-claim``, the
+Python API, the MCP server) refuses other ids with the same message, through
+:func:`check_id`.
+
+>>> check_id("obs1")
+'obs1'
+>>> id_problem("a,b")
+'contains a comma (the CLI separates ids with commas)'
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from theory.errors import InputError
+
+SEPARATOR = ","
+
+
+def id_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be an id (None when it can)."""
+    if not isinstance(value, str):
+        return f"must be a string, got {type(value).__name__}"
+    if not value:
+        return "is empty"
+    if SEPARATOR in value:
+        return "contains a comma (the CLI separates ids with commas)"
+    if value != value.strip():
+        return ("has surrounding whitespace (ids are written without surrounding spaces: "
+                "the CLI strips them)")
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
+        return "contains a control character"
+    return None
+
+
+def check_id(value: Any, what: str = "id", source: str | None = None) -> str:
+    """``value`` when it can be an id, else :class:`InputError` naming the problem."""
+    problem = id_problem(value)
+    if problem is not None:
+        raise InputError(f"{what} {problem}", source=source,
+                         node=value if isinstance(value, str) else repr(value))
+    return value
