@@ -70,14 +70,34 @@ class Builder:
 
 @dataclass
 class Encoding:
-    """The CNF of one (negated) statement for one n, and where to find f in a model."""
+    """The CNF of one (negated) statement for one n, and where to find f in a model.
+
+    ``clauses`` is ``body + assertion + symmetry``: the body holds the definitions (every
+    auxiliary a function of the truth table) and the side conditions (``active``, A ⊇ U);
+    the assertion is the negated statement proper; ``symmetry`` the lex-leader clauses.
+    Splitting them lets :mod:`proofs.counting` count the models of the very formula that is
+    solved with only its final assertion removed. ``handles`` names literals defined inside
+    the body (``agree``, ``unique`` where the statement builds them).
+    """
 
     statement: str
     n: int
     nvars: int
-    clauses: list[list[int]]
+    body: list[list[int]]
+    assertion: list[list[int]] = field(default_factory=list)
+    symmetry: list[list[int]] = field(default_factory=list)
     ancestor_vars: list[int] = field(default_factory=list)
     handles: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def clauses(self) -> list[list[int]]:
+        """The whole formula handed to the solver (and written as DIMACS)."""
+        return self.body + self.assertion + self.symmetry
+
+    @property
+    def projection(self) -> list[int]:
+        """The free variables: the truth table, then the ancestor set (refined only)."""
+        return list(range(1, (1 << self.n) + 1)) + self.ancestor_vars
 
     def truth_table(self, model: list[int]) -> list[bool]:
         """f as a list indexed by subset mask, read from a python-sat model."""
@@ -135,7 +155,12 @@ class _Support:
 
 
 def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
-    """The negation of statement ``name`` for n evidence items, as CNF."""
+    """The negation of statement ``name`` for n evidence items, as CNF.
+
+    >>> e = encode("boundary", 2)
+    >>> e.nvars, len(e.clauses), len(e.assertion)
+    (39, 117, 2)
+    """
     lookup(name)
     if n < 1:
         raise ValueError("n must be at least 1")
@@ -143,13 +168,16 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
     s = _Support(b, n)
     b.add([s.t[s.full]])  # the claim is active at full evidence
     ancestor_vars: list[int] = []
+    handles: dict[str, int] = {}
+    final: list[list[int]] = []
     base = name.split("~")[0]
     if base == "boundary":
         agree = -b.or_(s.differ(s.influence(s.u)))
         s1, s2, s3 = s.counter(3)
-        claim = b.and_([s1, -s2]) if name == "boundary" else -s3
-        b.add([agree, claim])  # not (agree <-> claim)
-        b.add([-agree, -claim])
+        unique = b.and_([s1, -s2])
+        claim = unique if name == "boundary" else -s3
+        handles = {"agree": agree, "unique": unique}
+        final = [[agree, claim], [-agree, -claim]]  # not (agree <-> claim)
     elif base == "refined":
         ancestor_vars = [b.new() for _ in range(n)]
         for i in range(n):
@@ -159,8 +187,8 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         unique = b.and_([s1, -s2])
         same = -b.or_([b.xor(a, u) for a, u in zip(ancestor_vars, s.u)])
         claim = b.and_([unique, same]) if name == "refined" else unique
-        b.add([agree, claim])
-        b.add([-agree, -claim])
+        handles = {"agree": agree, "unique": unique}
+        final = [[agree, claim], [-agree, -claim]]
     elif base == "inclusion":
         # none retires no claim on an audit of evidence (c is not in R), so none ⊆ exact holds
         # for the claim by definition; the SAT question is exact ⊆ influence.
@@ -170,20 +198,38 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
             bad = [b.and_([s.exact(r), -meets[r]]) for r in range(full)]
         else:
             bad = [b.and_([meets[r], -s.exact(r)]) for r in range(full)]
-        b.add(bad)
+        final = [bad]
     elif base == "one_item":
         diff = s.differ(s.influence(s.u))
-        b.add(diff)  # some audit disagrees
+        final = [diff]  # some audit disagrees
         if name == "one_item":
-            for i in range(n):
-                b.add([-diff[1 << i]])
+            final += [[-diff[1 << i]] for i in range(n)]
         else:
-            b.add([-diff[s.full]])
+            final.append([-diff[s.full]])
+    body = b.clauses
+    b.clauses = []
     if symmetry:
         from proofs.symmetry import lex_leader
 
         lex_leader(b, n, s.t)
-    return Encoding(name, n, b.nvars, b.clauses, ancestor_vars)
+    return Encoding(name, n, b.nvars, body, final, b.clauses, ancestor_vars, handles)
+
+
+def extend_with_definitions(encoding: Encoding) -> tuple[list[list[int]], dict[str, int]]:
+    """Definitions of ``agree`` and ``unique`` over the encoding's truth table, in fresh
+    variables (an extension by definitions: it keeps the model count). Handles the encoding
+    already defines are returned as they are; the others get new full Tseitin definitions.
+    """
+    b = Builder(reserved=encoding.nvars)
+    handles = dict(encoding.handles)
+    if {"agree", "unique"} <= set(handles):
+        return [], handles
+    s = _Support(b, encoding.n)
+    s1, s2 = s.counter(2)
+    handles.setdefault("unique", b.and_([s1, -s2]))
+    target = encoding.ancestor_vars or s.u
+    handles.setdefault("agree", -b.or_(s.differ(s.influence(target))))
+    return b.clauses, handles
 
 
 def monotone_definitions(n: int) -> Encoding:

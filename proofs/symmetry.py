@@ -24,13 +24,25 @@ def transpositions(n: int, adjacent_only: bool = False) -> list[tuple[int, int]]
     return list(combinations(range(n), 2))
 
 
-def lex_leader(builder, n: int, t: list[int], adjacent_only: bool = False) -> None:
+VARIANTS = ("sound", "flipped_first", "unguarded")
+"""``sound`` is what the proofs use. The other two are deliberately *unsound* mutants, kept
+so the exhaustive orbit check (:mod:`proofs.symmetry_check`) can show that it catches them:
+``flipped_first`` asserts t >=lex t∘(0 j) for the transpositions of item 0; ``unguarded``
+drops the "all earlier pairs equal" guard, so every pair is ordered unconditionally."""
+
+
+def lex_leader(builder, n: int, t: list[int], adjacent_only: bool = False,
+               variant: str = "sound") -> None:
     """Add t <=lex t∘(i j) for each transposition (index 0 is the most significant)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown lex-leader variant {variant!r}")
     for i, j in transpositions(n, adjacent_only):
         pairs = [(t[x], t[_swap(x, i, j)]) for x in range(1 << n) if x < _swap(x, i, j)]
+        if variant == "flipped_first" and i == 0:
+            pairs = [(c, a) for a, c in pairs]
         equal = None  # "all earlier pairs equal"; None means true
         for k, (a, c) in enumerate(pairs):
-            guard = [] if equal is None else [-equal]
+            guard = [] if equal is None or variant == "unguarded" else [-equal]
             builder.add(guard + [-a, c])  # a <= c
             if k + 1 < len(pairs):
                 nxt = builder.new()

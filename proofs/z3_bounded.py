@@ -13,8 +13,12 @@ import z3
 from proofs.statements import statement as lookup
 
 
-def lex_leader(bit: list[z3.BoolRef], n: int) -> list[z3.BoolRef]:
-    """t <=lex t∘(i j) for every transposition, as an unsigned bit-vector comparison."""
+def lex_leader(bit: list[z3.BoolRef], n: int, variant: str = "sound") -> list[z3.BoolRef]:
+    """t <=lex t∘(i j) for every transposition, as an unsigned bit-vector comparison.
+
+    ``variant`` names the same deliberately unsound mutants as :data:`proofs.symmetry.VARIANTS`
+    (written independently here), for the orbit check to catch.
+    """
     facts = []
     for i in range(n):
         for j in range(i + 1, n):
@@ -23,6 +27,11 @@ def lex_leader(bit: list[z3.BoolRef], n: int) -> list[z3.BoolRef]:
             pairs.sort(key=min)
             first = [bit[min(p)] for p in pairs]
             second = [bit[max(p)] for p in pairs]
+            if variant == "flipped_first" and i == 0:
+                first, second = second, first
+            if variant == "unguarded":
+                facts += [z3.Implies(a, b) for a, b in zip(first, second)]
+                continue
 
             def word(bits: list[z3.BoolRef]) -> z3.BitVecRef:
                 parts = [z3.If(b, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) for b in bits]
@@ -33,6 +42,14 @@ def lex_leader(bit: list[z3.BoolRef], n: int) -> list[z3.BoolRef]:
 
 
 class Z3Encoding:
+    """The negation of one bounded statement as z3 facts: ``facts = body + assertion + symmetry``.
+
+    ``body`` holds monotonicity and the side conditions (``active``, A ⊇ U), ``assertion`` the
+    negated statement, ``symmetry`` the lex-leader facts; ``agree`` and ``unique`` are the
+    statement's own terms (over A for ``refined``), so :mod:`proofs.counting` can count the
+    models of exactly what is solved, with only its final assertion removed.
+    """
+
     def __init__(self, name: str, n: int, symmetry: bool = False) -> None:
         lookup(name)
         self.name, self.n = name, n
@@ -40,16 +57,18 @@ class Z3Encoding:
         full = size - 1
         self.table = z3.BitVec("f", size)
         bit = [z3.Extract(x, x, self.table) == 1 for x in range(size)]
+        self.bits = bit
         self.ancestors = [z3.Bool(f"a{i}") for i in range(n)]
-        facts: list[z3.BoolRef] = [bit[full]]  # active at full evidence
+        body: list[z3.BoolRef] = [bit[full]]  # active at full evidence
         for x in range(size):
             for i in range(n):
                 if not x >> i & 1:
-                    facts.append(z3.Implies(bit[x], bit[x | 1 << i]))
+                    body.append(z3.Implies(bit[x], bit[x | 1 << i]))
         minimal = [
             z3.And(bit[x], *[z3.Not(bit[x & ~(1 << i)]) for i in range(n) if x >> i & 1])
             for x in range(size)
         ]
+        self.minimal = minimal
         essential = [z3.Or(*[minimal[x] for x in range(size) if x >> i & 1]) for i in range(n)]
 
         def exact(r: int) -> z3.BoolRef:
@@ -63,31 +82,44 @@ class Z3Encoding:
 
         weighted = [(m, 1) for m in minimal]
         unique = z3.PbEq(weighted, 1)
+        self.unique = unique
+        self.agree = agree(essential)
         base = name.split("~")[0]
+        assertion: list[z3.BoolRef] = []
         if base == "boundary":
             claim = unique if name == "boundary" else z3.PbLe(weighted, 2)
-            facts.append(agree(essential) != claim)
+            assertion.append(self.agree != claim)
         elif base == "refined":
-            facts += [z3.Implies(u, a) for u, a in zip(essential, self.ancestors)]
+            body += [z3.Implies(u, a) for u, a in zip(essential, self.ancestors)]
+            self.agree = agree(self.ancestors)
             same = z3.And(*[a == u for a, u in zip(self.ancestors, essential)])
             claim = z3.And(unique, same) if name == "refined" else unique
-            facts.append(agree(self.ancestors) != claim)
+            assertion.append(self.agree != claim)
         elif base == "inclusion":
             if name == "inclusion":
                 bad = [z3.And(exact(r), z3.Not(meets(r, essential))) for r in range(size)]
             else:
                 bad = [z3.And(meets(r, essential), z3.Not(exact(r))) for r in range(size)]
-            facts.append(z3.Or(*bad))
+            assertion.append(z3.Or(*bad))
         elif base == "one_item":
             differ = [exact(r) != meets(r, essential) for r in range(size)]
-            facts.append(z3.Or(*differ))
+            assertion.append(z3.Or(*differ))
             if name == "one_item":
-                facts += [z3.Not(differ[1 << i]) for i in range(n)]
+                assertion += [z3.Not(differ[1 << i]) for i in range(n)]
             else:
-                facts.append(z3.Not(differ[full]))
-        if symmetry:
-            facts += lex_leader(bit, n)
-        self.facts = facts
+                assertion.append(z3.Not(differ[full]))
+        self.body, self.assertion = body, assertion
+        self.symmetry = lex_leader(bit, n) if symmetry else []
+
+    @property
+    def facts(self) -> list[z3.BoolRef]:
+        """Everything handed to the solver."""
+        return self.body + self.assertion + self.symmetry
+
+    @property
+    def free(self) -> list[z3.ExprRef]:
+        """The free constants: the table, and the ancestor set for ``refined``."""
+        return [self.table] + (self.ancestors if self.name.startswith("refined") else [])
 
     def truth_table(self, model: z3.ModelRef) -> list[bool]:
         value = model.eval(self.table, model_completion=True).as_long()

@@ -82,3 +82,42 @@ def test_an_unsat_mutant_exits_1(monkeypatch, capsys):
     code, payload = run_json(capsys, "--max-n", "1", "--mutants-n", "2")
     assert code == 1 and payload["solvers_agree"]
     assert [r["ok"] for r in payload["results"] if r["mutant"]] == [False, False]
+
+
+def test_export_writes_dimacs_and_smtlib_that_other_solvers_can_check(capsys, tmp_path):
+    import z3
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
+
+    code, payload = run_json(capsys, "--max-n", "3", "--statements", "boundary,refined",
+                             "--export", str(tmp_path / "out"))
+    assert code == 0
+    files = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert "boundary-n3.cnf" in files and "refined-n2.smt2" in files
+    assert "boundary--at_most_two-n3.smt2" in files and len(files) == 2 * (2 * 3 + 2)
+    for path in (tmp_path / "out").iterdir():
+        mutant = "--" in path.name
+        if path.suffix == ".cnf":
+            with Solver(name="glucose4", bootstrap_with=CNF(from_file=str(path)).clauses) as s:
+                assert s.solve() == mutant, path.name
+        else:
+            solver = z3.Solver()
+            solver.from_file(str(path))
+            assert solver.check() == (z3.sat if mutant else z3.unsat), path.name
+
+
+@pytest.mark.parametrize("target", ["file", "missing-parent"])
+def test_export_to_an_unwritable_place_exits_2_before_any_work(target, tmp_path, capsys, monkeypatch):
+    import proofs.bounded
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("solved before checking --export")
+
+    monkeypatch.setattr(proofs.bounded, "solve", no_work)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    where = blocker if target == "file" else blocker / "sub"
+    assert main(["prove", "--max-n", "2", "--export", str(where)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert blocker.read_text() == ""

@@ -38,6 +38,7 @@ examples:
   jtms prove --max-n 13 --solvers cadical --statements boundary --symmetry
   jtms prove --max-n 6 --certify-max-n 6     also check CaDiCaL's DRUP proofs (dratify)
   jtms prove --max-n 4 --statements all --general --json
+  jtms prove --max-n 5 --statements all --export out/   DIMACS + SMT-LIB 2 files to re-check
 """
 
 
@@ -67,6 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="independent DRUP checker (drup is verified but slow: n <= 5)")
     parser.add_argument("--certificate-dir", type=Path, default=None, metavar="DIR",
                         help="write each certified CNF (.cnf) and proof (.drup) here")
+    parser.add_argument("--export", type=Path, default=None, metavar="DIR",
+                        help="also write every bounded instance solved as DIMACS (.cnf) and "
+                             "SMT-LIB 2 (.smt2, only for n <= --z3-max-n) into DIR")
     parser.add_argument("--general", action="store_true",
                         help="also run the first-order z3 proofs (every finite universe) and mutants")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
@@ -97,6 +101,14 @@ def run(args: argparse.Namespace) -> int:
     if args.certificate_dir is not None:
         writable_folder(args.certificate_dir, "--certificate-dir")
     z3_max = args.max_n if args.z3_max_n is None else args.z3_max_n
+    if args.export is not None:
+        from proofs.export import ensure_writable
+
+        try:
+            ensure_writable(args.export)
+        except OSError as error:
+            raise InputError(f"--export {args.export}: not a writable directory "
+                             f"({error.strerror or error})") from None
 
     results = []
     disagreements = []
@@ -109,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
                 result = solve(name, n, solver, symmetry=args.symmetry)
                 answers[solver] = result.result
                 results.append(result)
+            if args.export is not None:
+                _export(name, n, args, z3_max)
             if len(set(answers.values())) > 1:
                 disagreements.append({"statement": name, "n": n, "answers": answers})
             if n <= args.certify_max_n:
@@ -121,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
             if mutant.mutant_of in chosen:
                 for solver in solvers:
                     results.append(solve(mutant.name, args.mutants_n, solver, symmetry=args.symmetry))
+                if args.export is not None:
+                    _export(mutant.name, args.mutants_n, args, max(z3_max, args.mutants_n))
     if args.general:
         from proofs.general import GENERAL, prove_general
 
@@ -149,6 +165,16 @@ def run(args: argparse.Namespace) -> int:
             out.print(f"solvers disagree on {d['statement']} n={d['n']}: {d['answers']}", style="red")
         out.print("all proofs hold and every mutant is refuted" if ok else "FAILED: see rows marked")
     return EXIT_OK if ok else EXIT_FAILED
+
+
+def _export(name: str, n: int, args: argparse.Namespace, z3_max: int) -> None:
+    from proofs.export import export_instance
+
+    formats = ("cnf", "smt2") if n <= z3_max else ("cnf",)
+    try:
+        export_instance(name, n, args.export, symmetry=args.symmetry, formats=formats)
+    except OSError as error:
+        raise InputError(f"--export {args.export}: cannot write ({error.strerror or error})") from None
 
 
 ORDER = 40  # position of these commands in `jtms --help`
