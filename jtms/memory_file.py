@@ -194,6 +194,8 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise InputError(f"{where}: malformed JSON ({error.msg})", source=source) from None
+        except RecursionError:
+            raise InputError(f"{where}: JSON nested too deeply to read", source=source) from None
         if not isinstance(record, dict):
             raise InputError(f"{where}: expected a JSON object", source=source)
         if not header:
