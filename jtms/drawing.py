@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import IO
 from html import escape
 
 from theory.incremental import SupportState
@@ -114,9 +115,10 @@ def _finish(memory: Memory, state: SupportState, drawing: Drawing,
 
 def certificate_drawing(memory: Memory, node_id: str, cap: int = CAP) -> Drawing:
     """The node, every justification of it, and (breadth first, down to evidence) the support
-    of each active antecedent: its certificate when active; for an inactive claim, its
-    justifications with the antecedents that break them. Past ``cap`` nodes, the rest of the
-    walk is counted in ``left_out``."""
+    of each active antecedent (its certificate step) and every justification of each inactive
+    one: the certificate of an active node; for an inactive claim, its broken justifications
+    down to the invalidated nodes that broke them. Past ``cap`` nodes, the rest of the walk
+    is counted in ``left_out``."""
     memory.explain(node_id)  # raises InputError("unknown id") for a stranger
     state = memory.state
     index = state.index
@@ -130,8 +132,9 @@ def certificate_drawing(memory: Memory, node_id: str, cap: int = CAP) -> Drawing
             continue
         seen_claims.add(current)
         justs = _justifications_of(state, current)
-        if current != node_id:  # below the focus, only the step the certificate uses
-            justs = [j for j in justs if j.support]
+        if current != node_id and state.active[index.number[current]]:
+            justs = [j for j in justs if j.support]  # an active claim below: its certificate step
+        # (an inactive one: every justification, down to what broke it)
         for j in justs:
             walk.append(j)
             reached.update(j.antecedents)
@@ -328,3 +331,12 @@ def to_svg(drawing: Drawing, link: str | None = None) -> str:
 
 
 FORMATS = {"dot": to_dot, "mermaid": to_mermaid}
+
+
+def export_drawing(location: str, fmt: str, out: IO[str]) -> int:
+    """Write the whole memory at ``location`` as a ``fmt`` ("dot" or "mermaid") drawing to
+    ``out`` (``jtms export --format``); returns the number of nodes drawn."""
+    with Memory.open(location) as memory:
+        drawn = graph_drawing(memory)
+    out.write(FORMATS[fmt](drawn))
+    return len(drawn.nodes)

@@ -308,12 +308,11 @@ def history_payload(memory: Memory, node_id: str) -> HistoryPayload:
 
 def state_payload(memory: Memory, ids: Iterable[str] | None = None) -> StatePayload:
     """``ids`` (every node when None) split into active and inactive; unknown ids are bad input."""
-    active = memory.active_ids()
     if ids is None:
+        active = memory.active_ids()
         everything = frozenset(memory.structure().nodes)
         return {"active": sorted_ids(active), "inactive": sorted_ids(everything - active)}
-    asked = list(dict.fromkeys(ids))
-    for node_id in asked:
-        memory.is_active(node_id)  # raises InputError("unknown id") for a stranger
-    return {"active": sorted_ids(i for i in asked if i in active),
-            "inactive": sorted_ids(i for i in asked if i not in active)}
+    status = {node_id: memory.is_active(node_id)  # InputError("unknown id") for a stranger
+              for node_id in dict.fromkeys(ids)}    # (a nogood id is active when it holds)
+    return {"active": sorted_ids(i for i, on in status.items() if on),
+            "inactive": sorted_ids(i for i, on in status.items() if not on)}

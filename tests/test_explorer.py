@@ -87,6 +87,8 @@ def test_pages_show_the_memory(tmp_path):
         status, body = get(base + "/node?id=plan")
         assert "why inactive" in body and f"#audit-{audit_id}" in body
         assert "broken by" in body and 'class="inactive" href="/node?id=assay"' in body
+        _, body = get(base + "/node?id=later")  # drawn down to the invalidated evidence
+        assert set(re.findall(r'data-id="([^"]+)"', body)) == {"later", "plan", "x", "assay", "paper"}
         status, body = get(base + "/node?id=x")
         assert "other intact justifications" in body
         status, body = get(base + "/audits")
@@ -183,3 +185,18 @@ def test_explain_format_dot_and_mermaid(tmp_path):
     assert mermaid.startswith("flowchart BT") and mermaid.count("(( ))") == 2
     result = jtms("explain", "plan", "--db", db, "--format", "png", check=False)
     assert result.returncode == 2
+
+
+def test_export_format_dot_and_mermaid(tmp_path):
+    db = new_memory(tmp_path / "m.db")
+    sample(db)
+    with Memory.open(db) as memory:
+        memory.audit(["assay"], reason="r")
+    dot = jtms("export", "--db", db, "--format", "dot").stdout
+    assert dot.startswith("digraph memory {") and dot.count("shape=point") == 4
+    assert len(re.findall(r"shape=(?:box|ellipse), style=dashed", dot)) == 3  # assay, plan, later
+    target = tmp_path / "m.mmd"
+    jtms("export", "--db", db, "--format", "mermaid", "-o", str(target))
+    mermaid = target.read_text()
+    assert mermaid.startswith("flowchart BT") and mermaid.count("class n") == 3
+    assert jtms("export", "--db", db, "--format", "svg", check=False).returncode == 2

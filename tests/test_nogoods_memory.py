@@ -53,6 +53,7 @@ def test_add_nogood_history_follows_audits_and_reinstatements(tmp_path: Path) ->
         assert memory.is_active("n2")
         audit = memory.audit(["trial1", "trial2"], reason="trials unblinded")
         assert not memory.is_active("n2") and not memory.is_active("verdict")
+        assert audit.audit_id is not None
         memory.reinstate(audit.audit_id)
         assert memory.is_active("n2")
         rows = [(r["kind"], r["status"]) for r in memory.history("n2")]

@@ -126,6 +126,8 @@ def test_nogoods_and_diagnose_as_the_cli(tmp_path):
                 assert added == {"event_id": added["event_id"], "id": "n1",
                                  "nodes": ["effective", "inert"], "active": True}
                 assert "unknown id" in await error(client, "add_nogood", id="n2", nodes=["ghost"])
+                assert await call(client, "state", ids=["n1", "inert"]) == {
+                    "active": ["inert", "n1"], "inactive": []}
                 report = await call(client, "diagnose")
                 cli = json.loads(jtms("diagnose", "--db", db, "--json", check=False).stdout)
                 assert report == cli

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from theory.errors import InputError
 
@@ -51,6 +51,9 @@ def register(subparsers: Any) -> None:
     _location(p)
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="write to FILE instead of standard output")
+    p.add_argument("--format", choices=["jsonl", "dot", "mermaid"], default="jsonl",
+                   help="jsonl: the lossless history (default); dot / mermaid: a drawing of the "
+                        "whole graph for documents (not re-importable)")
     p.set_defaults(func=run_export)
 
     p = subparsers.add_parser(
@@ -97,18 +100,24 @@ def run_memories(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from jtms.memory_file import export_memory
+    from jtms.memory_file import Summary, export_memory
 
     location = args.db or _default_db()
+    write = export_memory
+    if args.format != "jsonl":  # a drawing of the whole graph (jtms/drawing.py)
+        from jtms.drawing import export_drawing
+
+        def write(location: str, out: IO[str]) -> Summary:
+            return Summary({"nodes": export_drawing(location, args.format, out)}, location)
     if args.output is None:
-        summary = export_memory(location, sys.stdout)
+        summary = write(location, sys.stdout)
         sys.stdout.flush()
     else:
         target = Path(args.output)
         partial = target.with_name(target.name + ".partial")
         try:
             with open(partial, "w", encoding="utf-8") as out:
-                summary = export_memory(location, out)
+                summary = write(location, out)
             partial.replace(target)
         except OSError as error:
             partial.unlink(missing_ok=True)
@@ -128,7 +137,9 @@ def run_import_memory(args: argparse.Namespace) -> int:
     from jtms.memory_file import import_memory
 
     location = args.db or _default_db()
-    summary = import_memory(args.file, location)
+    progress = (lambda step: print(f"jtms import-memory: {step}", file=sys.stderr)
+                ) if sys.stderr.isatty() else None
+    summary = import_memory(args.file, location, progress)
     if args.json:
         print_json({**summary.as_dict(), "file": args.file})
     else:

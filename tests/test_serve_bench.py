@@ -1,0 +1,19 @@
+"""A smoke run of benchmarks/bench_serve.py (the full run: 100k claims, 50 calls)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.bench_serve import run
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def test_bench_serve_smoke(tmp_path):
+    result = run(500, 2, seed=3, folder=tmp_path)
+    assert result["roots"] == 1 and result["calls"] == 2
+    for path in ("in_process", "stdio", "http"):
+        assert 0 < result[path]["p50_ms"] <= result[path]["p99_ms"]
+    for path in ("stdio", "http"):
+        assert result[path]["client_schema_check_p50_ms"] > 0
+        assert "overhead_without_client_check_p50_ms" in result[path]
