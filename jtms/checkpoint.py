@@ -2,7 +2,7 @@
 
 A checkpoint lets a process open a memory in O(read): it reads this blob (the node ids and
 kinds, the justifications and the adjacency in compressed-row form, then the active flags,
-support pointers and ranks, the block counts and the open audits) and the log tail after
+support pointers, ranks and pointer dependents, the block counts and the open audits) and the log tail after
 ``event``; no fixpoint is recomputed and no per-node Python structure is built up front
 (:class:`theory.incremental.Adjacency`). The blob is derived data: a stored memory without
 one (or with one this code cannot read) is replayed from its log instead, with the same
@@ -10,8 +10,8 @@ result (``Memory.integrity_problems`` compares the two).
 
 Format: a magic line, one line of JSON (event, counts, byte order, blocks, audits, section
 lengths), then the sections: ids (UTF-8, NUL-separated), evidence flags (one byte per node),
-nine int32 arrays (justification claims; antecedents, justifications-of, watchers and
-consumers as offsets + items), the active flags, and the pointers and ranks (int64).
+eleven int32 arrays (justification claims; antecedents, justifications-of, watchers,
+consumers and pointer dependents as offsets + items), the active flags, and the pointers and ranks (int64).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 from theory.incremental import GrowingIndex, SupportState
 
-MAGIC = b"jtms-checkpoint 3\n"
+MAGIC = b"jtms-checkpoint 4\n"
 _INT_SECTIONS = ("just_claim", "ant_offsets", "ant_flat", "jo_offsets", "jo_flat", "w_offsets",
-                 "w_flat", "c_offsets", "c_flat")
+                 "w_flat", "c_offsets", "c_flat", "d_offsets", "d_flat")
 
 
 @dataclass
@@ -47,9 +47,10 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
     jo_offsets, jo_flat = index.justs_of.compressed()
     w_offsets, w_flat = index.watchers.compressed()
     c_offsets, c_flat = index.consumers.compressed()
+    d_offsets, d_flat = state.dependents.compressed(size)
     ints = {"just_claim": index.just_claim, "ant_offsets": ant_offsets, "ant_flat": ant_flat,
             "jo_offsets": jo_offsets, "jo_flat": jo_flat, "w_offsets": w_offsets, "w_flat": w_flat,
-            "c_offsets": c_offsets, "c_flat": c_flat}
+            "c_offsets": c_offsets, "c_flat": c_flat, "d_offsets": d_offsets, "d_flat": d_flat}
     sections = [("ids", "\x00".join(index.ids).encode()), ("evidence", bytes(index.is_evidence))]
     sections += [(name, array("i", ints[name]).tobytes()) for name in _INT_SECTIONS]
     sections += [("active", bytes(state.active[:size])),
@@ -97,7 +98,8 @@ def decode(data: bytes, event: int) -> Restored | None:
         if (len(ids) != size or len(evidence) != size or len(active) != size
                 or len(support) != size or len(rank) != size or len(ints["just_claim"]) != count
                 or len(ints["ant_offsets"]) != count + 1 or len(ints["jo_offsets"]) != size + 1
-                or len(ints["w_offsets"]) != size + 1 or len(ints["c_offsets"]) != size + 1):
+                or len(ints["w_offsets"]) != size + 1 or len(ints["c_offsets"]) != size + 1
+                or len(ints["d_offsets"]) != size + 1):
             return None
         blocks = {int(n): int(k) for n, k in header["blocks"]}
         audits = {int(a): [int(n) for n in roots] for a, roots in header["audits"]}
@@ -107,7 +109,8 @@ def decode(data: bytes, event: int) -> Restored | None:
         ids, evidence, ints["just_claim"], (ints["ant_offsets"], ints["ant_flat"]),
         (ints["jo_offsets"], ints["jo_flat"]), (ints["w_offsets"], ints["w_flat"]),
         (ints["c_offsets"], ints["c_flat"]))
-    state = SupportState.restore(index, blocks, active, support, rank)
+    state = SupportState.restore(index, blocks, active, support, rank,
+                                 (ints["d_offsets"], ints["d_flat"]))
     return Restored(index, state, audits, size, count)
 
 

@@ -158,6 +158,52 @@ class Antecedents(Sequence[tuple[int, ...]]):
         return offsets, flat
 
 
+class Dependents:
+    """Node -> the claims whose support pointer uses it, kept incrementally.
+
+    The base comes compressed from a checkpoint (no per-node set is built when a memory
+    opens); a node's set is materialized the first time a pointer through it changes.
+    """
+
+    __slots__ = ("_offsets", "_flat", "_base", "_sets")
+
+    def __init__(self, offsets: list[int] | None = None, flat: list[int] | None = None) -> None:
+        self._offsets = offsets if offsets is not None else [0]
+        self._flat = flat if flat is not None else []
+        self._base = len(self._offsets) - 1
+        self._sets: dict[int, set[int]] = {}
+
+    def get(self, n: int) -> "set[int] | list[int]":
+        found = self._sets.get(n)
+        if found is not None:
+            return found
+        if n < self._base:
+            offsets = self._offsets
+            return self._flat[offsets[n]:offsets[n + 1]]
+        return []
+
+    def _own(self, n: int) -> set[int]:
+        found = self._sets.get(n)
+        if found is None:
+            found = self._sets[n] = set(self.get(n))
+        return found
+
+    def add(self, n: int, claim: int) -> None:
+        self._own(n).add(claim)
+
+    def discard(self, n: int, claim: int) -> None:
+        self._own(n).discard(claim)
+
+    def compressed(self, size: int) -> tuple[list[int], list[int]]:
+        """(offsets, flat) of nodes ``0 .. size - 1``, for a checkpoint."""
+        offsets: list[int] = [0]
+        flat: list[int] = []
+        for n in range(size):
+            flat.extend(sorted(self.get(n)))
+            offsets.append(len(flat))
+        return offsets, flat
+
+
 class GrowingIndex:
     """Integer adjacency that can grow (nodes and justifications are appended, never removed)."""
 
@@ -313,7 +359,8 @@ class SupportState:
 
     @classmethod
     def restore(cls, index: GrowingIndex, blocks: dict[int, int], active: bytearray,
-                support: list[int], rank: list[int]) -> "SupportState":
+                support: list[int], rank: list[int],
+                dependents: tuple[list[int], list[int]] | None = None) -> "SupportState":
         """A state from saved flags, pointers and ranks (no fixpoint is computed).
 
         The arrays may be shorter than the index (nodes added since are inactive). The
@@ -325,6 +372,11 @@ class SupportState:
         state.active = bytearray(active)
         state.support = list(support)
         state.rank = list(rank)
+        if dependents is not None:
+            state.dependents = Dependents(*dependents)
+        else:
+            state.dependents = Dependents()
+            state._index_pointers(range(len(state.support)))
         state.grow()
         return state
 
@@ -368,14 +420,22 @@ class SupportState:
         self.active = bytearray(flags)
         if len(queue) != sum(flags):  # pragma: no cover - the fixpoint is a derivation
             raise AssertionError("support pointers do not cover the least fixpoint")
+        self.dependents = Dependents()
+        self._index_pointers(range(index.size))
 
-    def dependents_of(self, n: int) -> list[int]:
-        """The claims whose support pointer has ``n`` as an antecedent (read off the watchers
-        of ``n``: nothing is maintained for the whole graph)."""
-        support, just_claim = self.support, self.index.just_claim
-        return [c for j in self.index.watchers[n] if support[c := just_claim[j]] == j]
+    def _index_pointers(self, claims: Iterable[int]) -> None:
+        """Record the pointers of ``claims`` in :attr:`dependents`."""
+        support, ants, add = self.support, self.index.just_antecedents, self.dependents.add
+        for c in claims:
+            j = support[c]
+            if j != NO_SUPPORT:
+                for a in ants[j]:
+                    add(a, c)
 
-    # --- queries ----------------------------------------------------------------------------
+    def dependents_of(self, n: int) -> "set[int] | list[int]":
+        """The claims whose support pointer has ``n`` as an antecedent."""
+        return self.dependents.get(n)
+
     def grow(self) -> None:
         """Make room for nodes appended to the index since the last call (inactive, no pointer)."""
         missing = self.index.size - len(self.active)
@@ -624,9 +684,14 @@ class SupportState:
             else:
                 blocks.pop(n, None)
         active, support, rank = self.active, self.support, self.rank
+        ants, dependents = self.index.just_antecedents, self.dependents
         for n in plan.deactivated:
             active[n] = 0
-            support[n] = NO_SUPPORT
+            old = support[n]
+            if old != NO_SUPPORT:
+                for a in ants[old]:
+                    dependents.discard(a, n)
+                support[n] = NO_SUPPORT
             rank[n] = NO_RANK
         is_evidence = self.index.is_evidence
         for n in plan.activated:
@@ -634,6 +699,14 @@ class SupportState:
             if is_evidence[n]:
                 rank[n] = 0
         for c, j in plan.supports.items():
+            old = support[c]
+            if old == j:
+                continue
+            if old != NO_SUPPORT:
+                for a in ants[old]:
+                    dependents.discard(a, c)
+            for a in ants[j]:
+                dependents.add(a, c)
             support[c] = j
         for c, r in plan.ranks.items():
             rank[c] = r
@@ -658,6 +731,12 @@ class SupportState:
                 continue
             if not all(self.active[a] for a in index.just_antecedents[j]):
                 problems.append(f"support pointer of {index.ids[n]!r} is not intact")
+        just_claim = index.just_claim
+        for n in range(index.size):
+            pointed = {c for j in index.watchers[n] if self.support[c := just_claim[j]] == j}
+            if pointed != set(self.dependents.get(n)):
+                problems.append(f"pointer dependents of {index.ids[n]!r} are out of date")
+                break
         if not problems:
             for n in range(index.size):
                 if self.active[n] and not index.is_evidence[n] and n not in depth:
