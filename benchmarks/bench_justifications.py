@@ -1,6 +1,13 @@
 """Minimal-justification enumeration: the SAT core vs the label algebra, clingo and sympy.
 
 Run:  python -m benchmarks.bench_justifications [--sympy-timeout 60] [--json]
+      python -m benchmarks.bench_justifications --loops [--json]   # support loops vs clingo
+
+``--loops`` runs the support-loop cases (layered graphs with back-edges, long cycles,
+nested strongly connected components): the default method (``auto``), the SAT core with
+the default encoding (completion + loop formulas), the unrolled-circuit oracle where it is
+affordable, and clingo, side by side in one run, plus ``jtms supports`` end to end on the
+long cycles (wall and CPU seconds of the child process).
 
 Every method runs on the same generated structures in one process (sympy in a child
 process with a timeout), results are checked equal, and times are reported as ratios to
@@ -18,7 +25,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.generate import layered
+from benchmarks.generate import cycle, layered, layered_cyclic, nested_loops
 from benchmarks.peers import clingo_minimal_justifications, sympy_minimal_justifications
 from theory.justifications import minimal_justifications
 from theory.reference import evidence_ancestors
@@ -91,13 +98,114 @@ def run(sympy_timeout: float, repeats: int, with_absorption: bool = True):
     return rows
 
 
+# (evidence, layers, width, seed, back-edge probability): 8-12 layers of 12-18 claims,
+# 1-3 alternatives of 1-3 antecedents, 36-48 evidence
+LAYERED_CYCLIC = [
+    (36, 8, 12, 0, 0.05),
+    (36, 8, 12, 1, 0.1),
+    (40, 10, 15, 0, 0.1),
+    (44, 11, 16, 2, 0.1),
+    (48, 12, 18, 1, 0.1),
+    (48, 12, 18, 3, 0.05),
+]
+CYCLES = [2_500, 10_000, 100_000]
+NESTED = [(2, 8), (3, 4), (3, 5)]
+UNROLLED_LIMIT = 3_000  # claims in the cone: the oracle unrolls k rounds of k
+
+
+def loop_cases() -> list[tuple[str, SupportStructure, str]]:
+    cases = [(f"layered_cyclic{p}", layered_cyclic(*p[:4], back_edges=p[4]), "root") for p in LAYERED_CYCLIC]
+    cases += [(f"cycle k={k:,}", cycle(k), "c0") for k in CYCLES]
+    cases += [(f"nested{p}", nested_loops(*p), "c0") for p in NESTED]
+    return cases
+
+
+def run_loops(repeats: int) -> list[dict]:
+    rows = []
+    for name, structure, claim in loop_cases():
+        big = len(structure.claims) > 20_000
+        times = 1 if big else repeats
+        row: dict = {"case": name, "claims": len(structure.claims),
+                     "evidence_in_cone": len(evidence_ancestors(structure, claim))}
+        default, row["default"] = timed(lambda: minimal_justifications(structure, claim), times)
+        sat, row["sat"] = timed(lambda: minimal_justifications(structure, claim, method="sat"), times)
+        oracle, row["clingo"] = timed(lambda: clingo_minimal_justifications(structure, claim), times)
+        unrolled = None
+        if len(structure.claims) <= UNROLLED_LIMIT:
+            unrolled, row["unrolled"] = timed(lambda: minimal_justifications(
+                structure, claim, method="sat", encoding="unrolled"), times)
+        else:
+            row["unrolled"] = None
+        row["minimal_justifications"] = len(default)
+        row["agree"] = default == sat == oracle and (unrolled is None or unrolled == default)
+        row["default_over_clingo"] = row["default"] / row["clingo"]
+        rows.append(row)
+    return rows
+
+
+def cli_supports(k: int) -> dict:
+    """``jtms supports`` on a k-claim cycle, end to end in a child process."""
+    import os
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from theory.graphfile import save_graph
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"cycle{k}.json"
+        save_graph(cycle(k), path)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "jtms", "supports", str(path), "--claim", "c0", "--json"],
+                              capture_output=True, text=True, env=os.environ.copy())
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    found = json.loads(done.stdout)["minimal_justifications"] if done.returncode == 0 else None
+    return {"claims": k, "wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "minimal_justifications": found, "exit": done.returncode}
+
+
+def print_loops(rows: list[dict], cli: list[dict]) -> None:
+    table = Table(title="Support loops: seconds (default / clingo), one run, same process")
+    for column in ["case", "claims", "evidence", "#min", "default (auto)", "SAT completion", "unrolled oracle",
+                   "clingo domRec", "default / clingo", "agree"]:
+        table.add_column(column)
+    for r in rows:
+        table.add_row(r["case"], f"{r['claims']:,}", str(r["evidence_in_cone"]), str(r["minimal_justifications"]),
+                      f"{r['default']:.4f}", f"{r['sat']:.4f}",
+                      "-" if r["unrolled"] is None else f"{r['unrolled']:.4f}", f"{r['clingo']:.4f}",
+                      f"{r['default_over_clingo']:.2f}x", str(r["agree"]))
+    Console(width=200).print(table)
+    if cli:
+        table = Table(title="jtms supports GRAPH --claim c0 on a cycle (child process)")
+        for column in ["claims", "wall s", "CPU s", "minimal justifications", "exit"]:
+            table.add_column(column)
+        for r in cli:
+            table.add_row(f"{r['claims']:,}", f"{r['wall']:.2f}", f"{r['cpu']:.2f}",
+                          str(r["minimal_justifications"]), str(r["exit"]))
+        Console(width=200).print(table)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--loops", action="store_true",
+                        help="the support-loop cases against clingo (and jtms supports on long cycles)")
     parser.add_argument("--sympy-timeout", type=float, default=60.0)
     parser.add_argument("--repeats", type=int, default=3, help="median over this many runs (not sympy)")
     parser.add_argument("--no-absorption", action="store_true", help="skip the label blow-up case")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.loops:
+        rows = run_loops(args.repeats)
+        cli = [cli_supports(k) for k in CYCLES]
+        if args.json:
+            print(json.dumps({"cases": rows, "cli_supports": cli}, indent=2))
+        else:
+            print_loops(rows, cli)
+        return
     rows = run(args.sympy_timeout, args.repeats, not args.no_absorption)
     if args.json:
         print(json.dumps(rows, indent=2))

@@ -39,6 +39,73 @@ def layered(evidence: int, layers: int, width: int, seed: int = 0,
     return SupportStructure.build(ev, claims, pairs)
 
 
+def layered_cyclic(evidence: int, layers: int, width: int, seed: int = 0,
+                   justifications: tuple[int, int] = (1, 3), antecedents: tuple[int, int] = (1, 3),
+                   back_edges: float = 0.1) -> SupportStructure:
+    """:func:`layered` with support loops: each antecedent is, with probability
+    ``back_edges``, a claim of the same layer or the layer above instead of one below."""
+    rng = random.Random(seed)
+    ev = [f"e{i}" for i in range(evidence)]
+    names = [[f"L{layer}_{i}" for i in range(width)] for layer in range(layers)]
+    pairs: list[tuple[str, list[str]]] = []
+    for layer, current in enumerate(names):
+        below = ev if layer == 0 else names[layer - 1]
+        above = current + (names[layer + 1] if layer + 1 < layers else [])
+        for claim in current:
+            for _ in range(rng.randint(*justifications)):
+                chosen = set()
+                for _ in range(rng.randint(*antecedents)):
+                    pool = [c for c in above if c != claim] if rng.random() < back_edges else below
+                    chosen.add(rng.choice(pool))
+                pairs.append((claim, sorted(chosen)))
+    for _ in range(rng.randint(*justifications)):
+        pairs.append(("root", rng.sample(names[-1], min(width, rng.randint(*antecedents)))))
+    return SupportStructure.build(ev, [c for layer in names for c in layer] + ["root"], pairs)
+
+
+def cycle(k: int, entries: int = 3) -> SupportStructure:
+    """A support loop of k claims, ``c_i <- c_(i-1)``, with evidence ``e_m`` entering at
+    ``entries`` evenly spaced claims (each claim's minimal justifications: one per entry)."""
+    ev = [f"e{m}" for m in range(entries)]
+    cl = [f"c{i}" for i in range(k)]
+    pairs = [(cl[i], [cl[i - 1]]) for i in range(k)]
+    pairs += [(cl[m * k // entries], [ev[m]]) for m in range(entries)]
+    return SupportStructure.build(ev, cl, pairs)
+
+
+def nested_loops(levels: int, size: int, seed: int = 0) -> SupportStructure:
+    """Strongly connected components inside components: ``size`` loops of ``size`` claims
+    each closed into a loop of loops, ``levels`` times (``size ** levels`` claims). Each
+    innermost loop has its own evidence entry and each link between loops needs one more
+    evidence item, so the loops are founded in several nested ways."""
+    rng = random.Random(seed)
+    evidence: list[str] = []
+    pairs: list[tuple[str, list[str]]] = []
+    counter = [0]
+
+    def fresh_evidence() -> str:
+        evidence.append(f"e{len(evidence)}")
+        return evidence[-1]
+
+    def build(level: int) -> list[str]:
+        """Claims of one loop at this level; returns them (first = entry, last = exit)."""
+        if level == 0:
+            claims = [f"c{counter[0] + i}" for i in range(size)]
+            counter[0] += size
+            for i, c in enumerate(claims):
+                pairs.append((c, [claims[i - 1]]))
+            pairs.append((claims[rng.randrange(size)], [fresh_evidence()]))
+            return claims
+        parts = [build(level - 1) for _ in range(size)]
+        for i, part in enumerate(parts):
+            previous = parts[i - 1]
+            pairs.append((part[0], [previous[-1], fresh_evidence()]))
+        return [c for part in parts for c in part]
+
+    claims = build(levels - 1)
+    return SupportStructure.build(evidence, claims, pairs)
+
+
 def memory(claims: int, seed: int = 0, evidence_per_claim: float = 0.2, back_edges: float = 0.0,
            window: int = 200, evidence_share: float = 0.5, max_depth: int | None = 4) -> SupportStructure:
     """An agent-memory graph: ``claims`` claims and ``evidence_per_claim * claims`` evidence.

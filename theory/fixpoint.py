@@ -135,10 +135,12 @@ def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list
     in_region = set(region)
     just_antecedents = index.just_antecedents
     just_claim = index.just_claim
+    justs_of = index.justs_of
     missing: dict[int, int] = {}
     for n in region:
-        for j in index.justs_of[n]:
-            missing[j] = sum(1 for a in just_antecedents[j] if not active[a])
+        for j in justs_of[n]:
+            antecedents = just_antecedents[j]
+            missing[j] = len(antecedents) - sum([1 for a in antecedents if active[a]])
     stack: list[int] = []
     for j, count in missing.items():
         c = just_claim[j]
@@ -146,12 +148,14 @@ def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list
             active[c] = 1
             stack.append(c)
     derived = list(stack)
+    watchers = index.watchers
     while stack:
         n = stack.pop()
-        for j in index.watchers[n]:
-            if j in missing:
-                missing[j] -= 1
-                if missing[j] == 0:
+        for j in watchers[n]:
+            left = missing.get(j)
+            if left is not None:
+                missing[j] = left - 1
+                if left == 1:
                     c = just_claim[j]
                     if not active[c] and c in in_region:
                         active[c] = 1

@@ -4,6 +4,7 @@ not recurse)."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, MutableMapping, MutableSequence
 from typing import TypeVar
 
@@ -112,18 +113,32 @@ def solve_component(index: IndexView, component: list[int], values: MutableSeque
 
     An acyclic component is one evaluation. A cyclic one starts every member at ``initial``
     (the bottom of the lattice for a least fixpoint, the top for a greatest one) and
-    re-evaluates until nothing changes; ``update`` must be monotone for this to terminate.
+    re-evaluates with a worklist: a member is evaluated again only when one of its
+    antecedents in the component changed. ``update`` must be monotone, so chaotic iteration
+    reaches the same fixpoint as round-robin rounds, but a loop of k claims costs about k
+    evaluations per change instead of k rounds of k.
     """
     if not is_cyclic_component(index, component):
         values[component[0]] = update(component[0])
         return
+    members = set(component)
+    dependents: dict[int, list[int]] = {m: [] for m in component}
+    for m in component:
+        for j in index.justs_of[m]:
+            for a in index.just_antecedents[j]:
+                if a in members:
+                    dependents[a].append(m)
     for m in component:
         values[m] = initial
-    changed = True
-    while changed:
-        changed = False
-        for m in component:
-            value = update(m)
-            if value != values[m]:
-                values[m] = value
-                changed = True
+    queue = deque(component)
+    queued = set(component)
+    while queue:
+        m = queue.popleft()
+        queued.discard(m)
+        value = update(m)
+        if value != values[m]:
+            values[m] = value
+            for d in dependents[m]:
+                if d not in queued:
+                    queued.add(d)
+                    queue.append(d)

@@ -5,38 +5,75 @@ The minimal justifications of claim c are the minimal evidence sets X with f_c(X
 CNF of f_c: find a model, shrink it to a minimal true set with further SAT calls (each
 asks for a strictly smaller true subset), report it, and block all its supersets. Each
 minimal justification costs a few SAT calls, so the cost follows the size of the output.
-Because f_c is compiled through the least fixpoint, cycles never create a justification.
+
+f_c goes through the least fixpoint, so cycles never create a justification. The default
+encoding is the completion of the support cone plus loop formulas, added lazily whenever a
+model's root is not well-founded (:mod:`theory.completion`): its size is linear in the
+cone, whatever its loops. The unrolled circuit (:mod:`theory.formula`, k Kleene rounds per
+cyclic component of k claims) is kept as an independent oracle: ``encoding="unrolled"``,
+or pass a :class:`~theory.formula.Circuit` to the constructor.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
+from typing import Any
 
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-from theory.cnf import encode
+from theory.cnf import Encoding, encode
+from theory.completion import SupportProgram
 from theory.formula import Circuit, SupportCircuit, compile_support
+from theory.index import index_of
 from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
 from theory.structure import SupportStructure
 
 DEFAULT_SOLVER = "cadical195"
+ENCODINGS = ("completion", "unrolled")
+
+
+class _Unrolled:
+    """The unrolled circuit behind the same interface as :class:`SupportProgram` (exact
+    as encoded, so it never needs loop clauses)."""
+
+    def __init__(self, circuit: Circuit, root: int):
+        self.circuit, self.root = circuit, root
+        self.variables = sorted(circuit.variables(root))
+
+    def encode(self, pool: IDPool, inputs: Any, positive: bool = True,
+               tag: str = "g") -> tuple[Encoding, None]:
+        return encode(self.circuit, self.root, pool, inputs, positive=positive, tag=tag), None
+
+    def loop_clauses(self, pool: IDPool, copy: None, model: Sequence[int]) -> list[list[int]]:
+        return []
 
 
 class JustificationEnumerator:
-    """Minimal justifications, surviving justifications and relevance for one claim."""
+    """Minimal justifications, surviving justifications and relevance for one claim.
 
-    def __init__(self, circuit: Circuit, root: int, solver: str = DEFAULT_SOLVER, prefer_absent: bool = True):
-        self.circuit = circuit
+    ``source`` is a :class:`~theory.completion.SupportProgram` (the default encoding, see
+    :meth:`for_claim`) or a :class:`~theory.formula.Circuit` with its ``root`` gate (the
+    unrolled encoding).
+    """
+
+    def __init__(self, source: "Circuit | SupportProgram", root: int | None = None,
+                 solver: str = DEFAULT_SOLVER, prefer_absent: bool = True):
+        if isinstance(source, Circuit):
+            if root is None:
+                raise ValueError("a circuit needs its root gate")
+            self.source: "SupportProgram | _Unrolled" = _Unrolled(source, root)
+        else:
+            self.source = source
         self.prefer_absent = prefer_absent
-        self.root = root
         self.solver_name = solver
-        self.variables = sorted(circuit.variables(root))
+        self.variables = self.source.variables
         self.pool = IDPool()
         self.var = {e: self.pool.id(("x", e)) for e in self.variables}
-        self.encoding = encode(circuit, root, self.pool, self.var.__getitem__, positive=True)
-        self._relevance = None
+        encoded: tuple[Encoding, Any] = self.source.encode(self.pool, self.var.__getitem__, positive=True)
+        self.encoding, self._copy = encoded
+        self._relevance: tuple[Solver | None, dict[str, int], Any] | None = None
 
     @classmethod
     def for_claim(
@@ -45,9 +82,17 @@ class JustificationEnumerator:
         claim: str,
         compiled: SupportCircuit | None = None,
         solver: str = DEFAULT_SOLVER,
+        encoding: str = "completion",
     ) -> "JustificationEnumerator":
-        compiled = compiled or compile_support(structure, [claim])
+        """The enumerator of ``claim``: completion + loop formulas by default, the unrolled
+        circuit with ``encoding="unrolled"`` or when ``compiled`` is given."""
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
         structure.require_claim(claim)
+        if compiled is None and encoding == "completion":
+            index = index_of(structure)
+            return cls(SupportProgram.of(index, index.number[claim]), solver=solver)
+        compiled = compiled or compile_support(structure, [claim])
         return cls(compiled.circuit, compiled.root(claim), solver)
 
     # --- solving --------------------------------------------------------------------------
@@ -58,18 +103,36 @@ class JustificationEnumerator:
         solver = Solver(name=self.solver_name, bootstrap_with=self.encoding.clauses)
         solver.add_clause([self.encoding.root])
         if self.prefer_absent:  # prefer small models: usually minimal already
-            solver.set_phases([-v for v in self.var.values()])
+            # every variable, not only evidence: a model then holds few claims, which keeps
+            # the well-foundedness check of theory.completion small
+            solver.set_phases([-v for v in range(1, self.pool.top + 1)])
         return solver
+
+    def _solve(self, solver: Solver, assumptions: Sequence[int] = (), copy: Any = None) -> list[int] | None:
+        """A model whose root is well-founded, or None: solve, and while the model's root is
+        held up only by a support loop, add the loop clauses that cut it and solve again."""
+        copy = self._copy if copy is None else copy
+        while solver.solve(assumptions=list(assumptions)):
+            model = solver.get_model()
+            cuts = self.source.loop_clauses(self.pool, copy, model)
+            if not cuts:
+                return model
+            for clause in cuts:
+                solver.add_clause(clause)
+        return None
 
     def _true_evidence(self, model: list[int]) -> set[str]:
         return {e for e, v in self.var.items() if model[v - 1] > 0}
 
-    def _shrink(self, solver: Solver, found: set[str], fixed_off: Iterable[str] = ()) -> frozenset[str]:
+    def _shrink(self, solver: Solver, found: set[str], model: list[int],
+                fixed_off: Iterable[str] = ()) -> tuple[frozenset[str], list[int]]:
         """Shrink a true set to a minimal one by asking for a strictly smaller true subset.
 
         The request is a clause guarded by a fresh selector, retired after the call. With
         the solver's phases set to prefer absent evidence, models are usually minimal
-        already, so this is typically one UNSAT call per justification.
+        already, so this is typically one UNSAT call per justification. The models met on
+        the way are not checked for well-foundedness; the caller checks the last one
+        (:meth:`_founded`), which is what makes the result exact.
         """
         off = [-self.var[e] for e in fixed_off if e in self.var]
         while found:
@@ -77,12 +140,23 @@ class JustificationEnumerator:
             solver.add_clause([-selector] + [-self.var[e] for e in found])
             assumptions = [selector] + [-self.var[e] for e in self.variables if e not in found] + off
             smaller = solver.solve(assumptions=assumptions)
-            model = solver.get_model() if smaller else None
+            if smaller:
+                model = solver.get_model()  # before add_clause, which resets the state
             solver.add_clause([-selector])
             if not smaller:
                 break
             found = self._true_evidence(model)
-        return frozenset(found)
+        return frozenset(found), model
+
+    def _founded(self, solver: Solver, model: list[int]) -> bool:
+        """Whether the model's root is well-founded; if not, the loop clauses that cut it are
+        added to ``solver``. A shrunk set whose last model is founded is a true set, and it is
+        minimal: every smaller true set has a founded model, which no loop clause cuts, and
+        the last shrink call found none."""
+        cuts = self.source.loop_clauses(self.pool, self._copy, model)
+        for clause in cuts:
+            solver.add_clause(clause)
+        return not cuts
 
     def __iter__(self) -> Iterator[frozenset[str]]:
         """Yield every minimal justification exactly once (in no particular order)."""
@@ -94,7 +168,10 @@ class JustificationEnumerator:
             return
         with solver:
             while solver.solve():
-                minimal = self._shrink(solver, self._true_evidence(solver.get_model()))
+                model = solver.get_model()
+                minimal, last = self._shrink(solver, self._true_evidence(model), model)
+                if not self._founded(solver, last):
+                    continue  # cut a self-supporting loop; search again
                 yield minimal
                 if not minimal:
                     return
@@ -110,38 +187,41 @@ class JustificationEnumerator:
             return None
         with solver:
             assumptions = [-self.var[e] for e in sorted(without) if e in self.var]
-            if not solver.solve(assumptions=assumptions):
-                return None
-            return self._shrink(solver, self._true_evidence(solver.get_model()), without)
+            while solver.solve(assumptions=assumptions):
+                model = solver.get_model()
+                minimal, last = self._shrink(solver, self._true_evidence(model), model, without)
+                if self._founded(solver, last):
+                    return minimal
+            return None
 
     def is_relevant(self, item: str) -> bool:
         """Whether ``item`` lies in some minimal justification.
 
         Exactly when some X without ``item`` has f(X) false and f(X + item) true. One
-        incremental solver per claim holds two copies of the circuit sharing the evidence
+        incremental solver per claim holds two copies of the encoding sharing the evidence
         variables x: an "on" copy (root true) whose inputs are x OR s and an "off" copy (root
         false) whose inputs are x AND NOT s, where s are per-item selectors; a query assumes
-        the selector of ``item`` and no other.
+        the selector of ``item`` and no other. Only the "on" copy can need loop clauses.
         """
         if item not in self.var or isinstance(self.encoding.root, bool):
             return False
         if self._relevance is None:
             self._relevance = self._relevance_solver()
-        solver, selectors = self._relevance
+        solver, selectors, on_copy = self._relevance
         if solver is None:
             return False
         assumptions = [selectors[e] if e == item else -selectors[e] for e in self.variables]
-        return solver.solve(assumptions=assumptions)
+        return self._solve(solver, assumptions, copy=on_copy) is not None
 
-    def _relevance_solver(self):
+    def _relevance_solver(self) -> tuple[Solver | None, dict[str, int], Any]:
         pool = self.pool
         selectors = {e: pool.id(("s", e)) for e in self.variables}
         on_input = {e: pool.id(("on-in", e)) for e in self.variables}
         off_input = {e: pool.id(("off-in", e)) for e in self.variables}
-        on = encode(self.circuit, self.root, pool, on_input.__getitem__, positive=True, tag="on")
-        off = encode(self.circuit, self.root, pool, off_input.__getitem__, positive=False, tag="off")
+        on, on_copy = self.source.encode(pool, on_input.__getitem__, positive=True, tag="on")
+        off, _ = self.source.encode(pool, off_input.__getitem__, positive=False, tag="off")
         if on.root is False or off.root is True:
-            return None, selectors
+            return None, selectors, on_copy
         clauses = on.clauses + off.clauses
         for e in self.variables:
             x, s = self.var[e], selectors[e]
@@ -152,7 +232,7 @@ class JustificationEnumerator:
             solver.add_clause([on.root])
         if off.root is not False:
             solver.add_clause([-off.root])
-        return solver, selectors
+        return solver, selectors, on_copy
 
     def close(self) -> None:
         if self._relevance is not None and self._relevance[0] is not None:
@@ -167,6 +247,7 @@ def minimal_justifications(
     solver: str = DEFAULT_SOLVER,
     method: str = "auto",
     label_budget: int = LABEL_BUDGET,
+    encoding: str = "completion",
 ) -> frozenset[frozenset[str]]:
     """The minimal justifications of ``claim`` (at most ``limit`` of them when given).
 
@@ -183,6 +264,9 @@ def minimal_justifications(
         ``"sat"`` (the solver core), ``"labels"`` (bottom-up antichain algebra,
         :mod:`theory.labels`), or ``"auto"``: labels while every intermediate label stays
         within ``label_budget`` sets (cheap small cases), SAT otherwise. All are exact.
+    encoding : {"completion", "unrolled"}
+        The SAT encoding of the least fixpoint: completion plus lazy loop formulas (the
+        default, linear in the cone) or the unrolled circuit (the test oracle).
 
     Examples
     --------
@@ -198,5 +282,5 @@ def minimal_justifications(
         labels = label_of(structure, claim, budget=label_budget if method == "auto" else UNBOUNDED)
         if labels is not None:
             return labels
-    enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver)
+    enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
     return frozenset(islice(enumerator, limit))

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from theory.canonical import sorted_ids, sorted_sets
 from theory.fixpoint import base_active
-from theory.formula import SupportCircuit, compile_support
+from theory.completion import SupportProgram
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.justifications import JustificationEnumerator
@@ -219,8 +219,6 @@ def check_structure(
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
-    sat_claims = [index.ids[n] for n in unsafe if labels.get(n) is None]
-    compiled = compile_support(structure, sat_claims) if (certificates and sat_claims) else None
     reports = []
     for claim in wanted:
         n = index.number[claim]
@@ -237,8 +235,7 @@ def check_structure(
         elif (label := labels.get(n)) is not None:
             report = _report_from_label(index, facts, claim, label, max_listed)
         else:
-            assert compiled is not None  # every unsafe claim without a label was compiled
-            report = _report_from_sat(index, facts, claim, compiled, max_listed)
+            report = _report_from_sat(index, facts, claim, max_listed)
         reports.append(report)
         if progress is not None:
             progress(1)
@@ -269,10 +266,10 @@ def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: 
     return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
 
 
-def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str, compiled: SupportCircuit,
+def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str,
                      max_listed: int | None) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap, then exact queries."""
-    enumerator = JustificationEnumerator(compiled.circuit, compiled.root(claim))
+    enumerator = JustificationEnumerator(SupportProgram.of(index, index.number[claim]))
     listed = list(islice(enumerator, None if max_listed is None else max_listed + 1))
     complete = max_listed is None or len(listed) <= max_listed
     ordered = _ordered(listed if complete else listed[:max_listed])
