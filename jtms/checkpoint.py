@@ -1,13 +1,17 @@
-"""Checkpoints: the incremental state of a memory at one event, as bytes.
+"""Checkpoints: the index and the incremental state of a memory at one event, as bytes.
 
-A checkpoint lets a process open a memory in O(read): it reads the nodes and justifications,
-this blob (active flags, support pointers and ranks of the first ``nodes`` nodes, block
-counts, open audits) and the log tail after ``event``; no fixpoint is recomputed. The blob
-is derived data: a stored memory without one (or with one this code cannot read) is
-replayed from its log instead, with the same result.
+A checkpoint lets a process open a memory in O(read): it reads this blob (the node ids and
+kinds, the justifications and the adjacency in compressed-row form, then the active flags,
+support pointers and ranks, the block counts and the open audits) and the log tail after
+``event``; no fixpoint is recomputed and no per-node Python structure is built up front
+(:class:`theory.incremental.Adjacency`). The blob is derived data: a stored memory without
+one (or with one this code cannot read) is replayed from its log instead, with the same
+result (``Memory.integrity_problems`` compares the two).
 
-Format: a magic line, one line of JSON (event, node count, byte order, blocks, audits), then
-the active flags (one byte per node), the pointers and the ranks (signed 64-bit each).
+Format: a magic line, one line of JSON (event, counts, byte order, blocks, audits, section
+lengths), then the sections: ids (UTF-8, NUL-separated), evidence flags (one byte per node),
+nine int32 arrays (justification claims; antecedents, justifications-of, watchers and
+consumers as offsets + items), the active flags, and the pointers and ranks (int64).
 """
 
 from __future__ import annotations
@@ -19,55 +23,92 @@ from dataclasses import dataclass
 
 from theory.incremental import GrowingIndex, SupportState
 
-MAGIC = b"jtms-checkpoint 1\n"
+MAGIC = b"jtms-checkpoint 3\n"
+_INT_SECTIONS = ("just_claim", "ant_offsets", "ant_flat", "jo_offsets", "jo_flat", "w_offsets",
+                 "w_flat", "c_offsets", "c_flat")
 
 
 @dataclass
 class Restored:
+    index: GrowingIndex
     state: SupportState
     audits: dict[int, list[int]]
     nodes: int                 # nodes covered by the checkpoint (numbers below this)
+    justifications: int        # justifications covered by it
 
 
 def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> bytes:
-    """The state at ``event`` (every node of ``state.index``) as a checkpoint blob."""
-    size = state.index.size
-    header = {"event": event, "nodes": size, "justifications": len(state.index.just_claim),
+    """The index and the state at ``event`` as a checkpoint blob."""
+    index = state.index
+    size = index.size
+    if any("\x00" in node_id for node_id in index.ids):
+        raise ValueError("an id contains NUL: no checkpoint")  # the log still serves
+    ant_offsets, ant_flat = index.just_antecedents.compressed()
+    jo_offsets, jo_flat = index.justs_of.compressed()
+    w_offsets, w_flat = index.watchers.compressed()
+    c_offsets, c_flat = index.consumers.compressed()
+    ints = {"just_claim": index.just_claim, "ant_offsets": ant_offsets, "ant_flat": ant_flat,
+            "jo_offsets": jo_offsets, "jo_flat": jo_flat, "w_offsets": w_offsets, "w_flat": w_flat,
+            "c_offsets": c_offsets, "c_flat": c_flat}
+    sections = [("ids", "\x00".join(index.ids).encode()), ("evidence", bytes(index.is_evidence))]
+    sections += [(name, array("i", ints[name]).tobytes()) for name in _INT_SECTIONS]
+    sections += [("active", bytes(state.active[:size])),
+                 ("support", array("q", state.support[:size]).tobytes()),
+                 ("rank", array("q", state.rank[:size]).tobytes())]
+    header = {"event": event, "nodes": size, "justifications": len(index.just_claim),
               "byteorder": sys.byteorder, "blocks": sorted(state.blocks.items()),
-              "audits": sorted([a, roots] for a, roots in audits.items())}
-    support = array("q", state.support[:size])
-    rank = array("q", state.rank[:size])
-    return b"".join([MAGIC, json.dumps(header, separators=(",", ":")).encode(), b"\n",
-                     bytes(state.active[:size]), support.tobytes(), rank.tobytes()])
+              "audits": sorted([a, roots] for a, roots in audits.items()),
+              "sections": [[name, len(data)] for name, data in sections]}
+    return b"".join([MAGIC, json.dumps(header, separators=(",", ":")).encode(), b"\n"]
+                    + [data for _, data in sections])
 
 
-def decode(data: bytes, index: GrowingIndex, event: int) -> Restored | None:
-    """The state a blob saved, on ``index`` (which may have grown since); None if unusable."""
+def _ints(data: bytes, code: str, swap: bool) -> list[int]:
+    values = array(code)
+    values.frombytes(data)
+    if swap:
+        values.byteswap()
+    return values.tolist()
+
+
+def decode(data: bytes, event: int) -> Restored | None:
+    """The index and state a blob saved, or None if it is not a usable checkpoint at ``event``."""
     if not data.startswith(MAGIC):
         return None
     try:
         end = data.index(b"\n", len(MAGIC))
         header = json.loads(data[len(MAGIC):end])
-        size = int(header["nodes"])
-        if (header["event"] != event or size > index.size
-                or int(header["justifications"]) > len(index.just_claim)):
+        if header["event"] != event:
             return None
-        start = end + 1
-        active = bytearray(data[start:start + size])
-        support, rank = array("q"), array("q")
-        support.frombytes(data[start + size:start + size + 8 * size])
-        rank.frombytes(data[start + 9 * size:start + 17 * size])
-        if header["byteorder"] != sys.byteorder:
-            support.byteswap()
-            rank.byteswap()
-        if len(active) != size or len(support) != size or len(rank) != size:
+        size, count = int(header["nodes"]), int(header["justifications"])
+        swap = header["byteorder"] != sys.byteorder
+        parts: dict[str, bytes] = {}
+        position = end + 1
+        for name, length in header["sections"]:
+            parts[name] = data[position:position + length]
+            position += length
+        if position != len(data):
+            return None
+        ids = parts["ids"].decode().split("\x00") if size else []
+        ints = {name: _ints(parts[name], "i", swap) for name in _INT_SECTIONS}
+        support, rank = _ints(parts["support"], "q", swap), _ints(parts["rank"], "q", swap)
+        active = bytearray(parts["active"])
+        evidence = bytearray(parts["evidence"])
+        if (len(ids) != size or len(evidence) != size or len(active) != size
+                or len(support) != size or len(rank) != size or len(ints["just_claim"]) != count
+                or len(ints["ant_offsets"]) != count + 1 or len(ints["jo_offsets"]) != size + 1
+                or len(ints["w_offsets"]) != size + 1 or len(ints["c_offsets"]) != size + 1):
             return None
         blocks = {int(n): int(k) for n, k in header["blocks"]}
         audits = {int(a): [int(n) for n in roots] for a, roots in header["audits"]}
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
-    state = SupportState.restore(index, blocks, active, support.tolist(), rank.tolist())
-    return Restored(state, audits, size)
+    index = GrowingIndex.from_compressed(
+        ids, evidence, ints["just_claim"], (ints["ant_offsets"], ints["ant_flat"]),
+        (ints["jo_offsets"], ints["jo_flat"]), (ints["w_offsets"], ints["w_flat"]),
+        (ints["c_offsets"], ints["c_flat"]))
+    state = SupportState.restore(index, blocks, active, support, rank)
+    return Restored(index, state, audits, size, count)
 
 
 __all__ = ["Restored", "decode", "encode"]

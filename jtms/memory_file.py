@@ -105,7 +105,7 @@ def export_lines(memory: Memory) -> Iterator[str]:
         for row in tables[table]:
             grouped.setdefault(row["event"], []).append(row)
         by_event[table] = grouped
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: safe on any terminal
     yield dumps({"format": FORMAT, "version": VERSION, "tables": list(ORDER)})
     for event in tables["events"]:
         yield dumps({"table": "events", "row": event})
@@ -194,6 +194,8 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise InputError(f"{where}: malformed JSON ({error.msg})", source=source) from None
+        except RecursionError:
+            raise InputError(f"{where}: JSON nested too deeply to read", source=source) from None
         if not isinstance(record, dict):
             raise InputError(f"{where}: expected a JSON object", source=source)
         if not header:

@@ -123,6 +123,7 @@ class ExplainPayload(TypedDict):
     blocked_by: list[int]
     withdrawn_by: int | None
     broken_justifications: list[BrokenJustification]
+    kept_out_by: list[int]          # the open audits that keep an inactive node out now
 
 
 class ContextClaimPayload(TypedDict):

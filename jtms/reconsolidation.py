@@ -63,7 +63,7 @@ from theory.structure import Kind, Nogood, SupportStructure
 from jtms import checkpoint
 from jtms.store import create_store, open_store, upgrade_store
 from jtms.store.protocol import (ACTIVE, INACTIVE, Checkpoint, JustificationRow, NewNode,
-                                 NodeRow, NogoodRow, Store)
+                                 NodeRow, NogoodRow, RevisionRow, Store, WithdrawalRow)
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.context import Context
@@ -125,6 +125,7 @@ class Explanation:
     blocked_by: tuple[int, ...] = ()          # audits that invalidated this node itself
     withdrawn_by: int | None = None           # the event of its latest deactivation
     broken: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()  # (justification, inactive antecedents)
+    kept_out_by: tuple[int, ...] = ()         # open audits that keep this inactive node out now
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -139,6 +140,7 @@ class Explanation:
             "withdrawn_by": self.withdrawn_by,
             "broken_justifications": [{"antecedents": list(j), "inactive": list(i)}
                                       for j, i in self.broken],
+            "kept_out_by": list(self.kept_out_by),
         }
 
 
@@ -216,6 +218,8 @@ class Memory:
         #: than catching up from the log: 1 after the first read, unchanged by other processes'
         #: writes (and after a failed write, one more)
         self.loads = 0
+        self._pinned: int | None = None  # a read-only view as of this event (Memory.as_of)
+        self._owns_store = True
         #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
         self.test_hook: Callable[[str], None] | None = None
         # older test hook: called inside a write, after its rows, before COMMIT
@@ -268,7 +272,64 @@ class Memory:
             backend.close()
 
     def close(self) -> None:
-        self._store.close()
+        if self._owns_store:
+            self._store.close()
+
+    # --- the past ---------------------------------------------------------------------------------
+    def event_at(self, moment: "int | str | datetime") -> int:
+        """The event a moment names: an event id, or the latest event at or before an ISO
+        time (``2026-12-01T08:30:00+00:00``; a time without a zone is UTC)."""
+        with self.snapshot():
+            last = self._loaded_now().seen_event
+            if isinstance(moment, int) and not isinstance(moment, bool):
+                if not 1 <= moment <= last:
+                    raise InputError(f"no event {moment} (events are 1 to {last})", source=self.path)
+                return moment
+            if isinstance(moment, str):
+                text = moment
+                try:
+                    moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+                except ValueError:
+                    raise InputError(f"expected an event id or an ISO time, got {text[:40]!r}",
+                                     source=self.path) from None
+            if not isinstance(moment, datetime):
+                raise InputError(f"expected an event id or an ISO time, got {moment!r}",
+                                 source=self.path)
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+            found = 0
+            for event in self._store.events(0, last):
+                if datetime.fromisoformat(event.time) <= moment:
+                    found = event.id
+            if not found:
+                raise InputError(f"the memory did not exist yet at {moment.isoformat()}",
+                                 source=self.path)
+            return found
+
+    def as_of(self, moment: "int | str | datetime") -> "Memory":
+        """A read-only view of the memory as it was at an event (id or ISO time).
+
+        >>> past = memory.as_of(7)                      # doctest: +SKIP
+        >>> past.explain("c1").certificate              # the derivation that held at event 7
+
+        The state as of event k is exactly the state after event k (DESIGN.md section 2:
+        what existed at k with the audits in force at k, and the support pointers the writers
+        stored), so ``explain`` shows the certificate that held then. Writing through a view
+        is an error; it shares this memory's connection (close this one, not the view).
+        """
+        event = self.event_at(moment)
+        view = Memory(self._store, self.path)
+        view._pinned = event
+        view._owns_store = False
+        return view
+
+    @property
+    def as_of_event(self) -> int | None:
+        """The event of a view made by :meth:`as_of` (None for the live memory)."""
+        return self._pinned
+
+    def _until(self, event: int) -> bool:
+        return self._pinned is None or event <= self._pinned
 
     def __enter__(self) -> "Memory":
         return self
@@ -310,7 +371,7 @@ class Memory:
     def _sync(self) -> _Loaded:
         """The in-memory state at the latest event of the current transaction."""
         try:
-            last = self._store.last_event()
+            last = self._store.last_event() if self._pinned is None else self._pinned
             loaded = self._loaded
             if loaded is None or last < loaded.seen_event:
                 self._point("load")
@@ -329,26 +390,35 @@ class Memory:
         return self._loaded
 
     def _load(self, last: int, use_checkpoint: bool = True) -> _Loaded:
-        """The state at event ``last``: nodes, justifications, then the checkpoint + log tail."""
+        """The state at event ``last``: the checkpoint (index and state) and the log after it,
+        or, without a usable checkpoint, every row and the whole log."""
         store = self._store
-        index = GrowingIndex()
-        rows = store.nodes()
-        if rows and (rows[0].num != 0 or rows[-1].num != len(rows) - 1):
-            raise InputError("node numbers are not dense (corrupt store)", source=self.path)
-        index.extend([(r.id, r.evidence) for r in rows],
-                     ((j.claim, j.antecedents) for j in store.justifications()), canonical=True)
         saved = store.checkpoint() if use_checkpoint else None
-        restored = (checkpoint.decode(saved.data, index, saved.event)
+        if saved is not None and saved.event > last:
+            saved = None
+        restored = (checkpoint.decode(saved.data, saved.event)
                     if saved is not None and saved.event <= last else None)
         if restored is not None and saved is not None:
+            index = restored.index
             loaded = _Loaded(index, restored.state, saved.event, restored.audits)
-            new_rows = rows[restored.nodes:]
+            first_justification = restored.justifications
         else:
+            index = GrowingIndex()
             empty = SupportState.restore(index, {}, bytearray(), [], [])
             loaded = _Loaded(index, empty, 0, {})
-            new_rows = rows
-        self._replay(loaded, last, new_rows)
-        loaded.add_nogoods(store.nogoods())
+            first_justification = 0
+        rows = store.nodes(index.size)
+        if rows and (rows[0].num != index.size or rows[-1].num != index.size + len(rows) - 1):
+            raise InputError("node numbers are not dense (corrupt store)", source=self.path)
+        justifications = store.justifications(first_justification)
+        if rows and rows[-1].event > last:  # a view of the past: what existed at ``last``
+            rows = [r for r in rows if r.event <= last]
+        if justifications and justifications[-1].event > last:
+            justifications = [j for j in justifications if j.event <= last]
+        index.extend([(r.id, r.evidence) for r in rows],
+                     ((j.claim, j.antecedents) for j in justifications), canonical=True)
+        self._replay(loaded, last, rows)
+        loaded.add_nogoods([r for r in store.nogoods() if r.event <= last])
         return loaded
 
     def _catch_up(self, loaded: _Loaded, last: int) -> None:
@@ -414,8 +484,11 @@ class Memory:
             return saved.event if saved is not None else None
 
     def _save_checkpoint(self, loaded: _Loaded) -> None:
-        self._store.put_checkpoint(Checkpoint(
-            loaded.seen_event, checkpoint.encode(loaded.state, loaded.audits, loaded.seen_event)))
+        try:
+            data = checkpoint.encode(loaded.state, loaded.audits, loaded.seen_event)
+        except ValueError:  # an id this format cannot hold: opening replays the log instead
+            return
+        self._store.put_checkpoint(Checkpoint(loaded.seen_event, data))
         loaded.tail = 0
 
     def _write(self, work: Callable[[_Loaded], WorkResult], new_event: bool = True) -> Any:
@@ -425,6 +498,8 @@ class Memory:
         event and the plan is applied to the in-memory state before COMMIT (a failure drops
         the in-memory state: it is reloaded lazily).
         """
+        if self._pinned is not None:
+            raise InputError(f"a view as of event {self._pinned} is read-only", source=self.path)
         if self._depth:
             raise RuntimeError("a write cannot run inside Memory.snapshot()")
         self._point("write")
@@ -534,8 +609,11 @@ class Memory:
     def structure(self) -> SupportStructure:
         """The whole stored graph (every node, justification and nogood) as a support structure."""
         with self.snapshot():
-            structure = self._loaded_now().index.structure(self._store.texts())
-            return structure.with_nogoods(self.nogoods())
+            index = self._loaded_now().index
+            texts = self._store.texts()
+            if self._pinned is not None:
+                texts = {i: texts[i] for i in index.ids}
+            return index.structure(texts).with_nogoods(self.nogoods())
 
     def nogoods(self) -> tuple[Nogood, ...]:
         """The stored nogoods, in creation order."""
@@ -845,13 +923,17 @@ class Memory:
             loaded = self._loaded_now()
             _, numbers = self._roots(loaded, roots)
             index, state = loaded.index, loaded.state
+            ids, antecedents, is_evidence = index.ids, index.just_antecedents, index.is_evidence
+            active, support = state.active, state.support
             result = []
-            for n in downstream_numbers(index, numbers):  # type: ignore[arg-type]
-                if state.active[n] and not index.is_evidence[n]:
-                    j = state.support[n]
-                    result.append((index.ids[n],
-                                   tuple(sorted(index.ids[a] for a in index.just_antecedents[j]))))
-            return sorted(result)
+            for n in downstream_numbers(index, numbers):
+                if active[n] and not is_evidence[n]:
+                    names = [ids[a] for a in antecedents[support[n]]]
+                    if len(names) > 1:
+                        names.sort()
+                    result.append((ids[n], tuple(names)))
+            result.sort()
+            return result
 
     def reinstate(self, audit_id: int, reason: str | None = None,
                   reviewer: str | None = None) -> Change:
@@ -889,7 +971,7 @@ class Memory:
                 rows = self._store.history(self._number(node_id, loaded))
             return [{"seq": r.seq, "status": r.status, "event": r.event, "kind": r.kind,
                      "time": r.time, "actor": r.actor, "reason": r.reason}
-                    for r in rows]
+                    for r in rows if self._until(r.event)]
 
     def audits_naming(self, node_id: str) -> list[int]:
         """Every audit (reinstated or not) whose roots include ``node_id`` (none for a nogood)."""
@@ -897,10 +979,13 @@ class Memory:
             if node_id in self._loaded_now().nogoods:
                 return []
             self._number(node_id, self._loaded_now())
-            return self._store.audits_naming(node_id)
+            return [a for a in self._store.audits_naming(node_id) if self._until(a)]
 
-    def explain(self, node_id: str) -> Explanation:
-        """Why a node is active (a certificate down to evidence) or why it is not."""
+    def explain(self, node_id: str, as_of: "int | str | None" = None) -> Explanation:
+        """Why a node is active (a certificate down to evidence) or why it is not; with
+        ``as_of`` (an event id or ISO time), as it was then (:meth:`as_of`)."""
+        if as_of is not None:
+            return self.as_of(as_of).explain(node_id)
         with self.snapshot():
             loaded = self._loaded_now()
             num = self._number(node_id, loaded)
@@ -918,22 +1003,66 @@ class Memory:
                 if kind == Kind.EVIDENCE.value:
                     evidence = [node_id]
                 return Explanation(node_id, kind, True, text, steps, tuple(evidence), blocked_by)
-            withdrawn = self._store.last_deactivation(num)
+            if self._pinned is None:
+                withdrawn = self._store.last_deactivation(num)
+            else:
+                withdrawn = max((r.event for r in self._store.history(num)
+                                 if r.seq and r.status == INACTIVE and r.event <= self._pinned),
+                                default=None)
             broken = tuple(
                 (tuple(sorted(ids[a] for a in index.just_antecedents[j])),
                  tuple(sorted(ids[a] for a in index.just_antecedents[j] if not state.active[a])))
                 for j in index.justs_of[num]
             )
-            return Explanation(node_id, kind, False, text, (), (), blocked_by, withdrawn, broken)
+            return Explanation(node_id, kind, False, text, (), (), blocked_by, withdrawn, broken,
+                               self._kept_out_by(loaded, num))
 
-    def withdrawn(self) -> list[dict[str, Any]]:
-        """Inactive nodes that were once active, with the audit that withdrew them and why."""
+    def _kept_out_by(self, loaded: _Loaded, num: int) -> tuple[int, ...]:
+        """Open audits with a root among the blocked nodes that keep ``num`` out now."""
+        roots = loaded.state.blocking_roots(num)
+        return tuple(sorted(a for a, numbers in loaded.audits.items()
+                            if not roots.isdisjoint(numbers)))
+
+    def withdrawn(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """Inactive nodes that were once active, latest withdrawal first, with the audits that
+        keep them out now (``audits``; ``audit``, ``reason`` and ``reviewer`` are the first of
+        them) or, when no open audit does, the event that withdrew them. At most ``limit``."""
         with self.snapshot():
             loaded = self._loaded_now()
             active, number = loaded.state.active, loaded.index.number
-            return [{"id": r.node, "audit": r.event, "reason": r.reason, "reviewer": r.actor,
-                     "time": r.time}
-                    for r in self._store.withdrawals() if not active[number[r.node]]]
+            result: list[dict[str, Any]] = []
+            reasons: dict[int, tuple[str | None, str | None, str]] = {}
+            for r in self._withdrawals(loaded):
+                if limit is not None and len(result) >= limit:
+                    break
+                num = number[r.node]
+                if active[num]:
+                    continue
+                audits = self._kept_out_by(loaded, num)
+                item = {"id": r.node, "audit": r.event, "reason": r.reason, "reviewer": r.actor,
+                        "time": r.time, "audits": list(audits)}
+                if audits:
+                    first = audits[0]
+                    if first not in reasons:
+                        row = self._store.event(first)
+                        assert row is not None
+                        reasons[first] = (row.reason, row.actor, row.time)
+                    item["audit"] = first
+                    item["reason"], item["reviewer"], item["time"] = reasons[first]
+                result.append(item)
+            return result
+
+    def _withdrawals(self, loaded: _Loaded) -> list[WithdrawalRow]:
+        if self._pinned is None:
+            return self._store.withdrawals()
+        latest: dict[int, RevisionRow] = {}
+        for revision in self._store.revisions(0, self._pinned):
+            latest[revision.node] = revision
+        events = {e.id: e for e in self._store.events(0, self._pinned)}
+        ids = loaded.index.ids
+        return [WithdrawalRow(ids[r.node], r.event, events[r.event].kind, events[r.event].reason,
+                              events[r.event].actor, events[r.event].time)
+                for r in sorted(latest.values(), key=lambda r: -r.seq) if r.status == INACTIVE]
 
     def context(self, budget: int, query: str | None = None) -> "Context":
         """The working context under ``budget`` tokens (:func:`jtms.context.compile_context`)."""
@@ -966,7 +1095,8 @@ class Memory:
             if saved is not None and saved.event <= warm.seen_event:
                 restored = self._load(warm.seen_event)
                 if (restored.state.active != state.active or restored.state.support != state.support
-                        or restored.audits != replayed.audits):
+                        or restored.audits != replayed.audits or restored.index.ids != index.ids
+                        or list(restored.index.just_antecedents) != list(index.just_antecedents)):
                     problems.append(f"the checkpoint at event {saved.event} plus the log differs "
                                     f"from the log replayed")
             if (warm.state.active != state.active or warm.state.support != state.support

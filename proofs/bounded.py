@@ -13,15 +13,18 @@ from proofs.results import SAT, UNKNOWN, UNSAT, ProofResult
 from proofs.statements import statement as lookup
 from proofs.z3_bounded import Z3Encoding
 
-SOLVERS = ("cadical", "z3")
+SOLVERS = ("cadical", "z3", "glucose")
 CADICAL = "cadical195"
+SAT_ENGINES = {"cadical": CADICAL, "glucose": "glucose42"}  # python-sat names
 
 
-def solve_cadical(name: str, n: int, symmetry: bool = False) -> ProofResult:
+def solve_cadical(name: str, n: int, symmetry: bool = False, engine: str = "cadical") -> ProofResult:
+    """Solve the CNF with CaDiCaL (or, ``engine="glucose"``, with Glucose 4.2: a second SAT
+    solver on the same clauses)."""
     spec = lookup(name)
     start, cpu = time.perf_counter(), time.process_time()
     encoding = encode(name, n, symmetry=symmetry)
-    with Solver(name=CADICAL, bootstrap_with=encoding.clauses) as solver:
+    with Solver(name=SAT_ENGINES[engine], bootstrap_with=encoding.clauses) as solver:
         satisfiable = solver.solve()
         model = solver.get_model() if satisfiable else None
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -29,7 +32,7 @@ def solve_cadical(name: str, n: int, symmetry: bool = False) -> ProofResult:
     if model is not None:
         countermodel = decode(encoding.truth_table(model), n, encoding.ancestors(model))
     return ProofResult(
-        statement=name, n=n, solver="cadical", result=SAT if satisfiable else UNSAT,
+        statement=name, n=n, solver=engine, result=SAT if satisfiable else UNSAT,
         seconds=seconds, expected=SAT if spec.is_mutant else UNSAT, mutant=spec.is_mutant,
         cpu_seconds=cpu, symmetry=symmetry, countermodel=countermodel,
         details={"variables": encoding.nvars, "clauses": len(encoding.clauses)},
@@ -64,4 +67,6 @@ def solve(name: str, n: int, solver: str, symmetry: bool = False) -> ProofResult
         return solve_cadical(name, n, symmetry)
     if solver == "z3":
         return solve_z3(name, n, symmetry)
+    if solver == "glucose":
+        return solve_cadical(name, n, symmetry, engine="glucose")
     raise ValueError(f"unknown solver {solver!r} (choose from {', '.join(SOLVERS)})")

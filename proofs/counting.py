@@ -147,7 +147,7 @@ def _z3_cnf(facts: list[z3.BoolRef], coordinates: list[z3.BoolRef]) -> tuple[lis
             index[key] = len(index) + 1
         return -index[key] if negated else index[key]
 
-    clauses = []
+    clauses: list[list[int]] = []
     for fact in clausal:
         if z3.is_false(fact):
             clauses.append([])

@@ -52,11 +52,11 @@ def export_instance(name: str, n: int, directory: Path, symmetry: bool = False,
         encoding = Z3Encoding(name, n, symmetry=symmetry)
         solver = z3.Solver()  # (a QF_FD solver object prints no assertions)
         solver.add(encoding.facts)
-        header = (f"; jtms prove: negation of {name!r} ({spec.text}), n = {n}"
+        comment = (f"; jtms prove: negation of {name!r} ({spec.text}), n = {n}"
                   + (", lex-leader symmetry breaking" if symmetry else "")
                   + f"\n; expected answer: {expected}\n"
                   f"; bit X of the bit-vector f is f(X), X a subset of the {n} items as a bit mask\n")
         path = directory / f"{stem(name, n, symmetry)}.smt2"
-        path.write_text(header + solver.to_smt2())
+        path.write_text(comment + solver.to_smt2())
         written.append(path)
     return written

@@ -52,88 +52,88 @@ class Vocabulary:
         return z3.Const(f"S{self._count}", self.Set)
 
     # set relations
-    def subset(self, s, t):
+    def subset(self, s: z3.ExprRef, t: z3.ExprRef) -> z3.BoolRef:
         x = self._x()
         return z3.ForAll([x], z3.Implies(self.mem(x, s), self.mem(x, t)))
 
-    def same(self, s, t):
+    def same(self, s: z3.ExprRef, t: z3.ExprRef) -> z3.BoolRef:
         x = self._x()
         return z3.ForAll([x], self.mem(x, s) == self.mem(x, t))
 
-    def disjoint(self, s, r):
+    def disjoint(self, s: z3.ExprRef, r: z3.ExprRef) -> z3.BoolRef:
         x = self._x()
         return z3.ForAll([x], z3.Not(z3.And(self.mem(x, s), self.mem(x, r))))
 
     # axioms
-    def antichain(self):
+    def antichain(self) -> z3.BoolRef:
         s, t = self._s(), self._s()
         return z3.ForAll([s, t], z3.Implies(z3.And(self.J(s), self.J(t), self.subset(s, t)),
                                             self.same(s, t)))
 
-    def singletons(self):
+    def singletons(self) -> z3.BoolRef:
         e, x = self._x(), self._x()
         return z3.ForAll([e, x], self.mem(x, self.sing(e)) == (x == e))
 
     # semantics
-    def active(self):
+    def active(self) -> z3.BoolRef:
         s = self._s()
         return z3.Exists([s], self.J(s))
 
-    def exact(self, r):
+    def exact(self, r: z3.ExprRef) -> z3.BoolRef:
         s = self._s()
         return z3.Not(z3.Exists([s], z3.And(self.J(s), self.disjoint(s, r))))
 
-    def in_union(self, x):
+    def in_union(self, x: z3.ExprRef) -> z3.BoolRef:
         s = self._s()
         return z3.Exists([s], z3.And(self.J(s), self.mem(x, s)))
 
-    def influence(self, r, ancestors=None):
+    def influence(self, r: z3.ExprRef, ancestors: z3.ExprRef | None = None) -> z3.BoolRef:
         x = self._x()
         member = self.in_union(x) if ancestors is None else self.mem(x, ancestors)
         return z3.Exists([x], z3.And(self.mem(x, r), member))
 
-    def count_at_most(self, k: int):
+    def count_at_most(self, k: int) -> z3.BoolRef:
         sets = [self._s() for _ in range(k + 1)]
         distinct = [z3.Not(self.same(a, b)) for i, a in enumerate(sets) for b in sets[i + 1:]]
         return z3.Not(z3.Exists(sets, z3.And(*[self.J(s) for s in sets], *distinct)))
 
-    def unique(self):
+    def unique(self) -> z3.BoolRef:
         s, t = self._s(), self._s()
         return z3.Exists([s], z3.And(self.J(s), z3.ForAll([t], z3.Implies(self.J(t), self.same(t, s)))))
 
-    def unique_is(self, target):
+    def unique_is(self, target: z3.ExprRef) -> z3.BoolRef:
         """unique, and the ancestor set equals the unique J-set."""
         s, t = self._s(), self._s()
         return z3.Exists([s], z3.And(self.J(s), self.same(s, target),
                                      z3.ForAll([t], z3.Implies(self.J(t), self.same(t, s)))))
 
-    def ancestors_cover_union(self):
+    def ancestors_cover_union(self) -> z3.BoolRef:
         x = self._x()
         return z3.ForAll([x], z3.Implies(self.in_union(x), self.mem(x, self.A)))
 
-    def agree(self, ancestors=None):
+    def agree(self, ancestors: z3.ExprRef | None = None) -> z3.BoolRef:
         r = self._s()
         return z3.ForAll([r], self.exact(r) == self.influence(r, ancestors))
 
-    def disagree(self, ancestors=None):
+    def disagree(self, ancestors: z3.ExprRef | None = None) -> z3.BoolRef:
         r = self._s()
         return z3.Exists([r], self.exact(r) != self.influence(r, ancestors))
 
-    def at_most_items(self, k: int):
+    def at_most_items(self, k: int) -> z3.BoolRef:
         """The universe has at most k items (used only to shrink a SAT countermodel)."""
         names = [z3.Const(f"item{i}", self.Item) for i in range(k)]
         x = self._x()
         return z3.ForAll([x], z3.Or(*[x == c for c in names]))
 
-    def two_distinct(self):
+    def two_distinct(self) -> z3.BoolRef:
         s, t = self._s(), self._s()
         return z3.Exists([s, t], z3.And(self.J(s), self.J(t), z3.Not(self.same(s, t))))
 
-    def agree_on_singletons(self, ancestors=None):
+    def agree_on_singletons(self, ancestors: z3.ExprRef | None = None) -> z3.BoolRef:
         e = self._x()
         return z3.ForAll([e], self.exact(self.sing(e)) == self.influence(self.sing(e), ancestors))
 
-    def redundant_ancestor(self):
+    def redundant_ancestor(self) -> z3.BoolRef:
         e = self._x()
         return z3.Exists([e], z3.And(self.mem(e, self.A), z3.Not(self.in_union(e))))
 
@@ -165,45 +165,119 @@ def _one_item(v: Vocabulary) -> list:
     return [v.active(), v.disagree(), v.agree_on_singletons()]
 
 
-def _over_revised(v: Vocabulary) -> list:
-    # the existentials are Skolemized by hand (equisatisfiable): audit r, item x in r and in
-    # the J-set S, and a J-set T disjoint from r that keeps c alive under exact revision
+@dataclass(frozen=True)
+class Step:
+    """One step of a multi-step proof: the premises (a conjunction of atom literals) entail
+    the conclusion (a disjunction of atom literals; empty means False). Its z3 query is built
+    from these atoms only, premises ∧ ¬conclusion, so a step cannot be swapped for an
+    unrelated (say trivially UNSAT) query without changing the atoms that
+    :mod:`proofs.chaining` chains propositionally. A literal is an atom name, ``!`` negates."""
+
+    label: str
+    premises: tuple[str, ...]
+    conclusion: tuple[str, ...] = ()
+    # an explicit finite model of the premises: (number of items, the J-sets, the set A)
+    witness: tuple[int, tuple[frozenset[int], ...], frozenset[int]] | None = None
+
+    def query(self, v: Vocabulary) -> list:
+        facts = [literal(v, p, premise=True) for p in self.premises]
+        if self.conclusion:
+            facts.append(z3.Not(z3.Or(*[literal(v, c) for c in self.conclusion])))
+        return facts
+
+
+def _over_revised_skolem(v: Vocabulary) -> z3.BoolRef:
+    # ∃ r x S T. mem(x, r) ∧ J(S) ∧ mem(x, S) ∧ J(T) ∧ T ∩ r = ∅, Skolemized by hand
+    # (equisatisfiable where the atom is asserted positively, i.e. as a premise)
     r, x, s, t = (z3.Const(name, sort) for name, sort in
                   (("r", v.Set), ("x", v.Item), ("S", v.Set), ("T", v.Set)))
-    return [v.mem(x, r), v.J(s), v.mem(x, s), v.J(t), v.disjoint(t, r), v.agree_on_singletons()]
+    return z3.And(v.mem(x, r), v.J(s), v.mem(x, s), v.J(t), v.disjoint(t, r))
 
 
-# one_item in two steps (the one-shot form is also UNSAT but takes z3 0.2 s to 20+ s):
-_ONE_ITEM = (
-    ("a disagreement is an over-revision (exact ⊆ influence)",
-     lambda v: [v.active(), v.disagree(),
-                z3.Not(z3.Exists([r := v._s()], z3.And(v.influence(r), z3.Not(v.exact(r)))))]),
-    ("an over-revision on R => one on a one-item audit", _over_revised),
-)
+def _over_revised(v: Vocabulary) -> z3.BoolRef:
+    r = v._s()
+    return z3.Exists([r], z3.And(v.influence(r), z3.Not(v.exact(r))))
+
+
+# The predicates steps are stated in. ``premise`` forms (Skolemized) are used only where the
+# atom is asserted positively, which keeps the query equisatisfiable.
+ATOMS: dict[str, Callable[[Vocabulary], z3.ExprRef]] = {
+    "active": lambda v: v.active(),
+    "unique": lambda v: v.unique(),
+    "two_distinct": lambda v: v.two_distinct(),
+    "agree": lambda v: v.agree(),
+    "agree_on_singletons": lambda v: v.agree_on_singletons(),
+    "disagree": lambda v: v.disagree(),
+    "over_revised": _over_revised,
+    "covers": lambda v: v.ancestors_cover_union(),
+    "unique_is_A": lambda v: v.unique_is(v.A),
+    "agree_A": lambda v: v.agree(v.A),
+    "agree_on_singletons_A": lambda v: v.agree_on_singletons(v.A),
+    "redundant_ancestor": lambda v: v.redundant_ancestor(),
+}
+PREMISE_FORMS: dict[str, Callable[[Vocabulary], z3.ExprRef]] = {"over_revised": _over_revised_skolem}
+
+
+def literal(v: Vocabulary, lit: str, premise: bool = False) -> z3.ExprRef:
+    negated = lit.startswith("!")
+    name = lit.lstrip("!")
+    form = PREMISE_FORMS.get(name) if premise and not negated else None
+    atom = (form or ATOMS[name])(v)
+    return z3.Not(atom) if negated else atom
 
 
 # The only-if directions are chained through singleton audits; z3 decides each step at once,
-# while the one-shot formulation (two quantifier alternations deeper) comes back unknown.
-_ONLY_IF = (
-    ("not unique => two distinct J-sets",
-     lambda v: [v.active(), z3.Not(v.unique()), z3.Not(v.two_distinct())]),
-    ("agree on all audits => agree on singleton audits",
-     lambda v: [v.agree(), z3.Not(v.agree_on_singletons())]),
-    ("two distinct J-sets => disagree on a singleton audit",
-     lambda v: [v.two_distinct(), v.agree_on_singletons()]),
+# while the one-shot formulation (two quantifier alternations deeper) is much harder.
+ONLY_IF_STEPS = (
+    Step("not unique => two distinct J-sets", ("active", "!unique"), ("two_distinct",),
+         witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
+    Step("agree on all audits => agree on singleton audits", ("agree",), ("agree_on_singletons",),
+         witness=(1, (frozenset({0}),), frozenset())),
+    Step("two distinct J-sets => disagree on a singleton audit", ("two_distinct",),
+         ("!agree_on_singletons",), witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
 )
+REFINED_ONLY_IF_STEPS = (
+    Step("not (unique S and A = S) => two distinct J-sets or an item of A outside U",
+         ("active", "covers", "!unique_is_A"), ("two_distinct", "redundant_ancestor"),
+         witness=(2, (frozenset({0}),), frozenset({0, 1}))),
+    Step("agree on all audits => agree on singleton audits", ("agree_A",), ("agree_on_singletons_A",),
+         witness=(1, (frozenset({0}),), frozenset({0}))),
+    Step("two distinct J-sets => disagree on a singleton audit",
+         ("active", "covers", "two_distinct"), ("!agree_on_singletons_A",),
+         witness=(2, (frozenset({0}), frozenset({1})), frozenset({0, 1}))),
+    Step("an item of A outside U => disagree on a singleton audit",
+         ("active", "covers", "redundant_ancestor"), ("!agree_on_singletons_A",),
+         witness=(2, (frozenset({0}),), frozenset({0, 1}))),
+)
+ONE_ITEM_STEPS = (
+    Step("a disagreement is an over-revision (exact ⊆ influence)", ("active", "disagree"),
+         ("over_revised",), witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
+    Step("an over-revision on R => one on a one-item audit", ("over_revised",),
+         ("!agree_on_singletons",), witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
+)
+# What each multi-step statement claims, in the same atoms: premises => conclusion.
+CLAIMS: dict[str, Step] = {
+    "general:boundary_only_if": Step("agree => unique", ("active", "agree"), ("unique",)),
+    "general:refined_only_if": Step("agree over A ⊇ U => unique S and A = S",
+                                    ("active", "covers", "agree_A"), ("unique_is_A",)),
+    "general:one_item": Step("a disagreement => one on a one-item audit", ("active", "disagree"),
+                             ("!agree_on_singletons",)),
+}
+STEPS: dict[str, tuple[Step, ...]] = {
+    "general:boundary_only_if": ONLY_IF_STEPS,
+    "general:refined_only_if": REFINED_ONLY_IF_STEPS,
+    "general:one_item": ONE_ITEM_STEPS,
+}
+
+
+def _parts(steps: tuple[Step, ...]) -> tuple[tuple[str, Part], ...]:
+    return tuple((step.label, step.query) for step in steps)
+
+
+_ONLY_IF = _parts(ONLY_IF_STEPS)
 _REFINED_BASE = lambda v: [v.active(), v.ancestors_cover_union()]  # noqa: E731
-_REFINED_ONLY_IF = (
-    ("not (unique S and A = S) => two distinct J-sets or an item of A outside U",
-     lambda v: _REFINED_BASE(v) + [z3.Not(v.unique_is(v.A)), z3.Not(v.two_distinct()),
-                                   z3.Not(v.redundant_ancestor())]),
-    ("agree on all audits => agree on singleton audits",
-     lambda v: [v.agree(v.A), z3.Not(v.agree_on_singletons(v.A))]),
-    ("two distinct J-sets => disagree on a singleton audit",
-     lambda v: _REFINED_BASE(v) + [v.two_distinct(), v.agree_on_singletons(v.A)]),
-    ("an item of A outside U => disagree on a singleton audit",
-     lambda v: _REFINED_BASE(v) + [v.redundant_ancestor(), v.agree_on_singletons(v.A)]),
-)
+_REFINED_ONLY_IF = _parts(REFINED_ONLY_IF_STEPS)
+_ONE_ITEM = _parts(ONE_ITEM_STEPS)
 
 
 def _one(label: str, part: Part) -> tuple[tuple[str, Part], ...]:
@@ -291,7 +365,7 @@ def decode_general(v: Vocabulary, model: z3.ModelRef, refined: bool) -> Counterm
     sets = model.get_universe(v.Set) or []
     names = {str(e): f"e{i + 1}" for i, e in enumerate(items)}
 
-    def members(s) -> frozenset[str]:
+    def members(s: z3.ExprRef) -> frozenset[str]:
         return frozenset(names[str(e)] for e in items
                          if z3.is_true(model.eval(v.mem(e, s), model_completion=True)))
 

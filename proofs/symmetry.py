@@ -10,6 +10,15 @@ keeps satisfiability: an UNSAT answer still proves the statement for all f.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Protocol
+
+
+class ClauseBuilder(Protocol):
+    """What lex_leader needs from :class:`proofs.cnf_encoding.Builder`."""
+
+    def new(self) -> int: ...
+
+    def add(self, clause: list[int]) -> None: ...
 
 
 def _swap(x: int, i: int, j: int) -> int:
@@ -31,7 +40,7 @@ so the exhaustive orbit check (:mod:`proofs.symmetry_check`) can show that it ca
 drops the "all earlier pairs equal" guard, so every pair is ordered unconditionally."""
 
 
-def lex_leader(builder, n: int, t: list[int], adjacent_only: bool = False,
+def lex_leader(builder: ClauseBuilder, n: int, t: list[int], adjacent_only: bool = False,
                variant: str = "sound") -> None:
     """Add t <=lex t∘(i j) for each transposition (index 0 is the most significant)."""
     if variant not in VARIANTS:
@@ -40,9 +49,9 @@ def lex_leader(builder, n: int, t: list[int], adjacent_only: bool = False,
         pairs = [(t[x], t[_swap(x, i, j)]) for x in range(1 << n) if x < _swap(x, i, j)]
         if variant == "flipped_first" and i == 0:
             pairs = [(c, a) for a, c in pairs]
-        equal = None  # "all earlier pairs equal"; None means true
+        equal: int | None = None  # "all earlier pairs equal"; None means true
         for k, (a, c) in enumerate(pairs):
-            guard = [] if equal is None or variant == "unguarded" else [-equal]
+            guard: list[int] = [] if equal is None or variant == "unguarded" else [-equal]
             builder.add(guard + [-a, c])  # a <= c
             if k + 1 < len(pairs):
                 nxt = builder.new()

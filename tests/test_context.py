@@ -7,17 +7,19 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import strategies as jst
 
 from jtms.cli import main
-from jtms.context import count_tokens
+from jtms.context import Context, count_tokens
 from jtms.reconsolidation import Memory
 
 
-def _check_invariants(memory: Memory, context) -> None:
+def _check_invariants(memory: Memory, context: Context) -> None:
     active = memory.active_ids()
     seen: set[str] = set()
     evidence = {e for e, _ in context.evidence}
@@ -47,7 +49,7 @@ def _check_invariants(memory: Memory, context) -> None:
 
 @settings(max_examples=40)
 @given(data=st.data())
-def test_context_invariants_on_random_memories(data):
+def test_context_invariants_on_random_memories(data: st.DataObject) -> None:
     structure = data.draw(jst.support_structures(cycles=True, max_evidence=5, max_claims=8))
     audit = data.draw(jst.audits(structure))
     budget = data.draw(st.integers(0, 400))
@@ -79,7 +81,8 @@ GRAPH = {
 }
 
 
-def test_context_ranks_by_query_and_lists_withdrawn(tmp_path, capsys):
+def test_context_ranks_by_query_and_lists_withdrawn(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "m.db"
     graph = tmp_path / "g.json"
     graph.write_text(json.dumps(GRAPH))
@@ -109,13 +112,13 @@ def test_context_ranks_by_query_and_lists_withdrawn(tmp_path, capsys):
     assert "assay2" not in text.split("Withdrawn")[0]
 
 
-def test_count_tokens():
+def test_count_tokens() -> None:
     assert count_tokens("") == 0
     assert count_tokens("a b c") == 3
     assert count_tokens("x" * 40) == 10
 
 
-def test_every_intact_support_is_shown_after_the_certificate(tmp_path):
+def test_every_intact_support_is_shown_after_the_certificate(tmp_path: Path) -> None:
     """`c <- a | b`: the context says "because a" and "also supported by b"; a withdrawn
     alternative is not shown; with too small a budget the alternatives go first."""
     with Memory.create(tmp_path / "m.db", durability="off") as memory:
@@ -146,7 +149,7 @@ def test_every_intact_support_is_shown_after_the_certificate(tmp_path):
         assert {c.id: c.also for c in after.claims}["c"] == (("b",),)
 
 
-def test_context_scales_linearly_on_a_chain(tmp_path):
+def test_context_scales_linearly_on_a_chain(tmp_path: Path) -> None:
     """Smoke version of benchmarks/bench_context.py: a 2,500-claim chain (the issue measured
     22-31 s before), budget 2,000 and unlimited."""
     import time

@@ -10,6 +10,7 @@ import io
 import json
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,7 @@ def dump(db: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def folder():
+def folder() -> Iterator[Path]:
     with tempfile.TemporaryDirectory() as name:
         path = Path(name)
         with Memory.create(path / "m.db", durability="off") as memory:
@@ -101,7 +102,9 @@ def check(code: int, err: str, before: list[str] | None = None, db: Path | None 
 
 @FUZZ
 @given(document=DOCUMENTS, ids=st.lists(IDS, min_size=1, max_size=3))
-def test_random_documents_and_ids_to_the_graph_commands(folder, document, ids):
+def test_random_documents_and_ids_to_the_graph_commands(folder: Path,
+                                                        document: tuple[str, bytes],
+                                                        ids: list[str]) -> None:
     _, content = document
     graph = folder / "random.json"
     graph.write_bytes(content)
@@ -122,7 +125,8 @@ def test_random_documents_and_ids_to_the_graph_commands(folder, document, ids):
 @FUZZ
 @given(ids=st.lists(IDS, min_size=1, max_size=3), reason=st.one_of(IDS, st.just("")),
        dry=st.booleans())
-def test_random_ids_to_the_memory_commands(folder, ids, reason, dry):
+def test_random_ids_to_the_memory_commands(folder: Path, ids: list[str], reason: str,
+                                           dry: bool) -> None:
     db = folder / "m.db"
     joined = ",".join(ids)
     for argv in (["audit", "--invalidate", joined, "--reason", reason, "--db", str(db)]
@@ -147,7 +151,8 @@ def test_random_ids_to_the_memory_commands(folder, ids, reason, dry):
     (["add-evidence", ""], "empty"),
     (["add-claim", "y", "--because", "x" * 1_000_000], "characters)"),
 ])
-def test_bad_ids_and_numbers_are_one_line_exit_2(folder, argv, message):
+def test_bad_ids_and_numbers_are_one_line_exit_2(folder: Path, argv: list[str],
+                                                 message: str) -> None:
     db = folder / "m.db"
     before = dump(db)
     code, _, err = run(argv + ["--db", str(db)])
@@ -155,7 +160,7 @@ def test_bad_ids_and_numbers_are_one_line_exit_2(folder, argv, message):
     assert code == 2 and message in err, err
 
 
-def test_unknown_keys_are_named_with_where(folder):
+def test_unknown_keys_are_named_with_where(folder: Path) -> None:
     graph = folder / "typo.json"
     graph.write_text(json.dumps({"nodes": [{"id": "x0", "kind": "evidence"},
                                            {"id": "x1", "kind": "claim"}],
@@ -173,15 +178,16 @@ def test_unknown_keys_are_named_with_where(folder):
     assert "the top level: 'edges'" in run(["check", str(graph)])[2]
 
 
-def test_deep_nesting_is_exit_2(folder):
+def test_deep_nesting_is_exit_2(folder: Path) -> None:
     graph = folder / "deep.json"
     graph.write_text("[" * 100_000 + "]" * 100_000)
-    for argv in (["check", str(graph)], ["import", str(graph), "--db", str(folder / "m.db")]):
+    for argv in (["check", str(graph)], ["import", str(graph), "--db", str(folder / "m.db")],
+                 ["import-memory", str(graph), "--db", str(folder / "fresh.db")]):
         code, _, err = run(argv)
         assert code == 2 and "nested too deeply" in err, err
 
 
-def test_markup_in_ids_and_reasons_is_printed_literally(tmp_path):
+def test_markup_in_ids_and_reasons_is_printed_literally(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     assert run(["init", "--db", db])[0] == 0
     assert run(["add-evidence", "[/x]", "--text", "[bold]t :smile:", "--db", db]) == \
@@ -195,13 +201,15 @@ def test_markup_in_ids_and_reasons_is_printed_literally(tmp_path):
     assert "[/z] [red]bad" in run(["history", "[/x]", "--db", db])[1]
 
 
-def test_unwritable_output_paths_are_exit_2_before_any_work(tmp_path):
+def test_unwritable_output_paths_are_exit_2_before_any_work(tmp_path: Path) -> None:
     missing = tmp_path / "missing" / "deeper"
     for argv, option in ((["enumerate", "--max-n", "6", "--plot", str(missing / "p.png")],
                           "--plot"),
                          (["prove", "--certificate-dir", str(missing / "certs")],
                           "--certificate-dir"),
                          (["fuzz", "--rule", "influence", "--out", str(missing / "g.json")],
+                          "--out"),
+                         (["enumerate", "--n7", "--rows", "0:1", "--out", str(missing / "p.json")],
                           "--out")):
         code, out, err = run(argv)
         assert code == 2 and err.startswith(f"jtms: error: {option} ") and "no such directory" \
@@ -210,7 +218,7 @@ def test_unwritable_output_paths_are_exit_2_before_any_work(tmp_path):
     assert not (tmp_path / "missing").exists()
 
 
-def test_fuzz_leaves_no_hypothesis_folder_unless_asked(tmp_path):
+def test_fuzz_leaves_no_hypothesis_folder_unless_asked(tmp_path: Path) -> None:
     """In a fresh process (in this one hypothesis has already written what it caches)."""
     import os
     import subprocess
@@ -231,7 +239,8 @@ def test_fuzz_leaves_no_hypothesis_folder_unless_asked(tmp_path):
 
 @pytest.mark.parametrize("bad_id, problem", [("a,b", "comma"), (" a", "whitespace"),
                                              ("a\nb", "control character"), ("", "non-empty")])
-def test_ids_the_cli_cannot_name_are_refused_in_graph_files(folder, bad_id, problem):
+def test_ids_the_cli_cannot_name_are_refused_in_graph_files(folder: Path, bad_id: str,
+                                                            problem: str) -> None:
     graph = folder / "ids.json"
     graph.write_text(json.dumps({"nodes": [{"id": bad_id, "kind": "evidence"}]}))
     db = folder / "m.db"
@@ -247,7 +256,8 @@ def test_ids_the_cli_cannot_name_are_refused_in_graph_files(folder, bad_id, prob
     ["supports", "examples/or_world.json", "--claim", "claim", "--limit",
      "100000000000000000000"],
 ])
-def test_out_of_range_integers_are_exit_2(argv, monkeypatch):
+def test_out_of_range_integers_are_exit_2(argv: list[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(Path(__file__).parents[1])
     code, out, err = run(argv)
     check(code, err)

@@ -468,3 +468,17 @@ def test_wait_for_change_on_each_backend(memory_location):
         finally:
             timer.join()
         assert "late" in waiting.active_ids()
+
+
+def test_an_idle_session_ended_by_the_server_is_opened_again(memory, dsn):
+    """A long-lived process whose idle connection the server ended (restart, administrator)
+    reconnects on its next call and catches up; a write in flight is never retried."""
+    with Memory.open(memory) as warm, Memory.open(memory) as other:
+        assert warm.is_active("c1")
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (warm._store.backend_pid,))
+        time.sleep(0.2)
+        other.audit(["e1", "e2"], reason="while the other session was gone")
+        assert not warm.is_active("c1")                       # reconnected, caught up
+        warm.add_evidence("e9")                               # and writes again
+        assert "e9" in other.active_ids() and warm.integrity_problems() == []

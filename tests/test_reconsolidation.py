@@ -95,6 +95,17 @@ def test_stored_memory_equals_exact_revision(memory_location, data, cycles):
             open_audits[result.audit_id] = audit
         current = SupportStructure.build(evidence, claims, pairs)
         assert memory.active_ids() == active_state(current, _blocked(open_audits))
+    # the audits named as keeping each inactive node out are open, and reinstating them
+    # (all of them) brings it back; a node that any reinstatement could bring back names some
+    everything = active_state(current)
+    for node in sorted(set(structure.nodes) | evidence | claims):
+        if node in memory.active_ids():
+            continue
+        named = memory.explain(node).kept_out_by
+        assert set(named) <= set(open_audits)
+        rest = {a: r for a, r in open_audits.items() if a not in named}
+        assert (node in active_state(current, _blocked(rest))) == bool(named)
+        assert bool(named) == (node in everything)
     memory.close()
     # a fresh process view (reopen) agrees, and the store passes its integrity check
     with Memory.open(path) as reopened:
@@ -170,3 +181,62 @@ def test_pointer_derivations_are_certificates(memory_location, cycles):
                     j.antecedents for j in structure.justifications_of[step.claim]}
                 derived.add(step.claim)
             assert claim in derived
+
+
+def test_withdrawn_names_the_audits_that_keep_a_claim_out_now(tmp_path, capsys):
+    """d <- a AND b. Audit 7 (a) withdraws d, audit 8 (b) too; reinstating 7 leaves d out
+    because of 8: explain, the withdrawn list and the context name audit 8, not 7."""
+    import json
+
+    from jtms.cli import main
+
+    path = tmp_path / "m.db"
+    with Memory.create(path) as memory:
+        memory.import_graph({"nodes": [{"id": "a", "kind": "evidence"}, {"id": "b", "kind": "evidence"},
+                                       {"id": "d", "kind": "claim", "text": "the finding"},
+                                       {"id": "u", "kind": "claim", "text": "its use"}],
+                             "justifications": [{"claim": "d", "antecedents": ["a", "b"]},
+                                                {"claim": "u", "antecedents": ["d"]}]})
+        first = memory.audit(["a"], reason="assay a contaminated")
+        second = memory.audit(["b"], reason="assay b mislabelled")
+        memory.reinstate(first.audit_id)
+        explanation = memory.explain("d")
+        assert explanation.withdrawn_by == first.audit_id
+        assert explanation.kept_out_by == (second.audit_id,)
+        assert memory.explain("u").kept_out_by == (second.audit_id,)   # through d
+        assert memory.explain("a").active and memory.explain("b").kept_out_by == (second.audit_id,)
+        (item,) = [w for w in memory.withdrawn() if w["id"] == "d"]
+        assert item["audit"] == second.audit_id and item["audits"] == [second.audit_id]
+        assert item["reason"] == "assay b mislabelled"
+        text = memory.context(400).text
+        assert f"d (audit {second.audit_id}: assay b mislabelled)" in text
+        assert "contaminated" not in text
+    capsys.readouterr()
+    assert main(["explain", "d", "--db", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kept_out_by"] == [second.audit_id]
+    assert main(["explain", "d", "--db", str(path)]) == 0
+    assert f"kept out now by audit(s) {second.audit_id}" in capsys.readouterr().out
+
+
+@settings(max_examples=200)
+@given(base=st.lists(st.lists(st.integers(0, 9), max_size=3), max_size=8), added=st.integers(0, 3),
+       items=st.lists(st.tuples(st.integers(0, 10), st.integers(0, 9)), max_size=8))
+def test_adjacency_with_a_compressed_base_round_trips(base, added, items):
+    """theory.incremental.Adjacency: a compressed base, items added later and nodes added
+    after it read back as plain lists, and compress back to the same thing (checkpoints)."""
+    from theory.incremental import Adjacency
+
+    offsets, flat = [0], []
+    for row in base:
+        flat += row
+        offsets.append(len(flat))
+    adjacency = Adjacency(offsets, flat)
+    adjacency.add_nodes(added)
+    expected = [list(row) for row in base] + [[] for _ in range(added)]
+    for node, item in items:
+        if node < len(expected):
+            adjacency.add(node, item)
+            expected[node].append(item)
+    assert [adjacency[n] for n in range(len(adjacency))] == expected
+    again = Adjacency(*adjacency.compressed())
+    assert [again[n] for n in range(len(again))] == expected

@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sympy
@@ -14,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jtms.cli import main
-from jtms.quantities import Tolerance, compare
+from jtms.quantities import Outcome, Tolerance, compare
 from jtms.reconsolidation import Memory
 from jtms.reviewer import recheck, recheck_all, review
 from jtms.safe_expr import (FUNCTIONS, UNITS, UnsafeExpression, check_expression, grammar_table,
@@ -42,11 +43,16 @@ INJECTIONS = [
     "1 if 1 else 2",
     "a.b",
     "1 < 2",
+    "meter.scale_factor", "meter(3)", "pi.evalf(10**6)", "E.__class__", "mean([[1, 2]])",
+    "mean([1, 2], [3])", "[1, 2]", "mean(*[1, 2])", "sum(x for x in [1])", "__builtins__",
+    "sqrt(2)[0]", "{1: 2}", "1j", "f'{1}'", "b'1'", "...", "meter if 1 else 2", "@", "m ** m",
+    "5 % meter", "factorial(2.5)", "Rational(1, 0)", "stdev([1])", "min()",
 ]
 
 
 @pytest.mark.parametrize("text", INJECTIONS)
-def test_injected_expressions_are_refused(text, tmp_path, monkeypatch):
+def test_injected_expressions_are_refused(
+        text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(UnsafeExpression):
         parse_expression(text)
@@ -59,11 +65,11 @@ def test_injected_expressions_are_refused(text, tmp_path, monkeypatch):
     ("pi", sympy.pi), ("binomial(5, 2)", 10), ("Abs(-2.5)", sympy.Rational(5, 2)),
     ("0.1 + 0.2", sympy.Rational(3, 10)), ("3.3333", sympy.Rational(33333, 10000)),
 ])
-def test_arithmetic_parses(text, value):
+def test_arithmetic_parses(text: str, value: Any) -> None:
     assert parse_expression(text) == value
 
 
-def test_recheck():
+def test_recheck() -> None:
     assert recheck("e", "2*3", "6") is None
     assert recheck("e", "sqrt(2)", "1.4142135623730951") is None
     assert recheck("e", "sqrt(2)", "1.41421356") is None
@@ -88,7 +94,7 @@ GRAPH = {
 }
 
 
-def test_review_audits_discrepancies(tmp_path, capsys):
+def test_review_audits_discrepancies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "m.db"
     graph = tmp_path / "g.json"
     graph.write_text(json.dumps(GRAPH))
@@ -110,14 +116,16 @@ def test_review_audits_discrepancies(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["discrepancies"] == []
 
 
-def test_unsafe_calculations_are_refused_on_input_and_by_the_reviewer(tmp_path, capsys):
+def test_unsafe_calculations_are_refused_on_input_and_by_the_reviewer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "m.db"
     assert main(["init", "--db", str(db)]) == 0
     capsys.readouterr()
     assert main(["add-evidence", "evil", "--expression", "__import__('os').getcwd()",
                  "--value", "0", "--db", str(db)]) == 2
     assert "refused" in capsys.readouterr().err
-    bad = dict(GRAPH, nodes=GRAPH["nodes"][:1] + [
+    nodes: list[dict[str, str]] = GRAPH["nodes"]  # type: ignore[assignment]
+    bad: dict[str, Any] = dict(GRAPH, nodes=nodes[:1] + [
         {"id": "evil", "kind": "evidence", "expression": "open('x').read()", "value": "1"}])
     bad["justifications"] = []
     graph = tmp_path / "bad.json"
@@ -153,14 +161,15 @@ HOSTILE = ["factorial(10000)", "10**10000", "99999**9999", "10**4000*10**4000",
 
 
 @pytest.mark.parametrize("text", HOSTILE)
-def test_hostile_expressions_are_refused_statically_with_a_reason(text):
+def test_hostile_expressions_are_refused_statically_with_a_reason(text: str) -> None:
     with pytest.raises(UnsafeExpression) as refusal:
         check_expression(text)
     assert refusal.value.problem
 
 
 @pytest.mark.parametrize("text", HOSTILE[:7])
-def test_add_evidence_refuses_hostile_calculations_at_input(text, tmp_path, capsys):
+def test_add_evidence_refuses_hostile_calculations_at_input(
+        text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "m.db"
     assert main(["init", "--db", str(db)]) == 0
     capsys.readouterr()
@@ -174,7 +183,7 @@ def test_add_evidence_refuses_hostile_calculations_at_input(text, tmp_path, caps
         assert "big" not in memory
 
 
-def _plant(db, rows):
+def _plant(db: Path, rows: list[tuple[str, str, str]]) -> None:
     """Evidence rows written behind the API's back (as a foreign writer could)."""
     connection = sqlite3.connect(db)
     with connection:
@@ -187,7 +196,8 @@ def _plant(db, rows):
     connection.close()
 
 
-def test_a_hostile_batch_does_not_stop_the_review(tmp_path, capsys):
+def test_a_hostile_batch_does_not_stop_the_review(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Hostile expressions and recorded values next to `6*7` recorded as 41: the hostile ones
     are refused with their reasons, the 41 is still found and withdrawn."""
     db = tmp_path / "m.db"
@@ -219,14 +229,14 @@ def _sleep_then(seconds: float) -> float:
     return seconds
 
 
-def test_sandbox_time_limit_kills_only_the_slow_call():
+def test_sandbox_time_limit_kills_only_the_slow_call() -> None:
     with Sandbox(_sleep_then, workers=2, time_limit=0.5) as sandbox:
         results = sandbox.map([(0.0,), (30.0,), (0.01,), (30.0,), (0.02,)])
     assert [r.status for r in results] == ["ok", "timeout", "ok", "timeout", "ok"]
     assert results[1].reason == "took longer than 0.5 s"
 
 
-def test_sandbox_requeues_the_rest_of_a_chunk_after_an_overrun():
+def test_sandbox_requeues_the_rest_of_a_chunk_after_an_overrun() -> None:
     calls = [(0.0,)] * 12
     calls[3] = calls[9] = (30.0,)
     with Sandbox(_sleep_then, workers=1, time_limit=1.0) as sandbox:
@@ -234,7 +244,7 @@ def test_sandbox_requeues_the_rest_of_a_chunk_after_an_overrun():
     assert [r.status for r in results] == ["timeout" if k in (3, 9) else "ok" for k in range(12)]
 
 
-def test_sandbox_survives_a_dying_worker_and_reuses_workers():
+def test_sandbox_survives_a_dying_worker_and_reuses_workers() -> None:
     with Sandbox(os._exit, workers=1, time_limit=5) as sandbox:
         assert sandbox.map([(3,)])[0].reason == "worker died"
     with Sandbox(pow, workers=2, time_limit=5) as sandbox:
@@ -243,7 +253,7 @@ def test_sandbox_survives_a_dying_worker_and_reuses_workers():
         assert sandbox.started == 2  # 200 calls, two process starts
 
 
-def test_timeouts_are_refused_and_the_rest_still_checked(monkeypatch):
+def test_timeouts_are_refused_and_the_rest_still_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     outcomes = recheck_all([("6*7", "41"), ("2+2", "4")], Tolerance(), time_limit=30)
     assert [o.status for o in outcomes] == ["discrepancy", "ok"]
     monkeypatch.setattr("jtms.reviewer.compare", _slow_compare)
@@ -253,7 +263,7 @@ def test_timeouts_are_refused_and_the_rest_still_checked(monkeypatch):
     assert outcomes[1].problem == "refused: evaluation took longer than 1 s"
 
 
-def _slow_compare(expression, recorded, tolerance):
+def _slow_compare(expression: str, recorded: str, tolerance: Tolerance) -> Outcome:
     if expression == "1":
         _sleep_then(60)
     return compare(expression, recorded, tolerance)
@@ -269,7 +279,7 @@ def _slow_compare(expression, recorded, tolerance):
         st.tuples(st.sampled_from(sorted(FUNCTIONS)), st.lists(inner, min_size=1, max_size=3))
         .map(lambda t: f"{t[0]}({', '.join(t[1])})")),
     max_leaves=12), min_size=1, max_size=12))
-def test_whatever_the_static_check_accepts_is_evaluated_or_refused(texts):
+def test_whatever_the_static_check_accepts_is_evaluated_or_refused(texts: list[str]) -> None:
     """Property: the static check never crashes; accepted expressions are evaluated (or
     refused with a reason) by the reviewer, never crash it."""
     accepted = []
@@ -299,18 +309,18 @@ STATED = [
 ]
 
 
-def _table(rows):
+def _table(rows: list[tuple[str, str, str]]) -> list[tuple[str, str, str, str]]:
     """Statuses of a table of calculations, checked in one review pass."""
     outcomes = recheck_all([(e, r) for e, r, _ in rows], Tolerance())
     return [(e, r, o.status, o.problem) for (e, r, want), o in zip(rows, outcomes)
             if o.status != want]
 
 
-def test_recorded_values_compare_at_their_stated_precision():
+def test_recorded_values_compare_at_their_stated_precision() -> None:
     assert _table(STATED) == []
 
 
-def test_explicit_and_exact_tolerances():
+def test_explicit_and_exact_tolerances() -> None:
     exact, loose, tight = Tolerance("exact"), Tolerance("explicit", 1e-3, 0), \
         Tolerance("explicit", 0, 1e-9)
     results = recheck_all([("10/3", "3.3333")] * 3 + [("sqrt(2)", "sqrt(2)")],
@@ -321,7 +331,8 @@ def test_explicit_and_exact_tolerances():
     assert results[4].allowed is not None and results[4].difference is not None
 
 
-def test_review_cli_tolerance_options_are_recorded(tmp_path, capsys):
+def test_review_cli_tolerance_options_are_recorded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "m.db"
     assert main(["init", "--db", str(db)]) == 0
     assert main(["add-evidence", "third", "--expression", "10/3", "--value", "3.3333",
@@ -347,7 +358,7 @@ def test_review_cli_tolerance_options_are_recorded(tmp_path, capsys):
         assert capsys.readouterr().err.count("\n") == 1
 
 
-def _exit_code(argv):
+def _exit_code(argv: list[str]) -> int | str | None:
     try:
         return main(argv)
     except SystemExit as exit_:
@@ -376,13 +387,13 @@ SCIENTIFIC = [
 ]
 
 
-def test_units_statistics_and_functions():
+def test_units_statistics_and_functions() -> None:
     assert _table(SCIENTIFIC) == []
     outcome = recheck_all([("3*meter", "3*second")], Tolerance())[0]
     assert outcome.problem == "dimension mismatch: recomputed length, recorded time"
 
 
-def test_the_grammar_is_documented_in_one_table():
+def test_the_grammar_is_documented_in_one_table() -> None:
     """docs/memory.md shows exactly the table generated from the parser's whitelist."""
     docs = (Path(__file__).parents[1] / "docs" / "memory.md").read_text()
     assert grammar_table() in docs

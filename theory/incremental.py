@@ -29,7 +29,7 @@ plan that is never applied.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 
@@ -40,6 +40,124 @@ NO_SUPPORT = -1
 NO_RANK = 1 << 62
 
 
+class Adjacency(Sequence[list[int]]):
+    """Node -> a list of numbers: a frozen base in compressed-row form (``offsets``, ``flat``:
+    the items of node ``n`` are ``flat[offsets[n]:offsets[n + 1]]``) plus appended items.
+
+    A memory opened from a checkpoint gets its adjacency as two flat lists (no per-node
+    Python lists are built); what is added afterwards goes to small per-node lists. Reading
+    ``adjacency[n]`` returns a list that the caller must not modify (use :meth:`add`).
+    """
+
+    __slots__ = ("_offsets", "_flat", "_base", "_extra", "_tail")
+
+    def __init__(self, offsets: list[int] | None = None, flat: list[int] | None = None) -> None:
+        self._offsets = offsets if offsets is not None else [0]
+        self._flat = flat if flat is not None else []
+        self._base = len(self._offsets) - 1
+        self._extra: dict[int, list[int]] = {}       # base node -> items added later
+        self._tail: list[list[int]] = []             # nodes added after the base
+
+    def __len__(self) -> int:
+        return self._base + len(self._tail)
+
+    def __getitem__(self, n: int) -> list[int]:  # type: ignore[override]
+        base = self._base
+        if n >= base:
+            return self._tail[n - base]
+        offsets = self._offsets
+        items = self._flat[offsets[n]:offsets[n + 1]]
+        if self._extra:
+            extra = self._extra.get(n)
+            if extra:
+                return items + extra
+        return items
+
+    def add(self, n: int, item: int) -> None:
+        if n >= self._base:
+            self._tail[n - self._base].append(item)
+        else:
+            self._extra.setdefault(n, []).append(item)
+
+    def add_unique(self, n: int, item: int) -> None:
+        """Add ``item`` to node ``n`` unless it is there already."""
+        if n >= self._base:
+            items = self._tail[n - self._base]
+            if item not in items:
+                items.append(item)
+        elif item not in self[n]:
+            self._extra.setdefault(n, []).append(item)
+
+    def add_nodes(self, count: int) -> None:
+        self._tail.extend([] for _ in range(count))
+
+    def compressed(self) -> tuple[list[int], list[int]]:
+        """(offsets, flat) of every node, for a checkpoint: the base is copied in blocks,
+        only the nodes with added items and the added nodes are visited one by one."""
+        base_offsets, base_flat = self._offsets, self._flat
+        offsets = list(base_offsets)
+        flat: list[int] = []
+        last, shift = 0, 0
+        for n in sorted(self._extra):          # base nodes with items added later
+            extra = self._extra[n]
+            flat.extend(base_flat[base_offsets[last]:base_offsets[n + 1]])
+            flat.extend(extra)
+            if shift:
+                offsets[last + 1:n + 1] = [k + shift for k in base_offsets[last + 1:n + 1]]
+            shift += len(extra)
+            last = n + 1
+            offsets[last] = base_offsets[last] + shift
+        flat.extend(base_flat[base_offsets[last]:])
+        if shift:
+            offsets[last + 1:] = [k + shift for k in base_offsets[last + 1:]]
+        for items in self._tail:
+            flat.extend(items)
+            offsets.append(len(flat))
+        return offsets, flat
+
+
+class Antecedents(Sequence[tuple[int, ...]]):
+    """Justification -> its sorted antecedent numbers: a compressed base plus appended tuples
+    (tuples of the base are built on first use and kept)."""
+
+    __slots__ = ("_offsets", "_flat", "_base", "_cache", "_tail")
+
+    def __init__(self, offsets: list[int] | None = None, flat: list[int] | None = None) -> None:
+        self._offsets = offsets if offsets is not None else [0]
+        self._flat = flat if flat is not None else []
+        self._base = len(self._offsets) - 1
+        self._cache: list[tuple[int, ...] | None] = [None] * self._base
+        self._tail: list[tuple[int, ...]] = []
+
+    def __len__(self) -> int:
+        return self._base + len(self._tail)
+
+    def __getitem__(self, j: int) -> tuple[int, ...]:  # type: ignore[override]
+        base = self._base
+        if j >= base:
+            return self._tail[j - base]
+        found = self._cache[j]
+        if found is None:
+            offsets = self._offsets
+            found = self._cache[j] = tuple(self._flat[offsets[j]:offsets[j + 1]])
+        return found
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        for j in range(len(self)):
+            yield self[j]
+
+    def append(self, antecedents: tuple[int, ...]) -> None:
+        self._tail.append(antecedents)
+
+    def compressed(self) -> tuple[list[int], list[int]]:
+        """(offsets, flat) of every justification: the base as it is, then the added ones."""
+        offsets, flat = list(self._offsets), list(self._flat)
+        for antecedents in self._tail:
+            flat.extend(antecedents)
+            offsets.append(len(flat))
+        return offsets, flat
+
+
 class GrowingIndex:
     """Integer adjacency that can grow (nodes and justifications are appended, never removed)."""
 
@@ -48,22 +166,32 @@ class GrowingIndex:
         self.number: dict[str, int] = {}
         self.is_evidence = bytearray()
         self.just_claim: list[int] = []
-        self.just_antecedents: list[tuple[int, ...]] = []
-        self.justs_of: list[list[int]] = []
-        self.watchers: list[list[int]] = []
-        self._consumers: list[list[int]] | None = None
+        self.just_antecedents = Antecedents()
+        self.justs_of = Adjacency()
+        self.watchers = Adjacency()
+        self.consumers = Adjacency()          # node -> the claims it is an antecedent of
+
+    @classmethod
+    def from_compressed(cls, ids: list[str], is_evidence: bytearray, just_claim: list[int],
+                        antecedents: tuple[list[int], list[int]],
+                        justs_of: tuple[list[int], list[int]],
+                        watchers: tuple[list[int], list[int]],
+                        consumers: tuple[list[int], list[int]]) -> "GrowingIndex":
+        """An index from compressed rows (a checkpoint): O(nodes) C-level work, no per-node lists."""
+        index = cls()
+        index.ids = ids
+        index.number = dict(zip(ids, range(len(ids))))
+        index.is_evidence = is_evidence
+        index.just_claim = just_claim
+        index.just_antecedents = Antecedents(*antecedents)
+        index.justs_of = Adjacency(*justs_of)
+        index.watchers = Adjacency(*watchers)
+        index.consumers = Adjacency(*consumers)
+        return index
 
     @property
     def size(self) -> int:
         return len(self.ids)
-
-    @property
-    def consumers(self) -> list[list[int]]:
-        """Node -> the claims it is an antecedent of (built on first use, then maintained)."""
-        if self._consumers is None:
-            just_claim = self.just_claim
-            self._consumers = [list(dict.fromkeys(just_claim[j] for j in ws)) for ws in self.watchers]
-        return self._consumers
 
     def numbers(self, ids: Iterable[str]) -> list[int]:
         return [self.number[i] for i in ids]
@@ -77,10 +205,9 @@ class GrowingIndex:
         self.ids.append(node_id)
         self.number[node_id] = n
         self.is_evidence.append(1 if evidence else 0)
-        self.justs_of.append([])
-        self.watchers.append([])
-        if self._consumers is not None:
-            self._consumers.append([])
+        self.justs_of.add_nodes(1)
+        self.watchers.add_nodes(1)
+        self.consumers.add_nodes(1)
         return n
 
     def extend(self, nodes: Sequence[tuple[str, bool]],
@@ -96,35 +223,31 @@ class GrowingIndex:
             ids.append(node_id)
             number[node_id] = first + offset
         self.is_evidence.extend(1 if evidence else 0 for _, evidence in nodes)
-        count = len(nodes)
-        self.justs_of.extend([[] for _ in range(count)])
-        self.watchers.extend([[] for _ in range(count)])
-        if self._consumers is not None:
-            self._consumers.extend([] for _ in nodes)
+        self.justs_of.add_nodes(len(nodes))
+        self.watchers.add_nodes(len(nodes))
+        self.consumers.add_nodes(len(nodes))
         just_claim, just_antecedents = self.just_claim, self.just_antecedents
-        justs_of, watchers = self.justs_of, self.watchers
+        add_just, add_watch, add_consumer = self.justs_of.add, self.watchers.add, self.consumers.add_unique
         j = len(just_claim)
         for claim, antecedents in justifications:
-            if not canonical:
-                antecedents = tuple(sorted(set(antecedents)))
+            ants = tuple(antecedents) if canonical else tuple(sorted(set(antecedents)))
             just_claim.append(claim)
-            just_antecedents.append(antecedents)
-            justs_of[claim].append(j)
-            for a in antecedents:
-                watchers[a].append(j)
+            just_antecedents.append(ants)
+            add_just(claim, j)
+            for a in ants:
+                add_watch(a, j)
+                add_consumer(a, claim)
             j += 1
-        self._consumers = None
 
     def add_justification(self, claim: int, antecedents: Iterable[int]) -> int:
         j = len(self.just_claim)
-        antecedents = tuple(sorted(set(antecedents)))
+        ants = tuple(sorted(set(antecedents)))
         self.just_claim.append(claim)
-        self.just_antecedents.append(antecedents)
-        self.justs_of[claim].append(j)
-        for a in antecedents:
-            self.watchers[a].append(j)
-            if self._consumers is not None and claim not in self._consumers[a]:
-                self._consumers[a].append(claim)
+        self.just_antecedents.append(ants)
+        self.justs_of.add(claim, j)
+        for a in ants:
+            self.watchers.add(a, j)
+            self.consumers.add_unique(a, claim)
         return j
 
     def find_justification(self, claim: int, antecedents: Iterable[int]) -> int | None:
@@ -202,8 +325,6 @@ class SupportState:
         state.active = bytearray(active)
         state.support = list(support)
         state.rank = list(rank)
-        state.dependents = []
-        state.dependents = state._pointer_dependents(len(state.active))
         state.grow()
         return state
 
@@ -247,17 +368,12 @@ class SupportState:
         self.active = bytearray(flags)
         if len(queue) != sum(flags):  # pragma: no cover - the fixpoint is a derivation
             raise AssertionError("support pointers do not cover the least fixpoint")
-        self.dependents = self._pointer_dependents()
 
-    def _pointer_dependents(self, size: int | None = None) -> list[set[int]]:
-        """``dependents[n]``: the claims whose support pointer has ``n`` as an antecedent."""
-        dependents: list[set[int]] = [set() for _ in range(self.index.size if size is None else size)]
-        ants = self.index.just_antecedents
-        for c, j in enumerate(self.support):
-            if j != NO_SUPPORT:
-                for a in ants[j]:
-                    dependents[a].add(c)
-        return dependents
+    def dependents_of(self, n: int) -> list[int]:
+        """The claims whose support pointer has ``n`` as an antecedent (read off the watchers
+        of ``n``: nothing is maintained for the whole graph)."""
+        support, just_claim = self.support, self.index.just_claim
+        return [c for j in self.index.watchers[n] if support[c := just_claim[j]] == j]
 
     # --- queries ----------------------------------------------------------------------------
     def grow(self) -> None:
@@ -267,7 +383,6 @@ class SupportState:
             self.active.extend(bytes(missing))
             self.support.extend([NO_SUPPORT] * missing)
             self.rank.extend([NO_RANK] * missing)
-            self.dependents.extend(set() for _ in range(missing))
 
     def certificate(self, n: int) -> list[tuple[int, int]]:
         """The pointer derivation of an active node: (claim, justification) pairs, down to evidence.
@@ -312,6 +427,40 @@ class SupportState:
                     stack.append((a, False))
         return order
 
+    def blocking_roots(self, n: int) -> frozenset[int]:
+        """The blocked nodes that keep the inactive node ``n`` out now.
+
+        They are the blocked nodes of the inactive part of ``n``'s ancestry (``n`` included;
+        the search stops at active nodes, which are not the reason), provided that lifting
+        their blocks makes ``n`` active again (re-derived from the active rest with
+        :func:`theory.fixpoint.rederive`). Empty for an active node and for one that would
+        stay inactive with no block at all (it has no well-founded support).
+        """
+        if self.active[n]:
+            return frozenset()
+        index, active, blocks = self.index, self.active, self.blocks
+        justs_of, just_antecedents = index.justs_of, index.just_antecedents
+        upstream = [n]
+        seen = {n}
+        k = 0
+        while k < len(upstream):
+            c = upstream[k]
+            k += 1
+            for j in justs_of[c]:
+                for a in just_antecedents[j]:
+                    if a not in seen and not active[a]:
+                        seen.add(a)
+                        upstream.append(a)
+        blocked = frozenset(a for a in upstream if a in blocks)
+        if not blocked:
+            return blocked
+        flags = bytearray(active)
+        for a in upstream:
+            if index.is_evidence[a]:
+                flags[a] = 1
+        rederive(index, flags, [a for a in upstream if not index.is_evidence[a]])
+        return blocked if flags[n] else frozenset()
+
     # --- planning ---------------------------------------------------------------------------
     def _supports_in_order(
         self, after: bytearray, derived: Sequence[int]
@@ -342,14 +491,14 @@ class SupportState:
 
     def support_region(self, roots: Iterable[int]) -> list[int]:
         """``roots`` plus every active claim whose support pointer passes through them."""
-        dependents = self.dependents
+        dependents_of = self.dependents_of
         region = list(dict.fromkeys(roots))
         seen = set(region)
         k = 0
         while k < len(region):
             n = region[k]
             k += 1
-            for c in dependents[n]:
+            for c in dependents_of(n):
                 if c not in seen:
                     seen.add(c)
                     region.append(c)
@@ -372,7 +521,7 @@ class SupportState:
         index = self.index
         active, support, rank = self.active, self.support, self.rank
         just_antecedents, justs_of = index.just_antecedents, index.justs_of
-        dependents = self.dependents
+        dependents_of = self.dependents_of
         root_set = set(roots)
         region = set(self.support_region(roots))
         heap = [(rank[r], r) for r in roots if active[r]]
@@ -400,7 +549,7 @@ class SupportState:
                     continue
             out.append(c)
             out_set.add(c)
-            for d in dependents[c]:
+            for d in dependents_of(c):
                 if d not in queued:
                     queued.add(d)
                     heappush(heap, (rank[d], d))
@@ -475,14 +624,9 @@ class SupportState:
             else:
                 blocks.pop(n, None)
         active, support, rank = self.active, self.support, self.rank
-        ants, dependents = self.index.just_antecedents, self.dependents
         for n in plan.deactivated:
             active[n] = 0
-            old = support[n]
-            if old != NO_SUPPORT:
-                for a in ants[old]:
-                    dependents[a].discard(n)
-                support[n] = NO_SUPPORT
+            support[n] = NO_SUPPORT
             rank[n] = NO_RANK
         is_evidence = self.index.is_evidence
         for n in plan.activated:
@@ -490,14 +634,6 @@ class SupportState:
             if is_evidence[n]:
                 rank[n] = 0
         for c, j in plan.supports.items():
-            old = support[c]
-            if old == j:
-                continue
-            if old != NO_SUPPORT:
-                for a in ants[old]:
-                    dependents[a].discard(c)
-            for a in ants[j]:
-                dependents[a].add(c)
             support[c] = j
         for c, r in plan.ranks.items():
             rank[c] = r
@@ -522,8 +658,6 @@ class SupportState:
                 continue
             if not all(self.active[a] for a in index.just_antecedents[j]):
                 problems.append(f"support pointer of {index.ids[n]!r} is not intact")
-        if self._pointer_dependents() != self.dependents:
-            problems.append("pointer dependents are out of date")
         if not problems:
             for n in range(index.size):
                 if self.active[n] and not index.is_evidence[n] and n not in depth:

@@ -128,6 +128,8 @@ def _validate(args) -> None:
         raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
     if args.plot:
         writable_file(args.plot, "--plot")
+    if args.out:
+        writable_file(args.out, "--out")
     if args.dask_address and not args.dask:
         raise InputError("--dask-address needs --dask")
     sizes = (args.graph_evidence, args.graph_claims, args.graph_justifications)

@@ -137,7 +137,9 @@ def run_import_memory(args: argparse.Namespace) -> int:
     from jtms.memory_file import import_memory
 
     location = args.db or _default_db()
-    summary = import_memory(args.file, location)
+    progress = (lambda step: print(f"jtms import-memory: {step}", file=sys.stderr)
+                ) if sys.stderr.isatty() else None
+    summary = import_memory(args.file, location, progress)
     if args.json:
         print_json({**summary.as_dict(), "file": args.file})
     else:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from theory.errors import InputError
@@ -20,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jtms.diagnosis import ContradictionReview
 
 DEFAULT_DB = "jtms.db"
+TABLE_ROWS = 50   # rows of a table for people; --json lists everything
 
 
 def default_db() -> str:
@@ -40,6 +43,24 @@ def _id_list(value: str, what: str) -> list[str]:
     if not value.strip() or any(not item for item in items):
         raise InputError(f"{what}: expected ID[,ID...], got {value!r}")
     return items
+
+
+def _as_of(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--as-of", default=None, metavar="EVENT_ID|ISO_TIME",
+                        help="the memory as it was at an event (its id, or the latest event at "
+                             "or before an ISO time such as 2026-12-01T08:30:00Z)")
+
+
+@contextmanager
+def _reading(args) -> Iterator[Memory]:
+    """The memory at ``--db`` (as of ``--as-of`` when given), for one read command."""
+    with Memory.open(args.db) as memory:
+        moment = getattr(args, "as_of", None)
+        if moment is None:
+            yield memory
+            return
+        text = moment.strip()
+        yield memory.as_of(int(text) if text.isdigit() else text)
 
 
 def _tolerance(text: str) -> float:
@@ -117,10 +138,12 @@ def register(subparsers) -> None:
 
     p = _common(subparsers.add_parser("history", help="every status a node has had"))
     p.add_argument("id", metavar="ID")
+    _as_of(p)
     p.set_defaults(func=run_history)
 
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
     p.add_argument("id", metavar="ID")
+    _as_of(p)
     p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
                    help="dot / mermaid: the certificate (or broken justifications) as a drawing")
     p.set_defaults(func=run_explain)
@@ -129,7 +152,16 @@ def register(subparsers) -> None:
         "context", help="compile the active memory into a working context under a token budget"))
     p.add_argument("--budget", type=int, required=True, metavar="N")
     p.add_argument("--query", default=None)
+    _as_of(p)
     p.set_defaults(func=run_context)
+
+    p = _common(subparsers.add_parser(
+        "state", help="which nodes are active and which inactive (now, or --as-of a past event)",
+        description="List the active and the inactive nodes (example: jtms state --ids c1,c2 "
+                    "--as-of 7)."))
+    p.add_argument("--ids", default=None, metavar="ID[,ID...]", help="only these nodes")
+    _as_of(p)
+    p.set_defaults(func=run_state)
 
     p = _common(subparsers.add_parser(
         "review", help="re-execute recorded calculations; audit the ones that disagree",
@@ -206,15 +238,18 @@ def run_audit(args) -> int:
     retired = result.retired
     kept = [(k["id"], k["surviving_justification"]) for k in payload["kept"]]
     if args.json:
-        print_json(payload)
+        print_json(payload, compact=len(payload["kept"]) + len(payload["retired"]) > 1000)
         return 0
     out = console()
     label = "dry run" if args.dry_run else f"audit {result.audit_id}"
     out.print(f"{label}: invalidated {', '.join(sorted(result.roots))}; "
               f"retired {len(retired)}, kept {len(kept)} downstream ({result.seconds * 1000:.1f} ms)")
-    out.print(table("retired", ["id"], [[r] for r in sorted(retired)]))
+    shown_retired = sorted(retired)
+    out.print(table("retired", ["id"], [[r] for r in shown_retired[:TABLE_ROWS]]))
     out.print(table("kept (surviving justification)", ["id", "justification"],
-                    [[c, " AND ".join(a) or "(premise)"] for c, a in kept]))
+                    [[c, " AND ".join(a) or "(premise)"] for c, a in kept[:TABLE_ROWS]]))
+    if len(retired) > TABLE_ROWS or len(kept) > TABLE_ROWS:
+        out.print(f"(tables show the first {TABLE_ROWS} rows; --json lists all)")
     return 0
 
 
@@ -231,7 +266,7 @@ def run_reinstate(args) -> int:
 
 
 def run_history(args) -> int:
-    with Memory.open(args.db) as memory:
+    with _reading(args) as memory:
         payload = payloads.history_payload(memory, args.id)
     if args.json:
         print_json(payload)
@@ -245,7 +280,7 @@ def run_history(args) -> int:
 
 
 def run_explain(args) -> int:
-    with Memory.open(args.db) as memory:
+    with _reading(args) as memory:
         explanation = memory.explain(args.id)
         if args.format != "text":
             from jtms.drawing import FORMATS, certificate_drawing
@@ -268,6 +303,8 @@ def run_explain(args) -> int:
             out.print(f"  invalidated by audit(s) {', '.join(map(str, e.blocked_by))}")
         if e.withdrawn_by is not None:
             out.print(f"  withdrawn by event {e.withdrawn_by}")
+        if e.kept_out_by:
+            out.print(f"  kept out now by audit(s) {', '.join(map(str, e.kept_out_by))}")
         for ants, inactive in e.broken:
             out.print(f"  {e.id} <- {' AND '.join(ants) or '(premise)'}: broken by {', '.join(inactive)}")
         if e.kind == "claim" and not e.broken:
@@ -280,12 +317,29 @@ def run_context(args) -> int:
         raise InputError(f"--budget must be >= 0, got {args.budget}")
     from jtms.context import render_text
 
-    with Memory.open(args.db) as memory:
+    with _reading(args) as memory:
         compiled = memory.context(args.budget, args.query)
     if args.json:
         print_json(compiled.as_dict())
     else:
         print(render_text(compiled))
+    return 0
+
+
+def run_state(args) -> int:
+    ids = _id_list(args.ids, "--ids") if args.ids is not None else None
+    with _reading(args) as memory:
+        payload = payloads.state_payload(memory, ids)
+    if args.json:
+        print_json(payload, compact=len(payload["active"]) + len(payload["inactive"]) > 1000)
+        return 0
+    out = console()
+    when = f" as of event {memory.as_of_event}" if memory.as_of_event is not None else ""
+    out.print(f"{len(payload['active'])} active, {len(payload['inactive'])} inactive{when}")
+    rows = [[i, "active"] for i in payload["active"]] + [[i, "inactive"] for i in payload["inactive"]]
+    out.print(table("state", ["id", "status"], rows[:TABLE_ROWS]))
+    if len(rows) > TABLE_ROWS:
+        out.print(f"(the table shows the first {TABLE_ROWS} rows; --json lists all)")
     return 0
 
 

@@ -27,7 +27,9 @@ A = S), inclusion (none ⊆ exact ⊆ influence), one_item (a disagreement impli
 one-item audit). Mutants (one ingredient weakened) must come back SAT: their decoded
 countermodel, a support structure with a witness audit, shows the proof is not vacuous.
 
---general adds the first-order z3 proofs, valid for every finite universe at once.
+--general adds the first-order z3 proofs, valid for every finite universe at once, and
+checks that the multi-step ones chain: the steps entail the statement propositionally,
+each step's hypotheses hold in an explicit model, and each step has a SAT mutant.
 Exit code 1 if a statement came back SAT/unknown, a mutant came back UNSAT, the solvers
 disagreed, or a certificate was rejected.
 """
@@ -52,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="prove the bounded statements for n = min-n .. N evidence items (default 6)")
     parser.add_argument("--min-n", type=int, default=1, metavar="N", help="smallest n (default 1)")
     parser.add_argument("--solvers", default="cadical,z3",
-                        help="comma-separated: cadical, z3 (default both; both must agree)")
+                        help="comma-separated: cadical, z3, glucose (default cadical,z3; all must agree)")
     parser.add_argument("--z3-max-n", type=int, default=None, metavar="N",
                         help="run z3 only up to this n (it is slower than CaDiCaL beyond n = 10)")
     parser.add_argument("--statements", default="boundary",
@@ -140,7 +142,10 @@ def run(args: argparse.Namespace) -> int:
     if args.general:
         from proofs.general import GENERAL, prove_general
 
+        from proofs.chaining import chain_results
+
         results += [prove_general(name, timeout_s=args.timeout) for name in GENERAL]
+        results += chain_results(timeout_s=args.timeout)
 
     ok = all(r.ok for r in results) and not disagreements
     if args.json:

@@ -371,6 +371,7 @@ class PostgresStore:
         self._lock_key = lock_key
         self._listener: psycopg.Connection[Any] | None = None
         self._depth = 0
+        self._durability = "full"
         #: how writers are serialised: "lock" (the advisory lock; always used by jtms) or
         #: "serializable" (SERIALIZABLE transactions, no lock: a concurrent writer fails with
         #: "could not serialize" and must retry; only benchmarks/bench_postgres.py sets it)
@@ -389,7 +390,6 @@ class PostgresStore:
             if create:
                 cls._install(connection, place, init_time or _now())
             key = cls._check(connection, place)
-            connection.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(place.schema)))
         except psycopg.Error as error:
             connection.close()
             raise _fault(error, place.shown) from None
@@ -476,9 +476,35 @@ class PostgresStore:
     def set_durability(self, durability: str) -> None:
         if durability not in ("full", "normal", "off"):
             raise InputError(f"unknown durability {durability!r} (full, normal or off)")
-        value = "on" if durability == "full" else "off"
+        self._durability = durability
         with self._faults():
-            self._db.execute(sql.SQL("SET synchronous_commit TO {}").format(sql.SQL(value)))
+            self._session(self._db)
+
+    def _session(self, connection: psycopg.Connection[Any]) -> None:
+        """The settings of this store's sessions: the memory's schema, the durability."""
+        value = "on" if self._durability == "full" else "off"
+        connection.execute(sql.SQL("SET search_path TO {}; SET synchronous_commit TO {}").format(
+            sql.Identifier(self._place.schema), sql.SQL(value)))
+
+    def _begin(self, statement: str) -> None:
+        """Start a transaction; if the server ended this idle session (a restart, an
+        administrator's ``pg_terminate_backend``), open a new one and start it there: nothing
+        was in flight, so nothing is lost, and the caller catches up by event id as usual."""
+        try:
+            self._db.execute(statement)
+            return
+        except psycopg.OperationalError:
+            if not (self._db.closed or self._db.broken):
+                raise
+        connection = _connect(self._place.conninfo, self._place.shown)
+        try:
+            self._session(connection)
+            connection.execute(statement)
+        except BaseException:
+            connection.close()
+            raise
+        self._db.close()
+        self._db = connection
 
     @contextmanager
     def _faults(self) -> Iterator[None]:
@@ -493,9 +519,8 @@ class PostgresStore:
         if self._depth:  # inside write() or read(): already one snapshot
             yield
             return
-        db = self._db
         with self._faults():
-            db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         self._depth += 1
         try:
             yield
@@ -509,16 +534,16 @@ class PostgresStore:
     def write(self) -> Iterator[None]:
         if self._depth:
             raise RuntimeError("a write cannot start inside another transaction")
-        db = self._db
         started = time.monotonic()
         timeout_ms = max(1, int(self.busy_timeout * 1000))
         try:
             if self.serialise == "serializable":
-                db.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                self._begin("BEGIN ISOLATION LEVEL SERIALIZABLE")
             else:
-                db.execute(f"BEGIN ISOLATION LEVEL READ COMMITTED; "
-                           f"SET LOCAL lock_timeout = {timeout_ms}")
-                db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (JTMS_LOCK_CLASS, self._lock_key))
+                self._begin(f"BEGIN ISOLATION LEVEL READ COMMITTED; "
+                            f"SET LOCAL lock_timeout = {timeout_ms}")
+                self._db.execute("SELECT pg_advisory_xact_lock(%s, %s)",
+                                 (JTMS_LOCK_CLASS, self._lock_key))
         except psycopg.Error as error:
             self._end("ROLLBACK")
             raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
@@ -526,7 +551,7 @@ class PostgresStore:
         try:
             yield
             self._depth -= 1
-            db.execute("COMMIT")
+            self._db.execute("COMMIT")
         except psycopg.Error as error:
             self._depth = 0
             self._end("ROLLBACK")
@@ -833,7 +858,9 @@ class PostgresStore:
         deadline = time.monotonic() + max(0.0, timeout)
         with self._faults():
             listener = self._listener
-            if listener is None or listener.closed:
+            if listener is None or listener.closed or listener.broken:
+                if listener is not None:
+                    listener.close()
                 listener = _connect(self._place.conninfo, self._place.shown)
                 listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._place.schema)))
                 self._listener = listener
@@ -849,10 +876,6 @@ class PostgresStore:
                     newest = max(newest, int(notice.payload))
                 if newest > after or time.monotonic() >= deadline:
                     return newest
-
-    def listening_socket(self) -> int | None:
-        """The file descriptor of the listening connection (for ``select``), if any."""
-        return self._listener.fileno() if self._listener is not None else None
 
 
 def _has_meta(connection: psycopg.Connection[Any], schema: str) -> bool:

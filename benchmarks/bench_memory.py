@@ -1,0 +1,237 @@
+"""The memory across processes: cold commands, open, warm audits and catch-up, in one run.
+
+    python benchmarks/bench_memory.py                                  # 100k claims, the goals
+    python benchmarks/bench_memory.py --curve 10000,100000,1000000     # open / first / warm audit
+
+Graph: ``bench_reconsolidation.make_graph`` (N claims, N/5 evidence, 5% back-edges, so with
+cycles). Each round audits 1% of the evidence (200 items at 100k claims), chosen at random,
+and is reinstated afterwards (not timed), so every round starts from the same state.
+
+Measured, medians over the rounds, wall and CPU:
+
+- ``cold``: ``jtms audit --invalidate <200 ids> --reason r --db PATH --json`` as a new process
+  (output discarded) against ``jtms --help`` in the same round (issue 10 goal: <= 2.5x);
+- ``open_first``: ``Memory.open`` + loading its state + the first audit, in process (<= 150 ms);
+- ``warm``: the audit of a warm memory, commit included (synchronous=FULL), against ltms's
+  in-memory retraction of the same evidence on the same graph (<= 0.3x);
+- ``catch_up``: another connection (a writer process, for SQLite) audits; the next call of a
+  warm memory (``is_active``) applies it from the log, against doing that audit (<= 3x).
+
+ltms must retire exactly what this engine retires (checked every round). Ratios come from the
+same run; run it under ``nice -n 19`` on a shared machine and compare ratios, not times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_reconsolidation import LTMS, make_graph  # noqa: E402
+
+from jtms.reconsolidation import Memory  # noqa: E402
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+
+    def __enter__(self) -> "Clock":
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall.append(time.perf_counter() - self._wall)
+        self.cpu.append(time.process_time() - self._cpu)
+
+    def add(self, wall: float, cpu: float) -> None:
+        self.wall.append(wall)
+        self.cpu.append(cpu)
+
+    def ms(self) -> tuple[float, float]:
+        return (round(statistics.median(self.wall) * 1000, 1),
+                round(statistics.median(self.cpu) * 1000, 1))
+
+
+def _process(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one child process."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:2]} failed: {done.stderr[-400:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _jtms() -> list[str]:
+    return [sys.executable, "-m", "jtms"]
+
+
+def run_goals(n_claims: int, rounds: int, seed: int, folder: Path, peers: bool) -> dict:
+    document = make_graph(n_claims, seed=seed, back_edges=0.05)
+    n_evidence = n_claims // 5
+    size = max(1, n_evidence // 100)
+    db = folder / f"goals-{n_claims}.db"
+    result: dict = {"claims": n_claims, "evidence": n_evidence, "audit_size": size,
+                    "rounds": rounds}
+    started = time.perf_counter()
+    with Memory.create(db) as memory:
+        memory.import_graph(document, source="bench")
+    result["import_s"] = round(time.perf_counter() - started, 1)
+    ltms = LTMS(document) if peers else None
+    del document
+    gc.collect()
+    rng = random.Random(seed + 7)
+    sets = [sorted(f"e{i}" for i in rng.sample(range(n_evidence), size)) for _ in range(rounds)]
+    helper = Memory.open(db)
+
+    def undo(audit_id: int | None) -> None:
+        if audit_id is not None:
+            helper.reinstate(audit_id)
+
+    # cold processes: jtms --help, then the audit, in the same round
+    help_clock, cold_clock = Clock(), Clock()
+    for roots in sets:
+        help_clock.add(*_process(_jtms() + ["--help"]))
+        cold_clock.add(*_process(_jtms() + ["audit", "--invalidate", ",".join(roots), "--reason",
+                                            "bench", "--db", str(db), "--json"]))
+        undo(max(helper.open_audits()))
+    # Memory.open + the first audit
+    open_clock = Clock()
+    for roots in sets:
+        with open_clock:
+            memory = Memory.open(db)
+            outcome = memory.audit(roots, reason="bench open")
+        memory.close()
+        undo(outcome.audit_id)
+    # warm audits (commit included) against ltms on the same sets
+    warm = Memory.open(db)
+    warm.active_ids()
+    warm_clock, ltms_clock = Clock(), Clock()
+    same = True
+    for roots in sets:
+        gc.disable()
+        with warm_clock:
+            outcome = warm.audit(roots, reason="bench warm")
+        gc.enable()
+        warm.reinstate(outcome.audit_id)
+        if ltms is not None:
+            before = ltms.active()
+            gc.disable()
+            with ltms_clock:
+                ltms.audit(roots)
+            gc.enable()
+            same &= (before - ltms.active()) == outcome.retired
+            ltms.restore(roots)
+    # catch-up: another connection audits, the warm memory's next call applies it
+    do_clock, catch_clock = Clock(), Clock()
+    writer = Memory.open(db)
+    writer.active_ids()
+    for roots in sets:
+        warm.is_active("e0")
+        with do_clock:
+            outcome = writer.audit(roots, reason="bench foreign")
+        loads = warm.loads
+        with catch_clock:
+            warm.is_active("e0")
+        assert warm.loads == loads, "the warm memory reloaded instead of catching up"
+        assert warm.open_audits() == writer.open_audits()
+        writer.reinstate(outcome.audit_id)
+    result["integrity_ok"] = warm.integrity_problems() == []
+    for memory in (warm, writer, helper):
+        memory.close()
+    for name, clock in [("help", help_clock), ("cold_audit", cold_clock),
+                        ("open_first_audit", open_clock), ("warm_audit", warm_clock),
+                        ("foreign_audit", do_clock), ("catch_up", catch_clock)]:
+        result[f"{name}_ms"], result[f"{name}_cpu_ms"] = clock.ms()
+    result["cold_vs_help"] = round(statistics.median(cold_clock.wall) / statistics.median(help_clock.wall), 2)
+    result["cold_vs_help_cpu"] = round(statistics.median(cold_clock.cpu) / statistics.median(help_clock.cpu), 2)
+    result["catch_up_vs_doing"] = round(statistics.median(catch_clock.wall) / statistics.median(do_clock.wall), 2)
+    if ltms is not None:
+        result["ltms_retract_ms"], result["ltms_retract_cpu_ms"] = ltms_clock.ms()
+        result["warm_vs_ltms"] = round(statistics.median(warm_clock.wall) / statistics.median(ltms_clock.wall), 2)
+        result["warm_vs_ltms_cpu"] = round(statistics.median(warm_clock.cpu) / statistics.median(ltms_clock.cpu), 2)
+        result["ltms_same_retired"] = same
+    return result
+
+
+def run_curve(sizes: list[int], rounds: int, seed: int, folder: Path) -> list[dict]:
+    rows = []
+    for n in sizes:
+        document = make_graph(n, seed=seed, back_edges=0.05)
+        n_evidence = n // 5
+        db = folder / f"curve-{n}.db"
+        started = time.perf_counter()
+        with Memory.create(db) as memory:
+            memory.import_graph(document, source="bench")
+        row: dict = {"claims": n, "import_s": round(time.perf_counter() - started, 1)}
+        del document
+        gc.collect()
+        rng = random.Random(seed + 3)
+        size = max(1, n_evidence // 100)
+        open_clock, first_clock, warm_clock = Clock(), Clock(), Clock()
+        for _ in range(rounds):
+            with open_clock:
+                memory = Memory.open(db)
+                memory.is_active("e0")           # loads the state (checkpoint + log tail)
+            with first_clock:
+                outcome = memory.audit([f"e{i}" for i in rng.sample(range(n_evidence), size)],
+                                       reason="curve first")
+            memory.reinstate(outcome.audit_id)
+            for _ in range(2):
+                roots = [f"e{i}" for i in rng.sample(range(n_evidence), size)]
+                gc.disable()
+                with warm_clock:
+                    outcome = memory.audit(roots, reason="curve warm")
+                gc.enable()
+                memory.reinstate(outcome.audit_id)
+            memory.close()
+        row["audit_size"] = size
+        for name, clock in [("open", open_clock), ("first_audit", first_clock),
+                            ("warm_audit", warm_clock)]:
+            row[f"{name}_ms"], row[f"{name}_cpu_ms"] = clock.ms()
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        db.unlink()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--curve", default=None, help="sizes, e.g. 10000,100000,1000000")
+    parser.add_argument("--no-peers", action="store_true", help="skip ltms")
+    parser.add_argument("--out", default=None, help="also write the results as JSON here")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.curve:
+            results: object = run_curve([int(s) for s in args.curve.split(",")], args.rounds,
+                                        args.seed, Path(tmp))
+        else:
+            results = run_goals(args.claims, args.rounds, args.seed, Path(tmp), not args.no_peers)
+            print(json.dumps(results), flush=True)
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
