@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from rich.markup import escape
 
@@ -26,7 +28,7 @@ MUTANTS = ("forgetful", "unpropagated", "loop-keeping")
 MAX_LABELLED_GRAPHS = 20_000_000  # the class builder holds every labelled graph as a row
 
 
-def register(subparsers) -> None:
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "enumerate",
         help="exhaustive theorem enumerations (flat universes, n=7 slice, memory graphs)",
@@ -85,7 +87,7 @@ def register(subparsers) -> None:
 
 
 @contextmanager
-def _progress(enabled: bool):
+def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
     if not enabled:
         yield None
         return
@@ -94,7 +96,7 @@ def _progress(enabled: bool):
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, Any] = {}  # label -> rich TaskID
 
         def update(label: str, done: int, total: int) -> None:
             if label not in tasks:
@@ -107,7 +109,7 @@ def _progress(enabled: bool):
 MAX_WORKERS = 1024  # local worker processes; beyond, the pool cannot even be created
 
 
-def _validate(args) -> None:
+def _validate(args: argparse.Namespace) -> None:
     if args.merge is not None and args.n7:
         raise InputError("--merge and --n7 are separate steps: run the parts, then merge them")
     if (args.rows is not None or args.out or args.plan_parts is not None) and not args.n7:
@@ -147,7 +149,7 @@ def _validate(args) -> None:
                 f"has {family.labelled_count():,} labelled graphs (limit {MAX_LABELLED_GRAPHS:,})")
 
 
-def _family(args):
+def _family(args: argparse.Namespace) -> Any:
     from enumerations.graphs import GraphFamily
 
     return GraphFamily.default().resized(
@@ -250,7 +252,7 @@ def _stderr(s: dict) -> str:
     return f" ± {error:,.1f} (1 standard error)" if error is not None else ""
 
 
-def _render_counterexamples(out, result: dict) -> None:
+def _render_counterexamples(out: Any, result: dict[str, Any]) -> None:
     for c in result.get("counterexamples", []):
         detail = (f"n={c['n']}: minimal justifications {c['minimal_justifications']}, audit "
                   f"{c['audit']}: exact retires {c['exact_retires']}, influence retires "
@@ -261,7 +263,7 @@ def _render_counterexamples(out, result: dict) -> None:
         out.print(f"... and {hidden:,} more counterexamples", style="red")
 
 
-def _render_graphs(out, g: dict) -> None:
+def _render_graphs(out: Any, g: dict[str, Any]) -> None:
     f = g["family"]
     rows = [
         ("graphs (labelled)", f"{g['graphs']:,}"),
@@ -363,7 +365,7 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _eta_progress(enabled: bool, label: str, every: float = 60.0):
+def _eta_progress(enabled: bool, label: str, every: float = 60.0) -> Iterator[Callable[[int, int], None] | None]:
     """Progress in functions with an ETA: a rich bar on a terminal, else a line on stderr
     every ``every`` seconds (background runs write it to their log)."""
     if not enabled:
