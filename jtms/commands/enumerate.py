@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     if args.n7:
         return _n7(args)
     from enumerations import mutants
-    from enumerations.engine import choose, start_engine
+    from enumerations.executor import choose, start_executor
     from enumerations.flat import exact_survival
     from enumerations.runs import run_flat, run_n7_slice
     from theory.revision import exact as theory_exact
@@ -180,23 +180,24 @@ def run(args: argparse.Namespace) -> int:
     show_bar = not args.json and sys.stderr.isatty()
     payload: dict = {}
     failed = False
-    with start_engine(kind, args.workers, address=args.dask_address) as engine, \
+    with start_executor(kind, args.workers, address=args.dask_address) as executor, \
             _progress(show_bar) as progress:
-        flat = run_flat(args.max_n, engine, exact=flat_exact, progress=progress)
+        flat = run_flat(args.max_n, executor, exact=flat_exact, progress=progress)
         payload["results"] = [t.to_dict() for t in flat]
         failed |= not all(t.theorem_holds for t in flat)
         if args.n7_slice:
-            report = run_n7_slice(args.n7_slice, engine, seed=args.seed, exact=flat_exact,
+            report = run_n7_slice(args.n7_slice, executor, seed=args.seed, exact=flat_exact,
                                   progress=progress)
             payload["n7_slice"] = report.to_dict()
             failed |= not report.tally.theorem_holds
         if args.graphs:
             from enumerations.graphs import run_graphs
 
-            graphs = run_graphs(_family(args), engine, exact=graph_exact, progress=progress)
+            graphs = run_graphs(_family(args), executor, exact=graph_exact, progress=progress)
             payload["graphs"] = graphs.to_dict()
             failed |= not graphs.verdicts_agree
-    payload["engine"] = {"kind": engine.kind, "workers": engine.workers,
+    # "engine" stays the JSON key (a contract since issue 3); in code it is the shard executor
+    payload["engine"] = {"kind": executor.kind, "workers": executor.workers,
                          "mutant": args.mutant}
     if args.plot:
         from enumerations.plot import plot_report
@@ -216,10 +217,10 @@ def _render(payload: dict, plot: str | None) -> None:
          r["influence_exact"], "holds" if r["theorem_holds"] else "FAILS", f"{r['seconds']:.4f}")
         for r in payload["results"]
     ]
-    engine = payload["engine"]
+    executor = payload["engine"]
     title = (f"Theorem 1, flat universes: every monotone support function, every audit "
-             f"({engine['kind']}, {engine['workers']} worker(s)"
-             + (f", MUTANT {engine['mutant']}" if engine["mutant"] else "") + ")")
+             f"({executor['kind']}, {executor['workers']} worker(s)"
+             + (f", MUTANT {executor['mutant']}" if executor["mutant"] else "") + ")")
     out.print(table(title, ["n", "monotone functions", "active", "unique minimal",
                             "influence = exact", "theorem", "seconds"], rows))
     for r in payload["results"]:
@@ -288,7 +289,7 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
 
 
 def _n7(args: argparse.Namespace) -> int:
-    from enumerations.engine import choose, start_engine
+    from enumerations.executor import choose, start_executor
     from enumerations.parts import PartError, parse_rows, plan_parts, rows_total, run_part
 
     total = rows_total()
@@ -306,15 +307,15 @@ def _n7(args: argparse.Namespace) -> int:
         return EXIT_OK
     kind = choose(args.workers, args.dask)
     try:
-        with start_engine(kind, args.workers, address=args.dask_address) as engine, \
+        with start_executor(kind, args.workers, address=args.dask_address) as executor, \
                 _eta_progress(not args.json, f"n = 7 rows {rows[0]}:{rows[1]}") as progress:
-            part = run_part(rows, args.out, engine, progress=progress)
+            part = run_part(rows, args.out, executor, progress=progress)
     except PartError as error:
         raise InputError(str(error)) from None
     except OSError as error:
         raise InputError(f"cannot write {args.out}: {error}") from None
     payload = part.to_dict()
-    payload["engine"] = {"kind": engine.kind, "workers": engine.workers}
+    payload["engine"] = {"kind": executor.kind, "workers": executor.workers}
     if args.json:
         print_json(payload)
     else:
