@@ -1,4 +1,4 @@
-"""Benchmark of `jtms enumerate`: vectorised kernel vs the straightforward checks, engines,
+"""Benchmark of `jtms enumerate`: vectorised kernel vs the straightforward checks, executors,
 the n = 7 slice and the graph enumeration, side by side in one run.
 
     python benchmarks/bench_enumerate.py                  # everything (a few minutes)
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from enumerations.engine import start_engine  # noqa: E402
+from enumerations.executor import start_executor  # noqa: E402
 from enumerations.flat import tally_n  # noqa: E402
 from enumerations.graphs import GraphFamily, run_graphs  # noqa: E402
 from enumerations.monotone import DEDEKIND, monotone_tables  # noqa: E402
@@ -105,20 +105,20 @@ def main() -> int:
               f"{five['python_int'][key] / five['vectorised'][key]:,.0f}x, theory rules / vectorised "
               f"{five['theory_rules'][key] / five['vectorised'][key]:,.0f}x")
 
-    print("\nengines, n = 0..6 (wall-clock, engine start-up excluded)")
-    engines = {}
+    print("\nengines, n = 0..6 (wall-clock, executor start-up excluded)")
+    executors = {}
     for label, kind, workers in (("serial", "serial", 1), ("processes x2", "processes", 2),
                                  ("dask local x2", "dask", 2)):
-        with start_engine(kind, workers) as engine:
-            run_flat(4, engine)  # warm the workers (imports, small tables)
-            _, runs = timed(lambda: run_flat(6, engine), max(1, args.repeats // 2))
-        engines[label] = summary(runs)  # CPU of worker processes is not in process_time
+        with start_executor(kind, workers) as executor:
+            run_flat(4, executor)  # warm the workers (imports, small tables)
+            _, runs = timed(lambda: run_flat(6, executor), max(1, args.repeats // 2))
+        executors[label] = summary(runs)  # CPU of worker processes is not in process_time
         print(f"  {label:<14} median {statistics.median(runs):.3f} s  (runs {', '.join(f'{r:.3f}' for r in runs)})")
-    out["engines"] = engines
+    out["executors"] = executors
 
     print(f"\nn = 7 slice: {args.slice_rows} random shards (seed {args.seed}), serial")
-    with start_engine() as engine:
-        report = run_n7_slice(args.slice_rows, engine, seed=args.seed)
+    with start_executor() as executor:
+        report = run_n7_slice(args.slice_rows, executor, seed=args.seed)
     s = report.to_dict()
     out["n7_slice"] = s
     print(f"  {s['functions_checked']:,} functions in {s['core_seconds']:.1f} CPU-s "
@@ -134,8 +134,8 @@ def main() -> int:
         family = GraphFamily(e, c, j)
         print(f"\nmemory graphs {family.to_dict()}")
         for label, kind, workers in (("serial", "serial", 1), ("processes x2", "processes", 2)):
-            with start_engine(kind, workers) as engine:
-                tally = run_graphs(family, engine)
+            with start_executor(kind, workers) as executor:
+                tally = run_graphs(family, executor)
             g = tally.to_dict()
             out.setdefault("graphs", {})[label] = g
             print(f"  {label:<14} {g['seconds']:.1f} s wall, {g['cpu_seconds']:.1f} CPU-s in shards, "

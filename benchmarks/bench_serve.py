@@ -126,6 +126,7 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
                               "calls": calls}
     samples, sizes = in_process(db, audits)
     result["in_process"] = percentiles(samples)
+    print(f"in_process: {result['in_process']}", file=sys.stderr, flush=True)
     result["result_ids_median"] = statistics.median(sizes)  # retired + kept entries per result
     base = statistics.median(samples)
     paths: list[tuple[str, Callable[[str, list[list[str]]], Samples]]] = [
@@ -137,6 +138,7 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
         row["client_schema_check_p50_ms"] = round(statistics.median(checks) * 1000, 3)
         row["overhead_without_client_check_p50_ms"] = round(
             (statistics.median([s - c for s, c in zip(samples, checks)]) - base) * 1000, 3)
+        print(f"{name}: {row}", file=sys.stderr, flush=True)  # kept if a long run is cut short
     return result
 
 

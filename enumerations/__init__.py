@@ -8,7 +8,7 @@
   :mod:`theory.revision` (the oracle for the kernel).
 - :mod:`enumerations.graphs`: every small memory graph (cycles included), the brute-force
   comparison of the rules against the influence-safety checker.
-- :mod:`enumerations.engine` / :mod:`enumerations.runs`: shards in this process, on local
+- :mod:`enumerations.executor` / :mod:`enumerations.runs`: shards in this process, on local
   processes or on Dask; whole runs and the measured n = 7 slice with its cost estimate.
 - :mod:`enumerations.mutants`: deliberately wrong rules the enumerations must catch.
 - :mod:`enumerations.plot`: the PNG report.

@@ -377,6 +377,7 @@ def flat_shard(
         if start <= 0 < stop:
             result.merge(tally_tables((monotone_tables(0),), 0, exact, influence, limit), limit)
     else:
+        assert lower is not None  # n >= 1 here
         block = default_block(len(lower))
         builds: dict[int, tuple[float, int]] = {}  # n = 7: b1 -> (build CPU s, rows here)
         if n == 7:
@@ -391,7 +392,7 @@ def flat_shard(
                     rows.candidates(b1)
                     cost += time.thread_time() - before
                 builds[b1] = (cost, count + 1)
-                tables = rows.row(a)
+                tables: Words = rows.row(a)
             else:
                 tables = pair_block(lower, n, a, min(a + block, stop))
             size = len(tables[0])

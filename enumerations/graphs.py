@@ -339,7 +339,7 @@ def graph_shard(family: GraphFamily, rows: Sequence[Sequence[int]], sizes: Seque
 Progress = Callable[[str, int, int], None]
 
 
-def run_graphs(family: GraphFamily, engine: Any, *, exact: RevisionRule = theory_exact,
+def run_graphs(family: GraphFamily, executor: Any, *, exact: RevisionRule = theory_exact,
                progress: Progress | None = None, shard_size: int = 250) -> GraphTally:
     began = time.perf_counter()
     reps, sizes, labelled = iso_classes(family)
@@ -349,7 +349,7 @@ def run_graphs(family: GraphFamily, engine: Any, *, exact: RevisionRule = theory
     shards = [(family, reps[a:a + shard_size].tolist(), sizes[a:a + shard_size].tolist(), exact)
               for a in range(0, len(reps), shard_size)]
     total = GraphTally(family)
-    for part in engine.map(graph_shard, shards):
+    for part in executor.map(graph_shard, shards):
         total.merge(part)
         if progress:
             progress("graphs", total.classes, len(reps))

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from enumerations.engine import Engine
+from enumerations.executor import ShardExecutor
 from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally
 from enumerations.monotone import DEDEKIND
 
@@ -247,7 +247,7 @@ def n7_chunk(start: int, stop: int, limit: int = MAX_COUNTEREXAMPLES) -> tuple[i
 def run_part(
     rows: Interval,
     out: str | os.PathLike,
-    engine: Engine,
+    executor: ShardExecutor,
     *,
     progress: Progress | None = None,
     target: int = CHUNK_FUNCTIONS,
@@ -282,7 +282,7 @@ def run_part(
     finished = 0
     last_save = 0.0
     try:
-        for start, stop, tally in engine.map(n7_chunk, [(a, b, limit) for a, b, _ in chunks]):
+        for start, stop, tally in executor.map(n7_chunk, [(a, b, limit) for a, b, _ in chunks]):
             part.tally.merge(tally, limit)
             part.cpu_seconds += tally.cpu_seconds
             part.done = normalise([*part.done, (start, stop)])

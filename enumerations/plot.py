@@ -54,10 +54,10 @@ def plot_report(payload: dict, path: str | Path) -> None:
         right.set_ylim(top=core * 30)
     else:
         right.set_xticks(ns)
-    engine = payload.get("engine", {})
+    executor = payload.get("engine", {})  # the JSON key of the shard executor
     right.set_xlabel("n (evidence items)")
     right.set_ylabel("seconds (log scale)")
-    right.set_title(f"Time per n ({engine.get('kind', '?')}, {engine.get('workers', 1)} worker(s))")
+    right.set_title(f"Time per n ({executor.get('kind', '?')}, {executor.get('workers', 1)} worker(s))")
     right.grid(True, which="major", alpha=0.3)
     right.legend(loc="upper left", fontsize=8)
     fig.savefig(path, dpi=120)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from enumerations.engine import Engine
+from enumerations.executor import ShardExecutor
 from enumerations.flat import (
     MAX_COUNTEREXAMPLES,
     Counterexample,
@@ -29,7 +29,7 @@ Progress = Callable[[str, int, int], None]
 
 def run_flat(
     max_n: int,
-    engine: Engine,
+    executor: ShardExecutor,
     *,
     min_n: int = 0,
     exact: SurvivalRule = exact_survival,
@@ -43,15 +43,15 @@ def run_flat(
         raise ValueError("exhaustive runs cover 0 <= n <= 6 (n = 7 runs as a slice)")
     results = []
     for n in range(min_n, max_n + 1):
-        if engine.kind == "serial":
+        if executor.kind == "serial":
             # one process: balance is irrelevant, a few pieces only move the progress bar
             rows = shard_count_rows(n)
             shards = block_bounds(rows, -(-rows // 8)) if n >= 6 else [(0, rows)]
         else:
-            shards = plan_shards(n, engine.workers * shards_per_worker)
+            shards = plan_shards(n, executor.workers * shards_per_worker)
         began = time.perf_counter()
         total = FlatTally(n=n)
-        for part in engine.map(flat_shard, [(n, a, b, exact, influence, limit) for a, b in shards]):
+        for part in executor.map(flat_shard, [(n, a, b, exact, influence, limit) for a, b in shards]):
             total.merge(part, limit)
             if progress:
                 progress(f"n = {n}", total.monotone_functions, DEDEKIND[n])
@@ -167,7 +167,7 @@ class SliceReport:
 
 def run_n7_slice(
     rows: int,
-    engine: Engine,
+    executor: ShardExecutor,
     *,
     seed: int = 7,
     exact: SurvivalRule = exact_survival,
@@ -184,9 +184,9 @@ def run_n7_slice(
     total_rows = shard_count_rows(7)
     rng = np.random.default_rng(seed)
     picked = sorted(int(r) for r in rng.choice(total_rows, size=min(rows, total_rows), replace=False))
-    report = SliceReport(total_rows, len(picked), seed, engine.workers, FlatTally(n=7))
+    report = SliceReport(total_rows, len(picked), seed, executor.workers, FlatTally(n=7))
     began = time.perf_counter()
-    for part in engine.map(flat_shard, [(7, r, r + 1, exact, influence, limit) for r in picked]):
+    for part in executor.map(flat_shard, [(7, r, r + 1, exact, influence, limit) for r in picked]):
         report.tally.merge(part, limit)
         report.shard_seconds.append(part.seconds)
         report.shard_cpu_seconds.append(part.cpu_seconds)

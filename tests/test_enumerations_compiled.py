@@ -11,7 +11,7 @@ pytest.importorskip("numba")
 
 from enumerations.compiled import compiled_shard, function_table, quarter_tables, row_function_counts  # noqa: E402
 from enumerations.flat import flat_shard, tally_n  # noqa: E402
-from enumerations.engine import start_engine  # noqa: E402
+from enumerations.executor import start_executor  # noqa: E402
 from enumerations.monotone import DEDEKIND, seven_rows  # noqa: E402
 from enumerations import parts  # noqa: E402
 
@@ -72,7 +72,7 @@ RANGE = (6_500_000, 6_500_120)
 
 def test_part_runs_resume_and_merge_with_coverage(tmp_path):
     out = tmp_path / "p.json"
-    with start_engine() as engine:
+    with start_executor() as executor:
         calls = []
 
         def interrupt(done, total):
@@ -81,16 +81,16 @@ def test_part_runs_resume_and_merge_with_coverage(tmp_path):
                 raise KeyboardInterrupt
 
         with pytest.raises(KeyboardInterrupt):
-            parts.run_part(RANGE, out, engine, progress=interrupt, target=5_000_000,
+            parts.run_part(RANGE, out, executor, progress=interrupt, target=5_000_000,
                            checkpoint_seconds=0.0)
         halfway = parts.load_part(out)
         assert not halfway.complete and halfway.done
-        resumed = parts.run_part(RANGE, out, engine, target=5_000_000)
+        resumed = parts.run_part(RANGE, out, executor, target=5_000_000)
         straight = compiled_shard(7, *RANGE)
     assert resumed.complete and resumed.sessions == 2
     assert _counts(resumed.tally) == _counts(straight)
     with pytest.raises(parts.PartError):
-        parts.run_part((0, 10), out, start_engine().__enter__())  # other rows
+        parts.run_part((0, 10), out, start_executor().__enter__())  # other rows
 
 
 def test_merge_verifies_every_row_exactly_once():

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from enumerations import mutants
-from enumerations.engine import start_engine
+from enumerations.executor import start_executor
 from enumerations.flat import (
     active_flags,
     flat_shard,
@@ -142,9 +142,9 @@ def test_shards_partition_the_work(n):
 
 
 def test_process_pool_equals_serial():
-    with start_engine("serial") as serial:
+    with start_executor("serial") as serial:
         expected = [_counts(t) for t in run_flat(5, serial)]
-    with start_engine("processes", 2) as pool:
+    with start_executor("processes", 2) as pool:
         assert [_counts(t) for t in run_flat(5, pool)] == expected
 
 
@@ -152,9 +152,9 @@ def test_dask_engine_on_a_tiny_local_cluster():
     distributed = pytest.importorskip("dask.distributed")
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
                             dashboard_address=None) as client:
-        with start_engine("dask", 2, client=client) as engine:
-            results = run_flat(4, engine)
-            bad = run_flat(3, engine, min_n=3, exact=mutants.forgetful_survival)
+        with start_executor("dask", 2, client=client) as executor:
+            results = run_flat(4, executor)
+            bad = run_flat(3, executor, min_n=3, exact=mutants.forgetful_survival)
     assert [t.monotone_functions for t in results] == list(DEDEKIND[:5])
     assert all(t.theorem_holds for t in results)
     assert not bad[0].theorem_holds and bad[0].counterexamples

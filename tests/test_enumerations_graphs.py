@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from enumerations import mutants
-from enumerations.engine import start_engine
+from enumerations.executor import start_executor
 from enumerations.graphs import GraphFamily, _compare, brute_force, build, graph_shard, iso_classes, run_graphs
 from theory import strategies as jst
 from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
@@ -18,8 +18,8 @@ from theory.structure import SupportStructure
 
 def test_small_family_agrees_with_the_checker():
     family = GraphFamily(2, 2, 3)
-    with start_engine() as engine:
-        tally = run_graphs(family, engine)
+    with start_executor() as executor:
+        tally = run_graphs(family, executor)
     K = len(family.candidates())
     assert K == 2 * 2**3  # each claim: any subset of the three other nodes
     assert tally.graphs == sum(comb(K, m) for m in range(4))
@@ -98,10 +98,10 @@ def test_graphs_on_dask():
     family = GraphFamily(2, 1, 3)
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
                             dashboard_address=None) as client:
-        with start_engine("dask", 2, client=client) as engine:
-            remote = run_graphs(family, engine, shard_size=5)
-    with start_engine() as engine:
-        local = run_graphs(family, engine)
+        with start_executor("dask", 2, client=client) as executor:
+            remote = run_graphs(family, executor, shard_size=5)
+    with start_executor() as executor:
+        local = run_graphs(family, executor)
     timing = {"seconds": 0, "cpu_seconds": 0, "classes_seconds": 0}
     assert remote.to_dict() | timing == local.to_dict() | timing
     assert remote.verdicts_agree

@@ -45,7 +45,7 @@ def encode(
     for gate in circuit.cone(root):
         kind = circuit.kinds[gate]
         if kind == VAR:
-            literal[gate] = inputs(circuit.names[gate])
+            literal[gate] = inputs(circuit.name(gate))
             continue
         if kind not in (AND, OR):
             literal[gate] = kind == TRUE

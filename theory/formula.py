@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
@@ -36,6 +36,13 @@ class Circuit:
     def __len__(self) -> int:
         return len(self.kinds)
 
+    def name(self, gate: int) -> str:
+        """The evidence id of a VAR gate."""
+        name = self.names[gate]
+        if name is None:
+            raise ValueError(f"gate {gate} is a {self.kinds[gate]} gate, not a variable")
+        return name
+
     def _make(self, kind: str, children: tuple[int, ...], name: str | None = None) -> int:
         key = (kind, children, name)
         gate = self._table.get(key)
@@ -58,7 +65,7 @@ class Circuit:
 
     def _gate(self, kind: str, inputs: Iterable[int], absorbing: int, neutral: int) -> int:
         """A flattened, constant-folded, hash-consed AND or OR gate."""
-        parts = set()
+        parts: set[int] = set()
         for gate in inputs:
             if gate == absorbing:
                 return absorbing
@@ -91,7 +98,7 @@ class Circuit:
         return order
 
     def variables(self, root: int) -> frozenset[str]:
-        return frozenset(self.names[g] for g in self.cone(root) if self.kinds[g] == VAR)
+        return frozenset(self.name(g) for g in self.cone(root) if self.kinds[g] == VAR)
 
     def evaluate(self, root: int, true_vars: Iterable[str] | frozenset[str]) -> bool:
         """Value of the formula at ``root`` when exactly ``true_vars`` are true."""
@@ -164,7 +171,7 @@ def _compile(index: SupportIndex, cone: set[int]) -> SupportCircuit:
     return SupportCircuit(circuit, {ids[n]: g for n, g in gate.items() if not is_evidence[n]})
 
 
-def to_sympy(circuit: Circuit, root: int, symbols: Mapping[str, object] | None = None):
+def to_sympy(circuit: Circuit, root: int, symbols: Mapping[str, object] | None = None) -> Any:
     """The formula at ``root`` as a sympy Boolean expression (display and cross-checks)."""
     import sympy
 
@@ -173,7 +180,7 @@ def to_sympy(circuit: Circuit, root: int, symbols: Mapping[str, object] | None =
     for gate in circuit.cone(root):
         kind = circuit.kinds[gate]
         if kind == VAR:
-            name = circuit.names[gate]
+            name = circuit.name(gate)
             if name not in symbols:
                 symbols[name] = sympy.Symbol(name)
             value[gate] = symbols[name]

@@ -263,7 +263,9 @@ def minimal_justifications(
     method : {"auto", "sat", "labels"}
         ``"sat"`` (the solver core), ``"labels"`` (bottom-up antichain algebra,
         :mod:`theory.labels`), or ``"auto"``: labels while every intermediate label stays
-        within ``label_budget`` sets (cheap small cases), SAT otherwise. All are exact.
+        within ``label_budget`` sets (cheap small cases), SAT otherwise, and SAT directly
+        when the claim's cone has a support loop (labels of a loop are iterated to their
+        fixpoint, measured slower than SAT there). All are exact.
     encoding : {"completion", "unrolled"}
         The SAT encoding of the least fixpoint: completion plus lazy loop formulas (the
         default, linear in the cone) or the unrolled circuit (the test oracle).
@@ -278,6 +280,11 @@ def minimal_justifications(
     """
     if method not in ("auto", "sat", "labels"):
         raise ValueError(f"unknown method {method!r}")
+    if method == "auto" and encoding == "completion":
+        index = index_of(structure)
+        program = SupportProgram.of(index, index.number[structure.require_claim(claim)])
+        if program.cyclic or limit is not None:
+            return frozenset(islice(JustificationEnumerator(program, solver=solver), limit))
     if method != "sat" and limit is None:
         labels = label_of(structure, claim, budget=label_budget if method == "auto" else UNBOUNDED)
         if labels is not None:

@@ -12,6 +12,8 @@ up (returns None) when any label exceeds it, and the solver core falls back to S
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from theory.graphalgo import ancestor_numbers, solve_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.structure import SupportStructure
@@ -47,16 +49,19 @@ def _product(left: list[int], right: list[int], budget: int) -> list[int]:
     return minimize(result)
 
 
-def _label_of_justification(antecedents, labels, budget) -> list[int]:
+def _label_of_justification(antecedents: Iterable[int], labels: Mapping[int, list[int] | None],
+                            budget: int) -> list[int]:
     current = [0]
     for a in antecedents:
-        current = _product(current, labels[a], budget)
+        label = labels[a]
+        assert label is not None  # components over an overflowed label are skipped
+        current = _product(current, label, budget)
         if not current:
             return []
     return current
 
 
-def _claim_label(n: int, index: SupportIndex, labels: dict[int, list[int]], budget: int) -> list[int]:
+def _claim_label(n: int, index: SupportIndex, labels: Mapping[int, list[int] | None], budget: int) -> list[int]:
     union: set[int] = set()
     for j in index.justs_of[n]:
         union.update(_label_of_justification(index.just_antecedents[j], labels, budget))
@@ -66,7 +71,8 @@ def _claim_label(n: int, index: SupportIndex, labels: dict[int, list[int]], budg
     return result
 
 
-def all_labels(index: SupportIndex, nodes=None, budget: int = LABEL_BUDGET) -> dict[int, list[int] | None]:
+def all_labels(index: SupportIndex, nodes: Iterable[int] | None = None,
+               budget: int = LABEL_BUDGET) -> dict[int, list[int] | None]:
     """Labels (bitsets) of ``nodes`` (default all) and their cones, computed once, shared.
 
     A claim whose label would exceed ``budget`` sets, or that depends on such a claim, gets
@@ -99,7 +105,7 @@ def label_of(structure: SupportStructure, claim: str, budget: int = LABEL_BUDGET
     """The minimal justifications of ``claim``, or None if a label exceeds ``budget`` sets."""
     index = index_of(structure)
     target = index.number[structure.require_claim(claim)]
-    labels = all_labels(index, [target], budget)
-    if labels[target] is None:
+    label = all_labels(index, [target], budget)[target]
+    if label is None:
         return None
-    return frozenset(index.names_of_bits(bits) for bits in labels[target])
+    return frozenset(index.names_of_bits(bits) for bits in label)

@@ -220,6 +220,7 @@ def check_structure(
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
     reports = []
+    unclassified: dict[str, Violation] = {}
     for claim in wanted:
         n = index.number[claim]
         if not facts.active[n]:
@@ -230,8 +231,11 @@ def check_structure(
             report = ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(critical)]))
         elif not certificates:
             witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
-            report = ClaimReport(claim, True, False, tuple(Violation(None, frozenset([e]), None) for e in witnesses),
-                                 frozenset(), False)
+            # a witness-only violation is a value: one object per evidence item, shared
+            # (a 100k-claim graph has millions of them)
+            report = ClaimReport(claim, True, False, tuple(
+                unclassified.get(e) or unclassified.setdefault(e, Violation(None, frozenset([e]), None))
+                for e in witnesses), frozenset(), False)
         elif (label := labels.get(n)) is not None:
             report = _report_from_label(index, facts, claim, label, max_listed)
         else:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from rich.markup import escape
 
@@ -26,7 +28,7 @@ MUTANTS = ("forgetful", "unpropagated", "loop-keeping")
 MAX_LABELLED_GRAPHS = 20_000_000  # the class builder holds every labelled graph as a row
 
 
-def register(subparsers) -> None:
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "enumerate",
         help="exhaustive theorem enumerations (flat universes, n=7 slice, memory graphs)",
@@ -85,7 +87,7 @@ def register(subparsers) -> None:
 
 
 @contextmanager
-def _progress(enabled: bool):
+def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
     if not enabled:
         yield None
         return
@@ -94,7 +96,7 @@ def _progress(enabled: bool):
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, Any] = {}  # label -> rich TaskID
 
         def update(label: str, done: int, total: int) -> None:
             if label not in tasks:
@@ -107,7 +109,7 @@ def _progress(enabled: bool):
 MAX_WORKERS = 1024  # local worker processes; beyond, the pool cannot even be created
 
 
-def _validate(args) -> None:
+def _validate(args: argparse.Namespace) -> None:
     if args.merge is not None and args.n7:
         raise InputError("--merge and --n7 are separate steps: run the parts, then merge them")
     if (args.rows is not None or args.out or args.plan_parts is not None) and not args.n7:
@@ -147,7 +149,7 @@ def _validate(args) -> None:
                 f"has {family.labelled_count():,} labelled graphs (limit {MAX_LABELLED_GRAPHS:,})")
 
 
-def _family(args):
+def _family(args: argparse.Namespace) -> Any:
     from enumerations.graphs import GraphFamily
 
     return GraphFamily.default().resized(
@@ -161,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     if args.n7:
         return _n7(args)
     from enumerations import mutants
-    from enumerations.engine import choose, start_engine
+    from enumerations.executor import choose, start_executor
     from enumerations.flat import exact_survival
     from enumerations.runs import run_flat, run_n7_slice
     from theory.revision import exact as theory_exact
@@ -178,23 +180,24 @@ def run(args: argparse.Namespace) -> int:
     show_bar = not args.json and sys.stderr.isatty()
     payload: dict = {}
     failed = False
-    with start_engine(kind, args.workers, address=args.dask_address) as engine, \
+    with start_executor(kind, args.workers, address=args.dask_address) as executor, \
             _progress(show_bar) as progress:
-        flat = run_flat(args.max_n, engine, exact=flat_exact, progress=progress)
+        flat = run_flat(args.max_n, executor, exact=flat_exact, progress=progress)
         payload["results"] = [t.to_dict() for t in flat]
         failed |= not all(t.theorem_holds for t in flat)
         if args.n7_slice:
-            report = run_n7_slice(args.n7_slice, engine, seed=args.seed, exact=flat_exact,
+            report = run_n7_slice(args.n7_slice, executor, seed=args.seed, exact=flat_exact,
                                   progress=progress)
             payload["n7_slice"] = report.to_dict()
             failed |= not report.tally.theorem_holds
         if args.graphs:
             from enumerations.graphs import run_graphs
 
-            graphs = run_graphs(_family(args), engine, exact=graph_exact, progress=progress)
+            graphs = run_graphs(_family(args), executor, exact=graph_exact, progress=progress)
             payload["graphs"] = graphs.to_dict()
             failed |= not graphs.verdicts_agree
-    payload["engine"] = {"kind": engine.kind, "workers": engine.workers,
+    # "engine" stays the JSON key (a contract since issue 3); in code it is the shard executor
+    payload["engine"] = {"kind": executor.kind, "workers": executor.workers,
                          "mutant": args.mutant}
     if args.plot:
         from enumerations.plot import plot_report
@@ -214,10 +217,10 @@ def _render(payload: dict, plot: str | None) -> None:
          r["influence_exact"], "holds" if r["theorem_holds"] else "FAILS", f"{r['seconds']:.4f}")
         for r in payload["results"]
     ]
-    engine = payload["engine"]
+    executor = payload["engine"]
     title = (f"Theorem 1, flat universes: every monotone support function, every audit "
-             f"({engine['kind']}, {engine['workers']} worker(s)"
-             + (f", MUTANT {engine['mutant']}" if engine["mutant"] else "") + ")")
+             f"({executor['kind']}, {executor['workers']} worker(s)"
+             + (f", MUTANT {executor['mutant']}" if executor["mutant"] else "") + ")")
     out.print(table(title, ["n", "monotone functions", "active", "unique minimal",
                             "influence = exact", "theorem", "seconds"], rows))
     for r in payload["results"]:
@@ -250,7 +253,7 @@ def _stderr(s: dict) -> str:
     return f" ± {error:,.1f} (1 standard error)" if error is not None else ""
 
 
-def _render_counterexamples(out, result: dict) -> None:
+def _render_counterexamples(out: Any, result: dict[str, Any]) -> None:
     for c in result.get("counterexamples", []):
         detail = (f"n={c['n']}: minimal justifications {c['minimal_justifications']}, audit "
                   f"{c['audit']}: exact retires {c['exact_retires']}, influence retires "
@@ -261,7 +264,7 @@ def _render_counterexamples(out, result: dict) -> None:
         out.print(f"... and {hidden:,} more counterexamples", style="red")
 
 
-def _render_graphs(out, g: dict) -> None:
+def _render_graphs(out: Any, g: dict[str, Any]) -> None:
     f = g["family"]
     rows = [
         ("graphs (labelled)", f"{g['graphs']:,}"),
@@ -286,7 +289,7 @@ def _render_graphs(out, g: dict) -> None:
 
 
 def _n7(args: argparse.Namespace) -> int:
-    from enumerations.engine import choose, start_engine
+    from enumerations.executor import choose, start_executor
     from enumerations.parts import PartError, parse_rows, plan_parts, rows_total, run_part
 
     total = rows_total()
@@ -304,15 +307,15 @@ def _n7(args: argparse.Namespace) -> int:
         return EXIT_OK
     kind = choose(args.workers, args.dask)
     try:
-        with start_engine(kind, args.workers, address=args.dask_address) as engine, \
+        with start_executor(kind, args.workers, address=args.dask_address) as executor, \
                 _eta_progress(not args.json, f"n = 7 rows {rows[0]}:{rows[1]}") as progress:
-            part = run_part(rows, args.out, engine, progress=progress)
+            part = run_part(rows, args.out, executor, progress=progress)
     except PartError as error:
         raise InputError(str(error)) from None
     except OSError as error:
         raise InputError(f"cannot write {args.out}: {error}") from None
     payload = part.to_dict()
-    payload["engine"] = {"kind": engine.kind, "workers": engine.workers}
+    payload["engine"] = {"kind": executor.kind, "workers": executor.workers}
     if args.json:
         print_json(payload)
     else:
@@ -363,7 +366,7 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _eta_progress(enabled: bool, label: str, every: float = 60.0):
+def _eta_progress(enabled: bool, label: str, every: float = 60.0) -> Iterator[Callable[[int, int], None] | None]:
     """Progress in functions with an ETA: a rich bar on a terminal, else a line on stderr
     every ``every`` seconds (background runs write it to their log)."""
     if not enabled:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from theory.errors import InputError
 from theory.graphfile import load_document
@@ -52,7 +52,7 @@ def _as_of(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def _reading(args) -> Iterator[Memory]:
+def _reading(args: argparse.Namespace) -> Iterator[Memory]:
     """The memory at ``--db`` (as of ``--as-of`` when given), for one read command."""
     with Memory.open(args.db) as memory:
         moment = getattr(args, "as_of", None)
@@ -81,7 +81,7 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _report(args, payload: dict, text: str) -> int:
+def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> int:
     """Print ``payload`` (``--json``) or ``text``; exit 0."""
     if args.json:
         print_json(payload)
@@ -90,7 +90,7 @@ def _report(args, payload: dict, text: str) -> int:
     return 0
 
 
-def register(subparsers) -> None:
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
     p.set_defaults(func=run_init)
 
@@ -188,18 +188,18 @@ def register(subparsers) -> None:
 
 # --- handlers ---------------------------------------------------------------------------------
 
-def run_init(args) -> int:
+def run_init(args: argparse.Namespace) -> int:
     Memory.create(args.db).close()
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
 
 
-def run_upgrade(args) -> int:
+def run_upgrade(args: argparse.Namespace) -> int:
     changed = Memory.upgrade(args.db)
     return _report(args, {"db": args.db, "upgraded": changed},
                    f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
 
 
-def run_import(args) -> int:
+def run_import(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
         document = load_document(args.graph)
         change = memory.import_graph(document, source=args.graph, author=args.author)
@@ -209,14 +209,14 @@ def run_import(args) -> int:
                                   f"({len(change.activated)} active) in {change.seconds:.2f} s")
 
 
-def run_add_evidence(args) -> int:
+def run_add_evidence(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_evidence(args.id, text=args.text, author=args.author,
                                      expression=args.expression, value=args.value)
     return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
 
 
-def run_add_claim(args) -> int:
+def run_add_claim(args: argparse.Namespace) -> int:
     justifications = [_id_list(value, "--because") for value in args.because]
     if args.premise:
         justifications.append([])
@@ -227,7 +227,7 @@ def run_add_claim(args) -> int:
                    f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})")
 
 
-def run_audit(args) -> int:
+def run_audit(args: argparse.Namespace) -> int:
     roots = _id_list(args.invalidate, "--invalidate")
     with Memory.open(args.db) as memory:
         if args.dry_run:
@@ -253,7 +253,7 @@ def run_audit(args) -> int:
     return 0
 
 
-def run_reinstate(args) -> int:
+def run_reinstate(args: argparse.Namespace) -> int:
     try:
         audit_id = int(args.audit_id)
     except ValueError:
@@ -265,7 +265,7 @@ def run_reinstate(args) -> int:
                    f"{', '.join(sorted(change.activated))}")
 
 
-def run_history(args) -> int:
+def run_history(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
         payload = payloads.history_payload(memory, args.id)
     if args.json:
@@ -279,7 +279,7 @@ def run_history(args) -> int:
     return 0
 
 
-def run_explain(args) -> int:
+def run_explain(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
         explanation = memory.explain(args.id)
         if args.format != "text":
@@ -312,7 +312,7 @@ def run_explain(args) -> int:
     return 0
 
 
-def run_context(args) -> int:
+def run_context(args: argparse.Namespace) -> int:
     if args.budget < 0:
         raise InputError(f"--budget must be >= 0, got {args.budget}")
     from jtms.context import render_text
@@ -326,7 +326,7 @@ def run_context(args) -> int:
     return 0
 
 
-def run_state(args) -> int:
+def run_state(args: argparse.Namespace) -> int:
     ids = _id_list(args.ids, "--ids") if args.ids is not None else None
     with _reading(args) as memory:
         payload = payloads.state_payload(memory, ids)
@@ -343,7 +343,7 @@ def run_state(args) -> int:
     return 0
 
 
-def run_review(args) -> int:
+def run_review(args: argparse.Namespace) -> int:
     from jtms.diagnosis import review_contradictions
     from jtms.quantities import Tolerance
     from jtms.reviewer import review

@@ -1,7 +1,7 @@
 """Running shards: in this process, on local worker processes, or on a Dask cluster.
 
 Every shard is a call ``function(*args)`` of a module-level function with picklable
-arguments that returns a picklable partial result, so the three engines run the same code.
+arguments that returns a picklable partial result, so the three executors run the same code.
 
 - ``serial``: in this process (the default, and what ``--workers 1`` means).
 - ``processes``: a :class:`concurrent.futures.ProcessPoolExecutor` with ``workers`` processes.
@@ -22,12 +22,12 @@ from typing import Any
 
 from theory.optional import import_optional
 
-ENGINES = ("serial", "processes", "dask")
+EXECUTORS = ("serial", "processes", "dask")
 
 
 @dataclass
-class Engine:
-    """A started engine; use :func:`start_engine` as a context manager."""
+class ShardExecutor:
+    """A started executor; use :func:`start_executor` as a context manager."""
 
     kind: str
     workers: int
@@ -53,37 +53,37 @@ class Engine:
 
 
 @contextmanager
-def start_engine(kind: str = "serial", workers: int = 1, *, client: Any = None,
-                 address: str | None = None) -> Iterator[Engine]:
-    if kind not in ENGINES:
-        raise ValueError(f"unknown engine {kind!r} (choose from {', '.join(ENGINES)})")
+def start_executor(kind: str = "serial", workers: int = 1, *, client: Any = None,
+                 address: str | None = None) -> Iterator[ShardExecutor]:
+    if kind not in EXECUTORS:
+        raise ValueError(f"unknown executor {kind!r} (choose from {', '.join(EXECUTORS)})")
     if workers < 1:
         raise ValueError("workers must be at least 1")
     if kind == "serial":
-        yield Engine("serial", 1)
+        yield ShardExecutor("serial", 1)
     elif kind == "processes":
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield Engine("processes", workers, pool=pool)
+            yield ShardExecutor("processes", workers, pool=pool)
     else:
         if client is not None:
-            yield Engine("dask", workers, client=client)
+            yield ShardExecutor("dask", workers, client=client)
             return
         distributed = import_optional("dask.distributed", "dask")
         Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
         if address:
             with Client(address) as remote:
-                yield Engine("dask", workers, client=remote)
+                yield ShardExecutor("dask", workers, client=remote)
             return
         # silence_logs: closing the cluster can log a harmless heartbeat error per worker
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                           dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, \
                 Client(cluster) as local:
-            yield Engine("dask", workers, client=local)
+            yield ShardExecutor("dask", workers, client=local)
 
 
 def choose(workers: int, dask: bool) -> str:
-    """The engine a CLI invocation means: ``--dask`` wins, else processes when K > 1."""
+    """The executor a CLI invocation means: ``--dask`` wins, else processes when K > 1."""
     if dask:
         return "dask"
     return "processes" if workers > 1 else "serial"
