@@ -15,7 +15,7 @@ from theory.index import index_of
 from theory.justifications import JustificationEnumerator, minimal_justifications
 from theory.reference import brute_force_minimal_justifications
 
-CYCLIC = jst.support_structures(max_evidence=5, max_claims=7, max_justifications=3, cycles=True)
+CYCLIC = jst.support_structures(max_evidence=5, max_claims=7, max_alternatives=3, cycles=True)
 
 
 def ring(k: int, entries: int = 3) -> SupportStructure:
