@@ -308,10 +308,14 @@ def history_payload(memory: Memory, node_id: str) -> HistoryPayload:
 
 def state_payload(memory: Memory, ids: Iterable[str] | None = None) -> StatePayload:
     """``ids`` (every node when None) split into active and inactive; unknown ids are bad input."""
-    if ids is None:
-        active = memory.active_ids()
-        everything = frozenset(memory.structure().nodes)
-        return {"active": sorted_ids(active), "inactive": sorted_ids(everything - active)}
+    if ids is None:  # every node, straight from the state (not a SupportStructure of the graph)
+        with memory.snapshot():
+            state = memory.state
+            flags = zip(state.index.ids, state.active)
+            split: tuple[list[str], list[str]] = ([], [])
+            for node_id, on in flags:
+                split[0 if on else 1].append(node_id)
+        return {"active": sorted_ids(split[0]), "inactive": sorted_ids(split[1])}
     status = {node_id: memory.is_active(node_id)  # InputError("unknown id") for a stranger
               for node_id in dict.fromkeys(ids)}    # (a nogood id is active when it holds)
     return {"active": sorted_ids(i for i, on in status.items() if on),

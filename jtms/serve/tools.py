@@ -21,19 +21,23 @@ resources are notified (``subscriptions/listen``).
 
 from __future__ import annotations
 
-import inspect
+import copy
+import functools
+import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, TypeVar, cast
 
 import anyio.lowlevel
 import anyio.to_thread
+import pydantic_core
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent
-from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from theory.errors import InputError
@@ -132,6 +136,50 @@ class MemoryAccess:
         return await anyio.to_thread.run_sync(self.run, work, error)
 
 
+def structured(payload: Mapping[str, Any]) -> CallToolResult:
+    """A tool result: ``payload`` as structured content, and its compact JSON text once as the
+    text copy (for clients that read only ``content``).
+
+    The payload is built by :mod:`jtms.payloads` (typed, the CLI's ``--json``), so it is not
+    validated again against its own output model: on a large audit that check and the
+    SDK's re-dump of the validated copy cost more than the audit itself (docs/serve.md).
+    """
+    text = pydantic_core.to_json(payload).decode()
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=dict(payload))
+
+
+def published_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The output schema a tool publishes: every result key with its type (and ``required``),
+    and each list described rather than checked item by item.
+
+    A client validates every structured result against this schema (the SDK's client runs
+    ``jsonschema`` on each one); with an ``items`` schema that costs about 20 microseconds
+    per item, seconds for an audit listing 50,000 kept claims. So a top-level list publishes
+    ``type: array`` and, in its ``description``, what its items are (object items keep their
+    schema in ``$defs``): the check then costs O(keys), not O(ids).
+    """
+    schema = copy.deepcopy(schema)
+    for prop in schema.get("properties", {}).values():
+        for branch in (prop, *prop.get("anyOf", ())):
+            if branch.get("type") != "array" or "items" not in branch:
+                continue
+            items = branch.pop("items")
+            said = prop.get("description", "")
+            prop["description"] = (f"{said} " if said else "") + f"A list; each item: {_item_text(items)}."
+    return schema
+
+
+def _item_text(items: dict[str, Any]) -> str:
+    if items == {"type": "string"}:
+        return "a string"
+    ref = items.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        name = ref.rsplit("/", 1)[-1]
+        return f"a {name} object (its schema: $defs.{name})"
+    return f"JSON Schema {json.dumps(items, separators=(',', ':'), sort_keys=True)}"
+
+
 def node_uri(node_id: str) -> str:
     from urllib.parse import quote
     return f"memory://node/{quote(node_id, safe='')}"
@@ -140,8 +188,7 @@ def node_uri(node_id: str) -> str:
 def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     """The MCP server of the memory behind ``access`` (``read_only``: only the reading tools)."""
     bus = SubscriberBus()
-    server = MemoryServer("jtms", instructions=INSTRUCTIONS, subscriptions=bus,  # type: ignore[arg-type]
-                          log_level="WARNING")
+    tools: list[Tool] = []
     reading = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
     writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -156,7 +203,17 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             if read_only and not annotations.read_only_hint:
                 return fn
-            server.add_tool(fn, annotations=annotations, structured_output=True)
+
+            @functools.wraps(fn)  # the same name, description and signature (arguments, schema)
+            async def call(**arguments: Any) -> CallToolResult:
+                return structured(await fn(**arguments))
+
+            entry = Tool.from_function(call, annotations=annotations, structured_output=True)
+            metadata = entry.fn_metadata
+            assert metadata.output_schema is not None, fn.__name__
+            metadata.output_schema = published_schema(metadata.output_schema)
+            metadata.output_model = None  # the result comes built (structured): published only
+            tools.append(entry)
             return fn
         return register
 
@@ -276,23 +333,22 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         """Which of `ids` (every node when omitted) are active and which inactive now."""
         return await access(lambda memory: payloads.state_payload(memory, ids))
 
-    supports_as_of = "as_of" in inspect.signature(Memory.explain).parameters
-
     @tool(reading)
-    async def explain(id: NodeId, as_of: int | None = None) -> payloads.ExplainPayload:
+    async def explain(id: NodeId, as_of: Annotated[int | str | None, Field(
+            description="a past event id, or an ISO time (the latest event at or before it)")]
+            = None) -> payloads.ExplainPayload:
         """Why a node is active or not.
 
         Active: `certificate`, a derivation down to evidence (steps claim <- antecedents) and
         the `evidence` it rests on. Inactive: `blocked_by` (the audits that invalidated this
-        node itself), `withdrawn_by` (the event that withdrew it) and
-        `broken_justifications` (each justification with its inactive antecedents).
-        `as_of` names a past event id to explain the state as it was then."""
+        node itself), `withdrawn_by` (the event that withdrew it), `kept_out_by` (the open
+        audits that keep it out now) and `broken_justifications` (each justification with
+        its inactive antecedents). `as_of` (an event id such as an `event_id` or `audit_id`
+        a tool returned, or an ISO time) explains the node as it was then."""
+        moment = int(as_of) if isinstance(as_of, str) and as_of.strip().isdigit() else as_of
+
         def work(memory: Memory) -> payloads.ExplainPayload:
-            if as_of is None:
-                return memory.explain(id).as_dict()  # type: ignore[return-value]
-            if not supports_as_of:
-                raise InputError("explain as_of: this memory cannot read past states yet")
-            return memory.explain(id, as_of=as_of).as_dict()  # type: ignore[call-arg, return-value]
+            return cast(payloads.ExplainPayload, memory.explain(id, as_of=moment).as_dict())
         return await access(work)
 
     @tool(reading)
@@ -340,6 +396,9 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             payload["seconds"] = round(time.perf_counter() - started, 6)
             return payload  # type: ignore[return-value]
         return await access(work)
+
+    server = MemoryServer("jtms", instructions=INSTRUCTIONS, subscriptions=bus,  # type: ignore[arg-type]
+                          log_level="WARNING", tools=tools)
 
     # --- resources -----------------------------------------------------------------------------
     @server.resource("memory://node/{id}", name="node", mime_type="application/json",
