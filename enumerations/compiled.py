@@ -140,7 +140,7 @@ def _prefer_wide_vectors() -> None:
         os.environ["NUMBA_CPU_FEATURES"] = features.flatten() + ",-prefer-256-bit"
         import numba.core.config
 
-        numba.core.config.CPU_FEATURES = os.environ["NUMBA_CPU_FEATURES"]
+        setattr(numba.core.config, "CPU_FEATURES", os.environ["NUMBA_CPU_FEATURES"])
 
 
 def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
