@@ -630,14 +630,63 @@ class Memory:
             return diagnose(self.structure(), self.blocked_ids(), limit)
 
     def texts(self) -> dict[str, str]:
-        """Node id -> its text."""
+        """Node id -> its text (in a view of the past, the nodes that existed then)."""
         with self.snapshot():
-            return self._store.texts()
+            texts = self._store.texts()
+            if self._pinned is not None:
+                texts = {i: texts[i] for i in self._loaded_now().index.ids}
+            return texts
 
     def creation_events(self) -> dict[str, int]:
-        """Node id -> the event that created it."""
+        """Node id -> the event that created it (in a view of the past, up to its event)."""
         with self.snapshot():
-            return self._store.creation_events()
+            created = self._store.creation_events()
+            if self._pinned is not None:
+                created = {i: e for i, e in created.items() if e <= self._pinned}
+            return created
+
+    def events(self, after: int = 0, until: int | None = None) -> list[dict[str, Any]]:
+        """The events ``(after, until]`` (``until`` defaults to the latest, and in a view of
+        the past cannot pass its event), oldest first: ``id``, ``kind``, ``time``, ``actor``,
+        ``reason``, ``roots`` (an audit's ids), ``target`` (the audit a reinstatement undoes),
+        ``source`` (an import's file), and what each changed: ``created`` (the nodes and
+        nogoods it added), ``activated`` and ``deactivated`` (the nodes whose status it
+        changed), each sorted.
+
+        >>> [(e["id"], e["kind"]) for e in memory.events(after=5, until=7)]   # doctest: +SKIP
+        [(6, 'add-claim'), (7, 'audit')]
+        """
+        with self.snapshot():
+            loaded = self._loaded_now()
+            last = loaded.seen_event if until is None else min(until, loaded.seen_event)
+            after = max(0, after)
+            if last <= after:
+                return []
+            ids = loaded.index.ids
+            changes: dict[int, dict[str, list[str]]] = {}
+
+            def change(event: int, what: str, node_id: str) -> None:
+                changes.setdefault(event, {}).setdefault(what, []).append(node_id)
+
+            for node_id, created in self._store.creation_events().items():
+                if after < created <= last:
+                    change(created, "created", node_id)
+            for nogood in loaded.nogoods.values():
+                if after < nogood.event <= last:
+                    change(nogood.event, "created", nogood.id)
+            for revision in self._store.revisions(after, last):
+                change(revision.event, "activated" if revision.status == ACTIVE else "deactivated",
+                       ids[revision.node])
+            result = []
+            for event in self._store.events(after, last):
+                found = changes.get(event.id, {})
+                result.append({"id": event.id, "kind": event.kind, "time": event.time,
+                               "actor": event.actor, "reason": event.reason,
+                               "roots": list(event.roots) if event.roots is not None else None,
+                               "target": event.target, "source": event.source,
+                               **{what: sorted(found.get(what, ()))
+                                  for what in ("created", "activated", "deactivated")}})
+            return result
 
     def calculations(self) -> list[tuple[str, str, str]]:
         """(id, expression, recorded value) of every evidence that records a calculation."""
