@@ -10,13 +10,14 @@ import sys
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from jtms import payloads
 from jtms.reconsolidation import Memory
-from jtms.serve.tools import MemoryAccess, build_server
+from jtms.serve.tools import WATCH_SECONDS, MemoryAccess, build_server
 from tests.serve_helpers import call, env, error, jtms, jtms_json, new_memory
 
 pytestmark = pytest.mark.timeout(180)
@@ -363,3 +364,43 @@ def test_state_of_every_node_reads_the_state_not_the_graph(tmp_path, monkeypatch
     anyio.run(main)
     before_audit = memory.as_of(memory.last_event - 1)  # the CLI's `state --as-of` path
     assert payloads.state_payload(before_audit) == {"active": sorted(everything), "inactive": []}
+
+
+def test_subscribers_are_notified_of_writes_by_other_processes(tmp_path):
+    """A `jtms audit` run from a shell while a client listens: the server notices it (it looks
+    at the latest event every WATCH_SECONDS while someone listens) and notifies the node it
+    retired and the context, like for its own writes; its own writes are not notified again."""
+    db = new_memory(tmp_path / "m.db")
+    with Memory.open(db) as memory:
+        memory.add_evidence("e1")
+        memory.add_evidence("e2")
+        memory.add_claim("c1", [["e1"]])
+        memory.add_claim("c2", [["e2"]])
+    server = build_server(MemoryAccess(Memory.open(db)))
+
+    async def main() -> None:
+        async with Client(server) as client:
+            watched = ["memory://node/c1", "memory://node/c2", "memory://context"]
+            async with client.listen(resource_subscriptions=watched) as events:
+                seen: list[str] = []
+
+                async def collect(last: str) -> None:
+                    """Events until ``last``, then whatever comes in 3 more watcher periods."""
+                    with anyio.move_on_after(30) as scope:
+                        async for event in events:
+                            seen.append(event.uri)
+                            if event.uri == last:
+                                scope.deadline = anyio.current_time() + 3 * WATCH_SECONDS
+
+                await anyio.sleep(2 * WATCH_SECONDS)  # the watcher is looking by now
+                await call(client, "audit", invalidate=["e2"], reason="ours")
+                await collect("memory://node/c2")
+                await anyio.to_thread.run_sync(
+                    lambda: jtms("audit", "--invalidate", "e1", "--reason", "theirs", "--db", db))
+                await collect("memory://node/c1")
+            assert seen == ["memory://context", "memory://node/c2",   # ours, once
+                            "memory://context", "memory://node/c1"]   # theirs, by the watcher
+            node = json.loads((await client.read_resource("memory://node/c1")).contents[0].text)
+            assert node["status"] == "inactive"
+
+    anyio.run(main)

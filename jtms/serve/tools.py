@@ -16,11 +16,17 @@ Calls are serialised: one lock guards the memory (writes serialised, every read 
 state), and each call runs on a worker thread so the event loop keeps serving. Before each
 call the memory catches up on what other processes (a CLI, another server) committed.
 After a write, subscribers of ``memory://context`` and of the changed ``memory://node/{id}``
-resources are notified (``subscriptions/listen``).
+resources are notified (``subscriptions/listen``); while someone listens, writes committed by
+other processes are found within ``WATCH_SECONDS`` and notified the same way.
+
+Each result is the payload built once by :mod:`jtms.payloads`, sent as structured content
+with its compact JSON as the text copy; the published output schemas name every key and its
+type and describe list items rather than have a client check each one (:func:`published_schema`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import functools
 import json
@@ -52,6 +58,7 @@ MAX_TEXT = 100_000          # longest text
 CONTEXT_BUDGET = 2_000      # tokens of the memory://context resource
 REVIEWER = "jtms-review"    # the reviewer name `jtms review` uses
 DIAGNOSES = 10              # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
+WATCH_SECONDS = 0.5         # while someone listens: how often to look for other processes' writes
 
 NodeId = Annotated[str, Field(min_length=1, max_length=1_000, description="a node id")]
 IdList = Annotated[list[NodeId], Field(max_length=MAX_IDS)]
@@ -71,10 +78,13 @@ evidence to audit to resolve them."""
 
 class SubscriberBus:
     """The ``subscriptions/listen`` fan-out (the SDK's in-memory bus), counting its listeners
-    so a write with nobody listening publishes nothing."""
+    so a write with nobody listening publishes nothing. ``on_first`` runs (on the event loop)
+    when a listener arrives while none was listening: it starts the watcher of other
+    processes' writes, which stops when the last one leaves."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_first: Callable[[], None] | None = None) -> None:
         self._listeners: dict[object, Callable[[ServerEvent], None]] = {}
+        self.on_first = on_first
 
     @property
     def listening(self) -> bool:
@@ -87,7 +97,10 @@ class SubscriberBus:
 
     def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
         token = object()
+        first = not self._listeners
         self._listeners[token] = listener
+        if first and self.on_first is not None:
+            self.on_first()
 
         def unsubscribe() -> None:
             self._listeners.pop(token, None)
@@ -189,15 +202,51 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     """The MCP server of the memory behind ``access`` (``read_only``: only the reading tools)."""
     bus = SubscriberBus()
     tools: list[Tool] = []
+    own_events: set[int] = set()        # this server's writes: published when made
+    watcher: list[asyncio.Task[None]] = []
     reading = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
     writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
-    async def changed(ids: Iterable[str]) -> None:
+    async def changed(ids: Iterable[str], event: int | None = None) -> None:
         if not bus.listening:
             return
+        if event is not None:
+            own_events.add(event)
         await bus.publish(ResourceUpdated(uri="memory://context"))
         for node_id in sorted(set(ids)):
             await bus.publish(ResourceUpdated(uri=node_uri(node_id)))
+
+    async def watch() -> None:
+        """While someone listens: every WATCH_SECONDS, ``Memory.wait_for_change(timeout=0)``
+        (one look at the latest event id; O(changes) catch-up when there are some), and for
+        the events another process committed meanwhile (``Memory.events``: what each
+        created, activated and deactivated), the same notifications as for our own writes."""
+        seen = await access(lambda memory: memory.last_event)
+        while bus.listening:
+            await anyio.sleep(WATCH_SECONDS)
+            after = seen
+            newest = await access(lambda memory: memory.wait_for_change(after=after, timeout=0))
+            if newest <= seen or not bus.listening:
+                continue
+            events = await access(lambda memory: memory.events(after=after, until=newest))
+            ids: set[str] = set()
+            foreign = False
+            for event in events:
+                if event["id"] in own_events:
+                    continue
+                foreign = True
+                for what in ("created", "activated", "deactivated"):
+                    ids.update(event.get(what) or ())
+            own_events.difference_update([e for e in own_events if e <= newest])
+            seen = newest
+            if foreign:
+                await changed(ids)
+
+    def start_watching() -> None:
+        if not any(not task.done() for task in watcher):
+            watcher[:] = [asyncio.get_running_loop().create_task(watch())]
+
+    bus.on_first = start_watching
 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -232,7 +281,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
                                          value=value)
             return payloads.node_added(change, id)
         result = await access(work)
-        await changed([id])
+        await changed([id], result["event_id"])
         return result
 
     @tool(writing)
@@ -250,7 +299,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def work(memory: Memory) -> payloads.NodeAdded:
             return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
         result = await access(work)
-        await changed([id])
+        await changed([id], result["event_id"])
         return result
 
     @tool(writing)
@@ -261,7 +310,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def work(memory: Memory) -> payloads.JustificationAdded:
             return payloads.justification_added(memory.add_justification(claim, antecedents), claim)
         result = await access(work)
-        await changed([claim, *result["activated"]])
+        await changed([claim, *result["activated"]], result["event_id"])
         return result
 
     @tool(writing)
@@ -283,7 +332,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             return payloads.audit_payload(memory, invalidate, result, dry_run)
         result = await access(work)
         if not dry_run:
-            await changed(result["retired"])
+            await changed(result["retired"], result["audit_id"])
         return result
 
     @tool(writing)
@@ -295,7 +344,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             change = memory.add_nogood(id, nodes)
             return payloads.nogood_added(change, id, nodes, memory.is_active(id))
         result = await access(work)
-        await changed([id])
+        await changed([id], result["event_id"])
         return result
 
     @tool(writing)
@@ -305,7 +354,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def work(memory: Memory) -> payloads.ReinstatePayload:
             return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id))
         result = await access(work)
-        await changed(result["reactivated"])
+        await changed(result["reactivated"], result["event_id"])
         return result
 
     @tool(writing)
@@ -324,7 +373,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
                                            review_contradictions(memory, reviewer=REVIEWER))
         result = await access(work)
         if result["audit_id"] is not None:
-            await changed(result["retired"])
+            await changed(result["retired"], result["audit_id"])
         return result
 
     # --- reading tools -------------------------------------------------------------------------
