@@ -966,23 +966,48 @@ class Memory:
                            time.perf_counter() - started, reason, reviewer,
                            plan.rederived, index.ids)
 
-    def kept(self, roots: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
-        """Downstream claims of ``roots`` that are active now, each with its intact justification."""
+    def kept(self, roots: Iterable[str], retired: Iterable[str] | None = None
+             ) -> list[tuple[str, tuple[str, ...]]]:
+        """Downstream claims of ``roots`` that are active now, each with its intact
+        justification (its support pointer), sorted.
+
+        ``retired``: what an audit of ``roots`` retires, for a dry run (:meth:`preview`'s
+        ``retired``; the state is still the one before the audit). Those claims are left out,
+        and a claim whose support pointer the audit breaks gets its first justification (by
+        sorted antecedents) none of whose antecedents it retires: all of them active now and
+        untouched, so it is the one intact after the audit. After a real audit, passing its
+        ``retired`` changes nothing (retired claims are inactive, pointers avoid them).
+        """
         with self.snapshot():
             loaded = self._loaded_now()
             _, numbers = self._roots(loaded, roots)
             index, state = loaded.index, loaded.state
             ids, antecedents, is_evidence = index.ids, index.just_antecedents, index.is_evidence
             active, support = state.active, state.support
+            gone = {index.number[i] for i in retired if i in index.number} if retired else set()
             result = []
             for n in downstream_numbers(index, numbers):
-                if active[n] and not is_evidence[n]:
-                    names = [ids[a] for a in antecedents[support[n]]]
+                if active[n] and not is_evidence[n] and n not in gone:
+                    justification = support[n]
+                    if not gone.isdisjoint(antecedents[justification]):
+                        justification = self._surviving(loaded, n, gone)
+                    names = [ids[a] for a in antecedents[justification]]
                     if len(names) > 1:
                         names.sort()
                     result.append((ids[n], tuple(names)))
             result.sort()
             return result
+
+    def _surviving(self, loaded: _Loaded, claim: int, gone: set[int]) -> int:
+        """The first justification of ``claim`` (by sorted antecedent ids) whose antecedents
+        are all active now and none of them in ``gone``."""
+        index, active = loaded.index, loaded.state.active
+        ids, antecedents = index.ids, index.just_antecedents
+        for j in sorted(index.justs_of[claim], key=lambda j: sorted(ids[a] for a in antecedents[j])):
+            if all(active[a] and a not in gone for a in antecedents[j]):
+                return j
+        raise InputError(f"{ids[claim]!r} is not retired but no justification of it survives: "
+                         "retired must be what an audit of these roots retires", source=self.path)
 
     def reinstate(self, audit_id: int, reason: str | None = None,
                   reviewer: str | None = None) -> Change:

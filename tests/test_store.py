@@ -83,7 +83,11 @@ def _json(capsys, argv: list[str]) -> dict:
 # --- the API and the CLI ---------------------------------------------------------------------
 
 def test_cli_audit_reinstate_history_explain(db, capsys):
+    # the dry run keeps what the audit then keeps, on the justification intact after it (c1's
+    # support pointer before the audit is e1, the one it breaks)
+    dry = _json(capsys, ["audit", "--invalidate", "e1", "--reason", "r", "--dry-run", "--db", str(db)])
     out = _json(capsys, ["audit", "--invalidate", "e1", "--reason", "contaminated", "--db", str(db)])
+    assert dry["kept"] == out["kept"]
     assert out["retired"] == ["e1"]
     assert out["kept"] == [{"id": "c1", "surviving_justification": ["e2"]},
                            {"id": "c2", "surviving_justification": ["c1", "e3"]},
