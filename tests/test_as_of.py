@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from theory.errors import InputError
 from jtms.cli import main
 from jtms.reconsolidation import Memory
 
@@ -166,7 +167,7 @@ def test_as_of_on_history_context_state_and_times(db, capsys):
     assert "unknown id" in capsys.readouterr().err
     with Memory.open(db) as memory:
         view = memory.as_of(2)
-        with pytest.raises(Exception, match="read-only"):
+        with pytest.raises(InputError, match="read-only"):
             view.add_evidence("e9")
         assert view.as_of_event == 2 and memory.as_of_event is None
 

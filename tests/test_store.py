@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.structure import SupportStructure
 
@@ -321,7 +322,7 @@ def test_add_justification_and_claim_roots(db):
         back = memory.reinstate(claim_audit.audit_id)
         assert back.activated == {"c1"}
         assert memory.integrity_problems() == []
-        with pytest.raises(Exception, match="already recorded"):
+        with pytest.raises(InputError, match="already recorded"):
             memory.add_justification("c2", ["e4"])
-        with pytest.raises(Exception, match="evidence cannot have a justification"):
+        with pytest.raises(InputError, match="evidence cannot have a justification"):
             memory.add_justification("e4", ["e3"])
