@@ -11,12 +11,21 @@ same state. In process: ``Memory.audit`` plus the result payload, exactly what t
 tool runs. Over stdio and HTTP: ``Client.call_tool("audit", ...)`` of the SDK's own client
 against a `jtms serve` subprocess, round trip as the agent sees it; each server is warmed by
 a few untimed calls first. Overhead = transport p50 - in-process p50 (goal: at most 5 ms).
+
+Apart from the SDK client's round trip, each transport row also gives what the client's own
+output-schema check of the result costs (the SDK re-validates every structured result with
+``jsonschema``; timed again on the same result), and a third row times the same call as a raw
+JSON-RPC POST over HTTP (``httpx2``, the SDK's own HTTP library, with no MCP client: POST,
+read the event, ``json.loads``), so the server's part and the SDK client's part are told
+apart. CPU per call (means): the client's (``process_time``) and the server process's
+(``/proc``); on a loaded machine they say more than wall times do.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -47,68 +56,162 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(ordered) * 1000, 3), "p99_ms": round(p99 * 1000, 3)}
 
 
-def in_process(db: str, audits: list[list[str]]) -> Samples:
-    samples, sizes = [], []
+class Row:
+    """One path's samples: round trip, the client's schema check, CPU of client and server."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+        self.checks: list[float] = []
+        self.client_cpu: list[float] = []
+        self.server_cpu: list[float] = []
+        self.sizes: list[float] = []      # retired + kept entries per result
+        self.text_bytes: list[float] = []  # the result's JSON text copy
+
+
+def process_cpu(pid: int | None) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 when unknown)."""
+    if pid is None:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def serve_child() -> int | None:
+    """The pid of the `jtms serve` child the SDK's stdio client started."""
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as handle:
+            for pid in handle.read().split():
+                with open(f"/proc/{pid}/cmdline", "rb") as cmd:
+                    if b"serve" in cmd.read():
+                        return int(pid)
+    return None
+
+
+def in_process(db: str, audits: list[list[str]]) -> Row:
+    row = Row()
     with Memory.open(db) as memory:
         for k, roots in enumerate(audits[:WARMUP] + audits):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             result = memory.audit(roots, reason="bench")
             payload = payloads.audit_payload(memory, roots, result, False)
-            elapsed = time.perf_counter() - started
+            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
             memory.reinstate(result.audit_id)  # type: ignore[arg-type]
             if k >= WARMUP:
-                samples.append(elapsed)
-                sizes.append(float(len(payload["retired"]) + len(payload["kept"])))
-    return samples, sizes
+                row.seconds.append(elapsed)
+                row.client_cpu.append(cpu)
+                row.sizes.append(float(len(payload["retired"]) + len(payload["kept"])))
+    return row
 
 
-Samples = tuple[list[float], list[float]]
-
-
-async def over(client: Client, audits: list[list[str]]) -> Samples:
-    """Round trips of `audit`, and what the client's own output-schema check of each result
-    costs (the SDK validates every structured result with jsonschema; timed again apart)."""
-    samples, checks = [], []
+async def over(client: Client, audits: list[list[str]], server: int | None) -> Row:
+    """Round trips of `audit` through the SDK's client, and apart what its own output-schema
+    check of each result costs (the SDK validates every structured result with jsonschema)."""
+    row = Row()
     for k, roots in enumerate(audits[:WARMUP] + audits):
-        started = time.perf_counter()
+        started, cpu, server_cpu = time.perf_counter(), time.process_time(), process_cpu(server)
         result = await client.call_tool("audit", {"invalidate": roots, "reason": "bench"})
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        server_cpu = process_cpu(server) - server_cpu
         assert not result.is_error and result.structured_content, result.content
         started = time.perf_counter()
         await client.session.validate_tool_result("audit", result)
         check = time.perf_counter() - started
         await client.call_tool("reinstate", {"audit_id": result.structured_content["audit_id"]})
         if k >= WARMUP:
-            samples.append(elapsed)
-            checks.append(check)
-    return samples, checks
+            row.seconds.append(elapsed)
+            row.checks.append(check)
+            row.client_cpu.append(cpu)
+            row.server_cpu.append(server_cpu)
+            row.text_bytes.append(float(sum(len(getattr(c, "text", "")) for c in result.content)))
+    return row
 
 
-def over_stdio(db: str, audits: list[list[str]]) -> Samples:
-    async def main() -> Samples:
+def over_stdio(db: str, audits: list[list[str]]) -> Row:
+    async def main() -> Row:
         params = StdioServerParameters(command=sys.executable,
                                        args=["-m", "jtms", "serve", "--db", db],
                                        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
         async with Client(params) as client:
-            return await over(client, audits)
+            return await over(client, audits, serve_child())
     return anyio.run(main)
 
 
-def over_http(db: str, audits: list[list[str]]) -> Samples:
+def http_server(db: str) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen([sys.executable, "-m", "jtms", "serve", "--db", db,
                                 "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True,
                                env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    try:
-        assert process.stderr is not None
-        url = process.stderr.readline().split()[-1]
+    assert process.stderr is not None
+    return process, process.stderr.readline().split()[-1]
 
-        async def main() -> Samples:
+
+def stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    process.wait(30)
+
+
+def over_http(db: str, audits: list[list[str]]) -> Row:
+    process, url = http_server(db)
+    try:
+        async def main() -> Row:
             async with Client(url) as client:
-                return await over(client, audits)
+                return await over(client, audits, process.pid)
         return anyio.run(main)
     finally:
-        process.terminate()
-        process.wait(30)
+        stop(process)
+
+
+def over_raw_http(db: str, audits: list[list[str]]) -> Row:
+    """The same calls as raw JSON-RPC POSTs (no MCP client): initialize once, then per call
+    POST tools/call, read the server-sent event and ``json.loads`` it."""
+    import httpx2
+
+    process, url = http_server(db)
+    row = Row()
+    try:
+        with httpx2.Client(timeout=600) as http:
+            headers = {"Accept": "application/json, text/event-stream",
+                       "Content-Type": "application/json"}
+            version = "2025-11-25"
+            reply = http.post(url, headers=headers, json={
+                "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": version, "capabilities": {},
+                           "clientInfo": {"name": "bench-raw", "version": "0"}}})
+            reply.raise_for_status()
+            headers = {**headers, "mcp-session-id": reply.headers["mcp-session-id"],
+                       "mcp-protocol-version": version}
+            http.post(url, headers=headers,
+                      json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+            def rpc(number: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                reply = http.post(url, headers=headers, json={
+                    "jsonrpc": "2.0", "id": number, "method": "tools/call",
+                    "params": {"name": name, "arguments": arguments}})
+                reply.raise_for_status()
+                body = reply.text
+                if reply.headers.get("content-type", "").startswith("text/event-stream"):
+                    body = next(line[5:] for line in body.splitlines() if line.startswith("data:"))
+                message: dict[str, Any] = json.loads(body)
+                return message["result"]  # type: ignore[no-any-return]
+
+            for k, roots in enumerate(audits[:WARMUP] + audits):
+                started, cpu = time.perf_counter(), time.process_time()
+                server_cpu = process_cpu(process.pid)
+                result = rpc(2 * k + 1, "audit", {"invalidate": roots, "reason": "bench"})
+                elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+                server_cpu = process_cpu(process.pid) - server_cpu
+                assert not result.get("isError") and result["structuredContent"], result
+                rpc(2 * k + 2, "reinstate", {"audit_id": result["structuredContent"]["audit_id"]})
+                if k >= WARMUP:
+                    row.seconds.append(elapsed)
+                    row.client_cpu.append(cpu)
+                    row.server_cpu.append(server_cpu)
+    finally:
+        stop(process)
+    return row
 
 
 def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
@@ -124,20 +227,27 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
     audits = [sorted(rng.sample(evidence, size)) for _ in range(calls)]
     result: dict[str, Any] = {"claims": n_claims, "evidence": n_evidence, "roots": size,
                               "calls": calls}
-    samples, sizes = in_process(db, audits)
-    result["in_process"] = percentiles(samples)
+    base_row = in_process(db, audits)
+    result["in_process"] = percentiles(base_row.seconds)
+    result["in_process"]["cpu_mean_ms"] = round(statistics.mean(base_row.client_cpu) * 1000, 3)
     print(f"in_process: {result['in_process']}", file=sys.stderr, flush=True)
-    result["result_ids_median"] = statistics.median(sizes)  # retired + kept entries per result
-    base = statistics.median(samples)
-    paths: list[tuple[str, Callable[[str, list[list[str]]], Samples]]] = [
-        ("stdio", over_stdio), ("http", over_http)]
+    result["result_ids_median"] = statistics.median(base_row.sizes)  # retired + kept entries
+    base = statistics.median(base_row.seconds)
+    paths: list[tuple[str, Callable[[str, list[list[str]]], Row]]] = [
+        ("stdio", over_stdio), ("http", over_http), ("raw_http", over_raw_http)]
     for name, measure in paths:
-        samples, checks = measure(db, audits)
-        row = result[name] = percentiles(samples)
-        row["overhead_p50_ms"] = round((statistics.median(samples) - base) * 1000, 3)
-        row["client_schema_check_p50_ms"] = round(statistics.median(checks) * 1000, 3)
-        row["overhead_without_client_check_p50_ms"] = round(
-            (statistics.median([s - c for s, c in zip(samples, checks)]) - base) * 1000, 3)
+        measured = measure(db, audits)
+        row = result[name] = percentiles(measured.seconds)
+        row["overhead_p50_ms"] = round((statistics.median(measured.seconds) - base) * 1000, 3)
+        # means: /proc counts the server's CPU in clock ticks (10 ms), too coarse for a median
+        row["client_cpu_mean_ms"] = round(statistics.mean(measured.client_cpu) * 1000, 3)
+        row["server_cpu_mean_ms"] = round(statistics.mean(measured.server_cpu) * 1000, 3)
+        if measured.checks:
+            row["client_schema_check_p50_ms"] = round(statistics.median(measured.checks) * 1000, 3)
+            row["overhead_without_client_check_p50_ms"] = round(
+                (statistics.median([s - c for s, c in zip(measured.seconds, measured.checks)])
+                 - base) * 1000, 3)
+            row["text_copy_bytes_median"] = statistics.median(measured.text_bytes)
         print(f"{name}: {row}", file=sys.stderr, flush=True)  # kept if a long run is cut short
     return result
 
@@ -156,14 +266,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"audit of {result['roots']} roots on {result['claims']} claims, {result['calls']} calls")
     print(f"  (each result lists {result['result_ids_median']:.0f} retired + kept ids, median)")
-    for name in ("in_process", "stdio", "http"):
+    for name in ("in_process", "stdio", "http", "raw_http"):
         row = result[name]
         extra = ""
         if "overhead_p50_ms" in row:
-            extra = (f"  overhead p50 {row['overhead_p50_ms']:+.2f} ms, of which the client's schema"
-                     f" check {row['client_schema_check_p50_ms']:.2f} ms; without it "
-                     f"{row['overhead_without_client_check_p50_ms']:+.2f} ms")
-        print(f"  {name:<11} p50 {row['p50_ms']:8.2f} ms  p99 {row['p99_ms']:8.2f} ms{extra}")
+            extra = f"  overhead p50 {row['overhead_p50_ms']:+.2f} ms"
+        if "client_schema_check_p50_ms" in row:
+            extra += (f", of which the client's schema check {row['client_schema_check_p50_ms']:.2f}"
+                      f" ms; without it {row['overhead_without_client_check_p50_ms']:+.2f} ms")
+        cpu = (f"  CPU/call client {row['client_cpu_mean_ms']:.1f} ms server "
+               f"{row['server_cpu_mean_ms']:.1f} ms" if "server_cpu_mean_ms" in row
+               else f"  CPU/call {row['cpu_mean_ms']:.1f} ms")
+        print(f"  {name:<11} p50 {row['p50_ms']:8.2f} ms  p99 {row['p99_ms']:8.2f} ms{cpu}{extra}")
     return 0
 
 

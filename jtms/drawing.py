@@ -279,9 +279,9 @@ def _short(text: str, limit: int = 20) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def to_svg(drawing: Drawing, link: str | None = None) -> str:
+def to_svg(drawing: Drawing, link: str | None = None, suffix: str = "") -> str:
     """A standalone SVG (every id and text escaped). ``link``: a URL prefix; each node links to
-    ``link + quoted id``."""
+    ``link + quoted id + suffix``."""
     from urllib.parse import quote
 
     corners = layout(drawing)
@@ -321,7 +321,7 @@ def to_svg(drawing: Drawing, link: str | None = None) -> str:
                 f'<text x="{x + NODE_W / 2:.1f}" y="{y + NODE_H / 2 + 4:.1f}" '
                 f'text-anchor="middle">{escape(_short(node.id))}</text></g>')
         if link is not None:
-            body = f'<a href="{escape(link + quote(node_id, safe=""), quote=True)}">{body}</a>'
+            body = f'<a href="{escape(link + quote(node_id, safe="") + suffix, quote=True)}">{body}</a>'
         parts.append(body)
     parts.insert(1, '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
                     'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'

@@ -267,8 +267,7 @@ def audit_payload(memory: Memory, roots: Sequence[str], result: AuditResult,
                   dry_run: bool) -> AuditPayload:
     """The audit (or dry run) ``result`` of ``roots``, with the downstream claims it keeps."""
     retired = result.retired
-    kept = [(claim, ants if retired.isdisjoint(ants) else _surviving(memory, claim, retired))
-            for claim, ants in memory.kept(roots) if claim not in retired]
+    kept = memory.kept(roots, retired=retired)   # a dry run: what stays intact after it
     return {
         "audit_id": result.audit_id,
         "dry_run": bool(dry_run),
@@ -277,21 +276,6 @@ def audit_payload(memory: Memory, roots: Sequence[str], result: AuditResult,
         "kept": [{"id": claim, "surviving_justification": list(ants)} for claim, ants in kept],
         "seconds": round(result.seconds, 6),
     }
-
-
-def _surviving(memory: Memory, claim: str, retired: frozenset[str]) -> tuple[str, ...]:
-    """For a dry run (the state is still the one before the audit): a justification of
-    ``claim`` none of whose antecedents the audit retires; all of them are active now, so
-    it is intact after the audit. (``Memory.kept`` reports the support pointer of the
-    current state, which the previewed audit may be about to break.)"""
-    state = memory.state
-    index = state.index
-    for j in sorted(index.justs_of[index.number[claim]],
-                    key=lambda j: sorted(index.ids[a] for a in index.just_antecedents[j])):
-        ants = tuple(sorted(index.ids[a] for a in index.just_antecedents[j]))
-        if all(state.active[a] for a in index.just_antecedents[j]) and retired.isdisjoint(ants):
-            return ants
-    raise AssertionError(f"{claim!r} is kept by the preview but has no intact justification")
 
 
 def reinstate_payload(audit_id: int, change: Change) -> ReinstatePayload:
@@ -308,10 +292,14 @@ def history_payload(memory: Memory, node_id: str) -> HistoryPayload:
 
 def state_payload(memory: Memory, ids: Iterable[str] | None = None) -> StatePayload:
     """``ids`` (every node when None) split into active and inactive; unknown ids are bad input."""
-    if ids is None:
-        active = memory.active_ids()
-        everything = frozenset(memory.structure().nodes)
-        return {"active": sorted_ids(active), "inactive": sorted_ids(everything - active)}
+    if ids is None:  # every node, straight from the state (not a SupportStructure of the graph)
+        with memory.snapshot():
+            state = memory.state
+            flags = zip(state.index.ids, state.active)
+            split: tuple[list[str], list[str]] = ([], [])
+            for node_id, on in flags:
+                split[0 if on else 1].append(node_id)
+        return {"active": sorted_ids(split[0]), "inactive": sorted_ids(split[1])}
     status = {node_id: memory.is_active(node_id)  # InputError("unknown id") for a stranger
               for node_id in dict.fromkeys(ids)}    # (a nogood id is active when it holds)
     return {"active": sorted_ids(i for i, on in status.items() if on),

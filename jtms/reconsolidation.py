@@ -630,14 +630,63 @@ class Memory:
             return diagnose(self.structure(), self.blocked_ids(), limit)
 
     def texts(self) -> dict[str, str]:
-        """Node id -> its text."""
+        """Node id -> its text (in a view of the past, the nodes that existed then)."""
         with self.snapshot():
-            return self._store.texts()
+            texts = self._store.texts()
+            if self._pinned is not None:
+                texts = {i: texts[i] for i in self._loaded_now().index.ids}
+            return texts
 
     def creation_events(self) -> dict[str, int]:
-        """Node id -> the event that created it."""
+        """Node id -> the event that created it (in a view of the past, up to its event)."""
         with self.snapshot():
-            return self._store.creation_events()
+            created = self._store.creation_events()
+            if self._pinned is not None:
+                created = {i: e for i, e in created.items() if e <= self._pinned}
+            return created
+
+    def events(self, after: int = 0, until: int | None = None) -> list[dict[str, Any]]:
+        """The events ``(after, until]`` (``until`` defaults to the latest, and in a view of
+        the past cannot pass its event), oldest first: ``id``, ``kind``, ``time``, ``actor``,
+        ``reason``, ``roots`` (an audit's ids), ``target`` (the audit a reinstatement undoes),
+        ``source`` (an import's file), and what each changed: ``created`` (the nodes and
+        nogoods it added), ``activated`` and ``deactivated`` (the nodes whose status it
+        changed), each sorted.
+
+        >>> [(e["id"], e["kind"]) for e in memory.events(after=5, until=7)]   # doctest: +SKIP
+        [(6, 'add-claim'), (7, 'audit')]
+        """
+        with self.snapshot():
+            loaded = self._loaded_now()
+            last = loaded.seen_event if until is None else min(until, loaded.seen_event)
+            after = max(0, after)
+            if last <= after:
+                return []
+            ids = loaded.index.ids
+            changes: dict[int, dict[str, list[str]]] = {}
+
+            def change(event: int, what: str, node_id: str) -> None:
+                changes.setdefault(event, {}).setdefault(what, []).append(node_id)
+
+            for node_id, created in self._store.creation_events().items():
+                if after < created <= last:
+                    change(created, "created", node_id)
+            for nogood in loaded.nogoods.values():
+                if after < nogood.event <= last:
+                    change(nogood.event, "created", nogood.id)
+            for revision in self._store.revisions(after, last):
+                change(revision.event, "activated" if revision.status == ACTIVE else "deactivated",
+                       ids[revision.node])
+            result = []
+            for event in self._store.events(after, last):
+                found = changes.get(event.id, {})
+                result.append({"id": event.id, "kind": event.kind, "time": event.time,
+                               "actor": event.actor, "reason": event.reason,
+                               "roots": list(event.roots) if event.roots is not None else None,
+                               "target": event.target, "source": event.source,
+                               **{what: sorted(found.get(what, ()))
+                                  for what in ("created", "activated", "deactivated")}})
+            return result
 
     def calculations(self) -> list[tuple[str, str, str]]:
         """(id, expression, recorded value) of every evidence that records a calculation."""
@@ -917,23 +966,48 @@ class Memory:
                            time.perf_counter() - started, reason, reviewer,
                            plan.rederived, index.ids)
 
-    def kept(self, roots: Iterable[str]) -> list[tuple[str, tuple[str, ...]]]:
-        """Downstream claims of ``roots`` that are active now, each with its intact justification."""
+    def kept(self, roots: Iterable[str], retired: Iterable[str] | None = None
+             ) -> list[tuple[str, tuple[str, ...]]]:
+        """Downstream claims of ``roots`` that are active now, each with its intact
+        justification (its support pointer), sorted.
+
+        ``retired``: what an audit of ``roots`` retires, for a dry run (:meth:`preview`'s
+        ``retired``; the state is still the one before the audit). Those claims are left out,
+        and a claim whose support pointer the audit breaks gets its first justification (by
+        sorted antecedents) none of whose antecedents it retires: all of them active now and
+        untouched, so it is the one intact after the audit. After a real audit, passing its
+        ``retired`` changes nothing (retired claims are inactive, pointers avoid them).
+        """
         with self.snapshot():
             loaded = self._loaded_now()
             _, numbers = self._roots(loaded, roots)
             index, state = loaded.index, loaded.state
             ids, antecedents, is_evidence = index.ids, index.just_antecedents, index.is_evidence
             active, support = state.active, state.support
+            gone = {index.number[i] for i in retired if i in index.number} if retired else set()
             result = []
             for n in downstream_numbers(index, numbers):
-                if active[n] and not is_evidence[n]:
-                    names = [ids[a] for a in antecedents[support[n]]]
+                if active[n] and not is_evidence[n] and n not in gone:
+                    justification = support[n]
+                    if not gone.isdisjoint(antecedents[justification]):
+                        justification = self._surviving(loaded, n, gone)
+                    names = [ids[a] for a in antecedents[justification]]
                     if len(names) > 1:
                         names.sort()
                     result.append((ids[n], tuple(names)))
             result.sort()
             return result
+
+    def _surviving(self, loaded: _Loaded, claim: int, gone: set[int]) -> int:
+        """The first justification of ``claim`` (by sorted antecedent ids) whose antecedents
+        are all active now and none of them in ``gone``."""
+        index, active = loaded.index, loaded.state.active
+        ids, antecedents = index.ids, index.just_antecedents
+        for j in sorted(index.justs_of[claim], key=lambda j: sorted(ids[a] for a in antecedents[j])):
+            if all(active[a] and a not in gone for a in antecedents[j]):
+                return j
+        raise InputError(f"{ids[claim]!r} is not retired but no justification of it survives: "
+                         "retired must be what an audit of these roots retires", source=self.path)
 
     def reinstate(self, audit_id: int, reason: str | None = None,
                   reviewer: str | None = None) -> Change:

@@ -20,6 +20,8 @@ from typing import Any
 # solvers are heavy imports).
 _EXPORTS = {
     "Countermodel": "proofs.results",
+    "Disagreement": "proofs.results",
+    "disagreement": "proofs.results",
     "ProofResult": "proofs.results",
     "certify": "proofs.certificate",
     "prove_general": "proofs.general",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -72,3 +73,36 @@ class ProofResult:
             "countermodel": None if self.countermodel is None else self.countermodel.to_dict(),
             **({"details": self.details} if self.details else {}),
         }
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Independent solvers gave different answers to one bounded statement at one n: one of
+    the two encodings (or a solver) is wrong, so neither answer can be trusted."""
+
+    statement: str
+    n: int | None
+    answers: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"statement": self.statement, "n": self.n, "answers": dict(self.answers)}
+
+
+def disagreement(results: Sequence[ProofResult]) -> Disagreement | None:
+    """The solvers' answers to one statement and n, if they are not all the same.
+
+    >>> a = ProofResult("boundary", 3, "cadical", UNSAT, 0.1)
+    >>> b = ProofResult("boundary", 3, "z3", SAT, 0.2)
+    >>> disagreement([a, a]) is None
+    True
+    >>> disagreement([a, b]).answers
+    {'cadical': 'UNSAT', 'z3': 'SAT'}
+    """
+    questions = {(r.statement, r.n, r.symmetry) for r in results}
+    if len(questions) > 1:
+        raise ValueError(f"answers to different questions cannot disagree: {sorted(questions, key=str)}")
+    answers = {r.solver: r.result for r in results}
+    if len(set(answers.values())) <= 1:
+        return None
+    first = results[0]
+    return Disagreement(first.statement, first.n, answers)

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from theory.errors import InputError
 from jtms.cli import main
 from jtms.reconsolidation import Memory
 
@@ -166,6 +167,28 @@ def test_as_of_on_history_context_state_and_times(db, capsys):
     assert "unknown id" in capsys.readouterr().err
     with Memory.open(db) as memory:
         view = memory.as_of(2)
-        with pytest.raises(Exception, match="read-only"):
+        with pytest.raises(InputError, match="read-only"):
             view.add_evidence("e9")
         assert view.as_of_event == 2 and memory.as_of_event is None
+
+
+def test_a_view_lists_only_what_existed_then(db):
+    """texts, creation_events and events of a view stop at its event (the explorer's search
+    and timeline read them); events report what each changed."""
+    with Memory.open(db) as memory:
+        audit = memory.audit(["e1", "e2"], reason="both wrong")
+        memory.add_evidence("e3", text="assay three")
+        view = memory.as_of(audit.audit_id)
+        assert set(view.texts()) == set(view.structure().nodes) == {"e1", "e2", "c1", "c2"}
+        assert set(memory.texts()) == {"e1", "e2", "c1", "c2", "e3"}
+        assert view.creation_events() == {"e1": 2, "e2": 2, "c1": 2, "c2": 2}
+        events = memory.events()
+        assert [e["kind"] for e in events] == ["init", "import", "audit", "add-evidence"]
+        assert events[1]["created"] == ["c1", "c2", "e1", "e2"] and events[1]["source"] == "seed"
+        assert events[2]["roots"] == ["e1", "e2"] and events[2]["deactivated"] == ["c1", "c2", "e1", "e2"]
+        assert events[3]["created"] == ["e3"] and events[3]["activated"] == []
+        assert view.events() == events[:3] and view.events(after=1, until=99) == events[1:3]
+        assert memory.events(after=3, until=3) == [] and memory.events(after=-5, until=1) == events[:1]
+        back = memory.reinstate(audit.audit_id)
+        assert memory.events(after=4)[0]["activated"] == ["c1", "c2", "e1", "e2"]
+        assert memory.events(after=4)[0]["target"] == audit.audit_id == back.event_id - 2

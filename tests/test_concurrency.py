@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.graphfile import parse_graph
 from theory.incremental import SupportState
@@ -149,7 +150,7 @@ def test_every_point_and_operation_sees_one_state(db, point, operation):
     elif operation == "add_claim":
         assert b.add_claim("c7", [["c2"]]).activated == {"c7"}
     elif operation == "reinstate":
-        with pytest.raises(Exception, match="already reinstated"):
+        with pytest.raises(InputError, match="already reinstated"):
             b.reinstate(first.audit_id)
     elif operation == "add_justification":
         assert b.add_justification("c3", ["e2"]).activated == frozenset()  # c3 is back already

@@ -109,15 +109,24 @@ def test_user_text_is_never_markup(tmp_path):
             memory.add_evidence(text, text=text)
             memory.add_claim(f"c{k}{text}", [[text]], text=text)
         memory.audit([HOSTILE[0]], reason=HOSTILE[1], reviewer=HOSTILE[2])
+        memory.import_graph({"nodes": [{"id": "imported", "kind": "evidence", "text": HOSTILE[3]}],
+                             "justifications": []}, source=HOSTILE[4])   # shown on /events
     with http_server(db) as (url, _):
         base = url.removesuffix("/mcp")
         pages = ["/?q=" + urllib.parse.quote("<"), "/audits",
                  "/preview?ids=" + urllib.parse.quote(",".join(HOSTILE[1:]))]
         pages += ["/node?id=" + urllib.parse.quote(i) for t in HOSTILE for i in (t, f"c{HOSTILE.index(t)}{t}")]
         pages += ["/node?id=" + urllib.parse.quote(HOSTILE[0]) + "&limit=1"]
-        for path in pages:
+        # the same as of the audit and of the event before it, and the event timeline
+        with Memory.open(db) as memory:
+            (audit_id,) = memory.open_audits()
+        past = [f"{p}{'&' if '?' in p else '?'}as_of={k}" for p in pages for k in (audit_id - 1, audit_id)]
+        refused = [p for p in past if p.startswith("/preview")]   # a 400 page: read-only
+        pages += [p for p in past if p not in refused]
+        pages += ["/events", f"/events?as_of={audit_id}", "/events?limit=1"]
+        for path in pages + refused:
             status, body = get(base + path)
-            assert status == 200, path
+            assert status == (400 if path in refused else 200), path
             for text in HOSTILE:
                 assert text not in body, (path, text)
             parsed = Markup()
@@ -125,6 +134,14 @@ def test_user_text_is_never_markup(tmp_path):
             assert not {"script", "img", "b", "i"} & set(parsed.tags), path
             assert not [name for name, _ in parsed.attributes if name.startswith("on")], path
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in get(base + "/audits")[1]
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in get(base + "/events")[1]
+        for raw in HOSTILE:  # a hostile as_of: a 400 page that shows it as text
+            status, body = get(base + "/?as_of=" + urllib.parse.quote(raw))
+            assert status == 400 and raw not in body, raw
+            parsed = Markup()
+            parsed.feed(body)
+            assert not {"script", "img", "b", "i"} & set(parsed.tags)
+            assert not [name for name, _ in parsed.attributes if name.startswith("on")]
 
 
 def test_same_token_and_origin_checks_as_mcp(tmp_path):
@@ -200,3 +217,186 @@ def test_export_format_dot_and_mermaid(tmp_path):
     mermaid = target.read_text()
     assert mermaid.startswith("flowchart BT") and mermaid.count("class n") == 3
     assert jtms("export", "--db", db, "--format", "svg", check=False).returncode == 2
+
+
+# --- as of a past event -------------------------------------------------------------------------
+
+# plan: created active (event 5), retired by the audit of assay (7), reinstated (8), kept out
+# by the audit of x (10); x: switches to paper at 7, invalidated itself at 10
+AS_OF_OPS: list[tuple[str, tuple]] = [
+    ("evidence", ("assay", "assay A shows X")), ("evidence", ("paper", "Smith 2021 reports X")),
+    ("claim", ("x", [["assay"], ["paper"]], "X holds")), ("claim", ("plan", [["x", "assay"]], "order reagent R")),
+    ("claim", ("later", [["plan"]], "then ship it")), ("audit", (["assay"], "contaminated")),
+    ("reinstate", (7,)), ("evidence", ("memo", "a memo")), ("audit", (["x"], "x is wrong"))]
+
+
+def replay(memory: Memory, ops: list[tuple[str, tuple]]) -> None:
+    for kind, args in ops:
+        if kind == "evidence":
+            memory.add_evidence(args[0], text=args[1])
+        elif kind == "claim":
+            memory.add_claim(args[0], args[1], text=args[2])
+        elif kind == "audit":
+            memory.audit(args[0], reason=args[1], reviewer="ana")
+        else:
+            memory.reinstate(args[0])
+
+
+def rebuilt(k: int) -> Memory:
+    """A fresh memory from the first k events of AS_OF_OPS (event 1 is the init)."""
+    memory = Memory.create(":memory:", durability="off")
+    replay(memory, AS_OF_OPS[:k - 1])
+    assert memory.last_event == k
+    return memory
+
+
+def linked(body: str, css: str) -> list[str]:
+    """The node ids linked inside the first element of class ``css``."""
+    found = re.search(rf'class={css}[ >].*?</(?:p|ul|ol|span)>', body, re.S)
+    return [] if found is None else re.findall(r'href="/node\?id=([^"&]+)', found.group(0))
+
+
+def node_portrait(body: str) -> dict:
+    """What the node page shows, read back from its HTML."""
+    why = re.search(r"<ul class=why>(.*?)</ul>", body, re.S)
+    return {
+        "active": re.search(r'<p class=status>\w+ <span class="badge (\w+)"', body).group(1) == "active",
+        "drawn": set(re.findall(r'data-id="([^"]+)"', body)),
+        "certificate": re.findall(r"<li><a href=\"/node\?id=([^\"&]+)[^\"]*\">", body.split(
+            "<ol class=certificate>")[1].split("</ol>")[0]) if "<ol class=certificate>" in body else [],
+        "blocked_by": [int(a) for a in re.findall(r"class=blocked>invalidated itself by <a href=\"/audits[^#]*#audit-(\d+)", body)],
+        "kept_out_by": [int(a) for a in re.findall(r"class=kept-out>kept out by <a href=\"/audits[^#]*#audit-(\d+)", body)],
+        "withdrawn_by": [int(a) for a in re.findall(r"class=withdrawn>withdrawn by <a href=\"/audits[^#]*#audit-(\d+)", body)],
+        "broken": re.findall(r"<li class=broken>justification (.*?) broken by", why.group(1)) if why else [],
+        "dependents": linked(body, "dependents"),
+        "history": len(re.findall(r"<tr><td><a title=\"this node as of event", body)),
+    }
+
+
+def expected_portrait(memory: Memory, node_id: str) -> dict:
+    """The same, from a memory (the view as of k, or the memory rebuilt from k events)."""
+    from jtms import drawing
+
+    explanation = memory.explain(node_id)
+    structure = memory.structure()
+    kept_out = [a for a in explanation.kept_out_by if a not in explanation.blocked_by]
+    return {
+        "active": explanation.active,
+        "drawn": set(drawing.certificate_drawing(memory, node_id).nodes),
+        "certificate": [s.claim for s in explanation.certificate],
+        "blocked_by": list(explanation.blocked_by),
+        "kept_out_by": kept_out,
+        "withdrawn_by": [] if explanation.withdrawn_by is None else [explanation.withdrawn_by],
+        "broken": [" ∧ ".join(ants) for ants, _ in explanation.broken],
+        "dependents": sorted({j.claim for j in structure.justifications if node_id in j.antecedents}),
+        "history": len(memory.history(node_id)),
+    }
+
+
+def test_pages_as_of_each_event_match_the_memory_then(tmp_path):
+    db = new_memory(tmp_path / "m.db")
+    with Memory.open(db) as memory:
+        replay(memory, AS_OF_OPS)
+        last = memory.last_event
+        times = {e["id"]: e["time"] for e in memory.events()}
+    assert last == 10
+    with http_server(db) as (url, _), Memory.open(db) as memory:
+        base = url.removesuffix("/mcp")
+        seen_plan = []
+        for k in range(1, last + 1):
+            view = memory.as_of(k)
+            again = rebuilt(k)
+            status, body = get(base + f"/?q=a&as_of={k}")
+            assert status == 200, body
+            assert f"as of event {k} ({times[k]}) — read-only" in body
+            assert '<a class=now href="/?q=a">back to now</a>' in body
+            counts = (f"{len(again.texts())} nodes, {len(again.active_ids())} active, "
+                      f"{len(again.open_audits())} audit(s) in force.")
+            assert counts in body and counts == (f"{len(view.texts())} nodes, {len(view.active_ids())}"
+                                                 f" active, {len(view.open_audits())} audit(s) in force.")
+            hits = re.findall(r'<tr><td><a class="(\w+)" href="/node\?id=([^"&]+)&amp;as_of=(\d+)"', body)
+            assert {(i, c == "active") for c, i, _ in hits} == {
+                (i, i in again.active_ids()) for i, t in again.texts().items() if "a" in i + t}
+            assert {int(e) for _, _, e in hits} <= {k}
+            for node_id in ("assay", "x", "plan", "later", "memo"):
+                status, body = get(base + f"/node?id={node_id}&as_of={k}")
+                if node_id not in again:
+                    assert status == 400 and "unknown id" in body, (k, node_id)
+                    continue
+                assert status == 200, (k, node_id, body)
+                shown = node_portrait(body)
+                assert shown == expected_portrait(again, node_id) == expected_portrait(view, node_id), (k, node_id)
+                assert "preview an audit" not in body and "method=post" not in body
+                assert f'<a class=now href="/node?id={node_id}">back to now</a>' in body
+                if node_id == "plan":
+                    seen_plan.append(shown["active"])
+            again.close()
+        # active when created (5), retired by the audit (7), reinstated (8), kept out again (10)
+        assert seen_plan == [True, True, False, True, True, False]
+        _, body = get(base + "/node?id=plan&as_of=10")
+        assert node_portrait(body)["kept_out_by"] == [10]
+        _, now = get(base + "/node?id=plan")
+        assert "class=asof" not in now and "preview an audit" in now
+        # the event timeline: every event, what it changed, a link to the memory as of it
+        status, body = get(base + "/events")
+        assert status == 200
+        rows = re.findall(r'<tr id="event-(\d+)".*?</tr>', body, re.S)
+        assert [int(r) for r in rows] == list(range(last, 0, -1))
+        for event in memory.events():
+            row = re.search(rf'<tr id="event-{event["id"]}".*?</tr>', body, re.S).group(0)
+            assert f'href="/?as_of={event["id"]}"' in row and event["kind"] in row
+            for key in ("created", "activated", "deactivated"):
+                cell = re.search(rf'<span class="{key}">.*?</span>', row, re.S)
+                listed = re.findall(r'href="/node\?id=([^"&]+)&amp;as_of=(\d+)"', cell.group(0)) if cell else []
+                assert [i for i, _ in listed] == event[key] and {int(e) for _, e in listed} <= {event["id"]}
+        assert memory.events(after=6, until=7)[0]["deactivated"] == ["assay", "later", "plan"]
+        _, body = get(base + "/events?as_of=7")
+        assert '<tr id="event-7" class=current>' in body and '<tr id="event-8" class=later>' in body
+        # the audit timeline as of 7: the audit in force there, no reinstate button
+        _, body = get(base + "/audits?as_of=7")
+        assert 'id="audit-7"' in body and "in force" in body and "audit-10" not in body
+        assert "form" not in body.split("<main>")[1]
+        _, body = get(base + "/audits?as_of=9")
+        assert "reinstated by event 8" in body
+
+
+BAD_AS_OF = [("abc", "as_of must be an event id (an integer), got &#x27;abc&#x27;"),
+             ("1.5", "an integer"), ("-1", "as_of must be an event id (1 or more)"),
+             ("0", "no event 0 (events are 1 to 6)"), ("7", "no event 7 (events are 1 to 6)"),
+             ("9" * 40, "no such event"), ("<b>1</b>", "&lt;b&gt;1&lt;/b&gt;")]
+
+
+def test_bad_as_of_is_a_clear_400(tmp_path):
+    db = new_memory(tmp_path / "m.db")
+    sample(db)
+    with http_server(db) as (url, _):
+        base = url.removesuffix("/mcp")
+        for raw, message in BAD_AS_OF:
+            for path in ("/?q=x", "/node?id=x", "/audits?limit=5", "/events?limit=5"):
+                status, body = get(base + path + "&as_of=" + urllib.parse.quote(raw))
+                assert status == 400 and message in body, (raw, path, body)
+                parsed = Markup()
+                parsed.feed(body)
+                assert "b" not in parsed.tags and "<b>" not in body
+        assert get(base + "/?q=x&as_of=")[0] == 200   # an empty field: now
+
+
+def test_writes_are_refused_as_of_an_event(tmp_path):
+    db = new_memory(tmp_path / "m.db")
+    sample(db)
+    with http_server(db) as (url, _):
+        base = url.removesuffix("/mcp")
+        status, body = get(base + "/preview?ids=assay&as_of=3")
+        assert status == 400 and "read-only" in body and "retire" not in body
+        assert post(base + "/audit?as_of=3", [("ids", "assay"), ("reason", "r")])[0] == 400
+        with Memory.open(db) as memory:
+            assert not memory.open_audits()
+            audit_id = memory.audit(["assay"], reason="r").audit_id
+        assert post(base + "/reinstate?as_of=3", {"audit_id": str(audit_id)})[0] == 400
+        for path in ("/?as_of=3", "/node?id=x&as_of=4", f"/audits?as_of={audit_id}",
+                     f"/events?as_of={audit_id}"):
+            status, body = get(base + path)
+            assert status == 200 and "read-only" in body
+            assert "method=post" not in body and 'href="/preview' not in body, path
+    with Memory.open(db) as memory:
+        assert list(memory.open_audits()) == [audit_id]

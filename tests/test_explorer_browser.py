@@ -1,6 +1,7 @@
 """The explorer in a real browser: Playwright driving Debian's chromium (installed by .ci/run;
 no browser is downloaded) clicks through search, a node, an impact preview, the audit and a
-reinstate, checking what the page shows against the memory. Screenshots are kept as test
+reinstate, and the event timeline to the memory as of an earlier event, checking what the
+page shows against the memory. Screenshots are kept as test
 artefacts in pytest's tmp directory (printed at the end), never committed."""
 
 from __future__ import annotations
@@ -85,14 +86,52 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path):
             assert "broken by" in page.locator("ul.why").inner_text()
             page.screenshot(path=str(shots / "5-inactive.png"), full_page=True)
 
+            # the event timeline: pick the event before the audit, see the memory as it was
+            page.click("nav >> text=event timeline")
+            with Memory.open(db) as memory:
+                events = memory.events()
+            assert page.locator("table.events tr[id]").evaluate_all(
+                "rows => rows.map(r => r.id)") == [f"event-{e['id']}" for e in reversed(events)]
+            page.screenshot(path=str(shots / "6-events.png"), full_page=True)
+            before = audit_id - 1
+            page.click(f"#event-{before} a.as-of")
+            page.wait_for_url(f"**/?as_of={before}")
+            banner = page.locator("p.asof").inner_text()
+            assert banner.startswith(f"as of event {before} ({events[before - 1]['time']})")
+            assert "read-only" in banner
+            with Memory.open(db) as memory:
+                past = memory.as_of(before)
+                counts = (f"{len(past.texts())} nodes, {len(past.active_ids())} active, "
+                          f"{len(past.open_audits())} audit(s) in force.")
+                steps = past.explain("later").certificate
+            assert page.locator("p.counts").inner_text() == counts
+            assert page.locator("nav >> text=impact preview").count() == 0
+            page.fill("input[name=q]", "ship")
+            page.click("form.search button")
+            page.click("table.hits a")
+            assert page.locator("h1").inner_text() == "node later"
+            assert page.locator("p.asof").count() == 1
+            assert page.locator(".badge").first.inner_text() == "active"  # inactive now
+            drawn = set(page.locator("svg.drawing g.node").evaluate_all(
+                "nodes => nodes.map(n => n.dataset.id)"))
+            assert drawn == {"later"} | {s.claim for s in steps} | {a for s in steps for a in s.antecedents}
+            assert [a.strip() for a in page.locator("ol.certificate li").all_inner_texts()] == [
+                f"{s.claim} ⇐ {' ∧ '.join(s.antecedents)}" for s in steps]
+            assert page.locator("text=preview an audit of this node").count() == 0
+            assert page.locator("form[method=post]").count() == 0
+            page.screenshot(path=str(shots / "7-as-of.png"), full_page=True)
+            page.click("p.asof a.now")
+            assert page.locator("p.asof").count() == 0
+            assert page.locator(".badge").first.inner_text() == "inactive"
+
             page.goto(base + "/audits")
             page.click(f"#audit-{audit_id} form.reinstate button")
             page.wait_for_url("**/audits*")
             assert "reinstated" in page.locator(f"#audit-{audit_id}").inner_text()
             with Memory.open(db) as memory:
                 assert memory.is_active("later") and not memory.open_audits()
-            page.screenshot(path=str(shots / "6-reinstated.png"), full_page=True)
+            page.screenshot(path=str(shots / "8-reinstated.png"), full_page=True)
         finally:
             browser.close()
-    assert len(list(shots.glob("*.png"))) == 6
+    assert len(list(shots.glob("*.png"))) == 8
     print(f"screenshots: {shots}")

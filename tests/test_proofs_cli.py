@@ -121,3 +121,15 @@ def test_export_to_an_unwritable_place_exits_2_before_any_work(target, tmp_path,
     captured = capsys.readouterr()
     assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
     assert blocker.read_text() == ""
+
+
+def test_disagreement_is_found_in_proofs_not_in_the_cli():
+    from proofs.results import SAT, UNSAT, disagreement
+
+    same = [ProofResult("boundary", 4, s, UNSAT, 0.0) for s in ("cadical", "z3")]
+    assert disagreement(same) is None
+    differ = disagreement([same[0], ProofResult("boundary", 4, "z3", SAT, 0.0)])
+    assert differ is not None and differ.to_dict() == {
+        "statement": "boundary", "n": 4, "answers": {"cadical": "UNSAT", "z3": "SAT"}}
+    with pytest.raises(ValueError, match="different questions"):
+        disagreement([same[0], ProofResult("refined", 4, "z3", UNSAT, 0.0)])

@@ -240,3 +240,42 @@ def test_adjacency_with_a_compressed_base_round_trips(base, added, items):
     assert [adjacency[n] for n in range(len(adjacency))] == expected
     again = Adjacency(*adjacency.compressed())
     assert [again[n] for n in range(len(again))] == expected
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), cycles=st.booleans())
+def test_kept_of_a_dry_run_is_what_stays_intact_after_the_audit(data, cycles):
+    """``Memory.kept(roots, retired=preview.retired)`` before an audit names exactly the claims
+    the audit then keeps, each with a justification intact after it (the support pointer
+    before it may be one the audit breaks); the audit payload reports it unchanged."""
+    from jtms import payloads
+
+    structure = data.draw(jst.support_structures(cycles=cycles, max_evidence=5, max_claims=8))
+    roots = sorted(data.draw(jst.audits(structure, min_size=1), label="audit"))
+    with Memory.create(":memory:", durability="off") as memory:
+        memory.import_graph(structure)
+        preview = memory.preview(roots)
+        dry = memory.kept(roots, retired=preview.retired)
+        assert payloads.audit_payload(memory, roots, preview, dry_run=True)["kept"] == [
+            {"id": claim, "surviving_justification": list(ants)} for claim, ants in dry]
+        memory.audit(roots, reason="r")
+        after = memory.active_ids()
+        assert [claim for claim, _ in dry] == [claim for claim, _ in memory.kept(roots)]
+        justifications = structure.justifications_of
+        for claim, ants in dry:
+            assert claim in after and set(ants) <= after
+            assert frozenset(ants) in {j.antecedents for j in justifications[claim]}
+        assert memory.kept(roots, retired=preview.retired) == memory.kept(roots)
+
+
+def test_kept_of_a_dry_run_corrects_a_pointer_the_audit_breaks():
+    with Memory.create(":memory:", durability="off") as memory:
+        memory.add_evidence("e1")
+        memory.add_evidence("e2")
+        memory.add_claim("c", [["e1"], ["e2"]])
+        memory.add_claim("d", [["c", "e1"], ["c"]])
+        assert memory.kept(["e1"]) == [("c", ("e1",)), ("d", ("c", "e1"))]  # the pointers now
+        retired = memory.preview(["e1"]).retired
+        assert memory.kept(["e1"], retired=retired) == [("c", ("e2",)), ("d", ("c",))]
+        with pytest.raises(Exception, match="no justification of it survives"):
+            memory.kept(["e1"], retired={"e1", "e2"})

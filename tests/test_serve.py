@@ -5,16 +5,19 @@ keep the server serving, writes by another process, and resource change notifica
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from jtms import payloads
 from jtms.reconsolidation import Memory
-from jtms.serve.tools import MemoryAccess, build_server
+from jtms.serve.tools import WATCH_SECONDS, MemoryAccess, build_server
 from tests.serve_helpers import call, env, error, jtms, jtms_json, new_memory
 
 pytestmark = pytest.mark.timeout(180)
@@ -242,3 +245,162 @@ def test_serve_usage_errors_are_one_line_exit_2(tmp_path):
         result = jtms("serve", *args, check=False)
         assert result.returncode == 2, (args, result.stderr)
         assert result.stderr.count("\n") == 1 and needle in result.stderr, result.stderr
+
+
+def small_memory(db: str) -> None:
+    with Memory.open(db) as memory:
+        for e in ("assay", "paper", "log"):
+            memory.add_evidence(e, text=f"the {e}")
+        memory.add_claim("x", [["assay"], ["paper"]], text="X holds")
+        memory.add_claim("plan", [["x", "assay"]])
+        memory.add_claim("y", [["x", "log"]])
+
+
+def test_results_are_serialised_once_with_cheap_output_schemas(tmp_path):
+    """Each structured result is built once (the payload of the CLI's --json), its text copy is
+    that payload's compact JSON (one block), and the SDK does not validate and re-dump it on
+    the server; each published output schema names every key and type but describes list items
+    instead of checking them one by one (a client's check costs O(keys), not O(ids)), and every
+    result still validates against it."""
+    from jsonschema.validators import validator_for
+    from mcp_types import TextContent
+
+    db = new_memory(tmp_path / "m.db")
+    small_memory(db)
+    server = build_server(MemoryAccess(Memory.open(db)))
+    assert {t.name for t in server._tool_manager.list_tools()} == set(TOOLS)
+    assert all(t.fn_metadata.output_model is None for t in server._tool_manager.list_tools())
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(server) as client:
+                schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+                for name, schema in schemas.items():
+                    assert schema is not None and schema["type"] == "object", name
+                    assert set(schema["required"]) == set(schema["properties"]), name
+                    for key, prop in schema["properties"].items():
+                        for branch in (prop, *prop.get("anyOf", ())):
+                            if branch.get("type") == "array":
+                                assert "items" not in branch, (name, key)
+                                assert "each item:" in prop["description"], (name, key)
+                    for ref in re.findall(r"\$defs\.(\w+)", json.dumps(schema)):
+                        assert ref in schema["$defs"], (name, ref)
+                arguments = {"invalidate": ["assay"], "reason": "contaminated", "dry_run": True}
+                result = await client.call_tool("audit", arguments)
+                (text,) = result.content
+                assert isinstance(text, TextContent) and "\n" not in text.text
+                assert text.text == json.dumps(result.structured_content, separators=(",", ":"))
+                cli = jtms_json("audit", "--db", db, "--invalidate", "assay", "--reason",
+                                "contaminated", "--dry-run")
+                assert without_seconds(result.structured_content) == without_seconds(cli)
+                assert result.structured_content["kept"] == [
+                    {"id": "x", "surviving_justification": ["paper"]},
+                    {"id": "y", "surviving_justification": ["log", "x"]}]
+                for name, args in [("audit", arguments), ("state", {}), ("explain", {"id": "plan"}),
+                                   ("history", {"id": "x"}), ("context", {"budget": 100}),
+                                   ("check", {}), ("diagnose", {})]:
+                    payload = (await client.call_tool(name, args)).structured_content
+                    validator = validator_for(schemas[name])(schemas[name])
+                    assert not list(validator.iter_errors(payload)), name
+                    wrong = {**payload, "kept" if name == "audit" else "id": 7}
+                    if name in ("audit", "explain", "history"):  # a key of the wrong type fails
+                        assert list(validator.iter_errors(wrong)), name
+
+    anyio.run(main)
+
+
+def test_explain_as_of_over_the_client(tmp_path):
+    """`explain`'s `as_of` (an event id, a digit string or an ISO time) explains the node as it
+    was then, exactly as `jtms explain --as-of`; an event that does not exist is a tool error."""
+    db = new_memory(tmp_path / "m.db")
+    small_memory(db)
+    with Memory.open(db) as memory:
+        before = memory.last_event
+        audit_id = memory.audit(["assay", "paper"], reason="both wrong").audit_id
+    server = build_server(MemoryAccess(Memory.open(db)))
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(server) as client:
+                now = await call(client, "explain", id="x")
+                assert now["active"] is False and now["kept_out_by"] == [audit_id]
+                then = await call(client, "explain", id="x", as_of=before)
+                assert then["active"] is True and then["certificate"]
+                assert then == jtms_json("explain", "x", "--as-of", str(before), "--db", db)
+                assert await call(client, "explain", id="x", as_of=str(before)) == then
+                assert await call(client, "explain", id="x", as_of=audit_id) == now
+                with Memory.open(db) as memory:
+                    moment = memory.history("x")[0]["time"]  # its creation: active since
+                assert (await call(client, "explain", id="x", as_of=moment))["active"] is True
+                assert "no event" in await error(client, "explain", id="x", as_of=10**6)
+                assert "ISO time" in await error(client, "explain", id="x", as_of="soon")
+                assert "unknown id" in await error(client, "explain", id="y", as_of=1)
+
+    anyio.run(main)
+
+
+def test_state_of_every_node_reads_the_state_not_the_graph(tmp_path, monkeypatch):
+    """`state` without ids lists every node from the in-memory state: it must not rebuild the
+    whole graph (Memory.structure: seconds on 100k claims) and it agrees with the graph."""
+    db = new_memory(tmp_path / "m.db")
+    small_memory(db)
+    memory = Memory.open(db)
+    memory.audit(["assay"], reason="r")
+    everything = set(memory.structure().nodes)
+    expected = {"active": sorted(memory.active_ids()),
+                "inactive": sorted(everything - memory.active_ids())}
+    assert expected["inactive"] == ["assay", "plan"]
+
+    def refuse(self: Memory) -> None:
+        raise AssertionError("state rebuilt the whole graph")
+    monkeypatch.setattr(Memory, "structure", refuse)
+    server = build_server(MemoryAccess(memory))
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(server) as client:
+                assert await call(client, "state") == expected
+
+    anyio.run(main)
+    before_audit = memory.as_of(memory.last_event - 1)  # the CLI's `state --as-of` path
+    assert payloads.state_payload(before_audit) == {"active": sorted(everything), "inactive": []}
+
+
+def test_subscribers_are_notified_of_writes_by_other_processes(tmp_path):
+    """A `jtms audit` run from a shell while a client listens: the server notices it (it looks
+    at the latest event every WATCH_SECONDS while someone listens) and notifies the node it
+    retired and the context, like for its own writes; its own writes are not notified again."""
+    db = new_memory(tmp_path / "m.db")
+    with Memory.open(db) as memory:
+        memory.add_evidence("e1")
+        memory.add_evidence("e2")
+        memory.add_claim("c1", [["e1"]])
+        memory.add_claim("c2", [["e2"]])
+    server = build_server(MemoryAccess(Memory.open(db)))
+
+    async def main() -> None:
+        async with Client(server) as client:
+            watched = ["memory://node/c1", "memory://node/c2", "memory://context"]
+            async with client.listen(resource_subscriptions=watched) as events:
+                seen: list[str] = []
+
+                async def collect(last: str) -> None:
+                    """Events until ``last``, then whatever comes in 3 more watcher periods."""
+                    with anyio.move_on_after(30) as scope:
+                        async for event in events:
+                            seen.append(event.uri)
+                            if event.uri == last:
+                                scope.deadline = anyio.current_time() + 3 * WATCH_SECONDS
+
+                await anyio.sleep(2 * WATCH_SECONDS)  # the watcher is looking by now
+                await call(client, "audit", invalidate=["e2"], reason="ours")
+                await collect("memory://node/c2")
+                await anyio.to_thread.run_sync(
+                    lambda: jtms("audit", "--invalidate", "e1", "--reason", "theirs", "--db", db))
+                await collect("memory://node/c1")
+            assert seen == ["memory://context", "memory://node/c2",   # ours, once
+                            "memory://context", "memory://node/c1"]   # theirs, by the watcher
+            node = json.loads((await client.read_resource("memory://node/c1")).contents[0].text)
+            assert node["status"] == "inactive"
+
+    anyio.run(main)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.structure import SupportStructure
 
@@ -82,7 +83,11 @@ def _json(capsys, argv: list[str]) -> dict:
 # --- the API and the CLI ---------------------------------------------------------------------
 
 def test_cli_audit_reinstate_history_explain(db, capsys):
+    # the dry run keeps what the audit then keeps, on the justification intact after it (c1's
+    # support pointer before the audit is e1, the one it breaks)
+    dry = _json(capsys, ["audit", "--invalidate", "e1", "--reason", "r", "--dry-run", "--db", str(db)])
     out = _json(capsys, ["audit", "--invalidate", "e1", "--reason", "contaminated", "--db", str(db)])
+    assert dry["kept"] == out["kept"]
     assert out["retired"] == ["e1"]
     assert out["kept"] == [{"id": "c1", "surviving_justification": ["e2"]},
                            {"id": "c2", "surviving_justification": ["c1", "e3"]},
@@ -317,7 +322,7 @@ def test_add_justification_and_claim_roots(db):
         back = memory.reinstate(claim_audit.audit_id)
         assert back.activated == {"c1"}
         assert memory.integrity_problems() == []
-        with pytest.raises(Exception, match="already recorded"):
+        with pytest.raises(InputError, match="already recorded"):
             memory.add_justification("c2", ["e4"])
-        with pytest.raises(Exception, match="evidence cannot have a justification"):
+        with pytest.raises(InputError, match="evidence cannot have a justification"):
             memory.add_justification("e4", ["e3"])

@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from proofs.bounded import SOLVERS, solve
     from proofs.certificate import CheckerMissing, certify
     from proofs.statements import MUTANTS, PROVED
+    from proofs.results import disagreement
 
     solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     bad = [s for s in solvers if s not in SOLVERS]
@@ -116,17 +117,14 @@ def run(args: argparse.Namespace) -> int:
     disagreements = []
     for name in chosen:
         for n in range(args.min_n, args.max_n + 1):
-            answers = {}
-            for solver in solvers:
-                if solver == "z3" and n > z3_max:
-                    continue
-                result = solve(name, n, solver, symmetry=args.symmetry)
-                answers[solver] = result.result
-                results.append(result)
+            answers = [solve(name, n, solver, symmetry=args.symmetry) for solver in solvers
+                       if not (solver == "z3" and n > z3_max)]
+            results += answers
             if args.export is not None:
                 _export(name, n, args, z3_max)
-            if len(set(answers.values())) > 1:
-                disagreements.append({"statement": name, "n": n, "answers": answers})
+            differ = disagreement(answers)
+            if differ is not None:
+                disagreements.append(differ.to_dict())
             if n <= args.certify_max_n:
                 try:
                     results.append(certify(name, n, args.checker, args.symmetry, args.certificate_dir))

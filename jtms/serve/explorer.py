@@ -3,7 +3,12 @@
 ``/`` searches nodes by id or text; ``/node?id=ID`` shows a node's status, its certificate drawn
 down to evidence (SVG, by derivation rank), its other justifications, what depends on it and,
 for an inactive node, the audit that keeps it out and its broken justifications; ``/preview``
-is a dry-run audit with a button to run it; ``/audits`` is the audit timeline with reinstate.
+is a dry-run audit with a button to run it; ``/audits`` is the audit timeline with reinstate;
+``/events`` is the timeline of every event, each one a link to the memory as of it.
+
+As of a past event (``as_of=N`` on ``/``, ``/node``, ``/audits`` and ``/events``) the pages
+read a view made by :meth:`Memory.as_of` (the state right after event N), carry a banner with
+a link back to now, and offer no write: the preview, audit and reinstate are refused.
 
 Everything is read and written through :class:`jtms.reconsolidation.Memory` (under the
 server's lock), every user-supplied string is HTML-escaped, no asset comes from elsewhere
@@ -15,11 +20,14 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, urlencode
 
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
@@ -33,6 +41,9 @@ from jtms.serve.http import TOKEN_COOKIE
 from jtms.serve.tools import MemoryAccess
 
 SEARCH_LIMIT = 50
+EVENT_LIMIT = 100
+VIEWS_KEPT = 4          # views of the past kept loaded (each holds the state at its event)
+LIST_LIMIT = 20         # ids shown per cell of the event timeline
 STYLESHEET = Path(__file__).with_name("explorer.css")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -43,26 +54,90 @@ def h(value: Any) -> str:
     return escape(str(value), quote=True)
 
 
-def node_link(node_id: str, active: bool | None = None) -> str:
+@dataclass(frozen=True)
+class Moment:
+    """What a page shows: the memory now (``event`` None) or as of ``event`` (at ``time``)."""
+
+    event: int | None = None
+    time: str = ""
+
+    @property
+    def suffix(self) -> str:
+        """The query parameter to carry on links (``&as_of=N``; nothing for now)."""
+        return "" if self.event is None else f"&as_of={self.event}"
+
+    @property
+    def query(self) -> str:
+        return "" if self.event is None else f"?as_of={self.event}"
+
+
+NOW = Moment()
+
+
+def node_link(node_id: str, active: bool | None = None, moment: Moment = NOW) -> str:
     css = "" if active is None else f' class="{"active" if active else "inactive"}"'
-    return f'<a{css} href="/node?id={quote(node_id, safe="")}">{h(node_id)}</a>'
+    href = h(f"/node?id={quote(node_id, safe='')}{moment.suffix}")
+    return f'<a{css} href="{href}">{h(node_id)}</a>'
 
 
-def id_list(ids: Iterable[str], statuses: dict[str, bool] | None = None) -> str:
-    items = [node_link(i, None if statuses is None else statuses.get(i)) for i in ids]
+def id_list(ids: Iterable[str], statuses: dict[str, bool] | None = None,
+            moment: Moment = NOW, limit: int | None = None) -> str:
+    ids = list(ids)
+    shown = ids if limit is None else ids[:limit]
+    items = [node_link(i, None if statuses is None else statuses.get(i), moment) for i in shown]
+    if len(shown) < len(ids):
+        items.append(f"<em>and {len(ids) - len(shown)} more</em>")
     return ", ".join(items) if items else "<em>none</em>"
 
 
-def page(title: str, body: str, status: int = 200) -> HTMLResponse:
+def audit_link(audit_id: int, text: str, moment: Moment = NOW) -> str:
+    return f'<a href="/audits{moment.query}#audit-{audit_id}">{h(text)}</a>'
+
+
+def page(title: str, body: str, status: int = 200, moment: Moment = NOW,
+         now: str = "/") -> HTMLResponse:
+    """A whole page; as of a past event, with its banner and a link to ``now`` (the same
+    page without ``as_of``)."""
+    if moment.event is None:
+        nav = ('<a href="/">search</a> <a href="/preview">impact preview</a> '
+               '<a href="/audits">audit timeline</a> <a href="/events">event timeline</a>')
+        banner = ""
+    else:
+        nav = (f'<a href="/{moment.query}">search</a> <a href="/audits{moment.query}">audit '
+               f'timeline</a> <a href="/events{moment.query}">event timeline</a>')
+        when = f" ({h(moment.time)})" if moment.time else ""
+        banner = (f'<p class=asof role=status>as of event {moment.event}{when} — read-only '
+                  f'<a class=now href="{h(now)}">back to now</a></p>')
     return HTMLResponse(
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{h(title)} · jtms explorer</title>"
         '<link rel=stylesheet href="/static/explorer.css"></head><body>'
-        '<nav><a href="/">search</a> <a href="/preview">impact preview</a> '
-        '<a href="/audits">audit timeline</a></nav>'
+        f"<nav>{nav}</nav>{banner}"
         f"<main><h1>{h(title)}</h1>{body}</main></body></html>", status_code=status,
         headers={"Content-Security-Policy": "default-src 'self'; style-src 'self'",
                  "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"})
+
+
+def as_of_param(request: Request) -> int | None:
+    """The ``as_of`` query parameter: None when absent or empty, else an event id (its range
+    is checked by :meth:`Memory.as_of`); anything else is bad input."""
+    raw = request.query_params.get("as_of")
+    if raw is None or not raw.strip():
+        return None
+    text = raw.strip()
+    if re.fullmatch(r"-[0-9]+", text):
+        raise InputError(f"as_of must be an event id (1 or more), got {text[:40]!r}")
+    if not re.fullmatch(r"[0-9]+", text):
+        raise InputError(f"as_of must be an event id (an integer), got {text[:40]!r}")
+    if len(text) > 30:
+        raise InputError(f"as_of {text[:30]}…: no such event")
+    return int(text)
+
+
+def without_as_of(request: Request) -> str:
+    """The requested page, now (its query without ``as_of``)."""
+    rest = [(k, v) for k, v in request.query_params.multi_items() if k != "as_of"]
+    return request.url.path + (f"?{urlencode(rest)}" if rest else "")
 
 
 def status_badge(active: bool) -> str:
@@ -79,6 +154,9 @@ class Explorer:
         self.security = TransportSecurityMiddleware(security)
         self.read_only = read_only
         self.token = token
+        # views of the past (Memory.as_of) by event, most recently used last; used under the
+        # access lock only. A view never changes: what happened up to its event is immutable.
+        self._views: OrderedDict[int, tuple[Memory, Moment]] = OrderedDict()
 
     def routes(self) -> list[tuple[str, list[str], Endpoint]]:
         return [("/", ["GET"], self.guarded(self.search)),
@@ -86,6 +164,7 @@ class Explorer:
                 ("/preview", ["GET"], self.guarded(self.preview)),
                 ("/audit", ["POST"], self.guarded(self.audit)),
                 ("/audits", ["GET"], self.guarded(self.audits)),
+                ("/events", ["GET"], self.guarded(self.events)),
                 ("/reinstate", ["POST"], self.guarded(self.reinstate)),
                 ("/login", ["GET", "POST"], self.guarded(self.login)),
                 ("/static/explorer.css", ["GET"], self.stylesheet)]
@@ -108,6 +187,44 @@ class Explorer:
     async def read(self, work: Callable[[Memory], str]) -> str:
         return await self.access(work, InputError)
 
+    def viewed(self, memory: Memory, event: int | None) -> tuple[Memory, Moment]:
+        """The memory to read for a page: ``memory`` itself, or its view as of ``event``
+        (:meth:`Memory.as_of`, which refuses an event that does not exist)."""
+        if event is None:
+            return memory, NOW
+        kept = self._views.get(event)
+        if kept is None:
+            view = memory.as_of(event)
+            times = [e["time"] for e in view.events(after=event - 1)]
+            kept = (view, Moment(event, times[-1] if times else ""))
+            self._views[event] = kept
+            while len(self._views) > VIEWS_KEPT:
+                self._views.popitem(last=False)
+        self._views.move_to_end(event)
+        return kept
+
+    async def read_as_of(self, request: Request, title: str,
+                         work: Callable[[Memory, Moment], str]) -> Response:
+        """A page read from the memory now or as of the request's ``as_of`` event."""
+        event = as_of_param(request)
+        moment = NOW
+
+        def run(memory: Memory) -> str:
+            nonlocal moment
+            view, moment = self.viewed(memory, event)
+            return work(view, moment)
+        body = await self.read(run)
+        return page(title, body, moment=moment, now=without_as_of(request))
+
+    @staticmethod
+    def refuse_as_of(request: Request) -> Response | None:
+        """Writes (and the preview of one) act on the memory now: with ``as_of``, refused."""
+        if "as_of" not in request.query_params:
+            return None
+        return page("read-only", "<p class=error>as of a past event the memory is read-only: "
+                    "previews, audits and reinstatements act on the memory now "
+                    f'(<a href="{h(without_as_of(request))}">go to now</a>)</p>', 400)
+
     # --- pages ---------------------------------------------------------------------------------
     async def stylesheet(self, request: Request) -> Response:
         return Response(STYLESHEET.read_text(encoding="utf-8"), media_type="text/css")
@@ -128,95 +245,119 @@ class Explorer:
         query = request.query_params.get("q", "").strip()
         limit = bounded(request.query_params.get("limit"), SEARCH_LIMIT)
 
-        def work(memory: Memory) -> str:
-            active = memory.active_ids()
-            texts = memory.texts()
+        def work(memory: Memory, moment: Moment) -> str:
+            with memory.snapshot():
+                active = memory.active_ids()
+                texts = memory.texts()
+                audits = len(memory.open_audits())
             needle = query.casefold()
             hits = sorted(i for i, t in texts.items()
                           if needle in i.casefold() or needle in t.casefold()) if query else []
             rows = "".join(
-                f"<tr><td>{node_link(i, i in active)}</td><td>{status_badge(i in active)}</td>"
-                f"<td>{h(texts[i][:200])}</td></tr>" for i in hits[:limit])
-            more = (f'<p><a class="more" href="/?q={quote(query)}&amp;limit={limit * 4}">show more'
-                    f" ({len(hits) - limit} not shown)</a></p>" if len(hits) > limit else "")
+                f"<tr><td>{node_link(i, i in active, moment)}</td><td>{status_badge(i in active)}"
+                f"</td><td>{h(texts[i][:200])}</td></tr>" for i in hits[:limit])
+            more = (f'<p><a class="more" href="/?q={quote(query)}&amp;limit={limit * 4}'
+                    f'{h(moment.suffix)}">show more ({len(hits) - limit} not shown)</a></p>'
+                    if len(hits) > limit else "")
             found = (f"<p>{len(hits)} node(s) match <q>{h(query)}</q></p>"
                      f"<table class=hits><tr><th>id</th><th>status</th><th>text</th></tr>{rows}"
                      f"</table>{more}") if query else ""
-            return (f"<p>{len(texts)} nodes, {len(active)} active, "
-                    f"{len(memory.open_audits())} audit(s) in force.</p>"
+            hidden = ("" if moment.event is None else
+                      f'<input type=hidden name=as_of value="{moment.event}">')
+            return (f"<p class=counts>{len(texts)} nodes, {len(active)} active, "
+                    f"{audits} audit(s) in force.</p>"
                     '<form method=get action="/" class=search><input name=q type=search '
-                    f'placeholder="id or text" value="{h(query)}" autofocus> '
+                    f'placeholder="id or text" value="{h(query)}" autofocus> {hidden}'
                     "<button>search</button></form>" + found)
-        return page("memory explorer", await self.read(work))
+        return await self.read_as_of(request, "memory explorer", work)
 
     async def node(self, request: Request) -> Response:
         node_id = request.query_params.get("id", "")
         limit = bounded(request.query_params.get("limit"), drawing.CAP)
 
-        def work(memory: Memory) -> str:
-            explanation = memory.explain(node_id)
-            record = memory.node(node_id)
-            state = memory.state
-            index = state.index
-            number = index.number[node_id]
-            statuses = {i: bool(state.active[index.number[i]])
-                        for i in [index.ids[c] for c in index.consumers[number]]}
-            drawn = drawing.certificate_drawing(memory, node_id, cap=limit)
-            parts = [f'<p class=status>{h(explanation.kind)} {status_badge(explanation.active)}'
-                     f"</p><p class=text>{h(explanation.text) or '<em>no text</em>'}</p>"]
-            details = [("created", record.get("created")), ("author", record.get("author")),
-                       ("expression", record.get("expression")), ("value", record.get("value"))]
-            parts.append("<dl>" + "".join(f"<dt>{h(k)}</dt><dd>{h(v)}</dd>"
-                                          for k, v in details if v) + "</dl>")
-            if explanation.active and explanation.kind == "claim":
-                parts.append("<h2>certificate</h2><p>rests on evidence "
-                             f"{id_list(explanation.evidence)}</p><ol class=certificate>" + "".join(
-                                 f"<li>{node_link(s.claim)} ⇐ "
-                                 f"{' ∧ '.join(node_link(a) for a in s.antecedents) or 'premise'}"
-                                 "</li>" for s in explanation.certificate) + "</ol>")
-            if not explanation.active:
-                parts.append("<h2>why inactive</h2><ul class=why>")
-                for audit in explanation.blocked_by:
-                    parts.append(f'<li>invalidated itself by <a href="/audits#audit-{audit}">'
-                                 f"audit {audit}</a></li>")
-                if explanation.withdrawn_by is not None:
-                    parts.append(f'<li>withdrawn by <a href="/audits#audit-{explanation.withdrawn_by}">'
-                                 f"event {explanation.withdrawn_by}</a></li>")
-                for ants, inactive in explanation.broken:
-                    parts.append(f"<li class=broken>justification {' ∧ '.join(map(h, ants)) or 'premise'}"
-                                 f" broken by {id_list(inactive, {i: False for i in inactive})}</li>")
-                if explanation.kind == "claim" and not explanation.broken:
-                    parts.append("<li>it has no justification</li>")
-                parts.append("</ul>")
-            justs = [j for j in drawn.justifications if j.claim == node_id]
-            others = [j for j in justs if j.intact and not j.support]
-            if explanation.kind == "claim":
-                parts.append("<h2>other intact justifications</h2><ul class=others>" + "".join(
-                    f"<li>{' ∧ '.join(node_link(a) for a in j.antecedents) or 'premise'}</li>"
-                    for j in others) + "</ul>" if others else
-                    "<h2>other intact justifications</h2><p><em>none</em></p>")
-            parts.append(f"<h2>drawing</h2><div class=drawing>"
-                         f"{drawing.to_svg(drawn, link='/node?id=')}</div>")
-            if drawn.left_out:
-                parts.append(f'<p><a class=more href="/node?id={quote(node_id, safe="")}'
-                             f'&amp;limit={limit * 2}">show more ({drawn.left_out} node(s) not '
-                             "drawn)</a></p>")
-            parts.append(f"<h2>depends on it</h2><p class=dependents>"
-                         f"{id_list(sorted(statuses), statuses)}</p>")
-            if not self.read_only:
-                parts.append(f'<p><a href="/preview?ids={quote(node_id, safe="")}">'
-                             "preview an audit of this node</a></p>")
-            history = payloads.history_payload(memory, node_id)
-            parts.append("<h2>history</h2><table class=history><tr><th>event</th><th>kind</th>"
-                         "<th>time</th><th>status</th><th>by</th><th>reason</th></tr>" + "".join(
-                             f"<tr><td>{h(r['event'])}</td><td>{h(r['kind'])}</td>"
-                             f"<td>{h(r['time'])}</td><td>{h(r['status'])}</td>"
-                             f"<td>{h(r['actor'] or '')}</td><td>{h(r['reason'] or '')}</td></tr>"
-                             for r in history["revisions"]) + "</table>")
-            return "".join(parts)
-        return page(f"node {node_id}", await self.read(work))
+        def work(memory: Memory, moment: Moment) -> str:
+            with memory.snapshot():
+                return self.node_body(memory, moment, node_id, limit)
+        return await self.read_as_of(request, f"node {node_id}", work)
+
+    def node_body(self, memory: Memory, moment: Moment, node_id: str, limit: int) -> str:
+        explanation = memory.explain(node_id)
+        record = memory.node(node_id)
+        state = memory.state
+        index = state.index
+        number = index.number[node_id]
+        statuses = {i: bool(state.active[index.number[i]])
+                    for i in [index.ids[c] for c in index.consumers[number]]}
+        drawn = drawing.certificate_drawing(memory, node_id, cap=limit)
+        link = lambda i: node_link(i, None, moment)  # noqa: E731
+        parts = [f'<p class=status>{h(explanation.kind)} {status_badge(explanation.active)}'
+                 f"</p><p class=text>{h(explanation.text) or '<em>no text</em>'}</p>"]
+        details = [("created", record.get("created")), ("author", record.get("author")),
+                   ("expression", record.get("expression")), ("value", record.get("value"))]
+        parts.append("<dl>" + "".join(f"<dt>{h(k)}</dt><dd>{h(v)}</dd>"
+                                      for k, v in details if v) + "</dl>")
+        if explanation.active and explanation.kind == "claim":
+            parts.append("<h2>certificate</h2><p>rests on evidence "
+                         f"{id_list(explanation.evidence, None, moment)}</p>"
+                         "<ol class=certificate>" + "".join(
+                             f"<li>{link(s.claim)} ⇐ "
+                             f"{' ∧ '.join(link(a) for a in s.antecedents) or 'premise'}"
+                             "</li>" for s in explanation.certificate) + "</ol>")
+        if not explanation.active:
+            parts.append("<h2>why inactive</h2><ul class=why>")
+            for audit in explanation.blocked_by:
+                parts.append(f"<li class=blocked>invalidated itself by "
+                             f"{audit_link(audit, f'audit {audit}', moment)}</li>")
+            for audit in explanation.kept_out_by:
+                if audit not in explanation.blocked_by:
+                    parts.append(f"<li class=kept-out>kept out by "
+                                 f"{audit_link(audit, f'audit {audit}', moment)}, which "
+                                 "invalidated what it rests on</li>")
+            if explanation.withdrawn_by is not None:
+                parts.append(f"<li class=withdrawn>withdrawn by "
+                             f"{audit_link(explanation.withdrawn_by, f'event {explanation.withdrawn_by}', moment)}"
+                             "</li>")
+            for ants, inactive in explanation.broken:
+                parts.append(f"<li class=broken>justification {' ∧ '.join(map(h, ants)) or 'premise'}"
+                             f" broken by {id_list(inactive, {i: False for i in inactive}, moment)}"
+                             "</li>")
+            if explanation.kind == "claim" and not explanation.broken:
+                parts.append("<li>it has no justification</li>")
+            parts.append("</ul>")
+        justs = [j for j in drawn.justifications if j.claim == node_id]
+        others = [j for j in justs if j.intact and not j.support]
+        if explanation.kind == "claim":
+            parts.append("<h2>other intact justifications</h2><ul class=others>" + "".join(
+                f"<li>{' ∧ '.join(link(a) for a in j.antecedents) or 'premise'}</li>"
+                for j in others) + "</ul>" if others else
+                "<h2>other intact justifications</h2><p><em>none</em></p>")
+        parts.append(f"<h2>drawing</h2><div class=drawing>"
+                     f"{drawing.to_svg(drawn, link='/node?id=', suffix=moment.suffix)}</div>")
+        if drawn.left_out:
+            parts.append(f'<p><a class=more href="/node?id={quote(node_id, safe="")}'
+                         f'&amp;limit={limit * 2}{h(moment.suffix)}">show more '
+                         f"({drawn.left_out} node(s) not drawn)</a></p>")
+        parts.append(f"<h2>depends on it</h2><p class=dependents>"
+                     f"{id_list(sorted(statuses), statuses, moment)}</p>")
+        if not self.read_only and moment.event is None:
+            parts.append(f'<p><a href="/preview?ids={quote(node_id, safe="")}">'
+                         "preview an audit of this node</a></p>")
+        history = payloads.history_payload(memory, node_id)
+        quoted = quote(node_id, safe="")
+        parts.append("<h2>history</h2><table class=history><tr><th>event</th><th>kind</th>"
+                     "<th>time</th><th>status</th><th>by</th><th>reason</th></tr>" + "".join(
+                         f'<tr><td><a title="this node as of event {h(r["event"])}" '
+                         f'href="/node?id={quoted}&amp;as_of={h(r["event"])}">{h(r["event"])}'
+                         f"</a></td><td>{h(r['kind'])}</td>"
+                         f"<td>{h(r['time'])}</td><td>{h(r['status'])}</td>"
+                         f"<td>{h(r['actor'] or '')}</td><td>{h(r['reason'] or '')}</td></tr>"
+                         for r in history["revisions"]) + "</table>")
+        return "".join(parts)
 
     async def preview(self, request: Request) -> Response:
+        refused = self.refuse_as_of(request)
+        if refused is not None:
+            return refused
         raw = request.query_params.get("ids", "")
         ids = [i.strip() for i in raw.replace("\n", ",").split(",") if i.strip()]
         form_html = ('<form method=get action="/preview" class=preview><label>ids to invalidate '
@@ -246,6 +387,9 @@ class Explorer:
     async def audit(self, request: Request) -> Response:
         if self.read_only:
             return page("read-only", "<p>this server is read-only</p>", 403)
+        refused = self.refuse_as_of(request)
+        if refused is not None:
+            return refused
         fields = await form_lists(request)
         ids = fields.get("ids", [])
         reason = (fields.get("reason") or [""])[0]
@@ -261,6 +405,9 @@ class Explorer:
     async def reinstate(self, request: Request) -> Response:
         if self.read_only:
             return page("read-only", "<p>this server is read-only</p>", 403)
+        refused = self.refuse_as_of(request)
+        if refused is not None:
+            return refused
         raw = (await form(request)).get("audit_id", "")
         if not raw.isdigit():
             raise InputError(f"audit id must be an integer, got {raw!r}")
@@ -270,9 +417,12 @@ class Explorer:
     async def audits(self, request: Request) -> Response:
         limit = bounded(request.query_params.get("limit"), 200)
 
-        def work(memory: Memory) -> str:
-            events = memory.table("events")
-            in_force = memory.open_audits()
+        def work(memory: Memory, moment: Moment) -> str:
+            with memory.snapshot():
+                # table() lists every stored event; a view's timeline stops at its event
+                events = [e for e in memory.table("events")
+                          if moment.event is None or e["id"] <= moment.event]
+                in_force = memory.open_audits()
             undone = {e["target"]: e for e in events if e["kind"] == "reinstate"}
             audits = [e for e in events if e["kind"] == "audit"][::-1]
             rows = []
@@ -281,7 +431,7 @@ class Explorer:
                 roots = json.loads(event["roots"])
                 if number in in_force:
                     state = "in force"
-                    if not self.read_only:
+                    if not self.read_only and moment.event is None:
                         state += ('<form method=post action="/reinstate" class=reinstate>'
                                   f'<input type=hidden name=audit_id value="{number}">'
                                   "<button>reinstate</button></form>")
@@ -290,13 +440,63 @@ class Explorer:
                         else "reinstated"
                 rows.append(f'<tr id="audit-{number}"><td>{number}</td><td>{h(event["time"])}</td>'
                             f"<td>{h(event['actor'] or '')}</td><td>{h(event['reason'] or '')}</td>"
-                            f"<td>{id_list(roots)}</td><td>{state}</td></tr>")
-            more = (f'<p><a class=more href="/audits?limit={limit * 4}">show more</a></p>'
-                    if len(audits) > limit else "")
+                            f"<td>{id_list(roots, None, moment)}</td><td>{state}</td></tr>")
+            more = (f'<p><a class=more href="/audits?limit={limit * 4}{h(moment.suffix)}">'
+                    "show more</a></p>" if len(audits) > limit else "")
             return ("<table class=timeline><tr><th>audit</th><th>time</th><th>reviewer</th>"
                     "<th>reason</th><th>invalidated</th><th>status</th></tr>" + "".join(rows) +
                     "</table>" + more) if audits else "<p>no audit yet</p>"
-        return page("audit timeline", await self.read(work))
+        return await self.read_as_of(request, "audit timeline", work)
+
+    async def events(self, request: Request) -> Response:
+        """Every event, latest first (as of an event: up to a few after it, it marked), each
+        with what it changed and a link to the memory as of it."""
+        limit = bounded(request.query_params.get("limit"), EVENT_LIMIT)
+
+        def work(memory: Memory, moment: Moment) -> str:
+            if moment.event is not None:
+                # the picked event's own view ends at it: the timeline reads the memory now
+                now = self.access.memory
+            else:
+                now = memory
+            with now.snapshot():
+                last = now.last_event
+                end = last if moment.event is None else min(last, moment.event + 10)
+                events = now.events(after=max(0, end - limit), until=end)
+            rows = []
+            for event in reversed(events):
+                number = event["id"]
+                css = ("current" if number == moment.event else
+                       "later" if moment.event is not None and number > moment.event else "")
+                at = Moment(number, event["time"])
+                what = []
+                if event["roots"] is not None:
+                    what.append(f"invalidated {id_list(event['roots'], None, at, LIST_LIMIT)}")
+                if event["target"] is not None:
+                    what.append(f"reinstated {audit_link(event['target'], 'audit ' + str(event['target']), at)}")
+                if event["source"]:
+                    what.append(f"from <code>{h(event['source'])}</code>")
+                for key, label in (("created", "added"), ("activated", "activated"),
+                                   ("deactivated", "retired")):
+                    if event[key]:
+                        what.append(f'<span class="{key}">{label} '
+                                    f"{id_list(event[key], None, at, LIST_LIMIT)}</span>")
+                rows.append(
+                    f'<tr id="event-{number}"{f" class={css}" if css else ""}>'
+                    f'<td><a class=as-of href="/?as_of={number}">as of {number}</a></td>'
+                    f"<td>{h(event['time'])}</td><td>{h(event['kind'])}</td>"
+                    f"<td>{h(event['actor'] or '')}</td><td>{h(event['reason'] or '')}</td>"
+                    f"<td>{'; '.join(what)}</td></tr>")
+            earlier = end - limit > 0
+            more = (f'<p><a class=more href="/events?limit={limit * 4}{h(moment.suffix)}">'
+                    "show earlier events</a></p>" if earlier else "")
+            pick = ('<form method=get action="/" class=pick><label>the memory as of event '
+                    f'<input name=as_of type=number min=1 max={last} required></label> '
+                    "<button>show</button></form>")
+            table = ("<table class=events><tr><th>event</th><th>time</th><th>kind</th><th>by</th>"
+                     "<th>reason</th><th>what it changed</th></tr>" + "".join(rows) + "</table>")
+            return pick + (table if rows else "<p>no event yet</p>") + more
+        return await self.read_as_of(request, "event timeline", work)
 
 
 LOGIN_FORM = ('<form method=post action="/login"><label>token <input name=token type=password '

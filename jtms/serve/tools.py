@@ -16,24 +16,34 @@ Calls are serialised: one lock guards the memory (writes serialised, every read 
 state), and each call runs on a worker thread so the event loop keeps serving. Before each
 call the memory catches up on what other processes (a CLI, another server) committed.
 After a write, subscribers of ``memory://context`` and of the changed ``memory://node/{id}``
-resources are notified (``subscriptions/listen``).
+resources are notified (``subscriptions/listen``); while someone listens, writes committed by
+other processes are found within ``WATCH_SECONDS`` and notified the same way.
+
+Each result is the payload built once by :mod:`jtms.payloads`, sent as structured content
+with its compact JSON as the text copy; the published output schemas name every key and its
+type and describe list items rather than have a client check each one (:func:`published_schema`).
 """
 
 from __future__ import annotations
 
-import inspect
+import asyncio
+import copy
+import functools
+import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, TypeVar, cast
 
 import anyio.lowlevel
 import anyio.to_thread
+import pydantic_core
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent
-from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from theory.errors import InputError
@@ -48,6 +58,7 @@ MAX_TEXT = 100_000          # longest text
 CONTEXT_BUDGET = 2_000      # tokens of the memory://context resource
 REVIEWER = "jtms-review"    # the reviewer name `jtms review` uses
 DIAGNOSES = 10              # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
+WATCH_SECONDS = 0.5         # while someone listens: how often to look for other processes' writes
 
 NodeId = Annotated[str, Field(min_length=1, max_length=1_000, description="a node id")]
 IdList = Annotated[list[NodeId], Field(max_length=MAX_IDS)]
@@ -67,10 +78,13 @@ evidence to audit to resolve them."""
 
 class SubscriberBus:
     """The ``subscriptions/listen`` fan-out (the SDK's in-memory bus), counting its listeners
-    so a write with nobody listening publishes nothing."""
+    so a write with nobody listening publishes nothing. ``on_first`` runs (on the event loop)
+    when a listener arrives while none was listening: it starts the watcher of other
+    processes' writes, which stops when the last one leaves."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_first: Callable[[], None] | None = None) -> None:
         self._listeners: dict[object, Callable[[ServerEvent], None]] = {}
+        self.on_first = on_first
 
     @property
     def listening(self) -> bool:
@@ -83,7 +97,10 @@ class SubscriberBus:
 
     def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
         token = object()
+        first = not self._listeners
         self._listeners[token] = listener
+        if first and self.on_first is not None:
+            self.on_first()
 
         def unsubscribe() -> None:
             self._listeners.pop(token, None)
@@ -132,6 +149,50 @@ class MemoryAccess:
         return await anyio.to_thread.run_sync(self.run, work, error)
 
 
+def structured(payload: Mapping[str, Any]) -> CallToolResult:
+    """A tool result: ``payload`` as structured content, and its compact JSON text once as the
+    text copy (for clients that read only ``content``).
+
+    The payload is built by :mod:`jtms.payloads` (typed, the CLI's ``--json``), so it is not
+    validated again against its own output model: on a large audit that check and the
+    SDK's re-dump of the validated copy cost more than the audit itself (docs/serve.md).
+    """
+    text = pydantic_core.to_json(payload).decode()
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=dict(payload))
+
+
+def published_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The output schema a tool publishes: every result key with its type (and ``required``),
+    and each list described rather than checked item by item.
+
+    A client validates every structured result against this schema (the SDK's client runs
+    ``jsonschema`` on each one); with an ``items`` schema that costs about 20 microseconds
+    per item, seconds for an audit listing 50,000 kept claims. So a top-level list publishes
+    ``type: array`` and, in its ``description``, what its items are (object items keep their
+    schema in ``$defs``): the check then costs O(keys), not O(ids).
+    """
+    schema = copy.deepcopy(schema)
+    for prop in schema.get("properties", {}).values():
+        for branch in (prop, *prop.get("anyOf", ())):
+            if branch.get("type") != "array" or "items" not in branch:
+                continue
+            items = branch.pop("items")
+            said = prop.get("description", "")
+            prop["description"] = (f"{said} " if said else "") + f"A list; each item: {_item_text(items)}."
+    return schema
+
+
+def _item_text(items: dict[str, Any]) -> str:
+    if items == {"type": "string"}:
+        return "a string"
+    ref = items.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        name = ref.rsplit("/", 1)[-1]
+        return f"a {name} object (its schema: $defs.{name})"
+    return f"JSON Schema {json.dumps(items, separators=(',', ':'), sort_keys=True)}"
+
+
 def node_uri(node_id: str) -> str:
     from urllib.parse import quote
     return f"memory://node/{quote(node_id, safe='')}"
@@ -140,23 +201,68 @@ def node_uri(node_id: str) -> str:
 def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     """The MCP server of the memory behind ``access`` (``read_only``: only the reading tools)."""
     bus = SubscriberBus()
-    server = MemoryServer("jtms", instructions=INSTRUCTIONS, subscriptions=bus,  # type: ignore[arg-type]
-                          log_level="WARNING")
+    tools: list[Tool] = []
+    own_events: set[int] = set()        # this server's writes: published when made
+    watcher: list[asyncio.Task[None]] = []
     reading = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
     writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
-    async def changed(ids: Iterable[str]) -> None:
+    async def changed(ids: Iterable[str], event: int | None = None) -> None:
         if not bus.listening:
             return
+        if event is not None:
+            own_events.add(event)
         await bus.publish(ResourceUpdated(uri="memory://context"))
         for node_id in sorted(set(ids)):
             await bus.publish(ResourceUpdated(uri=node_uri(node_id)))
+
+    async def watch() -> None:
+        """While someone listens: every WATCH_SECONDS, ``Memory.wait_for_change(timeout=0)``
+        (one look at the latest event id; O(changes) catch-up when there are some), and for
+        the events another process committed meanwhile (``Memory.events``: what each
+        created, activated and deactivated), the same notifications as for our own writes."""
+        seen = await access(lambda memory: memory.last_event)
+        while bus.listening:
+            await anyio.sleep(WATCH_SECONDS)
+            after = seen
+            newest = await access(lambda memory: memory.wait_for_change(after=after, timeout=0))
+            if newest <= seen or not bus.listening:
+                continue
+            events = await access(lambda memory: memory.events(after=after, until=newest))
+            ids: set[str] = set()
+            foreign = False
+            for event in events:
+                if event["id"] in own_events:
+                    continue
+                foreign = True
+                for what in ("created", "activated", "deactivated"):
+                    ids.update(event.get(what) or ())
+            own_events.difference_update([e for e in own_events if e <= newest])
+            seen = newest
+            if foreign:
+                await changed(ids)
+
+    def start_watching() -> None:
+        if not any(not task.done() for task in watcher):
+            watcher[:] = [asyncio.get_running_loop().create_task(watch())]
+
+    bus.on_first = start_watching
 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             if read_only and not annotations.read_only_hint:
                 return fn
-            server.add_tool(fn, annotations=annotations, structured_output=True)
+
+            @functools.wraps(fn)  # the same name, description and signature (arguments, schema)
+            async def call(**arguments: Any) -> CallToolResult:
+                return structured(await fn(**arguments))
+
+            entry = Tool.from_function(call, annotations=annotations, structured_output=True)
+            metadata = entry.fn_metadata
+            assert metadata.output_schema is not None, fn.__name__
+            metadata.output_schema = published_schema(metadata.output_schema)
+            metadata.output_model = None  # the result comes built (structured): published only
+            tools.append(entry)
             return fn
         return register
 
@@ -175,7 +281,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
                                          value=value)
             return payloads.node_added(change, id)
         result = await access(work)
-        await changed([id])
+        await changed([id], result["event_id"])
         return result
 
     @tool(writing)
@@ -193,7 +299,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def work(memory: Memory) -> payloads.NodeAdded:
             return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
         result = await access(work)
-        await changed([id])
+        await changed([id], result["event_id"])
         return result
 
     @tool(writing)
@@ -204,7 +310,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def work(memory: Memory) -> payloads.JustificationAdded:
             return payloads.justification_added(memory.add_justification(claim, antecedents), claim)
         result = await access(work)
-        await changed([claim, *result["activated"]])
+        await changed([claim, *result["activated"]], result["event_id"])
         return result
 
     @tool(writing)
@@ -226,7 +332,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             return payloads.audit_payload(memory, invalidate, result, dry_run)
         result = await access(work)
         if not dry_run:
-            await changed(result["retired"])
+            await changed(result["retired"], result["audit_id"])
         return result
 
     @tool(writing)
@@ -238,7 +344,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             change = memory.add_nogood(id, nodes)
             return payloads.nogood_added(change, id, nodes, memory.is_active(id))
         result = await access(work)
-        await changed([id])
+        await changed([id], result["event_id"])
         return result
 
     @tool(writing)
@@ -248,7 +354,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def work(memory: Memory) -> payloads.ReinstatePayload:
             return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id))
         result = await access(work)
-        await changed(result["reactivated"])
+        await changed(result["reactivated"], result["event_id"])
         return result
 
     @tool(writing)
@@ -267,7 +373,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
                                            review_contradictions(memory, reviewer=REVIEWER))
         result = await access(work)
         if result["audit_id"] is not None:
-            await changed(result["retired"])
+            await changed(result["retired"], result["audit_id"])
         return result
 
     # --- reading tools -------------------------------------------------------------------------
@@ -276,23 +382,22 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         """Which of `ids` (every node when omitted) are active and which inactive now."""
         return await access(lambda memory: payloads.state_payload(memory, ids))
 
-    supports_as_of = "as_of" in inspect.signature(Memory.explain).parameters
-
     @tool(reading)
-    async def explain(id: NodeId, as_of: int | None = None) -> payloads.ExplainPayload:
+    async def explain(id: NodeId, as_of: Annotated[int | str | None, Field(
+            description="a past event id, or an ISO time (the latest event at or before it)")]
+            = None) -> payloads.ExplainPayload:
         """Why a node is active or not.
 
         Active: `certificate`, a derivation down to evidence (steps claim <- antecedents) and
         the `evidence` it rests on. Inactive: `blocked_by` (the audits that invalidated this
-        node itself), `withdrawn_by` (the event that withdrew it) and
-        `broken_justifications` (each justification with its inactive antecedents).
-        `as_of` names a past event id to explain the state as it was then."""
+        node itself), `withdrawn_by` (the event that withdrew it), `kept_out_by` (the open
+        audits that keep it out now) and `broken_justifications` (each justification with
+        its inactive antecedents). `as_of` (an event id such as an `event_id` or `audit_id`
+        a tool returned, or an ISO time) explains the node as it was then."""
+        moment = int(as_of) if isinstance(as_of, str) and as_of.strip().isdigit() else as_of
+
         def work(memory: Memory) -> payloads.ExplainPayload:
-            if as_of is None:
-                return memory.explain(id).as_dict()  # type: ignore[return-value]
-            if not supports_as_of:
-                raise InputError("explain as_of: this memory cannot read past states yet")
-            return memory.explain(id, as_of=as_of).as_dict()  # type: ignore[call-arg, return-value]
+            return cast(payloads.ExplainPayload, memory.explain(id, as_of=moment).as_dict())
         return await access(work)
 
     @tool(reading)
@@ -340,6 +445,9 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             payload["seconds"] = round(time.perf_counter() - started, 6)
             return payload  # type: ignore[return-value]
         return await access(work)
+
+    server = MemoryServer("jtms", instructions=INSTRUCTIONS, subscriptions=bus,  # type: ignore[arg-type]
+                          log_level="WARNING", tools=tools)
 
     # --- resources -----------------------------------------------------------------------------
     @server.resource("memory://node/{id}", name="node", mime_type="application/json",
