@@ -31,6 +31,33 @@ from theory.index import index_of
 from theory.safety import check_structure, verdicts
 
 
+def summary_phases(path: Path) -> dict:
+    """What ``jtms check --summary`` computes, by phase (CPU seconds, cyclic GC paused as the
+    command does): parse, index, the summary (verdicts and counts), JSON."""
+    from theory.graphfile import paused_gc
+    from theory.safety import summarize_structure
+
+    clock = time.process_time
+    row: dict = {}
+    started = clock()
+    structure = load_graph(path)
+    row["parse"] = clock() - started
+    with paused_gc():
+        started = clock()
+        index_of(structure)
+        row["index"] = clock() - started
+        started = clock()
+        summary = summarize_structure(structure)
+        row["summary"] = clock() - started
+        started = clock()
+        text = json.dumps(summary.to_dict(), separators=(",", ":"))
+        row["json"] = clock() - started
+    totals = summary.totals()
+    row.update(claims=totals["claims"], evidence=len(structure.evidence), unsafe=totals["unsafe"],
+               violations=totals["violations"], json_mb=len(text) / 1e6)
+    return row
+
+
 def phases(path: Path, certificates: bool = True) -> dict:
     row = {}
     started = time.perf_counter()
@@ -61,10 +88,14 @@ def phases(path: Path, certificates: bool = True) -> dict:
 
 
 def cli_seconds(path: Path, *extra: str) -> float:
-    started = time.perf_counter()
+    """CPU seconds (user + system) of ``jtms check PATH --json EXTRA`` in a child process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.executable, "-m", "jtms", "check", str(path), "--json", *extra],
                    stdout=subprocess.DEVNULL, check=False, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
-    return time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -73,7 +104,7 @@ def main() -> None:
     parser.add_argument("--back-edges", type=float, nargs="+", default=[0.0, 0.05])
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI timings")
     parser.add_argument("--summary-only", action="store_true",
-                        help="verdicts and witness audits only (what `jtms check --summary` computes)")
+                        help="what `jtms check --summary` computes (verdicts, violations counted), by phase")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
@@ -82,6 +113,13 @@ def main() -> None:
             for size in args.sizes:
                 path = Path(folder) / f"memory_{size}_{back}.json"
                 save_graph(memory(size, seed=1, back_edges=back), path)
+                if args.summary_only:
+                    row = {"back_edges": back, **summary_phases(path)}
+                    if not args.no_cli:
+                        row["cli_summary"] = cli_seconds(path, "--summary")
+                    rows.append(row)
+                    print(json.dumps(row), file=sys.stderr, flush=True)
+                    continue
                 row = {"back_edges": back, **phases(path, certificates=not args.summary_only)}
                 if not args.no_cli:
                     row["cli_summary"] = cli_seconds(path, "--summary")
@@ -91,6 +129,18 @@ def main() -> None:
                 print(json.dumps(row), file=sys.stderr, flush=True)  # partial results survive a timeout
     if args.json:
         print(json.dumps(rows, indent=2))
+        return
+    if args.summary_only:
+        table = Table(title="jtms check --summary: CPU seconds per phase, and the command end to end")
+        for column in ["back-edges", "claims", "unsafe", "violations", "parse", "index", "summary", "json",
+                       "JSON MB", "cli --summary (CPU)"]:
+            table.add_column(column)
+        for r in rows:
+            table.add_row(f"{r['back_edges']:g}", str(r["claims"]), str(r["unsafe"]), str(r["violations"]),
+                          *(f"{r[k]:.2f}" for k in ("parse", "index", "summary", "json", "json_mb")),
+                          f"{r.get('cli_summary', float('nan')):.2f}")
+        print("load average at the end:", " ".join(f"{x:.1f}" for x in os.getloadavg()))
+        Console(width=200).print(table)
         return
     table = Table(title="jtms check: seconds per phase")
     columns = ["back-edges", "claims", "unsafe", "violations", "SAT-fallback", "parse", "index", "verdicts",
