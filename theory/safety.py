@@ -82,7 +82,7 @@ class ClaimReport:
         return {
             "id": self.id,
             "active": self.active,
-            "minimal_justifications": sorted_sets(self.minimal_justifications),
+            "minimal_justifications": sorted_sets(self.minimal_justifications) if self.minimal_justifications else [],
             "minimal_justifications_complete": self.minimal_justifications_complete,
             "influence_safe": self.influence_safe,
             "violations": [violation.to_dict() for violation in self.violations],
@@ -291,7 +291,7 @@ class ClaimSummary:
         return {
             "id": self.id,
             "active": self.active,
-            "minimal_justifications": sorted_sets(self.minimal_justifications),
+            "minimal_justifications": sorted_sets(self.minimal_justifications) if self.minimal_justifications else [],
             "minimal_justifications_complete": self.influence_safe,
             "influence_safe": self.influence_safe,
             "violations": [{"kind": None, "audit": [e], "surviving_justification": None} for e in self.examples],
@@ -353,14 +353,17 @@ def summarize_structure(
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
-    ids = index.ids
+    ids, number = index.ids, index.number
+    active, ancestors, critical_sets = facts.active, facts.ancestors, facts.critical
     reports = []
     for claim in wanted:
-        n = index.number[claim]
-        if not facts.active[n]:
+        n = number[claim]
+        if not active[n]:
             report = ClaimSummary(claim, False, True, 0, (), frozenset())
         else:
-            bits = facts.unsafe_bits(n)
+            critical_set = critical_sets[n]
+            # critical is a subset of ancestors, so the difference is the exclusive or
+            bits = 0 if critical_set is None else ancestors[n] ^ critical_set
             if not bits:
                 critical = facts.critical[n]
                 assert critical is not None  # an active claim has a critical set
