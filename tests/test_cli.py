@@ -38,6 +38,19 @@ def test_check_or_world_reports_violations(capsys):
     ]
 
 
+def test_check_summary_counts_instead_of_listing(capsys):
+    code, out, _ = run(capsys, "check", EXAMPLES / "or_world.json", "--summary", "--json")
+    assert code == 1
+    payload = json.loads(out)
+    assert payload["summary"] == {"claims": 1, "active": 1, "unsafe": 1, "violations": 2}
+    (claim,) = payload["claims"]
+    assert (claim["id"], claim["influence_safe"], claim["violation_count"]) == ("claim", False, 2)
+    assert [v["audit"] for v in claim["violations"]] == [["a"], ["b"]]
+    code, out, _ = run(capsys, "check", EXAMPLES / "or_world.json", "--summary")
+    assert code == 1
+    assert "NOT influence-safe: 1 unsafe claim(s), 2" in out and "violation(s)" in out
+
+
 def test_check_table_output(capsys):
     code, out, _ = run(capsys, "check", EXAMPLES / "or_world.json")
     assert code == 1

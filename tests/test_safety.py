@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from theory import SupportStructure, active_state, exact, influence
 from theory import strategies as jst
 from theory.reference import brute_force_influence_safe, brute_force_minimal_justifications
-from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_claim, check_structure
+from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_claim, check_structure, summarize_structure
 
 
 @settings(max_examples=300)
@@ -104,3 +104,32 @@ def test_check_with_audits_in_force_matches_brute_force(case):
                      for k in range(len(current.evidence) + 1)
                      for r in combinations(sorted(current.evidence), k))
         assert claim.influence_safe == agrees
+
+
+@settings(max_examples=300)
+@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
+def test_summary_counts_the_violations_of_the_full_check(structure):
+    """summarize_structure: the verdicts, violation counts and first witnesses (by id) of
+    check_structure without certificates, counted instead of listed."""
+    full = check_structure(structure, certificates=False)
+    summary = summarize_structure(structure, examples=2)
+    assert summary.influence_safe == full.influence_safe
+    assert [c.id for c in summary.claims] == [c.id for c in full.claims]
+    for s, f in zip(summary.claims, full.claims):
+        witnesses = sorted(e for v in f.violations for e in v.audit)
+        assert (s.active, s.influence_safe, s.violation_count) == (f.active, f.influence_safe, len(witnesses))
+        assert list(s.examples) == witnesses[:2]
+        if f.influence_safe:
+            assert s.minimal_justifications == f.minimal_justifications
+    assert summary.totals()["violations"] == sum(len(c.violations) for c in full.claims)
+
+
+def test_summary_payload_keeps_the_report_keys():
+    g = SupportStructure.build(["a", "b", "c"], ["x", "y"], [("x", ["a"]), ("x", ["b"]), ("x", ["c"]), ("y", ["a"])])
+    payload = summarize_structure(g, examples=2).to_dict()
+    assert payload["summary"] == {"claims": 2, "active": 2, "unsafe": 1, "violations": 3}
+    x, y = payload["claims"]
+    assert set(x) >= set(check_structure(g).to_dict()["claims"][0])
+    assert (x["violation_count"], x["violations_complete"]) == (3, False)
+    assert x["violations"] == [{"kind": None, "audit": [e], "surviving_justification": None} for e in "ab"]
+    assert (y["influence_safe"], y["minimal_justifications"], y["violations_complete"]) == (True, [["a"]], True)

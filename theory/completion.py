@@ -13,10 +13,12 @@ linear in the cone, whatever its loops: nothing is unrolled.
   ``b_j -> antecedent``. Its models are *supported*, and a support loop can hold itself up.
   Each cyclic component C gets its loop formula at once (``h_n -> s_C`` for n in C and
   ``s_C -> OR`` of the bodies of C's justifications with no antecedent in C). Smaller
-  self-supporting loops are cut lazily: a model is checked against the least fixpoint
-  (:meth:`SupportProgram.loop_clauses`); if c is not in it, the claims that the model holds
-  but the fixpoint does not form an *unfounded set* U, and for the lowest components with
-  a member in U the loop formula of ``U ∩ C`` is added. The model violates it; every
+  self-supporting loops are cut lazily: a model is checked component by component
+  (:meth:`SupportProgram.loop_clauses`, bottom-up over the cyclic components, each checked
+  on its own from the model's values of its outside antecedents); the held members of the
+  first component that its own least fixpoint does not reach form an *unfounded set* U,
+  and each loop of U (its strongly connected components through the justifications the
+  model holds) gets its loop formula. The model violates it; every
   well-founded model satisfies it (the first member of U to be derived is derived by a
   justification with no antecedent in U). So a solver that alternates solving and adding
   loop clauses returns only well-founded models, and its UNSAT answers are exact.
@@ -34,7 +36,6 @@ from itertools import count
 from pysat.formula import IDPool
 
 from theory.cnf import Encoding
-from theory.fixpoint import rederive
 from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
 from theory.index import SupportIndex
 
@@ -52,6 +53,24 @@ class ProgramCopy:
     body: dict[int, int | bool]          # justification number -> body literal or constant
     root: int | bool
     loops_added: int = 0
+    plans: list["ComponentPlan"] = field(default_factory=list)  # one per cyclic component
+
+
+@dataclass
+class ComponentPlan:
+    """One cyclic component of a copy, laid out for the founded check of
+    :meth:`SupportProgram.loop_clauses`: members by local position, and for every
+    justification of a member that is not constantly false: its claim's position, the
+    positions of its antecedents inside the component, and the literals of the others."""
+
+    members: list[int]                   # claim numbers
+    holds: list[int]                     # their h variables
+    just: list[int]                      # per justification: its number in the index
+    target: list[int]                    # per justification: position of its claim
+    inside: list[tuple[int, ...]]        # per justification: antecedent positions in the component
+    outside: list[tuple[int, ...]]       # per justification: literals of the other antecedents
+    of_member: list[list[int]]           # position -> its justifications
+    watchers: list[list[int]]            # position -> justifications with it inside
 
 
 @dataclass
@@ -75,7 +94,6 @@ class SupportProgram:
     cyclic: list[list[int]]              # cyclic components, in topological order
     component: dict[int, int] = field(default_factory=dict)  # claim -> position in cyclic
     _fresh: "count[int]" = field(default_factory=count)
-    _flags: bytearray | None = None  # scratch active flags for least_fixpoint
 
     @classmethod
     def of(cls, index: SupportIndex, root: int | Sequence[int]) -> "SupportProgram":
@@ -142,8 +160,35 @@ class SupportProgram:
         if positive:
             for members in self.cyclic:
                 clauses.extend(self._loop_formula(pool, copy, set(members)))
+                copy.plans.append(self._plan(copy, members))
         copy.root = self._root_literal(pool, copy, clauses)
         return Encoding(clauses, copy.root), copy
+
+    def _plan(self, copy: ProgramCopy, members: list[int]) -> ComponentPlan:
+        index = self.index
+        position = {n: i for i, n in enumerate(members)}
+        plan = ComponentPlan(list(members), [copy.holds[n] for n in members], [], [], [], [],
+                             [[] for _ in members], [[] for _ in members])
+        for i, n in enumerate(members):
+            for j in index.justs_of[n]:
+                if copy.body.get(j, False) is False:
+                    continue
+                antecedents = index.just_antecedents[j]
+                inside = tuple(position[a] for a in antecedents if a in position)
+                lits = [copy.inputs[a] if a in copy.inputs else copy.holds[a]
+                        for a in antecedents if a not in position]
+                outside = tuple(x for x in lits if x is not True)
+                if any(x <= 0 for x in outside):  # type: ignore[operator]
+                    raise ValueError("the founded check needs positive input literals")
+                k = len(plan.target)
+                plan.just.append(j)
+                plan.target.append(i)
+                plan.inside.append(inside)
+                plan.outside.append(outside)  # type: ignore[arg-type]
+                plan.of_member[i].append(k)
+                for a in inside:
+                    plan.watchers[a].append(k)
+        return plan
 
     def _root_literal(self, pool: IDPool, copy: ProgramCopy, clauses: list[list[int]]) -> int | bool:
         parts = [copy.inputs[r] if r in copy.inputs else copy.holds[r] for r in self.roots]
@@ -173,88 +218,173 @@ class SupportProgram:
         return out
 
     def _loop_formula(self, pool: IDPool, copy: ProgramCopy, members: set[int]) -> list[list[int]]:
-        """``h_n -> s`` for n in ``members`` and ``s -> OR(external bodies)``."""
+        """The loop formula of ``members``: ``h_n -> s`` for each, ``s -> OR(external bodies)``."""
         external = self._external_bodies(copy, members)
         if any(b is True for b in external):
             return []
         bodies = [b for b in external if b is not False]
-        copy.loops_added += 1
-        if len(members) == 1:
-            (n,) = members
-            return [[-copy.holds[n]] + bodies]  # type: ignore[list-item]
-        s = pool.id((copy.tag, "loop", next(self._fresh)))
-        clauses: list[list[int]] = [[-s] + bodies]  # type: ignore[list-item]
-        clauses.extend([-copy.holds[n], s] for n in sorted(members))
-        return clauses
+        return self._loop_clauses_of(pool, copy, sorted(members), bodies)  # type: ignore[arg-type]
 
     # --- the lazy part --------------------------------------------------------------------
-    def least_fixpoint(self, present: Iterable[int], region: Sequence[int] | None = None) -> set[int]:
-        """Claims of ``region`` (default: the cone's claims) in the least fixpoint when
-        exactly ``present`` evidence is and the claims outside ``region`` are absent.
-
-        :func:`theory.fixpoint.rederive` with ``region`` as the region: linear in the region,
-        not in the whole graph. With a region that is a superset of some derivation of a
-        claim, the claim is in the result iff it is in the least fixpoint."""
-        flags = self._flags
-        if flags is None:
-            flags = self._flags = bytearray(self.index.size)
-        present = list(present)
-        for e in present:
-            flags[e] = 1
-        try:
-            derived = rederive(self.index, flags, self.claims if region is None else region)
-        finally:
-            for e in present:
-                flags[e] = 0
-        for n in derived:
-            flags[n] = 0
-        return set(derived)
-
-    def _held_flags(self, held: Sequence[int], present: Iterable[int]) -> bytearray:
-        """0/1 per node: held by the model (claims) or present (evidence)."""
-        flags = bytearray(self.index.size)
-        for n in held:
-            flags[n] = 1
-        for e in present:
-            flags[e] = 1
-        return flags
-
     def loop_clauses(self, pool: IDPool, copy: ProgramCopy, model: Sequence[int]) -> list[list[int]]:
-        """Loop clauses that cut ``model`` if its root claim is not well-founded, else []."""
-        def true(lit: int | bool) -> bool:
-            if isinstance(lit, bool):
-                return lit
-            v = abs(lit)
-            return (v <= len(model) and model[v - 1] > 0) == (lit > 0)
+        """Loop clauses that cut ``model`` if a claim it holds in a cyclic component is not
+        well-founded, else [] (then the root, if held, is in the least fixpoint).
 
-        if not true(copy.root):
+        The cyclic components are checked bottom-up, each on its own: while every held
+        claim of the components below is founded, so is every held claim outside the
+        cyclic components below (its completion clause gives it a body the model holds),
+        so an antecedent outside the component is founded iff the model holds it, and the
+        founded members are the least fixpoint inside the component from the justifications
+        whose outside antecedents the model holds. The first component with a held member
+        that is not founded gets the loop formulas of its unfounded set and the check stops.
+        Cost: linear in the held members' justifications, not in the cone."""
+        if isinstance(copy.root, bool):
+            if not copy.root:
+                return []
+        elif (model[abs(copy.root) - 1] > 0) != (copy.root > 0):
             return []
-        size = len(model)
-        held = [n for n, h in copy.holds.items() if h <= size and model[h - 1] > 0]
-        if not any(n in self.component for n in held):
-            return []  # no loop in play: the completion of acyclic claims is exact
-        present = {e for e, lit in copy.inputs.items() if true(lit)}
-        # Only what the model holds is derived: if the roots are founded from it they are in
-        # the least fixpoint; if not, the loop formulas below are violated and valid anyway.
-        founded = self.least_fixpoint(present, held)
-        if all(r in founded or r in present for r in self.roots):
-            return []
-        unfounded = set(held) - founded
-        clauses: list[list[int]] = []
-        # one loop formula per loop of the unfounded set (its strongly connected components
-        # through held justifications): stronger than one formula for all of it
-        for part in strongly_connected_components(self.index, sorted(unfounded),
-                                                  intact_only=self._held_flags(held, present)):
-            if not is_cyclic_component(self.index, part):
+        for plan in copy.plans:
+            held = [i for i, h in enumerate(plan.holds) if model[h - 1] > 0]
+            if not held:
                 continue
+            intact, founded = self._founded_members(plan, model, held)
+            if len(founded) < len(held):
+                return self._cuts(pool, copy, plan, model, [i for i in held if i not in founded], intact)
+        return []
+
+    @staticmethod
+    def _founded_members(plan: ComponentPlan, model: Sequence[int],
+                         held: list[int]) -> tuple[list[int], set[int]]:
+        """The justifications of held members that the model holds (every antecedent held
+        or present), and the positions of the held members founded through them."""
+        is_held = bytearray(len(plan.members))
+        for i in held:
+            is_held[i] = 1
+        inside, outside, of_member = plan.inside, plan.outside, plan.of_member
+        intact: list[int] = []
+        missing: dict[int, int] = {}
+        stack: list[int] = []
+        founded: set[int] = set()
+        for i in held:
+            for k in of_member[i]:
+                for x in outside[k]:
+                    if model[x - 1] < 0:
+                        break
+                else:
+                    ins = inside[k]
+                    for a in ins:
+                        if not is_held[a]:
+                            break
+                    else:
+                        intact.append(k)
+                        if ins:
+                            missing[k] = len(ins)
+                        elif i not in founded:
+                            founded.add(i)
+                            stack.append(i)
+        watchers, target = plan.watchers, plan.target
+        while stack:
+            a = stack.pop()
+            for k in watchers[a]:
+                left = missing.get(k)
+                if left is None:
+                    continue
+                missing[k] = left - 1
+                if left == 1:
+                    c = target[k]
+                    if c not in founded:
+                        founded.add(c)
+                        stack.append(c)
+        return intact, founded
+
+    def _cuts(self, pool: IDPool, copy: ProgramCopy, plan: ComponentPlan, model: Sequence[int],
+              unfounded: list[int], intact: list[int]) -> list[list[int]]:
+        """One loop formula per loop of ``unfounded`` (positions in ``plan``): its strongly
+        connected components through the justifications the model holds, which is stronger
+        than one formula for all of it. A loop with a held justification from outside it
+        would be founded from that one, so each formula is violated by the model."""
+        in_u = set(unfounded)
+        inside, target = plan.inside, plan.target
+        predecessors: dict[int, list[int]] = {u: [] for u in unfounded}
+        for k in intact:
+            t = target[k]
+            if t in in_u:
+                predecessors[t].extend(a for a in inside[k] if a in in_u)
+        clauses: list[list[int]] = []
+        for part in _tarjan(unfounded, predecessors):
             members = set(part)
-            external = self._external_bodies(copy, members)
-            if any(true(b) for b in external):
-                continue  # supported from outside in this model: not the culprit
-            clauses.extend(self._loop_formula(pool, copy, members))
+            if len(part) == 1 and part[0] not in predecessors[part[0]]:
+                continue  # not a loop
+            bodies: list[int] = []
+            premise = False
+            for i in part:
+                for k in plan.of_member[i]:
+                    if any(a in members for a in inside[k]):
+                        continue
+                    b = copy.body[plan.just[k]]
+                    if b is True:
+                        premise = True
+                    else:
+                        bodies.append(b)  # type: ignore[arg-type]
+            if premise or any(model[abs(b) - 1] == b for b in bodies):
+                continue  # held from outside in this model: not the culprit
+            clauses.extend(self._loop_clauses_of(pool, copy, [plan.members[i] for i in part], bodies))
         if not clauses:
             raise AssertionError("an unfounded model without a violated loop formula")
         return clauses
 
+    def _loop_clauses_of(self, pool: IDPool, copy: ProgramCopy, members: list[int],
+                         bodies: list[int]) -> list[list[int]]:
+        """``h_n -> s`` for n in ``members`` and ``s -> OR(bodies)``."""
+        copy.loops_added += 1
+        if len(members) == 1:
+            return [[-copy.holds[members[0]]] + bodies]
+        s = pool.id((copy.tag, "loop", next(self._fresh)))
+        clauses: list[list[int]] = [[-s] + bodies]
+        clauses.extend([-copy.holds[n], s] for n in sorted(members))
+        return clauses
 
-__all__ = ["ProgramCopy", "SupportProgram"]
+
+def _tarjan(nodes: list[int], predecessors: dict[int, list[int]]) -> list[list[int]]:
+    """Strongly connected components of a small graph given by predecessor lists (iterative)."""
+    number: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    components: list[list[int]] = []
+    for start in nodes:
+        if start in number:
+            continue
+        number[start] = low[start] = len(number)
+        stack.append(start)
+        on_stack.add(start)
+        work = [(start, iter(predecessors[start]))]
+        while work:
+            node, successors = work[-1]
+            for succ in successors:
+                if succ not in number:
+                    number[succ] = low[succ] = len(number)
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(predecessors[succ])))
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], number[succ])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == number[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    components.append(component)
+    return components
+
+
+__all__ = ["ComponentPlan", "ProgramCopy", "SupportProgram"]

@@ -44,6 +44,8 @@ def strongly_connected_components(
     just_antecedents = index.just_antecedents
 
     def predecessors(n: int) -> list[int]:
+        if intact_only is None:
+            return [a for j in justs_of[n] for a in just_antecedents[j] if a in member]
         result: list[int] = []
         for j in justs_of[n]:
             antecedents = just_antecedents[j]

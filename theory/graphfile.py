@@ -117,9 +117,9 @@ JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
 
 def _known_keys(data: Mapping[Any, Any], allowed: frozenset[str], where: str,
                 node: str | None = None) -> None:
-    unknown = sorted(map(str, set(data) - allowed))
-    if not unknown:
+    if data.keys() <= allowed:
         return
+    unknown = sorted(map(str, set(data) - allowed))
     hints = []
     for key in unknown:
         close = difflib.get_close_matches(key, sorted(allowed), n=1)

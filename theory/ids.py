@@ -34,7 +34,10 @@ def id_problem(value: Any) -> str | None:
     if value != value.strip():
         return ("has surrounding whitespace (ids are written without surrounding spaces: "
                 "the CLI strips them)")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
+    if value.isascii():  # the common case, without a category lookup per character:
+        if not value.isprintable():  # in ASCII, exactly the control characters (Cc)
+            return "contains a control character"
+    elif any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
         return "contains a control character"
     return None
 

@@ -2,9 +2,10 @@
 
 The minimal justifications of claim c are the minimal evidence sets X with f_c(X) true
 (its ATMS label). The enumerator is a map-solver loop over the evidence variables of the
-CNF of f_c: find a model, shrink it to a minimal true set with further SAT calls (each
-asks for a strictly smaller true subset), report it, and block all its supersets. Each
-minimal justification costs a few SAT calls, so the cost follows the size of the output.
+CNF of f_c: find a model, block the supersets of its evidence set X (a true set once the
+model is checked well-founded), ask for a model inside X, and repeat until UNSAT proves
+the last X minimal (:meth:`JustificationEnumerator._minimal_in`). Each minimal
+justification costs a few SAT calls, so the cost follows the size of the output.
 
 f_c goes through the least fixpoint, so cycles never create a justification. The default
 encoding is the completion of the support cone plus loop formulas, added lazily whenever a
@@ -113,7 +114,7 @@ class JustificationEnumerator:
         held up only by a support loop, add the loop clauses that cut it and solve again."""
         copy = self._copy if copy is None else copy
         while solver.solve(assumptions=list(assumptions)):
-            model = solver.get_model()
+            model = self._model(solver)
             cuts = self.source.loop_clauses(self.pool, copy, model)
             if not cuts:
                 return model
@@ -121,42 +122,50 @@ class JustificationEnumerator:
                 solver.add_clause(clause)
         return None
 
-    def _true_evidence(self, model: list[int]) -> set[str]:
-        return {e for e, v in self.var.items() if model[v - 1] > 0}
+    def _model(self, solver: Solver) -> list[int]:
+        """The solver's model over every variable of the pool: a variable that occurs in no
+        clause yet (a claim held by a premise, say) is false, as the phases prefer."""
+        model = solver.get_model()
+        top = self.pool.top
+        if len(model) < top:
+            model.extend(range(-len(model) - 1, -top - 1, -1))
+        return model
 
-    def _shrink(self, solver: Solver, found: set[str], model: list[int],
-                fixed_off: Iterable[str] = ()) -> tuple[frozenset[str], list[int]]:
-        """Shrink a true set to a minimal one by asking for a strictly smaller true subset.
+    def _minimal_in(self, solver: Solver, model: list[int]) -> frozenset[str] | None:
+        """Shrink the model's evidence to a minimal justification, or None when the model
+        is held up only by a support loop before any true set was met (the loop clauses
+        that cut it are added to ``solver``).
 
-        The request is a clause guarded by a fresh selector, retired after the call. With
-        the solver's phases set to prefer absent evidence, models are usually minimal
-        already, so this is typically one UNSAT call per justification. The models met on
-        the way are not checked for well-foundedness; the caller checks the last one
-        (:meth:`_founded`), which is what makes the result exact.
-        """
-        off = [-self.var[e] for e in fixed_off if e in self.var]
-        while found:
-            selector = self.pool.id(("shrink", len(self.pool.obj2id)))
-            solver.add_clause([-selector] + [-self.var[e] for e in found])
-            assumptions = [selector] + [-self.var[e] for e in self.variables if e not in found] + off
-            smaller = solver.solve(assumptions=assumptions)
-            if smaller:
-                model = solver.get_model()  # before add_clause, which resets the state
-            solver.add_clause([-selector])
-            if not smaller:
-                break
-            found = self._true_evidence(model)
-        return frozenset(found), model
-
-    def _founded(self, solver: Solver, model: list[int]) -> bool:
-        """Whether the model's root is well-founded; if not, the loop clauses that cut it are
-        added to ``solver``. A shrunk set whose last model is founded is a true set, and it is
-        minimal: every smaller true set has a founded model, which no loop clause cuts, and
-        the last shrink call found none."""
-        cuts = self.source.loop_clauses(self.pool, self._copy, model)
-        for clause in cuts:
-            solver.add_clause(clause)
-        return not cuts
+        Every model met is checked (:meth:`SupportProgram.loop_clauses`); a founded one's
+        evidence X is a true set, so the clause "not all of X" is added for good: it blocks
+        X and its supersets, none of which is a minimal justification other than X, and
+        every strict subset of X satisfies it. Then a model with evidence inside X is asked
+        for (assumptions: the evidence outside X absent): UNSAT means X is minimal (a
+        smaller true set has a founded model, which no clause added here excludes), SAT
+        gives a smaller set to check. No selector variables, no retired clauses; with the
+        phases preferring absent evidence the first X is usually minimal already, so a
+        justification costs one search and one UNSAT call."""
+        var = self.var
+        bound: list[int] | None = None  # assumptions of the last true set met
+        last: list[str] = []
+        while True:
+            cuts = self.source.loop_clauses(self.pool, self._copy, model)
+            if cuts:
+                for clause in cuts:
+                    solver.add_clause(clause)
+                if bound is None:
+                    return None
+                assumptions = bound
+            else:
+                found = [e for e, v in var.items() if model[v - 1] > 0]
+                if not found:
+                    return frozenset()
+                solver.add_clause([-var[e] for e in found])
+                assumptions = bound = [-v for v in var.values() if model[v - 1] < 0]
+                last = found
+            if not solver.solve(assumptions=assumptions):
+                return frozenset(last)
+            model = self._model(solver)
 
     def __iter__(self) -> Iterator[frozenset[str]]:
         """Yield every minimal justification exactly once (in no particular order)."""
@@ -168,14 +177,12 @@ class JustificationEnumerator:
             return
         with solver:
             while solver.solve():
-                model = solver.get_model()
-                minimal, last = self._shrink(solver, self._true_evidence(model), model)
-                if not self._founded(solver, last):
+                minimal = self._minimal_in(solver, self._model(solver))
+                if minimal is None:
                     continue  # cut a self-supporting loop; search again
-                yield minimal
+                yield minimal  # its supersets are blocked already
                 if not minimal:
                     return
-                solver.add_clause([-self.var[e] for e in sorted(minimal)])
 
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
         """A minimal justification avoiding every item of ``without``, or None."""
@@ -188,9 +195,8 @@ class JustificationEnumerator:
         with solver:
             assumptions = [-self.var[e] for e in sorted(without) if e in self.var]
             while solver.solve(assumptions=assumptions):
-                model = solver.get_model()
-                minimal, last = self._shrink(solver, self._true_evidence(model), model, without)
-                if self._founded(solver, last):
+                minimal = self._minimal_in(solver, self._model(solver))
+                if minimal is not None:
                     return minimal
             return None
 

@@ -140,10 +140,24 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
             critical[n] = 1 << n
     claims = [n for n in range(size) if not is_evidence[n]]
 
-    for component in strongly_connected_components(index, claims):
+    components = strongly_connected_components(index, claims)
+    cyclic = bytearray(size)  # members of cyclic components (self-loops included)
+    for component in components:
+        if len(component) == 1:
+            m = component[0]
+            union = 0
+            for j in justs_of[m]:
+                for a in just_antecedents[j]:
+                    if a == m:
+                        cyclic[m] = 1
+                    else:
+                        union |= ancestors[a]
+            ancestors[m] = union
+            continue
         members = set(component)
         union = 0
         for m in component:
+            cyclic[m] = 1
             for j in justs_of[m]:
                 for a in just_antecedents[j]:
                     if a not in members:
@@ -151,25 +165,33 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
         for m in component:
             ancestors[m] = union
 
-    active_claims = [n for n in claims if active[n]]
-    for component in strongly_connected_components(index, active_claims, intact_only=active):
-        # Greatest fixpoint inside a loop: start from "everything" (None) and shrink.
-        solve_component(index, component, critical, initial=None,
-                        update=lambda m: _critical_of(m, index, active, critical))
+    # The components through intact justifications between active claims refine these:
+    # only a cyclic component can split, so only those are decomposed again (in topological
+    # order inside, which keeps the concatenation in topological order).
+    for component in components:
+        if len(component) == 1 and not cyclic[component[0]]:
+            if active[component[0]]:
+                critical[component[0]] = _critical_of(component[0], index, active, critical)
+            continue
+        live = [m for m in component if active[m]]
+        for part in strongly_connected_components(index, live, intact_only=active):
+            # Greatest fixpoint inside a loop: start from "everything" (None) and shrink.
+            solve_component(index, part, critical, initial=None,
+                            update=lambda m: _critical_of(m, index, active, critical))
     return Verdicts(active, ancestors, critical)
 
 
 def _critical_of(n: int, index: SupportIndex, active: bytes | bytearray, critical: list[int | None]) -> int | None:
     """AND over intact justifications of OR over antecedents; None stands for "all"."""
     result: int | None = None
+    just_antecedents = index.just_antecedents
     for j in index.justs_of[n]:
-        antecedents = index.just_antecedents[j]
-        if not all(active[a] for a in antecedents):
-            continue
         union = 0
-        for a in antecedents:
+        for a in just_antecedents[j]:
             value = critical[a]
-            if value is None:  # an antecedent that stands for "all": so does the union
+            # not intact (an inactive antecedent), or an antecedent that stands for "all"
+            # (so does the union): either way the justification leaves the AND as it is
+            if value is None or not active[a]:
                 break
             union |= value
         else:
@@ -244,6 +266,117 @@ def check_structure(
         if progress is not None:
             progress(1)
     return SafetyReport(all(r.influence_safe for r in reports), tuple(reports))
+
+
+@dataclass(frozen=True)
+class ClaimSummary:
+    """The verdict on one claim without certificates: how many one-item witness audits
+    retire it under influence but not under exact, and the first few of them (by id).
+
+    A safe active claim's unique minimal justification is its critical set, listed as in
+    the full report; an unsafe claim lists none (``minimal_justifications_complete`` false).
+    """
+
+    id: str
+    active: bool
+    influence_safe: bool
+    violation_count: int
+    examples: tuple[str, ...]
+    minimal_justifications: frozenset[frozenset[str]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """One entry of ``claims`` in ``jtms check --summary --json``: the keys of
+        :meth:`ClaimReport.to_dict`, with ``violations`` holding the examples only (kind
+        null, as without certificates), plus ``violation_count`` and ``violations_complete``."""
+        return {
+            "id": self.id,
+            "active": self.active,
+            "minimal_justifications": sorted_sets(self.minimal_justifications),
+            "minimal_justifications_complete": self.influence_safe,
+            "influence_safe": self.influence_safe,
+            "violations": [{"kind": None, "audit": [e], "surviving_justification": None} for e in self.examples],
+            "violation_count": self.violation_count,
+            "violations_complete": self.violation_count == len(self.examples),
+        }
+
+
+@dataclass(frozen=True)
+class SafetySummary:
+    """:func:`summarize_structure`: the verdicts of every claim, the violations counted."""
+
+    influence_safe: bool
+    claims: tuple[ClaimSummary, ...]
+
+    @property
+    def unsafe(self) -> tuple[ClaimSummary, ...]:
+        return tuple(c for c in self.claims if not c.influence_safe)
+
+    def totals(self) -> dict[str, int]:
+        return {
+            "claims": len(self.claims),
+            "active": sum(1 for c in self.claims if c.active),
+            "unsafe": sum(1 for c in self.claims if not c.influence_safe),
+            "violations": sum(c.violation_count for c in self.claims),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The payload of ``jtms check --summary --json`` (claims sorted by id)."""
+        return {
+            "influence_safe": self.influence_safe,
+            "summary": self.totals(),
+            "claims": [claim.to_dict() for claim in sorted(self.claims, key=lambda c: c.id)],
+        }
+
+
+def summarize_structure(
+    structure: SupportStructure,
+    claims: Iterable[str] | None = None,
+    *,
+    examples: int = 3,
+    progress: Callable[[int], None] | None = None,
+    blocked: Iterable[str] = (),
+) -> SafetySummary:
+    """The verdicts of :func:`check_structure` with ``certificates=False``, the witness
+    audits counted instead of listed: per claim the number of violations (a popcount of
+    ``ancestors - critical``) and the first ``examples`` witnesses. Nothing is built per
+    violation, so the cost is the verdicts' (near-linear in the graph) whatever their number.
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+    >>> summary = summarize_structure(g, examples=1)
+    >>> summary.totals()["violations"], summary.claims[0].examples
+    (2, ('a',))
+    """
+    structure = structure.under_audit(blocked)
+    index = index_of(structure)
+    facts = verdicts(index, base_active(structure))
+    wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
+    ids = index.ids
+    reports = []
+    for claim in wanted:
+        n = index.number[claim]
+        if not facts.active[n]:
+            report = ClaimSummary(claim, False, True, 0, (), frozenset())
+        else:
+            bits = facts.unsafe_bits(n)
+            if not bits:
+                critical = facts.critical[n]
+                assert critical is not None  # an active claim has a critical set
+                report = ClaimSummary(claim, True, True, 0, (), frozenset([index.names_of_bits(critical)]))
+            else:
+                first: list[str] = []
+                rest = bits
+                while rest and len(first) < examples:  # evidence are numbered in id order
+                    low = rest & -rest
+                    first.append(ids[low.bit_length() - 1])
+                    rest ^= low
+                report = ClaimSummary(claim, True, False, bits.bit_count(), tuple(first), frozenset())
+        reports.append(report)
+        if progress is not None:
+            progress(1)
+    return SafetySummary(all(r.influence_safe for r in reports), tuple(reports))
 
 
 def check_claim(structure: SupportStructure, claim: str, **options: Any) -> ClaimReport:
