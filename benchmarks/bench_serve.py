@@ -17,7 +17,8 @@ output-schema check of the result costs (the SDK re-validates every structured r
 ``jsonschema``; timed again on the same result), and a third row times the same call as a raw
 JSON-RPC POST over HTTP (``httpx2``, the SDK's own HTTP library, with no MCP client: POST,
 read the event, ``json.loads``), so the server's part and the SDK client's part are told
-apart. CPU per call (means): the client's (``process_time``) and the server process's
+apart. After the audits each path times `state` of one id and of every node (nothing changed
+since the last call, so catching up is a no-op). CPU per call (means): the client's (``process_time``) and the server process's
 (``/proc``); on a loaded machine they say more than wall times do.
 """
 
@@ -48,6 +49,7 @@ from jtms import payloads  # noqa: E402
 from jtms.reconsolidation import Memory  # noqa: E402
 
 WARMUP = 3
+STATE_CALLS = 10  # `state` calls timed after the audits (one id, then every node)
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
@@ -66,6 +68,7 @@ class Row:
         self.server_cpu: list[float] = []
         self.sizes: list[float] = []      # retired + kept entries per result
         self.text_bytes: list[float] = []  # the result's JSON text copy
+        self.state: dict[str, list[float]] = {}  # `state` of one id / of every node
 
 
 def process_cpu(pid: int | None) -> float:
@@ -94,6 +97,11 @@ def serve_child() -> int | None:
 def in_process(db: str, audits: list[list[str]]) -> Row:
     row = Row()
     with Memory.open(db) as memory:
+        for ids, key in ((["e0"], "state_one"), (None, "state_all")):
+            for _ in range(STATE_CALLS):
+                started = time.perf_counter()
+                payloads.state_payload(memory, ids)
+                row.state.setdefault(key, []).append(time.perf_counter() - started)
         for k, roots in enumerate(audits[:WARMUP] + audits):
             started, cpu = time.perf_counter(), time.process_time()
             result = memory.audit(roots, reason="bench")
@@ -127,6 +135,12 @@ async def over(client: Client, audits: list[list[str]], server: int | None) -> R
             row.client_cpu.append(cpu)
             row.server_cpu.append(server_cpu)
             row.text_bytes.append(float(sum(len(getattr(c, "text", "")) for c in result.content)))
+    for arguments, key in (({"ids": ["e0"]}, "state_one"), ({}, "state_all")):
+        for _ in range(STATE_CALLS):  # nothing changed since the last call: catch-up is a no-op
+            started = time.perf_counter()
+            result = await client.call_tool("state", arguments)
+            row.state.setdefault(key, []).append(time.perf_counter() - started)
+            assert not result.is_error, result.content
     return row
 
 
@@ -214,6 +228,11 @@ def over_raw_http(db: str, audits: list[list[str]]) -> Row:
     return row
 
 
+def state_p50(row: Row) -> dict[str, float]:
+    return {f"{key}_p50_ms": round(statistics.median(samples) * 1000, 3)
+            for key, samples in row.state.items()}
+
+
 def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
     document = make_graph(n_claims, seed=seed)
     n_evidence = n_claims // 5
@@ -230,6 +249,7 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
     base_row = in_process(db, audits)
     result["in_process"] = percentiles(base_row.seconds)
     result["in_process"]["cpu_mean_ms"] = round(statistics.mean(base_row.client_cpu) * 1000, 3)
+    result["in_process"].update(state_p50(base_row))
     print(f"in_process: {result['in_process']}", file=sys.stderr, flush=True)
     result["result_ids_median"] = statistics.median(base_row.sizes)  # retired + kept entries
     base = statistics.median(base_row.seconds)
@@ -242,6 +262,7 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
         # means: /proc counts the server's CPU in clock ticks (10 ms), too coarse for a median
         row["client_cpu_mean_ms"] = round(statistics.mean(measured.client_cpu) * 1000, 3)
         row["server_cpu_mean_ms"] = round(statistics.mean(measured.server_cpu) * 1000, 3)
+        row.update(state_p50(measured))
         if measured.checks:
             row["client_schema_check_p50_ms"] = round(statistics.median(measured.checks) * 1000, 3)
             row["overhead_without_client_check_p50_ms"] = round(
@@ -278,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
                f"{row['server_cpu_mean_ms']:.1f} ms" if "server_cpu_mean_ms" in row
                else f"  CPU/call {row['cpu_mean_ms']:.1f} ms")
         print(f"  {name:<11} p50 {row['p50_ms']:8.2f} ms  p99 {row['p99_ms']:8.2f} ms{cpu}{extra}")
+        if "state_all_p50_ms" in row:
+            print(f"  {'':<11} state p50: one id {row['state_one_p50_ms']:.2f} ms, every node "
+                  f"{row['state_all_p50_ms']:.2f} ms (nothing changed since the last call)")
     return 0
 
 

@@ -21,3 +21,12 @@ def test_bench_serve_smoke(tmp_path):
         assert result[path]["client_schema_check_p50_ms"] > 0
         assert "overhead_without_client_check_p50_ms" in result[path]
         assert result[path]["text_copy_bytes_median"] > 0
+
+
+def test_bench_serve_schema_smoke(tmp_path):
+    from benchmarks.bench_serve_schema import run as run_schema
+
+    result = run_schema(2000, seed=3, folder=tmp_path)
+    assert result["kept"] > 0 and result["json_bytes"] > 0
+    assert set(result["check_ms"]) == {"derived ($ref Kept)", "Kept inlined",
+                                       "kept items {type: object}", "published (no per-item items)"}

@@ -130,3 +130,34 @@ def test_many_clients_at_once(tmp_path):
         expected = {"shared"} | {f"{p}{k}_{r}" for k in range(clients) for r in range(rounds)
                                  if r % 2 for p in ("e", "c")}
         assert memory.active_ids() == expected
+
+
+def test_accepted_connections_have_tcp_nodelay():
+    """The socket `jtms serve --http` listens on names TCP as its protocol, so asyncio sets
+    TCP_NODELAY on every accepted connection (without it each response waited for the
+    client's delayed ACK: 40 ms a request)."""
+    import asyncio
+    import socket
+
+    from jtms.commands.serve import listening_socket
+
+    async def main() -> int:
+        flags: list[int] = []
+
+        def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            sock = writer.get_extra_info("socket")
+            flags.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        sock = listening_socket("127.0.0.1", 0)
+        server = await asyncio.start_server(accepted, sock=sock)
+        async with server:
+            _, writer = await asyncio.open_connection(*sock.getsockname())
+            for _ in range(200):
+                if flags:
+                    break
+                await asyncio.sleep(0.01)
+            writer.close()
+        return flags[0]
+
+    assert asyncio.run(main()) != 0

@@ -85,6 +85,24 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The TCP socket uvicorn serves on, bound and listening (port 0: a free one).
+
+    Its protocol is named (IPPROTO_TCP): asyncio sets TCP_NODELAY only on accepted sockets
+    whose ``proto`` says TCP, and without it each response, written in pieces, waited for
+    the client's delayed ACK: 40 ms added to every HTTP request (docs/serve.md)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise InputError(f"--http {host}:{port}: cannot bind: {error.strerror}") from None
+    sock.listen(128)
+    return sock
+
+
 def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | None,
                 allowed_hosts: list[str], read_only: bool) -> None:
     """Serve ``/mcp`` and the explorer page at ``/`` on one uvicorn app."""
@@ -94,15 +112,7 @@ def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | N
     from jtms.serve.http import build_app, transport_security
 
     host, port = address
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as error:
-        sock.close()
-        raise InputError(f"--http {host}:{port}: cannot bind: {error.strerror}") from None
-    sock.listen(128)
+    sock = listening_socket(host, port)
     bound = sock.getsockname()[1]
     explorer = Explorer(server.access, transport_security(host, allowed_hosts), read_only, token)
     app = build_app(server, host, token, allowed_hosts, explorer.routes(), explorer.open_paths)
