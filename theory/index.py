@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from theory.structure import Kind, SupportStructure
+from theory.structure import SupportStructure
 
 
 class IndexView(Protocol):
@@ -96,10 +96,11 @@ def index_of(structure: SupportStructure) -> SupportIndex:
 
 
 def _build(structure: SupportStructure) -> SupportIndex:
-    ids = tuple(sorted(structure.evidence)) + tuple(sorted(structure.claims))
+    evidence = tuple(sorted(structure.evidence))
+    ids = evidence + tuple(sorted(structure.claims))
     number = {node_id: n for n, node_id in enumerate(ids)}
     size = len(ids)
-    is_evidence = bytes(1 if structure.nodes[i].kind is Kind.EVIDENCE else 0 for i in ids)
+    is_evidence = b"\x01" * len(evidence) + bytes(size - len(evidence))  # evidence first
     just_claim: list[int] = []
     just_antecedents: list[tuple[int, ...]] = []
     justs_of: list[list[int]] = [[] for _ in range(size)]
@@ -107,7 +108,7 @@ def _build(structure: SupportStructure) -> SupportIndex:
     consumers: list[set[int]] = [set() for _ in range(size)]
     for j, justification in enumerate(structure.justifications):
         claim = number[justification.claim]
-        antecedents = tuple(sorted(number[a] for a in justification.antecedents))
+        antecedents = tuple(sorted([number[a] for a in justification.antecedents]))
         just_claim.append(claim)
         just_antecedents.append(antecedents)
         justs_of[claim].append(j)
