@@ -36,7 +36,7 @@ from itertools import count
 from pysat.formula import IDPool
 
 from theory.cnf import Encoding
-from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
+from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components, tarjan
 from theory.index import SupportIndex
 
 Inputs = Callable[[str], "int | bool"]
@@ -311,7 +311,7 @@ class SupportProgram:
             if t in in_u:
                 predecessors[t].extend(a for a in inside[k] if a in in_u)
         clauses: list[list[int]] = []
-        for part in _tarjan(unfounded, predecessors):
+        for part in tarjan(unfounded, predecessors.__getitem__):
             members = set(part)
             if len(part) == 1 and part[0] not in predecessors[part[0]]:
                 continue  # not a loop
@@ -343,48 +343,6 @@ class SupportProgram:
         clauses: list[list[int]] = [[-s] + bodies]
         clauses.extend([-copy.holds[n], s] for n in sorted(members))
         return clauses
-
-
-def _tarjan(nodes: list[int], predecessors: dict[int, list[int]]) -> list[list[int]]:
-    """Strongly connected components of a small graph given by predecessor lists (iterative)."""
-    number: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
-    stack: list[int] = []
-    components: list[list[int]] = []
-    for start in nodes:
-        if start in number:
-            continue
-        number[start] = low[start] = len(number)
-        stack.append(start)
-        on_stack.add(start)
-        work = [(start, iter(predecessors[start]))]
-        while work:
-            node, successors = work[-1]
-            for succ in successors:
-                if succ not in number:
-                    number[succ] = low[succ] = len(number)
-                    stack.append(succ)
-                    on_stack.add(succ)
-                    work.append((succ, iter(predecessors[succ])))
-                    break
-                if succ in on_stack:
-                    low[node] = min(low[node], number[succ])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == number[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    components.append(component)
-    return components
 
 
 __all__ = ["ComponentPlan", "ProgramCopy", "SupportProgram"]

@@ -54,6 +54,17 @@ def strongly_connected_components(
             result.extend(a for a in antecedents if a in member)
         return result
 
+    return tarjan(nodes, predecessors)
+
+
+def tarjan(nodes: Iterable[int], predecessors: Callable[[int], Iterable[int]]) -> list[list[int]]:
+    """Strongly connected components of the graph on ``nodes`` whose edges into a node n come
+    from ``predecessors(n)`` (Tarjan's algorithm, iterative). Over predecessor edges a
+    component is emitted after every component it depends on (topological order).
+
+    >>> tarjan([1, 2, 3], {1: [], 2: [1, 3], 3: [2]}.__getitem__)
+    [[1], [3, 2]]
+    """
     counter = 0
     number: dict[int, int] = {}
     low: dict[int, int] = {}
@@ -98,7 +109,6 @@ def strongly_connected_components(
                     if w == node:
                         break
                 components.append(component)
-    # Tarjan over predecessor edges emits a component after all components it depends on.
     return components
 
 
