@@ -1,10 +1,12 @@
-"""Nogoods in the stored memory: Memory.add_nogood with history, import of graph files with
-nogoods, Memory.diagnose with the audits in force, `jtms add-nogood`, `jtms diagnose --db
+"""Nogoods in the stored memory, on SQLite and on PostgreSQL (the ``memory_location``
+fixture): Memory.add_nogood with history, import of graph files with nogoods,
+Memory.diagnose with the audits in force, `jtms add-nogood`, `jtms diagnose --db
 [--apply N]` and `jtms review --apply`."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "contradiction.json"
 
 
-def example_memory(path: Path) -> Memory:
+def example_memory(path: Path | str) -> Memory:
     memory = Memory.create(path)
     memory.import_graph(load_document(EXAMPLE), source=str(EXAMPLE))
     return memory
@@ -35,8 +37,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, st
     return code, captured.out, captured.err
 
 
-def test_imported_nogoods_are_stored_and_diagnosed(tmp_path: Path) -> None:
-    with example_memory(tmp_path / "m.db") as memory:
+def test_imported_nogoods_are_stored_and_diagnosed(memory_location: Callable[[], str]) -> None:
+    db = memory_location()
+    with example_memory(db) as memory:
         assert memory.nogoods() == (Nogood("verdict", frozenset({"effective", "inert"}),
                                            "the compound cannot be both effective and inert"),)
         assert memory.is_active("verdict")
@@ -47,8 +50,9 @@ def test_imported_nogoods_are_stored_and_diagnosed(tmp_path: Path) -> None:
         assert memory.integrity_problems() == []
 
 
-def test_add_nogood_history_follows_audits_and_reinstatements(tmp_path: Path) -> None:
-    with example_memory(tmp_path / "m.db") as memory:
+def test_add_nogood_history_follows_audits_and_reinstatements(memory_location: Callable[[], str]) -> None:
+    db = memory_location()
+    with example_memory(db) as memory:
         memory.add_nogood("n2", ["dosing", "screen"], text="no dosing while screening", author="ana")
         assert memory.is_active("n2")
         audit = memory.audit(["trial1", "trial2"], reason="trials unblinded")
@@ -61,7 +65,7 @@ def test_add_nogood_history_follows_audits_and_reinstatements(tmp_path: Path) ->
         assert memory.history("n2")[0]["actor"] == "ana"
         assert memory.integrity_problems() == []
         # a second process (cold, then warm catching up) sees the same nogoods and statuses
-        with Memory.open(tmp_path / "m.db") as other:
+        with Memory.open(db) as other:
             assert other.is_active("n2")
             memory.audit(["assay", "model"], reason="assay and model retracted")
             assert not other.is_active("n2") and other.is_active("verdict") is False
@@ -77,9 +81,9 @@ def test_add_nogood_history_follows_audits_and_reinstatements(tmp_path: Path) ->
     ("n2", "inert", "list of ids"),
     (" n2", ["inert"], "without surrounding spaces"),
 ])
-def test_bad_nogoods_change_nothing(tmp_path: Path, nogood_id: str, nodes: list[str],
-                                    message: str) -> None:
-    with example_memory(tmp_path / "m.db") as memory:
+def test_bad_nogoods_change_nothing(memory_location: Callable[[], str], nogood_id: str,
+                                    nodes: list[str], message: str) -> None:
+    with example_memory(memory_location()) as memory:
         before = memory.last_event
         with pytest.raises(InputError) as raised:
             memory.add_nogood(nogood_id, nodes)
@@ -87,8 +91,9 @@ def test_bad_nogoods_change_nothing(tmp_path: Path, nogood_id: str, nodes: list[
         assert memory.last_event == before and len(memory.nogoods()) == 1
 
 
-def test_a_node_cannot_take_a_nogood_id(tmp_path: Path) -> None:
-    with example_memory(tmp_path / "m.db") as memory:
+def test_a_node_cannot_take_a_nogood_id(memory_location: Callable[[], str]) -> None:
+    db = memory_location()
+    with example_memory(db) as memory:
         with pytest.raises(InputError, match="duplicate id"):
             memory.add_evidence("verdict")
         graph = {"nodes": [{"id": "x", "kind": "evidence"}],
@@ -98,12 +103,13 @@ def test_a_node_cannot_take_a_nogood_id(tmp_path: Path) -> None:
         assert "x" not in memory
 
 
-def test_nogoods_survive_a_round_trip_through_the_graph_format(tmp_path: Path) -> None:
-    with example_memory(tmp_path / "a.db") as memory:
+def test_nogoods_survive_a_round_trip_through_the_graph_format(
+        memory_location: Callable[[], str]) -> None:
+    with example_memory(memory_location()) as memory:
         memory.add_nogood("n2", ["dosing", "screen"])
         document = graph_to_dict(memory.structure())
     assert [g["id"] for g in document["nogoods"]] == ["n2", "verdict"]
-    with Memory.create(tmp_path / "b.db") as copy:
+    with Memory.create(memory_location()) as copy:
         copy.import_graph(document)
         assert {g.id: g.nodes for g in copy.nogoods()} == {
             "n2": frozenset({"dosing", "screen"}), "verdict": frozenset({"effective", "inert"})}
@@ -129,8 +135,9 @@ def test_memory_diagnoses_with_audits_in_force_match_the_definition(
 
 # --- the CLI -----------------------------------------------------------------------------------
 
-def test_add_nogood_and_diagnose_db(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_add_nogood_and_diagnose_db(capsys: pytest.CaptureFixture[str],
+                                   memory_location: Callable[[], str]) -> None:
+    db = memory_location()
     example_memory(db).close()
     code, out, _ = run(capsys, "add-nogood", "n2", "--nodes", "dosing,screen", "--db", db, "--json")
     assert code == 0 and json.loads(out)["active"] is True
@@ -145,8 +152,8 @@ def test_add_nogood_and_diagnose_db(capsys: pytest.CaptureFixture[str], tmp_path
 
 
 def test_diagnose_apply_audits_the_chosen_diagnosis(capsys: pytest.CaptureFixture[str],
-                                                    tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+                                                    memory_location: Callable[[], str]) -> None:
+    db = memory_location()
     example_memory(db).close()
     code, out, _ = run(capsys, "diagnose", "--db", db, "--apply", "2", "--json")
     assert code == 1  # a contradiction was found (and resolved by the audit)
@@ -165,9 +172,10 @@ def test_diagnose_apply_audits_the_chosen_diagnosis(capsys: pytest.CaptureFixtur
     (["--apply", "4"], "only 3 diagnosis(es)"),
     (["--apply", "0"], "must be >= 1"),
 ])
-def test_diagnose_apply_bad_input_changes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+def test_diagnose_apply_bad_input_changes_nothing(capsys: pytest.CaptureFixture[str],
+                                                  memory_location: Callable[[], str],
                                                   argv: list[str], message: str) -> None:
-    db = tmp_path / "m.db"
+    db = memory_location()
     example_memory(db).close()
     with Memory.open(db) as memory:
         before = memory.last_event
@@ -194,8 +202,8 @@ def test_diagnose_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Pat
 
 
 def test_review_reports_and_applies_the_cheapest_diagnosis(capsys: pytest.CaptureFixture[str],
-                                                           tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+                                                           memory_location: Callable[[], str]) -> None:
+    db = memory_location()
     example_memory(db).close()
     code, out, _ = run(capsys, "review", "--db", db, "--json")
     payload = json.loads(out)
