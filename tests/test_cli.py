@@ -93,6 +93,14 @@ BAD_GRAPHS = {
         "node 'e': evidence cannot have a justification",
     ),
     "wrong_kind": ({"nodes": [{"id": "e", "kind": "belief"}]}, "node 'e': kind must be 'evidence' or 'claim'"),
+    "antecedent_not_a_string": (
+        {"nodes": [{"id": "e", "kind": "evidence"}, {"id": "c", "kind": "claim"}],
+         "justifications": [{"claim": "c", "antecedents": ["e", 1]}]},
+        "node 'c': justifications[0]: 'antecedents' must be a list of ids",
+    ),
+    "node_not_an_object": ({"nodes": ["e"]}, "nodes[0] must be an object"),
+    "unknown_node_key": ({"nodes": [{"id": "e", "kind": "evidence", "txt": "x"}]},
+                         "unknown key(s) in nodes[0]: 'txt' (did you mean 'text'?)"),
     "not_an_object": ([1, 2], "top level must be an object"),
 }
 

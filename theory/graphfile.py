@@ -113,6 +113,7 @@ def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) ->
 TOP_KEYS = frozenset({"nodes", "justifications", "nogoods"})
 NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value"})
 JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
+_ONLY_STR = frozenset({str})  # antecedents: exactly str, checked per list in C (set of the types)
 
 
 def _known_keys(data: Mapping[Any, Any], allowed: frozenset[str], where: str,
@@ -141,8 +142,12 @@ def _parse(data: Any) -> SupportStructure:
     evidence: list[str] = []
     claims: list[str] = []
     texts: dict[str, str] = {}
+    # hot loops (one pass per node and per justification of 100k-claim files): the enum
+    # values and key sets are locals, a plain dict skips the Mapping ABC check
+    evidence_kind, claim_kind = Kind.EVIDENCE.value, Kind.CLAIM.value
+    node_keys, justification_keys = NODE_KEYS, JUSTIFICATION_KEYS
     for position, node in enumerate(nodes):
-        if not isinstance(node, Mapping):
+        if type(node) is not dict and not isinstance(node, Mapping):
             raise GraphError(f"nodes[{position}] must be an object")
         node_id = node.get("id")
         if not isinstance(node_id, str) or not node_id:
@@ -150,25 +155,31 @@ def _parse(data: Any) -> SupportStructure:
         problem = id_problem(node_id)
         if problem is not None:
             raise GraphError(f"nodes[{position}]: id {problem}", node=node_id)
-        _known_keys(node, NODE_KEYS, f"nodes[{position}]", node=node_id)
+        if not node.keys() <= node_keys:
+            _known_keys(node, node_keys, f"nodes[{position}]", node=node_id)
         kind = node.get("kind")
-        if kind not in (Kind.EVIDENCE.value, Kind.CLAIM.value):
+        if kind == evidence_kind:
+            evidence.append(node_id)
+        elif kind == claim_kind:
+            claims.append(node_id)
+        else:
             raise GraphError(f"kind must be 'evidence' or 'claim', got {kind!r}", node=node_id)
         text = node.get("text", "")
         if not isinstance(text, str):
             raise GraphError("'text' must be a string", node=node_id)
-        (evidence if kind == Kind.EVIDENCE.value else claims).append(node_id)
         texts[node_id] = text
     pairs: list[tuple[str, list[str]]] = []
     for position, justification in enumerate(justifications):
-        if not isinstance(justification, Mapping):
+        if type(justification) is not dict and not isinstance(justification, Mapping):
             raise GraphError(f"justifications[{position}] must be an object")
         claim = justification.get("claim")
         if not isinstance(claim, str):
             raise GraphError(f"justifications[{position}] needs a string 'claim'")
-        _known_keys(justification, JUSTIFICATION_KEYS, f"justifications[{position}]", node=claim)
+        if not justification.keys() <= justification_keys:
+            _known_keys(justification, justification_keys, f"justifications[{position}]",
+                        node=claim)
         antecedents = justification.get("antecedents", [])
-        if not isinstance(antecedents, list) or not all(type(a) is str for a in antecedents):
+        if not isinstance(antecedents, list) or not set(map(type, antecedents)) <= _ONLY_STR:
             raise GraphError(
                 f"justifications[{position}]: 'antecedents' must be a list of ids", node=claim
             )
