@@ -161,3 +161,36 @@ def test_accepted_connections_have_tcp_nodelay():
         return flags[0]
 
     assert asyncio.run(main()) != 0
+
+
+def test_subscribers_are_notified_over_http(tmp_path):
+    """Change notifications reach a listener over streamable HTTP too (the server's own
+    write, then one by a `jtms audit` from a shell)."""
+    db = new_memory(tmp_path / "m.db")
+    with Memory.open(db) as memory:
+        memory.add_evidence("e1")
+        memory.add_evidence("e2")
+        memory.add_claim("c1", [["e1"]])
+        memory.add_claim("c2", [["e2"]])
+    with http_server(db) as (url, _):
+        async def main() -> None:
+            with anyio.fail_after(90):
+                async with client(url) as c:
+                    watched = ["memory://node/c1", "memory://node/c2", "memory://context"]
+                    async with c.listen(resource_subscriptions=watched) as events:
+                        await call(c, "audit", invalidate=["e1"], reason="r")
+                        seen: set[str] = set()
+                        async for event in events:
+                            seen.add(str(event.uri))
+                            if {"memory://node/c1", "memory://context"} <= seen:
+                                break
+                        assert "memory://node/c2" not in seen
+                        await anyio.to_thread.run_sync(
+                            lambda: jtms_json("audit", "--db", db, "--invalidate", "e2",
+                                              "--reason", "shell", "--json"))
+                        async for event in events:
+                            if str(event.uri) == "memory://node/c2":
+                                break
+                    assert (await call(c, "state", ids=["c1", "c2"]))["inactive"] == ["c1", "c2"]
+
+        anyio.run(main)
