@@ -42,6 +42,20 @@ def new_memory(path: Path) -> str:
     return db
 
 
+def two_chains(path: Path) -> str:
+    """A new memory with two independent chains, e1 -> c1 and e2 -> c2 (for notifications:
+    an audit of one evidence changes exactly one claim)."""
+    from jtms.reconsolidation import Memory
+
+    db = new_memory(path)
+    with Memory.open(db) as memory:
+        memory.add_evidence("e1")
+        memory.add_evidence("e2")
+        memory.add_claim("c1", [["e1"]])
+        memory.add_claim("c2", [["e2"]])
+    return db
+
+
 @contextmanager
 def http_server(db: str, *extra: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`jtms serve --db DB --http 127.0.0.1:0 EXTRA...`; yields (the /mcp URL, the process)."""

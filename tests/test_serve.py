@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from jtms import payloads
 from jtms.reconsolidation import Memory
 from jtms.serve.tools import WATCH_SECONDS, MemoryAccess, build_server
-from tests.serve_helpers import call, env, error, jtms, jtms_json, new_memory
+from tests.serve_helpers import call, env, error, jtms, jtms_json, new_memory, two_chains
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -370,12 +370,7 @@ def test_subscribers_are_notified_of_writes_by_other_processes(tmp_path):
     """A `jtms audit` run from a shell while a client listens: the server notices it (it looks
     at the latest event every WATCH_SECONDS while someone listens) and notifies the node it
     retired and the context, like for its own writes; its own writes are not notified again."""
-    db = new_memory(tmp_path / "m.db")
-    with Memory.open(db) as memory:
-        memory.add_evidence("e1")
-        memory.add_evidence("e2")
-        memory.add_claim("c1", [["e1"]])
-        memory.add_claim("c2", [["e2"]])
+    db = two_chains(tmp_path / "m.db")
     server = build_server(MemoryAccess(Memory.open(db)))
 
     async def main() -> None:

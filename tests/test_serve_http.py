@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from jtms.reconsolidation import Memory
-from tests.serve_helpers import call, error, http_server, jtms_json, new_memory
+from tests.serve_helpers import call, error, http_server, jtms_json, new_memory, two_chains
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -166,12 +166,7 @@ def test_accepted_connections_have_tcp_nodelay():
 def test_subscribers_are_notified_over_http(tmp_path):
     """Change notifications reach a listener over streamable HTTP too (the server's own
     write, then one by a `jtms audit` from a shell)."""
-    db = new_memory(tmp_path / "m.db")
-    with Memory.open(db) as memory:
-        memory.add_evidence("e1")
-        memory.add_evidence("e2")
-        memory.add_claim("c1", [["e1"]])
-        memory.add_claim("c2", [["e2"]])
+    db = two_chains(tmp_path / "m.db")
     with http_server(db) as (url, _):
         async def main() -> None:
             with anyio.fail_after(90):
