@@ -18,7 +18,6 @@ import argparse
 import json
 import random
 import resource
-import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 from jtms.reconsolidation import Memory
 from jtms.reviewer import review
 from jtms.sandbox import Sandbox
+from jtms.store.sqlite import plant_foreign_evidence
 
 HOSTILE = ["factorial(10000)", "10**10000", "99999**9999", "10**4000*10**4000",
            "exp(10**10000)", "exp(exp(exp(10)))", "9**9**9", "sin(10**1000)",
@@ -47,19 +47,6 @@ def ordinary(k: int, rng: random.Random) -> tuple[str, str]:
     if k % 10 == 9:
         value = value.replace("1", "2", 1) if "1" in value else value + "1"
     return expression, value
-
-
-def _plant(db: Path, rows: list[tuple[str, str, str]]) -> None:
-    """Rows written behind the API's back (what a foreign writer could leave)."""
-    connection = sqlite3.connect(db)
-    with connection:
-        for node_id, expression, value in rows:
-            connection.execute("INSERT INTO events (kind, time) VALUES ('add-evidence', 'now')")
-            connection.execute(
-                "INSERT INTO nodes (num, id, kind, text, expression, value, event, status) "
-                "VALUES ((SELECT count(*) FROM nodes), ?, 'evidence', '', ?, ?, "
-                "(SELECT max(id) FROM events), 'active')", (node_id, expression, value))
-    connection.close()
 
 
 def _cpu() -> float:
@@ -97,7 +84,7 @@ def measure(calculations: int, seed: int) -> dict[str, Any]:
             with Memory.create(hostile_db, durability="off") as memory:
                 memory.add_evidence("wrong", expression="6*7", value="41")
                 memory.add_claim("answer", [["wrong"]])
-            _plant(hostile_db, [(f"h{k}", text, "1") for k, text in enumerate(HOSTILE)])
+            plant_foreign_evidence(hostile_db, [(f"h{k}", text, "1") for k, text in enumerate(HOSTILE)])
             with Memory.open(hostile_db) as memory:
                 started, cpu = time.perf_counter(), _cpu()
                 report = review(memory)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from jtms.reviewer import recheck, recheck_all, review
 from jtms.safe_expr import (FUNCTIONS, UNITS, UnsafeExpression, check_expression, grammar_table,
                             parse_expression)
 from jtms.sandbox import Sandbox
+from jtms.store.sqlite import plant_foreign_evidence
 
 INJECTIONS = [
     "__import__('os').system('touch /tmp/jtms-pwned')",
@@ -135,15 +135,7 @@ def test_unsafe_calculations_are_refused_on_input_and_by_the_reviewer(
     # a row written behind the API's back: the reviewer refuses it and does not audit it
     with Memory.open(db) as memory:
         memory.add_evidence("ok", expression="1+1", value="2")
-    connection = sqlite3.connect(db)
-    with connection:
-        connection.execute(
-            "INSERT INTO events (kind, time) VALUES ('add-evidence', 'now')")
-        connection.execute(
-            "INSERT INTO nodes (num, id, kind, text, expression, value, event, status) VALUES "
-            "(1, 'evil', 'evidence', '', '__import__(\"os\").system(\"touch pwned\")', '0', "
-            "(SELECT max(id) FROM events), 'active')")
-    connection.close()
+    plant_foreign_evidence(db, [("evil", '__import__("os").system("touch pwned")', "0")])
     with Memory.open(db) as memory:
         report = review(memory)
         assert report.discrepancies == [] and [r.id for r in report.refused] == ["evil"]
@@ -183,19 +175,6 @@ def test_add_evidence_refuses_hostile_calculations_at_input(
         assert "big" not in memory
 
 
-def _plant(db: Path, rows: list[tuple[str, str, str]]) -> None:
-    """Evidence rows written behind the API's back (as a foreign writer could)."""
-    connection = sqlite3.connect(db)
-    with connection:
-        for node_id, expression, value in rows:
-            connection.execute("INSERT INTO events (kind, time) VALUES ('add-evidence', 'now')")
-            connection.execute(
-                "INSERT INTO nodes (num, id, kind, text, expression, value, event, status) "
-                "VALUES ((SELECT count(*) FROM nodes), ?, 'evidence', '', ?, ?, "
-                "(SELECT max(id) FROM events), 'active')", (node_id, expression, value))
-    connection.close()
-
-
 def test_a_hostile_batch_does_not_stop_the_review(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Hostile expressions and recorded values next to `6*7` recorded as 41: the hostile ones
@@ -207,7 +186,7 @@ def test_a_hostile_batch_does_not_stop_the_review(
     assert main(["add-claim", "answer", "--because", "wrong", "--db", str(db)]) == 0
     assert main(["add-evidence", "third", "--expression", "10/3", "--value", "3.3333",
                  "--db", str(db)]) == 0
-    _plant(db, [(f"h{k}", text, "1") for k, text in enumerate(HOSTILE)] +
+    plant_foreign_evidence(db, [(f"h{k}", text, "1") for k, text in enumerate(HOSTILE)] +
            [("hv", "1", "factorial(99999)"), ("hx", "__import__('os').system('touch x')", "0")])
     capsys.readouterr()
     assert main(["review", "--json", "--db", str(db)]) == 0

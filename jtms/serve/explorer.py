@@ -225,6 +225,13 @@ class Explorer:
                     "previews, audits and reinstatements act on the memory now "
                     f'(<a href="{h(without_as_of(request))}">go to now</a>)</p>', 400)
 
+    def refuse_write(self, request: Request) -> Response | None:
+        """An audit or a reinstatement: refused on a read-only server (403) and as of a past
+        event (400); None when it may run."""
+        if self.read_only:
+            return page("read-only", "<p>this server is read-only</p>", 403)
+        return self.refuse_as_of(request)
+
     # --- pages ---------------------------------------------------------------------------------
     async def stylesheet(self, request: Request) -> Response:
         return Response(STYLESHEET.read_text(encoding="utf-8"), media_type="text/css")
@@ -385,9 +392,7 @@ class Explorer:
         return page("impact preview", await self.read(work))
 
     async def audit(self, request: Request) -> Response:
-        if self.read_only:
-            return page("read-only", "<p>this server is read-only</p>", 403)
-        refused = self.refuse_as_of(request)
+        refused = self.refuse_write(request)
         if refused is not None:
             return refused
         fields = await form_lists(request)
@@ -403,9 +408,7 @@ class Explorer:
         return RedirectResponse(f"/audits#audit-{audit_id}", status_code=303)
 
     async def reinstate(self, request: Request) -> Response:
-        if self.read_only:
-            return page("read-only", "<p>this server is read-only</p>", 403)
-        refused = self.refuse_as_of(request)
+        refused = self.refuse_write(request)
         if refused is not None:
             return refused
         raw = (await form(request)).get("audit_id", "")

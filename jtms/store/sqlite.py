@@ -634,4 +634,22 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-__all__ = ["APPLICATION", "BUSY_TIMEOUT_S", "SCHEMA_VERSION", "SqliteStore"]
+def plant_foreign_evidence(path: str | Path, rows: Iterable[tuple[str, str, str]]) -> None:
+    """Write evidence rows ``(id, expression, value)`` straight into a SQLite memory, behind
+    ``Memory``'s back and its input checks: what a foreign writer could leave. Fault
+    injection for the reviewer's tests and benchmark (it must refuse what it cannot
+    evaluate safely); never called by the toolkit itself."""
+    connection = sqlite3.connect(path)
+    try:
+        with connection:
+            for node_id, expression, value in rows:
+                connection.execute("INSERT INTO events (kind, time) VALUES ('add-evidence', 'now')")
+                connection.execute(
+                    "INSERT INTO nodes (num, id, kind, text, expression, value, event, status) "
+                    "VALUES ((SELECT count(*) FROM nodes), ?, 'evidence', '', ?, ?, "
+                    "(SELECT max(id) FROM events), 'active')", (node_id, expression, value))
+    finally:
+        connection.close()
+
+
+__all__ = ["APPLICATION", "BUSY_TIMEOUT_S", "SCHEMA_VERSION", "SqliteStore", "plant_foreign_evidence"]
