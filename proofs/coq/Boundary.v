@@ -98,6 +98,20 @@ Proof.
   intros [Heq|[]]. subst. contradiction.
 Qed.
 
+(** An audit R that names no item of a justification S (contained in E, f S = true) leaves
+    the claim supported: f (E \ R) = true. *)
+Lemma untouched_survives : forall S R, incl S E -> f S = true ->
+  existsb (fun x => if in_dec Nat.eq_dec x S then true else false) R = false ->
+  f (minus E R) = true.
+Proof.
+  intros S R HSE HfS Hb. apply (f_mono S); [|exact HfS].
+  intros y Hy. apply minus_spec. split; [exact (HSE y Hy)|]. intros HyR.
+  assert (existsb (fun x => if in_dec Nat.eq_dec x S then true else false) R = true)
+    as Ht; [|congruence].
+  apply existsb_exists. exists y. split; [exact HyR|].
+  destruct (in_dec Nat.eq_dec y S); [reflexivity|contradiction].
+Qed.
+
 Section Ancestors.
 
 (** A recorded ancestor set: evidence, and a superset of U. *)
@@ -136,12 +150,7 @@ Proof.
       destruct (in_dec Nat.eq_dec x S) as [HxS|]; [|discriminate].
       exists x. split; [exact HxR|]. apply HAS. exact HxS.
     + exfalso. assert (f (minus E R) = true) as Ht; [|congruence].
-      apply (f_mono S); [|exact (proj1 (proj2 HS))].
-      intros y Hy. apply minus_spec. split; [exact (proj1 HS y Hy)|]. intros HyR.
-      assert (existsb (fun x => if in_dec Nat.eq_dec x S then true else false) R = true)
-        as Ht; [|congruence].
-      apply existsb_exists. exists y. split; [exact HyR|].
-      destruct (in_dec Nat.eq_dec y S); [reflexivity|contradiction].
+      exact (untouched_survives S R (proj1 HS) (proj1 (proj2 HS)) Hb).
   - intros [x [HxR HAx]]. destruct (f (minus E R)) eqn:Hf; [|reflexivity]. exfalso.
     destruct (exists_minimal (minus E R) (minus_incl R) Hf) as [M [HM HMR]].
     assert (In x M) as HxM by (apply (Hall M HM), HAS, HAx).
@@ -175,12 +184,7 @@ Proof.
     destruct (in_dec Nat.eq_dec x S) as [HxS|]; [|discriminate].
     exists x. split; [exact HxR|]. apply A_covers. exists S. auto.
   - exfalso. unfold exact in Hex. assert (f (minus E R) = true) as Ht; [|congruence].
-    apply (f_mono S); [|exact (proj1 (proj2 HS))].
-    intros y Hy. apply minus_spec. split; [exact (proj1 HS y Hy)|]. intros HyR.
-    assert (existsb (fun x => if in_dec Nat.eq_dec x S then true else false) R = true)
-      as Ht; [|congruence].
-    apply existsb_exists. exists y. split; [exact HyR|].
-    destruct (in_dec Nat.eq_dec y S); [reflexivity|contradiction].
+    exact (untouched_survives S R (proj1 HS) (proj1 (proj2 HS)) Hb).
 Qed.
 
 (** Agreement on every one-item audit implies agreement on every audit (so a disagreement
