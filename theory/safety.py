@@ -354,16 +354,13 @@ def summarize_structure(
     facts = verdicts(index, base_active(structure))
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
     ids, number = index.ids, index.number
-    active, ancestors, critical_sets = facts.active, facts.ancestors, facts.critical
     reports = []
     for claim in wanted:
         n = number[claim]
-        if not active[n]:
+        if not facts.active[n]:
             report = ClaimSummary(claim, False, True, 0, (), frozenset())
         else:
-            critical_set = critical_sets[n]
-            # critical is a subset of ancestors, so the difference is the exclusive or
-            bits = 0 if critical_set is None else ancestors[n] ^ critical_set
+            bits = facts.unsafe_bits(n)  # the witness audits, as check_structure's verdict
             if not bits:
                 critical = facts.critical[n]
                 assert critical is not None  # an active claim has a critical set
