@@ -17,10 +17,12 @@ or pass a :class:`~theory.formula.Circuit` to the constructor.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
+from pysat.engines import Propagator
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
@@ -32,6 +34,13 @@ from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
 from theory.structure import SupportStructure
 
 DEFAULT_SOLVER = "cadical195"
+COMPILED_FROM = 1_000
+"""Graph size (nodes) from which ``minimal_justifications`` loads the compiled kernels."""
+LABEL_WORK = 2_000_000
+"""Work (products formed plus subset tests) the compiled label algebra may spend on one
+claim before ``method="auto"`` hands it to the SAT core: about 2-3 ms, so a label blow-up
+costs little, while a cone whose labels stay within it is answered far faster than by any
+search (``python -m benchmarks.bench_justifications``)."""
 ENCODINGS = ("completion", "unrolled")
 
 
@@ -48,6 +57,49 @@ class _Unrolled:
         return encode(self.circuit, self.root, pool, inputs, positive=positive, tag=tag), None
 
     def loop_clauses(self, pool: IDPool, copy: None, model: Sequence[int]) -> list[list[int]]:
+        return []
+
+
+class _Blocker(Propagator):  # type: ignore[misc]
+    """The lazy propagator of :meth:`JustificationEnumerator.all_minimal`."""
+
+    def __init__(self, oracle: Any, var_of: dict[int, int]):
+        super().__init__()
+        self.is_lazy = True
+        self.oracle = oracle
+        self.var_of = var_of
+        self.node_of = {v: n for n, v in var_of.items()}
+        self.found: list[list[int]] = []
+        self.pending: list[int] | None = None
+
+    def check_model(self, model: list[int]) -> bool:
+        node_of = self.node_of
+        true, result = self.oracle.examine([node_of[lit] for lit in model if lit > 0])
+        var_of = self.var_of
+        if true:
+            found = result.tolist()
+            self.found.append(found)
+            self.pending = [-var_of[n] for n in found]
+        else:
+            self.pending = [var_of[n] for n in result.tolist()]
+        return False
+
+    def has_clause(self) -> bool:
+        return self.pending is not None
+
+    def add_clause(self) -> list[int]:
+        """The clause of the last model (an empty one, which ends the search, when the
+        empty set holds the root or all the evidence does not)."""
+        clause, self.pending = self.pending, None
+        return [] if clause is None else clause
+
+    def decide(self) -> int:
+        return 0
+
+    def propagate(self) -> list[int]:
+        return []
+
+    def provide_reason(self, lit: int) -> list[int]:
         return []
 
 
@@ -184,6 +236,46 @@ class JustificationEnumerator:
                 if not minimal:
                     return
 
+    def all_minimal(self) -> frozenset[frozenset[str]]:
+        """Every minimal justification, in one solver search (CaDiCaL's user-propagator
+        interface) where :meth:`__iter__` makes a few solver calls per justification.
+
+        A lazy propagator sees only complete models, and only their evidence X. A compiled
+        least fixpoint over the cone (:class:`~theory.cone_kernel.ConeOracle`) decides X
+        exactly, whatever the encoding lets through, and answers with a clause the search
+        continues under, without a restart: X true, shrunk to a minimal M: "not all of M"
+        (M is new: X contains no set found before, and M is minimal, so it contains none
+        either); X false, grown to a maximal false Y: "some evidence outside Y". The search
+        ends UNSAT when every minimal justification is blocked. Falls back to
+        :meth:`__iter__` for a solver without that interface."""
+        if self.encoding.root is True:
+            return frozenset([frozenset()])
+        solver = self._solver()
+        if solver is None:
+            return frozenset()
+        if not hasattr(solver.solver, "connect_propagator"):
+            solver.delete()
+            return frozenset(self)
+        from theory.cone_kernel import ConeOracle
+
+        index = self.source.index if isinstance(self.source, SupportProgram) else None
+        if index is None or len(self.source.roots) != 1:
+            solver.delete()
+            return frozenset(self)
+        oracle = ConeOracle(index, self.source.roots[0])
+        ids = index.ids
+        var_of = {index.number[e]: v for e, v in self.var.items()}
+        blocker = _Blocker(oracle, var_of)
+        with solver:
+            solver.solver.connect_propagator(blocker)
+            for v in var_of.values():
+                solver.solver.observe(v)
+            solver.solver.disable_propagator()  # only complete models are checked
+            if solver.solve():
+                raise AssertionError("the one-search enumeration ended with a model")
+            solver.solver.disconnect_propagator()
+        return frozenset(frozenset(ids[n] for n in found) for found in blocker.found)
+
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
         """A minimal justification avoiding every item of ``without``, or None."""
         without = frozenset(without)
@@ -252,8 +344,9 @@ def minimal_justifications(
     limit: int | None = None,
     solver: str = DEFAULT_SOLVER,
     method: str = "auto",
-    label_budget: int = LABEL_BUDGET,
+    label_budget: int | None = None,
     encoding: str = "completion",
+    compiled: bool | None = None,
 ) -> frozenset[frozenset[str]]:
     """The minimal justifications of ``claim`` (at most ``limit`` of them when given).
 
@@ -267,14 +360,24 @@ def minimal_justifications(
     limit : int, optional
         Stop after this many (SAT enumeration order).
     method : {"auto", "sat", "labels"}
-        ``"sat"`` (the solver core), ``"labels"`` (bottom-up antichain algebra,
-        :mod:`theory.labels`), or ``"auto"``: labels while every intermediate label stays
-        within ``label_budget`` sets (cheap small cases), SAT otherwise, and SAT directly
-        when the claim's cone has a support loop (labels of a loop are iterated to their
-        fixpoint, measured slower than SAT there). All are exact.
+        ``"labels"``: the label algebra, compiled (:mod:`theory.label_kernel`, one call
+        computes the cone, its components and the labels). ``"sat"``: the solver core, one
+        search over the encoding with a compiled exact check of every model
+        (:meth:`JustificationEnumerator.all_minimal`). ``"auto"`` (the default): labels
+        within a work budget (:data:`LABEL_WORK`, about 2-3 ms), then SAT; labels are the
+        fastest while they stay small, and SAT is output-sensitive where they blow up.
+        All are exact.
+    label_budget : int, optional
+        With ``"auto"``, also hand a claim to SAT as soon as a label on its way holds more
+        than this many sets (0 always uses SAT).
     encoding : {"completion", "unrolled"}
         The SAT encoding of the least fixpoint: completion plus lazy loop formulas (the
         default, linear in the cone) or the unrolled circuit (the test oracle).
+    compiled : bool, optional
+        Use the compiled kernels (True) or the Python label algebra and the SAT core's
+        solver loop (False). By default the kernels run once the graph has
+        :data:`COMPILED_FROM` nodes or they are loaded already: loading them costs a
+        process about 0.5 s once, more than a small graph's whole query.
 
     Examples
     --------
@@ -286,14 +389,46 @@ def minimal_justifications(
     """
     if method not in ("auto", "sat", "labels"):
         raise ValueError(f"unknown method {method!r}")
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
+    index = index_of(structure)
+    target = index.number[structure.require_claim(claim)]
+    if compiled is None:
+        compiled = index.size >= COMPILED_FROM or "theory.label_kernel" in sys.modules
+    if not compiled:
+        return _minimal_interpreted(structure, claim, limit, solver, method, label_budget, encoding)
+    if method != "sat" and limit is None:
+        from theory.label_kernel import UNLIMITED, labels, sets_of_ids
+
+        if method == "labels":
+            found = labels(index, [target])
+        else:
+            found = labels(index, [target], max_sets=UNLIMITED if label_budget is None else label_budget,
+                           max_work=LABEL_WORK)
+        result = sets_of_ids(index, found, 0)
+        if result is not None:
+            return result
+    enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
+    if limit is not None:
+        return frozenset(islice(enumerator, limit))
+    return enumerator.all_minimal()
+
+
+def _minimal_interpreted(structure: SupportStructure, claim: str, limit: int | None, solver: str, method: str,
+                         label_budget: int | None, encoding: str) -> frozenset[frozenset[str]]:
+    """:func:`minimal_justifications` without the compiled kernels: the Python label
+    algebra (:mod:`theory.labels`; with ``"auto"`` within :data:`~theory.labels.LABEL_BUDGET`
+    sets, and not on a cone with a support loop, where it iterates slowly) and the SAT
+    core's solver loop (:meth:`JustificationEnumerator.__iter__`)."""
+    budget = LABEL_BUDGET if label_budget is None else label_budget
     if method == "auto" and encoding == "completion":
         index = index_of(structure)
-        program = SupportProgram.of(index, index.number[structure.require_claim(claim)])
+        program = SupportProgram.of(index, index.number[claim])
         if program.cyclic or limit is not None:
             return frozenset(islice(JustificationEnumerator(program, solver=solver), limit))
     if method != "sat" and limit is None:
-        labels = label_of(structure, claim, budget=label_budget if method == "auto" else UNBOUNDED)
-        if labels is not None:
-            return labels
+        found = label_of(structure, claim, budget=budget if method == "auto" else UNBOUNDED)
+        if found is not None:
+            return found
     enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
     return frozenset(islice(enumerator, limit))

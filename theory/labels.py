@@ -21,9 +21,10 @@ from theory.structure import SupportStructure
 
 LABEL_BUDGET = 256
 """Sets a label may hold before the label algebra gives up and the SAT core takes over
-(the one default of :func:`all_labels`, :func:`label_of`, ``minimal_justifications`` and
-the checker's certificates). Labels stay fast up to a few hundred sets; past that their
-pairwise products blow up (``python -m benchmarks.bench_justifications``)."""
+(the default of :func:`all_labels`, :func:`label_of` and the checker's certificates;
+``minimal_justifications`` runs the compiled labels of :mod:`theory.label_kernel` under a
+work budget instead). Labels stay fast up to a few hundred sets; past that their pairwise
+products blow up (``python -m benchmarks.bench_justifications``)."""
 
 UNBOUNDED = 1 << 62
 """A budget no label reaches (``method="labels"``: never give up)."""

@@ -1,0 +1,179 @@
+"""The compiled kernels of the solver core (theory.label_kernel, theory.cone_kernel) and the
+one-search enumerator against the Python label algebra, the fixpoint and brute force."""
+
+from itertools import combinations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory import SupportStructure
+from theory import strategies as jst
+from theory.cone_kernel import ConeOracle
+from theory.fixpoint import active_state
+from theory.index import index_of
+from theory.justifications import JustificationEnumerator, minimal_justifications
+from theory.label_kernel import OK, OVER_SETS, OVER_WORK, labels, sets_of_ids
+from theory.labels import all_labels
+from theory.reference import brute_force_minimal_justifications, evidence_ancestors
+
+
+def as_sets(index, found, k):
+    return sets_of_ids(index, found, k)
+
+
+@settings(max_examples=400)
+@given(jst.support_structures(max_evidence=8, max_claims=8, cycles=True))
+def test_kernel_labels_equal_the_reference_and_brute_force(structure):
+    index = index_of(structure)
+    claims = sorted(structure.claims)
+    targets = [index.number[c] for c in claims]
+    found = labels(index, targets)
+    reference = all_labels(index, targets, budget=1 << 62)
+    for k, claim in enumerate(claims):
+        assert found.status[k] == OK
+        expected = brute_force_minimal_justifications(structure, claim)
+        assert as_sets(index, found, k) == expected
+        assert frozenset(index.names_of_bits(b) for b in reference[targets[k]]) == expected
+
+
+@settings(max_examples=200)
+@given(jst.support_structures(max_evidence=7, max_claims=8, cycles=True), st.integers(0, 4), st.integers(0, 40))
+def test_kernel_budgets_never_change_an_answer(structure, max_sets, max_work):
+    """Over a budget a target gets a status instead of a label; a label given is exact."""
+    index = index_of(structure)
+    claims = sorted(structure.claims)
+    found = labels(index, [index.number[c] for c in claims], max_sets=max_sets, max_work=max_work)
+    for k, claim in enumerate(claims):
+        if found.status[k] == OK:
+            expected = brute_force_minimal_justifications(structure, claim)
+            assert as_sets(index, found, k) == expected
+            assert len(expected) <= max_sets
+        else:
+            assert found.status[k] in (OVER_SETS, OVER_WORK)
+
+
+def test_work_budget_stops_before_the_later_components():
+    # a chain of claims: one component each, so a zero work budget stops after the first
+    structure = SupportStructure.build(["e", "f"], ["a", "b", "c"],
+                                       [("a", ["e"]), ("a", ["f"]), ("b", ["a", "e"]), ("c", ["b", "f"])])
+    index = index_of(structure)
+    found = labels(index, [index.number["c"]], max_work=0)
+    assert found.status[0] == OVER_WORK
+    assert labels(index, [index.number["c"]]).sets(0) is not None
+
+
+def test_more_evidence_than_one_word():
+    """130 evidence items: rows of three 64-bit words."""
+    evidence = [f"e{i:03d}" for i in range(130)]
+    pairs = [("any", [e]) for e in evidence[:70]]                       # 70 singletons
+    pairs += [("both", [evidence[0], evidence[129]]), ("both", [evidence[64], evidence[65]])]
+    pairs += [("top", ["any", "both"]), ("loop", ["top"]), ("top", ["loop", evidence[100]])]
+    structure = SupportStructure.build(evidence, ["any", "both", "top", "loop"], pairs)
+    index = index_of(structure)
+    found = labels(index, [index.number["top"], index.number["any"]])
+    assert as_sets(index, found, 1) == frozenset(frozenset([e]) for e in evidence[:70])
+    expected = frozenset([frozenset([evidence[0], evidence[129]]), frozenset([evidence[64], evidence[65]])])
+    assert as_sets(index, found, 0) == expected  # the loop through e100 adds nothing
+    assert minimal_justifications(structure, "top", method="labels") == expected
+    assert minimal_justifications(structure, "top", method="sat") == expected
+
+
+def test_subsumed_justification_is_not_expanded():
+    """root = y OR (y AND X), X with 2^16 minimal justifications: the second justification
+    can hold only when the first does, so X is never computed."""
+    k = 16
+    evidence = ["y"] + [f"x{i}{side}" for i in range(k) for side in "ab"]
+    pairs = [(f"k{i}", [f"x{i}{side}"]) for i in range(k) for side in "ab"]
+    pairs += [("X", [f"k{i}" for i in range(k)]), ("root", ["y"]), ("root", ["y", "X"])]
+    structure = SupportStructure.build(evidence, [f"k{i}" for i in range(k)] + ["X", "root"], pairs)
+    index = index_of(structure)
+    found = labels(index, [index.number["root"]], max_work=100)
+    assert found.status[0] == OK and as_sets(index, found, 0) == {frozenset(["y"])}
+    assert found.work < 100
+
+
+@st.composite
+def structure_and_claim(draw, max_evidence=8, max_claims=8):
+    structure = draw(jst.support_structures(max_evidence=max_evidence, max_claims=max_claims, cycles=True))
+    return structure, draw(st.sampled_from(sorted(structure.claims)))
+
+
+@settings(max_examples=300)
+@given(structure_and_claim(), st.data())
+def test_cone_oracle_decides_like_the_fixpoint_and_shrinks_and_grows(case, data):
+    structure, claim = case
+    index = index_of(structure)
+    oracle = ConeOracle(index, index.number[claim])
+    cone = sorted(evidence_ancestors(structure, claim))
+    present = data.draw(st.sets(st.sampled_from(sorted(structure.evidence))) if structure.evidence else st.just(set()))
+
+    def holds(chosen):
+        return claim in active_state(structure, evidence=frozenset(chosen))
+
+    assert oracle.holds(index.numbers(present)) == holds(present)
+    true, result = oracle.examine(index.numbers(present))
+    names = {index.ids[n] for n in result}
+    assert true == holds(present)
+    if true:  # a minimal true subset of the present evidence
+        assert names <= set(present) and holds(names)
+        assert not any(holds(names - {x}) for x in names)
+    else:  # the cone evidence outside a maximal false superset of the present evidence
+        inside = set(cone) - names
+        assert not names & set(present) and set(present) & set(cone) <= inside
+        assert not holds(inside)
+        assert all(holds(inside | {x}) for x in names)
+
+
+@settings(max_examples=400)
+@given(structure_and_claim())
+def test_one_search_enumeration_equals_brute_force(case):
+    structure, claim = case
+    expected = brute_force_minimal_justifications(structure, claim)
+    enumerator = JustificationEnumerator.for_claim(structure, claim)
+    assert enumerator.all_minimal() == expected
+    assert frozenset(JustificationEnumerator.for_claim(structure, claim)) == expected
+    assert minimal_justifications(structure, claim) == expected
+    assert minimal_justifications(structure, claim, method="sat") == expected
+
+
+def test_one_search_on_loops_needing_cuts():
+    """Two loops held up only by each other, and a cycle entered from three places."""
+    structure = SupportStructure.build(
+        ["p", "q", "r"], ["a", "b", "c", "d"],
+        [("a", ["b"]), ("b", ["a"]), ("c", ["d"]), ("d", ["c"]), ("a", ["c"]), ("c", ["a"]),
+         ("b", ["p", "q"]), ("d", ["r"]), ("d", ["p"])])
+    for claim in "abcd":
+        expected = brute_force_minimal_justifications(structure, claim)
+        assert JustificationEnumerator.for_claim(structure, claim).all_minimal() == expected
+    assert minimal_justifications(structure, "a", method="sat") == {frozenset(["r"]), frozenset(["p"])}
+
+
+def test_kernel_on_every_subset_of_a_small_graph():
+    """All 2^4 sets of present evidence, through the oracle and the labels."""
+    structure = SupportStructure.build(["e1", "e2", "e3", "e4"], ["a", "b", "c"],
+                                       [("a", ["e1", "e2"]), ("a", ["b"]), ("b", ["a"]), ("b", ["e3"]),
+                                        ("c", ["a", "e4"]), ("c", ["b", "e1"])])
+    index = index_of(structure)
+    oracle = ConeOracle(index, index.number["c"])
+    items = sorted(structure.evidence)
+    for size in range(len(items) + 1):
+        for chosen in combinations(items, size):
+            assert oracle.holds(index.numbers(chosen)) == ("c" in active_state(structure, evidence=frozenset(chosen)))
+    found = labels(index, [index.number["c"]])
+    assert as_sets(index, found, 0) == brute_force_minimal_justifications(structure, "c")
+
+
+@settings(max_examples=300)
+@given(structure_and_claim())
+def test_one_search_with_no_encoding_at_all(case):
+    """With the encoding's clauses dropped, every model's evidence is arbitrary, so most are
+    false: the oracle's clauses alone (minimal true sets blocked, maximal false sets cut)
+    must still find exactly the minimal justifications."""
+    from theory.cnf import Encoding
+
+    structure, claim = case
+    enumerator = JustificationEnumerator.for_claim(structure, claim)
+    if isinstance(enumerator.encoding.root, bool):
+        return
+    enumerator.encoding = Encoding([], enumerator.encoding.root)
+    assert enumerator.all_minimal() == brute_force_minimal_justifications(structure, claim)

@@ -1,0 +1,220 @@
+"""The least fixpoint of one claim's support cone, compiled (numba): the exact check a model
+search calls on every candidate evidence set.
+
+:class:`ConeOracle` answers, for a set X of evidence, whether the claim holds in the least
+fixpoint of X (the definition of :mod:`theory.fixpoint`, restricted to the cone: counters
+per justification, a stack of held nodes, stopping as soon as the claim is held), and turns
+the answer into the strongest clause a search can learn from it, in the same compiled call:
+
+- X true: shrink it greedily to a minimal true set M (drop each member whose removal keeps
+  the claim held; the function is monotone, so the result is minimal). "Not all of M"
+  blocks M and its supersets.
+- X false: grow it greedily to a maximal false set Y (add each evidence item whose addition
+  keeps the claim out). Every true set has a member outside Y: "some evidence outside Y".
+
+The one-search enumerator of :mod:`theory.justifications` is built on it; the tests check
+it against :func:`theory.fixpoint.active_state` and brute force.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numba
+import numpy as np
+
+from theory.index import SupportIndex
+from theory.label_kernel import flat_index
+
+
+class ConeOracle:
+    """The support cone of node ``root`` laid out for :meth:`examine`.
+
+    >>> from theory import SupportStructure
+    >>> from theory.index import index_of
+    >>> g = SupportStructure.build(["e", "f", "g"], ["a", "b"],
+    ...                            [("a", ["b"]), ("b", ["a"]), ("b", ["e", "f"]), ("a", ["g"])])
+    >>> index = index_of(g)
+    >>> oracle = ConeOracle(index, index.number["a"])
+    >>> oracle.holds(index.numbers(["e", "f"])), oracle.holds(index.numbers(["e"]))
+    (True, False)
+    >>> true, found = oracle.examine(index.numbers(["e", "f", "g"]))
+    >>> true, sorted(index.ids[n] for n in found)   # shrunk: minimal, {g} would be too
+    (True, ['e', 'f'])
+    >>> true, outside = oracle.examine(index.numbers(["e"]))
+    >>> true, sorted(index.ids[n] for n in outside)  # {e} is maximal false: f or g is needed
+    (False, ['f', 'g'])
+    """
+
+    def __init__(self, index: SupportIndex, root: int):
+        flat = flat_index(index)
+        (self.evidence, self.local, self.ev_local, self.premises, self.w_start, self.w_just,
+         self.just_claim, self.just_size, self.root) = _prepare(
+            np.int64(root), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start, flat.antes)
+        self._scratch = (np.empty(self.just_size.shape[0], dtype=np.int64),
+                         np.zeros(self.local_size, dtype=np.uint8), np.empty(self.local_size + 1, dtype=np.int64),
+                         np.zeros(self.evidence.shape[0], dtype=np.uint8))
+
+    @property
+    def local_size(self) -> int:
+        """Nodes in the cone."""
+        return int(self.w_start.shape[0] - 1)
+
+    def _args(self) -> tuple[Any, ...]:
+        return (self.local, self.ev_local, self.premises, self.w_start, self.w_just, self.just_claim,
+                self.just_size, self.root) + self._scratch
+
+    def holds(self, present: Iterable[int]) -> bool:
+        """Whether the root is in the least fixpoint when exactly the evidence ``present``
+        (node numbers; evidence outside the cone is ignored) is present."""
+        return bool(_holds_of(np.fromiter(present, dtype=np.int64), *self._args()))
+
+    def examine(self, present: Iterable[int]) -> tuple[bool, np.ndarray]:
+        """``(True, M)``: the root holds under ``present``, and M (node numbers) is a minimal
+        true subset of it; or ``(False, O)``: it does not, and O is the evidence of the cone
+        outside a maximal false superset of it (some member of O is in every true set)."""
+        kind, result = _examine(np.fromiter(present, dtype=np.int64), *self._args())
+        return bool(kind), self.evidence[result]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any) -> Any:
+    size = is_evidence.shape[0]
+    local = np.full(size, -1, dtype=np.int64)
+    nodes = [root]
+    local[root] = 0
+    just_list = []
+    i = 0
+    while i < len(nodes):
+        n = nodes[i]
+        if not is_evidence[n]:
+            for q in range(just_start[n], just_start[n + 1]):
+                j = justs[q]
+                just_list.append(j)
+                for r in range(ante_start[j], ante_start[j + 1]):
+                    a = antes[r]
+                    if local[a] < 0:
+                        local[a] = len(nodes)
+                        nodes.append(a)
+        i += 1
+    count = len(nodes)
+    evidence_list = []
+    ev_local_list = []
+    for x in range(count):
+        if is_evidence[nodes[x]]:
+            evidence_list.append(nodes[x])
+            ev_local_list.append(x)
+    n_just = len(just_list)
+    just_claim = np.empty(n_just, dtype=np.int64)
+    just_size = np.empty(n_just, dtype=np.int64)
+    w_start = np.zeros(count + 1, dtype=np.int64)
+    premises_list = []
+    for k in range(n_just):
+        j = just_list[k]
+        just_size[k] = ante_start[j + 1] - ante_start[j]
+        if just_size[k] == 0:
+            premises_list.append(k)
+        for r in range(ante_start[j], ante_start[j + 1]):
+            w_start[local[antes[r]] + 1] += 1
+    for x in range(count):
+        w_start[x + 1] += w_start[x]
+    w_just = np.empty(w_start[count], dtype=np.int64)
+    fill = w_start[:count].copy()
+    k = 0
+    for x in range(count):  # justifications were listed claim by claim, in node order
+        n = nodes[x]
+        if not is_evidence[n]:
+            for q in range(just_start[n], just_start[n + 1]):
+                j = justs[q]
+                just_claim[k] = x
+                for r in range(ante_start[j], ante_start[j + 1]):
+                    y = local[antes[r]]
+                    w_just[fill[y]] = k
+                    fill[y] += 1
+                k += 1
+    evidence = np.array(evidence_list, dtype=np.int64) if len(evidence_list) else np.zeros(0, dtype=np.int64)
+    ev_local = np.array(ev_local_list, dtype=np.int64) if len(ev_local_list) else np.zeros(0, dtype=np.int64)
+    premises = np.array(premises_list, dtype=np.int64) if len(premises_list) else np.zeros(0, dtype=np.int64)
+    # node number -> evidence position (-1 for claims and nodes outside the cone)
+    position = np.full(size, -1, dtype=np.int64)
+    for e in range(evidence.shape[0]):
+        position[evidence[e]] = e
+    return evidence, position, ev_local, premises, w_start, w_just, just_claim, just_size, 0
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any,
+           root: int, missing: Any, held: Any, stack: Any) -> bool:
+    """Whether the root is held in the least fixpoint of the evidence marked in ``mask``."""
+    if mask.shape[0] == 0 and premises.shape[0] == 0:
+        return False
+    for j in range(just_size.shape[0]):
+        missing[j] = just_size[j]
+    held[:] = 0
+    top = 0
+    for k in premises:
+        c = just_claim[k]
+        if c == root:
+            return True
+        if not held[c]:
+            held[c] = 1
+            stack[top] = c
+            top += 1
+    for e in range(mask.shape[0]):
+        if mask[e]:
+            x = ev_local[e]
+            held[x] = 1
+            stack[top] = x
+            top += 1
+    while top:
+        top -= 1
+        a = stack[top]
+        for q in range(w_start[a], w_start[a + 1]):
+            k = w_just[q]
+            missing[k] -= 1
+            if missing[k] == 0:
+                c = just_claim[k]
+                if not held[c]:
+                    if c == root:
+                        return True
+                    held[c] = 1
+                    stack[top] = c
+                    top += 1
+    return False
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _holds_of(present: Any, position: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
+              just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> bool:
+    mask[:] = 0
+    for n in present:
+        if position[n] >= 0:
+            mask[position[n]] = 1
+    return _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _examine(present: Any, position: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
+             just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> Any:
+    mask[:] = 0
+    for n in present:
+        if position[n] >= 0:
+            mask[position[n]] = 1
+    args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+    if _holds(mask, *args):
+        for e in range(mask.shape[0]):
+            if mask[e]:
+                mask[e] = 0
+                if not _holds(mask, *args):
+                    mask[e] = 1
+        return 1, np.nonzero(mask)[0]
+    for e in range(mask.shape[0]):
+        if not mask[e]:
+            mask[e] = 1
+            if _holds(mask, *args):
+                mask[e] = 0
+    return 0, np.nonzero(mask == 0)[0]
+
+
+__all__ = ["ConeOracle"]

@@ -1,0 +1,637 @@
+"""The label algebra of :mod:`theory.labels`, compiled (numba) on fixed-width bitsets.
+
+Same definitions as the reference implementation in :mod:`theory.labels`: the label of
+evidence e is {{e}}; the label of a claim is the antichain of minimal sets of the union,
+over its justifications, of the pairwise-union product of its antecedents' labels; a cyclic
+component is iterated from empty labels to its least fixpoint (a worklist re-evaluates a
+member only when one of its antecedents inside the component changed), so support loops
+never justify themselves. What differs is only how it runs:
+
+- one compiled call per query does everything: the support cone, the strongly connected
+  components, the labels; Python only flattens the index once (:func:`flat_index`, cached)
+  and names the result;
+- sets are rows of ``ceil(E / 64)`` 64-bit words over the E evidence of the cone;
+- a justification of a claim whose antecedents include all of another justification's of
+  the same claim is skipped: it can hold only when the smaller one holds, so it adds no
+  minimal set (``root = y OR (y AND X)`` never computes the label of X);
+- besides the label-size budget of the reference, a work budget (products formed plus
+  subset tests) bounds the time a blow-up can take before the caller falls back to SAT.
+
+The reference stays the cross-check (``tests/test_label_kernel.py``), with SAT and brute
+force.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+import numba
+import numpy as np
+
+from theory.bitops import popcount
+from theory.index import SupportIndex
+
+UNLIMITED = (1 << 62)
+"""A budget no query reaches."""
+
+OK, OVER_SETS, OVER_WORK = 0, 1, 2
+"""Status of a target: its label, a label over the set budget on its way, or the work
+budget spent before it was reached."""
+
+
+@dataclass(frozen=True, eq=False)
+class FlatIndex:
+    """A :class:`~theory.index.SupportIndex` as flat arrays (compressed rows), for the kernel."""
+
+    is_evidence: np.ndarray   # uint8 [size]
+    just_start: np.ndarray    # int64 [size + 1]: node n's justifications are justs[just_start[n]:just_start[n + 1]]
+    justs: np.ndarray         # int64: justification numbers grouped by claim
+    ante_start: np.ndarray    # int64 [J + 1]: justification j's antecedents are antes[ante_start[j]:ante_start[j + 1]]
+    antes: np.ndarray         # int64: antecedent node numbers, sorted within a justification
+
+
+_FLAT: "weakref.WeakKeyDictionary[SupportIndex, FlatIndex]" = weakref.WeakKeyDictionary()
+
+
+def flat_index(index: SupportIndex) -> FlatIndex:
+    """The (cached) flat arrays of ``index``."""
+    cached = _FLAT.get(index)
+    if cached is None:
+        size = index.size
+        per_node = np.fromiter(map(len, index.justs_of), dtype=np.int64, count=size)
+        just_start = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(per_node, out=just_start[1:])
+        justs = np.fromiter(chain.from_iterable(index.justs_of), dtype=np.int64, count=int(just_start[-1]))
+        antecedents = index.just_antecedents
+        per_just = np.fromiter(map(len, antecedents), dtype=np.int64, count=len(antecedents))
+        ante_start = np.zeros(len(antecedents) + 1, dtype=np.int64)
+        np.cumsum(per_just, out=ante_start[1:])
+        antes = np.fromiter(chain.from_iterable(antecedents), dtype=np.int64, count=int(ante_start[-1]))
+        cached = FlatIndex(np.frombuffer(bytes(index.is_evidence), dtype=np.uint8), just_start, justs,
+                           ante_start, antes)
+        _FLAT[index] = cached
+    return cached
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Labels of some targets: ``sets(k)`` is target k's label as evidence node numbers,
+    or None when ``status[k]`` is not :data:`OK`."""
+
+    status: np.ndarray        # per target
+    start: np.ndarray         # per target + 1: its rows in `rows`
+    rows: np.ndarray          # uint64 [sets, words]
+    bit_node: np.ndarray      # bit position -> evidence node number
+    work: int                 # products formed plus subset tests
+
+    def sets(self, k: int) -> list[list[int]] | None:
+        if self.status[k] != OK:
+            return None
+        bit_node = self.bit_node
+        result = []
+        for row in self.rows[self.start[k]:self.start[k + 1]]:
+            members = []
+            for w, word in enumerate(row.tolist()):
+                while word:
+                    low = word & -word
+                    members.append(int(bit_node[64 * w + low.bit_length() - 1]))
+                    word ^= low
+            result.append(members)
+        return result
+
+
+def labels(index: SupportIndex, targets: Sequence[int], max_sets: int = UNLIMITED,
+           max_work: int = UNLIMITED) -> Labels:
+    """The labels of ``targets`` (node numbers) in one compiled pass over their cones.
+
+    A component whose label exceeds ``max_sets`` (or whose product would form more than
+    4 x ``max_sets`` sets), and every claim above it, gets :data:`OVER_SETS`; when the
+    work exceeds ``max_work`` every target not reached gets :data:`OVER_WORK`.
+
+    >>> from theory import SupportStructure
+    >>> from theory.index import index_of
+    >>> g = SupportStructure.build(["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("b", ["e"]),
+    ...                                                     ("a", ["e", "f"])])
+    >>> index = index_of(g)
+    >>> found = labels(index, [index.number["a"]])
+    >>> [sorted(index.ids[n] for n in s) for s in found.sets(0)]
+    [['e']]
+    """
+    flat = flat_index(index)
+    status, start, rows, bit_node, work = _run(
+        np.asarray(targets, dtype=np.int64), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start,
+        flat.antes, np.int64(min(max_sets, UNLIMITED)), np.int64(min(max_work, UNLIMITED)))
+    return Labels(status, start, rows, bit_node, int(work))
+
+
+def sets_of_ids(index: SupportIndex, found: Labels, k: int) -> frozenset[frozenset[str]] | None:
+    """Target k's label as sets of ids, or None when it was not computed."""
+    sets = found.sets(k)
+    if sets is None:
+        return None
+    ids = index.ids
+    return frozenset(frozenset(ids[n] for n in s) for s in sets)
+
+
+__all__ = ["FlatIndex", "Labels", "OK", "OVER_SETS", "OVER_WORK", "UNLIMITED", "flat_index", "labels",
+           "sets_of_ids"]
+
+
+# --- the compiled kernel ------------------------------------------------------------------
+# Sets are rows of uint64 words.
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _minimize(sets: Any, n: int, work: Any) -> Any:
+    """The antichain of minimal rows among ``sets[:n]``: rows in order of size, each kept
+    unless a kept row is a subset of it (which also drops duplicates)."""
+    words = sets.shape[1]
+    if n <= 1:
+        return sets[:n].copy()
+    sizes = np.empty(n, dtype=np.int64)
+    top = 0
+    for i in range(n):
+        c = 0
+        for w in range(words):
+            c += popcount(sets[i, w])
+        sizes[i] = c
+        if c > top:
+            top = c
+    first = np.zeros(top + 2, dtype=np.int64)  # counting sort by size
+    for i in range(n):
+        first[sizes[i] + 1] += 1
+    for c in range(top + 1):
+        first[c + 1] += first[c]
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        order[first[sizes[i]]] = i
+        first[sizes[i]] += 1
+    out = np.empty((n, words), dtype=np.uint64)
+    kept = 0
+    tests = 0
+    if words == 1:  # the common case, kept tight: one AND per test
+        flat = out[:, 0]
+        for i in order:
+            c = ~sets[i, 0]
+            t = 0
+            while t < kept and flat[t] & c:
+                t += 1
+            if t < kept:
+                tests += t + 1
+            else:
+                tests += kept
+                flat[kept] = sets[i, 0]
+                kept += 1
+        work[0] += tests
+        return out[:kept].copy()
+    for i in order:
+        dominated = False
+        for t in range(kept):
+            inside = True
+            for w in range(words):
+                if out[t, w] & ~sets[i, w]:
+                    inside = False
+                    break
+            if inside:
+                dominated = True
+                tests += t + 1
+                break
+        if not dominated:
+            tests += kept
+            for w in range(words):
+                out[kept, w] = sets[i, w]
+            kept += 1
+    work[0] += tests
+    return out[:kept].copy()
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _subset(antes: Any, s: int, e: int, t: int, f: int) -> bool:
+    """Whether sorted antes[s:e] is a subset of sorted antes[t:f]."""
+    k = t
+    for i in range(s, e):
+        x = antes[i]
+        while k < f and antes[k] < x:
+            k += 1
+        if k == f or antes[k] != x:
+            return False
+        k += 1
+    return True
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _product(cur: Any, other: Any, m: int, limit: int, work: Any) -> Any:
+    """The minimal sets of {a | b : a in cur, b in other[:m]}; ``work[1] = 1`` (and no
+    rows) when that would form more than ``limit`` sets."""
+    p = cur.shape[0]
+    words = cur.shape[1]
+    if p * m > limit:
+        work[1] = 1
+        return cur[:0]
+    product = np.empty((p * m, words), dtype=np.uint64)
+    k = 0
+    for x in range(p):
+        for y in range(m):
+            for w in range(words):
+                product[k, w] = cur[x, w] | other[y, w]
+            k += 1
+    work[0] += p * m
+    return _minimize(product, p * m, work)
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _justification(cur: Any, j: int, skip: int, ante_start: Any, antes: Any, local: Any, lab: Any, cnt: Any,
+                   limit: int, work: Any) -> Any:
+    """``cur`` times the labels of justification j's antecedents other than local node
+    ``skip`` (-1: none skipped)."""
+    for r in range(ante_start[j], ante_start[j + 1]):
+        y = local[antes[r]]
+        if y == skip:
+            continue
+        if cnt[y] == 0:
+            return cur[:0]
+        cur = _product(cur, lab[y], cnt[y], limit, work)
+        if work[1] or cur.shape[0] == 0:
+            return cur[:0]
+    return cur
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _evaluate(c: int, kept_start: Any, kept: Any, ante_start: Any, antes: Any, local: Any, lab: Any,
+              cnt: Any, words: int, limit: int, work: Any) -> Any:
+    """The label of local claim c from its antecedents' labels (``work[1] = 1`` when a
+    product is over the budget)."""
+    chunks = []
+    total = 0
+    for q in range(kept_start[c], kept_start[c + 1]):
+        cur = _justification(np.zeros((1, words), dtype=np.uint64), kept[q], -1, ante_start, antes, local, lab,
+                             cnt, limit, work)
+        if work[1]:
+            return cur
+        if cur.shape[0]:
+            chunks.append(cur)
+            total += cur.shape[0]
+    union = np.empty((total, words), dtype=np.uint64)
+    k = 0
+    for chunk in chunks:
+        for x in range(chunk.shape[0]):
+            for w in range(words):
+                union[k, w] = chunk[x, w]
+            k += 1
+    return _minimize(union, total, work)
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _insert(lab: Any, cnt: Any, x: int, row: Any, work: Any) -> bool:
+    """Add ``row`` to the antichain of local node x unless a member is a subset of it;
+    drop the members it is a subset of. Whether it was added."""
+    label = lab[x]
+    n = cnt[x]
+    words = row.shape[0]
+    for t in range(n):
+        inside = True
+        for w in range(words):
+            if label[t, w] & ~row[w]:
+                inside = False
+                break
+        if inside:
+            work[0] += t + 1
+            return False
+    work[0] += 2 * n
+    kept = 0
+    for t in range(n):
+        covers = True
+        for w in range(words):
+            if row[w] & ~label[t, w]:
+                covers = False
+                break
+        if not covers:
+            if kept != t:
+                for w in range(words):
+                    label[kept, w] = label[t, w]
+            kept += 1
+    if kept == label.shape[0]:
+        grown = np.empty((2 * kept + 4, words), dtype=np.uint64)
+        grown[:kept] = label[:kept]
+        lab[x] = grown
+        label = grown
+    for w in range(words):
+        label[kept, w] = row[w]
+    cnt[x] = kept + 1
+    return True
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _grow_rows(rows: Any) -> Any:
+    grown = np.empty((2 * rows.shape[0], rows.shape[1]), dtype=np.uint64)
+    grown[:rows.shape[0]] = rows
+    return grown
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _grow(values: Any) -> Any:
+    grown = np.empty(2 * values.shape[0], dtype=np.int64)
+    grown[:values.shape[0]] = values
+    return grown
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _contains(lab: Any, cnt: Any, x: int, row: Any) -> bool:
+    label = lab[x]
+    words = row.shape[0]
+    for t in range(cnt[x]):
+        equal = True
+        for w in range(words):
+            if label[t, w] != row[w]:
+                equal = False
+                break
+        if equal:
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any,
+         max_sets: int, max_work: int) -> Any:
+    size = is_evidence.shape[0]
+    local = np.full(size, -1, dtype=np.int64)
+    nodes = []
+    for t in targets:
+        if local[t] < 0:
+            local[t] = len(nodes)
+            nodes.append(t)
+    # 1. the cone through the justifications no other justification of the claim subsumes
+    kept = []
+    kept_start = [0]
+    i = 0
+    while i < len(nodes):
+        n = nodes[i]
+        if not is_evidence[n]:
+            for q in range(just_start[n], just_start[n + 1]):
+                j = justs[q]
+                s, e = ante_start[j], ante_start[j + 1]
+                subsumed = False
+                for q2 in range(just_start[n], just_start[n + 1]):
+                    j2 = justs[q2]
+                    if j2 == j:
+                        continue
+                    s2, e2 = ante_start[j2], ante_start[j2 + 1]
+                    if (e2 - s2 < e - s or (e2 - s2 == e - s and j2 < j)) and _subset(antes, s2, e2, s, e):
+                        subsumed = True
+                        break
+                if subsumed:
+                    continue
+                kept.append(j)
+                for r in range(s, e):
+                    a = antes[r]
+                    if local[a] < 0:
+                        local[a] = len(nodes)
+                        nodes.append(a)
+        kept_start.append(len(kept))
+        i += 1
+    count = len(nodes)
+    kept_a = np.array(kept, dtype=np.int64) if len(kept) else np.zeros(0, dtype=np.int64)
+    kept_s = np.array(kept_start, dtype=np.int64)
+    # 2. evidence bits
+    bit_node_list = []
+    bit = np.full(count, -1, dtype=np.int64)
+    for x in range(count):
+        if is_evidence[nodes[x]]:
+            bit[x] = len(bit_node_list)
+            bit_node_list.append(nodes[x])
+    evidence = len(bit_node_list)
+    words = max(1, (evidence + 63) // 64)
+    # 3. predecessors among claims, then Tarjan (iterative; predecessors first)
+    pred_start = np.zeros(count + 1, dtype=np.int64)
+    preds_list = []
+    for x in range(count):
+        if bit[x] < 0:
+            for q in range(kept_s[x], kept_s[x + 1]):
+                j = kept_a[q]
+                for r in range(ante_start[j], ante_start[j + 1]):
+                    y = local[antes[r]]
+                    if bit[y] < 0:
+                        preds_list.append(y)
+        pred_start[x + 1] = len(preds_list)
+    preds = np.array(preds_list, dtype=np.int64) if len(preds_list) else np.zeros(0, dtype=np.int64)
+    number = np.full(count, -1, dtype=np.int64)
+    low = np.zeros(count, dtype=np.int64)
+    on_stack = np.zeros(count, dtype=np.uint8)
+    stack = np.empty(count, dtype=np.int64)
+    depth = 0
+    call_node = np.empty(count, dtype=np.int64)
+    call_edge = np.empty(count, dtype=np.int64)
+    comp_of = np.full(count, -1, dtype=np.int64)
+    comp_nodes = np.empty(count, dtype=np.int64)
+    comp_start_list = [0]
+    filled = 0
+    counter = 0
+    for root in range(count):
+        if bit[root] >= 0 or number[root] >= 0:
+            continue
+        top = 0
+        call_node[0] = root
+        call_edge[0] = pred_start[root]
+        number[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[depth] = root
+        depth += 1
+        on_stack[root] = 1
+        while top >= 0:
+            v = call_node[top]
+            advanced = False
+            while call_edge[top] < pred_start[v + 1]:
+                w = preds[call_edge[top]]
+                call_edge[top] += 1
+                if number[w] < 0:
+                    number[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[depth] = w
+                    depth += 1
+                    on_stack[w] = 1
+                    top += 1
+                    call_node[top] = w
+                    call_edge[top] = pred_start[w]
+                    advanced = True
+                    break
+                if on_stack[w] and number[w] < low[v]:
+                    low[v] = number[w]
+            if advanced:
+                continue
+            top -= 1
+            if top >= 0:
+                parent = call_node[top]
+                if low[v] < low[parent]:
+                    low[parent] = low[v]
+            if low[v] == number[v]:
+                component = len(comp_start_list) - 1
+                while True:
+                    depth -= 1
+                    w = stack[depth]
+                    on_stack[w] = 0
+                    comp_of[w] = component
+                    comp_nodes[filled] = w
+                    filled += 1
+                    if w == v:
+                        break
+                comp_start_list.append(filled)
+    # watchers inside the same component: (claim, justification) per antecedent claim
+    watch_start = np.zeros(count + 1, dtype=np.int64)
+    for x in range(count):
+        if bit[x] < 0:
+            for q in range(kept_s[x], kept_s[x + 1]):
+                j = kept_a[q]
+                for r in range(ante_start[j], ante_start[j + 1]):
+                    y = local[antes[r]]
+                    if bit[y] < 0 and comp_of[y] == comp_of[x]:
+                        watch_start[y + 1] += 1
+    for x in range(count):
+        watch_start[x + 1] += watch_start[x]
+    watch_claim = np.empty(watch_start[count], dtype=np.int64)
+    watch_just = np.empty(watch_start[count], dtype=np.int64)
+    fill = watch_start[:count].copy()
+    inside = np.zeros(count + 1, dtype=np.int64)  # per local claim: justifications with an antecedent inside
+    for x in range(count):
+        if bit[x] < 0:
+            for q in range(kept_s[x], kept_s[x + 1]):
+                j = kept_a[q]
+                for r in range(ante_start[j], ante_start[j + 1]):
+                    y = local[antes[r]]
+                    if bit[y] < 0 and comp_of[y] == comp_of[x]:
+                        watch_claim[fill[y]] = x
+                        watch_just[fill[y]] = j
+                        fill[y] += 1
+    # 4. labels, component by component
+    limit = 4 * max_sets if max_sets < (1 << 60) else max_sets
+    work = np.zeros(2, dtype=np.int64)  # [work, over the set budget]
+    lab = []
+    cnt = np.zeros(count, dtype=np.int64)
+    for x in range(count):
+        if bit[x] >= 0:
+            row = np.zeros((1, words), dtype=np.uint64)
+            row[0, bit[x] // 64] = np.uint64(1) << np.uint64(bit[x] % 64)
+            lab.append(row)
+            cnt[x] = 1
+        else:
+            lab.append(np.zeros((0, words), dtype=np.uint64))
+    over = np.zeros(count, dtype=np.uint8)   # 1: over the set budget (or above such a claim)
+    done = np.zeros(count, dtype=np.uint8)
+    spent = False
+    for component in range(len(comp_start_list) - 1):
+        if work[0] > max_work:
+            break
+        first, last = comp_start_list[component], comp_start_list[component + 1]
+        bad = False
+        for z in range(first, last):
+            x = comp_nodes[z]
+            for q in range(pred_start[x], pred_start[x + 1]):
+                if over[preds[q]]:
+                    bad = True
+        if not bad:
+            x = comp_nodes[first]
+            if last - first == 1 and watch_start[x + 1] == watch_start[x]:  # not a loop
+                lab[x] = _evaluate(x, kept_s, kept_a, ante_start, antes, local, lab, cnt, words, limit, work)
+                cnt[x] = lab[x].shape[0]
+                bad = work[1] != 0 or cnt[x] > max_sets
+            else:
+                # semi-naive: seed each member from its justifications with no antecedent in
+                # the component, then push every set a member gains through the
+                # justifications that watch it, with the other antecedents' current labels
+                events = np.empty((16, words), dtype=np.uint64)
+                event_node = np.empty(16, dtype=np.int64)
+                head, tail = 0, 0
+                for z in range(first, last):
+                    x = comp_nodes[z]
+                    for q in range(kept_s[x], kept_s[x + 1]):
+                        j = kept_a[q]
+                        internal = False
+                        for r in range(ante_start[j], ante_start[j + 1]):
+                            y = local[antes[r]]
+                            if bit[y] < 0 and comp_of[y] == component:
+                                internal = True
+                                break
+                        if internal:
+                            continue
+                        found = _justification(np.zeros((1, words), dtype=np.uint64), j, -1, ante_start, antes,
+                                               local, lab, cnt, limit, work)
+                        if work[1]:
+                            bad = True
+                            break
+                        for t in range(found.shape[0]):
+                            if _insert(lab, cnt, x, found[t], work):
+                                if tail == events.shape[0]:
+                                    events = _grow_rows(events)
+                                    event_node = _grow(event_node)
+                                events[tail] = found[t]
+                                event_node[tail] = x
+                                tail += 1
+                    if bad:
+                        break
+                while head < tail and not bad:
+                    if work[0] > max_work:
+                        spent = True
+                        break
+                    a = event_node[head]
+                    row = events[head].copy()
+                    head += 1
+                    if not _contains(lab, cnt, a, row):
+                        continue  # a smaller set replaced it; that one's event covers it
+                    for q in range(watch_start[a], watch_start[a + 1]):
+                        x = watch_claim[q]
+                        found = _justification(row.reshape((1, words)), watch_just[q], a, ante_start, antes,
+                                               local, lab, cnt, limit, work)
+                        if work[1]:
+                            bad = True
+                            break
+                        for t in range(found.shape[0]):
+                            if _insert(lab, cnt, x, found[t], work):
+                                if cnt[x] > max_sets:
+                                    bad = True
+                                if tail == events.shape[0]:
+                                    events = _grow_rows(events)
+                                    event_node = _grow(event_node)
+                                events[tail] = found[t]
+                                event_node[tail] = x
+                                tail += 1
+                        if bad:
+                            break
+                if spent:
+                    break
+                for z in range(first, last):
+                    x = comp_nodes[z]
+                    lab[x] = lab[x][:cnt[x]].copy()
+        work[1] = 0
+        for z in range(first, last):
+            x = comp_nodes[z]
+            done[x] = 1
+            if bad:
+                over[x] = 1
+    # 5. the targets' labels
+    status = np.zeros(len(targets), dtype=np.int64)
+    start = np.zeros(len(targets) + 1, dtype=np.int64)
+    total = 0
+    for k in range(len(targets)):
+        x = local[targets[k]]
+        if bit[x] < 0 and not done[x]:
+            status[k] = OVER_WORK
+        elif over[x]:
+            status[k] = OVER_SETS
+        else:
+            total += lab[x].shape[0]
+        start[k + 1] = total
+    rows = np.empty((total, words), dtype=np.uint64)
+    r = 0
+    for k in range(len(targets)):
+        if status[k] == OK:
+            x = local[targets[k]]
+            for y in range(lab[x].shape[0]):
+                for w in range(words):
+                    rows[r, w] = lab[x][y, w]
+                r += 1
+    bit_node = np.array(bit_node_list, dtype=np.int64) if evidence else np.zeros(0, dtype=np.int64)
+    return status, start, rows, bit_node, work[0]
