@@ -147,6 +147,8 @@ def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
     _prefer_wide_vectors()
     import numba
 
+    from theory.bitops import popcount as _popcount  # LLVM's ctpop
+
     Q = 1 << k
     W = numba.uint32  # a quarter: 2**k <= 32 bits
     MASK = np.uint32((1 << Q) - 1)
@@ -261,27 +263,6 @@ def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
 
     return rows_kernel, row_sizes
 
-
-def _popcount_impl() -> Any:
-    import numba
-    from numba import types
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def popcount(typingctx: Any, x: Any) -> Any:
-        """LLVM's ctpop (one instruction with POPCNT / AVX-512 VPOPCNTQ)."""
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.ctpop(args[0])
-
-        return x(x), codegen  # same width as its argument
-
-    return popcount
-
-
-_popcount = _popcount_impl()
 
 
 def compiled_shard(n: int, start: int, stop: int, limit: int = MAX_COUNTEREXAMPLES) -> FlatTally:

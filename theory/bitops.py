@@ -12,8 +12,7 @@ from numba import types
 from numba.extending import intrinsic
 
 
-@intrinsic
-def popcount(typingctx: Any, x: Any) -> Any:
+def _ctpop(typingctx: Any, x: Any) -> Any:
     """LLVM's ctpop (one instruction with POPCNT / AVX-512 VPOPCNTQ), same width as ``x``."""
     if not isinstance(x, types.Integer):
         return None
@@ -22,6 +21,10 @@ def popcount(typingctx: Any, x: Any) -> Any:
         return builder.ctpop(args[0])
 
     return x(x), codegen
+
+
+popcount: Any = intrinsic(_ctpop)
+"""``popcount(x)`` inside a compiled function: the number of set bits of an integer."""
 
 
 __all__ = ["popcount"]

@@ -51,7 +51,7 @@ class ConeOracle:
         flat = flat_index(index)
         (self.evidence, self.local, self.ev_local, self.premises, self.w_start, self.w_just,
          self.just_claim, self.just_size, self.root) = _prepare(
-            np.int64(root), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start, flat.antes)
+            int(root), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start, flat.antes)
         self._scratch = (np.empty(self.just_size.shape[0], dtype=np.int64),
                          np.zeros(self.local_size, dtype=np.uint8), np.empty(self.local_size + 1, dtype=np.int64),
                          np.zeros(self.evidence.shape[0], dtype=np.uint8))

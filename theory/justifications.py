@@ -258,10 +258,10 @@ class JustificationEnumerator:
             return frozenset(self)
         from theory.cone_kernel import ConeOracle
 
-        index = self.source.index if isinstance(self.source, SupportProgram) else None
-        if index is None or len(self.source.roots) != 1:
+        if not isinstance(self.source, SupportProgram) or len(self.source.roots) != 1:
             solver.delete()
             return frozenset(self)
+        index = self.source.index
         oracle = ConeOracle(index, self.source.roots[0])
         ids = index.ids
         var_of = {index.number[e]: v for e, v in self.var.items()}

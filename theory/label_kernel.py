@@ -124,7 +124,7 @@ def labels(index: SupportIndex, targets: Sequence[int], max_sets: int = UNLIMITE
     flat = flat_index(index)
     status, start, rows, bit_node, work = _run(
         np.asarray(targets, dtype=np.int64), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start,
-        flat.antes, np.int64(min(max_sets, UNLIMITED)), np.int64(min(max_work, UNLIMITED)))
+        flat.antes, int(min(max_sets, UNLIMITED)), int(min(max_work, UNLIMITED)))
     return Labels(status, start, rows, bit_node, int(work))
 
 
@@ -153,6 +153,7 @@ def _minimize(sets: Any, n: int, work: Any) -> Any:
         return sets[:n].copy()
     sizes = np.empty(n, dtype=np.int64)
     top = 0
+    i: Any
     for i in range(n):
         c = 0
         for w in range(words):
@@ -172,12 +173,13 @@ def _minimize(sets: Any, n: int, work: Any) -> Any:
     out = np.empty((n, words), dtype=np.uint64)
     kept = 0
     tests = 0
+    t: Any
     if words == 1:  # the common case, kept tight: one AND per test
         flat = out[:, 0]
         for i in order:
-            c = ~sets[i, 0]
+            absent = ~sets[i, 0]
             t = 0
-            while t < kept and flat[t] & c:
+            while t < kept and flat[t] & absent:
                 t += 1
             if t < kept:
                 tests += t + 1
@@ -358,7 +360,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
          max_sets: int, max_work: int) -> Any:
     size = is_evidence.shape[0]
     local = np.full(size, -1, dtype=np.int64)
-    nodes = []
+    nodes: list[int] = []
     for t in targets:
         if local[t] < 0:
             local[t] = len(nodes)
@@ -396,7 +398,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
     kept_a = np.array(kept, dtype=np.int64) if len(kept) else np.zeros(0, dtype=np.int64)
     kept_s = np.array(kept_start, dtype=np.int64)
     # 2. evidence bits
-    bit_node_list = []
+    bit_node_list: list[int] = []
     bit = np.full(count, -1, dtype=np.int64)
     for x in range(count):
         if is_evidence[nodes[x]]:
