@@ -10,7 +10,10 @@ the solver loop of a few calls per justification (the enumerator's iterator), th
 unrolled-circuit oracle where it is affordable, and clingo, side by side in one run, plus ``jtms supports`` end to end on the
 long cycles (wall and CPU seconds of the child process).
 
-Every method runs on the same generated structures in one process (sympy in a child
+The compiled kernels are loaded and warm (``compiled=True``: a process pays about 0.5 s
+once to load them, which ``minimal_justifications`` skips on graphs under
+``COMPILED_FROM`` nodes; the ``jtms supports`` rows include it). Every method runs on the
+same generated structures in one process (sympy in a child
 process with a timeout), results are checked equal, and times are reported as ratios to
 the SAT enumerator.
 """
@@ -83,17 +86,26 @@ def timed(function, repeats):
     return result, statistics.median(times)
 
 
+def warm() -> None:
+    """Load the compiled kernels before anything is timed."""
+    tiny = SupportStructure.build(["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e"]), ("b", ["e", "f"])])
+    for method in ("labels", "sat"):
+        minimal_justifications(tiny, "a", method=method, compiled=True)
+
+
 def run(sympy_timeout: float, repeats: int, with_absorption: bool = True):
     cases = [(f"layered{p[:4]}", layered(*p), "root") for p in LAYERED]
     if with_absorption:
         cases.append(("absorption k=14", absorption(14), "root"))
     rows = []
     for name, structure, claim in cases:
-        reference, sat = timed(lambda: minimal_justifications(structure, claim, method="sat"), repeats)
+        reference, sat = timed(lambda: minimal_justifications(structure, claim, method="sat", compiled=True), repeats)
         row = {"case": name, "evidence_in_cone": len(evidence_ancestors(structure, claim)),
                "minimal_justifications": len(reference), "sat": sat}
-        labels, row["labels"] = timed(lambda: minimal_justifications(structure, claim, method="labels"), repeats)
-        auto, row["auto"] = timed(lambda: minimal_justifications(structure, claim, method="auto"), repeats)
+        labels, row["labels"] = timed(lambda: minimal_justifications(structure, claim, method="labels",
+                                                                     compiled=True), repeats)
+        auto, row["auto"] = timed(lambda: minimal_justifications(structure, claim, method="auto", compiled=True),
+                                  repeats)
         oracle, row["clingo"] = timed(lambda: clingo_minimal_justifications(structure, claim), repeats)
         row["auto_over_clingo"] = row["auto"] / row["clingo"]
         symbolic, row["sympy"] = sympy_with_timeout(structure, claim, sympy_timeout)
@@ -132,8 +144,8 @@ def run_loops(repeats: int, oracle_limit: int = UNROLLED_LIMIT) -> list[dict]:
         times = 1 if big else repeats
         row: dict = {"case": name, "claims": len(structure.claims),
                      "evidence_in_cone": len(evidence_ancestors(structure, claim))}
-        default, row["default"] = timed(lambda: minimal_justifications(structure, claim), times)
-        sat, row["sat"] = timed(lambda: minimal_justifications(structure, claim, method="sat"), times)
+        default, row["default"] = timed(lambda: minimal_justifications(structure, claim, compiled=True), times)
+        sat, row["sat"] = timed(lambda: minimal_justifications(structure, claim, method="sat", compiled=True), times)
         loop, row["solver_loop"] = timed(lambda: frozenset(JustificationEnumerator.for_claim(structure, claim)), times)
         oracle, row["clingo"] = timed(lambda: clingo_minimal_justifications(structure, claim), times)
         unrolled = None
@@ -207,6 +219,7 @@ def main() -> None:
                         f"(default {UNROLLED_LIMIT}; it took 499 s on the 2,500-claim cycle)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    warm()
     if args.loops:
         rows = run_loops(args.repeats, args.oracle_limit)
         cli = [cli_supports(k) for k in CYCLES]

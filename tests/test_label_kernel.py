@@ -177,3 +177,26 @@ def test_one_search_with_no_encoding_at_all(case):
         return
     enumerator.encoding = Encoding([], enumerator.encoding.root)
     assert enumerator.all_minimal() == brute_force_minimal_justifications(structure, claim)
+
+
+def test_small_graphs_do_not_load_the_kernels():
+    """A small query in a fresh process stays in Python (loading numba and the kernels
+    costs about 0.5 s, more than the query); a graph of COMPILED_FROM nodes loads them."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from theory import SupportStructure\n"
+        "from theory.justifications import COMPILED_FROM, minimal_justifications\n"
+        "g = SupportStructure.build(['e', 'f'], ['a', 'b'], [('a', ['b']), ('b', ['a']), ('a', ['e']), ('b', ['f'])])\n"
+        "assert minimal_justifications(g, 'a') == {frozenset(['e']), frozenset(['f'])}\n"
+        "assert 'numba' not in sys.modules, 'small graph loaded numba'\n"
+        "n = COMPILED_FROM\n"
+        "big = SupportStructure.build(['e'], [f'c{i}' for i in range(n)],\n"
+        "                             [(f'c{i}', [f'c{i - 1}' if i else 'e']) for i in range(n)])\n"
+        "assert minimal_justifications(big, f'c{n - 1}') == {frozenset(['e'])}\n"
+        "assert 'theory.label_kernel' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
