@@ -200,3 +200,12 @@ def test_small_graphs_do_not_load_the_kernels():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+def test_set_budget_holds_while_a_loop_is_seeded():
+    """Found by the CI profile: c0 <- e0 | e1 | c0 with a budget of one set. The seeds of
+    the loop alone exceed it, and must say so (they once slipped through unchecked)."""
+    structure = SupportStructure.build(["e0", "e1"], ["c0"], [("c0", ["e0"]), ("c0", ["e1"]), ("c0", ["c0"])])
+    index = index_of(structure)
+    assert labels(index, [index.number["c0"]], max_sets=1).status[0] == OVER_SETS
+    assert as_sets(index, labels(index, [index.number["c0"]], max_sets=2), 0) == {frozenset(["e0"]), frozenset(["e1"])}

@@ -6,6 +6,9 @@ fixpoint of X (the definition of :mod:`theory.fixpoint`, restricted to the cone:
 per justification, a stack of held nodes, stopping as soon as the claim is held), and turns
 the answer into the strongest clause a search can learn from it, in the same compiled call:
 
+Justifications that contain another justification of the same claim are left out (they
+never change the fixpoint, :func:`theory.label_kernel.cone`).
+
 - X true: shrink it greedily to a minimal true set M (drop each member whose removal keeps
   the claim held; the function is monotone, so the result is minimal). "Not all of M"
   blocks M and its supersets.
@@ -25,7 +28,7 @@ import numba
 import numpy as np
 
 from theory.index import SupportIndex
-from theory.label_kernel import flat_index
+from theory.label_kernel import cone, flat_index
 
 
 class ConeOracle:
@@ -80,64 +83,44 @@ class ConeOracle:
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any) -> Any:
-    size = is_evidence.shape[0]
-    local = np.full(size, -1, dtype=np.int64)
-    nodes = [root]
-    local[root] = 0
-    just_list = []
-    i = 0
-    while i < len(nodes):
-        n = nodes[i]
-        if not is_evidence[n]:
-            for q in range(just_start[n], just_start[n + 1]):
-                j = justs[q]
-                just_list.append(j)
-                for r in range(ante_start[j], ante_start[j + 1]):
-                    a = antes[r]
-                    if local[a] < 0:
-                        local[a] = len(nodes)
-                        nodes.append(a)
-        i += 1
-    count = len(nodes)
+    local, nodes, kept, kept_start = cone(np.array([root], dtype=np.int64), is_evidence, just_start, justs,
+                                          ante_start, antes)
+    count = nodes.shape[0]
+    n_just = kept.shape[0]
+    just_claim = np.empty(n_just, dtype=np.int64)
+    just_size = np.empty(n_just, dtype=np.int64)
+    w_start = np.zeros(count + 1, dtype=np.int64)
+    premises_list = []
+    for x in range(count):
+        for k in range(kept_start[x], kept_start[x + 1]):
+            j = kept[k]
+            just_claim[k] = x
+            just_size[k] = ante_start[j + 1] - ante_start[j]
+            if just_size[k] == 0:
+                premises_list.append(k)
+            for r in range(ante_start[j], ante_start[j + 1]):
+                w_start[local[antes[r]] + 1] += 1
+    for x in range(count):
+        w_start[x + 1] += w_start[x]
+    w_just = np.empty(w_start[count], dtype=np.int64)
+    fill = w_start[:count].copy()
+    for k in range(n_just):
+        j = kept[k]
+        for r in range(ante_start[j], ante_start[j + 1]):
+            y = local[antes[r]]
+            w_just[fill[y]] = k
+            fill[y] += 1
     evidence_list = []
     ev_local_list = []
     for x in range(count):
         if is_evidence[nodes[x]]:
             evidence_list.append(nodes[x])
             ev_local_list.append(x)
-    n_just = len(just_list)
-    just_claim = np.empty(n_just, dtype=np.int64)
-    just_size = np.empty(n_just, dtype=np.int64)
-    w_start = np.zeros(count + 1, dtype=np.int64)
-    premises_list = []
-    for k in range(n_just):
-        j = just_list[k]
-        just_size[k] = ante_start[j + 1] - ante_start[j]
-        if just_size[k] == 0:
-            premises_list.append(k)
-        for r in range(ante_start[j], ante_start[j + 1]):
-            w_start[local[antes[r]] + 1] += 1
-    for x in range(count):
-        w_start[x + 1] += w_start[x]
-    w_just = np.empty(w_start[count], dtype=np.int64)
-    fill = w_start[:count].copy()
-    k = 0
-    for x in range(count):  # justifications were listed claim by claim, in node order
-        n = nodes[x]
-        if not is_evidence[n]:
-            for q in range(just_start[n], just_start[n + 1]):
-                j = justs[q]
-                just_claim[k] = x
-                for r in range(ante_start[j], ante_start[j + 1]):
-                    y = local[antes[r]]
-                    w_just[fill[y]] = k
-                    fill[y] += 1
-                k += 1
     evidence = np.array(evidence_list, dtype=np.int64) if len(evidence_list) else np.zeros(0, dtype=np.int64)
     ev_local = np.array(ev_local_list, dtype=np.int64) if len(ev_local_list) else np.zeros(0, dtype=np.int64)
     premises = np.array(premises_list, dtype=np.int64) if len(premises_list) else np.zeros(0, dtype=np.int64)
     # node number -> evidence position (-1 for claims and nodes outside the cone)
-    position = np.full(size, -1, dtype=np.int64)
+    position = np.full(is_evidence.shape[0], -1, dtype=np.int64)
     for e in range(evidence.shape[0]):
         position[evidence[e]] = e
     return evidence, position, ev_local, premises, w_start, w_just, just_claim, just_size, 0
@@ -185,22 +168,25 @@ def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, j
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _holds_of(present: Any, position: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
-              just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> bool:
+def _mask_of(present: Any, position: Any, mask: Any) -> None:
+    """Mark the cone evidence among ``present`` (node numbers) in ``mask``."""
     mask[:] = 0
     for n in present:
         if position[n] >= 0:
             mask[position[n]] = 1
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _holds_of(present: Any, position: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
+              just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> bool:
+    _mask_of(present, position, mask)
     return _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _examine(present: Any, position: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
              just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> Any:
-    mask[:] = 0
-    for n in present:
-        if position[n] >= 0:
-            mask[position[n]] = 1
+    _mask_of(present, position, mask)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     if _holds(mask, *args):
         for e in range(mask.shape[0]):

@@ -137,7 +137,7 @@ def sets_of_ids(index: SupportIndex, found: Labels, k: int) -> frozenset[frozens
     return frozenset(frozenset(ids[n] for n in s) for s in sets)
 
 
-__all__ = ["FlatIndex", "Labels", "OK", "OVER_SETS", "OVER_WORK", "UNLIMITED", "flat_index", "labels",
+__all__ = ["FlatIndex", "Labels", "OK", "OVER_SETS", "OVER_WORK", "UNLIMITED", "cone", "flat_index", "labels",
            "sets_of_ids"]
 
 
@@ -356,16 +356,20 @@ def _contains(lab: Any, cnt: Any, x: int, row: Any) -> bool:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any,
-         max_sets: int, max_work: int) -> Any:
-    size = is_evidence.shape[0]
-    local = np.full(size, -1, dtype=np.int64)
+def cone(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any) -> Any:
+    """The support cone of ``targets`` through the justifications that no other
+    justification of the same claim subsumes (antecedents a subset of its own; of two
+    equal ones the first is kept): ``(local, nodes, kept, kept_start)``, where ``nodes``
+    lists the cone in discovery order (targets first), ``local[n]`` is n's position there
+    (-1 outside the cone) and local node x's kept justifications are
+    ``kept[kept_start[x]:kept_start[x + 1]]``. A subsumed justification holds only when the
+    one it contains does, so the least fixpoint of every node of the cone is unchanged."""
+    local = np.full(is_evidence.shape[0], -1, dtype=np.int64)
     nodes: list[int] = []
     for t in targets:
         if local[t] < 0:
             local[t] = len(nodes)
             nodes.append(t)
-    # 1. the cone through the justifications no other justification of the claim subsumes
     kept = []
     kept_start = [0]
     i = 0
@@ -394,9 +398,39 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                         nodes.append(a)
         kept_start.append(len(kept))
         i += 1
-    count = len(nodes)
     kept_a = np.array(kept, dtype=np.int64) if len(kept) else np.zeros(0, dtype=np.int64)
-    kept_s = np.array(kept_start, dtype=np.int64)
+    return local, np.array(nodes, dtype=np.int64), kept_a, np.array(kept_start, dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _push(cur: Any, j: int, skip: int, x: int, ante_start: Any, antes: Any, local: Any, lab: Any, cnt: Any,
+          limit: int, max_sets: int, work: Any, events: Any, event_node: Any, tail: int) -> Any:
+    """Fire justification j of local claim x on ``cur`` (see :func:`_justification`), add
+    the sets it yields to x's label and queue each one added as an event (``work[1] = 1``
+    once a product or the label is over the budget). The events and their new end."""
+    found = _justification(cur, j, skip, ante_start, antes, local, lab, cnt, limit, work)
+    if work[1]:
+        return events, event_node, tail
+    for t in range(found.shape[0]):
+        if _insert(lab, cnt, x, found[t], work):
+            if cnt[x] > max_sets:
+                work[1] = 1
+            if tail == events.shape[0]:
+                events = _grow_rows(events)
+                event_node = _grow(event_node)
+            events[tail] = found[t]
+            event_node[tail] = x
+            tail += 1
+    return events, event_node, tail
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any,
+         max_sets: int, max_work: int) -> Any:
+    # 1. the cone through the justifications no other justification of the claim subsumes
+    local, nodes_a, kept_a, kept_s = cone(targets, is_evidence, just_start, justs, ante_start, antes)
+    nodes = nodes_a
+    count = nodes_a.shape[0]
     # 2. evidence bits
     bit_node_list: list[int] = []
     bit = np.full(count, -1, dtype=np.int64)
@@ -409,6 +443,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
     # 3. predecessors among claims, then Tarjan (iterative; predecessors first)
     pred_start = np.zeros(count + 1, dtype=np.int64)
     preds_list = []
+    pred_just = []  # the justification of each predecessor edge
     for x in range(count):
         if bit[x] < 0:
             for q in range(kept_s[x], kept_s[x + 1]):
@@ -417,6 +452,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                     y = local[antes[r]]
                     if bit[y] < 0:
                         preds_list.append(y)
+                        pred_just.append(j)
         pred_start[x + 1] = len(preds_list)
     preds = np.array(preds_list, dtype=np.int64) if len(preds_list) else np.zeros(0, dtype=np.int64)
     number = np.full(count, -1, dtype=np.int64)
@@ -434,31 +470,29 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
     for root in range(count):
         if bit[root] >= 0 or number[root] >= 0:
             continue
-        top = 0
-        call_node[0] = root
-        call_edge[0] = pred_start[root]
-        number[root] = counter
-        low[root] = counter
-        counter += 1
-        stack[depth] = root
-        depth += 1
-        on_stack[root] = 1
-        while top >= 0:
+        top = -1
+        pending = root  # the next node to visit
+        while True:
+            if pending >= 0:
+                number[pending] = counter
+                low[pending] = counter
+                counter += 1
+                stack[depth] = pending
+                depth += 1
+                on_stack[pending] = 1
+                top += 1
+                call_node[top] = pending
+                call_edge[top] = pred_start[pending]
+                pending = -1
+            if top < 0:
+                break
             v = call_node[top]
             advanced = False
             while call_edge[top] < pred_start[v + 1]:
                 w = preds[call_edge[top]]
                 call_edge[top] += 1
                 if number[w] < 0:
-                    number[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[depth] = w
-                    depth += 1
-                    on_stack[w] = 1
-                    top += 1
-                    call_node[top] = w
-                    call_edge[top] = pred_start[w]
+                    pending = w
                     advanced = True
                     break
                 if on_stack[w] and number[w] < low[v]:
@@ -483,31 +517,29 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                         break
                 comp_start_list.append(filled)
     # watchers inside the same component: (claim, justification) per antecedent claim
-    watch_start = np.zeros(count + 1, dtype=np.int64)
+    edge_from = []
+    edge_claim = []
+    edge_just = []
     for x in range(count):
-        if bit[x] < 0:
-            for q in range(kept_s[x], kept_s[x + 1]):
-                j = kept_a[q]
-                for r in range(ante_start[j], ante_start[j + 1]):
-                    y = local[antes[r]]
-                    if bit[y] < 0 and comp_of[y] == comp_of[x]:
-                        watch_start[y + 1] += 1
+        for q in range(pred_start[x], pred_start[x + 1]):
+            y = preds[q]
+            if comp_of[y] == comp_of[x]:
+                edge_from.append(y)
+                edge_claim.append(x)
+                edge_just.append(pred_just[q])
+    watch_start = np.zeros(count + 1, dtype=np.int64)
+    for y in edge_from:
+        watch_start[y + 1] += 1
     for x in range(count):
         watch_start[x + 1] += watch_start[x]
     watch_claim = np.empty(watch_start[count], dtype=np.int64)
     watch_just = np.empty(watch_start[count], dtype=np.int64)
     fill = watch_start[:count].copy()
-    inside = np.zeros(count + 1, dtype=np.int64)  # per local claim: justifications with an antecedent inside
-    for x in range(count):
-        if bit[x] < 0:
-            for q in range(kept_s[x], kept_s[x + 1]):
-                j = kept_a[q]
-                for r in range(ante_start[j], ante_start[j + 1]):
-                    y = local[antes[r]]
-                    if bit[y] < 0 and comp_of[y] == comp_of[x]:
-                        watch_claim[fill[y]] = x
-                        watch_just[fill[y]] = j
-                        fill[y] += 1
+    for k in range(len(edge_from)):
+        y = edge_from[k]
+        watch_claim[fill[y]] = edge_claim[k]
+        watch_just[fill[y]] = edge_just[k]
+        fill[y] += 1
     # 4. labels, component by component
     limit = 4 * max_sets if max_sets < (1 << 60) else max_sets
     work = np.zeros(2, dtype=np.int64)  # [work, over the set budget]
@@ -559,19 +591,12 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                                 break
                         if internal:
                             continue
-                        found = _justification(np.zeros((1, words), dtype=np.uint64), j, -1, ante_start, antes,
-                                               local, lab, cnt, limit, work)
+                        events, event_node, tail = _push(np.zeros((1, words), dtype=np.uint64), j, -1, x,
+                                                         ante_start, antes, local, lab, cnt, limit, max_sets, work,
+                                                         events, event_node, tail)
                         if work[1]:
                             bad = True
                             break
-                        for t in range(found.shape[0]):
-                            if _insert(lab, cnt, x, found[t], work):
-                                if tail == events.shape[0]:
-                                    events = _grow_rows(events)
-                                    event_node = _grow(event_node)
-                                events[tail] = found[t]
-                                event_node[tail] = x
-                                tail += 1
                     if bad:
                         break
                 while head < tail and not bad:
@@ -585,22 +610,11 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                         continue  # a smaller set replaced it; that one's event covers it
                     for q in range(watch_start[a], watch_start[a + 1]):
                         x = watch_claim[q]
-                        found = _justification(row.reshape((1, words)), watch_just[q], a, ante_start, antes,
-                                               local, lab, cnt, limit, work)
+                        events, event_node, tail = _push(row.reshape((1, words)), watch_just[q], a, x,
+                                                         ante_start, antes, local, lab, cnt, limit, max_sets, work,
+                                                         events, event_node, tail)
                         if work[1]:
                             bad = True
-                            break
-                        for t in range(found.shape[0]):
-                            if _insert(lab, cnt, x, found[t], work):
-                                if cnt[x] > max_sets:
-                                    bad = True
-                                if tail == events.shape[0]:
-                                    events = _grow_rows(events)
-                                    event_node = _grow(event_node)
-                                events[tail] = found[t]
-                                event_node[tail] = x
-                                tail += 1
-                        if bad:
                             break
                 if spent:
                     break
