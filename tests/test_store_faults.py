@@ -16,6 +16,7 @@ import pytest
 
 from jtms.cli import main
 from jtms.reconsolidation import Memory
+from theory.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 WRITES = [["add-evidence", "e9"], ["audit", "--invalidate", "e1", "--reason", "r"],
@@ -198,6 +199,32 @@ def test_two_inits_of_one_path_at_once(tmp_path):
     for code, err in results:
         if code == 2:
             assert "already exists" in err and len(err.strip().splitlines()) == 1, err
+    with Memory.open(path) as memory:
+        assert memory.integrity_problems() == []
+        assert [e["kind"] for e in memory.table("events")] == ["init"]
+
+
+def test_init_that_loses_the_lock_keeps_the_winners_memory(tmp_path, monkeypatch):
+    """The interleaving behind a CI failure of the test above: init A creates the empty
+    file; init B finds it empty, takes the write lock first and installs the schema; A then
+    finds the schema and says "already exists". A must not remove the file it created: it
+    holds B's memory now (A used to unlink it, so B's exit 0 left no memory behind)."""
+    from jtms.store import sqlite as backend
+
+    path = tmp_path / "race.db"
+    real_connect = backend.SqliteStore._connect
+    raced = []
+
+    def connect(location, durability, timeout):
+        if not raced:  # A's connection: B runs its whole init first, into A's empty file
+            raced.append(True)
+            backend.SqliteStore.create(location).close()
+        return real_connect(location, durability, timeout)
+
+    monkeypatch.setattr(backend.SqliteStore, "_connect", staticmethod(connect))
+    with pytest.raises(InputError, match="already exists"):
+        backend.SqliteStore.create(path)
+    monkeypatch.undo()
     with Memory.open(path) as memory:
         assert memory.integrity_problems() == []
         assert [e["kind"] for e in memory.table("events")] == ["init"]

@@ -203,6 +203,11 @@ def _check_folder(path: Path) -> None:
         raise InputError(f"{str(folder)!r} is not a folder", source=str(path))
 
 
+
+class _Installed(InputError):
+    """``init`` found the schema written by another ``init`` of the same path that got the
+    write lock first (even into the empty file this one created: it must not be removed)."""
+
 class SqliteStore:
     """A memory in one SQLite file (or ``:memory:``). See :mod:`jtms.store.protocol`."""
 
@@ -266,6 +271,8 @@ class SqliteStore:
         try:
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
             store._install(init_time)
+        except _Installed:
+            raise  # another init filled the file this one created: it is theirs now, keep it
         except BaseException:
             if created:
                 for suffix in ("", "-wal", "-shm", "-journal"):
@@ -286,7 +293,7 @@ class SqliteStore:
             raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
         try:
             if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                raise InputError("already exists (remove it or use another --db)", source=self.location)
+                raise _Installed("already exists (remove it or use another --db)", source=self.location)
             for statement in _split(SCHEMA + _triggers()):
                 db.execute(statement)
             db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
