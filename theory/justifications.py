@@ -1,11 +1,15 @@
 """The solver core: minimal justifications of a claim by SAT enumeration (python-sat).
 
 The minimal justifications of claim c are the minimal evidence sets X with f_c(X) true
-(its ATMS label). The enumerator is a map-solver loop over the evidence variables of the
-CNF of f_c: find a model, block the supersets of its evidence set X (a true set once the
-model is checked well-founded), ask for a model inside X, and repeat until UNSAT proves
-the last X minimal (:meth:`JustificationEnumerator._minimal_in`). Each minimal
-justification costs a few SAT calls, so the cost follows the size of the output.
+(its ATMS label). :meth:`JustificationEnumerator.all_minimal` finds them all in one
+CaDiCaL search, a compiled least fixpoint checking each model's evidence and adding the
+clause it teaches (:mod:`theory.cone_kernel`). The enumerator's iterator (the solver loop,
+used with a limit) is a map-solver loop over the evidence variables of the CNF of f_c: find
+a model, block the supersets of its evidence set X (a true set once the model is checked
+well-founded), ask for a model inside X, and repeat until UNSAT proves the last X minimal
+(:meth:`JustificationEnumerator._minimal_in`): a few SAT calls per justification. Either
+way the cost follows the size of the output. :func:`minimal_justifications` tries the
+compiled label algebra first (:mod:`theory.label_kernel`).
 
 f_c goes through the least fixpoint, so cycles never create a justification. The default
 encoding is the completion of the support cone plus loop formulas, added lazily whenever a
@@ -22,7 +26,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
-from pysat.engines import Propagator
+try:  # the user-propagator interface (IPASIR-UP) of newer python-sat releases
+    from pysat.engines import Propagator
+except ImportError:  # pragma: no cover - all_minimal falls back to the solver loop
+    Propagator = object
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
