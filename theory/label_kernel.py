@@ -402,7 +402,7 @@ def cone(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
     return local, np.array(nodes, dtype=np.int64), kept_a, np.array(kept_start, dtype=np.int64)
 
 
-@numba.njit(cache=True, nogil=True, boundscheck=False)
+@numba.njit(cache=True, nogil=True, boundscheck=False, inline="always")
 def _push(cur: Any, j: int, skip: int, x: int, ante_start: Any, antes: Any, local: Any, lab: Any, cnt: Any,
           limit: int, max_sets: int, work: Any, events: Any, event_node: Any, tail: int) -> Any:
     """Fire justification j of local claim x on ``cur`` (see :func:`_justification`), add
@@ -516,30 +516,23 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                     if w == v:
                         break
                 comp_start_list.append(filled)
-    # watchers inside the same component: (claim, justification) per antecedent claim
-    edge_from = []
-    edge_claim = []
-    edge_just = []
+    # watchers: (claim, justification) per antecedent claim; the loops below follow those
+    # inside the component
+    pred_j = np.array(pred_just, dtype=np.int64) if len(pred_just) else np.zeros(0, dtype=np.int64)
+    watch_start = np.zeros(count + 1, dtype=np.int64)
+    for q in range(preds.shape[0]):
+        watch_start[preds[q] + 1] += 1
+    for x in range(count):
+        watch_start[x + 1] += watch_start[x]
+    watch_claim = np.empty(preds.shape[0], dtype=np.int64)
+    watch_just = np.empty(preds.shape[0], dtype=np.int64)
+    fill = watch_start[:count].copy()
     for x in range(count):
         for q in range(pred_start[x], pred_start[x + 1]):
             y = preds[q]
-            if comp_of[y] == comp_of[x]:
-                edge_from.append(y)
-                edge_claim.append(x)
-                edge_just.append(pred_just[q])
-    watch_start = np.zeros(count + 1, dtype=np.int64)
-    for y in edge_from:
-        watch_start[y + 1] += 1
-    for x in range(count):
-        watch_start[x + 1] += watch_start[x]
-    watch_claim = np.empty(watch_start[count], dtype=np.int64)
-    watch_just = np.empty(watch_start[count], dtype=np.int64)
-    fill = watch_start[:count].copy()
-    for k in range(len(edge_from)):
-        y = edge_from[k]
-        watch_claim[fill[y]] = edge_claim[k]
-        watch_just[fill[y]] = edge_just[k]
-        fill[y] += 1
+            watch_claim[fill[y]] = x
+            watch_just[fill[y]] = pred_j[q]
+            fill[y] += 1
     # 4. labels, component by component
     limit = 4 * max_sets if max_sets < (1 << 60) else max_sets
     work = np.zeros(2, dtype=np.int64)  # [work, over the set budget]
@@ -568,7 +561,10 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                     bad = True
         if not bad:
             x = comp_nodes[first]
-            if last - first == 1 and watch_start[x + 1] == watch_start[x]:  # not a loop
+            looped = last - first > 1
+            for q in range(pred_start[x], pred_start[x + 1]):
+                looped = looped or preds[q] == x
+            if not looped:
                 lab[x] = _evaluate(x, kept_s, kept_a, ante_start, antes, local, lab, cnt, words, limit, work)
                 cnt[x] = lab[x].shape[0]
                 bad = work[1] != 0 or cnt[x] > max_sets
@@ -610,6 +606,8 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                         continue  # a smaller set replaced it; that one's event covers it
                     for q in range(watch_start[a], watch_start[a + 1]):
                         x = watch_claim[q]
+                        if comp_of[x] != component:
+                            continue  # a claim above the component: evaluated later, once
                         events, event_node, tail = _push(row.reshape((1, words)), watch_just[q], a, x,
                                                          ante_start, antes, local, lab, cnt, limit, max_sets, work,
                                                          events, event_node, tail)
