@@ -402,28 +402,6 @@ def cone(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
     return local, np.array(nodes, dtype=np.int64), kept_a, np.array(kept_start, dtype=np.int64)
 
 
-@numba.njit(cache=True, nogil=True, boundscheck=False, inline="always")
-def _push(cur: Any, j: int, skip: int, x: int, ante_start: Any, antes: Any, local: Any, lab: Any, cnt: Any,
-          limit: int, max_sets: int, work: Any, events: Any, event_node: Any, tail: int) -> Any:
-    """Fire justification j of local claim x on ``cur`` (see :func:`_justification`), add
-    the sets it yields to x's label and queue each one added as an event (``work[1] = 1``
-    once a product or the label is over the budget). The events and their new end."""
-    found = _justification(cur, j, skip, ante_start, antes, local, lab, cnt, limit, work)
-    if work[1]:
-        return events, event_node, tail
-    for t in range(found.shape[0]):
-        if _insert(lab, cnt, x, found[t], work):
-            if cnt[x] > max_sets:
-                work[1] = 1
-            if tail == events.shape[0]:
-                events = _grow_rows(events)
-                event_node = _grow(event_node)
-            events[tail] = found[t]
-            event_node[tail] = x
-            tail += 1
-    return events, event_node, tail
-
-
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any,
          max_sets: int, max_work: int) -> Any:
@@ -571,10 +549,10 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
             else:
                 # semi-naive: seed each member from its justifications with no antecedent in
                 # the component, then push every set a member gains through the
-                # justifications that watch it, with the other antecedents' current labels
-                events = np.empty((16, words), dtype=np.uint64)
-                event_node = np.empty(16, dtype=np.int64)
-                head, tail = 0, 0
+                # justifications that watch it, with the other antecedents' current labels.
+                # The seeds are the watchers of one first event: the empty set (event node -1)
+                seed_claim_list = []
+                seed_just_list = []
                 for z in range(first, last):
                     x = comp_nodes[z]
                     for q in range(kept_s[x], kept_s[x + 1]):
@@ -585,16 +563,14 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                             if bit[y] < 0 and comp_of[y] == component:
                                 internal = True
                                 break
-                        if internal:
-                            continue
-                        events, event_node, tail = _push(np.zeros((1, words), dtype=np.uint64), j, -1, x,
-                                                         ante_start, antes, local, lab, cnt, limit, max_sets, work,
-                                                         events, event_node, tail)
-                        if work[1]:
-                            bad = True
-                            break
-                    if bad:
-                        break
+                        if not internal:
+                            seed_claim_list.append(x)
+                            seed_just_list.append(j)
+                seed_claim = np.array(seed_claim_list, dtype=np.int64)
+                seed_just = np.array(seed_just_list, dtype=np.int64)
+                events = np.zeros((16, words), dtype=np.uint64)
+                event_node = np.full(16, -1, dtype=np.int64)
+                head, tail = 0, 1
                 while head < tail and not bad:
                     if work[0] > max_work:
                         spent = True
@@ -602,17 +578,32 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                     a = event_node[head]
                     row = events[head].copy()
                     head += 1
-                    if not _contains(lab, cnt, a, row):
-                        continue  # a smaller set replaced it; that one's event covers it
-                    for q in range(watch_start[a], watch_start[a + 1]):
-                        x = watch_claim[q]
+                    if a >= 0:
+                        if not _contains(lab, cnt, a, row):
+                            continue  # a smaller set replaced it; that one's event covers it
+                        claims, justs_of_a, lo, hi = watch_claim, watch_just, watch_start[a], watch_start[a + 1]
+                    else:
+                        claims, justs_of_a, lo, hi = seed_claim, seed_just, 0, seed_claim.shape[0]
+                    for q in range(lo, hi):
+                        x = claims[q]
                         if comp_of[x] != component:
                             continue  # a claim above the component: evaluated later, once
-                        events, event_node, tail = _push(row.reshape((1, words)), watch_just[q], a, x,
-                                                         ante_start, antes, local, lab, cnt, limit, max_sets, work,
-                                                         events, event_node, tail)
+                        found = _justification(row.reshape((1, words)), justs_of_a[q], a, ante_start, antes,
+                                               local, lab, cnt, limit, work)
                         if work[1]:
                             bad = True
+                            break
+                        for t in range(found.shape[0]):
+                            if _insert(lab, cnt, x, found[t], work):
+                                if cnt[x] > max_sets:
+                                    bad = True
+                                if tail == events.shape[0]:
+                                    events = _grow_rows(events)
+                                    event_node = _grow(event_node)
+                                events[tail] = found[t]
+                                event_node[tail] = x
+                                tail += 1
+                        if bad:
                             break
                 if spent:
                     break
