@@ -209,3 +209,30 @@ def test_set_budget_holds_while_a_loop_is_seeded():
     index = index_of(structure)
     assert labels(index, [index.number["c0"]], max_sets=1).status[0] == OVER_SETS
     assert as_sets(index, labels(index, [index.number["c0"]], max_sets=2), 0) == {frozenset(["e0"]), frozenset(["e1"])}
+
+
+@settings(max_examples=300)
+@given(structure_and_claim(max_evidence=6, max_claims=8), st.data())
+def test_unfounded_loops_give_valid_loop_formulas(case, data):
+    """Each loop the oracle reports for a false evidence set is a set of claims outside its
+    least fixpoint, and its loop formula holds in the least fixpoint of every evidence set:
+    a member held means one of the external justifications fires."""
+    structure, claim = case
+    index = index_of(structure)
+    oracle = ConeOracle(index, index.number[claim])
+    present = data.draw(st.sets(st.sampled_from(sorted(structure.evidence))) if structure.evidence else st.just(set()))
+    if claim in active_state(structure, evidence=frozenset(present)):
+        return
+    active_now = active_state(structure, evidence=frozenset(present))
+    items = sorted(structure.evidence)
+    fixpoints = [active_state(structure, evidence=frozenset(e for i, e in enumerate(items) if mask >> i & 1))
+                 for mask in range(1 << len(items))]
+    for members, external in oracle.unfounded(index.numbers(present)):
+        names = {index.ids[n] for n in members}
+        assert names and not names & set(active_now)
+        for j in external:
+            assert not set(index.ids[a] for a in index.just_antecedents[j]) & names
+            assert index.ids[index.just_claim[j]] in names
+        for fixpoint in fixpoints:
+            if names & set(fixpoint):
+                assert any(all(index.ids[a] in fixpoint for a in index.just_antecedents[j]) for j in external)

@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 from theory.index import SupportIndex
-from theory.label_kernel import cone, flat_index
+from theory.label_kernel import components, cone, flat_index
 
 
 class ConeOracle:
@@ -53,7 +53,7 @@ class ConeOracle:
     def __init__(self, index: SupportIndex, root: int):
         flat = flat_index(index)
         (self.evidence, self.local, self.ev_local, self.premises, self.w_start, self.w_just,
-         self.just_claim, self.just_size, self.root) = _prepare(
+         self.just_claim, self.just_size, self.root, self.nodes, self.kept, self.kept_start) = _prepare(
             int(root), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start, flat.antes)
         self._scratch = (np.empty(self.just_size.shape[0], dtype=np.int64),
                          np.zeros(self.local_size, dtype=np.uint8), np.empty(self.local_size + 1, dtype=np.int64),
@@ -79,6 +79,21 @@ class ConeOracle:
         outside a maximal false superset of it (some member of O is in every true set)."""
         kind, result = _examine(np.fromiter(present, dtype=np.int64), *self._args())
         return bool(kind), self.evidence[result]
+
+    def unfounded(self, present: Iterable[int]) -> list[tuple[list[int], list[int]]]:
+        """For evidence under which the root does not hold: the loops of the claims U that
+        could still hold in a supported model (the greatest set of claims each with a
+        justification whose antecedents are present or in the set) but not in the least
+        fixpoint. One ``(members, external)`` per strongly connected component of U through
+        the justifications inside U that is a loop: its claims (node numbers) and the
+        justifications of its members with no antecedent in it (justification numbers).
+        Every model of the least fixpoint holding a member holds one of those justifications
+        (the loop formula); a model holding the root under ``present`` violates at least one."""
+        members, member_start, external, ext_start = _unfounded(
+            np.fromiter(present, dtype=np.int64), self.kept, self.kept_start, self.just_size, *self._args())
+        nodes, kept = self.nodes[members].tolist(), self.kept[external].tolist()
+        return [(nodes[member_start[i]:member_start[i + 1]], kept[ext_start[i]:ext_start[i + 1]])
+                for i in range(len(member_start) - 1)]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -123,7 +138,7 @@ def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_star
     position = np.full(is_evidence.shape[0], -1, dtype=np.int64)
     for e in range(evidence.shape[0]):
         position[evidence[e]] = e
-    return evidence, position, ev_local, premises, w_start, w_just, just_claim, just_size, 0
+    return evidence, position, ev_local, premises, w_start, w_just, just_claim, just_size, 0, nodes, kept, kept_start
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -201,6 +216,101 @@ def _examine(present: Any, position: Any, ev_local: Any, premises: Any, w_start:
             if _holds(mask, *args):
                 mask[e] = 0
     return 0, np.nonzero(mask == 0)[0]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: Any, ev_local: Any, premises: Any,
+               w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any,
+               stack: Any, mask: Any) -> Any:
+    _mask_of(present, position, mask)
+    held[:] = 0
+    _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+    count = w_start.shape[0] - 1
+    evidence = np.zeros(count, dtype=np.uint8)
+    for e in range(ev_local.shape[0]):
+        evidence[ev_local[e]] = 1 if mask[e] else 2   # 1 present, 2 absent
+    bad = np.zeros(sizes.shape[0], dtype=np.int64)   # unavailable antecedents per justification
+    for x in range(count):
+        if evidence[x] == 2:
+            for q in range(w_start[x], w_start[x + 1]):
+                bad[w_just[q]] += 1
+    alive = np.zeros(count, dtype=np.uint8)
+    live = np.zeros(count, dtype=np.int64)            # available justifications per claim
+    top = 0
+    for x in range(count):
+        if evidence[x] == 0:
+            alive[x] = 1
+            for k in range(kept_start[x], kept_start[x + 1]):
+                if bad[k] == 0:
+                    live[x] += 1
+            if live[x] == 0:
+                alive[x] = 0
+                stack[top] = x
+                top += 1
+    while top:  # the greatest supported set: drop claims left with no available justification
+        top -= 1
+        c = stack[top]
+        for q in range(w_start[c], w_start[c + 1]):
+            k = w_just[q]
+            bad[k] += 1
+            if bad[k] == 1:
+                x = just_claim[k]
+                live[x] -= 1
+                if live[x] == 0 and alive[x]:
+                    alive[x] = 0
+                    stack[top] = x
+                    top += 1
+    in_u = np.zeros(count, dtype=np.uint8)
+    for x in range(count):
+        if alive[x] and not held[x]:
+            in_u[x] = 1
+    # the loops of U: its strongly connected components through justifications inside U
+    pred_start = np.zeros(count + 1, dtype=np.int64)
+    for y in range(count):
+        if in_u[y]:
+            for q in range(w_start[y], w_start[y + 1]):
+                if in_u[just_claim[w_just[q]]]:
+                    pred_start[just_claim[w_just[q]] + 1] += 1
+    for x in range(count):
+        pred_start[x + 1] += pred_start[x]
+    preds = np.empty(pred_start[count], dtype=np.int64)
+    fill = pred_start[:count].copy()
+    for y in range(count):
+        if in_u[y]:
+            for q in range(w_start[y], w_start[y + 1]):
+                x = just_claim[w_just[q]]
+                if in_u[x]:
+                    preds[fill[x]] = y
+                    fill[x] += 1
+    comp_of, comp_nodes, comp_start = components(in_u, pred_start, preds)
+    stamp = np.zeros(sizes.shape[0], dtype=np.int64)  # c + 1: justification with an antecedent in loop c
+    loop_start = [0]
+    loop_members: list[int] = []
+    ext_start = [0]
+    external: list[int] = []
+    for c in range(comp_start.shape[0] - 1):
+        first, last = comp_start[c], comp_start[c + 1]
+        x = comp_nodes[first]
+        looped = last - first > 1
+        for q in range(pred_start[x], pred_start[x + 1]):
+            looped = looped or preds[q] == x
+        if not looped:
+            continue
+        for z in range(first, last):
+            y = comp_nodes[z]
+            for q in range(w_start[y], w_start[y + 1]):
+                if comp_of[just_claim[w_just[q]]] == c:
+                    stamp[w_just[q]] = c + 1
+        for z in range(first, last):
+            y = comp_nodes[z]
+            loop_members.append(y)
+            for k in range(kept_start[y], kept_start[y + 1]):
+                if stamp[k] != c + 1:
+                    external.append(k)
+        loop_start.append(len(loop_members))
+        ext_start.append(len(external))
+    return (np.array(loop_members, dtype=np.int64), np.array(loop_start, dtype=np.int64),
+            np.array(external, dtype=np.int64), np.array(ext_start, dtype=np.int64))
 
 
 __all__ = ["ConeOracle"]

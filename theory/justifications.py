@@ -34,7 +34,7 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from theory.cnf import Encoding, encode
-from theory.completion import SupportProgram
+from theory.completion import ProgramCopy, SupportProgram
 from theory.formula import Circuit, SupportCircuit, compile_support
 from theory.index import index_of
 from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
@@ -70,35 +70,55 @@ class _Unrolled:
 class _Blocker(Propagator):  # type: ignore[misc]
     """The lazy propagator of :meth:`JustificationEnumerator.all_minimal`."""
 
-    def __init__(self, oracle: Any, var_of: dict[int, int]):
+    def __init__(self, oracle: Any, var_of: dict[int, int], copy: ProgramCopy | None = None):
         super().__init__()
         self.is_lazy = True
         self.oracle = oracle
         self.var_of = var_of
+        self.copy = copy
         self.node_of = {v: n for n, v in var_of.items()}
         self.found: list[list[int]] = []
-        self.pending: list[int] | None = None
+        self.pending: list[list[int]] = []
 
     def check_model(self, model: list[int]) -> bool:
         node_of = self.node_of
-        true, result = self.oracle.examine([node_of[lit] for lit in model if lit > 0])
+        present = [node_of[lit] for lit in model if lit > 0]
+        true, result = self.oracle.examine(present)
         var_of = self.var_of
         if true:
             found = result.tolist()
             self.found.append(found)
-            self.pending = [-var_of[n] for n in found]
+            self.pending.append([-var_of[n] for n in found])
         else:
-            self.pending = [var_of[n] for n in result.tolist()]
+            self.pending.append([var_of[n] for n in result.tolist()])
+            if self.copy is not None:
+                self.pending.extend(self._loop_clauses(present))
         return False
 
+    def _loop_clauses(self, present: list[int]) -> list[list[int]]:
+        """The loop formula of the claims the model could hold only through loops under its
+        evidence (:meth:`~theory.cone_kernel.ConeOracle.unfounded`): valid for every
+        founded model, violated by this one, and unlike the evidence clause it cuts the
+        same loop under any evidence."""
+        copy = self.copy
+        assert copy is not None
+        holds, body = copy.holds, copy.body
+        clauses: list[list[int]] = []
+        for members, external in self.oracle.unfounded(present):
+            bodies = [body.get(j, False) for j in external]
+            if any(b is True for b in bodies):
+                continue
+            lits: list[int] = [b for b in bodies if b is not False]  # type: ignore[misc]
+            clauses.extend([-holds[u]] + lits for u in members if u in holds)
+        return clauses
+
     def has_clause(self) -> bool:
-        return self.pending is not None
+        return bool(self.pending)
 
     def add_clause(self) -> list[int]:
-        """The clause of the last model (an empty one, which ends the search, when the
+        """The next clause of the last model (an empty one, which ends the search, when the
         empty set holds the root or all the evidence does not)."""
-        clause, self.pending = self.pending, None
-        return [] if clause is None else clause
+        return self.pending.pop() if self.pending else []
 
     def decide(self) -> int:
         return 0
@@ -272,7 +292,7 @@ class JustificationEnumerator:
         oracle = ConeOracle(index, self.source.roots[0])
         ids = index.ids
         var_of = {index.number[e]: v for e, v in self.var.items()}
-        blocker = _Blocker(oracle, var_of)
+        blocker = _Blocker(oracle, var_of, self._copy)
         with solver:
             solver.solver.connect_propagator(blocker)
             for v in var_of.values():

@@ -137,7 +137,7 @@ def sets_of_ids(index: SupportIndex, found: Labels, k: int) -> frozenset[frozens
     return frozenset(frozenset(ids[n] for n in s) for s in sets)
 
 
-__all__ = ["FlatIndex", "Labels", "OK", "OVER_SETS", "OVER_WORK", "UNLIMITED", "cone", "flat_index", "labels",
+__all__ = ["FlatIndex", "Labels", "OK", "OVER_SETS", "OVER_WORK", "UNLIMITED", "components", "cone", "flat_index", "labels",
            "sets_of_ids"]
 
 
@@ -403,36 +403,12 @@ def cone(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any,
-         max_sets: int, max_work: int) -> Any:
-    # 1. the cone through the justifications no other justification of the claim subsumes
-    local, nodes_a, kept_a, kept_s = cone(targets, is_evidence, just_start, justs, ante_start, antes)
-    nodes = nodes_a
-    count = nodes_a.shape[0]
-    # 2. evidence bits
-    bit_node_list: list[int] = []
-    bit = np.full(count, -1, dtype=np.int64)
-    for x in range(count):
-        if is_evidence[nodes[x]]:
-            bit[x] = len(bit_node_list)
-            bit_node_list.append(nodes[x])
-    evidence = len(bit_node_list)
-    words = max(1, (evidence + 63) // 64)
-    # 3. predecessors among claims, then Tarjan (iterative; predecessors first)
-    pred_start = np.zeros(count + 1, dtype=np.int64)
-    preds_list = []
-    pred_just = []  # the justification of each predecessor edge
-    for x in range(count):
-        if bit[x] < 0:
-            for q in range(kept_s[x], kept_s[x + 1]):
-                j = kept_a[q]
-                for r in range(ante_start[j], ante_start[j + 1]):
-                    y = local[antes[r]]
-                    if bit[y] < 0:
-                        preds_list.append(y)
-                        pred_just.append(j)
-        pred_start[x + 1] = len(preds_list)
-    preds = np.array(preds_list, dtype=np.int64) if len(preds_list) else np.zeros(0, dtype=np.int64)
+def components(member: Any, pred_start: Any, preds: Any) -> Any:
+    """Strongly connected components (Tarjan, iterative) of the nodes x with ``member[x]``,
+    edges into x from ``preds[pred_start[x]:pred_start[x + 1]]`` (members only), in
+    topological order (a component after those it depends on): ``(comp_of, comp_nodes,
+    comp_start)``, component c being ``comp_nodes[comp_start[c]:comp_start[c + 1]]``."""
+    count = member.shape[0]
     number = np.full(count, -1, dtype=np.int64)
     low = np.zeros(count, dtype=np.int64)
     on_stack = np.zeros(count, dtype=np.uint8)
@@ -446,7 +422,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
     filled = 0
     counter = 0
     for root in range(count):
-        if bit[root] >= 0 or number[root] >= 0:
+        if not member[root] or number[root] >= 0:
             continue
         top = -1
         pending = root  # the next node to visit
@@ -494,6 +470,42 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                     if w == v:
                         break
                 comp_start_list.append(filled)
+    return comp_of, comp_nodes, np.array(comp_start_list, dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any,
+         max_sets: int, max_work: int) -> Any:
+    # 1. the cone through the justifications no other justification of the claim subsumes
+    local, nodes_a, kept_a, kept_s = cone(targets, is_evidence, just_start, justs, ante_start, antes)
+    nodes = nodes_a
+    count = nodes_a.shape[0]
+    # 2. evidence bits
+    bit_node_list: list[int] = []
+    bit = np.full(count, -1, dtype=np.int64)
+    for x in range(count):
+        if is_evidence[nodes[x]]:
+            bit[x] = len(bit_node_list)
+            bit_node_list.append(nodes[x])
+    evidence = len(bit_node_list)
+    words = max(1, (evidence + 63) // 64)
+    # 3. predecessors among claims, then Tarjan (iterative; predecessors first)
+    pred_start = np.zeros(count + 1, dtype=np.int64)
+    preds_list = []
+    pred_just = []  # the justification of each predecessor edge
+    for x in range(count):
+        if bit[x] < 0:
+            for q in range(kept_s[x], kept_s[x + 1]):
+                j = kept_a[q]
+                for r in range(ante_start[j], ante_start[j + 1]):
+                    y = local[antes[r]]
+                    if bit[y] < 0:
+                        preds_list.append(y)
+                        pred_just.append(j)
+        pred_start[x + 1] = len(preds_list)
+    preds = np.array(preds_list, dtype=np.int64) if len(preds_list) else np.zeros(0, dtype=np.int64)
+    comp_of, comp_nodes, comp_start_a = components(bit < 0, pred_start, preds)
+    comp_start_list = comp_start_a
     # watchers: (claim, justification) per antecedent claim; the loops below follow those
     # inside the component
     pred_j = np.array(pred_just, dtype=np.int64) if len(pred_just) else np.zeros(0, dtype=np.int64)
