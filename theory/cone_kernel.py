@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 from theory.index import SupportIndex
-from theory.label_kernel import components, cone, flat_index
+from theory.label_kernel import components, cone, flat_index, offsets
 
 
 class ConeOracle:
@@ -115,10 +115,8 @@ def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_star
                 premises_list.append(k)
             for r in range(ante_start[j], ante_start[j + 1]):
                 w_start[local[antes[r]] + 1] += 1
-    for x in range(count):
-        w_start[x + 1] += w_start[x]
+    fill = offsets(w_start)
     w_just = np.empty(w_start[count], dtype=np.int64)
-    fill = w_start[:count].copy()
     for k in range(n_just):
         j = kept[k]
         for r in range(ante_start[j], ante_start[j + 1]):
@@ -271,10 +269,8 @@ def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: A
             for q in range(w_start[y], w_start[y + 1]):
                 if in_u[just_claim[w_just[q]]]:
                     pred_start[just_claim[w_just[q]] + 1] += 1
-    for x in range(count):
-        pred_start[x + 1] += pred_start[x]
+    fill = offsets(pred_start)
     preds = np.empty(pred_start[count], dtype=np.int64)
-    fill = pred_start[:count].copy()
     for y in range(count):
         if in_u[y]:
             for q in range(w_start[y], w_start[y + 1]):

@@ -137,8 +137,8 @@ def sets_of_ids(index: SupportIndex, found: Labels, k: int) -> frozenset[frozens
     return frozenset(frozenset(ids[n] for n in s) for s in sets)
 
 
-__all__ = ["FlatIndex", "Labels", "OK", "OVER_SETS", "OVER_WORK", "UNLIMITED", "components", "cone", "flat_index", "labels",
-           "sets_of_ids"]
+__all__ = ["FlatIndex", "Labels", "OK", "OVER_SETS", "OVER_WORK", "UNLIMITED", "components", "cone", "flat_index",
+           "labels", "offsets", "sets_of_ids"]
 
 
 # --- the compiled kernel ------------------------------------------------------------------
@@ -403,6 +403,15 @@ def cone(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
+def offsets(start: Any) -> Any:
+    """Turn per-row counts in ``start[1:]`` into row offsets (compressed rows), in place;
+    returns a copy of the row starts, for filling the rows."""
+    for x in range(start.shape[0] - 1):
+        start[x + 1] += start[x]
+    return start[:-1].copy()
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
 def components(member: Any, pred_start: Any, preds: Any) -> Any:
     """Strongly connected components (Tarjan, iterative) of the nodes x with ``member[x]``,
     edges into x from ``preds[pred_start[x]:pred_start[x + 1]]`` (members only), in
@@ -512,11 +521,9 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
     watch_start = np.zeros(count + 1, dtype=np.int64)
     for q in range(preds.shape[0]):
         watch_start[preds[q] + 1] += 1
-    for x in range(count):
-        watch_start[x + 1] += watch_start[x]
+    fill = offsets(watch_start)
     watch_claim = np.empty(preds.shape[0], dtype=np.int64)
     watch_just = np.empty(preds.shape[0], dtype=np.int64)
-    fill = watch_start[:count].copy()
     for x in range(count):
         for q in range(pred_start[x], pred_start[x + 1]):
             y = preds[q]
