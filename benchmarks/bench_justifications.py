@@ -32,6 +32,7 @@ from rich.table import Table
 
 from benchmarks.generate import cycle, layered, layered_cyclic, nested_loops
 from benchmarks.peers import clingo_minimal_justifications, sympy_minimal_justifications
+from theory import justifications
 from theory.justifications import JustificationEnumerator, minimal_justifications
 from theory.reference import evidence_ancestors
 from theory.structure import SupportStructure
@@ -217,8 +218,13 @@ def main() -> None:
     parser.add_argument("--oracle-limit", type=int, default=UNROLLED_LIMIT,
                         help="run the unrolled oracle on loop cases of at most this many claims "
                         f"(default {UNROLLED_LIMIT}; it took 499 s on the 2,500-claim cycle)")
+    parser.add_argument("--label-work", type=int, default=None,
+                        help="the default method's label work budget (theory.justifications.LABEL_WORK, "
+                        f"default {justifications.LABEL_WORK:,}), to compare budgets")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.label_work is not None:
+        justifications.LABEL_WORK = args.label_work
     warm()
     if args.loops:
         rows = run_loops(args.repeats, args.oracle_limit)

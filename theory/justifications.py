@@ -43,11 +43,13 @@ from theory.structure import SupportStructure
 DEFAULT_SOLVER = "cadical195"
 COMPILED_FROM = 1_000
 """Graph size (nodes) from which ``minimal_justifications`` loads the compiled kernels."""
-LABEL_WORK = 2_000_000
+LABEL_WORK = 1_000_000
 """Work (products formed plus subset tests) the compiled label algebra may spend on one
-claim before ``method="auto"`` hands it to the SAT core: about 2-3 ms, so a label blow-up
+claim before ``method="auto"`` hands it to the SAT core: about 1-1.5 ms, so a label blow-up
 costs little, while a cone whose labels stay within it is answered far faster than by any
-search (``python -m benchmarks.bench_justifications``)."""
+search. It is checked between components, so a claim whose last component passes it still
+finishes. Compare budgets with ``python -m benchmarks.bench_justifications [--loops]
+--label-work N`` (README: 1M against 2M)."""
 ENCODINGS = ("completion", "unrolled")
 
 
@@ -391,7 +393,7 @@ def minimal_justifications(
         computes the cone, its components and the labels). ``"sat"``: the solver core, one
         search over the encoding with a compiled exact check of every model
         (:meth:`JustificationEnumerator.all_minimal`). ``"auto"`` (the default): labels
-        within a work budget (:data:`LABEL_WORK`, about 2-3 ms), then SAT; labels are the
+        within a work budget (:data:`LABEL_WORK`, about 1-1.5 ms), then SAT; labels are the
         fastest while they stay small, and SAT is output-sensitive where they blow up.
         All are exact.
     label_budget : int, optional
