@@ -12,7 +12,7 @@ long cycles (wall and CPU seconds of the child process).
 
 The compiled kernels are loaded and warm (``compiled=True``: a process pays about 0.5 s
 once to load them, which ``minimal_justifications`` skips on graphs under
-``COMPILED_FROM`` nodes; the ``jtms supports`` rows include it). Every method runs on the
+``COMPILED_FROM`` nodes; the ``jtms supports`` rows pay it from that size on). Every method runs on the
 same generated structures in one process (sympy in a child
 process with a timeout), results are checked equal, and times are reported as ratios to
 the SAT enumerator.
