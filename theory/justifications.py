@@ -278,9 +278,11 @@ class JustificationEnumerator:
         exactly, whatever the encoding lets through, and answers with a clause the search
         continues under, without a restart: X true, shrunk to a minimal M: "not all of M"
         (M is new: X contains no set found before, and M is minimal, so it contains none
-        either); X false, grown to a maximal false Y: "some evidence outside Y". The search
-        ends UNSAT when every minimal justification is blocked. Falls back to
-        :meth:`__iter__` for a solver without that interface."""
+        either); X false, grown to a maximal false Y: "some evidence outside Y", plus the
+        loop formula of each loop of the claims X could hold only through loops
+        (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), which cuts that loop under any
+        evidence. The search ends UNSAT when every minimal justification is blocked. Falls
+        back to :meth:`__iter__` for a solver without that interface."""
         if self.encoding.root is True:
             return frozenset([frozenset()])
         solver = self._solver()
