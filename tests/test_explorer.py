@@ -8,6 +8,8 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html.parser import HTMLParser
 
 import pytest
@@ -55,6 +57,20 @@ class Markup(HTMLParser):
         self.attributes.extend(attrs)
 
 
+@contextmanager
+def explorer(db: str, *options: str) -> Iterator[str]:
+    """``jtms serve --http`` on ``db``: the explorer's base address."""
+    with http_server(db, *options) as (url, _):
+        yield url.removesuffix("/mcp")
+
+
+def sampled(tmp_path) -> str:
+    """A new memory holding :func:`sample`."""
+    db = new_memory(tmp_path / "m.db")
+    sample(db)
+    return db
+
+
 def sample(db: str) -> None:
     with Memory.open(db) as memory:
         memory.add_evidence("assay", text="assay A shows X")
@@ -65,10 +81,8 @@ def sample(db: str) -> None:
 
 
 def test_pages_show_the_memory(tmp_path):
-    db = new_memory(tmp_path / "m.db")
-    sample(db)
-    with http_server(db) as (url, _):
-        base = url.removesuffix("/mcp")
+    db = sampled(tmp_path)
+    with explorer(db) as base:
         status, body = get(base + "/?q=reagent")
         assert status == 200 and 'href="/node?id=plan"' in body and "1 node(s) match" in body
         status, body = get(base + "/node?id=plan")
@@ -111,8 +125,7 @@ def test_user_text_is_never_markup(tmp_path):
         memory.audit([HOSTILE[0]], reason=HOSTILE[1], reviewer=HOSTILE[2])
         memory.import_graph({"nodes": [{"id": "imported", "kind": "evidence", "text": HOSTILE[3]}],
                              "justifications": []}, source=HOSTILE[4])   # shown on /events
-    with http_server(db) as (url, _):
-        base = url.removesuffix("/mcp")
+    with explorer(db) as base:
         pages = ["/?q=" + urllib.parse.quote("<"), "/audits",
                  "/preview?ids=" + urllib.parse.quote(",".join(HOSTILE[1:]))]
         pages += ["/node?id=" + urllib.parse.quote(i) for t in HOSTILE for i in (t, f"c{HOSTILE.index(t)}{t}")]
@@ -145,12 +158,10 @@ def test_user_text_is_never_markup(tmp_path):
 
 
 def test_same_token_and_origin_checks_as_mcp(tmp_path):
-    db = new_memory(tmp_path / "m.db")
-    sample(db)
+    db = sampled(tmp_path)
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN)
-    with http_server(db, "--token-file", str(token_file)) as (url, _):
-        base = url.removesuffix("/mcp")
+    with explorer(db, "--token-file", str(token_file)) as base:
         assert get(base + "/")[0] == 401
         assert get(base + "/node?id=x", {"Cookie": "jtms_token=wrong"})[0] == 401
         assert post(base + "/audit", {"ids": "assay", "reason": "r"})[0] == 401
@@ -165,8 +176,7 @@ def test_same_token_and_origin_checks_as_mcp(tmp_path):
         assert get(base + "/", {**cookie, "Host": "evil.example"})[0] == 421
     with Memory.open(db) as memory:
         assert not memory.open_audits()
-    with http_server(db, "--read-only") as (url, _):
-        base = url.removesuffix("/mcp")
+    with explorer(db, "--read-only") as base:
         assert "run this audit" not in get(base + "/preview?ids=assay")[1]
         assert post(base + "/audit", {"ids": "assay", "reason": "r"})[0] == 403
     with Memory.open(db) as memory:
@@ -181,8 +191,7 @@ def test_drawing_is_capped_with_show_more(tmp_path):
             + [{"id": f"c{k:03d}", "kind": "claim"} for k in range(300)],
             "justifications": [{"claim": "c000", "antecedents": ["e"]}]
             + [{"claim": f"c{k:03d}", "antecedents": [f"c{k - 1:03d}"]} for k in range(1, 300)]})
-    with http_server(db) as (url, _):
-        base = url.removesuffix("/mcp")
+    with explorer(db) as base:
         _, body = get(base + "/node?id=c299")
         drawn = re.findall(r'data-id="([^"]+)"', body)
         assert len(drawn) == 200 and "show more" in body and "101 node(s) not drawn" in body
@@ -193,8 +202,7 @@ def test_drawing_is_capped_with_show_more(tmp_path):
 
 
 def test_explain_format_dot_and_mermaid(tmp_path):
-    db = new_memory(tmp_path / "m.db")
-    sample(db)
+    db = sampled(tmp_path)
     dot = jtms("explain", "plan", "--db", db, "--format", "dot").stdout
     assert dot.startswith("digraph memory {") and dot.count("shape=point") == 2
     assert '"assay\\nassay A shows X"' in dot
@@ -205,8 +213,7 @@ def test_explain_format_dot_and_mermaid(tmp_path):
 
 
 def test_export_format_dot_and_mermaid(tmp_path):
-    db = new_memory(tmp_path / "m.db")
-    sample(db)
+    db = sampled(tmp_path)
     with Memory.open(db) as memory:
         memory.audit(["assay"], reason="r")
     dot = jtms("export", "--db", db, "--format", "dot").stdout
@@ -300,8 +307,7 @@ def test_pages_as_of_each_event_match_the_memory_then(tmp_path):
         last = memory.last_event
         times = {e["id"]: e["time"] for e in memory.events()}
     assert last == 10
-    with http_server(db) as (url, _), Memory.open(db) as memory:
-        base = url.removesuffix("/mcp")
+    with explorer(db) as base, Memory.open(db) as memory:
         seen_plan = []
         for k in range(1, last + 1):
             view = memory.as_of(k)
@@ -367,10 +373,8 @@ BAD_AS_OF = [("abc", "as_of must be an event id (an integer), got &#x27;abc&#x27
 
 
 def test_bad_as_of_is_a_clear_400(tmp_path):
-    db = new_memory(tmp_path / "m.db")
-    sample(db)
-    with http_server(db) as (url, _):
-        base = url.removesuffix("/mcp")
+    db = sampled(tmp_path)
+    with explorer(db) as base:
         for raw, message in BAD_AS_OF:
             for path in ("/?q=x", "/node?id=x", "/audits?limit=5", "/events?limit=5"):
                 status, body = get(base + path + "&as_of=" + urllib.parse.quote(raw))
@@ -382,10 +386,8 @@ def test_bad_as_of_is_a_clear_400(tmp_path):
 
 
 def test_writes_are_refused_as_of_an_event(tmp_path):
-    db = new_memory(tmp_path / "m.db")
-    sample(db)
-    with http_server(db) as (url, _):
-        base = url.removesuffix("/mcp")
+    db = sampled(tmp_path)
+    with explorer(db) as base:
         status, body = get(base + "/preview?ids=assay&as_of=3")
         assert status == 400 and "read-only" in body and "retire" not in body
         assert post(base + "/audit?as_of=3", [("ids", "assay"), ("reason", "r")])[0] == 400
