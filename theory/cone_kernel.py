@@ -52,7 +52,7 @@ class ConeOracle:
 
     def __init__(self, index: SupportIndex, root: int):
         flat = flat_index(index)
-        (self.evidence, self.local, self.ev_local, self.premises, self.w_start, self.w_just,
+        (self.evidence, self.position, self.ev_local, self.premises, self.w_start, self.w_just,
          self.just_claim, self.just_size, self.root, self.nodes, self.kept, self.kept_start) = _prepare(
             int(root), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start, flat.antes)
         self._scratch = (np.empty(self.just_size.shape[0], dtype=np.int64),
@@ -65,7 +65,7 @@ class ConeOracle:
         return int(self.w_start.shape[0] - 1)
 
     def _args(self) -> tuple[Any, ...]:
-        return (self.local, self.ev_local, self.premises, self.w_start, self.w_just, self.just_claim,
+        return (self.position, self.ev_local, self.premises, self.w_start, self.w_just, self.just_claim,
                 self.just_size, self.root) + self._scratch
 
     def holds(self, present: Iterable[int]) -> bool:

@@ -126,15 +126,6 @@ class _Blocker(Propagator):  # type: ignore[misc]
         empty set holds the root or all the evidence does not)."""
         return self.pending.pop() if self.pending else []
 
-    def decide(self) -> int:
-        return 0
-
-    def propagate(self) -> list[int]:
-        return []
-
-    def provide_reason(self, lit: int) -> list[int]:
-        return []
-
 
 class JustificationEnumerator:
     """Minimal justifications, surviving justifications and relevance for one claim.

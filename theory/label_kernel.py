@@ -3,14 +3,15 @@
 Same definitions as the reference implementation in :mod:`theory.labels`: the label of
 evidence e is {{e}}; the label of a claim is the antichain of minimal sets of the union,
 over its justifications, of the pairwise-union product of its antecedents' labels; a cyclic
-component is iterated from empty labels to its least fixpoint (a worklist re-evaluates a
-member only when one of its antecedents inside the component changed), so support loops
-never justify themselves. What differs is only how it runs:
+component grows from empty labels to its least fixpoint, so support loops never justify
+themselves. What differs is only how it runs:
 
 - one compiled call per query does everything: the support cone, the strongly connected
   components, the labels; Python only flattens the index once (:func:`flat_index`, cached)
   and names the result;
 - sets are rows of ``ceil(E / 64)`` 64-bit words over the E evidence of the cone;
+- a cyclic component is solved semi-naively: each set a member gains is pushed once through
+  the justifications that watch it (the reference re-evaluates whole members);
 - a justification of a claim whose antecedents include all of another justification's of
   the same claim is skipped: it can hold only when the smaller one holds, so it adds no
   minimal set (``root = y OR (y AND X)`` never computes the label of X);
@@ -486,9 +487,8 @@ def components(member: Any, pred_start: Any, preds: Any) -> Any:
 def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any,
          max_sets: int, max_work: int) -> Any:
     # 1. the cone through the justifications no other justification of the claim subsumes
-    local, nodes_a, kept_a, kept_s = cone(targets, is_evidence, just_start, justs, ante_start, antes)
-    nodes = nodes_a
-    count = nodes_a.shape[0]
+    local, nodes, kept_a, kept_s = cone(targets, is_evidence, just_start, justs, ante_start, antes)
+    count = nodes.shape[0]
     # 2. evidence bits
     bit_node_list: list[int] = []
     bit = np.full(count, -1, dtype=np.int64)
@@ -513,8 +513,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                         pred_just.append(j)
         pred_start[x + 1] = len(preds_list)
     preds = np.array(preds_list, dtype=np.int64) if len(preds_list) else np.zeros(0, dtype=np.int64)
-    comp_of, comp_nodes, comp_start_a = components(bit < 0, pred_start, preds)
-    comp_start_list = comp_start_a
+    comp_of, comp_nodes, comp_start = components(bit < 0, pred_start, preds)
     # watchers: (claim, justification) per antecedent claim; the loops below follow those
     # inside the component
     pred_j = np.array(pred_just, dtype=np.int64) if len(pred_just) else np.zeros(0, dtype=np.int64)
@@ -546,10 +545,10 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
     over = np.zeros(count, dtype=np.uint8)   # 1: over the set budget (or above such a claim)
     done = np.zeros(count, dtype=np.uint8)
     spent = False
-    for component in range(len(comp_start_list) - 1):
+    for component in range(len(comp_start) - 1):
         if work[0] > max_work:
             break
-        first, last = comp_start_list[component], comp_start_list[component + 1]
+        first, last = comp_start[component], comp_start[component + 1]
         bad = False
         for z in range(first, last):
             x = comp_nodes[z]

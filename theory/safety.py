@@ -315,7 +315,7 @@ class SafetySummary:
         return {
             "claims": len(self.claims),
             "active": sum(1 for c in self.claims if c.active),
-            "unsafe": sum(1 for c in self.claims if not c.influence_safe),
+            "unsafe": len(self.unsafe),
             "violations": sum(c.violation_count for c in self.claims),
         }
 
