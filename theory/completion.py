@@ -53,7 +53,7 @@ class ProgramCopy:
     body: dict[int, int | bool]          # justification number -> body literal or constant
     root: int | bool
     loops_added: int = 0
-    plans: list["ComponentPlan"] = field(default_factory=list)  # one per cyclic component
+    plans: list["ComponentPlan"] = field(default_factory=list)  # one per cyclic component, on first use
 
 
 @dataclass
@@ -160,7 +160,6 @@ class SupportProgram:
         if positive:
             for members in self.cyclic:
                 clauses.extend(self._loop_formula(pool, copy, set(members)))
-                copy.plans.append(self._plan(copy, members))
         copy.root = self._root_literal(pool, copy, clauses)
         return Encoding(clauses, copy.root), copy
 
@@ -243,6 +242,8 @@ class SupportProgram:
                 return []
         elif (model[abs(copy.root) - 1] > 0) != (copy.root > 0):
             return []
+        if copy.positive and len(copy.plans) < len(self.cyclic):  # laid out on first use
+            copy.plans = [self._plan(copy, members) for members in self.cyclic]
         for plan in copy.plans:
             held = [i for i, h in enumerate(plan.holds) if model[h - 1] > 0]
             if not held:

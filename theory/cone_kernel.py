@@ -53,10 +53,10 @@ class ConeOracle:
     def __init__(self, index: SupportIndex, root: int):
         flat = flat_index(index)
         (self.evidence, self.position, self.ev_local, self.premises, self.w_start, self.w_just,
-         self.just_claim, self.just_size, self.root, self.nodes, self.kept, self.kept_start) = _prepare(
+         self.just_claim, self.just_size, self.root, self.nodes, self.kept, self.shape) = _prepare(
             int(root), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start, flat.antes)
         self._scratch = (np.empty(self.just_size.shape[0], dtype=np.int64),
-                         np.zeros(self.local_size, dtype=np.uint8), np.empty(self.local_size + 1, dtype=np.int64),
+                         np.zeros(self.local_size, dtype=np.int64), np.empty(self.local_size + 1, dtype=np.int64),
                          np.zeros(self.evidence.shape[0], dtype=np.uint8))
 
     @property
@@ -65,8 +65,8 @@ class ConeOracle:
         return int(self.w_start.shape[0] - 1)
 
     def _args(self) -> tuple[Any, ...]:
-        return (self.position, self.ev_local, self.premises, self.w_start, self.w_just, self.just_claim,
-                self.just_size, self.root) + self._scratch
+        return (self.position, self.shape, self.ev_local, self.premises, self.w_start, self.w_just,
+                self.just_claim, self.just_size, self.root) + self._scratch
 
     def holds(self, present: Iterable[int]) -> bool:
         """Whether the root is in the least fixpoint when exactly the evidence ``present``
@@ -90,7 +90,7 @@ class ConeOracle:
         Every model of the least fixpoint holding a member holds one of those justifications
         (the loop formula); a model holding the root under ``present`` violates at least one."""
         members, member_start, external, ext_start = _unfounded(
-            np.fromiter(present, dtype=np.int64), self.kept, self.kept_start, self.just_size, *self._args())
+            np.fromiter(present, dtype=np.int64), self.kept, self.shape[2], self.just_size, *self._args())
         nodes, kept = self.nodes[members].tolist(), self.kept[external].tolist()
         return [(nodes[member_start[i]:member_start[i + 1]], kept[ext_start[i]:ext_start[i + 1]])
                 for i in range(len(member_start) - 1)]
@@ -136,13 +136,38 @@ def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_star
     position = np.full(is_evidence.shape[0], -1, dtype=np.int64)
     for e in range(evidence.shape[0]):
         position[evidence[e]] = e
-    return evidence, position, ev_local, premises, w_start, w_just, just_claim, just_size, 0, nodes, kept, kept_start
+    a_start = np.zeros(n_just + 1, dtype=np.int64)
+    for k in range(n_just):
+        a_start[k + 1] = a_start[k] + just_size[k]
+    a_local = np.empty(a_start[n_just], dtype=np.int64)
+    for k in range(n_just):
+        j = kept[k]
+        for r in range(ante_start[j], ante_start[j + 1]):
+            a_local[a_start[k] + r - ante_start[j]] = local[antes[r]]
+    # the cone's strongly connected components through antecedents, antecedents first
+    pred_start = np.zeros(count + 1, dtype=np.int64)
+    for x in range(count):
+        pred_start[x + 1] = pred_start[x] + a_start[kept_start[x + 1]] - a_start[kept_start[x]]
+    preds = a_local   # a claim's justifications are contiguous, so are its antecedents
+    comp_of, comp_nodes, comp_start = components(np.ones(count, dtype=np.uint8), pred_start, preds)
+    cyclic = np.zeros(comp_start.shape[0] - 1, dtype=np.int64)
+    for c in range(cyclic.shape[0]):
+        x = comp_nodes[comp_start[c]]
+        cyclic[c] = comp_start[c + 1] - comp_start[c] > 1
+        for q in range(pred_start[x], pred_start[x + 1]):
+            if preds[q] == x:
+                cyclic[c] = 1
+    shape = (a_start, a_local, kept_start, comp_of, comp_nodes, comp_start, cyclic)
+    return evidence, position, ev_local, premises, w_start, w_just, just_claim, just_size, 0, nodes, kept, shape
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any,
            root: int, missing: Any, held: Any, stack: Any) -> bool:
-    """Whether the root is held in the least fixpoint of the evidence marked in ``mask``."""
+    """Whether the root is held in the least fixpoint of the evidence marked in ``mask``.
+
+    ``held`` records the derivation: 0 for a node not held, -1 for present evidence, k + 1
+    for a claim first held through its justification k (:func:`_support` reads it)."""
     if mask.shape[0] == 0 and premises.shape[0] == 0:
         return False
     for j in range(just_size.shape[0]):
@@ -151,16 +176,16 @@ def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, j
     top = 0
     for k in premises:
         c = just_claim[k]
-        if c == root:
-            return True
         if not held[c]:
-            held[c] = 1
+            held[c] = k + 1
+            if c == root:
+                return True
             stack[top] = c
             top += 1
     for e in range(mask.shape[0]):
         if mask[e]:
             x = ev_local[e]
-            held[x] = 1
+            held[x] = -1
             stack[top] = x
             top += 1
     while top:
@@ -172,9 +197,9 @@ def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, j
             if missing[k] == 0:
                 c = just_claim[k]
                 if not held[c]:
+                    held[c] = k + 1
                     if c == root:
                         return True
-                    held[c] = 1
                     stack[top] = c
                     top += 1
     return False
@@ -190,23 +215,147 @@ def _mask_of(present: Any, position: Any, mask: Any) -> None:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _holds_of(present: Any, position: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
-              just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> bool:
+def _holds_of(present: Any, position: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any,
+              w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any,
+              mask: Any) -> bool:
     _mask_of(present, position, mask)
     return _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _examine(present: Any, position: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
-             just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> Any:
+def _support(held: Any, root: int, shape: Any, ev_local: Any, stack: Any, seen: Any,
+             mask: Any) -> None:
+    """Keep in ``mask`` only the evidence of the derivation of the root that the last
+    :func:`_holds` recorded in ``held`` (a true subset: the derivation stands on it)."""
+    a_start, a_local = shape[0], shape[1]
+    seen[:] = 0
+    seen[root] = 1
+    stack[0] = root
+    top = 1
+    while top:
+        top -= 1
+        k = held[stack[top]] - 1
+        if k < 0:
+            continue   # evidence
+        for r in range(a_start[k], a_start[k + 1]):
+            y = a_local[r]
+            if not seen[y]:
+                seen[y] = 1
+                stack[top] = y
+                top += 1
+    for e in range(mask.shape[0]):
+        mask[e] = seen[ev_local[e]]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises: Any, w_start: Any,
+              w_just: Any, just_claim: Any, just_size: Any, root: int, word: Any, queued: Any, stack: Any) -> Any:
+    """Which of the evidence ``tried[:m]`` (m <= 64 positions, all in ``mask``) the root
+    needs: bit i of the result is set when the root is not in the least fixpoint of
+    ``mask`` less ``tried[i]``. One pass for all of them: bit i of a node's word is the
+    node in the fixpoint without ``tried[i]``, each bit its own monotone system. Components
+    are taken antecedents first: an acyclic claim is evaluated once, a cyclic component
+    grows from nothing by a worklist inside it, so the words reach the m least fixpoints."""
+    a_start, a_local, kept_start, comp_of, comp_nodes, comp_start, cyclic = shape
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+    word[:] = 0
+    for e in range(mask.shape[0]):
+        if mask[e]:
+            word[ev_local[e]] = full
+    for i in range(m):
+        word[ev_local[tried[i]]] &= ~(np.uint64(1) << np.uint64(i))
+    for c in range(comp_start.shape[0] - 1):
+        top = 0
+        for z in range(comp_start[c], comp_start[c + 1]):
+            x = comp_nodes[z]
+            value = np.uint64(0)
+            for k in range(kept_start[x], kept_start[x + 1]):
+                v = full
+                for r in range(a_start[k], a_start[k + 1]):
+                    v &= word[a_local[r]]
+                    if v == 0:
+                        break
+                value |= v
+            if kept_start[x] < kept_start[x + 1]:
+                word[x] = value
+                if cyclic[c] and value:
+                    queued[x] = 1
+                    stack[top] = x
+                    top += 1
+        while top:
+            top -= 1
+            y = stack[top]
+            queued[y] = 0
+            for q in range(w_start[y], w_start[y + 1]):
+                k = w_just[q]
+                x = just_claim[k]
+                if comp_of[x] != c:
+                    continue
+                v = full
+                for r in range(a_start[k], a_start[k + 1]):
+                    v &= word[a_local[r]]
+                    if v == 0:
+                        break
+                grown = word[x] | v
+                if grown != word[x]:
+                    word[x] = grown
+                    if not queued[x]:
+                        queued[x] = 1
+                        stack[top] = x
+                        top += 1
+    return ~word[root] & full
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
+            just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any) -> int:
+    """Shrink ``mask``, just found true by :func:`_holds`, to a minimal true subset; returns
+    the fixpoint passes spent. First only the evidence of the recorded derivation is kept;
+    then :func:`_critical` tests up to 64 members at once, those the root needs are kept
+    for good (they stay needed in every subset), and one it does not need is dropped, the
+    new derivation's evidence kept, until every member is needed."""
+    count = held.shape[0]
+    seen = np.zeros(count, dtype=np.uint8)
+    queued = np.zeros(count, dtype=np.uint8)
+    word = np.zeros(count, dtype=np.uint64)
+    needed = np.zeros(mask.shape[0], dtype=np.uint8)
+    tried = np.empty(64, dtype=np.int64)
+    _support(held, root, shape, ev_local, stack, seen, mask)
+    passes = 0
+    while True:
+        m = 0
+        for e in range(mask.shape[0]):
+            if mask[e] and not needed[e]:
+                tried[m] = e
+                m += 1
+                if m == 64:
+                    break
+        if m == 0:
+            return passes
+        passes += 1
+        bits = _critical(mask, tried, m, shape, ev_local, premises, w_start, w_just, just_claim,
+                         just_size, root, word, queued, stack)
+        drop = -1
+        for i in range(m):
+            if bits & (np.uint64(1) << np.uint64(i)):
+                needed[tried[i]] = 1
+            elif drop < 0:
+                drop = tried[i]
+        if drop >= 0:
+            mask[drop] = 0
+            passes += 1
+            _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+            _support(held, root, shape, ev_local, stack, seen, mask)
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _examine(present: Any, position: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any,
+             w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any,
+             mask: Any) -> Any:
     _mask_of(present, position, mask)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     if _holds(mask, *args):
-        for e in range(mask.shape[0]):
-            if mask[e]:
-                mask[e] = 0
-                if not _holds(mask, *args):
-                    mask[e] = 1
+        _shrink(mask, shape, *args)
         return 1, np.nonzero(mask)[0]
     for e in range(mask.shape[0]):
         if not mask[e]:
@@ -217,9 +366,9 @@ def _examine(present: Any, position: Any, ev_local: Any, premises: Any, w_start:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: Any, ev_local: Any, premises: Any,
-               w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any,
-               stack: Any, mask: Any) -> Any:
+def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: Any, shape: Any,
+               ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int,
+               missing: Any, held: Any, stack: Any, mask: Any) -> Any:
     _mask_of(present, position, mask)
     held[:] = 0
     _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)

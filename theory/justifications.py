@@ -26,10 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
-try:  # the user-propagator interface (IPASIR-UP) of newer python-sat releases
-    from pysat.engines import Propagator
-except ImportError:  # pragma: no cover - all_minimal falls back to the solver loop
-    Propagator = object
+import numpy as np
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
@@ -73,58 +70,20 @@ class _Unrolled:
         return []
 
 
-class _Blocker(Propagator):  # type: ignore[misc]
-    """The lazy propagator of :meth:`JustificationEnumerator.all_minimal`."""
-
-    def __init__(self, oracle: Any, var_of: dict[int, int], copy: ProgramCopy | None = None):
-        super().__init__()
-        self.is_lazy = True
-        self.oracle = oracle
-        self.var_of = var_of
-        self.copy = copy
-        self.node_of = {v: n for n, v in var_of.items()}
-        self.found: list[list[int]] = []
-        self.pending: list[list[int]] = []
-
-    def check_model(self, model: list[int]) -> bool:
-        node_of = self.node_of
-        present = [node_of[lit] for lit in model if lit > 0]
-        true, result = self.oracle.examine(present)
-        var_of = self.var_of
-        if true:
-            found = result.tolist()
-            self.found.append(found)
-            self.pending.append([-var_of[n] for n in found])
-        else:
-            self.pending.append([var_of[n] for n in result.tolist()])
-            if self.copy is not None:
-                self.pending.extend(self._loop_clauses(present))
-        return False
-
-    def _loop_clauses(self, present: list[int]) -> list[list[int]]:
-        """The loop formula of the claims the model could hold only through loops under its
-        evidence (:meth:`~theory.cone_kernel.ConeOracle.unfounded`): valid for every
-        founded model, violated by this one, and unlike the evidence clause it cuts the
-        same loop under any evidence."""
-        copy = self.copy
-        assert copy is not None
-        holds, body = copy.holds, copy.body
-        clauses: list[list[int]] = []
-        for members, external in self.oracle.unfounded(present):
-            bodies = [body.get(j, False) for j in external]
-            if any(b is True for b in bodies):
-                continue
-            lits: list[int] = [b for b in bodies if b is not False]  # type: ignore[misc]
-            clauses.extend([-holds[u]] + lits for u in members if u in holds)
-        return clauses
-
-    def has_clause(self) -> bool:
-        return bool(self.pending)
-
-    def add_clause(self) -> list[int]:
-        """The next clause of the last model (an empty one, which ends the search, when the
-        empty set holds the root or all the evidence does not)."""
-        return self.pending.pop() if self.pending else []
+def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[list[int]]:
+    """The loop formula of each loop of the claims a model could hold only through loops
+    under its evidence ``present`` (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), as
+    clauses over the copy's variables: valid for every founded model, violated by this one,
+    and unlike the evidence clause they cut the same loop under any evidence."""
+    holds, body = copy.holds, copy.body
+    clauses: list[list[int]] = []
+    for members, external in oracle.unfounded(present):
+        bodies = [body.get(j, False) for j in external]
+        if any(b is True for b in bodies):
+            continue
+        lits: list[int] = [b for b in bodies if b is not False]  # type: ignore[misc]
+        clauses.extend([-holds[u]] + lits for u in members if u in holds)
+    return clauses
 
 
 class JustificationEnumerator:
@@ -261,46 +220,62 @@ class JustificationEnumerator:
                     return
 
     def all_minimal(self) -> frozenset[frozenset[str]]:
-        """Every minimal justification, in one solver search (CaDiCaL's user-propagator
-        interface) where :meth:`__iter__` makes a few solver calls per justification.
+        """Every minimal justification, in one incremental solver run with a compiled step
+        per model (:class:`~theory.exchange.Exchange`), where :meth:`__iter__` makes a few
+        solver calls per justification.
 
-        A lazy propagator sees only complete models, and only their evidence X. A compiled
-        least fixpoint over the cone (:class:`~theory.cone_kernel.ConeOracle`) decides X
-        exactly, whatever the encoding lets through, and answers with a clause the search
-        continues under, without a restart: X true, shrunk to a minimal M: "not all of M"
-        (M is new: X contains no set found before, and M is minimal, so it contains none
-        either); X false, grown to a maximal false Y: "some evidence outside Y", plus the
-        loop formula of each loop of the claims X could hold only through loops
+        Each model's evidence X is decided exactly by the least fixpoint of the cone
+        (:class:`~theory.cone_kernel.ConeOracle`), whatever the encoding lets through. X
+        true: it shrinks to a minimal M, new (X satisfies every clause added so far, so it
+        contains no set found before), and the step goes on to exchange members of the sets
+        it finds for others, each new set learnt as "not all of M". X false: grown to a
+        maximal false Y, "some evidence outside Y", plus the loop formula of each loop of the
+        claims X could hold only through loops
         (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), which cuts that loop under any
-        evidence. The search ends UNSAT when every minimal justification is blocked. Falls
-        back to :meth:`__iter__` for a solver without that interface."""
+        evidence. The run ends UNSAT when every minimal justification is blocked."""
         if self.encoding.root is True:
             return frozenset([frozenset()])
         solver = self._solver()
         if solver is None:
             return frozenset()
-        if not hasattr(solver.solver, "connect_propagator"):
-            solver.delete()
-            return frozenset(self)
-        from theory.cone_kernel import ConeOracle
-
         if not isinstance(self.source, SupportProgram) or len(self.source.roots) != 1:
             solver.delete()
             return frozenset(self)
+        from theory.cone_kernel import ConeOracle
+        from theory.exchange import Exchange
+
         index = self.source.index
         oracle = ConeOracle(index, self.source.roots[0])
-        ids = index.ids
-        var_of = {index.number[e]: v for e, v in self.var.items()}
-        blocker = _Blocker(oracle, var_of, self._copy)
+        exchange = Exchange(oracle)
+        evidence = list(self.var)   # their variables are 1..E, in this order (__init__)
+        size = len(evidence)
+        if list(self.var.values()) != list(range(1, size + 1)):
+            raise AssertionError("the evidence variables are not the first of the pool")
+        # var v -> the oracle's evidence position, -1 for evidence only in justifications
+        # the oracle leaves out (subsumed ones: no minimal justification needs it)
+        position_of_var = oracle.position[np.array([index.number[e] for e in evidence], dtype=np.int64)]
+        var_of_position = np.zeros(oracle.evidence.shape[0], dtype=np.int64)
+        relevant = position_of_var >= 0
+        var_of_position[position_of_var[relevant]] = np.arange(1, size + 1)[relevant]
+        copy = self._copy if isinstance(self._copy, ProgramCopy) else None
         with solver:
-            solver.solver.connect_propagator(blocker)
-            for v in var_of.values():
-                solver.solver.observe(v)
-            solver.solver.disable_propagator()  # only complete models are checked
-            if solver.solve():
-                raise AssertionError("the one-search enumeration ended with a model")
-            solver.solver.disconnect_propagator()
-        return frozenset(frozenset(ids[n] for n in found) for found in blocker.found)
+            while solver.solve():
+                model = solver.get_model()[:size]
+                if len(model) < size:  # variables in no clause yet are false
+                    model.extend(range(-len(model) - 1, -size - 1, -1))
+                present = position_of_var[(np.array(model, dtype=np.int64) > 0) & relevant]
+                true, flat, start = exchange.step_positions(present)
+                literals = var_of_position[flat]
+                if true:
+                    for i in range(start.shape[0] - 1):
+                        solver.add_clause((-literals[start[i]:start[i + 1]]).tolist())
+                    continue
+                solver.add_clause(literals.tolist())
+                if copy is not None:
+                    for clause in _loop_cuts(oracle, copy, oracle.evidence[present].tolist()):
+                        solver.add_clause(clause)
+        ids = index.ids
+        return frozenset(frozenset(ids[n] for n in found.tolist()) for found in exchange.found())
 
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
         """A minimal justification avoiding every item of ``without``, or None."""

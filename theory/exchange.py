@@ -1,0 +1,200 @@
+"""New minimal justifications from found ones by exchange, compiled (numba): the step the
+one-search enumerator of :mod:`theory.justifications` takes on each model.
+
+A model's evidence X is decided by the least fixpoint of the cone
+(:class:`~theory.cone_kernel.ConeOracle`): true, it shrinks to a minimal true set M; false,
+it grows to a maximal false set. After a true model the step keeps going without the
+solver: for a found set M and a member e of it, the pool P = all the cone's evidence less
+e, less one member of every set found so far that P still contains (so P contains no found
+set). If the claim holds in the least fixpoint of P, the minimal subset P shrinks to is a
+justification not found before: it is inside P, and every found set is not. Every set
+found this way is expanded in turn, within an attempt budget per model. The solver then
+learns them all at once ("not all of M" for each), so a model stands for many
+justifications instead of one. Exactness does not depend on the heuristic: the solver's
+search still ends only when every justification is blocked.
+
+Found sets are rows of 64-bit words (any number of words), kept across steps in
+:class:`Exchange`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from theory.bitops import popcount
+from theory.cone_kernel import ConeOracle, _holds, _shrink
+
+ATTEMPTS = 256
+"""Exchange attempts (one per member of each new set, breadth first) within one step, before
+the step hands back to the solver."""
+PATIENCE = 16
+"""Failed exchange attempts in a row after which the step hands back to the solver: late in
+an enumeration most pools hold no new justification, and the solver is the better search."""
+
+
+class Exchange:
+    """The found sets of one enumeration, and the step that decides a model and expands it.
+
+    >>> from theory import SupportStructure
+    >>> from theory.index import index_of
+    >>> g = SupportStructure.build(["p", "q", "r", "s"], ["a", "b", "root"],
+    ...     [("a", ["p"]), ("a", ["q"]), ("b", ["r"]), ("b", ["s"]), ("root", ["a", "b"])])
+    >>> index = index_of(g)
+    >>> exchange = Exchange(ConeOracle(index, index.number["root"]))
+    >>> true, new = exchange.step(index.numbers(["p", "q", "r", "s"]))
+    >>> true, len(new)          # one model: all four justifications
+    (True, 4)
+    >>> sorted(sorted(index.ids[n] for n in m) for m in exchange.found())
+    [['p', 'r'], ['p', 's'], ['q', 'r'], ['q', 's']]
+    """
+
+    def __init__(self, oracle: ConeOracle, attempts: int = ATTEMPTS, patience: int = PATIENCE):
+        self.oracle = oracle
+        self.attempts = attempts
+        self.patience = patience
+        self.words = max(1, (oracle.evidence.shape[0] + 63) // 64)
+        self.rows = np.zeros((16, self.words), dtype=np.uint64)
+        self.count = 0
+        self.freq = np.zeros(oracle.evidence.shape[0], dtype=np.int64)   # found sets holding each item
+
+    def step(self, present: Any) -> tuple[bool, list[np.ndarray]]:
+        """Decide the evidence ``present`` (node numbers): ``(True, [M, ...])``, the new
+        justifications (node numbers; the first is a minimal subset of ``present``), or
+        ``(False, [O])``: O the evidence outside a maximal false superset of ``present``
+        (some member of O is in every true set)."""
+        positions = self.oracle.position[np.asarray(present, dtype=np.int64)]
+        true, flat, start = self.step_positions(positions[positions >= 0])
+        chosen = self.oracle.evidence[flat]
+        return true, [chosen[start[i]:start[i + 1]] for i in range(start.shape[0] - 1)]
+
+    def step_positions(self, present: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
+        """:meth:`step` on evidence positions of the cone (``oracle.evidence[p]`` is the node
+        of position p), the sets flattened: set i is ``flat[start[i]:start[i + 1]]``."""
+        kind, self.rows, self.count, flat, start = _step(
+            present, self.rows, self.count, self.freq, self.attempts, self.patience, *self.oracle._args()[1:])
+        return bool(kind), flat, start
+
+    def found(self) -> list[np.ndarray]:
+        """Every justification found so far (node numbers)."""
+        flat, start = _positions(self.rows, 0, self.count)
+        chosen = self.oracle.evidence[flat]
+        return [chosen[start[i]:start[i + 1]] for i in range(self.count)]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _positions(rows: Any, first: int, last: int) -> Any:
+    """Rows ``first:last`` as evidence positions, flattened."""
+    start = np.zeros(last - first + 1, dtype=np.int64)
+    for r in range(first, last):
+        c = 0
+        for w in range(rows.shape[1]):
+            c += popcount(rows[r, w])
+        start[r - first + 1] = start[r - first] + c
+    flat = np.empty(start[last - first], dtype=np.int64)
+    i = 0
+    for r in range(first, last):
+        for w in range(rows.shape[1]):
+            bits = rows[r, w]
+            while bits:
+                low = bits & (~bits + np.uint64(1))
+                flat[i] = 64 * w + popcount(low - np.uint64(1))
+                i += 1
+                bits ^= low
+    return flat, start
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _append(rows: Any, count: int, mask: Any, freq: Any) -> Any:
+    if count == rows.shape[0]:
+        grown = np.zeros((2 * rows.shape[0], rows.shape[1]), dtype=np.uint64)
+        grown[:count] = rows
+        rows = grown
+    rows[count, :] = 0
+    for e in range(mask.shape[0]):
+        if mask[e]:
+            rows[count, e >> 6] |= np.uint64(1) << np.uint64(e & 63)
+            freq[e] += 1
+    return rows
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _step(present: Any, rows: Any, count: int, freq: Any, attempts: int, patience: int, shape: Any, ev_local: Any,
+          premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any,
+          held: Any, stack: Any, mask: Any) -> Any:
+    args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+    n = mask.shape[0]
+    mask[:] = 0
+    for p in present:
+        mask[p] = 1
+    if not _holds(mask, *args):
+        for e in range(n):
+            if not mask[e]:
+                mask[e] = 1
+                if _holds(mask, *args):
+                    mask[e] = 0
+        outside = np.nonzero(mask == 0)[0]
+        return 0, rows, count, outside, np.array([0, outside.shape[0]], dtype=np.int64)
+    first = count
+    _shrink(mask, shape, *args)
+    rows = _append(rows, count, mask, freq)
+    count += 1
+    words = rows.shape[1]
+    pool = np.empty(words, dtype=np.uint64)
+    full = np.empty(words, dtype=np.uint64)
+    for w in range(words):
+        left = n - 64 * w
+        full[w] = np.uint64(0xFFFFFFFFFFFFFFFF) if left >= 64 else (np.uint64(1) << np.uint64(left)) - np.uint64(1)
+    head = count - 1
+    budget = attempts
+    misses = 0
+    while head < count and budget > 0 and misses < patience:
+        parent = rows[head].copy()
+        head += 1
+        for e in range(n):
+            if budget <= 0 or misses >= patience:
+                break
+            if not parent[e >> 6] & (np.uint64(1) << np.uint64(e & 63)):
+                continue
+            budget -= 1
+            pool[:] = full
+            pool[e >> 6] &= ~(np.uint64(1) << np.uint64(e & 63))
+            for q in range(count):
+                inside = True
+                for w in range(words):
+                    if rows[q, w] & ~pool[w]:
+                        inside = False
+                        break
+                if not inside:
+                    continue
+                # drop a member of that set, one outside the parent where there is one,
+                # in the most found sets (so that few members cut them all)
+                chosen = -1
+                for outside in (True, False):
+                    for w in range(words):
+                        bits = rows[q, w] & ~parent[w] if outside else rows[q, w]
+                        while bits:
+                            low = bits & (~bits + np.uint64(1))
+                            x = 64 * w + popcount(low - np.uint64(1))
+                            if chosen < 0 or freq[x] > freq[chosen]:
+                                chosen = x
+                            bits ^= low
+                    if chosen >= 0:
+                        break
+                pool[chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
+            for x in range(n):
+                mask[x] = 1 if pool[x >> 6] & (np.uint64(1) << np.uint64(x & 63)) else 0
+            if _holds(mask, *args):
+                _shrink(mask, shape, *args)
+                rows = _append(rows, count, mask, freq)
+                count += 1
+                misses = 0
+            else:
+                misses += 1
+    flat, start = _positions(rows, first, count)
+    return 1, rows, count, flat, start
+
+
+__all__ = ["ATTEMPTS", "Exchange"]
