@@ -46,8 +46,9 @@ def test_each_step_gives_new_minimal_justifications(case, attempts, patience, da
                 assert found in expected and found not in seen
                 seen.add(found)
         else:
-            inside = set(index.ids[n] for n in oracle.evidence) - names[0]
-            assert not holds(inside) and set(present) & set(items) <= inside
+            cone = {index.ids[n] for n in oracle.evidence}
+            inside = cone - names[0]
+            assert not holds(inside) and set(present) & cone <= inside
             assert all(holds(inside | {x}) for x in names[0])
     assert {frozenset(index.ids[n] for n in m) for m in exchange.found()} == seen
 
