@@ -39,6 +39,12 @@ from theory.index import SupportIndex
 UNLIMITED = (1 << 62)
 """A budget no query reaches."""
 
+MULTIPLYING_LOOP_SHARE = 10
+"""A cone with a support loop through a justification of two or more claims gets this
+fraction of the work budget: semi-naive evaluation re-forms that justification's product
+for every set its members gain, which is where labels blow up (on the benchmarks' layered
+graphs with back-edges a work unit there costs 2-5 ns against 0.5 ns elsewhere)."""
+
 OK, OVER_SETS, OVER_WORK = 0, 1, 2
 """Status of a target: its label, a label over the set budget on its way, or the work
 budget spent before it was reached."""
@@ -178,6 +184,10 @@ def _minimize(sets: Any, n: int, work: Any) -> Any:
     if words == 1:  # the common case, kept tight: one AND per test
         flat = out[:, 0]
         for i in order:
+            if work[0] + tests > work[2]:
+                work[0] += tests
+                work[1] = 2
+                return out[:0].copy()
             absent = ~sets[i, 0]
             t = 0
             while t < kept and flat[t] & absent:
@@ -191,6 +201,10 @@ def _minimize(sets: Any, n: int, work: Any) -> Any:
         work[0] += tests
         return out[:kept].copy()
     for i in order:
+        if work[0] + tests > work[2]:
+            work[0] += tests
+            work[1] = 2
+            return out[:0].copy()
         dominated = False
         for t in range(kept):
             inside = True
@@ -233,6 +247,9 @@ def _product(cur: Any, other: Any, m: int, limit: int, work: Any) -> Any:
     words = cur.shape[1]
     if p * m > limit:
         work[1] = 1
+        return cur[:0]
+    if work[0] + p * m > work[2]:
+        work[1] = 2   # out of work: stop before forming the sets, not after
         return cur[:0]
     product = np.empty((p * m, words), dtype=np.uint64)
     k = 0
@@ -514,6 +531,29 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
         pred_start[x + 1] = len(preds_list)
     preds = np.array(preds_list, dtype=np.int64) if len(preds_list) else np.zeros(0, dtype=np.int64)
     comp_of, comp_nodes, comp_start = components(bit < 0, pred_start, preds)
+    # a loop that multiplies claims' labels (a justification of a member with two claim
+    # antecedents) re-forms its products for every set a member gains: the budget shrinks
+    if max_work < (1 << 60):
+        for x in range(count):
+            if bit[x] >= 0:
+                continue
+            c = comp_of[x]
+            looped = comp_start[c + 1] - comp_start[c] > 1
+            for q in range(pred_start[x], pred_start[x + 1]):
+                looped = looped or preds[q] == x
+            if not looped:
+                continue
+            heavy = False
+            for q in range(kept_s[x], kept_s[x + 1]):
+                j = kept_a[q]
+                claims = 0
+                for r in range(ante_start[j], ante_start[j + 1]):
+                    if bit[local[antes[r]]] < 0:
+                        claims += 1
+                heavy = heavy or claims >= 2
+            if heavy:
+                max_work = max_work // MULTIPLYING_LOOP_SHARE
+                break
     # watchers: (claim, justification) per antecedent claim; the loops below follow those
     # inside the component
     pred_j = np.array(pred_just, dtype=np.int64) if len(pred_just) else np.zeros(0, dtype=np.int64)
@@ -531,7 +571,8 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
             fill[y] += 1
     # 4. labels, component by component
     limit = 4 * max_sets if max_sets < (1 << 60) else max_sets
-    work = np.zeros(2, dtype=np.int64)  # [work, over the set budget]
+    work = np.zeros(3, dtype=np.int64)  # [work, 1 over the set budget / 2 out of work, budget]
+    work[2] = max_work
     lab = []
     cnt = np.zeros(count, dtype=np.int64)
     for x in range(count):
@@ -562,6 +603,8 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                 looped = looped or preds[q] == x
             if not looped:
                 lab[x] = _evaluate(x, kept_s, kept_a, ante_start, antes, local, lab, cnt, words, limit, work)
+                if work[1] == 2:
+                    break
                 cnt[x] = lab[x].shape[0]
                 bad = work[1] != 0 or cnt[x] > max_sets
             else:
@@ -608,6 +651,9 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                             continue  # a claim above the component: evaluated later, once
                         found = _justification(row.reshape((1, words)), justs_of_a[q], a, ante_start, antes,
                                                local, lab, cnt, limit, work)
+                        if work[1] == 2:
+                            spent = True
+                            break
                         if work[1]:
                             bad = True
                             break
@@ -623,6 +669,8 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                                 tail += 1
                         if bad:
                             break
+                    if spent:
+                        break
                 if spent:
                     break
                 for z in range(first, last):
