@@ -65,7 +65,7 @@ class ConeOracle:
         return int(self.w_start.shape[0] - 1)
 
     def _args(self) -> tuple[Any, ...]:
-        return (self.position, self.shape, self.ev_local, self.premises, self.w_start, self.w_just,
+        return (self.position, *self.shape, self.ev_local, self.premises, self.w_start, self.w_just,
                 self.just_claim, self.just_size, self.root) + self._scratch
 
     def holds(self, present: Iterable[int]) -> bool:
@@ -89,10 +89,15 @@ class ConeOracle:
         justifications of its members with no antecedent in it (justification numbers).
         Every model of the least fixpoint holding a member holds one of those justifications
         (the loop formula); a model holding the root under ``present`` violates at least one."""
+        loops = self.unfounded_local(present)
+        return [(self.nodes[members].tolist(), self.kept[external].tolist()) for members, external in loops]
+
+    def unfounded_local(self, present: Iterable[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`unfounded` in the cone's own numbering: local node and kept-justification
+        indices (``nodes[x]``, ``kept[k]`` give the index's numbers)."""
         members, member_start, external, ext_start = _unfounded(
             np.fromiter(present, dtype=np.int64), self.kept, self.shape[2], self.just_size, *self._args())
-        nodes, kept = self.nodes[members].tolist(), self.kept[external].tolist()
-        return [(nodes[member_start[i]:member_start[i + 1]], kept[ext_start[i]:ext_start[i + 1]])
+        return [(members[member_start[i]:member_start[i + 1]], external[ext_start[i]:ext_start[i + 1]])
                 for i in range(len(member_start) - 1)]
 
 
@@ -215,7 +220,8 @@ def _mask_of(present: Any, position: Any, mask: Any) -> None:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _holds_of(present: Any, position: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any,
+def _holds_of(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any,
+              cyclic: Any, ev_local: Any, premises: Any, w_start: Any,
               w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any,
               mask: Any) -> bool:
     _mask_of(present, position, mask)
@@ -248,26 +254,20 @@ def _support(held: Any, root: int, shape: Any, ev_local: Any, stack: Any, seen: 
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises: Any, w_start: Any,
-              w_just: Any, just_claim: Any, just_size: Any, root: int, word: Any, queued: Any, stack: Any) -> Any:
-    """Which of the evidence ``tried[:m]`` (m <= 64 positions, all in ``mask``) the root
-    needs: bit i of the result is set when the root is not in the least fixpoint of
-    ``mask`` less ``tried[i]``. One pass for all of them: bit i of a node's word is the
-    node in the fixpoint without ``tried[i]``, each bit its own monotone system. Components
-    are taken antecedents first: an acyclic claim is evaluated once, a cyclic component
-    grows from nothing by a worklist inside it, so the words reach the m least fixpoints."""
+def _fixpoints(word: Any, full: Any, shape: Any, w_start: Any, w_just: Any, just_claim: Any, queued: Any,
+               stack: Any) -> None:
+    """Up to 64 least fixpoints at once: bit i of ``word[x]`` is node x in fixpoint i. The
+    evidence words are given; every claim's is computed (``full`` has the m bits in use).
+    Each bit is its own monotone system; components are taken antecedents first, so an
+    acyclic claim is evaluated once and a cyclic component grows from nothing by a worklist
+    inside it. ``queued`` must be all zero (and is left so)."""
     a_start, a_local, kept_start, comp_of, comp_nodes, comp_start, cyclic = shape
-    full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
-    word[:] = 0
-    for e in range(mask.shape[0]):
-        if mask[e]:
-            word[ev_local[e]] = full
-    for i in range(m):
-        word[ev_local[tried[i]]] &= ~(np.uint64(1) << np.uint64(i))
     for c in range(comp_start.shape[0] - 1):
         top = 0
         for z in range(comp_start[c], comp_start[c + 1]):
             x = comp_nodes[z]
+            if kept_start[x] == kept_start[x + 1]:
+                continue   # evidence (its word is given), or a claim with no justification
             value = np.uint64(0)
             for k in range(kept_start[x], kept_start[x + 1]):
                 v = full
@@ -276,12 +276,11 @@ def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises
                     if v == 0:
                         break
                 value |= v
-            if kept_start[x] < kept_start[x + 1]:
-                word[x] = value
-                if cyclic[c] and value:
-                    queued[x] = 1
-                    stack[top] = x
-                    top += 1
+            word[x] = value
+            if cyclic[c] and value:
+                queued[x] = 1
+                stack[top] = x
+                top += 1
         while top:
             top -= 1
             y = stack[top]
@@ -303,6 +302,22 @@ def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises
                         queued[x] = 1
                         stack[top] = x
                         top += 1
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises: Any, w_start: Any,
+              w_just: Any, just_claim: Any, just_size: Any, root: int, word: Any, queued: Any, stack: Any) -> Any:
+    """Which of the evidence ``tried[:m]`` (m <= 64 positions, all in ``mask``) the root
+    needs: bit i of the result is set when the root is not in the least fixpoint of
+    ``mask`` less ``tried[i]``, all m in one pass of :func:`_fixpoints`."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+    word[:] = 0
+    for e in range(mask.shape[0]):
+        if mask[e]:
+            word[ev_local[e]] = full
+    for i in range(m):
+        word[ev_local[tried[i]]] &= ~(np.uint64(1) << np.uint64(i))
+    _fixpoints(word, full, shape, w_start, w_just, just_claim, queued, stack)
     return ~word[root] & full
 
 
@@ -311,15 +326,17 @@ def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w
             just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any) -> int:
     """Shrink ``mask``, just found true by :func:`_holds`, to a minimal true subset; returns
     the fixpoint passes spent. First only the evidence of the recorded derivation is kept;
-    then :func:`_critical` tests up to 64 members at once, those the root needs are kept
-    for good (they stay needed in every subset), and one it does not need is dropped, the
-    new derivation's evidence kept, until every member is needed."""
+    then :func:`_critical` tests up to 64 members at once: those the root needs stay needed
+    in every subset, and the others are dropped one by one where the root still holds
+    without them (one fixpoint each, keeping only the new derivation's evidence), kept
+    where it does not, so every member left is needed."""
     count = held.shape[0]
     seen = np.zeros(count, dtype=np.uint8)
     queued = np.zeros(count, dtype=np.uint8)
     word = np.zeros(count, dtype=np.uint64)
     needed = np.zeros(mask.shape[0], dtype=np.uint8)
     tried = np.empty(64, dtype=np.int64)
+    args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     _support(held, root, shape, ev_local, stack, seen, mask)
     passes = 0
     while True:
@@ -335,23 +352,28 @@ def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w
         passes += 1
         bits = _critical(mask, tried, m, shape, ev_local, premises, w_start, w_just, just_claim,
                          just_size, root, word, queued, stack)
-        drop = -1
         for i in range(m):
             if bits & (np.uint64(1) << np.uint64(i)):
                 needed[tried[i]] = 1
-            elif drop < 0:
-                drop = tried[i]
-        if drop >= 0:
-            mask[drop] = 0
+        for i in range(m):
+            e = tried[i]
+            if needed[e] or not mask[e]:
+                continue
+            mask[e] = 0
             passes += 1
-            _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
-            _support(held, root, shape, ev_local, stack, seen, mask)
+            if _holds(mask, *args):
+                _support(held, root, shape, ev_local, stack, seen, mask)
+            else:
+                mask[e] = 1
+                needed[e] = 1
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _examine(present: Any, position: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any,
+def _examine(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any,
+             cyclic: Any, ev_local: Any, premises: Any, w_start: Any,
              w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any,
              mask: Any) -> Any:
+    shape = (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic)
     _mask_of(present, position, mask)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     if _holds(mask, *args):
@@ -366,7 +388,8 @@ def _examine(present: Any, position: Any, shape: Any, ev_local: Any, premises: A
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: Any, shape: Any,
+def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any,
+               cyclic: Any,
                ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int,
                missing: Any, held: Any, stack: Any, mask: Any) -> Any:
     _mask_of(present, position, mask)

@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from theory.bitops import popcount
-from theory.cone_kernel import ConeOracle, _holds, _shrink
+from theory.cone_kernel import ConeOracle, _fixpoints, _holds, _shrink
 
 ATTEMPTS = 256
 """Exchange attempts (one per member of each new set, breadth first) within one step, before
@@ -57,8 +57,10 @@ class Exchange:
         self.patience = patience
         self.words = max(1, (oracle.evidence.shape[0] + 63) // 64)
         self.rows = np.zeros((16, self.words), dtype=np.uint64)
+        self.cols = np.zeros((oracle.evidence.shape[0], 1), dtype=np.uint64)
         self.count = 0
         self.freq = np.zeros(oracle.evidence.shape[0], dtype=np.int64)   # found sets holding each item
+        self.tally = np.zeros(3, dtype=np.int64)   # models decided, exchange attempts, sets they found
 
     def step(self, present: Any) -> tuple[bool, list[np.ndarray]]:
         """Decide the evidence ``present`` (node numbers): ``(True, [M, ...])``, the new
@@ -73,8 +75,9 @@ class Exchange:
     def step_positions(self, present: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
         """:meth:`step` on evidence positions of the cone (``oracle.evidence[p]`` is the node
         of position p), the sets flattened: set i is ``flat[start[i]:start[i + 1]]``."""
-        kind, self.rows, self.count, flat, start = _step(
-            present, self.rows, self.count, self.freq, self.attempts, self.patience, *self.oracle._args()[1:])
+        kind, self.rows, self.cols, self.count, flat, start = _step(
+            present, self.rows, self.cols, self.count, self.freq, self.tally, self.attempts, self.patience,
+            *self.oracle._args()[1:])
         return bool(kind), flat, start
 
     def found(self) -> list[np.ndarray]:
@@ -107,25 +110,74 @@ def _positions(rows: Any, first: int, last: int) -> Any:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _append(rows: Any, count: int, mask: Any, freq: Any) -> Any:
+def _append(rows: Any, cols: Any, count: int, mask: Any, freq: Any) -> Any:
+    """Add the set in ``mask`` as row ``count``; ``cols[e]`` is the bitset of the rows
+    holding e."""
     if count == rows.shape[0]:
         grown = np.zeros((2 * rows.shape[0], rows.shape[1]), dtype=np.uint64)
         grown[:count] = rows
         rows = grown
+    if count >> 6 >= cols.shape[1]:
+        wider = np.zeros((cols.shape[0], 2 * cols.shape[1]), dtype=np.uint64)
+        wider[:, :cols.shape[1]] = cols
+        cols = wider
     rows[count, :] = 0
     for e in range(mask.shape[0]):
         if mask[e]:
             rows[count, e >> 6] |= np.uint64(1) << np.uint64(e & 63)
+            cols[e, count >> 6] |= np.uint64(1) << np.uint64(count & 63)
             freq[e] += 1
-    return rows
+    return rows, cols
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _step(present: Any, rows: Any, count: int, freq: Any, attempts: int, patience: int, shape: Any, ev_local: Any,
+def _pool(pool: Any, e: int, full: Any, parent: Any, rows: Any, cols: Any, count: int, freq: Any, hit: Any) -> None:
+    """All the evidence less e, less one member of every found set still inside: ``hit``
+    marks the rows that miss a member (those holding e, then those holding each member
+    dropped); the member dropped is one outside the parent where there is one, in the most
+    found sets (so that few members cut them all)."""
+    words = rows.shape[1]
+    pool[:] = full
+    pool[e >> 6] &= ~(np.uint64(1) << np.uint64(e & 63))
+    spans = (count + 63) >> 6
+    hit[:spans] = cols[e, :spans]
+    while True:
+        q = -1
+        for w in range(spans):
+            valid = np.uint64(0xFFFFFFFFFFFFFFFF) if count - 64 * w >= 64 else \
+                (np.uint64(1) << np.uint64(count - 64 * w)) - np.uint64(1)
+            free = ~hit[w] & valid
+            if free:
+                q = 64 * w + popcount((free & (~free + np.uint64(1))) - np.uint64(1))
+                break
+        if q < 0:
+            return
+        chosen = -1
+        for outside in (True, False):
+            for w in range(words):
+                bits = rows[q, w] & ~parent[w] if outside else rows[q, w]
+                while bits:
+                    low = bits & (~bits + np.uint64(1))
+                    x = 64 * w + popcount(low - np.uint64(1))
+                    if chosen < 0 or freq[x] > freq[chosen]:
+                        chosen = x
+                    bits ^= low
+            if chosen >= 0:
+                break
+        pool[chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
+        for w in range(spans):
+            hit[w] |= cols[chosen, w]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any,
+          cyclic: Any, ev_local: Any,
           premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any,
           held: Any, stack: Any, mask: Any) -> Any:
+    shape = (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     n = mask.shape[0]
+    tally[0] += 1
     mask[:] = 0
     for p in present:
         mask[p] = 1
@@ -136,65 +188,87 @@ def _step(present: Any, rows: Any, count: int, freq: Any, attempts: int, patienc
                 if _holds(mask, *args):
                     mask[e] = 0
         outside = np.nonzero(mask == 0)[0]
-        return 0, rows, count, outside, np.array([0, outside.shape[0]], dtype=np.int64)
+        return 0, rows, cols, count, outside, np.array([0, outside.shape[0]], dtype=np.int64)
     first = count
     _shrink(mask, shape, *args)
-    rows = _append(rows, count, mask, freq)
+    rows, cols = _append(rows, cols, count, mask, freq)
     count += 1
     words = rows.shape[1]
-    pool = np.empty(words, dtype=np.uint64)
     full = np.empty(words, dtype=np.uint64)
     for w in range(words):
         left = n - 64 * w
         full[w] = np.uint64(0xFFFFFFFFFFFFFFFF) if left >= 64 else (np.uint64(1) << np.uint64(left)) - np.uint64(1)
-    head = count - 1
+    pools = np.empty((64, words), dtype=np.uint64)
+    hit = np.zeros(cols.shape[1], dtype=np.uint64)
+    word = np.zeros(held.shape[0], dtype=np.uint64)
+    queued = np.zeros(held.shape[0], dtype=np.uint8)
+    head = count - 1          # the set whose members are being exchanged
+    member = 0                # the next of its members
     budget = attempts
     misses = 0
-    while head < count and budget > 0 and misses < patience:
-        parent = rows[head].copy()
-        head += 1
-        for e in range(n):
-            if budget <= 0 or misses >= patience:
-                break
-            if not parent[e >> 6] & (np.uint64(1) << np.uint64(e & 63)):
+    while budget > 0 and misses < patience:
+        # up to 64 pools, from the members of the sets in queue order
+        m = 0
+        while m < 64 and m < budget and head < count:
+            parent = rows[head]
+            e = -1
+            while member < n:
+                if parent[member >> 6] & (np.uint64(1) << np.uint64(member & 63)):
+                    e = member
+                    member += 1
+                    break
+                member += 1
+            if e < 0:
+                head += 1
+                member = 0
                 continue
+            _pool(pools[m], e, full, parent, rows, cols, count, freq, hit)
+            m += 1
+        if m == 0:
+            break
+        # one pass decides all m pools: bit i of an evidence word is pool i holding it
+        bits = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+        word[:] = 0
+        for x in range(n):
+            v = np.uint64(0)
+            for i in range(m):
+                if pools[i, x >> 6] & (np.uint64(1) << np.uint64(x & 63)):
+                    v |= np.uint64(1) << np.uint64(i)
+            word[ev_local[x]] = v
+        _fixpoints(word, bits, shape, w_start, w_just, just_claim, queued, stack)
+        good = word[root]
+        batch_first = count
+        for i in range(m):
             budget -= 1
-            pool[:] = full
-            pool[e >> 6] &= ~(np.uint64(1) << np.uint64(e & 63))
-            for q in range(count):
-                inside = True
-                for w in range(words):
-                    if rows[q, w] & ~pool[w]:
-                        inside = False
-                        break
-                if not inside:
-                    continue
-                # drop a member of that set, one outside the parent where there is one,
-                # in the most found sets (so that few members cut them all)
-                chosen = -1
-                for outside in (True, False):
-                    for w in range(words):
-                        bits = rows[q, w] & ~parent[w] if outside else rows[q, w]
-                        while bits:
-                            low = bits & (~bits + np.uint64(1))
-                            x = 64 * w + popcount(low - np.uint64(1))
-                            if chosen < 0 or freq[x] > freq[chosen]:
-                                chosen = x
-                            bits ^= low
-                    if chosen >= 0:
-                        break
-                pool[chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
-            for x in range(n):
-                mask[x] = 1 if pool[x >> 6] & (np.uint64(1) << np.uint64(x & 63)) else 0
-            if _holds(mask, *args):
-                _shrink(mask, shape, *args)
-                rows = _append(rows, count, mask, freq)
-                count += 1
-                misses = 0
-            else:
+            tally[1] += 1
+            if not good & (np.uint64(1) << np.uint64(i)):
                 misses += 1
+                continue
+            for x in range(n):
+                mask[x] = 1 if pools[i, x >> 6] & (np.uint64(1) << np.uint64(x & 63)) else 0
+            _holds(mask, *args)   # records the derivation the shrink starts from
+            _shrink(mask, shape, *args)
+            # the pool contains no set found before the batch, so its minimal subset is
+            # new unless another pool of the batch shrank to the same set
+            new = True
+            for r in range(batch_first, count):
+                same = True
+                for x in range(n):
+                    if mask[x] != (1 if rows[r, x >> 6] & (np.uint64(1) << np.uint64(x & 63)) else 0):
+                        same = False
+                        break
+                if same:
+                    new = False
+                    break
+            if new:
+                rows, cols = _append(rows, cols, count, mask, freq)
+                count += 1
+                tally[2] += 1
+                misses = 0
+            if hit.shape[0] < cols.shape[1]:
+                hit = np.zeros(cols.shape[1], dtype=np.uint64)
     flat, start = _positions(rows, first, count)
-    return 1, rows, count, flat, start
+    return 1, rows, cols, count, flat, start
 
 
 __all__ = ["ATTEMPTS", "Exchange"]
