@@ -70,6 +70,71 @@ class _Unrolled:
         return []
 
 
+def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray, var_of_position: np.ndarray,
+                cuts: Any) -> list[np.ndarray]:
+    """The loop of the one-search enumeration: solve, decide the model's evidence (the
+    first ``size`` variables; ``position_of_var[v - 1]`` is variable v's evidence position
+    in the exchange's oracle, -1 for evidence it leaves out), learn the clauses of the step,
+    until UNSAT. ``cuts(present positions)`` gives the loop clauses of a false model."""
+    relevant = position_of_var >= 0
+    while solver.solve():
+        model = solver.get_model()[:size]
+        if len(model) < size:  # variables in no clause yet are false
+            model.extend(range(-len(model) - 1, -size - 1, -1))
+        present = position_of_var[(np.array(model, dtype=np.int64) > 0) & relevant]
+        true, flat, start = exchange.step_positions(present)
+        literals = var_of_position[flat]
+        if true:
+            for i in range(start.shape[0] - 1):
+                solver.add_clause((-literals[start[i]:start[i + 1]]).tolist())
+            continue
+        solver.add_clause(literals.tolist())
+        for clause in cuts(present):
+            solver.add_clause(clause)
+    return exchange.found()  # type: ignore[no-any-return]
+
+
+def _named(index: Any, oracle: Any, found: list[np.ndarray]) -> frozenset[frozenset[str]]:
+    ids = index.ids
+    return frozenset(frozenset(ids[n] for n in nodes.tolist()) for nodes in found)
+
+
+def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER) -> frozenset[frozenset[str]]:
+    """:meth:`JustificationEnumerator.all_minimal` with the encoding built by a compiled
+    pass over the cone (:mod:`theory.cone_cnf`) instead of :class:`SupportProgram`: the
+    same search, without the Python set-up that dominates small queries."""
+    from theory.cone_cnf import PREMISE, UNUSED, cone_cnf
+    from theory.cone_kernel import ConeOracle
+    from theory.exchange import Exchange
+
+    oracle = ConeOracle(index, root)
+    cnf = cone_cnf(oracle)
+    if any(cnf.body[k] == PREMISE for k in range(oracle.shape[2][0], oracle.shape[2][1])):
+        return frozenset([frozenset()])
+    size = oracle.evidence.shape[0]
+    exchange = Exchange(oracle)
+    identity = np.arange(size, dtype=np.int64)
+    holds, body = cnf.holds, cnf.body
+
+    def cuts(present: np.ndarray) -> list[list[int]]:
+        clauses: list[list[int]] = []
+        for members, external in oracle.unfounded_local(oracle.evidence[present]):
+            bodies = body[external]
+            if (bodies == PREMISE).any():
+                continue
+            if (bodies == UNUSED).any():
+                raise AssertionError("a loop names a justification encoded without a body")
+            lits = bodies.tolist()
+            clauses.extend([-int(holds[u])] + lits for u in members.tolist())
+        return clauses
+
+    with Solver(name=solver_name, bootstrap_with=cnf.clauses()) as solver:
+        solver.add_clause([cnf.root])
+        solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
+        found = _one_search(solver, exchange, size, identity, identity + 1, cuts)
+    return _named(index, oracle, found)
+
+
 def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[list[int]]:
     """The loop formula of each loop of the claims a model could hold only through loops
     under its evidence ``present`` (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), as
@@ -258,24 +323,13 @@ class JustificationEnumerator:
         relevant = position_of_var >= 0
         var_of_position[position_of_var[relevant]] = np.arange(1, size + 1)[relevant]
         copy = self._copy if isinstance(self._copy, ProgramCopy) else None
+
+        def cuts(present: np.ndarray) -> list[list[int]]:
+            return [] if copy is None else _loop_cuts(oracle, copy, oracle.evidence[present].tolist())
+
         with solver:
-            while solver.solve():
-                model = solver.get_model()[:size]
-                if len(model) < size:  # variables in no clause yet are false
-                    model.extend(range(-len(model) - 1, -size - 1, -1))
-                present = position_of_var[(np.array(model, dtype=np.int64) > 0) & relevant]
-                true, flat, start = exchange.step_positions(present)
-                literals = var_of_position[flat]
-                if true:
-                    for i in range(start.shape[0] - 1):
-                        solver.add_clause((-literals[start[i]:start[i + 1]]).tolist())
-                    continue
-                solver.add_clause(literals.tolist())
-                if copy is not None:
-                    for clause in _loop_cuts(oracle, copy, oracle.evidence[present].tolist()):
-                        solver.add_clause(clause)
-        ids = index.ids
-        return frozenset(frozenset(ids[n] for n in found.tolist()) for found in exchange.found())
+            found = _one_search(solver, exchange, size, position_of_var, var_of_position, cuts)
+        return _named(index, oracle, found)
 
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
         """A minimal justification avoiding every item of ``without``, or None."""
@@ -409,6 +463,8 @@ def minimal_justifications(
         result = sets_of_ids(index, found, 0)
         if result is not None:
             return result
+    if limit is None and encoding == "completion":
+        return _compiled_search(index, target, solver)
     enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
     if limit is not None:
         return frozenset(islice(enumerator, limit))

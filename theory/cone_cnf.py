@@ -1,0 +1,212 @@
+"""The root-true completion of one claim's support cone as CNF, built by a compiled pass
+over a :class:`~theory.cone_kernel.ConeOracle` (numba): the encoding of
+:class:`theory.completion.SupportProgram` (``positive=True``), without its Python set-up,
+for the one-search enumeration of :func:`theory.justifications.minimal_justifications`.
+
+Same clauses as there, over the cone the oracle keeps (justifications containing another
+justification of the same claim left out: they never change the least fixpoint, and every
+founded model still satisfies every clause):
+
+- ``h_n -> OR(bodies)`` for each claim n, a body being its one antecedent's literal or a
+  variable ``b_j`` with ``b_j -> a`` for each antecedent a; a claim with a premise gets
+  none (it holds whatever the evidence);
+- for a claim outside every cyclic component, when the product is at most
+  :data:`theory.completion.DISTRIBUTE`, one clause per choice of an antecedent from each
+  justification instead (no body variables);
+- the loop formula of each cyclic component (``h_n -> s``, ``s -> OR`` of the bodies of
+  its members' justifications with no antecedent in it), unless one of those is a premise.
+
+Variables: evidence position p of the oracle is variable p + 1, so a model's first E
+literals are the evidence. The tests compare it with :mod:`theory.completion` through the
+enumeration it drives, and with brute force.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+
+from theory.completion import DISTRIBUTE
+from theory.cone_kernel import ConeOracle
+from theory.label_kernel import _grow
+
+PREMISE = -1
+"""``body[k]`` of a justification with no antecedents (a constantly true body)."""
+UNUSED = 0
+"""``body[k]`` of a justification encoded without a body literal (distributed)."""
+
+
+@dataclass(frozen=True)
+class ConeCNF:
+    """The clauses (``literals[start[i]:start[i + 1]]`` is clause i), the literal of each
+    local node of the cone (``holds``: evidence p is p + 1), of each kept justification's
+    body (``body``; :data:`PREMISE`, :data:`UNUSED` or a literal) and of the root, and the
+    number of variables."""
+
+    literals: np.ndarray
+    start: np.ndarray
+    holds: np.ndarray
+    body: np.ndarray
+    root: int
+    variables: int
+
+    def clauses(self) -> list[list[int]]:
+        """The clauses as lists, for a solver."""
+        rows = self.literals.tolist()
+        bounds = self.start.tolist()
+        return [rows[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)]
+
+
+def cone_cnf(oracle: ConeOracle) -> ConeCNF:
+    """The root-true completion of the oracle's cone (see the module docstring).
+
+    >>> from theory import SupportStructure
+    >>> from theory.index import index_of
+    >>> g = SupportStructure.build(["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("b", ["e", "f"])])
+    >>> index = index_of(g)
+    >>> cnf = cone_cnf(ConeOracle(index, index.number["a"]))
+    >>> cnf.variables, cnf.root > 2, len(cnf.clauses())   # e, f, a, b, b's body, the loop's s
+    (6, True, 7)
+    """
+    (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic) = oracle.shape
+    literals, start, holds, body, variables = _encode(
+        oracle.ev_local, a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic, DISTRIBUTE)
+    return ConeCNF(literals, start, holds, body, int(holds[oracle.root]), int(variables))
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _clause(literals: Any, start: Any, count: int, used: int, clause: Any, size: int) -> Any:
+    while used + size > literals.shape[0]:
+        literals = _grow(literals)
+    if count + 2 > start.shape[0]:
+        start = _grow(start)
+    literals[used:used + size] = clause[:size]
+    start[count + 1] = used + size
+    return literals, start, count + 1, used + size
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _encode(ev_local: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
+            comp_start: Any, cyclic: Any, distribute: int) -> Any:
+    count = claim_kept.shape[0] - 1
+    n_just = a_start.shape[0] - 1
+    holds = np.zeros(count, dtype=np.int64)
+    for p in range(ev_local.shape[0]):
+        holds[ev_local[p]] = p + 1
+    top = ev_local.shape[0]
+    evidence = holds.copy()
+    for x in range(count):
+        if evidence[x] == 0:
+            top += 1
+            holds[x] = top
+    body = np.zeros(n_just, dtype=np.int64)
+    literals = np.empty(1024, dtype=np.int64)
+    start = np.zeros(256, dtype=np.int64)
+    clauses = 0
+    used = 0
+    clause = np.empty(max(16, count + n_just + 2), dtype=np.int64)
+    choice = np.zeros(64, dtype=np.int64)
+    for x in range(count):
+        if evidence[x]:
+            continue
+        h = holds[x]
+        first, last = claim_kept[x], claim_kept[x + 1]
+        premise = False
+        product = 1
+        for k in range(first, last):
+            size = a_start[k + 1] - a_start[k]
+            if size == 0:
+                premise = True
+            elif product <= distribute:
+                product *= size
+        if not premise and not cyclic[comp_of[x]] and product <= distribute and last - first <= 64:
+            # one clause per choice of an antecedent from each justification
+            for i in range(last - first):
+                choice[i] = 0
+            while True:
+                size = 0
+                clause[size] = -h
+                size += 1
+                for i in range(last - first):
+                    lit = holds[a_local[a_start[first + i] + choice[i]]]
+                    duplicate = False
+                    for t in range(1, size):
+                        if clause[t] == lit:
+                            duplicate = True
+                            break
+                    if not duplicate:
+                        clause[size] = lit
+                        size += 1
+                literals, start, clauses, used = _clause(literals, start, clauses, used, clause, size)
+                i = 0
+                while i < last - first:
+                    choice[i] += 1
+                    if choice[i] < a_start[first + i + 1] - a_start[first + i]:
+                        break
+                    choice[i] = 0
+                    i += 1
+                if i == last - first:
+                    break
+            continue
+        for k in range(first, last):
+            size = a_start[k + 1] - a_start[k]
+            if size == 0:
+                body[k] = PREMISE
+            elif size == 1:
+                body[k] = holds[a_local[a_start[k]]]
+            else:
+                top += 1
+                body[k] = top
+                for r in range(a_start[k], a_start[k + 1]):
+                    clause[0] = -top
+                    clause[1] = holds[a_local[r]]
+                    literals, start, clauses, used = _clause(literals, start, clauses, used, clause, 2)
+        if not premise:
+            size = 0
+            clause[size] = -h
+            size += 1
+            for k in range(first, last):
+                clause[size] = body[k]
+                size += 1
+            literals, start, clauses, used = _clause(literals, start, clauses, used, clause, size)
+    # the loop formula of each cyclic component
+    for c in range(comp_start.shape[0] - 1):
+        if not cyclic[c]:
+            continue
+        size = 1
+        supported = False
+        for z in range(comp_start[c], comp_start[c + 1]):
+            x = comp_nodes[z]
+            for k in range(claim_kept[x], claim_kept[x + 1]):
+                internal = False
+                for r in range(a_start[k], a_start[k + 1]):
+                    if comp_of[a_local[r]] == c:
+                        internal = True
+                        break
+                if internal:
+                    continue
+                if body[k] == PREMISE:
+                    supported = True
+                clause[size] = body[k]
+                size += 1
+        if supported:
+            continue
+        members = comp_start[c + 1] - comp_start[c]
+        if members == 1:
+            clause[0] = -holds[comp_nodes[comp_start[c]]]
+            literals, start, clauses, used = _clause(literals, start, clauses, used, clause, size)
+            continue
+        top += 1
+        clause[0] = -top
+        literals, start, clauses, used = _clause(literals, start, clauses, used, clause, size)
+        for z in range(comp_start[c], comp_start[c + 1]):
+            clause[0] = -holds[comp_nodes[z]]
+            clause[1] = top
+            literals, start, clauses, used = _clause(literals, start, clauses, used, clause, 2)
+    return literals[:used].copy(), start[:clauses + 1].copy(), holds, body, top
+
+
+__all__ = ["PREMISE", "UNUSED", "ConeCNF", "cone_cnf"]
