@@ -220,10 +220,9 @@ def _mask_of(present: Any, position: Any, mask: Any) -> None:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _holds_of(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any,
-              cyclic: Any, ev_local: Any, premises: Any, w_start: Any,
-              w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any,
-              mask: Any) -> bool:
+def _holds_of(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any,
+              comp_nodes: Any, comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
+              just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> bool:
     _mask_of(present, position, mask)
     return _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
 
@@ -369,10 +368,9 @@ def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _examine(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any,
-             cyclic: Any, ev_local: Any, premises: Any, w_start: Any,
-             w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any,
-             mask: Any) -> Any:
+def _examine(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
+             comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any,
+             just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> Any:
     shape = (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic)
     _mask_of(present, position, mask)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
@@ -388,10 +386,10 @@ def _examine(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any,
-               cyclic: Any,
-               ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int,
-               missing: Any, held: Any, stack: Any, mask: Any) -> Any:
+def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: Any, a_start: Any, a_local: Any,
+               claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any, cyclic: Any, ev_local: Any,
+               premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any,
+               held: Any, stack: Any, mask: Any) -> Any:
     _mask_of(present, position, mask)
     held[:] = 0
     _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)

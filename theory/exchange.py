@@ -170,10 +170,10 @@ def _pool(pool: Any, e: int, full: Any, parent: Any, rows: Any, cols: Any, count
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any,
-          cyclic: Any, ev_local: Any,
-          premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any,
-          held: Any, stack: Any, mask: Any) -> Any:
+def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int,
+          a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any, cyclic: Any,
+          ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int,
+          missing: Any, held: Any, stack: Any, mask: Any) -> Any:
     shape = (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     n = mask.shape[0]

@@ -1,15 +1,19 @@
 """The solver core: minimal justifications of a claim by SAT enumeration (python-sat).
 
 The minimal justifications of claim c are the minimal evidence sets X with f_c(X) true
-(its ATMS label). :meth:`JustificationEnumerator.all_minimal` finds them all in one
-CaDiCaL search, a compiled least fixpoint checking each model's evidence and adding the
-clause it teaches (:mod:`theory.cone_kernel`). The enumerator's iterator (the solver loop,
-used with a limit) is a map-solver loop over the evidence variables of the CNF of f_c: find
-a model, block the supersets of its evidence set X (a true set once the model is checked
-well-founded), ask for a model inside X, and repeat until UNSAT proves the last X minimal
-(:meth:`JustificationEnumerator._minimal_in`): a few SAT calls per justification. Either
-way the cost follows the size of the output. :func:`minimal_justifications` tries the
-compiled label algebra first (:mod:`theory.label_kernel`).
+(its ATMS label). :func:`minimal_justifications` tries the compiled label algebra first
+(:mod:`theory.label_kernel`), then one incremental CaDiCaL run over the completion of the
+cone (built by a compiled pass, :mod:`theory.cone_cnf`): each model's evidence is decided
+exactly by a compiled least fixpoint (:mod:`theory.cone_kernel`) and the step taken on it
+(:mod:`theory.exchange`) learns every justification it finds by exchanging members of the
+found ones, so a model stands for several justifications; a false model teaches a maximal
+false set and the loop formulas that cut it. :meth:`JustificationEnumerator.all_minimal`
+is the same run over the Python encoding of :mod:`theory.completion`. The enumerator's
+iterator (the solver loop, used with a limit) is a map-solver loop over the evidence
+variables: find a model, block the supersets of its evidence set X (a true set once the
+model is checked well-founded), ask for a model inside X, and repeat until UNSAT proves the
+last X minimal (:meth:`JustificationEnumerator._minimal_in`): a few SAT calls per
+justification. Either way the cost follows the size of the output.
 
 f_c goes through the least fixpoint, so cycles never create a justification. The default
 encoding is the completion of the support cone plus loop formulas, added lazily whenever a
@@ -24,9 +28,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
@@ -37,6 +40,9 @@ from theory.index import index_of
 from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
 from theory.structure import SupportStructure
 
+if TYPE_CHECKING:  # numpy is imported where the compiled path runs: a small query stays without it
+    import numpy as np
+
 DEFAULT_SOLVER = "cadical195"
 COMPILED_FROM = 20_000
 """Graph size (nodes) from which ``minimal_justifications`` loads the compiled kernels into a
@@ -44,13 +50,15 @@ process that has not loaded them yet. Loading costs about 0.5 s once; below this
 Python path answers a query in less (``jtms supports`` on a 10,000-claim cycle: 0.27 s in
 all), so a one-shot command stays fast, while a process that has loaded the kernels uses
 them for every graph."""
-LABEL_WORK = 1_000_000
+LABEL_WORK = 4_000_000
 """Work (products formed plus subset tests) the compiled label algebra may spend on one
-claim before ``method="auto"`` hands it to the SAT core: about 1-1.5 ms, so a label blow-up
-costs little, while a cone whose labels stay within it is answered far faster than by any
-search. It is checked between components, so a claim whose last component passes it still
-finishes. Compare budgets with ``python -m benchmarks.bench_justifications [--loops]
---label-work N`` (README: 1M against 2M)."""
+query before ``method="auto"`` hands it to the SAT core: about 2-3 ms on the benchmarks'
+graphs (0.5-0.7 ns a unit), so a label blow-up costs little, while a cone whose labels stay
+within it is answered far faster than by any search. It is checked before each product and
+minimisation is formed, and a cone with a loop through a justification of two or more
+claims gets a fortieth of it (:data:`theory.label_kernel.MULTIPLYING_LOOP_SHARE`: that is
+where labels blow up, and a unit costs 2-5 ns there). Compare budgets with ``python -m
+benchmarks.bench_justifications [--loops] --label-work N``."""
 ENCODINGS = ("completion", "unrolled")
 
 
@@ -76,6 +84,8 @@ def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.nd
     first ``size`` variables; ``position_of_var[v - 1]`` is variable v's evidence position
     in the exchange's oracle, -1 for evidence it leaves out), learn the clauses of the step,
     until UNSAT. ``cuts(present positions)`` gives the loop clauses of a false model."""
+    import numpy as np
+
     relevant = position_of_var >= 0
     while solver.solve():
         model = solver.get_model()[:size]
@@ -103,6 +113,8 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER) -
     """:meth:`JustificationEnumerator.all_minimal` with the encoding built by a compiled
     pass over the cone (:mod:`theory.cone_cnf`) instead of :class:`SupportProgram`: the
     same search, without the Python set-up that dominates small queries."""
+    import numpy as np
+
     from theory.cone_cnf import PREMISE, UNUSED, cone_cnf
     from theory.cone_kernel import ConeOracle
     from theory.exchange import Exchange
@@ -306,6 +318,8 @@ class JustificationEnumerator:
         if not isinstance(self.source, SupportProgram) or len(self.source.roots) != 1:
             solver.delete()
             return frozenset(self)
+        import numpy as np
+
         from theory.cone_kernel import ConeOracle
         from theory.exchange import Exchange
 
