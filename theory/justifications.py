@@ -56,7 +56,7 @@ query before ``method="auto"`` hands it to the SAT core: about 2-3 ms on the ben
 graphs (0.5-0.7 ns a unit), so a label blow-up costs little, while a cone whose labels stay
 within it is answered far faster than by any search. It is checked before each product and
 minimisation is formed, and a cone with a loop through a justification of two or more
-claims gets a fortieth of it (:data:`theory.label_kernel.MULTIPLYING_LOOP_SHARE`: that is
+claims gets a 200th of it (:data:`theory.label_kernel.MULTIPLYING_LOOP_SHARE`: that is
 where labels blow up, and a unit costs 2-5 ns there). Compare budgets with ``python -m
 benchmarks.bench_justifications [--loops] --label-work N``."""
 ENCODINGS = ("completion", "unrolled")
@@ -140,7 +140,12 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER) -
             clauses.extend([-int(holds[u])] + lits for u in members.tolist())
         return clauses
 
-    with Solver(name=solver_name, bootstrap_with=cnf.clauses()) as solver:
+    with Solver(name=solver_name) as solver:
+        if solver_name == DEFAULT_SOLVER:
+            # learnt-clause minimisation and shrinking cost more than they save on these
+            # small cones: about a fifth of the solver's time on the 984-justification case
+            solver.configure({"minimize": 0, "shrink": 0})
+        solver.append_formula(cnf.clauses())
         solver.add_clause([cnf.root])
         solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
         found = _one_search(solver, exchange, size, identity, identity + 1, cuts)

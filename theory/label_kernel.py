@@ -39,7 +39,7 @@ from theory.index import SupportIndex
 UNLIMITED = (1 << 62)
 """A budget no query reaches."""
 
-MULTIPLYING_LOOP_SHARE = 40
+MULTIPLYING_LOOP_SHARE = 200
 """A cone with a support loop through a justification of two or more claims gets one
 part in this many of the work budget: semi-naive evaluation re-forms that
 justification's product for every set its members gain, which is where labels blow up (on
