@@ -5,11 +5,9 @@ the minimal justifications."""
 from itertools import combinations
 
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from theory import SupportStructure
-from theory import strategies as jst
 from theory.cone_cnf import cone_cnf
 from theory.cone_kernel import ConeOracle
 from theory.fixpoint import active_state
@@ -17,15 +15,11 @@ from theory.index import index_of
 from theory.justifications import _compiled_search
 from theory.reference import brute_force_minimal_justifications
 
-
-@st.composite
-def structure_and_claim(draw, max_evidence=6, max_claims=8):
-    structure = draw(jst.support_structures(max_evidence=max_evidence, max_claims=max_claims, cycles=True))
-    return structure, draw(st.sampled_from(sorted(structure.claims)))
+from tests.claim_cases import structure_and_claim
 
 
 @settings(max_examples=300)
-@given(structure_and_claim())
+@given(structure_and_claim(max_evidence=6))
 def test_every_founded_model_satisfies_the_clauses(case):
     structure, claim = case
     index = index_of(structure)

@@ -5,18 +5,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theory import strategies as jst
 from theory.cone_kernel import ConeOracle, _critical
 from theory.exchange import Exchange
 from theory.fixpoint import active_state
 from theory.index import index_of
 from theory.reference import brute_force_minimal_justifications
 
-
-@st.composite
-def structure_and_claim(draw, max_evidence=8, max_claims=8):
-    structure = draw(jst.support_structures(max_evidence=max_evidence, max_claims=max_claims, cycles=True))
-    return structure, draw(st.sampled_from(sorted(structure.claims)))
+from tests.claim_cases import structure_and_claim
 
 
 @settings(max_examples=300)

@@ -16,6 +16,8 @@ from theory.label_kernel import OK, OVER_SETS, OVER_WORK, labels, sets_of_ids
 from theory.labels import all_labels
 from theory.reference import brute_force_minimal_justifications, evidence_ancestors
 
+from tests.claim_cases import structure_and_claim
+
 
 def as_sets(index, found, k):
     return sets_of_ids(index, found, k)
@@ -90,12 +92,6 @@ def test_subsumed_justification_is_not_expanded():
     found = labels(index, [index.number["root"]], max_work=100)
     assert found.status[0] == OK and as_sets(index, found, 0) == {frozenset(["y"])}
     assert found.work < 100
-
-
-@st.composite
-def structure_and_claim(draw, max_evidence=8, max_claims=8):
-    structure = draw(jst.support_structures(max_evidence=max_evidence, max_claims=max_claims, cycles=True))
-    return structure, draw(st.sampled_from(sorted(structure.claims)))
 
 
 @settings(max_examples=300)
