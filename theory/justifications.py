@@ -104,7 +104,7 @@ def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.nd
     return exchange.found()  # type: ignore[no-any-return]
 
 
-def _named(index: Any, oracle: Any, found: list[np.ndarray]) -> frozenset[frozenset[str]]:
+def _named(index: Any, found: list[np.ndarray]) -> frozenset[frozenset[str]]:
     ids = index.ids
     return frozenset(frozenset(ids[n] for n in nodes.tolist()) for nodes in found)
 
@@ -149,7 +149,7 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER) -
         solver.add_clause([cnf.root])
         solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
         found = _one_search(solver, exchange, size, identity, identity + 1, cuts)
-    return _named(index, oracle, found)
+    return _named(index, found)
 
 
 def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[list[int]]:
@@ -348,7 +348,7 @@ class JustificationEnumerator:
 
         with solver:
             found = _one_search(solver, exchange, size, position_of_var, var_of_position, cuts)
-        return _named(index, oracle, found)
+        return _named(index, found)
 
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
         """A minimal justification avoiding every item of ``without``, or None."""
