@@ -78,29 +78,37 @@ class _Unrolled:
         return []
 
 
-def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray, var_of_position: np.ndarray,
-                cuts: Any) -> list[np.ndarray]:
+def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray | None,
+                var_of_position: np.ndarray | None, cuts: Any) -> list[np.ndarray]:
     """The loop of the one-search enumeration: solve, decide the model's evidence (the
     first ``size`` variables; ``position_of_var[v - 1]`` is variable v's evidence position
-    in the exchange's oracle, -1 for evidence it leaves out), learn the clauses of the step,
-    until UNSAT. ``cuts(present positions)`` gives the loop clauses of a false model."""
+    in the exchange's oracle, -1 for evidence it leaves out; None for both maps when
+    variable p + 1 is position p), learn the clauses of the step, until UNSAT.
+    ``cuts(present positions)`` gives the loop clauses of a false model."""
     import numpy as np
 
-    relevant = position_of_var >= 0
+    relevant = np.ones(size, dtype=bool) if position_of_var is None else position_of_var >= 0
+    add = solver.add_clause
     while solver.solve():
         model = solver.get_model()[:size]
         if len(model) < size:  # variables in no clause yet are false
             model.extend(range(-len(model) - 1, -size - 1, -1))
-        present = position_of_var[(np.array(model, dtype=np.int64) > 0) & relevant]
+        signs = np.array(model, dtype=np.int64) > 0
+        if position_of_var is None:
+            present = np.flatnonzero(signs)
+        else:
+            present = position_of_var[signs & relevant]
         true, flat, start = exchange.step_positions(present)
-        literals = var_of_position[flat]
+        variables = flat + 1 if var_of_position is None else var_of_position[flat]
+        bounds = start.tolist()
         if true:
-            for i in range(start.shape[0] - 1):
-                solver.add_clause((-literals[start[i]:start[i + 1]]).tolist())
+            literals = (-variables).tolist()
+            for i in range(len(bounds) - 1):
+                add(literals[bounds[i]:bounds[i + 1]])
             continue
-        solver.add_clause(literals.tolist())
+        add(variables.tolist())
         for clause in cuts(present):
-            solver.add_clause(clause)
+            add(clause)
     return exchange.found()  # type: ignore[no-any-return]
 
 
@@ -125,7 +133,6 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER) -
         return frozenset([frozenset()])
     size = oracle.evidence.shape[0]
     exchange = Exchange(oracle)
-    identity = np.arange(size, dtype=np.int64)
     holds, body = cnf.holds, cnf.body
 
     def cuts(present: np.ndarray) -> list[list[int]]:
@@ -148,7 +155,7 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER) -
         solver.append_formula(cnf.clauses())
         solver.add_clause([cnf.root])
         solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
-        found = _one_search(solver, exchange, size, identity, identity + 1, cuts)
+        found = _one_search(solver, exchange, size, None, None, cuts)
     return _named(index, found)
 
 
