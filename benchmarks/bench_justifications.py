@@ -33,7 +33,9 @@ from rich.table import Table
 from benchmarks.generate import cycle, layered, layered_cyclic, nested_loops
 from benchmarks.peers import clingo_minimal_justifications, sympy_minimal_justifications
 from theory import justifications
-from theory.justifications import JustificationEnumerator, minimal_justifications
+from theory.index import index_of
+from theory.justifications import JustificationEnumerator, _compiled_search, minimal_justifications
+from theory.label_kernel import labels
 from theory.reference import evidence_ancestors
 from theory.structure import SupportStructure
 
@@ -160,6 +162,15 @@ def run_loops(repeats: int, oracle_limit: int = UNROLLED_LIMIT) -> list[dict]:
         else:
             row["unrolled"] = None
         row["minimal_justifications"] = len(default)
+        # what the default did: the label attempt within its budget, then the one search's
+        # counts (solver models, exchange attempts and the sets they found)
+        index = index_of(structure)
+        target = [index.number[claim]]
+        tried, row["labels_tried"] = timed(lambda: labels(index, target, max_work=justifications.LABEL_WORK), times)
+        row["labels_answered"] = bool(tried.status[0] == 0)
+        stats: dict[str, int] = {}
+        _compiled_search(index, target[0], stats=stats)
+        row.update({k: stats[k] for k in ("models", "exchange_attempts", "exchange_found", "decisions", "conflicts")})
         row["agree"] = default == sat == loop == oracle and (unrolled is None or unrolled == default)
         row["default_over_clingo"] = row["default"] / row["clingo"]
         rows.append(row)
@@ -200,6 +211,16 @@ def print_loops(rows: list[dict], cli: list[dict]) -> None:
                       f"{r['default']:.4f}", f"{r['sat']:.4f}", f"{r['solver_loop']:.4f}",
                       "-" if r["unrolled"] is None else f"{r['unrolled']:.4f}", f"{r['clingo']:.4f}",
                       f"{r['default_over_clingo']:.2f}x", str(r["agree"]))
+    Console(width=200).print(table)
+    table = Table(title="What the default did: the label attempt, then the one search's counts")
+    for column in ["case", "labels tried (s)", "labels answered", "solver models", "models / justification",
+                   "exchange attempts", "exchange found", "solver decisions / model", "solver conflicts / model"]:
+        table.add_column(column)
+    for r in rows:
+        models = max(r["models"], 1)
+        table.add_row(r["case"], f"{r['labels_tried']:.5f}", str(r["labels_answered"]), str(r["models"]),
+                      f"{r['models'] / max(r['minimal_justifications'], 1):.2f}", str(r["exchange_attempts"]),
+                      str(r["exchange_found"]), f"{r['decisions'] / models:.0f}", f"{r['conflicts'] / models:.1f}")
     Console(width=200).print(table)
     print("load average at the end:", " ".join(f"{x:.1f}" for x in os.getloadavg()))
     if cli:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import count, product
+from itertools import count
 
 from pysat.formula import IDPool
 
@@ -40,10 +40,6 @@ from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_con
 from theory.index import SupportIndex
 
 Inputs = Callable[[str], "int | bool"]
-
-DISTRIBUTE = 16
-"""Most clauses the root-true copy spends on one acyclic claim's ``h -> OR(bodies)`` without
-body variables (:meth:`SupportProgram._distribute`)."""
 
 
 @dataclass
@@ -137,8 +133,6 @@ class SupportProgram:
             h = copy.holds[n]
             bodies: list[int] = []
             premise = False
-            if positive and n not in self.component and self._distribute(n, literal, clauses, h):
-                continue
             for j in index.justs_of[n]:
                 parts = [literal(a) for a in index.just_antecedents[j]]
                 if any(p is False for p in parts):
@@ -168,29 +162,6 @@ class SupportProgram:
                 clauses.extend(self._loop_formula(pool, copy, set(members)))
         copy.root = self._root_literal(pool, copy, clauses)
         return Encoding(clauses, copy.root), copy
-
-    def _distribute(self, n: int, literal: Callable[[int], "int | bool"], clauses: list[list[int]],
-                    h: int) -> bool:
-        """``h_n -> OR(bodies)`` without body variables, for a claim outside every cyclic
-        component (no loop clause names its bodies): one clause per choice of an antecedent
-        from each justification, when there are at most :data:`DISTRIBUTE` of them. Half
-        the variables on layered graphs, so each model costs the solver less; False (and
-        nothing added) when the product is larger or a justification is constantly true."""
-        options: list[list[int]] = []
-        total = 1
-        for j in self.index.justs_of[n]:
-            parts = [literal(a) for a in self.index.just_antecedents[j]]
-            if any(p is False for p in parts):
-                continue
-            lits = list(dict.fromkeys(p for p in parts if p is not True))
-            if not lits:
-                return False  # a premise: the claim holds whatever the model
-            total *= len(lits)
-            if total > DISTRIBUTE:
-                return False
-            options.append(lits)  # type: ignore[arg-type]
-        clauses.extend([-h] + list(dict.fromkeys(choice)) for choice in product(*options))
-        return True
 
     def _plan(self, copy: ProgramCopy, members: list[int]) -> ComponentPlan:
         index = self.index

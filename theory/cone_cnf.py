@@ -10,9 +10,9 @@ founded model still satisfies every clause):
 - ``h_n -> OR(bodies)`` for each claim n, a body being its one antecedent's literal or a
   variable ``b_j`` with ``b_j -> a`` for each antecedent a; a claim with a premise gets
   none (it holds whatever the evidence);
-- for a claim outside every cyclic component, when the product is at most
-  :data:`theory.completion.DISTRIBUTE`, one clause per choice of an antecedent from each
-  justification instead (no body variables);
+- for a claim outside every cyclic component (no loop clause names its bodies), when the
+  product is at most :data:`DISTRIBUTE`, one clause per choice of an antecedent from each
+  justification instead: no body variables, so a model costs the solver less;
 - the loop formula of each cyclic component (``h_n -> s``, ``s -> OR`` of the bodies of
   its members' justifications with no antecedent in it), unless one of those is a premise.
 
@@ -29,10 +29,12 @@ from typing import Any
 import numba
 import numpy as np
 
-from theory.completion import DISTRIBUTE
 from theory.cone_kernel import ConeOracle
 from theory.label_kernel import _grow
 
+DISTRIBUTE = 16
+"""Most clauses spent on one acyclic claim's ``h -> OR(bodies)`` without body variables
+(one per choice of an antecedent from each justification)."""
 PREMISE = -1
 """``body[k]`` of a justification with no antecedents (a constantly true body)."""
 UNUSED = 0
@@ -209,4 +211,4 @@ def _encode(ev_local: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of:
     return literals[:used].copy(), start[:clauses + 1].copy(), holds, body, top
 
 
-__all__ = ["PREMISE", "UNUSED", "ConeCNF", "cone_cnf"]
+__all__ = ["DISTRIBUTE", "PREMISE", "UNUSED", "ConeCNF", "cone_cnf"]

@@ -377,12 +377,20 @@ def _examine(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept
     if _holds(mask, *args):
         _shrink(mask, shape, *args)
         return 1, np.nonzero(mask)[0]
+    _grow(mask, *args)
+    return 0, np.nonzero(mask == 0)[0]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _grow(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any,
+          root: int, missing: Any, held: Any, stack: Any) -> None:
+    """Grow ``mask``, false, to a maximal false superset: add each evidence item whose
+    addition keeps the root out."""
     for e in range(mask.shape[0]):
         if not mask[e]:
             mask[e] = 1
-            if _holds(mask, *args):
+            if _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack):
                 mask[e] = 0
-    return 0, np.nonzero(mask == 0)[0]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)

@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from theory.bitops import popcount
-from theory.cone_kernel import ConeOracle, _fixpoints, _holds, _shrink
+from theory.cone_kernel import ConeOracle, _fixpoints, _grow, _holds, _shrink
 
 ATTEMPTS = 256
 """Exchange attempts (one per member of each new set, breadth first) within one step, before
@@ -182,11 +182,7 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
     for p in present:
         mask[p] = 1
     if not _holds(mask, *args):
-        for e in range(n):
-            if not mask[e]:
-                mask[e] = 1
-                if _holds(mask, *args):
-                    mask[e] = 0
+        _grow(mask, *args)
         outside = np.nonzero(mask == 0)[0]
         return 0, rows, cols, count, outside, np.array([0, outside.shape[0]], dtype=np.int64)
     first = count

@@ -87,7 +87,6 @@ def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.nd
     ``cuts(present positions)`` gives the loop clauses of a false model."""
     import numpy as np
 
-    relevant = np.ones(size, dtype=bool) if position_of_var is None else position_of_var >= 0
     add = solver.add_clause
     while solver.solve():
         model = solver.get_model()[:size]
@@ -97,7 +96,7 @@ def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.nd
         if position_of_var is None:
             present = np.flatnonzero(signs)
         else:
-            present = position_of_var[signs & relevant]
+            present = position_of_var[signs & (position_of_var >= 0)]
         true, flat, start = exchange.step_positions(present)
         variables = flat + 1 if var_of_position is None else var_of_position[flat]
         bounds = start.tolist()
@@ -117,10 +116,13 @@ def _named(index: Any, found: list[np.ndarray]) -> frozenset[frozenset[str]]:
     return frozenset(frozenset(ids[n] for n in nodes.tolist()) for nodes in found)
 
 
-def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER) -> frozenset[frozenset[str]]:
+def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER,
+                     stats: dict[str, int] | None = None) -> frozenset[frozenset[str]]:
     """:meth:`JustificationEnumerator.all_minimal` with the encoding built by a compiled
     pass over the cone (:mod:`theory.cone_cnf`) instead of :class:`SupportProgram`: the
-    same search, without the Python set-up that dominates small queries."""
+    same search, without the Python set-up that dominates small queries. ``stats``, when
+    given, receives the counts of the run (models decided, exchange attempts, sets they
+    found, and the solver's own counters), for the benchmarks."""
     import numpy as np
 
     from theory.cone_cnf import PREMISE, UNUSED, cone_cnf
@@ -156,6 +158,10 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER) -
         solver.add_clause([cnf.root])
         solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
         found = _one_search(solver, exchange, size, None, None, cuts)
+        if stats is not None:
+            models, attempts, exchanged = exchange.tally.tolist()
+            stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged,
+                         **solver.accum_stats())
     return _named(index, found)
 
 
