@@ -8,7 +8,9 @@ nested strongly connected components): the default method (``auto``), the SAT co
 the default encoding (completion + loop formulas) in one search (``method="sat"``) and as
 the solver loop of a few calls per justification (the enumerator's iterator), the
 unrolled-circuit oracle where it is affordable, and clingo, side by side in one run, plus ``jtms supports`` end to end on the
-long cycles (wall and CPU seconds of the child process).
+long cycles (wall and CPU seconds of the child process). A second table says what the
+default did: the time of its label attempt and whether it answered, then the one search's
+solver models, exchange attempts and the sets they found, decisions and conflicts per model.
 
 The compiled kernels are loaded and warm (``compiled=True``: a process pays about 0.5 s
 once to load them, which ``minimal_justifications`` skips on graphs under

@@ -52,13 +52,13 @@ all), so a one-shot command stays fast, while a process that has loaded the kern
 them for every graph."""
 LABEL_WORK = 4_000_000
 """Work (products formed plus subset tests) the compiled label algebra may spend on one
-query before ``method="auto"`` hands it to the SAT core: about 2-3 ms on the benchmarks'
-graphs (0.5-0.7 ns a unit), so a label blow-up costs little, while a cone whose labels stay
-within it is answered far faster than by any search. It is checked before each product and
-minimisation is formed, and a cone with a loop through a justification of two or more
-claims gets a 200th of it (:data:`theory.label_kernel.MULTIPLYING_LOOP_SHARE`: that is
-where labels blow up, and a unit costs 2-5 ns there). Compare budgets with ``python -m
-benchmarks.bench_justifications [--loops] --label-work N``."""
+query before ``method="auto"`` hands it to the SAT core: a few milliseconds, so a label
+blow-up costs little, while a cone whose labels stay within it is answered far faster
+than by any search. It is checked before each product and minimisation is formed, and a
+cone with a loop through a justification of two or more claims gets a 200th of it
+(:data:`theory.label_kernel.MULTIPLYING_LOOP_SHARE`: that is where labels blow up). ``python
+-m benchmarks.bench_justifications --loops`` reports the time of the attempt; compare
+budgets with ``--label-work N``."""
 ENCODINGS = ("completion", "unrolled")
 
 
@@ -152,7 +152,7 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER,
     with Solver(name=solver_name) as solver:
         if solver_name == DEFAULT_SOLVER:
             # learnt-clause minimisation and shrinking cost more than they save on these
-            # small cones: about a fifth of the solver's time on the 984-justification case
+            # small cones (a few conflicts per model)
             solver.configure({"minimize": 0, "shrink": 0})
         solver.append_formula(cnf.clauses())
         solver.add_clause([cnf.root])

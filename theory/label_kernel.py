@@ -42,9 +42,8 @@ UNLIMITED = (1 << 62)
 MULTIPLYING_LOOP_SHARE = 200
 """A cone with a support loop through a justification of two or more claims gets one
 part in this many of the work budget: semi-naive evaluation re-forms that
-justification's product for every set its members gain, which is where labels blow up (on
-the benchmarks' layered graphs with back-edges a work unit there costs 2-5 ns against
-0.5 ns elsewhere)."""
+justification's product for every set its members gain, which is where labels blow up,
+and each unit of work there costs more time than elsewhere (many small products)."""
 
 OK, OVER_SETS, OVER_WORK = 0, 1, 2
 """Status of a target: its label, a label over the set budget on its way, or the work
