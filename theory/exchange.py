@@ -7,8 +7,10 @@ it grows to a maximal false set. After a true model the step keeps going without
 solver: for a found set M and a member e of it, the pool P = all the cone's evidence less
 e, less one member of every set found so far that P still contains (so P contains no found
 set). If the claim holds in the least fixpoint of P, the minimal subset P shrinks to is a
-justification not found before: it is inside P, and every found set is not. Every set
-found this way is expanded in turn, within an attempt budget per model. The solver then
+justification not found before: it is inside P, and every found set is not. Pools are
+built and decided up to 64 at once; one that contains a set found earlier in its own batch
+loses a member of that set and is decided again, so no shrink is spent on a set already
+found. Every set found this way is expanded in turn, within an attempt budget per model. The solver then
 learns them all at once ("not all of M" for each), so a model stands for many
 justifications instead of one. Exactness does not depend on the heuristic: the solver's
 search still ends only when every justification is blocked.
@@ -240,27 +242,36 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
             if not good & (np.uint64(1) << np.uint64(i)):
                 misses += 1
                 continue
+            # the pool holds no set found before the batch; each set the batch found inside
+            # it loses its most frequent member, so whatever the pool shrinks to is new
+            for r in range(batch_first, count):
+                inside = True
+                for w in range(words):
+                    if rows[r, w] & ~pools[i, w]:
+                        inside = False
+                        break
+                if not inside:
+                    continue
+                chosen = -1
+                for w in range(words):
+                    bits = rows[r, w]
+                    while bits:
+                        low = bits & (~bits + np.uint64(1))
+                        x = 64 * w + popcount(low - np.uint64(1))
+                        if chosen < 0 or freq[x] > freq[chosen]:
+                            chosen = x
+                        bits ^= low
+                pools[i, chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
             for x in range(n):
                 mask[x] = 1 if pools[i, x >> 6] & (np.uint64(1) << np.uint64(x & 63)) else 0
-            _holds(mask, *args)   # records the derivation the shrink starts from
+            if not _holds(mask, *args):   # also records the derivation the shrink starts from
+                misses += 1
+                continue
             _shrink(mask, shape, *args)
-            # the pool contains no set found before the batch, so its minimal subset is
-            # new unless another pool of the batch shrank to the same set
-            new = True
-            for r in range(batch_first, count):
-                same = True
-                for x in range(n):
-                    if mask[x] != (1 if rows[r, x >> 6] & (np.uint64(1) << np.uint64(x & 63)) else 0):
-                        same = False
-                        break
-                if same:
-                    new = False
-                    break
-            if new:
-                rows, cols = _append(rows, cols, count, mask, freq)
-                count += 1
-                tally[2] += 1
-                misses = 0
+            rows, cols = _append(rows, cols, count, mask, freq)
+            count += 1
+            tally[2] += 1
+            misses = 0
             if hit.shape[0] < cols.shape[1]:
                 hit = np.zeros(cols.shape[1], dtype=np.uint64)
     flat, start = _positions(rows, first, count)

@@ -59,6 +59,12 @@ cone with a loop through a justification of two or more claims gets a 200th of i
 (:data:`theory.label_kernel.MULTIPLYING_LOOP_SHARE`: that is where labels blow up). ``python
 -m benchmarks.bench_justifications --loops`` reports the time of the attempt; compare
 budgets with ``--label-work N``."""
+REVERSE_AFTER = 64
+"""Models of the one search after which its solver also gets the other direction of the
+completion (:class:`theory.cone_cnf.ConeCNF`, clauses from ``forward`` on): fewer
+decisions per model from then on, for more clauses to load, which only a long enumeration
+repays (the default is the fastest of 1, 32, 64 and never on
+``python -m benchmarks.bench_justifications --loops``)."""
 ENCODINGS = ("completion", "unrolled")
 
 
@@ -79,27 +85,37 @@ class _Unrolled:
 
 
 def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray | None,
-                var_of_position: np.ndarray | None, cuts: Any) -> list[np.ndarray]:
+                var_of_position: np.ndarray | None, cuts: Any,
+                later: tuple[int, Any] | None = None) -> list[np.ndarray]:
     """The loop of the one-search enumeration: solve, decide the model's evidence (the
     first ``size`` variables; ``position_of_var[v - 1]`` is variable v's evidence position
     in the exchange's oracle, -1 for evidence it leaves out; None for both maps when
     variable p + 1 is position p), learn the clauses of the step, until UNSAT.
-    ``cuts(present positions)`` gives the loop clauses of a false model."""
+    ``cuts(present positions)`` gives the loop clauses of a false model; ``later = (k,
+    clauses)``: ``clauses()`` is added after the k-th model."""
     import numpy as np
 
     add = solver.add_clause
-    while solver.solve():
-        model = solver.get_model()[:size]
+    solve = solver.solve
+    model_of = solver.get_model
+    step = exchange.step_positions
+    models = 0
+    after = -1 if later is None else later[0]
+    while solve():
+        model = model_of()[:size]
         if len(model) < size:  # variables in no clause yet are false
             model.extend(range(-len(model) - 1, -size - 1, -1))
-        signs = np.array(model, dtype=np.int64) > 0
         if position_of_var is None:
-            present = np.flatnonzero(signs)
+            present = np.array([v - 1 for v in model if v > 0], dtype=np.int64)
         else:
-            present = position_of_var[signs & (position_of_var >= 0)]
-        true, flat, start = exchange.step_positions(present)
+            present = position_of_var[(np.array(model, dtype=np.int64) > 0) & (position_of_var >= 0)]
+        true, flat, start = step(present)
         variables = flat + 1 if var_of_position is None else var_of_position[flat]
         bounds = start.tolist()
+        models += 1
+        if models == after:
+            for clause in later[1]():  # type: ignore[index]
+                add(clause)
         if true:
             literals = (-variables).tolist()
             for i in range(len(bounds) - 1):
@@ -154,10 +170,11 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER,
             # learnt-clause minimisation and shrinking cost more than they save on these
             # small cones (a few conflicts per model)
             solver.configure({"minimize": 0, "shrink": 0})
-        solver.append_formula(cnf.clauses())
+        solver.append_formula(cnf.clauses(0, cnf.forward))
         solver.add_clause([cnf.root])
         solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
-        found = _one_search(solver, exchange, size, None, None, cuts)
+        found = _one_search(solver, exchange, size, None, None, cuts,
+                            later=(REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)))
         if stats is not None:
             models, attempts, exchanged = exchange.tally.tolist()
             stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged,
