@@ -54,7 +54,7 @@ def test_the_first_calls_are_exported():
 # Modules whose docstrings carry the runnable examples of the functions users call first.
 DOCTESTED = [
     "theory.canonical", "theory.structure", "theory.safety", "theory.justifications",
-    "theory.label_kernel", "theory.cone_kernel", "theory.exchange", "theory.cone_cnf",
+    "theory.label_kernel", "theory.cone_kernel", "theory.exchange", "theory.cone_cnf", "theory.cdcl",
     "theory.fixpoint", "theory.revision", "theory.graphfile", "theory.truthtable", "theory.optional",
     "jtms", "jtms.arguments",
     "jtms.exit_codes", "jtms.plugins", "jtms.progress",

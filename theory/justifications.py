@@ -2,8 +2,9 @@
 
 The minimal justifications of claim c are the minimal evidence sets X with f_c(X) true
 (its ATMS label). :func:`minimal_justifications` tries the compiled label algebra first
-(:mod:`theory.label_kernel`), then one incremental CaDiCaL run over the completion of the
-cone (built by a compiled pass, :mod:`theory.cone_cnf`): each model's evidence is decided
+(:mod:`theory.label_kernel`), then one compiled CDCL search (:mod:`theory.cdcl`) over the
+completion of the cone (built by a compiled pass, :mod:`theory.cone_cnf`), the same
+search that an incremental python-sat solver runs elsewhere: each model's evidence is decided
 exactly by a compiled least fixpoint (:mod:`theory.cone_kernel`) and the step taken on it
 (:mod:`theory.exchange`) learns every justification it finds by exchanging members of the
 found ones, so a model stands for several justifications; a false model teaches a maximal
@@ -132,13 +133,16 @@ def _named(index: Any, found: list[np.ndarray]) -> frozenset[frozenset[str]]:
     return frozenset(frozenset(ids[n] for n in nodes.tolist()) for nodes in found)
 
 
-def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER,
+def _compiled_search(index: Any, root: int, solver_name: str | None = None,
                      stats: dict[str, int] | None = None) -> frozenset[frozenset[str]]:
     """:meth:`JustificationEnumerator.all_minimal` with the encoding built by a compiled
-    pass over the cone (:mod:`theory.cone_cnf`) instead of :class:`SupportProgram`: the
-    same search, without the Python set-up that dominates small queries. ``stats``, when
-    given, receives the counts of the run (models decided, exchange attempts, sets they
-    found, and the solver's own counters), for the benchmarks."""
+    pass over the cone (:mod:`theory.cone_cnf`) instead of :class:`SupportProgram`, and
+    by default the compiled solver of :mod:`theory.cdcl` (every model, step and clause in
+    one compiled call); ``solver_name`` runs the same search over that python-sat solver
+    instead (the completion's other direction added after :data:`REVERSE_AFTER` models).
+    ``stats``, when given, receives the counts of the run (models decided, exchange
+    attempts, sets they found, and the solver's decisions and conflicts), for the
+    benchmarks."""
     import numpy as np
 
     from theory.cone_cnf import PREMISE, UNUSED, cone_cnf
@@ -147,11 +151,21 @@ def _compiled_search(index: Any, root: int, solver_name: str = DEFAULT_SOLVER,
 
     oracle = ConeOracle(index, root)
     cnf = cone_cnf(oracle)
-    if any(cnf.body[k] == PREMISE for k in range(oracle.shape[2][0], oracle.shape[2][1])):
+    root_kept = oracle.shape[2]
+    if (cnf.body[root_kept[0]:root_kept[1]] == PREMISE).any():
         return frozenset([frozenset()])
     size = oracle.evidence.shape[0]
     exchange = Exchange(oracle)
     holds, body = cnf.holds, cnf.body
+    if solver_name is None:
+        from theory.cdcl import CONFLICTS, DECISIONS, search
+
+        counts = search(cnf, exchange)
+        if stats is not None:
+            models, attempts, exchanged = exchange.tally.tolist()
+            stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged,
+                         decisions=int(counts[DECISIONS]), conflicts=int(counts[CONFLICTS]))
+        return _named(index, exchange.found())
 
     def cuts(present: np.ndarray) -> list[list[int]]:
         clauses: list[list[int]] = []
@@ -463,6 +477,10 @@ def minimal_justifications(
     claim : str
     limit : int, optional
         Stop after this many (SAT enumeration order).
+    solver : str
+        The python-sat solver of the SAT paths. With the default, the compiled one
+        search (no ``limit``) runs its own compiled solver instead (:mod:`theory.cdcl`,
+        no Python round trip per model); another name runs it over that solver.
     method : {"auto", "sat", "labels"}
         ``"labels"``: the label algebra, compiled (:mod:`theory.label_kernel`, one call
         computes the cone, its components and the labels). ``"sat"``: the solver core, one
@@ -513,7 +531,7 @@ def minimal_justifications(
         if result is not None:
             return result
     if limit is None and encoding == "completion":
-        return _compiled_search(index, target, solver)
+        return _compiled_search(index, target, None if solver == DEFAULT_SOLVER else solver)
     enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
     if limit is not None:
         return frozenset(islice(enumerator, limit))

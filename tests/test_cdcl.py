@@ -1,0 +1,95 @@
+"""The compiled CDCL search of the one-search enumeration, against brute force and against
+the same search over CaDiCaL (python-sat)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.generate import layered_cyclic, nested_loops
+from theory import SupportStructure
+from theory.cdcl import CONFLICTS, DECISIONS, MODELS, search
+from theory.cone_cnf import cone_cnf
+from theory.cone_kernel import ConeOracle
+from theory.exchange import Exchange
+from theory.index import index_of
+from theory.justifications import _compiled_search
+from theory.reference import brute_force_minimal_justifications
+
+from tests.claim_cases import structure_and_claim
+
+
+def named(index, exchange):
+    return frozenset(frozenset(index.ids[n] for n in m.tolist()) for m in exchange.found())
+
+
+@settings(max_examples=400)
+@given(structure_and_claim(max_evidence=8), st.integers(0, 64), st.integers(1, 16))
+def test_it_finds_exactly_the_minimal_justifications(case, attempts, patience):
+    """Whatever the exchange step leaves to the solver (attempts 0: every justification
+    is a model of its own), the search ends with exactly the brute-force sets."""
+    structure, claim = case
+    index = index_of(structure)
+    expected = brute_force_minimal_justifications(structure, claim)
+    if expected == {frozenset()}:
+        return  # a premise: the caller answers without a search
+    oracle = ConeOracle(index, index.number[claim])
+    exchange = Exchange(oracle, attempts=attempts, patience=patience)
+    counts = search(cone_cnf(oracle), exchange)
+    assert named(index, exchange) == expected
+    assert counts[MODELS] >= (len(expected) if attempts == 0 else min(len(expected), 1))
+
+
+@settings(max_examples=150)
+@given(structure_and_claim(max_evidence=12, max_claims=12))
+def test_it_agrees_with_the_search_over_cadical(case):
+    structure, claim = case
+    index = index_of(structure)
+    target = index.number[claim]
+    assert _compiled_search(index, target) == _compiled_search(index, target, "cadical195")
+
+
+@pytest.mark.parametrize("structure, claim", [
+    (layered_cyclic(36, 8, 12, 0, back_edges=0.05), "root"),
+    (layered_cyclic(36, 8, 12, 1, back_edges=0.1), "root"),
+    (nested_loops(2, 6), "c0"),
+], ids=["layered0", "layered1", "nested"])
+def test_benchmark_shapes_agree_with_cadical(structure, claim):
+    index = index_of(structure)
+    stats: dict[str, int] = {}
+    found = _compiled_search(index, index.number[claim], stats=stats)
+    assert found == _compiled_search(index, index.number[claim], "cadical195")
+    assert stats["models"] >= 1 and stats["decisions"] >= 0 and stats["conflicts"] >= 0
+
+
+def test_a_claim_held_up_only_by_its_loop_has_no_justification():
+    """a <- b, b <- a, a <- e, f: b's only support from outside the loop is {e, f}; the
+    loop alone (a model holding a and b with no evidence) never counts."""
+    structure = SupportStructure.build(
+        ["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e", "f"])])
+    index = index_of(structure)
+    oracle = ConeOracle(index, index.number["b"])
+    exchange = Exchange(oracle, attempts=0)
+    search(cone_cnf(oracle), exchange)
+    assert named(index, exchange) == {frozenset({"e", "f"})}
+
+
+def test_a_claim_with_no_support_has_none():
+    structure = SupportStructure.build(["e"], ["a", "b"], [("a", ["b"]), ("b", ["a"])])
+    index = index_of(structure)
+    oracle = ConeOracle(index, index.number["a"])
+    exchange = Exchange(oracle)
+    counts = search(cone_cnf(oracle), exchange)
+    assert exchange.found() == [] and counts[MODELS] == 0
+
+
+def test_counts_are_the_search_s_own():
+    structure = SupportStructure.build(
+        ["p", "q", "r", "s"], ["a", "b", "root"],
+        [("a", ["p"]), ("a", ["q"]), ("b", ["r"]), ("b", ["s"]), ("root", ["a", "b"])])
+    index = index_of(structure)
+    oracle = ConeOracle(index, index.number["root"])
+    exchange = Exchange(oracle, attempts=0)
+    counts = search(cone_cnf(oracle), exchange)
+    assert counts.dtype == np.int64 and counts[MODELS] == 4   # no exchange: one model each
+    assert counts[DECISIONS] >= 1 and counts[CONFLICTS] >= 0

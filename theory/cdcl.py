@@ -1,0 +1,532 @@
+"""A compiled conflict-driven clause-learning search (numba) for the one-search enumeration
+of :func:`theory.justifications.minimal_justifications`: the solver, the exchange step and
+the clauses the step teaches in one compiled call, with no Python round trip per model.
+
+The formula is a cone's completion (:func:`theory.cone_cnf.cone_cnf`, both directions) and
+the root. Each model's evidence goes to the exchange step
+(:func:`theory.exchange._step`): true, it teaches "not all of M" for every justification M
+it found; false, "some evidence outside a maximal false set" and the loop formulas of the
+loops that held the root up (:func:`theory.cone_kernel._unfounded`). The search does not
+start again after a model: each new clause is attached to the trail as it stands, after
+backjumping only as far as the clause needs (to be unit, or to leave two free literals),
+so the next model reuses the decisions the last one shares with it. It ends, with every
+justification found, when a clause is false at level 0.
+
+The solver is a textbook one, small because its formulas are (hundreds of variables):
+two watched literals per clause, kept as linked lists through the clauses with a blocking
+literal per watch; first-UIP learning with local minimisation; VSIDS activities in a
+binary heap on large formulas; every decision false (small models first), no restarts and no clause
+deletion. On the cases of ``python -m benchmarks.bench_justifications --loops`` it takes
+about two thirds of the time of the same search over CaDiCaL through python-sat, whose
+per-model round trip (solve, get the model, add the clauses) costs more than its faster
+propagation saves; the tests check it against that search and against brute force.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from theory.cone_cnf import PREMISE, UNUSED, ConeCNF
+from theory.cone_kernel import _unfounded
+from theory.exchange import Exchange, _step
+from theory.label_kernel import _grow
+
+DECISIONS, CONFLICTS, MODELS = range(3)
+"""Indices of :func:`search`'s counts."""
+ACTIVITY_DECAY = 0.75
+"""VSIDS decay per conflict. The search never restarts, so a fast decay keeps its
+decisions on the variables of the last conflicts: 0.75 was the best of 0.95, 0.85, 0.75
+and 0.6 on fourteen layered graphs with back-edges (the six of ``bench_justifications
+--loops`` and eight others), mean time 0.39 of clingo's against 0.41 at 0.95, and on the
+984-justification case 0.35 against 0.47."""
+HEAP_FROM = 4096
+"""Variables from which decisions come from a binary heap of activities; below, a scan of
+every variable per decision is cheaper than keeping the heap through every backjump
+(about 10% of the search on the 984-justification case of ``bench_justifications
+--loops``, 295 variables)."""
+
+
+def search(cnf: ConeCNF, exchange: Exchange) -> np.ndarray:
+    """Enumerate every minimal justification of the exchange's cone into ``exchange``
+    (:meth:`~theory.exchange.Exchange.found` lists them after); returns the counts
+    ``[decisions, conflicts, models]``.
+
+    The root must have no premise (its only minimal justification would be the empty set,
+    which the caller answers without a search).
+
+    >>> from theory import SupportStructure
+    >>> from theory.cone_cnf import cone_cnf
+    >>> from theory.cone_kernel import ConeOracle
+    >>> from theory.index import index_of
+    >>> g = SupportStructure.build(["p", "q", "r", "s"], ["a", "b", "root"],
+    ...     [("a", ["p"]), ("a", ["q"]), ("b", ["r"]), ("b", ["s"]), ("root", ["a", "b"])])
+    >>> index = index_of(g)
+    >>> oracle = ConeOracle(index, index.number["root"])
+    >>> exchange = Exchange(oracle)
+    >>> counts = search(cone_cnf(oracle), exchange)
+    >>> sorted(sorted(index.ids[n] for n in m) for m in exchange.found())
+    [['p', 'r'], ['p', 's'], ['q', 'r'], ['q', 's']]
+    >>> int(counts[MODELS])       # one model; the exchange step found the other three
+    1
+    """
+    oracle = exchange.oracle
+    counts = np.zeros(3, dtype=np.int64)
+    exchange.rows, exchange.cols, exchange.count = _search(  # type: ignore[call-arg]
+        cnf.variables, cnf.literals, cnf.start, cnf.root, cnf.holds, cnf.body, oracle.kept, oracle.evidence,
+        exchange.rows, exchange.cols, exchange.count, exchange.freq, exchange.tally, exchange.attempts,
+        exchange.patience, *oracle._args(), counts)
+    return counts
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _room(lits: Any, c_start: Any, c_size: Any, nxt: Any, blk: Any, clauses: int, used: int, width: int) -> Any:
+    """The clause arrays, grown so that one more clause of ``width`` literals fits
+    (``nxt``, ``blk``: two watches per clause)."""
+    while used + width > lits.shape[0]:
+        lits = _grow(lits)
+    if 2 * (clauses + 1) > nxt.shape[0]:
+        c_start = _grow(c_start)
+        c_size = _grow(c_size)
+        nxt = _grow(nxt)
+        blk = _grow(blk)
+    return lits, c_start, c_size, nxt, blk
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _up(heap: Any, pos: Any, activity: Any, i: int) -> None:
+    v = heap[i]
+    while i > 0:
+        parent = (i - 1) >> 1
+        if activity[heap[parent]] >= activity[v]:
+            break
+        heap[i] = heap[parent]
+        pos[heap[i]] = i
+        i = parent
+    heap[i] = v
+    pos[v] = i
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _down(heap: Any, pos: Any, activity: Any, size: int, i: int) -> None:
+    v = heap[i]
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and activity[heap[child + 1]] > activity[heap[child]]:
+            child += 1
+        if activity[heap[child]] <= activity[v]:
+            break
+        heap[i] = heap[child]
+        pos[heap[i]] = i
+        i = child
+    heap[i] = v
+    pos[v] = i
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _insert(heap: Any, pos: Any, activity: Any, size: int, v: int) -> int:
+    """Put variable v in the decision heap (if it is not there); returns the new size."""
+    if pos[v] >= 0:
+        return size
+    heap[size] = v
+    pos[v] = size
+    _up(heap, pos, activity, size)
+    return size + 1
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _backjump(to: int, trail: Any, trail_lim: Any, n_trail: int, lv: Any, reason: Any, heap: Any, pos: Any,
+              activity: Any, size: int, V: int) -> Any:
+    """Undo every assignment above decision level ``to``: the new trail length and heap
+    size (the heap is in use from :data:`HEAP_FROM` variables)."""
+    first = trail_lim[to + 1]
+    for t in range(first, n_trail):
+        q = trail[t]
+        lv[q + V] = 0
+        lv[V - q] = 0
+        reason[abs(q)] = -1
+        if V >= HEAP_FROM:
+            size = _insert(heap, pos, activity, size, abs(q))
+    return first, size
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds: Any, body: Any, kept: Any,
+            evidence: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int,
+            position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
+            comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
+            just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any,
+            counts: Any) -> Any:
+    V = variables
+    size = evidence.shape[0]               # evidence position p is variable p + 1
+    lv = np.zeros(2 * V + 1, dtype=np.int8)     # lv[lit + V]: 1 true, -1 false, 0 free
+    level = np.zeros(V + 1, dtype=np.int64)
+    reason = np.full(V + 1, -1, dtype=np.int64)
+    trail = np.empty(V + 1, dtype=np.int64)
+    trail_lim = np.zeros(V + 2, dtype=np.int64)
+    seen = np.zeros(V + 1, dtype=np.uint8)
+    activity = np.zeros(V + 1, dtype=np.float64)
+    use_heap = V >= HEAP_FROM
+    heap = np.empty(V if use_heap else 0, dtype=np.int64)
+    pos = np.full(V + 1, -1, dtype=np.int64)
+    heap_size = 0
+    if use_heap:
+        for v in range(1, V + 1):
+            heap_size = _insert(heap, pos, activity, heap_size, v)
+    head = np.full(2 * V + 1, -1, dtype=np.int64)   # head[lit + V]: the first watch of lit
+    inc = 1.0
+    n_trail = 0
+    qhead = 0
+    dl = 0
+    capacity = cnf_start.shape[0] + 64
+    lits = np.empty(2 * cnf_lits.shape[0] + 256, dtype=np.int64)
+    c_start = np.empty(capacity, dtype=np.int64)
+    c_size = np.empty(capacity, dtype=np.int64)
+    nxt = np.empty(2 * capacity, dtype=np.int64)     # watch 2c + s is on clause c's literal s
+    blk = np.empty(2 * capacity, dtype=np.int64)
+    clauses = 0
+    used = 0
+    buffer = np.empty(max(V + 2, cnf_start.shape[0]), dtype=np.int64)
+    learnt = np.empty(V + 2, dtype=np.int64)
+    present = np.empty(size, dtype=np.int64)
+    # the formula and the root, at level 0
+    n_input = cnf_start.shape[0] - 1
+    for i in range(n_input + 1):
+        width = 1
+        if i < n_input:
+            width = cnf_start[i + 1] - cnf_start[i]
+            if width > buffer.shape[0]:
+                buffer = np.empty(width, dtype=np.int64)
+            buffer[:width] = cnf_lits[cnf_start[i]:cnf_start[i + 1]]
+        else:
+            buffer[0] = root_lit
+        w = 0
+        satisfied = False
+        for t in range(width):
+            value = lv[buffer[t] + V]
+            if value == 1:
+                satisfied = True
+                break
+            if value == 0:
+                buffer[w] = buffer[t]
+                w += 1
+        if satisfied:
+            continue
+        if w == 0:
+            return rows, cols, count      # no model at all
+        if w == 1:
+            lit = buffer[0]
+            lv[lit + V] = 1
+            lv[V - lit] = -1
+            level[abs(lit)] = 0
+            trail[n_trail] = lit
+            n_trail += 1
+            continue
+        lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, w)
+        lits[used:used + w] = buffer[:w]
+        c_start[clauses] = used
+        c_size[clauses] = w
+        for s in range(2):
+            node = 2 * clauses + s
+            nxt[node] = head[buffer[s] + V]
+            head[buffer[s] + V] = node
+            blk[node] = buffer[1 - s]
+        clauses += 1
+        used += w
+    pending = clauses      # clauses [pending, pending_end) are stored but not attached yet
+    pending_end = clauses
+    conflict = -1
+    while True:
+        # unit propagation over the watches of each literal made false
+        while conflict < 0 and qhead < n_trail:
+            false_lit = -trail[qhead]
+            qhead += 1
+            prev = -1
+            node = head[false_lit + V]
+            while node != -1:
+                following = nxt[node]
+                if lv[blk[node] + V] == 1:
+                    prev = node
+                    node = following
+                    continue
+                c = node >> 1
+                s = node & 1
+                b = c_start[c]
+                other = lits[b + 1 - s]
+                if lv[other + V] == 1:
+                    blk[node] = other
+                    prev = node
+                    node = following
+                    continue
+                moved = False
+                for k in range(b + 2, b + c_size[c]):
+                    q = lits[k]
+                    if lv[q + V] != -1:
+                        lits[k] = false_lit
+                        lits[b + s] = q
+                        if prev == -1:
+                            head[false_lit + V] = following
+                        else:
+                            nxt[prev] = following
+                        nxt[node] = head[q + V]
+                        head[q + V] = node
+                        blk[node] = other
+                        moved = True
+                        break
+                if moved:
+                    node = following
+                    continue
+                if lv[other + V] == -1:
+                    conflict = c
+                    break
+                lv[other + V] = 1
+                lv[V - other] = -1
+                level[abs(other)] = dl
+                reason[abs(other)] = c
+                trail[n_trail] = other
+                n_trail += 1
+                prev = node
+                node = following
+        if conflict >= 0:
+            counts[1] += 1
+            if dl == 0:
+                break
+            # first UIP: resolve the current level's literals away, newest first
+            path = 0
+            n_learnt = 1
+            t = n_trail - 1
+            c = conflict
+            implied = 0
+            p = 0
+            while True:
+                for z in range(c_start[c], c_start[c] + c_size[c]):
+                    q = lits[z]
+                    v = abs(q)
+                    if v == implied or seen[v] or level[v] == 0:
+                        continue
+                    seen[v] = 1
+                    activity[v] += inc
+                    if pos[v] >= 0:
+                        _up(heap, pos, activity, pos[v])
+                    if level[v] >= dl:
+                        path += 1
+                    else:
+                        learnt[n_learnt] = q
+                        n_learnt += 1
+                while not seen[abs(trail[t])]:
+                    t -= 1
+                p = trail[t]
+                t -= 1
+                implied = abs(p)
+                c = reason[implied]
+                seen[implied] = 0
+                path -= 1
+                if path == 0:
+                    break
+            learnt[0] = -p
+            inc *= 1.0 / ACTIVITY_DECAY
+            if inc > 1e100:
+                for u in range(V + 1):
+                    activity[u] *= 1e-100
+                inc *= 1e-100
+            # local minimisation: a literal whose reason's other literals are all in the
+            # clause (or of level 0) is implied by them
+            for z in range(1, n_learnt):
+                v = abs(learnt[z])
+                r = reason[v]
+                keep = r < 0
+                if not keep:
+                    for y in range(c_start[r], c_start[r] + c_size[r]):
+                        u = abs(lits[y])
+                        if u != v and not seen[u] and level[u] > 0:
+                            keep = True
+                            break
+                buffer[z] = keep
+            for z in range(1, n_learnt):
+                seen[abs(learnt[z])] = 0
+            w = 1
+            for z in range(1, n_learnt):
+                if buffer[z]:
+                    learnt[w] = learnt[z]
+                    w += 1
+            n_learnt = w
+            back = 0
+            if n_learnt > 1:
+                best = 1
+                for z in range(2, n_learnt):
+                    if level[abs(learnt[z])] > level[abs(learnt[best])]:
+                        best = z
+                q = learnt[1]
+                learnt[1] = learnt[best]
+                learnt[best] = q
+                back = level[abs(learnt[1])]
+            n_trail, heap_size = _backjump(back, trail, trail_lim, n_trail, lv, reason, heap, pos, activity,
+                                           heap_size, V)
+            qhead = n_trail
+            dl = back
+            lit = learnt[0]
+            lv[lit + V] = 1
+            lv[V - lit] = -1
+            level[abs(lit)] = dl
+            trail[n_trail] = lit
+            n_trail += 1
+            if n_learnt > 1:
+                lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, n_learnt)
+                lits[used:used + n_learnt] = learnt[:n_learnt]
+                c_start[clauses] = used
+                c_size[clauses] = n_learnt
+                for s in range(2):
+                    node = 2 * clauses + s
+                    nxt[node] = head[learnt[s] + V]
+                    head[learnt[s] + V] = node
+                    blk[node] = learnt[1 - s]
+                reason[abs(lit)] = clauses
+                clauses += 1
+                used += n_learnt
+            conflict = -1
+            continue
+        if pending < pending_end:
+            # attach one clause of the last step to the propagated trail: free or true
+            # literals first, then false ones by level, backjumping as far as it needs
+            c = pending
+            pending += 1
+            width = c_size[c]
+            if width == 0:
+                break      # the empty clause: no model is left
+            b = c_start[c]
+            for slot in range(min(2, width)):
+                best = b + slot
+                for z in range(b + slot + 1, b + width):
+                    if lv[lits[best] + V] == -1 and (lv[lits[z] + V] != -1
+                                                     or level[abs(lits[z])] > level[abs(lits[best])]):
+                        best = z
+                q = lits[b + slot]
+                lits[b + slot] = lits[best]
+                lits[best] = q
+            single = width == 1
+            v0 = lv[lits[b] + V]
+            v1 = -1 if single else lv[lits[b + 1] + V]
+            l0 = level[abs(lits[b])]
+            l1 = 0 if single else level[abs(lits[b + 1])]
+            back = dl
+            assign = False
+            if v0 == -1:            # false: unit below its last literal, or two free above
+                if l0 == 0:
+                    break
+                if single or l1 < l0:
+                    back = l1
+                    assign = True
+                else:
+                    back = l0 - 1
+            elif v1 == -1:          # one literal not false: unit (true too late counts)
+                if v0 == 0:
+                    assign = True
+                    if single:
+                        back = 0
+                elif single or l0 > l1:
+                    back = l1
+                    assign = True
+            if back < dl:
+                n_trail, heap_size = _backjump(back, trail, trail_lim, n_trail, lv, reason, heap, pos, activity,
+                                               heap_size, V)
+                qhead = n_trail
+                dl = back
+            if not single:
+                for s in range(2):
+                    node = 2 * c + s
+                    nxt[node] = head[lits[b + s] + V]
+                    head[lits[b + s] + V] = node
+                    blk[node] = lits[b + 1 - s]
+            if assign:
+                lit = lits[b]
+                lv[lit + V] = 1
+                lv[V - lit] = -1
+                level[abs(lit)] = dl
+                reason[abs(lit)] = -1 if single else c
+                trail[n_trail] = lit
+                n_trail += 1
+            continue
+        # decide: the free variable of most activity, false
+        best = 0
+        if not use_heap:
+            top_activity = -1.0
+            for v in range(1, V + 1):
+                if lv[v + V] == 0 and activity[v] > top_activity:
+                    best = v
+                    top_activity = activity[v]
+        while use_heap and heap_size > 0:
+            v = heap[0]
+            heap_size -= 1
+            pos[v] = -1
+            if heap_size > 0:
+                heap[0] = heap[heap_size]
+                pos[heap[0]] = 0
+                _down(heap, pos, activity, heap_size, 0)
+            if lv[v + V] == 0:
+                best = v
+                break
+        if best != 0:
+            counts[0] += 1
+            dl += 1
+            trail_lim[dl] = n_trail
+            lv[V - best] = 1
+            lv[V + best] = -1
+            level[best] = dl
+            trail[n_trail] = -best
+            n_trail += 1
+            continue
+        # a model: the exchange step decides its evidence; store the clauses it teaches
+        counts[2] += 1
+        m = 0
+        for v in range(1, size + 1):
+            if lv[v + V] == 1:
+                present[m] = v - 1
+                m += 1
+        kind, rows, cols, count, flat, start = _step(
+            present[:m], rows, cols, count, freq, tally, attempts, patience, a_start, a_local, claim_kept,
+            comp_of, comp_nodes, comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim,
+            just_size, root, missing, held, stack, mask)
+        pending = clauses
+        for g in range(start.shape[0] - 1):
+            width = start[g + 1] - start[g]
+            lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, width)
+            for z in range(width):
+                x = flat[start[g] + z] + 1
+                lits[used + z] = -x if kind else x
+            c_start[clauses] = used
+            c_size[clauses] = width
+            clauses += 1
+            used += width
+        if not kind:
+            members, member_start, external, ext_start = _unfounded(
+                evidence[present[:m]], kept, claim_kept, just_size, position, a_start, a_local, claim_kept,
+                comp_of, comp_nodes, comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim,
+                just_size, root, missing, held, stack, mask)
+            for g in range(member_start.shape[0] - 1):
+                supported = False
+                for z in range(ext_start[g], ext_start[g + 1]):
+                    if body[external[z]] == PREMISE:
+                        supported = True
+                    if body[external[z]] == UNUSED:
+                        raise AssertionError("a loop names a justification encoded without a body")
+                if supported:
+                    continue
+                width = 1 + ext_start[g + 1] - ext_start[g]
+                for y in range(member_start[g], member_start[g + 1]):
+                    lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, width)
+                    lits[used] = -holds[members[y]]
+                    for z in range(ext_start[g], ext_start[g + 1]):
+                        lits[used + 1 + z - ext_start[g]] = body[external[z]]
+                    c_start[clauses] = used
+                    c_size[clauses] = width
+                    clauses += 1
+                    used += width
+        pending_end = clauses
+    return rows, cols, count
+
+
+__all__ = ["CONFLICTS", "DECISIONS", "MODELS", "search"]
