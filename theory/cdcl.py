@@ -16,10 +16,11 @@ The solver is a textbook one, small because its formulas are (hundreds of variab
 two watched literals per clause, kept as linked lists through the clauses with a blocking
 literal per watch; first-UIP learning with local minimisation; VSIDS activities in a
 binary heap on large formulas; every decision false (small models first), no restarts and no clause
-deletion. On the cases of ``python -m benchmarks.bench_justifications --loops`` it takes
-about two thirds of the time of the same search over CaDiCaL through python-sat, whose
-per-model round trip (solve, get the model, add the clauses) costs more than its faster
-propagation saves; the tests check it against that search and against brute force.
+deletion. On the layered cases of ``python -m benchmarks.bench_justifications --loops`` it
+takes 0.59-0.74x of the time of the same search over CaDiCaL through python-sat (the column
+"one search, CaDiCaL"), whose per-model round trip (solve, get the model, add the clauses)
+costs more than its faster propagation saves; the tests check it against that search and
+against brute force.
 """
 
 from __future__ import annotations
@@ -38,10 +39,9 @@ DECISIONS, CONFLICTS, MODELS = range(3)
 """Indices of :func:`search`'s counts."""
 ACTIVITY_DECAY = 0.75
 """VSIDS decay per conflict. The search never restarts, so a fast decay keeps its
-decisions on the variables of the last conflicts: 0.75 was the best of 0.95, 0.85, 0.75
-and 0.6 on fourteen layered graphs with back-edges (the six of ``bench_justifications
---loops`` and eight others), mean time 0.39 of clingo's against 0.41 at 0.95, and on the
-984-justification case 0.35 against 0.47."""
+decisions on the variables of the last conflicts: 0.75 had the best mean ratio to clingo
+of 0.95, 0.85, 0.75 and 0.6 on the layered graphs of ``bench_justifications --loops`` and
+``--held-out`` (runs with the constant edited; the 984-justification case gains most)."""
 HEAP_FROM = 4096
 """Variables from which decisions come from a binary heap of activities; below, a scan of
 every variable per decision is cheaper than keeping the heap through every backjump
