@@ -10,9 +10,9 @@ set). If the claim holds in the least fixpoint of P, the minimal subset P shrink
 justification not found before: it is inside P, and every found set is not. Pools are
 built and decided up to 64 at once; one that contains a set found earlier in its own batch
 loses a member of that set and is decided again, so no shrink is spent on a set already
-found. Every set found this way is expanded in turn, within an attempt budget per model. The solver then
-learns them all at once ("not all of M" for each), so a model stands for many
-justifications instead of one. Exactness does not depend on the heuristic: the solver's
+found. Every set found this way is expanded in turn, within an attempt budget per model.
+The solver then learns them all at once ("not all of M" for each), so a model stands for
+many justifications instead of one. Exactness does not depend on the heuristic: the solver's
 search still ends only when every justification is blocked.
 
 Found sets are rows of 64-bit words (any number of words), kept across steps in
@@ -133,12 +133,30 @@ def _append(rows: Any, cols: Any, count: int, mask: Any, freq: Any) -> Any:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
+def _most_found(row: Any, avoid: Any, freq: Any) -> int:
+    """The member of ``row`` in the most found sets (``freq``), among those outside
+    ``avoid`` if there are any (``avoid`` = ``row`` itself: among all); -1 for none."""
+    chosen = -1
+    for outside in (True, False):
+        for w in range(row.shape[0]):
+            bits = row[w] & ~avoid[w] if outside else row[w]
+            while bits:
+                low = bits & (~bits + np.uint64(1))
+                x = 64 * w + popcount(low - np.uint64(1))
+                if chosen < 0 or freq[x] > freq[chosen]:
+                    chosen = x
+                bits ^= low
+        if chosen >= 0:
+            return chosen
+    return chosen
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
 def _pool(pool: Any, e: int, full: Any, parent: Any, rows: Any, cols: Any, count: int, freq: Any, hit: Any) -> None:
     """All the evidence less e, less one member of every found set still inside: ``hit``
     marks the rows that miss a member (those holding e, then those holding each member
     dropped); the member dropped is one outside the parent where there is one, in the most
     found sets (so that few members cut them all)."""
-    words = rows.shape[1]
     pool[:] = full
     pool[e >> 6] &= ~(np.uint64(1) << np.uint64(e & 63))
     spans = (count + 63) >> 6
@@ -154,18 +172,7 @@ def _pool(pool: Any, e: int, full: Any, parent: Any, rows: Any, cols: Any, count
                 break
         if q < 0:
             return
-        chosen = -1
-        for outside in (True, False):
-            for w in range(words):
-                bits = rows[q, w] & ~parent[w] if outside else rows[q, w]
-                while bits:
-                    low = bits & (~bits + np.uint64(1))
-                    x = 64 * w + popcount(low - np.uint64(1))
-                    if chosen < 0 or freq[x] > freq[chosen]:
-                        chosen = x
-                    bits ^= low
-            if chosen >= 0:
-                break
+        chosen = _most_found(rows[q], parent, freq)
         pool[chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
         for w in range(spans):
             hit[w] |= cols[chosen, w]
@@ -252,15 +259,7 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
                         break
                 if not inside:
                     continue
-                chosen = -1
-                for w in range(words):
-                    bits = rows[r, w]
-                    while bits:
-                        low = bits & (~bits + np.uint64(1))
-                        x = 64 * w + popcount(low - np.uint64(1))
-                        if chosen < 0 or freq[x] > freq[chosen]:
-                            chosen = x
-                        bits ^= low
+                chosen = _most_found(rows[r], rows[r], freq)
                 pools[i, chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
             for x in range(n):
                 mask[x] = 1 if pools[i, x >> 6] & (np.uint64(1) << np.uint64(x & 63)) else 0

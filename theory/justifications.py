@@ -64,8 +64,9 @@ REVERSE_AFTER = 64
 """Models of the one search after which its solver also gets the other direction of the
 completion (:class:`theory.cone_cnf.ConeCNF`, clauses from ``forward`` on): fewer
 decisions per model from then on, for more clauses to load, which only a long enumeration
-repays (the default is the fastest of 1, 32, 64 and never on
-``python -m benchmarks.bench_justifications --loops``)."""
+repays (64 was chosen among 1, 32, 64 and never with a script outside the repository; the
+column "one search, CaDiCaL" of ``python -m benchmarks.bench_justifications --loops``
+times the result). The compiled solver of :mod:`theory.cdcl` takes them from the start."""
 ENCODINGS = ("completion", "unrolled")
 
 
