@@ -96,6 +96,30 @@ def _room(lits: Any, c_start: Any, c_size: Any, nxt: Any, blk: Any, clauses: int
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
+def _link(c: int, first: int, second: int, head: Any, nxt: Any, blk: Any, V: int) -> None:
+    """Watch clause c on its literals ``first`` and ``second`` (each the other's blocker)."""
+    nxt[2 * c] = head[first + V]
+    head[first + V] = 2 * c
+    blk[2 * c] = second
+    nxt[2 * c + 1] = head[second + V]
+    head[second + V] = 2 * c + 1
+    blk[2 * c + 1] = first
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _assign(lit: int, at: int, why: int, lv: Any, level: Any, reason: Any, trail: Any, n_trail: int,
+            V: int) -> int:
+    """Make ``lit`` true at level ``at`` with reason clause ``why`` (-1: none); returns the
+    new trail length."""
+    lv[lit + V] = 1
+    lv[V - lit] = -1
+    level[abs(lit)] = at
+    reason[abs(lit)] = why
+    trail[n_trail] = lit
+    return n_trail + 1
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
 def _up(heap: Any, pos: Any, activity: Any, i: int) -> None:
     v = heap[i]
     while i > 0:
@@ -219,22 +243,13 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
         if w == 0:
             return rows, cols, count      # no model at all
         if w == 1:
-            lit = buffer[0]
-            lv[lit + V] = 1
-            lv[V - lit] = -1
-            level[abs(lit)] = 0
-            trail[n_trail] = lit
-            n_trail += 1
+            n_trail = _assign(buffer[0], 0, -1, lv, level, reason, trail, n_trail, V)
             continue
         lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, w)
         lits[used:used + w] = buffer[:w]
         c_start[clauses] = used
         c_size[clauses] = w
-        for s in range(2):
-            node = 2 * clauses + s
-            nxt[node] = head[buffer[s] + V]
-            head[buffer[s] + V] = node
-            blk[node] = buffer[1 - s]
+        _link(clauses, buffer[0], buffer[1], head, nxt, blk, V)
         clauses += 1
         used += w
     pending = clauses      # clauses [pending, pending_end) are stored but not attached yet
@@ -283,12 +298,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 if lv[other + V] == -1:
                     conflict = c
                     break
-                lv[other + V] = 1
-                lv[V - other] = -1
-                level[abs(other)] = dl
-                reason[abs(other)] = c
-                trail[n_trail] = other
-                n_trail += 1
+                n_trail = _assign(other, dl, c, lv, level, reason, trail, n_trail, V)
                 prev = node
                 node = following
         if conflict >= 0:
@@ -368,23 +378,14 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                                            heap_size, V)
             qhead = n_trail
             dl = back
-            lit = learnt[0]
-            lv[lit + V] = 1
-            lv[V - lit] = -1
-            level[abs(lit)] = dl
-            trail[n_trail] = lit
-            n_trail += 1
+            n_trail = _assign(learnt[0], dl, clauses if n_learnt > 1 else -1, lv, level, reason, trail,
+                              n_trail, V)
             if n_learnt > 1:
                 lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, n_learnt)
                 lits[used:used + n_learnt] = learnt[:n_learnt]
                 c_start[clauses] = used
                 c_size[clauses] = n_learnt
-                for s in range(2):
-                    node = 2 * clauses + s
-                    nxt[node] = head[learnt[s] + V]
-                    head[learnt[s] + V] = node
-                    blk[node] = learnt[1 - s]
-                reason[abs(lit)] = clauses
+                _link(clauses, learnt[0], learnt[1], head, nxt, blk, V)
                 clauses += 1
                 used += n_learnt
             conflict = -1
@@ -436,19 +437,9 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 qhead = n_trail
                 dl = back
             if not single:
-                for s in range(2):
-                    node = 2 * c + s
-                    nxt[node] = head[lits[b + s] + V]
-                    head[lits[b + s] + V] = node
-                    blk[node] = lits[b + 1 - s]
+                _link(c, lits[b], lits[b + 1], head, nxt, blk, V)
             if assign:
-                lit = lits[b]
-                lv[lit + V] = 1
-                lv[V - lit] = -1
-                level[abs(lit)] = dl
-                reason[abs(lit)] = -1 if single else c
-                trail[n_trail] = lit
-                n_trail += 1
+                n_trail = _assign(lits[b], dl, -1 if single else c, lv, level, reason, trail, n_trail, V)
             continue
         # decide: the free variable of most activity, false
         best = 0
@@ -473,11 +464,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             counts[0] += 1
             dl += 1
             trail_lim[dl] = n_trail
-            lv[V - best] = 1
-            lv[V + best] = -1
-            level[best] = dl
-            trail[n_trail] = -best
-            n_trail += 1
+            n_trail = _assign(-best, dl, -1, lv, level, reason, trail, n_trail, V)
             continue
         # a model: the exchange step decides its evidence; store the clauses it teaches
         counts[2] += 1
