@@ -6,7 +6,7 @@ The formula is a cone's completion (:func:`theory.cone_cnf.cone_cnf`, both direc
 the root. Each model's evidence goes to the exchange step
 (:func:`theory.exchange._step`): true, it teaches "not all of M" for every justification M
 it found; false, "some evidence outside a maximal false set" and the loop formulas of the
-loops that held the root up (:func:`theory.cone_kernel._unfounded`). The search does not
+loops that held the root up (:func:`theory.cone_cnf.loop_cuts`). The search does not
 start again after a model: each new clause is attached to the trail as it stands, after
 backjumping only as far as the clause needs (to be unit, or to leave two free literals),
 so the next model reuses the decisions the last one shares with it. It ends, with every
@@ -30,8 +30,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from theory.cone_cnf import PREMISE, UNUSED, ConeCNF
-from theory.cone_kernel import _unfounded
+from theory.cone_cnf import ConeCNF, _loop_cuts
 from theory.exchange import Exchange, _step
 from theory.label_kernel import _grow
 
@@ -75,7 +74,7 @@ def search(cnf: ConeCNF, exchange: Exchange) -> np.ndarray:
     oracle = exchange.oracle
     counts = np.zeros(3, dtype=np.int64)
     exchange.rows, exchange.cols, exchange.count = _search(  # type: ignore[call-arg]
-        cnf.variables, cnf.literals, cnf.start, cnf.root, cnf.holds, cnf.body, oracle.kept, oracle.evidence,
+        cnf.variables, cnf.literals, cnf.start, cnf.root, cnf.holds, cnf.body, oracle.evidence,
         exchange.rows, exchange.cols, exchange.count, exchange.freq, exchange.tally, exchange.attempts,
         exchange.patience, *oracle._args(), counts)
     return counts
@@ -93,6 +92,25 @@ def _room(lits: Any, c_start: Any, c_size: Any, nxt: Any, blk: Any, clauses: int
         nxt = _grow(nxt)
         blk = _grow(blk)
     return lits, c_start, c_size, nxt, blk
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _store(source: Any, bounds: Any, sign: int, lits: Any, c_start: Any, c_size: Any, nxt: Any, blk: Any,
+           clauses: int, used: int) -> Any:
+    """Store clauses ``source[bounds[i]:bounds[i + 1]]`` (not yet watched): evidence
+    positions as the literals of their variables, negated (``sign`` -1) or not (1), or
+    literals as they are (``sign`` 0)."""
+    for g in range(bounds.shape[0] - 1):
+        width = bounds[g + 1] - bounds[g]
+        lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, width)
+        for z in range(width):
+            x = source[bounds[g] + z]
+            lits[used + z] = x if sign == 0 else sign * (x + 1)
+        c_start[clauses] = used
+        c_size[clauses] = width
+        clauses += 1
+        used += width
+    return lits, c_start, c_size, nxt, blk, clauses, used
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -179,8 +197,8 @@ def _backjump(to: int, trail: Any, trail_lim: Any, n_trail: int, lv: Any, reason
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds: Any, body: Any, kept: Any,
-            evidence: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int,
+def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds: Any, body: Any, evidence: Any,
+            rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int,
             position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
             comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
             just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any,
@@ -478,40 +496,18 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             comp_of, comp_nodes, comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim,
             just_size, root, missing, held, stack, mask)
         pending = clauses
-        for g in range(start.shape[0] - 1):
-            width = start[g + 1] - start[g]
-            lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, width)
-            for z in range(width):
-                x = flat[start[g] + z] + 1
-                lits[used + z] = -x if kind else x
-            c_start[clauses] = used
-            c_size[clauses] = width
-            clauses += 1
-            used += width
-        if not kind:
-            members, member_start, external, ext_start = _unfounded(
-                evidence[present[:m]], kept, claim_kept, just_size, position, a_start, a_local, claim_kept,
-                comp_of, comp_nodes, comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim,
-                just_size, root, missing, held, stack, mask)
-            for g in range(member_start.shape[0] - 1):
-                supported = False
-                for z in range(ext_start[g], ext_start[g + 1]):
-                    if body[external[z]] == PREMISE:
-                        supported = True
-                    if body[external[z]] == UNUSED:
-                        raise AssertionError("a loop names a justification encoded without a body")
-                if supported:
-                    continue
-                width = 1 + ext_start[g + 1] - ext_start[g]
-                for y in range(member_start[g], member_start[g + 1]):
-                    lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, width)
-                    lits[used] = -holds[members[y]]
-                    for z in range(ext_start[g], ext_start[g + 1]):
-                        lits[used + 1 + z - ext_start[g]] = body[external[z]]
-                    c_start[clauses] = used
-                    c_size[clauses] = width
-                    clauses += 1
-                    used += width
+        if kind:     # "not all of M" for each set found
+            lits, c_start, c_size, nxt, blk, clauses, used = _store(
+                flat, start, -1, lits, c_start, c_size, nxt, blk, clauses, used)
+        else:        # "some evidence outside", and the loop formulas
+            lits, c_start, c_size, nxt, blk, clauses, used = _store(
+                flat, start, 1, lits, c_start, c_size, nxt, blk, clauses, used)
+            cut, cut_start = _loop_cuts(
+                evidence[present[:m]], holds, body, position, a_start, a_local, claim_kept, comp_of, comp_nodes,
+                comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing,
+                held, stack, mask)
+            lits, c_start, c_size, nxt, blk, clauses, used = _store(
+                cut, cut_start, 0, lits, c_start, c_size, nxt, blk, clauses, used)
         pending_end = clauses
     return rows, cols, count
 

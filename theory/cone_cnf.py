@@ -36,7 +36,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from theory.cone_kernel import ConeOracle
+from theory.cone_kernel import ConeOracle, _unfounded
 from theory.label_kernel import _grow
 
 DISTRIBUTE = 16
@@ -90,6 +90,52 @@ def cone_cnf(oracle: ConeOracle) -> ConeCNF:
     literals, start, holds, body, variables, forward = _encode(
         oracle.ev_local, a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic, DISTRIBUTE)
     return ConeCNF(literals, start, holds, body, int(holds[oracle.root]), int(variables), int(forward))
+
+
+def loop_cuts(cnf: ConeCNF, oracle: ConeOracle, present: Any) -> list[list[int]]:
+    """The loop formula, over ``cnf``'s variables, of each loop of the claims a model could
+    hold only through loops under the evidence ``present`` (node numbers;
+    :meth:`~theory.cone_kernel.ConeOracle.unfounded`): ``-h_u`` or some body from outside
+    the loop, for each member u. Every founded model satisfies them; a model holding the
+    root under ``present`` violates one, and they cut the same loop under any evidence.
+    A loop with a premise outside it gets none (it is always supported)."""
+    literals, start = _loop_cuts(np.asarray(present, dtype=np.int64), cnf.holds, cnf.body, *oracle._args())
+    rows = literals.tolist()
+    bounds = start.tolist()
+    return [rows[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _loop_cuts(present: Any, holds: Any, body: Any, position: Any, a_start: Any, a_local: Any, kept_start: Any,
+               comp_of: Any, comp_nodes: Any, comp_start: Any, cyclic: Any, ev_local: Any, premises: Any,
+               w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any,
+               stack: Any, mask: Any) -> Any:
+    """:func:`loop_cuts`, flattened: clause i is ``literals[start[i]:start[i + 1]]``."""
+    members, member_start, external, ext_start = _unfounded(
+        present, position, a_start, a_local, kept_start, comp_of, comp_nodes, comp_start, cyclic, ev_local,
+        premises, w_start, w_just, just_claim, just_size, root, missing, held, stack, mask)
+    literals = np.empty(max(16, members.shape[0] * (1 + external.shape[0])), dtype=np.int64)
+    start = np.zeros(members.shape[0] + 1, dtype=np.int64)
+    clauses = 0
+    used = 0
+    for g in range(member_start.shape[0] - 1):
+        supported = False
+        for z in range(ext_start[g], ext_start[g + 1]):
+            if body[external[z]] == PREMISE:
+                supported = True
+            if body[external[z]] == UNUSED:
+                raise AssertionError("a loop names a justification encoded without a body")
+        if supported:
+            continue
+        for y in range(member_start[g], member_start[g + 1]):
+            literals[used] = -holds[members[y]]
+            used += 1
+            for z in range(ext_start[g], ext_start[g + 1]):
+                literals[used] = body[external[z]]
+                used += 1
+            clauses += 1
+            start[clauses] = used
+    return literals[:used].copy(), start[:clauses + 1].copy()
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -241,4 +287,4 @@ def _encode(ev_local: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of:
     return literals[:used].copy(), start[:clauses + 1].copy(), holds, body, top, forward
 
 
-__all__ = ["DISTRIBUTE", "PREMISE", "UNUSED", "ConeCNF", "cone_cnf"]
+__all__ = ["DISTRIBUTE", "PREMISE", "UNUSED", "ConeCNF", "cone_cnf", "loop_cuts"]

@@ -95,8 +95,7 @@ class ConeOracle:
     def unfounded_local(self, present: Iterable[int]) -> list[tuple[np.ndarray, np.ndarray]]:
         """:meth:`unfounded` in the cone's own numbering: local node and kept-justification
         indices (``nodes[x]``, ``kept[k]`` give the index's numbers)."""
-        members, member_start, external, ext_start = _unfounded(
-            np.fromiter(present, dtype=np.int64), self.kept, self.shape[2], self.just_size, *self._args())
+        members, member_start, external, ext_start = _unfounded(np.fromiter(present, dtype=np.int64), *self._args())
         return [(members[member_start[i]:member_start[i + 1]], external[ext_start[i]:ext_start[i + 1]])
                 for i in range(len(member_start) - 1)]
 
@@ -322,13 +321,13 @@ def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
-            just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any) -> int:
-    """Shrink ``mask``, just found true by :func:`_holds`, to a minimal true subset; returns
-    the fixpoint passes spent. First only the evidence of the recorded derivation is kept;
-    then :func:`_critical` tests up to 64 members at once: those the root needs stay needed
-    in every subset, and the others are dropped one by one where the root still holds
-    without them (one fixpoint each, keeping only the new derivation's evidence), kept
-    where it does not, so every member left is needed."""
+            just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any) -> None:
+    """Shrink ``mask``, just found true by :func:`_holds`, to a minimal true subset. First
+    only the evidence of the recorded derivation is kept; then :func:`_critical` tests up
+    to 64 members at once: those the root needs stay needed in every subset, and the
+    others are dropped one by one where the root still holds without them (one fixpoint
+    each, keeping only the new derivation's evidence), kept where it does not, so every
+    member left is needed."""
     count = held.shape[0]
     seen = np.zeros(count, dtype=np.uint8)
     queued = np.zeros(count, dtype=np.uint8)
@@ -337,7 +336,6 @@ def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w
     tried = np.empty(64, dtype=np.int64)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     _support(held, root, shape, ev_local, stack, seen, mask)
-    passes = 0
     while True:
         m = 0
         for e in range(mask.shape[0]):
@@ -347,8 +345,7 @@ def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w
                 if m == 64:
                     break
         if m == 0:
-            return passes
-        passes += 1
+            return
         bits = _critical(mask, tried, m, shape, ev_local, premises, w_start, w_just, just_claim,
                          just_size, root, word, queued, stack)
         for i in range(m):
@@ -359,7 +356,6 @@ def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w
             if needed[e] or not mask[e]:
                 continue
             mask[e] = 0
-            passes += 1
             if _holds(mask, *args):
                 _support(held, root, shape, ev_local, stack, seen, mask)
             else:
@@ -394,10 +390,9 @@ def _grow(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, ju
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: Any, a_start: Any, a_local: Any,
-               claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any, cyclic: Any, ev_local: Any,
-               premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any,
-               held: Any, stack: Any, mask: Any) -> Any:
+def _unfounded(present: Any, position: Any, a_start: Any, a_local: Any, kept_start: Any, comp_of: Any,
+               comp_nodes: Any, comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
+               just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> Any:
     _mask_of(present, position, mask)
     held[:] = 0
     _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
@@ -405,7 +400,7 @@ def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: A
     evidence = np.zeros(count, dtype=np.uint8)
     for e in range(ev_local.shape[0]):
         evidence[ev_local[e]] = 1 if mask[e] else 2   # 1 present, 2 absent
-    bad = np.zeros(sizes.shape[0], dtype=np.int64)   # unavailable antecedents per justification
+    bad = np.zeros(just_size.shape[0], dtype=np.int64)   # unavailable antecedents per justification
     for x in range(count):
         if evidence[x] == 2:
             for q in range(w_start[x], w_start[x + 1]):
@@ -457,7 +452,7 @@ def _unfounded(present: Any, kept: Any, kept_start: Any, sizes: Any, position: A
                     preds[fill[x]] = y
                     fill[x] += 1
     comp_of, comp_nodes, comp_start = components(in_u, pred_start, preds)
-    stamp = np.zeros(sizes.shape[0], dtype=np.int64)  # c + 1: justification with an antecedent in loop c
+    stamp = np.zeros(just_size.shape[0], dtype=np.int64)  # c + 1: justification with an antecedent in loop c
     loop_start = [0]
     loop_members: list[int] = []
     ext_start = [0]

@@ -144,9 +144,7 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
     ``stats``, when given, receives the counts of the run (models decided, exchange
     attempts, sets they found, and the solver's decisions and conflicts), for the
     benchmarks."""
-    import numpy as np
-
-    from theory.cone_cnf import PREMISE, UNUSED, cone_cnf
+    from theory.cone_cnf import PREMISE, cone_cnf, loop_cuts
     from theory.cone_kernel import ConeOracle
     from theory.exchange import Exchange
 
@@ -155,45 +153,30 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
     root_kept = oracle.shape[2]
     if (cnf.body[root_kept[0]:root_kept[1]] == PREMISE).any():
         return frozenset([frozenset()])
-    size = oracle.evidence.shape[0]
     exchange = Exchange(oracle)
-    holds, body = cnf.holds, cnf.body
+    counters: dict[str, int]
     if solver_name is None:
         from theory.cdcl import CONFLICTS, DECISIONS, search
 
         counts = search(cnf, exchange)
-        if stats is not None:
-            models, attempts, exchanged = exchange.tally.tolist()
-            stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged,
-                         decisions=int(counts[DECISIONS]), conflicts=int(counts[CONFLICTS]))
-        return _named(index, exchange.found())
-
-    def cuts(present: np.ndarray) -> list[list[int]]:
-        clauses: list[list[int]] = []
-        for members, external in oracle.unfounded_local(oracle.evidence[present]):
-            bodies = body[external]
-            if (bodies == PREMISE).any():
-                continue
-            if (bodies == UNUSED).any():
-                raise AssertionError("a loop names a justification encoded without a body")
-            lits = bodies.tolist()
-            clauses.extend([-int(holds[u])] + lits for u in members.tolist())
-        return clauses
-
-    with Solver(name=solver_name) as solver:
-        if solver_name == DEFAULT_SOLVER:
-            # learnt-clause minimisation and shrinking cost more than they save on these
-            # small cones (a few conflicts per model)
-            solver.configure({"minimize": 0, "shrink": 0})
-        solver.append_formula(cnf.clauses(0, cnf.forward))
-        solver.add_clause([cnf.root])
-        solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
-        found = _one_search(solver, exchange, size, None, None, cuts,
-                            later=(REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)))
-        if stats is not None:
-            models, attempts, exchanged = exchange.tally.tolist()
-            stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged,
-                         **solver.accum_stats())
+        found = exchange.found()
+        counters = {"decisions": int(counts[DECISIONS]), "conflicts": int(counts[CONFLICTS])}
+    else:
+        with Solver(name=solver_name) as solver:
+            if solver_name == DEFAULT_SOLVER:
+                # learnt-clause minimisation and shrinking cost more than they save on these
+                # small cones (a few conflicts per model)
+                solver.configure({"minimize": 0, "shrink": 0})
+            solver.append_formula(cnf.clauses(0, cnf.forward))
+            solver.add_clause([cnf.root])
+            solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
+            found = _one_search(solver, exchange, oracle.evidence.shape[0], None, None,
+                                lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
+                                later=(REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)))
+            counters = solver.accum_stats()
+    if stats is not None:
+        models, attempts, exchanged = exchange.tally.tolist()
+        stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged, **counters)
     return _named(index, found)
 
 
