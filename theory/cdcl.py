@@ -446,7 +446,11 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                     assign = True
                     if single:
                         back = 0
-                elif single or l0 > l1:
+                elif single:        # true: it belongs at level 0 (if not there already)
+                    if l0 > 0:
+                        back = 0
+                        assign = True
+                elif l0 > l1:
                     back = l1
                     assign = True
             if back < dl:
@@ -485,6 +489,8 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             n_trail = _assign(-best, dl, -1, lv, level, reason, trail, n_trail, V)
             continue
         # a model: the exchange step decides its evidence; store the clauses it teaches
+        if n_trail != V:
+            raise AssertionError("a model's trail holds a variable twice")
         counts[2] += 1
         m = 0
         for v in range(1, size + 1):
