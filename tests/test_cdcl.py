@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from benchmarks.generate import layered_cyclic, nested_loops
 from theory import SupportStructure
-from theory.cdcl import CONFLICTS, DECISIONS, MODELS, search
+from theory.cdcl import CONFLICTS, DECISIONS, MODELS, REDUCE_FROM, search
 from theory.cone_cnf import cone_cnf
 from theory.cone_kernel import ConeOracle
 from theory.exchange import Exchange
@@ -24,10 +24,12 @@ def named(index, exchange):
 
 
 @settings(max_examples=400)
-@given(structure_and_claim(max_evidence=8), st.integers(0, 64), st.integers(1, 16))
-def test_it_finds_exactly_the_minimal_justifications(case, attempts, patience):
+@given(structure_and_claim(max_evidence=8), st.integers(0, 64), st.integers(1, 16),
+       st.sampled_from([2, 16, REDUCE_FROM]))
+def test_it_finds_exactly_the_minimal_justifications(case, attempts, patience, reduce_from):
     """Whatever the exchange step leaves to the solver (attempts 0: every justification
-    is a model of its own), the search ends with exactly the brute-force sets."""
+    is a model of its own) and however often the learnt clauses are cleaned up, the
+    search ends with exactly the brute-force sets."""
     structure, claim = case
     index = index_of(structure)
     expected = brute_force_minimal_justifications(structure, claim)
@@ -35,7 +37,7 @@ def test_it_finds_exactly_the_minimal_justifications(case, attempts, patience):
         return  # a premise: the caller answers without a search
     oracle = ConeOracle(index, index.number[claim])
     exchange = Exchange(oracle, attempts=attempts, patience=patience)
-    counts = search(cone_cnf(oracle), exchange)
+    counts = search(cone_cnf(oracle), exchange, reduce_from=reduce_from)
     assert named(index, exchange) == expected
     assert counts[MODELS] >= (len(expected) if attempts == 0 else min(len(expected), 1))
 
@@ -67,13 +69,18 @@ def test_benchmark_shapes_agree_with_cadical(structure, claim):
 
 @settings(max_examples=300)
 @given(st.integers(6, 16), st.integers(3, 6), st.integers(4, 8), st.integers(0, 10**6),
-       st.sampled_from([0.1, 0.15, 0.2, 0.3]))
-def test_small_layered_graphs_agree_with_cadical(evidence, layers, width, seed, back_edges):
+       st.sampled_from([0.1, 0.15, 0.2, 0.3]), st.sampled_from([2, 16, REDUCE_FROM]))
+def test_small_layered_graphs_agree_with_cadical(evidence, layers, width, seed, back_edges, reduce_from):
     """Layered graphs with back-edges, the family the benchmark times, small: more of
-    them carry the loop formulas and unit clauses that random graphs rarely make."""
+    them carry the loop formulas, unit clauses and conflicts that random graphs rarely
+    make (a clean-up after every 2 or 16 learnt clauses reaches them)."""
     index = index_of(layered_cyclic(evidence, layers, width, seed, back_edges=back_edges))
     root = index.number["root"]
-    assert _compiled_search(index, root) == _compiled_search(index, root, "cadical195")
+    oracle = ConeOracle(index, root)
+    for attempts in (0, 256):    # 0: every justification a model of the solver's own
+        exchange = Exchange(oracle, attempts=attempts)
+        search(cone_cnf(oracle), exchange, reduce_from=reduce_from)
+        assert named(index, exchange) == _compiled_search(index, root, "cadical195")
 
 
 def test_a_claim_held_up_only_by_its_loop_has_no_justification():

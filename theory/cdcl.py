@@ -41,6 +41,11 @@ ACTIVITY_DECAY = 0.75
 decisions on the variables of the last conflicts: 0.75 had the best mean ratio to clingo
 of 0.95, 0.85, 0.75 and 0.6 on the layered graphs of ``bench_justifications --loops`` and
 ``--held-out`` (runs with the constant edited; the 984-justification case gains most)."""
+REDUCE_FROM = 500
+"""Learnt clauses kept before the first clean-up, which deletes the half of them with the
+most decision levels (LBD) that are not reasons now; the bound grows by
+:data:`REDUCE_GROWTH` after each."""
+REDUCE_GROWTH = 1.1
 HEAP_FROM = 4096
 """Variables from which decisions come from a binary heap of activities; below, a scan of
 every variable per decision is cheaper than keeping the heap through every backjump
@@ -48,10 +53,11 @@ every variable per decision is cheaper than keeping the heap through every backj
 --loops``, 295 variables)."""
 
 
-def search(cnf: ConeCNF, exchange: Exchange) -> np.ndarray:
+def search(cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM) -> np.ndarray:
     """Enumerate every minimal justification of the exchange's cone into ``exchange``
     (:meth:`~theory.exchange.Exchange.found` lists them after); returns the counts
-    ``[decisions, conflicts, models]``.
+    ``[decisions, conflicts, models]``. ``reduce_from``: learnt clauses kept before the
+    first clean-up (:data:`REDUCE_FROM`).
 
     The root must have no premise (its only minimal justification would be the empty set,
     which the caller answers without a search).
@@ -76,7 +82,7 @@ def search(cnf: ConeCNF, exchange: Exchange) -> np.ndarray:
     exchange.rows, exchange.cols, exchange.count = _search(  # type: ignore[call-arg]
         cnf.variables, cnf.literals, cnf.start, cnf.root, cnf.holds, cnf.body, oracle.evidence,
         exchange.rows, exchange.cols, exchange.count, exchange.freq, exchange.tally, exchange.attempts,
-        exchange.patience, *oracle._args(), counts)
+        exchange.patience, *oracle._args(), counts, max(2, reduce_from))
     return counts
 
 
@@ -197,12 +203,48 @@ def _backjump(to: int, trail: Any, trail_lim: Any, n_trail: int, lv: Any, reason
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
+def _reduce(learnt_of: Any, lbd_of: Any, n_learnts: int, trail: Any, n_trail: int, reason: Any, lits: Any,
+            c_start: Any, c_size: Any, clauses: int, pending: int, pending_end: int, head: Any, nxt: Any,
+            blk: Any, V: int) -> int:
+    """Delete half of the learnt clauses, those with the most decision levels (the older
+    first among equals), except the reasons of the trail and those of two levels or
+    fewer, and watch every clause left again; returns how many learnt clauses are left."""
+    locked = np.zeros(clauses, dtype=np.uint8)
+    for t in range(n_trail):
+        r = reason[abs(trail[t])]
+        if r >= 0:
+            locked[r] = 1
+    order = np.argsort(-lbd_of[:n_learnts], kind="mergesort")
+    doomed = np.zeros(clauses, dtype=np.uint8)
+    deleted = 0
+    for z in order:
+        if deleted >= n_learnts // 2 or lbd_of[z] <= 2:
+            break
+        c = learnt_of[z]
+        if not locked[c]:
+            doomed[c] = 1
+            c_size[c] = 0
+            deleted += 1
+    left = 0
+    for z in range(n_learnts):
+        if not doomed[learnt_of[z]]:
+            learnt_of[left] = learnt_of[z]
+            lbd_of[left] = lbd_of[z]
+            left += 1
+    head[:] = -1
+    for c in range(clauses):
+        if c_size[c] >= 2 and (c < pending or c >= pending_end):
+            _link(c, lits[c_start[c]], lits[c_start[c] + 1], head, nxt, blk, V)
+    return left
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
 def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds: Any, body: Any, evidence: Any,
             rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int,
             position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
             comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
             just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any,
-            counts: Any) -> Any:
+            counts: Any, reduce_from: int) -> Any:
     V = variables
     size = evidence.shape[0]               # evidence position p is variable p + 1
     lv = np.zeros(2 * V + 1, dtype=np.int8)     # lv[lit + V]: 1 true, -1 false, 0 free
@@ -270,6 +312,13 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
         _link(clauses, buffer[0], buffer[1], head, nxt, blk, V)
         clauses += 1
         used += w
+    # learnt clauses: their indices and decision-level counts (LBD), for the clean-up
+    learnt_of = np.empty(1024, dtype=np.int64)
+    lbd_of = np.empty(1024, dtype=np.int64)
+    n_learnts = 0
+    keep_learnts = reduce_from
+    stamp = np.zeros(V + 2, dtype=np.int64)
+    stamps = 0
     pending = clauses      # clauses [pending, pending_end) are stored but not attached yet
     pending_end = clauses
     conflict = -1
@@ -404,9 +453,26 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 c_start[clauses] = used
                 c_size[clauses] = n_learnt
                 _link(clauses, learnt[0], learnt[1], head, nxt, blk, V)
+                stamps += 1
+                lbd = 0
+                for z in range(n_learnt):
+                    at = level[abs(learnt[z])]
+                    if stamp[at] != stamps:
+                        stamp[at] = stamps
+                        lbd += 1
+                if n_learnts == learnt_of.shape[0]:
+                    learnt_of = _grow(learnt_of)
+                    lbd_of = _grow(lbd_of)
+                learnt_of[n_learnts] = clauses
+                lbd_of[n_learnts] = lbd
+                n_learnts += 1
                 clauses += 1
                 used += n_learnt
             conflict = -1
+            if n_learnts >= keep_learnts:
+                n_learnts = _reduce(learnt_of, lbd_of, n_learnts, trail, n_trail, reason, lits, c_start, c_size,
+                                    clauses, pending, pending_end, head, nxt, blk, V)
+                keep_learnts = max(keep_learnts + 1, int(keep_learnts * REDUCE_GROWTH))
             continue
         if pending < pending_end:
             # attach one clause of the last step to the propagated trail: free or true
