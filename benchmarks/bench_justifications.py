@@ -3,6 +3,7 @@
 Run:  python -m benchmarks.bench_justifications [--sympy-timeout 60] [--json]
       python -m benchmarks.bench_justifications --loops [--json]   # support loops vs clingo
       python -m benchmarks.bench_justifications --held-out [--json]   # other layered graphs vs clingo
+      python -m benchmarks.bench_justifications --sweep 60 [--seed 1]   # random graphs of that family
 
 ``--loops`` runs the support-loop cases (layered graphs with back-edges, long cycles,
 nested strongly connected components): the default method (``auto``), the SAT core with
@@ -29,6 +30,7 @@ import json
 import multiprocessing
 import os
 import statistics
+import sys
 import time
 
 from rich.console import Console
@@ -214,6 +216,53 @@ def run_held_out(repeats: int) -> list[dict]:
     return rows
 
 
+def sweep_parameters(count: int, seed: int) -> list[tuple[int, int, int, int, float]]:
+    """``count`` layered graphs drawn at random from the family the issue names (36-48
+    evidence, 8-12 layers of 12-18 claims, 1-3 alternatives of 1-3 antecedents; back-edge
+    probability 0.05-0.15), as ``layered_cyclic`` parameters; ``seed`` fixes the draw."""
+    import random
+
+    rng = random.Random(seed)
+    drawn = []
+    for _ in range(count):
+        layers, width, evidence = rng.randint(8, 12), rng.randint(12, 18), rng.randint(36, 48)
+        drawn.append((evidence, layers, width, rng.randint(100, 10**6), rng.choice([0.05, 0.08, 0.1, 0.12, 0.15])))
+    return drawn
+
+
+def run_sweep(count: int, seed: int, repeats: int) -> list[dict]:
+    """The default against clingo on :func:`sweep_parameters` graphs (sets compared)."""
+    rows = []
+    for i, p in enumerate(sweep_parameters(count, seed)):
+        structure = layered_cyclic(*p[:4], back_edges=p[4])
+        default, seconds = timed(lambda: minimal_justifications(structure, "root", compiled=True), repeats)
+        oracle, clingo_seconds = timed(lambda: clingo_minimal_justifications(structure, "root"), repeats)
+        rows.append({"case": f"layered_cyclic{p}", "minimal_justifications": len(default), "default": seconds,
+                     "clingo": clingo_seconds, "default_over_clingo": seconds / clingo_seconds,
+                     "agree": default == oracle})
+        print(f"\r{i + 1}/{count} graphs", end="", flush=True, file=sys.stderr)
+    print(file=sys.stderr)
+    return rows
+
+
+def print_sweep(rows: list[dict], shown: int = 10) -> None:
+    table = Table(title=f"Random layered graphs with back-edges: the {min(shown, len(rows))} slowest against clingo "
+                  f"of {len(rows)}, CPU seconds")
+    for column in ["case", "#min", "default (auto)", "clingo domRec", "default / clingo", "agree"]:
+        table.add_column(column)
+    worst = sorted(rows, key=lambda r: -r["default_over_clingo"])[:shown]
+    for r in worst:
+        table.add_row(r["case"], str(r["minimal_justifications"]), f"{r['default']:.4f}", f"{r['clingo']:.4f}",
+                      f"{r['default_over_clingo']:.2f}x", str(r["agree"]))
+    Console(width=200).print(table)
+    ratios = sorted(r["default_over_clingo"] for r in rows)
+    over = sum(x > 0.5 for x in ratios)
+    print(f"default / clingo over {len(rows)} graphs: max {ratios[-1]:.2f}x, median {statistics.median(ratios):.2f}x, "
+          f"mean {statistics.mean(ratios):.2f}x, {over} above 0.5x; all sets agree: "
+          f"{all(r['agree'] for r in rows)}; load average at the end:",
+          " ".join(f"{x:.1f}" for x in os.getloadavg()))
+
+
 def print_held_out(rows: list[dict]) -> None:
     table = Table(title="Held-out layered graphs with back-edges: CPU seconds, one run, same process")
     for column in ["case", "evidence", "#min", "default (auto)", "one search, CaDiCaL", "clingo domRec",
@@ -292,6 +341,10 @@ def main() -> None:
                         help="the support-loop cases against clingo (and jtms supports on long cycles)")
     parser.add_argument("--held-out", action="store_true",
                         help="eight more layered graphs with back-edges (other seeds and shapes), against clingo")
+    parser.add_argument("--sweep", type=int, metavar="COUNT", default=None,
+                        help="COUNT random layered graphs with back-edges of the issue's family (36-48 evidence, "
+                        "8-12 layers of 12-18 claims), against clingo: the slowest ten and the spread")
+    parser.add_argument("--seed", type=int, default=1, help="the --sweep draw (default 1)")
     parser.add_argument("--sympy-timeout", type=float, default=60.0)
     parser.add_argument("--repeats", type=int, default=3, help="median over this many runs (not sympy)")
     parser.add_argument("--no-absorption", action="store_true", help="skip the label blow-up case")
@@ -306,6 +359,13 @@ def main() -> None:
     if args.label_work is not None:
         justifications.LABEL_WORK = args.label_work
     warm()
+    if args.sweep is not None:
+        rows = run_sweep(args.sweep, args.seed, args.repeats)
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        else:
+            print_sweep(rows)
+        return
     if args.held_out:
         rows = run_held_out(args.repeats)
         if args.json:
