@@ -15,12 +15,13 @@ justification found, when a clause is false at level 0.
 The solver is a textbook one, small because its formulas are (hundreds of variables):
 two watched literals per clause, kept as linked lists through the clauses with a blocking
 literal per watch; first-UIP learning with local minimisation; VSIDS activities in a
-binary heap on large formulas; every decision false (small models first), no restarts and no clause
-deletion. On the layered cases of ``python -m benchmarks.bench_justifications --loops`` it
-takes 0.59-0.74x of the time of the same search over CaDiCaL through python-sat (the column
-"one search, CaDiCaL"), whose per-model round trip (solve, get the model, add the clauses)
-costs more than its faster propagation saves; the tests check it against that search and
-against brute force.
+binary heap on large formulas; every decision false (small models first), no restarts;
+learnt clauses cleaned up from :data:`REDUCE_FROM` on (the clauses of the step and of the
+formula stay). On the layered cases of ``python -m benchmarks.bench_justifications
+--loops`` it takes 0.37-0.80x of the time of the same search over CaDiCaL through
+python-sat (the column "one search, CaDiCaL"), whose per-model round trip (solve, get the
+model, add the clauses) costs more than its faster propagation saves; the tests check it
+against that search and against brute force.
 """
 
 from __future__ import annotations
