@@ -432,6 +432,18 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                     learnt[w] = learnt[z]
                     w += 1
             n_learnt = w
+            # bump the variables of the reasons of the clause's literals too (CaDiCaL's
+            # bumpreason): they took part in the conflict one step back
+            for z in range(1, n_learnt):
+                r = reason[abs(learnt[z])]
+                if r < 0:
+                    continue
+                for y in range(c_start[r], c_start[r] + c_size[r]):
+                    u = abs(lits[y])
+                    if level[u] > 0:
+                        activity[u] += inc
+                        if pos[u] >= 0:
+                            _up(heap, pos, activity, pos[u])
             back = 0
             if n_learnt > 1:
                 best = 1
