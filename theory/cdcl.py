@@ -5,8 +5,11 @@ the clauses the step teaches in one compiled call, with no Python round trip per
 The formula is a cone's completion (:func:`theory.cone_cnf.cone_cnf`, both directions) and
 the root. Each model's evidence goes to the exchange step
 (:func:`theory.exchange._step`): true, it teaches "not all of M" for every justification M
-it found; false, "some evidence outside a maximal false set" and the loop formulas of the
-loops that held the root up (:func:`theory.cone_cnf.loop_cuts`). The search does not
+it found; false, "some evidence outside a maximal false set" F and the loop formulas of
+the loops that hold the root up under F (:func:`theory.cone_cnf.loop_cuts`): the outside
+clause already cuts the model, and the loops of F, rather than those of the model's own
+evidence, also cut the models that add evidence from outside F but still stand on such a
+loop (fewer false models on graphs with many back-edges). The search does not
 start again after a model: each new clause is attached to the trail as it stands, after
 backjumping only as far as the clause needs (to be unit, or to leave two free literals),
 so the next model reuses the decisions the last one shares with it. It ends, with every
@@ -584,11 +587,15 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
         if kind:     # "not all of M" for each set found
             lits, c_start, c_size, nxt, blk, clauses, used = _store(
                 flat, start, -1, lits, c_start, c_size, nxt, blk, clauses, used)
-        else:        # "some evidence outside", and the loop formulas
+        else:        # "some evidence outside", and the loop formulas of the maximal false set
             lits, c_start, c_size, nxt, blk, clauses, used = _store(
                 flat, start, 1, lits, c_start, c_size, nxt, blk, clauses, used)
+            inside = np.ones(size, dtype=np.uint8)
+            for z in range(flat.shape[0]):
+                inside[flat[z]] = 0
+            grown = np.nonzero(inside)[0]
             cut, cut_start = _loop_cuts(
-                evidence[present[:m]], holds, body, position, a_start, a_local, claim_kept, comp_of, comp_nodes,
+                evidence[grown], holds, body, position, a_start, a_local, claim_kept, comp_of, comp_nodes,
                 comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing,
                 held, stack, mask)
             lits, c_start, c_size, nxt, blk, clauses, used = _store(

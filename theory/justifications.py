@@ -93,8 +93,9 @@ def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.nd
     first ``size`` variables; ``position_of_var[v - 1]`` is variable v's evidence position
     in the exchange's oracle, -1 for evidence it leaves out; None for both maps when
     variable p + 1 is position p), learn the clauses of the step, until UNSAT.
-    ``cuts(present positions)`` gives the loop clauses of a false model; ``later = (k,
-    clauses)``: ``clauses()`` is added after the k-th model."""
+    ``cuts(positions)`` gives the loop clauses of the maximal false set a false model's
+    evidence grows to; ``later = (k, clauses)``: ``clauses()`` is added after the k-th
+    model."""
     import numpy as np
 
     add = solver.add_clause
@@ -124,7 +125,10 @@ def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.nd
                 add(literals[bounds[i]:bounds[i + 1]])
             continue
         add(variables.tolist())
-        for clause in cuts(present):
+        # the loops of the maximal false set (the outside clause already cuts the model)
+        inside = np.ones(exchange.oracle.evidence.shape[0], dtype=bool)
+        inside[flat] = False
+        for clause in cuts(np.flatnonzero(inside)):
             add(clause)
     return exchange.found()  # type: ignore[no-any-return]
 
