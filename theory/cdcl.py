@@ -21,7 +21,7 @@ literal per watch; first-UIP learning with local minimisation; VSIDS activities 
 binary heap on large formulas; every decision false (small models first), no restarts;
 learnt clauses cleaned up from :data:`REDUCE_FROM` on (the clauses of the step and of the
 formula stay). On the layered cases of ``python -m benchmarks.bench_justifications
---loops`` it takes 0.37-0.80x of the time of the same search over CaDiCaL through
+--loops`` it takes 0.33-0.64x of the time of the same search over CaDiCaL through
 python-sat (the column "one search, CaDiCaL"), whose per-model round trip (solve, get the
 model, add the clauses) costs more than its faster propagation saves; the tests check it
 against that search and against brute force.
