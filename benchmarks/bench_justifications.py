@@ -217,7 +217,7 @@ def run_held_out(repeats: int) -> list[dict]:
 
 
 def sweep_parameters(count: int, seed: int) -> list[tuple[int, int, int, int, float]]:
-    """``count`` layered graphs drawn at random from the family the issue names (36-48
+    """``count`` layered graphs drawn at random from the family of :data:`LAYERED_CYCLIC` (36-48
     evidence, 8-12 layers of 12-18 claims, 1-3 alternatives of 1-3 antecedents; back-edge
     probability 0.05-0.15), as ``layered_cyclic`` parameters; ``seed`` fixes the draw."""
     import random
@@ -342,7 +342,7 @@ def main() -> None:
     parser.add_argument("--held-out", action="store_true",
                         help="eight more layered graphs with back-edges (other seeds and shapes), against clingo")
     parser.add_argument("--sweep", type=int, metavar="COUNT", default=None,
-                        help="COUNT random layered graphs with back-edges of the issue's family (36-48 evidence, "
+                        help="COUNT random layered graphs with back-edges of the --loops family (36-48 evidence, "
                         "8-12 layers of 12-18 claims), against clingo: the slowest ten and the spread")
     parser.add_argument("--seed", type=int, default=1, help="the --sweep draw (default 1)")
     parser.add_argument("--sympy-timeout", type=float, default=60.0)

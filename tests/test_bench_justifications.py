@@ -1,10 +1,10 @@
 """The ``--sweep`` mode of ``benchmarks/bench_justifications.py``: its draw stays inside the
-family the issue names, is fixed by the seed, and every graph's sets are compared."""
+family of the --loops cases, is fixed by the seed, and every graph's sets are compared."""
 
 from benchmarks.bench_justifications import run_sweep, sweep_parameters
 
 
-def test_the_draw_is_the_issue_s_family_and_fixed_by_its_seed():
+def test_the_draw_is_the_benchmark_s_family_and_fixed_by_its_seed():
     drawn = sweep_parameters(200, seed=3)
     assert drawn == sweep_parameters(200, seed=3) and drawn != sweep_parameters(200, seed=4)
     for evidence, layers, width, _, back_edges in drawn:
