@@ -3,7 +3,7 @@ the same search over CaDiCaL (python-sat)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import layered_cyclic, nested_loops
@@ -70,6 +70,8 @@ def test_benchmark_shapes_agree_with_cadical(structure, claim):
 @settings(max_examples=300)
 @given(st.integers(6, 16), st.integers(3, 6), st.integers(4, 8), st.integers(0, 10**6),
        st.sampled_from([0.1, 0.15, 0.2, 0.3]), st.sampled_from([2, 16, REDUCE_FROM]))
+# a clean-up that deleted the reasons of the trail lost justifications here (attempts 0)
+@example(evidence=14, layers=6, width=8, seed=5, back_edges=0.2, reduce_from=2)
 def test_small_layered_graphs_agree_with_cadical(evidence, layers, width, seed, back_edges, reduce_from):
     """Layered graphs with back-edges, the family the benchmark times, small: more of
     them carry the loop formulas, unit clauses and conflicts that random graphs rarely
@@ -77,10 +79,12 @@ def test_small_layered_graphs_agree_with_cadical(evidence, layers, width, seed, 
     index = index_of(layered_cyclic(evidence, layers, width, seed, back_edges=back_edges))
     root = index.number["root"]
     oracle = ConeOracle(index, root)
+    cnf = cone_cnf(oracle)
+    expected = _compiled_search(index, root, "cadical195")
     for attempts in (0, 256):    # 0: every justification a model of the solver's own
         exchange = Exchange(oracle, attempts=attempts)
-        search(cone_cnf(oracle), exchange, reduce_from=reduce_from)
-        assert named(index, exchange) == _compiled_search(index, root, "cadical195")
+        search(cnf, exchange, reduce_from=reduce_from)
+        assert named(index, exchange) == expected
 
 
 def test_a_claim_held_up_only_by_its_loop_has_no_justification():

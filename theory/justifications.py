@@ -8,7 +8,7 @@ search that an incremental python-sat solver runs elsewhere: each model's eviden
 exactly by a compiled least fixpoint (:mod:`theory.cone_kernel`) and the step taken on it
 (:mod:`theory.exchange`) learns every justification it finds by exchanging members of the
 found ones, so a model stands for several justifications; a false model teaches a maximal
-false set and the loop formulas that cut it. :meth:`JustificationEnumerator.all_minimal`
+false set and the loop formulas of that set's loops. :meth:`JustificationEnumerator.all_minimal`
 is the same run over the Python encoding of :mod:`theory.completion`. The enumerator's
 iterator (the solver loop, used with a limit) is a map-solver loop over the evidence
 variables: find a model, block the supersets of its evidence set X (a true set once the
@@ -186,9 +186,9 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
 
 def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[list[int]]:
     """The loop formula of each loop of the claims a model could hold only through loops
-    under its evidence ``present`` (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), as
-    clauses over the copy's variables: valid for every founded model, violated by this one,
-    and unlike the evidence clause they cut the same loop under any evidence."""
+    under the evidence ``present`` (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), as
+    clauses over the copy's variables: valid for every founded model, and unlike the
+    evidence clause they cut the same loop under any evidence."""
     holds, body = copy.holds, copy.body
     clauses: list[list[int]] = []
     for members, external in oracle.unfounded(present):
@@ -343,8 +343,8 @@ class JustificationEnumerator:
         true: it shrinks to a minimal M, new (X satisfies every clause added so far, so it
         contains no set found before), and the step goes on to exchange members of the sets
         it finds for others, each new set learnt as "not all of M". X false: grown to a
-        maximal false Y, "some evidence outside Y", plus the loop formula of each loop of the
-        claims X could hold only through loops
+        maximal false Y, "some evidence outside Y" (which cuts the model), plus the loop
+        formula of each loop of the claims Y could hold only through loops
         (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), which cuts that loop under any
         evidence. The run ends UNSAT when every minimal justification is blocked."""
         if self.encoding.root is True:
