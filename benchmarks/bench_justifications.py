@@ -360,6 +360,8 @@ def main() -> None:
         justifications.LABEL_WORK = args.label_work
     warm()
     if args.sweep is not None:
+        if args.sweep < 1 or args.repeats < 1:
+            parser.error("--sweep COUNT and --repeats need at least 1")
         rows = run_sweep(args.sweep, args.seed, args.repeats)
         if args.json:
             print(json.dumps(rows, indent=2))
