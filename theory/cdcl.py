@@ -17,7 +17,8 @@ justification found, when a clause is false at level 0.
 
 The solver is a textbook one, small because its formulas are (hundreds of variables):
 two watched literals per clause, kept as linked lists through the clauses with a blocking
-literal per watch; first-UIP learning with local minimisation; VSIDS activities in a
+literal per watch, except the formula's two-literal clauses (four in ten of a completion's),
+which sit in one implication list per literal, visited first; first-UIP learning with local minimisation; VSIDS activities in a
 binary heap on large formulas; every decision false (small models first), no restarts;
 learnt clauses cleaned up from :data:`REDUCE_FROM` on (the clauses of the step and of the
 formula stay). On the layered cases of ``python -m benchmarks.bench_justifications
@@ -209,7 +210,7 @@ def _backjump(to: int, trail: Any, trail_lim: Any, n_trail: int, lv: Any, reason
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _reduce(learnt_of: Any, lbd_of: Any, n_learnts: int, trail: Any, n_trail: int, reason: Any, lits: Any,
             c_start: Any, c_size: Any, clauses: int, pending: int, pending_end: int, head: Any, nxt: Any,
-            blk: Any, V: int) -> int:
+            blk: Any, V: int, binaries: int) -> int:
     """Delete half of the learnt clauses, those with the most decision levels (the older
     first among equals), except the reasons of the trail and those of two levels or
     fewer, and watch every clause left again; returns how many learnt clauses are left."""
@@ -236,7 +237,7 @@ def _reduce(learnt_of: Any, lbd_of: Any, n_learnts: int, trail: Any, n_trail: in
             lbd_of[left] = lbd_of[z]
             left += 1
     head[:] = -1
-    for c in range(clauses):
+    for c in range(binaries, clauses):
         if c_size[c] >= 2 and (c < pending or c >= pending_end):
             _link(c, lits[c_start[c]], lits[c_start[c] + 1], head, nxt, blk, V)
     return left
@@ -281,41 +282,68 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
     buffer = np.empty(max(V + 2, cnf_start.shape[0]), dtype=np.int64)
     learnt = np.empty(V + 2, dtype=np.int64)
     present = np.empty(size, dtype=np.int64)
-    # the formula and the root, at level 0
+    # the formula and the root, at level 0: its two-literal clauses first (clauses
+    # [0, binaries), kept in implication lists instead of watches), then the rest
     n_input = cnf_start.shape[0] - 1
-    for i in range(n_input + 1):
-        width = 1
-        if i < n_input:
-            width = cnf_start[i + 1] - cnf_start[i]
-            if width > buffer.shape[0]:
-                buffer = np.empty(width, dtype=np.int64)
-            buffer[:width] = cnf_lits[cnf_start[i]:cnf_start[i + 1]]
-        else:
-            buffer[0] = root_lit
-        w = 0
-        satisfied = False
-        for t in range(width):
-            value = lv[buffer[t] + V]
-            if value == 1:
-                satisfied = True
-                break
-            if value == 0:
-                buffer[w] = buffer[t]
-                w += 1
-        if satisfied:
-            continue
-        if w == 0:
-            return rows, cols, count      # no model at all
-        if w == 1:
-            n_trail = _assign(buffer[0], 0, -1, lv, level, reason, trail, n_trail, V)
-            continue
-        lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, w)
-        lits[used:used + w] = buffer[:w]
-        c_start[clauses] = used
-        c_size[clauses] = w
-        _link(clauses, buffer[0], buffer[1], head, nxt, blk, V)
-        clauses += 1
-        used += w
+    binaries = 0
+    for two in (True, False):
+        for i in range(n_input + 1):
+            width = 1
+            if i < n_input:
+                width = cnf_start[i + 1] - cnf_start[i]
+                if (width == 2) != two:
+                    continue
+                if width > buffer.shape[0]:
+                    buffer = np.empty(width, dtype=np.int64)
+                buffer[:width] = cnf_lits[cnf_start[i]:cnf_start[i + 1]]
+            elif two:
+                continue
+            else:
+                buffer[0] = root_lit
+            w = 0
+            satisfied = False
+            for t in range(width):
+                value = lv[buffer[t] + V]
+                if value == 1:
+                    satisfied = True
+                    break
+                if value == 0:
+                    buffer[w] = buffer[t]
+                    w += 1
+            if satisfied:
+                continue
+            if w == 0:
+                return rows, cols, count      # no model at all
+            if w == 1:
+                n_trail = _assign(buffer[0], 0, -1, lv, level, reason, trail, n_trail, V)
+                continue
+            lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, w)
+            lits[used:used + w] = buffer[:w]
+            c_start[clauses] = used
+            c_size[clauses] = w
+            if not two:
+                _link(clauses, buffer[0], buffer[1], head, nxt, blk, V)
+            clauses += 1
+            used += w
+        if two:
+            binaries = clauses
+    # implication lists: bin_other[bin_start[lit + V]:bin_start[lit + V + 1]] are the
+    # literals implied when lit is false (bin_clause: their clauses, the reasons)
+    bin_start = np.zeros(2 * V + 2, dtype=np.int64)
+    for c in range(binaries):
+        bin_start[lits[c_start[c]] + V + 1] += 1
+        bin_start[lits[c_start[c] + 1] + V + 1] += 1
+    for k in range(2 * V + 1):
+        bin_start[k + 1] += bin_start[k]
+    bin_other = np.empty(2 * binaries, dtype=np.int64)
+    bin_clause = np.empty(2 * binaries, dtype=np.int64)
+    fill = bin_start[:-1].copy()
+    for c in range(binaries):
+        for s in range(2):
+            a = lits[c_start[c] + s]
+            bin_other[fill[a + V]] = lits[c_start[c] + 1 - s]
+            bin_clause[fill[a + V]] = c
+            fill[a + V] += 1
     # learnt clauses: their indices and decision-level counts (LBD), for the clean-up
     learnt_of = np.empty(1024, dtype=np.int64)
     lbd_of = np.empty(1024, dtype=np.int64)
@@ -331,6 +359,17 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
         while conflict < 0 and qhead < n_trail:
             false_lit = -trail[qhead]
             qhead += 1
+            for z in range(bin_start[false_lit + V], bin_start[false_lit + V + 1]):
+                other = bin_other[z]
+                value = lv[other + V]
+                if value == 1:
+                    continue
+                if value == -1:
+                    conflict = bin_clause[z]
+                    break
+                n_trail = _assign(other, dl, bin_clause[z], lv, level, reason, trail, n_trail, V)
+            if conflict >= 0:
+                break
             prev = -1
             node = head[false_lit + V]
             while node != -1:
@@ -487,7 +526,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             conflict = -1
             if n_learnts >= keep_learnts:
                 n_learnts = _reduce(learnt_of, lbd_of, n_learnts, trail, n_trail, reason, lits, c_start, c_size,
-                                    clauses, pending, pending_end, head, nxt, blk, V)
+                                    clauses, pending, pending_end, head, nxt, blk, V, binaries)
                 keep_learnts = max(keep_learnts + 1, int(keep_learnts * REDUCE_GROWTH))
             continue
         if pending < pending_end:
