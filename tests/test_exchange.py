@@ -46,6 +46,7 @@ def test_each_step_gives_new_minimal_justifications(case, attempts, patience, da
             assert not holds(inside) and set(present) & cone <= inside
             assert all(holds(inside | {x}) for x in names[0])
     assert {frozenset(index.ids[n] for n in m) for m in exchange.found()} == seen
+    assert exchange.named(index.ids) == seen   # the same sets, named in one pass
 
 
 def test_exchange_alone_finds_a_product_of_alternatives():

@@ -21,6 +21,7 @@ Found sets are rows of 64-bit words (any number of words), kept across steps in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numba
@@ -87,6 +88,15 @@ class Exchange:
         flat, start = _positions(self.rows, 0, self.count)
         chosen = self.oracle.evidence[flat]
         return [chosen[start[i]:start[i + 1]] for i in range(self.count)]
+
+    def named(self, ids: Sequence[str]) -> frozenset[frozenset[str]]:
+        """Every justification found so far, each as the ids of its evidence (``ids[n]``
+        names node n): what :meth:`found` gives, named in one pass over one flat list
+        instead of one array per set (half the time on hundreds of sets)."""
+        flat, start = _positions(self.rows, 0, self.count)
+        names = [ids[n] for n in self.oracle.evidence[flat].tolist()]
+        bounds = start.tolist()
+        return frozenset([frozenset(names[bounds[i]:bounds[i + 1]]) for i in range(self.count)])
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)

@@ -163,7 +163,7 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
         from theory.cdcl import CONFLICTS, DECISIONS, search
 
         counts = search(cnf, exchange)
-        found = exchange.found()
+        named = exchange.named(index.ids)
         counters = {"decisions": int(counts[DECISIONS]), "conflicts": int(counts[CONFLICTS])}
     else:
         with Solver(name=solver_name) as solver:
@@ -178,10 +178,11 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
                                 lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
                                 later=(REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)))
             counters = solver.accum_stats()
+            named = _named(index, found)
     if stats is not None:
         models, attempts, exchanged = exchange.tally.tolist()
         stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged, **counters)
-    return _named(index, found)
+    return named
 
 
 def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[list[int]]:
