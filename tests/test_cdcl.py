@@ -13,14 +13,14 @@ from theory.cone_cnf import cone_cnf
 from theory.cone_kernel import ConeOracle
 from theory.exchange import Exchange
 from theory.index import index_of
-from theory.justifications import _compiled_search, _named
+from theory.justifications import _compiled_search
 from theory.reference import brute_force_minimal_justifications
 
 from tests.claim_cases import structure_and_claim
 
 
 def named(index, exchange):
-    return _named(index, exchange.found())
+    return exchange.named(index.ids)
 
 
 @settings(max_examples=400)

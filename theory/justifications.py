@@ -88,11 +88,12 @@ class _Unrolled:
 
 def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray | None,
                 var_of_position: np.ndarray | None, cuts: Any,
-                later: tuple[int, Any] | None = None) -> list[np.ndarray]:
+                later: tuple[int, Any] | None = None) -> None:
     """The loop of the one-search enumeration: solve, decide the model's evidence (the
     first ``size`` variables; ``position_of_var[v - 1]`` is variable v's evidence position
     in the exchange's oracle, -1 for evidence it leaves out; None for both maps when
-    variable p + 1 is position p), learn the clauses of the step, until UNSAT.
+    variable p + 1 is position p), learn the clauses of the step, until UNSAT; the
+    exchange holds every justification after (:meth:`~theory.exchange.Exchange.named`).
     ``cuts(positions)`` gives the loop clauses of the maximal false set a false model's
     evidence grows to; ``later = (k, clauses)``: ``clauses()`` is added after the k-th
     model."""
@@ -130,12 +131,6 @@ def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.nd
         inside[flat] = False
         for clause in cuts(np.flatnonzero(inside)):
             add(clause)
-    return exchange.found()  # type: ignore[no-any-return]
-
-
-def _named(index: Any, found: list[np.ndarray]) -> frozenset[frozenset[str]]:
-    ids = index.ids
-    return frozenset(frozenset(ids[n] for n in nodes.tolist()) for nodes in found)
 
 
 def _compiled_search(index: Any, root: int, solver_name: str | None = None,
@@ -163,7 +158,6 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
         from theory.cdcl import CONFLICTS, DECISIONS, search
 
         counts = search(cnf, exchange)
-        named = exchange.named(index.ids)
         counters = {"decisions": int(counts[DECISIONS]), "conflicts": int(counts[CONFLICTS])}
     else:
         with Solver(name=solver_name) as solver:
@@ -174,15 +168,14 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
             solver.append_formula(cnf.clauses(0, cnf.forward))
             solver.add_clause([cnf.root])
             solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
-            found = _one_search(solver, exchange, oracle.evidence.shape[0], None, None,
-                                lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
-                                later=(REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)))
+            _one_search(solver, exchange, oracle.evidence.shape[0], None, None,
+                        lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
+                        later=(REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)))
             counters = solver.accum_stats()
-            named = _named(index, found)
     if stats is not None:
         models, attempts, exchanged = exchange.tally.tolist()
         stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged, **counters)
-    return named
+    return exchange.named(index.ids)
 
 
 def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[list[int]]:
@@ -380,8 +373,8 @@ class JustificationEnumerator:
             return [] if copy is None else _loop_cuts(oracle, copy, oracle.evidence[present].tolist())
 
         with solver:
-            found = _one_search(solver, exchange, size, position_of_var, var_of_position, cuts)
-        return _named(index, found)
+            _one_search(solver, exchange, size, position_of_var, var_of_position, cuts)
+        return exchange.named(index.ids)
 
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
         """A minimal justification avoiding every item of ``without``, or None."""
