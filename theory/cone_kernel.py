@@ -186,12 +186,12 @@ def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, j
                 return True
             stack[top] = c
             top += 1
-    for e in range(mask.shape[0]):
-        if mask[e]:
-            x = ev_local[e]
-            held[x] = -1
-            stack[top] = x
-            top += 1
+    for e in range(mask.shape[0]):   # without a branch: which evidence is present is data
+        x = ev_local[e]
+        present = np.int64(mask[e])
+        held[x] = -present
+        stack[top] = x
+        top += present
     while top:
         top -= 1
         a = stack[top]
@@ -312,8 +312,7 @@ def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises
     full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
     word[:] = 0
     for e in range(mask.shape[0]):
-        if mask[e]:
-            word[ev_local[e]] = full
+        word[ev_local[e]] = full & (np.uint64(0) - np.uint64(mask[e]))
     for i in range(m):
         word[ev_local[tried[i]]] &= ~(np.uint64(1) << np.uint64(i))
     _fixpoints(word, full, shape, w_start, w_just, just_claim, queued, stack)

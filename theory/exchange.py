@@ -246,9 +246,8 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
         word[:] = 0
         for x in range(n):
             v = np.uint64(0)
-            for i in range(m):
-                if pools[i, x >> 6] & (np.uint64(1) << np.uint64(x & 63)):
-                    v |= np.uint64(1) << np.uint64(i)
+            for i in range(m):   # without a branch: whether pool i holds x is data
+                v |= ((pools[i, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)) << np.uint64(i)
             word[ev_local[x]] = v
         _fixpoints(word, bits, shape, w_start, w_just, just_claim, queued, stack)
         good = word[root]
@@ -272,7 +271,7 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
                 chosen = _most_found(rows[r], rows[r], freq)
                 pools[i, chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
             for x in range(n):
-                mask[x] = 1 if pools[i, x >> 6] & (np.uint64(1) << np.uint64(x & 63)) else 0
+                mask[x] = (pools[i, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
             if not _holds(mask, *args):   # also records the derivation the shrink starts from
                 misses += 1
                 continue
