@@ -17,7 +17,7 @@ justification found, when a clause is false at level 0.
 
 The solver is a textbook one, small because its formulas are (hundreds of variables):
 two watched literals per clause, kept as linked lists through the clauses with a blocking
-literal per watch, except the formula's two-literal clauses (four in ten of a completion's),
+literal per watch (the link and the blocker side by side in one array), except the formula's two-literal clauses (four in ten of a completion's),
 which sit in one implication list per literal, visited first; first-UIP learning with
 local minimisation; VSIDS activities in a binary heap on large formulas; every decision
 false (small models first), no restarts;
@@ -93,28 +93,27 @@ def search(cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM) -> 
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _room(lits: Any, c_start: Any, c_size: Any, nxt: Any, blk: Any, clauses: int, used: int, width: int) -> Any:
+def _room(lits: Any, c_start: Any, c_size: Any, wat: Any, clauses: int, used: int, width: int) -> Any:
     """The clause arrays, grown so that one more clause of ``width`` literals fits
-    (``nxt``, ``blk``: two watches per clause)."""
+    (``wat``: two watches per clause, each its next watch and its blocker)."""
     while used + width > lits.shape[0]:
         lits = _grow(lits)
-    if 2 * (clauses + 1) > nxt.shape[0]:
+    if 4 * (clauses + 1) > wat.shape[0]:
         c_start = _grow(c_start)
         c_size = _grow(c_size)
-        nxt = _grow(nxt)
-        blk = _grow(blk)
-    return lits, c_start, c_size, nxt, blk
+        wat = _grow(wat)
+    return lits, c_start, c_size, wat
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _store(source: Any, bounds: Any, sign: int, lits: Any, c_start: Any, c_size: Any, nxt: Any, blk: Any,
+def _store(source: Any, bounds: Any, sign: int, lits: Any, c_start: Any, c_size: Any, wat: Any,
            clauses: int, used: int) -> Any:
     """Store clauses ``source[bounds[i]:bounds[i + 1]]`` (not yet watched): evidence
     positions as the literals of their variables, negated (``sign`` -1) or not (1), or
     literals as they are (``sign`` 0)."""
     for g in range(bounds.shape[0] - 1):
         width = bounds[g + 1] - bounds[g]
-        lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, width)
+        lits, c_start, c_size, wat = _room(lits, c_start, c_size, wat, clauses, used, width)
         for z in range(width):
             x = source[bounds[g] + z]
             lits[used + z] = x if sign == 0 else sign * (x + 1)
@@ -122,18 +121,18 @@ def _store(source: Any, bounds: Any, sign: int, lits: Any, c_start: Any, c_size:
         c_size[clauses] = width
         clauses += 1
         used += width
-    return lits, c_start, c_size, nxt, blk, clauses, used
+    return lits, c_start, c_size, wat, clauses, used
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _link(c: int, first: int, second: int, head: Any, nxt: Any, blk: Any, V: int) -> None:
+def _link(c: int, first: int, second: int, head: Any, wat: Any, V: int) -> None:
     """Watch clause c on its literals ``first`` and ``second`` (each the other's blocker)."""
-    nxt[2 * c] = head[first + V]
+    wat[2 * (2 * c)] = head[first + V]
     head[first + V] = 2 * c
-    blk[2 * c] = second
-    nxt[2 * c + 1] = head[second + V]
+    wat[2 * (2 * c) + 1] = second
+    wat[2 * (2 * c + 1)] = head[second + V]
     head[second + V] = 2 * c + 1
-    blk[2 * c + 1] = first
+    wat[2 * (2 * c + 1) + 1] = first
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -210,8 +209,8 @@ def _backjump(to: int, trail: Any, trail_lim: Any, n_trail: int, lv: Any, reason
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _reduce(learnt_of: Any, lbd_of: Any, n_learnts: int, trail: Any, n_trail: int, reason: Any, lits: Any,
-            c_start: Any, c_size: Any, clauses: int, pending: int, pending_end: int, head: Any, nxt: Any,
-            blk: Any, V: int, binaries: int) -> int:
+            c_start: Any, c_size: Any, clauses: int, pending: int, pending_end: int, head: Any, wat: Any,
+            V: int, binaries: int) -> int:
     """Delete half of the learnt clauses, those with the most decision levels (the older
     first among equals), except the reasons of the trail and those of two levels or
     fewer, and watch every clause left again; returns how many learnt clauses are left."""
@@ -240,7 +239,7 @@ def _reduce(learnt_of: Any, lbd_of: Any, n_learnts: int, trail: Any, n_trail: in
     head[:] = -1
     for c in range(binaries, clauses):
         if c_size[c] >= 2 and (c < pending or c >= pending_end):
-            _link(c, lits[c_start[c]], lits[c_start[c] + 1], head, nxt, blk, V)
+            _link(c, lits[c_start[c]], lits[c_start[c] + 1], head, wat, V)
     return left
 
 
@@ -276,8 +275,9 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
     lits = np.empty(2 * cnf_lits.shape[0] + 256, dtype=np.int64)
     c_start = np.empty(capacity, dtype=np.int64)
     c_size = np.empty(capacity, dtype=np.int64)
-    nxt = np.empty(2 * capacity, dtype=np.int64)     # watch 2c + s is on clause c's literal s
-    blk = np.empty(2 * capacity, dtype=np.int64)
+    # watch 2c + s is on clause c's literal s: wat[2 * (2c + s)] is the next watch of that
+    # literal, wat[2 * (2c + s) + 1] its blocker (side by side: one cache line for both)
+    wat = np.empty(4 * capacity, dtype=np.int64)
     clauses = 0
     used = 0
     buffer = np.empty(max(V + 2, cnf_start.shape[0]), dtype=np.int64)
@@ -318,12 +318,12 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             if w == 1:
                 n_trail = _assign(buffer[0], 0, -1, lv, level, reason, trail, n_trail, V)
                 continue
-            lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, w)
+            lits, c_start, c_size, wat = _room(lits, c_start, c_size, wat, clauses, used, w)
             lits[used:used + w] = buffer[:w]
             c_start[clauses] = used
             c_size[clauses] = w
             if not two:
-                _link(clauses, buffer[0], buffer[1], head, nxt, blk, V)
+                _link(clauses, buffer[0], buffer[1], head, wat, V)
             clauses += 1
             used += w
         if two:
@@ -374,8 +374,8 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             prev = -1
             node = head[false_lit + V]
             while node != -1:
-                following = nxt[node]
-                if lv[blk[node] + V] == 1:
+                following = wat[2 * node]
+                if lv[wat[2 * node + 1] + V] == 1:
                     prev = node
                     node = following
                     continue
@@ -384,7 +384,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 b = c_start[c]
                 other = lits[b + 1 - s]
                 if lv[other + V] == 1:
-                    blk[node] = other
+                    wat[2 * node + 1] = other
                     prev = node
                     node = following
                     continue
@@ -397,10 +397,10 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                         if prev == -1:
                             head[false_lit + V] = following
                         else:
-                            nxt[prev] = following
-                        nxt[node] = head[q + V]
+                            wat[2 * prev] = following
+                        wat[2 * node] = head[q + V]
                         head[q + V] = node
-                        blk[node] = other
+                        wat[2 * node + 1] = other
                         moved = True
                         break
                 if moved:
@@ -504,11 +504,11 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             n_trail = _assign(learnt[0], dl, clauses if n_learnt > 1 else -1, lv, level, reason, trail,
                               n_trail, V)
             if n_learnt > 1:
-                lits, c_start, c_size, nxt, blk = _room(lits, c_start, c_size, nxt, blk, clauses, used, n_learnt)
+                lits, c_start, c_size, wat = _room(lits, c_start, c_size, wat, clauses, used, n_learnt)
                 lits[used:used + n_learnt] = learnt[:n_learnt]
                 c_start[clauses] = used
                 c_size[clauses] = n_learnt
-                _link(clauses, learnt[0], learnt[1], head, nxt, blk, V)
+                _link(clauses, learnt[0], learnt[1], head, wat, V)
                 stamps += 1
                 lbd = 0
                 for z in range(n_learnt):
@@ -527,7 +527,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             conflict = -1
             if n_learnts >= keep_learnts:
                 n_learnts = _reduce(learnt_of, lbd_of, n_learnts, trail, n_trail, reason, lits, c_start, c_size,
-                                    clauses, pending, pending_end, head, nxt, blk, V, binaries)
+                                    clauses, pending, pending_end, head, wat, V, binaries)
                 keep_learnts = max(keep_learnts + 1, int(keep_learnts * REDUCE_GROWTH))
             continue
         if pending < pending_end:
@@ -581,7 +581,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 qhead = n_trail
                 dl = back
             if not single:
-                _link(c, lits[b], lits[b + 1], head, nxt, blk, V)
+                _link(c, lits[b], lits[b + 1], head, wat, V)
             if assign:
                 n_trail = _assign(lits[b], dl, -1 if single else c, lv, level, reason, trail, n_trail, V)
             continue
@@ -625,11 +625,11 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             just_size, root, missing, held, stack, mask)
         pending = clauses
         if kind:     # "not all of M" for each set found
-            lits, c_start, c_size, nxt, blk, clauses, used = _store(
-                flat, start, -1, lits, c_start, c_size, nxt, blk, clauses, used)
+            lits, c_start, c_size, wat, clauses, used = _store(
+                flat, start, -1, lits, c_start, c_size, wat, clauses, used)
         else:        # "some evidence outside", and the loop formulas of the maximal false set
-            lits, c_start, c_size, nxt, blk, clauses, used = _store(
-                flat, start, 1, lits, c_start, c_size, nxt, blk, clauses, used)
+            lits, c_start, c_size, wat, clauses, used = _store(
+                flat, start, 1, lits, c_start, c_size, wat, clauses, used)
             inside = np.ones(size, dtype=np.uint8)
             for z in range(flat.shape[0]):
                 inside[flat[z]] = 0
@@ -638,8 +638,8 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 evidence[grown], holds, body, position, a_start, a_local, claim_kept, comp_of, comp_nodes,
                 comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing,
                 held, stack, mask)
-            lits, c_start, c_size, nxt, blk, clauses, used = _store(
-                cut, cut_start, 0, lits, c_start, c_size, nxt, blk, clauses, used)
+            lits, c_start, c_size, wat, clauses, used = _store(
+                cut, cut_start, 0, lits, c_start, c_size, wat, clauses, used)
         pending_end = clauses
     return rows, cols, count
 
