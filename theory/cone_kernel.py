@@ -188,7 +188,7 @@ def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, j
             top += 1
     for e in range(mask.shape[0]):   # without a branch: which evidence is present is data
         x = ev_local[e]
-        present = np.int64(mask[e])
+        present: Any = np.int64(mask[e])   # int64 in numba (a uint8 would make top unsigned)
         held[x] = -present
         stack[top] = x
         top += present
