@@ -17,8 +17,9 @@ justification found, when a clause is false at level 0.
 
 The solver is a textbook one, small because its formulas are (hundreds of variables):
 two watched literals per clause, kept as linked lists through the clauses with a blocking
-literal per watch (the link and the blocker side by side in one array), except the formula's two-literal clauses (four in ten of a completion's),
-which sit in one implication list per literal, visited first; first-UIP learning with
+literal per watch (the link and the blocker side by side in one array), except the
+formula's two-literal clauses (four in ten of a completion's), which sit in one
+implication list per literal, visited first; first-UIP learning with
 local minimisation; VSIDS activities in a binary heap on large formulas; every decision
 false (small models first), no restarts;
 learnt clauses cleaned up from :data:`REDUCE_FROM` on (the clauses of the step and of the
