@@ -128,12 +128,12 @@ def _store(source: Any, bounds: Any, sign: int, lits: Any, c_start: Any, c_size:
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _link(c: int, first: int, second: int, head: Any, wat: Any, V: int) -> None:
     """Watch clause c on its literals ``first`` and ``second`` (each the other's blocker)."""
-    wat[2 * (2 * c)] = head[first + V]
+    wat[4 * c] = head[first + V]          # watch 2c: link, blocker
+    wat[4 * c + 1] = second
     head[first + V] = 2 * c
-    wat[2 * (2 * c) + 1] = second
-    wat[2 * (2 * c + 1)] = head[second + V]
+    wat[4 * c + 2] = head[second + V]     # watch 2c + 1
+    wat[4 * c + 3] = first
     head[second + V] = 2 * c + 1
-    wat[2 * (2 * c + 1) + 1] = first
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
