@@ -72,7 +72,9 @@ def load_search(rev: str | None, tag: str) -> dict[str, types.ModuleType]:
 def _run(modules: dict[str, types.ModuleType], index: Any, root: int) -> tuple[frozenset[frozenset[str]], float]:
     oracle = modules["cone_kernel"].ConeOracle(index, root)
     cnf = modules["cone_cnf"].cone_cnf(oracle)
-    exchange = modules["exchange"].Exchange(oracle)
+    # the exchange attempts the revision's minimal_justifications gives its compiled solver
+    attempts = getattr(modules["cdcl"], "ATTEMPTS", modules["exchange"].ATTEMPTS)
+    exchange = modules["exchange"].Exchange(oracle, attempts=attempts)
     started = time.process_time()
     modules["cdcl"].search(cnf, exchange)
     seconds = time.process_time() - started

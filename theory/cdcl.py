@@ -5,7 +5,8 @@ the clauses the step teaches in one compiled call, with no Python round trip per
 The formula is a cone's completion (:func:`theory.cone_cnf.cone_cnf`, both directions) and
 the root. Each model's evidence goes to the exchange step
 (:func:`theory.exchange._step`): true, it teaches "not all of M" for every justification M
-it found; false, "some evidence outside a maximal false set" F and the loop formulas of
+it found (one, the model's evidence shrunk, with the :data:`ATTEMPTS` that
+:func:`~theory.justifications.minimal_justifications` gives it); false, "some evidence outside a maximal false set" F and the loop formulas of
 the loops that hold the root up under F (:func:`theory.cone_cnf.loop_cuts`): the outside
 clause already cuts the model, and the loops of F, rather than those of the model's own
 evidence, also cut the models that add evidence from outside F but still stand on such a
@@ -43,6 +44,13 @@ from theory.label_kernel import _grow
 
 DECISIONS, CONFLICTS, MODELS = range(3)
 """Indices of :func:`search`'s counts."""
+ATTEMPTS = 0
+"""Exchange attempts per model in the step of this solver's search (the ``attempts`` of the
+:class:`~theory.exchange.Exchange` that :func:`theory.justifications.minimal_justifications`
+hands it): none, so each model shrinks to one justification. Behind a solver's round trip
+per model (python-sat) the exchange's :data:`~theory.exchange.ATTEMPTS` save models; here a
+model costs little, and the sets the attempts found, learnt out of the solver's order, cost
+it more conflicts than the models they saved."""
 ACTIVITY_DECAY = 0.75
 """VSIDS decay per conflict. The search never restarts, so a fast decay keeps its
 decisions on the variables of the last conflicts: 0.75 had the best mean ratio to clingo
@@ -645,4 +653,4 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
     return rows, cols, count
 
 
-__all__ = ["CONFLICTS", "DECISIONS", "MODELS", "search"]
+__all__ = ["ATTEMPTS", "CONFLICTS", "DECISIONS", "MODELS", "search"]

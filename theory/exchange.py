@@ -208,6 +208,9 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
     _shrink(mask, shape, *args)
     rows, cols = _append(rows, cols, count, mask, freq)
     count += 1
+    if attempts <= 0 or patience <= 0:
+        flat, start = _positions(rows, first, count)
+        return 1, rows, cols, count, flat, start
     words = rows.shape[1]
     full = np.empty(words, dtype=np.uint64)
     for w in range(words):

@@ -6,9 +6,11 @@ The minimal justifications of claim c are the minimal evidence sets X with f_c(X
 completion of the cone (built by a compiled pass, :mod:`theory.cone_cnf`), the same
 search that an incremental python-sat solver runs elsewhere: each model's evidence is decided
 exactly by a compiled least fixpoint (:mod:`theory.cone_kernel`) and the step taken on it
-(:mod:`theory.exchange`) learns every justification it finds by exchanging members of the
-found ones, so a model stands for several justifications; a false model teaches a maximal
-false set and the loop formulas of that set's loops. :meth:`JustificationEnumerator.all_minimal`
+(:mod:`theory.exchange`) shrinks a true one to a justification (over python-sat, where a
+model costs a round trip, it also learns the justifications it finds by exchanging members
+of the found ones, so a model stands for several; the compiled solver's models cost less
+than the conflicts those sets add, :data:`theory.cdcl.ATTEMPTS`); a false model teaches a
+maximal false set and the loop formulas of that set's loops. :meth:`JustificationEnumerator.all_minimal`
 is the same run over the Python encoding of :mod:`theory.completion`. The enumerator's
 iterator (the solver loop, used with a limit) is a map-solver loop over the evidence
 variables: find a model, block the supersets of its evidence set X (a true set once the
@@ -138,7 +140,8 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
     """:meth:`JustificationEnumerator.all_minimal` with the encoding built by a compiled
     pass over the cone (:mod:`theory.cone_cnf`) instead of :class:`SupportProgram`, and
     by default the compiled solver of :mod:`theory.cdcl` (every model, step and clause in
-    one compiled call); ``solver_name`` runs the same search over that python-sat solver
+    one compiled call, the step without exchange attempts: :data:`theory.cdcl.ATTEMPTS`);
+    ``solver_name`` runs the same search over that python-sat solver
     instead (the completion's other direction added after :data:`REVERSE_AFTER` models).
     ``stats``, when given, receives the counts of the run (models decided, exchange
     attempts, sets they found, and the solver's decisions and conflicts), for the
@@ -152,14 +155,15 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
     root_kept = oracle.shape[2]
     if (cnf.body[root_kept[0]:root_kept[1]] == PREMISE).any():
         return frozenset([frozenset()])
-    exchange = Exchange(oracle)
     counters: dict[str, int]
     if solver_name is None:
-        from theory.cdcl import CONFLICTS, DECISIONS, search
+        from theory.cdcl import ATTEMPTS, CONFLICTS, DECISIONS, search
 
+        exchange = Exchange(oracle, attempts=ATTEMPTS)
         counts = search(cnf, exchange)
         counters = {"decisions": int(counts[DECISIONS]), "conflicts": int(counts[CONFLICTS])}
     else:
+        exchange = Exchange(oracle)
         with Solver(name=solver_name) as solver:
             if solver_name == DEFAULT_SOLVER:
                 # learnt-clause minimisation and shrinking cost more than they save on these
