@@ -63,9 +63,12 @@ most decision levels (LBD) that are not reasons now; the bound grows by
 REDUCE_GROWTH = 1.1
 HEAP_FROM = 4096
 """Variables from which decisions come from a binary heap of activities; below, a scan of
-every variable per decision is cheaper than keeping the heap through every backjump
-(about 10% of the search on the 984-justification case of ``bench_justifications
---loops``, 295 variables)."""
+every variable is cheaper than keeping the heap through every backjump (about 10% of the
+search on the 984-justification case of ``bench_justifications --loops``, 295 variables).
+A scan keeps the :data:`CANDIDATES` best free variables: until the next backjump no
+variable becomes free and no activity changes, so the next decision is the first of them
+still free, and the scan runs again only when none is."""
+CANDIDATES = 8
 
 
 def search(cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM) -> np.ndarray:
@@ -155,6 +158,31 @@ def _assign(lit: int, at: int, why: int, lv: Any, level: Any, reason: Any, trail
     reason[abs(lit)] = why
     trail[n_trail] = lit
     return n_trail + 1
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _candidates(lv: Any, activity: Any, V: int, cand: Any, cand_activity: Any) -> int:
+    """The free variables of most activity, at most ``cand.shape[0]`` of them, into ``cand``
+    best first (the lower variable first among equals, as a scan for the best one picks);
+    returns how many."""
+    k = cand.shape[0]
+    n = 0
+    for v in range(1, V + 1):
+        if lv[v + V] != 0:
+            continue
+        a = activity[v]
+        if n == k and a <= cand_activity[k - 1]:
+            continue
+        i = n if n < k else k - 1
+        while i > 0 and cand_activity[i - 1] < a:
+            cand[i] = cand[i - 1]
+            cand_activity[i] = cand_activity[i - 1]
+            i -= 1
+        cand[i] = v
+        cand_activity[i] = a
+        if n < k:
+            n += 1
+    return n
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -364,6 +392,12 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
     pending = clauses      # clauses [pending, pending_end) are stored but not attached yet
     pending_end = clauses
     conflict = -1
+    # the best free variables of the last scan (cand[next_cand:n_cand] still to try); a
+    # backjump empties them
+    cand = np.empty(CANDIDATES, dtype=np.int64)
+    cand_activity = np.empty(CANDIDATES, dtype=np.float64)
+    n_cand = 0
+    next_cand = 0
     while True:
         # unit propagation over the watches of each literal made false
         while conflict < 0 and qhead < n_trail:
@@ -508,6 +542,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 back = level[abs(learnt[1])]
             n_trail, heap_size = _backjump(back, trail, trail_lim, n_trail, lv, reason, heap, pos, activity,
                                            heap_size, V)
+            n_cand = 0
             qhead = n_trail
             dl = back
             n_trail = _assign(learnt[0], dl, clauses if n_learnt > 1 else -1, lv, level, reason, trail,
@@ -587,6 +622,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             if back < dl:
                 n_trail, heap_size = _backjump(back, trail, trail_lim, n_trail, lv, reason, heap, pos, activity,
                                                heap_size, V)
+                n_cand = 0
                 qhead = n_trail
                 dl = back
             if not single:
@@ -597,11 +633,13 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
         # decide: the free variable of most activity, false
         best = 0
         if not use_heap:
-            top_activity = -1.0
-            for v in range(1, V + 1):
-                if lv[v + V] == 0 and activity[v] > top_activity:
-                    best = v
-                    top_activity = activity[v]
+            while next_cand < n_cand and lv[cand[next_cand] + V] != 0:
+                next_cand += 1
+            if next_cand >= n_cand:
+                n_cand = _candidates(lv, activity, V, cand, cand_activity)
+                next_cand = 0
+            if n_cand > 0:
+                best = cand[next_cand]
         while use_heap and heap_size > 0:
             v = heap[0]
             heap_size -= 1
