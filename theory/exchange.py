@@ -2,8 +2,10 @@
 one-search enumerator of :mod:`theory.justifications` takes on each model.
 
 A model's evidence X is decided by the least fixpoint of the cone
-(:class:`~theory.cone_kernel.ConeOracle`): true, it shrinks to a minimal true set M; false,
-it grows to a maximal false set. After a true model the step keeps going without the
+(:class:`~theory.cone_kernel.ConeOracle`): true, it shrinks to a minimal true set M (a set
+of fewer than 64 that is minimal already, as the compiled solver's models nearly always
+are, is recognised by one pass of 64-lane fixpoints: the set and the set less each
+member); false, it grows to a maximal false set. After a true model the step keeps going without the
 solver: for a found set M and a member e of it, the pool P = all the cone's evidence less
 e, less one member of every set found so far that P still contains (so P contains no found
 set). If the claim holds in the least fixpoint of P, the minimal subset P shrinks to is a
@@ -200,12 +202,26 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
     mask[:] = 0
     for p in present:
         mask[p] = 1
-    if not _holds(mask, *args):
-        _grow(mask, *args)
-        outside = np.nonzero(mask == 0)[0]
-        return 0, rows, cols, count, outside, np.array([0, outside.shape[0]], dtype=np.int64)
+    word = np.zeros(held.shape[0], dtype=np.uint64)
+    queued = np.zeros(held.shape[0], dtype=np.uint8)
+    m = present.shape[0]
+    minimal = False
+    if 0 < m < 64:
+        # a model of the compiled solver is nearly always a minimal true set already: one
+        # pass of 64-lane fixpoints decides the set (lane m) and the set less each member
+        # (lane i) at once, where holding and shrinking would take a fixpoint and a pass
+        lanes = (np.uint64(1) << np.uint64(m + 1)) - np.uint64(1)
+        for i in range(m):
+            word[ev_local[present[i]]] = lanes & ~(np.uint64(1) << np.uint64(i))
+        _fixpoints(word, lanes, shape, w_start, w_just, just_claim, queued, stack)
+        minimal = word[root] == np.uint64(1) << np.uint64(m)
+    if not minimal:
+        if not _holds(mask, *args):
+            _grow(mask, *args)
+            outside = np.nonzero(mask == 0)[0]
+            return 0, rows, cols, count, outside, np.array([0, outside.shape[0]], dtype=np.int64)
+        _shrink(mask, shape, *args)
     first = count
-    _shrink(mask, shape, *args)
     rows, cols = _append(rows, cols, count, mask, freq)
     count += 1
     if attempts <= 0 or patience <= 0:
@@ -218,8 +234,6 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
         full[w] = np.uint64(0xFFFFFFFFFFFFFFFF) if left >= 64 else (np.uint64(1) << np.uint64(left)) - np.uint64(1)
     pools = np.empty((64, words), dtype=np.uint64)
     hit = np.zeros(cols.shape[1], dtype=np.uint64)
-    word = np.zeros(held.shape[0], dtype=np.uint64)
-    queued = np.zeros(held.shape[0], dtype=np.uint8)
     head = count - 1          # the set whose members are being exchanged
     member = 0                # the next of its members
     budget = attempts
