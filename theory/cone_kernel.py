@@ -380,13 +380,50 @@ def _examine(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _grow(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any,
           root: int, missing: Any, held: Any, stack: Any) -> None:
-    """Grow ``mask``, false, to a maximal false superset: add each evidence item whose
-    addition keeps the root out."""
+    """Grow ``mask``, false, to a maximal false superset: add each evidence item in turn
+    whose addition keeps the root out. The least fixpoint of the mask is computed once and
+    then extended by each item (what the item adds is logged, and undone when the root
+    comes in), so an item costs what it derives rather than a fixpoint from nothing."""
+    _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+    node_log = np.empty(held.shape[0], dtype=np.int64)
+    just_log = np.empty(w_just.shape[0], dtype=np.int64)
     for e in range(mask.shape[0]):
-        if not mask[e]:
+        if mask[e]:
+            continue
+        x = ev_local[e]
+        held[x] = -1
+        node_log[0] = x
+        nodes = 1
+        justs = 0
+        stack[0] = x
+        top = 1
+        reached = False
+        while top and not reached:
+            top -= 1
+            a = stack[top]
+            for q in range(w_start[a], w_start[a + 1]):
+                k = w_just[q]
+                missing[k] -= 1
+                just_log[justs] = k
+                justs += 1
+                if missing[k] == 0:
+                    c = just_claim[k]
+                    if not held[c]:
+                        held[c] = k + 1
+                        node_log[nodes] = c
+                        nodes += 1
+                        if c == root:
+                            reached = True
+                            break
+                        stack[top] = c
+                        top += 1
+        if reached:
+            for z in range(justs):
+                missing[just_log[z]] += 1
+            for z in range(nodes):
+                held[node_log[z]] = 0
+        else:
             mask[e] = 1
-            if _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack):
-                mask[e] = 0
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
