@@ -58,7 +58,8 @@ LABEL_WORK = 4_000_000
 query before ``method="auto"`` hands it to the SAT core: a few milliseconds, so a label
 blow-up costs little, while a cone whose labels stay within it is answered far faster
 than by any search. It is checked before each product and minimisation is formed, and a
-cone with a loop through a justification of two or more claims gets a 200th of it
+cone with a support loop gets at most :data:`theory.label_kernel.LOOP_WORK_PER_NODE` per
+node, and one with a loop through a justification of two or more claims a 200th of it
 (:data:`theory.label_kernel.MULTIPLYING_LOOP_SHARE`: that is where labels blow up). ``python
 -m benchmarks.bench_justifications --loops`` reports the time of the attempt; compare
 budgets with ``--label-work N``."""

@@ -45,6 +45,13 @@ part in this many of the work budget: semi-naive evaluation re-forms that
 justification's product for every set its members gain, which is where labels blow up,
 and each unit of work there costs more time than elsewhere (many small products)."""
 
+LOOP_WORK_PER_NODE = 2_000
+"""A cone with a support loop gets at most this much work per node of the cone: where
+labels answer such a cone they need little (per node, about 6 on the long cycles of
+``python -m benchmarks.bench_justifications --loops`` and up to 800 on its nested
+components), while its layered graphs with back-edges are not answered within the whole
+budget (its second table), which they spent before the search took over."""
+
 OK, OVER_SETS, OVER_WORK = 0, 1, 2
 """Status of a target: its label, a label over the set budget on its way, or the work
 budget spent before it was reached."""
@@ -543,6 +550,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                 looped = looped or preds[q] == x
             if not looped:
                 continue
+            max_work = min(max_work, LOOP_WORK_PER_NODE * count)
             heavy = False
             for q in range(kept_s[x], kept_s[x + 1]):
                 j = kept_a[q]
