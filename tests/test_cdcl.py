@@ -118,3 +118,28 @@ def test_counts_are_the_search_s_own():
     counts = search(cone_cnf(oracle), exchange)
     assert counts.dtype == np.int64 and counts[MODELS] == 4   # no exchange: one model each
     assert counts[DECISIONS] >= 1 and counts[CONFLICTS] >= 0
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.integers(-1, 1), st.integers(0, 4)), min_size=1, max_size=40),
+       st.integers(1, 10))
+def test_the_candidates_of_a_decision_are_the_best_free_variables_in_order(variables, k):
+    """The scan behind each decision keeps the k free variables of most activity, best
+    first and the lower variable first among equals (activities drawn from a few values,
+    so ties are common): the order of a scan for the single best, which the search's
+    decisions depend on."""
+    from theory.cdcl import _candidates
+
+    V = len(variables)
+    lv = np.zeros(2 * V + 1, dtype=np.int8)
+    activity = np.zeros(V + 1, dtype=np.float64)
+    for v, (value, score) in enumerate(variables, start=1):
+        lv[v + V] = value
+        lv[V - v] = -value
+        activity[v] = float(score)
+    cand = np.empty(k, dtype=np.int64)
+    cand_activity = np.empty(k, dtype=np.float64)
+    n = _candidates(lv, activity, V, cand, cand_activity)
+    expected = sorted((v for v in range(1, V + 1) if lv[v + V] == 0), key=lambda v: (-activity[v], v))[:k]
+    assert cand[:n].tolist() == expected
+    assert cand_activity[:n].tolist() == [activity[v] for v in expected]

@@ -25,10 +25,11 @@ local minimisation; VSIDS activities in a binary heap on large formulas; every d
 false (small models first), no restarts;
 learnt clauses cleaned up from :data:`REDUCE_FROM` on (the clauses of the step and of the
 formula stay). On the layered cases of ``python -m benchmarks.bench_justifications
---loops`` it takes 0.33-0.64x of the time of the same search over CaDiCaL through
-python-sat (the column "one search, CaDiCaL"), whose per-model round trip (solve, get the
-model, add the clauses) costs more than its faster propagation saves; the tests check it
-against that search and against brute force.
+--loops`` it takes 0.35-0.49x of the time of the same search over CaDiCaL through
+python-sat (the column "one search, CaDiCaL", on e422b1a), whose per-model round trip
+(solve, get the model, add the clauses) costs more than its faster propagation saves,
+even with the exchange step saving it models; the tests check it against that search and
+against brute force.
 """
 
 from __future__ import annotations
