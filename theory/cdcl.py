@@ -6,8 +6,9 @@ The formula is a cone's completion (:func:`theory.cone_cnf.cone_cnf`, both direc
 the root. Each model's evidence goes to the exchange step
 (:func:`theory.exchange._step`): true, it teaches "not all of M" for every justification M
 it found (one, the model's evidence shrunk, with the :data:`ATTEMPTS` that
-:func:`~theory.justifications.minimal_justifications` gives it); false, "some evidence outside a maximal false set" F and the loop formulas of
-the loops that hold the root up under F (:func:`theory.cone_cnf.loop_cuts`): the outside
+:func:`~theory.justifications.minimal_justifications` gives it); false, "some evidence
+outside a maximal false set" F and the loop formulas of the loops that hold the root up
+under F (:func:`theory.cone_cnf.loop_cuts`): the outside
 clause already cuts the model, and the loops of F, rather than those of the model's own
 evidence, also cut the models that add evidence from outside F but still stand on such a
 loop (fewer false models on graphs with many back-edges). The search does not

@@ -5,8 +5,9 @@ A model's evidence X is decided by the least fixpoint of the cone
 (:class:`~theory.cone_kernel.ConeOracle`): true, it shrinks to a minimal true set M (a set
 of fewer than 64 that is minimal already, as the compiled solver's models nearly always
 are, is recognised by one pass of 64-lane fixpoints: the set and the set less each
-member); false, it grows to a maximal false set. After a true model the step keeps going without the
-solver: for a found set M and a member e of it, the pool P = all the cone's evidence less
+member); false, it grows to a maximal false set. After a true model the step keeps going
+without the solver (when given attempts: the compiled solver gives it none,
+:data:`theory.cdcl.ATTEMPTS`): for a found set M and a member e of it, the pool P = all the cone's evidence less
 e, less one member of every set found so far that P still contains (so P contains no found
 set). If the claim holds in the least fixpoint of P, the minimal subset P shrinks to is a
 justification not found before: it is inside P, and every found set is not. Pools are
