@@ -10,7 +10,8 @@ against a figure from another run. The revision's ``theory/cone_kernel.py``,
 ``cone_cnf.py``, ``exchange.py`` and ``cdcl.py`` are read with ``git show`` and compiled
 afresh under other module names (importing each other, not the working tree's); so is the
 working tree's copy of the same four files, so both sides pay the same compilation and
-neither reads a cache the other wrote. Every graph's sets must agree.
+neither reads a cache the other wrote. Every graph's sets must agree; the table also says
+whether the two took the same search path (the same decisions, conflicts and models).
 """
 
 from __future__ import annotations
@@ -69,36 +70,41 @@ def load_search(rev: str | None, tag: str) -> dict[str, types.ModuleType]:
     return loaded
 
 
-def _run(modules: dict[str, types.ModuleType], index: Any, root: int) -> tuple[frozenset[frozenset[str]], float]:
+def _run(modules: dict[str, types.ModuleType], index: Any, root: int) -> tuple[frozenset[frozenset[str]], float,
+                                                                              tuple[int, ...] | None]:
     oracle = modules["cone_kernel"].ConeOracle(index, root)
     cnf = modules["cone_cnf"].cone_cnf(oracle)
     # the exchange attempts the revision's minimal_justifications gives its compiled solver
     attempts = getattr(modules["cdcl"], "ATTEMPTS", modules["exchange"].ATTEMPTS)
     exchange = modules["exchange"].Exchange(oracle, attempts=attempts)
     started = time.process_time()
-    modules["cdcl"].search(cnf, exchange)
+    counts = modules["cdcl"].search(cnf, exchange)
     seconds = time.process_time() - started
     ids = index.ids
-    return frozenset(frozenset(ids[n] for n in m.tolist()) for m in exchange.found()), seconds
+    path = None if counts is None else tuple(int(x) for x in counts)   # decisions, conflicts, models
+    return frozenset(frozenset(ids[n] for n in m.tolist()) for m in exchange.found()), seconds, path
 
 
 def compare(old: dict[str, types.ModuleType], new: dict[str, types.ModuleType],
             params: list[tuple[int, int, int, int, float]], repeats: int) -> list[dict]:
     """Each graph ``layered_cyclic(*p[:4], back_edges=p[4])``: both searches alternately,
-    one untimed run each then ``repeats`` timed; the sets compared."""
+    one untimed run each then ``repeats`` timed; the sets compared, and the search paths
+    (the same decisions, conflicts and models counted: a change that only makes the same
+    search cheaper keeps them)."""
     rows = []
     for i, p in enumerate(params):
         index = index_of(layered_cyclic(*p[:4], back_edges=p[4]))
         root = index.number["root"]
-        old_sets, _ = _run(old, index, root)
-        new_sets, _ = _run(new, index, root)
+        old_sets, _, old_path = _run(old, index, root)
+        new_sets, _, new_path = _run(new, index, root)
         times: dict[str, list[float]] = {"old": [], "new": []}
         for _ in range(repeats):
             times["old"].append(_run(old, index, root)[1])
             times["new"].append(_run(new, index, root)[1])
         o, n = statistics.median(times["old"]), statistics.median(times["new"])
         rows.append({"case": f"layered_cyclic{p}", "minimal_justifications": len(new_sets), "old": o, "new": n,
-                     "new_over_old": n / o if o > 0 else math.nan, "agree": old_sets == new_sets})
+                     "new_over_old": n / o if o > 0 else math.nan, "agree": old_sets == new_sets,
+                     "same_path": old_path is not None and old_path == new_path})
         print(f"\r{i + 1}/{len(params)} graphs", end="", flush=True, file=sys.stderr)
     print(file=sys.stderr)
     return rows
@@ -110,7 +116,8 @@ def summary(rows: list[dict]) -> dict:
     ratios = [r["new_over_old"] for r in rows]
     return {"graphs": len(rows), "sum_ratio": sum(r["new"] for r in rows) / sum(r["old"] for r in rows),
             "geometric_mean": math.exp(statistics.mean(math.log(x) for x in ratios)),
-            "min": min(ratios), "max": max(ratios), "all_agree": all(r["agree"] for r in rows)}
+            "min": min(ratios), "max": max(ratios), "all_agree": all(r["agree"] for r in rows),
+            "same_path": sum(r["same_path"] for r in rows)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,15 +147,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"rev": args.rev, "rows": rows, "summary": total}, indent=2))
         return 0
     table = Table(title=f"The one search: {args.rev} against the working tree, CPU seconds, median of {args.repeats}")
-    for column in ["case", "#min", args.rev, "working tree", "tree / rev", "agree"]:
+    for column in ["case", "#min", args.rev, "working tree", "tree / rev", "agree", "same path"]:
         table.add_column(column)
     for r in rows:
         table.add_row(r["case"], str(r["minimal_justifications"]), f"{r['old']:.4f}", f"{r['new']:.4f}",
-                      f"{r['new_over_old']:.3f}", str(r["agree"]))
+                      f"{r['new_over_old']:.3f}", str(r["agree"]), str(r["same_path"]))
     Console(width=160).print(table)
     print(f"working tree / {args.rev} over {total['graphs']} graphs: {total['sum_ratio']:.3f} of the summed time, "
           f"geometric mean {total['geometric_mean']:.3f}, range {total['min']:.2f}-{total['max']:.2f}; "
-          f"all sets agree: {total['all_agree']}")
+          f"all sets agree: {total['all_agree']}; the same search path on {total['same_path']} of {total['graphs']}")
     return 0
 
 

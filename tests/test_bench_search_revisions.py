@@ -21,12 +21,13 @@ def test_the_same_search_agrees_with_itself(tree):
     assert all(r["agree"] and r["old"] > 0 and r["new"] > 0 and r["minimal_justifications"] > 0 for r in rows)
     total = bench.summary(rows)
     assert total["all_agree"] and total["graphs"] == 2 and total["min"] <= total["geometric_mean"] <= total["max"]
+    assert total["same_path"] == 2 and all(r["same_path"] for r in rows)
 
 
 def test_a_search_that_loses_sets_is_reported(tree):
     broken = dict(tree, cdcl=types.SimpleNamespace(search=lambda cnf, exchange: None))   # finds nothing
     rows = bench.compare(tree, broken, sweep_parameters(1, seed=1), repeats=1)
-    assert not rows[0]["agree"] and not bench.summary(rows)["all_agree"]
+    assert not rows[0]["agree"] and not bench.summary(rows)["all_agree"] and not rows[0]["same_path"]
 
 
 def test_a_revision_git_cannot_show_is_exit_2(capsys):

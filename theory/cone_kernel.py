@@ -192,21 +192,39 @@ def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, j
         held[x] = -present
         stack[top] = x
         top += present
+    return _derive(top, stack, missing, held, w_start, w_just, just_claim, root, False, stack, stack)[0]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _derive(top: int, stack: Any, missing: Any, held: Any, w_start: Any, w_just: Any, just_claim: Any, root: int,
+            log: bool, node_log: Any, just_log: Any) -> Any:
+    """Derive from the nodes ``stack[:top]`` (held already): each justification all of whose
+    antecedents are held holds its claim, until the root is held or nothing is left.
+    Returns whether the root came in and, with ``log``, how many claims it held (listed in
+    ``node_log``) and how many counts of ``missing`` it took down (``just_log``)."""
+    nodes = 0
+    justs = 0
     while top:
         top -= 1
         a = stack[top]
         for q in range(w_start[a], w_start[a + 1]):
             k = w_just[q]
             missing[k] -= 1
+            if log:
+                just_log[justs] = k
+                justs += 1
             if missing[k] == 0:
                 c = just_claim[k]
                 if not held[c]:
                     held[c] = k + 1
+                    if log:
+                        node_log[nodes] = c
+                        nodes += 1
                     if c == root:
-                        return True
+                        return True, nodes, justs
                     stack[top] = c
                     top += 1
-    return False
+    return False, nodes, justs
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -304,19 +322,32 @@ def _fixpoints(word: Any, full: Any, shape: Any, w_start: Any, w_just: Any, just
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises: Any, w_start: Any,
-              w_just: Any, just_claim: Any, just_size: Any, root: int, word: Any, queued: Any, stack: Any) -> Any:
-    """Which of the evidence ``tried[:m]`` (m <= 64 positions, all in ``mask``) the root
-    needs: bit i of the result is set when the root is not in the least fixpoint of
-    ``mask`` less ``tried[i]``, all m in one pass of :func:`_fixpoints`."""
-    full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+def _without_each(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, w_start: Any, w_just: Any,
+                  just_claim: Any, root: int, word: Any, queued: Any, stack: Any) -> Any:
+    """The root in the least fixpoints of ``mask`` less each of ``tried[:m]`` (m <= 64
+    positions, all in ``mask``), in one pass of :func:`_fixpoints`: bit i of the result is
+    set when the root is in that of ``mask`` less ``tried[i]``, and bit m (when m < 64)
+    when it is in that of ``mask`` itself."""
+    lanes = min(m + 1, 64)
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) if lanes == 64 else (np.uint64(1) << np.uint64(lanes)) - np.uint64(1)
     word[:] = 0
     for e in range(mask.shape[0]):
         word[ev_local[e]] = full & (np.uint64(0) - np.uint64(mask[e]))
     for i in range(m):
         word[ev_local[tried[i]]] &= ~(np.uint64(1) << np.uint64(i))
     _fixpoints(word, full, shape, w_start, w_just, just_claim, queued, stack)
-    return ~word[root] & full
+    return word[root] & full
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises: Any, w_start: Any,
+              w_just: Any, just_claim: Any, just_size: Any, root: int, word: Any, queued: Any, stack: Any) -> Any:
+    """Which of the evidence ``tried[:m]`` (m <= 64 positions, all in ``mask``) the root
+    needs: bit i of the result is set when the root is not in the least fixpoint of
+    ``mask`` less ``tried[i]`` (:func:`_without_each`)."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+    return ~_without_each(mask, tried, m, shape, ev_local, w_start, w_just, just_claim, root, word, queued,
+                          stack) & full
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -392,36 +423,15 @@ def _grow(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, ju
             continue
         x = ev_local[e]
         held[x] = -1
-        node_log[0] = x
-        nodes = 1
-        justs = 0
         stack[0] = x
-        top = 1
-        reached = False
-        while top and not reached:
-            top -= 1
-            a = stack[top]
-            for q in range(w_start[a], w_start[a + 1]):
-                k = w_just[q]
-                missing[k] -= 1
-                just_log[justs] = k
-                justs += 1
-                if missing[k] == 0:
-                    c = just_claim[k]
-                    if not held[c]:
-                        held[c] = k + 1
-                        node_log[nodes] = c
-                        nodes += 1
-                        if c == root:
-                            reached = True
-                            break
-                        stack[top] = c
-                        top += 1
+        reached, nodes, justs = _derive(1, stack, missing, held, w_start, w_just, just_claim, root, True,
+                                        node_log, just_log)
         if reached:
             for z in range(justs):
                 missing[just_log[z]] += 1
             for z in range(nodes):
                 held[node_log[z]] = 0
+            held[x] = 0
         else:
             mask[e] = 1
 

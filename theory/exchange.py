@@ -31,7 +31,7 @@ import numba
 import numpy as np
 
 from theory.bitops import popcount
-from theory.cone_kernel import ConeOracle, _fixpoints, _grow, _holds, _shrink
+from theory.cone_kernel import ConeOracle, _fixpoints, _grow, _holds, _shrink, _without_each
 
 ATTEMPTS = 256
 """Exchange attempts (one per member of each new set, breadth first) within one step, before
@@ -211,11 +211,9 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
         # a model of the compiled solver is nearly always a minimal true set already: one
         # pass of 64-lane fixpoints decides the set (lane m) and the set less each member
         # (lane i) at once, where holding and shrinking would take a fixpoint and a pass
-        lanes = (np.uint64(1) << np.uint64(m + 1)) - np.uint64(1)
-        for i in range(m):
-            word[ev_local[present[i]]] = lanes & ~(np.uint64(1) << np.uint64(i))
-        _fixpoints(word, lanes, shape, w_start, w_just, just_claim, queued, stack)
-        minimal = word[root] == np.uint64(1) << np.uint64(m)
+        held_in = _without_each(mask, present, m, shape, ev_local, w_start, w_just, just_claim, root, word,
+                                queued, stack)
+        minimal = held_in == np.uint64(1) << np.uint64(m)
     if not minimal:
         if not _holds(mask, *args):
             _grow(mask, *args)
