@@ -6,7 +6,7 @@ from the engine's state; nothing is recomputed) and holds at most ``cap`` nodes;
 counted in ``left_out`` so a page can offer "show more".
 
 ```python
-from jtms.drawing import certificate_drawing, to_dot
+from jtms.views.drawing import certificate_drawing, to_dot
 
 with Memory.open("jtms.db") as memory:
     print(to_dot(certificate_drawing(memory, "c1")))
@@ -27,7 +27,7 @@ from html import escape
 
 from theory.incremental import SupportState
 
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 
 CAP = 200            # nodes drawn before "show more"
 NO_RANK_LIMIT = 1 << 40

@@ -14,8 +14,8 @@ from typing import NoReturn
 
 from theory.errors import MAX_PROBLEM, InputError, shorten
 
-import jtms.commands
-from jtms.exit_codes import ExitCode
+import jtms.cli.commands
+from jtms.cli.exit_codes import ExitCode
 
 # Kept for callers that imported the old names; new code uses ExitCode.
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.VIOLATION, ExitCode.BAD_INPUT
@@ -49,8 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    modules = [importlib.import_module(f"jtms.commands.{info.name}")
-               for info in pkgutil.iter_modules(jtms.commands.__path__)]
+    modules = [importlib.import_module(f"jtms.cli.commands.{info.name}")
+               for info in pkgutil.iter_modules(jtms.cli.commands.__path__)]
     # ORDER places a module's commands in --help (checking first, studies last)
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
         register = getattr(module, "register", None)

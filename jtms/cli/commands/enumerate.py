@@ -20,7 +20,7 @@ from rich.markup import escape
 
 from theory.errors import InputError
 
-from jtms.output import console, print_json, table, writable_file
+from jtms.cli.output import console, print_json, table, writable_file
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 

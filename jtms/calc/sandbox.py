@@ -1,6 +1,6 @@
 """Running untrusted-but-checked work in worker processes, each call under a time limit.
 
-The reviewer re-executes calculations that other people recorded. :mod:`jtms.safe_expr`
+The reviewer re-executes calculations that other people recorded. :mod:`jtms.calc.safe_expr`
 bounds them before evaluating, and this module is the second line: every call runs in a
 worker process of a small pool, with a wall-clock limit per call and a memory limit per
 worker. A call that overruns has its worker killed (and replaced, if work remains); a

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 from theory.errors import InputError
 from theory.graphfile import load_document
 
-from jtms import payloads
-from jtms.output import console, print_json, table
-from jtms.reconsolidation import Memory
+from jtms.views import payloads
+from jtms.cli.output import console, print_json, table
+from jtms.memory.memory import Memory
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jtms.diagnosis import ContradictionReview
+    from jtms.memory.contradictions import ContradictionReview
 
 DEFAULT_DB = "jtms.db"
 TABLE_ROWS = 50   # rows of a table for people; --json lists everything
@@ -283,7 +283,7 @@ def run_explain(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
         explanation = memory.explain(args.id)
         if args.format != "text":
-            from jtms.drawing import FORMATS, certificate_drawing
+            from jtms.views.drawing import FORMATS, certificate_drawing
 
             print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
             return 0
@@ -315,7 +315,7 @@ def run_explain(args: argparse.Namespace) -> int:
 def run_context(args: argparse.Namespace) -> int:
     if args.budget < 0:
         raise InputError(f"--budget must be >= 0, got {args.budget}")
-    from jtms.context import render_text
+    from jtms.views.context import render_text
 
     with _reading(args) as memory:
         compiled = memory.context(args.budget, args.query)
@@ -344,10 +344,10 @@ def run_state(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from jtms.diagnosis import review_contradictions
-    from jtms.quantities import Tolerance
-    from jtms.reviewer import review
-    from jtms.sandbox import DEFAULT_TIME_LIMIT
+    from jtms.memory.contradictions import review_contradictions
+    from jtms.calc.quantities import Tolerance
+    from jtms.calc.reviewer import review
+    from jtms.calc.sandbox import DEFAULT_TIME_LIMIT
 
     explicit = args.rtol is not None or args.atol is not None
     if args.exact and explicit:
@@ -384,7 +384,7 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def _print_contradictions(found: "ContradictionReview") -> None:
-    """The contradictions part of ``jtms review`` (see :mod:`jtms.diagnosis`)."""
+    """The contradictions part of ``jtms review`` (see :mod:`jtms.memory.contradictions`)."""
     out = console()
     active = found.report.active
     if not active:

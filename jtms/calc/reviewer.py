@@ -4,15 +4,15 @@ Evidence may record an executed calculation: a sympy expression and the value it
 (``expression``/``value`` in the graph file, ``--expression``/``--value`` on
 ``jtms add-evidence``). :func:`review` re-executes every recorded calculation of evidence
 that is not already invalidated: each is checked statically against the whitelist and size
-bounds of :mod:`jtms.safe_expr` (never ``sympify``), then evaluated and compared
-(:mod:`jtms.quantities`: units, tolerance) in a worker process under a time limit
-(:mod:`jtms.sandbox`). Each disagreement is a discrepancy and an audit root; all of them are
+bounds of :mod:`jtms.calc.safe_expr` (never ``sympify``), then evaluated and compared
+(:mod:`jtms.calc.quantities`: units, tolerance) in a worker process under a time limit
+(:mod:`jtms.calc.sandbox`). Each disagreement is a discrepancy and an audit root; all of them are
 invalidated in one audit (the loop without an oracle root: discrepancy, diagnosis,
 reactivation, reconsolidation). A calculation that cannot be evaluated within the limits is
 reported as refused, with its reason, and is not audited; it never stops the others from
 being checked.
 
->>> from jtms.quantities import Tolerance
+>>> from jtms.calc.quantities import Tolerance
 >>> [o.status for o in recheck_all([("6*7", "41"), ("10/3", "3.3333")], Tolerance())]
 ['discrepancy', 'ok']
 """
@@ -23,12 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from jtms.quantities import Outcome, Tolerance, compare, prepare, warm_up
-from jtms.safe_expr import UnsafeExpression, check_expression
-from jtms.sandbox import DEFAULT_TIME_LIMIT, CallResult, Sandbox
+from jtms.calc.quantities import Outcome, Tolerance, compare, prepare, warm_up
+from jtms.calc.safe_expr import UnsafeExpression, check_expression
+from jtms.calc.sandbox import DEFAULT_TIME_LIMIT, CallResult, Sandbox
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jtms.reconsolidation import AuditResult, Memory
+    from jtms.memory.memory import Memory
+    from jtms.memory.results import AuditResult
 
 REASON_LIMIT = 2000  # characters of the audit reason listing the discrepancies
 
@@ -83,7 +84,7 @@ def recheck_all(calculations: Sequence[tuple[str, str]], tolerance: Tolerance,
         prepare()  # the workers fork with sympy already imported
         with Sandbox(compare, workers=workers, time_limit=time_limit,
                      initializer=warm_up,
-                     preload=["jtms.quantities", "sympy.physics.units.systems.si"]) as sandbox:
+                     preload=["jtms.calc.quantities", "sympy.physics.units.systems.si"]) as sandbox:
             results = sandbox.map([(*calculations[k], tolerance) for k in runnable])
         for k, result in zip(runnable, results):
             outcomes[k] = _outcome(result)

@@ -4,7 +4,7 @@ contradictions it resolves (``jtms diagnose --db --apply N``, ``jtms review --ap
 The contradictions and the ranked diagnoses come from :meth:`Memory.diagnose`
 (:mod:`theory.diagnosis`); this module only chooses, audits and reports.
 
->>> from jtms.diagnosis import review_contradictions                        # doctest: +SKIP
+>>> from jtms.memory.contradictions import review_contradictions                        # doctest: +SKIP
 >>> found = review_contradictions(memory, apply=True)                       # doctest: +SKIP
 >>> found.applied.audit.retired                                             # doctest: +SKIP
 frozenset({'assay', 'inert'})
@@ -19,7 +19,8 @@ from theory.diagnosis import DiagnosisReport
 from theory.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jtms.reconsolidation import AuditResult, Memory
+    from jtms.memory.memory import Memory
+    from jtms.memory.results import AuditResult
 
 
 @dataclass(frozen=True)

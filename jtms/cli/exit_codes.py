@@ -2,7 +2,7 @@
 
 One enum, so that a command never spells a bare ``return 1``:
 
->>> from jtms.exit_codes import ExitCode
+>>> from jtms.cli.exit_codes import ExitCode
 >>> int(ExitCode.VIOLATION)
 1
 """

@@ -12,8 +12,8 @@ discrepancy, equal dimensions are compared under a :class:`Tolerance`:
   value's unit (``--rtol`` / ``--atol``);
 - ``exact``: equal as numbers (exactly for rationals, to 50 digits otherwise).
 
-:func:`compare` runs inside the reviewer's worker processes (:mod:`jtms.sandbox`): building
-and evaluating a checked expression is bounded by :mod:`jtms.safe_expr`, the time limit
+:func:`compare` runs inside the reviewer's worker processes (:mod:`jtms.calc.sandbox`): building
+and evaluating a checked expression is bounded by :mod:`jtms.calc.safe_expr`, the time limit
 guards the rest.
 
 >>> compare("10/3", "3.3333", Tolerance()).status
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from jtms.safe_expr import UnsafeExpression, build_expression, check_expression, stated_precision
+from jtms.calc.safe_expr import UnsafeExpression, build_expression, check_expression, stated_precision
 
 EXACT_DIGITS = 50       # digits to which non-rational values are compared "exactly"
 GUARD_DIGITS = 15       # digits evaluated beyond those a comparison needs

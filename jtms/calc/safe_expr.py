@@ -12,7 +12,7 @@ it as refused. The check is pure Python arithmetic on floats: it cannot hang.
 
 :func:`check_expression` is that static check; :func:`build_expression` turns a checked text
 into a sympy expression (run it in a worker process under a time limit, see
-:mod:`jtms.sandbox`: building evaluates eagerly). The accepted grammar is :data:`GRAMMAR`,
+:mod:`jtms.calc.sandbox`: building evaluates eagerly). The accepted grammar is :data:`GRAMMAR`,
 documented as one table in docs/memory.md ("Recorded calculations").
 
 >>> check_expression("sqrt(2)*meter").has_units
@@ -20,7 +20,7 @@ True
 >>> check_expression("factorial(10000)")
 Traceback (most recent call last):
 ...
-jtms.safe_expr.UnsafeExpression: factorial(10000) would have more than 4000 digits
+jtms.calc.safe_expr.UnsafeExpression: factorial(10000) would have more than 4000 digits
 """
 
 from __future__ import annotations
@@ -552,7 +552,7 @@ def _build(node: ast.AST, source: str) -> Any:
     items: list[ast.expr] = list(node.args)
     if function.lists and len(items) == 1 and isinstance(items[0], ast.List):
         items = list(items[0].elts)
-    from jtms.quantities import apply_function
+    from jtms.calc.quantities import apply_function
     return apply_function(function.name, [_build(a, source) for a in items])
 
 

@@ -1,13 +1,13 @@
 """The machine results of memory operations: one builder per operation, shared by the CLI's
 ``--json`` and the MCP server's structured tool results, so both carry the same keys.
 
-Each builder takes what a public :class:`jtms.reconsolidation.Memory` call returned and gives a
+Each builder takes what a public :class:`jtms.memory.memory.Memory` call returned and gives a
 JSON-ready dict whose id lists are sorted (DESIGN.md section 4). The TypedDicts name the keys and
 their types; the MCP server publishes them as its tools' output schemas.
 
 ```python
-from jtms.payloads import audit_payload
-from jtms.reconsolidation import Memory
+from jtms.views.payloads import audit_payload
+from jtms.memory.memory import Memory
 
 with Memory.create("jtms.db") as memory:
     memory.add_evidence("obs1")
@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict  # pydantic (the MCP output schemas) needs it below 3.12
 
-from jtms.output import sorted_ids
-from jtms.reconsolidation import AuditResult, Change, Memory
+from jtms.cli.output import sorted_ids
+from jtms.memory.memory import Memory
+from jtms.memory.results import AuditResult, Change
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jtms.diagnosis import ContradictionReview
-    from jtms.reviewer import ReviewReport
+    from jtms.memory.contradictions import ContradictionReview
+    from jtms.calc.reviewer import ReviewReport
 
 
 class NodeAdded(TypedDict):
@@ -112,7 +113,7 @@ class BrokenJustification(TypedDict):
 
 
 class ExplainPayload(TypedDict):
-    """``explain``: the keys of :meth:`jtms.reconsolidation.Explanation.as_dict`."""
+    """``explain``: the keys of :meth:`jtms.memory.memory.Explanation.as_dict`."""
 
     id: str
     kind: str
@@ -140,7 +141,7 @@ class ContextEvidencePayload(TypedDict):
 
 
 class ContextPayload(TypedDict):
-    """``context``: the keys of :meth:`jtms.context.Context.as_dict`."""
+    """``context``: the keys of :meth:`jtms.views.context.Context.as_dict`."""
 
     budget: int
     tokens: int
@@ -193,7 +194,7 @@ class TolerancePayload(TypedDict):
 
 
 class ReviewPayload(TypedDict):
-    """``review``: the keys of :meth:`jtms.reviewer.ReviewReport.as_dict`."""
+    """``review``: the keys of :meth:`jtms.calc.reviewer.ReviewReport.as_dict`."""
 
     checked: int
     discrepancies: list[DiscrepancyPayload]
@@ -202,7 +203,7 @@ class ReviewPayload(TypedDict):
     retired: list[str]
     tolerance: TolerancePayload
     time_limit_s: float
-    # the active contradictions (:mod:`jtms.diagnosis`): the keys of ``jtms diagnose``
+    # the active contradictions (:mod:`jtms.memory.contradictions`): the keys of ``jtms diagnose``
     contradictions: list[dict[str, Any]]
     undiagnosable: list[str]
     proposed_diagnosis: dict[str, Any] | None

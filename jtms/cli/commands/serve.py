@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 
-from jtms.commands.memory import DEFAULT_DB, default_db
+from jtms.cli.commands.memory import DEFAULT_DB, default_db
 
 if TYPE_CHECKING:
     from jtms.serve.tools import MemoryServer
@@ -59,7 +59,7 @@ def parse_address(value: str) -> tuple[str, int]:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from jtms.reconsolidation import Memory
+    from jtms.memory.memory import Memory
     from jtms.serve.tools import MemoryAccess, build_server
 
     address = parse_address(args.http) if args.http else None

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from theory.incremental import GrowingIndex, SupportState
 
-    from jtms.reconsolidation import Memory
+    from jtms.memory.memory import Memory
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _WORD = re.compile(r"\w+")

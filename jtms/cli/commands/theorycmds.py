@@ -7,10 +7,10 @@ import argparse
 import time
 from typing import Any
 
-from jtms.arguments import at_least, id_list
-from jtms.exit_codes import ExitCode
-from jtms.output import console, format_set, print_json, sorted_ids, sorted_sets, table
-from jtms.progress import progress_bar
+from jtms.cli.arguments import at_least, id_list
+from jtms.cli.exit_codes import ExitCode
+from jtms.cli.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from jtms.cli.progress import progress_bar
 from theory.errors import InputError
 from theory.graphfile import load_graph, paused_gc
 from theory.justifications import minimal_justifications
@@ -189,7 +189,7 @@ def run_check(args: argparse.Namespace) -> int:
         raise InputError("give either a GRAPH file or --db PATH, not both")
     blocked: frozenset[str] = frozenset()
     if args.db:
-        from jtms.reconsolidation import Memory
+        from jtms.memory.memory import Memory
 
         with Memory.open(args.db) as memory:  # the stored graph and the audits in force
             structure, blocked, source = memory.structure(), memory.blocked_ids(), args.db

@@ -1,7 +1,7 @@
 """Selective reconsolidation on a persistent memory: the Python API.
 
 ```python
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 
 with Memory.create("jtms.db") as memory:          # or Memory.open("jtms.db")
     memory.add_evidence("obs1", text="assay A shows X")
@@ -29,7 +29,7 @@ Across processes (any backend of :mod:`jtms.store`):
   (new nodes and justifications, status revisions, support pointers, audits and
   reinstatements) to its state; it never reloads. The stored pointers make every process hold
   exactly the state the writers held.
-- **Open in O(read).** A checkpoint (:mod:`jtms.checkpoint`: flags, pointers and ranks at an
+- **Open in O(read).** A checkpoint (:mod:`jtms.memory.checkpoint`: flags, pointers and ranks at an
   event) plus the log tail after it rebuild the state without computing a fixpoint. Writers
   refresh the checkpoint when the tail grows past an eighth of the memory.
 
@@ -60,13 +60,14 @@ from theory.incremental import NO_RANK, NO_SUPPORT, GrowingIndex, Plan, SupportS
 from theory.revision import downstream_numbers
 from theory.structure import Kind, Nogood, SupportStructure
 
-from jtms import checkpoint
+from jtms.memory import checkpoint
+from jtms.memory.results import AuditResult, Change, Explanation, Step
 from jtms.store import create_store, open_store, upgrade_store
 from jtms.store.protocol import (ACTIVE, INACTIVE, Checkpoint, JustificationRow, NewNode,
                                  NodeRow, NogoodRow, RevisionRow, Store, WithdrawalRow)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jtms.context import Context
+    from jtms.views.context import Context
     from theory.diagnosis import DiagnosisReport
 
 CHECKPOINT_MIN_ROWS = 4096   # refresh the checkpoint when the log tail since it holds more
@@ -75,74 +76,6 @@ CHECKPOINT_MIN_ROWS = 4096   # refresh the checkpoint when the log tail since it
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-@dataclass(frozen=True)
-class AuditResult:
-    """An audit (or its dry run, ``audit_id`` None)."""
-
-    audit_id: int | None
-    roots: tuple[str, ...]
-    retired: frozenset[str]          # active before, inactive after (roots included)
-    region: int                      # size of the support region the audit examined
-    seconds: float                   # planning + commit (+ applying), wall clock
-    reason: str = ""
-    reviewer: str | None = None
-    _rederived: tuple[int, ...] = field(default=(), repr=False, compare=False)
-    _ids: Sequence[str] = field(default=(), repr=False, compare=False)
-
-    @property
-    def rederived(self) -> frozenset[str]:
-        """Claims that lost their support pointer but stay active, on another justification."""
-        return frozenset(self._ids[n] for n in self._rederived)
-
-
-@dataclass(frozen=True)
-class Change:
-    """A write other than an audit: the event id and the nodes it (re)activated."""
-
-    event_id: int
-    activated: frozenset[str]
-    seconds: float
-    added: int = 0
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a certificate: ``claim`` holds because all of ``antecedents`` do."""
-
-    claim: str
-    antecedents: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Explanation:
-    id: str
-    kind: str
-    active: bool
-    text: str
-    certificate: tuple[Step, ...] = ()        # active claim: a well-founded derivation
-    evidence: tuple[str, ...] = ()            # the evidence the certificate rests on
-    blocked_by: tuple[int, ...] = ()          # audits that invalidated this node itself
-    withdrawn_by: int | None = None           # the event of its latest deactivation
-    broken: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()  # (justification, inactive antecedents)
-    kept_out_by: tuple[int, ...] = ()         # open audits that keep this inactive node out now
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "active": self.active,
-            "text": self.text,
-            "certificate": [{"claim": s.claim, "antecedents": list(s.antecedents)}
-                            for s in self.certificate],
-            "evidence": list(self.evidence),
-            "blocked_by": list(self.blocked_by),
-            "withdrawn_by": self.withdrawn_by,
-            "broken_justifications": [{"antecedents": list(j), "inactive": list(i)}
-                                      for j, i in self.broken],
-            "kept_out_by": list(self.kept_out_by),
-        }
-
 
 @dataclass
 class _Loaded:
@@ -190,7 +123,7 @@ def _clean_id(value: Any, what: str) -> str:
 
 def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
     """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
-    from jtms.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
+    from jtms.calc.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
 
     for what, text in (("expression", expression), ("value", value)):
         if not isinstance(text, str):
@@ -1139,8 +1072,8 @@ class Memory:
                 for r in sorted(latest.values(), key=lambda r: -r.seq) if r.status == INACTIVE]
 
     def context(self, budget: int, query: str | None = None) -> "Context":
-        """The working context under ``budget`` tokens (:func:`jtms.context.compile_context`)."""
-        from jtms.context import compile_context
+        """The working context under ``budget`` tokens (:func:`jtms.views.context.compile_context`)."""
+        from jtms.views.context import compile_context
 
         with self.snapshot():
             return compile_context(self, budget, query)
@@ -1209,5 +1142,4 @@ def load_memory(db_path: str | Path) -> tuple[SupportStructure, frozenset[str]]:
         return memory.structure(), memory.blocked_ids()
 
 
-__all__ = ["AuditResult", "Change", "Explanation", "Memory", "Step", "load_memory",
-           "load_structure"]
+__all__ = ["Memory", "load_memory", "load_structure"]

@@ -22,9 +22,9 @@ from theory.errors import InputError
 from theory.graphfile import dumps_graph
 from theory.structure import SupportStructure
 
-from jtms import output
-from jtms.exit_codes import ExitCode
-from jtms.progress import progress_bar
+from jtms.cli import output
+from jtms.cli.exit_codes import ExitCode
+from jtms.cli.progress import progress_bar
 
 DEFAULT_EXAMPLES = 1000
 DEFAULT_PAIRS = 10_000

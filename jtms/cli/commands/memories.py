@@ -11,7 +11,7 @@ from typing import IO, Any
 
 from theory.errors import InputError
 
-from jtms.output import console, print_json, table
+from jtms.cli.output import console, print_json, table
 
 ORDER = 21  # right after the memory commands in `jtms --help`
 
@@ -20,7 +20,7 @@ _LOCATION_HELP = ("the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DB
 
 
 def _default_db() -> str:
-    from jtms.commands.memory import default_db
+    from jtms.cli.commands.memory import default_db
 
     return default_db()
 
@@ -81,7 +81,7 @@ def run_memories(args: argparse.Namespace) -> int:
                      "nodes": m.nodes, "last_write": m.last_write}
                     for m in list_memories(location)]
     else:
-        from jtms.reconsolidation import Memory
+        from jtms.memory.memory import Memory
 
         database = location
         with Memory.open(location) as memory, memory.snapshot():
@@ -100,12 +100,12 @@ def run_memories(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from jtms.memory_file import Summary, export_memory
+    from jtms.memory.jsonl import Summary, export_memory
 
     location = args.db or _default_db()
     write = export_memory
-    if args.format != "jsonl":  # a drawing of the whole graph (jtms/drawing.py)
-        from jtms.drawing import export_drawing
+    if args.format != "jsonl":  # a drawing of the whole graph (jtms/views/drawing.py)
+        from jtms.views.drawing import export_drawing
 
         def write(location: str, out: IO[str]) -> Summary:
             return Summary({"nodes": export_drawing(location, args.format, out)}, location)
@@ -134,7 +134,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import_memory(args: argparse.Namespace) -> int:
-    from jtms.memory_file import import_memory
+    from jtms.memory.jsonl import import_memory
 
     location = args.db or _default_db()
     progress = (lambda step: print(f"jtms import-memory: {step}", file=sys.stderr)

@@ -22,7 +22,7 @@ imported into SQLite has the same ``history``, ``explain`` and active state, and
 export files are identical. Derived data (checkpoints) is not exported.
 
 ```python
-from jtms.memory_file import export_memory, import_memory
+from jtms.memory.jsonl import export_memory, import_memory
 
 with open("m.jsonl", "w") as out:                        # doctest: +SKIP
     export_memory("jtms.db", out)
@@ -41,7 +41,7 @@ from typing import IO, Any
 
 from theory.errors import InputError
 
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 from jtms.store import create_store
 from jtms.store.protocol import TABLES, JustificationRow, NewNode, NogoodRow, Store
 

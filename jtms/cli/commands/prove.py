@@ -8,7 +8,7 @@ from pathlib import Path
 
 from theory.errors import InputError
 
-from jtms.output import console, print_json, table, writable_folder
+from jtms.cli.output import console, print_json, table, writable_folder
 
 EXIT_OK, EXIT_FAILED = 0, 1
 

@@ -2,7 +2,7 @@
 
 A bad value is an argparse usage error (one line, exit 2) before any work starts:
 
->>> from jtms.arguments import at_least, id_list
+>>> from jtms.cli.arguments import at_least, id_list
 >>> id_list("a, b,c")
 ['a', 'b', 'c']
 >>> at_least(1)("3")

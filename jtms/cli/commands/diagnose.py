@@ -12,14 +12,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from jtms import payloads
-from jtms.arguments import at_least, id_list
-from jtms.commands.memory import DEFAULT_DB
-from jtms.exit_codes import ExitCode
-from jtms.output import console, format_set, print_json, sorted_sets, table
-from jtms.progress import progress_bar
-from jtms.diagnosis import apply_diagnosis
-from jtms.reconsolidation import Memory
+from jtms.views import payloads
+from jtms.cli.arguments import at_least, id_list
+from jtms.cli.commands.memory import DEFAULT_DB
+from jtms.cli.exit_codes import ExitCode
+from jtms.cli.output import console, format_set, print_json, sorted_sets, table
+from jtms.cli.progress import progress_bar
+from jtms.memory.contradictions import apply_diagnosis
+from jtms.memory.memory import Memory
 from theory.diagnosis import DiagnosisReport, diagnose
 from theory.errors import InputError
 from theory.graphfile import load_graph
