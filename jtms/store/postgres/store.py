@@ -1,61 +1,22 @@
-"""The PostgreSQL backend of :class:`jtms.store.protocol.Store`: one memory shared by many agents.
-
-A location is ``postgresql://USER[:PASSWORD]@HOST:PORT/DBNAME?memory=NAME`` (DESIGN.md section
-4; ``memory`` defaults to ``default``; every other query parameter goes to libpq, e.g.
-``sslmode=require``). One database holds many memories: each is its own PostgreSQL schema
-``jtms_NAME`` with the same tables as the SQLite backend, and a connection only ever names
-that schema (its ``search_path``), so no read or write crosses memories.
-
-```python
-from jtms.store import create_store, open_store
-
-store = create_store("postgresql://postgres@127.0.0.1:5432/test?memory=team")  # doctest: +SKIP
-with store.read():                                                             # doctest: +SKIP
-    store.last_event()      # 1: the init event
-```
-
-The guarantees are the database's own:
-
-- **Append-only.** Triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on events, nodes,
-  justifications, revisions and supports (only the derived ``checkpoints`` are replaced).
-  References (a justification's claim, a revision's node, every row's event) are checked by
-  statement-level triggers on the inserted rows, so a bulk ``COPY`` is checked in one join
-  rather than row by row (nothing referenced can ever be deleted, so checking inserts is
-  enough).
-- **One transaction per write, writers serialised.** :meth:`PostgresStore.write` begins a
-  ``READ COMMITTED`` transaction and first takes a transaction-level advisory lock on the
-  memory (``pg_advisory_xact_lock(JTMS_LOCK_CLASS, schema oid)``): writers to one memory queue,
-  writers to other memories never wait, and every statement after the lock sees every commit
-  before it. Event ids, revision and support sequence numbers are ``max + 1`` under that lock,
-  so they are dense and equal to a serial replay's. (Serialisable transactions instead make
-  concurrent writers fail and retry; ``benchmarks/bench_postgres.py --serialise`` measures both.)
-- **One snapshot per read.** :meth:`PostgresStore.read` is ``REPEATABLE READ READ ONLY``.
-- **Notifications.** A statement trigger on ``events`` sends ``NOTIFY jtms_NAME, '<last id>'``
-  at commit; :meth:`PostgresStore.wait_for_change` blocks on ``LISTEN`` (no polling) and
-  returns the newest event id, from which the caller catches up through the event log.
-
-Every fault (server down, wrong password, missing database, missing memory, connection lost,
-lock not granted in time) is one :class:`theory.errors.InputError` line; an interrupted write
-rolls back (PostgreSQL aborts a transaction whose connection dies).
-"""
+"""The PostgreSQL store of one memory: :class:`PostgresStore` (see :mod:`jtms.store.postgres`)."""
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timezone
+from importlib import resources
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
 
 from theory.errors import InputError
 
+from jtms.store.postgres.connection import connect, fault, has_meta, one_line
+from jtms.store.postgres.location import PostgresLocation, parse_location
 from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
                                  NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES,
                                  WithdrawalRow)
@@ -63,177 +24,13 @@ from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, Justification
 from jtms.store.sqlite import APPLICATION, SCHEMA_VERSION
 from jtms.store.sqlite import _busy_timeout  # JTMS_BUSY_TIMEOUT, else 60 s
 
-DEFAULT_MEMORY = "default"
-SCHEMA_PREFIX = "jtms_"
-MEMORY_NAME = re.compile(r"[A-Za-z0-9_]{1,50}")
-CONNECT_TIMEOUT_S = 10
 JTMS_LOCK_CLASS = 0x6A746D73          # "jtms": the first key of every memory's advisory lock
 IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
                     "nogood_revisions")
 COPY_ABOVE = 200   # rows: larger batches go through COPY, smaller ones in one INSERT ... unnest
 
-SCHEMA = """
-CREATE TABLE meta (
-    key   text PRIMARY KEY,
-    value text NOT NULL
-);
-
--- Every write is one event: an import, an addition, an audit or a reinstatement.
-CREATE TABLE events (
-    id     bigint PRIMARY KEY,
-    kind   text NOT NULL CHECK (kind IN ('init', 'import', 'add-evidence', 'add-claim',
-                                         'add-justification', 'audit', 'reinstate',
-                                         'add-nogood')),
-    time   text NOT NULL,
-    actor  text,
-    reason text,
-    roots  text[],
-    target bigint,
-    source text,
-    CHECK ((kind = 'audit') = (roots IS NOT NULL)),
-    CHECK ((kind = 'reinstate') = (target IS NOT NULL))
-);
-CREATE UNIQUE INDEX events_one_reinstatement ON events (target) WHERE kind = 'reinstate';
-
-CREATE TABLE nodes (
-    num        integer PRIMARY KEY,
-    id         text NOT NULL UNIQUE,
-    kind       text NOT NULL CHECK (kind IN ('evidence', 'claim')),
-    text       text NOT NULL DEFAULT '',
-    author     text,
-    expression text,
-    value      text,
-    event      bigint NOT NULL,
-    status     text NOT NULL CHECK (status IN ('active', 'inactive'))
-);
-CREATE INDEX nodes_by_event ON nodes (event);
-
-CREATE TABLE justifications (
-    num         integer PRIMARY KEY,
-    claim       integer NOT NULL,
-    antecedents integer[] NOT NULL,
-    event       bigint NOT NULL
-);
-
-CREATE TABLE revisions (
-    seq    bigint PRIMARY KEY,
-    node   integer NOT NULL,
-    status text NOT NULL CHECK (status IN ('active', 'inactive')),
-    event  bigint NOT NULL
-);
-CREATE INDEX revisions_by_node ON revisions (node, seq);
-CREATE INDEX revisions_by_event ON revisions (event);
-
-CREATE TABLE supports (
-    seq           bigint PRIMARY KEY,
-    node          integer NOT NULL,
-    justification integer NOT NULL,
-    rank          bigint NOT NULL,
-    event         bigint NOT NULL
-);
-CREATE INDEX supports_by_event ON supports (event);
-CREATE INDEX supports_by_node ON supports (node, seq);
-
--- Nodes that must not all be active together; they change no status by themselves.
-CREATE TABLE nogoods (
-    id     text PRIMARY KEY,
-    nodes  text[] NOT NULL,
-    text   text NOT NULL DEFAULT '',
-    author text,
-    event  bigint NOT NULL,
-    status text NOT NULL CHECK (status IN ('active', 'inactive')),
-    ord    bigint NOT NULL UNIQUE            -- creation order (SQLite's rowid); not exported
-);
-
-CREATE TABLE nogood_revisions (
-    seq    bigint PRIMARY KEY,
-    nogood text NOT NULL,
-    status text NOT NULL CHECK (status IN ('active', 'inactive')),
-    event  bigint NOT NULL
-);
-CREATE INDEX nogood_revisions_by_nogood ON nogood_revisions (nogood, seq);
-
-CREATE TABLE checkpoints (
-    event bigint PRIMARY KEY,
-    data  bytea NOT NULL
-);
-
-CREATE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    RAISE EXCEPTION '% are immutable (append-only memory)', TG_TABLE_NAME
-        USING ERRCODE = 'insufficient_privilege';
-END $$;
-
--- References of inserted rows, checked once per statement (COPY included). Node and
--- justification numbers are dense (0, 1, ...: checked here at every insert), so a reference
--- to one is valid exactly when it lies in [0, max]: one aggregate over the inserted rows and
--- an index lookup, whatever the size of the memory. Nothing referenced can ever be deleted.
-CREATE FUNCTION check_references() RETURNS trigger LANGUAGE plpgsql
-    SET search_path FROM CURRENT AS $$
-DECLARE
-    bad text;
-    low bigint;
-    high bigint;
-    rows bigint;
-    nodes_max bigint;
-    justifications_max bigint;
-BEGIN
-    IF TG_TABLE_NAME = 'events' THEN
-        SELECT 'event ' || r.id || ' undoes a missing audit ' || r.target INTO bad FROM new_rows r
-         WHERE r.target IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.target AND e.kind = 'audit')
-         LIMIT 1;
-    ELSE
-        SELECT 'a row refers to a missing event ' || r.event INTO bad
-          FROM (SELECT DISTINCT event FROM new_rows) r
-         WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.event) LIMIT 1;
-        SELECT max(num) INTO nodes_max FROM nodes;
-    END IF;
-    IF bad IS NULL AND TG_TABLE_NAME = 'nodes' THEN
-        SELECT min(num), max(num), count(*) INTO low, high, rows FROM new_rows;
-        IF rows <> high - low + 1 OR (low > 0 AND NOT EXISTS (SELECT 1 FROM nodes WHERE num = low - 1)) THEN
-            bad := 'node numbers ' || low || '..' || high || ' are not the next dense numbers';
-        END IF;
-    ELSIF bad IS NULL AND TG_TABLE_NAME = 'justifications' THEN
-        SELECT min(num), max(num), count(*) INTO low, high, rows FROM new_rows;
-        IF rows <> high - low + 1
-           OR (low > 0 AND NOT EXISTS (SELECT 1 FROM justifications WHERE num = low - 1)) THEN
-            bad := 'justification numbers ' || low || '..' || high || ' are not the next dense numbers';
-        ELSIF (SELECT max(claim) > nodes_max OR min(claim) < 0 FROM new_rows)
-              OR (SELECT max(a) > nodes_max OR min(a) < 0 FROM new_rows, unnest(antecedents) a) THEN
-            bad := 'a justification refers to a missing node';
-        END IF;
-    ELSIF bad IS NULL AND TG_TABLE_NAME = 'revisions' THEN
-        IF (SELECT max(node) > nodes_max OR min(node) < 0 FROM new_rows) THEN
-            bad := 'a revision refers to a missing node';
-        END IF;
-    ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogoods' THEN
-        SELECT 'nogood ' || r.id || ' names a missing node ' || a.node INTO bad
-          FROM new_rows r, unnest(r.nodes) AS a(node)
-         WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = a.node) LIMIT 1;
-    ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogood_revisions' THEN
-        SELECT 'a revision of a missing nogood ' || r.nogood INTO bad FROM new_rows r
-         WHERE NOT EXISTS (SELECT 1 FROM nogoods g WHERE g.id = r.nogood) LIMIT 1;
-    ELSIF bad IS NULL AND TG_TABLE_NAME = 'supports' THEN
-        SELECT max(num) INTO justifications_max FROM justifications;
-        IF (SELECT max(node) > nodes_max OR min(node) < 0 OR max(justification) > justifications_max
-                   OR min(justification) < 0 FROM new_rows) THEN
-            bad := 'a support refers to a missing node or justification';
-        END IF;
-    END IF;
-    IF bad IS NOT NULL THEN
-        RAISE EXCEPTION '%: %', TG_TABLE_NAME, bad USING ERRCODE = 'foreign_key_violation';
-    END IF;
-    RETURN NULL;
-END $$;
-
--- Listeners learn of every committed write (payload: the newest event id).
-CREATE FUNCTION notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify(TG_ARGV[0], (SELECT max(id) FROM new_rows)::text);
-    RETURN NULL;
-END $$;
-"""
+SCHEMA = resources.files("jtms.store.postgres").joinpath("schema.sql").read_text(encoding="utf-8")
+"""The tables and functions of one memory (``schema.sql`` beside this module)."""
 
 
 def _triggers(schema: str) -> list[sql.Composed]:
@@ -258,105 +55,9 @@ def _triggers(schema: str) -> list[sql.Composed]:
     return statements
 
 
-# --- locations ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PostgresLocation:
-    """A server, a database and one memory in it."""
-
-    conninfo: str      # the URL without ``memory`` (libpq reads the rest)
-    memory: str
-    shown: str         # the URL as written, password hidden (for messages)
-
-    @property
-    def schema(self) -> str:
-        return SCHEMA_PREFIX + self.memory
-
-    @property
-    def database(self) -> str:
-        """``postgresql://USER@HOST:PORT/DBNAME`` (password hidden): the server part."""
-        return self.shown.split("?", 1)[0]
-
-
-def parse_location(location: str) -> PostgresLocation:
-    """Split ``postgresql://...?memory=NAME``; a bad memory name is bad input.
-
-    >>> parse_location("postgresql://ana:pw@db:5432/team?memory=lab_1").shown
-    'postgresql://ana:***@db:5432/team?memory=lab_1'
-    """
-    shown = hide_password(location)
-    try:
-        parts = urlsplit(location)
-        query = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
-    except ValueError as error:
-        raise InputError(f"not a PostgreSQL URL ({error})", source=shown) from None
-    names = [value for key, value in query if key == "memory"]
-    if len(names) > 1:
-        raise InputError("give ?memory=NAME at most once", source=shown)
-    memory = names[0] if names else DEFAULT_MEMORY
-    if not MEMORY_NAME.fullmatch(memory):
-        raise InputError(f"memory name {memory[:60]!r}: use 1-50 letters, digits or '_'",
-                         source=shown)
-    rest = urlencode([(key, value) for key, value in query if key != "memory"])
-    conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, parts.fragment))
-    return PostgresLocation(conninfo, memory, shown)
-
-
-def hide_password(location: str) -> str:
-    """The URL with its password (if any) replaced by ``***``."""
-    try:
-        parts = urlsplit(location)
-        password = parts.password
-    except ValueError:
-        return location
-    if not password:
-        return location
-    user, _, host = parts.netloc.rpartition("@")
-    user = user.split(":", 1)[0]
-    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
-
-
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    return text.removeprefix("connection failed: ") or type(error).__name__
-
-
-def _connect(conninfo: str, shown: str) -> psycopg.Connection[Any]:
-    try:
-        return psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
-                               application_name="jtms")
-    except psycopg.Error as error:
-        raise InputError(f"cannot connect to PostgreSQL: {_one_line(error)}", source=shown) from None
-
-
-def server_problem(conninfo: str) -> str:
-    """Why the server at ``conninfo`` cannot be used ("" when a connection works)."""
-    try:
-        location = parse_location(conninfo)
-        _connect(location.conninfo, location.shown).close()
-    except InputError as error:
-        return str(error)
-    return ""
-
-
-def _fault(error: psycopg.Error, shown: str, waited: float | None = None,
-           timeout: float | None = None) -> InputError:
-    """One line for a database error (the CLI turns it into exit 2)."""
-    if isinstance(error, psycopg.errors.LockNotAvailable):
-        return InputError(f"the memory is locked by another writer: waited {waited or 0:.1f} s "
-                          f"(busy timeout {timeout or 0:g} s; set JTMS_BUSY_TIMEOUT to wait "
-                          f"longer); nothing written", source=shown)
-    if isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
-        return InputError(f"lost the connection to PostgreSQL ({_one_line(error)}); the "
-                          f"transaction was rolled back, nothing written", source=shown)
-    return InputError(f"database error ({_one_line(error)}); nothing written", source=shown)
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
-
-# --- the store ---------------------------------------------------------------------------------
 
 class PostgresStore:
     """One memory (a schema) in a PostgreSQL database. See :mod:`jtms.store.protocol`."""
@@ -385,14 +86,14 @@ class PostgresStore:
             raise InputError(f"unknown durability {durability!r} (full, normal or off)")
         timeout = _busy_timeout(busy_timeout)
         place = parse_location(location)
-        connection = _connect(place.conninfo, place.shown)
+        connection = connect(place.conninfo, place.shown)
         try:
             if create:
                 cls._install(connection, place, init_time or _now())
             key = cls._check(connection, place)
         except psycopg.Error as error:
             connection.close()
-            raise _fault(error, place.shown) from None
+            raise fault(error, place.shown) from None
         except BaseException:
             connection.close()
             raise
@@ -435,7 +136,7 @@ class PostgresStore:
             raise InputError(f"memory {place.memory!r} already exists in this database "
                              f"(use another ?memory=NAME)", source=place.shown) from None
         except psycopg.errors.InsufficientPrivilege as error:
-            raise InputError(f"cannot create memory {place.memory!r}: {_one_line(error)}",
+            raise InputError(f"cannot create memory {place.memory!r}: {one_line(error)}",
                              source=place.shown) from None
 
     @staticmethod
@@ -449,7 +150,7 @@ class PostgresStore:
                              f"{place.database}` lists them)", source=place.shown)
         meta = connection.execute(sql.SQL(
             "SELECT key, value FROM {}.meta WHERE key IN ('application', 'schema_version')").format(
-                sql.Identifier(place.schema))).fetchall() if _has_meta(connection, place.schema) else []
+                sql.Identifier(place.schema))).fetchall() if has_meta(connection, place.schema) else []
         values = dict(meta)
         if values.get("application") != APPLICATION:
             raise InputError(f"schema {place.schema!r} is not a jtms memory", source=place.shown)
@@ -496,7 +197,7 @@ class PostgresStore:
         except psycopg.OperationalError:
             if not (self._db.closed or self._db.broken):
                 raise
-        connection = _connect(self._place.conninfo, self._place.shown)
+        connection = connect(self._place.conninfo, self._place.shown)
         try:
             self._session(connection)
             connection.execute(statement)
@@ -511,7 +212,7 @@ class PostgresStore:
         try:
             yield
         except psycopg.Error as error:
-            raise _fault(error, self.location) from None
+            raise fault(error, self.location) from None
 
     # --- transactions -------------------------------------------------------------------------
     @contextmanager
@@ -525,7 +226,7 @@ class PostgresStore:
         try:
             yield
         except psycopg.Error as error:
-            raise _fault(error, self.location) from None
+            raise fault(error, self.location) from None
         finally:
             self._depth -= 1
             self._end("ROLLBACK")
@@ -546,7 +247,7 @@ class PostgresStore:
                                  (JTMS_LOCK_CLASS, self._lock_key))
         except psycopg.Error as error:
             self._end("ROLLBACK")
-            raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+            raise fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
         self._depth += 1
         try:
             yield
@@ -555,7 +256,7 @@ class PostgresStore:
         except psycopg.Error as error:
             self._depth = 0
             self._end("ROLLBACK")
-            raise _fault(error, self.location) from None
+            raise fault(error, self.location) from None
         except BaseException:
             self._depth = 0
             self._end("ROLLBACK")
@@ -861,7 +562,7 @@ class PostgresStore:
             if listener is None or listener.closed or listener.broken:
                 if listener is not None:
                     listener.close()
-                listener = _connect(self._place.conninfo, self._place.shown)
+                listener = connect(self._place.conninfo, self._place.shown)
                 listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._place.schema)))
                 self._listener = listener
                 newest = int(listener.execute(sql.SQL("SELECT coalesce(max(id), 0) FROM {}.events")
@@ -878,11 +579,6 @@ class PostgresStore:
                     return newest
 
 
-def _has_meta(connection: psycopg.Connection[Any], schema: str) -> bool:
-    row = connection.execute("SELECT to_regclass(%s)", (f'"{schema}".meta',)).fetchone()
-    return row is not None and row[0] is not None
-
-
 def _json_list(values: Sequence[str]) -> str:
     """A list as the SQLite backend stores it (JSON text), for backend-independent rows."""
     return json.dumps(list(values))
@@ -896,82 +592,4 @@ def _copy_text(value: str | None) -> str:
     return "\\N" if value is None else value.translate(_COPY_ESCAPES)
 
 
-# --- memories of a database ----------------------------------------------------------------
-
-@dataclass(frozen=True)
-class MemoryInfo:
-    """One memory of a database, for ``jtms memories``."""
-
-    name: str
-    location: str
-    events: int
-    nodes: int
-    last_write: str | None
-
-
-def list_memories(location: str) -> list[MemoryInfo]:
-    """The jtms memories of the database at ``location`` (its ``?memory=`` is ignored), by name."""
-    place = parse_location(location)
-    connection = _connect(place.conninfo, place.shown)
-    try:
-        schemas = [name for (name,) in connection.execute(
-            "SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid "
-            "WHERE c.relname = 'meta' AND c.relkind = 'r' AND starts_with(n.nspname, %s) "
-            "ORDER BY n.nspname", (SCHEMA_PREFIX,))]
-        result = []
-        for schema in schemas:
-            name = schema[len(SCHEMA_PREFIX):]
-            if not MEMORY_NAME.fullmatch(name):
-                continue
-            ident = sql.Identifier(schema)
-            with connection.transaction():
-                connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                app = connection.execute(sql.SQL("SELECT value FROM {}.meta WHERE key = "
-                                                 "'application'").format(ident)).fetchone()
-                if app is None or app[0] != APPLICATION:
-                    continue
-                events, last = connection.execute(sql.SQL(
-                    "SELECT count(*), max(time) FROM {}.events").format(ident)).fetchone() or (0, None)
-                nodes = connection.execute(sql.SQL("SELECT count(*) FROM {}.nodes").format(ident)
-                                           ).fetchone()
-            result.append(MemoryInfo(name, f"{place.database}?memory={name}", int(events),
-                                     int(nodes[0]) if nodes else 0, last))
-        return result
-    except psycopg.Error as error:
-        raise _fault(error, place.shown) from None
-    finally:
-        connection.close()
-
-
-def drop_memory(location: str) -> bool:
-    """Remove a whole memory (its schema) for good; True if it existed.
-
-    For tests and administrators only: no command calls it (a memory's history is append-only,
-    but the memory as a whole can be deleted by whoever owns the database).
-    """
-    return bool(drop_memories([location]))
-
-
-def drop_memories(locations: Sequence[str]) -> int:
-    """:func:`drop_memory` for several memories (one connection per database); how many existed."""
-    places = [parse_location(location) for location in locations]
-    dropped = 0
-    for conninfo in dict.fromkeys(place.conninfo for place in places):
-        group = [place for place in places if place.conninfo == conninfo]
-        connection = _connect(conninfo, group[0].shown)
-        try:
-            for place in group:
-                exists = connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
-                                            (place.schema,)).fetchone() is not None
-                connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-                    sql.Identifier(place.schema)))
-                dropped += exists
-        except psycopg.Error as error:
-            raise _fault(error, group[0].shown) from None
-        finally:
-            connection.close()
-    return dropped
-
-
-__all__ = ["DEFAULT_MEMORY", "MemoryInfo", "PostgresLocation", "PostgresStore", "drop_memories",
-           "drop_memory", "hide_password", "list_memories", "parse_location", "server_problem"]
+__all__ = ["COPY_ABOVE", "IMMUTABLE_TABLES", "JTMS_LOCK_CLASS", "SCHEMA", "PostgresStore"]
