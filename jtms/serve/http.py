@@ -17,14 +17,16 @@ import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable, Sequence
 
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from mcp_types import INVALID_REQUEST
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from theory.errors import InputError
 
+from jtms.memory.limits import MAX_IDS, MAX_TEXT
 from jtms.serve.tools import MemoryServer
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -103,6 +105,52 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes (the SDK's transport limit, 4 MiB)
+    is answered 413 with a JSON-RPC error that names the limit, before the SDK's own check
+    sends a bare "Request body too large"; the SDK's client reports that error as the
+    call's. Nothing is parsed or written."""
+
+    def __init__(self, app: ASGIApp, limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE):
+        self.app = app
+        self.limit = limit
+
+    def refusal(self, size: str) -> Response:
+        message = (f"request body of {size} bytes is over this server's limit of {self.limit} "
+                   f"bytes ({self.limit // (1 << 20)} MiB, max_request_body_size); send less per "
+                   f"call (texts are at most {MAX_TEXT} characters, lists at most {MAX_IDS} ids)")
+        return JSONResponse({"jsonrpc": "2.0", "id": None,
+                             "error": {"code": INVALID_REQUEST, "message": message}},
+                            status_code=413)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self.refusal(declared)(scope, receive, send)
+            return
+        body = bytearray()
+        messages: list[Message] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                messages.append(message)
+                break
+            body.extend(message.get("body", b""))
+            if len(body) > self.limit:
+                await self.refusal(f"more than {self.limit}")(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        messages.insert(0, {"type": "http.request", "body": bytes(body), "more_body": False})
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+        await self.app(scope, replay, send)
+
+
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
@@ -115,7 +163,7 @@ def build_app(server: MemoryServer, host: str, token: str | None,
     security = transport_security(host, allowed_hosts)
     for path, methods, endpoint in routes:
         server.custom_route(path, methods)(endpoint)
-    app: ASGIApp = server.streamable_http_app(transport_security=security, host=host)
+    app: ASGIApp = BodyLimit(server.streamable_http_app(transport_security=security, host=host))
     if token is not None:
         app = BearerToken(app, token, open_paths)
     return app

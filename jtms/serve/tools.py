@@ -62,12 +62,15 @@ T = TypeVar("T")
 MAX_IDS = limits.MAX_IDS    # longest id list one call may carry (audit roots, antecedents, ...)
 MAX_TEXT = limits.MAX_TEXT  # longest text
 CONTEXT_BUDGET = 2_000      # tokens of the memory://context resource
-MAX_CONTEXT_BUDGET = 50_000  # tokens of one `context` call (its result stays under 1 MiB)
+MAX_CONTEXT_BUDGET = 20_000  # tokens of one `context` call (about 270 KB of result)
 REVIEWER = "jtms-review"    # the reviewer name `jtms review` uses
 DIAGNOSES = 10              # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
 WATCH_SECONDS = 0.5         # while someone listens: how often to look for other processes' writes
 READ_BUDGET_S = 20.0        # seconds a long read (check, diagnose) may compute one page
 VIEWS = 8                   # views of past events kept open for the pages read as of them
+RESULT_BYTES = 400_000      # JSON of one result at most: with its text copy (escaped) under
+                            # the SDK client's default 1 MiB server-sent-event limit
+PAGE_BYTES = 200_000        # JSON of one `check` page's claims: it stops there
 
 NodeId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH,
                               description=f"a node id (1 to {MAX_ID_LENGTH} characters)")]
@@ -341,8 +344,18 @@ def structured(payload: Mapping[str, Any]) -> CallToolResult:
     The payload is built by :mod:`jtms.views.payloads` (typed, the CLI's ``--json``), so it is not
     validated again against its own output model: on a large audit that check and the
     SDK's re-dump of the validated copy cost more than the audit itself (docs/serve.md).
+    A result over ``RESULT_BYTES`` is a tool error saying to ask for a smaller page (and,
+    for a write, where its committed result can be read), never a message the client's
+    transport cannot take.
     """
     text = pydantic_core.to_json(payload).decode()
+    if len(text) > RESULT_BYTES:
+        event = payload.get("audit_id") if payload.get("audit_id") is not None else payload.get("event_id")
+        done = (f"; the write is committed as event {event}: `page` with event_id={event} and a "
+                f"smaller `limit` reads its result" if isinstance(event, int) else "")
+        raise ToolError(f"the result is {len(text)} bytes of JSON, over this server's limit of "
+                        f"{RESULT_BYTES} (with its text copy it must fit the client's 1 MiB "
+                        f"event limit): ask again with a smaller `limit`{done}")
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=dict(payload))
 
@@ -556,9 +569,9 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         arguments = {"invalidate": invalidate, "reason": reason, "reviewer": reviewer}
 
         def preview(memory: Memory) -> payloads.AuditPayload:
-            with memory.snapshot():
-                view, offset, call_digest = paged(access, memory, "audit",
-                                                  {**arguments, "dry_run": True}, cursor)
+            view, offset, call_digest = paged(access, memory, "audit",
+                                              {**arguments, "dry_run": True}, cursor)
+            with view.snapshot():   # the preview and its kept claims read one state
                 event = view.as_of_event or view.last_event
                 result = view.preview(invalidate)
                 return payloads.audit_payload(view, invalidate, result, True, limit, offset,
@@ -673,9 +686,10 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
     @tool(reading)
     async def explain(id: Annotated[NodeId, Field(description="the node to explain")],
-                      as_of: Annotated[int | str | None, Field(description=(
+                      as_of: Annotated[int | Annotated[str, Field(max_length=64)] | None, Field(description=(
                           "a past event id (an `event_id` or `audit_id` a tool returned), or an "
-                          "ISO time (the latest event at or before it); omit for now"))] = None,
+                          "ISO time of at most 64 characters (the latest event at or before it); "
+                          "omit for now"))] = None,
                       limit: Limit = pages.DEFAULT_LIMIT,
                       cursor: Cursor = None) -> payloads.ExplainPayload:
         """Why a node is active or not.
@@ -763,7 +777,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def work(memory: Memory) -> payloads.CheckPayload:
             view, offset, call_digest = paged(access, memory, "check", {}, cursor)
             return payloads.check_payload(view, limit, offset, call_digest,
-                                          deadline=time.monotonic() + READ_BUDGET_S)
+                                          deadline=time.monotonic() + READ_BUDGET_S,
+                                          max_bytes=PAGE_BYTES)
         return await access.reading(work)
 
     @tool(reading, output={"type": "object", "additionalProperties": True, "description": (

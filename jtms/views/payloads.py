@@ -180,6 +180,7 @@ class CheckedClaim(TypedDict):
     minimal_justifications_complete: bool
     influence_safe: bool
     violations: list[Violation]
+    violation_count: int
 
 
 class CheckPayload(TypedDict):
@@ -451,13 +452,18 @@ def diagnose_payload(report_dict: dict[str, Any], event: int, limit: int | None 
 
 
 def check_payload(memory: Memory, limit: int | None = None, offset: int = 0,
-                  call_digest: str = "", deadline: float | None = None) -> CheckPayload:
+                  call_digest: str = "", deadline: float | None = None,
+                  max_bytes: int | None = None) -> CheckPayload:
     """``check`` of the stored graph with the audits in force (as ``jtms check --db``), one
     page: ``influence_safe`` and ``counts`` (``claims``, ``unsafe``) over every claim, from
     the verdicts alone (near-linear, :func:`theory.safety.summarize_structure`); ``claims``
     the page ``[offset, offset + limit)`` of the claims by id with their certificates
-    (:func:`theory.safety.check_structure`), stopping early past ``deadline`` (a
-    ``time.monotonic()`` value; ``cursor`` then continues where it stopped)."""
+    (:func:`theory.safety.check_structure`; with a ``limit``, each claim's ``violations``
+    and ``minimal_justifications`` cut to it too, ``violation_count`` giving the length).
+    The page stops early past ``deadline`` (a ``time.monotonic()`` value) or once its claims
+    take ``max_bytes`` of JSON (at least one claim is listed); ``cursor`` then continues
+    where it stopped."""
+    import json
     import time
 
     from theory.safety import check_structure, summarize_structure
@@ -469,14 +475,26 @@ def check_payload(memory: Memory, limit: int | None = None, offset: int = 0,
     summary = summarize_structure(structure, blocked=blocked, examples=0)
     ids = [c.id for c in summary.claims]          # sorted by id
     wanted = window(ids, offset, limit)
-    report = check_structure(structure, wanted, blocked=blocked, deadline=deadline)
-    done = len(report.claims)
+    listed = 64 if limit is None else min(64, limit)
+    report = check_structure(structure, wanted, blocked=blocked, deadline=deadline,
+                             max_listed=listed)
+    claims: list[dict[str, Any]] = []
+    size = 0
+    for claim in report.to_dict()["claims"]:
+        claim["violation_count"] = len(claim["violations"])
+        claim["violations"] = window(claim["violations"], 0, limit)
+        if max_bytes is not None:
+            size += len(json.dumps(claim, separators=(",", ":")))
+            if claims and size > max_bytes:
+                break
+        claims.append(claim)
+    done = len(claims)
     cursor = None
     if offset + done < len(ids) and (limit is not None or done < len(wanted)):
         from jtms.views.pages import Cursor, encode
         cursor = encode(Cursor("check", event, offset + done, call_digest))
     return {"influence_safe": summary.influence_safe,
-            "claims": report.to_dict()["claims"],  # type: ignore[typeddict-item]
+            "claims": claims,  # type: ignore[typeddict-item]
             "seconds": round(time.perf_counter() - started, 6),
             "counts": {"claims": len(ids), "unsafe": len(summary.unsafe)},
             "cursor": cursor}

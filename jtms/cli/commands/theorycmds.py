@@ -226,8 +226,11 @@ def _checked(args: argparse.Namespace, structure: SupportStructure, blocked: fro
     if args.json:
         payload = report.to_dict()
         payload["seconds"] = round(time.perf_counter() - started, 6)
-        payload["counts"] = {"claims": len(report.claims), "unsafe": len(report.unsafe)}
-        payload["cursor"] = None
+        if args.db:  # the keys of the MCP tool `check`: with the lengths of its lists
+            payload["counts"] = {"claims": len(report.claims), "unsafe": len(report.unsafe)}
+            payload["cursor"] = None
+            for claim in payload["claims"]:
+                claim.setdefault("violation_count", len(claim["violations"]))
         print_json(payload, compact=len(payload["claims"]) > 1000)
     elif isinstance(report, SafetySummary):
         print_summary(report, f"Influence-safety of {source}")

@@ -1,0 +1,304 @@
+"""The MCP server an agent cannot misuse by accident (issue 32), driven in process by the SDK's
+own client: unknown arguments refused before anything is written, the shared limits in every
+schema, results in pages read as of one event, idempotency keys that survive a restart, long
+reads beside the writers' lock, and one-line errors without server paths."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from jtms.memory import limits
+from jtms.memory.memory import Memory
+from jtms.serve.tools import MemoryAccess, build_server
+from jtms.views import payloads
+from tests.serve_helpers import call, error
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def fan(path: Path, width: int = 130) -> str:
+    """e0 supports c0..c{width-1} alone; ek (k >= 1) is a second reason for ck: an audit of
+    e0 retires c0 and keeps the others."""
+    db = str(path)
+    with Memory.create(db) as memory:
+        memory.import_graph({
+            "nodes": [{"id": f"e{k}", "kind": "evidence"} for k in range(width)]
+            + [{"id": f"c{k}", "kind": "claim"} for k in range(width)],
+            "justifications": [{"claim": f"c{k}", "antecedents": ["e0"]} for k in range(width)]
+            + [{"claim": f"c{k}", "antecedents": [f"e{k}"]} for k in range(1, width)]})
+    return db
+
+
+def serve(db: str, body: Callable[[Client, Memory], Awaitable[None]]) -> None:
+    memory = Memory.open(db)
+    access = MemoryAccess(memory)
+    server = build_server(access)
+
+    async def main() -> None:
+        with anyio.fail_after(120):
+            async with Client(server) as client:
+                await body(client, memory)
+    try:
+        anyio.run(main)
+    finally:
+        access.close()
+        memory.close()
+
+
+# --- 1. strict inputs ------------------------------------------------------------------------------
+def test_unknown_arguments_are_refused_and_nothing_is_written(tmp_path):
+    db = fan(tmp_path / "m.db", 3)
+
+    async def body(client: Client, memory: Memory) -> None:
+        tools = (await client.list_tools()).tools
+        assert all(t.input_schema.get("additionalProperties") is False for t in tools)
+        before = memory.last_event
+        message = await error(client, "audit", invalidate=["e1"], reason="x", dryrun=True)
+        assert "unknown argument 'dryrun' (did you mean 'dry_run'?)" in message
+        assert "nothing was done" in message
+        assert "'colour'" in await error(client, "add_evidence", id="z", colour="red")
+        assert memory.last_event == before and "z" not in memory
+        assert memory.is_active("e1")
+    serve(db, body)
+
+
+def test_every_string_and_list_has_the_shared_limit(tmp_path):
+    db = fan(tmp_path / "m.db", 3)
+
+    async def body(client: Client, memory: Memory) -> None:
+        for entry in (await client.list_tools()).tools:
+            for name, prop in entry.input_schema["properties"].items():
+                assert prop.get("description"), (entry.name, name)
+                assert "\n    " not in (entry.description or ""), entry.name
+                for branch in (prop, *prop.get("anyOf", ())):
+                    if branch.get("type") == "string":
+                        assert "maxLength" in branch, (entry.name, name)
+                    if branch.get("type") == "array":
+                        assert "maxItems" in branch, (entry.name, name)
+        schema = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+        assert schema["add_evidence"]["properties"]["source"]["anyOf"][0]["maxLength"] == limits.MAX_SOURCE
+        assert schema["audit"]["properties"]["reviewer"]["anyOf"][0]["maxLength"] == limits.MAX_REVIEWER
+        assert schema["audit"]["properties"]["reason"]["maxLength"] == limits.MAX_REASON
+        assert schema["context"]["properties"]["query"]["anyOf"][0]["maxLength"] == limits.MAX_QUERY
+        before = memory.last_event
+        message = await error(client, "add_evidence", id="big", source="s" * (limits.MAX_SOURCE + 1))
+        assert f"source: {limits.MAX_SOURCE + 1} characters, at most {limits.MAX_SOURCE}" in message
+        message = await error(client, "audit", invalidate=["e1"], reason="r",
+                              reviewer="r" * (limits.MAX_REVIEWER + 1))
+        assert f"at most {limits.MAX_REVIEWER}" in message and "reviewer" in message
+        message = await error(client, "add_claim", id="c", justifications=[["e1", "x" * 300]])
+        assert "justifications[0][1]: 300 characters, at most 256" in message
+        assert memory.last_event == before
+    serve(db, body)
+
+
+# --- 5. errors for a model ------------------------------------------------------------------------
+def test_errors_are_one_line_and_name_no_server_path(tmp_path):
+    db = fan(tmp_path / "m.db", 3)
+
+    async def body(client: Client, memory: Memory) -> None:
+        messages = [await error(client, "audit", invalidate=["ghost"], reason="r"),
+                    await error(client, "reinstate", audit_id=999),
+                    await error(client, "explain", id="ghost"),
+                    await error(client, "explain", id="c1", as_of=10**6),
+                    await error(client, "add_evidence", id="e1"),
+                    await error(client, "history", id="ghost")]
+        assert "node 'ghost': unknown id" in messages[0]
+        for message in messages:
+            assert str(tmp_path) not in message and "m.db" not in message, message
+    serve(db, body)
+
+
+# --- 2. bounded, paged results -------------------------------------------------------------------
+def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
+    db = fan(tmp_path / "m.db", 130)
+
+    async def body(client: Client, memory: Memory) -> None:
+        audited = await call(client, "audit", invalidate=["e0"], reason="r", limit=50)
+        assert list(audited)[0] == "audit_id"
+        assert audited["counts"] == {"retired": 2, "kept": 129}
+        assert len(audited["kept"]) == 50 and audited["cursor"]
+        complete = payloads.event_page(memory, audited["audit_id"])
+        kept = list(audited["kept"])
+        cursor = audited["cursor"]
+        await call(client, "reinstate", audit_id=audited["audit_id"])   # the memory moves on
+        while cursor:
+            page = await call(client, "page", cursor=cursor, limit=50)
+            assert page["counts"] == {"retired": 2, "kept": 129}
+            kept += page["kept"]
+            cursor = page["cursor"]
+        assert kept == complete["kept"] and len(kept) == 129
+        later = await call(client, "page", event_id=audited["audit_id"], limit=1000)
+        assert later["kept"] == kept and later["retired"] == ["c0", "e0"]
+        assert "not of `state`" in await error(client, "state", cursor=audited["cursor"])
+        assert "not a cursor" in await error(client, "page", cursor="jc1.bm9wZQ")
+    serve(db, body)
+
+
+def test_state_and_history_pages_read_the_first_pages_event(tmp_path):
+    db = fan(tmp_path / "m.db", 40)
+
+    async def body(client: Client, memory: Memory) -> None:
+        first = await call(client, "state", limit=30)
+        assert first["counts"] == {"active": 80, "inactive": 0}
+        await call(client, "add_evidence", id="late")          # after the first page
+        second = await call(client, "state", limit=30, cursor=first["cursor"])
+        third = await call(client, "state", limit=30, cursor=second["cursor"])
+        assert third["cursor"] is None
+        ids = first["active"] + second["active"] + third["active"]
+        assert "late" not in ids and len(ids) == 80 == len(set(ids))
+        assert "other arguments" in await error(client, "state", ids=["e1"], cursor=first["cursor"])
+        assert len((await call(client, "state"))["active"]) == 50      # the default limit
+        history = await call(client, "history", id="c1", limit=1)
+        assert history["counts"] == {"revisions": 1, "audited_by": 0} and history["cursor"] is None
+    serve(db, body)
+
+
+def test_a_dry_run_and_a_check_page_on(tmp_path):
+    db = fan(tmp_path / "m.db", 30)
+
+    async def body(client: Client, memory: Memory) -> None:
+        preview = await call(client, "audit", invalidate=["e0"], reason="r", dry_run=True, limit=10)
+        assert preview["counts"]["kept"] == 29 and preview["audit_id"] is None
+        seen = preview["kept"]
+        cursor = preview["cursor"]
+        while cursor:
+            more = await call(client, "audit", invalidate=["e0"], reason="r", dry_run=True,
+                              limit=10, cursor=cursor)
+            seen += more["kept"]
+            cursor = more["cursor"]
+        assert [k["id"] for k in seen] == sorted(f"c{k}" for k in range(1, 30))
+        assert "page" in await error(client, "audit", invalidate=["e0"], reason="r",
+                                     cursor=preview["cursor"])
+        assert memory.is_active("c0")                              # nothing was audited
+        checked = await call(client, "check", limit=7)
+        claims = list(checked["claims"])
+        while checked["cursor"]:
+            checked = await call(client, "check", limit=7, cursor=checked["cursor"])
+            claims += checked["claims"]
+        assert [c["id"] for c in claims] == sorted(f"c{k}" for k in range(30))
+        assert checked["counts"] == {"claims": 30, "unsafe": 29}
+    serve(db, body)
+
+
+# --- 3. retries are safe --------------------------------------------------------------------------
+def test_a_repeat_with_the_same_key_writes_nothing_even_after_a_restart(tmp_path):
+    db = fan(tmp_path / "m.db", 5)
+    first: dict[str, Any] = {}
+
+    async def before(client: Client, memory: Memory) -> None:
+        first["evidence"] = await call(client, "add_evidence", id="n1", idempotency_key="k-1")
+        first["audit"] = await call(client, "audit", invalidate=["e0"], reason="r",
+                                    idempotency_key="k-2")
+        events = memory.last_event
+        assert await call(client, "add_evidence", id="n1", idempotency_key="k-1") == first["evidence"]
+        again = await call(client, "audit", invalidate=["e0"], reason="r", idempotency_key="k-2")
+        assert {k: v for k, v in again.items() if k != "seconds"} == {
+            k: v for k, v in first["audit"].items() if k != "seconds"}
+        assert memory.last_event == events
+        assert "already used by another call" in await error(
+            client, "audit", invalidate=["e1"], reason="r", idempotency_key="k-2")
+        assert memory.last_event == events
+    serve(db, before)
+
+    async def after(client: Client, memory: Memory) -> None:   # a new server, a new connection
+        events = memory.last_event
+        assert await call(client, "add_evidence", id="n1", idempotency_key="k-1") == first["evidence"]
+        back = await call(client, "reinstate", audit_id=first["audit"]["audit_id"],
+                          idempotency_key="k-3")
+        assert await call(client, "reinstate", audit_id=first["audit"]["audit_id"],
+                          idempotency_key="k-3") == back
+        assert memory.last_event == events + 1
+    serve(db, after)
+
+
+def test_a_key_written_by_another_process_while_waiting_for_the_lock(tmp_path):
+    """The pre-check misses the key; another connection commits it before this write takes
+    the write lock: the write finds it inside its transaction and writes nothing."""
+    db = fan(tmp_path / "m.db", 3)
+    other = Memory.open(db)
+    from jtms.views.pages import digest
+
+    request = digest({"tool": "add_evidence", "id": "n1", "text": "", "source": None,
+                      "expression": None, "value": None})
+
+    async def body(client: Client, memory: Memory) -> None:
+        def race(point: str) -> None:
+            if point == "write" and "n1" not in other:
+                with other.keyed("k-9", request):
+                    other.add_evidence("n1")
+        memory.test_hook = race
+        result = await call(client, "add_evidence", id="n1", idempotency_key="k-9")
+        memory.test_hook = None
+        assert result["event_id"] == other.last_event and result["active"] is True
+        assert memory.integrity_problems() == []
+    try:
+        serve(db, body)
+    finally:
+        other.close()
+
+
+# --- 4. long reads beside the writers' lock -------------------------------------------------------
+def test_long_reads_do_not_hold_the_writers_lock(tmp_path, monkeypatch):
+    db = fan(tmp_path / "m.db", 5)
+    started, release = threading.Event(), threading.Event()
+    real = payloads.check_payload
+
+    def slow_check(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        assert release.wait(30), "the check was never released"
+        return real(*args, **kwargs)
+    monkeypatch.setattr(payloads, "check_payload", slow_check)
+
+    async def body(client: Client, memory: Memory) -> None:
+        results: dict[str, Any] = {}
+
+        async def long_check() -> None:
+            results["check"] = await call(client, "check")
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_check)
+            with anyio.fail_after(10):
+                while not started.is_set():
+                    await anyio.sleep(0.01)
+                t = time.perf_counter()
+                assert (await call(client, "state", ids=["e1"]))["active"] == ["e1"]
+                added = await call(client, "add_evidence", id="meanwhile")
+                results["beside"] = time.perf_counter() - t
+            release.set()
+        assert added["active"] is True and results["beside"] < 5
+        assert results["check"]["counts"]["claims"] == 5
+    serve(db, body)
+
+
+def test_the_transport_limit_is_a_json_rpc_error_naming_it(tmp_path):
+    from starlette.testclient import TestClient
+
+    from jtms.serve.http import build_app
+
+    db = fan(tmp_path / "m.db", 2)
+    memory = Memory.open(db)
+    try:
+        app = build_app(build_server(MemoryAccess(memory)), "127.0.0.1", None)
+        body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "add_evidence", "arguments": {"id": "x", "text": "t" * (5 << 20)}}}
+        with TestClient(app, base_url="http://127.0.0.1:8000") as http:
+            response = http.post("/mcp", content=json.dumps(body),
+                                 headers={"Content-Type": "application/json",
+                                          "Accept": "application/json, text/event-stream"})
+        assert response.status_code == 413
+        refusal = response.json()
+        assert refusal["jsonrpc"] == "2.0" and refusal["error"]["code"] == -32600
+        assert "limit of 4194304 bytes" in refusal["error"]["message"]
+        assert "x" not in memory
+    finally:
+        memory.close()
