@@ -3,6 +3,7 @@ in process, over stdio and over streamable HTTP, side by side in one run.
 
     nice -n 19 python benchmarks/bench_serve.py                 # 100k claims, 50 calls each
     python benchmarks/bench_serve.py --claims 2000 --calls 5    # a quick look
+    python benchmarks/bench_serve.py --claims 20000 --during-check 20   # state during check
 
 The memory has the shape of benchmarks/bench_reconsolidation.py (N claims, N/5 evidence, 1-3
 justifications of 1-3 antecedents). Every call audits a fresh random 1% of the evidence (the
@@ -273,13 +274,79 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
     return result
 
 
+def state_during_check(n_claims: int, seed: int, folder: Path, seconds: float) -> dict[str, Any]:
+    """`state` of one id over HTTP, alone and while another client runs `check` pages
+    back to back (each page certificates of 50 claims plus the verdicts of every claim):
+    the long read runs on the server's second connection, beside the writers' lock, so the
+    short call waits only for the interpreter, never for the check (goal: p99 under 50 ms)."""
+    document = make_graph(n_claims, n_claims // 5, seed=seed)
+    db = str(folder / "bench-during-check.db")
+    with Memory.create(db) as memory:
+        memory.import_graph(document)
+    del document
+    process, url = http_server(db)
+    result: dict[str, Any] = {"claims": n_claims, "seconds": seconds}
+    try:
+        async def main() -> None:
+            async with Client(url) as reader, Client(url) as checker:
+                async def states(duration: float) -> list[float]:
+                    samples: list[float] = []
+                    until = time.perf_counter() + duration
+                    while time.perf_counter() < until:
+                        t = time.perf_counter()
+                        await reader.call_tool("state", {"ids": ["c7"]})
+                        samples.append(time.perf_counter() - t)
+                        await anyio.sleep(0.005)
+                    return samples
+                for _ in range(WARMUP):
+                    await reader.call_tool("state", {"ids": ["c7"]})
+                result["state_alone"] = percentiles(await states(min(5.0, seconds)))
+                pages: list[float] = []
+                running = [True]
+
+                async def checks() -> None:
+                    cursor = None
+                    while running[0]:
+                        t = time.perf_counter()
+                        page = await checker.call_tool("check", {} if cursor is None else {"cursor": cursor})
+                        assert not page.is_error, page.content
+                        pages.append(time.perf_counter() - t)
+                        cursor = (page.structured_content or {}).get("cursor")
+                async with anyio.create_task_group() as group:
+                    group.start_soon(checks)
+                    await anyio.sleep(0.5)                     # the first page is computing
+                    result["state_during_check"] = percentiles(await states(seconds))
+                    running[0] = False
+                result["check_pages"] = len(pages)
+                result["check_page_p50_s"] = round(statistics.median(pages), 3)
+        anyio.run(main)
+    finally:
+        stop(process)
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claims", type=int, default=100_000)
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--during-check", type=float, default=None, metavar="SECONDS",
+                        help="instead: `state` of one id alone and during back-to-back `check` "
+                             "pages for SECONDS (with --claims 20000)")
     args = parser.parse_args(argv)
+    if args.during_check is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            found = state_during_check(args.claims, args.seed, Path(folder), args.during_check)
+        if args.json:
+            print(json.dumps(found, indent=2))
+            return 0
+        print(f"state of one id over HTTP, {found['claims']} claims:")
+        for key in ("state_alone", "state_during_check"):
+            row = found[key]
+            print(f"  {key:<20} p50 {row['p50_ms']:8.2f} ms  p99 {row['p99_ms']:8.2f} ms")
+        print(f"  ({found['check_pages']} check pages meanwhile, p50 {found['check_page_p50_s']} s each)")
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         result = run(args.claims, args.calls, args.seed, Path(folder))
     if args.json:

@@ -189,3 +189,46 @@ def test_subscribers_are_notified_over_http(tmp_path):
                     assert (await call(c, "state", ids=["c1", "c2"]))["inactive"] == ["c1", "c2"]
 
         anyio.run(main)
+
+
+def test_results_fit_the_sdk_clients_default_event_limit_at_100k_claims(tmp_path):
+    """100,000 claims over 20,000 evidence (benchmarks/bench_reconsolidation.py's shape),
+    served over streamable HTTP to the SDK's client at its defaults (a server-sent event of
+    at most 1 MiB): an audit of 100 evidence, `state` of every node, a `check` page,
+    `context` at its largest budget, `history` and `explain` all arrive, each result and its
+    text copy under the limit, and the audit's later pages come from `page`."""
+    import time
+
+    from mcp.client.streamable_http import DEFAULT_MAX_SSE_EVENT_SIZE
+
+    from benchmarks.bench_reconsolidation import make_graph
+    from jtms.serve.tools import MAX_CONTEXT_BUDGET
+
+    started = time.perf_counter()
+    db = str(tmp_path / "big.db")
+    with Memory.create(db, durability="off") as memory:
+        memory.import_graph(make_graph(100_000, seed=5))
+    with http_server(db) as (url, _):
+        async def main() -> None:
+            with anyio.fail_after(150):
+                async with Client(url) as c:   # the SDK's defaults
+                    calls = [("audit", {"invalidate": [f"e{i}" for i in range(100)], "reason": "bad lot"}),
+                             ("state", {}), ("check", {}), ("context", {"budget": MAX_CONTEXT_BUDGET}),
+                             ("history", {"id": "e3"}), ("explain", {"id": "c99999"})]
+                    results = {}
+                    for name, arguments in calls:
+                        result = await c.call_tool(name, arguments)
+                        assert not result.is_error, (name, result.content)
+                        size = len(result.model_dump_json(by_alias=True, exclude_none=True))
+                        assert size < DEFAULT_MAX_SSE_EVENT_SIZE * 3 // 4, (name, size)
+                        results[name] = result.structured_content
+                        print(f"{name}: {size} bytes")
+                    audited = results["audit"]
+                    assert audited["counts"]["kept"] > 1000 and len(audited["kept"]) == 50
+                    assert results["state"]["counts"]["active"] + results["state"]["counts"]["inactive"] == 120_000
+                    assert results["check"]["counts"]["claims"] == 100_000 and results["check"]["cursor"]
+                    following = await call(c, "page", cursor=audited["cursor"], limit=1000)
+                    assert len(following["kept"]) == 1000
+                    assert following["kept"][0]["id"] > audited["kept"][-1]["id"]
+        anyio.run(main)
+    assert time.perf_counter() - started < 170
