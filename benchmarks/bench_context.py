@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 
 
 def chain_document(n: int) -> dict[str, Any]:

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.generate import memory as memory_graph  # noqa: E402
 from jtms.fuzz.clingo_oracle import clingo_conflict_sets  # noqa: E402
-from jtms.reconsolidation import Memory  # noqa: E402
+from jtms.memory.memory import Memory  # noqa: E402
 from theory.conflicts import conflict_sets  # noqa: E402
 from theory.diagnosis import diagnose  # noqa: E402
 from theory.fixpoint import active_state  # noqa: E402

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_reconsolidation import LTMS, make_graph  # noqa: E402
 
-from jtms.reconsolidation import Memory  # noqa: E402
+from jtms.memory.memory import Memory  # noqa: E402
 
 
 class Clock:

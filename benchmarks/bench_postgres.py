@@ -51,8 +51,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_reconsolidation import make_graph  # noqa: E402
 
-from jtms.memory_file import export_memory, import_memory  # noqa: E402
-from jtms.reconsolidation import Memory  # noqa: E402
+from jtms.memory.jsonl import export_memory, import_memory  # noqa: E402
+from jtms.memory.memory import Memory  # noqa: E402
 from jtms.store.postgres import drop_memory, parse_location  # noqa: E402
 
 DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"

@@ -45,7 +45,7 @@ from theory.fixpoint import active_numbers  # noqa: E402
 from theory.graphfile import parse_graph  # noqa: E402
 from theory.index import index_of  # noqa: E402
 
-from jtms.reconsolidation import Memory  # noqa: E402
+from jtms.memory.memory import Memory  # noqa: E402
 
 
 # --- the graph -------------------------------------------------------------------------------

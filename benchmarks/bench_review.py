@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from jtms.reconsolidation import Memory
-from jtms.reviewer import review
-from jtms.sandbox import Sandbox
+from jtms.memory.memory import Memory
+from jtms.calc.reviewer import review
+from jtms.calc.sandbox import Sandbox
 from jtms.store.sqlite import plant_foreign_evidence
 
 HOSTILE = ["factorial(10000)", "10**10000", "99999**9999", "10**4000*10**4000",

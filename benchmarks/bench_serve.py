@@ -45,8 +45,8 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from benchmarks.bench_reconsolidation import make_graph  # noqa: E402
-from jtms import payloads  # noqa: E402
-from jtms.reconsolidation import Memory  # noqa: E402
+from jtms.views import payloads  # noqa: E402
+from jtms.memory.memory import Memory  # noqa: E402
 
 WARMUP = 3
 STATE_CALLS = 10  # `state` calls timed after the audits (one id, then every node)

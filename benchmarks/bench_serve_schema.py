@@ -34,8 +34,8 @@ from pydantic import TypeAdapter  # noqa: E402
 from referencing import Registry  # noqa: E402
 
 from benchmarks.bench_reconsolidation import make_graph  # noqa: E402
-from jtms import payloads  # noqa: E402
-from jtms.reconsolidation import Memory  # noqa: E402
+from jtms.views import payloads  # noqa: E402
+from jtms.memory.memory import Memory  # noqa: E402
 from jtms.serve.tools import published_schema  # noqa: E402
 
 

@@ -23,9 +23,9 @@ from typing import Any
 
 # Loaded on first use, so that ``import jtms`` (and ``jtms --help``) stays cheap.
 _EXPORTS = {
-    "AuditResult": "jtms.reconsolidation",
-    "Explanation": "jtms.reconsolidation",
-    "Memory": "jtms.reconsolidation",
+    "AuditResult": "jtms.memory.results",
+    "Explanation": "jtms.memory.results",
+    "Memory": "jtms.memory.memory",
 }
 
 __all__ = sorted(_EXPORTS)

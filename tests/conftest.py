@@ -77,8 +77,8 @@ def memory_dump(location: str) -> list[str]:
             return list(connection.iterdump())
         finally:
             connection.close()
-    from jtms.memory_file import export_lines
-    from jtms.reconsolidation import Memory
+    from jtms.memory.jsonl import export_lines
+    from jtms.memory.memory import Memory
 
     with Memory.open(location) as memory:
         return list(export_lines(memory))

@@ -40,7 +40,7 @@ if str(ROOT) not in sys.path:
 from theory.errors import InputError  # noqa: E402
 from theory.fixpoint import active_state  # noqa: E402
 
-from jtms.reconsolidation import Memory  # noqa: E402
+from jtms.memory.memory import Memory  # noqa: E402
 
 EXPECTED = ("already reinstated", "already recorded")
 SEED_EVIDENCE, SEED_CLAIMS = 12, 18

@@ -45,7 +45,7 @@ def new_memory(path: Path) -> str:
 def two_chains(path: Path) -> str:
     """A new memory with two independent chains, e1 -> c1 and e2 -> c2 (for notifications:
     an audit of one evidence changes exactly one claim)."""
-    from jtms.reconsolidation import Memory
+    from jtms.memory.memory import Memory
 
     db = new_memory(path)
     with Memory.open(db) as memory:

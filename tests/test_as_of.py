@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from theory.errors import InputError
 from jtms.cli import main
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 
 SEED = {"nodes": [{"id": "e1", "kind": "evidence", "text": "assay one"},
                   {"id": "e2", "kind": "evidence", "text": "assay two"},

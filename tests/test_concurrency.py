@@ -20,7 +20,7 @@ from theory.graphfile import parse_graph
 from theory.incremental import SupportState
 from theory.revision import exact
 
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 
 sys.path.insert(0, str(Path(__file__).parent))
 import memory_stress  # noqa: E402
@@ -221,7 +221,7 @@ def test_an_unusable_checkpoint_falls_back_to_the_log(sqlite_db):
 
 
 def test_writers_refresh_the_checkpoint_as_the_tail_grows(memory_location, monkeypatch):
-    import jtms.reconsolidation as reconsolidation
+    import jtms.memory.memory as reconsolidation
 
     monkeypatch.setattr(reconsolidation, "CHECKPOINT_MIN_ROWS", 3)
     path = memory_location()

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from theory import strategies as jst
 
 from jtms.cli import main
-from jtms.context import Context, count_tokens
-from jtms.reconsolidation import Memory
+from jtms.views.context import Context, count_tokens
+from jtms.memory.memory import Memory
 
 
 def _check_invariants(memory: Memory, context: Context) -> None:

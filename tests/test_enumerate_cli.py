@@ -77,7 +77,7 @@ def test_n7_slice_section(capsys):
 
 
 def test_progress_bar_renders_without_a_terminal():
-    from jtms.commands.enumerate import _progress
+    from jtms.cli.commands.enumerate import _progress
 
     with _progress(True) as update:
         for done in (0, 5, 10):

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 from tests.serve_helpers import http_server, jtms, new_memory
 
 pytestmark = pytest.mark.timeout(180)
@@ -282,7 +282,7 @@ def node_portrait(body: str) -> dict:
 
 def expected_portrait(memory: Memory, node_id: str) -> dict:
     """The same, from a memory (the view as of k, or the memory rebuilt from k events)."""
-    from jtms import drawing
+    from jtms.views import drawing
 
     explanation = memory.explain(node_id)
     structure = memory.structure()

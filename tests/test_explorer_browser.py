@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 from tests.serve_helpers import http_server, new_memory
 
 pytestmark = pytest.mark.timeout(240)

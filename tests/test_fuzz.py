@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 from jtms.cli import main
-from jtms.commands.fuzz import DEFAULT_EXAMPLES
+from jtms.cli.commands.fuzz import DEFAULT_EXAMPLES
 from jtms.fuzz.backends import FunctionBackend, engine_backend
 from jtms.fuzz.clingo_oracle import ClingoOracle, fresh_active_state, program_text
 from jtms.fuzz.differential import differential_campaign
@@ -236,7 +236,7 @@ def test_cli_differential_reports_a_broken_backend(tmp_path, monkeypatch, capsys
 
 
 class FakeMemory:
-    """The slice of issue 5's ``jtms.reconsolidation.Memory`` API the hook uses, over theory
+    """The slice of issue 5's ``jtms.memory.memory.Memory`` API the hook uses, over theory
     (counted blocks, whole-audit reinstatement), so the adapter is tested without the engine."""
 
     forget_reinstated_claims = False

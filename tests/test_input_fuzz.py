@@ -1,4 +1,4 @@
-"""Random input to the CLI, in process (jtms.cli.main): random bytes, random JSON and random
+"""Random input to the CLI, in process (jtms.cli.console): random bytes, random JSON and random
 ids fed to import, check, revise, supports, audit and add-claim. Every run ends in exit 0, 1 or
 2 (never a traceback), an exit 2 says why in one line on stderr, and leaves the store exactly
 as it was (DESIGN.md section 5)."""
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jtms.cli import main
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 
 EXAMPLES = 40  # per test: enough to reach every validation branch, fast enough for CI
 

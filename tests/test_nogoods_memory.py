@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jtms.cli import main
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 from theory import strategies as jst
 from theory.errors import InputError
 from theory.graphfile import graph_to_dict, load_document

@@ -27,8 +27,8 @@ from conftest import postgres_dsn, postgres_location
 from theory.errors import InputError
 
 from jtms.cli import main
-from jtms.memory_file import export_lines
-from jtms.reconsolidation import Memory
+from jtms.memory.jsonl import export_lines
+from jtms.memory.memory import Memory
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -189,7 +189,7 @@ def test_a_listener_learns_of_foreign_writes_without_polling(memory):
         child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
             import sys, time
             sys.path.insert(0, {str(ROOT)!r})
-            from jtms.reconsolidation import Memory
+            from jtms.memory.memory import Memory
             time.sleep(0.5)
             with Memory.open({memory!r}) as m:
                 m.audit(["e1", "e2"], reason="contaminated")
@@ -229,7 +229,7 @@ def test_memories_are_namespaces_of_one_database(dsn, memories, capsys):
 WRITER = """
 import json, sys
 sys.path.insert(0, {root!r})
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 name, location, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 log = []
 with Memory.open(location) as memory:

@@ -14,8 +14,8 @@ from theory import strategies as jst
 from theory.fixpoint import active_state
 
 from jtms.cli import main
-from jtms.memory_file import export_lines, import_memory
-from jtms.reconsolidation import Memory
+from jtms.memory.jsonl import export_lines, import_memory
+from jtms.memory.memory import Memory
 
 GRAPH = {
     "nodes": [

@@ -56,8 +56,8 @@ DOCTESTED = [
     "theory.canonical", "theory.structure", "theory.safety", "theory.justifications",
     "theory.label_kernel", "theory.cone_kernel", "theory.exchange", "theory.cone_cnf", "theory.cdcl",
     "theory.fixpoint", "theory.revision", "theory.graphfile", "theory.truthtable", "theory.optional",
-    "jtms", "jtms.arguments",
-    "jtms.exit_codes", "jtms.plugins", "jtms.progress",
+    "jtms", "jtms.cli.arguments",
+    "jtms.cli.exit_codes", "jtms.cli.plugins", "jtms.cli.progress",
     "jtms.studies", "jtms.studies.rules", "jtms.studies.readers", "jtms.studies.rendering",
     "jtms.studies.scoring", "jtms.studies.endpoints", "jtms.studies.embedding",
 ]

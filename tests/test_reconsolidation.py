@@ -13,7 +13,7 @@ from theory.incremental import GrowingIndex, SupportState, state_of
 from theory.revision import exact
 from theory.structure import SupportStructure
 
-from jtms.reconsolidation import Memory, load_structure
+from jtms.memory.memory import Memory, load_structure
 
 
 def _blocked(open_audits: dict[int, list[str]]) -> list[str]:
@@ -248,7 +248,7 @@ def test_kept_of_a_dry_run_is_what_stays_intact_after_the_audit(data, cycles):
     """``Memory.kept(roots, retired=preview.retired)`` before an audit names exactly the claims
     the audit then keeps, each with a justification intact after it (the support pointer
     before it may be one the audit breaks); the audit payload reports it unchanged."""
-    from jtms import payloads
+    from jtms.views import payloads
 
     structure = data.draw(jst.support_structures(cycles=cycles, max_evidence=5, max_claims=8))
     roots = sorted(data.draw(jst.audits(structure, min_size=1), label="audit"))

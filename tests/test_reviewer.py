@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jtms.cli import main
-from jtms.quantities import Outcome, Tolerance, compare
-from jtms.reconsolidation import Memory
-from jtms.reviewer import recheck, recheck_all, review
-from jtms.safe_expr import (FUNCTIONS, UNITS, UnsafeExpression, check_expression, grammar_table,
+from jtms.calc.quantities import Outcome, Tolerance, compare
+from jtms.memory.memory import Memory
+from jtms.calc.reviewer import recheck, recheck_all, review
+from jtms.calc.safe_expr import (FUNCTIONS, UNITS, UnsafeExpression, check_expression, grammar_table,
                             parse_expression)
-from jtms.sandbox import Sandbox
+from jtms.calc.sandbox import Sandbox
 from jtms.store.sqlite import plant_foreign_evidence
 
 INJECTIONS = [
@@ -235,7 +235,7 @@ def test_sandbox_survives_a_dying_worker_and_reuses_workers() -> None:
 def test_timeouts_are_refused_and_the_rest_still_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     outcomes = recheck_all([("6*7", "41"), ("2+2", "4")], Tolerance(), time_limit=30)
     assert [o.status for o in outcomes] == ["discrepancy", "ok"]
-    monkeypatch.setattr("jtms.reviewer.compare", _slow_compare)
+    monkeypatch.setattr("jtms.calc.reviewer.compare", _slow_compare)
     outcomes = recheck_all([("6*7", "41"), ("1", "1"), ("2+2", "5")], Tolerance(),
                            time_limit=1.0)
     assert [o.status for o in outcomes] == ["discrepancy", "refused", "discrepancy"]

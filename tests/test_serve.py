@@ -15,8 +15,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from jtms import payloads
-from jtms.reconsolidation import Memory
+from jtms.views import payloads
+from jtms.memory.memory import Memory
 from jtms.serve.tools import WATCH_SECONDS, MemoryAccess, build_server
 from tests.serve_helpers import call, env, error, jtms, jtms_json, new_memory, two_chains
 

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 from tests.serve_helpers import call, error, http_server, jtms_json, new_memory, two_chains
 
 pytestmark = pytest.mark.timeout(180)
@@ -139,7 +139,7 @@ def test_accepted_connections_have_tcp_nodelay():
     import asyncio
     import socket
 
-    from jtms.commands.serve import listening_socket
+    from jtms.cli.commands.serve import listening_socket
 
     async def main() -> int:
         flags: list[int] = []

@@ -21,7 +21,7 @@ from theory.fixpoint import active_state
 from theory.structure import SupportStructure
 
 from jtms.cli import main
-from jtms.reconsolidation import Memory, load_memory, load_structure
+from jtms.memory.memory import Memory, load_memory, load_structure
 
 from conftest import memory_dump
 
@@ -239,7 +239,7 @@ def test_sigkill_mid_audit_leaves_the_pre_audit_state(db):
     child = subprocess.Popen(_script(f"""
         import sys, time
         sys.path.insert(0, {str(ROOT)!r})
-        from jtms.reconsolidation import Memory
+        from jtms.memory.memory import Memory
         memory = Memory.open({str(db)!r})
         def pause():
             print("writing", flush=True)
@@ -269,7 +269,7 @@ def test_concurrent_audits_are_serialised(db, tmp_path):
     a = subprocess.Popen(_script(f"""
         import sys, time, pathlib
         sys.path.insert(0, {str(ROOT)!r})
-        from jtms.reconsolidation import Memory
+        from jtms.memory.memory import Memory
         memory = Memory.open({str(db)!r})
         def hold():
             print("locked", flush=True)
@@ -285,7 +285,7 @@ def test_concurrent_audits_are_serialised(db, tmp_path):
     b = subprocess.Popen(_script(f"""
         import sys, pathlib
         sys.path.insert(0, {str(ROOT)!r})
-        from jtms.reconsolidation import Memory
+        from jtms.memory.memory import Memory
         memory = Memory.open({str(db)!r})
         memory.active_ids()  # load the (soon stale) state
         pathlib.Path({str(ready)!r}).touch()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from jtms.cli import main
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 from theory.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]

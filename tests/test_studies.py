@@ -18,7 +18,7 @@ from theory.fixpoint import active_state
 from theory.structure import SupportStructure
 
 from jtms.cli import main
-from jtms.context import HEADER, WITHDRAWN_HEADER, count_tokens
+from jtms.views.context import HEADER, WITHDRAWN_HEADER, count_tokens
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.studies import (DEFAULT_SEEDS, STUDIES, diagnosis, heterogeneous, revisionpair,
                           run_seeds, run_study, rules, scimap)
@@ -196,7 +196,7 @@ def test_diagnosis_endpoints(tmp_path):
 
 
 def test_the_reviewer_ignores_decoys_and_finds_every_kind():
-    from jtms.reviewer import recheck
+    from jtms.calc.reviewer import recheck
 
     for episode in diagnosis.generate(seed=11, episodes=20):
         for node in episode.document["nodes"]:

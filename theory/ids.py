@@ -2,8 +2,8 @@
 
 The CLI names several ids in one argument, comma-separated (``--invalidate a,b``), and strips
 spaces around each; a terminal cannot show control characters. So an id is a non-empty
-string without a comma, without surrounding whitespace and without control or format
-characters. Every entry point (graph files, ``jtms add-evidence`` / ``add-claim``, the
+string of at most :data:`MAX_ID_LENGTH` characters, without a comma, without surrounding
+whitespace and without control or format characters or lone surrogates. Every entry point (graph files, ``jtms add-evidence`` / ``add-claim``, the
 Python API, the MCP server) refuses other ids with the same message, through
 :func:`check_id`.
 
@@ -21,6 +21,9 @@ from typing import Any
 from theory.errors import InputError
 
 SEPARATOR = ","
+MAX_ID_LENGTH = 256
+"""The longest id, in characters: one rule for graph files, ``jtms add-*``, the Python API and
+the MCP server, so that every stored id can be named again on a command line."""
 
 
 def id_problem(value: Any) -> str | None:
@@ -29,6 +32,8 @@ def id_problem(value: Any) -> str | None:
         return f"must be a string, got {type(value).__name__}"
     if not value:
         return "is empty"
+    if len(value) > MAX_ID_LENGTH:
+        return f"is {len(value)} characters long (at most {MAX_ID_LENGTH})"
     if SEPARATOR in value:
         return "contains a comma (the CLI separates ids with commas)"
     if value != value.strip():
@@ -37,8 +42,8 @@ def id_problem(value: Any) -> str | None:
     if value.isascii():  # the common case, without a category lookup per character:
         if not value.isprintable():  # in ASCII, exactly the control characters (Cc)
             return "contains a control character"
-    elif any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
-        return "contains a control character"
+    elif any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs") for ch in value):
+        return "contains a control character or a lone surrogate (not valid UTF-8)"
     return None
 
 

@@ -6,7 +6,7 @@ step by step (``apply``), comparing every answer with clingo.
 
 - :class:`FunctionBackend` wraps any ``f(structure, blocked) -> active ids`` (for instance
   your own engine: ``jtms fuzz --differential --backend mypkg.engine:active_after``).
-- :func:`engine_backend`: the persistent ``jtms`` engine (``jtms.reconsolidation.Memory``),
+- :func:`engine_backend`: the persistent ``jtms`` engine (``jtms.memory.memory.Memory``),
   which every campaign checks.
 """
 
@@ -132,7 +132,7 @@ class EngineBackend:
 
 
 def engine_backend() -> Backend:
-    """The production engine, ``jtms.reconsolidation.Memory``, as a campaign backend."""
-    from jtms.reconsolidation import Memory  # deferred: the fuzzer imports no SQLite until asked
+    """The production engine, ``jtms.memory.memory.Memory``, as a campaign backend."""
+    from jtms.memory.memory import Memory  # deferred: the fuzzer imports no SQLite until asked
 
     return EngineBackend(Memory)

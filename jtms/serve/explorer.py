@@ -10,7 +10,7 @@ As of a past event (``as_of=N`` on ``/``, ``/node``, ``/audits`` and ``/events``
 read a view made by :meth:`Memory.as_of` (the state right after event N), carry a banner with
 a link back to now, and offer no write: the preview, audit and reinstate are refused.
 
-Everything is read and written through :class:`jtms.reconsolidation.Memory` (under the
+Everything is read and written through :class:`jtms.memory.memory.Memory` (under the
 server's lock), every user-supplied string is HTML-escaped, no asset comes from elsewhere
 (the stylesheet is served by the app), and every request passes the same Host/Origin checks
 as ``/mcp`` (a cross-site form post is refused) and the same bearer token or its cookie.
@@ -35,8 +35,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from theory.errors import InputError
 
-from jtms import drawing, payloads
-from jtms.reconsolidation import Memory
+from jtms.views import drawing, payloads
+from jtms.memory.memory import Memory
 from jtms.serve.http import TOKEN_COOKIE
 from jtms.serve.tools import MemoryAccess
 

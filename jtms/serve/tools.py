@@ -1,11 +1,11 @@
 """The memory as an MCP server: tools and resources over one :class:`Memory`.
 
 A thin layer: every tool calls public ``Memory`` methods and returns the same payload as the
-matching CLI command's ``--json`` (built by :mod:`jtms.payloads`), as structured content with
+matching CLI command's ``--json`` (built by :mod:`jtms.views.payloads`), as structured content with
 an output schema. It has no semantics of its own.
 
 ```python
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 from jtms.serve.tools import MemoryAccess, build_server
 
 server = build_server(MemoryAccess(Memory.open("jtms.db")))   # an MCPServer
@@ -19,7 +19,7 @@ After a write, subscribers of ``memory://context`` and of the changed ``memory:/
 resources are notified (``subscriptions/listen``); while someone listens, writes committed by
 other processes are found within ``WATCH_SECONDS`` and notified the same way.
 
-Each result is the payload built once by :mod:`jtms.payloads`, sent as structured content
+Each result is the payload built once by :mod:`jtms.views.payloads`, sent as structured content
 with its compact JSON as the text copy; the published output schemas name every key and its
 type and describe list items rather than have a client check each one (:func:`published_schema`).
 """
@@ -48,8 +48,8 @@ from pydantic import Field, ValidationError
 
 from theory.errors import InputError
 
-from jtms import payloads
-from jtms.reconsolidation import Memory
+from jtms.views import payloads
+from jtms.memory.memory import Memory
 
 T = TypeVar("T")
 
@@ -153,7 +153,7 @@ def structured(payload: Mapping[str, Any]) -> CallToolResult:
     """A tool result: ``payload`` as structured content, and its compact JSON text once as the
     text copy (for clients that read only ``content``).
 
-    The payload is built by :mod:`jtms.payloads` (typed, the CLI's ``--json``), so it is not
+    The payload is built by :mod:`jtms.views.payloads` (typed, the CLI's ``--json``), so it is not
     validated again against its own output model: on a large audit that check and the
     SDK's re-dump of the validated copy cost more than the audit itself (docs/serve.md).
     """
@@ -365,8 +365,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         are invalidated in one audit (`audit_id`, `retired`) unless `dry_run`. `refused` lists
         calculations that cannot be re-executed safely (they are not audited). `contradictions`
         lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw."""
-        from jtms.diagnosis import review_contradictions
-        from jtms.reviewer import review as run_review
+        from jtms.memory.contradictions import review_contradictions
+        from jtms.calc.reviewer import review as run_review
 
         def work(memory: Memory) -> payloads.ReviewPayload:
             return payloads.review_payload(run_review(memory, reviewer=REVIEWER, dry_run=dry_run),
@@ -466,7 +466,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     @server.resource("memory://context", name="context", mime_type="text/plain",
                      description=f"The current working context at {CONTEXT_BUDGET} tokens.")
     async def context_resource() -> str:
-        from jtms.context import render_text
+        from jtms.views.context import render_text
 
         return await access(lambda memory: render_text(memory.context(CONTEXT_BUDGET)),
                             ResourceError)

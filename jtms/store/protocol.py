@@ -1,4 +1,4 @@
-"""The storage protocol of a memory: what :class:`jtms.reconsolidation.Memory` needs from a
+"""The storage protocol of a memory: what :class:`jtms.memory.memory.Memory` needs from a
 database, and nothing more. One module per backend implements it (:mod:`jtms.store.sqlite`,
 the embedded default; :mod:`jtms.store.postgres`, shared by many agents). All SQL lives in
 those modules; ``Memory`` (and through it the CLI, the server, the reviewer, the context and

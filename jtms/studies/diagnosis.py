@@ -15,7 +15,7 @@ Decoys are correct values recorded in another form: rounded within the reviewer'
 as an unreduced fraction. Nothing names the wrong calculations; the study keeps them only to
 score.
 
-Loop: a diagnoser (default: the reviewer, :func:`jtms.reviewer.review`, dry run) re-executes
+Loop: a diagnoser (default: the reviewer, :func:`jtms.calc.reviewer.review`, dry run) re-executes
 every recorded calculation and nominates the discrepancies (*identified* when that is
 exactly the planted set: no decoy, no miss); each rule revises the memory from the nominated
 roots (*repaired* when the state equals the ground truth from the planted set, *state =
@@ -42,8 +42,8 @@ from typing import Any
 from theory.graphfile import parse_graph
 from theory.structure import SupportStructure
 
-from jtms.reconsolidation import Memory
-from jtms.reviewer import review
+from jtms.memory.memory import Memory
+from jtms.calc.reviewer import review
 from jtms.studies.endpoints import Endpoint, StudyResult
 from jtms.studies.readers import Answerer, Question, resolve_readers
 from jtms.studies.rules import RuleFn, resolve_rules, truth_active

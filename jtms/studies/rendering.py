@@ -3,7 +3,7 @@
 After a rule has run, a :class:`MemoryView` says what a memory revised by that rule shows:
 its active evidence, each active claim with a certificate (the support it renders), and the
 nodes it withdrew. For the engine's exact rule the view is read back from the engine through
-public :class:`~jtms.reconsolidation.Memory` methods after the audit (:func:`engine_view`):
+public :class:`~jtms.memory.memory.Memory` methods after the audit (:func:`engine_view`):
 certificates are the engine's well-founded ones. A memory that applied another rule does not
 re-evaluate justifications: it keeps the support it recorded before the audit
 (:func:`rule_view`), so a stale claim is shown with its pre-audit certificate.
@@ -25,7 +25,7 @@ line that a non-propagating memory needs before a careful reader can see it is w
 active focus whose stale certificate is still valid lies outside the audit's support region,
 so the engine kept that very certificate. So wherever ``none``'s context lets the careful
 reader ground an answer, the exact context's focus unit fits too. The line format is the
-engine's (:mod:`jtms.context`).
+engine's (:mod:`jtms.views.context`).
 
 >>> view = MemoryView({"e": "an assay", "c": "a claim"}, ("e",), {"c": (("c", ("e",)),)}, ())
 >>> print(render(view, budget=None))
@@ -41,8 +41,8 @@ from dataclasses import dataclass
 
 from theory.structure import SupportStructure
 
-from jtms.context import HEADER, WITHDRAWN_HEADER, count_tokens
-from jtms.reconsolidation import Memory
+from jtms.views.context import HEADER, WITHDRAWN_HEADER, count_tokens
+from jtms.memory.memory import Memory
 
 Step = tuple[str, tuple[str, ...]]          # (claim, the antecedents of its justification)
 

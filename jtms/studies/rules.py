@@ -2,7 +2,7 @@
 
 A *rule* is a callable ``(structure, audit) -> retired ids`` (the protocol
 :class:`theory.revision.RevisionRule`). The default ``exact`` rule is the production engine:
-a :class:`jtms.reconsolidation.Memory` (SQLite ``:memory:``) imports the world and runs the
+a :class:`jtms.memory.memory.Memory` (SQLite ``:memory:``) imports the world and runs the
 audit; the retired set is the engine's. ``none`` and ``influence`` are
 :func:`theory.revision.none` and :func:`theory.revision.influence`. Any rule can be replaced
 (``rules={"exact": my_rule}``), so a wrong rule is caught by the same endpoints.
@@ -26,7 +26,7 @@ from theory import revision
 from theory.fixpoint import active_state
 from theory.structure import SupportStructure
 
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 
 RuleFn = Callable[[SupportStructure, frozenset[str]], frozenset[str]]
 RULE_NAMES = ("exact", "none", "influence")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from theory.structure import SupportStructure
 
 from jtms.fuzz.clingo_oracle import ClingoOracle
-from jtms.reconsolidation import Memory
+from jtms.memory.memory import Memory
 from jtms.studies.readers import Question
 from jtms.studies.rendering import MemoryView, certificates_of, engine_view, render, rule_view
 from jtms.studies.rules import RuleFn, engine_exact, truth_active

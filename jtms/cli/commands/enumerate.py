@@ -1,0 +1,408 @@
+"""``jtms enumerate``: exhaustive theorem enumerations (issue 3).
+
+Flat universes n = 0..N (every monotone support function, every audit), optionally the
+measured n = 7 slice with its full-run cost, and every small memory graph against the
+influence-safety checker. Table, ``--json``, ``--plot FILE``; shards run on ``--workers K``
+local processes or, with ``--dask``, on a Dask cluster (a local one unless
+``--dask-address`` names a scheduler).
+"""
+
+from __future__ import annotations
+
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.markup import escape
+
+from theory.errors import InputError
+
+from jtms.cli.output import console, print_json, table, writable_file
+
+EXIT_OK, EXIT_VIOLATION = 0, 1
+
+MUTANTS = ("forgetful", "unpropagated", "loop-keeping")
+MAX_LABELLED_GRAPHS = 20_000_000  # the class builder holds every labelled graph as a row
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser(
+        "enumerate",
+        help="exhaustive theorem enumerations (flat universes, n=7 slice, memory graphs)",
+        description=(
+            "Check the justification boundary exhaustively: for every monotone support "
+            "function of n = 0..N evidence items and every audit, influence revision agrees "
+            "with exact revision iff the claim has a unique minimal justification. Exit 1 if "
+            "a counterexample is found."
+        ),
+    )
+    parser.add_argument("--max-n", type=int, default=6, metavar="N",
+                        help="largest n for the exhaustive flat run, 0..6 (default 6)")
+    parser.add_argument("--json", action="store_true", help="machine output")
+    parser.add_argument("--plot", metavar="FILE", help="save a PNG of counts and time per n")
+    parser.add_argument("--workers", type=int, default=1, metavar="K",
+                        help="local worker processes (default 1: in this process)")
+    parser.add_argument("--dask", action="store_true",
+                        help="run the shards on Dask (a LocalCluster of K workers)")
+    parser.add_argument("--dask-address", metavar="ADDR",
+                        help="with --dask: an existing scheduler, e.g. tcp://host:8786")
+    parser.add_argument("--n7-slice", type=int, default=0, metavar="ROWS",
+                        help="also check ROWS random n=7 shards and estimate the full run")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the n=7 slice (default 7)")
+    parser.add_argument("--graphs", action="store_true",
+                        help="also enumerate every small memory graph against `jtms check`")
+    parser.add_argument("--graph-evidence", type=int, default=None, metavar="E",
+                        help="graph enumeration: evidence nodes (default 3)")
+    parser.add_argument("--graph-claims", type=int, default=None, metavar="C",
+                        help="graph enumeration: claim nodes (default 3)")
+    parser.add_argument("--graph-justifications", type=int, default=None, metavar="J",
+                        help="graph enumeration: at most J justifications in total (default 4)")
+    parser.add_argument("--n7", action="store_true",
+                        help="the full n = 7 run with the compiled kernel, over --rows into "
+                             "the resumable part file --out (nothing else is run)")
+    parser.add_argument("--rows", default=None, metavar="A:B",
+                        help="with --n7: the rows [A, B) of the 7,828,354 (default all)")
+    parser.add_argument("--out", metavar="PART.json",
+                        help="with --n7: the part file; an existing one is resumed")
+    parser.add_argument("--merge", nargs="+", metavar="PART", default=None,
+                        help="merge part files: verify every row is covered exactly once "
+                             "and the total is D(7), and add up the tallies")
+    parser.add_argument("--plan-parts", type=int, default=None, metavar="K",
+                        help="with --n7: print K row ranges of equal work for K separate "
+                             "runs, then exit")
+    parser.add_argument("--mutant", choices=MUTANTS, default=None,
+                        help="seeded mutation: replace exact revision by a deliberately wrong "
+                             "rule (the run must then report counterexamples)")
+    parser.epilog = (
+        "examples:\n"
+        "  jtms enumerate                                  # n = 0..6, every function\n"
+        "  jtms enumerate --n7 --rows 0:1000 --out p0.json # n = 7 rows 0..999, resumable\n"
+        "  jtms enumerate --n7 --plan-parts 2              # two ranges of equal work\n"
+        "  jtms enumerate --merge p0.json p1.json          # verified totals of the parts\n")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.set_defaults(func=run)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}  # label -> rich TaskID
+
+        def update(label: str, done: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=done)
+
+        yield update
+
+
+MAX_WORKERS = 1024  # local worker processes; beyond, the pool cannot even be created
+
+
+def _validate(args: argparse.Namespace) -> None:
+    if args.merge is not None and args.n7:
+        raise InputError("--merge and --n7 are separate steps: run the parts, then merge them")
+    if (args.rows is not None or args.out or args.plan_parts is not None) and not args.n7:
+        raise InputError("--rows/--out/--plan-parts need --n7")
+    if args.n7 and not args.out and args.plan_parts is None:
+        raise InputError("--n7 needs --out PART.json (the resumable part file)")
+    if args.plan_parts is not None and args.plan_parts < 1:
+        raise InputError(f"--plan-parts must be at least 1, got {args.plan_parts}")
+    if (args.n7 or args.merge is not None) and (args.mutant or args.graphs or args.n7_slice
+                                                or args.plot):
+        raise InputError("--n7/--merge run alone (no --mutant, --graphs, --n7-slice, --plot)")
+    if not 0 <= args.max_n <= 6:
+        raise InputError(f"--max-n must be between 0 and 6, got {args.max_n} "
+                         "(n = 7 runs as a measured slice: --n7-slice ROWS)")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise InputError(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
+    if args.n7_slice < 0:
+        raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
+    if args.plot:
+        writable_file(args.plot, "--plot")
+    if args.out:
+        writable_file(args.out, "--out")
+    if args.dask_address and not args.dask:
+        raise InputError("--dask-address needs --dask")
+    sizes = (args.graph_evidence, args.graph_claims, args.graph_justifications)
+    if any(s is not None for s in sizes) and not args.graphs:
+        raise InputError("--graph-evidence/--graph-claims/--graph-justifications need --graphs")
+    if any(s is not None and s < 0 for s in sizes):
+        raise InputError("graph sizes must be >= 0")
+    if args.seed < 0:
+        raise InputError(f"--seed must be >= 0, got {args.seed}")
+    if args.graphs:
+        family = _family(args)
+        if family.labelled_count() > MAX_LABELLED_GRAPHS:  # refused before any work is done
+            raise InputError(
+                f"graph family {family.evidence}/{family.claims}/{family.max_justifications} "
+                f"has {family.labelled_count():,} labelled graphs (limit {MAX_LABELLED_GRAPHS:,})")
+
+
+def _family(args: argparse.Namespace) -> Any:
+    from enumerations.graphs import GraphFamily
+
+    return GraphFamily.default().resized(
+        args.graph_evidence, args.graph_claims, args.graph_justifications)
+
+
+def run(args: argparse.Namespace) -> int:
+    _validate(args)
+    if args.merge is not None:
+        return _merge(args)
+    if args.n7:
+        return _n7(args)
+    from enumerations import mutants
+    from enumerations.executor import choose, start_executor
+    from enumerations.flat import exact_survival
+    from enumerations.runs import run_flat, run_n7_slice
+    from theory.revision import exact as theory_exact
+
+    flat_exact, graph_exact = exact_survival, theory_exact
+    if args.mutant == "forgetful":
+        flat_exact, graph_exact = mutants.forgetful_survival, mutants.forgetful_exact
+    elif args.mutant == "unpropagated":
+        flat_exact, graph_exact = mutants.unpropagated_survival, mutants.unpropagated_exact
+    elif args.mutant == "loop-keeping":
+        graph_exact = mutants.loop_keeping_exact  # flat universes have no loops
+
+    kind = choose(args.workers, args.dask)
+    show_bar = not args.json and sys.stderr.isatty()
+    payload: dict = {}
+    failed = False
+    with start_executor(kind, args.workers, address=args.dask_address) as executor, \
+            _progress(show_bar) as progress:
+        flat = run_flat(args.max_n, executor, exact=flat_exact, progress=progress)
+        payload["results"] = [t.to_dict() for t in flat]
+        failed |= not all(t.theorem_holds for t in flat)
+        if args.n7_slice:
+            report = run_n7_slice(args.n7_slice, executor, seed=args.seed, exact=flat_exact,
+                                  progress=progress)
+            payload["n7_slice"] = report.to_dict()
+            failed |= not report.tally.theorem_holds
+        if args.graphs:
+            from enumerations.graphs import run_graphs
+
+            graphs = run_graphs(_family(args), executor, exact=graph_exact, progress=progress)
+            payload["graphs"] = graphs.to_dict()
+            failed |= not graphs.verdicts_agree
+    # "engine" stays the JSON key (a contract since issue 3); in code it is the shard executor
+    payload["engine"] = {"kind": executor.kind, "workers": executor.workers,
+                         "mutant": args.mutant}
+    if args.plot:
+        from enumerations.plot import plot_report
+
+        plot_report(payload, args.plot)
+    if args.json:
+        print_json(payload)
+    else:
+        _render(payload, args.plot)
+    return EXIT_VIOLATION if failed else EXIT_OK
+
+
+def _render(payload: dict, plot: str | None) -> None:
+    out = console()
+    rows = [
+        (r["n"], f"{r['monotone_functions']:,}", f"{r['active']:,}", r["unique_minimal"],
+         r["influence_exact"], "holds" if r["theorem_holds"] else "FAILS", f"{r['seconds']:.4f}")
+        for r in payload["results"]
+    ]
+    executor = payload["engine"]
+    title = (f"Theorem 1, flat universes: every monotone support function, every audit "
+             f"({executor['kind']}, {executor['workers']} worker(s)"
+             + (f", MUTANT {executor['mutant']}" if executor["mutant"] else "") + ")")
+    out.print(table(title, ["n", "monotone functions", "active", "unique minimal",
+                            "influence = exact", "theorem", "seconds"], rows))
+    for r in payload["results"]:
+        _render_counterexamples(out, r)
+    s = payload.get("n7_slice")
+    if s:
+        out.print(table(
+            f"n = 7 slice: {s['rows_run']:,} random shards of {s['rows_total']:,} (seed {s['seed']})",
+            ["quantity", "value"],
+            [("functions checked", f"{s['functions_checked']:,}"),
+             ("unique minimal / influence = exact", f"{s['unique_minimal']} / {s['influence_exact']}"),
+             ("theorem", "holds" if s["theorem_holds"] else "FAILS"),
+             ("CPU seconds (mean per shard)", f"{s['core_seconds']:.2f} ({s['mean_row_cpu_seconds']:.4f})"),
+             ("functions per core-second", f"{s['functions_per_core_second']:,}"),
+             ("full n = 7 run, core-hours", f"{s['estimated_core_hours']:,.1f}" + _stderr(s)),
+             ("  cross-checks, core-hours", f"by per-function rate {s['estimated_core_hours_by_rate']:,.1f}; "
+              f"from wall-clock {s['estimated_core_hours_wall']:,.1f}"),
+             ("D(7) extrapolated from the slice", f"{s['sampled_dedekind_estimate']:.3e} "
+              f"(true {s['dedekind_7']:.3e})")]))
+        _render_counterexamples(out, s)
+    g = payload.get("graphs")
+    if g:
+        _render_graphs(out, g)
+    if plot:
+        out.print(f"plot saved to {plot}")
+
+
+def _stderr(s: dict) -> str:
+    error = s.get("estimated_core_hours_stderr")
+    return f" ± {error:,.1f} (1 standard error)" if error is not None else ""
+
+
+def _render_counterexamples(out: Any, result: dict[str, Any]) -> None:
+    for c in result.get("counterexamples", []):
+        detail = (f"n={c['n']}: minimal justifications {c['minimal_justifications']}, audit "
+                  f"{c['audit']}: exact retires {c['exact_retires']}, influence retires "
+                  f"{c['influence_retires']} ({c['problem']})")
+        out.print(f"[bold red]counterexample[/] {escape(detail)}")
+    hidden = result.get("mismatches", 0) - len(result.get("counterexamples", []))
+    if hidden > 0:
+        out.print(f"... and {hidden:,} more counterexamples", style="red")
+
+
+def _render_graphs(out: Any, g: dict[str, Any]) -> None:
+    f = g["family"]
+    rows = [
+        ("graphs (labelled)", f"{g['graphs']:,}"),
+        ("isomorphism classes checked", f"{g['classes']:,} ({g['cyclic_graphs']:,} with a support loop)"),
+        ("claims / active", f"{g['claims']:,} / {g['active_claims']:,}"),
+        ("active claims influence-safe", f"{g['safe_claims']:,}"),
+        ("unsafe claims", f"{g['unsafe_claims']:,}"),
+        ("  with alternative_support", f"{g['alternative_support']:,}"),
+        ("  with redundant_influence", f"{g['redundant_influence']:,}"),
+        ("  with both kinds", f"{g['both_kinds']:,}"),
+        ("violations (one-item audits)", ", ".join(f"{k} {v:,}" for k, v in g["violations"].items())),
+        ("checker = exhaustive comparison", "yes, every claim" if g["verdicts_agree"]
+         else f"NO: {g['disagreements']:,} graphs disagree"),
+        ("seconds (wall / CPU)", f"{g['seconds']:.1f} / {g['cpu_seconds']:.1f}"),
+    ]
+    out.print(table(
+        f"Memory graphs: {f['evidence']} evidence, {f['claims']} claims, at most "
+        f"{f['max_justifications']} justifications, cycles included",
+        ["quantity", "value"], rows))
+    for d in g.get("examples", []):
+        out.print(f"[bold red]disagreement[/]: {escape(d)}")
+
+
+def _n7(args: argparse.Namespace) -> int:
+    from enumerations.executor import choose, start_executor
+    from enumerations.parts import PartError, parse_rows, plan_parts, rows_total, run_part
+
+    total = rows_total()
+    try:
+        rows = parse_rows(args.rows or ":", total)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    if args.plan_parts is not None:
+        ranges = plan_parts(args.plan_parts, *rows)
+        if args.json:
+            print_json({"parts": [list(r) for r in ranges]})
+        else:
+            for a, b in ranges:
+                print(f"{a}:{b}")
+        return EXIT_OK
+    kind = choose(args.workers, args.dask)
+    try:
+        with start_executor(kind, args.workers, address=args.dask_address) as executor, \
+                _eta_progress(not args.json, f"n = 7 rows {rows[0]}:{rows[1]}") as progress:
+            part = run_part(rows, args.out, executor, progress=progress)
+    except PartError as error:
+        raise InputError(str(error)) from None
+    except OSError as error:
+        raise InputError(f"cannot write {args.out}: {error}") from None
+    payload = part.to_dict()
+    payload["engine"] = {"kind": executor.kind, "workers": executor.workers}
+    if args.json:
+        print_json(payload)
+    else:
+        out = console()
+        out.print(table(
+            f"n = 7, rows {rows[0]:,}:{rows[1]:,} -> {args.out}", ["quantity", "value"],
+            [("rows done", f"{payload['rows_done']:,} of {rows[1] - rows[0]:,}"
+              + ("" if part.complete else " (incomplete: run again to resume)")),
+             ("functions checked", f"{payload['functions_checked']:,}"),
+             ("unique minimal / influence = exact",
+              f"{payload['unique_minimal']} / {payload['influence_exact']}"),
+             ("theorem", "holds" if part.tally.theorem_holds else "FAILS"),
+             ("core-hours / wall seconds (all sessions)",
+              f"{payload['core_hours']:.3f} / {payload['wall_seconds']:.1f}")]))
+        _render_counterexamples(out, payload)
+    return EXIT_OK if part.tally.theorem_holds else EXIT_VIOLATION
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from enumerations.parts import PartError, merge_parts
+
+    try:
+        report = merge_parts(args.merge)
+    except PartError as error:
+        raise InputError(str(error)) from None
+    payload = report.to_dict()
+    if args.json:
+        print_json(payload)
+    else:
+        out = console()
+        gaps = ", ".join(f"{a}:{b}" for a, b in report.coverage.gaps[:5])
+        overlaps = ", ".join(f"{a}:{b}" for a, b in report.coverage.overlaps[:5])
+        out.print(table(
+            f"n = 7 merged from {len(report.parts)} part file(s)", ["quantity", "value"],
+            [("rows covered", f"{payload['rows_covered']:,} of {payload['rows_total']:,}"),
+             ("every row exactly once", "yes" if report.coverage.exact else
+              f"NO (gaps {gaps or '-'}; overlaps {overlaps or '-'})"),
+             ("functions checked", f"{payload['functions_checked']:,}"
+              + (" = D(7)" if report.functions_match else f" (D(7) = {payload['dedekind_7']:,})")),
+             ("unique minimal / influence = exact",
+              f"{payload['unique_minimal']} / {payload['influence_exact']}"),
+             ("theorem", "holds" if report.tally.theorem_holds else "FAILS"),
+             ("core-hours", f"{payload['core_hours']:.3f}"),
+             ("wall seconds (longest part / sum)",
+              f"{payload['wall_seconds_max']:.1f} / {payload['wall_seconds_sum']:.1f}")]))
+        _render_counterexamples(out, payload)
+    return EXIT_OK if report.verified and report.tally.theorem_holds else EXIT_VIOLATION
+
+
+@contextmanager
+def _eta_progress(enabled: bool, label: str, every: float = 60.0) -> Iterator[Callable[[int, int], None] | None]:
+    """Progress in functions with an ETA: a rich bar on a terminal, else a line on stderr
+    every ``every`` seconds (background runs write it to their log)."""
+    if not enabled:
+        yield None
+        return
+    if sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                      TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                      console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task(label, total=None)
+
+            def update(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            yield update
+        return
+    import time
+
+    began = time.perf_counter()
+    last = [began]
+
+    def line(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - last[0] < every and done < total:
+            return
+        last[0] = now
+        rate = done / max(now - began, 1e-9)
+        eta = (total - done) / rate if rate else float("inf")
+        print(f"{label}: {done:,} of {total:,} functions ({100 * done / max(total, 1):.2f}%), "
+              f"{rate / 1e6:,.0f}M/s wall, ETA {eta / 60:,.1f} min", file=sys.stderr, flush=True)
+
+    yield line
+
+
+ORDER = 30  # position of these commands in `jtms --help`

@@ -1,0 +1,148 @@
+"""Whole memories: ``jtms memories`` (list the memories of a database), ``jtms export`` (a
+memory as JSON Lines) and ``jtms import-memory`` (that file into a new memory, any backend).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from theory.errors import InputError
+
+from jtms.cli.output import console, print_json, table
+
+ORDER = 21  # right after the memory commands in `jtms --help`
+
+_LOCATION_HELP = ("the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME?memory=NAME "
+                  "(default $JTMS_DB, else jtms.db)")
+
+
+def _default_db() -> str:
+    from jtms.cli.commands.memory import default_db
+
+    return default_db()
+
+
+def _location(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=None, metavar="LOCATION", help=_LOCATION_HELP)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "memories", help="list the memories of a PostgreSQL database (or the one in a file)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="List the memories stored in one database, with their size and last write.\n\n"
+                    "example:\n  jtms memories --db postgresql://postgres@127.0.0.1:5432/test\n"
+                    "  jtms init --db 'postgresql://postgres@127.0.0.1:5432/test?memory=lab'")
+    _location(p)
+    p.set_defaults(func=run_memories)
+
+    p = subparsers.add_parser(
+        "export", help="write a whole memory (every event, node and revision) as JSON Lines",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Write the memory's whole history as JSON Lines (docs/postgres.md): every "
+                    "event in order with\nthe rows it wrote. `jtms import-memory` reads it back "
+                    "into a new memory on any backend.\n\n"
+                    "example:\n  jtms export --db jtms.db > m.jsonl\n"
+                    "  jtms import-memory m.jsonl --db 'postgresql://ana@db:5432/team?memory=lab'")
+    _location(p)
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="write to FILE instead of standard output")
+    p.add_argument("--format", choices=["jsonl", "dot", "mermaid"], default="jsonl",
+                   help="jsonl: the lossless history (default); dot / mermaid: a drawing of the "
+                        "whole graph for documents (not re-importable)")
+    p.set_defaults(func=run_export)
+
+    p = subparsers.add_parser(
+        "import-memory", help="create a memory from a `jtms export` file (lossless)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Create a new memory at --db holding exactly the exported memory: same event "
+                    "ids and times,\nsame history, explanations and active state. The target "
+                    "must not exist yet.\n\n"
+                    "example:\n  jtms export --db jtms.db > m.jsonl\n"
+                    "  jtms import-memory m.jsonl --db 'postgresql://ana@db:5432/team?memory=lab'")
+    p.add_argument("file", metavar="FILE", help="a file written by `jtms export`")
+    _location(p)
+    p.set_defaults(func=run_import_memory)
+
+
+def run_memories(args: argparse.Namespace) -> int:
+    from jtms.store import POSTGRES_PREFIXES
+
+    location = args.db or _default_db()
+    if location.startswith(POSTGRES_PREFIXES):
+        from jtms.store.postgres import list_memories, parse_location
+
+        database = parse_location(location).database
+        memories = [{"name": m.name, "location": m.location, "events": m.events,
+                     "nodes": m.nodes, "last_write": m.last_write}
+                    for m in list_memories(location)]
+    else:
+        from jtms.memory.memory import Memory
+
+        database = location
+        with Memory.open(location) as memory, memory.snapshot():
+            events = memory.table("events")
+            nodes = len(memory.table("nodes"))
+        memories = [{"name": "default", "location": location, "events": len(events),
+                     "nodes": nodes, "last_write": events[-1]["time"] if events else None}]
+    if args.json:
+        print_json({"database": database, "memories": memories})
+        return 0
+    console().print(table(f"memories in {database}", ["name", "events", "nodes", "last write",
+                                                      "location"],
+                          [[m["name"], m["events"], m["nodes"], m["last_write"] or "",
+                            m["location"]] for m in memories]))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from jtms.memory.jsonl import Summary, export_memory
+
+    location = args.db or _default_db()
+    write = export_memory
+    if args.format != "jsonl":  # a drawing of the whole graph (jtms/views/drawing.py)
+        from jtms.views.drawing import export_drawing
+
+        def write(location: str, out: IO[str]) -> Summary:
+            return Summary({"nodes": export_drawing(location, args.format, out)}, location)
+    if args.output is None:
+        summary = write(location, sys.stdout)
+        sys.stdout.flush()
+    else:
+        target = Path(args.output)
+        partial = target.with_name(target.name + ".partial")
+        try:
+            with open(partial, "w", encoding="utf-8") as out:
+                summary = write(location, out)
+            partial.replace(target)
+        except OSError as error:
+            partial.unlink(missing_ok=True)
+            raise InputError(f"cannot write the export: {error.strerror}", source=args.output) from None
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        if args.json:
+            print_json({**summary.as_dict(), "output": args.output})
+        else:
+            console().print(f"exported {summary.counts.get('events', 0)} events and "
+                            f"{summary.counts.get('nodes', 0)} nodes to {args.output}")
+    return 0
+
+
+def run_import_memory(args: argparse.Namespace) -> int:
+    from jtms.memory.jsonl import import_memory
+
+    location = args.db or _default_db()
+    progress = (lambda step: print(f"jtms import-memory: {step}", file=sys.stderr)
+                ) if sys.stderr.isatty() else None
+    summary = import_memory(args.file, location, progress)
+    if args.json:
+        print_json({**summary.as_dict(), "file": args.file})
+    else:
+        console().print(f"imported {summary.counts['events']} events and "
+                        f"{summary.counts['nodes']} nodes from {args.file} into {summary.location}")
+    return 0

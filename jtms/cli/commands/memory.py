@@ -1,0 +1,407 @@
+"""The memory commands: init, import, add-evidence, add-claim, audit, reinstate, history,
+explain, context, review. Every command takes ``--db PATH`` (default ``jtms.db``) and ``--json``.
+"""
+
+from __future__ import annotations
+
+
+import argparse
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from theory.errors import InputError
+from theory.graphfile import load_document
+
+from jtms.views import payloads
+from jtms.cli.output import console, print_json, table
+from jtms.memory.memory import Memory
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.memory.contradictions import ContradictionReview
+
+DEFAULT_DB = "jtms.db"
+TABLE_ROWS = 50   # rows of a table for people; --json lists everything
+
+
+def default_db() -> str:
+    """``$JTMS_DB`` when set (a file or a postgresql:// URL), else ``jtms.db``."""
+    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
+
+
+def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--db", default=default_db(), metavar="LOCATION",
+                        help="the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME"
+                             f"?memory=NAME (default $JTMS_DB, else {DEFAULT_DB})")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def _id_list(value: str, what: str) -> list[str]:
+    items = [item.strip() for item in value.split(",")]
+    if not value.strip() or any(not item for item in items):
+        raise InputError(f"{what}: expected ID[,ID...], got {value!r}")
+    return items
+
+
+def _as_of(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--as-of", default=None, metavar="EVENT_ID|ISO_TIME",
+                        help="the memory as it was at an event (its id, or the latest event at "
+                             "or before an ISO time such as 2026-12-01T08:30:00Z)")
+
+
+@contextmanager
+def _reading(args: argparse.Namespace) -> Iterator[Memory]:
+    """The memory at ``--db`` (as of ``--as-of`` when given), for one read command."""
+    with Memory.open(args.db) as memory:
+        moment = getattr(args, "as_of", None)
+        if moment is None:
+            yield memory
+            return
+        text = moment.strip()
+        yield memory.as_of(int(text) if text.isdigit() else text)
+
+
+def _tolerance(text: str) -> float:
+    """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text[:40]!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = _tolerance(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text[:40]!r}")
+    return value
+
+
+def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> int:
+    """Print ``payload`` (``--json``) or ``text``; exit 0."""
+    if args.json:
+        print_json(payload)
+    else:
+        console().print(text)
+    return 0
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = _common(subparsers.add_parser("init", help="create an empty memory database"))
+    p.set_defaults(func=run_init)
+
+    p = _common(subparsers.add_parser(
+        "upgrade", help="bring a memory written by an older jtms to this schema version",
+        description="Upgrade an SQLite memory of an older schema version in place, in one "
+                    "transaction (example: jtms upgrade --db old.db)."))
+    p.set_defaults(func=run_upgrade)
+
+    p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
+    p.add_argument("graph", metavar="GRAPH")
+    p.add_argument("--author", default=None)
+    p.set_defaults(func=run_import)
+
+    p = _common(subparsers.add_parser("add-evidence", help="add one evidence node"))
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--text", default="")
+    p.add_argument("--author", default=None)
+    p.add_argument("--expression", default=None, help="an executed calculation (sympy syntax)")
+    p.add_argument("--value", default=None, help="the value the calculation gave")
+    p.set_defaults(func=run_add_evidence)
+
+    p = _common(subparsers.add_parser("add-claim", help="add a claim with its justifications"))
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--because", action="append", default=[], metavar="ID[,ID...]",
+                   help="one justification (all of these ids); repeat for alternatives")
+    p.add_argument("--premise", action="store_true", help="add an empty justification (a premise)")
+    p.add_argument("--text", default="")
+    p.add_argument("--author", default=None)
+    p.set_defaults(func=run_add_claim)
+
+    p = _common(subparsers.add_parser(
+        "audit", help="invalidate evidence or claims and withdraw exactly what loses all support"))
+    p.add_argument("--invalidate", required=True, metavar="ID[,ID...]")
+    p.add_argument("--reason", required=True)
+    p.add_argument("--reviewer", default=None)
+    p.add_argument("--dry-run", action="store_true", help="preview: write nothing")
+    p.set_defaults(func=run_audit)
+
+    p = _common(subparsers.add_parser("reinstate", help="undo an audit"))
+    p.add_argument("audit_id", metavar="AUDIT_ID")
+    p.add_argument("--reason", default=None)
+    p.add_argument("--reviewer", default=None)
+    p.set_defaults(func=run_reinstate)
+
+    p = _common(subparsers.add_parser("history", help="every status a node has had"))
+    p.add_argument("id", metavar="ID")
+    _as_of(p)
+    p.set_defaults(func=run_history)
+
+    p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
+    p.add_argument("id", metavar="ID")
+    _as_of(p)
+    p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
+                   help="dot / mermaid: the certificate (or broken justifications) as a drawing")
+    p.set_defaults(func=run_explain)
+
+    p = _common(subparsers.add_parser(
+        "context", help="compile the active memory into a working context under a token budget"))
+    p.add_argument("--budget", type=int, required=True, metavar="N")
+    p.add_argument("--query", default=None)
+    _as_of(p)
+    p.set_defaults(func=run_context)
+
+    p = _common(subparsers.add_parser(
+        "state", help="which nodes are active and which inactive (now, or --as-of a past event)",
+        description="List the active and the inactive nodes (example: jtms state --ids c1,c2 "
+                    "--as-of 7)."))
+    p.add_argument("--ids", default=None, metavar="ID[,ID...]", help="only these nodes")
+    _as_of(p)
+    p.set_defaults(func=run_state)
+
+    p = _common(subparsers.add_parser(
+        "review", help="re-execute recorded calculations; audit the ones that disagree",
+        description="Re-execute every recorded calculation of intact evidence, in worker "
+                    "processes under a time limit, and audit the ones whose recorded value "
+                    "disagrees. A recorded value is compared at its own stated precision "
+                    "(3.3333 matches 10/3, 41 does not match 6*7); units must agree "
+                    "(3*meter is not 3*second). Calculations that cannot be evaluated within "
+                    "the limits are reported as refused and not audited.",
+        epilog="example: jtms review --dry-run --rtol 1e-6 --db memory.db"))
+    p.add_argument("--reviewer", default="jtms-review")
+    p.add_argument("--dry-run", action="store_true", help="report discrepancies, audit nothing")
+    p.add_argument("--rtol", type=_tolerance, default=None, metavar="R",
+                   help="relative tolerance, instead of the recorded value's stated precision")
+    p.add_argument("--atol", type=_tolerance, default=None, metavar="A",
+                   help="absolute tolerance in the recorded value's unit (with or without --rtol)")
+    p.add_argument("--exact", action="store_true", help="require exact equality")
+    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="wall-clock limit per calculation (default 5)")
+    p.add_argument("--apply", action="store_true",
+                   help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
+    p.set_defaults(func=run_review)
+
+
+# --- handlers ---------------------------------------------------------------------------------
+
+def run_init(args: argparse.Namespace) -> int:
+    Memory.create(args.db).close()
+    return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    changed = Memory.upgrade(args.db)
+    return _report(args, {"db": args.db, "upgraded": changed},
+                   f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
+
+
+def run_import(args: argparse.Namespace) -> int:
+    with Memory.open(args.db) as memory:
+        document = load_document(args.graph)
+        change = memory.import_graph(document, source=args.graph, author=args.author)
+    payload = {"event_id": change.event_id, "nodes": change.added,
+               "active": len(change.activated), "seconds": round(change.seconds, 4)}
+    return _report(args, payload, f"imported {change.added} nodes from {args.graph} "
+                                  f"({len(change.activated)} active) in {change.seconds:.2f} s")
+
+
+def run_add_evidence(args: argparse.Namespace) -> int:
+    with Memory.open(args.db) as memory:
+        change = memory.add_evidence(args.id, text=args.text, author=args.author,
+                                     expression=args.expression, value=args.value)
+    return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
+
+
+def run_add_claim(args: argparse.Namespace) -> int:
+    justifications = [_id_list(value, "--because") for value in args.because]
+    if args.premise:
+        justifications.append([])
+    with Memory.open(args.db) as memory:
+        change = memory.add_claim(args.id, justifications, text=args.text, author=args.author)
+    payload = payloads.node_added(change, args.id)
+    return _report(args, payload,
+                   f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})")
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    roots = _id_list(args.invalidate, "--invalidate")
+    with Memory.open(args.db) as memory:
+        if args.dry_run:
+            result = memory.preview(roots)
+        else:
+            result = memory.audit(roots, reason=args.reason, reviewer=args.reviewer)
+        payload = payloads.audit_payload(memory, roots, result, args.dry_run)
+    retired = result.retired
+    kept = [(k["id"], k["surviving_justification"]) for k in payload["kept"]]
+    if args.json:
+        print_json(payload, compact=len(payload["kept"]) + len(payload["retired"]) > 1000)
+        return 0
+    out = console()
+    label = "dry run" if args.dry_run else f"audit {result.audit_id}"
+    out.print(f"{label}: invalidated {', '.join(sorted(result.roots))}; "
+              f"retired {len(retired)}, kept {len(kept)} downstream ({result.seconds * 1000:.1f} ms)")
+    shown_retired = sorted(retired)
+    out.print(table("retired", ["id"], [[r] for r in shown_retired[:TABLE_ROWS]]))
+    out.print(table("kept (surviving justification)", ["id", "justification"],
+                    [[c, " AND ".join(a) or "(premise)"] for c, a in kept[:TABLE_ROWS]]))
+    if len(retired) > TABLE_ROWS or len(kept) > TABLE_ROWS:
+        out.print(f"(tables show the first {TABLE_ROWS} rows; --json lists all)")
+    return 0
+
+
+def run_reinstate(args: argparse.Namespace) -> int:
+    try:
+        audit_id = int(args.audit_id)
+    except ValueError:
+        raise InputError(f"AUDIT_ID must be an integer, got {args.audit_id!r}") from None
+    with Memory.open(args.db) as memory:
+        change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
+    return _report(args, payloads.reinstate_payload(audit_id, change),
+                   f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
+                   f"{', '.join(sorted(change.activated))}")
+
+
+def run_history(args: argparse.Namespace) -> int:
+    with _reading(args) as memory:
+        payload = payloads.history_payload(memory, args.id)
+    if args.json:
+        print_json(payload)
+        return 0
+    rows, active = payload["revisions"], payload["active"]
+    console().print(table(f"history of {args.id} ({payload['kind']}, now {'active' if active else 'inactive'})",
+                          ["event", "kind", "time", "status", "by", "reason"],
+                          [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
+                            r["reason"] or ""] for r in rows]))
+    return 0
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    with _reading(args) as memory:
+        explanation = memory.explain(args.id)
+        if args.format != "text":
+            from jtms.views.drawing import FORMATS, certificate_drawing
+
+            print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
+            return 0
+    if args.json:
+        print_json(explanation.as_dict())
+        return 0
+    out = console()
+    e = explanation
+    if e.active:
+        out.print(f"{e.id} ({e.kind}) is active" + (f", resting on evidence {', '.join(e.evidence)}"
+                                                   if e.kind == "claim" else ""))
+        for step in e.certificate:
+            out.print(f"  {step.claim} <- {' AND '.join(step.antecedents) or '(premise)'}")
+    else:
+        out.print(f"{e.id} ({e.kind}) is inactive")
+        if e.blocked_by:
+            out.print(f"  invalidated by audit(s) {', '.join(map(str, e.blocked_by))}")
+        if e.withdrawn_by is not None:
+            out.print(f"  withdrawn by event {e.withdrawn_by}")
+        if e.kept_out_by:
+            out.print(f"  kept out now by audit(s) {', '.join(map(str, e.kept_out_by))}")
+        for ants, inactive in e.broken:
+            out.print(f"  {e.id} <- {' AND '.join(ants) or '(premise)'}: broken by {', '.join(inactive)}")
+        if e.kind == "claim" and not e.broken:
+            out.print("  it has no justification")
+    return 0
+
+
+def run_context(args: argparse.Namespace) -> int:
+    if args.budget < 0:
+        raise InputError(f"--budget must be >= 0, got {args.budget}")
+    from jtms.views.context import render_text
+
+    with _reading(args) as memory:
+        compiled = memory.context(args.budget, args.query)
+    if args.json:
+        print_json(compiled.as_dict())
+    else:
+        print(render_text(compiled))
+    return 0
+
+
+def run_state(args: argparse.Namespace) -> int:
+    ids = _id_list(args.ids, "--ids") if args.ids is not None else None
+    with _reading(args) as memory:
+        payload = payloads.state_payload(memory, ids)
+    if args.json:
+        print_json(payload, compact=len(payload["active"]) + len(payload["inactive"]) > 1000)
+        return 0
+    out = console()
+    when = f" as of event {memory.as_of_event}" if memory.as_of_event is not None else ""
+    out.print(f"{len(payload['active'])} active, {len(payload['inactive'])} inactive{when}")
+    rows = [[i, "active"] for i in payload["active"]] + [[i, "inactive"] for i in payload["inactive"]]
+    out.print(table("state", ["id", "status"], rows[:TABLE_ROWS]))
+    if len(rows) > TABLE_ROWS:
+        out.print(f"(the table shows the first {TABLE_ROWS} rows; --json lists all)")
+    return 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from jtms.memory.contradictions import review_contradictions
+    from jtms.calc.quantities import Tolerance
+    from jtms.calc.reviewer import review
+    from jtms.calc.sandbox import DEFAULT_TIME_LIMIT
+
+    explicit = args.rtol is not None or args.atol is not None
+    if args.exact and explicit:
+        raise InputError("--exact excludes --rtol and --atol")
+    if args.apply and args.dry_run:
+        raise InputError("--apply audits a diagnosis, --dry-run audits nothing: give one of them")
+    tolerance = (Tolerance("exact") if args.exact else
+                 Tolerance("explicit", args.rtol or 0.0, args.atol or 0.0) if explicit else
+                 Tolerance())
+    with Memory.open(args.db) as memory:
+        report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run,
+                        tolerance=tolerance, time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
+        found = review_contradictions(memory, apply=args.apply, reviewer=args.reviewer)
+    if args.json:
+        print_json(payloads.review_payload(report, found))
+    else:
+        out = console()
+        mode = {"stated": "at each recorded value's stated precision", "exact": "exactly",
+                "explicit": f"within rtol {tolerance.rtol:g}, atol {tolerance.atol:g}"}
+        out.print(f"re-executed {report.checked} calculation(s) {mode[tolerance.mode]}: "
+                  f"{len(report.discrepancies)} discrepancy(ies), {len(report.refused)} refused")
+        columns = ["evidence", "expression", "recorded", "recomputed", "problem"]
+        out.print(table("discrepancies", columns,
+                        [[d.id, d.expression, d.recorded, d.recomputed or "", d.problem]
+                         for d in report.discrepancies]))
+        if report.refused:
+            out.print(table("refused (not evaluated, not audited)", ["evidence", "expression",
+                                                                     "reason"],
+                            [[d.id, d.expression, d.problem] for d in report.refused]))
+        if report.audit is not None:
+            out.print(f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}")
+        _print_contradictions(found)
+    return 0
+
+
+def _print_contradictions(found: "ContradictionReview") -> None:
+    """The contradictions part of ``jtms review`` (see :mod:`jtms.memory.contradictions`)."""
+    out = console()
+    active = found.report.active
+    if not active:
+        return
+    out.print(f"{len(active)} active contradiction(s): "
+              + ", ".join(f"{c.nogood.id} {{{', '.join(sorted(c.nogood.nodes))}}}" for c in active))
+    for c in found.report.undiagnosable:
+        out.print(f"  {c.nogood.id}: no diagnosis over evidence (its nodes hold without evidence)")
+    if found.report.diagnoses:
+        d = found.report.diagnoses[0]
+        out.print(f"cheapest diagnosis: invalidate {', '.join(sorted(d.invalidate))} "
+                  f"(retires {d.retired_claims} claim(s): {', '.join(sorted(d.retires))})")
+    if found.applied is not None:
+        a = found.applied.audit
+        out.print(f"audit {a.audit_id}: retired {', '.join(sorted(a.retired))}")
+    elif found.report.diagnoses:
+        out.print("run `jtms review --apply` (or `jtms diagnose --db ... --apply 1`) to audit it")
+
+
+ORDER = 20  # position of these commands in `jtms --help`

@@ -1,0 +1,183 @@
+"""``jtms prove``: bounded SAT proofs, DRUP certificates and general z3 proofs of Theorem 1."""
+
+from __future__ import annotations
+
+
+import argparse
+from pathlib import Path
+
+from theory.errors import InputError
+
+from jtms.cli.output import console, print_json, table, writable_folder
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+_DESCRIPTION = """\
+Prove the justification-boundary theorem: influence revision agrees with exact revision on
+every audit of evidence iff the claim has exactly one minimal justification.
+
+Bounded proofs: for each n, an arbitrary monotone support function on n evidence items
+(2^n truth-table variables), its minimal justifications, its essential items U and both
+revision rules over all 2^n audits are encoded, with the statement negated. UNSAT proves the
+statement for every support function on n items. Each n is solved by CaDiCaL (python-sat,
+CNF) and by z3 (an independent encoding); both must answer UNSAT.
+
+Statements: boundary (Theorem 1), refined (recorded ancestors A ⊇ U: agree iff unique S and
+A = S), inclusion (none ⊆ exact ⊆ influence), one_item (a disagreement implies one on a
+one-item audit). Mutants (one ingredient weakened) must come back SAT: their decoded
+countermodel, a support structure with a witness audit, shows the proof is not vacuous.
+
+--general adds the first-order z3 proofs, valid for every finite universe at once, and
+checks that the multi-step ones chain: the steps entail the statement propositionally,
+each step's hypotheses hold in an explicit model, and each step has a SAT mutant.
+Exit code 1 if a statement came back SAT/unknown, a mutant came back UNSAT, the solvers
+disagreed, or a certificate was rejected.
+"""
+
+_EXAMPLES = """\
+examples:
+  jtms prove --max-n 6                       Theorem 1 for n = 1..6, both solvers, mutants
+  jtms prove --max-n 13 --solvers cadical --statements boundary --symmetry
+  jtms prove --max-n 6 --certify-max-n 6     also check CaDiCaL's DRUP proofs (dratify)
+  jtms prove --max-n 4 --statements all --general --json
+  jtms prove --max-n 5 --statements all --export out/   DIMACS + SMT-LIB 2 files to re-check
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "prove", help="prove the justification-boundary theorem (SAT-bounded and general z3)",
+        description=_DESCRIPTION, epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--max-n", type=int, default=6, metavar="N",
+                        help="prove the bounded statements for n = min-n .. N evidence items (default 6)")
+    parser.add_argument("--min-n", type=int, default=1, metavar="N", help="smallest n (default 1)")
+    parser.add_argument("--solvers", default="cadical,z3",
+                        help="comma-separated: cadical, z3, glucose (default cadical,z3; all must agree)")
+    parser.add_argument("--z3-max-n", type=int, default=None, metavar="N",
+                        help="run z3 only up to this n (it is slower than CaDiCaL beyond n = 10)")
+    parser.add_argument("--statements", default="boundary",
+                        help="comma-separated bounded statements, or 'all' "
+                             "(boundary, refined, inclusion, one_item; default boundary)")
+    parser.add_argument("--symmetry", action="store_true",
+                        help="add lex-leader symmetry breaking (evidence items are interchangeable)")
+    parser.add_argument("--mutants-n", type=int, default=3, metavar="N",
+                        help="n at which the bounded mutants are solved (default 3; 0 skips them)")
+    parser.add_argument("--certify-max-n", type=int, default=0, metavar="N",
+                        help="log CaDiCaL's DRUP proof and check it for n <= N (default 0: off)")
+    parser.add_argument("--checker", choices=("dratify", "drup"), default="dratify",
+                        help="independent DRUP checker (drup is verified but slow: n <= 5)")
+    parser.add_argument("--certificate-dir", type=Path, default=None, metavar="DIR",
+                        help="write each certified CNF (.cnf) and proof (.drup) here")
+    parser.add_argument("--export", type=Path, default=None, metavar="DIR",
+                        help="also write every bounded instance solved as DIMACS (.cnf) and "
+                             "SMT-LIB 2 (.smt2, only for n <= --z3-max-n) into DIR")
+    parser.add_argument("--general", action="store_true",
+                        help="also run the first-order z3 proofs (every finite universe) and mutants")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="z3 timeout per general proof step (default 120)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from proofs.bounded import SOLVERS, solve
+    from proofs.certificate import CheckerMissing, certify
+    from proofs.statements import MUTANTS, PROVED
+    from proofs.results import disagreement
+
+    solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
+    bad = [s for s in solvers if s not in SOLVERS]
+    if bad or not solvers:
+        raise InputError(f"unknown solver {', '.join(bad) or '(none)'} (choose from {', '.join(SOLVERS)})")
+    names = [s.name for s in PROVED]
+    chosen = names if args.statements == "all" else [s.strip() for s in args.statements.split(",")]
+    if any(name not in names for name in chosen):
+        raise InputError(f"unknown statement in {args.statements!r} (choose from {', '.join(names)}, all)")
+    if args.max_n < 1 or args.min_n < 1 or args.min_n > args.max_n:
+        raise InputError("need 1 <= --min-n <= --max-n")
+    if args.mutants_n < 0 or args.certify_max_n < 0 or (args.z3_max_n is not None and args.z3_max_n < 0):
+        raise InputError("--mutants-n, --certify-max-n and --z3-max-n must be >= 0")
+    if not args.timeout > 0:
+        raise InputError(f"--timeout must be > 0, got {args.timeout}")
+    if args.certificate_dir is not None:
+        writable_folder(args.certificate_dir, "--certificate-dir")
+    z3_max = args.max_n if args.z3_max_n is None else args.z3_max_n
+    if args.export is not None:
+        from proofs.export import ensure_writable
+
+        try:
+            ensure_writable(args.export)
+        except OSError as error:
+            raise InputError(f"--export {args.export}: not a writable directory "
+                             f"({error.strerror or error})") from None
+
+    results = []
+    disagreements = []
+    for name in chosen:
+        for n in range(args.min_n, args.max_n + 1):
+            answers = [solve(name, n, solver, symmetry=args.symmetry) for solver in solvers
+                       if not (solver == "z3" and n > z3_max)]
+            results += answers
+            if args.export is not None:
+                _export(name, n, args, z3_max)
+            differ = disagreement(answers)
+            if differ is not None:
+                disagreements.append(differ.to_dict())
+            if n <= args.certify_max_n:
+                try:
+                    results.append(certify(name, n, args.checker, args.symmetry, args.certificate_dir))
+                except CheckerMissing as error:
+                    raise InputError(f"DRUP checker {args.checker!r} is not installed ({error})")
+    if args.mutants_n:
+        for mutant in MUTANTS:
+            if mutant.mutant_of in chosen:
+                for solver in solvers:
+                    results.append(solve(mutant.name, args.mutants_n, solver, symmetry=args.symmetry))
+                if args.export is not None:
+                    _export(mutant.name, args.mutants_n, args, max(z3_max, args.mutants_n))
+    if args.general:
+        from proofs.general import GENERAL, prove_general
+
+        from proofs.chaining import chain_results
+
+        results += [prove_general(name, timeout_s=args.timeout) for name in GENERAL]
+        results += chain_results(timeout_s=args.timeout)
+
+    ok = all(r.ok for r in results) and not disagreements
+    if args.json:
+        print_json({"ok": ok, "solvers_agree": not disagreements, "disagreements": disagreements,
+                    "results": [r.to_dict() for r in results]})
+    else:
+        rows = []
+        for r in results:
+            solver = r.solver + ("+lex" if r.symmetry else "")
+            verdict = r.result + ("" if r.ok else "  <- FAILED")
+            if r.mutant:
+                verdict += " (mutant)"
+            extra = r.countermodel.summary() if r.countermodel else (r.certificate or "")
+            rows.append([r.statement, "all" if r.n is None else r.n, solver, verdict,
+                         f"{r.seconds:.3f}", extra])
+        out = console()
+        if not out.is_terminal:
+            out.width = 160
+        out.print(table("jtms prove", ["statement", "n", "solver", "result", "seconds",
+                                       "countermodel / certificate"], rows))
+        for d in disagreements:
+            out.print(f"solvers disagree on {d['statement']} n={d['n']}: {d['answers']}", style="red")
+        out.print("all proofs hold and every mutant is refuted" if ok else "FAILED: see rows marked")
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+def _export(name: str, n: int, args: argparse.Namespace, z3_max: int) -> None:
+    from proofs.export import export_instance
+
+    formats = ("cnf", "smt2") if n <= z3_max else ("cnf",)
+    try:
+        export_instance(name, n, args.export, symmetry=args.symmetry, formats=formats)
+    except OSError as error:
+        raise InputError(f"--export {args.export}: cannot write ({error.strerror or error})") from None
+
+
+ORDER = 40  # position of these commands in `jtms --help`

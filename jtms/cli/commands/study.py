@@ -1,0 +1,219 @@
+"""`jtms study NAME`: the paper's four studies, computed from program state.
+
+NAME is revisionpair, scimap, diagnosis, heterogeneous or all. Columns are the revision
+rules (exact = the production engine, none, influence); reader rows say which reader
+answered the delayed questions from the context each rule leaves (literal, careful, and the
+--answerer hook). Rows marked (construction check) cannot vary: the worlds are built so.
+
+examples:
+  jtms study all                         one table, every study at its own seed
+  jtms study scimap --seeds 5            mean [min-max] over seeds 1..5
+  jtms study scimap --budget 120         every rule's context under 120 tokens
+  jtms study all --sweep 2000,200,120,80,40 --plot sweep.png
+                                         grounded answers against the budget, plotted
+  jtms study diagnosis --scale 10000,100000
+                                         repair latency also on 10k and 100k-claim memories
+
+Exit 0 when every endpoint of the exact rule has its expected value (and, in a sweep, exact
+grounds at least as many answers as none with the careful reader at every budget), 1 when
+one does not, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from theory.errors import InputError
+
+from jtms.cli.arguments import at_least
+from jtms.cli.exit_codes import ExitCode
+from jtms.cli.output import console, print_json, table
+from jtms.cli.plugins import load_callable
+
+CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected a seed in 0..2**63-1, got {text!r}")
+    return value
+
+
+def _positive_list(text: str) -> list[int]:
+    if text.strip().lower() == "none":
+        return []
+    return [_positive(part.strip()) for part in text.split(",")]
+
+
+_positive = at_least(1)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "study", help="reproduce the paper's studies (program-state endpoints per revision rule)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", metavar="NAME", choices=CHOICES, help=" | ".join(CHOICES))
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="write a figure (PNG, SVG, PDF): bars per study, or the sweep's curves")
+    p.add_argument("--answerer", metavar="MODULE:FUNCTION", default=None,
+                   help="a callable (context_text, question) -> jtms.studies.Answer that joins the "
+                        "two readers in every study (for instance a language model)")
+    p.add_argument("--seed", type=_seed, default=None,
+                   help="the seed of every study run (default: each study's own)")
+    p.add_argument("--seeds", type=_positive, default=1, metavar="N",
+                   help="run seeds SEED..SEED+N-1 and report mean [min-max] (default 1)")
+    p.add_argument("--budget", type=_positive, default=2000,
+                   help="token budget of every rule's working context (default 2000)")
+    p.add_argument("--sweep", type=_positive_list, default=None, metavar="B1,B2,...",
+                   help="budget sweep: grounded answers per rule and reader at each budget")
+    p.add_argument("--scale", type=_positive_list, default=None, metavar="N1,N2",
+                   help="diagnosis: also measure repair latency on memories of N claims "
+                        "(default 10000,100000; 'none' to skip)")
+    p.set_defaults(func=run)
+
+
+def _load_answerer(spec: str) -> Any:
+    try:
+        return load_callable(spec)
+    except InputError as error:
+        raise InputError(f"--answerer {error}") from None
+
+
+def _check_plot(path: str) -> None:
+    """Bad ``--plot`` is refused before the studies run (exit 2, nothing written)."""
+    target = Path(path)
+    if target.suffix.lower() not in PLOT_FORMATS:
+        raise InputError(f"--plot {path!r}: expected a file ending in {', '.join(PLOT_FORMATS)}")
+    if not target.parent.is_dir():
+        raise InputError(f"--plot {path!r}: no such directory {str(target.parent)!r}")
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, dict):
+        low, high = value["min"], value["max"]
+        return f"{value['mean']:g}" if low == high else f"{value['mean']:g} [{low:g}-{high:g}]"
+    return f"{value:g}" if isinstance(value, float) else f"{value}"
+
+
+def _cell(endpoint: Any, rule: str) -> str:
+    if rule not in endpoint.values or endpoint.values[rule] is None:
+        return "-"
+    text = _value(endpoint.values[rule])
+    if endpoint.total:
+        text += f"/{endpoint.total}"
+    return text if endpoint.ok(rule) else f"{text} (expected {endpoint.expected[rule]})"
+
+
+def _label(result: Any, endpoint: Any) -> str:
+    suffix = " (construction check)" if endpoint.construction else ""
+    return f"{result.name}: {endpoint.label}{suffix}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from jtms.studies import DEFAULT_SEEDS, STUDIES, run_study
+    from jtms.studies.endpoints import summarize
+
+    names = list(STUDIES) if args.name == "all" else [args.name]
+    if args.plot:
+        _check_plot(args.plot)
+    answerer = _load_answerer(args.answerer) if args.answerer else None
+    scales = [10_000, 100_000] if args.scale is None else args.scale
+
+    def seeds_of(name: str) -> list[int]:
+        first = DEFAULT_SEEDS[name] if args.seed is None else args.seed
+        return [first + k for k in range(args.seeds)]
+
+    def one(name: str, seed: int, budget: int) -> Any:
+        options: dict[str, Any] = {"scales": scales} if name == "diagnosis" and not args.sweep else {}
+        return run_study(name, answerer=answerer, seed=seed, budget=budget, **options)
+
+    if args.sweep:
+        return _run_sweep(args, names, seeds_of, one)
+    out = console()
+    results: list[Any] = []
+    failures: dict[str, Any] = {}
+    for name in names:
+        runs = [one(name, seed, args.budget) for seed in seeds_of(name)]
+        if args.seeds == 1:
+            results.append(runs[0])
+            if runs[0].failures():
+                failures[name] = runs[0].failures()
+        else:
+            summary = summarize(runs)
+            results.append(summary)
+            if summary.failures:
+                failures[name] = summary.failures
+        if not args.json and args.seeds > 1:
+            out.print(f"{name}: {args.seeds} seeds done", style="dim")
+    if args.plot:
+        from jtms.studies.plot import plot
+
+        plot(results, args.plot)
+    if args.json:
+        payload: dict[str, Any] = {"studies": [r.as_dict() for r in results], "ok": not failures,
+                                   "budget": args.budget}
+        if args.plot:
+            payload["plot"] = args.plot
+        print_json(payload)
+    else:
+        rules = results[0].rules
+        rows = [[_label(r, e)] + [_cell(e, rule) for rule in rules]
+                for r in results for e in r.endpoints]
+        seeds = "" if args.seeds == 1 else f"; mean, min-max, over {args.seeds} seeds"
+        title = f"Studies (program-state endpoints; rules as columns; budget {args.budget}{seeds})"
+        out.print(table(title, ["endpoint"] + rules, rows))
+        for r in results:
+            shown = f"seed {r.seed}" if isinstance(getattr(r, "seed", None), int) else \
+                f"seeds {', '.join(map(str, getattr(r, 'seeds', [])))}"
+            out.print(f"{r.name}: {shown}, {r.seconds:.2f} s")
+        if failures:
+            out.print("FAILED (exact rule): " + "; ".join(f"{k}: {v}" for k, v in failures.items()))
+        if args.plot:
+            out.print(f"figure written to {args.plot}")
+    return ExitCode.of(not failures)
+
+
+def _run_sweep(args: argparse.Namespace, names: list[str], seeds_of: Any, one: Any) -> int:
+    from jtms.studies.sweep import sweep
+
+    out = console()
+    results = []
+    for name in names:
+        results.append(sweep(name, args.sweep, seeds_of(name),
+                             lambda study, seed, budget: one(study, seed, budget)))
+        if not args.json:
+            out.print(f"{name}: swept {len(args.sweep)} budgets", style="dim")
+    if args.plot:
+        from jtms.studies.plot import plot_sweep
+
+        plot_sweep(results, args.plot)
+    violations = [v | {"study": r.study} for r in results for v in r.violations]
+    if args.json:
+        payload: dict[str, Any] = {"sweep": [r.as_dict() for r in results], "ok": not violations}
+        if args.plot:
+            payload["plot"] = args.plot
+        print_json(payload)
+    else:
+        for r in results:
+            rows = [[column] + [f"{v:g}" for v in values]
+                    for column, values in sorted(r.series.items())]
+            out.print(table(f"{r.study}: grounded (of {r.total}) by context budget",
+                            ["rule/reader"] + [str(b) for b in r.budgets], rows))
+        if violations:
+            out.print("FAILED: exact grounds fewer answers than none (careful reader): "
+                      + "; ".join(f"{v['study']} budget {v['budget']} seed {v['seed']}"
+                                  for v in violations))
+        if args.plot:
+            out.print(f"figure written to {args.plot}")
+    return ExitCode.of(not violations)
+
+
+ORDER = 60  # position of these commands in `jtms --help`

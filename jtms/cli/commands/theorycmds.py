@@ -1,0 +1,237 @@
+"""`jtms supports`, `jtms revise`, `jtms check`: the theory core on a graph file."""
+
+from __future__ import annotations
+
+
+import argparse
+import time
+from typing import Any
+
+from jtms.cli.arguments import at_least, id_list
+from jtms.cli.exit_codes import ExitCode
+from jtms.cli.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from jtms.cli.progress import progress_bar
+from theory.errors import InputError
+from theory.graphfile import load_graph, paused_gc
+from theory.justifications import minimal_justifications
+from theory.revision import RULES, revise
+from theory.safety import SafetyReport, SafetySummary, check_structure, summarize_structure
+from theory.structure import SupportStructure
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    formatter = argparse.RawDescriptionHelpFormatter
+
+    supports = subparsers.add_parser(
+        "supports",
+        help="list the minimal justifications of a claim",
+        formatter_class=formatter,
+        description=(
+            "List the minimal justifications of CLAIM: the minimal sets of evidence that\n"
+            "make it active (its ATMS label), enumerated by SAT. Support loops never count\n"
+            "as a justification.\n\n"
+            "example:\n  jtms supports examples/or_world.json --claim claim --json"
+        ),
+    )
+    supports.add_argument("graph", metavar="GRAPH", help="graph file (DESIGN.md section 4 format)")
+    supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
+    supports.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="stop after N justifications")
+    supports.add_argument("--formula", action="store_true", help="also print the support formula (sympy DNF)")
+    supports.add_argument("--json", action="store_true", help="machine output")
+    supports.set_defaults(func=run_supports)
+
+    revise_parser = subparsers.add_parser(
+        "revise",
+        help="apply a revision rule to an audit",
+        formatter_class=formatter,
+        description=(
+            "Invalidate the audited nodes and report what each rule retires.\n\n"
+            "  exact      retire exactly the claims left with no intact justification\n"
+            "  influence  retire everything downstream of the audit (over-revision)\n"
+            "  none       retire only the audited nodes (under-revision)\n\n"
+            "example:\n  jtms revise examples/or_world.json --audit a --rule exact"
+        ),
+    )
+    revise_parser.add_argument("graph", metavar="GRAPH", help="graph file")
+    revise_parser.add_argument("--audit", required=True, type=id_list, metavar="ID[,ID...]",
+                               help="node ids to invalidate (evidence or claims)")
+    revise_parser.add_argument("--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)")
+    revise_parser.add_argument("--json", action="store_true", help="machine output")
+    revise_parser.set_defaults(func=run_revise)
+
+    check = subparsers.add_parser(
+        "check",
+        help="check which claims are influence-safe (exit 1 if any is not)",
+        formatter_class=formatter,
+        description=(
+            "A claim is influence-safe when retiring everything downstream of an audit\n"
+            "(influence) agrees with exact revision for every audit of evidence. That holds\n"
+            "iff the claim has a unique minimal justification and no other evidence reaches\n"
+            "it. Each unsafe claim gets its violations: a one-item witness audit {e} that\n"
+            "influence would retire it for, and the justification that survives. Kinds:\n"
+            "  alternative_support  e is in one minimal justification, another survives\n"
+            "  redundant_influence  e reaches the claim only through a redundant justification\n\n"
+            "Exit code 0 when every claim is safe, 1 otherwise, 2 on bad input.\n\n"
+            "examples:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json\n"
+            "  jtms check --db jtms.db      # the stored memory, as it stands after its audits"
+        ),
+    )
+    check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
+    check.add_argument("--db", metavar="PATH", help="check a stored memory (as it stands after its audits) instead of a file")
+    check.add_argument("--claim", type=id_list, metavar="ID[,ID...]", help="check only these claims")
+    check.add_argument("--max-listed", "--max-justifications", dest="max_listed", type=at_least(0), default=64,
+                       metavar="N", help="list at most N minimal justifications per unsafe claim "
+                       "(default 64; 0 = all; --max-justifications is its old name)")
+    check.add_argument("--summary", action="store_true",
+                       help="verdicts only, no certificates: per claim the number of witness audits and the "
+                       "first few (with --json: violation_count, violations_complete; fastest on large graphs)")
+    check.add_argument("--json", action="store_true", help="machine output")
+    check.set_defaults(func=run_check)
+
+
+def run_supports(args: argparse.Namespace) -> int:
+    structure = load_graph(args.graph)
+    try:
+        claim = structure.require_claim(args.claim)
+    except InputError as error:
+        raise error.with_source(args.graph) from None
+    found = minimal_justifications(structure, claim, limit=args.limit)
+    payload = {"claim": claim, "minimal_justifications": sorted_sets(found)}
+    if args.json:
+        print_json(payload)
+        return ExitCode.OK
+    out = console()
+    rows = [(i + 1, format_set(s), len(s)) for i, s in enumerate(payload["minimal_justifications"])]
+    out.print(table(f"Minimal justifications of {claim}", ["#", "evidence", "size"], rows))
+    if not rows:
+        out.print(f"{claim} has no justification: it is never active.")
+    if args.formula:
+        import sympy
+
+        from theory.formula import compile_support, to_sympy
+
+        compiled = compile_support(structure, [claim])
+        expression = to_sympy(compiled.circuit, compiled.roots[claim])
+        out.print(f"f_{claim} = {sympy.simplify_logic(expression, form='dnf')}")
+    return ExitCode.OK
+
+
+def run_revise(args: argparse.Namespace) -> int:
+    structure = load_graph(args.graph)
+    try:
+        result = revise(structure, args.audit, args.rule)
+    except InputError as error:
+        raise error.with_source(args.graph) from None
+    payload = result.to_dict()
+    if args.json:
+        print_json(payload)
+        return ExitCode.OK
+    out = console()
+    out.print(f"rule {result.rule}, audit {format_set(result.audit)}")
+    rows = [(node, structure.kind(node).value, "retired") for node in payload["retired"]]
+    rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
+    out.print(table("State after the audit", ["node", "kind", "status"], rows))
+    return ExitCode.OK
+
+
+def report_payload(report: SafetyReport) -> dict[str, Any]:
+    """The ``jtms check --json`` payload (kept for callers; it is :meth:`SafetyReport.to_dict`)."""
+    return report.to_dict()
+
+
+def print_report(report: SafetyReport, title: str) -> None:
+    out = console()
+    claims = sorted(report.claims, key=lambda c: c.id)
+    rows = []
+    for claim in claims:
+        if not claim.active:
+            rows.append((claim.id, "inactive", "safe", "-"))
+            continue
+        listed = ", ".join(format_set(s) for s in sorted_sets(claim.minimal_justifications))
+        if not claim.minimal_justifications_complete:
+            listed = (listed + ", ..." if listed else "(not computed: --summary)")
+        rows.append((claim.id, "active", "safe" if claim.influence_safe else "UNSAFE", listed))
+    out.print(table(title, ["claim", "state", "influence", "minimal justifications"], rows))
+    violations = [
+        (claim.id, v.kind or "unsafe", format_set(v.audit),
+         "-" if v.surviving_justification is None else format_set(v.surviving_justification))
+        for claim in claims
+        for v in claim.violations
+    ]
+    if violations:
+        out.print(table("Violations (influence retires the claim, exact keeps it)",
+                        ["claim", "kind", "witness audit", "surviving justification"], violations))
+    unsafe = len(report.unsafe)
+    verdict = "influence-safe" if report.influence_safe else f"NOT influence-safe: {unsafe} unsafe claim(s)"
+    out.print(f"{len(report.claims)} claim(s) checked: {verdict}")
+
+
+SUMMARY_ROWS = 50  # unsafe claims shown by `jtms check --summary` without --json
+
+
+def print_summary(summary: SafetySummary, title: str) -> None:
+    out = console()
+    unsafe = sorted(summary.unsafe, key=lambda c: c.id)
+    rows = [(c.id, str(c.violation_count), ", ".join(format_set([e]) for e in c.examples)
+             + (", ..." if c.violation_count > len(c.examples) else "")) for c in unsafe[:SUMMARY_ROWS]]
+    if rows:
+        out.print(table(title + ": unsafe claims", ["claim", "violations", "witness audits"], rows))
+        if len(unsafe) > SUMMARY_ROWS:
+            out.print(f"... and {len(unsafe) - SUMMARY_ROWS} more unsafe claim(s) (--json lists them all)")
+    totals = summary.totals()
+    verdict = "influence-safe" if summary.influence_safe else f"NOT influence-safe: {totals['unsafe']} unsafe claim(s)"
+    out.print(f"{totals['claims']} claim(s) checked ({totals['active']} active): {verdict}, "
+              f"{totals['violations']} violation(s)")
+
+
+def run_check(args: argparse.Namespace) -> int:
+    if args.db and args.graph:
+        raise InputError("give either a GRAPH file or --db PATH, not both")
+    blocked: frozenset[str] = frozenset()
+    if args.db:
+        from jtms.memory.memory import Memory
+
+        with Memory.open(args.db) as memory:  # the stored graph and the audits in force
+            structure, blocked, source = memory.structure(), memory.blocked_ids(), args.db
+    elif args.graph:
+        structure, source = load_graph(args.graph), args.graph
+    else:
+        raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
+    started = time.perf_counter()
+    claims = args.claim
+    total = len(claims) if claims else len(structure.claims)
+    # nothing the check builds is cyclic, and its millions of small objects made the cyclic
+    # collector's passes over the loaded graph the largest cost of --summary at 100k claims
+    with paused_gc():
+        return _checked(args, structure, blocked, source, started, claims, total)
+
+
+def _checked(args: argparse.Namespace, structure: SupportStructure, blocked: frozenset[str], source: str,
+             started: float, claims: list[str] | None, total: int) -> int:
+    limit = None if args.max_listed == 0 else args.max_listed
+    done = [0]
+    try:
+        with progress_bar("checking", total, enabled=not args.json and total > 2000, every=500) as update:
+            def advance(k: int) -> None:
+                done[0] += k
+                update(done[0])
+
+            report: SafetyReport | SafetySummary
+            if args.summary:
+                report = summarize_structure(structure, claims, progress=advance, blocked=blocked)
+            else:
+                report = check_structure(structure, claims, max_listed=limit, progress=advance, blocked=blocked)
+    except InputError as error:
+        raise error.with_source(source) from None
+    if args.json:
+        payload = report.to_dict()
+        payload["seconds"] = round(time.perf_counter() - started, 6)
+        print_json(payload, compact=len(payload["claims"]) > 1000)
+    elif isinstance(report, SafetySummary):
+        print_summary(report, f"Influence-safety of {source}")
+    else:
+        print_report(report, f"Influence-safety of {source}")
+    return ExitCode.of(report.influence_safe)
+
+
+ORDER = 10  # position of these commands in `jtms --help`

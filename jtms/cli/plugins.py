@@ -1,0 +1,63 @@
+"""Loading a user's function from ``MODULE:FUNCTION`` (``jtms fuzz --rule``, ``jtms study
+--answerer``): one loader, one set of messages.
+
+The current directory is importable, as with ``python -m``, but it is *appended* to
+``sys.path``, so a file in it never shadows an installed module. A misspelt name gets the
+close names the module does have:
+
+>>> from jtms.cli.plugins import load_callable
+>>> load_callable("theory.revision:exact").__name__
+'exact'
+>>> load_callable("theory.revision:exakt")
+Traceback (most recent call last):
+...
+theory.errors.InputError: 'theory.revision:exakt': module 'theory.revision' has no attribute 'exakt' (did you mean exact?)
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from theory.errors import InputError
+
+
+def load_callable(spec: str) -> Callable[..., Any]:
+    """The callable that ``MODULE:FUNCTION`` names (``FUNCTION`` may be dotted).
+
+    Every failure raises :class:`~theory.errors.InputError` with a one-line message that
+    names ``spec`` but no command-line flag (the CLI adds that).
+    """
+    module_name, colon, attribute = spec.partition(":")
+    if not colon or not module_name or not attribute:
+        raise InputError(f"{spec[:200]!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule)")
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
+    try:
+        target: Any = importlib.import_module(module_name)
+    except Exception as error:  # ImportError, SyntaxError, anything raised at import time
+        raise InputError(
+            f"{spec[:200]!r}: cannot import module {module_name!r} "
+            f"({error.__class__.__name__}: {str(error)[:200]})"
+        ) from None
+    owner = module_name
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            names = [n for n in dir(target) if not n.startswith("_")]
+            close = difflib.get_close_matches(part, names, n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise InputError(f"{spec[:200]!r}: module {owner!r} has no attribute {part!r}{hint}") from None
+        owner = f"{owner}.{part}"
+    if not callable(target):
+        raise InputError(f"{spec[:200]!r}: {attribute!r} is not callable")
+    return target
+
+
+__all__ = ["load_callable"]

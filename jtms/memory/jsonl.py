@@ -1,0 +1,348 @@
+"""A whole memory as one JSON Lines file: ``jtms export`` writes it, ``jtms import-memory``
+reads it into a new memory on any backend (SQLite file or PostgreSQL), losing nothing.
+
+The file is the memory's append-only history in event order. The first line is a header,
+then each event followed by the rows it wrote, then a trailer with the counts (so that a
+truncated file is refused rather than half imported)::
+
+    {"format": "jtms-memory", "version": 1, "tables": ["events", "nodes", ...]}
+    {"table": "events", "row": {"id": 1, "kind": "init", "time": "...", ...}}
+    {"table": "events", "row": {"id": 2, "kind": "import", "source": "g.json", ...}}
+    {"table": "nodes", "row": {"num": 0, "id": "obs1", "kind": "evidence", "text": "...",
+                               "author": "ana", "expression": null, "value": null,
+                               "event": 2, "status": "active"}}
+    {"table": "justifications", "row": {"num": 0, "claim": 1, "antecedents": [0], "event": 2}}
+    {"table": "revisions", "row": {"seq": 1, "node": 0, "status": "inactive", "event": 3}}
+    {"table": "supports", "row": {"seq": 1, "node": 1, "justification": 0, "rank": 1, "event": 2}}
+    {"end": {"events": 3, "nodes": 2, ...}}
+
+Every stored column is kept (event ids and times, authors, calculations, texts, revision
+order), so a memory exported from SQLite, imported into PostgreSQL, exported again and
+imported into SQLite has the same ``history``, ``explain`` and active state, and the two
+export files are identical. Derived data (checkpoints) is not exported.
+
+```python
+from jtms.memory.jsonl import export_memory, import_memory
+
+with open("m.jsonl", "w") as out:                        # doctest: +SKIP
+    export_memory("jtms.db", out)
+import_memory("m.jsonl", "postgresql://ana@db:5432/team?memory=lab")   # doctest: +SKIP
+```
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from theory.errors import InputError
+
+from jtms.memory.memory import Memory
+from jtms.store import create_store
+from jtms.store.protocol import TABLES, JustificationRow, NewNode, NogoodRow, Store
+
+FORMAT = "jtms-memory"
+VERSION = 1
+
+# columns of each table, as exported (the order of the keys in each row)
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "events": ("id", "kind", "time", "actor", "reason", "roots", "target", "source"),
+    "nodes": ("num", "id", "kind", "text", "author", "expression", "value", "event", "status"),
+    "justifications": ("num", "claim", "antecedents", "event"),
+    "revisions": ("seq", "node", "status", "event"),
+    "supports": ("seq", "node", "justification", "rank", "event"),
+    "nogoods": ("id", "nodes", "text", "author", "event", "status"),
+    "nogood_revisions": ("seq", "nogood", "status", "event"),
+}
+KEY = {"events": "id", "nodes": "num", "justifications": "num", "revisions": "seq",
+       "supports": "seq", "nogoods": "id", "nogood_revisions": "seq"}
+DENSE = {"events": 1, "nodes": 0, "justifications": 0, "revisions": 1, "supports": 1,
+         "nogood_revisions": 1}          # the first number of each densely numbered table
+# the order of the tables within one event (a row only refers to rows before it)
+ORDER = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
+         "nogood_revisions")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What an export wrote or an import read: rows per table."""
+
+    counts: dict[str, int]
+    location: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"db": self.location, **{table: self.counts.get(table, 0) for table in ORDER}}
+
+
+def _portable(table: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A stored row with backend-independent values (lists, not encoded text)."""
+    record = {column: row[column] for column in COLUMNS[table]}
+    if table == "events" and isinstance(record["roots"], str):
+        record["roots"] = json.loads(record["roots"])
+    if table == "justifications" and isinstance(record["antecedents"], str):
+        record["antecedents"] = [int(a) for a in record["antecedents"].split()]
+    if table == "nogoods" and isinstance(record["nodes"], str):
+        record["nodes"] = json.loads(record["nodes"])
+    return record
+
+
+def export_lines(memory: Memory) -> Iterator[str]:
+    """The export file of ``memory``, line by line, read in one snapshot."""
+    unknown = [table for table in TABLES if table not in COLUMNS]
+    if unknown:  # pragma: no cover - a table added without teaching the export about it
+        raise InputError(f"cannot export table(s) {', '.join(unknown)} yet")
+    with memory.snapshot():
+        tables = {table: [_portable(table, row) for row in memory.table(table)] for table in ORDER}
+        created = {g.id: k for k, g in enumerate(memory.nogoods())}
+    tables["nogoods"].sort(key=lambda row: created[row["id"]])  # creation order, as stored
+    by_event: dict[str, dict[int, list[dict[str, Any]]]] = {}
+    for table in ORDER[1:]:
+        grouped: dict[int, list[dict[str, Any]]] = {}
+        for row in tables[table]:
+            grouped.setdefault(row["event"], []).append(row)
+        by_event[table] = grouped
+    dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: safe on any terminal
+    yield dumps({"format": FORMAT, "version": VERSION, "tables": list(ORDER)})
+    for event in tables["events"]:
+        yield dumps({"table": "events", "row": event})
+        for table in ORDER[1:]:
+            for row in by_event[table].get(event["id"], ()):
+                yield dumps({"table": table, "row": row})
+    yield dumps({"end": {table: len(tables[table]) for table in ORDER}})
+
+
+def export_memory(location: str, out: IO[str]) -> Summary:
+    """Write the memory at ``location`` to ``out`` (see the module docstring)."""
+    with Memory.open(location) as memory:
+        counts: dict[str, int] = {}
+        for line in export_lines(memory):
+            out.write(line)
+            out.write("\n")
+            if line.startswith('{"table":"'):
+                table = line[10:line.index('"', 10)]
+                counts[table] = counts.get(table, 0) + 1
+        return Summary(counts, memory.path)
+
+
+# --- reading a file ------------------------------------------------------------------------------
+
+@dataclass
+class _Event:
+    row: dict[str, Any]
+    rows: dict[str, list[dict[str, Any]]]
+
+
+_INTEGER = frozenset({"id", "num", "seq", "event", "claim", "node", "justification", "rank",
+                      "target"})
+_ID_LISTS = frozenset({"roots", "nodes"})
+_NULLABLE = frozenset({"actor", "reason", "roots", "target", "source", "author", "expression",
+                       "value"})
+# per table: (column, kind, nullable) with kind "int", "str", "roots" or "antecedents"
+_SPEC = {table: tuple((column,
+                       "ids" if column in _ID_LISTS else "antecedents" if column == "antecedents"
+                       else "int" if column in _INTEGER and table not in ("nodes", "nogoods")
+                       or column in ("num", "event") else "str", column in _NULLABLE)
+                      for column in columns)
+         for table, columns in COLUMNS.items()}
+
+
+def _check_row(table: str, row: Any, where: str) -> dict[str, Any]:
+    if not isinstance(row, dict) or len(row) != len(COLUMNS[table]):
+        raise InputError(f"{where}: a {table} row needs exactly the keys {', '.join(COLUMNS[table])}")
+    for column, kind, nullable in _SPEC[table]:
+        if column not in row:
+            raise InputError(f"{where}: a {table} row needs exactly the keys "
+                             f"{', '.join(COLUMNS[table])}")
+        value = row[column]
+        if value is None and nullable:
+            continue
+        if kind == "int":
+            if type(value) is not int:
+                raise InputError(f"{where}: {table}.{column} must be an integer")
+        elif kind == "str":
+            if type(value) is not str:
+                raise InputError(f"{where}: {table}.{column} must be a string")
+        elif kind == "ids":
+            if type(value) is not list or not all(type(r) is str for r in value):
+                raise InputError(f"{where}: {table}.{column} must be a list of ids")
+        elif type(value) is not list or not all(type(a) is int for a in value):
+            raise InputError(f"{where}: justifications.antecedents must be a list of numbers")
+    return row
+
+
+def read_export(lines: Iterable[str], source: str) -> list[_Event]:
+    """Parse and check an export file: the events in order, each with the rows it wrote.
+
+    Numbers must be dense and in order (as every backend writes them), every row must follow
+    the event that wrote it, and the trailer's counts must match: anything else is refused
+    with the line number, before a memory is created.
+    """
+    events: list[_Event] = []
+    counts = {table: 0 for table in ORDER}
+    header = end = False
+    for number, line in enumerate(lines, 1):
+        where = f"line {number}"
+        if not line.strip():
+            continue
+        if end:
+            raise InputError(f"{where}: data after the end line", source=source)
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{where}: malformed JSON ({error.msg})", source=source) from None
+        except RecursionError:
+            raise InputError(f"{where}: JSON nested too deeply to read", source=source) from None
+        if not isinstance(record, dict):
+            raise InputError(f"{where}: expected a JSON object", source=source)
+        if not header:
+            if record.get("format") != FORMAT:
+                raise InputError("not a jtms memory export (its first line must be the "
+                                 f"{FORMAT!r} header; `jtms export` writes one)", source=source)
+            if record.get("version") != VERSION:
+                raise InputError(f"export format version {str(record.get('version'))[:20]}, this "
+                                 f"jtms reads version {VERSION}", source=source)
+            tables = record.get("tables")
+            if not isinstance(tables, list) or any(t not in COLUMNS for t in tables):
+                raise InputError(f"the export holds tables this jtms cannot import: {tables!r:.80}"
+                                 " (upgrade jtms-revision)", source=source)
+            header = True
+            continue
+        if "end" in record:
+            if set(record) != {"end"} or record["end"] != counts:
+                raise InputError(f"{where}: the end line's counts do not match the rows read "
+                                 f"({counts})", source=source)
+            end = True
+            continue
+        if set(record) != {"table", "row"} or record["table"] not in COLUMNS:
+            raise InputError(f"{where}: expected {{\"table\": one of {', '.join(ORDER)}, "
+                             f"\"row\": {{...}}}}", source=source)
+        table = record["table"]
+        try:
+            row = _check_row(table, record["row"], where)
+        except InputError as error:
+            raise error.with_source(source) from None
+        first = DENSE.get(table)
+        if first is not None and row[KEY[table]] != counts[table] + first:
+            raise InputError(f"{where}: {table} {KEY[table]} {row[KEY[table]]}, expected "
+                             f"{counts[table] + first} (numbers are dense and in order)",
+                             source=source)
+        counts[table] += 1
+        if table == "events":
+            events.append(_Event(row, {t: [] for t in ORDER[1:]}))
+            continue
+        if not events or row["event"] != events[-1].row["id"]:
+            raise InputError(f"{where}: a {table} row must follow the event that wrote it "
+                             f"(event {row['event']})", source=source)
+        events[-1].rows[table].append(row)
+    if not header:
+        raise InputError("empty file, not a jtms memory export", source=source)
+    if not end:
+        raise InputError("truncated export (no end line): nothing imported", source=source)
+    if not events or events[0].row["kind"] != "init":
+        raise InputError("the first event of an export must be the init event", source=source)
+    return events
+
+
+def _replay(store: Store, events: list[_Event], source: str) -> None:
+    """Write every event after init and its rows, checking that ids come out as exported."""
+    for item in events[1:]:
+        event = item.row
+        event_id = store.append_event(event["kind"], event["time"], actor=event["actor"],
+                                      reason=event["reason"], roots=event["roots"],
+                                      target=event["target"], source=event["source"])
+        if event_id != event["id"]:
+            raise InputError(f"event {event['id']} was stored as {event_id}", source=source)
+        rows = item.rows
+        store.add_nodes(NewNode(r["num"], r["id"], r["kind"], r["text"], r["author"],
+                                r["expression"], r["value"], r["event"], r["status"])
+                        for r in rows["nodes"])
+        store.add_justifications(JustificationRow(r["num"], r["claim"], tuple(r["antecedents"]),
+                                                  r["event"]) for r in rows["justifications"])
+        for status, nodes in _runs(rows["revisions"], "node"):
+            store.add_revisions(event_id, status, nodes)
+        store.add_supports(event_id, ((r["node"], r["justification"], r["rank"])
+                                      for r in rows["supports"]))
+        store.add_nogoods(NogoodRow(r["id"], tuple(r["nodes"]), r["text"], r["author"],
+                                    r["event"], r["status"]) for r in rows["nogoods"])
+        for status, names in _runs(rows["nogood_revisions"], "nogood"):
+            store.add_nogood_revisions(event_id, status, names)
+
+
+def _runs(rows: list[dict[str, Any]], column: str) -> Iterator[tuple[str, list[Any]]]:
+    """Consecutive rows of one status, as (status, their ``column`` values), in order."""
+    run: list[Any] = []
+    status = None
+    for row in rows:
+        if row["status"] != status and run:
+            yield str(status), run
+            run = []
+        status = row["status"]
+        run.append(row[column])
+    if run:
+        yield str(status), run
+
+
+def import_memory(path: str | Path, location: str,
+                  progress: Callable[[str], None] | None = None) -> Summary:
+    """Create a memory at ``location`` holding exactly the export file at ``path``.
+
+    ``location`` must not hold a memory yet (refused with "already exists"). Everything is
+    written in one transaction; the new memory is then opened and checked
+    (:meth:`Memory.integrity_problems`, which recomputes the least fixpoint with theory); if
+    the file was not consistent, the new memory is removed again and the error says why.
+    """
+    source = str(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            events = read_export(handle, source)
+    except OSError as error:
+        raise InputError(f"cannot read the export: {error.strerror}", source=source) from None
+    except UnicodeDecodeError:
+        raise InputError("not a jtms memory export (not UTF-8 text)", source=source) from None
+    store = create_store(location, init_time=events[0].row["time"])
+    shown = store.location
+    try:
+        try:
+            with store.write():
+                if progress:
+                    progress(f"writing {len(events)} events")
+                _replay(store, events, source)
+        finally:
+            store.close()
+        if progress:
+            progress("checking the imported memory")
+        with Memory.open(location) as memory:
+            problems = memory.integrity_problems()
+        counts = {table: sum(len(e.rows[table]) for e in events) for table in ORDER[1:]}
+        counts["events"] = len(events)
+        if problems:
+            raise InputError(f"inconsistent export ({problems[0]}); nothing imported",
+                             source=source)
+    except BaseException:
+        remove_memory(location)
+        raise
+    return Summary(counts, shown)
+
+
+def remove_memory(location: str) -> None:
+    """Remove a memory that :func:`import_memory` itself created (after a failed import)."""
+    from jtms.store import POSTGRES_PREFIXES
+
+    if location.startswith(POSTGRES_PREFIXES):
+        from jtms.store.postgres import drop_memory
+
+        drop_memory(location)
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(location + suffix)
+        except OSError:
+            pass
+
+
+__all__ = ["FORMAT", "Summary", "VERSION", "export_lines", "export_memory", "import_memory",
+           "read_export"]

@@ -1,0 +1,1145 @@
+"""Selective reconsolidation on a persistent memory: the Python API.
+
+```python
+from jtms.memory.memory import Memory
+
+with Memory.create("jtms.db") as memory:          # or Memory.open("jtms.db")
+    memory.add_evidence("obs1", text="assay A shows X")
+    memory.add_claim("c1", [["obs1"]], text="mechanism M")
+    result = memory.audit(["obs1"], reason="assay contaminated", reviewer="ana")
+    result.retired            # frozenset({'obs1', 'c1'})
+    memory.reinstate(result.audit_id)
+```
+
+The in-memory state is a :class:`theory.incremental.SupportState` (the least fixpoint with
+audited nodes blocked, plus well-founded support pointers). An audit plans the change on
+the support region of its roots only (:meth:`SupportState.plan_retract`, which re-derives
+that region with :func:`theory.fixpoint.rederive`), writes it (the status changes *and* the
+new support pointers) in one transaction, and applies it to the in-memory state.
+
+Across processes (any backend of :mod:`jtms.store`):
+
+- **One snapshot per read.** Every public read runs inside one read transaction of the store
+  (:meth:`Memory.snapshot` groups several reads into one); a commit by another process during
+  it is not seen, so a read never mixes two states.
+- **Latest state per write.** A write takes the store's write lock first, then brings the
+  in-memory state up to the latest committed event, then plans: concurrent writers are
+  serialised and each plans on what the others committed.
+- **Catch-up in O(changes).** A warm process that finds newer events applies what they wrote
+  (new nodes and justifications, status revisions, support pointers, audits and
+  reinstatements) to its state; it never reloads. The stored pointers make every process hold
+  exactly the state the writers held.
+- **Open in O(read).** A checkpoint (:mod:`jtms.memory.checkpoint`: flags, pointers and ranks at an
+  event) plus the log tail after it rebuild the state without computing a fixpoint. Writers
+  refresh the checkpoint when the tail grows past an eighth of the memory.
+
+Test seam: ``Memory.test_hook`` (None by default) is called with the name of each point where
+another process can commit between two of this memory's reads or writes: ``"read"`` (before a
+read snapshot starts), ``"write"`` (before the write lock is taken), ``"load"`` (inside a
+snapshot, after the latest event id was read and before the rows are: a commit here must not
+be seen) and ``"commit"`` (inside a write, after its rows, before COMMIT: another writer can
+only wait here). Tests commit from a second connection in the hook to interleave
+deterministically.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from theory.errors import InputError
+from theory.fixpoint import active_numbers
+from theory.graphfile import parse_graph, paused_gc
+from theory.ids import check_id
+from theory.incremental import NO_RANK, NO_SUPPORT, GrowingIndex, Plan, SupportState
+from theory.revision import downstream_numbers
+from theory.structure import Kind, Nogood, SupportStructure
+
+from jtms.memory import checkpoint
+from jtms.memory.results import AuditResult, Change, Explanation, Step
+from jtms.store import create_store, open_store, upgrade_store
+from jtms.store.protocol import (ACTIVE, INACTIVE, Checkpoint, JustificationRow, NewNode,
+                                 NodeRow, NogoodRow, RevisionRow, Store, WithdrawalRow)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jtms.views.context import Context
+    from theory.diagnosis import DiagnosisReport
+
+CHECKPOINT_MIN_ROWS = 4096   # refresh the checkpoint when the log tail since it holds more
+                             # status and pointer rows than this and than 1/8 of the nodes
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+@dataclass
+class _Loaded:
+    index: GrowingIndex
+    state: SupportState
+    seen_event: int
+    audits: dict[int, list[int]] = field(default_factory=dict)   # open audits -> root numbers
+    tail: int = 0                    # status and pointer rows written since the checkpoint
+    nogoods: dict[str, NogoodRow] = field(default_factory=dict)        # in creation order
+    nogood_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    nogood_active: dict[str, bool] = field(default_factory=dict)       # a contradiction now?
+    nogoods_of: dict[int, list[str]] = field(default_factory=dict)     # node -> nogoods naming it
+
+    def add_nogoods(self, rows: Iterable[NogoodRow]) -> None:
+        """Register stored nogoods; their status is derived from the state (all nodes active)."""
+        active = self.state.active
+        for row in rows:
+            numbers = tuple(self.index.number[n] for n in row.nodes)
+            self.nogoods[row.id] = row
+            self.nogood_nodes[row.id] = numbers
+            self.nogood_active[row.id] = all(active[n] for n in numbers)
+            for n in numbers:
+                self.nogoods_of.setdefault(n, []).append(row.id)
+
+    def refresh_nogoods(self) -> None:
+        """Re-derive every nogood's status from the state (after catching up)."""
+        active = self.state.active
+        for g, numbers in self.nogood_nodes.items():
+            self.nogood_active[g] = all(active[n] for n in numbers)
+
+    def nogood_changes(self, nodes: Iterable[int]) -> dict[str, bool]:
+        """Nogoods naming one of ``nodes`` whose status differs from the state now (updated)."""
+        active = self.state.active
+        changed: dict[str, bool] = {}
+        for g in sorted({g for n in nodes for g in self.nogoods_of.get(n, ())}):
+            now = all(active[n] for n in self.nogood_nodes[g])
+            if now != self.nogood_active[g]:
+                self.nogood_active[g] = changed[g] = now
+        return changed
+
+
+def _clean_id(value: Any, what: str) -> str:
+    return check_id(value, what)  # the one rule for ids (theory.ids)
+
+
+def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
+    """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
+    from jtms.calc.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
+
+    for what, text in (("expression", expression), ("value", value)):
+        if not isinstance(text, str):
+            raise InputError(f"{what} must be a string", source=source, node=node_id)
+        try:
+            check_expression(text)
+        except UnsafeExpression as error:
+            raise InputError(f"{what} {text[:60]!r}: {error.problem}", source=source,
+                             node=node_id) from None
+
+
+
+WorkResult = tuple[int, Plan | None, Any]
+
+
+class Memory:
+    """A persistent memory of evidence and claims with exact, incremental revision."""
+
+    def __init__(self, backend: Store, path: str):
+        self._store = backend
+        self.path = path
+        self._loaded: _Loaded | None = None
+        self._depth = 0                  # > 0 inside a snapshot or a write
+        #: how many times this memory built its state from the store (checkpoint + log) rather
+        #: than catching up from the log: 1 after the first read, unchanged by other processes'
+        #: writes (and after a failed write, one more)
+        self.loads = 0
+        self._pinned: int | None = None  # a read-only view as of this event (Memory.as_of)
+        self._owns_store = True
+        #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
+        self.test_hook: Callable[[str], None] | None = None
+        # older test hook: called inside a write, after its rows, before COMMIT
+        self._before_commit: Callable[[], None] | None = None
+
+    # --- opening ------------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path, durability: str = "full",
+               busy_timeout: float | None = None) -> "Memory":
+        """A new, empty memory (``path``: a file, ``:memory:``, or a backend URL)."""
+        store = create_store(path, durability, busy_timeout)
+        return cls(store, store.location)
+
+    @classmethod
+    def open(cls, path: str | Path, durability: str = "full",
+             busy_timeout: float | None = None) -> "Memory":
+        """An existing memory. ``busy_timeout``: seconds a write waits for the write lock
+        (default ``JTMS_BUSY_TIMEOUT`` or 60)."""
+        store = open_store(path, durability, busy_timeout)
+        return cls(store, store.location)
+
+    @classmethod
+    def upgrade(cls, path: str | Path) -> bool:
+        """Bring an SQLite memory of an older schema version to this one, in one transaction.
+
+        Version 1 kept no support pointers: the state at the last event is derived once and
+        its pointers are stored with that event. Returns False when there was nothing to do.
+        """
+        backend = upgrade_store(path)
+        try:
+            if not backend.needs_upgrade:
+                return False
+            with backend.write():
+                last = backend.last_event()
+                backend.upgrade_schema()
+                index = GrowingIndex()
+                index.extend([(r.id, r.evidence) for r in backend.nodes()],
+                             ((j.claim, j.antecedents) for j in backend.justifications()),
+                             canonical=True)
+                blocks: dict[int, int] = {}
+                for audit in backend.open_audits():
+                    for n in index.numbers(audit.roots or ()):
+                        blocks[n] = blocks.get(n, 0) + 1
+                state = SupportState(index, blocks)   # the one full derivation, at the upgrade
+                backend.add_supports(last, ((c, state.support[c], state.rank[c])
+                                            for c in range(index.size)
+                                            if state.active[c] and not index.is_evidence[c]))
+            return True
+        finally:
+            backend.close()
+
+    def close(self) -> None:
+        if self._owns_store:
+            self._store.close()
+
+    # --- the past ---------------------------------------------------------------------------------
+    def event_at(self, moment: "int | str | datetime") -> int:
+        """The event a moment names: an event id, or the latest event at or before an ISO
+        time (``2026-12-01T08:30:00+00:00``; a time without a zone is UTC)."""
+        with self.snapshot():
+            last = self._loaded_now().seen_event
+            if isinstance(moment, int) and not isinstance(moment, bool):
+                if not 1 <= moment <= last:
+                    raise InputError(f"no event {moment} (events are 1 to {last})", source=self.path)
+                return moment
+            if isinstance(moment, str):
+                text = moment
+                try:
+                    moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+                except ValueError:
+                    raise InputError(f"expected an event id or an ISO time, got {text[:40]!r}",
+                                     source=self.path) from None
+            if not isinstance(moment, datetime):
+                raise InputError(f"expected an event id or an ISO time, got {moment!r}",
+                                 source=self.path)
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+            found = 0
+            for event in self._store.events(0, last):
+                if datetime.fromisoformat(event.time) <= moment:
+                    found = event.id
+            if not found:
+                raise InputError(f"the memory did not exist yet at {moment.isoformat()}",
+                                 source=self.path)
+            return found
+
+    def as_of(self, moment: "int | str | datetime") -> "Memory":
+        """A read-only view of the memory as it was at an event (id or ISO time).
+
+        >>> past = memory.as_of(7)                      # doctest: +SKIP
+        >>> past.explain("c1").certificate              # the derivation that held at event 7
+
+        The state as of event k is exactly the state after event k (DESIGN.md section 2:
+        what existed at k with the audits in force at k, and the support pointers the writers
+        stored), so ``explain`` shows the certificate that held then. Writing through a view
+        is an error; it shares this memory's connection (close this one, not the view).
+        """
+        event = self.event_at(moment)
+        view = Memory(self._store, self.path)
+        view._pinned = event
+        view._owns_store = False
+        return view
+
+    @property
+    def as_of_event(self) -> int | None:
+        """The event of a view made by :meth:`as_of` (None for the live memory)."""
+        return self._pinned
+
+    def _until(self, event: int) -> bool:
+        return self._pinned is None or event <= self._pinned
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def set_durability(self, durability: str) -> None:
+        """``full`` (sync every commit), ``normal`` (survive a process crash) or ``off``."""
+        self._store.set_durability(durability)
+
+    # --- snapshots, loading and catching up -------------------------------------------------------
+    def _point(self, name: str) -> None:
+        if self.test_hook is not None:
+            self.test_hook(name)
+
+    @contextmanager
+    def snapshot(self) -> Iterator["Memory"]:
+        """Group reads into one consistent snapshot of the store.
+
+        >>> with memory.snapshot():                     # doctest: +SKIP
+        ...     active, texts = memory.active_ids(), memory.texts()
+
+        Every read method already runs in a snapshot of its own; inside this block they all
+        share one (and one in-memory state). Writing inside it is an error.
+        """
+        if self._depth:
+            yield self
+            return
+        self._point("read")
+        with self._store.read():
+            self._depth += 1
+            try:
+                self._sync()
+                yield self
+            finally:
+                self._depth -= 1
+
+    def _sync(self) -> _Loaded:
+        """The in-memory state at the latest event of the current transaction."""
+        try:
+            last = self._store.last_event() if self._pinned is None else self._pinned
+            loaded = self._loaded
+            if loaded is None or last < loaded.seen_event:
+                self._point("load")
+                self.loads += 1
+                loaded = self._loaded = self._load(last)
+            elif last != loaded.seen_event:
+                self._point("load")
+                self._catch_up(loaded, last)
+            return loaded
+        except BaseException:
+            self._loaded = None
+            raise
+
+    def _loaded_now(self) -> _Loaded:
+        assert self._loaded is not None and self._depth, "only inside a snapshot"
+        return self._loaded
+
+    def _load(self, last: int, use_checkpoint: bool = True) -> _Loaded:
+        """The state at event ``last``: the checkpoint (index and state) and the log after it,
+        or, without a usable checkpoint, every row and the whole log."""
+        store = self._store
+        saved = store.checkpoint() if use_checkpoint else None
+        if saved is not None and saved.event > last:
+            saved = None
+        restored = (checkpoint.decode(saved.data, saved.event)
+                    if saved is not None and saved.event <= last else None)
+        if restored is not None and saved is not None:
+            index = restored.index
+            loaded = _Loaded(index, restored.state, saved.event, restored.audits)
+            first_justification = restored.justifications
+        else:
+            index = GrowingIndex()
+            empty = SupportState.restore(index, {}, bytearray(), [], [])
+            loaded = _Loaded(index, empty, 0, {})
+            first_justification = 0
+        rows = store.nodes(index.size)
+        if rows and (rows[0].num != index.size or rows[-1].num != index.size + len(rows) - 1):
+            raise InputError("node numbers are not dense (corrupt store)", source=self.path)
+        justifications = store.justifications(first_justification)
+        if rows and rows[-1].event > last:  # a view of the past: what existed at ``last``
+            rows = [r for r in rows if r.event <= last]
+        if justifications and justifications[-1].event > last:
+            justifications = [j for j in justifications if j.event <= last]
+        index.extend([(r.id, r.evidence) for r in rows],
+                     ((j.claim, j.antecedents) for j in justifications), canonical=True)
+        self._replay(loaded, last, rows)
+        loaded.add_nogoods([r for r in store.nogoods() if r.event <= last])
+        return loaded
+
+    def _catch_up(self, loaded: _Loaded, last: int) -> None:
+        """Apply what the events after ``loaded.seen_event`` wrote (O(changes))."""
+        store = self._store
+        index = loaded.index
+        rows = store.nodes(index.size)
+        index.extend([(r.id, r.evidence) for r in rows],
+                     ((j.claim, j.antecedents) for j in store.justifications(len(index.just_claim))),
+                     canonical=True)
+        nogoods = store.nogoods(after=loaded.seen_event)
+        self._replay(loaded, last, rows)
+        loaded.refresh_nogoods()
+        loaded.add_nogoods(nogoods)
+
+    def _replay(self, loaded: _Loaded, last: int, new_rows: list[NodeRow]) -> None:
+        """Events ``(loaded.seen_event, last]`` applied as one plan of recorded changes."""
+        store, after = self._store, loaded.seen_event
+        state, index = loaded.state, loaded.index
+        state.grow()
+        status: dict[int, str] = {r.num: r.status for r in new_rows}
+        revisions = store.revisions(after, last)
+        for revision in revisions:
+            status[revision.node] = revision.status
+        pointers = {p.node: (p.justification, p.rank) for p in store.supports(after, last)}
+        blocked: list[int] = []
+        unblocked: list[int] = []
+        for event in store.events(after, last):
+            if event.kind == "audit" and event.roots is not None:
+                numbers = index.numbers(event.roots)
+                loaded.audits[event.id] = numbers
+                blocked.extend(numbers)
+            elif event.kind == "reinstate" and event.target is not None:
+                unblocked.extend(loaded.audits.pop(event.target, []))
+        active = state.active
+        final = {n: s == ACTIVE for n, s in status.items()}
+        supports = {n: j for n, (j, _) in pointers.items() if final.get(n, bool(active[n]))}
+        ranks = {n: r for n, (_, r) in pointers.items() if n in supports}
+        state.apply(Plan(blocked=tuple(blocked), unblocked=tuple(unblocked),
+                         deactivated=tuple(n for n, on in final.items() if not on and active[n]),
+                         activated=tuple(n for n, on in final.items() if on and not active[n]),
+                         supports=supports, ranks=ranks))
+        loaded.seen_event = last
+        loaded.tail += len(revisions) + len(pointers)
+
+    def checkpoint(self) -> int:
+        """Save the current state as the store's checkpoint now; returns its event id.
+
+        Writers do this on their own when the log tail grows; opening then reads the
+        checkpoint and the tail instead of replaying the whole log.
+        """
+        def work(loaded: _Loaded) -> WorkResult:
+            self._save_checkpoint(loaded)
+            return loaded.seen_event, None, loaded.seen_event
+
+        return int(self._write(work, new_event=False))
+
+    @property
+    def checkpoint_event(self) -> int | None:
+        """The event of the store's checkpoint (None: opening replays the whole log)."""
+        with self.snapshot():
+            saved = self._store.checkpoint()
+            return saved.event if saved is not None else None
+
+    def _save_checkpoint(self, loaded: _Loaded) -> None:
+        try:
+            data = checkpoint.encode(loaded.state, loaded.audits, loaded.seen_event)
+        except ValueError:  # an id this format cannot hold: opening replays the log instead
+            return
+        self._store.put_checkpoint(Checkpoint(loaded.seen_event, data))
+        loaded.tail = 0
+
+    def _write(self, work: Callable[[_Loaded], WorkResult], new_event: bool = True) -> Any:
+        """Run ``work`` in one write transaction on the latest state.
+
+        ``work`` returns (event id, plan, result); the plan's pointers are stored with the
+        event and the plan is applied to the in-memory state before COMMIT (a failure drops
+        the in-memory state: it is reloaded lazily).
+        """
+        if self._pinned is not None:
+            raise InputError(f"a view as of event {self._pinned} is read-only", source=self.path)
+        if self._depth:
+            raise RuntimeError("a write cannot run inside Memory.snapshot()")
+        self._point("write")
+        try:
+            with self._store.write():
+                self._depth += 1
+                try:
+                    loaded = self._sync()
+                    event, plan, value = work(loaded)
+                    if plan is not None:
+                        ranks = plan.ranks
+                        self._store.add_supports(
+                            event, ((c, j, ranks.get(c, NO_RANK)) for c, j in plan.supports.items()))
+                        loaded.state.apply(plan)
+                        loaded.tail += len(plan.supports) + len(plan.deactivated) + len(plan.activated)
+                        changed = loaded.nogood_changes((*plan.deactivated, *plan.activated))
+                        for status in (ACTIVE, INACTIVE):
+                            self._store.add_nogood_revisions(
+                                event, status, [g for g, on in changed.items() if on == (status == ACTIVE)])
+                    loaded.seen_event = event
+                    if new_event and loaded.tail > max(CHECKPOINT_MIN_ROWS, loaded.index.size // 8):
+                        self._save_checkpoint(loaded)
+                    self._point("commit")
+                    if self._before_commit is not None:
+                        self._before_commit()
+                finally:
+                    self._depth -= 1
+        except BaseException:
+            self._loaded = None  # the in-memory state may be half-changed: reload lazily
+            raise
+        return value
+
+    def _event(self, kind: str, **fields: Any) -> int:
+        return self._store.append_event(kind, _now(), **fields)
+
+    # --- reading ----------------------------------------------------------------------------
+    @property
+    def state(self) -> SupportState:
+        """The incremental state (read-only use) at the latest event."""
+        with self.snapshot():
+            return self._loaded_now().state
+
+    @property
+    def last_event(self) -> int:
+        """The id of the latest event this memory has applied (after syncing)."""
+        with self.snapshot():
+            return self._loaded_now().seen_event
+
+    def wait_for_change(self, after: int | None = None, timeout: float = 60.0) -> int:
+        """Block until a write newer than event ``after`` (default: the latest this memory has
+        applied) is committed by anyone, or ``timeout`` seconds pass; returns the latest event
+        id then, with the in-memory state caught up to it (from the log, O(changes)).
+
+        PostgreSQL pushes a notification at every commit (``LISTEN``/``NOTIFY``): waiting costs
+        no queries. SQLite has no notifications, so there this checks the last event id every
+        50 ms.
+
+        >>> newest = memory.wait_for_change(timeout=30)       # doctest: +SKIP
+        """
+        if self._depth:
+            raise RuntimeError("wait_for_change cannot run inside Memory.snapshot()")
+        seen = self.last_event if after is None else after
+        deadline = time.monotonic() + max(0.0, timeout)
+        waiter = getattr(self._store, "wait_for_change", None)
+        if callable(waiter):
+            waiter(seen, timeout)
+        else:
+            while self.last_event <= seen and time.monotonic() < deadline:
+                time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        return self.last_event
+
+    def __contains__(self, node_id: str) -> bool:
+        with self.snapshot():
+            return node_id in self._loaded_now().index.number
+
+    def _number(self, node_id: str, loaded: _Loaded) -> int:
+        number = loaded.index.number.get(node_id) if isinstance(node_id, str) else None
+        if number is None:
+            raise InputError("unknown id", source=self.path, node=str(node_id))
+        return number
+
+    def is_active(self, node_id: str) -> bool:
+        """Whether a node is active (for a nogood id: whether it is a contradiction now)."""
+        with self.snapshot():
+            loaded = self._loaded_now()
+            if node_id in loaded.nogoods:
+                return loaded.nogood_active[node_id]
+            return bool(loaded.state.active[self._number(node_id, loaded)])
+
+    def active_ids(self) -> frozenset[str]:
+        with self.snapshot():
+            loaded = self._loaded_now()
+            return loaded.index.names(n for n, flag in enumerate(loaded.state.active) if flag)
+
+    def blocked_ids(self) -> frozenset[str]:
+        with self.snapshot():
+            loaded = self._loaded_now()
+            return loaded.index.names(loaded.state.blocks)
+
+    def open_audits(self) -> dict[int, tuple[str, ...]]:
+        """Audits in force (not reinstated): audit id -> its roots."""
+        with self.snapshot():
+            loaded = self._loaded_now()
+            ids = loaded.index.ids
+            return {a: tuple(ids[n] for n in roots) for a, roots in loaded.audits.items()}
+
+    def structure(self) -> SupportStructure:
+        """The whole stored graph (every node, justification and nogood) as a support structure."""
+        with self.snapshot():
+            index = self._loaded_now().index
+            texts = self._store.texts()
+            if self._pinned is not None:
+                texts = {i: texts[i] for i in index.ids}
+            return index.structure(texts).with_nogoods(self.nogoods())
+
+    def nogoods(self) -> tuple[Nogood, ...]:
+        """The stored nogoods, in creation order."""
+        with self.snapshot():
+            return tuple(Nogood(r.id, frozenset(r.nodes), r.text)
+                         for r in self._loaded_now().nogoods.values())
+
+    def diagnose(self, limit: int | None = None) -> "DiagnosisReport":
+        """Contradictions (active nogoods, with the audits in force) and their ``limit``
+        cheapest diagnoses (:func:`theory.diagnosis.diagnose`); nothing is written."""
+        from theory.diagnosis import diagnose
+
+        with self.snapshot():
+            return diagnose(self.structure(), self.blocked_ids(), limit)
+
+    def texts(self) -> dict[str, str]:
+        """Node id -> its text (in a view of the past, the nodes that existed then)."""
+        with self.snapshot():
+            texts = self._store.texts()
+            if self._pinned is not None:
+                texts = {i: texts[i] for i in self._loaded_now().index.ids}
+            return texts
+
+    def creation_events(self) -> dict[str, int]:
+        """Node id -> the event that created it (in a view of the past, up to its event)."""
+        with self.snapshot():
+            created = self._store.creation_events()
+            if self._pinned is not None:
+                created = {i: e for i, e in created.items() if e <= self._pinned}
+            return created
+
+    def events(self, after: int = 0, until: int | None = None) -> list[dict[str, Any]]:
+        """The events ``(after, until]`` (``until`` defaults to the latest, and in a view of
+        the past cannot pass its event), oldest first: ``id``, ``kind``, ``time``, ``actor``,
+        ``reason``, ``roots`` (an audit's ids), ``target`` (the audit a reinstatement undoes),
+        ``source`` (an import's file), and what each changed: ``created`` (the nodes and
+        nogoods it added), ``activated`` and ``deactivated`` (the nodes whose status it
+        changed), each sorted.
+
+        >>> [(e["id"], e["kind"]) for e in memory.events(after=5, until=7)]   # doctest: +SKIP
+        [(6, 'add-claim'), (7, 'audit')]
+        """
+        with self.snapshot():
+            loaded = self._loaded_now()
+            last = loaded.seen_event if until is None else min(until, loaded.seen_event)
+            after = max(0, after)
+            if last <= after:
+                return []
+            ids = loaded.index.ids
+            changes: dict[int, dict[str, list[str]]] = {}
+
+            def change(event: int, what: str, node_id: str) -> None:
+                changes.setdefault(event, {}).setdefault(what, []).append(node_id)
+
+            for node_id, created in self._store.creation_events().items():
+                if after < created <= last:
+                    change(created, "created", node_id)
+            for nogood in loaded.nogoods.values():
+                if after < nogood.event <= last:
+                    change(nogood.event, "created", nogood.id)
+            for revision in self._store.revisions(after, last):
+                change(revision.event, "activated" if revision.status == ACTIVE else "deactivated",
+                       ids[revision.node])
+            result = []
+            for event in self._store.events(after, last):
+                found = changes.get(event.id, {})
+                result.append({"id": event.id, "kind": event.kind, "time": event.time,
+                               "actor": event.actor, "reason": event.reason,
+                               "roots": list(event.roots) if event.roots is not None else None,
+                               "target": event.target, "source": event.source,
+                               **{what: sorted(found.get(what, ()))
+                                  for what in ("created", "activated", "deactivated")}})
+            return result
+
+    def calculations(self) -> list[tuple[str, str, str]]:
+        """(id, expression, recorded value) of every evidence that records a calculation."""
+        with self.snapshot():
+            return self._store.calculations()
+
+    def table(self, name: str) -> list[dict[str, Any]]:
+        """Every stored row of ``events``, ``nodes``, ``justifications``, ``revisions`` or
+        ``supports``, in primary-key order (for export and for byte-level comparisons)."""
+        with self.snapshot():
+            return self._store.rows(name)
+
+    def node(self, node_id: str) -> dict[str, Any]:
+        with self.snapshot():
+            nogood = self._loaded_now().nogoods.get(node_id)
+            if nogood is not None:
+                created = self._store.event(nogood.event)
+                return {"id": nogood.id, "kind": "nogood", "text": nogood.text,
+                        "author": nogood.author, "nodes": list(nogood.nodes),
+                        "created": created.time if created else None}
+            self._number(node_id, self._loaded_now())
+            record = self._store.node_record(node_id)
+            assert record is not None
+            return record
+
+    # --- adding -----------------------------------------------------------------------------
+    def _check_new(self, loaded: _Loaded, node_id: str) -> str:
+        node_id = _clean_id(node_id, "id")
+        if node_id in loaded.index.number or node_id in loaded.nogoods:
+            raise InputError("duplicate id (already in the memory)", source=self.path, node=node_id)
+        return node_id
+
+    def _antecedents(self, loaded: _Loaded, claim: str, antecedents: Any,
+                     pending: Mapping[str, int] = {}) -> list[int]:
+        if isinstance(antecedents, str) or not isinstance(antecedents, Iterable):
+            raise InputError("a justification is a list of antecedent ids", node=claim)
+        numbers = []
+        for a in antecedents:
+            number = loaded.index.number.get(a) if isinstance(a, str) else None
+            if number is None:
+                number = pending.get(a) if isinstance(a, str) else None
+            if number is None:
+                raise InputError(f"unknown antecedent {a!r} in a justification of {claim!r}",
+                                 source=self.path, node=str(a))
+            numbers.append(number)
+        return numbers
+
+    def add_evidence(self, node_id: str, text: str = "", author: str | None = None,
+                     expression: str | None = None, value: str | None = None) -> Change:
+        """Add one evidence node (active: nothing can have audited a new id)."""
+        started = time.perf_counter()
+        if (expression is None) != (value is None):
+            raise InputError("a calculation needs both an expression and its value", node=node_id)
+        if expression is not None:
+            _check_calculation(node_id, expression, value, self.path)
+
+        def work(loaded: _Loaded) -> WorkResult:
+            nid = self._check_new(loaded, node_id)
+            event = self._event("add-evidence", actor=author)
+            num = loaded.index.size
+            self._store.add_nodes([NewNode(num, nid, "evidence", text, author, expression, value,
+                                           event, ACTIVE)])
+            loaded.index.add_node(nid, True)
+            plan = loaded.state.plan_extend(seeds=[num])
+            return event, plan, Change(event, frozenset([nid]), 0.0, 1)
+
+        change = self._write(work)
+        return replace(change, seconds=time.perf_counter() - started)
+
+    def add_claim(self, node_id: str, justifications: Sequence[Sequence[str]], text: str = "",
+                  author: str | None = None) -> Change:
+        """Add a claim with its justifications (lists of antecedent ids; [] makes a premise)."""
+        started = time.perf_counter()
+
+        def work(loaded: _Loaded) -> WorkResult:
+            nid = self._check_new(loaded, node_id)
+            if isinstance(justifications, (str, bytes)) or not isinstance(justifications, Sequence):
+                raise InputError("justifications must be a list of antecedent lists", node=nid)
+            num = loaded.index.size
+            resolved = [self._antecedents(loaded, nid, ants, {nid: num}) for ants in justifications]
+            event = self._event("add-claim", actor=author)
+            loaded.index.add_node(nid, False)
+            for ants in resolved:
+                if loaded.index.find_justification(num, ants) is None:
+                    loaded.index.add_justification(num, ants)
+            plan = loaded.state.plan_extend(seeds=[num])
+            status = ACTIVE if plan.activated else INACTIVE
+            self._store.add_nodes([NewNode(num, nid, "claim", text, author, None, None, event,
+                                           status)])
+            self._insert_justifications(loaded.index, loaded.index.justs_of[num], event)
+            return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 1)
+
+        change = self._write(work)
+        return replace(change, seconds=time.perf_counter() - started)
+
+    def add_justification(self, claim: str, antecedents: Sequence[str],
+                          author: str | None = None) -> Change:
+        """Add a justification to an existing claim (may activate it and its consequences)."""
+        started = time.perf_counter()
+
+        def work(loaded: _Loaded) -> WorkResult:
+            num = loaded.index.number.get(claim) if isinstance(claim, str) else None
+            if num is None:
+                raise InputError("unknown claim", source=self.path, node=str(claim))
+            if loaded.index.is_evidence[num]:
+                raise InputError("evidence cannot have a justification", source=self.path, node=claim)
+            ants = self._antecedents(loaded, claim, antecedents)
+            if loaded.index.find_justification(num, ants) is not None:
+                raise InputError("this justification is already recorded", node=claim)
+            event = self._event("add-justification", actor=author)
+            j = loaded.index.add_justification(num, ants)
+            self._insert_justifications(loaded.index, [j], event)
+            plan = loaded.state.plan_extend(seeds=[num])
+            self._store.add_revisions(event, ACTIVE, plan.activated)
+            return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 0)
+
+        change = self._write(work)
+        return replace(change, seconds=time.perf_counter() - started)
+
+    def add_nogood(self, nogood_id: str, nodes: Sequence[str], text: str = "",
+                   author: str | None = None) -> Change:
+        """Record that ``nodes`` must not all be active together (a nogood, with an id of its
+        own). It changes no status; ``is_active(nogood_id)`` and ``history(nogood_id)`` say
+        when it is a contradiction, and :meth:`diagnose` what evidence to withdraw.
+
+        >>> memory.add_nogood("n1", ["effective", "inert"], text="cannot both hold")  # doctest: +SKIP
+        """
+        started = time.perf_counter()
+
+        def work(loaded: _Loaded) -> WorkResult:
+            nid = self._check_new(loaded, nogood_id)
+            if isinstance(nodes, (str, bytes)) or not isinstance(nodes, Iterable):
+                raise InputError("a nogood's nodes are a list of ids", source=self.path, node=nid)
+            members = sorted(set(nodes))
+            if not members:
+                raise InputError("a nogood needs at least one node", source=self.path, node=nid)
+            numbers = [self._number(n, loaded) for n in members]
+            if not isinstance(text, str):
+                raise InputError("'text' must be a string", source=self.path, node=nid)
+            event = self._event("add-nogood", actor=author)
+            active = all(loaded.state.active[n] for n in numbers)
+            row = NogoodRow(nid, tuple(members), text, author, event, ACTIVE if active else INACTIVE)
+            self._store.add_nogoods([row])
+            loaded.add_nogoods([row])
+            return event, None, Change(event, frozenset(), 0.0, 1)
+
+        change = self._write(work)
+        return replace(change, seconds=time.perf_counter() - started)
+
+    def _insert_justifications(self, index: GrowingIndex, numbers: Iterable[int], event: int) -> None:
+        self._store.add_justifications(
+            JustificationRow(j, index.just_claim[j], index.just_antecedents[j], event)
+            for j in numbers)
+
+    def import_graph(self, graph: SupportStructure | Mapping[str, Any], source: str = "<graph>",
+                     author: str | None = None) -> Change:
+        """Add a whole graph (a structure, or a decoded graph document) in one transaction.
+
+        The graph must be self-contained (validated by :func:`theory.graphfile.parse_graph`)
+        and share no id with the memory. Graph documents may give evidence a calculation:
+        ``{"id": "e1", "kind": "evidence", "expression": "2*3", "value": "6"}``.
+        """
+        with paused_gc():  # hundreds of thousands of small rows and tuples, none cyclic
+            return self._import_graph(graph, source, author)
+
+    def _import_graph(self, graph: SupportStructure | Mapping[str, Any], source: str,
+                      author: str | None) -> Change:
+        started = time.perf_counter()
+        extras: dict[str, dict[str, Any]] = {}
+        if isinstance(graph, SupportStructure):
+            structure = graph
+        else:
+            structure = parse_graph(graph, source=source)
+            for node in graph.get("nodes", []):
+                extra = {k: node[k] for k in ("author", "expression", "value") if k in node}
+                for key, value in extra.items():
+                    if value is not None and not isinstance(value, str):
+                        raise InputError(f"{key!r} must be a string", source=source, node=node["id"])
+                if ("expression" in extra) != ("value" in extra):
+                    raise InputError("a calculation needs both 'expression' and 'value'",
+                                     source=source, node=node["id"])
+                if extra.get("expression") is not None and node["kind"] != "evidence":
+                    raise InputError("only evidence records a calculation", source=source,
+                                     node=node["id"])
+                if extra.get("expression") is not None:
+                    _check_calculation(node["id"], extra["expression"], extra["value"], source)
+                if extra:
+                    extras[node["id"]] = extra
+
+        def work(loaded: _Loaded) -> WorkResult:
+            index = loaded.index
+            for node_id in sorted([*structure.nodes, *(g.id for g in structure.nogoods)]):
+                if node_id in index.number or node_id in loaded.nogoods:
+                    raise InputError("duplicate id (already in the memory)", source=source,
+                                     node=node_id)
+            event = self._event("import", actor=author, source=source)
+            first_node, first_just = index.size, len(index.just_claim)
+            ordered = sorted(structure.evidence) + sorted(structure.claims)
+            n_evidence = len(structure.evidence)
+            number = {node_id: first_node + k for k, node_id in enumerate(ordered)}
+            index.extend([(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
+                         ((number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
+                          for j in structure.justifications), canonical=True)
+            # the graph is self-contained: nothing stored changes status; the new nodes are
+            # derived among themselves (a region of exactly the new graph)
+            plan = loaded.state.plan_extend(seeds=range(first_node, index.size))
+            active = set(plan.activated)
+            nodes = structure.nodes
+            rows = []
+            for offset, node_id in enumerate(ordered):
+                num = first_node + offset
+                extra = extras.get(node_id, {})
+                rows.append(NewNode(num, node_id, nodes[node_id].kind.value, nodes[node_id].text,
+                                    extra.get("author", author), extra.get("expression"),
+                                    extra.get("value"), event,
+                                    ACTIVE if num in active else INACTIVE))
+            self._store.add_nodes(rows)
+            self._insert_justifications(index, range(first_just, len(index.just_claim)), event)
+            activated = index.names(plan.activated)
+            nogoods = [NogoodRow(g.id, tuple(sorted(g.nodes)), g.text, author, event,
+                                 ACTIVE if g.nodes <= activated else INACTIVE)
+                       for g in sorted(structure.nogoods, key=lambda g: g.id)]
+            self._store.add_nogoods(nogoods)
+            loaded.add_nogoods(nogoods)
+            loaded.nogood_active.update((g.id, g.status == ACTIVE) for g in nogoods)
+            return event, plan, Change(event, activated, 0.0, len(ordered))
+
+        change = self._write(work)
+        return replace(change, seconds=time.perf_counter() - started)
+
+    # --- audits -------------------------------------------------------------------------------
+    def _roots(self, loaded: _Loaded, roots: Iterable[str]) -> tuple[tuple[str, ...], list[int]]:
+        if isinstance(roots, str):
+            roots = [roots]
+        ids = tuple(dict.fromkeys(roots))
+        if not ids:
+            raise InputError("an audit needs at least one id to invalidate", source=self.path)
+        numbers = []
+        for root in ids:
+            number = loaded.index.number.get(root) if isinstance(root, str) else None
+            if number is None:
+                raise InputError("unknown audit id", source=self.path, node=str(root))
+            numbers.append(number)
+        return ids, numbers
+
+    def preview(self, roots: Iterable[str]) -> AuditResult:
+        """Dry run of :meth:`audit`: what it would retire; nothing is written."""
+        started = time.perf_counter()
+        with self.snapshot():
+            loaded = self._loaded_now()
+            ids, numbers = self._roots(loaded, roots)
+            plan = loaded.state.plan_retract(numbers)
+            return self._result(None, ids, plan, loaded, started, "", None)
+
+    def audit(self, roots: Iterable[str], reason: str, reviewer: str | None = None) -> AuditResult:
+        """Invalidate ``roots`` (evidence or claims) in one transaction; returns what retired."""
+        started = time.perf_counter()
+        if not isinstance(reason, str) or not reason.strip():
+            raise InputError("an audit needs a reason", source=self.path)
+        roots = list(roots) if not isinstance(roots, str) else [roots]
+
+        def work(loaded: _Loaded) -> WorkResult:
+            ids, numbers = self._roots(loaded, roots)
+            plan = loaded.state.plan_retract(numbers)
+            event = self._event("audit", actor=reviewer, reason=reason, roots=list(ids))
+            self._store.add_revisions(event, INACTIVE, plan.deactivated)
+            loaded.audits[event] = numbers
+            return event, plan, (event, ids, plan, loaded)
+
+        event, ids, plan, loaded = self._write(work)
+        return self._result(event, ids, plan, loaded, started, reason, reviewer)
+
+    def _result(self, audit_id: int | None, ids: tuple[str, ...], plan: Plan, loaded: _Loaded,
+                started: float, reason: str, reviewer: str | None) -> AuditResult:
+        index = loaded.index
+        return AuditResult(audit_id, ids, index.names(plan.deactivated), plan.region,
+                           time.perf_counter() - started, reason, reviewer,
+                           plan.rederived, index.ids)
+
+    def kept(self, roots: Iterable[str], retired: Iterable[str] | None = None
+             ) -> list[tuple[str, tuple[str, ...]]]:
+        """Downstream claims of ``roots`` that are active now, each with its intact
+        justification (its support pointer), sorted.
+
+        ``retired``: what an audit of ``roots`` retires, for a dry run (:meth:`preview`'s
+        ``retired``; the state is still the one before the audit). Those claims are left out,
+        and a claim whose support pointer the audit breaks gets its first justification (by
+        sorted antecedents) none of whose antecedents it retires: all of them active now and
+        untouched, so it is the one intact after the audit. After a real audit, passing its
+        ``retired`` changes nothing (retired claims are inactive, pointers avoid them).
+        """
+        with self.snapshot():
+            loaded = self._loaded_now()
+            _, numbers = self._roots(loaded, roots)
+            index, state = loaded.index, loaded.state
+            ids, antecedents, is_evidence = index.ids, index.just_antecedents, index.is_evidence
+            active, support = state.active, state.support
+            gone = {index.number[i] for i in retired if i in index.number} if retired else set()
+            result = []
+            for n in downstream_numbers(index, numbers):
+                if active[n] and not is_evidence[n] and n not in gone:
+                    justification = support[n]
+                    if not gone.isdisjoint(antecedents[justification]):
+                        justification = self._surviving(loaded, n, gone)
+                    names = [ids[a] for a in antecedents[justification]]
+                    if len(names) > 1:
+                        names.sort()
+                    result.append((ids[n], tuple(names)))
+            result.sort()
+            return result
+
+    def _surviving(self, loaded: _Loaded, claim: int, gone: set[int]) -> int:
+        """The first justification of ``claim`` (by sorted antecedent ids) whose antecedents
+        are all active now and none of them in ``gone``."""
+        index, active = loaded.index, loaded.state.active
+        ids, antecedents = index.ids, index.just_antecedents
+        for j in sorted(index.justs_of[claim], key=lambda j: sorted(ids[a] for a in antecedents[j])):
+            if all(active[a] and a not in gone for a in antecedents[j]):
+                return j
+        raise InputError(f"{ids[claim]!r} is not retired but no justification of it survives: "
+                         "retired must be what an audit of these roots retires", source=self.path)
+
+    def reinstate(self, audit_id: int, reason: str | None = None,
+                  reviewer: str | None = None) -> Change:
+        """Undo an audit: its roots are unblocked and the fixpoint recomputed from them."""
+        started = time.perf_counter()
+
+        def work(loaded: _Loaded) -> WorkResult:
+            if not isinstance(audit_id, int) or isinstance(audit_id, bool):
+                raise InputError(f"audit id must be an integer, got {audit_id!r}", source=self.path)
+            numbers = loaded.audits.get(audit_id)
+            if numbers is None:
+                in_range = 0 < audit_id < 1 << 63  # SQL integers; others name no audit
+                row = self._store.event(audit_id) if in_range else None
+                problem = ("no such audit" if row is None or row.kind != "audit"
+                           else "this audit was already reinstated")
+                raise InputError(f"audit {audit_id}: {problem}", source=self.path)
+            event = self._event("reinstate", actor=reviewer, reason=reason, target=audit_id)
+            plan = loaded.state.plan_extend(unblock=numbers)
+            self._store.add_revisions(event, ACTIVE, plan.activated)
+            del loaded.audits[audit_id]
+            return event, plan, Change(event, loaded.index.names(plan.activated), 0.0)
+
+        change = self._write(work)
+        return replace(change, seconds=time.perf_counter() - started)
+
+    # --- history and explanations -------------------------------------------------------------
+    def history(self, node_id: str) -> list[dict[str, Any]]:
+        """Every status of a node, oldest first: its creation, then each revision. For a
+        nogood: its creation, then each change of whether it is a contradiction."""
+        with self.snapshot():
+            loaded = self._loaded_now()
+            if node_id in loaded.nogoods:
+                rows = self._store.nogood_history(node_id)
+            else:
+                rows = self._store.history(self._number(node_id, loaded))
+            return [{"seq": r.seq, "status": r.status, "event": r.event, "kind": r.kind,
+                     "time": r.time, "actor": r.actor, "reason": r.reason}
+                    for r in rows if self._until(r.event)]
+
+    def audits_naming(self, node_id: str) -> list[int]:
+        """Every audit (reinstated or not) whose roots include ``node_id`` (none for a nogood)."""
+        with self.snapshot():
+            if node_id in self._loaded_now().nogoods:
+                return []
+            self._number(node_id, self._loaded_now())
+            return [a for a in self._store.audits_naming(node_id) if self._until(a)]
+
+    def explain(self, node_id: str, as_of: "int | str | None" = None) -> Explanation:
+        """Why a node is active (a certificate down to evidence) or why it is not; with
+        ``as_of`` (an event id or ISO time), as it was then (:meth:`as_of`)."""
+        if as_of is not None:
+            return self.as_of(as_of).explain(node_id)
+        with self.snapshot():
+            loaded = self._loaded_now()
+            num = self._number(node_id, loaded)
+            index, state = loaded.index, loaded.state
+            kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
+            record = self._store.node_record(node_id)
+            text = record["text"] if record else ""
+            ids = index.ids
+            blocked_by = tuple(sorted(a for a, roots in loaded.audits.items() if num in roots))
+            if state.active[num]:
+                steps = tuple(Step(ids[c], tuple(sorted(ids[a] for a in index.just_antecedents[j])))
+                              for c, j in state.certificate(num))
+                evidence = sorted({a for s in steps for a in s.antecedents
+                                   if index.is_evidence[index.number[a]]})
+                if kind == Kind.EVIDENCE.value:
+                    evidence = [node_id]
+                return Explanation(node_id, kind, True, text, steps, tuple(evidence), blocked_by)
+            if self._pinned is None:
+                withdrawn = self._store.last_deactivation(num)
+            else:
+                withdrawn = max((r.event for r in self._store.history(num)
+                                 if r.seq and r.status == INACTIVE and r.event <= self._pinned),
+                                default=None)
+            broken = tuple(
+                (tuple(sorted(ids[a] for a in index.just_antecedents[j])),
+                 tuple(sorted(ids[a] for a in index.just_antecedents[j] if not state.active[a])))
+                for j in index.justs_of[num]
+            )
+            return Explanation(node_id, kind, False, text, (), (), blocked_by, withdrawn, broken,
+                               self._kept_out_by(loaded, num))
+
+    def _kept_out_by(self, loaded: _Loaded, num: int) -> tuple[int, ...]:
+        """Open audits with a root among the blocked nodes that keep ``num`` out now."""
+        roots = loaded.state.blocking_roots(num)
+        return tuple(sorted(a for a, numbers in loaded.audits.items()
+                            if not roots.isdisjoint(numbers)))
+
+    def withdrawn(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """Inactive nodes that were once active, latest withdrawal first, with the audits that
+        keep them out now (``audits``; ``audit``, ``reason`` and ``reviewer`` are the first of
+        them) or, when no open audit does, the event that withdrew them. At most ``limit``."""
+        with self.snapshot():
+            loaded = self._loaded_now()
+            active, number = loaded.state.active, loaded.index.number
+            result: list[dict[str, Any]] = []
+            reasons: dict[int, tuple[str | None, str | None, str]] = {}
+            for r in self._withdrawals(loaded):
+                if limit is not None and len(result) >= limit:
+                    break
+                num = number[r.node]
+                if active[num]:
+                    continue
+                audits = self._kept_out_by(loaded, num)
+                item = {"id": r.node, "audit": r.event, "reason": r.reason, "reviewer": r.actor,
+                        "time": r.time, "audits": list(audits)}
+                if audits:
+                    first = audits[0]
+                    if first not in reasons:
+                        row = self._store.event(first)
+                        assert row is not None
+                        reasons[first] = (row.reason, row.actor, row.time)
+                    item["audit"] = first
+                    item["reason"], item["reviewer"], item["time"] = reasons[first]
+                result.append(item)
+            return result
+
+    def _withdrawals(self, loaded: _Loaded) -> list[WithdrawalRow]:
+        if self._pinned is None:
+            return self._store.withdrawals()
+        latest: dict[int, RevisionRow] = {}
+        for revision in self._store.revisions(0, self._pinned):
+            latest[revision.node] = revision
+        events = {e.id: e for e in self._store.events(0, self._pinned)}
+        ids = loaded.index.ids
+        return [WithdrawalRow(ids[r.node], r.event, events[r.event].kind, events[r.event].reason,
+                              events[r.event].actor, events[r.event].time)
+                for r in sorted(latest.values(), key=lambda r: -r.seq) if r.status == INACTIVE]
+
+    def context(self, budget: int, query: str | None = None) -> "Context":
+        """The working context under ``budget`` tokens (:func:`jtms.views.context.compile_context`)."""
+        from jtms.views.context import compile_context
+
+        with self.snapshot():
+            return compile_context(self, budget, query)
+
+    # --- integrity ------------------------------------------------------------------------------
+    def integrity_problems(self) -> list[str]:
+        """Empty when the store is sound: the backend's checks, stored status = theory's
+        fixpoint, stored support pointers sound, and this process's state = the store's."""
+        with self.snapshot():
+            problems = self._store.problems()
+            warm = self._loaded_now()
+            replayed = self._load(warm.seen_event, use_checkpoint=False)
+            index, state = replayed.index, replayed.state
+            expected = active_numbers(index, blocked=list(state.blocks))  # type: ignore[arg-type]
+            stored = self._store.stored_status()
+            for n in range(index.size):
+                if (stored.get(n) == ACTIVE) != bool(expected[n]):
+                    problems.append(f"node {index.ids[n]!r}: stored status {stored.get(n)} differs "
+                                    f"from the least fixpoint")
+            problems.extend(state.verify())
+            for g, numbers in warm.nogood_nodes.items():
+                stored_g = self._store.nogood_history(g)[-1].status == ACTIVE
+                if stored_g != all(expected[n] for n in numbers):
+                    problems.append(f"nogood {g!r}: stored status differs from its nodes' status")
+            saved = self._store.checkpoint()
+            if saved is not None and saved.event <= warm.seen_event:
+                restored = self._load(warm.seen_event)
+                if (restored.state.active != state.active or restored.state.support != state.support
+                        or restored.audits != replayed.audits or restored.index.ids != index.ids
+                        or list(restored.index.just_antecedents) != list(index.just_antecedents)):
+                    problems.append(f"the checkpoint at event {saved.event} plus the log differs "
+                                    f"from the log replayed")
+            if (warm.state.active != state.active or warm.state.support != state.support
+                    or warm.audits != replayed.audits):
+                problems.append("this process's state differs from the stored one")
+            return problems
+
+
+def load_structure(db_path: str | Path) -> SupportStructure:
+    """The stored memory as it stands now, for ``jtms check --db``.
+
+    Audited (invalidated) nodes that are still blocked are removed, with every justification
+    that uses them; claims they were the only support of stay, unjustified or with broken
+    justifications, so they are inactive. The least fixpoint of the result is exactly the
+    memory's current active state, and its claims are checked for influence safety.
+    """
+    with Memory.open(db_path) as memory, memory.snapshot():
+        state = memory.state
+        index, blocked = state.index, state.blocks
+        texts = memory.texts()
+    ids = index.ids
+    evidence = [ids[n] for n in range(index.size) if index.is_evidence[n] and n not in blocked]
+    claims = [ids[n] for n in range(index.size) if not index.is_evidence[n]]
+    pairs = []
+    for j, claim in enumerate(index.just_claim):
+        ants = index.just_antecedents[j]
+        if claim in blocked or any(a in blocked for a in ants):
+            continue
+        pairs.append((ids[claim], [ids[a] for a in ants]))
+    return SupportStructure.build(evidence, claims, pairs, texts=texts)
+
+
+def load_memory(db_path: str | Path) -> tuple[SupportStructure, frozenset[str]]:
+    """The whole stored graph and the ids currently blocked by audits in force."""
+    with Memory.open(db_path) as memory, memory.snapshot():
+        return memory.structure(), memory.blocked_ids()
+
+
+__all__ = ["Memory", "load_memory", "load_structure"]

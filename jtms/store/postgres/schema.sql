@@ -1,0 +1,163 @@
+-- The tables, functions and checks of one memory (one PostgreSQL schema).
+-- Run with the memory's schema as search_path; the per-table triggers are added by
+-- jtms.store.postgres.store (they name each table).
+CREATE TABLE meta (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
+
+-- Every write is one event: an import, an addition, an audit or a reinstatement.
+CREATE TABLE events (
+    id     bigint PRIMARY KEY,
+    kind   text NOT NULL CHECK (kind IN ('init', 'import', 'add-evidence', 'add-claim',
+                                         'add-justification', 'audit', 'reinstate',
+                                         'add-nogood')),
+    time   text NOT NULL,
+    actor  text,
+    reason text,
+    roots  text[],
+    target bigint,
+    source text,
+    CHECK ((kind = 'audit') = (roots IS NOT NULL)),
+    CHECK ((kind = 'reinstate') = (target IS NOT NULL))
+);
+CREATE UNIQUE INDEX events_one_reinstatement ON events (target) WHERE kind = 'reinstate';
+
+CREATE TABLE nodes (
+    num        integer PRIMARY KEY,
+    id         text NOT NULL UNIQUE,
+    kind       text NOT NULL CHECK (kind IN ('evidence', 'claim')),
+    text       text NOT NULL DEFAULT '',
+    author     text,
+    expression text,
+    value      text,
+    event      bigint NOT NULL,
+    status     text NOT NULL CHECK (status IN ('active', 'inactive'))
+);
+CREATE INDEX nodes_by_event ON nodes (event);
+
+CREATE TABLE justifications (
+    num         integer PRIMARY KEY,
+    claim       integer NOT NULL,
+    antecedents integer[] NOT NULL,
+    event       bigint NOT NULL
+);
+
+CREATE TABLE revisions (
+    seq    bigint PRIMARY KEY,
+    node   integer NOT NULL,
+    status text NOT NULL CHECK (status IN ('active', 'inactive')),
+    event  bigint NOT NULL
+);
+CREATE INDEX revisions_by_node ON revisions (node, seq);
+CREATE INDEX revisions_by_event ON revisions (event);
+
+CREATE TABLE supports (
+    seq           bigint PRIMARY KEY,
+    node          integer NOT NULL,
+    justification integer NOT NULL,
+    rank          bigint NOT NULL,
+    event         bigint NOT NULL
+);
+CREATE INDEX supports_by_event ON supports (event);
+CREATE INDEX supports_by_node ON supports (node, seq);
+
+-- Nodes that must not all be active together; they change no status by themselves.
+CREATE TABLE nogoods (
+    id     text PRIMARY KEY,
+    nodes  text[] NOT NULL,
+    text   text NOT NULL DEFAULT '',
+    author text,
+    event  bigint NOT NULL,
+    status text NOT NULL CHECK (status IN ('active', 'inactive')),
+    ord    bigint NOT NULL UNIQUE            -- creation order (SQLite's rowid); not exported
+);
+
+CREATE TABLE nogood_revisions (
+    seq    bigint PRIMARY KEY,
+    nogood text NOT NULL,
+    status text NOT NULL CHECK (status IN ('active', 'inactive')),
+    event  bigint NOT NULL
+);
+CREATE INDEX nogood_revisions_by_nogood ON nogood_revisions (nogood, seq);
+
+CREATE TABLE checkpoints (
+    event bigint PRIMARY KEY,
+    data  bytea NOT NULL
+);
+
+CREATE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% are immutable (append-only memory)', TG_TABLE_NAME
+        USING ERRCODE = 'insufficient_privilege';
+END $$;
+
+-- References of inserted rows, checked once per statement (COPY included). Node and
+-- justification numbers are dense (0, 1, ...: checked here at every insert), so a reference
+-- to one is valid exactly when it lies in [0, max]: one aggregate over the inserted rows and
+-- an index lookup, whatever the size of the memory. Nothing referenced can ever be deleted.
+CREATE FUNCTION check_references() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+DECLARE
+    bad text;
+    low bigint;
+    high bigint;
+    rows bigint;
+    nodes_max bigint;
+    justifications_max bigint;
+BEGIN
+    IF TG_TABLE_NAME = 'events' THEN
+        SELECT 'event ' || r.id || ' undoes a missing audit ' || r.target INTO bad FROM new_rows r
+         WHERE r.target IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.target AND e.kind = 'audit')
+         LIMIT 1;
+    ELSE
+        SELECT 'a row refers to a missing event ' || r.event INTO bad
+          FROM (SELECT DISTINCT event FROM new_rows) r
+         WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.event) LIMIT 1;
+        SELECT max(num) INTO nodes_max FROM nodes;
+    END IF;
+    IF bad IS NULL AND TG_TABLE_NAME = 'nodes' THEN
+        SELECT min(num), max(num), count(*) INTO low, high, rows FROM new_rows;
+        IF rows <> high - low + 1 OR (low > 0 AND NOT EXISTS (SELECT 1 FROM nodes WHERE num = low - 1)) THEN
+            bad := 'node numbers ' || low || '..' || high || ' are not the next dense numbers';
+        END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'justifications' THEN
+        SELECT min(num), max(num), count(*) INTO low, high, rows FROM new_rows;
+        IF rows <> high - low + 1
+           OR (low > 0 AND NOT EXISTS (SELECT 1 FROM justifications WHERE num = low - 1)) THEN
+            bad := 'justification numbers ' || low || '..' || high || ' are not the next dense numbers';
+        ELSIF (SELECT max(claim) > nodes_max OR min(claim) < 0 FROM new_rows)
+              OR (SELECT max(a) > nodes_max OR min(a) < 0 FROM new_rows, unnest(antecedents) a) THEN
+            bad := 'a justification refers to a missing node';
+        END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'revisions' THEN
+        IF (SELECT max(node) > nodes_max OR min(node) < 0 FROM new_rows) THEN
+            bad := 'a revision refers to a missing node';
+        END IF;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogoods' THEN
+        SELECT 'nogood ' || r.id || ' names a missing node ' || a.node INTO bad
+          FROM new_rows r, unnest(r.nodes) AS a(node)
+         WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = a.node) LIMIT 1;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogood_revisions' THEN
+        SELECT 'a revision of a missing nogood ' || r.nogood INTO bad FROM new_rows r
+         WHERE NOT EXISTS (SELECT 1 FROM nogoods g WHERE g.id = r.nogood) LIMIT 1;
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'supports' THEN
+        SELECT max(num) INTO justifications_max FROM justifications;
+        IF (SELECT max(node) > nodes_max OR min(node) < 0 OR max(justification) > justifications_max
+                   OR min(justification) < 0 FROM new_rows) THEN
+            bad := 'a support refers to a missing node or justification';
+        END IF;
+    END IF;
+    IF bad IS NOT NULL THEN
+        RAISE EXCEPTION '%: %', TG_TABLE_NAME, bad USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- Listeners learn of every committed write (payload: the newest event id).
+CREATE FUNCTION notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify(TG_ARGV[0], (SELECT max(id) FROM new_rows)::text);
+    RETURN NULL;
+END $$;
