@@ -44,7 +44,7 @@ Progress = Callable[[int, int], None]
 
 def rule_name(rule: RevisionRule) -> str:
     """The exact rule a part was run with (a mutant's part is never resumed as a real run)."""
-    return f"{rule.__module__}.{rule.__qualname__}"
+    return f"{rule.__module__}.{getattr(rule, '__qualname__', repr(rule))}"
 
 
 def plan_digest(plan: ClassPlan) -> str:

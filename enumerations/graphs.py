@@ -253,7 +253,9 @@ class GraphTally:
     def from_dict(cls, data: dict) -> "GraphTally":
         """The tally :meth:`to_dict` wrote (for resumable part files)."""
         family = GraphFamily(**{k: int(v) for k, v in data["family"].items()})
-        tally = cls(family, **{name: int(data[name]) for name in cls._COUNTS})
+        tally = cls(family)
+        for name in cls._COUNTS:
+            setattr(tally, name, int(data[name]))
         tally.violations = {str(k): int(v) for k, v in data["violations"].items()}
         tally.examples = [str(e) for e in data["examples"]]
         tally.cpu_seconds = float(data["cpu_seconds"])
@@ -433,16 +435,17 @@ def class_shard(index: int, family: GraphFamily, size: int, parents: Sequence[Se
     """One shard on a worker (module-level, picklable): generate the canonical children of
     ``parents`` (or the empty graph when ``size`` is 0) and check them; ``(index, tally)``.
     The tally's CPU seconds include the generation."""
-    from enumerations.orderly import extend
+    from enumerations.orderly import class_sizes, extend
 
     began = time.thread_time()
     maps = group_maps(family)
-    if size == 0:
+    if size == 0 or parents is None:
         rows, aut = np.zeros((1, 0), dtype=np.int32), np.array([maps.shape[0]], dtype=np.int64)
     else:
         rows, aut = extend(np.array(parents, dtype=np.int32).reshape(len(parents), size - 1), maps)
     generated = time.thread_time() - began
-    tally = graph_shard(family, rows.tolist(), (maps.shape[0] // aut).tolist(), exact=exact)
+    sizes = class_sizes(aut, maps.shape[0])
+    tally = graph_shard(family, rows.tolist(), sizes.tolist(), exact=exact)
     tally.cpu_seconds += generated
     return index, tally
 

@@ -93,12 +93,9 @@ def _kernel() -> Callable[..., Any]:
     return extend  # type: ignore[no-any-return]
 
 
-def extend(parents: np.ndarray, maps: Maps, kernel: Callable[..., Any] | None = None
-           ) -> tuple[np.ndarray, np.ndarray]:
+def extend(parents: np.ndarray, maps: Maps) -> tuple[np.ndarray, np.ndarray]:
     """The canonical children of canonical ``parents`` (rows of sorted candidate indices,
-    all of one size): their rows (one longer, sorted) and automorphism counts.
-
-    ``kernel`` replaces the compiled loop (the tests plant wrong ones)."""
+    all of one size): their rows (one longer, sorted) and automorphism counts."""
     parents = np.ascontiguousarray(parents, dtype=np.int32)
     depth = parents.shape[1]
     K = maps.shape[1]
@@ -106,18 +103,29 @@ def extend(parents: np.ndarray, maps: Maps, kernel: Callable[..., Any] | None = 
     capacity = int((K - 1 - last.astype(np.int64)).sum())
     rows = np.empty((capacity, depth + 1), dtype=np.int32)
     aut = np.empty(capacity, dtype=np.int64)
-    count = (kernel or _kernel())(parents, np.ascontiguousarray(maps, dtype=np.int32), rows, aut)
+    count = _kernel()(parents, np.ascontiguousarray(maps, dtype=np.int32), rows, aut)
     return rows[:count], aut[:count]
 
 
-def levels(maps: Maps, max_justifications: int,
-           kernel: Callable[..., Any] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+def class_sizes(automorphisms: np.ndarray, order: int) -> np.ndarray:
+    """``|G| / |Aut|`` per class: the labelled graphs in it. The automorphisms of a graph
+    form a subgroup, so their number divides ``|G|`` (Lagrange); a count that does not is a
+    broken canonical test (a permutation skipped, say), reported as an AssertionError
+    rather than rounded away."""
+    automorphisms = np.asarray(automorphisms, dtype=np.int64)
+    if np.any(automorphisms < 1) or np.any(order % np.maximum(automorphisms, 1)):
+        raise AssertionError("an automorphism count does not divide the group order: "
+                             "the canonical test is not over a group")
+    return order // automorphisms
+
+
+def levels(maps: Maps, max_justifications: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """The canonical graphs of every size 0 .. J: per size, (rows, automorphism counts)."""
     G = maps.shape[0]
     current = np.zeros((1, 0), dtype=np.int32)
     result = [(current, np.array([G], dtype=np.int64))]  # the empty graph: fixed by all of G
     for _ in range(max_justifications):
-        current, aut = extend(current, maps, kernel)
+        current, aut = extend(current, maps)
         result.append((current, aut))
         if not len(current):
             break
@@ -133,4 +141,4 @@ def is_canonical(row: np.ndarray, maps: Maps) -> bool:
     return bool(min(tuple(r) for r in images.tolist()) == tuple(int(x) for x in row))
 
 
-__all__ = ["extend", "is_canonical", "levels"]
+__all__ = ["class_sizes", "extend", "is_canonical", "levels"]
