@@ -7,6 +7,13 @@ own claim is left out: under the least fixpoint it never fires, and it adds no i
 edge from evidence, so it changes no verdict. Graphs are checked once per isomorphism class
 (permuting evidence and claims preserves every verdict); ``graphs`` counts the labelled ones.
 
+The classes are generated directly, one canonical graph each, by orderly generation
+(:mod:`enumerations.orderly`), in shards of canonical parents (:func:`plan_classes`,
+:func:`class_shard`); a run checks that the class sizes add up to the labelled count and
+that the classes are as many as Burnside's lemma counts (:mod:`enumerations.burnside`).
+:func:`iso_classes`, which walks every labelled graph, stays as the reference the tests
+compare the generator with on small families.
+
 For each graph and each claim the brute force, independent of the checker, compares
 ``theory.revision.exact`` with ``theory.revision.influence`` on every audit of evidence
 (2**E audits), and takes the minimal justifications (minimal X with c active when exactly
