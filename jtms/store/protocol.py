@@ -314,7 +314,7 @@ class Store(Protocol):
         ...
 
 
-class Backend(Protocol):
+class StoreBackend(Protocol):
     """A backend module's store class: how a memory is created and opened at a location."""
 
     def create(self, location: str, durability: str = "full",
@@ -328,6 +328,6 @@ class Backend(Protocol):
         ...
 
 
-__all__ = ["ACTIVE", "Backend", "Checkpoint", "EVENT_KINDS", "EventRow", "HistoryRow", "INACTIVE",
+__all__ = ["ACTIVE", "StoreBackend", "Checkpoint", "EVENT_KINDS", "EventRow", "HistoryRow", "INACTIVE",
            "JustificationRow", "NewNode", "NodeRow", "NogoodRow", "RevisionRow", "Store", "SupportRow",
            "TABLES", "WithdrawalRow"]

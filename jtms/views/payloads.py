@@ -75,7 +75,7 @@ class ReinstatePayload(TypedDict):
     reactivated: list[str]
 
 
-class Revision(TypedDict):
+class RevisionPayload(TypedDict):
     seq: int
     status: str
     event: int
@@ -92,7 +92,7 @@ class HistoryPayload(TypedDict):
     kind: str
     active: bool
     audited_by: list[int]
-    revisions: list[Revision]
+    revisions: list[RevisionPayload]
 
 
 class StatePayload(TypedDict):
