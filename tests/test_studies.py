@@ -18,7 +18,7 @@ from theory.fixpoint import active_state
 from theory.structure import SupportStructure
 
 from jtms.cli import main
-from jtms.views.context import HEADER, WITHDRAWN_HEADER, count_tokens
+from jtms.memory.context import HEADER, WITHDRAWN_HEADER, count_tokens
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.studies import (DEFAULT_SEEDS, STUDIES, diagnosis, heterogeneous, revisionpair,
                           run_seeds, run_study, rules, scimap)

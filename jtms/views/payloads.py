@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict  # pydantic (the MCP output schemas) needs it below 3.12
 
-from jtms.cli.output import sorted_ids
+from theory.canonical import sorted_ids
 from jtms.memory.memory import Memory
 from jtms.memory.results import AuditResult, Change
 
@@ -141,7 +141,7 @@ class ContextEvidencePayload(TypedDict):
 
 
 class ContextPayload(TypedDict):
-    """``context``: the keys of :meth:`jtms.views.context.Context.as_dict`."""
+    """``context``: the keys of :meth:`jtms.memory.context.Context.as_dict`."""
 
     budget: int
     tokens: int

@@ -289,7 +289,7 @@ def run_explain(args: argparse.Namespace) -> int:
 def run_context(args: argparse.Namespace) -> int:
     if args.budget < 0:
         raise InputError(f"--budget must be >= 0, got {args.budget}")
-    from jtms.views.context import render_text
+    from jtms.memory.context import render_text
 
     with _reading(args) as memory:
         compiled = memory.context(args.budget, args.query)
