@@ -245,7 +245,7 @@ class Memory:
         >>> past = memory.as_of(7)                      # doctest: +SKIP
         >>> past.explain("c1").certificate              # the derivation that held at event 7
 
-        The state as of event k is exactly the state after event k (DESIGN.md section 2:
+        The state as of event k is exactly the state after event k (docs/design.md section 2:
         what existed at k with the audits in force at k, and the support pointers the writers
         stored), so ``explain`` shows the certificate that held then. Writing through a view
         is an error; it shares this memory's connection (close this one, not the view).

@@ -2,7 +2,7 @@
 ``--json`` and the MCP server's structured tool results, so both carry the same keys.
 
 Each builder takes what a public :class:`jtms.memory.memory.Memory` call returned and gives a
-JSON-ready dict whose id lists are sorted (DESIGN.md section 4). The TypedDicts name the keys and
+JSON-ready dict whose id lists are sorted (docs/design.md section 4). The TypedDicts name the keys and
 their types; the MCP server publishes them as its tools' output schemas.
 
 ```python

@@ -63,7 +63,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "diagnose", help="contradictions (active nogoods) and the evidence to withdraw (exit 1 if any)",
         formatter_class=argparse.RawDescriptionHelpFormatter, description=_DESCRIPTION)
     parser.add_argument("graph", metavar="GRAPH", nargs="?",
-                        help="graph file with \"nogoods\" (DESIGN.md section 4), or use --db")
+                        help="graph file with \"nogoods\" (docs/design.md section 4), or use --db")
     db_option(parser, instead_of_file=True,
               help="diagnose a stored memory (with its audits in force) instead of a file")
     parser.add_argument("--max-diagnoses", type=at_least(0), default=DEFAULT_MAX_DIAGNOSES, metavar="K",

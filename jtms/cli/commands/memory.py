@@ -84,7 +84,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                     "transaction (example: jtms upgrade --db old.db)."))
     p.set_defaults(func=run_upgrade)
 
-    p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
+    p = _common(subparsers.add_parser("import", help="add a graph file (docs/design.md format) to the memory"))
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
     p.set_defaults(func=run_import)

@@ -33,7 +33,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "example:\n  jtms supports examples/or_world.json --claim claim --json"
         ),
     )
-    supports.add_argument("graph", metavar="GRAPH", help="graph file (DESIGN.md section 4 format)")
+    supports.add_argument("graph", metavar="GRAPH", help="graph file (docs/design.md section 4 format)")
     supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
     supports.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="stop after N justifications")
     supports.add_argument("--formula", action="store_true", help="also print the support formula (sympy DNF)")
