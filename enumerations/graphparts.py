@@ -30,7 +30,14 @@ from pathlib import Path
 import numpy as np
 
 from enumerations.executor import ShardExecutor
-from enumerations.graphs import SHARD_CLASSES, ClassPlan, GraphFamily, GraphTally, class_shard, plan_classes
+from enumerations.graphs import (
+    SHARD_CLASSES,
+    ClassPlan,
+    GraphFamily,
+    GraphTally,
+    class_shard,
+    plan_classes,
+)
 from enumerations.parts import Interval, PartError, normalise, subtract
 from theory.revision import RevisionRule
 from theory.revision import exact as theory_exact

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, combinations, permutations
 from math import comb
+from typing import Any
 
 import numpy as np
 

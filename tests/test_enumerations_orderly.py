@@ -12,7 +12,14 @@ import pytest
 from enumerations import burnside
 from enumerations.executor import start_executor
 from enumerations.graphparts import estimate_cost, load_graph_part, run_graph_part
-from enumerations.graphs import GraphFamily, GraphTally, graph_shard, group_maps, iso_classes, run_graphs
+from enumerations.graphs import (
+    GraphFamily,
+    GraphTally,
+    graph_shard,
+    group_maps,
+    iso_classes,
+    run_graphs,
+)
 from enumerations.orderly import class_sizes, extend, is_canonical, levels
 from enumerations.parts import PartError
 

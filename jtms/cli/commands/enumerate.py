@@ -9,7 +9,6 @@ local processes or, with ``--dask``, on a Dask cluster (a local one unless
 
 from __future__ import annotations
 
-
 import argparse
 import sys
 from collections.abc import Callable, Iterator
@@ -18,9 +17,8 @@ from typing import Any
 
 from rich.markup import escape
 
-from theory.errors import InputError
-
 from jtms.cli.output import console, print_json, table, writable_file
+from theory.errors import InputError
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
@@ -105,8 +103,14 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]
         yield None
         return
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
@@ -449,8 +453,14 @@ def _eta_progress(enabled: bool, label: str, every: float = 60.0,
         return
     if sys.stderr.isatty():
         from rich.console import Console
-        from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
