@@ -30,13 +30,13 @@ one is refused, as is a document with bundles (flatten it first).
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote
 
 from theory.errors import InputError
 from theory.ids import id_problem
@@ -47,8 +47,9 @@ from theory.structure import SupportStructure
 from jtms.interchange.imported import ChoiceDependence, Imported, ImportReport
 
 DERIVATION_CHOICES = ("and", "or", "separate")
-NODE_NAMESPACE = "urn:jtms:node:"          # the entities jtms writes: local part = quoted node id
-ACTIVITY_NAMESPACE = "urn:jtms:activity:"  # the activities jtms writes (one per justification)
+NODE_NAMESPACE = "urn:jtms:node#"          # the entities jtms writes (local part: local_name)
+ACTIVITY_NAMESPACE = "urn:jtms:activity#"  # the activities jtms writes (one per justification)
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")  # local parts every serialization keeps as they are
 EXTRA = "prov"
 
 # file name endings -> (prov format, options)
@@ -122,12 +123,26 @@ def load_document(path: str | Path) -> Any:
 _LABELS = {"json": "PROV-JSON", "provn": "PROV-N", "xml": "PROV-XML", "rdf": "PROV-O"}
 
 
+def local_name(node: str) -> str:
+    """The local part jtms writes for a node id: the id itself when it is a plain name
+    (letters, digits, ``_``, ``-``, a letter first), else ``_x`` and the hex of its UTF-8,
+    which PROV-N, PROV-XML and PROV-O all keep (percent signs and dots in local parts are
+    split or dropped by some of them)."""
+    return node if _PLAIN.fullmatch(node) else "_x" + node.encode("utf-8").hex()
+
+
 def node_id(name: Any) -> str:
     """The node id of a PROV identifier: its prefixed name (``exc:chart1``); in jtms's own
-    namespace, the node id it was written from."""
+    namespace, the node id it was written from (see :func:`local_name`)."""
     namespace = getattr(name, "namespace", None)
     if namespace is not None and namespace.uri == NODE_NAMESPACE:
-        return unquote(name.localpart)
+        local = name.localpart
+        if local.startswith("_x"):
+            try:
+                return bytes.fromhex(local[2:]).decode("utf-8")
+            except ValueError:
+                raise InputError(f"{str(name)!r} is not a name jtms writes") from None
+        return str(local)
     return str(name)
 
 
@@ -248,7 +263,11 @@ def read_document(document: Any, source: str = "<prov>") -> ProvReading:
 def read_prov(path: str | Path, *, derivations: str | None = None) -> Imported:
     """Read a PROV document; ``derivations`` is required when it has plain derivations."""
     source = str(path)
-    return imported_from(read_document(load_document(path), source), source, derivations)
+    try:
+        reading = read_document(load_document(path), source)
+    except InputError as error:
+        raise error.with_source(source) from None
+    return imported_from(reading, source, derivations)
 
 
 def imported_from(reading: ProvReading, source: str, derivations: str | None) -> Imported:
@@ -314,14 +333,14 @@ def to_document(structure: SupportStructure, audit: frozenset[str] = frozenset()
     acts = document.add_namespace("jtmsact", ACTIVITY_NAMESPACE)
 
     def name(node: str) -> Any:
-        return nodes[quote(node, safe="")]
+        return nodes[local_name(node)]
 
     for node_id_ in sorted(structure.nodes):
         text = structure.nodes[node_id_].text
         document.entity(name(node_id_), {"prov:label": text} if text else None)
     for claim, justifications in sorted(structure.justifications_of.items()):
         for k, justification in enumerate(sorted(justifications, key=lambda j: sorted(j.antecedents))):
-            activity = document.activity(acts[f"{quote(claim, safe='')}.{k}"])
+            activity = document.activity(acts[f"{local_name(claim)}-j{k}"])  # unique: k has no "-j"
             for antecedent in sorted(justification.antecedents):
                 document.used(activity, name(antecedent))
             document.wasGeneratedBy(name(claim), activity)
@@ -342,5 +361,5 @@ def dumps_prov(structure: SupportStructure, audit: frozenset[str] = frozenset(),
 
 
 __all__ = ["ACTIVITY_NAMESPACE", "DERIVATION_CHOICES", "NODE_NAMESPACE", "ProvReading",
-           "choice_dependence", "dumps_prov", "imported_from", "load_document", "node_id",
+           "choice_dependence", "dumps_prov", "imported_from", "load_document", "local_name", "node_id",
            "read_document", "read_prov", "to_document", "verdict_table"]

@@ -9,7 +9,8 @@ The mapping (docs/importing.md):
   (a node is IN when any justification is valid). CP justifications are evaluated by
   ftl-reasons exactly as SL ones, so they are read the same way and counted in the report;
 - nogoods are nogoods;
-- retracted nodes (``retracted_at`` set, or the store's ``_retracted`` flag) are the audit.
+- retracted nodes (``retracted_at`` set; in a store older than that column, the
+  ``_retracted`` flag; a premise that is OUT) are the audit.
 
 Out-lists ("believe X unless Y") are non-monotonic, outside this theory: a justification
 with one is refused, naming the node and the justification, or with ``drop_out_lists``
@@ -71,7 +72,12 @@ def network_from_sqlite(path: str | Path) -> dict[str, Any]:
     """The store's nodes, justifications and nogoods as an ``export_network``-shaped dict
     (with the ``_retracted`` flag kept in each node's metadata), read without writing."""
     source = str(path)
-    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    # ftl-reasons keeps its store in WAL mode, and a read-only connection to it creates the
+    # -wal and -shm files; without a -wal file (no writer has uncommitted pages) the store is
+    # read as immutable, which creates nothing beside it
+    resolved = Path(path).resolve()
+    live = resolved.with_name(resolved.name + "-wal").exists()
+    uri = resolved.as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
     try:
         connection = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as error:
@@ -82,7 +88,7 @@ def network_from_sqlite(path: str | Path) -> dict[str, Any]:
             if needed not in tables:
                 raise InputError(f"not an ftl-reasons store: no table {needed!r}", source=source)
         columns = {row[1] for row in connection.execute("PRAGMA table_info(nodes)")}
-        retracted = "retracted_at" if "retracted_at" in columns else "''"
+        retracted = "retracted_at" if "retracted_at" in columns else "NULL"
         nodes: dict[str, Any] = {}
         for node_id, text, truth, metadata_json, retracted_at in connection.execute(
                 f"SELECT id, text, truth_value, metadata_json, {retracted} FROM nodes ORDER BY id"):
@@ -90,8 +96,9 @@ def network_from_sqlite(path: str | Path) -> dict[str, Any]:
                 metadata = json.loads(metadata_json) if metadata_json else {}
             except json.JSONDecodeError:
                 raise InputError("malformed metadata_json", source=source, node=str(node_id)) from None
-            nodes[node_id] = {"text": text, "truth_value": truth, "justifications": [],
-                              "metadata": metadata, "retracted_at": retracted_at or ""}
+            nodes[node_id] = {"text": text, "truth_value": truth, "justifications": [], "metadata": metadata}
+            if retracted_at is not None:  # a store older than the column has only the flag
+                nodes[node_id]["retracted_at"] = retracted_at
         for node_id, kind, antecedents, out_list in connection.execute(
                 "SELECT node_id, type, antecedents_json, outlist_json FROM justifications ORDER BY rowid"):
             if node_id not in nodes:
@@ -188,7 +195,11 @@ def _from_network(network: Any, source: str, drop_out_lists: bool) -> Imported:
         if truth not in ("IN", "OUT"):
             raise InputError(f"truth_value must be IN or OUT, got {truth!r}", node=node_id)
         recorded[node_id] = truth
-        if flagged or node.get("retracted_at") or (not justifications and truth == "OUT"):
+        # ftl-reasons' retract sets retracted_at and the _retracted flag, its assert clears
+        # both; its import_json restores an OUT node by retracting it and then puts back the
+        # exported retracted_at, so the flag alone (with retracted_at empty) is no retraction
+        stamped = bool(node["retracted_at"]) if "retracted_at" in node else flagged
+        if stamped or (not justifications and truth == "OUT"):
             retracted.add(node_id)
     _refuse_out_list_cycles(in_edges, out_edges)
     if out_lists and not drop_out_lists:
