@@ -168,6 +168,10 @@ def test_readings_are_nested_and_only_claims_downstream_of_a_derivation_depend_o
     audit = frozenset(reading.invalidated)
     active = {c: active_state(s, blocked=audit) for c, s in structures.items()}
     assert active["and"] <= active["separate"] <= active["or"]  # each reading is weaker
+    for target, sources in reading.plain.items():  # what each reading means for one entity
+        assert all(sources <= j.antecedents for j in structures["and"].justifications_of[target])
+        assert {frozenset({s}) for s in sources} <= {j.antecedents for j in structures["or"].justifications_of[target]}
+        assert sources in {j.antecedents for j in structures["separate"].justifications_of[target]}
     imported = imported_from(reading, "generated", "and" if reading.plain_count else None)
     if not reading.plain_count:
         assert imported.report.choice_dependent is None
