@@ -186,3 +186,12 @@ def test_without_prov_the_command_names_the_extra(files, capsys, monkeypatch):
     # ftl-reasons networks are read without the package
     monkeypatch.setitem(sys.modules, "reasons", None)
     assert run(capsys, "check", "--from", "reasons", str(files / "network.json"))[0] == 0
+
+
+def test_revise_from_reasons_is_after_the_retractions(files, capsys):
+    # obs-b is retracted in the network: belief rests on obs-a alone, so exact withdraws it
+    code, out, _ = run(capsys, "revise", "--from", "reasons", str(files / "network.json"), "--audit", "obs-a",
+                       "--json")
+    assert code == 0 and json.loads(out)["retired"] == ["belief", "conclusion", "obs-a"]
+    code, _, err = run(capsys, "revise", "--from", "reasons", str(files / "network.json"), "--audit", "obs-b")
+    assert code == 2 and "is audited already" in err

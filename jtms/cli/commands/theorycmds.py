@@ -15,7 +15,7 @@ from jtms.cli.sources import add_source_arguments, print_import_report, read_fro
 from theory.errors import InputError
 from theory.graphfile import load_graph, paused_gc
 from theory.justifications import minimal_justifications
-from theory.revision import RULES, revise
+from theory.revision import RULES, revise, revise_in_force
 from theory.safety import SafetyReport, SafetySummary, check_structure, summarize_structure
 from theory.structure import SupportStructure
 
@@ -60,7 +60,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                                help="node ids to invalidate (evidence or claims)")
     revise_parser.add_argument("--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)")
     revise_parser.add_argument("--json", action="store_true", help="machine output")
-    add_source_arguments(revise_parser)  # the source's own audit is reported, not applied
+    add_source_arguments(revise_parser)  # --from: the audit revises the source after its own audit
     revise_parser.set_defaults(func=run_revise)
 
     check = subparsers.add_parser(
@@ -125,7 +125,10 @@ def run_revise(args: argparse.Namespace) -> int:
     imported = read_from(args, args.graph)
     structure = load_graph(args.graph) if imported is None else imported.structure
     try:
-        result = revise(structure, args.audit, args.rule)
+        if imported is not None and imported.audit:  # after the audit the source has in force
+            result = revise_in_force(structure, imported.audit, args.audit, args.rule)
+        else:
+            result = revise(structure, args.audit, args.rule)
     except InputError as error:
         raise error.with_source(args.graph) from None
     payload = result.to_dict()
@@ -138,6 +141,9 @@ def run_revise(args: argparse.Namespace) -> int:
     out.print(f"rule {result.rule}, audit {format_set(result.audit)}")
     rows = [(node, structure.kind(node).value, "retired") for node in payload["retired"]]
     rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
+    if imported is not None:
+        rows += [(node, structure.kind(node).value, "audited in the source")
+                 for node in imported.audit_list() if node not in result.audit]
     out.print(table("State after the audit", ["node", "kind", "status"], rows))
     if imported is not None:
         print_import_report(imported)
