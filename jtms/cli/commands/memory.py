@@ -4,9 +4,8 @@ explain, context, review. Every command takes ``--db PATH`` (default ``jtms.db``
 
 from __future__ import annotations
 
-
 import argparse
-import os
+
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from theory.errors import InputError
 from theory.graphfile import load_document
 
+from jtms.cli.arguments import db_option
 from jtms.views import payloads
 from jtms.cli.output import console, print_json, table
 from jtms.cli.sources import add_source_arguments, read_from, report_lines
@@ -23,22 +23,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from jtms.interchange import Imported
     from jtms.memory.contradictions import ContradictionReview
 
-DEFAULT_DB = "jtms.db"
 TABLE_ROWS = 50   # rows of a table for people; --json lists everything
 
-
-def default_db() -> str:
-    """``$JTMS_DB`` when set (a file or a postgresql:// URL), else ``jtms.db``."""
-    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
-
-
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--db", default=default_db(), metavar="LOCATION",
-                        help="the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME"
-                             f"?memory=NAME (default $JTMS_DB, else {DEFAULT_DB})")
+    db_option(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
-
 
 def _id_list(value: str, what: str) -> list[str]:
     items = [item.strip() for item in value.split(",")]
@@ -46,12 +36,10 @@ def _id_list(value: str, what: str) -> list[str]:
         raise InputError(f"{what}: expected ID[,ID...], got {value!r}")
     return items
 
-
 def _as_of(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--as-of", default=None, metavar="EVENT_ID|ISO_TIME",
                         help="the memory as it was at an event (its id, or the latest event at "
                              "or before an ISO time such as 2026-12-01T08:30:00Z)")
-
 
 @contextmanager
 def _reading(args: argparse.Namespace) -> Iterator[Memory]:
@@ -64,7 +52,6 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
         text = moment.strip()
         yield memory.as_of(int(text) if text.isdigit() else text)
 
-
 def _tolerance(text: str) -> float:
     """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
     try:
@@ -75,13 +62,11 @@ def _tolerance(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text[:40]!r}")
     return value
 
-
 def _seconds(text: str) -> float:
     value = _tolerance(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text[:40]!r}")
     return value
-
 
 def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> int:
     """Print ``payload`` (``--json``) or ``text``; exit 0."""
@@ -90,7 +75,6 @@ def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> 
     else:
         console().print(text)
     return 0
-
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
@@ -102,7 +86,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                     "transaction (example: jtms upgrade --db old.db)."))
     p.set_defaults(func=run_upgrade)
 
-    p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
+    p = _common(subparsers.add_parser("import", help="add a graph file (docs/design.md format) to the memory"))
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
     add_source_arguments(p)  # --from reasons|prov: the graph, then its audit (docs/importing.md)
@@ -188,19 +172,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                    help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
     p.set_defaults(func=run_review)
 
-
 # --- handlers ---------------------------------------------------------------------------------
 
 def run_init(args: argparse.Namespace) -> int:
     Memory.create(args.db).close()
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
 
-
 def run_upgrade(args: argparse.Namespace) -> int:
     changed = Memory.upgrade(args.db)
     return _report(args, {"db": args.db, "upgraded": changed},
                    f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
-
 
 def run_import(args: argparse.Namespace) -> int:
     imported = read_from(args, args.graph)  # read whole before the memory is opened
@@ -250,7 +231,6 @@ def run_add_evidence(args: argparse.Namespace) -> int:
                                      expression=args.expression, value=args.value)
     return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
 
-
 def run_add_claim(args: argparse.Namespace) -> int:
     justifications = [_id_list(value, "--because") for value in args.because]
     if args.premise:
@@ -260,7 +240,6 @@ def run_add_claim(args: argparse.Namespace) -> int:
     payload = payloads.node_added(change, args.id)
     return _report(args, payload,
                    f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})")
-
 
 def run_audit(args: argparse.Namespace) -> int:
     roots = _id_list(args.invalidate, "--invalidate")
@@ -287,7 +266,6 @@ def run_audit(args: argparse.Namespace) -> int:
         out.print(f"(tables show the first {TABLE_ROWS} rows; --json lists all)")
     return 0
 
-
 def run_reinstate(args: argparse.Namespace) -> int:
     try:
         audit_id = int(args.audit_id)
@@ -298,7 +276,6 @@ def run_reinstate(args: argparse.Namespace) -> int:
     return _report(args, payloads.reinstate_payload(audit_id, change),
                    f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
                    f"{', '.join(sorted(change.activated))}")
-
 
 def run_history(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
@@ -312,7 +289,6 @@ def run_history(args: argparse.Namespace) -> int:
                           [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
                             r["reason"] or ""] for r in rows]))
     return 0
-
 
 def run_explain(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
@@ -346,11 +322,10 @@ def run_explain(args: argparse.Namespace) -> int:
             out.print("  it has no justification")
     return 0
 
-
 def run_context(args: argparse.Namespace) -> int:
     if args.budget < 0:
         raise InputError(f"--budget must be >= 0, got {args.budget}")
-    from jtms.views.context import render_text
+    from jtms.memory.context import render_text
 
     with _reading(args) as memory:
         compiled = memory.context(args.budget, args.query)
@@ -359,7 +334,6 @@ def run_context(args: argparse.Namespace) -> int:
     else:
         print(render_text(compiled))
     return 0
-
 
 def run_state(args: argparse.Namespace) -> int:
     ids = _id_list(args.ids, "--ids") if args.ids is not None else None
@@ -376,7 +350,6 @@ def run_state(args: argparse.Namespace) -> int:
     if len(rows) > TABLE_ROWS:
         out.print(f"(the table shows the first {TABLE_ROWS} rows; --json lists all)")
     return 0
-
 
 def run_review(args: argparse.Namespace) -> int:
     from jtms.memory.contradictions import review_contradictions
@@ -417,7 +390,6 @@ def run_review(args: argparse.Namespace) -> int:
         _print_contradictions(found)
     return 0
 
-
 def _print_contradictions(found: "ContradictionReview") -> None:
     """The contradictions part of ``jtms review`` (see :mod:`jtms.memory.contradictions`)."""
     out = console()
@@ -437,6 +409,5 @@ def _print_contradictions(found: "ContradictionReview") -> None:
         out.print(f"audit {a.audit_id}: retired {', '.join(sorted(a.retired))}")
     elif found.report.diagnoses:
         out.print("run `jtms review --apply` (or `jtms diagnose --db ... --apply 1`) to audit it")
-
 
 ORDER = 20  # position of these commands in `jtms --help`
