@@ -8,12 +8,11 @@ import json
 import sys
 
 import pytest
-
 from interchange_cases import PRIMER_PROVN
-from theory.graphfile import graph_to_dict
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
+from theory.graphfile import graph_to_dict
 
 pytest.importorskip("prov.model", reason="prov is the `prov` extra")
 

@@ -11,8 +11,8 @@ import warnings
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from interchange_cases import PRIMER_PROVN, exportable_graphs
+
 from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.graphfile import graph_to_dict
@@ -22,7 +22,14 @@ from theory.revision import downstream_numbers
 prov_model = pytest.importorskip("prov.model", reason="prov is the `prov` extra")
 
 from jtms.interchange.prov import (  # noqa: E402
-    DERIVATION_CHOICES, dumps_prov, imported_from, read_document, read_prov, to_document, verdict_table)
+    DERIVATION_CHOICES,
+    dumps_prov,
+    imported_from,
+    read_document,
+    read_prov,
+    to_document,
+    verdict_table,
+)
 
 
 def parse(text: str, fmt: str = "provn", **options):

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-
 from interchange_cases import exportable_graphs
+
+from jtms.interchange.reasons import from_network, read_reasons, to_network
 from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.graphfile import graph_to_dict
-
-from jtms.interchange.reasons import from_network, read_reasons, to_network
 
 reasons = pytest.importorskip("reasons", reason="ftl-reasons is the `reasons` extra")
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+
 from jtms.interchange import Imported, read_source
 from jtms.interchange.prov import DERIVATION_CHOICES
 

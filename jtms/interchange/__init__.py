@@ -6,7 +6,13 @@ had in force, and an :class:`ImportReport` of what was dropped, ignored or left 
 mapping is lossless. docs/importing.md describes both mappings.
 """
 
-from jtms.interchange.imported import ChoiceDependence, Disagreement, DroppedOutList, Imported, ImportReport
+from jtms.interchange.imported import (
+           ChoiceDependence,
+           Disagreement,
+           DroppedOutList,
+           Imported,
+           ImportReport,
+)
 from jtms.interchange.sources import SOURCES, read_source
 
 __all__ = ["SOURCES", "ChoiceDependence", "Disagreement", "DroppedOutList", "ImportReport",

@@ -38,13 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jtms.interchange.imported import ChoiceDependence, Imported, ImportReport
 from theory.errors import InputError
 from theory.ids import id_problem
 from theory.optional import import_optional
 from theory.safety import summarize_structure
 from theory.structure import SupportStructure
-
-from jtms.interchange.imported import ChoiceDependence, Imported, ImportReport
 
 DERIVATION_CHOICES = ("and", "or", "separate")
 NODE_NAMESPACE = "urn:jtms:node#"          # the entities jtms writes (local part: local_name)

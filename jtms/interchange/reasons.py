@@ -31,13 +31,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from jtms.interchange.imported import Disagreement, DroppedOutList, Imported, ImportReport
 from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.graphalgo import tarjan
 from theory.ids import id_problem
 from theory.structure import Nogood, SupportStructure
-
-from jtms.interchange.imported import Disagreement, DroppedOutList, Imported, ImportReport
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 JUSTIFICATION_TYPES = ("SL", "CP")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from theory.errors import InputError
-
 from jtms.interchange.imported import Imported
+from theory.errors import InputError
 
 SOURCES = ("reasons", "prov")
 
