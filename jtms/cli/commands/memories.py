@@ -42,9 +42,11 @@ def register(subparsers: Any) -> None:
     _location(p)
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="write to FILE instead of standard output")
-    p.add_argument("--format", choices=["jsonl", "dot", "mermaid"], default="jsonl",
+    p.add_argument("--format", choices=["jsonl", "dot", "mermaid", "reasons", "prov"], default="jsonl",
                    help="jsonl: the lossless history (default); dot / mermaid: a drawing of the "
-                        "whole graph for documents (not re-importable)")
+                        "whole graph for documents (not re-importable); reasons / prov: the graph and "
+                        "the audits in force as an ftl-reasons network (its export JSON) or PROV-JSON, "
+                        "read back by `jtms import --from reasons|prov` (docs/importing.md)")
     p.set_defaults(func=run_export)
 
     p = subparsers.add_parser(
@@ -95,7 +97,12 @@ def run_export(args: argparse.Namespace) -> int:
 
     location = args.db
     write = export_memory
-    if args.format != "jsonl":  # a drawing of the whole graph (jtms/views/drawing.py)
+    if args.format in ("reasons", "prov"):  # another tool's format (jtms/interchange/)
+        from jtms.interchange.exporting import export_interchange
+
+        def write(location: str, out: IO[str]) -> Summary:
+            return export_interchange(location, args.format, out)
+    elif args.format != "jsonl":  # a drawing of the whole graph (jtms/views/drawing.py)
         from jtms.views.drawing import export_drawing
 
         def write(location: str, out: IO[str]) -> Summary:
@@ -119,8 +126,9 @@ def run_export(args: argparse.Namespace) -> int:
         if args.json:
             print_json({**summary.as_dict(), "output": args.output})
         else:
-            console().print(f"exported {summary.counts.get('events', 0)} events and "
-                            f"{summary.counts.get('nodes', 0)} nodes to {args.output}")
+            what = (f"{summary.counts.get('events', 0)} events and" if args.format == "jsonl"
+                    else f"the graph ({summary.counts.get('audits', 0)} audit(s) in force) and")
+            console().print(f"exported {what} {summary.counts.get('nodes', 0)} nodes to {args.output}")
     return 0
 
 

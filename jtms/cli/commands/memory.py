@@ -16,9 +16,11 @@ from theory.graphfile import load_document
 from jtms.cli.arguments import db_option
 from jtms.views import payloads
 from jtms.cli.output import console, print_json, table
+from jtms.cli.sources import add_source_arguments, read_from, report_lines
 from jtms.memory.memory import Memory
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jtms.interchange import Imported
     from jtms.memory.contradictions import ContradictionReview
 
 TABLE_ROWS = 50   # rows of a table for people; --json lists everything
@@ -87,6 +89,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p = _common(subparsers.add_parser("import", help="add a graph file (docs/design.md format) to the memory"))
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
+    add_source_arguments(p)  # --from reasons|prov: the graph, then its audit (docs/importing.md)
     p.set_defaults(func=run_import)
 
     p = _common(subparsers.add_parser("add-evidence", help="add one evidence node"))
@@ -181,6 +184,9 @@ def run_upgrade(args: argparse.Namespace) -> int:
                    f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
 
 def run_import(args: argparse.Namespace) -> int:
+    imported = read_from(args, args.graph)  # read whole before the memory is opened
+    if imported is not None:
+        return _import_other(args, imported)
     with Memory.open(args.db) as memory:
         document = load_document(args.graph)
         change = memory.import_graph(document, source=args.graph, author=args.author)
@@ -188,6 +194,36 @@ def run_import(args: argparse.Namespace) -> int:
                "active": len(change.activated), "seconds": round(change.seconds, 4)}
     return _report(args, payload, f"imported {change.added} nodes from {args.graph} "
                                   f"({len(change.activated)} active) in {change.seconds:.2f} s")
+
+
+def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
+    """``jtms import --from reasons|prov``: the graph in one transaction, then its audit."""
+    with Memory.open(args.db) as memory:
+        change = memory.import_graph(imported.structure, source=args.graph, author=args.author)
+        audit = None
+        if imported.audit:
+            label = "retracted in" if imported.report.format == "reasons" else "invalidated in"
+            audit = memory.audit(imported.audit_list(), reason=f"{label} {args.graph}",
+                                 reviewer=args.author)
+    payload = {"event_id": change.event_id, "nodes": change.added,
+               "active": len(change.activated) - (len(audit.retired) if audit else 0),
+               "seconds": round(change.seconds, 4),
+               "audit": None if audit is None else {"audit_id": audit.audit_id,
+                                                     "invalidated": imported.audit_list(),
+                                                     "retired": sorted(audit.retired)},
+               "import": imported.report.to_dict()}
+    if args.json:
+        print_json(payload)
+        return 0
+    out = console()
+    out.print(f"imported {change.added} nodes from {args.graph} ({payload['active']} active) "
+              f"in {change.seconds:.2f} s")
+    if audit is not None:
+        out.print(f"audit {audit.audit_id}: invalidated {len(imported.audit)}, retired {len(audit.retired)}")
+    for line in report_lines(imported)[1 if imported.audit else 0:]:
+        print(line)
+    return 0
+
 
 def run_add_evidence(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:

@@ -11,12 +11,15 @@ from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, sorted_sets, table
 from jtms.cli.progress import progress_bar
+from jtms.cli.sources import add_source_arguments, print_import_report, read_from
 from theory.errors import InputError
 from theory.graphfile import load_graph, paused_gc
 from theory.justifications import minimal_justifications
-from theory.revision import RULES, revise
+from theory.revision import RULES, revise, revise_in_force
 from theory.safety import SafetyReport, SafetySummary, check_structure, summarize_structure
 from theory.structure import SupportStructure
+
+from jtms.interchange import Imported
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -57,6 +60,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                                help="node ids to invalidate (evidence or claims)")
     revise_parser.add_argument("--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)")
     revise_parser.add_argument("--json", action="store_true", help="machine output")
+    add_source_arguments(revise_parser)  # --from: the audit revises the source after its own audit
     revise_parser.set_defaults(func=run_revise)
 
     check = subparsers.add_parser(
@@ -87,6 +91,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                        help="verdicts only, no certificates: per claim the number of witness audits and the "
                        "first few (with --json: violation_count, violations_complete; fastest on large graphs)")
     check.add_argument("--json", action="store_true", help="machine output")
+    add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
     check.set_defaults(func=run_check)
 
 
@@ -118,12 +123,18 @@ def run_supports(args: argparse.Namespace) -> int:
 
 
 def run_revise(args: argparse.Namespace) -> int:
-    structure = load_graph(args.graph)
+    imported = read_from(args, args.graph)
+    structure = load_graph(args.graph) if imported is None else imported.structure
     try:
-        result = revise(structure, args.audit, args.rule)
+        if imported is not None and imported.audit:  # after the audit the source has in force
+            result = revise_in_force(structure, imported.audit, args.audit, args.rule)
+        else:
+            result = revise(structure, args.audit, args.rule)
     except InputError as error:
         raise error.with_source(args.graph) from None
     payload = result.to_dict()
+    if imported is not None:
+        payload["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
     if args.json:
         print_json(payload)
         return ExitCode.OK
@@ -131,7 +142,12 @@ def run_revise(args: argparse.Namespace) -> int:
     out.print(f"rule {result.rule}, audit {format_set(result.audit)}")
     rows = [(node, structure.kind(node).value, "retired") for node in payload["retired"]]
     rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
+    if imported is not None:
+        rows += [(node, structure.kind(node).value, "audited in the source")
+                 for node in imported.audit_list() if node not in result.audit]
     out.print(table("State after the audit", ["node", "kind", "status"], rows))
+    if imported is not None:
+        print_import_report(imported)
     return ExitCode.OK
 
 
@@ -188,14 +204,21 @@ def print_summary(summary: SafetySummary, title: str) -> None:
 def run_check(args: argparse.Namespace) -> int:
     if args.db and args.graph:
         raise InputError("give either a GRAPH file or --db PATH, not both")
+    if args.db and args.source_format != "graph":
+        raise InputError("--from reads a GRAPH file, not a stored memory (--db)")
     blocked: frozenset[str] = frozenset()
+    imported = None
     if args.db:
         from jtms.memory.memory import Memory
 
         with Memory.open(args.db) as memory:  # the stored graph and the audits in force
             structure, blocked, source = memory.structure(), memory.blocked_ids(), args.db
     elif args.graph:
-        structure, source = load_graph(args.graph), args.graph
+        imported = read_from(args, args.graph)
+        if imported is None:
+            structure, source = load_graph(args.graph), args.graph
+        else:  # another tool's memory, as it stands after the audit it records
+            structure, blocked, source = imported.structure, imported.audit, args.graph
     else:
         raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
     started = time.perf_counter()
@@ -204,11 +227,11 @@ def run_check(args: argparse.Namespace) -> int:
     # nothing the check builds is cyclic, and its millions of small objects made the cyclic
     # collector's passes over the loaded graph the largest cost of --summary at 100k claims
     with paused_gc():
-        return _checked(args, structure, blocked, source, started, claims, total)
+        return _checked(args, structure, blocked, source, started, claims, total, imported)
 
 
 def _checked(args: argparse.Namespace, structure: SupportStructure, blocked: frozenset[str], source: str,
-             started: float, claims: list[str] | None, total: int) -> int:
+             started: float, claims: list[str] | None, total: int, imported: Imported | None = None) -> int:
     limit = None if args.max_listed == 0 else args.max_listed
     done = [0]
     try:
@@ -227,11 +250,15 @@ def _checked(args: argparse.Namespace, structure: SupportStructure, blocked: fro
     if args.json:
         payload = report.to_dict()
         payload["seconds"] = round(time.perf_counter() - started, 6)
+        if imported is not None:
+            payload["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
         print_json(payload, compact=len(payload["claims"]) > 1000)
     elif isinstance(report, SafetySummary):
         print_summary(report, f"Influence-safety of {source}")
     else:
         print_report(report, f"Influence-safety of {source}")
+    if imported is not None and not args.json:
+        print_import_report(imported)
     return ExitCode.of(report.influence_safe)
 
 
