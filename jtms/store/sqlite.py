@@ -33,13 +33,14 @@ from typing import Any
 
 from theory.errors import InputError
 
+from jtms.store.settings import BUSY_TIMEOUT_S, busy_timeout as busy_timeout_setting
+from jtms.store.settings import durability as durability_setting
 from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
                                  NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
 
 SCHEMA_VERSION = 2
 UPGRADABLE = ("1",)          # versions `jtms upgrade` brings to SCHEMA_VERSION
 APPLICATION = "jtms-memory"
-BUSY_TIMEOUT_S = 60.0
 
 SCHEMA = """
 CREATE TABLE meta (
@@ -162,21 +163,6 @@ def _split(script: str) -> list[str]:
     return statements
 
 
-def _busy_timeout(value: float | None) -> float:
-    if value is not None:
-        return float(value)
-    text = os.environ.get("JTMS_BUSY_TIMEOUT")
-    if text:
-        try:
-            seconds = float(text)
-        except ValueError:
-            raise InputError(f"JTMS_BUSY_TIMEOUT must be a number of seconds, got {text[:40]!r}") from None
-        if seconds >= 0:
-            return seconds
-        raise InputError(f"JTMS_BUSY_TIMEOUT must be >= 0, got {text[:40]!r}")
-    return BUSY_TIMEOUT_S
-
-
 def _fault(error: sqlite3.Error, location: str, waited: float | None = None,
            timeout: float | None = None) -> InputError:
     """One line for a database error (the CLI turns it into exit 2)."""
@@ -223,8 +209,7 @@ class SqliteStore:
     @classmethod
     def _connect(cls, path: str, durability: str, busy_timeout: float,
                  read_only: bool = False) -> sqlite3.Connection:
-        if durability not in ("full", "normal", "off"):
-            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        durability_setting(durability)
         if read_only:
             # without a WAL file every committed page is in the main file, and nobody can
             # start one (the file or its folder is read-only): read it as immutable, which
@@ -243,7 +228,7 @@ class SqliteStore:
     def create(cls, location: str | Path, durability: str = "full",
                busy_timeout: float | None = None, init_time: str | None = None) -> "SqliteStore":
         """A new, empty memory at ``location`` (it must not exist, or be an empty file)."""
-        timeout = _busy_timeout(busy_timeout)
+        timeout = busy_timeout_setting(busy_timeout)
         location = str(location)
         if location == ":memory:":
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
@@ -315,7 +300,7 @@ class SqliteStore:
 
         ``upgrading``: also accept a memory of schema version 1 (for :meth:`upgrade_schema`).
         """
-        timeout = _busy_timeout(busy_timeout)
+        timeout = busy_timeout_setting(busy_timeout)
         location = str(location)
         path = Path(location)
         _check_folder(path)
@@ -400,8 +385,7 @@ class SqliteStore:
         self._db.close()
 
     def set_durability(self, durability: str) -> None:
-        if durability not in ("full", "normal", "off"):
-            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        durability_setting(durability)
         self._db.execute(f"PRAGMA synchronous = {durability.upper()}")
 
     # --- transactions -------------------------------------------------------------------------
