@@ -16,6 +16,7 @@ from theory.graphfile import load_document
 
 from jtms.views import payloads
 from jtms.cli.output import console, print_json, table
+from jtms.memory.limits import MAX_EVENT, MAX_TIME_LIMIT, parse_int, parse_seconds
 from jtms.memory.memory import Memory
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,7 +61,7 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
             yield memory
             return
         text = moment.strip()
-        yield memory.as_of(int(text) if text.isdigit() else text)
+        yield memory.as_of(parse_int(text, "--as-of", 1, MAX_EVENT) if text.isdigit() else text)
 
 
 def _tolerance(text: str) -> float:
@@ -75,10 +76,11 @@ def _tolerance(text: str) -> float:
 
 
 def _seconds(text: str) -> float:
-    value = _tolerance(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text[:40]!r}")
-    return value
+    """Seconds per calculation: more than 0, at most :data:`MAX_TIME_LIMIT` (one day)."""
+    try:
+        return parse_seconds(text, "--time-limit", MAX_TIME_LIMIT, positive=True)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--time-limit ")) from None
 
 
 def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> int:
@@ -254,10 +256,7 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 def run_reinstate(args: argparse.Namespace) -> int:
-    try:
-        audit_id = int(args.audit_id)
-    except ValueError:
-        raise InputError(f"AUDIT_ID must be an integer, got {args.audit_id!r}") from None
+    audit_id = parse_int(args.audit_id, "AUDIT_ID")
     with Memory.open(args.db) as memory:
         change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
     return _report(args, payloads.reinstate_payload(audit_id, change),
