@@ -41,8 +41,8 @@ from theory.errors import InputError, shorten
 STDOUT = "-"
 
 
-def _fail(option: str, path: str, problem: str) -> InputError:
-    return InputError(f"{option} {shorten(path)!r}: {problem}")
+def _fail(option: str, path: str, problem: str, what: str = "the output") -> InputError:
+    return InputError(f"{option} {shorten(path)!r}: cannot write {what}: {problem}")
 
 
 def _problem(error: OSError) -> str:
@@ -54,10 +54,10 @@ def _problem(error: OSError) -> str:
         return "a symbolic link loop"
     if error.errno == errno.ENAMETOOLONG:
         return "file name too long"
-    return f"cannot write ({error.strerror or type(error).__name__})"
+    return error.strerror or type(error).__name__
 
 
-def plan(path: str, option: str) -> tuple[str, bool]:
+def plan(path: str, option: str, what: str = "the output") -> tuple[str, bool]:
     """Where to write ``path`` and whether atomically: (the file to write, atomic?).
 
     Refuses (InputError) a directory, a link loop, a missing folder, an unwritable place.
@@ -65,57 +65,59 @@ def plan(path: str, option: str) -> tuple[str, bool]:
     if path == STDOUT:
         return path, False
     if not path or "\x00" in path:
-        raise _fail(option, path, "not a file name")
+        raise _fail(option, path, "not a file name", what)
     try:
         info = os.stat(path)  # follows symbolic links
     except FileNotFoundError:
         info = None
     except OSError as error:
-        raise _fail(option, path, _problem(error)) from None
+        raise _fail(option, path, _problem(error), what) from None
     if info is not None and stat.S_ISDIR(info.st_mode):
-        raise _fail(option, path, "is a directory")
+        raise _fail(option, path, "is a directory", what)
     if info is not None and not (stat.S_ISREG(info.st_mode) and info.st_nlink == 1):
         if not os.access(path, os.W_OK):
-            raise _fail(option, path, "not writable")
+            raise _fail(option, path, "not writable", what)
         return path, False  # a FIFO, a device, a multiply linked file: write through it
     target = os.path.realpath(path)  # a link's target; the link stays
     folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
-        raise _fail(option, path, f"no such directory {shorten(folder)!r}")
+        raise _fail(option, path, f"no such directory {shorten(folder)!r}", what)
     if not os.access(folder, os.W_OK) or (info is not None and not os.access(target, os.W_OK)):
-        raise _fail(option, path, "not writable")
+        raise _fail(option, path, "not writable", what)
     return target, True
 
 
-def check_output(path: str, option: str) -> None:
+def check_output(path: str, option: str, what: str = "the output") -> None:
     """Refuse, before any work, an output path that :func:`open_output` would refuse."""
-    plan(path, option)
+    plan(path, option, what)
 
 
 @contextmanager
-def open_output(path: str, option: str, *, binary: bool = False) -> Iterator[IO[Any]]:
-    """A file to write the output of ``option`` to (see the module docstring)."""
-    target, atomic = plan(path, option)
+def open_output(path: str, option: str, *, binary: bool = False,
+                what: str = "the output") -> Iterator[IO[Any]]:
+    """A file to write the output of ``option`` to (see the module docstring); ``what`` names
+    the output in messages ("cannot write the export: no space left on the device")."""
+    target, atomic = plan(path, option, what)
     if target == STDOUT:
         stream: IO[Any] = sys.stdout.buffer if binary else sys.stdout
         yield stream
         try:
             stream.flush()
         except OSError as error:
-            raise _fail(option, path, _problem(error)) from None
+            raise _fail(option, path, _problem(error), what) from None
         return
     if not atomic:
         try:
             handle: IO[Any] = (open(target, "wb") if binary
                                else open(target, "w", encoding="utf-8"))
         except OSError as error:
-            raise _fail(option, path, _problem(error)) from None
+            raise _fail(option, path, _problem(error), what) from None
         try:
             yield handle
             handle.close()
         except OSError as error:
             _close_quietly(handle)
-            raise _fail(option, path, _problem(error)) from None
+            raise _fail(option, path, _problem(error), what) from None
         except BaseException:
             _close_quietly(handle)
             raise
@@ -125,7 +127,7 @@ def open_output(path: str, option: str, *, binary: bool = False) -> Iterator[IO[
         descriptor, temporary = tempfile.mkstemp(prefix=f".{name[:100]}.", suffix=".partial",
                                                  dir=folder or ".")
     except OSError as error:
-        raise _fail(option, path, _problem(error)) from None
+        raise _fail(option, path, _problem(error), what) from None
     try:
         handle = (os.fdopen(descriptor, "wb") if binary
                   else os.fdopen(descriptor, "w", encoding="utf-8"))
@@ -145,16 +147,16 @@ def open_output(path: str, option: str, *, binary: bool = False) -> Iterator[IO[
     except OSError as error:
         _close_quietly(handle)
         _remove_quietly(temporary)
-        raise _fail(option, path, _problem(error)) from None
+        raise _fail(option, path, _problem(error), what) from None
     except BaseException:
         _close_quietly(handle)
         _remove_quietly(temporary)
         raise
 
 
-def write_output(path: str, option: str, data: str | bytes) -> None:
+def write_output(path: str, option: str, data: str | bytes, what: str = "the output") -> None:
     """Write ``data`` (text or bytes) to ``path`` with :func:`open_output`."""
-    with open_output(path, option, binary=isinstance(data, bytes)) as out:
+    with open_output(path, option, binary=isinstance(data, bytes), what=what) as out:
         out.write(data)
 
 

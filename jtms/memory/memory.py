@@ -69,7 +69,7 @@ from jtms.memory.limits import (MAX_ANTECEDENTS, MAX_BUDGET, MAX_EVENT, MAX_EXPR
                                 check_choice, check_ids, check_int, check_seconds, check_text,
                                 show_int, text_problem)
 from jtms.memory.results import AuditResult, Change, Explanation, Step
-from jtms.store import create_store, open_store, upgrade_store
+from jtms.store import check_location, create_store, open_store, upgrade_store
 from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 from jtms.store.protocol import (ACTIVE, INACTIVE, TABLES, Checkpoint, JustificationRow, NewNode,
@@ -130,22 +130,8 @@ def _clean_id(value: Any, what: str) -> str:
     return check_id(value, what)  # the one rule for ids (theory.ids)
 
 
-MAX_LOCATION = 4096
-"""Characters of a memory's location (a file path or a URL)."""
-
-
 def _location(path: Any) -> str:
-    """A memory location as given, when it can name one: a non-empty string (or path) without
-    NUL or lone surrogates, of at most :data:`MAX_LOCATION` characters."""
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, str):
-        raise InputError(f"the memory's location must be a file path or a postgresql:// URL, "
-                         f"got {type(path).__name__}")
-    if not path.strip():
-        raise InputError("the memory's location is empty: name a file (SQLite) or a "
-                         "postgresql://USER@HOST:PORT/DBNAME?memory=NAME URL")
-    return str(check_text(path, "the memory's location", MAX_LOCATION))
+    return check_location(path)  # the one rule for locations (jtms.store)
 
 
 def _root_ids(roots: Any, what: str = "roots") -> list[str]:

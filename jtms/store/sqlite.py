@@ -21,6 +21,7 @@ one path at once (one wins; the others say "already exists").
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -190,6 +191,19 @@ def _check_folder(path: Path) -> None:
 
 
 
+def _check_links(location: str) -> None:
+    """Refuse a path that cannot be followed (a symbolic-link loop, a name too long) with
+    what is wrong, rather than "no memory here"."""
+    try:
+        os.stat(location)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        problem = ("a symbolic link loop" if error.errno == errno.ELOOP
+                   else error.strerror or type(error).__name__)
+        raise InputError(f"cannot open the memory: {problem}", source=location) from None
+
+
 class _Installed(InputError):
     """``init`` found the schema written by another ``init`` of the same path that got the
     write lock first (even into the empty file this one created: it must not be removed)."""
@@ -235,6 +249,7 @@ class SqliteStore:
             store._install(init_time)
             return store
         path = Path(location)
+        _check_links(location)
         _check_folder(path)
         created = False
         if path.is_dir():
@@ -303,6 +318,7 @@ class SqliteStore:
         timeout = busy_timeout_setting(busy_timeout)
         location = str(location)
         path = Path(location)
+        _check_links(location)
         _check_folder(path)
         if not path.exists():
             raise InputError("no memory here (create one with `jtms init`)", source=location)

@@ -166,7 +166,7 @@ def _finish(args: argparse.Namespace, payload: dict, found: SupportStructure | N
 
 
 def _write(path: str, structure: SupportStructure) -> str:
-    write_output(path, "--out", dumps_graph(structure))
+    write_output(path, "--out", dumps_graph(structure), "the counterexample")
     return path
 
 

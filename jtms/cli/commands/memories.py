@@ -111,12 +111,11 @@ def run_export(args: argparse.Namespace) -> int:
         def write(location: str, out: IO[str]) -> Summary:
             return Summary({"nodes": export_drawing(location, args.format, out)}, location)
     if args.output is None or args.output == STDOUT:
-        check_output(STDOUT, "--output")
-        with open_output(STDOUT, "--output") as out:
+        with open_output(STDOUT, "--output", what="the export") as out:
             write(location, out)
         return 0
-    check_output(args.output, "--output")  # before any work: a bad path costs no export
-    with open_output(args.output, "--output") as out:
+    check_output(args.output, "--output", "the export")  # before any work
+    with open_output(args.output, "--output", what="the export") as out:
         summary = write(location, out)
     if args.json:
         print_json({**summary.as_dict(), "output": args.output})
