@@ -47,10 +47,22 @@ def id_problem(value: Any) -> str | None:
     return None
 
 
+def _shown(value: Any) -> str:
+    """A short description of a value that is not a string (never fails: ``repr`` of an
+    integer past 4,300 digits raises, and a huge list would flood the message)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"<an integer of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def check_id(value: Any, what: str = "id", source: str | None = None) -> str:
     """``value`` when it can be an id, else :class:`InputError` naming the problem."""
     problem = id_problem(value)
     if problem is not None:
         raise InputError(f"{what} {problem}", source=source,
-                         node=value if isinstance(value, str) else repr(value))
+                         node=value if isinstance(value, str) else _shown(value))
     return value

@@ -69,7 +69,11 @@ def argument_problem(argv: Sequence[str]) -> str | None:
         try:
             argument.encode("utf-8")
         except UnicodeEncodeError:
-            shown = argument.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            try:  # undecodable bytes of the command line: show them as bytes
+                shown = argument.encode("utf-8", "surrogateescape").decode("utf-8",
+                                                                           "backslashreplace")
+            except UnicodeEncodeError:  # a lone surrogate from a caller: show its code point
+                shown = argument.encode("utf-8", "backslashreplace").decode("utf-8")
             return f"argument {position} is not valid UTF-8: {shorten(shown, 60)!r}"
         except TypeError:  # pragma: no cover - a caller passing non-strings
             return f"argument {position} is not a string"

@@ -16,7 +16,8 @@ from theory.graphfile import load_document
 
 from jtms.views import payloads
 from jtms.cli.output import console, print_json, table
-from jtms.memory.limits import MAX_EVENT, MAX_TIME_LIMIT, parse_int, parse_seconds
+from jtms.memory.limits import (MAX_EVENT, MAX_REASON, MAX_REVIEWER, MAX_TIME_LIMIT,
+                                check_text, parse_int, parse_seconds)
 from jtms.memory.memory import Memory
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -231,6 +232,8 @@ def run_add_claim(args: argparse.Namespace) -> int:
 
 def run_audit(args: argparse.Namespace) -> int:
     roots = _id_list(args.invalidate, "--invalidate")
+    check_text(args.reason, "--reason", MAX_REASON)  # a dry run refuses what the audit would
+    check_text(args.reviewer, "--reviewer", MAX_REVIEWER, optional=True)
     with Memory.open(args.db) as memory:
         if args.dry_run:
             result = memory.preview(roots)
