@@ -29,6 +29,8 @@ from jtms.serve.tools import MemoryServer
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 TOKEN_COOKIE = "jtms_token"
+MAX_TOKEN_FILE_LINE = 4096
+"""Bytes of the token file's first line read (the token); a longer line is refused."""
 
 
 def is_loopback(host: str) -> bool:
@@ -51,10 +53,17 @@ def read_token(path: str) -> str:
     """The bearer token in ``path`` (its first line, stripped); an unreadable or empty file is
     bad input."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            token = handle.readline().strip()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"--token-file: cannot read the token: {error}", source=path) from None
+        with open(path, "rb") as handle:
+            first = handle.readline(MAX_TOKEN_FILE_LINE + 1)  # bounded: /dev/zero never ends
+        if len(first) > MAX_TOKEN_FILE_LINE:
+            raise InputError(f"--token-file: the token's line is longer than "
+                             f"{MAX_TOKEN_FILE_LINE} bytes", source=path)
+        token = first.decode("utf-8").strip()
+    except OSError as error:
+        raise InputError(f"--token-file: cannot read the token: "
+                         f"{error.strerror or type(error).__name__}", source=path) from None
+    except UnicodeDecodeError:
+        raise InputError("--token-file: the token is not UTF-8 text", source=path) from None
     if len(token) < 16:
         raise InputError("--token-file: the token must be at least 16 characters", source=path)
     return token

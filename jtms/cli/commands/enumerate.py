@@ -19,6 +19,7 @@ from rich.markup import escape
 
 from jtms.cli.output import console, print_json, table, writable_file
 from theory.errors import InputError
+from jtms.cli.output_file import check_output, open_output, plan
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
@@ -149,8 +150,14 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
     if args.plot:
         writable_file(args.plot, "--plot")
+        check_output(args.plot, "--plot")
     if args.out:
         writable_file(args.out, "--out")
+        target, atomic = plan(args.out, "--out")
+        if not atomic:  # a part file is saved again and again and read back to resume
+            raise InputError(f"--out {args.out!r}: a part file must be a regular file (or a "
+                             "new one), not a device, FIFO or multiply linked file")
+        args.out = target  # a symbolic link's target: the link stays a link
     if args.dask_address and not args.dask:
         raise InputError("--dask-address needs --dask")
     sizes = (args.graph_evidence, args.graph_claims, args.graph_justifications)
@@ -221,7 +228,8 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from enumerations.plot import plot_report
 
-        plot_report(payload, args.plot)
+        with open_output(args.plot, "--plot", binary=True) as figure:
+            plot_report(payload, figure, format="png")
     if args.json:
         print_json(payload)
     else:

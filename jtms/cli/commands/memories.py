@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import IO, Any
 
 from theory.errors import InputError
 
 from jtms.cli.arguments import db_option
 from jtms.cli.output import console, print_json, table
+from jtms.cli.output_file import STDOUT, check_output, open_output
 
 ORDER = 21  # right after the memory commands in `jtms --help`
 
@@ -41,7 +41,8 @@ def register(subparsers: Any) -> None:
                     "  jtms import-memory m.jsonl --db 'postgresql://ana@db:5432/team?memory=lab'")
     _location(p)
     p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="write to FILE instead of standard output")
+                   help="write to FILE instead of standard output (atomically for a regular "
+                        "file; a FIFO, a device or - is written through, never replaced)")
     p.add_argument("--format", choices=["jsonl", "dot", "mermaid", "reasons", "prov"], default="jsonl",
                    help="jsonl: the lossless history (default); dot / mermaid: a drawing of the "
                         "whole graph for documents (not re-importable); reasons / prov: the graph and "
@@ -107,28 +108,19 @@ def run_export(args: argparse.Namespace) -> int:
 
         def write(location: str, out: IO[str]) -> Summary:
             return Summary({"nodes": export_drawing(location, args.format, out)}, location)
-    if args.output is None:
-        summary = write(location, sys.stdout)
-        sys.stdout.flush()
+    if args.output is None or args.output == STDOUT:
+        with open_output(STDOUT, "--output", what="the export") as out:
+            write(location, out)
+        return 0
+    check_output(args.output, "--output", "the export")  # before any work
+    with open_output(args.output, "--output", what="the export") as out:
+        summary = write(location, out)
+    if args.json:
+        print_json({**summary.as_dict(), "output": args.output})
     else:
-        target = Path(args.output)
-        partial = target.with_name(target.name + ".partial")
-        try:
-            with open(partial, "w", encoding="utf-8") as out:
-                summary = write(location, out)
-            partial.replace(target)
-        except OSError as error:
-            partial.unlink(missing_ok=True)
-            raise InputError(f"cannot write the export: {error.strerror}", source=args.output) from None
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
-        if args.json:
-            print_json({**summary.as_dict(), "output": args.output})
-        else:
-            what = (f"{summary.counts.get('events', 0)} events and" if args.format == "jsonl"
-                    else f"the graph ({summary.counts.get('audits', 0)} audit(s) in force) and")
-            console().print(f"exported {what} {summary.counts.get('nodes', 0)} nodes to {args.output}")
+        what = (f"{summary.counts.get('events', 0)} events and" if args.format == "jsonl"
+                else f"the graph ({summary.counts.get('audits', 0)} audit(s) in force) and")
+        console().print(f"exported {what} {summary.counts.get('nodes', 0)} nodes to {args.output}")
     return 0
 
 

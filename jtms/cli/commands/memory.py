@@ -17,6 +17,8 @@ from jtms.cli.arguments import db_option
 from jtms.views import payloads
 from jtms.cli.output import console, print_json, table
 from jtms.cli.sources import add_source_arguments, read_from, report_lines
+from jtms.memory.limits import (MAX_EVENT, MAX_REASON, MAX_REVIEWER, MAX_TIME_LIMIT,
+                                check_text, parse_int, parse_seconds)
 from jtms.memory.memory import Memory
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,7 +52,7 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
             yield memory
             return
         text = moment.strip()
-        yield memory.as_of(int(text) if text.isdigit() else text)
+        yield memory.as_of(parse_int(text, "--as-of", 1, MAX_EVENT) if text.isdigit() else text)
 
 def _tolerance(text: str) -> float:
     """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
@@ -63,10 +65,11 @@ def _tolerance(text: str) -> float:
     return value
 
 def _seconds(text: str) -> float:
-    value = _tolerance(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text[:40]!r}")
-    return value
+    """Seconds per calculation: more than 0, at most :data:`MAX_TIME_LIMIT` (one day)."""
+    try:
+        return parse_seconds(text, "--time-limit", MAX_TIME_LIMIT, positive=True)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--time-limit ")) from None
 
 def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> int:
     """Print ``payload`` (``--json``) or ``text``; exit 0."""
@@ -243,6 +246,8 @@ def run_add_claim(args: argparse.Namespace) -> int:
 
 def run_audit(args: argparse.Namespace) -> int:
     roots = _id_list(args.invalidate, "--invalidate")
+    check_text(args.reason, "--reason", MAX_REASON)  # a dry run refuses what the audit would
+    check_text(args.reviewer, "--reviewer", MAX_REVIEWER, optional=True)
     with Memory.open(args.db) as memory:
         if args.dry_run:
             result = memory.preview(roots)
@@ -267,10 +272,7 @@ def run_audit(args: argparse.Namespace) -> int:
     return 0
 
 def run_reinstate(args: argparse.Namespace) -> int:
-    try:
-        audit_id = int(args.audit_id)
-    except ValueError:
-        raise InputError(f"AUDIT_ID must be an integer, got {args.audit_id!r}") from None
+    audit_id = parse_int(args.audit_id, "AUDIT_ID")
     with Memory.open(args.db) as memory:
         change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
     return _report(args, payloads.reinstate_payload(audit_id, change),
