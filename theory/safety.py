@@ -34,7 +34,7 @@ from theory.fixpoint import base_active
 from theory.completion import SupportProgram
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
-from theory.justifications import JustificationEnumerator
+from theory.justifications import JustificationEnumerator, enumerate_minimal
 from theory.labels import LABEL_BUDGET, all_labels
 from theory.structure import SupportStructure
 
@@ -406,9 +406,13 @@ def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: 
 def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str,
                      max_listed: int | None) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap, then exact queries."""
-    enumerator = JustificationEnumerator(SupportProgram.of(index, index.number[claim]))
-    listed = list(islice(enumerator, None if max_listed is None else max_listed + 1))
+    program = SupportProgram.of(index, index.number[claim])
+    # the portfolio of solver loops: no support loop can stall the listing
+    listed = list(islice(enumerate_minimal(program), None if max_listed is None else max_listed + 1))
     complete = max_listed is None or len(listed) <= max_listed
+    # exact queries past the cap on the level-ranked encoding: every model founded, so
+    # none of them needs a loop formula
+    enumerator = JustificationEnumerator(program, ranked=True)
     ordered = _ordered(listed if complete else listed[:max_listed])
     known = _ordered(listed)
     relevant = frozenset().union(*known) if known else frozenset()
