@@ -70,6 +70,11 @@ twenty solver decisions cost per justification it visits."""
 CUT_WORK_PER_LITERAL = 10
 """Work charged per literal of the loop clauses a check adds (built in Python, then added
 to the solver)."""
+COMPILED_ENTRY = 400_000
+"""Work after which the solver loops' portfolio also gives the compiled methods a turn
+(about half a second of solver loop, what loading the kernels costs a process): on long
+cycles the solver loops' loop clauses cut little per model, while the compiled labels
+answer at once."""
 ENTRY_PER_CLAUSE = 8
 """Work charged to the level-ranked arm of the solver loop's portfolio per clause of its
 rankings (:meth:`~theory.completion.SupportProgram.ranking_size`) before its first turn:
@@ -715,6 +720,19 @@ def minimal_justifications(
     return enumerator.all_minimal()
 
 
+def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
+    """The compiled answer (labels within :data:`LABEL_WORK`, then :func:`_portfolio_search`)
+    as one portfolio step: it loads the kernels, which a one-shot process pays for only
+    when the solver loops have spent :data:`COMPILED_ENTRY` without finishing."""
+    from theory.label_kernel import labels, sets_of_ids
+
+    index, target = program.index, program.roots[0]
+    found = sets_of_ids(index, labels(index, [target], max_work=LABEL_WORK), 0)
+    if found is None:
+        found = _portfolio_search(index, target, solver)
+    yield 0, tuple(found), True
+
+
 def enumerate_minimal(program: SupportProgram, solver: str = DEFAULT_SOLVER,
                       winner: list[str] | None = None) -> Iterator[frozenset[str]]:
     """The minimal justifications of ``program``'s roots, each once, by a portfolio
@@ -722,13 +740,16 @@ def enumerate_minimal(program: SupportProgram, solver: str = DEFAULT_SOLVER,
     over the completion with lazy loop formulas ("lazy", the fastest where few loops need
     cutting) and over the level-ranked completion ("ranked", :mod:`theory.ranking`: no loop
     formula, so no exponential number of them), which starts once the lazy one has done
-    about the work of building its rankings. Any prefix of it is a valid answer under a
+    about the work of building its rankings, and, on one root, the compiled methods
+    (:func:`_compiled_steps`, after :data:`COMPILED_ENTRY`). Any prefix of it is a valid answer under a
     ``limit``, and the order is reproducible (work counts, not clock time). ``winner``,
     when given, receives the name of the loop that finished."""
     arms = [Arm("lazy", lambda: JustificationEnumerator(program, solver=solver).steps())]
     if program.cyclic:
         arms.append(Arm("ranked", lambda: JustificationEnumerator(program, solver=solver, ranked=True).steps(),
                         entry=ENTRY_PER_CLAUSE * program.ranking_size()))
+        if len(program.roots) == 1:
+            arms.append(Arm("compiled", lambda: _compiled_steps(program, solver), entry=COMPILED_ENTRY))
     portfolio = Portfolio(arms)
     yield from portfolio
     if winner is not None and portfolio.winner is not None:
