@@ -720,17 +720,19 @@ def minimal_justifications(
     return enumerator.all_minimal()
 
 
-def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
-    """The compiled answer (labels within :data:`LABEL_WORK`, then :func:`_portfolio_search`)
-    as one portfolio step: it loads the kernels, which a one-shot process pays for only
-    when the solver loops have spent :data:`COMPILED_ENTRY` without finishing."""
+def _compiled_answer(index: Any, target: int, solver: str = DEFAULT_SOLVER) -> frozenset[frozenset[str]]:
+    """The compiled default: labels within :data:`LABEL_WORK`, then :func:`_portfolio_search`."""
     from theory.label_kernel import labels, sets_of_ids
 
-    index, target = program.index, program.roots[0]
     found = sets_of_ids(index, labels(index, [target], max_work=LABEL_WORK), 0)
-    if found is None:
-        found = _portfolio_search(index, target, solver)
-    yield 0, tuple(found), True
+    return _portfolio_search(index, target, solver) if found is None else found
+
+
+def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
+    """:func:`_compiled_answer` as one portfolio step: it loads the kernels, which a
+    one-shot process pays for only when the solver loops have spent :data:`COMPILED_ENTRY`
+    without finishing."""
+    yield 0, tuple(_compiled_answer(program.index, program.roots[0], solver)), True
 
 
 def enumerate_minimal(program: SupportProgram, solver: str = DEFAULT_SOLVER,
