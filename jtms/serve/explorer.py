@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, quote, urlencode
 
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from theory.errors import InputError
 
@@ -45,6 +45,12 @@ EVENT_LIMIT = 100
 VIEWS_KEPT = 4          # views of the past kept loaded (each holds the state at its event)
 LIST_LIMIT = 20         # ids shown per cell of the event timeline
 STYLESHEET = Path(__file__).with_name("explorer.css")
+STATIC = Path(__file__).with_name("static")
+# the files under static/ the app serves (nothing else there is reachable), by media type:
+# ELK (elkjs, vendored unchanged from the npm registry) and its licence, and the page's script
+STATIC_FILES = {"elk.bundled.js": "text/javascript", "explorer.js": "text/javascript",
+                "elk.LICENSE.md": "text/plain; charset=utf-8"}
+DRAWING_SCRIPTS = ("/static/elk.bundled.js", "/static/explorer.js")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -94,10 +100,20 @@ def audit_link(audit_id: int, text: str, moment: Moment = NOW) -> str:
     return f'<a href="/audits{moment.query}#audit-{audit_id}">{h(text)}</a>'
 
 
+def json_script(element_id: str, data: Any) -> str:
+    """``data`` as a JSON data block (``<script type="application/json">``, never run) for the
+    page's own script; ``<``, ``>``, ``&`` and ``'`` are JSON escapes, so no text in it can
+    close the element or read as markup."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
+        text = text.replace(raw, escaped)
+    return f'<script type="application/json" id="{h(element_id)}">{text}</script>'
+
+
 def page(title: str, body: str, status: int = 200, moment: Moment = NOW,
-         now: str = "/") -> HTMLResponse:
+         now: str = "/", scripts: tuple[str, ...] = ()) -> HTMLResponse:
     """A whole page; as of a past event, with its banner and a link to ``now`` (the same
-    page without ``as_of``)."""
+    page without ``as_of``). ``scripts``: the app's own scripts the page loads (deferred)."""
     if moment.event is None:
         nav = ('<a href="/">search</a> <a href="/preview">impact preview</a> '
                '<a href="/audits">audit timeline</a> <a href="/events">event timeline</a>')
@@ -111,10 +127,13 @@ def page(title: str, body: str, status: int = 200, moment: Moment = NOW,
     return HTMLResponse(
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{h(title)} · jtms explorer</title>"
-        '<link rel=stylesheet href="/static/explorer.css"></head><body>'
+        '<link rel=stylesheet href="/static/explorer.css">'
+        + "".join(f'<script defer src="{h(src)}"></script>' for src in scripts) +
+        "</head><body>"
         f"<nav>{nav}</nav>{banner}"
         f"<main><h1>{h(title)}</h1>{body}</main></body></html>", status_code=status,
-        headers={"Content-Security-Policy": "default-src 'self'; style-src 'self'",
+        headers={"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
+                                            "style-src 'self'",
                  "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"})
 
 
@@ -167,7 +186,8 @@ class Explorer:
                 ("/events", ["GET"], self.guarded(self.events)),
                 ("/reinstate", ["POST"], self.guarded(self.reinstate)),
                 ("/login", ["GET", "POST"], self.guarded(self.login)),
-                ("/static/explorer.css", ["GET"], self.stylesheet)]
+                ("/static/explorer.css", ["GET"], self.stylesheet),
+                *[(f"/static/{name}", ["GET"], self.static) for name in STATIC_FILES]]
 
     open_paths = ("/login", "/static/explorer.css")
 
@@ -204,7 +224,8 @@ class Explorer:
         return kept
 
     async def read_as_of(self, request: Request, title: str,
-                         work: Callable[[Memory, Moment], str]) -> Response:
+                         work: Callable[[Memory, Moment], str],
+                         scripts: tuple[str, ...] = ()) -> Response:
         """A page read from the memory now or as of the request's ``as_of`` event."""
         event = as_of_param(request)
         moment = NOW
@@ -214,7 +235,7 @@ class Explorer:
             view, moment = self.viewed(memory, event)
             return work(view, moment)
         body = await self.read(run)
-        return page(title, body, moment=moment, now=without_as_of(request))
+        return page(title, body, moment=moment, now=without_as_of(request), scripts=scripts)
 
     @staticmethod
     def refuse_as_of(request: Request) -> Response | None:
@@ -235,6 +256,13 @@ class Explorer:
     # --- pages ---------------------------------------------------------------------------------
     async def stylesheet(self, request: Request) -> Response:
         return Response(STYLESHEET.read_text(encoding="utf-8"), media_type="text/css")
+
+    async def static(self, request: Request) -> Response:
+        """A vendored or own script (and ELK's licence) from ``static/``, cacheable for an hour."""
+        name = request.url.path.removeprefix("/static/")
+        return FileResponse(STATIC / name, media_type=STATIC_FILES[name],
+                            headers={"Cache-Control": "private, max-age=3600",
+                                     "X-Content-Type-Options": "nosniff"})
 
     async def login(self, request: Request) -> Response:
         if self.token is None:
@@ -285,7 +313,7 @@ class Explorer:
         def work(memory: Memory, moment: Moment) -> str:
             with memory.snapshot():
                 return self.node_body(memory, moment, node_id, limit)
-        return await self.read_as_of(request, f"node {node_id}", work)
+        return await self.read_as_of(request, f"node {node_id}", work, DRAWING_SCRIPTS)
 
     def node_body(self, memory: Memory, moment: Moment, node_id: str, limit: int) -> str:
         explanation = memory.explain(node_id)
@@ -339,7 +367,9 @@ class Explorer:
                 for j in others) + "</ul>" if others else
                 "<h2>other intact justifications</h2><p><em>none</em></p>")
         parts.append(f"<h2>drawing</h2><div class=drawing>"
-                     f"{drawing.to_svg(drawn, link='/node?id=', suffix=moment.suffix)}</div>")
+                     f"{drawing.to_svg(drawn, link='/node?id=', suffix=moment.suffix)}</div>"
+                     + json_script("drawing-data", drawing.description(
+                         drawn, link="/node?id=", suffix=moment.suffix)))
         if drawn.left_out:
             parts.append(f'<p><a class=more href="/node?id={quote(node_id, safe="")}'
                          f'&amp;limit={limit * 2}{h(moment.suffix)}">show more '
