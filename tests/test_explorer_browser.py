@@ -99,6 +99,8 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
                 assert memory.active_ids() == {"paper", "x"}
             row = page.locator(f"#audit-{audit_id}")
             assert "assay contaminated" in row.inner_text() and "in force" in row.inner_text()
+            assert page.locator("p.changed").inner_text().startswith(
+                f"audit {audit_id} of assay retired 3 node(s): assay, later, plan")
             page.screenshot(path=str(shots / "4-timeline.png"), full_page=True)
 
             page.goto(base + "/node?id=later")
@@ -148,6 +150,8 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
             page.click(f"#audit-{audit_id} form.reinstate button")
             page.wait_for_url("**/audits*")
             assert "reinstated" in page.locator(f"#audit-{audit_id}").inner_text()
+            assert f"reinstated audit {audit_id} and reactivated 3 node(s): assay, later, plan" \
+                in page.locator("p.changed").inner_text()
             with Memory.open(db) as memory:
                 assert memory.is_active("later") and not memory.open_audits()
             page.screenshot(path=str(shots / "8-reinstated.png"), full_page=True)
@@ -155,6 +159,33 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
             page.close()
     assert len(list(shots.glob("*.png"))) == 8
     print(f"screenshots: {shots}")
+
+
+def test_without_the_cookie_the_browser_logs_in_and_comes_back(tmp_path, browser):
+    db = new_memory(tmp_path / "m.db")
+    with Memory.open(db) as memory:
+        memory.add_evidence("assay", text="assay A shows X")
+        memory.add_claim("x", [["assay"]], text="X holds")
+    token = "browser-token-0123456789abcdef"
+    (tmp_path / "token").write_text(token)
+    with http_server(db, "--token-file", str(tmp_path / "token")) as (url, _):
+        base = url.removesuffix("/mcp")
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.goto(base + "/node?id=x")
+            assert page.url == base + "/login?next=%2Fnode%3Fid%3Dx"
+            page.fill("input[name=token]", "wrong")
+            page.click("form button")
+            assert page.locator("p.error").inner_text() == "wrong token"
+            page.fill("input[name=token]", token)
+            page.click("form button")
+            page.wait_for_url(base + "/node?id=x")
+            assert page.locator("h1").inner_text() == "node x"
+            page.goto(base + "/audits")   # the cookie holds for the next page
+            assert page.url == base + "/audits" and page.locator("h1").inner_text() == "audit timeline"
+        finally:
+            context.close()
 
 
 # --- the drawing laid out by ELK ---------------------------------------------------------------
