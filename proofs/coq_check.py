@@ -22,7 +22,7 @@ LIBRARY = "JTMS"
 FILES = ("Boundary", "Graph", "Symmetry")  # in dependency order
 CLASSIC = "classic"
 
-# Coq theorem -> (file, DESIGN.md statement it proves, axioms it may use)
+# Coq theorem -> (file, docs/design.md statement it proves, axioms it may use)
 THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "boundary": ("Boundary", "Theorem 1: agree on every audit <=> unique minimal justification",
                  frozenset()),

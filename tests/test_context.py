@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from theory import strategies as jst
 
 from jtms.cli import main
-from jtms.views.context import Context, count_tokens
+from jtms.memory.context import Context, count_tokens
 from jtms.memory.memory import Memory
 
 

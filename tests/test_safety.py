@@ -91,7 +91,7 @@ def test_under_audit_is_the_active_state_with_the_audit_in_force(case):
 @given(jst.graphs_with_audits(cycles=True, max_evidence=5, max_claims=6))
 def test_check_with_audits_in_force_matches_brute_force(case):
     # influence-safe under audits R: for every further evidence audit, influence on the graph
-    # as it stands equals exact revision there (DESIGN.md section 2, checked by brute force)
+    # as it stands equals exact revision there (docs/design.md section 2, checked by brute force)
     structure, blocked = case
     report = check_structure(structure, blocked=blocked)
     current = structure.under_audit(blocked)

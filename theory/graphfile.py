@@ -1,4 +1,4 @@
-"""The graph file format of DESIGN.md section 4: load, validate, dump.
+"""The graph file format of docs/design.md section 4: load, validate, dump.
 
 ```json
 {"nodes": [{"id": "obs1", "kind": "evidence", "text": "..."},
@@ -64,7 +64,7 @@ def load_document(path: str | Path) -> Any:
 
 
 def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
-    """Parse and validate a graph document given as a JSON string (DESIGN.md section 4).
+    """Parse and validate a graph document given as a JSON string (docs/design.md section 4).
 
     Examples
     --------
@@ -108,7 +108,7 @@ def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) ->
         raise error.with_source(source) from None
 
 
-# the keys each object of a graph document may carry (DESIGN.md section 4; the memory's
+# the keys each object of a graph document may carry (docs/design.md section 4; the memory's
 # import reads author/expression/value too); any other key is an error naming it and where
 TOP_KEYS = frozenset({"nodes", "justifications", "nogoods"})
 NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value"})

@@ -1,4 +1,4 @@
-"""The three revision rules of DESIGN.md section 2, over audits of evidence and claims.
+"""The three revision rules of docs/design.md section 2, over audits of evidence and claims.
 
 A rule maps (structure, audit) to the set of *retired* nodes: nodes active before the audit
 and inactive after it. For every structure and audit, ``none ⊆ exact ⊆ influence``.

@@ -1,7 +1,7 @@
 """The influence-safety predicate: when does the cheap rule (influence) equal the exact one?
 
 An active claim c is influence-safe iff exact revision of {e} retires c for every evidence
-ancestor e of c (DESIGN.md section 2); inactive claims are trivially safe. Each ancestor e
+ancestor e of c (docs/design.md section 2); inactive claims are trivially safe. Each ancestor e
 that fails is one violation with the one-item witness audit {e}: ``alternative_support``
 when e lies in some minimal justification of c (another one survives), else
 ``redundant_influence`` (e reaches c only through redundant justifications).
@@ -56,7 +56,7 @@ class Violation:
 
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``violations`` entry of ``jtms check --json`` (DESIGN.md section 4)."""
+        """The ``violations`` entry of ``jtms check --json`` (docs/design.md section 4)."""
         return {
             "kind": self.kind,
             "audit": sorted_ids(self.audit),

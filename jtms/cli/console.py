@@ -1,6 +1,6 @@
 """The ``jtms`` console script: argument parsing, command discovery and exit codes.
 
-Exit codes (DESIGN.md section 4): 0 ok, 1 a check found a violation, 2 bad input or usage.
+Exit codes (docs/design.md section 4): 0 ok, 1 a check found a violation, 2 bad input or usage.
 """
 
 from __future__ import annotations

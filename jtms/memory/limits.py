@@ -93,7 +93,7 @@ def check_ids(values: Any, what: str, limit: int = MAX_IDS, *, allow_empty: bool
     """A list of ids (any iterable of strings but a string itself), each checked."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise InputError(f"{what} must be a list of ids, got {type(values).__name__}")
-    items = []
+    items: list[str] = []
     for value in values:
         if len(items) == limit:
             raise InputError(f"{what} holds more than {limit} ids (at most {limit})")

@@ -67,7 +67,7 @@ from jtms.store.protocol import (ACTIVE, INACTIVE, Checkpoint, JustificationRow,
                                  NodeRow, NogoodRow, RevisionRow, Store, WithdrawalRow)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jtms.views.context import Context
+    from jtms.memory.context import Context
     from theory.diagnosis import DiagnosisReport
 
 CHECKPOINT_MIN_ROWS = 4096   # refresh the checkpoint when the log tail since it holds more
@@ -245,7 +245,7 @@ class Memory:
         >>> past = memory.as_of(7)                      # doctest: +SKIP
         >>> past.explain("c1").certificate              # the derivation that held at event 7
 
-        The state as of event k is exactly the state after event k (DESIGN.md section 2:
+        The state as of event k is exactly the state after event k (docs/design.md section 2:
         what existed at k with the audits in force at k, and the support pointers the writers
         stored), so ``explain`` shows the certificate that held then. Writing through a view
         is an error; it shares this memory's connection (close this one, not the view).
@@ -1072,8 +1072,8 @@ class Memory:
                 for r in sorted(latest.values(), key=lambda r: -r.seq) if r.status == INACTIVE]
 
     def context(self, budget: int, query: str | None = None) -> "Context":
-        """The working context under ``budget`` tokens (:func:`jtms.views.context.compile_context`)."""
-        from jtms.views.context import compile_context
+        """The working context under ``budget`` tokens (:func:`jtms.memory.context.compile_context`)."""
+        from jtms.memory.context import compile_context
 
         with self.snapshot():
             return compile_context(self, budget, query)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 
-from jtms.store.protocol import Backend, Checkpoint, EventRow, Store
+from jtms.store.protocol import StoreBackend, Checkpoint, EventRow, Store
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.store.sqlite import SqliteStore
@@ -28,14 +28,14 @@ if TYPE_CHECKING:  # pragma: no cover
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 
 
-def _backend(location: str) -> Backend:
+def _backend(location: str) -> StoreBackend:
     if location.startswith(POSTGRES_PREFIXES):
         try:
             from jtms.store.postgres import PostgresStore  # type: ignore[import-untyped,import-not-found,unused-ignore]
         except ImportError as error:
             raise InputError(f"PostgreSQL memories need the PostgreSQL backend ({error})",
                              source=location.split("?", 1)[0]) from None
-        backend: Backend = PostgresStore  # type: ignore[assignment,unused-ignore]
+        backend: StoreBackend = PostgresStore  # type: ignore[assignment,unused-ignore]
         return backend
     from jtms.store.sqlite import SqliteStore
 

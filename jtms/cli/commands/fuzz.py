@@ -217,11 +217,11 @@ def _render_fuzz(payload: dict) -> None:
 
 
 def _differential(args: argparse.Namespace) -> int:
-    from jtms.fuzz.backends import Backend, BackendError, FunctionBackend, engine_backend
+    from jtms.fuzz.backends import EngineUnderTest, BackendError, FunctionBackend, engine_backend
     from jtms.fuzz.differential import CampaignOptions, differential_campaign
     from jtms.fuzz.runner import load_rule
 
-    backends: list[Backend] = []
+    backends: list[EngineUnderTest] = []
     for spec in args.backend:
         if ":" not in spec:
             raise InputError(f"--backend {spec[:200]!r}: expected MODULE:FUNCTION")

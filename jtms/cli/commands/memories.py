@@ -11,22 +11,13 @@ from typing import IO, Any
 
 from theory.errors import InputError
 
+from jtms.cli.arguments import db_option
 from jtms.cli.output import console, print_json, table
 
 ORDER = 21  # right after the memory commands in `jtms --help`
 
-_LOCATION_HELP = ("the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME?memory=NAME "
-                  "(default $JTMS_DB, else jtms.db)")
-
-
-def _default_db() -> str:
-    from jtms.cli.commands.memory import default_db
-
-    return default_db()
-
-
 def _location(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None, metavar="LOCATION", help=_LOCATION_HELP)
+    db_option(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -72,7 +63,7 @@ def register(subparsers: Any) -> None:
 def run_memories(args: argparse.Namespace) -> int:
     from jtms.store import POSTGRES_PREFIXES
 
-    location = args.db or _default_db()
+    location = args.db
     if location.startswith(POSTGRES_PREFIXES):
         from jtms.store.postgres import list_memories, parse_location
 
@@ -102,7 +93,7 @@ def run_memories(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from jtms.memory.jsonl import Summary, export_memory
 
-    location = args.db or _default_db()
+    location = args.db
     write = export_memory
     if args.format != "jsonl":  # a drawing of the whole graph (jtms/views/drawing.py)
         from jtms.views.drawing import export_drawing
@@ -136,7 +127,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import_memory(args: argparse.Namespace) -> int:
     from jtms.memory.jsonl import import_memory
 
-    location = args.db or _default_db()
+    location = args.db
     progress = (lambda step: print(f"jtms import-memory: {step}", file=sys.stderr)
                 ) if sys.stderr.isatty() else None
     summary = import_memory(args.file, location, progress)

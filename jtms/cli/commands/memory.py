@@ -4,9 +4,8 @@ explain, context, review. Every command takes ``--db PATH`` (default ``jtms.db``
 
 from __future__ import annotations
 
-
 import argparse
-import os
+
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from theory.errors import InputError
 from theory.graphfile import load_document
 
+from jtms.cli.arguments import db_option
 from jtms.views import payloads
 from jtms.cli.output import console, print_json, table
 from jtms.memory.memory import Memory
@@ -21,22 +21,12 @@ from jtms.memory.memory import Memory
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.memory.contradictions import ContradictionReview
 
-DEFAULT_DB = "jtms.db"
 TABLE_ROWS = 50   # rows of a table for people; --json lists everything
 
-
-def default_db() -> str:
-    """``$JTMS_DB`` when set (a file or a postgresql:// URL), else ``jtms.db``."""
-    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
-
-
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--db", default=default_db(), metavar="LOCATION",
-                        help="the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME"
-                             f"?memory=NAME (default $JTMS_DB, else {DEFAULT_DB})")
+    db_option(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
-
 
 def _id_list(value: str, what: str) -> list[str]:
     items = [item.strip() for item in value.split(",")]
@@ -44,12 +34,10 @@ def _id_list(value: str, what: str) -> list[str]:
         raise InputError(f"{what}: expected ID[,ID...], got {value!r}")
     return items
 
-
 def _as_of(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--as-of", default=None, metavar="EVENT_ID|ISO_TIME",
                         help="the memory as it was at an event (its id, or the latest event at "
                              "or before an ISO time such as 2026-12-01T08:30:00Z)")
-
 
 @contextmanager
 def _reading(args: argparse.Namespace) -> Iterator[Memory]:
@@ -62,7 +50,6 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
         text = moment.strip()
         yield memory.as_of(int(text) if text.isdigit() else text)
 
-
 def _tolerance(text: str) -> float:
     """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
     try:
@@ -73,13 +60,11 @@ def _tolerance(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text[:40]!r}")
     return value
 
-
 def _seconds(text: str) -> float:
     value = _tolerance(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text[:40]!r}")
     return value
-
 
 def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> int:
     """Print ``payload`` (``--json``) or ``text``; exit 0."""
@@ -88,7 +73,6 @@ def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> 
     else:
         console().print(text)
     return 0
-
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
@@ -100,7 +84,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                     "transaction (example: jtms upgrade --db old.db)."))
     p.set_defaults(func=run_upgrade)
 
-    p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
+    p = _common(subparsers.add_parser("import", help="add a graph file (docs/design.md format) to the memory"))
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
     p.set_defaults(func=run_import)
@@ -185,19 +169,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                    help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
     p.set_defaults(func=run_review)
 
-
 # --- handlers ---------------------------------------------------------------------------------
 
 def run_init(args: argparse.Namespace) -> int:
     Memory.create(args.db).close()
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
 
-
 def run_upgrade(args: argparse.Namespace) -> int:
     changed = Memory.upgrade(args.db)
     return _report(args, {"db": args.db, "upgraded": changed},
                    f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
-
 
 def run_import(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
@@ -208,13 +189,11 @@ def run_import(args: argparse.Namespace) -> int:
     return _report(args, payload, f"imported {change.added} nodes from {args.graph} "
                                   f"({len(change.activated)} active) in {change.seconds:.2f} s")
 
-
 def run_add_evidence(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_evidence(args.id, text=args.text, author=args.author,
                                      expression=args.expression, value=args.value)
     return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
-
 
 def run_add_claim(args: argparse.Namespace) -> int:
     justifications = [_id_list(value, "--because") for value in args.because]
@@ -225,7 +204,6 @@ def run_add_claim(args: argparse.Namespace) -> int:
     payload = payloads.node_added(change, args.id)
     return _report(args, payload,
                    f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})")
-
 
 def run_audit(args: argparse.Namespace) -> int:
     roots = _id_list(args.invalidate, "--invalidate")
@@ -252,7 +230,6 @@ def run_audit(args: argparse.Namespace) -> int:
         out.print(f"(tables show the first {TABLE_ROWS} rows; --json lists all)")
     return 0
 
-
 def run_reinstate(args: argparse.Namespace) -> int:
     try:
         audit_id = int(args.audit_id)
@@ -263,7 +240,6 @@ def run_reinstate(args: argparse.Namespace) -> int:
     return _report(args, payloads.reinstate_payload(audit_id, change),
                    f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
                    f"{', '.join(sorted(change.activated))}")
-
 
 def run_history(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
@@ -277,7 +253,6 @@ def run_history(args: argparse.Namespace) -> int:
                           [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
                             r["reason"] or ""] for r in rows]))
     return 0
-
 
 def run_explain(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
@@ -311,11 +286,10 @@ def run_explain(args: argparse.Namespace) -> int:
             out.print("  it has no justification")
     return 0
 
-
 def run_context(args: argparse.Namespace) -> int:
     if args.budget < 0:
         raise InputError(f"--budget must be >= 0, got {args.budget}")
-    from jtms.views.context import render_text
+    from jtms.memory.context import render_text
 
     with _reading(args) as memory:
         compiled = memory.context(args.budget, args.query)
@@ -324,7 +298,6 @@ def run_context(args: argparse.Namespace) -> int:
     else:
         print(render_text(compiled))
     return 0
-
 
 def run_state(args: argparse.Namespace) -> int:
     ids = _id_list(args.ids, "--ids") if args.ids is not None else None
@@ -341,7 +314,6 @@ def run_state(args: argparse.Namespace) -> int:
     if len(rows) > TABLE_ROWS:
         out.print(f"(the table shows the first {TABLE_ROWS} rows; --json lists all)")
     return 0
-
 
 def run_review(args: argparse.Namespace) -> int:
     from jtms.memory.contradictions import review_contradictions
@@ -382,7 +354,6 @@ def run_review(args: argparse.Namespace) -> int:
         _print_contradictions(found)
     return 0
 
-
 def _print_contradictions(found: "ContradictionReview") -> None:
     """The contradictions part of ``jtms review`` (see :mod:`jtms.memory.contradictions`)."""
     out = console()
@@ -402,6 +373,5 @@ def _print_contradictions(found: "ContradictionReview") -> None:
         out.print(f"audit {a.audit_id}: retired {', '.join(sorted(a.retired))}")
     elif found.report.diagnoses:
         out.print("run `jtms review --apply` (or `jtms diagnose --db ... --apply 1`) to audit it")
-
 
 ORDER = 20  # position of these commands in `jtms --help`

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from theory.errors import InputError
 
-from jtms.cli.commands.memory import DEFAULT_DB, default_db
+from jtms.cli.arguments import db_option
 
 if TYPE_CHECKING:
     from jtms.serve.tools import MemoryServer
@@ -38,8 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("serve", help="serve the memory to agents over MCP (stdio or HTTP)",
                               description=_HELP,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", default=default_db(), metavar="LOCATION",
-                   help=f"the memory database (default {DEFAULT_DB})")
+    db_option(p, help="the memory to serve")
     p.add_argument("--http", metavar="HOST:PORT", default=None,
                    help="serve streamable HTTP on HOST:PORT instead of stdio")
     p.add_argument("--token-file", metavar="PATH", default=None,

@@ -30,7 +30,7 @@ from theory.errors import InputError
 from jtms.cli.arguments import at_least
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
-from jtms.cli.plugins import load_callable
+from jtms.fuzz.plugins import load_callable
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
 PLOT_FORMATS = (".png", ".svg", ".pdf")

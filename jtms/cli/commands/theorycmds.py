@@ -7,9 +7,9 @@ import argparse
 import time
 from typing import Any
 
-from jtms.cli.arguments import at_least, id_list
+from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
-from jtms.cli.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from jtms.cli.output import console, format_set, print_json, sorted_sets, table
 from jtms.cli.progress import progress_bar
 from theory.errors import InputError
 from theory.graphfile import load_graph, paused_gc
@@ -33,7 +33,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "example:\n  jtms supports examples/or_world.json --claim claim --json"
         ),
     )
-    supports.add_argument("graph", metavar="GRAPH", help="graph file (DESIGN.md section 4 format)")
+    supports.add_argument("graph", metavar="GRAPH", help="graph file (docs/design.md section 4 format)")
     supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
     supports.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="stop after N justifications")
     supports.add_argument("--formula", action="store_true", help="also print the support formula (sympy DNF)")
@@ -77,7 +77,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         ),
     )
     check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
-    check.add_argument("--db", metavar="PATH", help="check a stored memory (as it stands after its audits) instead of a file")
+    db_option(check, instead_of_file=True,
+              help="check a stored memory (as it stands after its audits) instead of a file")
     check.add_argument("--claim", type=id_list, metavar="ID[,ID...]", help="check only these claims")
     check.add_argument("--max-listed", "--max-justifications", dest="max_listed", type=at_least(0), default=64,
                        metavar="N", help="list at most N minimal justifications per unsafe claim "
