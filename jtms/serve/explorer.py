@@ -33,14 +33,13 @@ from mcp.server.transport_security import TransportSecurityMiddleware, Transport
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
-from theory.conflicts import conflict_sets
-from theory.errors import InputError
-from theory.structure import Nogood
-
-from jtms.views import drawing, payloads
 from jtms.memory.memory import Memory
 from jtms.serve.http import TOKEN_COOKIE
 from jtms.serve.tools import MemoryAccess
+from jtms.views import drawing, payloads
+from theory.conflicts import conflict_sets
+from theory.errors import InputError
+from theory.structure import Nogood
 
 SEARCH_LIMIT = 50
 EVENT_LIMIT = 100

@@ -24,12 +24,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any
 from html import escape
-
-from theory.incremental import SupportState
+from typing import IO, Any
 
 from jtms.memory.memory import Memory
+from theory.incremental import SupportState
 
 CAP = 200            # nodes drawn before "show more"
 NO_RANK_LIMIT = 1 << 40
