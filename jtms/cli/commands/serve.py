@@ -138,7 +138,8 @@ def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | N
     sock = listening_socket(host, port)
     bound = sock.getsockname()[1]
     explorer = Explorer(server.access, transport_security(host, allowed_hosts), read_only, token)
-    app = build_app(server, host, token, allowed_hosts, explorer.routes(), explorer.open_paths)
+    app = build_app(server, host, token, allowed_hosts, explorer.routes(), explorer.open_paths,
+                    explorer.login_path)
     shown = f"[{host}]" if ":" in host else host
     print(f"jtms serve: MCP at http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
