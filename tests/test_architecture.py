@@ -20,9 +20,10 @@ PACKAGES = ("theory", "enumerations", "proofs", "jtms")
 LAYERS: dict[str, int] = {
     "theory": 0,
     "enumerations": 1, "proofs": 1,
+    "jtms.memory.limits": 1,   # the limits of every entry point: a leaf over theory only
     "jtms.store": 2, "jtms.calc": 2,
     "jtms.memory": 3,
-    "jtms.views": 4, "jtms.fuzz": 4,
+    "jtms.views": 4, "jtms.fuzz": 4, "jtms.interchange": 4,
     "jtms.studies": 5, "jtms.serve": 5,
     "jtms.cli": 6,
     "jtms": 7,          # jtms/__init__.py (lazy exports) and jtms/__main__.py
@@ -32,6 +33,8 @@ USES_ENUMERATIONS_AND_PROOFS = {"jtms.cli", "enumerations", "proofs"}
 
 
 def group_of(module: str) -> str:
+    if module in LAYERS:
+        return module
     parts = module.split(".")
     if parts[0] == "jtms" and len(parts) > 1 and f"jtms.{parts[1]}" in LAYERS:
         return f"jtms.{parts[1]}"
