@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from theory.errors import InputError
+from theory.errors import InputError, shorten
 from theory.graphfile import load_document
 
 from jtms.cli.arguments import db_option
@@ -52,7 +52,13 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
             yield memory
             return
         text = moment.strip()
-        yield memory.as_of(parse_int(text, "--as-of", 1, MAX_EVENT) if text.isdigit() else text)
+        if text.isdigit():
+            if len(text) > len(str(MAX_EVENT)) or int(text) > MAX_EVENT or int(text) < 1:
+                raise InputError(f"--as-of: no event {shorten(text.lstrip('0') or '0', 40)}"
+                                 f" (events are numbered 1 to {MAX_EVENT} at most)")
+            yield memory.as_of(int(text))
+            return
+        yield memory.as_of(text)
 
 def _tolerance(text: str) -> float:
     """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
