@@ -29,17 +29,15 @@ from dataclasses import dataclass, field
 import z3
 from pysat.solvers import Solver
 
+from proofs import cnf_encoding, counting, reference
+from proofs.reference import Table
+from proofs.z3_bounded import Z3Encoding
 from theory import truthtable
 from theory.fixpoint import base_active
 from theory.index import index_of
 from theory.justifications import minimal_justifications
 from theory.revision import downstream_numbers, exact_retired_numbers
 from theory.structure import SupportStructure
-
-from proofs import counting, reference
-from proofs import cnf_encoding
-from proofs.reference import Table
-from proofs.z3_bounded import Z3Encoding
 
 QUANTITIES = ("union", "exact", "influence", "unique", "agree")
 
