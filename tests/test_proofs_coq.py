@@ -5,16 +5,23 @@ from __future__ import annotations
 
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 import pytest
 
 from proofs import coq_check
 
+COQ_MISSING = ("coqc is not installed: the Coq proofs (proofs/coq) were NOT checked "
+               "(apt-get install -y coq, then python3 -m pytest tests/test_proofs_coq.py)")
+
 if shutil.which("coqc") is None:
     if os.environ.get("CI"):  # .ci/run installs Debian's coq: missing there is a failure
-        pytest.fail("coqc is not installed (apt-get install -y coq)", pytrace=False)
-    pytest.skip("coqc is not installed (apt-get install -y coq)", allow_module_level=True)
+        pytest.fail(COQ_MISSING, pytrace=False)
+    # visible, not silent: a warning in the warnings summary, the skip reason under -ra (the
+    # project's default addopts) and a closing line from conftest's terminal summary
+    warnings.warn(COQ_MISSING, pytest.PytestWarning, stacklevel=1)
+    pytest.skip(COQ_MISSING, allow_module_level=True)
 
 
 def test_every_main_theorem_is_checked_with_only_allowed_axioms():
