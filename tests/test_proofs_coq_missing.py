@@ -31,7 +31,7 @@ def test_missing_coqc_is_visible(tmp_path, ci):
     if ci:
         assert done.returncode != 0 and "coqc is not installed" in out
     else:
-        assert done.returncode == 0
+        assert done.returncode in (0, 5)  # 5: pytest collected nothing else to run
         assert "PytestWarning: coqc is not installed" in out  # the warnings summary
         assert "SKIPPED [1]" in out  # the reason, under the default -ra
         assert "WARNING: coqc is not installed, so the Coq proofs were not checked" in out
