@@ -95,3 +95,8 @@ async def error(client: Client, name: str, **arguments: Any) -> str:
     assert isinstance(content, TextContent)
     assert "\n" not in content.text  # the one-line message
     return content.text
+
+
+def lists(payload: dict[str, Any]) -> dict[str, Any]:
+    """A result without its paging keys (``counts``, ``cursor``): the lists themselves."""
+    return {k: v for k, v in payload.items() if k not in ("counts", "cursor")}

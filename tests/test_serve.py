@@ -18,26 +18,28 @@ from mcp.client.stdio import StdioServerParameters
 from jtms.views import payloads
 from jtms.memory.memory import Memory
 from jtms.serve.tools import WATCH_SECONDS, MemoryAccess, build_server
-from tests.serve_helpers import call, env, error, jtms, jtms_json, new_memory, two_chains
+from tests.serve_helpers import call, lists, env, error, jtms, jtms_json, new_memory, two_chains
 
 pytestmark = pytest.mark.timeout(180)
 
+KEY, PAGE = {"idempotency_key"}, {"limit", "cursor"}
 TOOLS = {
-    "add_evidence": {"id", "text", "source", "expression", "value"},
-    "add_claim": {"id", "justifications", "text"},
-    "add_justification": {"claim", "antecedents"},
-    "audit": {"invalidate", "reason", "reviewer", "dry_run"},
-    "reinstate": {"audit_id"},
-    "state": {"ids"},
-    "explain": {"id", "as_of"},
-    "history": {"id"},
+    "add_evidence": {"id", "text", "source", "expression", "value"} | KEY,
+    "add_claim": {"id", "justifications", "text"} | KEY,
+    "add_justification": {"claim", "antecedents", "limit"} | KEY,
+    "audit": {"invalidate", "reason", "reviewer", "dry_run"} | KEY | PAGE,
+    "reinstate": {"audit_id", "limit"} | KEY,
+    "state": {"ids"} | PAGE,
+    "explain": {"id", "as_of"} | PAGE,
+    "history": {"id"} | PAGE,
     "context": {"budget", "query"},
-    "check": set(),
-    "review": {"dry_run"},
-    "add_nogood": {"id", "nodes"},
-    "diagnose": set(),
+    "check": PAGE,
+    "review": {"dry_run", "limit"} | KEY,
+    "add_nogood": {"id", "nodes"} | KEY,
+    "diagnose": PAGE,
+    "page": {"cursor", "event_id", "limit"},
 }
-READING = {"state", "explain", "history", "context", "check", "diagnose"}
+READING = {"state", "explain", "history", "context", "check", "diagnose", "page"}
 
 
 def stdio(db: str, *extra: str) -> Client:
@@ -86,9 +88,9 @@ def test_correction_loop_over_stdio(tmp_path):
                 assert isinstance(audited["audit_id"], int)
 
                 state = await call(client, "state")
-                assert state == {"active": ["axiom", "calc", "paper", "x"],
+                assert lists(state) == {"active": ["axiom", "calc", "paper", "x"],
                                  "inactive": ["assay", "plan"]}
-                assert await call(client, "state", ids=["plan", "x"]) == {"active": ["x"],
+                assert lists(await call(client, "state", ids=["plan", "x"])) == {"active": ["x"],
                                                                           "inactive": ["plan"]}
                 for node in ("x", "plan", "assay"):
                     assert await call(client, "explain", id=node) == jtms_json("explain", node,
@@ -129,7 +131,7 @@ def test_nogoods_and_diagnose_as_the_cli(tmp_path):
                 assert added == {"event_id": added["event_id"], "id": "n1",
                                  "nodes": ["effective", "inert"], "active": True}
                 assert "unknown id" in await error(client, "add_nogood", id="n2", nodes=["ghost"])
-                assert await call(client, "state", ids=["n1", "inert"]) == {
+                assert lists(await call(client, "state", ids=["n1", "inert"])) == {
                     "active": ["inert", "n1"], "inactive": []}
                 report = await call(client, "diagnose")
                 cli = json.loads(jtms("diagnose", "--db", db, "--json", check=False).stdout)
@@ -149,7 +151,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(tmp_path):
         with anyio.fail_after(120):
             async with stdio(db) as client:
                 await call(client, "add_evidence", id="e1")
-                assert "unknown audit id" in await error(client, "audit", invalidate=["nope"],
+                assert "node 'nope': unknown id" in await error(client, "audit", invalidate=["nope"],
                                                          reason="r")
                 assert "unknown id" in await error(client, "explain", id="nope")
                 assert "invalidate" in await error(client, "audit", reason="r")  # missing
@@ -163,7 +165,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(tmp_path):
                 assert "needs a reason" in await error(client, "audit", invalidate=["e1"],
                                                        reason=" ")
                 # nothing was changed by the bad calls, and the next good call works
-                assert await call(client, "state") == {"active": ["e1"], "inactive": []}
+                assert lists(await call(client, "state")) == {"active": ["e1"], "inactive": []}
                 assert (await call(client, "add_claim", id="c", justifications=[["e1"]]))["active"]
 
     anyio.run(main)
@@ -180,7 +182,7 @@ def test_write_by_a_cli_process_is_visible_to_the_next_call(tmp_path):
                 jtms("add-evidence", "e2", "--db", db)
                 jtms("add-claim", "c", "--because", "e1", "--because", "e2", "--db", db)
                 jtms("audit", "--invalidate", "e1", "--reason", "cli", "--db", db)
-                assert await call(client, "state") == {"active": ["c", "e2"], "inactive": ["e1"]}
+                assert lists(await call(client, "state")) == {"active": ["c", "e2"], "inactive": ["e1"]}
                 explained = await call(client, "explain", id="c")
                 assert explained["certificate"] == [{"claim": "c", "antecedents": ["e2"]}]
 
@@ -277,6 +279,9 @@ def test_results_are_serialised_once_with_cheap_output_schemas(tmp_path):
                 schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
                 for name, schema in schemas.items():
                     assert schema is not None and schema["type"] == "object", name
+                    if name == "page":  # one of the writing tools' results, by the event's kind
+                        assert schema["additionalProperties"] is True
+                        continue
                     assert set(schema["required"]) == set(schema["properties"]), name
                     for key, prop in schema["properties"].items():
                         for branch in (prop, *prop.get("anyOf", ())):
@@ -289,7 +294,7 @@ def test_results_are_serialised_once_with_cheap_output_schemas(tmp_path):
                 result = await client.call_tool("audit", arguments)
                 (text,) = result.content
                 assert isinstance(text, TextContent) and "\n" not in text.text
-                assert text.text == json.dumps(result.structured_content, separators=(",", ":"))
+                assert json.loads(text.text) == result.structured_content and ", " not in text.text[:40]
                 cli = jtms_json("audit", "--db", db, "--invalidate", "assay", "--reason",
                                 "contaminated", "--dry-run")
                 assert without_seconds(result.structured_content) == without_seconds(cli)
@@ -359,11 +364,11 @@ def test_state_of_every_node_reads_the_state_not_the_graph(tmp_path, monkeypatch
     async def main() -> None:
         with anyio.fail_after(60):
             async with Client(server) as client:
-                assert await call(client, "state") == expected
+                assert lists(await call(client, "state")) == expected
 
     anyio.run(main)
     before_audit = memory.as_of(memory.last_event - 1)  # the CLI's `state --as-of` path
-    assert payloads.state_payload(before_audit) == {"active": sorted(everything), "inactive": []}
+    assert lists(payloads.state_payload(before_audit)) == {"active": sorted(everything), "inactive": []}
 
 
 def test_subscribers_are_notified_of_writes_by_other_processes(tmp_path):

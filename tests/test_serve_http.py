@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from jtms.memory.memory import Memory
-from tests.serve_helpers import call, error, http_server, jtms_json, new_memory, two_chains
+from tests.serve_helpers import call, lists, error, http_server, jtms_json, new_memory, two_chains
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -57,7 +57,7 @@ def test_correction_loop_over_http(tmp_path):
                     audited = await call(c, "audit", invalidate=["e1"], reason="wrong")
                     assert audited["retired"] == ["d", "e1"]
                     assert audited["kept"] == [{"id": "c", "surviving_justification": ["e2"]}]
-                    assert await call(c, "state") == {"active": ["c", "e2"], "inactive": ["d", "e1"]}
+                    assert lists(await call(c, "state")) == {"active": ["c", "e2"], "inactive": ["d", "e1"]}
                     assert "unknown id" in await error(c, "explain", id="ghost")
                     assert await call(c, "explain", id="d") == jtms_json("explain", "d", "--db", db)
                     back = await call(c, "reinstate", audit_id=audited["audit_id"])
@@ -79,7 +79,7 @@ def test_token_required_and_refusals_touch_nothing(tmp_path):
         async def main() -> None:
             with anyio.fail_after(60):
                 async with client(url, TOKEN) as c:
-                    assert await call(c, "state") == {"active": [], "inactive": []}
+                    assert lists(await call(c, "state")) == {"active": [], "inactive": []}
                     await call(c, "add_evidence", id="e1")
         anyio.run(main)
     with Memory.open(db) as memory:

@@ -168,7 +168,7 @@ def test_revisions_are_immutable_in_the_database(sqlite_db, statement):
 # --- bad input: exit 2, one clear line, nothing changed ------------------------------------------
 
 BAD = [
-    (["audit", "--invalidate", "nope", "--reason", "r"], "unknown audit id"),
+    (["audit", "--invalidate", "nope", "--reason", "r"], "unknown id: no node of this memory has it"),
     (["audit", "--invalidate", "e1,,e2", "--reason", "r"], "expected ID"),
     (["audit", "--invalidate", "e1", "--reason", " "], "needs a reason"),
     (["add-evidence", "e1"], "duplicate id"),

@@ -156,7 +156,7 @@ def test_other_schema_version(db, capsys, version, advice):
     connection.commit()
     connection.close()
     for argv in WRITES + READS:
-        err = _fails(capsys, argv, db, f"schema version {version}, this jtms reads version 2")
+        err = _fails(capsys, argv, db, f"schema version {version}, this jtms reads version 3")
         assert advice in err
 
 
@@ -264,7 +264,7 @@ def test_upgrade_a_version_1_memory(tmp_path, capsys):
         INSERT INTO revisions (node, status, event) VALUES (0, 'inactive', 3);
     """)
     connection.close()
-    err = _fails(capsys, ["history", "c1"], path, "schema version 1, this jtms reads version 2")
+    err = _fails(capsys, ["history", "c1"], path, "schema version 1, this jtms reads version 3")
     assert f"run `jtms upgrade --db {path}`" in err
     assert main(["upgrade", "--db", str(path)]) == 0
     assert main(["upgrade", "--db", str(path)]) == 0   # nothing left to do

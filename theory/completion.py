@@ -29,7 +29,7 @@ literals. The unrolled circuit of :mod:`theory.formula` stays as the independent
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 

@@ -142,7 +142,18 @@ def review(memory: "Memory", reviewer: str = "jtms-review", dry_run: bool = Fals
             report.refused.append(_row(node_id, expression, recorded, outcome))
         elif outcome.status == "discrepancy":
             report.discrepancies.append(_row(node_id, expression, recorded, outcome))
-    if report.discrepancies and not dry_run:
+    if not dry_run:
+        audit_discrepancies(memory, report, reviewer)
+    return report
+
+
+def audit_discrepancies(memory: "Memory", report: ReviewReport,
+                        reviewer: str = "jtms-review") -> ReviewReport:
+    """Audit the discrepancies a (dry-run) ``report`` found, in one audit whose reason lists
+    them (none: nothing is written); ``report.audit`` is then that audit. The re-execution
+    and the audit are apart, so a server can re-execute on a snapshot and hold the write
+    lock only for the audit."""
+    if report.discrepancies:
         reason = "review: " + "; ".join(
             f"{d.id}: {d.expression[:80]} = {d.recomputed}, recorded {d.recorded[:80]}"
             for d in report.discrepancies)

@@ -44,7 +44,6 @@ deterministically.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -58,7 +57,7 @@ from theory.errors import InputError
 from theory.fixpoint import active_numbers
 from theory.graphfile import parse_graph, paused_gc
 from theory.ids import check_id
-from theory.incremental import NO_RANK, NO_SUPPORT, GrowingIndex, Plan, SupportState
+from theory.incremental import NO_RANK, GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
 from theory.structure import Kind, Nogood, SupportStructure
 
@@ -206,6 +205,16 @@ def _justifications(value: Any) -> list[list[str]]:
 WorkResult = tuple[int, Plan | None, Any]
 
 
+class RepeatedCall(Exception):
+    """A write under an idempotency key that an earlier write already used
+    (:meth:`Memory.keyed`): nothing was written; ``event`` is the first write's event."""
+
+    def __init__(self, key: str, event: int):
+        super().__init__(f"idempotency_key {key!r}: already written by event {event}")
+        self.key = key
+        self.event = event
+
+
 class Memory:
     """A persistent memory of evidence and claims with exact, incremental revision."""
 
@@ -220,6 +229,7 @@ class Memory:
         self.loads = 0
         self._pinned: int | None = None  # a read-only view as of this event (Memory.as_of)
         self._owns_store = True
+        self._keyed: tuple[str, str] | None = None  # (key, request) of the next write (Memory.keyed)
         #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
         self.test_hook: Callable[[str], None] | None = None
         # older test hook: called inside a write, after its rows, before COMMIT
@@ -248,7 +258,8 @@ class Memory:
         """Bring an SQLite memory of an older schema version to this one, in one transaction.
 
         Version 1 kept no support pointers: the state at the last event is derived once and
-        its pointers are stored with that event. Returns False when there was nothing to do.
+        its pointers are stored with that event. Version 2 kept no idempotency keys (a new,
+        empty table). Returns False when there was nothing to do.
         """
         backend = upgrade_store(_location(path))
         try:
@@ -256,7 +267,10 @@ class Memory:
                 return False
             with backend.write():
                 last = backend.last_event()
+                had_supports = backend.schema_version >= 2
                 backend.upgrade_schema()
+                if had_supports:
+                    return True
                 index = GrowingIndex()
                 index.extend([(r.id, r.evidence) for r in backend.nodes()],
                              ((j.claim, j.antecedents) for j in backend.justifications()),
@@ -512,7 +526,13 @@ class Memory:
                 self._depth += 1
                 try:
                     loaded = self._sync()
+                    keyed = self._keyed if new_event else None
+                    if keyed is not None:
+                        self._check_key(*keyed)
                     event, plan, value = work(loaded)
+                    if keyed is not None:
+                        self._store.add_idempotency_key(keyed[0], keyed[1], event)
+                        self._keyed = None
                     if plan is not None:
                         ranks = plan.ranks
                         self._store.add_supports(
@@ -531,10 +551,53 @@ class Memory:
                         self._before_commit()
                 finally:
                     self._depth -= 1
+        except RepeatedCall:
+            raise  # refused before anything changed: the in-memory state is intact
         except BaseException:
             self._loaded = None  # the in-memory state may be half-changed: reload lazily
             raise
         return value
+
+    # --- idempotency keys ---------------------------------------------------------------------
+    def _check_key(self, key: str, request: str) -> None:
+        found = self._store.idempotency_key(key)
+        if found is None:
+            return
+        event, first = found
+        if first != request:
+            raise InputError(f"idempotency_key {key!r} was already used by another call "
+                             f"(event {event}); use a new key for a new call")
+        raise RepeatedCall(key, event)
+
+    def idempotency_key(self, key: str) -> tuple[int, str] | None:
+        """The event that a write made under ``key`` (:meth:`keyed`) and the digest of its
+        request, or None when no write used that key (in a view of the past: by then)."""
+        with self.snapshot():
+            found = self._store.idempotency_key(key)
+            return found if found is not None and self._until(found[0]) else None
+
+    @contextmanager
+    def keyed(self, key: str, request: str) -> Iterator["Memory"]:
+        """The first write inside this block stores ``key`` with its event, in its
+        transaction; when ``key`` is stored already (by any process, before or while this
+        one waited for the write lock) that write raises :class:`RepeatedCall` (with the
+        event) and writes nothing, or :class:`InputError` when the key's first write had
+        another ``request`` (a digest of the call: the tool and its arguments).
+
+        >>> with memory.keyed("k-17", digest):        # doctest: +SKIP
+        ...     memory.add_evidence("e1")
+        """
+        from jtms.memory.limits import MAX_IDEMPOTENCY_KEY, check_text
+
+        check_text(key, "idempotency_key", MAX_IDEMPOTENCY_KEY)
+        if not key:
+            raise InputError("idempotency_key is empty (give a key of 1 to "
+                             f"{MAX_IDEMPOTENCY_KEY} characters, or none)")
+        self._keyed = (key, request)
+        try:
+            yield self
+        finally:
+            self._keyed = None
 
     def _event(self, kind: str, **fields: Any) -> int:
         return self._store.append_event(kind, _now(), **fields)
@@ -973,7 +1036,8 @@ class Memory:
         for root in ids:
             number = loaded.index.number.get(root) if isinstance(root, str) else None
             if number is None:
-                raise InputError("unknown audit id", source=self.path, node=str(root))
+                raise InputError("unknown id: no node of this memory has it (an audit "
+                                 "invalidates existing nodes)", source=self.path, node=str(root))
             numbers.append(number)
         return ids, numbers
 
@@ -1103,6 +1167,15 @@ class Memory:
             return [{"seq": r.seq, "status": r.status, "event": r.event, "kind": r.kind,
                      "time": r.time, "actor": r.actor, "reason": r.reason}
                     for r in rows if self._until(r.event)]
+
+    def justified_claim(self, event: int) -> str:
+        """The claim whose justification the add-justification ``event`` added."""
+        with self.snapshot():
+            loaded = self._loaded_now()
+            for row in self._store.justifications(0):
+                if row.event == event:
+                    return loaded.index.ids[row.claim]
+            raise InputError(f"event {event} added no justification", source=self.path)
 
     def audits_naming(self, node_id: str) -> list[int]:
         """Every audit (reinstated or not) whose roots include ``node_id`` (none for a nogood)."""

@@ -28,10 +28,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import difflib
 import functools
+import inspect
 import json
 import sqlite3
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, TypeVar, cast
 
@@ -47,22 +51,58 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from theory.errors import InputError
+from theory.ids import MAX_ID_LENGTH
 
-from jtms.views import payloads
-from jtms.memory.memory import Memory
+from jtms.memory import limits
+from jtms.memory.memory import Memory, RepeatedCall
+from jtms.views import pages, payloads
 
 T = TypeVar("T")
 
-MAX_IDS = 10_000            # longest id list one call may carry (audit roots, antecedents, ...)
-MAX_TEXT = 100_000          # longest text
+MAX_IDS = limits.MAX_IDS    # longest id list one call may carry (audit roots, antecedents, ...)
+MAX_TEXT = limits.MAX_TEXT  # longest text
 CONTEXT_BUDGET = 2_000      # tokens of the memory://context resource
+MAX_CONTEXT_BUDGET = 50_000  # tokens of one `context` call (its result stays under 1 MiB)
 REVIEWER = "jtms-review"    # the reviewer name `jtms review` uses
 DIAGNOSES = 10              # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
 WATCH_SECONDS = 0.5         # while someone listens: how often to look for other processes' writes
+READ_BUDGET_S = 20.0        # seconds a long read (check, diagnose) may compute one page
+VIEWS = 8                   # views of past events kept open for the pages read as of them
 
-NodeId = Annotated[str, Field(min_length=1, max_length=1_000, description="a node id")]
-IdList = Annotated[list[NodeId], Field(max_length=MAX_IDS)]
-Text = Annotated[str, Field(max_length=MAX_TEXT)]
+NodeId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH,
+                              description=f"a node id (1 to {MAX_ID_LENGTH} characters)")]
+IdList = Annotated[list[NodeId], Field(max_length=MAX_IDS,
+                                       description=f"node ids (at most {MAX_IDS})")]
+
+
+NodeText = Annotated[str, Field(max_length=limits.MAX_TEXT, description=(
+    f"what the node says, in words (at most {limits.MAX_TEXT} characters)"))]
+Source = Annotated[str | None, Field(max_length=limits.MAX_SOURCE, description=(
+    f"where the evidence came from: a tool, a person, a URL (at most {limits.MAX_SOURCE} characters)"))]
+Expression = Annotated[str | None, Field(max_length=limits.MAX_EXPRESSION, description=(
+    f"an executed calculation in sympy syntax, e.g. \"2*21\" (at most {limits.MAX_EXPRESSION} "
+    "characters); give `value` with it"))]
+Value = Annotated[str | None, Field(max_length=limits.MAX_EXPRESSION, description=(
+    f"the value `expression` produced, e.g. \"42\" (at most {limits.MAX_EXPRESSION} characters)"))]
+Reason = Annotated[str, Field(min_length=1, max_length=limits.MAX_REASON, description=(
+    f"why these are wrong, for the record (1 to {limits.MAX_REASON} characters)"))]
+Reviewer = Annotated[str | None, Field(max_length=limits.MAX_REVIEWER, description=(
+    f"who decided the audit (at most {limits.MAX_REVIEWER} characters)"))]
+Query = Annotated[str | None, Field(max_length=limits.MAX_QUERY, description=(
+    f"words the context should be relevant to (at most {limits.MAX_QUERY} characters)"))]
+DryRun = Annotated[bool, Field(description="true: only preview, write nothing")]
+
+
+Limit = Annotated[int, Field(ge=1, le=pages.MAX_LIMIT, description=(
+    f"the most items of each list in this result (1 to {pages.MAX_LIMIT}); `counts` gives "
+    f"every list's full length and `cursor` the next page"))]
+Cursor = Annotated[str | None, Field(max_length=400, description=(
+    "the `cursor` of the previous page of this same call (repeat the same other arguments); "
+    "omit it for the first page"))]
+IdempotencyKey = Annotated[str | None, Field(min_length=1, max_length=limits.MAX_IDEMPOTENCY_KEY, description=(
+    f"any unique text (at most {limits.MAX_IDEMPOTENCY_KEY} characters) naming this write, e.g. "
+    "a UUID: a retry with the same key and arguments returns the first call's result and "
+    "writes nothing, even after a lost response or a server restart"))]
 
 INSTRUCTIONS = """\
 A persistent memory of evidence and the claims derived from it, with justification-aware
@@ -73,7 +113,14 @@ memory retires exactly the claims left with no intact justification and keeps th
 still have another one. Preview with audit(dry_run=true). Reinstating an audit undoes it.
 Read what is active with state, why with explain, what changed with history, and a compact
 working context with context. Record contradictions with add_nogood; diagnose says which
-evidence to audit to resolve them."""
+evidence to audit to resolve them. Long lists come in pages: `counts` gives each list's
+length, `cursor` the next page (pass it back to the same reading tool, or to `page` for
+a write's result). Give every write an `idempotency_key` so a retry cannot write twice."""
+
+
+def _readable(doc: str | None) -> str:
+    """A tool's docstring as its description: the common indentation removed."""
+    return inspect.cleandoc(doc or "")
 
 
 class SubscriberBus:
@@ -107,46 +154,184 @@ class SubscriberBus:
         return unsubscribe
 
 
+def _problem(error: Mapping[str, Any]) -> str:
+    """One pydantic validation error as a model reads it: the argument, what was wrong, the
+    limit."""
+    loc = error.get("loc") or ()
+    where = str(loc[0]) if loc else "arguments"
+    for part in loc[1:]:
+        where += f"[{part}]" if isinstance(part, int) else f".{part}"
+    ctx = error.get("ctx") or {}
+    kind = error.get("type", "")
+    given = error.get("input")
+    if kind == "string_too_long":
+        return f"{where}: {len(given) if isinstance(given, str) else 'too many'} characters, at most {ctx.get('max_length')}"
+    if kind == "too_long":
+        return f"{where}: {ctx.get('actual_length', 'too many')} items, at most {ctx.get('max_length')}"
+    if kind == "missing":
+        return f"{where}: missing (a required argument)"
+    return f"{where}: {error.get('msg', 'invalid')}"
+
+
 class MemoryServer(MCPServer):  # type: ignore[type-arg]
-    """An :class:`MCPServer` whose argument errors are one-line tool errors."""
+    """An :class:`MCPServer` whose argument errors are one-line tool errors, and whose tools
+    refuse unknown arguments (a misspelt ``dry_run`` must not run a real audit)."""
 
     access: "MemoryAccess"
+    arguments: dict[str, tuple[str, ...]]   # tool name -> its argument names
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> CallToolResult | InputRequiredResult:
+        known = getattr(self, "arguments", {}).get(name)
+        if known is not None and isinstance(arguments, dict):
+            unknown = sorted(set(arguments) - set(known))
+            if unknown:
+                raise ToolError(f"Error executing tool {name}: {unknown_arguments(name, unknown, known)}")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
             cause = error.__cause__
             if isinstance(cause, ValidationError):
-                problems = "; ".join(
-                    f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                    for e in cause.errors())
+                problems = "; ".join(_problem(e) for e in cause.errors())
                 raise ToolError(f"Error executing tool {name}: bad arguments: {problems}") from None
             raise
 
 
-class MemoryAccess:
-    """One open memory, used by one call at a time (on a worker thread)."""
+def unknown_arguments(tool: str, unknown: Iterable[str], known: Iterable[str]) -> str:
+    """The one-line refusal of unknown argument names, each with the closest valid one.
 
-    def __init__(self, memory: Memory):
+    >>> unknown_arguments("audit", ["dryrun"], ["invalidate", "reason", "dry_run"])
+    "unknown argument 'dryrun' (did you mean 'dry_run'?); audit takes: invalidate, reason, dry_run; nothing was done"
+    """
+    names = list(known)
+    parts = []
+    for key in unknown:
+        close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.5)
+        shown = repr(str(key)[:60])
+        parts.append(f"unknown argument {shown}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return f"{'; '.join(parts)}; {tool} takes: {', '.join(names) or 'no arguments'}; nothing was done"
+
+
+def _one_line(problem: InputError) -> str:
+    """An :class:`InputError` as a client sees it: the node and the problem, never the
+    server's database location."""
+    return str(InputError(problem.problem, node=problem.node))
+
+
+class MemoryAccess:
+    """One open memory, used by one call at a time (on a worker thread), and a second
+    connection to it for the long reads (``check``, ``diagnose``, ``context``, the review's
+    re-execution), so they never hold the writers' lock.
+
+    ``reader`` opens that second memory (the same location); without one (``:memory:``)
+    long reads take the one lock like every other call.
+    """
+
+    def __init__(self, memory: Memory, reader: Callable[[], Memory] | None = None):
         self.memory = memory
         self._lock = threading.Lock()
+        self._open_reader = reader if reader is not None else self._same_location(memory)
+        self._reader: Memory | None = None
+        self._reader_lock = threading.Lock()
+        self._views: OrderedDict[tuple[int, int], Memory] = OrderedDict()
+
+    @staticmethod
+    def _same_location(memory: Memory) -> Callable[[], Memory] | None:
+        path = memory.path
+        if path == ":memory:" or "://" in path:   # a URL's shown form may lack its password
+            return None
+        return lambda: Memory.open(path)
 
     def run(self, work: Callable[[Memory], T], error: type[Exception] = ToolError) -> T:
         """``work(memory)`` under the lock; bad input and database faults become ``error``
         carrying the one-line message."""
         with self._lock:
-            try:
-                return work(self.memory)
-            except InputError as problem:
-                raise error(str(problem)) from None
-            except sqlite3.Error as problem:
-                raise error(f"database error: {problem}") from None
+            return self._guarded(work, self.memory, error)
+
+    def read(self, work: Callable[[Memory], T], error: type[Exception] = ToolError) -> T:
+        """``work(reader)`` on the second connection, under its own lock only (writes and
+        short reads go on meanwhile); the one lock when there is no second connection."""
+        if self._open_reader is None:
+            return self.run(work, error)
+        with self._reader_lock:
+            if self._reader is None:
+                try:
+                    self._reader = self._open_reader()
+                except InputError:
+                    self._open_reader = None
+                    return self.run(work, error)
+            return self._guarded(work, self._reader, error)
+
+    def _guarded(self, work: Callable[[Memory], T], memory: Memory, error: type[Exception]) -> T:
+        try:
+            return work(memory)
+        except InputError as problem:
+            raise error(_one_line(problem)) from None
+        except sqlite3.Error as problem:
+            raise error(f"database error: {problem}") from None
+
+    def view(self, memory: Memory, event: int) -> Memory:
+        """``memory`` as of ``event`` (:meth:`Memory.as_of`), kept for the next pages (the
+        caller holds ``memory``'s lock)."""
+        key = (id(memory), event)
+        found = self._views.get(key)
+        if found is None:
+            found = self._views[key] = memory.as_of(event)
+            while len(self._views) > VIEWS:
+                self._views.popitem(last=False)
+        self._views.move_to_end(key)
+        return found
+
+    def close(self) -> None:
+        with self._reader_lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     async def __call__(self, work: Callable[[Memory], T], error: type[Exception] = ToolError) -> T:
         """:meth:`run` on a worker thread."""
         return await anyio.to_thread.run_sync(self.run, work, error)
+
+    async def reading(self, work: Callable[[Memory], T], error: type[Exception] = ToolError) -> T:
+        """:meth:`read` on a worker thread."""
+        return await anyio.to_thread.run_sync(self.read, work, error)
+
+
+def once(tool: str, arguments: Mapping[str, Any], key: str | None,
+         work: Callable[[Memory], T], replay: Callable[[Memory, int], T]) -> Callable[[Memory], T]:
+    """``work`` made idempotent under ``key``: the first call writes and stores the key with
+    its event (:meth:`Memory.keyed`); a repeat with the same key and arguments returns
+    ``replay(memory, event)`` (the first call's result, rebuilt as of its event) and writes
+    nothing; the same key with other arguments is refused. No key: ``work`` itself."""
+    if key is None:
+        return work
+    request = pages.digest({"tool": tool, **arguments})
+
+    def keyed(memory: Memory) -> T:
+        found = memory.idempotency_key(key)
+        if found is not None:
+            event, first = found
+            if first != request:
+                raise InputError(f"idempotency_key {key!r} was already used by another call "
+                                 f"(event {event}); use a new key for a new call")
+            return replay(memory, event)
+        try:
+            with memory.keyed(key, request):
+                return work(memory)
+        except RepeatedCall as repeated:   # another process wrote it while this one waited
+            return replay(memory, repeated.event)
+    return keyed
+
+
+def paged(access: MemoryAccess, memory: Memory, tool: str, arguments: Mapping[str, Any],
+          cursor: str | None) -> tuple[Memory, int, str]:
+    """The memory a page reads (the live one for a first page, else the view as of the
+    first page's event), its offset and the call's digest."""
+    call_digest = pages.digest(dict(arguments))
+    if cursor is None:
+        return memory, 0, call_digest
+    found = pages.decode(cursor, tool, call_digest)
+    return access.view(memory, found.event), found.offset, call_digest
 
 
 def structured(payload: Mapping[str, Any]) -> CallToolResult:
@@ -248,7 +433,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
     bus.on_first = start_watching
 
-    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def tool(annotations: ToolAnnotations, output: dict[str, Any] | None = None
+             ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             if read_only and not annotations.read_only_hint:
                 return fn
@@ -257,20 +443,27 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             async def call(**arguments: Any) -> CallToolResult:
                 return structured(await fn(**arguments))
 
-            entry = Tool.from_function(call, annotations=annotations, structured_output=True)
+            entry = Tool.from_function(call, annotations=annotations, structured_output=True,
+                                       description=_readable(fn.__doc__))
+            entry.parameters["additionalProperties"] = False   # and MemoryServer refuses them
             metadata = entry.fn_metadata
             assert metadata.output_schema is not None, fn.__name__
-            metadata.output_schema = published_schema(metadata.output_schema)
+            metadata.output_schema = output or published_schema(metadata.output_schema)
             metadata.output_model = None  # the result comes built (structured): published only
             tools.append(entry)
             return fn
         return register
 
+    def since(memory: Memory, event: int) -> Memory:
+        return access.view(memory, event)
+
     # --- writing tools -------------------------------------------------------------------------
     @tool(writing)
-    async def add_evidence(id: NodeId, text: Text = "", source: str | None = None,
-                           expression: str | None = None,
-                           value: str | None = None) -> payloads.NodeAdded:
+    async def add_evidence(id: Annotated[NodeId, Field(description=(
+                               f"the new evidence's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"))],
+                           text: NodeText = "", source: Source = None,
+                           expression: Expression = None, value: Value = None,
+                           idempotency_key: IdempotencyKey = None) -> payloads.NodeAdded:
         """Record one piece of evidence (an observation, a document, an executed calculation).
 
         `source` says where it came from (a tool, a person, a URL). A calculation gives both
@@ -280,14 +473,26 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             change = memory.add_evidence(id, text=text, author=source, expression=expression,
                                          value=value)
             return payloads.node_added(change, id)
-        result = await access(work)
+
+        def replay(memory: Memory, event: int) -> payloads.NodeAdded:
+            return {"event_id": event, "id": id, "active": since(memory, event).is_active(id)}
+        arguments = {"id": id, "text": text, "source": source, "expression": expression, "value": value}
+        result = await access(once("add_evidence", arguments, idempotency_key, work, replay))
         await changed([id], result["event_id"])
         return result
 
     @tool(writing)
-    async def add_claim(id: NodeId,
-                        justifications: Annotated[list[IdList], Field(max_length=MAX_IDS)],
-                        text: Text = "") -> payloads.NodeAdded:
+    async def add_claim(id: Annotated[NodeId, Field(description=(
+                            f"the new claim's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"))],
+                        justifications: Annotated[list[Annotated[list[NodeId], Field(
+                            max_length=limits.MAX_ANTECEDENTS)]], Field(
+                            max_length=limits.MAX_JUSTIFICATIONS, description=(
+                                f"the claim's alternative justifications (at most "
+                                f"{limits.MAX_JUSTIFICATIONS}), each a list of existing ids "
+                                f"(at most {limits.MAX_ANTECEDENTS}) that together support it; "
+                                f"[[]] makes a premise"))],
+                        text: NodeText = "",
+                        idempotency_key: IdempotencyKey = None) -> payloads.NodeAdded:
         """Record a claim you derived, with its justifications.
 
         Each justification is a list of existing evidence or claim ids that TOGETHER support
@@ -298,24 +503,43 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         whether the claim is supported now."""
         def work(memory: Memory) -> payloads.NodeAdded:
             return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
-        result = await access(work)
+
+        def replay(memory: Memory, event: int) -> payloads.NodeAdded:
+            return {"event_id": event, "id": id, "active": since(memory, event).is_active(id)}
+        arguments = {"id": id, "justifications": justifications, "text": text}
+        result = await access(once("add_claim", arguments, idempotency_key, work, replay))
         await changed([id], result["event_id"])
         return result
 
     @tool(writing)
-    async def add_justification(claim: NodeId, antecedents: IdList) -> payloads.JustificationAdded:
+    async def add_justification(claim: Annotated[NodeId, Field(description="an existing claim's id")],
+                                antecedents: Annotated[list[NodeId], Field(
+                                    max_length=limits.MAX_ANTECEDENTS, description=(
+                                        f"existing ids (at most {limits.MAX_ANTECEDENTS}) that "
+                                        f"together support the claim"))],
+                                limit: Limit = pages.DEFAULT_LIMIT,
+                                idempotency_key: IdempotencyKey = None) -> payloads.JustificationAdded:
         """Add one more justification (ids that together support it) to an existing claim.
 
-        It may re-activate the claim and what depends on it: `activated` lists them."""
+        It may re-activate the claim and what depends on it: `activated` lists them (one
+        page; `page` with the `cursor` gives the next)."""
         def work(memory: Memory) -> payloads.JustificationAdded:
-            return payloads.justification_added(memory.add_justification(claim, antecedents), claim)
-        result = await access(work)
+            return payloads.justification_added(memory.add_justification(claim, antecedents),
+                                                claim, limit)
+
+        def replay(memory: Memory, event: int) -> payloads.JustificationAdded:
+            return cast(payloads.JustificationAdded, payloads.event_page(memory, event, 0, limit))
+        arguments = {"claim": claim, "antecedents": antecedents}
+        result = await access(once("add_justification", arguments, idempotency_key, work, replay))
         await changed([claim, *result["activated"]], result["event_id"])
         return result
 
     @tool(writing)
-    async def audit(invalidate: Annotated[IdList, Field(min_length=1)], reason: Text,
-                    reviewer: str | None = None, dry_run: bool = False) -> payloads.AuditPayload:
+    async def audit(invalidate: Annotated[IdList, Field(min_length=1, description=(
+                        f"the evidence or claim ids found wrong (1 to {MAX_IDS})"))],
+                    reason: Reason, reviewer: Reviewer = None, dry_run: DryRun = False,
+                    limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None,
+                    idempotency_key: IdempotencyKey = None) -> payloads.AuditPayload:
         """Invalidate evidence or claims found wrong, and withdraw exactly what loses all support.
 
         Use it when a source is discredited, a measurement contaminated, a calculation wrong.
@@ -323,131 +547,255 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         every justification used something invalidated. `kept` lists downstream claims that
         stay active, each with the `surviving_justification` that still holds: do not retract
         those. With `dry_run` nothing is written (a preview; `audit_id` is null). The
-        `audit_id` of a real audit can be passed to `reinstate` to undo it."""
+        `audit_id` of a real audit can be passed to `reinstate` to undo it.
+
+        Both lists come in pages of `limit` items, with their full lengths in `counts`. The
+        next page of a real audit: `page` with its `cursor` (or with `event_id` = `audit_id`,
+        at any later time). The next page of a dry run: this same call with `cursor`.
+        A `cursor` is for dry runs only; `idempotency_key` for real audits only."""
+        arguments = {"invalidate": invalidate, "reason": reason, "reviewer": reviewer}
+
+        def preview(memory: Memory) -> payloads.AuditPayload:
+            with memory.snapshot():
+                view, offset, call_digest = paged(access, memory, "audit",
+                                                  {**arguments, "dry_run": True}, cursor)
+                event = view.as_of_event or view.last_event
+                result = view.preview(invalidate)
+                return payloads.audit_payload(view, invalidate, result, True, limit, offset,
+                                              event, call_digest)
+
         def work(memory: Memory) -> payloads.AuditPayload:
-            if dry_run:
-                result = memory.preview(invalidate)
-            else:
-                result = memory.audit(invalidate, reason=reason, reviewer=reviewer)
-            return payloads.audit_payload(memory, invalidate, result, dry_run)
-        result = await access(work)
-        if not dry_run:
-            await changed(result["retired"], result["audit_id"])
+            result = memory.audit(invalidate, reason=reason, reviewer=reviewer)
+            return payloads.audit_payload(memory, invalidate, result, False, limit)
+
+        def replay(memory: Memory, event: int) -> payloads.AuditPayload:
+            return cast(payloads.AuditPayload, payloads.event_page(memory, event, 0, limit))
+
+        if dry_run:
+            return await access(preview)
+        if cursor is not None:
+            raise ToolError("cursor: a real audit's next pages come from the `page` tool "
+                            "(pass it the cursor there); nothing was written")
+        result = await access(once("audit", arguments, idempotency_key, work, replay))
+        await changed(result["retired"], result["audit_id"])
         return result
 
     @tool(writing)
-    async def add_nogood(id: NodeId, nodes: Annotated[IdList, Field(min_length=1)]) -> payloads.NogoodAdded:
+    async def add_nogood(id: Annotated[NodeId, Field(description=(
+                             "the new nogood's id, unique among nodes and nogoods"))],
+                         nodes: Annotated[IdList, Field(min_length=1, description=(
+                             f"the claim or evidence ids that must not all hold together (1 to {MAX_IDS})"))],
+                         idempotency_key: IdempotencyKey = None) -> payloads.NogoodAdded:
         """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
         together. It changes no status; `active` says whether they all hold now (a live
         contradiction). Then call `diagnose` to learn which evidence to audit."""
         def work(memory: Memory) -> payloads.NogoodAdded:
             change = memory.add_nogood(id, nodes)
             return payloads.nogood_added(change, id, nodes, memory.is_active(id))
-        result = await access(work)
+
+        def replay(memory: Memory, event: int) -> payloads.NogoodAdded:
+            return {"event_id": event, "id": id, "nodes": sorted(set(nodes)),
+                    "active": since(memory, event).is_active(id)}
+        result = await access(once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key,
+                                   work, replay))
         await changed([id], result["event_id"])
         return result
 
     @tool(writing)
-    async def reinstate(audit_id: int) -> payloads.ReinstatePayload:
+    async def reinstate(audit_id: Annotated[int, Field(ge=1, description=(
+                            "the `audit_id` an audit returned"))],
+                        limit: Limit = pages.DEFAULT_LIMIT,
+                        idempotency_key: IdempotencyKey = None) -> payloads.ReinstatePayload:
         """Undo an audit (by the `audit_id` that `audit` returned): its invalidated ids count
-        again and everything they supported is active again (`reactivated`)."""
+        again and everything they supported is active again (`reactivated`, one page;
+        `page` with the `cursor` gives the next)."""
         def work(memory: Memory) -> payloads.ReinstatePayload:
-            return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id))
-        result = await access(work)
+            return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id), limit)
+
+        def replay(memory: Memory, event: int) -> payloads.ReinstatePayload:
+            return cast(payloads.ReinstatePayload, payloads.event_page(memory, event, 0, limit))
+        result = await access(once("reinstate", {"audit_id": audit_id}, idempotency_key, work,
+                                   replay))
         await changed(result["reactivated"], result["event_id"])
         return result
 
     @tool(writing)
-    async def review(dry_run: bool = False) -> payloads.ReviewPayload:
+    async def review(dry_run: DryRun = False, limit: Limit = pages.DEFAULT_LIMIT,
+                     idempotency_key: IdempotencyKey = None) -> payloads.ReviewPayload:
         """Re-execute every recorded calculation (evidence with an expression and a value).
 
         Each one whose result disagrees with its recorded value is a discrepancy; all of them
         are invalidated in one audit (`audit_id`, `retired`) unless `dry_run`. `refused` lists
         calculations that cannot be re-executed safely (they are not audited). `contradictions`
-        lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw."""
+        lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw.
+        Each list holds at most `limit` items (`counts`: their lengths; the audit's next
+        `retired` page: `page` with `cursor`). The re-execution runs on a snapshot, beside
+        other calls; only the audit waits for the writers' lock."""
+        from jtms.calc.reviewer import audit_discrepancies, review as run_review
         from jtms.memory.contradictions import review_contradictions
-        from jtms.calc.reviewer import review as run_review
 
-        def work(memory: Memory) -> payloads.ReviewPayload:
-            return payloads.review_payload(run_review(memory, reviewer=REVIEWER, dry_run=dry_run),
-                                           review_contradictions(memory, reviewer=REVIEWER))
-        result = await access(work)
-        if result["audit_id"] is not None:
-            await changed(result["retired"], result["audit_id"])
-        return result
+        planned = await access.reading(lambda reader: run_review(reader, reviewer=REVIEWER,
+                                                                 dry_run=True))
+
+        def work(memory: Memory) -> Any:
+            return audit_discrepancies(memory, planned, REVIEWER)
+
+        def replay(memory: Memory, event: int) -> Any:
+            planned.audit = None
+            return event
+        report: Any = planned
+        if not dry_run and (planned.discrepancies or idempotency_key is not None):
+            report = await access(once("review", {}, idempotency_key, work, replay))
+        found = await access.reading(lambda reader: review_contradictions(reader, reviewer=REVIEWER))
+        payload = payloads.review_payload(planned, found, limit)
+        if isinstance(report, int):   # a repeat: the first review's audit, as of its event
+            page = await access(lambda memory: payloads.event_page(memory, report, 0, limit))
+            payload["audit_id"], payload["retired"] = report, page["retired"]
+            payload["cursor"] = page["cursor"]
+            payload["counts"]["retired"] = page["counts"]["retired"]
+        if payload["audit_id"] is not None:
+            await changed(payload["retired"], payload["audit_id"])
+        return payload
 
     # --- reading tools -------------------------------------------------------------------------
     @tool(reading)
-    async def state(ids: IdList | None = None) -> payloads.StatePayload:
-        """Which of `ids` (every node when omitted) are active and which inactive now."""
-        return await access(lambda memory: payloads.state_payload(memory, ids))
+    async def state(ids: Annotated[IdList | None, Field(description=(
+                        f"the node or nogood ids to look up (at most {MAX_IDS}); omit for every node"))] = None,
+                    limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None) -> payloads.StatePayload:
+        """Which of `ids` (every node when omitted) are active and which inactive now.
+
+        Each list holds at most `limit` ids, sorted; `counts` gives their lengths and
+        `cursor` the next page (this same call with `cursor`), read as of the same event."""
+        def work(memory: Memory) -> payloads.StatePayload:
+            view, offset, call_digest = paged(access, memory, "state", {"ids": ids}, cursor)
+            return payloads.state_payload(view, ids, limit, offset, call_digest)
+        return await access(work)
 
     @tool(reading)
-    async def explain(id: NodeId, as_of: Annotated[int | str | None, Field(
-            description="a past event id, or an ISO time (the latest event at or before it)")]
-            = None) -> payloads.ExplainPayload:
+    async def explain(id: Annotated[NodeId, Field(description="the node to explain")],
+                      as_of: Annotated[int | str | None, Field(description=(
+                          "a past event id (an `event_id` or `audit_id` a tool returned), or an "
+                          "ISO time (the latest event at or before it); omit for now"))] = None,
+                      limit: Limit = pages.DEFAULT_LIMIT,
+                      cursor: Cursor = None) -> payloads.ExplainPayload:
         """Why a node is active or not.
 
         Active: `certificate`, a derivation down to evidence (steps claim <- antecedents) and
         the `evidence` it rests on. Inactive: `blocked_by` (the audits that invalidated this
         node itself), `withdrawn_by` (the event that withdrew it), `kept_out_by` (the open
         audits that keep it out now) and `broken_justifications` (each justification with
-        its inactive antecedents). `as_of` (an event id such as an `event_id` or `audit_id`
-        a tool returned, or an ISO time) explains the node as it was then."""
+        its inactive antecedents). `as_of` explains the node as it was then. Each list
+        holds at most `limit` items (`counts`: their lengths; `cursor`: this same call's
+        next page)."""
         moment = int(as_of) if isinstance(as_of, str) and as_of.strip().isdigit() else as_of
 
         def work(memory: Memory) -> payloads.ExplainPayload:
-            return cast(payloads.ExplainPayload, memory.explain(id, as_of=moment).as_dict())
+            arguments = {"id": id, "as_of": as_of}
+            base = memory if moment is None else since(memory, memory.event_at(moment))
+            view, offset, call_digest = paged(access, base, "explain", arguments, cursor)
+            return payloads.explain_payload(view, id, limit, offset, call_digest)
         return await access(work)
 
     @tool(reading)
-    async def history(id: NodeId) -> payloads.HistoryPayload:
+    async def history(id: Annotated[NodeId, Field(description="the node or nogood whose history to read")],
+                      limit: Limit = pages.DEFAULT_LIMIT,
+                      cursor: Cursor = None) -> payloads.HistoryPayload:
         """Every status a node has had, oldest first (its creation, then each audit or
-        reinstatement that changed it, with who and why), and the audits naming it."""
-        return await access(lambda memory: payloads.history_payload(memory, id))
+        reinstatement that changed it, with who and why), and the audits naming it. At most
+        `limit` of each (`counts`: their lengths; `cursor`: this same call's next page)."""
+        def work(memory: Memory) -> payloads.HistoryPayload:
+            view, offset, call_digest = paged(access, memory, "history", {"id": id}, cursor)
+            return payloads.history_payload(view, id, limit, offset, call_digest)
+        return await access(work)
 
     @tool(reading)
-    async def context(budget: Annotated[int, Field(ge=0, le=10_000_000)],
-                      query: str | None = None) -> payloads.ContextPayload:
+    async def context(budget: Annotated[int, Field(ge=0, le=MAX_CONTEXT_BUDGET, description=(
+                          f"the most tokens the context may take (0 to {MAX_CONTEXT_BUDGET})"))],
+                      query: Query = None) -> payloads.ContextPayload:
         """The active memory compiled into a working context of at most `budget` tokens
         (`text`, ready to read), preferring claims relevant to `query`; it also lists
-        recently withdrawn claims so you stop relying on them."""
-        return await access(
+        recently withdrawn claims so you stop relying on them. It reads a snapshot beside
+        other calls (writers do not wait for it)."""
+        return await access.reading(
             lambda memory: cast(payloads.ContextPayload, memory.context(budget, query).as_dict()))
 
     @tool(reading)
-    async def diagnose() -> payloads.DiagnosePayload:
+    async def diagnose(limit: Limit = pages.DEFAULT_LIMIT,
+                       cursor: Cursor = None) -> payloads.DiagnosePayload:
         """The contradictions (nogoods whose nodes are all active) with their conflict sets
         (minimal evidence sets that make them hold), and the cheapest diagnoses: minimal sets
         of evidence to `invalidate` that leave no contradiction, each with what that audit
         `retires` and `keeps`. Nothing is written: pass a diagnosis's `invalidate` to `audit`
         (`dry_run` first). `undiagnosable` lists contradictions that hold without evidence.
-        `applied` is always null here (the CLI's `--apply`)."""
+        `applied` is always null here (the CLI's `--apply`). Each list holds at most `limit`
+        items (`counts`, and `conflict_count`, `retires_count`, `keeps_count` per item, give
+        the full lengths; `cursor`: this same call's next page). It reads a snapshot beside
+        other calls and gives up past a time budget."""
+        from theory.diagnosis import diagnose as run_diagnose
+
         def work(memory: Memory) -> payloads.DiagnosePayload:
-            payload = memory.diagnose(DIAGNOSES).to_dict()
-            payload["applied"] = None
-            return cast(payloads.DiagnosePayload, payload)
-        return await access(work)
+            view, offset, call_digest = paged(access, memory, "diagnose", {}, cursor)
+            deadline = time.monotonic() + READ_BUDGET_S
+            nogoods = [0]
+
+            def budget(done: int) -> None:
+                nogoods[0] += done
+                if time.monotonic() > deadline:
+                    raise InputError(f"diagnose: past its time budget of {READ_BUDGET_S:g} s "
+                                     f"after {nogoods[0]} nogood(s); nothing was written")
+            with view.snapshot():
+                event = view.as_of_event or view.last_event
+                report = run_diagnose(view.structure(), view.blocked_ids(), DIAGNOSES, budget)
+            return payloads.diagnose_payload({**report.to_dict(), "applied": None}, event, limit,
+                                             offset, call_digest)
+        return await access.reading(work)
 
     @tool(reading)
-    async def check() -> payloads.CheckPayload:
+    async def check(limit: Limit = pages.DEFAULT_LIMIT,
+                    cursor: Cursor = None) -> payloads.CheckPayload:
         """Influence-safety of every claim as the memory stands: a claim is unsafe when a
         naive 'retract everything downstream' rule would wrongly retire it (it has another
-        intact justification). Each violation names a one-item witness audit."""
-        import time
-
-        from theory.safety import check_structure
-
+        intact justification). Each violation names a one-item witness audit.
+        `influence_safe` and `counts` (claims, unsafe) cover every claim; `claims` lists at
+        most `limit` of them, sorted by id, with their certificates. It reads a snapshot
+        beside other calls (writers do not wait for it); a page stops early at its time
+        budget, and `cursor` (this same call) continues where it stopped."""
         def work(memory: Memory) -> payloads.CheckPayload:
-            started = time.perf_counter()  # the stored graph with the audits in force, as `jtms check --db`
-            report = check_structure(memory.structure(), blocked=memory.blocked_ids())
-            payload = report.to_dict()
-            payload["seconds"] = round(time.perf_counter() - started, 6)
-            return payload  # type: ignore[return-value]
+            view, offset, call_digest = paged(access, memory, "check", {}, cursor)
+            return payloads.check_payload(view, limit, offset, call_digest,
+                                          deadline=time.monotonic() + READ_BUDGET_S)
+        return await access.reading(work)
+
+    @tool(reading, output={"type": "object", "additionalProperties": True, "description": (
+        "the result of the write that made the event, as that writing tool returns it: "
+        "audit (audit_id, retired, kept, counts, cursor), reinstate (reactivated) or "
+        "add_justification (activated)")})
+    async def page(cursor: Annotated[str | None, Field(max_length=400, description=(
+                       "the `cursor` of a write's result (audit, reinstate, add_justification, "
+                       "review)"))] = None,
+                   event_id: Annotated[int | None, Field(ge=1, description=(
+                       "instead of a cursor: an event id (an `audit_id`, an `event_id`) whose "
+                       "result to read from its first page"))] = None,
+                   limit: Limit = pages.DEFAULT_LIMIT) -> dict[str, Any]:
+        """A page of a write's result, read as of the write's event: the next `retired` and
+        `kept` of an audit, `reactivated` of a reinstatement, `activated` of an added
+        justification. Give the `cursor` the result carried, or an `event_id` (e.g. an
+        `audit_id`) for its first page at any later time."""
+        if (cursor is None) == (event_id is None):
+            raise ToolError("page: give either `cursor` or `event_id`")
+
+        def work(memory: Memory) -> dict[str, Any]:
+            if cursor is not None:
+                found = pages.decode(cursor, "event", "")
+                return payloads.event_page(memory, found.event, found.offset, limit)
+            assert event_id is not None
+            memory.event_at(event_id)   # "no event N" for one that does not exist
+            return payloads.event_page(memory, event_id, 0, limit)
         return await access(work)
 
     server = MemoryServer("jtms", instructions=INSTRUCTIONS, subscriptions=bus,  # type: ignore[arg-type]
                           log_level="WARNING", tools=tools)
+    server.arguments = {entry.name: tuple(entry.parameters.get("properties", {})) for entry in tools}
 
     # --- resources -----------------------------------------------------------------------------
     @server.resource("memory://node/{id}", name="node", mime_type="application/json",
@@ -455,10 +803,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
                      description="A node's status, text, and its certificate (active) or why it "
                                  "is inactive: the keys of the explain tool plus `status`.")
     async def node_resource(id: str) -> str:
-        import json
-
         def work(memory: Memory) -> str:
-            payload = memory.explain(id).as_dict()
+            payload: dict[str, Any] = dict(payloads.explain_payload(memory, id, pages.DEFAULT_LIMIT))
             payload["status"] = "active" if payload["active"] else "inactive"
             return json.dumps(payload, sort_keys=True)
         return await access(work, ResourceError)
@@ -468,8 +814,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     async def context_resource() -> str:
         from jtms.memory.context import render_text
 
-        return await access(lambda memory: render_text(memory.context(CONTEXT_BUDGET)),
-                            ResourceError)
+        return await access.reading(lambda memory: render_text(memory.context(CONTEXT_BUDGET)),
+                                    ResourceError)
 
     server.access = access  # the explorer page reads and writes through the same lock
     return server

@@ -313,6 +313,14 @@ class Store(Protocol):
         """Store ``checkpoint`` (it may drop older ones)."""
         ...
 
+    def idempotency_key(self, key: str) -> tuple[int, str] | None:
+        """The event a write keyed ``key`` made and the digest of its request, if any."""
+        ...
+
+    def add_idempotency_key(self, key: str, request: str, event: int) -> None:
+        """Inside :meth:`write`: ``key`` belongs to the write of ``event`` (a new key only)."""
+        ...
+
 
 class StoreBackend(Protocol):
     """A backend module's store class: how a memory is created and opened at a location."""

@@ -39,8 +39,8 @@ from jtms.store.settings import durability as durability_setting
 from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
                                  NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
 
-SCHEMA_VERSION = 2
-UPGRADABLE = ("1",)          # versions `jtms upgrade` brings to SCHEMA_VERSION
+SCHEMA_VERSION = 3
+UPGRADABLE = ("1", "2")      # versions `jtms upgrade` brings to SCHEMA_VERSION
 APPLICATION = "jtms-memory"
 
 SCHEMA = """
@@ -131,10 +131,18 @@ CREATE TABLE checkpoints (
     event INTEGER PRIMARY KEY REFERENCES events (id),
     data  BLOB NOT NULL
 );
+
+-- The idempotency key of a write (written in the event's transaction): a repeat of the
+-- same call with the same key returns the first one's result and writes nothing.
+CREATE TABLE idempotency_keys (
+    key     TEXT PRIMARY KEY,
+    request TEXT NOT NULL,                    -- a digest of the call (tool and arguments)
+    event   INTEGER NOT NULL REFERENCES events (id)
+) WITHOUT ROWID;
 """
 
 IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
-                    "nogood_revisions")
+                    "nogood_revisions", "idempotency_keys")
 
 
 def _triggers() -> str:
@@ -383,8 +391,9 @@ class SqliteStore:
         return self.schema_version != SCHEMA_VERSION
 
     def upgrade_schema(self) -> None:
-        """Inside :meth:`write`: bring a version-1 memory to this version (new tables only;
-        the caller then stores the support pointers of the current state)."""
+        """Inside :meth:`write`: bring a memory of an older version to this one (new tables
+        only; from version 1 the caller then stores the support pointers of the current
+        state)."""
         if self.schema_version == SCHEMA_VERSION:
             return
         wanted = {re.match(r"CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) (\w+)", statement)
@@ -633,6 +642,15 @@ class SqliteStore:
         self._db.execute("DELETE FROM checkpoints")
         self._db.execute("INSERT INTO checkpoints (event, data) VALUES (?, ?)",
                          (checkpoint.event, checkpoint.data))
+
+    def idempotency_key(self, key: str) -> tuple[int, str] | None:
+        row = self._db.execute("SELECT event, request FROM idempotency_keys WHERE key = ?",
+                               (key,)).fetchone()
+        return (int(row[0]), str(row[1])) if row else None
+
+    def add_idempotency_key(self, key: str, request: str, event: int) -> None:
+        self._db.execute("INSERT INTO idempotency_keys (key, request, event) VALUES (?, ?, ?)",
+                         (key, request, event))
 
 
 def _now() -> str:

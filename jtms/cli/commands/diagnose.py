@@ -118,8 +118,11 @@ def run(args: argparse.Namespace) -> int:
             raise error.with_source(source) from None
     if args.json:
         payload = report.to_dict()
-        if args.db:
+        if args.db:  # the keys of the MCP tool: with the lists' lengths
+            from jtms.views.payloads import diagnose_payload
+
             payload["applied"] = applied.to_dict() if applied is not None else None
+            payload = dict(diagnose_payload(payload, event=0))
         print_json(payload)
     else:
         print_report(report, source)

@@ -14,7 +14,6 @@ import random
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from rich.text import Text
 

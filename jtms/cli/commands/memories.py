@@ -8,7 +8,6 @@ import argparse
 import sys
 from typing import IO, Any
 
-from theory.errors import InputError
 
 from jtms.cli.arguments import db_option
 from jtms.cli.output import console, print_json, table

@@ -43,6 +43,37 @@ def _as_of(parser: argparse.ArgumentParser) -> None:
                         help="the memory as it was at an event (its id, or the latest event at "
                              "or before an ISO time such as 2026-12-01T08:30:00Z)")
 
+
+def _paging(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--limit", type=int, default=None, metavar="N",
+                       help=f"at most N items of each list: tables show N rows (default "
+                            f"{TABLE_ROWS}), --json lists N (default all; `counts` gives the lengths)")
+    group.add_argument("--all", action="store_true", help="tables show every row")
+
+
+def _limit(args: argparse.Namespace) -> int | None:
+    """``--limit`` (None: all), checked."""
+    if args.limit is None:
+        return None
+    if args.limit < 1:
+        raise InputError(f"--limit must be at least 1, got {args.limit}")
+    return int(args.limit)
+
+
+def _rows(args: argparse.Namespace) -> int | None:
+    """Rows a table shows: ``--limit``, every row with ``--all``, else TABLE_ROWS."""
+    return None if args.all else (_limit(args) or TABLE_ROWS)
+
+
+def _more(shown: int | None, counts: Mapping[str, int]) -> str | None:
+    """The note under tables that show fewer rows than there are."""
+    if shown is None or all(n <= shown for n in counts.values()):
+        return None
+    return (f"(tables show the first {shown} rows of {', '.join(f'{n} {name}' for name, n in counts.items())}; "
+            f"--all shows all, --json lists all)")
+
+
 @contextmanager
 def _reading(args: argparse.Namespace) -> Iterator[Memory]:
     """The memory at ``--db`` (as of ``--as-of`` when given), for one read command."""
@@ -124,17 +155,20 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--reason", required=True)
     p.add_argument("--reviewer", default=None)
     p.add_argument("--dry-run", action="store_true", help="preview: write nothing")
+    _paging(p)
     p.set_defaults(func=run_audit)
 
     p = _common(subparsers.add_parser("reinstate", help="undo an audit"))
     p.add_argument("audit_id", metavar="AUDIT_ID")
     p.add_argument("--reason", default=None)
     p.add_argument("--reviewer", default=None)
+    _paging(p)
     p.set_defaults(func=run_reinstate)
 
     p = _common(subparsers.add_parser("history", help="every status a node has had"))
     p.add_argument("id", metavar="ID")
     _as_of(p)
+    _paging(p)
     p.set_defaults(func=run_history)
 
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
@@ -142,6 +176,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     _as_of(p)
     p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
                    help="dot / mermaid: the certificate (or broken justifications) as a drawing")
+    _paging(p)
     p.set_defaults(func=run_explain)
 
     p = _common(subparsers.add_parser(
@@ -157,6 +192,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                     "--as-of 7)."))
     p.add_argument("--ids", default=None, metavar="ID[,ID...]", help="only these nodes")
     _as_of(p)
+    _paging(p)
     p.set_defaults(func=run_state)
 
     p = _common(subparsers.add_parser(
@@ -179,6 +215,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                    help="wall-clock limit per calculation (default 5)")
     p.add_argument("--apply", action="store_true",
                    help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
+    _paging(p)
     p.set_defaults(func=run_review)
 
 # --- handlers ---------------------------------------------------------------------------------
@@ -259,8 +296,9 @@ def run_audit(args: argparse.Namespace) -> int:
             result = memory.preview(roots)
         else:
             result = memory.audit(roots, reason=args.reason, reviewer=args.reviewer)
-        payload = payloads.audit_payload(memory, roots, result, args.dry_run)
-    retired = result.retired
+        shown = _limit(args) if args.json else _rows(args)
+        payload = payloads.audit_payload(memory, roots, result, args.dry_run, shown)
+    counts = payload["counts"]
     kept = [(k["id"], k["surviving_justification"]) for k in payload["kept"]]
     if args.json:
         print_json(payload, compact=len(payload["kept"]) + len(payload["retired"]) > 1000)
@@ -268,30 +306,35 @@ def run_audit(args: argparse.Namespace) -> int:
     out = console()
     label = "dry run" if args.dry_run else f"audit {result.audit_id}"
     out.print(f"{label}: invalidated {', '.join(sorted(result.roots))}; "
-              f"retired {len(retired)}, kept {len(kept)} downstream ({result.seconds * 1000:.1f} ms)")
-    shown_retired = sorted(retired)
-    out.print(table("retired", ["id"], [[r] for r in shown_retired[:TABLE_ROWS]]))
+              f"retired {counts['retired']}, kept {counts['kept']} downstream "
+              f"({result.seconds * 1000:.1f} ms)")
+    out.print(table("retired", ["id"], [[r] for r in payload["retired"]]))
     out.print(table("kept (surviving justification)", ["id", "justification"],
-                    [[c, " AND ".join(a) or "(premise)"] for c, a in kept[:TABLE_ROWS]]))
-    if len(retired) > TABLE_ROWS or len(kept) > TABLE_ROWS:
-        out.print(f"(tables show the first {TABLE_ROWS} rows; --json lists all)")
+                    [[c, " AND ".join(a) or "(premise)"] for c, a in kept]))
+    note = _more(shown, counts)
+    if note:
+        out.print(note)
     return 0
 
 def run_reinstate(args: argparse.Namespace) -> int:
     audit_id = parse_int(args.audit_id, "AUDIT_ID")
     with Memory.open(args.db) as memory:
         change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
-    return _report(args, payloads.reinstate_payload(audit_id, change),
+    return _report(args, payloads.reinstate_payload(audit_id, change, _limit(args)),
                    f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
                    f"{', '.join(sorted(change.activated))}")
 
 def run_history(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
-        payload = payloads.history_payload(memory, args.id)
+        shown = _limit(args) if args.json else _rows(args)
+        payload = payloads.history_payload(memory, args.id, shown)
     if args.json:
         print_json(payload)
         return 0
     rows, active = payload["revisions"], payload["active"]
+    note = _more(shown, {"revisions": payload["counts"]["revisions"]})
+    if note:
+        console().print(note)
     console().print(table(f"history of {args.id} ({payload['kind']}, now {'active' if active else 'inactive'})",
                           ["event", "kind", "time", "status", "by", "reason"],
                           [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
@@ -307,7 +350,8 @@ def run_explain(args: argparse.Namespace) -> int:
             print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
             return 0
     if args.json:
-        print_json(explanation.as_dict())
+        with _reading(args) as memory:
+            print_json(payloads.explain_payload(memory, args.id, _limit(args)))
         return 0
     out = console()
     e = explanation
@@ -346,17 +390,20 @@ def run_context(args: argparse.Namespace) -> int:
 def run_state(args: argparse.Namespace) -> int:
     ids = _id_list(args.ids, "--ids") if args.ids is not None else None
     with _reading(args) as memory:
-        payload = payloads.state_payload(memory, ids)
+        shown = _limit(args) if args.json else _rows(args)
+        payload = payloads.state_payload(memory, ids, shown)
     if args.json:
         print_json(payload, compact=len(payload["active"]) + len(payload["inactive"]) > 1000)
         return 0
     out = console()
+    counts = payload["counts"]
     when = f" as of event {memory.as_of_event}" if memory.as_of_event is not None else ""
-    out.print(f"{len(payload['active'])} active, {len(payload['inactive'])} inactive{when}")
+    out.print(f"{counts['active']} active, {counts['inactive']} inactive{when}")
     rows = [[i, "active"] for i in payload["active"]] + [[i, "inactive"] for i in payload["inactive"]]
-    out.print(table("state", ["id", "status"], rows[:TABLE_ROWS]))
-    if len(rows) > TABLE_ROWS:
-        out.print(f"(the table shows the first {TABLE_ROWS} rows; --json lists all)")
+    out.print(table("state", ["id", "status"], rows[:shown] if shown is not None else rows))
+    note = _more(shown, counts)
+    if note:
+        out.print(note)
     return 0
 
 def run_review(args: argparse.Namespace) -> int:
@@ -378,7 +425,7 @@ def run_review(args: argparse.Namespace) -> int:
                         tolerance=tolerance, time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
         found = review_contradictions(memory, apply=args.apply, reviewer=args.reviewer)
     if args.json:
-        print_json(payloads.review_payload(report, found))
+        print_json(payloads.review_payload(report, found, _limit(args)))
     else:
         out = console()
         mode = {"stated": "at each recorded value's stated precision", "exact": "exactly",

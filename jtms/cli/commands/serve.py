@@ -95,7 +95,8 @@ def run_serve(args: argparse.Namespace) -> int:
         token = read_token(args.token_file) if args.token_file else None
         check_bind(address[0], token)
     memory = Memory.open(args.db)
-    server = build_server(MemoryAccess(memory), read_only=args.read_only)
+    access = MemoryAccess(memory, reader=lambda: Memory.open(args.db))
+    server = build_server(access, read_only=args.read_only)
     try:
         if address is None:
             server.run("stdio")
@@ -104,6 +105,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # pragma: no cover - Ctrl-C
         pass
     finally:
+        access.close()
         memory.close()
     return 0
 

@@ -252,6 +252,8 @@ def _checked(args: argparse.Namespace, structure: SupportStructure, blocked: fro
         payload["seconds"] = round(time.perf_counter() - started, 6)
         if imported is not None:
             payload["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
+        payload["counts"] = {"claims": len(report.claims), "unsafe": len(report.unsafe)}
+        payload["cursor"] = None
         print_json(payload, compact=len(payload["claims"]) > 1000)
     elif isinstance(report, SafetySummary):
         print_summary(report, f"Influence-safety of {source}")

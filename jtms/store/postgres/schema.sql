@@ -86,6 +86,14 @@ CREATE TABLE checkpoints (
     data  bytea NOT NULL
 );
 
+-- The idempotency key of a write (written in the event's transaction): a repeat of the
+-- same call with the same key returns the first one's result and writes nothing.
+CREATE TABLE idempotency_keys (
+    key     text PRIMARY KEY,
+    request text NOT NULL,                    -- a digest of the call (tool and arguments)
+    event   bigint NOT NULL
+);
+
 CREATE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION '% are immutable (append-only memory)', TG_TABLE_NAME

@@ -27,7 +27,7 @@ from jtms.store.settings import durability as durability_setting
 
 JTMS_LOCK_CLASS = 0x6A746D73          # "jtms": the first key of every memory's advisory lock
 IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
-                    "nogood_revisions")
+                    "nogood_revisions", "idempotency_keys")
 COPY_ABOVE = 200   # rows: larger batches go through COPY, smaller ones in one INSERT ... unnest
 
 SCHEMA = resources.files("jtms.store.postgres").joinpath("schema.sql").read_text(encoding="utf-8")
@@ -539,6 +539,14 @@ class PostgresStore:
         self._db.execute("DELETE FROM checkpoints")
         self._db.execute("INSERT INTO checkpoints (event, data) VALUES (%s, %s)",
                          (checkpoint.event, checkpoint.data))
+
+    def idempotency_key(self, key: str) -> tuple[int, str] | None:
+        rows = self._rows("SELECT event, request FROM idempotency_keys WHERE key = %s", (key,))
+        return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def add_idempotency_key(self, key: str, request: str, event: int) -> None:
+        self._db.execute("INSERT INTO idempotency_keys (key, request, event) VALUES (%s, %s, %s)",
+                         (key, request, event))
 
     def _copy(self, statement: str, data: str) -> None:
         if data:
