@@ -96,38 +96,13 @@ def layer_problems(graph: dict[str, set[str]]) -> list[str]:
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
+    """The strongly connected components of more than one module (theory's Tarjan)."""
+    from theory.graphalgo import tarjan
 
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
+    names = sorted(set(graph) | {t for targets in graph.values() for t in targets})
+    number = {name: n for n, name in enumerate(names)}
+    components = tarjan(range(len(names)), lambda n: [number[t] for t in graph.get(names[n], ())])
+    return [sorted(names[n] for n in c) for c in components if len(c) > 1]
 
 
 def import_graph() -> dict[str, set[str]]:
