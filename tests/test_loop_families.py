@@ -4,6 +4,8 @@ a deadline, so a stall fails the run instead of hanging it."""
 
 from __future__ import annotations
 
+import os
+
 import subprocess
 import sys
 import time
@@ -81,6 +83,9 @@ def test_every_family_every_method_equals_clingo(family):
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+@pytest.mark.skipif(not os.environ.get("JTMS_LONG_TESTS"),
+                    reason="a long run: set JTMS_LONG_TESTS=1 (benchmarks/bench_loop_families.py "
+                           "covers the families at scale)")
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_more_members_of_every_family(family):
     for structure, goals, description in members(family, 4, seed=11):
