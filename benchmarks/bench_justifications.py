@@ -4,6 +4,7 @@ Run:  python -m benchmarks.bench_justifications [--sympy-timeout 60] [--json]
       python -m benchmarks.bench_justifications --loops [--json]   # support loops vs clingo
       python -m benchmarks.bench_justifications --held-out [--json]   # other layered graphs vs clingo
       python -m benchmarks.bench_justifications --sweep 60 [--seed 1]   # random graphs of that family
+      python -m benchmarks.bench_justifications --families [--count 12]   # six loop families vs clingo
 
 ``--loops`` runs the support-loop cases (layered graphs with back-edges, long cycles,
 nested strongly connected components): the default method (``auto``), the SAT core with
@@ -40,7 +41,7 @@ from benchmarks.generate import cycle, layered, layered_cyclic, nested_loops
 from benchmarks.peers import clingo_minimal_justifications, sympy_minimal_justifications
 from theory import justifications
 from theory.index import index_of
-from theory.justifications import DEFAULT_SOLVER, JustificationEnumerator, _compiled_search, minimal_justifications
+from theory.justifications import JustificationEnumerator, _compiled_search, minimal_justifications
 from theory.label_kernel import labels
 from theory.reference import evidence_ancestors
 from theory.structure import SupportStructure
@@ -174,7 +175,7 @@ def run_loops(repeats: int, oracle_limit: int = UNROLLED_LIMIT) -> list[dict]:
         index = index_of(structure)
         target = [index.number[claim]]
         # the same one search over CaDiCaL through python-sat instead of theory.cdcl
-        cadical, row["sat_cadical"] = timed(lambda: _compiled_search(index, target[0], DEFAULT_SOLVER), times)
+        cadical, row["sat_cadical"] = timed(lambda: _compiled_search(index, target[0], "cadical195"), times)
         loop, row["solver_loop"] = timed(lambda: frozenset(JustificationEnumerator.for_claim(structure, claim)), times)
         oracle, row["clingo"] = timed(lambda: clingo_minimal_justifications(structure, claim), times)
         unrolled = None
@@ -206,7 +207,7 @@ def run_held_out(repeats: int) -> list[dict]:
         target = index.number["root"]
         row: dict = {"case": f"layered_cyclic{p}", "evidence_in_cone": len(evidence_ancestors(structure, "root"))}
         default, row["default"] = timed(lambda: minimal_justifications(structure, "root", compiled=True), repeats)
-        cadical, row["sat_cadical"] = timed(lambda: _compiled_search(index, target, DEFAULT_SOLVER), repeats)
+        cadical, row["sat_cadical"] = timed(lambda: _compiled_search(index, target, "cadical195"), repeats)
         oracle, row["clingo"] = timed(lambda: clingo_minimal_justifications(structure, "root"), repeats)
         row["minimal_justifications"] = len(default)
         row["agree"] = default == cadical == oracle
@@ -344,7 +345,7 @@ def main() -> None:
     parser.add_argument("--sweep", type=int, metavar="COUNT", default=None,
                         help="COUNT random layered graphs with back-edges of the --loops family (36-48 evidence, "
                         "8-12 layers of 12-18 claims), against clingo: the slowest ten and the spread")
-    parser.add_argument("--seed", type=int, default=1, help="the --sweep draw (default 1)")
+    parser.add_argument("--seed", type=int, default=1, help="the --sweep and --families draw (default 1)")
     parser.add_argument("--sympy-timeout", type=float, default=60.0)
     parser.add_argument("--repeats", type=int, default=3, help="median over this many runs (not sympy)")
     parser.add_argument("--no-absorption", action="store_true", help="skip the label blow-up case")
@@ -354,8 +355,19 @@ def main() -> None:
     parser.add_argument("--label-work", type=int, default=None,
                         help="the default method's label work budget (theory.justifications.LABEL_WORK, "
                         f"default {justifications.LABEL_WORK:,}), to compare budgets")
+    parser.add_argument("--families", action="store_true",
+                        help="the six loop families and the case files against clingo "
+                        "(benchmarks/bench_loop_families.py; --count, --timeout)")
+    parser.add_argument("--count", type=int, default=12, help="--families: members per family")
+    parser.add_argument("--timeout", type=float, default=10.0, help="--families: seconds per goal and method")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.families:
+        from benchmarks import bench_loop_families
+
+        bench_loop_families.main(["--count", str(args.count), "--seed", str(args.seed),
+                                  "--timeout", str(args.timeout)] + (["--json"] if args.json else []))
+        return
     if args.label_work is not None:
         justifications.LABEL_WORK = args.label_work
     warm()

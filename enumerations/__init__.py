@@ -8,6 +8,9 @@
   :mod:`theory.revision` (the oracle for the kernel).
 - :mod:`enumerations.graphs`: every small memory graph (cycles included), the brute-force
   comparison of the rules against the influence-safety checker.
+- :mod:`enumerations.orderly`: one canonical graph per isomorphism class, generated directly;
+  :mod:`enumerations.burnside`: the number of classes by Burnside's lemma (a separate count);
+  :mod:`enumerations.graphparts`: resumable runs of large graph families and their cost estimate.
 - :mod:`enumerations.executor` / :mod:`enumerations.runs`: shards in this process, on local
   processes or on Dask; whole runs and the measured n = 7 slice with its cost estimate.
 - :mod:`enumerations.mutants`: deliberately wrong rules the enumerations must catch.

@@ -14,7 +14,7 @@ exact survival is the table ``T`` itself, influence survival is ``AND_{i in U} x
 rules agree on every audit iff the two words are equal. Minimal points, ``U`` and the
 comparison are a few word operations, vectorised with numpy over all functions of a shard.
 
-Tallies per n (DESIGN.md section 4): ``monotone_functions`` (all, = Dedekind number),
+Tallies per n (docs/design.md section 4): ``monotone_functions`` (all, = Dedekind number),
 ``unique_minimal`` and ``influence_exact`` (among the claims active on full evidence),
 ``theorem_holds`` (for every function: agreement on every audit <=> exactly one minimal
 justification). A function that breaks the theorem is reported as a counterexample with its

@@ -7,6 +7,13 @@ own claim is left out: under the least fixpoint it never fires, and it adds no i
 edge from evidence, so it changes no verdict. Graphs are checked once per isomorphism class
 (permuting evidence and claims preserves every verdict); ``graphs`` counts the labelled ones.
 
+The classes are generated directly, one canonical graph each, by orderly generation
+(:mod:`enumerations.orderly`), in shards of canonical parents (:func:`plan_classes`,
+:func:`class_shard`); a run checks that the class sizes add up to the labelled count and
+that the classes are as many as Burnside's lemma counts (:mod:`enumerations.burnside`).
+:func:`iso_classes`, which walks every labelled graph, stays as the reference the tests
+compare the generator with on small families.
+
 For each graph and each claim the brute force, independent of the checker, compares
 ``theory.revision.exact`` with ``theory.revision.influence`` on every audit of evidence
 (2**E audits), and takes the minimal justifications (minimal X with c active when exactly
@@ -23,10 +30,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import chain, combinations, permutations
 from math import comb
+from typing import Any
 
 import numpy as np
 
@@ -232,15 +240,37 @@ class GraphTally:
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # CPU time of the shards (the work, without contention)
     classes_seconds: float = 0.0  # building the isomorphism classes (in the caller)
+    expected_classes: int = 0     # Burnside's count of the family (0: not computed)
+
+    _COUNTS = ("graphs", "classes", "cyclic_graphs", "claims", "active_claims", "safe_claims",
+               "unsafe_claims", "alternative_support", "redundant_influence", "both_kinds",
+               "disagreements")
 
     @property
     def verdicts_agree(self) -> bool:
         return self.disagreements == 0
 
+    @property
+    def counts_verified(self) -> bool:
+        """The classes add up to every labelled graph, and there are as many as Burnside's
+        lemma counts (a program that shares nothing with the generator)."""
+        return self.graphs == self.family.labelled_count() and self.classes == self.expected_classes
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "GraphTally":
+        """The tally :meth:`to_dict` wrote (for resumable part files)."""
+        family = GraphFamily(**{k: int(v) for k, v in data["family"].items()})
+        tally = cls(family)
+        for name in cls._COUNTS:
+            setattr(tally, name, int(data[name]))
+        tally.violations = {str(k): int(v) for k, v in data["violations"].items()}
+        tally.examples = [str(e) for e in data["examples"]]
+        tally.cpu_seconds = float(data["cpu_seconds"])
+        tally.expected_classes = int(data.get("burnside_classes", 0))
+        return tally
+
     def merge(self, other: "GraphTally") -> "GraphTally":
-        for name in ("graphs", "classes", "cyclic_graphs", "claims", "active_claims",
-                     "safe_claims", "unsafe_claims", "alternative_support",
-                     "redundant_influence", "both_kinds", "disagreements", "cpu_seconds"):
+        for name in (*self._COUNTS, "cpu_seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for kind, count in other.violations.items():
             self.violations[kind] = self.violations.get(kind, 0) + count
@@ -267,6 +297,9 @@ class GraphTally:
             "seconds": round(self.seconds, 3),
             "cpu_seconds": round(self.cpu_seconds, 3),
             "classes_seconds": round(self.classes_seconds, 3),
+            "labelled_count": self.family.labelled_count(),
+            "burnside_classes": self.expected_classes,
+            "counts_verified": self.counts_verified,
         }
 
 
@@ -338,21 +371,106 @@ def graph_shard(family: GraphFamily, rows: Sequence[Sequence[int]], sizes: Seque
 
 Progress = Callable[[str, int, int], None]
 
+# --- classes generated directly, in shards --------------------------------------------------
+SHARD_CLASSES = 2000  # classes per shard: about a second of checking
+
+
+@lru_cache(maxsize=8)
+def group_maps(family: GraphFamily) -> np.ndarray:
+    """Row g: the candidate index each candidate goes to under the g-th permutation of
+    evidence and claims (``|G| x K``, int32; row 0 is the identity). Cached per process."""
+    candidates = family.candidates()
+    return np.ascontiguousarray(_permutation_maps(family, candidates)[:, :len(candidates)],
+                                dtype=np.int32)
+
+
+Shard = tuple[int, int, int]  # (graph size m, first parent, end parent): the parents have m - 1
+
+
+@dataclass
+class ClassPlan:
+    """The shards of a family: shard ``(m, a, b)`` checks the canonical graphs of ``m``
+    justifications whose canonical parent (the graph without its largest justification) is
+    one of the canonical graphs ``a .. b - 1`` of ``m - 1`` justifications; ``(0, 0, 1)`` is
+    the empty graph. Holds the canonical graphs of sizes below J, not those of size J."""
+
+    family: GraphFamily
+    parents: list[np.ndarray]   # canonical graphs of sizes 0 .. J - 1 (rows, sorted)
+    shards: list[Shard]
+    classes_by_size: list[int]  # Burnside's count per size (enumerations.burnside)
+    seconds: float = 0.0
+
+    @property
+    def classes(self) -> int:
+        return sum(self.classes_by_size)
+
+    def arguments(self, index: int, exact: RevisionRule = theory_exact) -> tuple:
+        m, a, b = self.shards[index]
+        parents = self.parents[m - 1][a:b].tolist() if m else None
+        return (index, self.family, m, parents, exact)
+
+
+def plan_classes(family: GraphFamily, shard_classes: int = SHARD_CLASSES) -> ClassPlan:
+    """Generate the canonical graphs below size J and cut every size into shards of about
+    ``shard_classes`` classes (Burnside's count per size, spread over the parents in
+    proportion to the extensions each one tries)."""
+    from enumerations.burnside import class_counts_by_size
+    from enumerations.orderly import levels
+
+    began = time.perf_counter()
+    J = family.max_justifications
+    maps = group_maps(family)
+    by_size = class_counts_by_size(family.evidence, family.claims, J)
+    parents = [rows for rows, _ in levels(maps, J - 1)] if J else []
+    shards: list[Shard] = [(0, 0, 1)]
+    K = maps.shape[1]
+    for m in range(1, J + 1):
+        below = parents[m - 1]
+        if not len(below) or not by_size[m]:
+            continue
+        last = below[:, -1].astype(np.int64) if m > 1 else np.full(len(below), -1, dtype=np.int64)
+        work = np.cumsum(K - 1 - last)
+        count = max(1, min(len(below), -(-by_size[m] // max(1, shard_classes))))
+        cuts = np.searchsorted(work, work[-1] * np.arange(1, count) / count, side="right")
+        bounds = sorted({0, len(below), *(int(c) for c in cuts)})
+        shards.extend((m, a, b) for a, b in zip(bounds, bounds[1:]))
+    return ClassPlan(family, parents, shards, by_size, time.perf_counter() - began)
+
+
+def class_shard(index: int, family: GraphFamily, size: int, parents: Sequence[Sequence[int]] | None,
+                exact: RevisionRule = theory_exact) -> tuple[int, GraphTally]:
+    """One shard on a worker (module-level, picklable): generate the canonical children of
+    ``parents`` (or the empty graph when ``size`` is 0) and check them; ``(index, tally)``.
+    The tally's CPU seconds include the generation."""
+    from enumerations.orderly import class_sizes, extend
+
+    began = time.thread_time()
+    maps = group_maps(family)
+    if size == 0 or parents is None:
+        rows, aut = np.zeros((1, 0), dtype=np.int32), np.array([maps.shape[0]], dtype=np.int64)
+    else:
+        rows, aut = extend(np.array(parents, dtype=np.int32).reshape(len(parents), size - 1), maps)
+    generated = time.thread_time() - began
+    sizes = class_sizes(aut, maps.shape[0])
+    tally = graph_shard(family, rows.tolist(), sizes.tolist(), exact=exact)
+    tally.cpu_seconds += generated
+    return index, tally
+
 
 def run_graphs(family: GraphFamily, executor: Any, *, exact: RevisionRule = theory_exact,
-               progress: Progress | None = None, shard_size: int = 250) -> GraphTally:
+               progress: Progress | None = None, shard_size: int = SHARD_CLASSES) -> GraphTally:
+    """Every class of the family, generated directly (:mod:`enumerations.orderly`) in
+    shards of about ``shard_size`` classes; the counts are checked against the labelled
+    count and Burnside's (``counts_verified``). For a resumable run see
+    :mod:`enumerations.graphparts`."""
     began = time.perf_counter()
-    reps, sizes, labelled = iso_classes(family)
-    classes_seconds = time.perf_counter() - began
-    if int(sizes.sum()) != labelled:
-        raise AssertionError("isomorphism classes do not cover the labelled graphs")
-    shards = [(family, reps[a:a + shard_size].tolist(), sizes[a:a + shard_size].tolist(), exact)
-              for a in range(0, len(reps), shard_size)]
+    plan = plan_classes(family, shard_size)
     total = GraphTally(family)
-    for part in executor.map(graph_shard, shards):
+    for _, part in executor.map(class_shard, [plan.arguments(i, exact) for i in range(len(plan.shards))]):
         total.merge(part)
         if progress:
-            progress("graphs", total.classes, len(reps))
+            progress("graphs", total.classes, plan.classes)
     total.seconds = time.perf_counter() - began
-    total.classes_seconds = classes_seconds
+    total.classes_seconds = plan.seconds
+    total.expected_classes = plan.classes
     return total

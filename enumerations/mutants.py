@@ -52,7 +52,7 @@ def forgetful_exact(structure: SupportStructure, audit: frozenset[str]) -> froze
 def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
     """"Exact" revision without the least fixpoint: a claim is retired only when every one of
     its justifications contains a retired node, so a support loop keeps itself alive after
-    its evidence is gone (the peers' bug DESIGN.md section 2 warns about)."""
+    its evidence is gone (the peers' bug docs/design.md section 2 warns about)."""
     index, active, retired = _start(structure, audit)
     changed = True
     while changed:

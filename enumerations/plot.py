@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import IO
 
 
-def plot_report(payload: dict, path: str | Path) -> None:
+def plot_report(payload: dict, path: "str | Path | IO[bytes]",
+         format: str | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -60,5 +62,5 @@ def plot_report(payload: dict, path: str | Path) -> None:
     right.set_title(f"Time per n ({executor.get('kind', '?')}, {executor.get('workers', 1)} worker(s))")
     right.grid(True, which="major", alpha=0.3)
     right.legend(loc="upper left", fontsize=8)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format=format)  # format: needed for a file object
     plt.close(fig)

@@ -1,4 +1,4 @@
-"""Proofs of the justification-boundary theorem (DESIGN.md section 1, issue 4).
+"""Proofs of the justification-boundary theorem (docs/design.md section 1, issue 4).
 
 - :mod:`proofs.statements`  the bounded statements and their mutants, by name
 - :mod:`proofs.cnf_encoding` CNF (Tseitin + sequential counter) for CaDiCaL via python-sat

@@ -77,7 +77,12 @@ class Encoding:
     the assertion is the negated statement proper; ``symmetry`` the lex-leader clauses.
     Splitting them lets :mod:`proofs.counting` count the models of the very formula that is
     solved with only its final assertion removed. ``handles`` names literals defined inside
-    the body (``agree``, ``unique`` where the statement builds them).
+    the body (``agree``, ``unique`` where the statement builds them). The first
+    ``monotone_clauses`` clauses of the body are monotonicity; the rest are definitions and
+    side conditions, which are functions of *any* table, so :mod:`proofs.faithfulness` can
+    test the assertion on non-monotone tables too. ``quantities`` names the literal lists the
+    assertion is built from: ``minimal`` (m_X per mask X), ``union`` (u_i), ``exact`` and
+    ``influence`` (one per audit mask R).
     """
 
     statement: str
@@ -88,6 +93,13 @@ class Encoding:
     symmetry: list[list[int]] = field(default_factory=list)
     ancestor_vars: list[int] = field(default_factory=list)
     handles: dict[str, int] = field(default_factory=dict)
+    monotone_clauses: int = 0
+    quantities: dict[str, list[int]] = field(default_factory=dict)
+
+    @property
+    def open_body(self) -> list[list[int]]:
+        """The body without its monotonicity clauses (definitions and side conditions)."""
+        return self.body[self.monotone_clauses:]
 
     @property
     def clauses(self) -> list[list[int]]:
@@ -119,10 +131,12 @@ class _Support:
         size = 1 << n
         self.full = size - 1
         self.t = [x + 1 for x in range(size)]
+        start = len(b.clauses)
         for x in range(size):  # monotone: f(X) -> f(X + i)
             for i in range(n):
                 if not x >> i & 1:
                     b.add([-self.t[x], self.t[x | 1 << i]])
+        self.monotone_clauses = len(b.clauses) - start
         self.m = [b.and_([self.t[x]] + [-self.t[x ^ 1 << i] for i in range(n) if x >> i & 1])
                   for x in range(size)]
         self.u = [b.or_([self.m[x] for x in range(size) if x >> i & 1]) for i in range(n)]
@@ -171,8 +185,10 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
     handles: dict[str, int] = {}
     final: list[list[int]] = []
     base = name.split("~")[0]
+    meets: list[int] = []
     if base == "boundary":
-        agree = -b.or_(s.differ(s.influence(s.u)))
+        meets = s.influence(s.u)
+        agree = -b.or_(s.differ(meets))
         s1, s2, s3 = s.counter(3)
         unique = b.and_([s1, -s2])
         claim = unique if name == "boundary" else -s3
@@ -182,7 +198,8 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         ancestor_vars = [b.new() for _ in range(n)]
         for i in range(n):
             b.add([-s.u[i], ancestor_vars[i]])  # A ⊇ U
-        agree = -b.or_(s.differ(s.influence(ancestor_vars)))
+        meets = s.influence(ancestor_vars)
+        agree = -b.or_(s.differ(meets))
         s1, s2 = s.counter(2)
         unique = b.and_([s1, -s2])
         same = -b.or_([b.xor(a, u) for a, u in zip(ancestor_vars, s.u)])
@@ -200,7 +217,8 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
             bad = [b.and_([meets[r], -s.exact(r)]) for r in range(full)]
         final = [bad]
     elif base == "one_item":
-        diff = s.differ(s.influence(s.u))
+        meets = s.influence(s.u)
+        diff = s.differ(meets)
         final = [diff]  # some audit disagrees
         if name == "one_item":
             final += [[-diff[1 << i]] for i in range(n)]
@@ -212,7 +230,10 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         from proofs.symmetry import lex_leader
 
         lex_leader(b, n, s.t)
-    return Encoding(name, n, b.nvars, body, final, b.clauses, ancestor_vars, handles)
+    quantities = {"minimal": list(s.m), "union": list(s.u), "influence": meets,
+                  "exact": [s.exact(r) for r in range(1 << n)]}
+    return Encoding(name, n, b.nvars, body, final, b.clauses, ancestor_vars, handles,
+                    s.monotone_clauses, quantities)
 
 
 def extend_with_definitions(encoding: Encoding) -> tuple[list[list[int]], dict[str, int]]:

@@ -3,8 +3,9 @@
 Each ``.v`` file is compiled by ``coqc`` (Debian's ``coq`` package) in a scratch copy, so no
 build products land in the repository; then ``Print Assumptions`` is run on every main
 theorem. A theorem passes only if Coq reports it closed under the global context, or (for
-the two theorems whose proof argues by contradiction) if its only axiom is the standard
-library's excluded middle ``Coq.Logic.Classical_Prop.classic``. ``Admitted`` and ``admit``
+the theorems whose proof argues by contradiction) if its only axiom is the standard
+library's excluded middle ``Coq.Logic.Classical_Prop.classic``; and the theorems that link
+the developments (``STATEMENT_TYPES``) must have exactly the expected statement. ``Admitted`` and ``admit``
 never pass: an admitted lemma shows up as an axiom in ``Print Assumptions``.
 """
 
@@ -19,10 +20,10 @@ from pathlib import Path
 
 COQ_DIR = Path(__file__).resolve().parent / "coq"
 LIBRARY = "JTMS"
-FILES = ("Boundary", "Graph", "Symmetry")  # in dependency order
+FILES = ("Boundary", "Graph", "GraphBoundary", "Symmetry")  # in dependency order
 CLASSIC = "classic"
 
-# Coq theorem -> (file, DESIGN.md statement it proves, axioms it may use)
+# Coq theorem -> (file, docs/design.md statement it proves, axioms it may use)
 THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "boundary": ("Boundary", "Theorem 1: agree on every audit <=> unique minimal justification",
                  frozenset()),
@@ -45,10 +46,41 @@ THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "active_least": ("Graph", "the active state is the least fixpoint of the rules", frozenset()),
     "minimal_justifications_are_ancestors": (
         "Graph", "evidence ancestors ⊇ union of the minimal justifications", frozenset({CLASSIC})),
+    "support_b_spec": ("GraphBoundary", "the saturated Boolean support function of a graph "
+                                        "is its least-fixpoint support", frozenset()),
+    "graph_support_monotone": ("GraphBoundary", "the graph's Boolean support function is "
+                                                "monotone", frozenset()),
+    "graph_boundary": ("GraphBoundary", "Theorem 1 for a graph's claim: Boundary.boundary "
+                                        "applied to its support function", frozenset()),
+    "graph_influence_safe": ("GraphBoundary", "over graphs: influence-safe (over the evidence "
+                                              "ancestors) <=> unique S and ancestors = S",
+                             frozenset({CLASSIC})),
     "lex_leader_sound": ("Symmetry", "lex-leader symmetry breaking keeps a member of every "
                                      "orbit of a permutation-invariant property", frozenset()),
     "lex_iff_rank": ("Symmetry", "lexicographic order on bit strings = order of their binary value",
                      frozenset()),
+}
+
+
+# The statements (as `Check` prints them, whitespace normalized) of the theorems that link
+# the developments, so a weakened statement fails even if it still compiles.
+STATEMENT_TYPES: dict[str, str] = {
+    "boundary": "forall (E : list nat) (f : list nat -> bool), (forall X Y : list nat, "
+                "List.incl X Y -> f X = true -> f Y = true) -> f E = true -> "
+                "Boundary.agree E f (Boundary.inU E f) <-> Boundary.unique E f",
+    "support_b_spec": "forall (ev : nat -> bool) (js : list (nat * list nat)) (c : nat) "
+                      "(X : list nat), GraphBoundary.support_b ev js c X = true <-> "
+                      "Graph.supports (GraphBoundary.is_evidence ev) js X c",
+    "graph_boundary": "forall (ev : nat -> bool) (js : list (nat * list nat)) (E : list nat) "
+                      "(c : nat), GraphBoundary.support_b ev js c E = true -> Boundary.agree E "
+                      "(GraphBoundary.support_b ev js c) (Boundary.inU E (GraphBoundary.support_b "
+                      "ev js c)) <-> Boundary.unique E (GraphBoundary.support_b ev js c)",
+    "graph_influence_safe": "forall (ev : nat -> bool) (js : list (nat * list nat)) "
+                            "(E : list nat) (c : nat), (forall e : nat, List.In e E -> ev e = true) "
+                            "-> ev c = false -> GraphBoundary.support_b ev js c E = true -> "
+                            "Boundary.agree E (GraphBoundary.support_b ev js c) "
+                            "(GraphBoundary.evidence_ancestors js E c) <-> Boundary.unique_is E "
+                            "(GraphBoundary.support_b ev js c) (GraphBoundary.evidence_ancestors js E c)",
 }
 
 
@@ -62,10 +94,11 @@ class TheoremCheck:
     statement: str
     axioms: frozenset[str]
     allowed: frozenset[str]
+    type_ok: bool = True  # the printed statement is the expected one (STATEMENT_TYPES)
 
     @property
     def ok(self) -> bool:
-        return self.axioms <= self.allowed
+        return self.axioms <= self.allowed and self.type_ok
 
 
 def _coqc(args: list[str], cwd: Path, timeout_s: float) -> str:
@@ -105,8 +138,24 @@ def check(timeout_s: float = 300.0) -> list[TheoremCheck]:
         for name, (stem, _, _) in THEOREMS.items():
             lines += [f'Goal True. idtac "==== {name}". Abort.',
                       f"Print Assumptions {LIBRARY}.{stem}.{name}."]
+        for name in STATEMENT_TYPES:
+            lines += [f'Goal True. idtac "#### {name}". Abort.',
+                      f"Check {LIBRARY}.{THEOREMS[name][0]}.{name}."]
         (work / "Audit.v").write_text("\n".join(lines) + "\n")
         output = _coqc(["-Q", ".", LIBRARY, "Audit.v"], work, timeout_s)
-    found = parse_assumptions(output)
-    return [TheoremCheck(name, statement, found.get(name, frozenset({"(not printed)"})), allowed)
+    assumptions, _, checked = output.partition("#### ")
+    found = parse_assumptions(assumptions)
+    types = parse_types("#### " + checked)
+    return [TheoremCheck(name, statement, found.get(name, frozenset({"(not printed)"})), allowed,
+                         name not in STATEMENT_TYPES or types.get(name) == " ".join(STATEMENT_TYPES[name].split()))
             for name, (_, statement, allowed) in THEOREMS.items()]
+
+
+def parse_types(output: str) -> dict[str, str]:
+    """Theorem -> its statement, whitespace normalized, from the generated ``Check`` lines."""
+    found = {}
+    for block in output.split("#### ")[1:]:
+        name, _, body = block.partition("\n")
+        _, _, statement = body.partition(":")
+        found[name.strip()] = " ".join(statement.split())
+    return found

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 
 import z3
 
-from proofs.results import SAT, UNKNOWN, UNSAT, Countermodel, ProofResult
+from proofs import explicit_models
+from proofs.explicit_models import Structure
+from proofs.results import SAT, UNKNOWN, UNSAT, VACUOUS, Countermodel, ProofResult
 
 
 class Vocabulary:
@@ -133,6 +135,20 @@ class Vocabulary:
         e = self._x()
         return z3.ForAll([e], self.exact(self.sing(e)) == self.influence(self.sing(e), ancestors))
 
+    def under_revised(self, ancestors: z3.ExprRef | None = None) -> z3.BoolRef:
+        """Some audit retires c exactly but not by influence (exact ⊄ influence)."""
+        r = self._s()
+        return z3.Exists([r], z3.And(self.exact(r), z3.Not(self.influence(r, ancestors))))
+
+    def over_revised(self, ancestors: z3.ExprRef | None = None) -> z3.BoolRef:
+        """Some audit retires c by influence but not exactly."""
+        r = self._s()
+        return z3.Exists([r], z3.And(self.influence(r, ancestors), z3.Not(self.exact(r))))
+
+    def some_j_inside_union(self) -> z3.BoolRef:
+        s, x = self._s(), self._x()
+        return z3.Exists([s], z3.And(self.J(s), z3.ForAll([x], z3.Implies(self.mem(x, s), self.in_union(x)))))
+
     def redundant_ancestor(self) -> z3.BoolRef:
         e = self._x()
         return z3.Exists([e], z3.And(self.mem(e, self.A), z3.Not(self.in_union(e))))
@@ -150,6 +166,11 @@ class GeneralStatement:
     parts: tuple[tuple[str, Part], ...]
     mutant_of: str | None = None
     axioms: tuple[str, ...] = ("antichain", "singletons")
+    steps: tuple[Step, ...] = ()  # a proved statement's parts are these steps' queries
+
+    def __post_init__(self) -> None:
+        if self.steps and len(self.steps) != len(self.parts):
+            raise ValueError(f"{self.name}: one step per part")
 
 
 def _inclusion(v: Vocabulary, swapped: bool = False) -> list:
@@ -180,10 +201,15 @@ class Step:
     witness: tuple[int, tuple[frozenset[int], ...], frozenset[int]] | None = None
 
     def query(self, v: Vocabulary) -> list:
+        """The premises, then (last) the negated conclusion: the order the non-vacuity check
+        relies on to leave the goal out."""
         facts = [literal(v, p, premise=True) for p in self.premises]
         if self.conclusion:
-            facts.append(z3.Not(z3.Or(*[literal(v, c) for c in self.conclusion])))
+            facts.append(self.negated_goal(v))
         return facts
+
+    def negated_goal(self, v: Vocabulary) -> z3.BoolRef:
+        return z3.Not(z3.Or(*[literal(v, c) for c in self.conclusion]))
 
 
 def _over_revised_skolem(v: Vocabulary) -> z3.BoolRef:
@@ -195,8 +221,7 @@ def _over_revised_skolem(v: Vocabulary) -> z3.BoolRef:
 
 
 def _over_revised(v: Vocabulary) -> z3.BoolRef:
-    r = v._s()
-    return z3.Exists([r], z3.And(v.influence(r), z3.Not(v.exact(r))))
+    return v.over_revised()
 
 
 # The predicates steps are stated in. ``premise`` forms (Skolemized) are used only where the
@@ -214,6 +239,10 @@ ATOMS: dict[str, Callable[[Vocabulary], z3.ExprRef]] = {
     "agree_A": lambda v: v.agree(v.A),
     "agree_on_singletons_A": lambda v: v.agree_on_singletons(v.A),
     "redundant_ancestor": lambda v: v.redundant_ancestor(),
+    "under_revised": lambda v: v.under_revised(),
+    "over_revised_A": lambda v: v.over_revised(v.A),
+    "under_revised_A": lambda v: v.under_revised(v.A),
+    "some_J_inside_union": lambda v: v.some_j_inside_union(),
 }
 PREMISE_FORMS: dict[str, Callable[[Vocabulary], z3.ExprRef]] = {"over_revised": _over_revised_skolem}
 
@@ -255,8 +284,39 @@ ONE_ITEM_STEPS = (
     Step("an over-revision on R => one on a one-item audit", ("over_revised",),
          ("!agree_on_singletons",), witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
 )
-# What each multi-step statement claims, in the same atoms: premises => conclusion.
+# The second path of the statements proved by one query: a chain through over- and
+# under-revision (the if directions) or through a J-set inside U (inclusion).
+Witness = tuple[int, tuple[frozenset[int], ...], frozenset[int]]
+_ONE: Witness = (1, (frozenset({0}),), frozenset())
+_ONE_A: Witness = (1, (frozenset({0}),), frozenset({0}))
+BOUNDARY_IF_STEPS = (
+    Step("unique => no over-revision", ("active", "unique"), ("!over_revised",), witness=_ONE),
+    Step("exact ⊆ influence: no under-revision", ("active",), ("!under_revised",), witness=_ONE),
+    Step("no over- and no under-revision => agree", ("!over_revised", "!under_revised"),
+         ("agree",), witness=_ONE),
+)
+REFINED_IF_STEPS = (
+    Step("unique S and A = S => no over-revision over A", ("active", "covers", "unique_is_A"),
+         ("!over_revised_A",), witness=_ONE_A),
+    Step("exact ⊆ influence over A ⊇ U", ("active", "covers"), ("!under_revised_A",), witness=_ONE_A),
+    Step("no over- and no under-revision over A => agree over A",
+         ("!over_revised_A", "!under_revised_A"), ("agree_A",), witness=_ONE_A),
+)
+INCLUSION_STEPS = (
+    Step("an active claim has a J-set inside U", ("active",), ("some_J_inside_union",), witness=_ONE),
+    Step("a J-set inside U survives every audit that misses U", ("some_J_inside_union",),
+         ("!under_revised",), witness=_ONE),
+)
+# The statements proved by one query, as steps (their one part is this step's query).
+SINGLE: dict[str, Step] = {
+    "general:boundary_if": Step("unique => agree", ("active", "unique"), ("agree",)),
+    "general:refined_if": Step("unique S and A = S => agree over A", ("active", "covers", "unique_is_A"),
+                               ("agree_A",)),
+    "general:inclusion": Step("exact ⊆ influence", ("active",), ("!under_revised",)),
+}
+# What each chained statement claims, in the same atoms: premises => conclusion.
 CLAIMS: dict[str, Step] = {
+    **SINGLE,
     "general:boundary_only_if": Step("agree => unique", ("active", "agree"), ("unique",)),
     "general:refined_only_if": Step("agree over A ⊇ U => unique S and A = S",
                                     ("active", "covers", "agree_A"), ("unique_is_A",)),
@@ -267,11 +327,18 @@ STEPS: dict[str, tuple[Step, ...]] = {
     "general:boundary_only_if": ONLY_IF_STEPS,
     "general:refined_only_if": REFINED_ONLY_IF_STEPS,
     "general:one_item": ONE_ITEM_STEPS,
+    "general:boundary_if": BOUNDARY_IF_STEPS,
+    "general:refined_if": REFINED_IF_STEPS,
+    "general:inclusion": INCLUSION_STEPS,
 }
 
 
+def _query(step: Step) -> Part:
+    return lambda v: step.query(v)  # looked up when solved, not when the table is built
+
+
 def _parts(steps: tuple[Step, ...]) -> tuple[tuple[str, Part], ...]:
-    return tuple((step.label, step.query) for step in steps)
+    return tuple((step.label, _query(step)) for step in steps)
 
 
 _ONLY_IF = _parts(ONLY_IF_STEPS)
@@ -288,16 +355,22 @@ GENERAL: dict[str, GeneralStatement] = {
     s.name: s
     for s in (
         GeneralStatement("general:boundary_if", "unique minimal justification => agree on every audit",
-                         _one("", lambda v: [v.active(), v.unique(), v.disagree()])),
+                         _one("", _query(SINGLE["general:boundary_if"])),
+                         steps=(SINGLE["general:boundary_if"],)),
         GeneralStatement("general:boundary_only_if",
-                         "agree on every audit => unique minimal justification", _ONLY_IF),
+                         "agree on every audit => unique minimal justification", _ONLY_IF,
+                         steps=ONLY_IF_STEPS),
         GeneralStatement("general:refined_if", "unique S and A = S => agree (influence over A ⊇ U)",
-                         _one("", lambda v: _REFINED_BASE(v) + [v.unique_is(v.A), v.disagree(v.A)])),
+                         _one("", _query(SINGLE["general:refined_if"])),
+                         steps=(SINGLE["general:refined_if"],)),
         GeneralStatement("general:refined_only_if",
-                         "agree (influence over A ⊇ U) => unique S and A = S", _REFINED_ONLY_IF),
-        GeneralStatement("general:inclusion", "none ⊆ exact ⊆ influence", _one("", _inclusion)),
+                         "agree (influence over A ⊇ U) => unique S and A = S", _REFINED_ONLY_IF,
+                         steps=REFINED_ONLY_IF_STEPS),
+        GeneralStatement("general:inclusion", "none ⊆ exact ⊆ influence",
+                         _one("", _query(SINGLE["general:inclusion"])), steps=(SINGLE["general:inclusion"],)),
         GeneralStatement("general:one_item",
-                         "disagree on some audit => disagree on a one-item audit", _ONE_ITEM),
+                         "disagree on some audit => disagree on a one-item audit", _ONE_ITEM,
+                         steps=ONE_ITEM_STEPS),
         GeneralStatement("general:boundary_if~at_most_two", "mutant: 'unique' replaced by 'at most two'",
                          _one("", lambda v: [v.active(), v.count_at_most(2), v.disagree()]),
                          mutant_of="general:boundary_if"),
@@ -319,11 +392,16 @@ GENERAL: dict[str, GeneralStatement] = {
 
 
 def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = False) -> ProofResult:
-    """Refute every part; UNSAT iff all parts are UNSAT, SAT (with a model) if one part is."""
+    """Refute every part; UNSAT iff all parts are UNSAT, SAT (with a model) if one part is.
+
+    Each UNSAT part of a proved statement is then shown non-vacuous (:func:`not_vacuous`)
+    on exactly the assertions its solver held: an explicit model of all of them but the
+    negated goal, checked against theory; a part without one is ``VACUOUS``, not a proof.
+    """
     spec = GENERAL[name]
     start = time.perf_counter()
     result, countermodel, steps = UNSAT, None, []
-    for label, part in spec.parts:
+    for k, (label, part) in enumerate(spec.parts):
         v = Vocabulary()
         solver = z3.Solver(ctx=v.ctx)
         solver.set("timeout", int(timeout_s * 1000))
@@ -331,7 +409,8 @@ def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = Fal
         for axiom in spec.axioms:
             if not (drop_antichain and axiom == "antichain"):
                 solver.add(axioms[axiom]())
-        solver.add(*part(v))
+        facts = part(v)
+        solver.add(*facts)
         answer = solver.check()
         if answer == z3.sat:  # look for the smallest universe, for a readable countermodel
             for size in range(1, 9):
@@ -341,18 +420,73 @@ def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = Fal
                     break
                 solver.pop()
         step = SAT if answer == z3.sat else UNSAT if answer == z3.unsat else UNKNOWN
-        steps.append({"step": label or spec.text, "result": step})
+        entry: dict[str, object] = {"step": label or spec.text, "result": step}
+        if step == UNSAT and spec.steps:
+            check = not_vacuous(v, list(solver.assertions()), facts[-1], spec.steps[k])
+            entry["model"] = check.describe()
+            if not check.ok:
+                step = entry["result"] = VACUOUS
+        steps.append(entry)
         if step == SAT:
             result, countermodel = SAT, decode_general(v, solver.model(), "refined" in name)
             break
-        if step == UNKNOWN:
-            result = UNKNOWN
+        if step in (UNKNOWN, VACUOUS):
+            result = step
     return ProofResult(
         statement=name + ("~no_antichain" if drop_antichain else ""), n=None,
         solver="z3 (first-order)", result=result, seconds=time.perf_counter() - start,
         expected=SAT if spec.mutant_of else UNSAT, mutant=spec.mutant_of is not None,
-        countermodel=countermodel, details={"steps": steps} if len(spec.parts) > 1 else {},
+        countermodel=countermodel, details={"steps": steps},
     )
+
+
+@dataclass(frozen=True)
+class NonVacuity:
+    """The evidence that an UNSAT query is refuted by its goal and not by its hypotheses.
+
+    ``model``: a standard structure in which every assertion but the negated goal holds
+    (None: there is none with up to three items, so the UNSAT answer may be vacuous);
+    ``theory_wrong``: premise literals that theory says are false in it (the assertions do
+    not mean what the step's atoms say); ``goal_wrong``: the goal left out is not the
+    negated conclusion (it differs from it in some small structure, or holds in the model).
+    """
+
+    model: Structure | None
+    theory_wrong: tuple[str, ...] = ()
+    goal_wrong: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.model is not None and not self.theory_wrong and not self.goal_wrong
+
+    def describe(self) -> str:
+        if self.model is None:
+            return "no model without the negated goal (vacuous)"
+        text = "model without the goal: " + self.model.describe()
+        if self.theory_wrong:
+            text += "; theory disagrees on " + ", ".join(self.theory_wrong)
+        if self.goal_wrong:
+            text += "; the goal left out is not the negated conclusion"
+        return text
+
+
+def not_vacuous(v: Vocabulary, assertions: list, goal: z3.BoolRef, step: Step) -> NonVacuity:
+    """Check a solved query: ``assertions`` (everything its solver held) minus ``goal`` (the
+    query's last fact) has an explicit standard model, whose premise atoms theory confirms
+    (:func:`proofs.explicit_models.theory_atoms`), and ``goal`` is the step's negated
+    conclusion: equal to a freshly built one in every structure with up to two items, and
+    false in the model (the step holds there)."""
+    rest = [a for a in assertions if not a.eq(goal)]
+    model = explicit_models.find_model(rest)
+    if model is None:
+        return NonVacuity(None)
+    atoms = explicit_models.theory_atoms(model)
+    wrong = tuple(p for p in step.premises if atoms[p.lstrip("!")] == p.startswith("!"))
+    fresh = step.negated_goal(v)
+    goal_wrong = explicit_models.holds([goal], model) or any(
+        explicit_models.holds([goal], s) != explicit_models.holds([fresh], s)
+        for s in explicit_models.structures(2))
+    return NonVacuity(model, wrong, goal_wrong)
 
 
 def decode_general(v: Vocabulary, model: z3.ModelRef, refined: bool) -> Countermodel:

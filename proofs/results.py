@@ -9,6 +9,9 @@ from typing import Any
 UNSAT = "UNSAT"
 SAT = "SAT"
 UNKNOWN = "UNKNOWN"
+VACUOUS = "VACUOUS"
+"""An UNSAT answer whose query has no model even without its negated goal (a general proof
+step that would hold for the wrong reason): never a proof."""
 
 
 @dataclass(frozen=True)

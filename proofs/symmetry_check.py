@@ -125,3 +125,81 @@ def check_symmetry(n: int, variant: str = "sound") -> SymmetryCheck:
         kept_cnf=len(cnf), kept_z3=len(z3_set), cnf_equals_z3=cnf == z3_set,
         cnf_equals_reference=cnf == reference_kept(tables, n),
     )
+
+
+# --- every certified n: sampled orbits against the emitted constraints ---------------------
+
+def leader(table: Table, n: int) -> Table:
+    """A member of ``table``'s orbit with rank(t) <= rank(t∘(i j)) for every transposition:
+    repeatedly apply the transposition that lowers the rank most, until none does (the
+    construction in the proof of the Coq theorem ``lex_leader_sound``; it terminates because
+    the rank decreases)."""
+    swaps = [transposition(i, j, n) for i, j in combinations(range(n), 2)]
+    while True:
+        best = min((permute(table, p, n) for p in swaps), key=rank)
+        if rank(best) >= rank(table):
+            return table
+        table = best
+
+
+@dataclass(frozen=True)
+class EmittedSymmetryCheck:
+    """The lex-leader constraints one statement's encodings emit at one n, on samples."""
+
+    statement: str
+    n: int
+    samples: int
+    leaders_rejected: tuple[int, ...]  # truth tables (as ints) of orbit leaders an encoding drops
+    differ_from_reference: tuple[int, ...]  # tables on which CNF, z3 and the reference differ
+
+    @property
+    def ok(self) -> bool:
+        return not self.leaders_rejected and not self.differ_from_reference
+
+
+def _as_int(table: Table) -> int:
+    return sum(1 << x for x, bit in enumerate(table) if bit)
+
+
+def check_emitted(name: str, n: int, count: int = 12, seed: int = 0) -> EmittedSymmetryCheck:
+    """For sampled monotone tables t (the structured ones, several invariant under renamings,
+    and random ones): the orbit leader of t satisfies the symmetry clauses of
+    ``encode(name, n, symmetry=True)`` and the symmetry facts of ``Z3Encoding(name, n,
+    symmetry=True)`` (so its orbit survives), and on t, its leader and a random renaming of
+    t, both encodings keep a table exactly when the rank reference does."""
+    import random
+
+    import z3
+
+    from proofs import reference
+    from proofs.cnf_encoding import encode
+
+    rng = random.Random(f"symmetry/{name}/{n}/{seed}")
+    tables = reference.structured(n)
+    while len(tables) < count:
+        tables.append(reference.random_monotone(n, rng))
+    clauses = encode(name, n, symmetry=True).symmetry
+    z3_encoding = Z3Encoding(name, n, symmetry=True)
+    z3_solver = z3.SolverFor("QF_FD")
+    z3_solver.add(z3_encoding.symmetry)
+    swaps = [transposition(i, j, n) for i, j in combinations(range(n), 2)]
+    rejected, differ = [], []
+    with Solver(name="cadical195", bootstrap_with=clauses) as cnf:
+        def kept(t: Table) -> tuple[bool, bool]:
+            by_cnf = cnf.solve(assumptions=[(x + 1) if b else -(x + 1) for x, b in enumerate(t)])
+            z3_solver.push()
+            z3_solver.add(z3_encoding.table == _as_int(t))
+            by_z3 = z3_solver.check() == z3.sat
+            z3_solver.pop()
+            return bool(by_cnf), by_z3
+
+        for t in tables:
+            lead = leader(t, n)
+            if kept(lead) != (True, True):
+                rejected.append(_as_int(lead))
+            renamed = permute(t, tuple(rng.sample(range(n), n)), n)
+            for u in (t, lead, renamed):
+                want = all(rank(u) <= rank(permute(u, p, n)) for p in swaps)
+                if kept(u) != (want, want):
+                    differ.append(_as_int(u))
+    return EmittedSymmetryCheck(name, n, len(tables), tuple(rejected[:5]), tuple(differ[:5]))

@@ -47,7 +47,11 @@ class Z3Encoding:
     ``body`` holds monotonicity and the side conditions (``active``, A ⊇ U), ``assertion`` the
     negated statement, ``symmetry`` the lex-leader facts; ``agree`` and ``unique`` are the
     statement's own terms (over A for ``refined``), so :mod:`proofs.counting` can count the
-    models of exactly what is solved, with only its final assertion removed.
+    models of exactly what is solved, with only its final assertion removed. ``monotonicity``
+    lists the body's monotonicity facts (the rest of the body is a function of any table);
+    ``minimal``, ``essential`` (U), ``exact`` and ``influence`` (one term per audit mask R,
+    over A for ``refined``) are the terms the assertion is built from, so
+    :mod:`proofs.quantities` can compare each with :mod:`theory.revision`.
     """
 
     def __init__(self, name: str, n: int, symmetry: bool = False) -> None:
@@ -60,49 +64,44 @@ class Z3Encoding:
         self.bits = bit
         self.ancestors = [z3.Bool(f"a{i}") for i in range(n)]
         body: list[z3.BoolRef] = [bit[full]]  # active at full evidence
-        for x in range(size):
-            for i in range(n):
-                if not x >> i & 1:
-                    body.append(z3.Implies(bit[x], bit[x | 1 << i]))
+        self.monotonicity = [z3.Implies(bit[x], bit[x | 1 << i])
+                             for x in range(size) for i in range(n) if not x >> i & 1]
+        body += self.monotonicity
         minimal = [
             z3.And(bit[x], *[z3.Not(bit[x & ~(1 << i)]) for i in range(n) if x >> i & 1])
             for x in range(size)
         ]
         self.minimal = minimal
         essential = [z3.Or(*[minimal[x] for x in range(size) if x >> i & 1]) for i in range(n)]
-
-        def exact(r: int) -> z3.BoolRef:
-            return z3.Not(bit[full & ~r])
-
-        def meets(r: int, members: list[z3.BoolRef]) -> z3.BoolRef:
-            return z3.Or(*[members[i] for i in range(n) if r >> i & 1]) if r else z3.BoolVal(False)
-
-        def agree(members: list[z3.BoolRef]) -> z3.BoolRef:
-            return z3.And(*[exact(r) == meets(r, members) for r in range(size)])
-
+        self.essential = essential
+        base = name.split("~")[0]
+        members = self.ancestors if base == "refined" else essential
+        # one term per audit mask R: what the assertion below is built from
+        self.exact = [z3.Not(bit[full & ~r]) for r in range(size)]
+        self.influence = [z3.Or(*[members[i] for i in range(n) if r >> i & 1]) if r
+                          else z3.BoolVal(False) for r in range(size)]
+        exact, meets = self.exact, self.influence
         weighted = [(m, 1) for m in minimal]
         unique = z3.PbEq(weighted, 1)
         self.unique = unique
-        self.agree = agree(essential)
-        base = name.split("~")[0]
+        self.agree = z3.And(*[exact[r] == meets[r] for r in range(size)])
         assertion: list[z3.BoolRef] = []
         if base == "boundary":
             claim = unique if name == "boundary" else z3.PbLe(weighted, 2)
             assertion.append(self.agree != claim)
         elif base == "refined":
             body += [z3.Implies(u, a) for u, a in zip(essential, self.ancestors)]
-            self.agree = agree(self.ancestors)
             same = z3.And(*[a == u for a, u in zip(self.ancestors, essential)])
             claim = z3.And(unique, same) if name == "refined" else unique
             assertion.append(self.agree != claim)
         elif base == "inclusion":
             if name == "inclusion":
-                bad = [z3.And(exact(r), z3.Not(meets(r, essential))) for r in range(size)]
+                bad = [z3.And(exact[r], z3.Not(meets[r])) for r in range(size)]
             else:
-                bad = [z3.And(meets(r, essential), z3.Not(exact(r))) for r in range(size)]
+                bad = [z3.And(meets[r], z3.Not(exact[r])) for r in range(size)]
             assertion.append(z3.Or(*bad))
         elif base == "one_item":
-            differ = [exact(r) != meets(r, essential) for r in range(size)]
+            differ = [exact[r] != meets[r] for r in range(size)]
             assertion.append(z3.Or(*differ))
             if name == "one_item":
                 assertion += [z3.Not(differ[1 << i]) for i in range(n)]

@@ -1,4 +1,4 @@
-"""The CLI contract of DESIGN.md section 4: JSON keys, exit codes, one-line errors."""
+"""The CLI contract of docs/design.md section 4: JSON keys, exit codes, one-line errors."""
 
 import json
 import subprocess

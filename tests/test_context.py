@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from theory import strategies as jst
 
 from jtms.cli import main
-from jtms.views.context import Context, count_tokens
+from jtms.memory.context import Context, count_tokens
 from jtms.memory.memory import Memory
 
 
@@ -38,6 +38,8 @@ def _check_invariants(memory: Memory, context: Context) -> None:
             assert frozenset(other) in recorded and set(other) <= active
         assert len({frozenset(a) for a in claim.also} | {frozenset(claim.justification)}) \
             == len(claim.also) + 1
+        intact = {a for a in recorded if a <= active}  # every intact support is shown
+        assert {frozenset(a) for a in claim.also} | {frozenset(claim.justification)} == intact
         seen.add(claim.id)
     for item in context.withdrawn:
         assert item["id"] not in active
@@ -120,7 +122,8 @@ def test_count_tokens() -> None:
 
 def test_every_intact_support_is_shown_after_the_certificate(tmp_path: Path) -> None:
     """`c <- a | b`: the context says "because a" and "also supported by b"; a withdrawn
-    alternative is not shown; with too small a budget the alternatives go first."""
+    alternative is not shown; a claim whose line with every alternative does not fit is left
+    out, never shown with fewer of them."""
     with Memory.create(tmp_path / "m.db", durability="off") as memory:
         for e in ("a", "b", "x"):
             memory.add_evidence(e)
@@ -138,11 +141,11 @@ def test_every_intact_support_is_shown_after_the_certificate(tmp_path: Path) -> 
         assert claims["c"].also == (("b",), ("x",), ("b", "x"))
         assert {c["id"]: c["also_supported_by"] for c in full.as_dict()["claims"]}["c"] == \
             [["b"], ["x"], ["b", "x"]]
-        # a budget that fits the certificates but not every alternative
+        # a budget one token short: a claim is left out rather than shown without alternatives
         tight = memory.context(full.tokens - 1)
         _check_invariants(memory, tight)
-        assert set(tight.requested) == {"c", "d"}
-        assert sum(len(c.also) for c in tight.claims) < sum(len(c.also) for c in full.claims)
+        assert set(tight.requested) < {"c", "d"} and tight.omitted == 1
+        assert all(c.also == claims[c.id].also for c in tight.claims)
         memory.audit(["x"], reason="bad")
         after = memory.context(400)
         _check_invariants(memory, after)
@@ -166,3 +169,37 @@ def test_context_scales_linearly_on_a_chain(tmp_path: Path) -> None:
             assert context.tokens <= budget
         assert len(context.requested) == 2500 and context.claims[0].id == "c1"
         _check_invariants(memory, context)
+
+
+@pytest.mark.parametrize("budget", [2000, 20000])
+def test_every_intact_support_is_shown_on_a_large_memory(memory_location, budget: int) -> None:
+    """Issue 33, class 12: a 2,500-claim chain plus ``alt <- e0 | e1``. The query puts ``alt``
+    first; the chain then fills the budget, which used to leave no room for the alternatives
+    added afterwards (``also_supported_by: []``). Every rendered claim shows every intact
+    justification whatever the memory's size, on both backends and through the CLI."""
+    nodes = [{"id": "e0", "kind": "evidence"}, {"id": "e1", "kind": "evidence"}]
+    justifications = []
+    previous = "e0"
+    for k in range(2500):
+        nodes.append({"id": f"c{k}", "kind": "claim", "text": f"step {k} of the chain"})
+        justifications.append({"claim": f"c{k}", "antecedents": [previous]})
+        previous = f"c{k}"
+    nodes.append({"id": "alt", "kind": "claim", "text": "a doubly supported claim"})
+    justifications += [{"claim": "alt", "antecedents": ["e0"]},
+                       {"claim": "alt", "antecedents": ["e1"]}]
+    location = memory_location()
+    with Memory.create(location, durability="off") as memory:
+        memory.import_graph({"nodes": nodes, "justifications": justifications})
+        context = memory.context(budget, query="doubly supported")
+        assert context.requested[0] == "alt" and len(context.claims) > 100
+        _check_invariants(memory, context)
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["context", "--db", location, "--budget", str(budget), "--query",
+                     "doubly supported", "--json"]) == 0
+    shown = {c["id"]: c for c in json.loads(out.getvalue())["claims"]}
+    assert shown["alt"]["justification"] == ["e0"]
+    assert shown["alt"]["also_supported_by"] == [["e1"]]

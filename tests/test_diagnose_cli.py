@@ -115,3 +115,22 @@ def test_help_has_an_example(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["diagnose", "--help"])
     assert "jtms diagnose examples/contradiction.json" in capsys.readouterr().out
+
+
+def test_every_memory_command_defaults_to_jtms_db(tmp_path, monkeypatch, capsys):
+    """One ``--db`` default for every command: ``$JTMS_DB`` (add-nogood once ignored it, and
+    ``diagnose --db`` / ``check --db`` had none)."""
+    from jtms.cli import main
+
+    location = str(tmp_path / "elsewhere.db")
+    monkeypatch.setenv("JTMS_DB", location)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["add-evidence", "e1"]) == 0
+    assert main(["add-nogood", "n1", "--nodes", "e1"]) == 0
+    assert main(["diagnose", "--db", "--json"]) == 1      # the nogood is active
+    assert main(["check", "--db", "--json"]) == 0
+    assert not (tmp_path / "jtms.db").exists()
+    capsys.readouterr()
+    assert main(["memories", "--json"]) == 0
+    assert location in capsys.readouterr().out

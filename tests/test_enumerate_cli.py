@@ -40,8 +40,11 @@ def test_bad_usage_exits_2(capsys):
     assert main(["enumerate", "--graph-claims", "2"]) == 2  # needs --graphs
     assert main(["enumerate", "--seed", "-1", "--n7-slice", "1"]) == 2
     assert main(["enumerate", "--max-n", "0", "--graphs", "--graph-evidence", "4",
-                 "--graph-claims", "4"]) == 2  # 2.9e9 labelled graphs: refused up front
-    assert "labelled graphs" in capsys.readouterr().err
+                 "--graph-claims", "4"]) == 2  # 2.9e9 labelled graphs: a long run needs --yes
+    err = capsys.readouterr().err
+    assert "labelled graphs" in err and "7,292,875 classes; estimated" in err and "--yes" in err
+    assert main(["enumerate", "--yes"]) == 2  # needs --graphs
+    assert main(["enumerate", "--graphs", "--graph-max-shards", "3"]) == 2  # needs --graph-out
 
 
 def test_table_and_plot(capsys, tmp_path):
@@ -59,6 +62,23 @@ def test_graphs_section_and_workers(capsys):
     g = payload["graphs"]
     assert g["verdicts_agree"] and g["graphs"] == 137 and g["family"]["claims"] == 2
     assert payload["engine"] == {"kind": "processes", "workers": 2, "mutant": None}
+
+
+def test_graph_part_file_resumes(capsys, tmp_path):
+    out = str(tmp_path / "g.json")
+    argv = ("--max-n", "0", "--graphs", "--graph-evidence", "2", "--graph-claims", "2",
+            "--graph-justifications", "3", "--graph-out", out)
+    code, payload = _json(capsys, *argv, "--graph-max-shards", "1")
+    g = payload["graphs"]
+    assert code == 0 and not g["complete"] and g["shards_done"] == 1 and not g["counts_verified"]
+    code, payload = _json(capsys, *argv)
+    g = payload["graphs"]
+    assert code == 0 and g["complete"] and g["sessions"] == 2
+    assert g["counts_verified"] and g["classes"] == g["burnside_classes"] == 211
+    assert g["graphs"] == g["labelled_count"] == 697 and g["verdicts_agree"]
+    # another family into the same file is refused, with one line and exit 2
+    assert main(["enumerate", *argv[:-3], "2", "--graph-out", out]) == 2
+    assert "another run" in capsys.readouterr().err
 
 
 def test_loop_keeping_mutant_fails_the_graph_check(capsys):

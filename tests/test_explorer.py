@@ -4,6 +4,7 @@ cap with "show more", and `jtms explain/export --format dot|mermaid`."""
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.error
 import urllib.parse
@@ -15,7 +16,7 @@ from html.parser import HTMLParser
 import pytest
 
 from jtms.memory.memory import Memory
-from tests.serve_helpers import http_server, jtms, new_memory
+from tests.serve_helpers import REPO, http_server, jtms, new_memory
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -55,6 +56,21 @@ class Markup(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
         self.attributes.extend(attrs)
+        if tag == "script":
+            self.scripts.append(attrs)
+
+    def reset(self) -> None:
+        super().reset()
+        self.scripts: list[list[tuple[str, str | None]]] = []
+
+    def foreign(self) -> set[str]:
+        """Elements no page of the explorer makes: any script but the app's own two (ELK and
+        the drawing's) and the drawing's JSON data block, or an img, b or i element."""
+        ours = ([("defer", None), ("src", "/static/elk.bundled.js")],
+                [("defer", None), ("src", "/static/explorer.js")],
+                [("type", "application/json"), ("id", "drawing-data")])
+        found = {"img", "b", "i"} & set(self.tags)
+        return found | {"script" for attrs in self.scripts if attrs not in ours}
 
 
 @contextmanager
@@ -114,6 +130,22 @@ def test_pages_show_the_memory(tmp_path):
         assert get(base + "/node?id=ghost")[0] == 400
         css_status, css = get(base + "/static/explorer.css")
         assert css_status == 200 and "svg.drawing" in css
+        # the drawing's scripts, served by the app itself: ELK as vendored, its licence, ours
+        static = REPO / "jtms" / "serve" / "static"
+        for name, media in (("elk.bundled.js", "text/javascript"), ("explorer.js", "text/javascript"),
+                            ("elk.LICENSE.md", "text/plain")):
+            with urllib.request.urlopen(base + "/static/" + name, timeout=30) as response:
+                assert response.headers["content-type"].startswith(media), name
+                assert response.read() == (static / name).read_bytes(), name
+        assert "Eclipse Public License - v 2.0" in (static / "elk.LICENSE.md").read_text()
+        assert get(base + "/static/../explorer.py")[0] == 404
+        assert get(base + "/static/main.js")[0] == 404
+
+
+def audit_id_of(db: str) -> int:
+    with Memory.open(db) as memory:
+        (audit_id,) = memory.open_audits()
+    return audit_id
 
 
 def test_user_text_is_never_markup(tmp_path):
@@ -125,9 +157,12 @@ def test_user_text_is_never_markup(tmp_path):
         memory.audit([HOSTILE[0]], reason=HOSTILE[1], reviewer=HOSTILE[2])
         memory.import_graph({"nodes": [{"id": "imported", "kind": "evidence", "text": HOSTILE[3]}],
                              "justifications": []}, source=HOSTILE[4])   # shown on /events
+        for k, text in enumerate(HOSTILE):   # nogoods: their pages and the timeline's links
+            memory.add_nogood(f"n{k}{text}", [text, f"c{k}{text}"], text=text)
     with explorer(db) as base:
-        pages = ["/?q=" + urllib.parse.quote("<"), "/audits",
-                 "/preview?ids=" + urllib.parse.quote(",".join(HOSTILE[1:]))]
+        pages = ["/?q=" + urllib.parse.quote("<"), "/audits", "/nogoods",
+                 f"/audits?changed={audit_id_of(db)}"]
+        pages += ["/preview?ids=" + urllib.parse.quote(",".join(HOSTILE[1:]))]
         pages += ["/node?id=" + urllib.parse.quote(i) for t in HOSTILE for i in (t, f"c{HOSTILE.index(t)}{t}")]
         pages += ["/node?id=" + urllib.parse.quote(HOSTILE[0]) + "&limit=1"]
         # the same as of the audit and of the event before it, and the event timeline
@@ -136,6 +171,7 @@ def test_user_text_is_never_markup(tmp_path):
         past = [f"{p}{'&' if '?' in p else '?'}as_of={k}" for p in pages for k in (audit_id - 1, audit_id)]
         refused = [p for p in past if p.startswith("/preview")]   # a 400 page: read-only
         pages += [p for p in past if p not in refused]
+        pages += ["/nogood?id=" + urllib.parse.quote(f"n{k}{t}") for k, t in enumerate(HOSTILE)]
         pages += ["/events", f"/events?as_of={audit_id}", "/events?limit=1"]
         for path in pages + refused:
             status, body = get(base + path)
@@ -144,8 +180,16 @@ def test_user_text_is_never_markup(tmp_path):
                 assert text not in body, (path, text)
             parsed = Markup()
             parsed.feed(body)
-            assert not {"script", "img", "b", "i"} & set(parsed.tags), path
+            assert not parsed.foreign(), path
             assert not [name for name, _ in parsed.attributes if name.startswith("on")], path
+        for k, text in enumerate(HOSTILE):   # the drawing's JSON block carries the ids intact
+            _, body = get(base + "/node?id=" + urllib.parse.quote(f"c{k}{text}"))
+            block = re.search(r'<script type="application/json" id="drawing-data">(.*?)</script>',
+                              body, re.S)
+            assert block is not None
+            described = json.loads(block.group(1))
+            assert {n["id"] for n in described["nodes"]} == {text, f"c{k}{text}"}
+            assert described["focus"] == f"c{k}{text}"
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in get(base + "/audits")[1]
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in get(base + "/events")[1]
         for raw in HOSTILE:  # a hostile as_of: a 400 page that shows it as text
@@ -153,7 +197,7 @@ def test_user_text_is_never_markup(tmp_path):
             assert status == 400 and raw not in body, raw
             parsed = Markup()
             parsed.feed(body)
-            assert not {"script", "img", "b", "i"} & set(parsed.tags)
+            assert not parsed.foreign()
             assert not [name for name, _ in parsed.attributes if name.startswith("on")]
 
 
@@ -402,3 +446,209 @@ def test_writes_are_refused_as_of_an_event(tmp_path):
             assert "method=post" not in body and 'href="/preview' not in body, path
     with Memory.open(db) as memory:
         assert list(memory.open_audits()) == [audit_id]
+
+
+# --- at scale: the preview paged, what an audit changed, nogoods, the login redirect ----------
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        return None
+
+
+def raw(url: str, fields: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+    """One request, redirects not followed: status, headers, body."""
+    data = None if fields is None else urllib.parse.urlencode(fields).encode()
+    request = urllib.request.Request(url, data=data, headers=headers or {},
+                                     method="GET" if data is None else "POST")
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as answer:
+        return answer.code, dict(answer.headers), answer.read().decode()
+
+
+def wide(tmp_path, retired: int, kept: int) -> str:
+    """Evidence e and f; ``retired`` claims on e alone and ``kept`` claims on e or f (an audit
+    of e retires e and the first, keeps the second on f)."""
+    db = new_memory(tmp_path / "m.db")
+    with Memory.open(db) as memory:
+        memory.import_graph({
+            "nodes": [{"id": "e", "kind": "evidence"}, {"id": "f", "kind": "evidence"}]
+            + [{"id": f"r{k:04d}", "kind": "claim"} for k in range(retired)]
+            + [{"id": f"k{k:04d}", "kind": "claim"} for k in range(kept)],
+            "justifications": [{"claim": f"r{k:04d}", "antecedents": ["e"]} for k in range(retired)]
+            + [{"claim": f"k{k:04d}", "antecedents": [a]} for k in range(kept) for a in ("e", "f")]})
+    return db
+
+
+def preview_page(body: str) -> tuple[list[str], list[str]]:
+    """The retired and kept ids one preview page lists."""
+    retired = re.search(r"<span class=retired>(.*?)</span>", body, re.S)
+    kept = re.search(r"<ul class=kept>(.*?)</ul>", body, re.S)
+    assert retired is not None and kept is not None
+    return (re.findall(r'href="/node\?id=([^"&]+)"', retired.group(1)),
+            re.findall(r'<li><a class="active" href="/node\?id=([^"&]+)"', kept.group(1)))
+
+
+def test_preview_is_capped_and_paged(tmp_path):
+    db = wide(tmp_path, retired=1200, kept=130)
+    with Memory.open(db) as memory:
+        result = memory.preview(["e"])
+        expected_retired = sorted(result.retired)
+        expected_kept = [claim for claim, _ in memory.kept(["e"], retired=result.retired)]
+    assert len(expected_retired) == 1201 and len(expected_kept) == 130
+    with explorer(db) as base:
+        status, body = get(base + "/preview?ids=e")
+        assert status == 200
+        assert "retire <strong>1201</strong> node(s) and keep <strong>130</strong>" in body
+        assert "(showing 1 to 50)" in body and "<em>and 1151 more</em>" in body
+        assert len(body) < 40_000, len(body)   # 1,331 ids in all; a page of 50 of each
+        seen_retired, seen_kept, pages = [], [], 0
+        path = "/preview?ids=e"
+        while path:
+            status, body = get(base + path)
+            assert status == 200
+            retired, kept = preview_page(body)
+            assert len(retired) == min(50, 1201 - len(seen_retired))
+            assert len(kept) == max(0, min(50, 130 - len(seen_kept)))
+            seen_retired += retired
+            seen_kept += kept
+            pages += 1
+            following = re.search(r'<a class=next href="([^"]+)"', body)
+            path = following.group(1).replace("&amp;", "&") if following else ""
+        assert pages == 25 and seen_retired == expected_retired and seen_kept == expected_kept
+        assert 'class=previous href="/preview?ids=e&amp;limit=50&amp;offset=1150"' in body
+        # "show more", as the search: four times the page from the same place
+        _, body = get(base + "/preview?ids=e")
+        more = re.search(r'<a class=more href="([^"]+)">show more \(1151 not shown\)', body)
+        assert more is not None
+        _, body = get(base + more.group(1).replace("&amp;", "&"))
+        retired, kept = preview_page(body)
+        assert retired == expected_retired[:200] and kept == expected_kept
+        # the form still runs the audit of the whole preview
+        assert re.findall(r'<input type=hidden name=ids value="([^"]+)">', body) == ["e"]
+
+
+def test_after_an_audit_and_a_reinstate_the_page_says_what_changed(tmp_path):
+    db = wide(tmp_path, retired=60, kept=3)
+    with explorer(db) as base:
+        status, headers, _ = raw(base + "/audit", {"ids": "e", "reason": "bad batch"})
+        assert status == 303
+        with Memory.open(db) as memory:
+            (audit_id,) = memory.open_audits()
+            retired = memory.events(after=audit_id - 1, until=audit_id)[0]["deactivated"]
+        assert headers["location"] == f"/audits?changed={audit_id}#audit-{audit_id}"
+        assert len(retired) == 61
+        _, body = get(base + headers["location"])
+        changed = re.search(r"<p class=changed role=status[^>]*>(.*?)</p>", body, re.S)
+        assert changed is not None
+        text = changed.group(1)
+        assert f"audit {audit_id} of" in text and "retired <strong>61</strong> node(s)" in text
+        assert re.findall(r'href="/node\?id=([^"&]+)&amp;as_of=', text) == ["e"] + retired[:20]
+        assert "<em>and 41 more</em>" in text
+        status, headers, _ = raw(base + "/reinstate", {"audit_id": str(audit_id)})
+        with Memory.open(db) as memory:
+            event = memory.last_event
+            activated = memory.events(after=event - 1)[0]["activated"]
+        assert status == 303 and headers["location"] == f"/audits?changed={event}#audit-{audit_id}"
+        _, body = get(base + headers["location"])
+        changed = re.search(r"<p class=changed role=status[^>]*>(.*?)</p>", body, re.S)
+        assert changed is not None
+        assert (f"event {event} reinstated <a href=\"/audits#audit-{audit_id}\">audit {audit_id}"
+                "</a> and reactivated <strong>61</strong> node(s)") in changed.group(1)
+        assert re.findall(r'href="/node\?id=([^"&]+)&amp;as_of=', changed.group(1)) == activated[:20]
+        assert "class=changed" not in get(base + "/audits")[1]
+        for bad in ("abc", "1", str(event + 5)):   # not an audit or reinstatement event
+            status, body = get(base + f"/audits?changed={bad}")
+            assert status == 400 and "changed" in body, bad
+
+
+def nogood_memory(tmp_path) -> str:
+    """The sample, a memo (audited), and two nogoods: n1 over x and plan (a contradiction:
+    both active, on assay), n2 over later and memo (not one: memo is invalidated)."""
+    db = sampled(tmp_path)
+    with Memory.open(db) as memory:
+        memory.add_evidence("memo", text="a memo")
+        memory.add_nogood("n1", ["x", "plan"], text="x and the plan cannot both hold")
+        memory.add_nogood("n2", ["later", "memo"])
+        memory.audit(["memo"], reason="memo withdrawn")
+    return db
+
+
+def test_nogoods_and_contradictions_have_their_own_view(tmp_path):
+    from theory.conflicts import conflict_sets
+
+    db = nogood_memory(tmp_path)
+    with Memory.open(db) as memory:
+        assert memory.is_active("n1") and not memory.is_active("n2")
+        conflicts = conflict_sets(memory.structure(), ["x", "plan"], memory.blocked_ids())
+        events = memory.events()
+    assert conflicts == {frozenset({"assay"})}
+    with explorer(db) as base:
+        status, body = get(base + "/nogoods")
+        assert status == 200 and "2 nogood(s), 1 active contradiction(s)" in body
+        active = body.split("<table class=contradictions>")[1].split("</table>")[0]
+        resolved = body.split("<table class=resolved>")[1].split("</table>")[0]
+        assert re.findall(r'href="/nogood\?id=(\w+)"', active) == ["n1"]
+        assert re.findall(r'href="/nogood\?id=(\w+)"', resolved) == ["n2"]
+        assert 'class="inactive" href="/node?id=memo"' in resolved
+        status, body = get(base + "/nogood?id=n1")
+        assert status == 200 and "active contradiction" in body
+        assert re.findall(r'href="/node\?id=(\w+)"', body.split("<ul class=members>")[1].split("</ul>")[0]) == ["plan", "x"]
+        listed = body.split("<ul class=conflicts>")[1].split("</ul>")[0]
+        assert re.findall(r"<li>(.*?)</li>", listed) == ['<a href="/node?id=assay">assay</a>']
+        status, body = get(base + "/nogood?id=n2")
+        assert status == 200 and "not a contradiction" in body and "conflicts" not in body
+        assert re.findall(r'href="/node\?id=(\w+)"', body.split("<p class=why>")[1].split("</p>")[0]) == ["memo"]
+        assert get(base + "/nogood?id=ghost")[0] == 400
+        _, body = get(base + "/node?id=x")   # a node says which nogoods name it
+        assert re.findall(r'href="/nogood\?id=(\w+)"', body.split("<p class=nogoods>")[1].split("</p>")[0]) == ["n1"]
+        # the event timeline links each nogood it created to the nogood's page, as of then
+        _, body = get(base + "/events")
+        for event in events:
+            if event["kind"] != "add-nogood":
+                continue
+            (created,) = event["created"]
+            row = re.search(rf'<tr id="event-{event["id"]}".*?</tr>', body, re.S).group(0)
+            href = f'/nogood?id={created}&amp;as_of={event["id"]}'
+            assert f'href="{href}"' in row, row
+            status, page_body = get(base + href.replace("&amp;", "&"))
+            assert status == 200 and f"as of event {event['id']}" in page_body
+            assert f"nogood {created}" in page_body
+        status, headers, _ = raw(base + "/node?id=n1&as_of=8")   # an old link to a nogood
+        assert status == 303 and headers["location"] == "/nogood?id=n1&as_of=8"
+
+
+def test_a_browser_without_the_cookie_is_sent_to_login(tmp_path):
+    db = sampled(tmp_path)
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    html = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    with explorer(db, "--token-file", str(token_file)) as base:
+        status, headers, _ = raw(base + "/node?id=x&limit=5", headers=html)
+        assert status == 303
+        assert headers["location"] == "/login?next=%2Fnode%3Fid%3Dx%26limit%3D5"
+        status, headers, _ = raw(base + "/", headers={**html, "Cookie": "jtms_token=wrong"})
+        assert status == 303 and headers["location"] == "/login?next=%2F"
+        status, _, body = raw(base + headers["location"], headers=html)
+        assert status == 200 and '<input type=hidden name=next value="/">' in body
+        # not a browser's page request: the 401 that says to send the token
+        assert raw(base + "/node?id=x")[0] == 401
+        assert raw(base + "/mcp", headers=html)[0] == 401
+        assert raw(base + "/audit", {"ids": "assay", "reason": "r"}, html)[0] == 401
+        # logging in goes back to the page asked for; never to another site
+        status, headers, _ = raw(base + "/login", {"token": TOKEN, "next": "/node?id=x&limit=5"})
+        assert status == 303 and headers["location"] == "/node?id=x&limit=5"
+        assert f"jtms_token={TOKEN}" in headers["set-cookie"]
+        for elsewhere in ("//evil.example/x", "https://evil.example/", "/\\evil.example", "/login"):
+            status, headers, _ = raw(base + "/login", {"token": TOKEN, "next": elsewhere})
+            assert status == 303 and headers["location"] == "/", elsewhere
+        status, _, body = raw(base + "/login", {"token": "wrong", "next": "/audits"})
+        assert status == 401 and '<input type=hidden name=next value="/audits">' in body
+    with Memory.open(db) as memory:
+        assert not memory.open_audits()
+    with explorer(db) as base:   # no token: nothing to log in to
+        status, headers, _ = raw(base + "/node?id=x", headers=html)
+        assert status == 200

@@ -138,7 +138,7 @@ def test_cli_catches_builtin_rules_within_the_default_budget(name, tmp_path, cap
     kind = "under" if name == "none" else "over"
     assert payload["counterexample_kinds"][kind] == payload["counterexamples"]
     ce = payload["counterexample"]
-    graph = load_graph(out)  # a valid graph file in the DESIGN.md format
+    graph = load_graph(out)  # a valid graph file in the docs/design.md format
     assert json.loads(out.read_text()) == ce["graph"]
     audit = frozenset(ce["audit"])
     assert exact(graph, audit) == set(ce["exact_retired"])

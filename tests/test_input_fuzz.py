@@ -1,7 +1,7 @@
 """Random input to the CLI, in process (jtms.cli.console): random bytes, random JSON and random
 ids fed to import, check, revise, supports, audit and add-claim. Every run ends in exit 0, 1 or
 2 (never a traceback), an exit 2 says why in one line on stderr, and leaves the store exactly
-as it was (DESIGN.md section 5)."""
+as it was (docs/design.md section 5)."""
 
 from __future__ import annotations
 

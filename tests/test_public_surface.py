@@ -57,7 +57,7 @@ DOCTESTED = [
     "theory.label_kernel", "theory.cone_kernel", "theory.exchange", "theory.cone_cnf", "theory.cdcl",
     "theory.fixpoint", "theory.revision", "theory.graphfile", "theory.truthtable", "theory.optional",
     "jtms", "jtms.cli.arguments",
-    "jtms.cli.exit_codes", "jtms.cli.plugins", "jtms.cli.progress",
+    "jtms.cli.exit_codes", "jtms.fuzz.plugins", "jtms.cli.progress",
     "jtms.studies", "jtms.studies.rules", "jtms.studies.readers", "jtms.studies.rendering",
     "jtms.studies.scoring", "jtms.studies.endpoints", "jtms.studies.embedding",
 ]

@@ -2,7 +2,9 @@
 
 from itertools import combinations
 
+import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theory import SupportStructure, active_state, exact, influence
 from theory import strategies as jst
@@ -91,7 +93,7 @@ def test_under_audit_is_the_active_state_with_the_audit_in_force(case):
 @given(jst.graphs_with_audits(cycles=True, max_evidence=5, max_claims=6))
 def test_check_with_audits_in_force_matches_brute_force(case):
     # influence-safe under audits R: for every further evidence audit, influence on the graph
-    # as it stands equals exact revision there (DESIGN.md section 2, checked by brute force)
+    # as it stands equals exact revision there (docs/design.md section 2, checked by brute force)
     structure, blocked = case
     report = check_structure(structure, blocked=blocked)
     current = structure.under_audit(blocked)
@@ -133,3 +135,48 @@ def test_summary_payload_keeps_the_report_keys():
     assert (x["violation_count"], x["violations_complete"]) == (3, False)
     assert x["violations"] == [{"kind": None, "audit": [e], "surviving_justification": None} for e in "ab"]
     assert (y["influence_safe"], y["minimal_justifications"], y["violations_complete"]) == (True, [["a"]], True)
+
+
+def _agrees_with_the_full_check(counts, full):
+    """count_verdicts' summaries against check_structure(certificates=False), claim by claim."""
+    summaries = list(counts.claims())
+    assert [c.id for c in summaries] == [c.id for c in full.claims]
+    for s, f in zip(summaries, full.claims):
+        witnesses = sorted(e for v in f.violations for e in v.audit)
+        assert (s.id, s.active, s.influence_safe, s.violation_count) == (f.id, f.active, f.influence_safe,
+                                                                         len(witnesses))
+        assert list(s.examples) == witnesses[:3]
+        if f.influence_safe:
+            assert s.minimal_justifications == f.minimal_justifications
+    assert counts.influence_safe == full.influence_safe
+
+
+@settings(max_examples=200)
+@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7), st.data())
+def test_counts_under_audit_on_a_growing_index_equal_the_full_check(structure, data):
+    """count_verdicts on a memory's index and state (numbered in insertion order, audits in
+    force) gives the verdicts check_structure gives on the structure under the same audits."""
+    from theory.incremental import state_of
+    from theory.safety import count_verdicts
+
+    nodes = sorted(structure.nodes)
+    blocked = data.draw(st.sets(st.sampled_from(nodes), max_size=2)) if nodes else set()
+    state = state_of(structure, blocked)
+    counts = count_verdicts(state.index, list(state.blocks), active=state.active, budget=1)
+    _agrees_with_the_full_check(counts, check_structure(structure, certificates=False, blocked=blocked))
+
+
+@pytest.mark.parametrize("back_edges", [0.0, 0.05])
+def test_counts_in_many_evidence_blocks_equal_the_full_check(back_edges):
+    """Hundreds of evidence, solved 64 at a time (the smallest budget): the blocks are
+    independent, so the counts, first witnesses and safe claims' sets are the reference's."""
+    from benchmarks.generate import memory
+    from theory.index import index_of
+    from theory.safety import count_verdicts
+
+    structure = memory(1500, seed=3, back_edges=back_edges)
+    blocked = sorted(structure.evidence)[::37] + sorted(structure.claims)[::101]
+    index = index_of(structure)
+    counts = count_verdicts(index, index.numbers(blocked), budget=1)
+    assert len(structure.evidence) > 4 * 64
+    _agrees_with_the_full_check(counts, check_structure(structure, certificates=False, blocked=blocked))

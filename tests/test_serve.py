@@ -1,5 +1,5 @@
 """`jtms serve` over stdio, driven by the MCP SDK's own client (a real `jtms serve` process):
-the tool contract of DESIGN.md section 4, results equal to the CLI's `--json`, tool errors that
+the tool contract of docs/design.md section 4, results equal to the CLI's `--json`, tool errors that
 keep the server serving, writes by another process, and resource change notifications."""
 
 from __future__ import annotations

@@ -176,7 +176,7 @@ BAD = [
     (["add-claim", "c7", "--because", "e1,ghost"], "unknown antecedent 'ghost'"),
     (["add-evidence", "e8", "--expression", "1+1"], "needs both"),
     (["reinstate", "99"], "no such audit"),
-    (["reinstate", "x"], "must be an integer"),
+    (["reinstate", "x"], "must be a whole number"),
     (["history", "ghost"], "unknown id"),
     (["explain", "ghost"], "unknown id"),
     (["context", "--budget", "-1"], "--budget"),

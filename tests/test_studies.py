@@ -18,9 +18,9 @@ from theory.fixpoint import active_state
 from theory.structure import SupportStructure
 
 from jtms.cli import main
-from jtms.views.context import HEADER, WITHDRAWN_HEADER, count_tokens
+from jtms.memory.context import HEADER, WITHDRAWN_HEADER, count_tokens
 from jtms.fuzz.clingo_oracle import ClingoOracle
-from jtms.studies import (DEFAULT_SEEDS, STUDIES, diagnosis, heterogeneous, revisionpair,
+from jtms.studies import (DEFAULT_SEEDS, STUDIES, diagnosis_loop, heterogeneous, revisionpair,
                           run_seeds, run_study, rules, scimap)
 from jtms.studies.embedding import embed, embedding_bytes
 from jtms.studies.readers import Answer, Question, careful, literal, parse_context
@@ -167,14 +167,14 @@ def test_every_study_catches_a_broken_engine(engine_keeps_loops, tmp_path):
     assert {"worlds_repaired_exactly", "agrees_with_clingo", "decisions_grounded.careful"} \
         <= set(revisionpair.run(pairs=6).failures())
     assert {"repaired", "agrees_with_clingo", "grounded.careful"} \
-        <= set(diagnosis.run(episodes=6, directory=tmp_path).failures())
+        <= set(diagnosis_loop.run(episodes=6, directory=tmp_path).failures())
     assert {"agrees_with_clingo", "engine_state_checked", "decisions_grounded.careful"} \
         <= set(heterogeneous.run().failures())
 
 
 # --- diagnosis ----------------------------------------------------------------------------------
 def test_diagnosis_has_decoys_kinds_and_double_discrepancies():
-    episodes = diagnosis.generate()
+    episodes = diagnosis_loop.generate()
     assert sum(len(e.decoys) for e in episodes) >= 10
     assert len({d for e in episodes for d in e.decoys}) >= 3
     assert len({k for e in episodes for k in e.kinds}) >= 3
@@ -182,7 +182,7 @@ def test_diagnosis_has_decoys_kinds_and_double_discrepancies():
 
 
 def test_diagnosis_endpoints(tmp_path):
-    result = diagnosis.run(directory=tmp_path, scales=(300,))
+    result = diagnosis_loop.run(directory=tmp_path, scales=(300,))
     assert values(result, "premise_identified")["exact"] == 20
     assert values(result, "repaired")["exact"] == 20 and values(result, "repaired")["none"] == 0
     assert values(result, "agrees_with_clingo")["exact"] == 20
@@ -198,7 +198,7 @@ def test_diagnosis_endpoints(tmp_path):
 def test_the_reviewer_ignores_decoys_and_finds_every_kind():
     from jtms.calc.reviewer import recheck
 
-    for episode in diagnosis.generate(seed=11, episodes=20):
+    for episode in diagnosis_loop.generate(seed=11, episodes=20):
         for node in episode.document["nodes"]:
             if "expression" in node:
                 found = recheck(node["id"], node["expression"], node["value"]) is not None
@@ -207,13 +207,13 @@ def test_the_reviewer_ignores_decoys_and_finds_every_kind():
 
 def test_diagnosis_false_root_lowers_identified_repaired_grounded(tmp_path):
     def with_false_root(memory):
-        roots = diagnosis.reviewer_roots(memory)
+        roots = diagnosis_loop.reviewer_roots(memory)
         prefix = next(iter(roots)).split("_")[0]
         correct = sorted(f"{prefix}_calc{i}" for i in range(6) if f"{prefix}_calc{i}" in memory
                          and f"{prefix}_calc{i}" not in roots)
         return roots | {correct[0]}
 
-    result = diagnosis.run(episodes=6, directory=tmp_path, diagnose=with_false_root)
+    result = diagnosis_loop.run(episodes=6, directory=tmp_path, diagnose=with_false_root)
     assert values(result, "premise_identified")["exact"] == 0
     assert values(result, "repaired")["exact"] == 0
     assert values(result, "grounded.careful")["exact"] == 0
@@ -221,7 +221,7 @@ def test_diagnosis_false_root_lowers_identified_repaired_grounded(tmp_path):
 
 
 def test_diagnosis_catches_a_wrong_rule(tmp_path):
-    result = diagnosis.run(rules={"exact": and_only}, episodes=6, directory=tmp_path)
+    result = diagnosis_loop.run(rules={"exact": and_only}, episodes=6, directory=tmp_path)
     assert {"repaired", "grounded.careful", "agrees_with_clingo"} <= set(result.failures())
 
 
@@ -352,7 +352,7 @@ def test_other_seeds_same_pattern(tmp_path):
     assert values(pairs, "worlds_repaired_exactly") == {"exact": 10, "none": 5, "influence": 5}
     maps = scimap.run(seed=2, workspaces=6)
     assert maps.failures() == [] and values(maps, "grounded_answers.careful")["exact"] == 42
-    episodes = diagnosis.run(seed=5, episodes=4, directory=tmp_path)
+    episodes = diagnosis_loop.run(seed=5, episodes=4, directory=tmp_path)
     assert episodes.failures() == [] and values(episodes, "repaired")["exact"] == 4
     assert heterogeneous.run(seed=9).failures() == []
 

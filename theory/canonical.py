@@ -1,5 +1,5 @@
 """Canonical order of ids and of families of id sets: the order every JSON output uses
-(DESIGN.md section 4: sorted ids, sorted lists).
+(docs/design.md section 4: sorted ids, sorted lists).
 
 >>> from theory.canonical import sorted_sets
 >>> sorted_sets([{"b", "a"}, {"c"}])

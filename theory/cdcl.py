@@ -44,8 +44,11 @@ from theory.cone_cnf import ConeCNF, _loop_cuts
 from theory.exchange import Exchange, _step
 from theory.label_kernel import _grow
 
-DECISIONS, CONFLICTS, MODELS = range(3)
-"""Indices of :func:`search`'s counts."""
+DECISIONS, CONFLICTS, MODELS, STOPPED = range(4)
+"""Indices of :func:`search`'s counts (``STOPPED``: 1 when the budget ran out first)."""
+CONFLICT_WORK = 10
+"""Work of one conflict in decisions, for :func:`search`'s budget (a conflict analyses and
+learns, a decision only assigns and propagates)."""
 ATTEMPTS = 0
 """Exchange attempts per model in the step of this solver's search (the ``attempts`` of the
 :class:`~theory.exchange.Exchange` that :func:`theory.justifications.minimal_justifications`
@@ -73,11 +76,15 @@ still free, and the scan runs again only when none is."""
 CANDIDATES = 8
 
 
-def search(cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM) -> np.ndarray:
+def search(cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM, budget: int = -1) -> np.ndarray:
     """Enumerate every minimal justification of the exchange's cone into ``exchange``
     (:meth:`~theory.exchange.Exchange.found` lists them after); returns the counts
-    ``[decisions, conflicts, models]``. ``reduce_from``: learnt clauses kept before the
-    first clean-up (:data:`REDUCE_FROM`).
+    ``[decisions, conflicts, models, stopped]``. ``reduce_from``: learnt clauses kept before the
+    first clean-up (:data:`REDUCE_FROM`). ``budget`` (work: decisions plus
+    :data:`CONFLICT_WORK` per conflict; negative: none) stops the search before a decision
+    past it, with ``stopped`` 1 and only some justifications found: the lazy loop formulas
+    can need a number of models exponential in the cone, and a caller with other methods
+    (:mod:`theory.portfolio`) must be able to hand the query on.
 
     The root must have no premise (its only minimal justification would be the empty set,
     which the caller answers without a search).
@@ -98,11 +105,11 @@ def search(cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM) -> 
     1
     """
     oracle = exchange.oracle
-    counts = np.zeros(3, dtype=np.int64)
+    counts = np.zeros(4, dtype=np.int64)
     exchange.rows, exchange.cols, exchange.count = _search(  # type: ignore[call-arg]
         cnf.variables, cnf.literals, cnf.start, cnf.root, cnf.holds, cnf.body, oracle.evidence,
         exchange.rows, exchange.cols, exchange.count, exchange.freq, exchange.tally, exchange.attempts,
-        exchange.patience, *oracle._args(), counts, max(2, reduce_from))
+        exchange.patience, *oracle._args(), counts, max(2, reduce_from), budget)
     return counts
 
 
@@ -288,7 +295,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
             comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
             just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any,
-            counts: Any, reduce_from: int) -> Any:
+            counts: Any, reduce_from: int, budget: int) -> Any:
     V = variables
     size = evidence.shape[0]               # evidence position p is variable p + 1
     lv = np.zeros(2 * V + 1, dtype=np.int8)     # lv[lit + V]: 1 true, -1 false, 0 free
@@ -654,6 +661,9 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 best = v
                 break
         if best != 0:
+            if budget >= 0 and counts[0] + CONFLICT_WORK * counts[1] >= budget:
+                counts[3] = 1    # out of budget: what was found is a part of the answer
+                break
             counts[0] += 1
             dl += 1
             trail_lim[dl] = n_trail
@@ -693,4 +703,4 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
     return rows, cols, count
 
 
-__all__ = ["ATTEMPTS", "CONFLICTS", "DECISIONS", "MODELS", "search"]
+__all__ = ["ATTEMPTS", "CONFLICTS", "CONFLICT_WORK", "DECISIONS", "MODELS", "STOPPED", "search"]

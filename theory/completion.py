@@ -29,7 +29,7 @@ literals. The unrolled circuit of :mod:`theory.formula` stays as the independent
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -38,6 +38,7 @@ from pysat.formula import IDPool
 from theory.cnf import Encoding
 from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components, tarjan
 from theory.index import SupportIndex
+from theory.ranking import ORDER_UP_TO, Levels, clauses_per_edge
 
 Inputs = Callable[[str], "int | bool"]
 
@@ -52,6 +53,7 @@ class ProgramCopy:
     holds: dict[int, int]                # claim number -> h variable
     body: dict[int, int | bool]          # justification number -> body literal or constant
     root: int | bool
+    ranked: bool = False                 # level rankings: every model founded (theory.ranking)
     loops_added: int = 0
     plans: list["ComponentPlan"] = field(default_factory=list)  # one per cyclic component, on first use
 
@@ -111,6 +113,21 @@ class SupportProgram:
                 program.component[m] = position
         return program
 
+    def ranking_size(self) -> int:
+        """About how many clauses the level rankings of ``encode(ranked=True)`` add: one
+        comparison (:func:`theory.ranking.clauses_per_edge`) per antecedent inside its
+        claim's cyclic component, and the order of each member's levels."""
+        index = self.index
+        total = 0
+        for position, members in enumerate(self.cyclic):
+            per_edge = clauses_per_edge(len(members))
+            total += len(members) * min(len(members), ORDER_UP_TO)
+            for n in members:
+                for j in index.justs_of[n]:
+                    total += per_edge * sum(1 for a in index.just_antecedents[j]
+                                            if self.component.get(a) == position)
+        return total
+
     @property
     def variables(self) -> list[str]:
         """The evidence ids of the cone, sorted."""
@@ -118,13 +135,23 @@ class SupportProgram:
 
     # --- encoding -------------------------------------------------------------------------
     def encode(self, pool: IDPool, inputs: Inputs, positive: bool = True,
-               tag: str = "p") -> tuple[Encoding, ProgramCopy]:
-        """Clauses of one copy; ``inputs(evidence id)`` gives each evidence literal."""
+               tag: str = "p", ranked: bool = False) -> tuple[Encoding, ProgramCopy]:
+        """Clauses of one copy; ``inputs(evidence id)`` gives each evidence literal.
+
+        ``ranked`` (root-true copies): the cyclic components get level rankings
+        (:mod:`theory.ranking`) instead of loop formulas, so every model is founded and
+        :meth:`loop_clauses` never has anything to add."""
         index = self.index
         ids = index.ids
+        ranked = ranked and positive
         copy = ProgramCopy(tag, positive, {e: inputs(ids[e]) for e in self.evidence},
-                           {n: pool.id((tag, "h", n)) for n in self.claims}, {}, True)
+                           {n: pool.id((tag, "h", n)) for n in self.claims}, {}, True, ranked=ranked)
         clauses: list[list[int]] = []
+        levels: list[Levels] = []
+        if ranked:
+            for position, members in enumerate(self.cyclic):
+                levels.append(Levels(pool, tag, position, members))
+                clauses.extend(levels[-1].clauses)
 
         def literal(a: int) -> int | bool:
             return copy.inputs[a] if a in copy.inputs else copy.holds[a]
@@ -143,6 +170,17 @@ class SupportProgram:
                     copy.body[j] = True
                     premise = True
                     continue
+                if ranked and n in self.component:
+                    inner = [a for a in index.just_antecedents[j] if self.component.get(a) == self.component[n]]
+                    if inner:  # held up through its support: body and lower levels inside
+                        u = pool.id((tag, "u", j))
+                        copy.body[j] = u
+                        clauses.extend([-u, p] for p in lits)
+                        rank = levels[self.component[n]]
+                        for a in inner:
+                            clauses.extend(rank.below(u, a, n))
+                        bodies.append(u)
+                        continue
                 if positive:
                     if len(lits) == 1:
                         copy.body[j] = lits[0]
@@ -157,7 +195,7 @@ class SupportProgram:
                 clauses.append([-h] + bodies)
             elif not positive and premise:
                 clauses.append([h])
-        if positive:
+        if positive and not ranked:
             for members in self.cyclic:
                 clauses.extend(self._loop_formula(pool, copy, set(members)))
         copy.root = self._root_literal(pool, copy, clauses)
@@ -237,6 +275,8 @@ class SupportProgram:
         whose outside antecedents the model holds. The first component with a held member
         that is not founded gets the loop formulas of its unfounded set and the check stops.
         Cost: linear in the held members' justifications, not in the cone."""
+        if copy.ranked:
+            return []
         if isinstance(copy.root, bool):
             if not copy.root:
                 return []

@@ -287,4 +287,46 @@ def _encode(ev_local: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of:
     return literals[:used].copy(), start[:clauses + 1].copy(), holds, body, top, forward
 
 
-__all__ = ["DISTRIBUTE", "PREMISE", "UNUSED", "ConeCNF", "cone_cnf", "loop_cuts"]
+
+
+def ranked_cone_cnf(oracle: ConeOracle, index: Any, root: int) -> ConeCNF | bool:
+    """The root-true completion of the oracle's cone (of node ``root`` of ``index``) with level rankings instead of loop
+    formulas (:mod:`theory.ranking`, through :class:`theory.completion.SupportProgram`), laid
+    out as a :class:`ConeCNF` for the compiled solver: evidence position p is variable
+    p + 1 as in :func:`cone_cnf`, and every clause is in the part before ``forward``.
+    Every model is founded, so the search that runs it never meets a false model and never
+    needs :func:`loop_cuts` (its ``holds`` and ``body`` are left :data:`UNUSED`: a false
+    model would fail loudly there). True or False when the root is constant.
+
+    >>> from theory import SupportStructure
+    >>> from theory.index import index_of
+    >>> g = SupportStructure.build(["e"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("b", ["e"])])
+    >>> index = index_of(g)
+    >>> cnf = ranked_cone_cnf(ConeOracle(index, index.number["a"]), index, index.number["a"])
+    >>> cnf.forward == len(cnf.start) - 1, cnf.variables > 3
+    (True, True)
+    """
+    from pysat.formula import IDPool
+
+    from theory.completion import SupportProgram
+
+    program = SupportProgram.of(index, root)
+    pool = IDPool()
+    for node in oracle.evidence.tolist():   # position p -> variable p + 1
+        pool.id(("x", node))
+    number = index.number
+    encoding, _ = program.encode(pool, lambda e: pool.id(("x", number[e])), positive=True, ranked=True)
+    if isinstance(encoding.root, bool):
+        return encoding.root
+    clauses = encoding.clauses
+    sizes = np.fromiter((len(c) for c in clauses), dtype=np.int64, count=len(clauses))
+    start = np.zeros(len(clauses) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=start[1:])
+    literals = np.fromiter((x for c in clauses for x in c), dtype=np.int64, count=int(start[-1]))
+    unused = np.zeros(oracle.local_size, dtype=np.int64)
+    return ConeCNF(literals, start, unused, np.zeros(oracle.just_size.shape[0], dtype=np.int64),
+                   int(encoding.root), int(pool.top), len(clauses))
+
+
+
+__all__ = ["DISTRIBUTE", "PREMISE", "UNUSED", "ConeCNF", "cone_cnf", "loop_cuts", "ranked_cone_cnf"]

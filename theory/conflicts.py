@@ -1,6 +1,6 @@
 """Contradictions: when a nogood is active, and its conflict sets.
 
-A nogood is a set of nodes that must not all be active together (DESIGN.md section 2). It
+A nogood is a set of nodes that must not all be active together (docs/design.md section 2). It
 is *active* (a contradiction) when all its nodes are active. Its *conflict sets* are the
 minimal evidence sets under which all its nodes are active: the minimal true sets of the
 conjunction of their support functions, f_N(X) = AND over n in N of f_n(X). They come from

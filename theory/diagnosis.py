@@ -1,6 +1,6 @@
 """Diagnoses: the minimal sets of evidence whose invalidation leaves no nogood active.
 
-Reiter's theory of diagnosis (DESIGN.md section 2): the diagnoses are the minimal hitting
+Reiter's theory of diagnosis (docs/design.md section 2): the diagnoses are the minimal hitting
 sets of all conflict sets of the active nogoods (:mod:`theory.conflicts`). Each diagnosis
 comes with its impact, the dry run of exact revision (:mod:`theory.revision`): what it
 retires and which downstream claims it keeps (influence would retire them; an independent

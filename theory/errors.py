@@ -43,4 +43,4 @@ class InputError(ValueError):
 
 
 class GraphError(InputError):
-    """A support structure that violates the graph format of DESIGN.md section 4."""
+    """A support structure that violates the graph format of docs/design.md section 4."""

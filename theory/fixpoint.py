@@ -84,7 +84,7 @@ def active_state(
     blocked: Iterable[str] = (),
     evidence: Iterable[str] | None = None,
 ) -> frozenset[str]:
-    """The active node ids: the least fixpoint (well-founded support, DESIGN.md section 2).
+    """The active node ids: the least fixpoint (well-founded support, docs/design.md section 2).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""The graph file format of DESIGN.md section 4: load, validate, dump.
+"""The graph file format of docs/design.md section 4: load, validate, dump.
 
 ```json
 {"nodes": [{"id": "obs1", "kind": "evidence", "text": "..."},
@@ -41,6 +41,11 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+MAX_GRAPH_BYTES = 512 * 1024 * 1024
+"""The largest graph file read (bytes): reading stops there, so ``/dev/zero`` or an endless
+FIFO is refused with one line instead of filling the memory."""
+
+
 def load_graph(path: str | Path) -> SupportStructure:
     """Read and validate a graph file; every problem raises :class:`GraphError` naming it."""
     return parse_graph(load_document(path), source=str(path))
@@ -54,17 +59,30 @@ def load_document(path: str | Path) -> Any:
     :func:`parse_graph`.
     """
     source = str(path)
+    limit = MAX_GRAPH_BYTES
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)  # bounded: /dev/zero or a FIFO that never ends
+        if len(data) > limit:
+            raise GraphError(f"larger than {limit:,} bytes, the most a graph file may hold "
+                             "(split it and import the parts)", source=source)
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise GraphError("no such file", source=source) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise GraphError(f"cannot read file ({error.__class__.__name__})", source=source) from None
+    except IsADirectoryError:
+        raise GraphError("is a directory, not a graph file", source=source) from None
+    except UnicodeDecodeError as error:
+        raise GraphError(f"not UTF-8 text (byte {error.start})", source=source) from None
+    except OSError as error:
+        raise GraphError(f"cannot read file ({error.strerror or error.__class__.__name__})",
+                         source=source) from None
+    except MemoryError:
+        raise GraphError("too large to read into memory", source=source) from None
     return _decode(text, source)
 
 
 def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
-    """Parse and validate a graph document given as a JSON string (DESIGN.md section 4).
+    """Parse and validate a graph document given as a JSON string (docs/design.md section 4).
 
     Examples
     --------
@@ -91,6 +109,12 @@ def _decode(text: str, source: str) -> Any:
         ) from None
     except RecursionError:
         raise GraphError("JSON nested too deeply to read", source=source) from None
+    except ValueError as error:  # an integer past Python's digit limit (4,300 by default)
+        raise GraphError(f"unreadable JSON number ({_first_line(error)})", source=source) from None
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).split(";", 1)[0].split("\n", 1)[0][:120]
 
 
 def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) -> SupportStructure:
@@ -108,7 +132,7 @@ def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) ->
         raise error.with_source(source) from None
 
 
-# the keys each object of a graph document may carry (DESIGN.md section 4; the memory's
+# the keys each object of a graph document may carry (docs/design.md section 4; the memory's
 # import reads author/expression/value too); any other key is an error naming it and where
 TOP_KEYS = frozenset({"nodes", "justifications", "nogoods"})
 NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value"})

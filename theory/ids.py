@@ -47,10 +47,36 @@ def id_problem(value: Any) -> str | None:
     return None
 
 
+def _shown(value: Any) -> str:
+    """A short description of a value that is not a string (never fails: ``repr`` of an
+    integer past 4,300 digits raises, and a huge list would flood the message)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"<an integer of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def text_problem(value: str, limit: int) -> str | None:
+    """Why the string ``value`` cannot be stored as text of at most ``limit`` characters: the
+    one rule of every backend (no NUL, which PostgreSQL refuses; valid UTF-8)."""
+    if len(value) > limit:
+        return f"is {len(value)} characters long (at most {limit})"
+    if "\x00" in value:
+        return "contains a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid UTF-8 (it contains a lone surrogate)"
+    return None
+
+
 def check_id(value: Any, what: str = "id", source: str | None = None) -> str:
     """``value`` when it can be an id, else :class:`InputError` naming the problem."""
     problem = id_problem(value)
     if problem is not None:
         raise InputError(f"{what} {problem}", source=source,
-                         node=value if isinstance(value, str) else repr(value))
+                         node=value if isinstance(value, str) else _shown(value))
     return value

@@ -29,7 +29,7 @@ or pass a :class:`~theory.formula.Circuit` to the constructor.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -41,12 +41,48 @@ from theory.completion import ProgramCopy, SupportProgram
 from theory.formula import Circuit, SupportCircuit, compile_support
 from theory.index import index_of
 from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
+from theory.portfolio import Arm, Portfolio, Step, restarted
 from theory.structure import SupportStructure
 
 if TYPE_CHECKING:  # numpy is imported where the compiled path runs: a small query stays without it
     import numpy as np
 
-DEFAULT_SOLVER = "cadical195"
+BUILTIN = "builtin"
+"""The solver name of the compiled search's own CDCL solver (:mod:`theory.cdcl`)."""
+DEFAULT_SOLVER = BUILTIN
+"""The default ``solver``: the built-in compiled solver where the compiled search runs, and
+:data:`LOOP_SOLVER` through python-sat for the solver loop (which needs a solver that
+answers queries under assumptions, one call at a time)."""
+LOOP_SOLVER = "cadical195"
+"""The python-sat solver (CaDiCaL 1.9.5) of the solver loop when ``solver`` is
+:data:`BUILTIN`. Any other name is that python-sat solver, wherever it runs: ``"cadical195"``
+is CaDiCaL, never the built-in solver."""
+STEP_CONFLICTS = 1_000
+"""Conflicts one python-sat call may spend before it returns to the portfolio
+(:mod:`theory.portfolio`) to let another method have its turn; the next step resumes it."""
+CALL_WORK_PER_VARIABLE = 4
+"""Variables of the formula per unit of work charged for one python-sat call (a call
+costs the round trip and the model, linear in the variables, besides its decisions)."""
+CHECK_WORK_PER_JUSTIFICATION = 20
+"""Work charged for the founded check of one model (:meth:`SupportProgram.loop_clauses`)
+per justification of a claim in a cyclic component: the check runs in Python, about what
+twenty solver decisions cost per justification it visits."""
+CUT_WORK_PER_LITERAL = 10
+"""Work charged per literal of the loop clauses a check adds (built in Python, then added
+to the solver)."""
+COMPILED_ENTRY = 400_000
+"""Work after which the solver loops' portfolio also gives the compiled methods a turn
+(about half a second of solver loop, what loading the kernels costs a process): on long
+cycles the solver loops' loop clauses cut little per model, while the compiled labels
+answer at once."""
+ENTRY_PER_CLAUSE = 8
+"""Work charged to the level-ranked arm of the solver loop's portfolio per clause of its
+rankings (:meth:`~theory.completion.SupportProgram.ranking_size`) before its first turn:
+building a clause in Python costs about what eight solver decisions do."""
+RANKED_ENTRY = 20_000
+"""Work charged to the level-ranked arm of a portfolio before its first turn: it starts
+once the lazy-loop arm has spent as much (about its first restart budget), so a query that
+the usual method answers at once never builds the larger ranked encoding."""
 COMPILED_FROM = 20_000
 """Graph size (nodes) from which ``minimal_justifications`` loads the compiled kernels into a
 process that has not loaded them yet. Loading costs about 0.5 s once; below this size the
@@ -82,16 +118,47 @@ class _Unrolled:
         self.variables = sorted(circuit.variables(root))
 
     def encode(self, pool: IDPool, inputs: Any, positive: bool = True,
-               tag: str = "g") -> tuple[Encoding, None]:
+               tag: str = "g", ranked: bool = False) -> tuple[Encoding, None]:
         return encode(self.circuit, self.root, pool, inputs, positive=positive, tag=tag), None
 
     def loop_clauses(self, pool: IDPool, copy: None, model: Sequence[int]) -> list[list[int]]:
         return []
 
 
+def _solver_work(solver: Solver, before: dict[str, int] | None, variables: int) -> tuple[int, dict[str, int]]:
+    """The work of a python-sat call (decisions, :data:`theory.cdcl.CONFLICT_WORK` per
+    conflict, and the round trip) from the solver's counts before it, and the counts now."""
+    after = solver.accum_stats() or {}
+    start = before or {}
+    decisions = after.get("decisions", 0) - start.get("decisions", 0)
+    conflicts = after.get("conflicts", 0) - start.get("conflicts", 0)
+    return decisions + 10 * conflicts + 1 + variables // CALL_WORK_PER_VARIABLE, after
+
+
+def _limited(solver: Solver, assumptions: Sequence[int], variables: int) -> Generator[int, None, bool]:
+    """Solve in slices of :data:`STEP_CONFLICTS` conflicts, yielding the work of each slice
+    (the solver keeps what it learnt, so the next slice resumes), and return the answer."""
+    before = solver.accum_stats()
+    while True:
+        solver.conf_budget(STEP_CONFLICTS)
+        result = solver.solve_limited(assumptions=list(assumptions))
+        work, before = _solver_work(solver, before, variables)
+        yield work
+        if result is not None:
+            return bool(result)
+
+
 def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray | None,
                 var_of_position: np.ndarray | None, cuts: Any,
                 later: tuple[int, Any] | None = None) -> None:
+    """:func:`_one_search_steps` to the end."""
+    for _ in _one_search_steps(solver, exchange, size, position_of_var, var_of_position, cuts, later):
+        pass
+
+
+def _one_search_steps(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray | None,
+                      var_of_position: np.ndarray | None, cuts: Any,
+                      later: tuple[int, Any] | None = None, width: int = 0) -> Iterator[int]:
     """The loop of the one-search enumeration: solve, decide the model's evidence (the
     first ``size`` variables; ``position_of_var[v - 1]`` is variable v's evidence position
     in the exchange's oracle, -1 for evidence it leaves out; None for both maps when
@@ -99,16 +166,16 @@ def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.nd
     exchange holds every justification after (:meth:`~theory.exchange.Exchange.named`).
     ``cuts(positions)`` gives the loop clauses of the maximal false set a false model's
     evidence grows to; ``later = (k, clauses)``: ``clauses()`` is added after the k-th
-    model."""
+    model. Yields the work of each solver slice (:func:`_limited`; ``width``: the
+    formula's variables), so a portfolio can interleave it with other methods."""
     import numpy as np
 
     add = solver.add_clause
-    solve = solver.solve
     model_of = solver.get_model
     step = exchange.step_positions
     models = 0
     after = -1 if later is None else later[0]
-    while solve():
+    while (yield from _limited(solver, (), width)):
         model = model_of()[:size]
         if len(model) < size:  # variables in no clause yet are false
             model.extend(range(-len(model) - 1, -size - 1, -1))
@@ -157,7 +224,7 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
     if (cnf.body[root_kept[0]:root_kept[1]] == PREMISE).any():
         return frozenset([frozenset()])
     counters: dict[str, int]
-    if solver_name is None:
+    if solver_name is None or solver_name == BUILTIN:
         from theory.cdcl import ATTEMPTS, CONFLICTS, DECISIONS, search
 
         exchange = Exchange(oracle, attempts=ATTEMPTS)
@@ -166,7 +233,7 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
     else:
         exchange = Exchange(oracle)
         with Solver(name=solver_name) as solver:
-            if solver_name == DEFAULT_SOLVER:
+            if solver_name == "cadical195":
                 # learnt-clause minimisation and shrinking cost more than they save on these
                 # small cones (a few conflicts per model)
                 solver.configure({"minimize": 0, "shrink": 0})
@@ -181,6 +248,92 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
         models, attempts, exchanged = exchange.tally.tolist()
         stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged, **counters)
     return exchange.named(index.ids)
+
+
+def _cdcl_arm(index: Any, oracle: Any, cnf: Any) -> Iterator[Step]:
+    """The compiled search of :mod:`theory.cdcl` over ``cnf`` as a portfolio arm, restarted
+    with a doubled budget each time it runs out (:func:`theory.portfolio.restarted`)."""
+    from theory.cdcl import ATTEMPTS, CONFLICT_WORK, CONFLICTS, DECISIONS, STOPPED, search
+    from theory.exchange import Exchange
+
+    def attempt(budget: int) -> tuple[bool, int, Iterable[frozenset[str]]]:
+        exchange = Exchange(oracle, attempts=ATTEMPTS)
+        counts = search(cnf, exchange, budget=budget)
+        finished = not counts[STOPPED]
+        return finished, int(counts[DECISIONS] + CONFLICT_WORK * counts[CONFLICTS]), exchange.named(index.ids)
+
+    return restarted(attempt)
+
+
+def _pysat_arm(index: Any, oracle: Any, cnf: Any, solver_name: str, reverse: bool) -> Iterator[Step]:
+    """The one search over a python-sat solver as a portfolio arm (resumable: each step is
+    one slice of solver work); ``reverse`` adds the completion's other direction after
+    :data:`REVERSE_AFTER` models (a ranked encoding has none)."""
+    from theory.cone_cnf import loop_cuts
+    from theory.exchange import Exchange
+
+    exchange = Exchange(oracle)
+    with Solver(name=solver_name) as solver:
+        if solver_name == "cadical195":
+            solver.configure({"minimize": 0, "shrink": 0})
+        solver.append_formula(cnf.clauses(0, cnf.forward))
+        solver.add_clause([cnf.root])
+        solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
+        later = (REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)) if reverse else None
+        for work in _one_search_steps(solver, exchange, oracle.evidence.shape[0], None, None,
+                                      lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
+                                      later=later, width=cnf.variables):
+            yield work, (), False
+    yield 0, tuple(exchange.named(index.ids)), True
+
+
+def _portfolio_search(index: Any, root: int, solver_name: str = BUILTIN,
+                      winner: list[str] | None = None) -> frozenset[frozenset[str]]:
+    """Every minimal justification of node ``root`` by a portfolio (:mod:`theory.portfolio`)
+    of the compiled one search over the completion with lazy loop formulas ("lazy") and
+    over the level-ranked completion ("ranked", :func:`theory.cone_cnf.ranked_cone_cnf`),
+    each on the built-in solver (:mod:`theory.cdcl`, restarted with doubled budgets) and,
+    the ranked one, on CaDiCaL through python-sat; with another ``solver_name``, both over
+    that python-sat solver. The lazy arm is the fastest where loops are few to cut; the
+    ranked ones never need a loop formula, so a graph whose loops would take the lazy arm
+    exponentially many models costs at most about three times the ranked arm's work.
+    ``winner``, when given, receives the name of the arm that finished."""
+    from theory.cone_cnf import PREMISE, cone_cnf, ranked_cone_cnf
+    from theory.cone_kernel import ConeOracle
+
+    oracle = ConeOracle(index, root)
+    cnf = cone_cnf(oracle)
+    root_kept = oracle.shape[2]
+    if (cnf.body[root_kept[0]:root_kept[1]] == PREMISE).any():
+        return frozenset([frozenset()])
+    ranked: list[Any] = []
+
+    def ranked_cnf() -> Any:
+        if not ranked:
+            ranked.append(ranked_cone_cnf(oracle, index, root))
+        return ranked[0]
+
+    def ranked_arm(run: Callable[[Any], Iterator[Step]]) -> Iterator[Step]:
+        encoded = ranked_cnf()
+        if isinstance(encoded, bool):   # cannot happen past the premise test; exact anyway
+            yield 0, ((frozenset(),) if encoded else ()), True
+            return
+        yield from run(encoded)
+
+    if solver_name == BUILTIN:
+        arms = [Arm("lazy", lambda: _cdcl_arm(index, oracle, cnf)),
+                Arm("ranked", lambda: ranked_arm(lambda c: _cdcl_arm(index, oracle, c)), entry=RANKED_ENTRY),
+                Arm("ranked-cadical", lambda: ranked_arm(lambda c: _pysat_arm(index, oracle, c, LOOP_SOLVER, False)),
+                    entry=2 * RANKED_ENTRY)]
+    else:
+        arms = [Arm("lazy", lambda: _pysat_arm(index, oracle, cnf, solver_name, True)),
+                Arm("ranked", lambda: ranked_arm(lambda c: _pysat_arm(index, oracle, c, solver_name, False)),
+                    entry=RANKED_ENTRY)]
+    portfolio = Portfolio(arms)
+    found = portfolio.run()
+    if winner is not None and portfolio.winner is not None:
+        winner.append(portfolio.winner)
+    return found
 
 
 def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[list[int]]:
@@ -199,6 +352,17 @@ def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[l
     return clauses
 
 
+def _as_steps(work: Generator[int, None, Any]) -> Generator[Step, None, Any]:
+    """Each work count of ``work`` as a portfolio step that found nothing; returns what
+    ``work`` returns."""
+    while True:
+        try:
+            done = next(work)
+        except StopIteration as end:
+            return end.value
+        yield done, (), False
+
+
 class JustificationEnumerator:
     """Minimal justifications, surviving justifications and relevance for one claim.
 
@@ -208,7 +372,7 @@ class JustificationEnumerator:
     """
 
     def __init__(self, source: "Circuit | SupportProgram", root: int | None = None,
-                 solver: str = DEFAULT_SOLVER, prefer_absent: bool = True):
+                 solver: str = DEFAULT_SOLVER, prefer_absent: bool = True, ranked: bool = False):
         if isinstance(source, Circuit):
             if root is None:
                 raise ValueError("a circuit needs its root gate")
@@ -216,13 +380,22 @@ class JustificationEnumerator:
         else:
             self.source = source
         self.prefer_absent = prefer_absent
-        self.solver_name = solver
+        self.solver_name = LOOP_SOLVER if solver == BUILTIN else solver
         self.variables = self.source.variables
         self.pool = IDPool()
         self.var = {e: self.pool.id(("x", e)) for e in self.variables}
-        encoded: tuple[Encoding, Any] = self.source.encode(self.pool, self.var.__getitem__, positive=True)
+        self.ranked = ranked
+        encoded: tuple[Encoding, Any] = self.source.encode(self.pool, self.var.__getitem__, positive=True,
+                                                           ranked=ranked)
         self.encoding, self._copy = encoded
         self._relevance: tuple[Solver | None, dict[str, int], Any] | None = None
+        # work of one founded check of a model (Python, over the cyclic components'
+        # justifications), for a portfolio's accounting
+        self._check_work = 0
+        if isinstance(self.source, SupportProgram) and not ranked:
+            justs_of = self.source.index.justs_of
+            self._check_work = CHECK_WORK_PER_JUSTIFICATION * sum(
+                len(justs_of[n]) for members in self.source.cyclic for n in members)
 
     @classmethod
     def for_claim(
@@ -280,11 +453,21 @@ class JustificationEnumerator:
         return model
 
     def _minimal_in(self, solver: Solver, model: list[int]) -> frozenset[str] | None:
+        """:meth:`_minimal_steps` to the end."""
+        steps = self._minimal_steps(solver, model)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as end:
+                return end.value  # type: ignore[no-any-return]
+
+    def _minimal_steps(self, solver: Solver, model: list[int]) -> Generator[int, None, frozenset[str] | None]:
         """Shrink the model's evidence to a minimal justification, or None when the model
         is held up only by a support loop before any true set was met (the loop clauses
-        that cut it are added to ``solver``).
+        that cut it are added to ``solver``); yields the work of each solver slice.
 
-        Every model met is checked (:meth:`SupportProgram.loop_clauses`); a founded one's
+        Every model met is checked (:meth:`SupportProgram.loop_clauses`; nothing to check
+        on a ranked encoding); a founded one's
         evidence X is a true set, so the clause "not all of X" is added for good: it blocks
         X and its supersets, none of which is a minimal justification other than X, and
         every strict subset of X satisfies it. Then a model with evidence inside X is asked
@@ -298,6 +481,8 @@ class JustificationEnumerator:
         last: list[str] = []
         while True:
             cuts = self.source.loop_clauses(self.pool, self._copy, model)
+            if self._check_work:
+                yield self._check_work + CUT_WORK_PER_LITERAL * sum(map(len, cuts))
             if cuts:
                 for clause in cuts:
                     solver.add_clause(clause)
@@ -311,26 +496,34 @@ class JustificationEnumerator:
                 solver.add_clause([-var[e] for e in found])
                 assumptions = bound = [-v for v in var.values() if model[v - 1] < 0]
                 last = found
-            if not solver.solve(assumptions=assumptions):
+            if not (yield from _limited(solver, assumptions, self.pool.top)):
                 return frozenset(last)
             model = self._model(solver)
 
     def __iter__(self) -> Iterator[frozenset[str]]:
         """Yield every minimal justification exactly once (in no particular order)."""
+        for _, sets, _ in self.steps():
+            yield from sets
+
+    def steps(self) -> Iterator[Step]:
+        """The solver loop of :meth:`__iter__` as steps for a portfolio
+        (:mod:`theory.portfolio`): the work of each solver slice, with the justification it
+        completed, if any."""
         if self.encoding.root is True:
-            yield frozenset()
+            yield 0, (frozenset(),), True
             return
         solver = self._solver()
         if solver is None:
             return
         with solver:
-            while solver.solve():
-                minimal = self._minimal_in(solver, self._model(solver))
+            while True:
+                answer = yield from _as_steps(_limited(solver, (), self.pool.top))
+                if not answer:
+                    return
+                minimal = yield from _as_steps(self._minimal_steps(solver, self._model(solver)))
                 if minimal is None:
                     continue  # cut a self-supporting loop; search again
-                yield minimal  # its supersets are blocked already
-                if not minimal:
-                    return
+                yield 0, (minimal,), not minimal  # its supersets are blocked already
 
     def all_minimal(self) -> frozenset[frozenset[str]]:
         """Every minimal justification, in one incremental solver run with a compiled step
@@ -421,7 +614,7 @@ class JustificationEnumerator:
         selectors = {e: pool.id(("s", e)) for e in self.variables}
         on_input = {e: pool.id(("on-in", e)) for e in self.variables}
         off_input = {e: pool.id(("off-in", e)) for e in self.variables}
-        on, on_copy = self.source.encode(pool, on_input.__getitem__, positive=True, tag="on")
+        on, on_copy = self.source.encode(pool, on_input.__getitem__, positive=True, tag="on", ranked=self.ranked)
         off, _ = self.source.encode(pool, off_input.__getitem__, positive=False, tag="off")
         if on.root is False or off.root is True:
             return None, selectors, on_copy
@@ -517,12 +710,52 @@ def minimal_justifications(
         result = sets_of_ids(index, found, 0)
         if result is not None:
             return result
-    if limit is None and encoding == "completion":
-        return _compiled_search(index, target, None if solver == DEFAULT_SOLVER else solver)
+    if encoding == "completion":
+        if limit is None:
+            return _portfolio_search(index, target, solver)
+        return frozenset(islice(enumerate_minimal(SupportProgram.of(index, target), solver), limit))
     enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
     if limit is not None:
         return frozenset(islice(enumerator, limit))
     return enumerator.all_minimal()
+
+
+def _compiled_answer(index: Any, target: int, solver: str = DEFAULT_SOLVER) -> frozenset[frozenset[str]]:
+    """The compiled default: labels within :data:`LABEL_WORK`, then :func:`_portfolio_search`."""
+    from theory.label_kernel import labels, sets_of_ids
+
+    found = sets_of_ids(index, labels(index, [target], max_work=LABEL_WORK), 0)
+    return _portfolio_search(index, target, solver) if found is None else found
+
+
+def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
+    """:func:`_compiled_answer` as one portfolio step: it loads the kernels, which a
+    one-shot process pays for only when the solver loops have spent :data:`COMPILED_ENTRY`
+    without finishing."""
+    yield 0, tuple(_compiled_answer(program.index, program.roots[0], solver)), True
+
+
+def enumerate_minimal(program: SupportProgram, solver: str = DEFAULT_SOLVER,
+                      winner: list[str] | None = None) -> Iterator[frozenset[str]]:
+    """The minimal justifications of ``program``'s roots, each once, by a portfolio
+    (:mod:`theory.portfolio`) of two solver loops (:meth:`JustificationEnumerator.steps`):
+    over the completion with lazy loop formulas ("lazy", the fastest where few loops need
+    cutting) and over the level-ranked completion ("ranked", :mod:`theory.ranking`: no loop
+    formula, so no exponential number of them), which starts once the lazy one has done
+    about the work of building its rankings, and, on one root, the compiled methods
+    (:func:`_compiled_steps`, after :data:`COMPILED_ENTRY`). Any prefix of it is a valid answer under a
+    ``limit``, and the order is reproducible (work counts, not clock time). ``winner``,
+    when given, receives the name of the loop that finished."""
+    arms = [Arm("lazy", lambda: JustificationEnumerator(program, solver=solver).steps())]
+    if program.cyclic:
+        arms.append(Arm("ranked", lambda: JustificationEnumerator(program, solver=solver, ranked=True).steps(),
+                        entry=ENTRY_PER_CLAUSE * program.ranking_size()))
+        if len(program.roots) == 1:
+            arms.append(Arm("compiled", lambda: _compiled_steps(program, solver), entry=COMPILED_ENTRY))
+    portfolio = Portfolio(arms)
+    yield from portfolio
+    if winner is not None and portfolio.winner is not None:
+        winner.append(portfolio.winner)
 
 
 def _minimal_interpreted(structure: SupportStructure, claim: str, limit: int | None, solver: str, method: str,
@@ -532,14 +765,17 @@ def _minimal_interpreted(structure: SupportStructure, claim: str, limit: int | N
     sets, and not on a cone with a support loop, where it iterates slowly) and the SAT
     core's solver loop (:meth:`JustificationEnumerator.__iter__`)."""
     budget = LABEL_BUDGET if label_budget is None else label_budget
-    if method == "auto" and encoding == "completion":
+    program: SupportProgram | None = None
+    if method != "labels" and encoding == "completion":
         index = index_of(structure)
         program = SupportProgram.of(index, index.number[claim])
-        if program.cyclic or limit is not None:
-            return frozenset(islice(JustificationEnumerator(program, solver=solver), limit))
+        if method == "sat" or program.cyclic or limit is not None:
+            return frozenset(islice(enumerate_minimal(program, solver), limit))
     if method != "sat" and limit is None:
         found = label_of(structure, claim, budget=budget if method == "auto" else UNBOUNDED)
         if found is not None:
             return found
+    if program is not None:
+        return frozenset(islice(enumerate_minimal(program, solver), limit))
     enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
     return frozenset(islice(enumerator, limit))

@@ -1,4 +1,4 @@
-"""The three revision rules of DESIGN.md section 2, over audits of evidence and claims.
+"""The three revision rules of docs/design.md section 2, over audits of evidence and claims.
 
 A rule maps (structure, audit) to the set of *retired* nodes: nodes active before the audit
 and inactive after it. For every structure and audit, ``none ⊆ exact ⊆ influence``.
@@ -164,3 +164,24 @@ def revise(structure: SupportStructure, audit: Iterable[str], rule: str | Revisi
     index, active = _before(structure)
     remaining = frozenset(index.ids[n] for n, flag in enumerate(active) if flag) - retired
     return Revision(name, audit_ids, retired, remaining)
+
+
+
+def revise_in_force(structure: SupportStructure, in_force: Iterable[str], audit: Iterable[str],
+                    rule: str | RevisionRule = "exact") -> Revision:
+    """What ``rule`` retires for ``audit`` in the graph as it stands while the audit
+    ``in_force`` holds (exactly: :meth:`SupportStructure.under_audit`), as a stored memory
+    stands after its audits. An id of ``in_force`` cannot be audited again.
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+    >>> revise_in_force(g, ["b"], ["a"], "exact").to_dict()   # with b gone, a is c's last support
+    {'rule': 'exact', 'audit': ['a'], 'retired': ['a', 'c'], 'active': []}
+    """
+    blocked = structure.require(in_force, what="audit id")
+    audit_ids = structure.require(audit, what="audit id")
+    for node in sorted(audit_ids & blocked):
+        raise InputError("is audited already (the audit in force names it)", node=node)
+    return revise(structure.under_audit(blocked), audit_ids, rule)

@@ -1,7 +1,7 @@
 """The influence-safety predicate: when does the cheap rule (influence) equal the exact one?
 
 An active claim c is influence-safe iff exact revision of {e} retires c for every evidence
-ancestor e of c (DESIGN.md section 2); inactive claims are trivially safe. Each ancestor e
+ancestor e of c (docs/design.md section 2); inactive claims are trivially safe. Each ancestor e
 that fails is one violation with the one-item witness audit {e}: ``alternative_support``
 when e lies in some minimal justification of c (another one survives), else
 ``redundant_influence`` (e reaches c only through redundant justifications).
@@ -23,22 +23,28 @@ critical(c).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, islice
+import sys
 import time
 import warnings
 from typing import Any, Literal
 
 from theory.canonical import sorted_ids, sorted_sets
+from theory.errors import GraphError
 from theory.fixpoint import base_active
 from theory.completion import SupportProgram
 from theory.graphalgo import solve_component, strongly_connected_components
-from theory.index import SupportIndex, index_of
-from theory.justifications import JustificationEnumerator
+from theory.index import IndexView, SupportIndex, index_of
+from theory.justifications import COMPILED_FROM, JustificationEnumerator, enumerate_minimal
 from theory.labels import LABEL_BUDGET, all_labels
 from theory.structure import SupportStructure
 
+COMPILED_CHECK_FROM = 4
+"""Claims that need the SAT core's certificates from which :func:`check_structure` loads
+the compiled kernels (about 0.5 s once) and lists them with the compiled search: the
+solver loop takes 0.05-0.3 s per claim on graphs with large support loops."""
 ALTERNATIVE_SUPPORT = "alternative_support"
 REDUNDANT_INFLUENCE = "redundant_influence"
 
@@ -57,7 +63,7 @@ class Violation:
 
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``violations`` entry of ``jtms check --json`` (DESIGN.md section 4)."""
+        """The ``violations`` entry of ``jtms check --json`` (docs/design.md section 4)."""
         return {
             "kind": self.kind,
             "audit": sorted_ids(self.audit),
@@ -245,6 +251,10 @@ def check_structure(
     wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
+    # many claims for the SAT core: the compiled search lists each at a fraction of the
+    # solver loop's cost, which repays loading the kernels (:data:`COMPILED_CHECK_FROM`)
+    compiled = certificates and ("theory.label_kernel" in sys.modules or index.size >= COMPILED_FROM or
+                                 sum(1 for n in unsafe if labels.get(n) is None) >= COMPILED_CHECK_FROM)
     reports = []
     unclassified: dict[str, Violation] = {}
     for claim in wanted:
@@ -265,7 +275,7 @@ def check_structure(
         elif (label := labels.get(n)) is not None:
             report = _report_from_label(index, facts, claim, label, max_listed)
         else:
-            report = _report_from_sat(index, facts, claim, max_listed)
+            report = _report_from_sat(index, facts, claim, max_listed, compiled)
         reports.append(report)
         if progress is not None:
             progress(1)
@@ -347,6 +357,9 @@ def summarize_structure(
     ``ancestors - critical``) and the first ``examples`` witnesses. Nothing is built per
     violation, so the cost is the verdicts' (near-linear in the graph) whatever their number.
 
+    It is :func:`count_verdicts` on the structure's index, every claim's summary built;
+    :class:`SafetyCounts` gives the same without holding them.
+
     Examples
     --------
     >>> from theory import SupportStructure
@@ -355,34 +368,216 @@ def summarize_structure(
     >>> summary.totals()["violations"], summary.claims[0].examples
     (2, ('a',))
     """
-    structure = structure.under_audit(blocked)
     index = index_of(structure)
-    facts = verdicts(index, base_active(structure))
-    wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
-    ids, number = index.ids, index.number
-    reports = []
-    for claim in wanted:
-        n = number[claim]
-        if not facts.active[n]:
-            report = ClaimSummary(claim, False, True, 0, (), frozenset())
-        else:
-            bits = facts.unsafe_bits(n)  # the witness audits, as check_structure's verdict
-            if not bits:
-                critical = facts.critical[n]
-                assert critical is not None  # an active claim has a critical set
-                report = ClaimSummary(claim, True, True, 0, (), frozenset([index.names_of_bits(critical)]))
-            else:
-                first: list[str] = []
-                rest = bits
-                while rest and len(first) < examples:  # evidence are numbered in id order
-                    low = rest & -rest
-                    first.append(ids[low.bit_length() - 1])
-                    rest ^= low
-                report = ClaimSummary(claim, True, False, bits.bit_count(), tuple(first), frozenset())
-        reports.append(report)
+    gone = structure.require(blocked)
+    wanted = None if claims is None else [index.number[structure.require_claim(c)] for c in claims]
+    counts = count_verdicts(index, [index.number[n] for n in gone], wanted, examples=examples,
+                            progress=progress)
+    summaries = tuple(counts.claims())
+    return SafetySummary(all(c.influence_safe for c in summaries), summaries)
+
+
+COUNT_BUDGET = 256 << 20
+"""Bytes :func:`count_verdicts` gives the sets of one block of evidence (ancestors per
+component, critical sets per claim); a larger block than fits is split."""
+
+
+class SafetyCounts:
+    """The verdicts of :func:`summarize_structure` as flat arrays: per node the violation
+    count, the first witnesses and (for safe claims) the critical evidence, a few bytes per
+    node whatever the number of violations. :meth:`claims` builds each
+    :class:`ClaimSummary` when it is read, so a caller that streams them holds one at a time.
+    """
+
+    def __init__(self, ids: Sequence[str], wanted: Any, active: Any, count: Any, examples: Any,
+                 listed: Any, critical_claim: Any, critical_bit: Any, bit_names: Sequence[str]) -> None:
+        import numpy as np
+
+        self._ids = ids
+        self._wanted = wanted              # claim numbers, in report order
+        self._active = active              # uint8 per node
+        self._count = count                # int64 per node: violations
+        self._examples = examples          # [node, k] witness bit numbers, ``listed`` of them
+        self._listed = listed
+        self._critical_claim = critical_claim   # safe claims' critical evidence, sorted by claim
+        self._critical_bit = critical_bit
+        self._bit_names = bit_names        # bit -> evidence id
+        counts = count[wanted] if len(wanted) else np.zeros(0, dtype=np.int64)
+        self._totals = {
+            "claims": int(len(wanted)),
+            "active": int(active[wanted].sum()) if len(wanted) else 0,
+            "unsafe": int((counts > 0).sum()),
+            "violations": int(counts.sum()),
+        }
+
+    @property
+    def influence_safe(self) -> bool:
+        return self._totals["unsafe"] == 0
+
+    def totals(self) -> dict[str, int]:
+        """The ``summary`` of ``jtms check --summary --json``: claims, active, unsafe, violations."""
+        return dict(self._totals)
+
+    def _summary(self, n: int) -> ClaimSummary:
+        claim = self._ids[n]
+        if not self._active[n]:
+            return ClaimSummary(claim, False, True, 0, (), frozenset())
+        names = self._bit_names
+        found = int(self._count[n])
+        if found:
+            shown = tuple(names[b] for b in self._examples[n, :self._listed[n]].tolist())
+            return ClaimSummary(claim, True, False, found, shown, frozenset())
+        lo, hi = (int(k) for k in self._critical_claim.searchsorted([n, n + 1]))
+        critical = frozenset(names[b] for b in self._critical_bit[lo:hi].tolist())
+        return ClaimSummary(claim, True, True, 0, (), frozenset([critical]))
+
+    def claims(self) -> Iterator[ClaimSummary]:
+        """Every checked claim's summary, in report order (by id unless claims were given)."""
+        for n in self._wanted.tolist():
+            yield self._summary(n)
+
+    def unsafe(self) -> Iterator[ClaimSummary]:
+        """The unsafe claims' summaries, in report order."""
+        wanted = self._wanted
+        for n in wanted[self._count[wanted] > 0].tolist():
+            yield self._summary(n)
+
+
+def count_verdicts(
+    index: IndexView,
+    blocked: Collection[int] = (),
+    claims: Sequence[int] | None = None,
+    *,
+    active: bytes | bytearray | None = None,
+    examples: int = 3,
+    progress: Callable[[int], None] | None = None,
+    budget: int = COUNT_BUDGET,
+) -> SafetyCounts:
+    """The verdicts of :func:`summarize_structure` on an index with ``blocked`` node numbers
+    kept out (the graph :meth:`~theory.structure.SupportStructure.under_audit` leaves),
+    for ``claims`` (node numbers; all claims by id when None), in memory bounded by
+    ``budget`` bytes plus a few bytes per node: :mod:`theory.safety_kernel` solves the
+    verdicts one block of evidence at a time (they are bitwise, so a block is independent
+    of the others) and keeps only counts, first witnesses and safe claims' critical sets.
+
+    ``active`` is the least fixpoint under ``blocked`` when the caller has it (a memory's
+    state); otherwise it is computed (:func:`theory.fixpoint.active_numbers`).
+    """
+    import numpy as np
+
+    from theory import safety_kernel as kernel
+    from theory.fixpoint import active_numbers
+
+    size = index.size
+    ids = index.ids
+    is_evidence = np.frombuffer(bytes(index.is_evidence[:size]), dtype=np.uint8)
+    gone = np.zeros(size, dtype=np.uint8)
+    gone[np.fromiter(blocked, dtype=np.int64)] = 1
+    if active is None:
+        active = active_numbers(index, blocked=set(int(n) for n in np.flatnonzero(gone)))
+    flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
+    just_start, justs, ante_start, antes = _flat_justifications(index)
+    just_claim = np.asarray(index.just_claim[:len(ante_start) - 1], dtype=np.int64)
+    per_just = np.diff(ante_start)
+    # justifications in force: the claim and every antecedent unblocked (under_audit)
+    broken = np.zeros(len(per_just), dtype=bool)
+    broken[np.repeat(np.arange(len(per_just)), per_just)[gone[antes] == 1]] = True
+    kept = (~broken & (gone[just_claim] == 0)).astype(np.uint8)
+    del broken, just_claim, per_just
+    evidence = np.flatnonzero(is_evidence)
+    by_id = sorted(evidence.tolist(), key=ids.__getitem__)
+    bit_of = np.full(size, -1, dtype=np.int64)
+    bit_of[np.asarray(by_id, dtype=np.int64)] = np.arange(len(by_id), dtype=np.int64)
+    bit_names = [ids[n] for n in by_id]
+    if claims is None:
+        wanted = np.asarray(sorted(np.flatnonzero(is_evidence == 0).tolist(), key=ids.__getitem__),
+                            dtype=np.int64)
+    else:
+        wanted = np.asarray(list(claims), dtype=np.int64)
+    row_of = np.full(size, -1, dtype=np.int64)  # claims get a critical set, evidence is its own
+    claim_nodes = np.flatnonzero(is_evidence == 0)
+    row_of[claim_nodes] = np.arange(len(claim_nodes), dtype=np.int64)
+    order = kernel.order(is_evidence, just_start, justs, ante_start, antes, kept, flags)
+    components = len(order.comp_start) - 1
+    # a block of one evidence item always fits: a set of at most one item per component / claim
+    anc = np.empty(max(budget // 8, components + 1), dtype=np.int32)
+    anc_words = np.empty(max(budget // 32, components + 1), dtype=np.uint64)
+    crit = np.empty(max(budget // 16, len(claim_nodes) + 1), dtype=np.int32)
+    top = np.zeros(size, dtype=np.uint8)
+    count = np.zeros(size, dtype=np.int64)
+    shown = np.zeros((size, max(0, examples)), dtype=np.int32)
+    listed = np.zeros(size, dtype=np.int32)
+    critical_claim: list[Any] = []
+    critical_bit: list[Any] = []
+    total_bits = len(by_id)
+    first, span, reported = 0, max(1, total_bits), 0
+    while first < total_bits:
+        last = min(total_bits, first + span)
+        pair_claims, pair_bits = kernel.block(
+            first, last, bit_of, row_of, just_start, justs, ante_start, antes, kept, flags,
+            order.comp_nodes, order.comp_start, order.comp_of, order.part_nodes, order.part_start,
+            order.part_of, order.succ_start, order.succ, anc, anc_words, crit, top, count, shown, listed)
+        if len(pair_claims) == 2 and pair_claims[0] == kernel.OVERFLOW and not len(pair_bits):
+            # the block's sets did not fit the budget: a block smaller by at least the share
+            # of the components that fitted (sets grow along the order, so a bit more)
+            reached = int(pair_claims[1]) / max(1, components)
+            span = max(1, min(span // 2, int(span * reached * 0.8)))
+            continue
+        critical_claim.append(pair_claims)
+        critical_bit.append(pair_bits)
+        first = last
         if progress is not None:
-            progress(1)
-    return SafetySummary(all(r.influence_safe for r in reports), tuple(reports))
+            due = len(wanted) * first // total_bits
+            progress(due - reported)
+            reported = due
+    if progress is not None and reported < len(wanted):
+        progress(len(wanted) - reported)
+    del anc, crit, order
+    claim_of = np.concatenate(critical_claim) if critical_claim else np.zeros(0, dtype=np.int32)
+    bits = np.concatenate(critical_bit) if critical_bit else np.zeros(0, dtype=np.int64)
+    still_safe = count[claim_of] == 0     # listed while safe, then found unsafe: dropped
+    claim_of, bits = claim_of[still_safe], bits[still_safe]
+    grouped = np.argsort(claim_of, kind="stable")
+    return SafetyCounts(ids, wanted, flags, count, shown, listed, claim_of[grouped], bits[grouped],
+                        bit_names)
+
+
+def claim_numbers(index: IndexView, claims: Iterable[str]) -> list[int]:
+    """The node numbers of ``claims``, with the errors of
+    :meth:`~theory.structure.SupportStructure.require_claim` for an unknown id or evidence."""
+    numbers = []
+    for claim in claims:
+        n = index.number.get(claim)
+        if n is None:
+            raise GraphError("unknown claim", node=claim)
+        if index.is_evidence[n]:
+            raise GraphError("is evidence, expected a claim", node=claim)
+        numbers.append(n)
+    return numbers
+
+
+def _flat_justifications(index: IndexView) -> tuple[Any, Any, Any, Any]:
+    """(just_start, justs, ante_start, antes): node -> its justifications and justification
+    -> its antecedents as compressed rows (numpy), from any index."""
+    import numpy as np
+
+    antecedents = index.just_antecedents
+    compressed = getattr(antecedents, "compressed", None)
+    if compressed is not None:  # a growing index: its rows, without a tuple per justification
+        offsets, flat = compressed()
+        ante_start = np.asarray(offsets, dtype=np.int64)
+        antes = np.asarray(flat, dtype=np.int64)
+        del offsets, flat
+    else:
+        per_just = np.fromiter(map(len, antecedents), dtype=np.int64, count=len(antecedents))
+        ante_start = np.zeros(len(antecedents) + 1, dtype=np.int64)
+        np.cumsum(per_just, out=ante_start[1:])
+        antes = np.fromiter(chain.from_iterable(antecedents), dtype=np.int64, count=int(ante_start[-1]))
+    just_claim = np.asarray(index.just_claim[:len(ante_start) - 1], dtype=np.int64)
+    justs = np.argsort(just_claim, kind="stable")
+    just_start = np.zeros(index.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(just_claim, minlength=index.size), out=just_start[1:])
+    return just_start, justs, ante_start, antes
 
 
 def check_claim(structure: SupportStructure, claim: str, **options: Any) -> ClaimReport:
@@ -410,11 +605,24 @@ def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: 
 
 
 def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str,
-                     max_listed: int | None) -> ClaimReport:
-    """Certificates from the SAT core: enumerate up to the cap, then exact queries."""
-    enumerator = JustificationEnumerator(SupportProgram.of(index, index.number[claim]))
-    listed = list(islice(enumerator, None if max_listed is None else max_listed + 1))
+                     max_listed: int | None, compiled: bool = False) -> ClaimReport:
+    """Certificates from the SAT core: enumerate up to the cap, then exact queries; with
+    ``compiled``, every minimal justification by the compiled methods, so kinds and
+    survivors are lookups as from a label."""
+    if compiled:
+        from theory.justifications import _compiled_answer
+
+        everything = _compiled_answer(index, index.number[claim])
+        number = index.number
+        label = [sum(1 << number[e] for e in found) for found in everything]
+        return _report_from_label(index, facts, claim, label, max_listed)
+    program = SupportProgram.of(index, index.number[claim])
+    # the portfolio of solver loops: no support loop can stall the listing
+    listed = list(islice(enumerate_minimal(program), None if max_listed is None else max_listed + 1))
     complete = max_listed is None or len(listed) <= max_listed
+    # exact queries past the cap on the level-ranked encoding: every model founded, so
+    # none of them needs a loop formula
+    enumerator = JustificationEnumerator(program, ranked=True)
     ordered = _ordered(listed if complete else listed[:max_listed])
     known = _ordered(listed)
     relevant = frozenset().union(*known) if known else frozenset()

@@ -339,7 +339,7 @@ def audits(
 def evidence_audits(
     structure: SupportStructure, *, min_size: int = 0, max_size: int | None = None
 ) -> st.SearchStrategy[frozenset[str]]:
-    """Audits of evidence only (the audits DESIGN.md's influence-safety quantifies over)."""
+    """Audits of evidence only (the audits docs/design.md's influence-safety quantifies over)."""
     return audits(structure, evidence_only=True, min_size=min_size, max_size=max_size)
 
 

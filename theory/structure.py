@@ -136,7 +136,7 @@ class SupportStructure:
     def under_audit(self, blocked: Iterable[str]) -> "SupportStructure":
         """The graph as it stands while the audits that block ``blocked`` are in force.
 
-        Blocked nodes are forced inactive (DESIGN.md section 2): blocked evidence is gone,
+        Blocked nodes are forced inactive (docs/design.md section 2): blocked evidence is gone,
         blocked claims lose their justifications, and every justification that uses a
         blocked node is broken, so it is dropped. The least fixpoint of the result is the
         active state with those audits in force, and its support functions, minimal

@@ -30,14 +30,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from jtms.calc.evaluation import DimensionError, Refusal, dimensionless, same_dimension, si_value
 from jtms.calc.safe_expr import UnsafeExpression, build_expression, check_expression, stated_precision
 
 EXACT_DIGITS = 50       # digits to which non-rational values are compared "exactly"
 GUARD_DIGITS = 15       # digits evaluated beyond those a comparison needs
-
-
-class DimensionError(ValueError):
-    """Quantities of different dimensions were added, compared or passed to a function."""
 
 
 @dataclass(frozen=True)
@@ -76,106 +73,10 @@ def warm_up() -> None:
     compare("1*meter", "1*meter", Tolerance())
 
 
-# --- the functions of the grammar ------------------------------------------------------------
-
-def _si(value: Any) -> tuple[Any, Any]:
-    """``(number in SI units, dimension)`` of a sympy quantity."""
-    from sympy.physics.units import Dimension, Quantity
-    from sympy.physics.units.systems.si import SI
-
-    if not value.has(Quantity):
-        return value, Dimension(1)
-    try:
-        return SI._collect_factor_and_dimension(value)
-    except (ValueError, TypeError) as error:
-        if "Dimension of" in str(error):
-            raise DimensionError(str(error)) from None
-        raise Refusal(f"cannot reduce to SI units ({type(error).__name__})") from None
-
-
-def _same_dimension(a: Any, b: Any) -> bool:
-    from sympy.physics.units.systems.si import dimsys_SI
-
-    return bool(dimsys_SI.get_dimensional_dependencies(a) ==
-                dimsys_SI.get_dimensional_dependencies(b))
-
-
-def _ordered(values: list[Any]) -> list[Any]:
-    import sympy
-
-    keyed: list[tuple[Any, int, Any]] = []
-    dimension = None
-    for value in values:
-        factor, dim = _si(value)
-        if dimension is not None and not _same_dimension(dim, dimension):
-            raise DimensionError("values of different dimensions cannot be ordered")
-        dimension = dim
-        number = sympy.N(factor, 30)
-        if not number.is_real:
-            raise ValueError("values to order must be real numbers")
-        keyed.append((number, len(keyed), value))
-    return [v for _, _, v in sorted(keyed, key=lambda k: (k[0], k[1]))]
-
-
-# functions whose arguments may carry units (all others need dimensionless arguments)
-KEEPS_UNITS = frozenset({"sqrt", "abs", "Abs", "min", "max", "Min", "Max", "sum", "mean",
-                         "median", "variance", "stdev"})
-
-
-def apply_function(name: str, args: list[Any]) -> Any:
-    """The sympy value of a whitelisted function on built arguments."""
-    import sympy
-
-    simple = {"sqrt": sympy.sqrt, "exp": sympy.exp, "ln": sympy.log, "sin": sympy.sin,
-              "cos": sympy.cos, "tan": sympy.tan, "asin": sympy.asin, "acos": sympy.acos,
-              "atan": sympy.atan, "atan2": sympy.atan2, "sinh": sympy.sinh, "cosh": sympy.cosh,
-              "tanh": sympy.tanh, "abs": sympy.Abs, "Abs": sympy.Abs, "floor": sympy.floor,
-              "ceiling": sympy.ceiling, "factorial": sympy.factorial,
-              "binomial": sympy.binomial, "gcd": sympy.gcd, "lcm": sympy.lcm,
-              "Rational": sympy.Rational}
-    n = len(args)
-    if name not in KEEPS_UNITS and not all(_dimensionless(_si(a)[1]) for a in args):
-        raise DimensionError(f"{name} of a quantity with units")
-    if name in simple:
-        return simple[name](*args)
-    if name == "log":
-        return sympy.log(*args)
-    if name == "log10":
-        return sympy.log(args[0], 10)
-    if name == "log2":
-        return sympy.log(args[0], 2)
-    if name == "round":
-        return sympy.floor(sympy.Abs(args[0]) + sympy.Rational(1, 2)) * sympy.sign(args[0])
-    if name in ("sum", "mean", "variance", "stdev"):
-        total = sympy.Add(*args)
-        _si(total)  # refuses a sum of different dimensions
-        if name == "sum":
-            return total
-        mean = total / n
-        if name == "mean":
-            return mean
-        variance = sympy.Add(*((a - mean) ** 2 for a in args)) / (n - 1)
-        return variance if name == "variance" else sympy.sqrt(variance)
-    ordered = _ordered(args)
-    if name in ("min", "Min"):
-        return ordered[0]
-    if name in ("max", "Max"):
-        return ordered[-1]
-    assert name == "median"
-    middle = n // 2
-    return ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
-def _dimensionless(dimension: Any) -> bool:
-    from sympy.physics.units.systems.si import dimsys_SI
-
-    return not dimsys_SI.get_dimensional_dependencies(dimension)
-
-
 # --- comparing --------------------------------------------------------------------------------
 
 def _dimension_name(dimension: Any) -> str:
-    return "dimensionless" if _dimensionless(dimension) else str(dimension.name)
+    return "dimensionless" if dimensionless(dimension) else str(dimension.name)
 
 
 def _show(value: Any) -> str:
@@ -213,7 +114,7 @@ def _number(text: str, which: str) -> tuple[Any, Any, Any]:
         raise
     except (ValueError, TypeError, ArithmeticError) as error:
         raise Refusal(f"{which} cannot be evaluated ({type(error).__name__})") from None
-    factor, dimension = _si(value)
+    factor, dimension = si_value(value)
     factor = sympy.sympify(factor)
     if factor.free_symbols or not factor.is_number:
         raise Refusal(f"{which} does not evaluate to a number")
@@ -225,10 +126,6 @@ def _number(text: str, which: str) -> tuple[Any, Any, Any]:
     if not numeric.is_finite:
         raise Refusal(f"{which} is not finite")
     return value, factor, dimension
-
-
-class Refusal(Exception):
-    """The calculation cannot be evaluated within the limits (reported as refused)."""
 
 
 def compare(expression: str, recorded: str, tolerance: Tolerance) -> Outcome:
@@ -257,7 +154,7 @@ def _compare(expression: str, recorded: str, tolerance: Tolerance) -> Outcome:
     except DimensionError as error:
         raise Refusal(f"recorded value mixes dimensions ({error})") from None
     shown = _show(value)
-    if not _same_dimension(a_dimension, b_dimension):
+    if not same_dimension(a_dimension, b_dimension):
         return Outcome("discrepancy", shown,
                        f"dimension mismatch: recomputed {_dimension_name(a_dimension)}, "
                        f"recorded {_dimension_name(b_dimension)}")

@@ -126,6 +126,10 @@ def review(memory: "Memory", reviewer: str = "jtms-review", dry_run: bool = Fals
            tolerance: Tolerance | None = None,
            time_limit: float = DEFAULT_TIME_LIMIT) -> ReviewReport:
     """Re-execute every recorded calculation of intact evidence; audit the discrepancies."""
+    from jtms.memory.limits import MAX_REVIEWER, MAX_TIME_LIMIT, check_seconds, check_text
+
+    reviewer = check_text(reviewer, "reviewer", MAX_REVIEWER)
+    time_limit = check_seconds(time_limit, "time_limit", MAX_TIME_LIMIT, positive=True)
     report = ReviewReport(tolerance=tolerance or Tolerance(), time_limit=time_limit)
     with memory.snapshot():  # one consistent read; the audit below plans on the latest state
         blocked = memory.blocked_ids()

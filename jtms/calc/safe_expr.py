@@ -35,6 +35,8 @@ from typing import Any
 
 from theory.errors import InputError
 
+from jtms.calc.evaluation import apply_function
+
 MAX_LENGTH = 1000          # characters of an expression or recorded value
 MAX_DEPTH = 50             # nesting of the syntax tree
 MAX_DIGITS = 4000          # digits of any intermediate value (Python prints ints up to 4300)
@@ -552,7 +554,6 @@ def _build(node: ast.AST, source: str) -> Any:
     items: list[ast.expr] = list(node.args)
     if function.lists and len(items) == 1 and isinstance(items[0], ast.List):
         items = list(items[0].elts)
-    from jtms.calc.quantities import apply_function
     return apply_function(function.name, [_build(a, source) for a in items])
 
 

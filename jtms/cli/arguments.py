@@ -12,8 +12,34 @@ A bad value is an argparse usage error (one line, exit 2) before any work starts
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
+
+DEFAULT_DB = "jtms.db"
+LOCATION_HELP = ("a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME?memory=NAME "
+                 f"(default $JTMS_DB, else {DEFAULT_DB})")
+
+
+def default_db() -> str:
+    """The memory every command uses without ``--db``: ``$JTMS_DB`` when set (a file or a
+    ``postgresql://`` URL), else ``jtms.db``."""
+    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
+
+
+def db_option(parser: argparse.ArgumentParser, *, instead_of_file: bool = False,
+              help: str = "the memory") -> None:
+    """The one ``--db LOCATION`` option of every command, with the one default.
+
+    ``instead_of_file``: the command reads a graph file unless ``--db`` is given (``jtms
+    check``, ``jtms diagnose``); then a bare ``--db`` names the default memory.
+    """
+    if instead_of_file:
+        parser.add_argument("--db", nargs="?", const=default_db(), default=None,
+                            metavar="LOCATION", help=f"{help}: {LOCATION_HELP}")
+    else:
+        parser.add_argument("--db", default=default_db(), metavar="LOCATION",
+                            help=f"{help}: {LOCATION_HELP}")
 
 
 def id_list(text: str) -> list[str]:
@@ -55,4 +81,5 @@ def positive_float(text: str) -> float:
     return value
 
 
-__all__ = ["at_least", "id_list", "positive_float"]
+__all__ = ["DEFAULT_DB", "LOCATION_HELP", "at_least", "db_option", "default_db", "id_list",
+           "positive_float"]

@@ -1,12 +1,13 @@
 """The ``jtms`` console script: argument parsing, command discovery and exit codes.
 
-Exit codes (DESIGN.md section 4): 0 ok, 1 a check found a violation, 2 bad input or usage.
+Exit codes (docs/design.md section 4): 0 ok, 1 a check found a violation, 2 bad input or usage.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -59,16 +60,84 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def argument_problem(argv: Sequence[str]) -> str | None:
+    """Why the command line cannot be read (None when it can): an argument that is not
+    valid UTF-8 (Python keeps undecodable bytes as lone surrogates) or holds a NUL."""
+    for position, argument in enumerate(argv, 1):
+        if "\x00" in argument:
+            return f"argument {position} contains a NUL character"
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError:
+            try:  # undecodable bytes of the command line: show them as bytes
+                shown = argument.encode("utf-8", "surrogateescape").decode("utf-8",
+                                                                           "backslashreplace")
+            except UnicodeEncodeError:  # a lone surrogate from a caller: show its code point
+                shown = argument.encode("utf-8", "backslashreplace").decode("utf-8")
+            return f"argument {position} is not valid UTF-8: {shorten(shown, 60)!r}"
+        except TypeError:  # pragma: no cover - a caller passing non-strings
+            return f"argument {position} is not a string"
+    return None
+
+
+def _say(line: str) -> None:
+    """One line on stderr; a closed or full stderr is not a second error."""
     try:
-        return int(args.func(args))
-    except InputError as error:
-        print(f"jtms: error: {error}", file=sys.stderr)
+        if sys.stderr is not None:
+            print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _discard_stdout() -> None:
+    """After standard output failed: point it at /dev/null, so that what is still buffered
+    is not written (and fails) again when the interpreter exits."""
+    try:
+        descriptor = sys.stdout.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, descriptor)
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass  # not a real file (a test's capture): nothing left to fail at exit
+
+
+def _flush_stdout() -> None:
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr and an exit code (never a
+    traceback): bad input, a full or closed standard output, an unwritable file."""
+    if sys.stdout is None:
+        _say("jtms: error: standard output is closed (redirect it, e.g. > /dev/null)")
         return ExitCode.BAD_INPUT
-    except BrokenPipeError:  # pragma: no cover - `jtms ... | head`
+    problem = argument_problem(sys.argv[1:] if argv is None else list(argv))
+    if problem is not None:
+        _say(f"jtms: error: {problem}")
+        return ExitCode.BAD_INPUT
+    try:
+        try:
+            parser = build_parser()
+            args = parser.parse_args(argv)
+        except SystemExit:
+            _flush_stdout()  # --help on a full standard output
+            raise
+        code = int(args.func(args))
+        _flush_stdout()
+        return code
+    except InputError as error:
+        _say(f"jtms: error: {error}")
+        return ExitCode.BAD_INPUT
+    except BrokenPipeError:  # `jtms ... | head`
+        _discard_stdout()
         return ExitCode.OK
+    except OSError as error:  # standard output full (ENOSPC), gone (EIO), ...
+        _discard_stdout()
+        where = f" ({shorten(str(error.filename), 80)})" if error.filename else ""
+        _say(f"jtms: error: cannot write the output{where}: "
+             f"{error.strerror or type(error).__name__}")
+        return ExitCode.BAD_INPUT
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""The exit codes of every ``jtms`` command (DESIGN.md section 4).
+"""The exit codes of every ``jtms`` command (docs/design.md section 4).
 
 One enum, so that a command never spells a bare ``return 1``:
 

@@ -1,6 +1,6 @@
 """Extra implementations checked by the differential campaign, next to ``theory``.
 
-A :class:`Backend` opens a :class:`Session` on one graph; the campaign asks the session for
+A :class:`EngineUnderTest` opens a :class:`Session` on one graph; the campaign asks the session for
 the active state under an audit (``active``) and replays audit/reinstatement sequences on it
 step by step (``apply``), comparing every answer with clingo.
 
@@ -37,7 +37,7 @@ class Session(Protocol):
     def close(self) -> None: ...
 
 
-class Backend(Protocol):
+class EngineUnderTest(Protocol):
     @property
     def name(self) -> str: ...
 
@@ -131,7 +131,7 @@ class EngineBackend:
         return _EngineSession(self.memory_class, structure)
 
 
-def engine_backend() -> Backend:
+def engine_backend() -> EngineUnderTest:
     """The production engine, ``jtms.memory.memory.Memory``, as a campaign backend."""
     from jtms.memory.memory import Memory  # deferred: the fuzzer imports no SQLite until asked
 

@@ -9,7 +9,7 @@ A support structure is the normal logic program
 An audit R sets the externals ``off(n)`` for ``n`` in R to true; everything else is false.
 Apart from the externals the program is positive, so it has exactly one stable model: the
 least model, in which a support loop with no grounded entry is false (clingo's unfounded-set
-check), which is the DESIGN.md semantics. The oracle shares no code with :mod:`theory`: it
+check), which is the docs/design.md semantics. The oracle shares no code with :mod:`theory`: it
 reads only the node ids and justifications of the structure.
 
 One :class:`ClingoOracle` grounds its graph once and answers any number of audits by

@@ -32,7 +32,7 @@ from theory.graphfile import graph_to_dict
 from theory.revision import exact
 from theory.structure import SupportStructure
 
-from jtms.fuzz.backends import Backend
+from jtms.fuzz.backends import EngineUnderTest
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.fuzz.runner import graph_size, hypothesis_settings, reduce_case
 from jtms.fuzz.shapes import shape
@@ -212,7 +212,7 @@ def case_audits(case: Case, evidence_pairs: bool = True) -> list[frozenset[str]]
 
 
 def run_case(
-    case: Case, backends: Sequence[Backend], evidence_pairs: bool = True
+    case: Case, backends: Sequence[EngineUnderTest], evidence_pairs: bool = True
 ) -> tuple[int, int, int, Disagreement | None]:
     """Check one case; returns (pairs, sequence steps, clingo solves, first disagreement)."""
     structure = case.structure
@@ -255,7 +255,7 @@ def differential_campaign(
     *,
     seed: int = 0,
     options: CampaignOptions | None = None,
-    backends: Sequence[Backend] = (),
+    backends: Sequence[EngineUnderTest] = (),
     skipped_backends: dict[str, str] | None = None,
     progress: Progress | None = None,
 ) -> CampaignReport:
@@ -313,7 +313,7 @@ def differential_campaign(
     return report
 
 
-def _minimize(disagreement: Disagreement, backends: Sequence[Backend]) -> dict[str, Any]:
+def _minimize(disagreement: Disagreement, backends: Sequence[EngineUnderTest]) -> dict[str, Any]:
     if disagreement.steps:  # a sequence failure: keep hypothesis's shrunk case as it is
         return {
             "graph": graph_to_dict(disagreement.structure),

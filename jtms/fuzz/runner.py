@@ -34,7 +34,7 @@ from theory.revision import RULES, RevisionRule, exact
 from theory.structure import SupportStructure
 
 from jtms.fuzz.shapes import shape
-from jtms.cli.plugins import load_callable
+from jtms.fuzz.plugins import load_callable
 
 Progress = Callable[[int, int], None]
 
@@ -45,7 +45,7 @@ Progress = Callable[[int, int], None]
 def load_rule(spec: str) -> tuple[str, RevisionRule]:
     """``MODULE:FUNCTION`` (or a built-in rule name) -> (display name, callable).
 
-    Loading goes through :func:`jtms.cli.plugins.load_callable` (the current directory is
+    Loading goes through :func:`jtms.fuzz.plugins.load_callable` (the current directory is
     importable). Every failure raises :class:`InputError` with a one-line message.
     """
     if ":" not in spec:

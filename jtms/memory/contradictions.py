@@ -82,6 +82,9 @@ def review_contradictions(memory: "Memory", apply: bool = False,
                           reviewer: str = "jtms-review") -> ContradictionReview:
     """The active contradictions of ``memory`` and the cheapest diagnosis; audited when
     ``apply`` and there is one."""
+    from jtms.memory.limits import MAX_REVIEWER, check_text
+
+    reviewer = check_text(reviewer, "reviewer", MAX_REVIEWER)
     report = memory.diagnose(limit=1)
     applied = None
     if apply and report.diagnoses:

@@ -40,6 +40,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from theory.errors import InputError
+from theory.ids import id_problem
+
+from jtms.memory.limits import MAX_EVENT, MAX_TEXT, text_problem
 
 from jtms.memory.memory import Memory
 from jtms.store import create_store
@@ -136,6 +139,8 @@ class _Event:
     rows: dict[str, list[dict[str, Any]]]
 
 
+MAX_ROW_TEXT = MAX_TEXT
+"""Characters of any text column of an imported row (the longest text a memory accepts)."""
 _INTEGER = frozenset({"id", "num", "seq", "event", "claim", "node", "justification", "rank",
                       "target"})
 _ID_LISTS = frozenset({"roots", "nodes"})
@@ -161,15 +166,24 @@ def _check_row(table: str, row: Any, where: str) -> dict[str, Any]:
         if value is None and nullable:
             continue
         if kind == "int":
-            if type(value) is not int:
-                raise InputError(f"{where}: {table}.{column} must be an integer")
+            if type(value) is not int or not -MAX_EVENT <= value <= MAX_EVENT:
+                raise InputError(f"{where}: {table}.{column} must be a 64-bit integer")
         elif kind == "str":
             if type(value) is not str:
                 raise InputError(f"{where}: {table}.{column} must be a string")
+            problem = (id_problem(value) if column == "id" or column == "nogood"
+                       else text_problem(value, MAX_ROW_TEXT))
+            if problem is not None:
+                raise InputError(f"{where}: {table}.{column} {problem}")
         elif kind == "ids":
             if type(value) is not list or not all(type(r) is str for r in value):
                 raise InputError(f"{where}: {table}.{column} must be a list of ids")
-        elif type(value) is not list or not all(type(a) is int for a in value):
+            for item in value:
+                problem = id_problem(item)
+                if problem is not None:
+                    raise InputError(f"{where}: {table}.{column}: an id {problem}")
+        elif type(value) is not list or not all(type(a) is int and 0 <= a <= MAX_EVENT
+                                                for a in value):
             raise InputError(f"{where}: justifications.antecedents must be a list of numbers")
     return row
 
@@ -196,6 +210,9 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
             raise InputError(f"{where}: malformed JSON ({error.msg})", source=source) from None
         except RecursionError:
             raise InputError(f"{where}: JSON nested too deeply to read", source=source) from None
+        except ValueError as error:  # an integer past Python's digit limit (4,300 by default)
+            shown = str(error).split(";", 1)[0][:120]
+            raise InputError(f"{where}: unreadable JSON number ({shown})", source=source) from None
         if not isinstance(record, dict):
             raise InputError(f"{where}: expected a JSON object", source=source)
         if not header:
@@ -286,6 +303,26 @@ def _runs(rows: list[dict[str, Any]], column: str) -> Iterator[tuple[str, list[A
         yield str(status), run
 
 
+MAX_LINE = 64 * 1024 * 1024
+"""The longest line of an export file read (characters): reading stops there, so
+``/dev/zero`` (one endless line) is refused with one line instead of filling the memory."""
+
+
+def _bounded_lines(handle: IO[str], source: str) -> Iterator[str]:
+    """The lines of ``handle``, each read with a size limit (:data:`MAX_LINE`)."""
+    limit = MAX_LINE
+    number = 0
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit:
+            raise InputError(f"line {number}: longer than {limit:,} characters, the longest "
+                             "line an export holds (not a jtms memory export)", source=source)
+        yield line
+
+
 def import_memory(path: str | Path, location: str,
                   progress: Callable[[str], None] | None = None) -> Summary:
     """Create a memory at ``location`` holding exactly the export file at ``path``.
@@ -298,7 +335,7 @@ def import_memory(path: str | Path, location: str,
     source = str(path)
     try:
         with open(path, encoding="utf-8") as handle:
-            events = read_export(handle, source)
+            events = read_export(_bounded_lines(handle, source), source)
     except OSError as error:
         raise InputError(f"cannot read the export: {error.strerror}", source=source) from None
     except UnicodeDecodeError:

@@ -20,11 +20,12 @@ theory.errors.InputError: reason contains a NUL character
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
 from theory.errors import InputError
-from theory.ids import MAX_ID_LENGTH, check_id
+from theory.ids import MAX_ID_LENGTH, check_id, text_problem
 
 MAX_TEXT = 20_000
 """Characters of a node's or a nogood's ``text``."""
@@ -47,6 +48,22 @@ MAX_ANTECEDENTS = 1_000
 MAX_IDEMPOTENCY_KEY = 200
 """Characters of an ``idempotency_key``."""
 
+MAX_BUSY_TIMEOUT = 2_147_483
+"""Seconds a write may wait for the write lock (``busy_timeout``, ``JTMS_BUSY_TIMEOUT``): both
+backends count it in 32-bit milliseconds (SQLite's ``busy_timeout``, PostgreSQL's
+``lock_timeout``), so about 24.8 days."""
+MAX_TIME_LIMIT = 86_400
+"""Seconds one recorded calculation may run (``jtms review --time-limit``)."""
+MAX_BUDGET = 1_000_000_000
+"""Tokens of a working context's ``budget``."""
+MAX_EVENT = (1 << 63) - 1
+"""The largest event (or audit) id: SQL integers are 64-bit."""
+MAX_WAIT = 86_400
+"""Seconds one ``wait_for_change`` may block."""
+MAX_NUMBER_TEXT = 100
+"""Characters of a number given as text (a flag, an environment variable): a longer one is
+refused before it is converted (Python refuses integers past 4,300 digits with a traceback)."""
+
 LIMITS: dict[str, int] = {
     "id": MAX_ID_LENGTH,
     "text": MAX_TEXT,
@@ -59,21 +76,13 @@ LIMITS: dict[str, int] = {
     "justifications": MAX_JUSTIFICATIONS,
     "antecedents": MAX_ANTECEDENTS,
     "idempotency_key": MAX_IDEMPOTENCY_KEY,
+    "busy_timeout": MAX_BUSY_TIMEOUT,
+    "time_limit": MAX_TIME_LIMIT,
+    "budget": MAX_BUDGET,
+    "event": MAX_EVENT,
+    "wait": MAX_WAIT,
 }
 """Every limit by the name the documentation and the MCP schemas use."""
-
-
-def text_problem(value: str, limit: int) -> str | None:
-    """Why the string ``value`` cannot be stored as text of at most ``limit`` characters."""
-    if len(value) > limit:
-        return f"is {len(value)} characters long (at most {limit})"
-    if "\x00" in value:
-        return "contains a NUL character"
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return "is not valid UTF-8 (it contains a lone surrogate)"
-    return None
 
 
 def check_text(value: Any, what: str, limit: int, *, optional: bool = False) -> Any:
@@ -115,6 +124,67 @@ def check_int(value: Any, what: str, minimum: int | None = None,
     return value
 
 
+def check_seconds(value: Any, what: str, maximum: float, *, positive: bool = False) -> float:
+    """A finite number of seconds (an int or a float, not a bool) in ``[0, maximum]`` (in
+    ``(0, maximum]`` when ``positive``), as a float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{what} must be a number of seconds, got {type(value).__name__}")
+    shown = int(maximum) if float(maximum).is_integer() else maximum
+    if isinstance(value, int):
+        if value > maximum or value < 0:
+            raise InputError(f"{what} must be between 0 and {shown} seconds, "
+                             f"got {show_int(value)}")
+        value = float(value)
+    if not math.isfinite(value) or not 0 <= value <= maximum:
+        raise InputError(f"{what} must be between 0 and {shown} seconds, got {value!r}")
+    if positive and value == 0:
+        raise InputError(f"{what} must be more than 0 seconds, got 0")
+    return value
+
+
+def parse_seconds(text: str, what: str, maximum: float, *, positive: bool = False) -> float:
+    """A number of seconds written as text (a flag, an environment variable), checked as
+    :func:`check_seconds` does: ``inf``, ``nan``, ``1e300`` and ``-1`` are refused."""
+    if len(text) > MAX_NUMBER_TEXT:
+        raise InputError(f"{what} must be a number of seconds, got {len(text)} characters")
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{what} must be a number of seconds, got {text[:40]!r}") from None
+    return check_seconds(value, what, maximum, positive=positive)
+
+
+def parse_int(text: str, what: str, minimum: int | None = None,
+              maximum: int | None = None) -> int:
+    """A whole number written as text, checked as :func:`check_int` does; a number of more
+    than :data:`MAX_NUMBER_TEXT` characters is refused before it is converted."""
+    stripped = text.strip()
+    if len(stripped) > MAX_NUMBER_TEXT:
+        raise InputError(f"{what} must be a whole number of at most {MAX_NUMBER_TEXT} "
+                         f"characters, got {len(stripped)}")
+    try:
+        value = int(stripped)
+    except ValueError:
+        raise InputError(f"{what} must be a whole number, got {text[:40]!r}") from None
+    return check_int(value, what, minimum, maximum)
+
+
+def check_choice(value: Any, what: str, choices: Iterable[str]) -> str:
+    """``value`` when it is one of the strings ``choices``."""
+    options = tuple(choices)
+    if not isinstance(value, str) or value not in options:
+        shown = repr(value)[:40] if isinstance(value, str) else type(value).__name__
+        raise InputError(f"{what} must be one of {', '.join(options)}, got {shown}")
+    return value
+
+
+def check_flag(value: Any, what: str) -> bool:
+    """``value`` when it is a bool (not 0/1, not a string)."""
+    if not isinstance(value, bool):
+        raise InputError(f"{what} must be true or false, got {type(value).__name__}")
+    return value
+
+
 def show_int(value: int) -> str:
     """``value`` in decimal, or a description when it is past Python's digit limit.
 
@@ -130,6 +200,9 @@ def show_int(value: int) -> str:
     return f"a number of {digits} digits"
 
 
-__all__ = ["LIMITS", "MAX_ANTECEDENTS", "MAX_EXPRESSION", "MAX_IDEMPOTENCY_KEY", "MAX_IDS",
-           "MAX_ID_LENGTH", "MAX_JUSTIFICATIONS", "MAX_QUERY", "MAX_REASON", "MAX_REVIEWER",
-           "MAX_SOURCE", "MAX_TEXT", "check_ids", "check_int", "check_text", "show_int", "text_problem"]
+__all__ = ["LIMITS", "MAX_ANTECEDENTS", "MAX_BUDGET", "MAX_BUSY_TIMEOUT", "MAX_EVENT",
+           "MAX_EXPRESSION", "MAX_IDEMPOTENCY_KEY", "MAX_IDS", "MAX_ID_LENGTH",
+           "MAX_JUSTIFICATIONS", "MAX_NUMBER_TEXT", "MAX_QUERY", "MAX_REASON", "MAX_REVIEWER",
+           "MAX_SOURCE", "MAX_TEXT", "MAX_TIME_LIMIT", "MAX_WAIT", "check_choice", "check_flag", "check_ids",
+           "check_int", "check_seconds", "check_text", "parse_int", "parse_seconds", "show_int",
+           "text_problem"]

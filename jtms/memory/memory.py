@@ -44,6 +44,7 @@ deterministically.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -56,18 +57,25 @@ from theory.errors import InputError
 from theory.fixpoint import active_numbers
 from theory.graphfile import parse_graph, paused_gc
 from theory.ids import check_id
-from theory.incremental import NO_RANK, NO_SUPPORT, GrowingIndex, Plan, SupportState
+from theory.incremental import NO_RANK, GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
 from theory.structure import Kind, Nogood, SupportStructure
 
 from jtms.memory import checkpoint
+from jtms.memory.limits import (MAX_ANTECEDENTS, MAX_BUDGET, MAX_EVENT, MAX_EXPRESSION,
+                                MAX_JUSTIFICATIONS, MAX_NUMBER_TEXT, MAX_QUERY, MAX_REASON,
+                                MAX_REVIEWER, MAX_SOURCE, MAX_TEXT, MAX_WAIT, LIMITS,
+                                check_choice, check_ids, check_int, check_seconds, check_text,
+                                show_int, text_problem)
 from jtms.memory.results import AuditResult, Change, Explanation, Step
-from jtms.store import create_store, open_store, upgrade_store
-from jtms.store.protocol import (ACTIVE, INACTIVE, Checkpoint, JustificationRow, NewNode,
+from jtms.store import check_location, create_store, open_store, upgrade_store
+from jtms.store.settings import busy_timeout as busy_timeout_setting
+from jtms.store.settings import durability as durability_setting
+from jtms.store.protocol import (ACTIVE, INACTIVE, TABLES, Checkpoint, JustificationRow, NewNode,
                                  NodeRow, NogoodRow, RevisionRow, Store, WithdrawalRow)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jtms.views.context import Context
+    from jtms.memory.context import Context
     from theory.diagnosis import DiagnosisReport
 
 CHECKPOINT_MIN_ROWS = 4096   # refresh the checkpoint when the log tail since it holds more
@@ -121,6 +129,28 @@ def _clean_id(value: Any, what: str) -> str:
     return check_id(value, what)  # the one rule for ids (theory.ids)
 
 
+def _location(path: Any) -> str:
+    return check_location(path)  # the one rule for locations (jtms.store)
+
+
+def _root_ids(roots: Any, what: str = "roots") -> list[str]:
+    """An audit's roots: one id or a non-empty list of ids (:func:`check_ids`)."""
+    return check_ids([roots] if isinstance(roots, str) else roots, what, allow_empty=False)
+
+
+def _optional_event(value: Any, what: str) -> int | None:
+    return None if value is None else check_int(value, what, -MAX_EVENT, MAX_EVENT)
+
+
+def _moment(moment: Any) -> Any:
+    """An event id, an ISO time (a string) or a datetime, checked for type and size."""
+    if isinstance(moment, str):
+        return check_text(moment, "as_of", MAX_NUMBER_TEXT)
+    if isinstance(moment, (int, datetime)) and not isinstance(moment, bool):
+        return moment
+    raise InputError(f"as_of must be an event id or an ISO time, got {type(moment).__name__}")
+
+
 def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
     """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
     from jtms.calc.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
@@ -134,6 +164,42 @@ def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -
             raise InputError(f"{what} {text[:60]!r}: {error.problem}", source=source,
                              node=node_id) from None
 
+
+
+def _check_texts(structure: SupportStructure, source: str) -> None:
+    """Refuse a graph with a node's or a nogood's text that cannot be stored (too long, NUL,
+    a lone surrogate: :func:`jtms.memory.limits.text_problem`) before anything is written."""
+    for node_id, node in structure.nodes.items():
+        text = node.text
+        if len(text) > MAX_TEXT or "\x00" in text or not (text.isascii() or _encodes(text)):
+            raise InputError(f"text {text_problem(text, MAX_TEXT)}", source=source, node=node_id)
+    for nogood in structure.nogoods:
+        problem = text_problem(nogood.text, MAX_TEXT)
+        if problem is not None:
+            raise InputError(f"text {problem}", source=source, node=nogood.id)
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _justifications(value: Any) -> list[list[str]]:
+    """A claim's justifications: a list (at most :data:`MAX_JUSTIFICATIONS`) of lists of
+    antecedent ids (each at most :data:`MAX_ANTECEDENTS`; an empty one makes a premise)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InputError(f"justifications must be a list of antecedent lists, got "
+                         f"{type(value).__name__}")
+    result = []
+    for k, antecedents in enumerate(value):
+        if k == MAX_JUSTIFICATIONS:
+            raise InputError(f"justifications holds more than {MAX_JUSTIFICATIONS} "
+                             f"justifications (at most {MAX_JUSTIFICATIONS})")
+        result.append(check_ids(antecedents, f"justifications[{k}]", MAX_ANTECEDENTS))
+    return result
 
 
 WorkResult = tuple[int, Plan | None, Any]
@@ -174,7 +240,8 @@ class Memory:
     def create(cls, path: str | Path, durability: str = "full",
                busy_timeout: float | None = None) -> "Memory":
         """A new, empty memory (``path``: a file, ``:memory:``, or a backend URL)."""
-        store = create_store(path, durability, busy_timeout)
+        path = _location(path)
+        store = create_store(path, durability_setting(durability), busy_timeout_setting(busy_timeout))
         return cls(store, store.location)
 
     @classmethod
@@ -182,7 +249,8 @@ class Memory:
              busy_timeout: float | None = None) -> "Memory":
         """An existing memory. ``busy_timeout``: seconds a write waits for the write lock
         (default ``JTMS_BUSY_TIMEOUT`` or 60)."""
-        store = open_store(path, durability, busy_timeout)
+        path = _location(path)
+        store = open_store(path, durability_setting(durability), busy_timeout_setting(busy_timeout))
         return cls(store, store.location)
 
     @classmethod
@@ -193,7 +261,7 @@ class Memory:
         its pointers are stored with that event. Version 2 kept no idempotency keys (a new,
         empty table). Returns False when there was nothing to do.
         """
-        backend = upgrade_store(path)
+        backend = upgrade_store(_location(path))
         try:
             if not backend.needs_upgrade:
                 return False
@@ -227,11 +295,13 @@ class Memory:
     def event_at(self, moment: "int | str | datetime") -> int:
         """The event a moment names: an event id, or the latest event at or before an ISO
         time (``2026-12-01T08:30:00+00:00``; a time without a zone is UTC)."""
+        moment = _moment(moment)
         with self.snapshot():
             last = self._loaded_now().seen_event
             if isinstance(moment, int) and not isinstance(moment, bool):
                 if not 1 <= moment <= last:
-                    raise InputError(f"no event {moment} (events are 1 to {last})", source=self.path)
+                    raise InputError(f"no event {show_int(moment)} (events are 1 to {last})",
+                                     source=self.path)
                 return moment
             if isinstance(moment, str):
                 text = moment
@@ -260,12 +330,12 @@ class Memory:
         >>> past = memory.as_of(7)                      # doctest: +SKIP
         >>> past.explain("c1").certificate              # the derivation that held at event 7
 
-        The state as of event k is exactly the state after event k (DESIGN.md section 2:
+        The state as of event k is exactly the state after event k (docs/design.md section 2:
         what existed at k with the audits in force at k, and the support pointers the writers
         stored), so ``explain`` shows the certificate that held then. Writing through a view
         is an error; it shares this memory's connection (close this one, not the view).
         """
-        event = self.event_at(moment)
+        event = self.event_at(_moment(moment))
         view = Memory(self._store, self.path)
         view._pinned = event
         view._owns_store = False
@@ -287,7 +357,7 @@ class Memory:
 
     def set_durability(self, durability: str) -> None:
         """``full`` (sync every commit), ``normal`` (survive a process crash) or ``off``."""
-        self._store.set_durability(durability)
+        self._store.set_durability(durability_setting(durability))
 
     # --- snapshots, loading and catching up -------------------------------------------------------
     def _point(self, name: str) -> None:
@@ -556,6 +626,8 @@ class Memory:
 
         >>> newest = memory.wait_for_change(timeout=30)       # doctest: +SKIP
         """
+        after = _optional_event(after, "after")
+        timeout = check_seconds(timeout, "timeout", MAX_WAIT)
         if self._depth:
             raise RuntimeError("wait_for_change cannot run inside Memory.snapshot()")
         seen = self.last_event if after is None else after
@@ -568,7 +640,9 @@ class Memory:
                 time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
         return self.last_event
 
-    def __contains__(self, node_id: str) -> bool:
+    def __contains__(self, node_id: object) -> bool:
+        if not isinstance(node_id, str):
+            return False
         with self.snapshot():
             return node_id in self._loaded_now().index.number
 
@@ -580,6 +654,7 @@ class Memory:
 
     def is_active(self, node_id: str) -> bool:
         """Whether a node is active (for a nogood id: whether it is a contradiction now)."""
+        node_id = check_id(node_id, "node_id")
         with self.snapshot():
             loaded = self._loaded_now()
             if node_id in loaded.nogoods:
@@ -623,6 +698,9 @@ class Memory:
         cheapest diagnoses (:func:`theory.diagnosis.diagnose`); nothing is written."""
         from theory.diagnosis import diagnose
 
+        if limit is not None:
+            limit = check_int(limit, "limit", 0, sys.maxsize)
+
         with self.snapshot():
             return diagnose(self.structure(), self.blocked_ids(), limit)
 
@@ -653,6 +731,8 @@ class Memory:
         >>> [(e["id"], e["kind"]) for e in memory.events(after=5, until=7)]   # doctest: +SKIP
         [(6, 'add-claim'), (7, 'audit')]
         """
+        after = check_int(after, "after", -MAX_EVENT, MAX_EVENT)
+        until = _optional_event(until, "until")
         with self.snapshot():
             loaded = self._loaded_now()
             last = loaded.seen_event if until is None else min(until, loaded.seen_event)
@@ -693,10 +773,13 @@ class Memory:
     def table(self, name: str) -> list[dict[str, Any]]:
         """Every stored row of ``events``, ``nodes``, ``justifications``, ``revisions`` or
         ``supports``, in primary-key order (for export and for byte-level comparisons)."""
+        name = check_choice(name, "table", TABLES)
         with self.snapshot():
             return self._store.rows(name)
 
     def node(self, node_id: str) -> dict[str, Any]:
+        """The stored record of a node or a nogood (id, kind, text, author, ...)."""
+        node_id = check_id(node_id, "node_id")
         with self.snapshot():
             nogood = self._loaded_now().nogoods.get(node_id)
             if nogood is not None:
@@ -735,6 +818,11 @@ class Memory:
                      expression: str | None = None, value: str | None = None) -> Change:
         """Add one evidence node (active: nothing can have audited a new id)."""
         started = time.perf_counter()
+        node_id = check_id(node_id, "node_id")
+        text = check_text(text, "text", MAX_TEXT)
+        author = check_text(author, "author", MAX_SOURCE, optional=True)
+        expression = check_text(expression, "expression", MAX_EXPRESSION, optional=True)
+        value = check_text(value, "value", MAX_EXPRESSION, optional=True)
         if (expression is None) != (value is None):
             raise InputError("a calculation needs both an expression and its value", node=node_id)
         if expression is not None:
@@ -757,6 +845,10 @@ class Memory:
                   author: str | None = None) -> Change:
         """Add a claim with its justifications (lists of antecedent ids; [] makes a premise)."""
         started = time.perf_counter()
+        node_id = check_id(node_id, "node_id")
+        justifications = _justifications(justifications)
+        text = check_text(text, "text", MAX_TEXT)
+        author = check_text(author, "author", MAX_SOURCE, optional=True)
 
         def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, node_id)
@@ -783,6 +875,9 @@ class Memory:
                           author: str | None = None) -> Change:
         """Add a justification to an existing claim (may activate it and its consequences)."""
         started = time.perf_counter()
+        claim = check_id(claim, "claim")
+        antecedents = check_ids(antecedents, "antecedents", MAX_ANTECEDENTS)
+        author = check_text(author, "author", MAX_SOURCE, optional=True)
 
         def work(loaded: _Loaded) -> WorkResult:
             num = loaded.index.number.get(claim) if isinstance(claim, str) else None
@@ -812,6 +907,10 @@ class Memory:
         >>> memory.add_nogood("n1", ["effective", "inert"], text="cannot both hold")  # doctest: +SKIP
         """
         started = time.perf_counter()
+        nogood_id = check_id(nogood_id, "nogood_id")
+        nodes = check_ids(nodes, "nodes")  # empty: refused below, "needs at least one node"
+        text = check_text(text, "text", MAX_TEXT)
+        author = check_text(author, "author", MAX_SOURCE, optional=True)
 
         def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, nogood_id)
@@ -846,6 +945,11 @@ class Memory:
         and share no id with the memory. Graph documents may give evidence a calculation:
         ``{"id": "e1", "kind": "evidence", "expression": "2*3", "value": "6"}``.
         """
+        source = check_text(source, "source", MAX_SOURCE)
+        author = check_text(author, "author", MAX_SOURCE, optional=True)
+        if not isinstance(graph, (SupportStructure, Mapping)):
+            raise InputError(f"graph must be a support structure or a graph document (a "
+                             f"mapping), got {type(graph).__name__}", source=source)
         with paused_gc():  # hundreds of thousands of small rows and tuples, none cyclic
             return self._import_graph(graph, source, author)
 
@@ -855,6 +959,8 @@ class Memory:
         extras: dict[str, dict[str, Any]] = {}
         if isinstance(graph, SupportStructure):
             structure = graph
+            for node_id in [*structure.nodes, *(g.id for g in structure.nogoods)]:
+                check_id(node_id, "id", source)
         else:
             structure = parse_graph(graph, source=source)
             for node in graph.get("nodes", []):
@@ -862,6 +968,10 @@ class Memory:
                 for key, value in extra.items():
                     if value is not None and not isinstance(value, str):
                         raise InputError(f"{key!r} must be a string", source=source, node=node["id"])
+                    problem = None if value is None else text_problem(value, LIMITS[
+                        "source" if key == "author" else "expression"])
+                    if problem is not None:
+                        raise InputError(f"{key!r} {problem}", source=source, node=node["id"])
                 if ("expression" in extra) != ("value" in extra):
                     raise InputError("a calculation needs both 'expression' and 'value'",
                                      source=source, node=node["id"])
@@ -872,6 +982,7 @@ class Memory:
                     _check_calculation(node["id"], extra["expression"], extra["value"], source)
                 if extra:
                     extras[node["id"]] = extra
+        _check_texts(structure, source)
 
         def work(loaded: _Loaded) -> WorkResult:
             index = loaded.index
@@ -933,6 +1044,7 @@ class Memory:
     def preview(self, roots: Iterable[str]) -> AuditResult:
         """Dry run of :meth:`audit`: what it would retire; nothing is written."""
         started = time.perf_counter()
+        roots = _root_ids(roots)
         with self.snapshot():
             loaded = self._loaded_now()
             ids, numbers = self._roots(loaded, roots)
@@ -942,9 +1054,11 @@ class Memory:
     def audit(self, roots: Iterable[str], reason: str, reviewer: str | None = None) -> AuditResult:
         """Invalidate ``roots`` (evidence or claims) in one transaction; returns what retired."""
         started = time.perf_counter()
-        if not isinstance(reason, str) or not reason.strip():
+        roots = _root_ids(roots)
+        reason = check_text(reason, "reason", MAX_REASON)
+        reviewer = check_text(reviewer, "reviewer", MAX_REVIEWER, optional=True)
+        if not reason.strip():
             raise InputError("an audit needs a reason", source=self.path)
-        roots = list(roots) if not isinstance(roots, str) else [roots]
 
         def work(loaded: _Loaded) -> WorkResult:
             ids, numbers = self._roots(loaded, roots)
@@ -976,6 +1090,9 @@ class Memory:
         untouched, so it is the one intact after the audit. After a real audit, passing its
         ``retired`` changes nothing (retired claims are inactive, pointers avoid them).
         """
+        roots = _root_ids(roots)
+        if retired is not None:
+            retired = check_ids(retired, "retired", sys.maxsize)
         with self.snapshot():
             loaded = self._loaded_now()
             _, numbers = self._roots(loaded, roots)
@@ -1011,6 +1128,11 @@ class Memory:
                   reviewer: str | None = None) -> Change:
         """Undo an audit: its roots are unblocked and the fixpoint recomputed from them."""
         started = time.perf_counter()
+        audit_id = check_int(audit_id, "audit_id")
+        if not 0 < audit_id <= MAX_EVENT:  # SQL integers; others name no audit
+            raise InputError(f"audit {show_int(audit_id)}: no such audit", source=self.path)
+        reason = check_text(reason, "reason", MAX_REASON, optional=True)
+        reviewer = check_text(reviewer, "reviewer", MAX_REVIEWER, optional=True)
 
         def work(loaded: _Loaded) -> WorkResult:
             if not isinstance(audit_id, int) or isinstance(audit_id, bool):
@@ -1035,6 +1157,7 @@ class Memory:
     def history(self, node_id: str) -> list[dict[str, Any]]:
         """Every status of a node, oldest first: its creation, then each revision. For a
         nogood: its creation, then each change of whether it is a contradiction."""
+        node_id = check_id(node_id, "node_id")
         with self.snapshot():
             loaded = self._loaded_now()
             if node_id in loaded.nogoods:
@@ -1056,6 +1179,7 @@ class Memory:
 
     def audits_naming(self, node_id: str) -> list[int]:
         """Every audit (reinstated or not) whose roots include ``node_id`` (none for a nogood)."""
+        node_id = check_id(node_id, "node_id")
         with self.snapshot():
             if node_id in self._loaded_now().nogoods:
                 return []
@@ -1065,6 +1189,7 @@ class Memory:
     def explain(self, node_id: str, as_of: "int | str | None" = None) -> Explanation:
         """Why a node is active (a certificate down to evidence) or why it is not; with
         ``as_of`` (an event id or ISO time), as it was then (:meth:`as_of`)."""
+        node_id = check_id(node_id, "node_id")
         if as_of is not None:
             return self.as_of(as_of).explain(node_id)
         with self.snapshot():
@@ -1108,6 +1233,8 @@ class Memory:
         """Inactive nodes that were once active, latest withdrawal first, with the audits that
         keep them out now (``audits``; ``audit``, ``reason`` and ``reviewer`` are the first of
         them) or, when no open audit does, the event that withdrew them. At most ``limit``."""
+        if limit is not None:
+            limit = check_int(limit, "limit", 0, sys.maxsize)
         with self.snapshot():
             loaded = self._loaded_now()
             active, number = loaded.state.active, loaded.index.number
@@ -1146,8 +1273,11 @@ class Memory:
                 for r in sorted(latest.values(), key=lambda r: -r.seq) if r.status == INACTIVE]
 
     def context(self, budget: int, query: str | None = None) -> "Context":
-        """The working context under ``budget`` tokens (:func:`jtms.views.context.compile_context`)."""
-        from jtms.views.context import compile_context
+        """The working context under ``budget`` tokens (:func:`jtms.memory.context.compile_context`)."""
+        from jtms.memory.context import compile_context
+
+        budget = check_int(budget, "budget", 0, MAX_BUDGET)
+        query = check_text(query, "query", MAX_QUERY, optional=True)
 
         with self.snapshot():
             return compile_context(self, budget, query)

@@ -22,7 +22,7 @@ import hmac
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -31,20 +31,28 @@ from urllib.parse import parse_qs, quote, urlencode
 
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
-from theory.errors import InputError
-
-from jtms.views import drawing, payloads
 from jtms.memory.memory import Memory
 from jtms.serve.http import TOKEN_COOKIE
 from jtms.serve.tools import MemoryAccess
+from jtms.views import drawing, payloads
+from theory.conflicts import conflict_sets
+from theory.errors import InputError
+from theory.structure import Nogood
 
 SEARCH_LIMIT = 50
 EVENT_LIMIT = 100
 VIEWS_KEPT = 4          # views of the past kept loaded (each holds the state at its event)
 LIST_LIMIT = 20         # ids shown per cell of the event timeline
+CONFLICTS_SHOWN = 10    # conflict sets listed on a nogood's page
 STYLESHEET = Path(__file__).with_name("explorer.css")
+STATIC = Path(__file__).with_name("static")
+# the files under static/ the app serves (nothing else there is reachable), by media type:
+# ELK (elkjs, vendored unchanged from the npm registry) and its licence, and the page's script
+STATIC_FILES = {"elk.bundled.js": "text/javascript", "explorer.js": "text/javascript",
+                "elk.LICENSE.md": "text/plain; charset=utf-8"}
+DRAWING_SCRIPTS = ("/static/elk.bundled.js", "/static/explorer.js")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -80,11 +88,22 @@ def node_link(node_id: str, active: bool | None = None, moment: Moment = NOW) ->
     return f'<a{css} href="{href}">{h(node_id)}</a>'
 
 
+def nogood_link(nogood_id: str, active: bool | None = None, moment: Moment = NOW) -> str:
+    """A link to a nogood's own page (``contradiction`` styled when it is active)."""
+    css = "" if active is None else f' class="{"contradiction" if active else "resolved"}"'
+    href = h(f"/nogood?id={quote(nogood_id, safe='')}{moment.suffix}")
+    return f'<a{css} href="{href}">{h(nogood_id)}</a>'
+
+
 def id_list(ids: Iterable[str], statuses: dict[str, bool] | None = None,
-            moment: Moment = NOW, limit: int | None = None) -> str:
+            moment: Moment = NOW, limit: int | None = None,
+            nogoods: Collection[str] = ()) -> str:
+    """Links to ``ids`` (at most ``limit``, then "and N more"): a node's page, or for an id
+    in ``nogoods`` the nogood's page."""
     ids = list(ids)
     shown = ids if limit is None else ids[:limit]
-    items = [node_link(i, None if statuses is None else statuses.get(i), moment) for i in shown]
+    items = [(nogood_link if i in nogoods else node_link)(
+        i, None if statuses is None else statuses.get(i), moment) for i in shown]
     if len(shown) < len(ids):
         items.append(f"<em>and {len(ids) - len(shown)} more</em>")
     return ", ".join(items) if items else "<em>none</em>"
@@ -94,27 +113,42 @@ def audit_link(audit_id: int, text: str, moment: Moment = NOW) -> str:
     return f'<a href="/audits{moment.query}#audit-{audit_id}">{h(text)}</a>'
 
 
+def json_script(element_id: str, data: Any) -> str:
+    """``data`` as a JSON data block (``<script type="application/json">``, never run) for the
+    page's own script; ``<``, ``>``, ``&`` and ``'`` are JSON escapes, so no text in it can
+    close the element or read as markup."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
+        text = text.replace(raw, escaped)
+    return f'<script type="application/json" id="{h(element_id)}">{text}</script>'
+
+
 def page(title: str, body: str, status: int = 200, moment: Moment = NOW,
-         now: str = "/") -> HTMLResponse:
+         now: str = "/", scripts: tuple[str, ...] = ()) -> HTMLResponse:
     """A whole page; as of a past event, with its banner and a link to ``now`` (the same
-    page without ``as_of``)."""
+    page without ``as_of``). ``scripts``: the app's own scripts the page loads (deferred)."""
     if moment.event is None:
         nav = ('<a href="/">search</a> <a href="/preview">impact preview</a> '
-               '<a href="/audits">audit timeline</a> <a href="/events">event timeline</a>')
+               '<a href="/audits">audit timeline</a> <a href="/events">event timeline</a> '
+               '<a href="/nogoods">nogoods</a>')
         banner = ""
     else:
         nav = (f'<a href="/{moment.query}">search</a> <a href="/audits{moment.query}">audit '
-               f'timeline</a> <a href="/events{moment.query}">event timeline</a>')
+               f'timeline</a> <a href="/events{moment.query}">event timeline</a> '
+               f'<a href="/nogoods{moment.query}">nogoods</a>')
         when = f" ({h(moment.time)})" if moment.time else ""
         banner = (f'<p class=asof role=status>as of event {moment.event}{when} — read-only '
                   f'<a class=now href="{h(now)}">back to now</a></p>')
     return HTMLResponse(
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{h(title)} · jtms explorer</title>"
-        '<link rel=stylesheet href="/static/explorer.css"></head><body>'
+        '<link rel=stylesheet href="/static/explorer.css">'
+        + "".join(f'<script defer src="{h(src)}"></script>' for src in scripts) +
+        "</head><body>"
         f"<nav>{nav}</nav>{banner}"
         f"<main><h1>{h(title)}</h1>{body}</main></body></html>", status_code=status,
-        headers={"Content-Security-Policy": "default-src 'self'; style-src 'self'",
+        headers={"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
+                                            "style-src 'self'",
                  "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"})
 
 
@@ -165,11 +199,15 @@ class Explorer:
                 ("/audit", ["POST"], self.guarded(self.audit)),
                 ("/audits", ["GET"], self.guarded(self.audits)),
                 ("/events", ["GET"], self.guarded(self.events)),
+                ("/nogoods", ["GET"], self.guarded(self.nogoods)),
+                ("/nogood", ["GET"], self.guarded(self.nogood)),
                 ("/reinstate", ["POST"], self.guarded(self.reinstate)),
                 ("/login", ["GET", "POST"], self.guarded(self.login)),
-                ("/static/explorer.css", ["GET"], self.stylesheet)]
+                ("/static/explorer.css", ["GET"], self.stylesheet),
+                *[(f"/static/{name}", ["GET"], self.static) for name in STATIC_FILES]]
 
     open_paths = ("/login", "/static/explorer.css")
+    login_path = "/login"   # where a browser without the token is sent (BearerToken)
 
     def guarded(self, endpoint: Endpoint) -> Endpoint:
         """Host/Origin checks first (DNS rebinding, cross-site posts); bad input and
@@ -204,7 +242,8 @@ class Explorer:
         return kept
 
     async def read_as_of(self, request: Request, title: str,
-                         work: Callable[[Memory, Moment], str]) -> Response:
+                         work: Callable[[Memory, Moment], str],
+                         scripts: tuple[str, ...] = ()) -> Response:
         """A page read from the memory now or as of the request's ``as_of`` event."""
         event = as_of_param(request)
         moment = NOW
@@ -214,7 +253,7 @@ class Explorer:
             view, moment = self.viewed(memory, event)
             return work(view, moment)
         body = await self.read(run)
-        return page(title, body, moment=moment, now=without_as_of(request))
+        return page(title, body, moment=moment, now=without_as_of(request), scripts=scripts)
 
     @staticmethod
     def refuse_as_of(request: Request) -> Response | None:
@@ -236,17 +275,31 @@ class Explorer:
     async def stylesheet(self, request: Request) -> Response:
         return Response(STYLESHEET.read_text(encoding="utf-8"), media_type="text/css")
 
+    async def static(self, request: Request) -> Response:
+        """A vendored or own script (and ELK's licence) from ``static/``, cacheable for an hour."""
+        name = request.url.path.removeprefix("/static/")
+        return FileResponse(STATIC / name, media_type=STATIC_FILES[name],
+                            headers={"Cache-Control": "private, max-age=3600",
+                                     "X-Content-Type-Options": "nosniff"})
+
     async def login(self, request: Request) -> Response:
-        if self.token is None:
-            return RedirectResponse("/", status_code=303)
+        """The token form; a right token sets the cookie and goes back to ``next`` (the page
+        the browser was sent here from, a path on this server) or the search."""
         if request.method == "POST":
-            supplied = (await form(request)).get("token", "")
+            fields = await form(request)
+            back = local_path(fields.get("next"))
+        else:
+            fields, back = {}, local_path(request.query_params.get("next"))
+        if self.token is None:
+            return RedirectResponse(back, status_code=303)
+        if request.method == "POST":
+            supplied = fields.get("token", "")
             if hmac.compare_digest(supplied.encode(), self.token.encode()):
-                response = RedirectResponse("/", status_code=303)
+                response = RedirectResponse(back, status_code=303)
                 response.set_cookie(TOKEN_COOKIE, self.token, httponly=True, samesite="strict")
                 return response
-            return page("log in", '<p class="error">wrong token</p>' + LOGIN_FORM, 401)
-        return page("log in", LOGIN_FORM)
+            return page("log in", '<p class="error">wrong token</p>' + login_form(back), 401)
+        return page("log in", login_form(back))
 
     async def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
@@ -279,13 +332,18 @@ class Explorer:
         return await self.read_as_of(request, "memory explorer", work)
 
     async def node(self, request: Request) -> Response:
+        """A node's page; a nogood's id is sent to the nogood's page."""
         node_id = request.query_params.get("id", "")
         limit = bounded(request.query_params.get("limit"), drawing.CAP)
+        if await self.access(lambda memory: node_id in {n.id for n in memory.nogoods()},
+                             InputError):
+            return RedirectResponse("/nogood?" + urlencode(request.query_params.multi_items()),
+                                    status_code=303)
 
         def work(memory: Memory, moment: Moment) -> str:
             with memory.snapshot():
                 return self.node_body(memory, moment, node_id, limit)
-        return await self.read_as_of(request, f"node {node_id}", work)
+        return await self.read_as_of(request, f"node {node_id}", work, DRAWING_SCRIPTS)
 
     def node_body(self, memory: Memory, moment: Moment, node_id: str, limit: int) -> str:
         explanation = memory.explain(node_id)
@@ -339,13 +397,20 @@ class Explorer:
                 for j in others) + "</ul>" if others else
                 "<h2>other intact justifications</h2><p><em>none</em></p>")
         parts.append(f"<h2>drawing</h2><div class=drawing>"
-                     f"{drawing.to_svg(drawn, link='/node?id=', suffix=moment.suffix)}</div>")
+                     f"{drawing.to_svg(drawn, link='/node?id=', suffix=moment.suffix)}</div>"
+                     + json_script("drawing-data", drawing.description(
+                         drawn, link="/node?id=", suffix=moment.suffix)))
         if drawn.left_out:
             parts.append(f'<p><a class=more href="/node?id={quote(node_id, safe="")}'
                          f'&amp;limit={limit * 2}{h(moment.suffix)}">show more '
                          f"({drawn.left_out} node(s) not drawn)</a></p>")
         parts.append(f"<h2>depends on it</h2><p class=dependents>"
                      f"{id_list(sorted(statuses), statuses, moment)}</p>")
+        named = [n.id for n in memory.nogoods() if node_id in n.nodes]
+        if named:
+            flags = {n: memory.is_active(n) for n in named}
+            parts.append("<h2>in nogoods</h2><p class=nogoods>"
+                         f"{id_list(named, flags, moment, LIST_LIMIT, named)}</p>")
         if not self.read_only and moment.event is None:
             parts.append(f'<p><a href="/preview?ids={quote(node_id, safe="")}">'
                          "preview an audit of this node</a></p>")
@@ -362,11 +427,16 @@ class Explorer:
         return "".join(parts)
 
     async def preview(self, request: Request) -> Response:
+        """A dry-run audit: how many nodes it would retire and keep, and one page of each
+        (``limit`` ids, default 50, from ``offset``), with "show more" (four times the page,
+        as the search) and the next and previous pages."""
         refused = self.refuse_as_of(request)
         if refused is not None:
             return refused
         raw = request.query_params.get("ids", "")
         ids = [i.strip() for i in raw.replace("\n", ",").split(",") if i.strip()]
+        limit = bounded(request.query_params.get("limit"), SEARCH_LIMIT)
+        offset = bounded(request.query_params.get("offset"), 0, low=0)
         form_html = ('<form method=get action="/preview" class=preview><label>ids to invalidate '
                      f'(comma separated) <input name=ids value="{h(", ".join(ids))}"></label> '
                      "<button>preview</button></form>")
@@ -374,14 +444,27 @@ class Explorer:
             return page("impact preview", form_html)
 
         def work(memory: Memory) -> str:
-            result = payloads.audit_payload(memory, ids, memory.preview(ids), dry_run=True)
-            body = [form_html, f"<h2>an audit of {id_list(result['audit'])} would</h2>",
-                    f"<p>retire {len(result['retired'])}: <span class=retired>"
-                    f"{id_list(result['retired'], {i: False for i in result['retired']})}</span></p>",
-                    f"<p>keep {len(result['kept'])} downstream:</p><ul class=kept>" + "".join(
-                        f"<li>{node_link(k['id'], True)} on "
-                        f"{' ∧ '.join(node_link(a) for a in k['surviving_justification']) or 'premise'}"
-                        "</li>" for k in result["kept"]) + "</ul>"]
+            with memory.snapshot():
+                result = memory.preview(ids)
+                retired = sorted(result.retired)
+                kept = memory.kept(ids, retired=result.retired)   # what stays intact after it
+            window = slice(offset, offset + limit)
+            shown_kept = kept[window]
+            body = [form_html, f"<h2>an audit of {id_list(result.roots, None, NOW, LIST_LIMIT)} "
+                    "would</h2>",
+                    f"<p class=impact>retire <strong>{len(retired)}</strong> node(s) and keep "
+                    f"<strong>{len(kept)}</strong> downstream claim(s) on another justification"
+                    f"{paging_note(offset, limit, max(len(retired), len(kept)))}</p>",
+                    f"<p>retire {len(retired)}: <span class=retired>"
+                    f"{id_list(retired[window], dict.fromkeys(retired[window], False))}"
+                    f"{more_note(offset, limit, len(retired))}</span></p>",
+                    f"<p>keep {len(kept)} downstream:</p><ul class=kept>" + "".join(
+                        f"<li>{node_link(claim, True)} on "
+                        f"{' ∧ '.join(node_link(a) for a in ants) or 'premise'}</li>"
+                        for claim, ants in shown_kept) + "</ul>"
+                    + ("" if shown_kept else "<p><em>none on this page</em></p>"),
+                    pager("/preview", {"ids": ",".join(ids)}, offset, limit,
+                          max(len(retired), len(kept)))]
             if not self.read_only:
                 hidden = "".join(f'<input type=hidden name=ids value="{h(i)}">' for i in ids)
                 body.append('<form method=post action="/audit" class=run>' + hidden +
@@ -405,7 +488,7 @@ class Explorer:
             assert audit_id is not None
             return audit_id
         audit_id = await self.access(work, InputError)
-        return RedirectResponse(f"/audits#audit-{audit_id}", status_code=303)
+        return RedirectResponse(f"/audits?changed={audit_id}#audit-{audit_id}", status_code=303)
 
     async def reinstate(self, request: Request) -> Response:
         refused = self.refuse_write(request)
@@ -414,13 +497,128 @@ class Explorer:
         raw = (await form(request)).get("audit_id", "")
         if not raw.isdigit():
             raise InputError(f"audit id must be an integer, got {raw!r}")
-        await self.access(lambda memory: memory.reinstate(int(raw)), InputError)
-        return RedirectResponse(f"/audits#audit-{raw}", status_code=303)
+        change = await self.access(lambda memory: memory.reinstate(int(raw)), InputError)
+        return RedirectResponse(f"/audits?changed={change.event_id}#audit-{raw}", status_code=303)
+
+    @staticmethod
+    def changed(memory: Memory, raw: str | None) -> str:
+        """What the audit or reinstatement ``raw`` (an event id: ``changed=N`` on the page the
+        explorer sends a browser to after one) changed, read from its event: how many nodes
+        it retired or reactivated and the first of them, for the top of the audit timeline."""
+        if raw is None:
+            return ""
+        if not raw.isdigit() or len(raw) > 30:
+            raise InputError(f"changed must be an event id, got {raw[:40]!r}")
+        number = int(raw)
+        found = memory.events(after=number - 1, until=number) if number > 0 else []
+        if not found or found[0]["id"] != number or found[0]["kind"] not in ("audit", "reinstate"):
+            raise InputError(f"changed={number}: no audit or reinstatement with that event id")
+        event = found[0]
+        at = Moment(number, event["time"])
+        if event["kind"] == "audit":
+            changes = event["deactivated"]
+            what = (f"audit {number} of {id_list(event['roots'] or [], None, at, LIST_LIMIT)} "
+                    f"retired <strong>{len(changes)}</strong> node(s)")
+            statuses = dict.fromkeys(changes, False)
+        else:
+            changes = event["activated"]
+            target = event["target"]
+            what = (f"event {number} reinstated {audit_link(target, f'audit {target}')} and "
+                    f"reactivated <strong>{len(changes)}</strong> node(s)")
+            statuses = dict.fromkeys(changes, True)
+        listed = f": {id_list(changes, statuses, at, LIST_LIMIT)}" if changes else ""
+        return (f'<p class=changed role=status data-event="{number}">{what}{listed} '
+                f'(<a href="/events?limit={EVENT_LIMIT}#event-{number}">in the event timeline</a>)'
+                "</p>")
+
+    async def nogoods(self, request: Request) -> Response:
+        """Every nogood, the active contradictions first (each table at most ``limit`` rows,
+        default 50, with "show more"), each with its nodes and their status."""
+        limit = bounded(request.query_params.get("limit"), SEARCH_LIMIT)
+
+        def work(memory: Memory, moment: Moment) -> str:
+            with memory.snapshot():
+                nogoods = memory.nogoods()
+                flags = {n.id: memory.is_active(n.id) for n in nogoods}
+                active = memory.active_ids()
+            contradictions = [n for n in nogoods if flags[n.id]]
+            resolved = [n for n in nogoods if not flags[n.id]]
+
+            def table(rows: list[Nogood], css: str) -> str:
+                if not rows:
+                    return "<p><em>none</em></p>"
+                body = "".join(
+                    f'<tr id="nogood-{h(n.id)}"><td>{nogood_link(n.id, flags[n.id], moment)}</td>'
+                    f"<td>{id_list(sorted(n.nodes), {i: i in active for i in n.nodes}, moment, LIST_LIMIT)}"
+                    f"</td><td>{h(n.text[:200])}</td></tr>" for n in rows[:limit])
+                more = (f'<p><a class=more href="/nogoods?limit={limit * 4}{h(moment.suffix)}">'
+                        f"show more ({len(rows) - limit} not shown)</a></p>"
+                        if len(rows) > limit else "")
+                return (f"<table class={css}><tr><th>nogood</th><th>nodes</th><th>text</th></tr>"
+                        f"{body}</table>{more}")
+            return (f"<p class=counts>{len(nogoods)} nogood(s), {len(contradictions)} active "
+                    "contradiction(s) (every node of the nogood active).</p>"
+                    f"<h2>active contradictions</h2>{table(contradictions, 'contradictions')}"
+                    f"<h2>other nogoods (some node inactive)</h2>{table(resolved, 'resolved')}")
+        return await self.read_as_of(request, "nogoods", work)
+
+    async def nogood(self, request: Request) -> Response:
+        """One nogood: whether it is a contradiction, its nodes and their status; for an active
+        one its first conflict sets (the minimal evidence sets that make all its nodes active,
+        :func:`theory.conflicts.conflict_sets`); its history, each row a link to it as of then."""
+        nogood_id = request.query_params.get("id", "")
+
+        def work(memory: Memory, moment: Moment) -> str:
+            with memory.snapshot():
+                found = {n.id: n for n in memory.nogoods()}.get(nogood_id)
+                if found is None:
+                    raise InputError(f"unknown nogood id {nogood_id[:80]!r}")
+                is_active = memory.is_active(nogood_id)
+                nodes = sorted(found.nodes)
+                statuses = {i: memory.is_active(i) for i in nodes}
+                conflicts = (sorted(sorted(c) for c in conflict_sets(
+                    memory.structure(), nodes, memory.blocked_ids(), CONFLICTS_SHOWN))
+                    if is_active else [])
+                history = memory.history(nogood_id)
+            status = ('<span class="badge inactive contradiction">active contradiction</span>'
+                      if is_active else '<span class="badge active">not a contradiction</span>')
+            parts = [f"<p class=status>nogood {status}</p>"
+                     f"<p class=text>{h(found.text) or '<em>no text</em>'}</p>",
+                     "<h2>nodes</h2><ul class=members>" + "".join(
+                         f"<li>{node_link(i, statuses[i], moment)} {status_badge(statuses[i])}</li>"
+                         for i in nodes[:SEARCH_LIMIT]) + "</ul>"
+                     + (f"<p><em>and {len(nodes) - SEARCH_LIMIT} more</em></p>"
+                        if len(nodes) > SEARCH_LIMIT else "")]
+            if is_active:
+                parts.append("<h2>conflict sets</h2><p>the evidence under which every node of it "
+                             "is active; withdrawing one item of each resolves it</p>"
+                             "<ul class=conflicts>" + "".join(
+                                 f"<li>{id_list(c, None, moment, LIST_LIMIT) if c else 'no evidence: its nodes are premises'}</li>"
+                                 for c in conflicts) + "</ul>"
+                             + (f"<p><em>the first {CONFLICTS_SHOWN} shown</em></p>"
+                                if len(conflicts) >= CONFLICTS_SHOWN else ""))
+            else:
+                inactive = [i for i in nodes if not statuses[i]]
+                parts.append(f"<h2>why not a contradiction</h2><p class=why>inactive: "
+                             f"{id_list(inactive, dict.fromkeys(inactive, False), moment, LIST_LIMIT)}</p>")
+            quoted = quote(nogood_id, safe="")
+            parts.append("<h2>history</h2><table class=history><tr><th>event</th><th>kind</th>"
+                         "<th>time</th><th>status</th><th>by</th><th>reason</th></tr>" + "".join(
+                             f'<tr><td><a title="this nogood as of event {h(r["event"])}" '
+                             f'href="/nogood?id={quoted}&amp;as_of={h(r["event"])}">'
+                             f"{h(r['event'])}</a></td><td>{h(r['kind'])}</td>"
+                             f"<td>{h(r['time'])}</td><td>{h(r['status'])}</td>"
+                             f"<td>{h(r['actor'] or '')}</td><td>{h(r['reason'] or '')}</td></tr>"
+                             for r in history[-EVENT_LIMIT:]) + "</table>")
+            return "".join(parts)
+        return await self.read_as_of(request, f"nogood {nogood_id}", work)
 
     async def audits(self, request: Request) -> Response:
         limit = bounded(request.query_params.get("limit"), 200)
+        changed = request.query_params.get("changed")
 
         def work(memory: Memory, moment: Moment) -> str:
+            summary = self.changed(memory, changed) if moment.event is None else ""
             with memory.snapshot():
                 # table() lists every stored event; a view's timeline stops at its event
                 events = [e for e in memory.table("events")
@@ -443,12 +641,13 @@ class Explorer:
                         else "reinstated"
                 rows.append(f'<tr id="audit-{number}"><td>{number}</td><td>{h(event["time"])}</td>'
                             f"<td>{h(event['actor'] or '')}</td><td>{h(event['reason'] or '')}</td>"
-                            f"<td>{id_list(roots, None, moment)}</td><td>{state}</td></tr>")
+                            f"<td>{id_list(roots, None, moment, LIST_LIMIT)}</td><td>{state}</td></tr>")
             more = (f'<p><a class=more href="/audits?limit={limit * 4}{h(moment.suffix)}">'
                     "show more</a></p>" if len(audits) > limit else "")
-            return ("<table class=timeline><tr><th>audit</th><th>time</th><th>reviewer</th>"
-                    "<th>reason</th><th>invalidated</th><th>status</th></tr>" + "".join(rows) +
-                    "</table>" + more) if audits else "<p>no audit yet</p>"
+            return summary + (("<table class=timeline><tr><th>audit</th><th>time</th>"
+                               "<th>reviewer</th><th>reason</th><th>invalidated</th>"
+                               "<th>status</th></tr>" + "".join(rows) + "</table>" + more)
+                              if audits else "<p>no audit yet</p>")
         return await self.read_as_of(request, "audit timeline", work)
 
     async def events(self, request: Request) -> Response:
@@ -466,6 +665,7 @@ class Explorer:
                 last = now.last_event
                 end = last if moment.event is None else min(last, moment.event + 10)
                 events = now.events(after=max(0, end - limit), until=end)
+                nogood_ids = {n.id for n in now.nogoods()}
             rows = []
             for event in reversed(events):
                 number = event["id"]
@@ -483,7 +683,8 @@ class Explorer:
                                    ("deactivated", "retired")):
                     if event[key]:
                         what.append(f'<span class="{key}">{label} '
-                                    f"{id_list(event[key], None, at, LIST_LIMIT)}</span>")
+                                    f"{id_list(event[key], None, at, LIST_LIMIT, nogood_ids)}"
+                                    "</span>")
                 rows.append(
                     f'<tr id="event-{number}"{f" class={css}" if css else ""}>'
                     f'<td><a class=as-of href="/?as_of={number}">as of {number}</a></td>'
@@ -502,14 +703,58 @@ class Explorer:
         return await self.read_as_of(request, "event timeline", work)
 
 
-LOGIN_FORM = ('<form method=post action="/login"><label>token <input name=token type=password '
-              "autofocus></label> <button>log in</button></form>")
+def login_form(back: str) -> str:
+    return ('<form method=post action="/login"><label>token <input name=token type=password '
+            f'autofocus></label> <input type=hidden name=next value="{h(back)}"> '
+            "<button>log in</button></form>")
 
 
-def bounded(raw: str | None, default: int) -> int:
+def local_path(raw: str | None) -> str:
+    """``raw`` when it is a path on this server (``/...``, not ``//host`` nor a backslash
+    trick, no control character, not the login page itself); else ``/``. A login never
+    sends a browser elsewhere."""
+    if (not raw or not raw.startswith("/") or raw.startswith("//") or "\\" in raw
+            or any(ord(c) < 32 or ord(c) == 127 for c in raw) or len(raw) > 4096
+            or raw.split("?")[0] == "/login"):
+        return "/"
+    return raw
+
+
+def bounded(raw: str | None, default: int, low: int = 1) -> int:
+    """A count from the query (``limit``, ``offset``): ``default`` when absent or not a
+    number, else clamped to ``low``..100,000."""
     if raw is None or not raw.isdigit():
         return default
-    return max(1, min(int(raw), 100_000))
+    return max(low, min(int(raw[:12]), 100_000))
+
+
+def paging_note(offset: int, limit: int, total: int) -> str:
+    """", showing 51 to 100" when a page does not show everything."""
+    if offset == 0 and total <= limit:
+        return ""
+    last = min(total, offset + limit)
+    return f" (showing {offset + 1} to {last})" if offset < total else " (past the end)"
+
+
+def more_note(offset: int, limit: int, total: int) -> str:
+    left = total - min(total, offset + limit)
+    return f" <em>and {left} more</em>" if left > 0 else ""
+
+
+def pager(path: str, params: dict[str, str], offset: int, limit: int, total: int) -> str:
+    """Links to the previous and next pages and to "show more" (four times the page, from the
+    same offset), as the search does; nothing when one page holds everything."""
+    def link(css: str, text: str, start: int, size: int) -> str:
+        query = urlencode({**params, "limit": size, "offset": start})
+        return f'<a class={css} href="{h(path + "?" + query)}">{h(text)}</a>'
+    links = []
+    if offset > 0:
+        links.append(link("previous", "previous page", max(0, offset - limit), limit))
+    if offset + limit < total:
+        links.append(link("next", "next page", offset + limit, limit))
+        links.append(link("more", f"show more ({total - offset - limit} not shown)", offset,
+                          limit * 4))
+    return f"<p class=pager>{' '.join(links)}</p>" if links else ""
 
 
 async def form_lists(request: Request) -> dict[str, list[str]]:

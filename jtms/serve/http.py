@@ -8,7 +8,8 @@ app = build_app(server, host="127.0.0.1", token=None)   # serve with uvicorn
 
 Security (issue 12): a loopback bind may run without a token; any other bind needs one
 (:func:`check_bind`). A request without the token, or with a wrong one, gets 401 before any
-route runs, so it reads and changes nothing.
+route runs, so it reads and changes nothing; a browser asking for a page (a GET that accepts
+text/html, anywhere but ``/mcp``) is sent to the login page instead, which brings it back.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from __future__ import annotations
 import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable, Sequence
+from urllib.parse import urlencode
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from mcp_types import INVALID_REQUEST
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from theory.errors import InputError
@@ -31,6 +33,8 @@ from jtms.serve.tools import MemoryServer
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 TOKEN_COOKIE = "jtms_token"
+MAX_TOKEN_FILE_LINE = 4096
+"""Bytes of the token file's first line read (the token); a longer line is refused."""
 
 
 def is_loopback(host: str) -> bool:
@@ -53,10 +57,17 @@ def read_token(path: str) -> str:
     """The bearer token in ``path`` (its first line, stripped); an unreadable or empty file is
     bad input."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            token = handle.readline().strip()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"--token-file: cannot read the token: {error}", source=path) from None
+        with open(path, "rb") as handle:
+            first = handle.readline(MAX_TOKEN_FILE_LINE + 1)  # bounded: /dev/zero never ends
+        if len(first) > MAX_TOKEN_FILE_LINE:
+            raise InputError(f"--token-file: the token's line is longer than "
+                             f"{MAX_TOKEN_FILE_LINE} bytes", source=path)
+        token = first.decode("utf-8").strip()
+    except OSError as error:
+        raise InputError(f"--token-file: cannot read the token: "
+                         f"{error.strerror or type(error).__name__}", source=path) from None
+    except UnicodeDecodeError:
+        raise InputError("--token-file: the token is not UTF-8 text", source=path) from None
     if len(token) < 16:
         raise InputError("--token-file: the token must be at least 16 characters", source=path)
     return token
@@ -77,12 +88,23 @@ def transport_security(host: str, allowed_hosts: Sequence[str] = ()) -> Transpor
 
 class BearerToken:
     """ASGI middleware: every HTTP request must carry ``Authorization: Bearer TOKEN`` (or, for
-    the explorer page in a browser, the token cookie set by ``/login``); otherwise 401."""
+    the explorer page in a browser, the token cookie set by ``/login``); otherwise 401, or for
+    a browser's page request with ``login`` given, a redirect to ``login?next=PAGE``."""
 
-    def __init__(self, app: ASGIApp, token: str, open_paths: Sequence[str] = ()):
+    def __init__(self, app: ASGIApp, token: str, open_paths: Sequence[str] = (),
+                 login: str | None = None):
         self.app = app
         self.token = token.encode()
         self.open_paths = frozenset(open_paths)
+        self.login = login
+
+    def wants_page(self, scope: Scope, headers: Headers) -> bool:
+        """A browser navigating to a page: GET or HEAD, accepting HTML, not the MCP endpoint
+        (whose clients get the 401 that tells them to send the token)."""
+        path = str(scope.get("path", ""))
+        return (self.login is not None and scope.get("method") in ("GET", "HEAD")
+                and not (path == "/mcp" or path.startswith("/mcp/"))
+                and "text/html" in headers.get("accept", ""))
 
     def authorised(self, headers: Headers) -> bool:
         scheme, _, value = headers.get("authorization", "").partition(" ")
@@ -96,7 +118,14 @@ class BearerToken:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("path") not in self.open_paths:
-            if not self.authorised(Headers(scope=scope)):
+            headers = Headers(scope=scope)
+            if not self.authorised(headers):
+                if self.wants_page(scope, headers):
+                    query = scope.get("query_string", b"").decode("latin-1")
+                    target = str(scope.get("path", "/")) + (f"?{query}" if query else "")
+                    await RedirectResponse(f"{self.login}?{urlencode({'next': target})}",
+                                           status_code=303)(scope, receive, send)
+                    return
                 response = PlainTextResponse("401 Unauthorized: send Authorization: Bearer TOKEN\n",
                                              status_code=401,
                                              headers={"WWW-Authenticate": 'Bearer realm="jtms"'})
@@ -157,13 +186,14 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 def build_app(server: MemoryServer, host: str, token: str | None,
               allowed_hosts: Sequence[str] = (),
               routes: Sequence[tuple[str, list[str], Endpoint]] = (),
-              open_paths: Sequence[str] = ()) -> ASGIApp:
+              open_paths: Sequence[str] = (), login: str | None = None) -> ASGIApp:
     """The ASGI app: ``/mcp`` plus ``routes`` (path, methods, endpoint: the explorer), all
-    behind the token if any (except ``open_paths``)."""
+    behind the token if any (except ``open_paths``); ``login``: where a browser without the
+    token is sent (the explorer's login page)."""
     security = transport_security(host, allowed_hosts)
     for path, methods, endpoint in routes:
         server.custom_route(path, methods)(endpoint)
     app: ASGIApp = BodyLimit(server.streamable_http_app(transport_security=security, host=host))
     if token is not None:
-        app = BearerToken(app, token, open_paths)
+        app = BearerToken(app, token, open_paths, login)
     return app

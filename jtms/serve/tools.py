@@ -827,7 +827,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     @server.resource("memory://context", name="context", mime_type="text/plain",
                      description=f"The current working context at {CONTEXT_BUDGET} tokens.")
     async def context_resource() -> str:
-        from jtms.views.context import render_text
+        from jtms.memory.context import render_text
 
         return await access.reading(lambda memory: render_text(memory.context(CONTEXT_BUDGET)),
                                     ResourceError)

@@ -15,12 +15,14 @@ with store.read():
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from theory.errors import InputError
 
-from jtms.store.protocol import Backend, Checkpoint, EventRow, Store
+from theory.ids import text_problem
+from jtms.store.protocol import StoreBackend, Checkpoint, EventRow, Store
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.store.sqlite import SqliteStore
@@ -28,24 +30,46 @@ if TYPE_CHECKING:  # pragma: no cover
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 
 
-def _backend(location: str) -> Backend:
+def _backend(location: str) -> StoreBackend:
     if location.startswith(POSTGRES_PREFIXES):
         try:
             from jtms.store.postgres import PostgresStore  # type: ignore[import-untyped,import-not-found,unused-ignore]
         except ImportError as error:
             raise InputError(f"PostgreSQL memories need the PostgreSQL backend ({error})",
                              source=location.split("?", 1)[0]) from None
-        backend: Backend = PostgresStore  # type: ignore[assignment,unused-ignore]
+        backend: StoreBackend = PostgresStore  # type: ignore[assignment,unused-ignore]
         return backend
     from jtms.store.sqlite import SqliteStore
 
     return SqliteStore
 
 
+MAX_LOCATION = 4096
+"""Characters of a memory's location (a file path or a URL)."""
+
+
+def check_location(location: Any) -> str:
+    """``location`` as a string when it can name a memory: a non-empty file path or URL (a
+    string or a path), without NUL or lone surrogates, of at most :data:`MAX_LOCATION`
+    characters; the one rule for both backends (a NUL is refused before either sees it)."""
+    if isinstance(location, os.PathLike):
+        location = os.fspath(location)
+    if not isinstance(location, str):
+        raise InputError(f"the memory's location must be a file path or a postgresql:// URL, "
+                         f"got {type(location).__name__}")
+    if not location.strip():
+        raise InputError("the memory's location is empty: name a file (SQLite) or a "
+                         "postgresql://USER@HOST:PORT/DBNAME?memory=NAME URL")
+    problem = text_problem(location, MAX_LOCATION)
+    if problem is not None:
+        raise InputError(f"the memory's location {problem}")
+    return location
+
+
 def open_store(location: str | Path, durability: str = "full",
                busy_timeout: float | None = None) -> Store:
     """An existing memory at ``location``; anything else is an :class:`InputError`."""
-    location = str(location)
+    location = check_location(location)
     return _backend(location).open(location, durability, busy_timeout)
 
 
@@ -55,14 +79,14 @@ def create_store(location: str | Path, durability: str = "full",
 
     ``init_time`` dates its init event (default: now; ``jtms import-memory`` keeps the
     exported memory's)."""
-    location = str(location)
+    location = check_location(location)
     return _backend(location).create(location, durability, busy_timeout, init_time=init_time)
 
 
 def upgrade_store(location: str | Path, durability: str = "full",
                   busy_timeout: float | None = None) -> "SqliteStore":
     """An SQLite memory of an older schema version, opened to be upgraded (``jtms upgrade``)."""
-    location = str(location)
+    location = check_location(location)
     if location.startswith(POSTGRES_PREFIXES):
         raise InputError("only SQLite memories have older schema versions to upgrade",
                          source=location.split("?", 1)[0])
@@ -71,4 +95,5 @@ def upgrade_store(location: str | Path, durability: str = "full",
     return SqliteStore.open(location, durability, busy_timeout, upgrading=True)
 
 
-__all__ = ["Checkpoint", "EventRow", "Store", "create_store", "open_store", "upgrade_store"]
+__all__ = ["MAX_LOCATION", "Checkpoint", "EventRow", "Store", "check_location", "create_store",
+           "open_store", "upgrade_store"]

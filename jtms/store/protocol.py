@@ -18,7 +18,7 @@ The stored model (every backend keeps the same one):
   claim rests on, and its derivation rank), by event: at creation, on (re)activation, and
   when an audit switches a claim to another justification. With the revisions they give the
   exact incremental state after every event, so no reader recomputes a fixpoint to open.
-- ``nogoods``: sets of node ids that must not all be active together (DESIGN.md section 2),
+- ``nogoods``: sets of node ids that must not all be active together (docs/design.md section 2),
   each with its own id (distinct from every node id), the event that created it and whether
   it was a contradiction (all its nodes active) then; ``nogood_revisions``: one row per
   change of that, by event, like ``revisions`` for nodes. Nogoods change no node's status.
@@ -322,7 +322,7 @@ class Store(Protocol):
         ...
 
 
-class Backend(Protocol):
+class StoreBackend(Protocol):
     """A backend module's store class: how a memory is created and opened at a location."""
 
     def create(self, location: str, durability: str = "full",
@@ -336,6 +336,6 @@ class Backend(Protocol):
         ...
 
 
-__all__ = ["ACTIVE", "Backend", "Checkpoint", "EVENT_KINDS", "EventRow", "HistoryRow", "INACTIVE",
+__all__ = ["ACTIVE", "StoreBackend", "Checkpoint", "EVENT_KINDS", "EventRow", "HistoryRow", "INACTIVE",
            "JustificationRow", "NewNode", "NodeRow", "NogoodRow", "RevisionRow", "Store", "SupportRow",
            "TABLES", "WithdrawalRow"]

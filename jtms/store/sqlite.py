@@ -21,6 +21,7 @@ one path at once (one wins; the others say "already exists").
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -33,13 +34,14 @@ from typing import Any
 
 from theory.errors import InputError
 
+from jtms.store.settings import BUSY_TIMEOUT_S, busy_timeout as busy_timeout_setting
+from jtms.store.settings import durability as durability_setting
 from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
                                  NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
 
 SCHEMA_VERSION = 3
 UPGRADABLE = ("1", "2")      # versions `jtms upgrade` brings to SCHEMA_VERSION
 APPLICATION = "jtms-memory"
-BUSY_TIMEOUT_S = 60.0
 
 SCHEMA = """
 CREATE TABLE meta (
@@ -170,21 +172,6 @@ def _split(script: str) -> list[str]:
     return statements
 
 
-def _busy_timeout(value: float | None) -> float:
-    if value is not None:
-        return float(value)
-    text = os.environ.get("JTMS_BUSY_TIMEOUT")
-    if text:
-        try:
-            seconds = float(text)
-        except ValueError:
-            raise InputError(f"JTMS_BUSY_TIMEOUT must be a number of seconds, got {text[:40]!r}") from None
-        if seconds >= 0:
-            return seconds
-        raise InputError(f"JTMS_BUSY_TIMEOUT must be >= 0, got {text[:40]!r}")
-    return BUSY_TIMEOUT_S
-
-
 def _fault(error: sqlite3.Error, location: str, waited: float | None = None,
            timeout: float | None = None) -> InputError:
     """One line for a database error (the CLI turns it into exit 2)."""
@@ -212,6 +199,19 @@ def _check_folder(path: Path) -> None:
 
 
 
+def _check_links(location: str) -> None:
+    """Refuse a path that cannot be followed (a symbolic-link loop, a name too long) with
+    what is wrong, rather than "no memory here"."""
+    try:
+        os.stat(location)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        problem = ("a symbolic link loop" if error.errno == errno.ELOOP
+                   else error.strerror or type(error).__name__)
+        raise InputError(f"cannot open the memory: {problem}", source=location) from None
+
+
 class _Installed(InputError):
     """``init`` found the schema written by another ``init`` of the same path that got the
     write lock first (even into the empty file this one created: it must not be removed)."""
@@ -231,8 +231,7 @@ class SqliteStore:
     @classmethod
     def _connect(cls, path: str, durability: str, busy_timeout: float,
                  read_only: bool = False) -> sqlite3.Connection:
-        if durability not in ("full", "normal", "off"):
-            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        durability_setting(durability)
         if read_only:
             # without a WAL file every committed page is in the main file, and nobody can
             # start one (the file or its folder is read-only): read it as immutable, which
@@ -251,13 +250,14 @@ class SqliteStore:
     def create(cls, location: str | Path, durability: str = "full",
                busy_timeout: float | None = None, init_time: str | None = None) -> "SqliteStore":
         """A new, empty memory at ``location`` (it must not exist, or be an empty file)."""
-        timeout = _busy_timeout(busy_timeout)
+        timeout = busy_timeout_setting(busy_timeout)
         location = str(location)
         if location == ":memory:":
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
             store._install(init_time)
             return store
         path = Path(location)
+        _check_links(location)
         _check_folder(path)
         created = False
         if path.is_dir():
@@ -323,9 +323,10 @@ class SqliteStore:
 
         ``upgrading``: also accept a memory of schema version 1 (for :meth:`upgrade_schema`).
         """
-        timeout = _busy_timeout(busy_timeout)
+        timeout = busy_timeout_setting(busy_timeout)
         location = str(location)
         path = Path(location)
+        _check_links(location)
         _check_folder(path)
         if not path.exists():
             raise InputError("no memory here (create one with `jtms init`)", source=location)
@@ -409,8 +410,7 @@ class SqliteStore:
         self._db.close()
 
     def set_durability(self, durability: str) -> None:
-        if durability not in ("full", "normal", "off"):
-            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        durability_setting(durability)
         self._db.execute(f"PRAGMA synchronous = {durability.upper()}")
 
     # --- transactions -------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from jtms.studies import diagnosis, heterogeneous, revisionpair, scimap
+from jtms.studies import diagnosis_loop, heterogeneous, revisionpair, scimap
 from jtms.studies.endpoints import Endpoint, SeedSummary, StudyResult, summarize
 from jtms.studies.readers import Answer, Answerer, Question
 from jtms.studies.rules import RULE_NAMES, RuleFn
@@ -33,11 +33,11 @@ from jtms.studies.rules import RULE_NAMES, RuleFn
 STUDIES: dict[str, Callable[..., StudyResult]] = {
     "revisionpair": revisionpair.run,
     "scimap": scimap.run,
-    "diagnosis": diagnosis.run,
+    "diagnosis": diagnosis_loop.run,
     "heterogeneous": heterogeneous.run,
 }
 DEFAULT_SEEDS = {"revisionpair": revisionpair.SEED, "scimap": scimap.SEED,
-                 "diagnosis": diagnosis.SEED, "heterogeneous": heterogeneous.SEED}
+                 "diagnosis": diagnosis_loop.SEED, "heterogeneous": heterogeneous.SEED}
 BUDGET = 2000
 
 

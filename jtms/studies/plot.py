@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from jtms.studies.endpoints import SeedSummary, StudyResult
 from jtms.studies.sweep import SweepResult
@@ -36,7 +36,8 @@ def _grid(plt: Any, panels: int) -> tuple[Any, Any]:
     return plt.subplots(rows, cols, figsize=(7.2 * cols, 4.6 * rows), squeeze=False)
 
 
-def plot(results: Sequence[StudyResult | SeedSummary], path: str | Path) -> None:
+def plot(results: Sequence[StudyResult | SeedSummary], path: "str | Path | IO[bytes]",
+         format: str | None = None) -> None:
     """Grouped bars per endpoint with a known total (fractions), one panel per study."""
     plt = _pyplot()
     fig, axes = _grid(plt, len(results))
@@ -67,11 +68,12 @@ def plot(results: Sequence[StudyResult | SeedSummary], path: str | Path) -> None
     for ax in list(axes.flat)[len(results):]:
         ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format=format)  # format: needed for a file object
     plt.close(fig)
 
 
-def plot_sweep(sweeps: Sequence[SweepResult], path: str | Path) -> None:
+def plot_sweep(sweeps: Sequence[SweepResult], path: "str | Path | IO[bytes]",
+         format: str | None = None) -> None:
     """Grounded answers against the budget: a line per rule (colour) and reader (style)."""
     plt = _pyplot()
     fig, axes = _grid(plt, len(sweeps))
@@ -90,5 +92,5 @@ def plot_sweep(sweeps: Sequence[SweepResult], path: str | Path) -> None:
     for ax in list(axes.flat)[len(sweeps):]:
         ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format=format)  # format: needed for a file object
     plt.close(fig)

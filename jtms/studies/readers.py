@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from jtms.views.context import HEADER, WITHDRAWN_HEADER
+from jtms.memory.context import HEADER, WITHDRAWN_HEADER
 
 _CLAIM = re.compile(r"^- \[claim\] (\S+?)(?::.*)? \(because (.*)\)$")
 _EVIDENCE = re.compile(r"^- \[evidence\] (\S+?)(?::.*)?$")

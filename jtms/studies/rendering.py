@@ -25,7 +25,7 @@ line that a non-propagating memory needs before a careful reader can see it is w
 active focus whose stale certificate is still valid lies outside the audit's support region,
 so the engine kept that very certificate. So wherever ``none``'s context lets the careful
 reader ground an answer, the exact context's focus unit fits too. The line format is the
-engine's (:mod:`jtms.views.context`).
+engine's (:mod:`jtms.memory.context`).
 
 >>> view = MemoryView({"e": "an assay", "c": "a claim"}, ("e",), {"c": (("c", ("e",)),)}, ())
 >>> print(render(view, budget=None))
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from theory.structure import SupportStructure
 
-from jtms.views.context import HEADER, WITHDRAWN_HEADER, count_tokens
+from jtms.memory.context import HEADER, WITHDRAWN_HEADER, count_tokens
 from jtms.memory.memory import Memory
 
 Step = tuple[str, tuple[str, ...]]          # (claim, the antecedents of its justification)

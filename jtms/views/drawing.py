@@ -1,5 +1,7 @@
 """Drawings of a memory's support graph: a certificate down to evidence, or the whole graph,
-rendered as SVG (laid out here, by derivation rank), Graphviz dot or Mermaid.
+rendered as SVG (laid out here, by derivation rank), Graphviz dot, Mermaid, or a JSON
+description that the explorer page lays out in the browser with ELK (:func:`description`;
+the SVG here is that page's fallback without JavaScript).
 
 A drawing is read from a :class:`Memory` (statuses, support pointers and derivation ranks come
 from the engine's state; nothing is recomputed) and holds at most ``cap`` nodes; the rest are
@@ -22,12 +24,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO
 from html import escape
-
-from theory.incremental import SupportState
+from typing import IO, Any
 
 from jtms.memory.memory import Memory
+from theory.incremental import SupportState
 
 CAP = 200            # nodes drawn before "show more"
 NO_RANK_LIMIT = 1 << 40
@@ -328,6 +329,29 @@ def to_svg(drawing: Drawing, link: str | None = None, suffix: str = "") -> str:
                     '<path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def description(drawing: Drawing, link: str | None = None, suffix: str = "") -> dict[str, Any]:
+    """The drawing as JSON for a layout in the browser (the explorer's ``explorer.js``):
+    ``focus``, ``left_out``, ``nodes`` (``id``, ``kind``, ``active``, ``rank``, ``label``,
+    ``title``, and ``href`` when ``link`` is given: ``link + quoted id + suffix``) and
+    ``justifications`` (``claim``, ``antecedents``, ``intact``, ``support``), in the order
+    the SVG draws them. Ids and texts are data here; the page escapes the JSON for HTML."""
+    from urllib.parse import quote
+
+    nodes = []
+    for node_id in sorted(drawing.nodes):
+        node = drawing.nodes[node_id]
+        entry: dict[str, Any] = {"id": node.id, "kind": node.kind, "active": node.active,
+                                 "rank": node.rank, "label": node.id,
+                                 "title": node.id + (f": {node.text}" if node.text else "")}
+        if link is not None:
+            entry["href"] = link + quote(node_id, safe="") + suffix
+        nodes.append(entry)
+    return {"focus": drawing.focus, "left_out": drawing.left_out, "nodes": nodes,
+            "justifications": [{"claim": j.claim, "antecedents": list(j.antecedents),
+                                "intact": j.intact, "support": j.support}
+                               for j in drawing.justifications]}
 
 
 FORMATS = {"dot": to_dot, "mermaid": to_mermaid}

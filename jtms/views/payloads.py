@@ -2,7 +2,7 @@
 ``--json`` and the MCP server's structured tool results, so both carry the same keys.
 
 Each builder takes what a public :class:`jtms.memory.memory.Memory` call returned and gives a
-JSON-ready dict whose id lists are sorted (DESIGN.md section 4). The TypedDicts name the keys and
+JSON-ready dict whose id lists are sorted (docs/design.md section 4). The TypedDicts name the keys and
 their types; the MCP server publishes them as its tools' output schemas.
 
 ```python
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict  # pydantic (the MCP output schemas) needs it below 3.12
 
-from jtms.cli.output import sorted_ids
+from theory.canonical import sorted_ids
 from jtms.memory.memory import Memory
 from jtms.memory.results import AuditResult, Change
 from jtms.views.pages import next_cursor, window
@@ -82,7 +82,7 @@ class ReinstatePayload(TypedDict):
     cursor: str | None
 
 
-class Revision(TypedDict):
+class RevisionPayload(TypedDict):
     seq: int
     status: str
     event: int
@@ -99,7 +99,7 @@ class HistoryPayload(TypedDict):
     kind: str
     active: bool
     audited_by: list[int]
-    revisions: list[Revision]
+    revisions: list[RevisionPayload]
     counts: dict[str, int]
     cursor: str | None
 
@@ -154,7 +154,7 @@ class ContextEvidencePayload(TypedDict):
 
 
 class ContextPayload(TypedDict):
-    """``context``: the keys of :meth:`jtms.views.context.Context.as_dict`."""
+    """``context``: the keys of :meth:`jtms.memory.context.Context.as_dict`."""
 
     budget: int
     tokens: int

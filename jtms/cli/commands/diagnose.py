@@ -13,8 +13,7 @@ import argparse
 from collections.abc import Sequence
 
 from jtms.views import payloads
-from jtms.cli.arguments import at_least, id_list
-from jtms.cli.commands.memory import DEFAULT_DB
+from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, sorted_sets, table
 from jtms.cli.progress import progress_bar
@@ -64,9 +63,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "diagnose", help="contradictions (active nogoods) and the evidence to withdraw (exit 1 if any)",
         formatter_class=argparse.RawDescriptionHelpFormatter, description=_DESCRIPTION)
     parser.add_argument("graph", metavar="GRAPH", nargs="?",
-                        help="graph file with \"nogoods\" (DESIGN.md section 4), or use --db")
-    parser.add_argument("--db", metavar="PATH",
-                        help="diagnose a stored memory (with its audits in force) instead of a file")
+                        help="graph file with \"nogoods\" (docs/design.md section 4), or use --db")
+    db_option(parser, instead_of_file=True,
+              help="diagnose a stored memory (with its audits in force) instead of a file")
     parser.add_argument("--max-diagnoses", type=at_least(0), default=DEFAULT_MAX_DIAGNOSES, metavar="K",
                         help=f"list at most K diagnoses, the cheapest (default {DEFAULT_MAX_DIAGNOSES}; 0 = all)")
     parser.add_argument("--apply", type=at_least(1), default=None, metavar="N",
@@ -90,8 +89,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                      help="the nodes (evidence or claims) that must not all be active")
     add.add_argument("--text", default="")
     add.add_argument("--author", default=None)
-    add.add_argument("--db", default=DEFAULT_DB, metavar="PATH",
-                     help=f"the memory database (default {DEFAULT_DB})")
+    db_option(add)
     add.add_argument("--json", action="store_true", help="machine output")
     add.set_defaults(func=run_add_nogood)
 

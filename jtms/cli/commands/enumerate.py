@@ -9,23 +9,25 @@ local processes or, with ``--dask``, on a Dask cluster (a local one unless
 
 from __future__ import annotations
 
-
 import argparse
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from rich.markup import escape
 
-from theory.errors import InputError
-
 from jtms.cli.output import console, print_json, table, writable_file
+from theory.errors import InputError
+from jtms.cli.output_file import check_output, open_output, plan
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
 MUTANTS = ("forgetful", "unpropagated", "loop-keeping")
-MAX_LABELLED_GRAPHS = 20_000_000  # the class builder holds every labelled graph as a row
+# graph families: above this many classes the cost is estimated from a timed sample first,
+# and a run estimated above LONG_GRAPH_RUN core-seconds per worker needs --yes
+ESTIMATE_ABOVE_CLASSES = 200_000
+LONG_GRAPH_RUN = 300.0
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -60,6 +62,14 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         help="graph enumeration: claim nodes (default 3)")
     parser.add_argument("--graph-justifications", type=int, default=None, metavar="J",
                         help="graph enumeration: at most J justifications in total (default 4)")
+    parser.add_argument("--graph-out", metavar="PART.json",
+                        help="graph enumeration: the resumable part file (an existing one is "
+                             "resumed: only its missing shards are checked)")
+    parser.add_argument("--graph-max-shards", type=int, default=None, metavar="N",
+                        help="with --graph-out: check at most N more shards in this session "
+                             "(a measured fraction; run again to resume)")
+    parser.add_argument("--yes", action="store_true",
+                        help="run a graph family whose estimated cost is long")
     parser.add_argument("--n7", action="store_true",
                         help="the full n = 7 run with the compiled kernel, over --rows into "
                              "the resumable part file --out (nothing else is run)")
@@ -81,7 +91,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "  jtms enumerate                                  # n = 0..6, every function\n"
         "  jtms enumerate --n7 --rows 0:1000 --out p0.json # n = 7 rows 0..999, resumable\n"
         "  jtms enumerate --n7 --plan-parts 2              # two ranges of equal work\n"
-        "  jtms enumerate --merge p0.json p1.json          # verified totals of the parts\n")
+        "  jtms enumerate --merge p0.json p1.json          # verified totals of the parts\n"
+        "  jtms enumerate --max-n 0 --graphs --graph-evidence 4 --graph-claims 4 \\\n"
+        "      --graph-out g444.json --yes                 # every (4, 4, 4) class, resumable\n")
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.set_defaults(func=run)
 
@@ -92,10 +104,18 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
         tasks: dict[str, Any] = {}  # label -> rich TaskID
 
         def update(label: str, done: int, total: int) -> None:
@@ -130,8 +150,14 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
     if args.plot:
         writable_file(args.plot, "--plot")
+        check_output(args.plot, "--plot")
     if args.out:
         writable_file(args.out, "--out")
+        target, atomic = plan(args.out, "--out")
+        if not atomic:  # a part file is saved again and again and read back to resume
+            raise InputError(f"--out {args.out!r}: a part file must be a regular file (or a "
+                             "new one), not a device, FIFO or multiply linked file")
+        args.out = target  # a symbolic link's target: the link stays a link
     if args.dask_address and not args.dask:
         raise InputError("--dask-address needs --dask")
     sizes = (args.graph_evidence, args.graph_claims, args.graph_justifications)
@@ -141,12 +167,12 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError("graph sizes must be >= 0")
     if args.seed < 0:
         raise InputError(f"--seed must be >= 0, got {args.seed}")
-    if args.graphs:
-        family = _family(args)
-        if family.labelled_count() > MAX_LABELLED_GRAPHS:  # refused before any work is done
-            raise InputError(
-                f"graph family {family.evidence}/{family.claims}/{family.max_justifications} "
-                f"has {family.labelled_count():,} labelled graphs (limit {MAX_LABELLED_GRAPHS:,})")
+    if (args.graph_out or args.graph_max_shards is not None or args.yes) and not args.graphs:
+        raise InputError("--graph-out/--graph-max-shards/--yes need --graphs")
+    if args.graph_max_shards is not None and (not args.graph_out or args.graph_max_shards < 1):
+        raise InputError("--graph-max-shards needs --graph-out and must be at least 1")
+    if args.graph_out:
+        writable_file(args.graph_out, "--graph-out")
 
 
 def _family(args: argparse.Namespace) -> Any:
@@ -178,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
 
     kind = choose(args.workers, args.dask)
     show_bar = not args.json and sys.stderr.isatty()
+    estimate = _graph_estimate(args, graph_exact) if args.graphs else None
     payload: dict = {}
     failed = False
     with start_executor(kind, args.workers, address=args.dask_address) as executor, \
@@ -191,23 +218,78 @@ def run(args: argparse.Namespace) -> int:
             payload["n7_slice"] = report.to_dict()
             failed |= not report.tally.theorem_holds
         if args.graphs:
-            from enumerations.graphs import run_graphs
-
-            graphs = run_graphs(_family(args), executor, exact=graph_exact, progress=progress)
-            payload["graphs"] = graphs.to_dict()
-            failed |= not graphs.verdicts_agree
+            graphs = _run_graphs(args, executor, graph_exact, progress, estimate)
+            payload["graphs"] = graphs
+            failed |= not graphs["verdicts_agree"] or graphs.get("complete", True) \
+                and not graphs["counts_verified"]
     # "engine" stays the JSON key (a contract since issue 3); in code it is the shard executor
     payload["engine"] = {"kind": executor.kind, "workers": executor.workers,
                          "mutant": args.mutant}
     if args.plot:
         from enumerations.plot import plot_report
 
-        plot_report(payload, args.plot)
+        with open_output(args.plot, "--plot", binary=True) as figure:
+            plot_report(payload, figure, format="png")
     if args.json:
         print_json(payload)
     else:
         _render(payload, args.plot)
     return EXIT_VIOLATION if failed else EXIT_OK
+
+
+def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
+    """For a family of many classes: the cost estimated from a timed sample, printed on
+    stderr before any run; a long one is refused without ``--yes`` (exit 2)."""
+    from enumerations.burnside import class_count
+    from enumerations.graphparts import estimate_cost
+
+    family = _family(args)
+    if class_count(family.evidence, family.claims, family.max_justifications) <= ESTIMATE_ABOVE_CLASSES:
+        return None
+    estimate = estimate_cost(family, exact=exact)
+    per_worker = estimate.core_seconds / args.workers
+    name = f"{family.evidence}/{family.claims}/{family.max_justifications}"
+    print(f"graph family {name}: {estimate.labelled:,} labelled graphs in {estimate.classes:,} "
+          f"classes; estimated {estimate.core_seconds / 3600:.2f} core-hours "
+          f"({per_worker / 60:.0f} min on {args.workers} worker(s)), from "
+          f"{estimate.sampled_classes:,} classes timed", file=sys.stderr, flush=True)
+    if per_worker > LONG_GRAPH_RUN and not args.yes:
+        raise InputError(f"graph family {name} ({estimate.labelled:,} labelled graphs) is a long "
+                         "run: pass --yes to start it (and --graph-out PART.json to make it resumable)")
+    return estimate
+
+
+def _run_graphs(args: argparse.Namespace, executor: Any, exact: Any, progress: Any,
+                estimate: Any) -> dict:
+    """The graph section: in memory, or into the resumable part file ``--graph-out``."""
+    from enumerations.graphs import run_graphs
+
+    family = _family(args)
+    if not args.graph_out and estimate is None:
+        return run_graphs(family, executor, exact=exact, progress=progress).to_dict()
+    from enumerations.graphparts import run_graph_part
+    from enumerations.parts import PartError
+
+    label = f"graphs {family.evidence}/{family.claims}/{family.max_justifications}"
+    # a terminal already shows the rich bars (with an ETA); a log gets a line a minute
+    bar = (lambda done, total: progress(label, done, total)) if progress else None
+    with nullcontext(bar) if bar else _eta_progress(not args.json, label, unit="classes") as eta:
+        if not args.graph_out:
+            result = run_graphs(family, executor, exact=exact, progress=(
+                lambda _, done, total: eta(done, total)) if eta else None).to_dict()
+        else:
+            try:
+                part = run_graph_part(family, args.graph_out, executor, exact=exact,
+                                      progress=eta, stop_after=args.graph_max_shards)
+            except PartError as error:
+                raise InputError(str(error)) from None
+            except OSError as error:
+                raise InputError(f"cannot write {args.graph_out}: {error}") from None
+            result = part.tally.to_dict()
+            result.update({k: v for k, v in part.to_dict().items() if k != "graphs"})
+    if estimate is not None:
+        result["estimate"] = estimate.to_dict()
+    return result
 
 
 def _render(payload: dict, plot: str | None) -> None:
@@ -278,6 +360,10 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
         ("violations (one-item audits)", ", ".join(f"{k} {v:,}" for k, v in g["violations"].items())),
         ("checker = exhaustive comparison", "yes, every claim" if g["verdicts_agree"]
          else f"NO: {g['disagreements']:,} graphs disagree"),
+        ("classes = Burnside's count, sizes add up to the labelled graphs",
+         "yes" if g["counts_verified"] else f"NO (Burnside {g['burnside_classes']:,})"
+         if g.get("complete", True) else f"run incomplete ({g['shards_done']:,} of "
+         f"{g['shards']:,} shards): run again to resume"),
         ("seconds (wall / CPU)", f"{g['seconds']:.1f} / {g['cpu_seconds']:.1f}"),
     ]
     out.print(table(
@@ -366,16 +452,23 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _eta_progress(enabled: bool, label: str, every: float = 60.0) -> Iterator[Callable[[int, int], None] | None]:
-    """Progress in functions with an ETA: a rich bar on a terminal, else a line on stderr
+def _eta_progress(enabled: bool, label: str, every: float = 60.0,
+                  unit: str = "functions") -> Iterator[Callable[[int, int], None] | None]:
+    """Progress in ``unit`` with an ETA: a rich bar on a terminal, else a line on stderr
     every ``every`` seconds (background runs write it to their log)."""
     if not enabled:
         yield None
         return
     if sys.stderr.isatty():
         from rich.console import Console
-        from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
@@ -399,8 +492,9 @@ def _eta_progress(enabled: bool, label: str, every: float = 60.0) -> Iterator[Ca
         last[0] = now
         rate = done / max(now - began, 1e-9)
         eta = (total - done) / rate if rate else float("inf")
-        print(f"{label}: {done:,} of {total:,} functions ({100 * done / max(total, 1):.2f}%), "
-              f"{rate / 1e6:,.0f}M/s wall, ETA {eta / 60:,.1f} min", file=sys.stderr, flush=True)
+        speed = f"{rate / 1e6:,.0f}M/s" if rate >= 1e6 else f"{rate:,.0f}/s"
+        print(f"{label}: {done:,} of {total:,} {unit} ({100 * done / max(total, 1):.2f}%), "
+              f"{speed} wall, ETA {eta / 60:,.1f} min", file=sys.stderr, flush=True)
 
     yield line
 

@@ -14,7 +14,6 @@ import random
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from rich.text import Text
 
@@ -24,6 +23,7 @@ from theory.structure import SupportStructure
 
 from jtms.cli import output
 from jtms.cli.exit_codes import ExitCode
+from jtms.cli.output_file import check_output, write_output
 from jtms.cli.progress import progress_bar
 
 DEFAULT_EXAMPLES = 1000
@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--examples must be at least 1")
     if args.out:
         output.writable_file(args.out, "--out")
+        check_output(args.out, "--out")
     if args.hypothesis_dir:
         output.writable_folder(args.hypothesis_dir, "--hypothesis-dir")
     with _hypothesis_home(args.hypothesis_dir):
@@ -164,10 +165,7 @@ def _finish(args: argparse.Namespace, payload: dict, found: SupportStructure | N
 
 
 def _write(path: str, structure: SupportStructure) -> str:
-    try:
-        Path(path).write_text(dumps_graph(structure), encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot write counterexample ({error.strerror})", source=path) from None
+    write_output(path, "--out", dumps_graph(structure), "the counterexample")
     return path
 
 
@@ -217,11 +215,11 @@ def _render_fuzz(payload: dict) -> None:
 
 
 def _differential(args: argparse.Namespace) -> int:
-    from jtms.fuzz.backends import Backend, BackendError, FunctionBackend, engine_backend
+    from jtms.fuzz.backends import EngineUnderTest, BackendError, FunctionBackend, engine_backend
     from jtms.fuzz.differential import CampaignOptions, differential_campaign
     from jtms.fuzz.runner import load_rule
 
-    backends: list[Backend] = []
+    backends: list[EngineUnderTest] = []
     for spec in args.backend:
         if ":" not in spec:
             raise InputError(f"--backend {spec[:200]!r}: expected MODULE:FUNCTION")

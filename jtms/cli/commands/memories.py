@@ -6,27 +6,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import IO, Any
 
-from theory.errors import InputError
 
+from jtms.cli.arguments import db_option
 from jtms.cli.output import console, print_json, table
+from jtms.cli.output_file import STDOUT, check_output, open_output
 
 ORDER = 21  # right after the memory commands in `jtms --help`
 
-_LOCATION_HELP = ("the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME?memory=NAME "
-                  "(default $JTMS_DB, else jtms.db)")
-
-
-def _default_db() -> str:
-    from jtms.cli.commands.memory import default_db
-
-    return default_db()
-
-
 def _location(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None, metavar="LOCATION", help=_LOCATION_HELP)
+    db_option(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
@@ -50,10 +40,13 @@ def register(subparsers: Any) -> None:
                     "  jtms import-memory m.jsonl --db 'postgresql://ana@db:5432/team?memory=lab'")
     _location(p)
     p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="write to FILE instead of standard output")
-    p.add_argument("--format", choices=["jsonl", "dot", "mermaid"], default="jsonl",
+                   help="write to FILE instead of standard output (atomically for a regular "
+                        "file; a FIFO, a device or - is written through, never replaced)")
+    p.add_argument("--format", choices=["jsonl", "dot", "mermaid", "reasons", "prov"], default="jsonl",
                    help="jsonl: the lossless history (default); dot / mermaid: a drawing of the "
-                        "whole graph for documents (not re-importable)")
+                        "whole graph for documents (not re-importable); reasons / prov: the graph and "
+                        "the audits in force as an ftl-reasons network (its export JSON) or PROV-JSON, "
+                        "read back by `jtms import --from reasons|prov` (docs/importing.md)")
     p.set_defaults(func=run_export)
 
     p = subparsers.add_parser(
@@ -72,7 +65,7 @@ def register(subparsers: Any) -> None:
 def run_memories(args: argparse.Namespace) -> int:
     from jtms.store import POSTGRES_PREFIXES
 
-    location = args.db or _default_db()
+    location = args.db
     if location.startswith(POSTGRES_PREFIXES):
         from jtms.store.postgres import list_memories, parse_location
 
@@ -102,41 +95,38 @@ def run_memories(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from jtms.memory.jsonl import Summary, export_memory
 
-    location = args.db or _default_db()
+    location = args.db
     write = export_memory
-    if args.format != "jsonl":  # a drawing of the whole graph (jtms/views/drawing.py)
+    if args.format in ("reasons", "prov"):  # another tool's format (jtms/interchange/)
+        from jtms.interchange.exporting import export_interchange
+
+        def write(location: str, out: IO[str]) -> Summary:
+            return export_interchange(location, args.format, out)
+    elif args.format != "jsonl":  # a drawing of the whole graph (jtms/views/drawing.py)
         from jtms.views.drawing import export_drawing
 
         def write(location: str, out: IO[str]) -> Summary:
             return Summary({"nodes": export_drawing(location, args.format, out)}, location)
-    if args.output is None:
-        summary = write(location, sys.stdout)
-        sys.stdout.flush()
+    if args.output is None or args.output == STDOUT:
+        with open_output(STDOUT, "--output", what="the export") as out:
+            write(location, out)
+        return 0
+    check_output(args.output, "--output", "the export")  # before any work
+    with open_output(args.output, "--output", what="the export") as out:
+        summary = write(location, out)
+    if args.json:
+        print_json({**summary.as_dict(), "output": args.output})
     else:
-        target = Path(args.output)
-        partial = target.with_name(target.name + ".partial")
-        try:
-            with open(partial, "w", encoding="utf-8") as out:
-                summary = write(location, out)
-            partial.replace(target)
-        except OSError as error:
-            partial.unlink(missing_ok=True)
-            raise InputError(f"cannot write the export: {error.strerror}", source=args.output) from None
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
-        if args.json:
-            print_json({**summary.as_dict(), "output": args.output})
-        else:
-            console().print(f"exported {summary.counts.get('events', 0)} events and "
-                            f"{summary.counts.get('nodes', 0)} nodes to {args.output}")
+        what = (f"{summary.counts.get('events', 0)} events and" if args.format == "jsonl"
+                else f"the graph ({summary.counts.get('audits', 0)} audit(s) in force) and")
+        console().print(f"exported {what} {summary.counts.get('nodes', 0)} nodes to {args.output}")
     return 0
 
 
 def run_import_memory(args: argparse.Namespace) -> int:
     from jtms.memory.jsonl import import_memory
 
-    location = args.db or _default_db()
+    location = args.db
     progress = (lambda step: print(f"jtms import-memory: {step}", file=sys.stderr)
                 ) if sys.stderr.isatty() else None
     summary = import_memory(args.file, location, progress)

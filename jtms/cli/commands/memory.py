@@ -4,46 +4,39 @@ explain, context, review. Every command takes ``--db PATH`` (default ``jtms.db``
 
 from __future__ import annotations
 
-
 import argparse
-import os
+
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from theory.errors import InputError
+from theory.errors import InputError, shorten
 from theory.graphfile import load_document
 
+from jtms.cli.arguments import db_option
 from jtms.views import payloads
 from jtms.cli.output import console, print_json, table
+from jtms.cli.sources import add_source_arguments, read_from, report_lines
+from jtms.memory.limits import (MAX_EVENT, MAX_REASON, MAX_REVIEWER, MAX_TIME_LIMIT,
+                                check_text, parse_int, parse_seconds)
 from jtms.memory.memory import Memory
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jtms.interchange import Imported
     from jtms.memory.contradictions import ContradictionReview
 
-DEFAULT_DB = "jtms.db"
 TABLE_ROWS = 50   # rows of a table for people; --json lists everything
 
-
-def default_db() -> str:
-    """``$JTMS_DB`` when set (a file or a postgresql:// URL), else ``jtms.db``."""
-    return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
-
-
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--db", default=default_db(), metavar="LOCATION",
-                        help="the memory: a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME"
-                             f"?memory=NAME (default $JTMS_DB, else {DEFAULT_DB})")
+    db_option(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
-
 
 def _id_list(value: str, what: str) -> list[str]:
     items = [item.strip() for item in value.split(",")]
     if not value.strip() or any(not item for item in items):
         raise InputError(f"{what}: expected ID[,ID...], got {value!r}")
     return items
-
 
 def _as_of(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--as-of", default=None, metavar="EVENT_ID|ISO_TIME",
@@ -90,8 +83,13 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
             yield memory
             return
         text = moment.strip()
-        yield memory.as_of(int(text) if text.isdigit() else text)
-
+        if text.isdigit():
+            if len(text) > len(str(MAX_EVENT)) or int(text) > MAX_EVENT or int(text) < 1:
+                raise InputError(f"--as-of: no event {shorten(text.lstrip('0') or '0', 40)}"
+                                 f" (events are numbered 1 to {MAX_EVENT} at most)")
+            yield memory.as_of(int(text))
+            return
+        yield memory.as_of(text)
 
 def _tolerance(text: str) -> float:
     """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
@@ -103,13 +101,12 @@ def _tolerance(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text[:40]!r}")
     return value
 
-
 def _seconds(text: str) -> float:
-    value = _tolerance(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text[:40]!r}")
-    return value
-
+    """Seconds per calculation: more than 0, at most :data:`MAX_TIME_LIMIT` (one day)."""
+    try:
+        return parse_seconds(text, "--time-limit", MAX_TIME_LIMIT, positive=True)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--time-limit ")) from None
 
 def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> int:
     """Print ``payload`` (``--json``) or ``text``; exit 0."""
@@ -118,7 +115,6 @@ def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> 
     else:
         console().print(text)
     return 0
-
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
@@ -130,9 +126,10 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                     "transaction (example: jtms upgrade --db old.db)."))
     p.set_defaults(func=run_upgrade)
 
-    p = _common(subparsers.add_parser("import", help="add a graph file (DESIGN.md format) to the memory"))
+    p = _common(subparsers.add_parser("import", help="add a graph file (docs/design.md format) to the memory"))
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
+    add_source_arguments(p)  # --from reasons|prov: the graph, then its audit (docs/importing.md)
     p.set_defaults(func=run_import)
 
     p = _common(subparsers.add_parser("add-evidence", help="add one evidence node"))
@@ -221,21 +218,21 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     _paging(p)
     p.set_defaults(func=run_review)
 
-
 # --- handlers ---------------------------------------------------------------------------------
 
 def run_init(args: argparse.Namespace) -> int:
     Memory.create(args.db).close()
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
 
-
 def run_upgrade(args: argparse.Namespace) -> int:
     changed = Memory.upgrade(args.db)
     return _report(args, {"db": args.db, "upgraded": changed},
                    f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
 
-
 def run_import(args: argparse.Namespace) -> int:
+    imported = read_from(args, args.graph)  # read whole before the memory is opened
+    if imported is not None:
+        return _import_other(args, imported)
     with Memory.open(args.db) as memory:
         document = load_document(args.graph)
         change = memory.import_graph(document, source=args.graph, author=args.author)
@@ -245,12 +242,40 @@ def run_import(args: argparse.Namespace) -> int:
                                   f"({len(change.activated)} active) in {change.seconds:.2f} s")
 
 
+def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
+    """``jtms import --from reasons|prov``: the graph in one transaction, then its audit."""
+    with Memory.open(args.db) as memory:
+        change = memory.import_graph(imported.structure, source=args.graph, author=args.author)
+        audit = None
+        if imported.audit:
+            label = "retracted in" if imported.report.format == "reasons" else "invalidated in"
+            audit = memory.audit(imported.audit_list(), reason=f"{label} {args.graph}",
+                                 reviewer=args.author)
+    payload = {"event_id": change.event_id, "nodes": change.added,
+               "active": len(change.activated) - (len(audit.retired) if audit else 0),
+               "seconds": round(change.seconds, 4),
+               "audit": None if audit is None else {"audit_id": audit.audit_id,
+                                                     "invalidated": imported.audit_list(),
+                                                     "retired": sorted(audit.retired)},
+               "import": imported.report.to_dict()}
+    if args.json:
+        print_json(payload)
+        return 0
+    out = console()
+    out.print(f"imported {change.added} nodes from {args.graph} ({payload['active']} active) "
+              f"in {change.seconds:.2f} s")
+    if audit is not None:
+        out.print(f"audit {audit.audit_id}: invalidated {len(imported.audit)}, retired {len(audit.retired)}")
+    for line in report_lines(imported)[1 if imported.audit else 0:]:
+        print(line)
+    return 0
+
+
 def run_add_evidence(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_evidence(args.id, text=args.text, author=args.author,
                                      expression=args.expression, value=args.value)
     return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
-
 
 def run_add_claim(args: argparse.Namespace) -> int:
     justifications = [_id_list(value, "--because") for value in args.because]
@@ -262,9 +287,10 @@ def run_add_claim(args: argparse.Namespace) -> int:
     return _report(args, payload,
                    f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})")
 
-
 def run_audit(args: argparse.Namespace) -> int:
     roots = _id_list(args.invalidate, "--invalidate")
+    check_text(args.reason, "--reason", MAX_REASON)  # a dry run refuses what the audit would
+    check_text(args.reviewer, "--reviewer", MAX_REVIEWER, optional=True)
     with Memory.open(args.db) as memory:
         if args.dry_run:
             result = memory.preview(roots)
@@ -290,18 +316,13 @@ def run_audit(args: argparse.Namespace) -> int:
         out.print(note)
     return 0
 
-
 def run_reinstate(args: argparse.Namespace) -> int:
-    try:
-        audit_id = int(args.audit_id)
-    except ValueError:
-        raise InputError(f"AUDIT_ID must be an integer, got {args.audit_id!r}") from None
+    audit_id = parse_int(args.audit_id, "AUDIT_ID")
     with Memory.open(args.db) as memory:
         change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
     return _report(args, payloads.reinstate_payload(audit_id, change, _limit(args)),
                    f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
                    f"{', '.join(sorted(change.activated))}")
-
 
 def run_history(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
@@ -319,7 +340,6 @@ def run_history(args: argparse.Namespace) -> int:
                           [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
                             r["reason"] or ""] for r in rows]))
     return 0
-
 
 def run_explain(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
@@ -354,11 +374,10 @@ def run_explain(args: argparse.Namespace) -> int:
             out.print("  it has no justification")
     return 0
 
-
 def run_context(args: argparse.Namespace) -> int:
     if args.budget < 0:
         raise InputError(f"--budget must be >= 0, got {args.budget}")
-    from jtms.views.context import render_text
+    from jtms.memory.context import render_text
 
     with _reading(args) as memory:
         compiled = memory.context(args.budget, args.query)
@@ -367,7 +386,6 @@ def run_context(args: argparse.Namespace) -> int:
     else:
         print(render_text(compiled))
     return 0
-
 
 def run_state(args: argparse.Namespace) -> int:
     ids = _id_list(args.ids, "--ids") if args.ids is not None else None
@@ -387,7 +405,6 @@ def run_state(args: argparse.Namespace) -> int:
     if note:
         out.print(note)
     return 0
-
 
 def run_review(args: argparse.Namespace) -> int:
     from jtms.memory.contradictions import review_contradictions
@@ -428,7 +445,6 @@ def run_review(args: argparse.Namespace) -> int:
         _print_contradictions(found)
     return 0
 
-
 def _print_contradictions(found: "ContradictionReview") -> None:
     """The contradictions part of ``jtms review`` (see :mod:`jtms.memory.contradictions`)."""
     out = console()
@@ -448,6 +464,5 @@ def _print_contradictions(found: "ContradictionReview") -> None:
         out.print(f"audit {a.audit_id}: retired {', '.join(sorted(a.retired))}")
     elif found.report.diagnoses:
         out.print("run `jtms review --apply` (or `jtms diagnose --db ... --apply 1`) to audit it")
-
 
 ORDER = 20  # position of these commands in `jtms --help`

@@ -27,11 +27,13 @@ A = S), inclusion (none ⊆ exact ⊆ influence), one_item (a disagreement impli
 one-item audit). Mutants (one ingredient weakened) must come back SAT: their decoded
 countermodel, a support structure with a witness audit, shows the proof is not vacuous.
 
---general adds the first-order z3 proofs, valid for every finite universe at once, and
-checks that the multi-step ones chain: the steps entail the statement propositionally,
-each step's hypotheses hold in an explicit model, and each step has a SAT mutant.
-Exit code 1 if a statement came back SAT/unknown, a mutant came back UNSAT, the solvers
-disagreed, or a certificate was rejected.
+--general adds the first-order z3 proofs, valid for every finite universe at once, each
+UNSAT query shown non-vacuous (an explicit model of everything but its negated goal,
+checked against theory), and a second path for each statement: its chained steps (printed),
+which must entail it propositionally, each with hypotheses holding in an explicit model and
+a SAT mutant; a NAME/paths row fails if the two paths disagree.
+Exit code 1 if a statement came back SAT/unknown/vacuous, a mutant came back UNSAT, the
+solvers or the two general paths disagreed, or a certificate was rejected.
 """
 
 _EXAMPLES = """\
@@ -142,8 +144,9 @@ def run(args: argparse.Namespace) -> int:
 
         from proofs.chaining import chain_results
 
-        results += [prove_general(name, timeout_s=args.timeout) for name in GENERAL]
-        results += chain_results(timeout_s=args.timeout)
+        general = [prove_general(name, timeout_s=args.timeout) for name in GENERAL]
+        results += general
+        results += chain_results(timeout_s=args.timeout, general=general)  # + NAME/paths rows
 
     ok = all(r.ok for r in results) and not disagreements
     if args.json:
@@ -156,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
             verdict = r.result + ("" if r.ok else "  <- FAILED")
             if r.mutant:
                 verdict += " (mutant)"
-            extra = r.countermodel.summary() if r.countermodel else (r.certificate or "")
+            extra = (r.countermodel.summary() if r.countermodel
+                     else r.certificate or str(r.details.get("text", "")))
             rows.append([r.statement, "all" if r.n is None else r.n, solver, verdict,
                          f"{r.seconds:.3f}", extra])
         out = console()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import socket
 import sys
 from typing import TYPE_CHECKING
 
-from theory.errors import InputError
+from theory.errors import InputError, shorten
 
-from jtms.cli.commands.memory import DEFAULT_DB, default_db
+from jtms.cli.arguments import db_option
 
 if TYPE_CHECKING:
     from jtms.serve.tools import MemoryServer
@@ -38,8 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("serve", help="serve the memory to agents over MCP (stdio or HTTP)",
                               description=_HELP,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", default=default_db(), metavar="LOCATION",
-                   help=f"the memory database (default {DEFAULT_DB})")
+    db_option(p, help="the memory to serve")
     p.add_argument("--http", metavar="HOST:PORT", default=None,
                    help="serve streamable HTTP on HOST:PORT instead of stdio")
     p.add_argument("--token-file", metavar="PATH", default=None,
@@ -52,10 +52,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def parse_address(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` -> (host, port): a name or an IPv4 address, or an IPv6 address in
+    brackets (``[::1]:8765``); anything else is refused (never a guess at what was meant).
+
+    >>> parse_address("[::1]:0")
+    ('::1', 0)
+    """
+    shown = shorten(value, 80)
     host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or int(port) > 65535:
-        raise InputError(f"--http: expected HOST:PORT, got {value!r}")
-    return host.strip("[]"), int(port)
+    if not sep or not host or not port.isascii() or not port.isdigit() or len(port) > 5 \
+            or int(port) > 65535:
+        raise InputError(f"--http: expected HOST:PORT, got {shown!r}")
+    if host.startswith("[") or host.endswith("]") or ":" in host:
+        inner = host[1:-1] if host.startswith("[") and host.endswith("]") else None
+        try:
+            if inner is None:
+                raise ValueError(host)
+            ipaddress.IPv6Address(inner)
+        except ValueError:
+            raise InputError(f"--http: expected HOST:PORT with an IPv6 address in brackets "
+                             f"([::1]:8765), got {shown!r}") from None
+        return inner, int(port)
+    if len(host) > 253 or not all(part and set(part) <= _NAME for part in host.split(".")):
+        raise InputError(f"--http: {shorten(host, 60)!r} is not a host name or address")
+    return host, int(port)
+
+
+_NAME = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -117,7 +140,8 @@ def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | N
     sock = listening_socket(host, port)
     bound = sock.getsockname()[1]
     explorer = Explorer(server.access, transport_security(host, allowed_hosts), read_only, token)
-    app = build_app(server, host, token, allowed_hosts, explorer.routes(), explorer.open_paths)
+    app = build_app(server, host, token, allowed_hosts, explorer.routes(), explorer.open_paths,
+                    explorer.login_path)
     shown = f"[{host}]" if ":" in host else host
     print(f"jtms serve: MCP at http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")

@@ -30,7 +30,8 @@ from theory.errors import InputError
 from jtms.cli.arguments import at_least
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
-from jtms.cli.plugins import load_callable
+from jtms.cli.output_file import check_output, open_output
+from jtms.fuzz.plugins import load_callable
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
 PLOT_FORMATS = (".png", ".svg", ".pdf")
@@ -94,6 +95,7 @@ def _check_plot(path: str) -> None:
         raise InputError(f"--plot {path!r}: expected a file ending in {', '.join(PLOT_FORMATS)}")
     if not target.parent.is_dir():
         raise InputError(f"--plot {path!r}: no such directory {str(target.parent)!r}")
+    check_output(path, "--plot")
 
 
 def _value(value: Any) -> str:
@@ -156,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from jtms.studies.plot import plot
 
-        plot(results, args.plot)
+        with open_output(args.plot, "--plot", binary=True) as figure:
+            plot(results, figure, format=Path(args.plot).suffix[1:].lower())
     if args.json:
         payload: dict[str, Any] = {"studies": [r.as_dict() for r in results], "ok": not failures,
                                    "budget": args.budget}
@@ -194,7 +197,8 @@ def _run_sweep(args: argparse.Namespace, names: list[str], seeds_of: Any, one: A
     if args.plot:
         from jtms.studies.plot import plot_sweep
 
-        plot_sweep(results, args.plot)
+        with open_output(args.plot, "--plot", binary=True) as figure:
+            plot_sweep(results, figure, format=Path(args.plot).suffix[1:].lower())
     violations = [v | {"study": r.study} for r in results for v in r.violations]
     if args.json:
         payload: dict[str, Any] = {"sweep": [r.as_dict() for r in results], "ok": not violations}

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 
 import argparse
+import json
+import sys
 import time
+from itertools import islice
 from typing import Any
 
-from jtms.cli.arguments import at_least, id_list
+from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
-from jtms.cli.output import console, format_set, print_json, sorted_ids, sorted_sets, table
+from jtms.cli.output import console, format_set, print_json, sorted_sets, table
 from jtms.cli.progress import progress_bar
+from jtms.cli.sources import add_source_arguments, print_import_report, read_from
 from theory.errors import InputError
 from theory.graphfile import load_graph, paused_gc
 from theory.justifications import minimal_justifications
-from theory.revision import RULES, revise
-from theory.safety import SafetyReport, SafetySummary, check_structure, summarize_structure
+from theory.index import IndexView, index_of
+from theory.revision import RULES, revise, revise_in_force
+from theory.safety import (SafetyCounts, SafetyReport, SafetySummary, check_structure, claim_numbers,
+                           count_verdicts)
 from theory.structure import SupportStructure
+
+from jtms.interchange import Imported
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -33,7 +41,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "example:\n  jtms supports examples/or_world.json --claim claim --json"
         ),
     )
-    supports.add_argument("graph", metavar="GRAPH", help="graph file (DESIGN.md section 4 format)")
+    supports.add_argument("graph", metavar="GRAPH", help="graph file (docs/design.md section 4 format)")
     supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
     supports.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="stop after N justifications")
     supports.add_argument("--formula", action="store_true", help="also print the support formula (sympy DNF)")
@@ -57,6 +65,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                                help="node ids to invalidate (evidence or claims)")
     revise_parser.add_argument("--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)")
     revise_parser.add_argument("--json", action="store_true", help="machine output")
+    add_source_arguments(revise_parser)  # --from: the audit revises the source after its own audit
     revise_parser.set_defaults(func=run_revise)
 
     check = subparsers.add_parser(
@@ -77,7 +86,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         ),
     )
     check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
-    check.add_argument("--db", metavar="PATH", help="check a stored memory (as it stands after its audits) instead of a file")
+    db_option(check, instead_of_file=True,
+              help="check a stored memory (as it stands after its audits) instead of a file")
     check.add_argument("--claim", type=id_list, metavar="ID[,ID...]", help="check only these claims")
     check.add_argument("--max-listed", "--max-justifications", dest="max_listed", type=at_least(0), default=64,
                        metavar="N", help="list at most N minimal justifications per unsafe claim "
@@ -86,6 +96,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                        help="verdicts only, no certificates: per claim the number of witness audits and the "
                        "first few (with --json: violation_count, violations_complete; fastest on large graphs)")
     check.add_argument("--json", action="store_true", help="machine output")
+    add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
     check.set_defaults(func=run_check)
 
 
@@ -117,12 +128,18 @@ def run_supports(args: argparse.Namespace) -> int:
 
 
 def run_revise(args: argparse.Namespace) -> int:
-    structure = load_graph(args.graph)
+    imported = read_from(args, args.graph)
+    structure = load_graph(args.graph) if imported is None else imported.structure
     try:
-        result = revise(structure, args.audit, args.rule)
+        if imported is not None and imported.audit:  # after the audit the source has in force
+            result = revise_in_force(structure, imported.audit, args.audit, args.rule)
+        else:
+            result = revise(structure, args.audit, args.rule)
     except InputError as error:
         raise error.with_source(args.graph) from None
     payload = result.to_dict()
+    if imported is not None:
+        payload["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
     if args.json:
         print_json(payload)
         return ExitCode.OK
@@ -130,7 +147,12 @@ def run_revise(args: argparse.Namespace) -> int:
     out.print(f"rule {result.rule}, audit {format_set(result.audit)}")
     rows = [(node, structure.kind(node).value, "retired") for node in payload["retired"]]
     rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
+    if imported is not None:
+        rows += [(node, structure.kind(node).value, "audited in the source")
+                 for node in imported.audit_list() if node not in result.audit]
     out.print(table("State after the audit", ["node", "kind", "status"], rows))
+    if imported is not None:
+        print_import_report(imported)
     return ExitCode.OK
 
 
@@ -169,16 +191,19 @@ def print_report(report: SafetyReport, title: str) -> None:
 SUMMARY_ROWS = 50  # unsafe claims shown by `jtms check --summary` without --json
 
 
-def print_summary(summary: SafetySummary, title: str) -> None:
+def print_summary(summary: SafetySummary | SafetyCounts, title: str, by_id: bool = False) -> None:
+    """The table of the first unsafe claims (by id) and the totals. ``by_id``: the summary's
+    claims are in id order already, so only the first rows are read."""
     out = console()
-    unsafe = sorted(summary.unsafe, key=lambda c: c.id)
+    found = summary.unsafe() if isinstance(summary, SafetyCounts) else iter(summary.unsafe)
+    unsafe = sorted(islice(found, SUMMARY_ROWS) if by_id else found, key=lambda c: c.id)[:SUMMARY_ROWS]
+    totals = summary.totals()
     rows = [(c.id, str(c.violation_count), ", ".join(format_set([e]) for e in c.examples)
-             + (", ..." if c.violation_count > len(c.examples) else "")) for c in unsafe[:SUMMARY_ROWS]]
+             + (", ..." if c.violation_count > len(c.examples) else "")) for c in unsafe]
     if rows:
         out.print(table(title + ": unsafe claims", ["claim", "violations", "witness audits"], rows))
-        if len(unsafe) > SUMMARY_ROWS:
-            out.print(f"... and {len(unsafe) - SUMMARY_ROWS} more unsafe claim(s) (--json lists them all)")
-    totals = summary.totals()
+        if totals["unsafe"] > SUMMARY_ROWS:
+            out.print(f"... and {totals['unsafe'] - SUMMARY_ROWS} more unsafe claim(s) (--json lists them all)")
     verdict = "influence-safe" if summary.influence_safe else f"NOT influence-safe: {totals['unsafe']} unsafe claim(s)"
     out.print(f"{totals['claims']} claim(s) checked ({totals['active']} active): {verdict}, "
               f"{totals['violations']} violation(s)")
@@ -187,27 +212,96 @@ def print_summary(summary: SafetySummary, title: str) -> None:
 def run_check(args: argparse.Namespace) -> int:
     if args.db and args.graph:
         raise InputError("give either a GRAPH file or --db PATH, not both")
+    if args.db and args.source_format != "graph":
+        raise InputError("--from reads a GRAPH file, not a stored memory (--db)")
+    if not args.db and not args.graph:
+        raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
+    if args.summary and getattr(args, "source_format", "graph") == "graph":
+        with paused_gc():
+            return _summary_check(args)
     blocked: frozenset[str] = frozenset()
+    imported = None
     if args.db:
         from jtms.memory.memory import Memory
 
         with Memory.open(args.db) as memory:  # the stored graph and the audits in force
             structure, blocked, source = memory.structure(), memory.blocked_ids(), args.db
     elif args.graph:
-        structure, source = load_graph(args.graph), args.graph
+        imported = read_from(args, args.graph)
+        if imported is None:
+            structure, source = load_graph(args.graph), args.graph
+        else:  # another tool's memory, as it stands after the audit it records
+            structure, blocked, source = imported.structure, imported.audit, args.graph
     else:
-        raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
+        structure, source = load_graph(args.graph), args.graph
     started = time.perf_counter()
     claims = args.claim
     total = len(claims) if claims else len(structure.claims)
     # nothing the check builds is cyclic, and its millions of small objects made the cyclic
-    # collector's passes over the loaded graph the largest cost of --summary at 100k claims
+    # collector's passes over the loaded graph the largest cost of the check at 100k claims
     with paused_gc():
-        return _checked(args, structure, blocked, source, started, claims, total)
+        return _checked(args, structure, blocked, source, started, claims, total, imported)
+
+
+def _summary_check(args: argparse.Namespace) -> int:
+    """``--summary``: the verdicts counted (:func:`theory.safety.count_verdicts`), on the
+    memory's own index and state with --db; nothing is held per violation, and the claims
+    are printed one at a time."""
+    started = time.perf_counter()
+    source = args.db or args.graph
+    try:
+        if args.db:
+            from jtms.memory.memory import Memory
+
+            with Memory.open(args.db) as memory, memory.snapshot():
+                state = memory.state  # the stored graph and the audits in force
+                counts = _counted(args, state.index, tuple(state.blocks), state.active)
+        else:
+            structure = load_graph(args.graph)
+            counts = _counted(args, index_of(structure), (), None)
+    except InputError as error:
+        raise error.with_source(source) from None
+    if args.json:
+        _print_counts_json(counts, started)
+    else:
+        print_summary(counts, f"Influence-safety of {source}", by_id=not args.claim)
+    return ExitCode.of(counts.influence_safe)
+
+
+def _counted(args: argparse.Namespace, index: IndexView, blocked: tuple[int, ...],
+             active: bytes | bytearray | None) -> SafetyCounts:
+    claims = claim_numbers(index, args.claim) if args.claim else None
+    total = len(claims) if claims is not None else sum(1 for flag in index.is_evidence if not flag)
+    done = [0]
+    with progress_bar("checking", total, enabled=not args.json and total > 2000, every=1) as update:
+        def advance(k: int) -> None:
+            done[0] += k
+            update(done[0])
+
+        return count_verdicts(index, blocked, claims, active=active, progress=advance)
+
+
+def _print_counts_json(counts: SafetyCounts, started: float) -> None:
+    """The ``--summary --json`` payload (:meth:`SafetySummary.to_dict` plus ``seconds``),
+    written claim by claim when it is large (one line, as :func:`print_json` writes it)."""
+    totals = counts.totals()
+    if totals["claims"] <= 1000:
+        summaries = tuple(counts.claims())
+        payload = SafetySummary(counts.influence_safe, summaries).to_dict()
+        payload["seconds"] = round(time.perf_counter() - started, 6)
+        print_json(payload)
+        return
+    write = sys.stdout.write
+    write('{"influence_safe":' + json.dumps(counts.influence_safe) + ',"summary":'
+          + json.dumps(totals, separators=(",", ":")) + ',"claims":[')
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    for k, claim in enumerate(counts.claims()):
+        write(("," if k else "") + encode(claim.to_dict()))
+    write('],"seconds":' + json.dumps(round(time.perf_counter() - started, 6)) + "}\n")
 
 
 def _checked(args: argparse.Namespace, structure: SupportStructure, blocked: frozenset[str], source: str,
-             started: float, claims: list[str] | None, total: int) -> int:
+             started: float, claims: list[str] | None, total: int, imported: Imported | None = None) -> int:
     limit = None if args.max_listed == 0 else args.max_listed
     done = [0]
     try:
@@ -216,26 +310,24 @@ def _checked(args: argparse.Namespace, structure: SupportStructure, blocked: fro
                 done[0] += k
                 update(done[0])
 
-            report: SafetyReport | SafetySummary
-            if args.summary:
-                report = summarize_structure(structure, claims, progress=advance, blocked=blocked)
-            else:
-                report = check_structure(structure, claims, max_listed=limit, progress=advance, blocked=blocked)
+            report = check_structure(structure, claims, max_listed=limit, progress=advance, blocked=blocked)
     except InputError as error:
         raise error.with_source(source) from None
     if args.json:
         payload = report.to_dict()
         payload["seconds"] = round(time.perf_counter() - started, 6)
+        if imported is not None:
+            payload["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
+        payload["counts"] = {"claims": len(report.claims), "unsafe": len(report.unsafe)}
+        payload["cursor"] = None
         if args.db:  # the keys of the MCP tool `check`: with the lengths of its lists
-            payload["counts"] = {"claims": len(report.claims), "unsafe": len(report.unsafe)}
-            payload["cursor"] = None
             for claim in payload["claims"]:
                 claim.setdefault("violation_count", len(claim["violations"]))
         print_json(payload, compact=len(payload["claims"]) > 1000)
-    elif isinstance(report, SafetySummary):
-        print_summary(report, f"Influence-safety of {source}")
     else:
         print_report(report, f"Influence-safety of {source}")
+    if imported is not None and not args.json:
+        print_import_report(imported)
     return ExitCode.of(report.influence_safe)
 
 

@@ -3,7 +3,7 @@
 Modules: ``location`` (the URL), ``connection`` (connecting, faults as one line), ``schema.sql``
 (the tables), ``store`` (:class:`PostgresStore`), ``admin`` (the memories of a database).
 
-A location is ``postgresql://USER[:PASSWORD]@HOST:PORT/DBNAME?memory=NAME`` (DESIGN.md section
+A location is ``postgresql://USER[:PASSWORD]@HOST:PORT/DBNAME?memory=NAME`` (docs/design.md section
 4; ``memory`` defaults to ``default``; every other query parameter goes to libpq, e.g.
 ``sslmode=require``). One database holds many memories: each is its own PostgreSQL schema
 ``jtms_NAME`` with the same tables as the SQLite backend, and a connection only ever names

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from theory.errors import InputError
 
@@ -19,9 +20,18 @@ def one_line(error: BaseException) -> str:
 
 
 def connect(conninfo: str, shown: str) -> psycopg.Connection[Any]:
+    """A connection to ``conninfo``: its parameters go to libpq as written; jtms only adds
+    ``connect_timeout`` (:data:`CONNECT_TIMEOUT_S`) and ``application_name`` where the URL
+    does not give them, so a bad value in the URL is refused, never overridden."""
     try:
-        return psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
-                               application_name="jtms")
+        given = conninfo_to_dict(conninfo)
+    except psycopg.Error as error:
+        raise InputError(f"not a PostgreSQL URL ({one_line(error)})", source=shown) from None
+    defaults: dict[str, Any] = {key: value for key, value in
+                                (("connect_timeout", CONNECT_TIMEOUT_S),
+                                 ("application_name", "jtms")) if key not in given}
+    try:
+        return psycopg.connect(conninfo, autocommit=True, **defaults)
     except psycopg.Error as error:
         raise InputError(f"cannot connect to PostgreSQL: {one_line(error)}", source=shown) from None
 

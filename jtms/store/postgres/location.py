@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote_plus, urlsplit, urlunsplit
 
 from theory.errors import InputError
 
@@ -54,9 +54,27 @@ def parse_location(location: str) -> PostgresLocation:
     if not MEMORY_NAME.fullmatch(memory):
         raise InputError(f"memory name {memory[:60]!r}: use 1-50 letters, digits or '_'",
                          source=shown)
-    rest = urlencode([(key, value) for key, value in query if key != "memory"])
-    conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, parts.fragment))
-    return PostgresLocation(conninfo, memory, shown)
+    if "\x00" in location:
+        raise InputError("the URL contains a NUL character", source=shown.replace("\x00", ""))
+    return PostgresLocation(without_memory(location), memory, shown)
+
+
+def without_memory(location: str) -> str:
+    """The URL exactly as written, less its ``memory`` parameter: the rest goes to libpq
+    unchanged (``postgresql:///db?host=/var/run/postgresql`` keeps its ``//``, every other
+    parameter keeps its spelling and order).
+
+    >>> without_memory("postgresql:///test?host=/var/run/postgresql&memory=lab&user=ana")
+    'postgresql:///test?host=/var/run/postgresql&user=ana'
+    """
+    head, mark, tail = location.partition("?")
+    if not mark:
+        return location
+    query, hash_mark, fragment = tail.partition("#")
+    kept = [item for item in query.split("&")
+            if unquote_plus(item.partition("=")[0]) != "memory"]
+    rest = "&".join(kept)
+    return head + ("?" + rest if rest else "") + hash_mark + fragment
 
 
 def hide_password(location: str) -> str:
@@ -74,4 +92,4 @@ def hide_password(location: str) -> str:
 
 
 __all__ = ["DEFAULT_MEMORY", "MEMORY_NAME", "SCHEMA_PREFIX", "PostgresLocation", "hide_password",
-           "parse_location"]
+           "parse_location", "without_memory"]

@@ -22,7 +22,8 @@ from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, Justification
                                  WithdrawalRow)
 # one stored model: the same application tag, schema version and busy-timeout rule
 from jtms.store.sqlite import APPLICATION, SCHEMA_VERSION
-from jtms.store.sqlite import _busy_timeout  # JTMS_BUSY_TIMEOUT, else 60 s
+from jtms.store.settings import busy_timeout as busy_timeout_setting
+from jtms.store.settings import durability as durability_setting
 
 JTMS_LOCK_CLASS = 0x6A746D73          # "jtms": the first key of every memory's advisory lock
 IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
@@ -82,9 +83,8 @@ class PostgresStore:
     @classmethod
     def _attach(cls, location: str, durability: str, busy_timeout: float | None,
                 create: bool, init_time: str | None = None) -> "PostgresStore":
-        if durability not in ("full", "normal", "off"):
-            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
-        timeout = _busy_timeout(busy_timeout)
+        durability_setting(durability)
+        timeout = busy_timeout_setting(busy_timeout)
         place = parse_location(location)
         connection = connect(place.conninfo, place.shown)
         try:
@@ -175,8 +175,7 @@ class PostgresStore:
         self._listener = None
 
     def set_durability(self, durability: str) -> None:
-        if durability not in ("full", "normal", "off"):
-            raise InputError(f"unknown durability {durability!r} (full, normal or off)")
+        durability_setting(durability)
         self._durability = durability
         with self._faults():
             self._session(self._db)

@@ -4,9 +4,11 @@ Each active claim enters together with its certificate: the support-pointer deri
 :meth:`theory.incremental.SupportState.certificate`, a surviving justification for it and,
 recursively, for every claim that justification uses, down to active evidence. So every
 ``because`` in the context refers to lines above it, and withdrawn items never appear as
-support. A claim's other intact justifications (every antecedent active) follow its
-certificate on the same line, ``also supported by ...``, while the budget lasts. A short
-list at the end says what was withdrawn and why.
+support. Every other intact justification of a rendered claim (every antecedent active)
+follows its certificate on the same line, ``also supported by ...``: a claim's line is
+priced with all of them when the claim is taken, so a claim is shown with every intact
+support or not at all, however large the memory (the budget never runs out between a claim
+and its alternatives). A short list at the end says what was withdrawn and why.
 
 :func:`compile_context` runs in named phases:
 
@@ -15,14 +17,13 @@ list at the end says what was withdrawn and why.
 2. :func:`_ranked`: active claims, those matching more of the query's words first, then the
    most recently added;
 3. :func:`_select`: claims taken greedily in that order, each with the part of its
-   certificate not yet in the context, while the lines fit. The certificate walk never enters
+   certificate not yet in the context (every claim line with all its intact justifications,
+   :func:`_alternatives`), while the lines fit. The certificate walk never enters
    the context already built and stops once it has more claims than the remaining budget can
    render (:data:`MIN_CLAIM_LINE_TOKENS` each), so each try costs at most what it could
    render; after :data:`MISSES_BEFORE_STOP` consecutive claims that do not fit, the rest are
    counted as left out without being tried;
-4. :func:`_add_alternatives`: the other intact justifications of the claims taken (in the
-   order they were taken) while they fit;
-5. :func:`_render`: the text and its token count.
+4. :func:`_render`: the text and its token count.
 
 The time is linear in what is rendered plus the ranking (one pass over the active claims):
 see benchmarks/bench_context.py.
@@ -150,10 +151,7 @@ class _Draft:
     used: int = 0
     lines: list[str] = field(default_factory=list)
     costs: list[int] = field(default_factory=list)          # tokens of each line
-    words: list[int] = field(default_factory=list)          # its words and marks
     included: set[int] = field(default_factory=set)
-    claim_line: dict[int, int] = field(default_factory=dict)   # claim -> its line
-    groups: list[list[int]] = field(default_factory=list)     # claims taken with each request
 
     @property
     def left(self) -> int:
@@ -176,7 +174,6 @@ def compile_context(memory: "Memory", budget: int, query: str | None = None) -> 
         return result
     ranked = _ranked(index, state, texts, query)
     _select(index, state, texts, ranked, draft, result)
-    _add_alternatives(index, state, draft, result)
     _render(draft, withdrawn_lines, result)
     return result
 
@@ -233,7 +230,6 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
             continue
         new_lines: list[str] = []
         new_costs: list[int] = []
-        new_words: list[int] = []
         new_evidence: list[int] = []
         new_claims: list[ContextClaim] = []
         cost = 0
@@ -242,16 +238,14 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
                 if index.is_evidence[a] and a not in draft.included and a not in new_evidence:
                     new_evidence.append(a)
                     new_lines.append(_evidence_line(ids[a], texts[ids[a]][0]))
-                    new_words.append(len(_TOKEN.findall(new_lines[-1])))
-                    new_costs.append(_cost(new_words[-1], len(new_lines[-1])))
+                    new_costs.append(count_tokens(new_lines[-1]))
                     cost += new_costs[-1]
             entry = ContextClaim(ids[claim], texts[ids[claim]][0],
                                  tuple(sorted(ids[a] for a in index.just_antecedents[j])),
-                                 score if claim == n else 0.0)
+                                 score if claim == n else 0.0, _alternatives(index, state, claim, j))
             new_claims.append(entry)
             new_lines.append(_line(entry))
-            new_words.append(len(_TOKEN.findall(new_lines[-1])))
-            new_costs.append(_cost(new_words[-1], len(new_lines[-1])))
+            new_costs.append(count_tokens(new_lines[-1]))
             cost += new_costs[-1]
             if cost > draft.left:
                 break
@@ -262,62 +256,24 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
         misses = 0
         draft.used += cost
         draft.included.update(new_evidence)
-        group: list[int] = []
-        for line in new_lines:
-            if line.startswith("- [claim]"):
-                claim = index.number[new_claims[len(group)].id]
-                draft.claim_line[claim] = len(draft.lines)
-                draft.included.add(claim)
-                group.append(claim)
-            draft.lines.append(line)
+        draft.included.update(claim for claim, _ in steps)
+        draft.lines.extend(new_lines)
         draft.costs.extend(new_costs)
-        draft.words.extend(new_words)
-        draft.groups.append([group[-1], *group[:-1]])   # the requested claim first
         result.claims.extend(new_claims)
         result.evidence.extend((ids[a], texts[ids[a]][0]) for a in new_evidence)
         result.requested.append(ids[n])
 
 
-def _add_alternatives(index: "GrowingIndex", state: "SupportState", draft: _Draft,
-                      result: Context) -> None:
-    """Phase 4: the other intact justifications of the claims taken, while they fit."""
-    position = {c.id: k for k, c in enumerate(result.claims)}
-    active, support, ids = state.active, state.support, index.ids
-    for group in draft.groups:
-        for claim in group:
-            others = sorted(
-                (tuple(sorted(ids[a] for a in index.just_antecedents[j]))
-                 for j in index.justs_of[claim]
-                 if j != support[claim] and all(active[a] for a in index.just_antecedents[j])),
-                key=lambda ants: (len(ants), ants))
-            if not others:
-                continue
-            k = position[ids[claim]]
-            line = draft.claim_line[claim]
-            entry = result.claims[k]
-            # token counts add up over the pieces appended before the closing ")" (each piece
-            # starts and ends with a non-word character), so the line is not recounted
-            words, length, cost = draft.words[line], len(draft.lines[line]), draft.costs[line]
-            full = False
-            for alternative in others:
-                piece = ("; " if entry.also else "; also supported by ") + (
-                    " and ".join(alternative) if alternative else "premise")
-                grown_words = words + len(_TOKEN.findall(piece))
-                grown_length = length + len(piece)
-                grown_cost = _cost(grown_words, grown_length)
-                if grown_cost - cost > draft.left:
-                    full = True
-                    break
-                draft.used += grown_cost - cost
-                words, length, cost = grown_words, grown_length, grown_cost
-                entry = ContextClaim(entry.id, entry.text, entry.justification, entry.score,
-                                     entry.also + (alternative,))
-            if entry is not result.claims[k]:
-                result.claims[k] = entry
-                draft.lines[line] = _line(entry)
-                draft.words[line], draft.costs[line] = words, cost
-            if full:
-                return
+def _alternatives(index: "GrowingIndex", state: "SupportState", claim: int,
+                  used: int) -> tuple[tuple[str, ...], ...]:
+    """Every intact justification of ``claim`` (all antecedents active) but ``used`` (the
+    certificate's), as sorted antecedent ids, shortest first: all of them, always (DESIGN.md:
+    a rendered claim shows every intact support)."""
+    active, ids, antecedents = state.active, index.ids, index.just_antecedents
+    return tuple(sorted(
+        (tuple(sorted(ids[a] for a in antecedents[j])) for j in index.justs_of[claim]
+         if j != used and all(active[a] for a in antecedents[j])),
+        key=lambda ants: (len(ants), ants)))
 
 
 def _render(draft: _Draft, withdrawn_lines: list[str], result: Context) -> None:

@@ -5,7 +5,7 @@ The current directory is importable, as with ``python -m``, but it is *appended*
 ``sys.path``, so a file in it never shadows an installed module. A misspelt name gets the
 close names the module does have:
 
->>> from jtms.cli.plugins import load_callable
+>>> from jtms.fuzz.plugins import load_callable
 >>> load_callable("theory.revision:exact").__name__
 'exact'
 >>> load_callable("theory.revision:exakt")

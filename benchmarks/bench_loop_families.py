@@ -1,0 +1,149 @@
+"""Minimal justifications on the loop families (benchmarks/loop_families.py) against clingo.
+
+Run:  python -m benchmarks.bench_loop_families [--count 12] [--seed 0] [--timeout 10] [--json]
+      (also ``python -m benchmarks.bench_justifications --families``)
+
+For every family, ``--count`` members with parameters drawn per seed, and the two regression
+files of tests/cases: each goal claim is asked of ``minimal_justifications`` by the default
+(``auto``) with the compiled kernels loaded and warm (``compiled=True``), by the default
+without them (``compiled=False``: the path of a one-shot command on a small graph), and of
+clingo's domRec enumeration (benchmarks/peers.py), each in a forked child with a deadline
+(``--timeout`` seconds: a stall is a timeout, not a hung benchmark), CPU seconds of the
+child's call. Per family: the median and the largest ratio to clingo, the goals over 10x
+clingo, those over 1 s where clingo took under 50 ms, timeouts, and whether every answer
+equals clingo's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.loop_families import FAMILIES, Member, case_files, members
+from benchmarks.peers import clingo_minimal_justifications
+from theory.justifications import minimal_justifications
+from theory.structure import SupportStructure
+
+METHODS: dict[str, Callable[[SupportStructure, str], frozenset[frozenset[str]]]] = {
+    "auto": lambda g, c: minimal_justifications(g, c, compiled=True),
+    "interpreted": lambda g, c: minimal_justifications(g, c, compiled=False),
+    "clingo": clingo_minimal_justifications,
+}
+
+
+def _child(connection: Any, method: str, structure: SupportStructure, claim: str) -> None:
+    started = time.process_time()
+    found = METHODS[method](structure, claim)
+    seconds = time.process_time() - started
+    connection.send((seconds, sorted(sorted(s) for s in found)))
+
+
+def timed_child(method: str, structure: SupportStructure, claim: str, timeout: float) -> tuple[float | None, Any]:
+    """CPU seconds and answer of one method in a forked child, or (None, None) past ``timeout``."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(send, method, structure, claim))
+    process.start()
+    send.close()
+    if receive.poll(timeout):
+        result = receive.recv()
+        process.join()
+        return result
+    process.kill()
+    process.join()
+    return None, None
+
+
+def warm() -> None:
+    """Load and compile the kernels (the children inherit them)."""
+    tiny = SupportStructure.build(["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e"]), ("b", ["e", "f"])])
+    for method in ("labels", "sat"):
+        minimal_justifications(tiny, "a", method=method, compiled=True)
+    minimal_justifications(tiny, "a", compiled=False)
+    clingo_minimal_justifications(tiny, "a")
+
+
+def run(count: int, seed: int, timeout: float, methods: list[str]) -> list[dict]:
+    rows = []
+    groups: list[tuple[str, list[Member]]] = [(name, members(name, count, seed)) for name in FAMILIES]
+    groups.append(("case files", case_files()))
+    for family, drawn in groups:
+        for structure, goals, description in drawn:
+            for claim in goals:
+                row: dict = {"family": family, "graph": description, "claim": claim}
+                clingo_seconds, expected = timed_child("clingo", structure, claim, timeout)
+                row["clingo"] = clingo_seconds
+                row["sets"] = None if expected is None else len(expected)
+                for method in methods:
+                    seconds, answer = timed_child(method, structure, claim, timeout)
+                    row[method] = seconds
+                    row[f"{method}_agrees"] = None if answer is None or expected is None else answer == expected
+                rows.append(row)
+    return rows
+
+
+def summary(rows: list[dict], methods: list[str]) -> list[dict]:
+    out = []
+    for family in dict.fromkeys(r["family"] for r in rows):
+        mine = [r for r in rows if r["family"] == family]
+        for method in methods:
+            ratios = [r[method] / max(r["clingo"], 1e-4) for r in mine
+                      if r[method] is not None and r["clingo"] is not None]
+            out.append({
+                "family": family, "method": method, "goals": len(mine),
+                "median": statistics.median(ratios) if ratios else None,
+                "max": max(ratios) if ratios else None,
+                "over_10x": sum(x > 10 for x in ratios),
+                "over_1s_fast_clingo": sum(1 for r in mine if r[method] is not None and r["clingo"] is not None
+                                           and r["clingo"] < 0.05 and r[method] > 1.0),
+                "timeouts": sum(r[method] is None for r in mine),
+                "total": sum(r[method] for r in mine if r[method] is not None),
+                "clingo_total": sum(r["clingo"] for r in mine if r["clingo"] is not None),
+                "all_agree": all(r[f"{method}_agrees"] for r in mine if r[method] is not None),
+            })
+    return out
+
+
+def print_summary(table: list[dict], timeout: float) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    view = Table(title=f"Loop families: CPU seconds against clingo domRec (timeout {timeout:g} s per goal)")
+    for column in ["family", "method", "goals", "median / clingo", "max / clingo", ">10x", ">1 s (clingo <50 ms)",
+                   "timeouts", "total / clingo total", "agree"]:
+        view.add_column(column)
+    for r in table:
+        view.add_row(r["family"], r["method"], str(r["goals"]),
+                     "-" if r["median"] is None else f"{r['median']:.2f}x",
+                     "-" if r["max"] is None else f"{r['max']:.2f}x", str(r["over_10x"]), str(r["over_1s_fast_clingo"]),
+                     str(r["timeouts"]), f"{r['total'] / max(r['clingo_total'], 1e-9):.2f}x", str(r["all_agree"]))
+    Console(width=200).print(view)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=12, help="members per family (default 12)")
+    parser.add_argument("--seed", type=int, default=0, help="the draw (default 0)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per goal and method (default 10)")
+    parser.add_argument("--methods", default="auto,interpreted", help="comma-separated, of: auto, interpreted")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    methods = [m for m in args.methods.split(",") if m]
+    if args.count < 1 or any(m not in METHODS or m == "clingo" for m in methods):
+        parser.error("--count needs at least 1, --methods names of auto, interpreted")
+    warm()
+    rows = run(args.count, args.seed, args.timeout, methods)
+    table = summary(rows, methods)
+    if args.json:
+        print(json.dumps({"summary": table, "goals": rows}, indent=2))
+    else:
+        print_summary(table, args.timeout)
+
+
+if __name__ == "__main__":
+    main()

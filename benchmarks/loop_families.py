@@ -1,0 +1,176 @@
+"""Families of graphs with support loops, each with its own generator and parameters drawn
+at random per seed, for the benchmark (``python -m benchmarks.bench_justifications
+--families``) and the property test (tests/test_loop_families.py) of the exact core.
+
+One family of one generator measures the tuning to it; the exact core must answer any
+graph, so these differ in the shape of their loops:
+
+- ``back_edges``: layers of claims over the layer below, with back-edges in both
+  directions (a claim supported by one of the layer above, and skips over a layer);
+- ``dense``: every claim 1-3 alternatives of 1-2 antecedents, each a claim (any) with a
+  probability near 0.6: one big strongly connected component;
+- ``pairs``: chains of mutually supporting pairs (``a_i <- b_i``, ``b_i <- a_i``), each pair
+  entered from the pair before and by evidence;
+- ``nested``: loops of loops of loops (:func:`benchmarks.generate.nested_loops`) with
+  random cross links between the innermost loops;
+- ``cycles``: a few long cycles that share claims, entered at random points by evidence
+  and by pairs of claims;
+- ``grid``: a grid whose cells are supported by neighbours (one, or two together) and a
+  few by evidence, plus random long-range links (small world);
+
+plus the two regression files of ``tests/cases`` (:func:`case_files`), graphs on which the
+core once stalled.
+Every member is a :class:`~theory.structure.SupportStructure` with the goal claims to ask.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.generate import nested_loops
+from theory.structure import SupportStructure
+
+Member = tuple[SupportStructure, list[str], str]
+"""A graph, the claims to ask, and a description of its drawn parameters."""
+CASES = Path(__file__).resolve().parent.parent / "tests" / "cases"
+
+
+def back_edges(seed: int) -> Member:
+    rng = random.Random(seed)
+    layers, width, entry, back = rng.randint(4, 8), rng.randint(8, 18), rng.randint(2, 4), rng.randint(2, 6)
+    evidence = [f"e{i}" for i in range(rng.randint(10, 30))]
+    names = [[f"c{layer}_{i}" for i in range(width)] for layer in range(layers)]
+    pairs: list[tuple[str, list[str]]] = []
+    for layer, current in enumerate(names):
+        below = evidence if layer == 0 else names[layer - 1]
+        for claim in current:
+            for _ in range(rng.randint(1, 3)):
+                pool = below + (rng.sample(evidence, entry) if layer else [])
+                if layer >= 2 and rng.random() < 0.1:   # a skip over a layer
+                    pool = pool + names[layer - 2]
+                pairs.append((claim, sorted(set(rng.sample(pool, rng.randint(1, 2))))))
+        if layer + 1 < layers:   # back-edges: a claim of this layer supported by one above
+            for _ in range(back):
+                pairs.append((rng.choice(current), [rng.choice(names[layer + 1])]))
+    goals = rng.sample(names[-1], 3)
+    return (SupportStructure.build(evidence, [c for layer in names for c in layer], pairs), goals,
+            f"layers={layers} width={width} back={back}")
+
+
+def dense(seed: int) -> Member:
+    rng = random.Random(seed)
+    n, e, p = rng.randint(40, 120), rng.randint(12, 30), rng.choice([0.5, 0.55, 0.6])
+    evidence = [f"e{i}" for i in range(e)]
+    claims = [f"c{i}" for i in range(n)]
+    pairs = []
+    for c in claims:
+        for _ in range(rng.randint(1, 3)):
+            body = {rng.choice(claims) if rng.random() < p else rng.choice(evidence)
+                    for _ in range(rng.randint(1, 2))}
+            pairs.append((c, sorted(body)))
+    return SupportStructure.build(evidence, claims, pairs), claims[:3], f"claims={n} evidence={e} p={p}"
+
+
+def mutual_pairs(seed: int) -> Member:
+    rng = random.Random(seed)
+    length, e = rng.randint(6, 14), rng.randint(6, 16)
+    evidence = [f"e{i}" for i in range(e)]
+    claims: list[str] = []
+    pairs: list[tuple[str, list[str]]] = []
+    for i in range(length):
+        a, b = f"a{i}", f"b{i}"
+        claims += [a, b]
+        pairs += [(a, [b]), (b, [a])]
+        if i == 0:
+            pairs += [(a, [rng.choice(evidence)]), (b, [rng.choice(evidence)])]
+            continue
+        pa, pb = f"a{i - 1}", f"b{i - 1}"
+        for _ in range(rng.randint(1, 2)):   # entered from the pair before, with evidence
+            pairs.append((rng.choice([a, b]), sorted({rng.choice([pa, pb]), rng.choice(evidence)})))
+        if rng.random() < 0.3:
+            pairs.append((b, [rng.choice(evidence)]))
+        if rng.random() < 0.3 and i >= 2:   # a pair supported back by a later one
+            j = rng.randrange(i - 1)
+            pairs.append((f"a{j}", [b]))
+    goals = [f"a{length - 1}", f"b{length - 1}", f"a{length // 2}"]
+    return SupportStructure.build(evidence, claims, pairs), goals, f"pairs={length} evidence={e}"
+
+
+def nested(seed: int) -> Member:
+    rng = random.Random(seed)
+    levels, size, links = rng.choice([2, 3]), rng.randint(3, 5), rng.randint(0, 6)
+    g = nested_loops(levels, size, seed)
+    claims = sorted(g.claims, key=lambda c: int(c[1:]))
+    pairs = [(j.claim, sorted(j.antecedents)) for j in g.justifications]
+    evidence = sorted(g.evidence)
+    for _ in range(links):   # cross links between the innermost loops, some with evidence
+        body = [rng.choice(claims)] + ([rng.choice(evidence)] if rng.random() < 0.5 else [])
+        pairs.append((rng.choice(claims), sorted(set(body))))
+    goals = [claims[0], claims[len(claims) // 2], claims[-1]]
+    return SupportStructure.build(evidence, claims, pairs), goals, f"levels={levels} size={size} links={links}"
+
+
+def cycles(seed: int) -> Member:
+    rng = random.Random(seed)
+    n, count, entries = rng.randint(60, 400), rng.randint(2, 4), rng.randint(3, 8)
+    evidence = [f"e{i}" for i in range(rng.randint(4, 12))]
+    claims = [f"c{i}" for i in range(n)]
+    pairs: list[tuple[str, list[str]]] = []
+    for _ in range(count):   # each cycle runs through a random order of a random part
+        members = rng.sample(claims, rng.randint(n // 3, n))
+        pairs += [(members[i], [members[i - 1]]) for i in range(len(members))]
+    for _ in range(entries):
+        pairs.append((rng.choice(claims), [rng.choice(evidence)]))
+        pairs.append((rng.choice(claims), sorted({rng.choice(claims), rng.choice(evidence)})))
+    return SupportStructure.build(evidence, claims, pairs), claims[:3], f"claims={n} cycles={count} entries={entries}"
+
+
+def grid(seed: int) -> Member:
+    rng = random.Random(seed)
+    w, h, links = rng.randint(4, 8), rng.randint(4, 8), rng.randint(0, 8)
+    evidence = [f"e{i}" for i in range(rng.randint(6, 14))]
+    cell = {(x, y): f"g{x}_{y}" for x in range(w) for y in range(h)}
+    pairs: list[tuple[str, list[str]]] = []
+    for (x, y), c in cell.items():
+        near = [cell[p] for p in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)) if p in cell]
+        for _ in range(rng.randint(1, 3)):
+            body = {rng.choice(near)}
+            if rng.random() < 0.4:   # two neighbours together, or a neighbour and evidence
+                body.add(rng.choice(near) if rng.random() < 0.5 else rng.choice(evidence))
+            pairs.append((c, sorted(body)))
+        if rng.random() < 0.2:
+            pairs.append((c, [rng.choice(evidence)]))
+    names = sorted(cell.values())
+    for _ in range(links):   # small world: long-range links
+        pairs.append((rng.choice(names), [rng.choice(names)]))
+    goals = [cell[(0, 0)], cell[(w - 1, h - 1)], cell[(w // 2, h // 2)]]
+    return SupportStructure.build(evidence, names, pairs), goals, f"grid={w}x{h} links={links}"
+
+
+FAMILIES: dict[str, Callable[[int], Member]] = {
+    "back_edges": back_edges, "dense": dense, "pairs": mutual_pairs, "nested": nested,
+    "cycles": cycles, "grid": grid,
+}
+
+
+def case_files(directory: Path = CASES) -> list[Member]:
+    """The regression files with the claims that stalled the core on them."""
+    from theory.graphfile import load_graph
+
+    wanted = {"loops_back_edges.json": ["c7_0"], "loops_dense_random.json": ["c0", "c1", "c2"]}
+    found = []
+    for name, goals in wanted.items():
+        path = directory / name
+        if path.exists():
+            found.append((load_graph(path), goals, name))
+    return found
+
+
+def members(family: str, count: int, seed: int = 0) -> list[Member]:
+    """``count`` members of ``family``, seeds ``seed * 1000 + i``."""
+    return [FAMILIES[family](seed * 1000 + i) for i in range(count)]
+
+
+__all__ = ["CASES", "FAMILIES", "Member", "case_files", "members"]

@@ -1,0 +1,249 @@
+"""Large graph families in resumable runs, and the cost estimate that comes before them.
+
+A run of a family is its shard plan (:func:`enumerations.graphs.plan_classes`: shard ``i``
+generates and checks the canonical graphs whose canonical parents are a range of the
+canonical graphs one justification smaller). The *part file* records the plan's identity
+(the family, the shard list's digest and the exact rule), which shards are done (as
+intervals of shard numbers) and the tallies of exactly those shards. It is rewritten
+atomically at most every few seconds and at the end, so an interrupted run loses at most
+the shards in flight: run again with the same family and file, it checks only the missing
+shards (the n = 7 parts of :mod:`enumerations.parts` work the same way).
+
+When every shard is done the tally is verified: the classes add up to every labelled graph
+and there are as many as Burnside's lemma counts (``counts_verified``).
+
+:func:`estimate_cost` times a seeded random sample of the largest size's parents (each
+checked with all its canonical children, as in a run) and scales the CPU seconds per class
+to Burnside's number of classes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from enumerations.executor import ShardExecutor
+from enumerations.graphs import (
+    SHARD_CLASSES,
+    ClassPlan,
+    GraphFamily,
+    GraphTally,
+    class_shard,
+    plan_classes,
+)
+from enumerations.parts import Interval, PartError, normalise, subtract
+from theory.revision import RevisionRule
+from theory.revision import exact as theory_exact
+
+PART_KIND = "jtms-enumerate-graphs-part"
+PART_VERSION = 1
+
+# progress(classes done in this session, classes this session will check)
+Progress = Callable[[int, int], None]
+
+
+def rule_name(rule: RevisionRule) -> str:
+    """The exact rule a part was run with (a mutant's part is never resumed as a real run)."""
+    return f"{rule.__module__}.{getattr(rule, '__qualname__', repr(rule))}"
+
+
+def plan_digest(plan: ClassPlan) -> str:
+    """A digest of the shard list: a part is resumed only under the very same plan."""
+    text = json.dumps([plan.family.to_dict(), plan.shards])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass
+class GraphPart:
+    """The state of one family's run: which shards are done and their tallies."""
+
+    family: GraphFamily
+    shards: int
+    digest: str
+    rule: str
+    tally: GraphTally
+    done: list[Interval] = field(default_factory=list)
+    wall_seconds: float = 0.0  # wall-clock of the sessions that worked on it
+    sessions: int = 0
+
+    @property
+    def missing(self) -> list[Interval]:
+        return subtract((0, self.shards), self.done)
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    @property
+    def shards_done(self) -> int:
+        return sum(b - a for a, b in self.done)
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": PART_KIND,
+            "version": PART_VERSION,
+            "family": self.family.to_dict(),
+            "shards": self.shards,
+            "plan_digest": self.digest,
+            "rule": self.rule,
+            "done": [list(i) for i in self.done],
+            "shards_done": self.shards_done,
+            "complete": self.complete,
+            "core_hours": round(self.tally.cpu_seconds / 3600, 4),
+            "wall_seconds": round(self.wall_seconds, 3),
+            "sessions": self.sessions,
+            "graphs": self.tally.to_dict(),
+        }
+
+    def save(self, path: Path) -> None:
+        """Write atomically (temporary file + rename): a crash never leaves half a file."""
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        os.replace(temporary, path)
+
+
+def load_graph_part(path: str | os.PathLike) -> GraphPart:
+    """Read and validate a graph part file (:class:`PartError` on anything unusable)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise PartError(f"{path}: no such part file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise PartError(f"{path}: not a readable part file ({error})") from None
+    if not isinstance(data, dict) or data.get("kind") != PART_KIND:
+        raise PartError(f"{path}: not a graph part file (kind {PART_KIND!r} expected)")
+    if data.get("version") != PART_VERSION:
+        raise PartError(f"{path}: unsupported part file version {data.get('version')!r}")
+    try:
+        tally = GraphTally.from_dict(data["graphs"])
+        part = GraphPart(GraphFamily(**{k: int(v) for k, v in data["family"].items()}),
+                         int(data["shards"]), str(data["plan_digest"]), str(data["rule"]), tally,
+                         normalise(data["done"]), float(data["wall_seconds"]), int(data["sessions"]))
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise PartError(f"{path}: malformed part file ({error!r})") from None
+    if any(a < 0 or b > part.shards or a >= b for a, b in part.done):
+        raise PartError(f"{path}: done shards outside 0..{part.shards}")
+    return part
+
+
+def run_graph_part(family: GraphFamily, out: str | os.PathLike, executor: ShardExecutor, *,
+                   exact: RevisionRule = theory_exact, progress: Progress | None = None,
+                   shard_classes: int = SHARD_CLASSES, checkpoint_seconds: float = 5.0,
+                   stop_after: int | None = None) -> GraphPart:
+    """Check every class of ``family`` into the part file ``out``, resuming it when it exists.
+
+    An existing file must be for the same family, plan and rule (:class:`PartError`
+    otherwise). ``stop_after`` ends this session after that many more shards (a measured
+    fraction of a run; the file resumes from there)."""
+    out = Path(out)
+    plan = plan_classes(family, shard_classes)
+    digest, rule = plan_digest(plan), rule_name(exact)
+    if out.exists():
+        part = load_graph_part(out)
+        if (part.family, part.digest, part.rule) != (family, digest, rule):
+            raise PartError(f"{out} holds another run (family {part.family.to_dict()}, rule "
+                            f"{part.rule}): use another file or the same family")
+    else:
+        part = GraphPart(family, len(plan.shards), digest, rule, GraphTally(family))
+    part.tally.expected_classes = plan.classes
+    part.tally.classes_seconds = plan.seconds
+    part.sessions += 1
+    missing = [i for a, b in part.missing for i in range(a, b)]
+    todo = missing if stop_after is None else missing[:stop_after]
+    # progress counts this session's classes (so a resumed run's rate and ETA are its own)
+    before = part.tally.classes
+    session_total = round((plan.classes - before) * len(todo) / max(1, len(missing)))
+    began, wall_before, last_save = time.perf_counter(), part.wall_seconds, 0.0
+    try:
+        for index, tally in executor.map(class_shard, [plan.arguments(i, exact) for i in todo]):
+            part.tally.merge(tally)
+            part.done = normalise([*part.done, (index, index + 1)])
+            now = time.perf_counter()
+            part.wall_seconds = wall_before + now - began
+            if now - last_save >= checkpoint_seconds:
+                part.save(out)
+                last_save = now
+            if progress:
+                progress(part.tally.classes - before, max(session_total, part.tally.classes - before))
+    finally:
+        part.wall_seconds = wall_before + time.perf_counter() - began
+        part.tally.seconds = part.wall_seconds
+        part.save(out)
+    return part
+
+
+@dataclass
+class CostEstimate:
+    """CPU seconds per class on a random sample of parents, scaled to every class."""
+
+    family: GraphFamily
+    classes: int            # Burnside's count
+    labelled: int
+    sampled_parents: int
+    sampled_classes: int
+    sample_cpu_seconds: float
+    parents_total: int      # canonical graphs of size J - 1: the parents of the largest size
+
+    @property
+    def seconds_per_class(self) -> float:
+        return self.sample_cpu_seconds / max(1, self.sampled_classes)
+
+    @property
+    def core_seconds(self) -> float:
+        return self.seconds_per_class * self.classes
+
+    @property
+    def classes_by_sample(self) -> float:
+        """Classes per sampled parent times the parents (how representative the sample is;
+        the classes of smaller sizes are not included)."""
+        return self.sampled_classes / max(1, self.sampled_parents) * self.parents_total
+
+    def to_dict(self) -> dict:
+        return {
+            "family": self.family.to_dict(),
+            "labelled_count": self.labelled,
+            "burnside_classes": self.classes,
+            "sampled_parents": self.sampled_parents,
+            "sampled_classes": self.sampled_classes,
+            "sample_cpu_seconds": round(self.sample_cpu_seconds, 3),
+            "cpu_seconds_per_class": round(self.seconds_per_class, 7),
+            "estimated_core_hours": round(self.core_seconds / 3600, 3),
+            "largest_size_classes_by_sample": round(self.classes_by_sample),
+        }
+
+
+def estimate_cost(family: GraphFamily, *, budget_seconds: float = 3.0, seed: int = 37,
+                  exact: RevisionRule = theory_exact, min_parents: int = 20) -> CostEstimate:
+    """Time the check of a seeded random sample of the parents of the largest size (each
+    with all its canonical children) until ``budget_seconds`` of CPU are spent (at least
+    ``min_parents``), and scale its CPU seconds per class to Burnside's count."""
+    from enumerations.burnside import class_count
+
+    J = family.max_justifications
+    plan = plan_classes(family, shard_classes=1 << 62)  # one shard per size: only the parents
+    parents = plan.parents[J - 1] if J else np.zeros((1, 0), dtype=np.int32)
+    order = np.random.default_rng(seed).permutation(len(parents))
+    classes = cpu = 0.0
+    sampled = 0
+    for p in order:
+        _, tally = class_shard(0, family, J, [parents[p].tolist()], exact) if J else \
+            class_shard(0, family, 0, None, exact)
+        classes += tally.classes
+        cpu += tally.cpu_seconds
+        sampled += 1
+        if cpu >= budget_seconds and sampled >= min_parents:
+            break
+    return CostEstimate(family, class_count(family.evidence, family.claims, J),
+                        family.labelled_count(), sampled, int(classes), cpu, len(parents))
+
+
+__all__ = ["CostEstimate", "GraphPart", "estimate_cost", "load_graph_part", "plan_digest",
+           "run_graph_part", "rule_name"]

@@ -1,0 +1,144 @@
+"""One memory graph per isomorphism class, generated directly (orderly generation).
+
+The labelled graphs of a family ``(E, C, J)`` (:class:`enumerations.graphs.GraphFamily`) are
+the sets of at most ``J`` candidate justifications, a candidate being its index in
+``family.candidates()``. The group ``G = S_E x S_C`` (permute the evidence, permute the
+claims) acts on candidates, hence on graphs; two graphs are isomorphic iff one is the image
+of the other, and every verdict of the checker and of the brute force is invariant under it.
+
+**Canonical form.** Write a graph of ``m`` justifications as its candidate indices in
+increasing order, ``s1 < s2 < ... < sm``, and compare graphs of one size lexicographically.
+A graph is *canonical* iff it is the least of its orbit: no ``g`` in ``G`` maps it to a
+lexicographically smaller graph. Each class has exactly one canonical member.
+
+**Orderly generation (Read, Faradzev).** If ``S`` is canonical, so is ``S`` without its
+largest element ``sm``. Proof: say some ``g`` maps ``T = S - {sm}`` to a smaller graph
+``T'``, first differing at position ``i`` with ``t'_i < s_i``. The ``i`` smallest elements of
+``g(S) = T' + {g(sm)}`` are element by element at most those of ``T'``, so ``g(S)`` is smaller
+than ``S`` at or before position ``i``, and ``S`` is not canonical. Hence every canonical graph
+of size ``m`` arises exactly once as a canonical graph of size ``m - 1`` extended by one
+candidate above its largest, and the generator keeps the extensions that are canonical:
+level by level, no labelled graph is listed and nothing but the classes of the level below
+is stored. The work per class is one test over the ``|G|`` permutations (36 for 3 + 3 nodes,
+576 for 4 + 4), in a compiled loop that gives up on a child at the first permutation that
+makes it smaller. The same test counts the automorphisms (the ``g`` that fix the graph), so
+each class comes with its size ``|G| / |Aut|``, the number of labelled graphs in it.
+
+Checked against the labelled walk (:func:`enumerations.graphs.iso_classes`: same classes,
+same sizes) on small families, and against Burnside's count (:mod:`enumerations.burnside`,
+a separate program) on every family it is run on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+# the permutation maps of a family: row g is the candidate index each candidate goes to
+Maps = np.ndarray
+
+
+@lru_cache(maxsize=None)
+def _kernel() -> Callable[..., Any]:
+    """The compiled extension loop (numba), built once per process."""
+    import numba
+
+    @numba.njit(cache=True, nogil=True, boundscheck=False)
+    def extend(parents: Any, maps: Any, out_rows: Any, out_aut: Any) -> int:
+        """Every canonical extension of every (canonical, sorted) parent row by one candidate
+        above its last: rows into ``out_rows``, automorphism counts into ``out_aut``;
+        returns how many."""
+        P, depth = parents.shape
+        G, K = maps.shape
+        m = depth + 1
+        child = np.empty(m, dtype=np.int32)
+        image = np.empty(m, dtype=np.int32)
+        count = 0
+        for p in range(P):
+            for i in range(depth):
+                child[i] = parents[p, i]
+            start = parents[p, depth - 1] + 1 if depth > 0 else 0
+            for x in range(start, K):
+                child[depth] = x
+                automorphisms = 0
+                canonical = True
+                for g in range(G):
+                    for i in range(m):  # image of the child, sorted by insertion
+                        v = maps[g, child[i]]
+                        j = i
+                        while j > 0 and image[j - 1] > v:
+                            image[j] = image[j - 1]
+                            j -= 1
+                        image[j] = v
+                    order = 0
+                    for i in range(m):
+                        if image[i] != child[i]:
+                            order = -1 if image[i] < child[i] else 1
+                            break
+                    if order < 0:
+                        canonical = False
+                        break
+                    if order == 0:
+                        automorphisms += 1
+                if canonical:
+                    for i in range(m):
+                        out_rows[count, i] = child[i]
+                    out_aut[count] = automorphisms
+                    count += 1
+        return count
+
+    return extend  # type: ignore[no-any-return]
+
+
+def extend(parents: np.ndarray, maps: Maps) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical children of canonical ``parents`` (rows of sorted candidate indices,
+    all of one size): their rows (one longer, sorted) and automorphism counts."""
+    parents = np.ascontiguousarray(parents, dtype=np.int32)
+    depth = parents.shape[1]
+    K = maps.shape[1]
+    last = parents[:, depth - 1] if depth else np.full(len(parents), -1, dtype=np.int32)
+    capacity = int((K - 1 - last.astype(np.int64)).sum())
+    rows = np.empty((capacity, depth + 1), dtype=np.int32)
+    aut = np.empty(capacity, dtype=np.int64)
+    count = _kernel()(parents, np.ascontiguousarray(maps, dtype=np.int32), rows, aut)
+    return rows[:count], aut[:count]
+
+
+def class_sizes(automorphisms: np.ndarray, order: int) -> np.ndarray:
+    """``|G| / |Aut|`` per class: the labelled graphs in it. The automorphisms of a graph
+    form a subgroup, so their number divides ``|G|`` (Lagrange); a count that does not is a
+    broken canonical test (a permutation skipped, say), reported as an AssertionError
+    rather than rounded away."""
+    automorphisms = np.asarray(automorphisms, dtype=np.int64)
+    if np.any(automorphisms < 1) or np.any(order % np.maximum(automorphisms, 1)):
+        raise AssertionError("an automorphism count does not divide the group order: "
+                             "the canonical test is not over a group")
+    return order // automorphisms
+
+
+def levels(maps: Maps, max_justifications: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The canonical graphs of every size 0 .. J: per size, (rows, automorphism counts)."""
+    G = maps.shape[0]
+    current = np.zeros((1, 0), dtype=np.int32)
+    result = [(current, np.array([G], dtype=np.int64))]  # the empty graph: fixed by all of G
+    for _ in range(max_justifications):
+        current, aut = extend(current, maps)
+        result.append((current, aut))
+        if not len(current):
+            break
+    while len(result) <= max_justifications:
+        result.append((np.zeros((0, len(result)), dtype=np.int32), np.zeros(0, dtype=np.int64)))
+    return result
+
+
+def is_canonical(row: np.ndarray, maps: Maps) -> bool:
+    """Whether the sorted row is the lexicographically least graph of its orbit (plain
+    numpy, for tests and spot checks)."""
+    images = np.sort(maps[:, np.asarray(row, dtype=np.int64)], axis=1)
+    return bool(min(tuple(r) for r in images.tolist()) == tuple(int(x) for x in row))
+
+
+__all__ = ["class_sizes", "extend", "is_canonical", "levels"]

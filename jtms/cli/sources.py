@@ -1,0 +1,52 @@
+"""``--from reasons|prov``, ``--drop-out-lists``, ``--derivations``: the options that let
+``jtms check``, ``jtms revise`` and ``jtms import`` read another tool's memory
+(:mod:`jtms.interchange`), and the report they print about that reading."""
+
+from __future__ import annotations
+
+import argparse
+
+from jtms.interchange import Imported, read_source
+from jtms.interchange.prov import DERIVATION_CHOICES
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from", dest="source_format", choices=["graph", "reasons", "prov"], default="graph",
+                        help="what GRAPH is: graph (a jtms graph file, the default), reasons (an "
+                             "ftl-reasons SQLite store or export_network JSON), prov (a W3C PROV "
+                             "document: PROV-JSON, PROV-N, PROV-XML or PROV-O); docs/importing.md")
+    parser.add_argument("--drop-out-lists", action="store_true",
+                        help="with --from reasons: drop out-lists (non-monotonic, refused otherwise) "
+                             "and list them in the report")
+    parser.add_argument("--derivations", choices=list(DERIVATION_CHOICES), default=None,
+                        help="with --from prov: read a wasDerivedFrom that names no activity as: and "
+                             "(all sources needed), or (each source suffices), separate (all sources, "
+                             "one more alternative); required when the document has one")
+
+
+def read_from(args: argparse.Namespace, path: str) -> Imported | None:
+    """The imported graph when ``--from`` names another tool (None for a jtms graph file)."""
+    kind = getattr(args, "source_format", "graph")
+    if kind == "graph":
+        if getattr(args, "drop_out_lists", False) or getattr(args, "derivations", None):
+            from theory.errors import InputError
+
+            raise InputError("--drop-out-lists and --derivations need --from reasons or --from prov")
+        return None
+    return read_source(kind, path, drop_out_lists=args.drop_out_lists, derivations=args.derivations)
+
+
+def report_lines(imported: Imported) -> list[str]:
+    """The report for people: the source's audit, then what was dropped, ignored or chosen."""
+    lines = imported.report.lines()
+    if imported.audit:
+        shown = ", ".join(imported.audit_list()[:10]) + (", ..." if len(imported.audit) > 10 else "")
+        lines.insert(0, f"the source's audit: {len(imported.audit)} node(s) retracted or "
+                        f"invalidated ({shown})")
+    return lines
+
+
+def print_import_report(imported: Imported) -> None:
+    """The report's lines, unwrapped (each is one item to grep for)."""
+    for line in report_lines(imported):
+        print(line)

@@ -1,0 +1,121 @@
+"""What an importer hands back: the graph, the audit the source had in force, and a report.
+
+Nothing an importer reads is changed silently: every part of the source that has no reading
+in this theory is either refused (bad input, one line) or dropped *and listed* here, and a
+reading that rests on a choice the source does not settle (PROV's plain ``wasDerivedFrom``)
+comes with the claims whose verdicts depend on that choice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from theory.canonical import sorted_ids
+from theory.structure import SupportStructure
+
+
+@dataclass(frozen=True)
+class DroppedOutList:
+    """An ftl-reasons out-list dropped by ``--drop-out-lists``: the justification of ``node``
+    at position ``justification`` (0-based, as stored) lost the condition "``out_list`` OUT"."""
+
+    node: str
+    justification: int
+    out_list: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "justification": self.justification, "out_list": list(self.out_list)}
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A node whose truth value recorded in the source differs from the active state that
+    exact revision computes for the imported graph under the imported audit."""
+
+    node: str
+    recorded: str
+    computed: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "recorded": self.recorded, "computed": self.computed}
+
+
+@dataclass(frozen=True)
+class ChoiceDependence:
+    """A claim whose verdict differs between the readings of plain derivations: ``verdicts``
+    maps each reading (``and``, ``or``, ``separate``) to ``inactive``, ``safe`` or ``unsafe``."""
+
+    claim: str
+    verdicts: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "verdicts": dict(self.verdicts)}
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import read, dropped, ignored and left to a choice (see the module docstring).
+
+    ``ignored`` counts the records that carry no support (PROV agents, attributions, ...);
+    ``notes`` are one-line remarks on readings worth knowing (a generation naming no activity
+    read as evidence, CP justifications read as SL as ftl-reasons evaluates them).
+    """
+
+    format: str
+    source: str
+    dropped_out_lists: tuple[DroppedOutList, ...] = ()
+    disagreements: tuple[Disagreement, ...] = ()
+    derivations: str | None = None
+    plain_derivations: int = 0
+    choice_dependent: tuple[ChoiceDependence, ...] | None = None
+    ignored: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "format": self.format,
+            "source": self.source,
+            "dropped_out_lists": [d.to_dict() for d in self.dropped_out_lists],
+            "disagreements": [d.to_dict() for d in self.disagreements],
+            "ignored": dict(sorted(self.ignored.items())),
+            "notes": list(self.notes),
+        }
+        if self.format == "prov":
+            payload["derivations"] = self.derivations
+            payload["plain_derivations"] = self.plain_derivations
+            payload["choice_dependent"] = (None if self.choice_dependent is None
+                                           else [c.to_dict() for c in self.choice_dependent])
+        return payload
+
+    def lines(self) -> list[str]:
+        """The report for people, one line per item (empty when there is nothing to say)."""
+        out = [f"dropped the out-list {list(d.out_list)} of justification {d.justification} of "
+               f"{d.node!r} (--drop-out-lists)" for d in self.dropped_out_lists]
+        out += [f"{d.node!r}: recorded {d.recorded}, computed {d.computed}" for d in self.disagreements]
+        if self.plain_derivations:
+            out.append(f"{self.plain_derivations} plain wasDerivedFrom (no activity) read as "
+                       f"--derivations {self.derivations}")
+            if self.choice_dependent is not None:
+                if not self.choice_dependent:
+                    out.append("no claim's verdict depends on that choice")
+                for dependence in self.choice_dependent:
+                    shown = ", ".join(f"{k} {v}" for k, v in dependence.verdicts.items())
+                    out.append(f"verdict of {dependence.claim!r} depends on --derivations: {shown}")
+        out += [f"ignored {count} {what} (no support in this theory)"
+                for what, count in sorted(self.ignored.items())]
+        out += list(self.notes)
+        return out
+
+
+@dataclass(frozen=True)
+class Imported:
+    """An imported graph: ``structure`` (nogoods included), ``audit`` (the ids the source had
+    retracted or invalidated; the memory audits them on import) and the ``report``."""
+
+    structure: SupportStructure
+    audit: frozenset[str]
+    report: ImportReport
+
+    def audit_list(self) -> list[str]:
+        return sorted_ids(self.audit)

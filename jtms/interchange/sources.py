@@ -1,0 +1,28 @@
+"""One entry point for the readers: ``--from reasons|prov FILE`` to an :class:`Imported`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jtms.interchange.imported import Imported
+from theory.errors import InputError
+
+SOURCES = ("reasons", "prov")
+
+
+def read_source(kind: str, path: str | Path, *, drop_out_lists: bool = False,
+                derivations: str | None = None) -> Imported:
+    """Read ``path`` as ``kind`` (``reasons`` or ``prov``), refusing options the kind has not."""
+    if kind == "reasons":
+        if derivations is not None:
+            raise InputError("--derivations reads PROV documents; it has no meaning with --from reasons")
+        from jtms.interchange.reasons import read_reasons
+
+        return read_reasons(path, drop_out_lists=drop_out_lists)
+    if kind == "prov":
+        if drop_out_lists:
+            raise InputError("--drop-out-lists reads ftl-reasons networks; PROV has no out-lists")
+        from jtms.interchange.prov import read_prov
+
+        return read_prov(path, derivations=derivations)
+    raise InputError(f"unknown source {kind!r}: expected one of {', '.join(SOURCES)}")

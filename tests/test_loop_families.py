@@ -1,0 +1,134 @@
+"""Every method of the exact core against clingo on graphs with support loops of every
+family (benchmarks/loop_families.py) and on the regression files of tests/cases, each under
+a deadline, so a stall fails the run instead of hanging it."""
+
+from __future__ import annotations
+
+import os
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.loop_families import CASES, FAMILIES, case_files, members
+from benchmarks.peers import clingo_minimal_justifications
+from theory.completion import SupportProgram
+from theory.index import index_of
+from theory.justifications import (JustificationEnumerator, _compiled_search, _portfolio_search,
+                                   enumerate_minimal, minimal_justifications)
+from theory.portfolio import Arm, Portfolio
+
+pytest.importorskip("clingo")
+
+ROOT = Path(__file__).resolve().parent.parent
+DEADLINE = 5.0
+"""CPU seconds any method may take on one goal of a case file (they take well under one)."""
+
+
+def _methods(structure, claim, arms=False):
+    """Every way the core answers, by name; with ``arms``, also the ranked solver loop on its
+    own (one arm of the portfolio, slow on long cycles, which the others answer)."""
+    index = index_of(structure)
+    target = index.number[claim]
+    program = SupportProgram.of(index, target)
+    methods = {
+        "auto": lambda: minimal_justifications(structure, claim, compiled=True),
+        "auto-interpreted": lambda: minimal_justifications(structure, claim, compiled=False),
+        "sat": lambda: minimal_justifications(structure, claim, method="sat", compiled=True),
+        "labels": lambda: minimal_justifications(structure, claim, method="labels", compiled=True),
+        "portfolio-cadical": lambda: _portfolio_search(index, target, "cadical195"),
+        "interpreted-portfolio": lambda: frozenset(enumerate_minimal(program)),
+        "limit-3": lambda: minimal_justifications(structure, claim, limit=3, compiled=False),
+    }
+    if arms:
+        methods["ranked-loop"] = lambda: frozenset(JustificationEnumerator(program, ranked=True))
+    return methods
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("member", range(2), ids=["file0", "file1"])
+def test_case_files_every_method_equals_clingo_within_a_deadline(member):
+    structure, goals, name = case_files()[member]
+    for claim in goals:
+        expected = clingo_minimal_justifications(structure, claim)
+        for method, run in _methods(structure, claim, arms=True).items():
+            started = time.process_time()
+            found = run()
+            seconds = time.process_time() - started
+            if method.startswith("limit"):
+                assert found <= expected and len(found) == min(3, len(expected)), (name, claim, method)
+            else:
+                assert found == expected, (name, claim, method)
+            assert seconds < DEADLINE, (name, claim, method, seconds)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_family_every_method_equals_clingo(family):
+    """Two random members of each family (seeds drawn from the family's own parameters),
+    every goal, every method; the timeout fails a stall."""
+    for structure, goals, description in members(family, 2, seed=7):
+        for claim in goals:
+            expected = clingo_minimal_justifications(structure, claim)
+            for method, run in _methods(structure, claim).items():
+                found = run()
+                if method.startswith("limit"):
+                    assert found <= expected and len(found) == min(3, len(expected)), (family, claim, method)
+                else:
+                    assert found == expected, (family, description, claim, method)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(not os.environ.get("JTMS_LONG_TESTS"),
+                    reason="a long run: set JTMS_LONG_TESTS=1 (benchmarks/bench_loop_families.py "
+                           "covers the families at scale)")
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_more_members_of_every_family(family):
+    for structure, goals, description in members(family, 4, seed=11):
+        for claim in goals:
+            expected = clingo_minimal_justifications(structure, claim)
+            assert minimal_justifications(structure, claim, compiled=True) == expected, (description, claim)
+            assert minimal_justifications(structure, claim, compiled=False) == expected, (description, claim)
+
+
+def test_the_lazy_search_alone_and_the_ranked_encoding_alone_agree_on_the_dense_file():
+    structure, goals, _ = case_files()[1]
+    index = index_of(structure)
+    for claim in goals:
+        target = index.number[claim]
+        assert _compiled_search(index, target) == _portfolio_search(index, target)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name,claim", [("loops_back_edges.json", "c7_0"), ("loops_dense_random.json", "c0")])
+def test_the_cli_answers_the_case_files(name, claim):
+    """``jtms supports`` and ``jtms check`` on the regression files, one-shot processes."""
+    path = str(CASES / name)
+    for argv in (["supports", path, "--claim", claim], ["check", path, "--json"]):
+        started = time.monotonic()
+        result = subprocess.run([sys.executable, "-m", "jtms", *argv], cwd=ROOT, capture_output=True, text=True,
+                                timeout=50)
+        assert result.returncode in (0, 1), result.stderr
+        assert time.monotonic() - started < 45
+
+
+def test_the_portfolio_stops_at_the_first_arm_that_finishes_and_passes_on_every_set():
+    a, b = frozenset({"a"}), frozenset({"b"})
+
+    def slow():
+        yield 5, (a,), False
+        while True:
+            yield 10, (), False   # never finishes: the other arm must end the query
+
+    def quick():
+        yield 3, (b,), False
+        yield 3, (a,), True
+
+    portfolio = Portfolio([Arm("slow", slow), Arm("quick", quick, entry=4)])
+    assert list(portfolio) == [a, b]
+    assert portfolio.winner == "quick"
+    assert portfolio.work == {"slow": 15, "quick": 10}
