@@ -38,7 +38,8 @@ from enumerations.graphs import (
     class_shard,
     plan_classes,
 )
-from enumerations.parts import Interval, PartError, normalise, subtract
+from enumerations.parts import (Interval, PartError, normalise, read_part_file,
+                                 save_json_atomically, subtract)
 from theory.revision import RevisionRule
 from theory.revision import exact as theory_exact
 
@@ -104,22 +105,13 @@ class GraphPart:
 
     def save(self, path: Path) -> None:
         """Write atomically (temporary file + rename): a crash never leaves half a file."""
-        temporary = path.with_name(path.name + ".tmp")
-        temporary.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
-        os.replace(temporary, path)
+        save_json_atomically(path, self.to_dict())
 
 
 def load_graph_part(path: str | os.PathLike) -> GraphPart:
     """Read and validate a graph part file (:class:`PartError` on anything unusable)."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise PartError(f"{path}: no such part file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise PartError(f"{path}: not a readable part file ({error})") from None
-    if not isinstance(data, dict) or data.get("kind") != PART_KIND:
-        raise PartError(f"{path}: not a graph part file (kind {PART_KIND!r} expected)")
+    data = read_part_file(path, PART_KIND, "a graph part file")
     if data.get("version") != PART_VERSION:
         raise PartError(f"{path}: unsupported part file version {data.get('version')!r}")
     try:

@@ -45,6 +45,28 @@ class PartError(ValueError):
     """A part file that cannot be used (unreadable, malformed, for other rows)."""
 
 
+def save_json_atomically(path: str | os.PathLike, data: dict) -> None:
+    """Write ``data`` as JSON atomically (temporary file + rename): a crash never leaves half
+    a file. Shared by the n = 7 parts and the graph parts."""
+    path = Path(path)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(temporary, path)
+
+
+def read_part_file(path: Path, kind: str, what: str) -> dict:
+    """The JSON object of a part file of ``kind`` (:class:`PartError` on anything unusable)."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise PartError(f"{path}: no such part file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise PartError(f"{path}: not a readable part file ({error})") from None
+    if not isinstance(data, dict) or data.get("kind") != kind:
+        raise PartError(f"{path}: not {what} (kind {kind!r} expected)")
+    return data
+
+
 def rows_total() -> int:
     from enumerations.compiled import quarter_tables
 
@@ -174,23 +196,13 @@ class Part:
 
     def save(self, path: Path) -> None:
         """Write atomically (temporary file + rename): a crash never leaves half a file."""
-        path = Path(path)
-        temporary = path.with_name(path.name + ".tmp")
-        temporary.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
-        os.replace(temporary, path)
+        save_json_atomically(path, self.to_dict())
 
 
 def load_part(path: str | os.PathLike) -> Part:
     """Read and validate a part file (:class:`PartError` on anything unusable)."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise PartError(f"{path}: no such part file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise PartError(f"{path}: not a readable part file ({error})") from None
-    if not isinstance(data, dict) or data.get("kind") != PART_KIND:
-        raise PartError(f"{path}: not an n = 7 part file (kind {PART_KIND!r} expected)")
+    data = read_part_file(path, PART_KIND, "an n = 7 part file")
     if data.get("version") != PART_VERSION or data.get("n") != N:
         raise PartError(f"{path}: unsupported part file version {data.get('version')!r}")
     try:
@@ -366,5 +378,6 @@ def plan_parts(count: int, start: int = 0, stop: int | None = None) -> list[Inte
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if a < b]
 
 
-__all__ = ["Coverage", "MergeReport", "Part", "PartError", "chunk_rows", "coverage",
+__all__ = ["Coverage", "MergeReport", "Part", "PartError", "chunk_rows", "coverage", "read_part_file",
+           "save_json_atomically",
            "load_part", "merge_parts", "n7_chunk", "parse_rows", "plan_parts", "run_part"]
