@@ -1,7 +1,7 @@
 """The compiled kernels of the solver core (theory.label_kernel, theory.cone_kernel) and the
 one-search enumerator against the Python label algebra, the fixpoint and brute force."""
 
-from itertools import combinations
+from itertools import combinations, islice
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -130,6 +130,15 @@ def test_one_search_enumeration_equals_brute_force(case):
     assert frozenset(JustificationEnumerator.for_claim(structure, claim)) == expected
     assert minimal_justifications(structure, claim) == expected
     assert minimal_justifications(structure, claim, method="sat") == expected
+
+
+def test_a_claim_on_no_evidence_has_the_empty_set_once_and_the_search_stops():
+    """A justification with no antecedents: the empty set is the one minimal justification;
+    the solver loop yields it once and stops (it used to find it again forever)."""
+    structure = SupportStructure.build(["e0"], ["c0"], [("c0", [])])
+    assert list(islice(iter(JustificationEnumerator.for_claim(structure, "c0")), 3)) == [frozenset()]
+    assert JustificationEnumerator.for_claim(structure, "c0").all_minimal() == {frozenset()}
+    assert minimal_justifications(structure, "c0", method="sat") == {frozenset()}
 
 
 def test_one_search_on_loops_needing_cuts():

@@ -524,6 +524,8 @@ class JustificationEnumerator:
                 if minimal is None:
                     continue  # cut a self-supporting loop; search again
                 yield 0, (minimal,), not minimal  # its supersets are blocked already
+                if not minimal:  # the empty set: the claim holds on no evidence, the only
+                    return       # minimal justification (and nothing blocks it to go on)
 
     def all_minimal(self) -> frozenset[frozenset[str]]:
         """Every minimal justification, in one incremental solver run with a compiled step
