@@ -134,7 +134,7 @@ def test_one_search_enumeration_equals_brute_force(case):
 
 def test_a_claim_on_no_evidence_has_the_empty_set_once_and_the_search_stops():
     """A justification with no antecedents: the empty set is the one minimal justification;
-    the solver loop yields it once and stops (it used to find it again forever)."""
+    the solver loop yields it once and stops."""
     structure = SupportStructure.build(["e0"], ["c0"], [("c0", [])])
     assert list(islice(iter(JustificationEnumerator.for_claim(structure, "c0")), 3)) == [frozenset()]
     assert JustificationEnumerator.for_claim(structure, "c0").all_minimal() == {frozenset()}
