@@ -137,10 +137,11 @@ def _prefer_wide_vectors() -> None:
 
     features = llvm.get_host_cpu_features()
     if features.get("avx512f"):
-        os.environ["NUMBA_CPU_FEATURES"] = features.flatten() + ",-prefer-256-bit"
         import numba.core.config
 
-        setattr(numba.core.config, "CPU_FEATURES", os.environ["NUMBA_CPU_FEATURES"])
+        # numba's setting, not the environment: a child process (a CLI call from a test)
+        # must not inherit other CPU features, which would miss numba's on-disk cache
+        setattr(numba.core.config, "CPU_FEATURES", features.flatten() + ",-prefer-256-bit")
 
 
 def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:

@@ -71,10 +71,11 @@ CUT_WORK_PER_LITERAL = 10
 """Work charged per literal of the loop clauses a check adds (built in Python, then added
 to the solver)."""
 COMPILED_ENTRY = 400_000
-"""Work after which the solver loops' portfolio also gives the compiled methods a turn
-(about half a second of solver loop, what loading the kernels costs a process): on long
-cycles the solver loops' loop clauses cut little per model, while the compiled labels
-answer at once."""
+"""Work after which the solver loops' portfolio also gives the compiled methods a turn, in
+a process that has loaded them already (:func:`kernels_loaded`; loading them is never
+charged to a small graph's query, since with numba's cache cold it takes about a minute):
+on long cycles the solver loops' loop clauses cut little per model, while the compiled
+labels answer at once."""
 ENTRY_PER_CLAUSE = 8
 """Work charged to the level-ranked arm of the solver loop's portfolio per clause of its
 rankings (:meth:`~theory.completion.SupportProgram.ranking_size`) before its first turn:
@@ -89,6 +90,15 @@ process that has not loaded them yet. Loading costs about 0.5 s once; below this
 Python path answers a query in less (``jtms supports`` on a 10,000-claim cycle: 0.27 s in
 all), so a one-shot command stays fast, while a process that has loaded the kernels uses
 them for every graph."""
+def kernels_loaded() -> bool:
+    """Whether this process has loaded the compiled kernels (:mod:`theory.label_kernel`,
+    :mod:`theory.cdcl`). Loading them costs a process about 0.5 s with numba's cache warm
+    and about a minute with it cold (a fresh installation), so the Python paths hand a
+    graph to them only when they are loaded already or the graph is large
+    (:data:`COMPILED_FROM`)."""
+    return "theory.label_kernel" in sys.modules
+
+
 LABEL_WORK = 4_000_000
 """Work (products formed plus subset tests) the compiled label algebra may spend on one
 query before ``method="auto"`` hands it to the SAT core: a few milliseconds, so a label
@@ -698,7 +708,7 @@ def minimal_justifications(
     index = index_of(structure)
     target = index.number[structure.require_claim(claim)]
     if compiled is None:
-        compiled = index.size >= COMPILED_FROM or "theory.label_kernel" in sys.modules
+        compiled = index.size >= COMPILED_FROM or kernels_loaded()
     if not compiled:
         return _minimal_interpreted(structure, claim, limit, solver, method, label_budget, encoding)
     if method != "sat" and limit is None:
@@ -752,7 +762,7 @@ def enumerate_minimal(program: SupportProgram, solver: str = DEFAULT_SOLVER,
     if program.cyclic:
         arms.append(Arm("ranked", lambda: JustificationEnumerator(program, solver=solver, ranked=True).steps(),
                         entry=ENTRY_PER_CLAUSE * program.ranking_size()))
-        if len(program.roots) == 1:
+        if len(program.roots) == 1 and kernels_loaded():
             arms.append(Arm("compiled", lambda: _compiled_steps(program, solver), entry=COMPILED_ENTRY))
     portfolio = Portfolio(arms)
     yield from portfolio

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
-import sys
 import time
 import warnings
 from typing import Any, Literal
@@ -37,7 +36,7 @@ from theory.fixpoint import base_active
 from theory.completion import SupportProgram
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import IndexView, SupportIndex, index_of
-from theory.justifications import COMPILED_FROM, JustificationEnumerator, enumerate_minimal
+from theory.justifications import COMPILED_FROM, JustificationEnumerator, enumerate_minimal, kernels_loaded
 from theory.labels import LABEL_BUDGET, all_labels
 from theory.structure import SupportStructure
 
@@ -253,7 +252,7 @@ def check_structure(
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
     # many claims for the SAT core: the compiled search lists each at a fraction of the
     # solver loop's cost, which repays loading the kernels (:data:`COMPILED_CHECK_FROM`)
-    compiled = certificates and ("theory.label_kernel" in sys.modules or index.size >= COMPILED_FROM or
+    compiled = certificates and (kernels_loaded() or index.size >= COMPILED_FROM or
                                  sum(1 for n in unsafe if labels.get(n) is None) >= COMPILED_CHECK_FROM)
     reports = []
     unclassified: dict[str, Violation] = {}
