@@ -25,7 +25,11 @@ from theory.formula import compile_support
 from theory.graphfile import graph_to_dict, parse_graph
 from theory.justifications import JustificationEnumerator
 
-LAYERED = [(30, 2, 12, 1, (2, 3), (2, 3)), (45, 2, 12, 0, (2, 3), (2, 3)), (45, 2, 16, 0, (2, 4), (2, 3))]
+LAYERED = [
+    (30, 2, 12, 1, (2, 3), (2, 3)),
+    (45, 2, 12, 0, (2, 3), (2, 3)),
+    (45, 2, 16, 0, (2, 4), (2, 3)),
+]
 
 
 def _median_seconds(function, repeats: int) -> float:
@@ -44,9 +48,17 @@ def phases(repeats: int) -> list[dict]:
         root = compiled.root("root")
         count = len(list(JustificationEnumerator(compiled.circuit, root)))
         on = _median_seconds(lambda: list(JustificationEnumerator(compiled.circuit, root)), repeats)
-        off = _median_seconds(lambda: list(JustificationEnumerator(compiled.circuit, root, prefer_absent=False)), repeats)
-        rows.append({"what": f"enumerate layered{parameters[:4]} ({count} justifications)",
-                     "before": off, "after": on})
+        off = _median_seconds(
+            lambda: list(JustificationEnumerator(compiled.circuit, root, prefer_absent=False)),
+            repeats,
+        )
+        rows.append(
+            {
+                "what": f"enumerate layered{parameters[:4]} ({count} justifications)",
+                "before": off,
+                "after": on,
+            }
+        )
     return rows
 
 
@@ -62,13 +74,18 @@ def garbage_collector(claims: int, repeats: int) -> list[dict]:
         parse_graph(document)
 
     return [
-        {"what": f"parse + validate {claims} claims", "before": _median_seconds(unpaused_parse, repeats),
-         "after": _median_seconds(paused_parse, repeats)},
+        {
+            "what": f"parse + validate {claims} claims",
+            "before": _median_seconds(unpaused_parse, repeats),
+            "after": _median_seconds(paused_parse, repeats),
+        },
     ]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--claims", type=int, default=100000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", action="store_true")
@@ -81,7 +98,12 @@ def main() -> None:
     for column in ("measurement", "before", "after", "speed-up"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["what"], f"{row['before']:.3f}", f"{row['after']:.3f}", f"{row['before'] / row['after']:.1f}x")
+        table.add_row(
+            row["what"],
+            f"{row['before']:.3f}",
+            f"{row['after']:.3f}",
+            f"{row['before'] / row['after']:.1f}x",
+        )
     Console(width=160).print(table)
 
 

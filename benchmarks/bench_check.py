@@ -25,8 +25,8 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.generate import memory
-from theory.graphfile import load_graph, save_graph
 from theory.fixpoint import base_active
+from theory.graphfile import load_graph, save_graph
 from theory.index import index_of
 from theory.safety import check_structure, verdicts
 
@@ -53,8 +53,13 @@ def summary_phases(path: Path) -> dict:
         text = json.dumps(summary.to_dict(), separators=(",", ":"))
         row["json"] = clock() - started
     totals = summary.totals()
-    row.update(claims=totals["claims"], evidence=len(structure.evidence), unsafe=totals["unsafe"],
-               violations=totals["violations"], json_mb=len(text) / 1e6)
+    row.update(
+        claims=totals["claims"],
+        evidence=len(structure.evidence),
+        unsafe=totals["unsafe"],
+        violations=totals["violations"],
+        json_mb=len(text) / 1e6,
+    )
     return row
 
 
@@ -81,7 +86,10 @@ def phases(path: Path, certificates: bool = True) -> dict:
     row["unsafe"] = len(report.unsafe)
     row["violations"] = sum(len(c.violations) for c in report.claims)
     row["sat_fallback_claims"] = (
-        sum(1 for c in report.claims if not c.minimal_justifications_complete) if certificates else None)
+        sum(1 for c in report.claims if not c.minimal_justifications_complete)
+        if certificates
+        else None
+    )
     row["json_mb"] = len(text) / 1e6
     del facts
     return row
@@ -92,19 +100,28 @@ def cli_seconds(path: Path, *extra: str) -> float:
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-m", "jtms", "check", str(path), "--json", *extra],
-                   stdout=subprocess.DEVNULL, check=False, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+    subprocess.run(
+        [sys.executable, "-m", "jtms", "check", str(path), "--json", *extra],
+        stdout=subprocess.DEVNULL,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path.cwd())},
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--back-edges", type=float, nargs="+", default=[0.0, 0.05])
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI timings")
-    parser.add_argument("--summary-only", action="store_true",
-                        help="what `jtms check --summary` computes (verdicts, violations counted), by phase")
+    parser.add_argument(
+        "--summary-only",
+        action="store_true",
+        help="what `jtms check --summary` computes (verdicts, violations counted), by phase",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
@@ -126,31 +143,69 @@ def main() -> None:
                     if not args.summary_only:
                         row["cli_full"] = cli_seconds(path)
                 rows.append(row)
-                print(json.dumps(row), file=sys.stderr, flush=True)  # partial results survive a timeout
+                print(
+                    json.dumps(row), file=sys.stderr, flush=True
+                )  # partial results survive a timeout
     if args.json:
         print(json.dumps(rows, indent=2))
         return
     if args.summary_only:
-        table = Table(title="jtms check --summary: CPU seconds per phase, and the command end to end")
-        for column in ["back-edges", "claims", "unsafe", "violations", "parse", "index", "summary", "json",
-                       "JSON MB", "cli --summary (CPU)"]:
+        table = Table(
+            title="jtms check --summary: CPU seconds per phase, and the command end to end"
+        )
+        for column in [
+            "back-edges",
+            "claims",
+            "unsafe",
+            "violations",
+            "parse",
+            "index",
+            "summary",
+            "json",
+            "JSON MB",
+            "cli --summary (CPU)",
+        ]:
             table.add_column(column)
         for r in rows:
-            table.add_row(f"{r['back_edges']:g}", str(r["claims"]), str(r["unsafe"]), str(r["violations"]),
-                          *(f"{r[k]:.2f}" for k in ("parse", "index", "summary", "json", "json_mb")),
-                          f"{r.get('cli_summary', float('nan')):.2f}")
+            table.add_row(
+                f"{r['back_edges']:g}",
+                str(r["claims"]),
+                str(r["unsafe"]),
+                str(r["violations"]),
+                *(f"{r[k]:.2f}" for k in ("parse", "index", "summary", "json", "json_mb")),
+                f"{r.get('cli_summary', float('nan')):.2f}",
+            )
         print("load average at the end:", " ".join(f"{x:.1f}" for x in os.getloadavg()))
         Console(width=200).print(table)
         return
     table = Table(title="jtms check: seconds per phase")
-    columns = ["back-edges", "claims", "unsafe", "violations", "SAT-fallback", "parse", "index", "verdicts",
-               "certificates", "json", "cli --summary", "cli full"]
+    columns = [
+        "back-edges",
+        "claims",
+        "unsafe",
+        "violations",
+        "SAT-fallback",
+        "parse",
+        "index",
+        "verdicts",
+        "certificates",
+        "json",
+        "cli --summary",
+        "cli full",
+    ]
     for column in columns:
         table.add_column(column)
     for r in rows:
-        table.add_row(f"{r['back_edges']:g}", str(r["claims"]), str(r["unsafe"]), str(r["violations"]),
-                      "-" if r["sat_fallback_claims"] is None else str(r["sat_fallback_claims"]), *(f"{r[k]:.2f}" for k in ("parse", "index", "verdicts", "certificates", "json")),
-                      f"{r.get('cli_summary', float('nan')):.2f}", f"{r.get('cli_full', float('nan')):.2f}")
+        table.add_row(
+            f"{r['back_edges']:g}",
+            str(r["claims"]),
+            str(r["unsafe"]),
+            str(r["violations"]),
+            "-" if r["sat_fallback_claims"] is None else str(r["sat_fallback_claims"]),
+            *(f"{r[k]:.2f}" for k in ("parse", "index", "verdicts", "certificates", "json")),
+            f"{r.get('cli_summary', float('nan')):.2f}",
+            f"{r.get('cli_full', float('nan')):.2f}",
+        )
     print("load average at the end:", " ".join(f"{x:.1f}" for x in os.getloadavg()))
     Console(width=200).print(table)
 

@@ -22,14 +22,19 @@ from jtms.memory.memory import Memory
 
 
 def chain_document(n: int) -> dict[str, Any]:
-    nodes = [{"id": "e0", "kind": "evidence", "text": "the assay"},
-             {"id": "e1", "kind": "evidence", "text": "the replication"}]
-    nodes += [{"id": f"c{k}", "kind": "claim", "text": f"step {k} of the argument"}
-              for k in range(1, n + 1)]
+    nodes = [
+        {"id": "e0", "kind": "evidence", "text": "the assay"},
+        {"id": "e1", "kind": "evidence", "text": "the replication"},
+    ]
+    nodes += [
+        {"id": f"c{k}", "kind": "claim", "text": f"step {k} of the argument"}
+        for k in range(1, n + 1)
+    ]
     justifications = [{"claim": "c1", "antecedents": ["e0"]}]
     justifications += [{"claim": f"c{k}", "antecedents": [f"c{k - 1}"]} for k in range(2, n + 1)]
-    justifications += [{"claim": f"c{k}", "antecedents": [f"c{k - 1}", "e1"]}
-                       for k in range(2, n + 1)]
+    justifications += [
+        {"claim": f"c{k}", "antecedents": [f"c{k - 1}", "e1"]} for k in range(2, n + 1)
+    ]
     return {"nodes": nodes, "justifications": justifications}
 
 
@@ -46,7 +51,7 @@ def measure(n: int, rounds: int) -> dict[str, Any]:
             memory.context(10)
             load = time.perf_counter() - started
             row: dict[str, Any] = {"claims": n, "load_s": round(load, 3)}
-            for label, budget in (("budget_2000", 2000), ("unlimited", 10 ** 9)):
+            for label, budget in (("budget_2000", 2000), ("unlimited", 10**9)):
                 times, cpu = [], []
                 for _ in range(rounds):
                     started, started_cpu = time.perf_counter(), time.process_time()
@@ -61,8 +66,9 @@ def measure(n: int, rounds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[2500, 100_000])
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)

@@ -67,8 +67,11 @@ def support_cone(structure: SupportStructure, nodes: frozenset[str]) -> SupportS
     """The nodes ``nodes`` depend on, with their justifications (same support functions)."""
     index = index_of(structure)
     cone = {index.ids[n] for n in ancestor_numbers(index, index.numbers(nodes))}
-    return SupportStructure.build(sorted(cone & structure.evidence), sorted(cone & structure.claims),
-                                  [j for j in structure.justifications if j.claim in cone])
+    return SupportStructure.build(
+        sorted(cone & structure.evidence),
+        sorted(cone & structure.claims),
+        [j for j in structure.justifications if j.claim in cone],
+    )
 
 
 def median_time(work: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -80,8 +83,9 @@ def median_time(work: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
-def run(claims: int, nogoods: int, back_edges: float, seed: int, repeats: int,
-        max_diagnoses: int) -> dict[str, Any]:
+def run(
+    claims: int, nogoods: int, back_edges: float, seed: int, repeats: int, max_diagnoses: int
+) -> dict[str, Any]:
     structure = with_nogoods(memory_graph(claims, seed=seed, back_edges=back_edges), nogoods, seed)
     limit = max_diagnoses or None
     seconds, report = median_time(lambda: diagnose(structure, limit=limit), repeats)
@@ -107,17 +111,33 @@ def run(claims: int, nogoods: int, back_edges: float, seed: int, repeats: int,
         clingo_s, oracle = median_time(lambda: clingo_conflict_sets(cone, nogood.nodes), repeats)
         if sat != oracle:
             raise SystemExit(f"{nogood.id}: SAT and clingo conflict sets differ (a bug)")
-        rows.append({"nogood": nogood.id, "nodes": sorted(nogood.nodes), "conflicts": len(sat),
-                     "cone": len(cone),
-                     "sat_s": sat_s, "clingo_s": clingo_s})
+        rows.append(
+            {
+                "nogood": nogood.id,
+                "nodes": sorted(nogood.nodes),
+                "conflicts": len(sat),
+                "cone": len(cone),
+                "sat_s": sat_s,
+                "clingo_s": clingo_s,
+            }
+        )
     return {
-        "claims": claims, "evidence": len(structure.evidence), "nogoods": nogoods,
-        "back_edges": back_edges, "seed": seed, "repeats": repeats,
-        "diagnose_s": seconds, "memory_diagnose_s": memory_seconds,
+        "claims": claims,
+        "evidence": len(structure.evidence),
+        "nogoods": nogoods,
+        "back_edges": back_edges,
+        "seed": seed,
+        "repeats": repeats,
+        "diagnose_s": seconds,
+        "memory_diagnose_s": memory_seconds,
         "conflict_sets": sum(len(c.conflicts) for c in report.contradictions),
         "diagnoses": len(report.diagnoses),
-        "cheapest": {"invalidate": len(report.diagnoses[0].invalidate),
-                     "retired_claims": report.diagnoses[0].retired_claims} if report.diagnoses else None,
+        "cheapest": {
+            "invalidate": len(report.diagnoses[0].invalidate),
+            "retired_claims": report.diagnoses[0].retired_claims,
+        }
+        if report.diagnoses
+        else None,
         "within_budget": seconds <= BUDGET_S and memory_seconds <= BUDGET_S,
         "enumeration": rows,
         "sat_total_s": sum(r["sat_s"] for r in rows),
@@ -127,27 +147,39 @@ def run(claims: int, nogoods: int, back_edges: float, seed: int, repeats: int,
 
 def print_table(result: dict[str, Any]) -> None:
     r = result
-    print(f"{r['claims']:,} claims, {r['evidence']:,} evidence, {r['nogoods']} nogoods "
-          f"(back-edges {r['back_edges']}), seed {r['seed']}, median of {r['repeats']}")
+    print(
+        f"{r['claims']:,} claims, {r['evidence']:,} evidence, {r['nogoods']} nogoods "
+        f"(back-edges {r['back_edges']}), seed {r['seed']}, median of {r['repeats']}"
+    )
     cheapest = r["cheapest"]
-    print(f"diagnose: {r['diagnose_s']:.3f} s ({r['conflict_sets']} conflict sets, {r['diagnoses']} "
-          f"diagnoses listed; cheapest invalidates {cheapest['invalidate'] if cheapest else '-'} "
-          f"evidence, retires {cheapest['retired_claims'] if cheapest else '-'} claims)")
-    print(f"Memory.open + Memory.diagnose (SQLite): {r['memory_diagnose_s']:.3f} s; budget "
-          f"{BUDGET_S:g} s: {'met' if r['within_budget'] else 'MISSED'}")
+    print(
+        f"diagnose: {r['diagnose_s']:.3f} s ({r['conflict_sets']} conflict sets, {r['diagnoses']} "
+        f"diagnoses listed; cheapest invalidates {cheapest['invalidate'] if cheapest else '-'} "
+        f"evidence, retires {cheapest['retired_claims'] if cheapest else '-'} claims)"
+    )
+    print(
+        f"Memory.open + Memory.diagnose (SQLite): {r['memory_diagnose_s']:.3f} s; budget "
+        f"{BUDGET_S:g} s: {'met' if r['within_budget'] else 'MISSED'}"
+    )
     print()
     print("| nogood | cone (nodes) | conflict sets | SAT | clingo | clingo / SAT |")
     print("|---|---|---|---|---|---|")
     for row in r["enumeration"]:
-        print(f"| {row['nogood']} {{{', '.join(row['nodes'])}}} | {row['cone']} | {row['conflicts']} | "
-              f"{row['sat_s'] * 1000:.2f} ms | {row['clingo_s'] * 1000:.2f} ms | "
-              f"{row['clingo_s'] / row['sat_s']:.1f}x |")
-    print(f"| total | | {sum(x['conflicts'] for x in r['enumeration'])} | {r['sat_total_s'] * 1000:.1f} ms | "
-          f"{r['clingo_total_s'] * 1000:.1f} ms | {r['clingo_total_s'] / r['sat_total_s']:.1f}x |")
+        print(
+            f"| {row['nogood']} {{{', '.join(row['nodes'])}}} | {row['cone']} | {row['conflicts']} | "
+            f"{row['sat_s'] * 1000:.2f} ms | {row['clingo_s'] * 1000:.2f} ms | "
+            f"{row['clingo_s'] / row['sat_s']:.1f}x |"
+        )
+    print(
+        f"| total | | {sum(x['conflicts'] for x in r['enumeration'])} | {r['sat_total_s'] * 1000:.1f} ms | "
+        f"{r['clingo_total_s'] * 1000:.1f} ms | {r['clingo_total_s'] / r['sat_total_s']:.1f}x |"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--claims", type=int, default=10_000)
     parser.add_argument("--nogoods", type=int, default=10)
     parser.add_argument("--back-edges", type=float, default=0.0)
@@ -156,7 +188,9 @@ def main() -> None:
     parser.add_argument("--max-diagnoses", type=int, default=10, help="0 = all")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = run(args.claims, args.nogoods, args.back_edges, args.seed, args.repeats, args.max_diagnoses)
+    result = run(
+        args.claims, args.nogoods, args.back_edges, args.seed, args.repeats, args.max_diagnoses
+    )
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -28,7 +28,6 @@ from enumerations.monotone import DEDEKIND, monotone_tables  # noqa: E402
 from enumerations.reference import python_int_tally, reference_tally  # noqa: E402
 from enumerations.runs import run_flat, run_n7_slice  # noqa: E402
 
-
 CPU_RUNS: list[float] = []  # process CPU seconds of the last timed() call, per run
 
 
@@ -58,7 +57,9 @@ def fresh(n):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--slice-rows", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
@@ -69,51 +70,74 @@ def main() -> int:
     out: dict = {"load_before": os.getloadavg(), "cpus": os.cpu_count()}
 
     print("flat universes (serial)")
-    print(f"{'n':>2} {'functions':>10} {'vectorised s (median)':>22} {'python-int s':>13} "
-          f"{'theory-rules s':>15} {'ratio int/vec':>14} {'ratio rules/vec':>16}")
+    print(
+        f"{'n':>2} {'functions':>10} {'vectorised s (median)':>22} {'python-int s':>13} "
+        f"{'theory-rules s':>15} {'ratio int/vec':>14} {'ratio rules/vec':>16}"
+    )
     flat = []
     for n in range(7):
         tally, runs = timed(lambda: fresh(n), args.repeats)
-        row = {"n": n, "monotone_functions": tally.monotone_functions, "theorem_holds": tally.theorem_holds,
-               "vectorised": summary(runs, CPU_RUNS)}
+        row = {
+            "n": n,
+            "monotone_functions": tally.monotone_functions,
+            "theorem_holds": tally.theorem_holds,
+            "vectorised": summary(runs, CPU_RUNS),
+        }
         assert tally.monotone_functions == DEDEKIND[n]
         if n <= 5 or args.python_n6:
             slow, slow_runs = timed(lambda: python_int_tally(n), 1 if n >= 5 else args.repeats)
-            assert (slow.unique_minimal, slow.influence_exact, slow.theorem_holds) == \
-                   (tally.unique_minimal, tally.influence_exact, tally.theorem_holds)
+            assert (slow.unique_minimal, slow.influence_exact, slow.theorem_holds) == (
+                tally.unique_minimal,
+                tally.influence_exact,
+                tally.theorem_holds,
+            )
             row["python_int"] = summary(slow_runs, CPU_RUNS)
         if n <= 5:
             ref, ref_runs = timed(lambda: reference_tally(n), 1 if n >= 5 else args.repeats)
-            assert (ref.unique_minimal, ref.influence_exact, ref.theorem_holds) == \
-                   (tally.unique_minimal, tally.influence_exact, tally.theorem_holds)
+            assert (ref.unique_minimal, ref.influence_exact, ref.theorem_holds) == (
+                tally.unique_minimal,
+                tally.influence_exact,
+                tally.theorem_holds,
+            )
             row["theory_rules"] = summary(ref_runs, CPU_RUNS)
         vec = row["vectorised"]["median"]
         pint = row.get("python_int", {}).get("median")
         rules = row.get("theory_rules", {}).get("median")
-        print(f"{n:>2} {tally.monotone_functions:>10,} {vec:>22.5f} "
-              f"{(f'{pint:.4f}' if pint else '-'):>13} {(f'{rules:.4f}' if rules else '-'):>15} "
-              f"{(f'{pint / vec:,.3g}x' if pint else '-'):>14} {(f'{rules / vec:,.3g}x' if rules else '-'):>16}")
+        print(
+            f"{n:>2} {tally.monotone_functions:>10,} {vec:>22.5f} "
+            f"{(f'{pint:.4f}' if pint else '-'):>13} {(f'{rules:.4f}' if rules else '-'):>15} "
+            f"{(f'{pint / vec:,.3g}x' if pint else '-'):>14} {(f'{rules / vec:,.3g}x' if rules else '-'):>16}"
+        )
         flat.append(row)
     out["flat"] = flat
     n6 = flat[6]["vectorised"]
-    print(f"n = 6 exhaustive (generation included): median {n6['median']:.3f} s wall over "
-          f"{args.repeats} runs (min {n6['min']:.3f}, max {n6['max']:.3f}); median CPU "
-          f"{n6['cpu_median']:.3f} s; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(
+        f"n = 6 exhaustive (generation included): median {n6['median']:.3f} s wall over "
+        f"{args.repeats} runs (min {n6['min']:.3f}, max {n6['max']:.3f}); median CPU "
+        f"{n6['cpu_median']:.3f} s; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
     five = flat[5]
     for clock, key in (("wall", "median"), ("CPU", "cpu_median")):
-        print(f"n = 5 ratios (medians, {clock}): python-int / vectorised "
-              f"{five['python_int'][key] / five['vectorised'][key]:,.0f}x, theory rules / vectorised "
-              f"{five['theory_rules'][key] / five['vectorised'][key]:,.0f}x")
+        print(
+            f"n = 5 ratios (medians, {clock}): python-int / vectorised "
+            f"{five['python_int'][key] / five['vectorised'][key]:,.0f}x, theory rules / vectorised "
+            f"{five['theory_rules'][key] / five['vectorised'][key]:,.0f}x"
+        )
 
     print("\nengines, n = 0..6 (wall-clock, executor start-up excluded)")
     executors = {}
-    for label, kind, workers in (("serial", "serial", 1), ("processes x2", "processes", 2),
-                                 ("dask local x2", "dask", 2)):
+    for label, kind, workers in (
+        ("serial", "serial", 1),
+        ("processes x2", "processes", 2),
+        ("dask local x2", "dask", 2),
+    ):
         with start_executor(kind, workers) as executor:
             run_flat(4, executor)  # warm the workers (imports, small tables)
             _, runs = timed(lambda: run_flat(6, executor), max(1, args.repeats // 2))
         executors[label] = summary(runs)  # CPU of worker processes is not in process_time
-        print(f"  {label:<14} median {statistics.median(runs):.3f} s  (runs {', '.join(f'{r:.3f}' for r in runs)})")
+        print(
+            f"  {label:<14} median {statistics.median(runs):.3f} s  (runs {', '.join(f'{r:.3f}' for r in runs)})"
+        )
     out["executors"] = executors
 
     print(f"\nn = 7 slice: {args.slice_rows} random shards (seed {args.seed}), serial")
@@ -121,13 +145,17 @@ def main() -> int:
         report = run_n7_slice(args.slice_rows, executor, seed=args.seed)
     s = report.to_dict()
     out["n7_slice"] = s
-    print(f"  {s['functions_checked']:,} functions in {s['core_seconds']:.1f} CPU-s "
-          f"({s['shard_wall_seconds']:.1f} s wall in the shards; {s['functions_per_core_second']:,} "
-          f"functions/CPU-s), theorem holds: {s['theorem_holds']}")
-    print(f"  full n = 7 run: {s['estimated_core_hours']:,.1f} ± {s['estimated_core_hours_stderr']} (1 s.e.) core-hours "
-          f"(mean CPU s/shard x {s['rows_total']:,} shards); by per-function rate "
-          f"{s['estimated_core_hours_by_rate']:,.1f}; from wall-clock {s['estimated_core_hours_wall']:,.1f}; "
-          f"D(7) extrapolated {s['sampled_dedekind_estimate']:.3e} vs {s['dedekind_7']:.3e}")
+    print(
+        f"  {s['functions_checked']:,} functions in {s['core_seconds']:.1f} CPU-s "
+        f"({s['shard_wall_seconds']:.1f} s wall in the shards; {s['functions_per_core_second']:,} "
+        f"functions/CPU-s), theorem holds: {s['theorem_holds']}"
+    )
+    print(
+        f"  full n = 7 run: {s['estimated_core_hours']:,.1f} ± {s['estimated_core_hours_stderr']} (1 s.e.) core-hours "
+        f"(mean CPU s/shard x {s['rows_total']:,} shards); by per-function rate "
+        f"{s['estimated_core_hours_by_rate']:,.1f}; from wall-clock {s['estimated_core_hours_wall']:,.1f}; "
+        f"D(7) extrapolated {s['sampled_dedekind_estimate']:.3e} vs {s['dedekind_7']:.3e}"
+    )
 
     if args.graphs:
         e, c, j = (int(x) for x in args.graphs.split(","))
@@ -138,11 +166,13 @@ def main() -> int:
                 tally = run_graphs(family, executor)
             g = tally.to_dict()
             out.setdefault("graphs", {})[label] = g
-            print(f"  {label:<14} {g['seconds']:.1f} s wall, {g['cpu_seconds']:.1f} CPU-s in shards, "
-                  f"{g['classes_seconds']:.1f} s building classes: {g['graphs']:,} graphs, {g['classes']:,} classes, "
-                  f"{g['active_claims']:,} active claims, {g['unsafe_claims']:,} unsafe "
-                  f"(alternative_support {g['alternative_support']:,}, redundant_influence "
-                  f"{g['redundant_influence']:,}, both {g['both_kinds']:,}); verdicts agree: {g['verdicts_agree']}")
+            print(
+                f"  {label:<14} {g['seconds']:.1f} s wall, {g['cpu_seconds']:.1f} CPU-s in shards, "
+                f"{g['classes_seconds']:.1f} s building classes: {g['graphs']:,} graphs, {g['classes']:,} classes, "
+                f"{g['active_claims']:,} active claims, {g['unsafe_claims']:,} unsafe "
+                f"(alternative_support {g['alternative_support']:,}, redundant_influence "
+                f"{g['redundant_influence']:,}, both {g['both_kinds']:,}); verdicts agree: {g['verdicts_agree']}"
+            )
     out["load_after"] = os.getloadavg()
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

@@ -23,7 +23,12 @@ from rich.console import Console
 from rich.table import Table
 
 from jtms.fuzz.clingo_oracle import ClingoOracle, fresh_active_state
-from jtms.fuzz.differential import CampaignOptions, campaign_cases, case_audits, differential_campaign
+from jtms.fuzz.differential import (
+    CampaignOptions,
+    campaign_cases,
+    case_audits,
+    differential_campaign,
+)
 from jtms.fuzz.runner import fuzz_rule, hypothesis_settings
 from theory.fixpoint import active_state
 from theory.revision import RULES
@@ -34,22 +39,24 @@ def bench_rules(examples: int, seed: int) -> list[dict]:
     for name in ("none", "influence", "exact"):
         report = fuzz_rule(RULES[name], name=name, examples=examples, seed=seed)
         ce = report.counterexample
-        rows.append({
-            "rule": name,
-            "examples": report.examples,
-            "seconds": round(report.seconds, 2),
-            "cpu_seconds": round(report.cpu_seconds, 2),
-            "examples_per_second": round(report.examples_per_second, 1),
-            "examples_per_cpu_second": round(report.examples / report.cpu_seconds, 1),
-            "counterexamples": report.counterexamples,
-            "distinct_shapes": report.distinct_shapes,
-            "first_counterexample_at": report.first_counterexample_at,
-            "shrunk_nodes": None if ce is None else len(ce.structure.nodes),
-            "shrunk_justifications": None if ce is None else len(ce.structure.justifications),
-            "first_found_nodes": None if ce is None else ce.first_found_size["nodes"],
-            "after_hypothesis_nodes": None if ce is None else ce.hypothesis_size["nodes"],
-            "shrink_seconds": None if ce is None else round(ce.shrink_seconds, 2),
-        })
+        rows.append(
+            {
+                "rule": name,
+                "examples": report.examples,
+                "seconds": round(report.seconds, 2),
+                "cpu_seconds": round(report.cpu_seconds, 2),
+                "examples_per_second": round(report.examples_per_second, 1),
+                "examples_per_cpu_second": round(report.examples / report.cpu_seconds, 1),
+                "counterexamples": report.counterexamples,
+                "distinct_shapes": report.distinct_shapes,
+                "first_counterexample_at": report.first_counterexample_at,
+                "shrunk_nodes": None if ce is None else len(ce.structure.nodes),
+                "shrunk_justifications": None if ce is None else len(ce.structure.justifications),
+                "first_found_nodes": None if ce is None else ce.first_found_size["nodes"],
+                "after_hypothesis_nodes": None if ce is None else ce.hypothesis_size["nodes"],
+                "shrink_seconds": None if ce is None else round(ce.shrink_seconds, 2),
+            }
+        )
     return rows
 
 
@@ -81,31 +88,50 @@ def bench_oracles(graphs: int, seed: int) -> dict:
         def per_graph(structure, audits):
             oracle = ClingoOracle(structure, encoding)
             return [oracle.active(a) for a in audits]
+
         return per_graph
 
     run("clingo multi-shot (backend)", multishot("backend"))
     run("clingo multi-shot (text)", multishot("text"))
-    run("clingo fresh Control per audit", lambda s, audits: [fresh_active_state(s, a) for a in audits])
+    run(
+        "clingo fresh Control per audit",
+        lambda s, audits: [fresh_active_state(s, a) for a in audits],
+    )
     run("theory fixpoint", lambda s, audits: [active_state(s, blocked=a) for a in audits])
     reference = results["clingo multi-shot (backend)"][1]
     base = results["clingo multi-shot (backend)"][0]
     rows = []
     for name, (seconds, answers) in results.items():
-        rows.append({
-            "method": name,
-            "seconds": round(seconds, 3),
-            "pairs_per_second": round(pairs / seconds, 1),
-            "ratio_to_multishot": round(seconds / base, 2),
-            "agrees": answers == reference,
-        })
+        rows.append(
+            {
+                "method": name,
+                "seconds": round(seconds, 3),
+                "pairs_per_second": round(pairs / seconds, 1),
+                "ratio_to_multishot": round(seconds / base, 2),
+                "agrees": answers == reference,
+            }
+        )
     return {"graphs": len(work), "pairs": pairs, "methods": rows}
 
 
 def bench_campaign(pairs: int, seed: int) -> dict:
     report = differential_campaign(pairs, seed=seed)
     d = report.to_dict()
-    return {k: d[k] for k in ("pairs", "graphs", "cyclic_graphs", "sequence_steps", "clingo_solves",
-                              "distinct_shapes", "disagreements", "seconds", "cpu_seconds", "pairs_per_second")}
+    return {
+        k: d[k]
+        for k in (
+            "pairs",
+            "graphs",
+            "cyclic_graphs",
+            "sequence_steps",
+            "clingo_solves",
+            "distinct_shapes",
+            "disagreements",
+            "seconds",
+            "cpu_seconds",
+            "pairs_per_second",
+        )
+    }
 
 
 def main(argv=None) -> int:
@@ -125,31 +151,59 @@ def main(argv=None) -> int:
         print(json.dumps(result, indent=2))
         return 0
     console = Console()
-    table = Table(title=f"jtms fuzz, {args.examples} examples per rule, seed {args.seed}", title_justify="left")
-    for column in ("rule", "ex/s", "ex/cpu-s", "failing", "shapes", "first found", "after hypothesis",
-                   "shrunk (nodes/justs)", "shrink s"):
+    table = Table(
+        title=f"jtms fuzz, {args.examples} examples per rule, seed {args.seed}",
+        title_justify="left",
+    )
+    for column in (
+        "rule",
+        "ex/s",
+        "ex/cpu-s",
+        "failing",
+        "shapes",
+        "first found",
+        "after hypothesis",
+        "shrunk (nodes/justs)",
+        "shrink s",
+    ):
         table.add_column(column)
     for r in result["rules"]:
-        table.add_row(r["rule"], str(r["examples_per_second"]), str(r["examples_per_cpu_second"]),
-                      str(r["counterexamples"]),
-                      str(r["distinct_shapes"]), str(r["first_found_nodes"] or "-"),
-                      str(r["after_hypothesis_nodes"] or "-"),
-                      "-" if r["shrunk_nodes"] is None else f"{r['shrunk_nodes']}/{r['shrunk_justifications']}",
-                      str(r["shrink_seconds"] or "-"))
+        table.add_row(
+            r["rule"],
+            str(r["examples_per_second"]),
+            str(r["examples_per_cpu_second"]),
+            str(r["counterexamples"]),
+            str(r["distinct_shapes"]),
+            str(r["first_found_nodes"] or "-"),
+            str(r["after_hypothesis_nodes"] or "-"),
+            "-"
+            if r["shrunk_nodes"] is None
+            else f"{r['shrunk_nodes']}/{r['shrunk_justifications']}",
+            str(r["shrink_seconds"] or "-"),
+        )
     console.print(table)
     oracles = result["oracles"]
-    table = Table(title=f"active-state oracles on {oracles['graphs']} graphs, {oracles['pairs']} audits",
-                  title_justify="left")
+    table = Table(
+        title=f"active-state oracles on {oracles['graphs']} graphs, {oracles['pairs']} audits",
+        title_justify="left",
+    )
     for column in ("method", "seconds", "pairs/s", "x multi-shot", "agrees"):
         table.add_column(column)
     for r in oracles["methods"]:
-        table.add_row(r["method"], str(r["seconds"]), str(r["pairs_per_second"]),
-                      str(r["ratio_to_multishot"]), str(r["agrees"]))
+        table.add_row(
+            r["method"],
+            str(r["seconds"]),
+            str(r["pairs_per_second"]),
+            str(r["ratio_to_multishot"]),
+            str(r["agrees"]),
+        )
     console.print(table)
     c = result["campaign"]
-    console.print(f"differential campaign: {c['pairs']} pairs on {c['graphs']} graphs "
-                  f"({c['cyclic_graphs']} cyclic), {c['disagreements']} disagreements, "
-                  f"{c['seconds']} s ({c['cpu_seconds']} s CPU), {c['pairs_per_second']} pairs/s")
+    console.print(
+        f"differential campaign: {c['pairs']} pairs on {c['graphs']} graphs "
+        f"({c['cyclic_graphs']} cyclic), {c['disagreements']} disagreements, "
+        f"{c['seconds']} s ({c['cpu_seconds']} s CPU), {c['pairs_per_second']} pairs/s"
+    )
     return 0
 
 

@@ -73,7 +73,9 @@ def _sympy_child(structure, claim, queue):
 
 def sympy_with_timeout(structure, claim, timeout):
     queue = multiprocessing.get_context("fork").Queue()
-    process = multiprocessing.get_context("fork").Process(target=_sympy_child, args=(structure, claim, queue))
+    process = multiprocessing.get_context("fork").Process(
+        target=_sympy_child, args=(structure, claim, queue)
+    )
     started = time.perf_counter()
     process.start()
     process.join(timeout)
@@ -102,7 +104,9 @@ def timed(function, repeats):
 
 def warm() -> None:
     """Load the compiled kernels before anything is timed."""
-    tiny = SupportStructure.build(["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e"]), ("b", ["e", "f"])])
+    tiny = SupportStructure.build(
+        ["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e"]), ("b", ["e", "f"])]
+    )
     for method in ("labels", "sat"):
         minimal_justifications(tiny, "a", method=method, compiled=True)
 
@@ -113,18 +117,33 @@ def run(sympy_timeout: float, repeats: int, with_absorption: bool = True):
         cases.append(("absorption k=14", absorption(14), "root"))
     rows = []
     for name, structure, claim in cases:
-        reference, sat = timed(lambda: minimal_justifications(structure, claim, method="sat", compiled=True), repeats)
-        row = {"case": name, "evidence_in_cone": len(evidence_ancestors(structure, claim)),
-               "minimal_justifications": len(reference), "sat": sat}
-        labels, row["labels"] = timed(lambda: minimal_justifications(structure, claim, method="labels",
-                                                                     compiled=True), repeats)
-        auto, row["auto"] = timed(lambda: minimal_justifications(structure, claim, method="auto", compiled=True),
-                                  repeats)
-        oracle, row["clingo"] = timed(lambda: clingo_minimal_justifications(structure, claim), repeats)
+        reference, sat = timed(
+            lambda: minimal_justifications(structure, claim, method="sat", compiled=True), repeats
+        )
+        row = {
+            "case": name,
+            "evidence_in_cone": len(evidence_ancestors(structure, claim)),
+            "minimal_justifications": len(reference),
+            "sat": sat,
+        }
+        labels, row["labels"] = timed(
+            lambda: minimal_justifications(structure, claim, method="labels", compiled=True),
+            repeats,
+        )
+        auto, row["auto"] = timed(
+            lambda: minimal_justifications(structure, claim, method="auto", compiled=True), repeats
+        )
+        oracle, row["clingo"] = timed(
+            lambda: clingo_minimal_justifications(structure, claim), repeats
+        )
         row["auto_over_clingo"] = row["auto"] / row["clingo"]
         symbolic, row["sympy"] = sympy_with_timeout(structure, claim, sympy_timeout)
-        row["agree"] = labels == reference and auto == reference and oracle == reference and (
-            symbolic is None or symbolic == reference)
+        row["agree"] = (
+            labels == reference
+            and auto == reference
+            and oracle == reference
+            and (symbolic is None or symbolic == reference)
+        )
         rows.append(row)
     return rows
 
@@ -157,7 +176,10 @@ UNROLLED_LIMIT = 3_000  # claims in the cone: the oracle unrolls k rounds of k
 
 
 def loop_cases() -> list[tuple[str, SupportStructure, str]]:
-    cases = [(f"layered_cyclic{p}", layered_cyclic(*p[:4], back_edges=p[4]), "root") for p in LAYERED_CYCLIC]
+    cases = [
+        (f"layered_cyclic{p}", layered_cyclic(*p[:4], back_edges=p[4]), "root")
+        for p in LAYERED_CYCLIC
+    ]
     cases += [(f"cycle k={k:,}", cycle(k), "c0") for k in CYCLES]
     cases += [(f"nested{p}", nested_loops(*p), "c0") for p in NESTED]
     return cases
@@ -168,31 +190,55 @@ def run_loops(repeats: int, oracle_limit: int = UNROLLED_LIMIT) -> list[dict]:
     for name, structure, claim in loop_cases():
         big = len(structure.claims) > 20_000
         times = 1 if big else repeats
-        row: dict = {"case": name, "claims": len(structure.claims),
-                     "evidence_in_cone": len(evidence_ancestors(structure, claim))}
-        default, row["default"] = timed(lambda: minimal_justifications(structure, claim, compiled=True), times)
-        sat, row["sat"] = timed(lambda: minimal_justifications(structure, claim, method="sat", compiled=True), times)
+        row: dict = {
+            "case": name,
+            "claims": len(structure.claims),
+            "evidence_in_cone": len(evidence_ancestors(structure, claim)),
+        }
+        default, row["default"] = timed(
+            lambda: minimal_justifications(structure, claim, compiled=True), times
+        )
+        sat, row["sat"] = timed(
+            lambda: minimal_justifications(structure, claim, method="sat", compiled=True), times
+        )
         index = index_of(structure)
         target = [index.number[claim]]
         # the same one search over CaDiCaL through python-sat instead of theory.cdcl
-        cadical, row["sat_cadical"] = timed(lambda: _compiled_search(index, target[0], "cadical195"), times)
-        loop, row["solver_loop"] = timed(lambda: frozenset(JustificationEnumerator.for_claim(structure, claim)), times)
-        oracle, row["clingo"] = timed(lambda: clingo_minimal_justifications(structure, claim), times)
+        cadical, row["sat_cadical"] = timed(
+            lambda: _compiled_search(index, target[0], "cadical195"), times
+        )
+        loop, row["solver_loop"] = timed(
+            lambda: frozenset(JustificationEnumerator.for_claim(structure, claim)), times
+        )
+        oracle, row["clingo"] = timed(
+            lambda: clingo_minimal_justifications(structure, claim), times
+        )
         unrolled = None
         if len(structure.claims) <= oracle_limit:
-            unrolled, row["unrolled"] = timed(lambda: minimal_justifications(
-                structure, claim, method="sat", encoding="unrolled"), times)
+            unrolled, row["unrolled"] = timed(
+                lambda: minimal_justifications(structure, claim, method="sat", encoding="unrolled"),
+                times,
+            )
         else:
             row["unrolled"] = None
         row["minimal_justifications"] = len(default)
         # what the default did: the label attempt within its budget, then the one search's
         # counts (solver models, exchange attempts and the sets they found)
-        tried, row["labels_tried"] = timed(lambda: labels(index, target, max_work=justifications.LABEL_WORK), times)
+        tried, row["labels_tried"] = timed(
+            lambda: labels(index, target, max_work=justifications.LABEL_WORK), times
+        )
         row["labels_answered"] = bool(tried.status[0] == 0)
         stats: dict[str, int] = {}
         _compiled_search(index, target[0], stats=stats)
-        row.update({k: stats[k] for k in ("models", "exchange_attempts", "exchange_found", "decisions", "conflicts")})
-        row["agree"] = default == sat == cadical == loop == oracle and (unrolled is None or unrolled == default)
+        row.update(
+            {
+                k: stats[k]
+                for k in ("models", "exchange_attempts", "exchange_found", "decisions", "conflicts")
+            }
+        )
+        row["agree"] = default == sat == cadical == loop == oracle and (
+            unrolled is None or unrolled == default
+        )
         row["default_over_clingo"] = row["default"] / row["clingo"]
         rows.append(row)
     return rows
@@ -205,10 +251,19 @@ def run_held_out(repeats: int) -> list[dict]:
         structure = layered_cyclic(*p[:4], back_edges=p[4])
         index = index_of(structure)
         target = index.number["root"]
-        row: dict = {"case": f"layered_cyclic{p}", "evidence_in_cone": len(evidence_ancestors(structure, "root"))}
-        default, row["default"] = timed(lambda: minimal_justifications(structure, "root", compiled=True), repeats)
-        cadical, row["sat_cadical"] = timed(lambda: _compiled_search(index, target, "cadical195"), repeats)
-        oracle, row["clingo"] = timed(lambda: clingo_minimal_justifications(structure, "root"), repeats)
+        row: dict = {
+            "case": f"layered_cyclic{p}",
+            "evidence_in_cone": len(evidence_ancestors(structure, "root")),
+        }
+        default, row["default"] = timed(
+            lambda: minimal_justifications(structure, "root", compiled=True), repeats
+        )
+        cadical, row["sat_cadical"] = timed(
+            lambda: _compiled_search(index, target, "cadical195"), repeats
+        )
+        oracle, row["clingo"] = timed(
+            lambda: clingo_minimal_justifications(structure, "root"), repeats
+        )
         row["minimal_justifications"] = len(default)
         row["agree"] = default == cadical == oracle
         row["default_over_clingo"] = row["default"] / row["clingo"]
@@ -227,7 +282,15 @@ def sweep_parameters(count: int, seed: int) -> list[tuple[int, int, int, int, fl
     drawn = []
     for _ in range(count):
         layers, width, evidence = rng.randint(8, 12), rng.randint(12, 18), rng.randint(36, 48)
-        drawn.append((evidence, layers, width, rng.randint(100, 10**6), rng.choice([0.05, 0.08, 0.1, 0.12, 0.15])))
+        drawn.append(
+            (
+                evidence,
+                layers,
+                width,
+                rng.randint(100, 10**6),
+                rng.choice([0.05, 0.08, 0.1, 0.12, 0.15]),
+            )
+        )
     return drawn
 
 
@@ -236,47 +299,89 @@ def run_sweep(count: int, seed: int, repeats: int) -> list[dict]:
     rows = []
     for i, p in enumerate(sweep_parameters(count, seed)):
         structure = layered_cyclic(*p[:4], back_edges=p[4])
-        default, seconds = timed(lambda: minimal_justifications(structure, "root", compiled=True), repeats)
-        oracle, clingo_seconds = timed(lambda: clingo_minimal_justifications(structure, "root"), repeats)
-        rows.append({"case": f"layered_cyclic{p}", "minimal_justifications": len(default), "default": seconds,
-                     "clingo": clingo_seconds, "default_over_clingo": seconds / clingo_seconds,
-                     "agree": default == oracle})
+        default, seconds = timed(
+            lambda: minimal_justifications(structure, "root", compiled=True), repeats
+        )
+        oracle, clingo_seconds = timed(
+            lambda: clingo_minimal_justifications(structure, "root"), repeats
+        )
+        rows.append(
+            {
+                "case": f"layered_cyclic{p}",
+                "minimal_justifications": len(default),
+                "default": seconds,
+                "clingo": clingo_seconds,
+                "default_over_clingo": seconds / clingo_seconds,
+                "agree": default == oracle,
+            }
+        )
         print(f"\r{i + 1}/{count} graphs", end="", flush=True, file=sys.stderr)
     print(file=sys.stderr)
     return rows
 
 
 def print_sweep(rows: list[dict], shown: int = 10) -> None:
-    table = Table(title=f"Random layered graphs with back-edges: the {min(shown, len(rows))} slowest against clingo "
-                  f"of {len(rows)}, CPU seconds")
+    table = Table(
+        title=f"Random layered graphs with back-edges: the {min(shown, len(rows))} slowest against clingo "
+        f"of {len(rows)}, CPU seconds"
+    )
     for column in ["case", "#min", "default (auto)", "clingo domRec", "default / clingo", "agree"]:
         table.add_column(column)
     worst = sorted(rows, key=lambda r: -r["default_over_clingo"])[:shown]
     for r in worst:
-        table.add_row(r["case"], str(r["minimal_justifications"]), f"{r['default']:.4f}", f"{r['clingo']:.4f}",
-                      f"{r['default_over_clingo']:.2f}x", str(r["agree"]))
+        table.add_row(
+            r["case"],
+            str(r["minimal_justifications"]),
+            f"{r['default']:.4f}",
+            f"{r['clingo']:.4f}",
+            f"{r['default_over_clingo']:.2f}x",
+            str(r["agree"]),
+        )
     Console(width=200).print(table)
     ratios = sorted(r["default_over_clingo"] for r in rows)
     over = sum(x > 0.5 for x in ratios)
-    print(f"default / clingo over {len(rows)} graphs: max {ratios[-1]:.2f}x, median {statistics.median(ratios):.2f}x, "
-          f"mean {statistics.mean(ratios):.2f}x, {over} above 0.5x; all sets agree: "
-          f"{all(r['agree'] for r in rows)}; load average at the end:",
-          " ".join(f"{x:.1f}" for x in os.getloadavg()))
+    print(
+        f"default / clingo over {len(rows)} graphs: max {ratios[-1]:.2f}x, median {statistics.median(ratios):.2f}x, "
+        f"mean {statistics.mean(ratios):.2f}x, {over} above 0.5x; all sets agree: "
+        f"{all(r['agree'] for r in rows)}; load average at the end:",
+        " ".join(f"{x:.1f}" for x in os.getloadavg()),
+    )
 
 
 def print_held_out(rows: list[dict]) -> None:
-    table = Table(title="Held-out layered graphs with back-edges: CPU seconds, one run, same process")
-    for column in ["case", "evidence", "#min", "default (auto)", "one search, CaDiCaL", "clingo domRec",
-                   "default / clingo", "CaDiCaL / clingo", "agree"]:
+    table = Table(
+        title="Held-out layered graphs with back-edges: CPU seconds, one run, same process"
+    )
+    for column in [
+        "case",
+        "evidence",
+        "#min",
+        "default (auto)",
+        "one search, CaDiCaL",
+        "clingo domRec",
+        "default / clingo",
+        "CaDiCaL / clingo",
+        "agree",
+    ]:
         table.add_column(column)
     for r in rows:
-        table.add_row(r["case"], str(r["evidence_in_cone"]), str(r["minimal_justifications"]), f"{r['default']:.4f}",
-                      f"{r['sat_cadical']:.4f}", f"{r['clingo']:.4f}", f"{r['default_over_clingo']:.2f}x",
-                      f"{r['cadical_over_clingo']:.2f}x", str(r["agree"]))
+        table.add_row(
+            r["case"],
+            str(r["evidence_in_cone"]),
+            str(r["minimal_justifications"]),
+            f"{r['default']:.4f}",
+            f"{r['sat_cadical']:.4f}",
+            f"{r['clingo']:.4f}",
+            f"{r['default_over_clingo']:.2f}x",
+            f"{r['cadical_over_clingo']:.2f}x",
+            str(r["agree"]),
+        )
     Console(width=200).print(table)
     ratios = [r["default_over_clingo"] for r in rows]
-    print(f"default / clingo: max {max(ratios):.2f}x, mean {statistics.mean(ratios):.2f}x; load average at the end:",
-          " ".join(f"{x:.1f}" for x in os.getloadavg()))
+    print(
+        f"default / clingo: max {max(ratios):.2f}x, mean {statistics.mean(ratios):.2f}x; load average at the end:",
+        " ".join(f"{x:.1f}" for x in os.getloadavg()),
+    )
 
 
 def cli_supports(k: int) -> dict:
@@ -294,36 +399,83 @@ def cli_supports(k: int) -> dict:
         save_graph(cycle(k), path)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "jtms", "supports", str(path), "--claim", "c0", "--json"],
-                              capture_output=True, text=True, env=os.environ.copy())
+        done = subprocess.run(
+            [sys.executable, "-m", "jtms", "supports", str(path), "--claim", "c0", "--json"],
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+        )
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     found = json.loads(done.stdout)["minimal_justifications"] if done.returncode == 0 else None
-    return {"claims": k, "wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            "minimal_justifications": found, "exit": done.returncode}
+    return {
+        "claims": k,
+        "wall": wall,
+        "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "minimal_justifications": found,
+        "exit": done.returncode,
+    }
 
 
 def print_loops(rows: list[dict], cli: list[dict]) -> None:
     table = Table(title="Support loops: CPU seconds (default / clingo), one run, same process")
-    for column in ["case", "claims", "evidence", "#min", "default (auto)", "SAT one search",
-                   "one search, CaDiCaL", "SAT solver loop", "unrolled oracle", "clingo domRec", "default / clingo",
-                   "agree"]:
+    for column in [
+        "case",
+        "claims",
+        "evidence",
+        "#min",
+        "default (auto)",
+        "SAT one search",
+        "one search, CaDiCaL",
+        "SAT solver loop",
+        "unrolled oracle",
+        "clingo domRec",
+        "default / clingo",
+        "agree",
+    ]:
         table.add_column(column)
     for r in rows:
-        table.add_row(r["case"], f"{r['claims']:,}", str(r["evidence_in_cone"]), str(r["minimal_justifications"]),
-                      f"{r['default']:.4f}", f"{r['sat']:.4f}", f"{r['sat_cadical']:.4f}", f"{r['solver_loop']:.4f}",
-                      "-" if r["unrolled"] is None else f"{r['unrolled']:.4f}", f"{r['clingo']:.4f}",
-                      f"{r['default_over_clingo']:.2f}x", str(r["agree"]))
+        table.add_row(
+            r["case"],
+            f"{r['claims']:,}",
+            str(r["evidence_in_cone"]),
+            str(r["minimal_justifications"]),
+            f"{r['default']:.4f}",
+            f"{r['sat']:.4f}",
+            f"{r['sat_cadical']:.4f}",
+            f"{r['solver_loop']:.4f}",
+            "-" if r["unrolled"] is None else f"{r['unrolled']:.4f}",
+            f"{r['clingo']:.4f}",
+            f"{r['default_over_clingo']:.2f}x",
+            str(r["agree"]),
+        )
     Console(width=200).print(table)
     table = Table(title="What the default did: the label attempt, then the one search's counts")
-    for column in ["case", "labels tried (s)", "labels answered", "solver models", "models / justification",
-                   "exchange attempts", "exchange found", "solver decisions / model", "solver conflicts / model"]:
+    for column in [
+        "case",
+        "labels tried (s)",
+        "labels answered",
+        "solver models",
+        "models / justification",
+        "exchange attempts",
+        "exchange found",
+        "solver decisions / model",
+        "solver conflicts / model",
+    ]:
         table.add_column(column)
     for r in rows:
         models = max(r["models"], 1)
-        table.add_row(r["case"], f"{r['labels_tried']:.5f}", str(r["labels_answered"]), str(r["models"]),
-                      f"{r['models'] / max(r['minimal_justifications'], 1):.2f}", str(r["exchange_attempts"]),
-                      str(r["exchange_found"]), f"{r['decisions'] / models:.0f}", f"{r['conflicts'] / models:.1f}")
+        table.add_row(
+            r["case"],
+            f"{r['labels_tried']:.5f}",
+            str(r["labels_answered"]),
+            str(r["models"]),
+            f"{r['models'] / max(r['minimal_justifications'], 1):.2f}",
+            str(r["exchange_attempts"]),
+            str(r["exchange_found"]),
+            f"{r['decisions'] / models:.0f}",
+            f"{r['conflicts'] / models:.1f}",
+        )
     Console(width=200).print(table)
     print("load average at the end:", " ".join(f"{x:.1f}" for x in os.getloadavg()))
     if cli:
@@ -331,42 +483,79 @@ def print_loops(rows: list[dict], cli: list[dict]) -> None:
         for column in ["claims", "wall s", "CPU s", "minimal justifications", "exit"]:
             table.add_column(column)
         for r in cli:
-            table.add_row(f"{r['claims']:,}", f"{r['wall']:.2f}", f"{r['cpu']:.2f}",
-                          str(r["minimal_justifications"]), str(r["exit"]))
+            table.add_row(
+                f"{r['claims']:,}",
+                f"{r['wall']:.2f}",
+                f"{r['cpu']:.2f}",
+                str(r["minimal_justifications"]),
+                str(r["exit"]),
+            )
         Console(width=200).print(table)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--loops", action="store_true",
-                        help="the support-loop cases against clingo (and jtms supports on long cycles)")
-    parser.add_argument("--held-out", action="store_true",
-                        help="eight more layered graphs with back-edges (other seeds and shapes), against clingo")
-    parser.add_argument("--sweep", type=int, metavar="COUNT", default=None,
-                        help="COUNT random layered graphs with back-edges of the --loops family (36-48 evidence, "
-                        "8-12 layers of 12-18 claims), against clingo: the slowest ten and the spread")
-    parser.add_argument("--seed", type=int, default=1, help="the --sweep and --families draw (default 1)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--loops",
+        action="store_true",
+        help="the support-loop cases against clingo (and jtms supports on long cycles)",
+    )
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="eight more layered graphs with back-edges (other seeds and shapes), against clingo",
+    )
+    parser.add_argument(
+        "--sweep",
+        type=int,
+        metavar="COUNT",
+        default=None,
+        help="COUNT random layered graphs with back-edges of the --loops family (36-48 evidence, "
+        "8-12 layers of 12-18 claims), against clingo: the slowest ten and the spread",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="the --sweep and --families draw (default 1)"
+    )
     parser.add_argument("--sympy-timeout", type=float, default=60.0)
-    parser.add_argument("--repeats", type=int, default=3, help="median over this many runs (not sympy)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="median over this many runs (not sympy)"
+    )
     parser.add_argument("--no-absorption", action="store_true", help="skip the label blow-up case")
-    parser.add_argument("--oracle-limit", type=int, default=UNROLLED_LIMIT,
-                        help="run the unrolled oracle on loop cases of at most this many claims "
-                        f"(default {UNROLLED_LIMIT}; it took 499 s on the 2,500-claim cycle)")
-    parser.add_argument("--label-work", type=int, default=None,
-                        help="the default method's label work budget (theory.justifications.LABEL_WORK, "
-                        f"default {justifications.LABEL_WORK:,}), to compare budgets")
-    parser.add_argument("--families", action="store_true",
-                        help="the six loop families and the case files against clingo "
-                        "(benchmarks/bench_loop_families.py; --count, --timeout)")
+    parser.add_argument(
+        "--oracle-limit",
+        type=int,
+        default=UNROLLED_LIMIT,
+        help="run the unrolled oracle on loop cases of at most this many claims "
+        f"(default {UNROLLED_LIMIT}; it took 499 s on the 2,500-claim cycle)",
+    )
+    parser.add_argument(
+        "--label-work",
+        type=int,
+        default=None,
+        help="the default method's label work budget (theory.justifications.LABEL_WORK, "
+        f"default {justifications.LABEL_WORK:,}), to compare budgets",
+    )
+    parser.add_argument(
+        "--families",
+        action="store_true",
+        help="the six loop families and the case files against clingo "
+        "(benchmarks/bench_loop_families.py; --count, --timeout)",
+    )
     parser.add_argument("--count", type=int, default=12, help="--families: members per family")
-    parser.add_argument("--timeout", type=float, default=10.0, help="--families: seconds per goal and method")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="--families: seconds per goal and method"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.families:
         from benchmarks import bench_loop_families
 
-        bench_loop_families.main(["--count", str(args.count), "--seed", str(args.seed),
-                                  "--timeout", str(args.timeout)] + (["--json"] if args.json else []))
+        bench_loop_families.main(
+            ["--count", str(args.count), "--seed", str(args.seed), "--timeout", str(args.timeout)]
+            + (["--json"] if args.json else [])
+        )
         return
     if args.label_work is not None:
         justifications.LABEL_WORK = args.label_work
@@ -399,9 +588,21 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    table = Table(title="Minimal justifications: CPU seconds (ratio to SAT; sympy: wall, child process)")
-    for column in ["case", "evidence", "#min", "SAT", "labels", "auto", "clingo domRec", "sympy dnf", "auto / clingo",
-                   "agree"]:
+    table = Table(
+        title="Minimal justifications: CPU seconds (ratio to SAT; sympy: wall, child process)"
+    )
+    for column in [
+        "case",
+        "evidence",
+        "#min",
+        "SAT",
+        "labels",
+        "auto",
+        "clingo domRec",
+        "sympy dnf",
+        "auto / clingo",
+        "agree",
+    ]:
         table.add_column(column)
 
     def cell(value, base):
@@ -410,9 +611,18 @@ def main() -> None:
         return f"{value:.4f} ({value / base:.2f}x)"
 
     for r in rows:
-        table.add_row(r["case"], str(r["evidence_in_cone"]), str(r["minimal_justifications"]), f"{r['sat']:.4f}",
-                      cell(r["labels"], r["sat"]), cell(r["auto"], r["sat"]), cell(r["clingo"], r["sat"]),
-                      cell(r["sympy"], r["sat"]), f"{r['auto_over_clingo']:.2f}x", str(r["agree"]))
+        table.add_row(
+            r["case"],
+            str(r["evidence_in_cone"]),
+            str(r["minimal_justifications"]),
+            f"{r['sat']:.4f}",
+            cell(r["labels"], r["sat"]),
+            cell(r["auto"], r["sat"]),
+            cell(r["clingo"], r["sat"]),
+            cell(r["sympy"], r["sat"]),
+            f"{r['auto_over_clingo']:.2f}x",
+            str(r["agree"]),
+        )
     Console(width=200).print(table)
     print("load average at the end:", " ".join(f"{x:.1f}" for x in os.getloadavg()))
 

@@ -25,7 +25,9 @@ FIELDS = ("monotone_functions", "active", "unique_minimal", "influence_exact", "
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--blocks", type=int, default=40)
     parser.add_argument("--block-rows", type=int, default=50)
     parser.add_argument("--seed", type=int, default=15)
@@ -35,7 +37,9 @@ def main() -> None:
     compiled_shard(7, 0, 1)  # build the tables and compile outside the timings
     flat_shard(7, 0, 1)
     rng = np.random.default_rng(args.seed)
-    starts = sorted(int(s) for s in rng.choice(rows - args.block_rows, size=args.blocks, replace=False))
+    starts = sorted(
+        int(s) for s in rng.choice(rows - args.block_rows, size=args.blocks, replace=False)
+    )
     functions, compiled_cpu, numpy_cpu, agree = 0, 0.0, 0.0, True
     load_before = os.getloadavg()[0]
     for a in starts:

@@ -43,7 +43,9 @@ def _child(connection: Any, method: str, structure: SupportStructure, claim: str
     connection.send((seconds, sorted(sorted(s) for s in found)))
 
 
-def timed_child(method: str, structure: SupportStructure, claim: str, timeout: float) -> tuple[float | None, Any]:
+def timed_child(
+    method: str, structure: SupportStructure, claim: str, timeout: float
+) -> tuple[float | None, Any]:
     """CPU seconds and answer of one method in a forked child, or (None, None) past ``timeout``."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
@@ -61,7 +63,9 @@ def timed_child(method: str, structure: SupportStructure, claim: str, timeout: f
 
 def warm() -> None:
     """Load and compile the kernels (the children inherit them)."""
-    tiny = SupportStructure.build(["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e"]), ("b", ["e", "f"])])
+    tiny = SupportStructure.build(
+        ["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e"]), ("b", ["e", "f"])]
+    )
     for method in ("labels", "sat"):
         minimal_justifications(tiny, "a", method=method, compiled=True)
     minimal_justifications(tiny, "a", compiled=False)
@@ -70,7 +74,9 @@ def warm() -> None:
 
 def run(count: int, seed: int, timeout: float, methods: list[str]) -> list[dict]:
     rows = []
-    groups: list[tuple[str, list[Member]]] = [(name, members(name, count, seed)) for name in FAMILIES]
+    groups: list[tuple[str, list[Member]]] = [
+        (name, members(name, count, seed)) for name in FAMILIES
+    ]
     groups.append(("case files", case_files()))
     for family, drawn in groups:
         for structure, goals, description in drawn:
@@ -82,7 +88,9 @@ def run(count: int, seed: int, timeout: float, methods: list[str]) -> list[dict]
                 for method in methods:
                     seconds, answer = timed_child(method, structure, claim, timeout)
                     row[method] = seconds
-                    row[f"{method}_agrees"] = None if answer is None or expected is None else answer == expected
+                    row[f"{method}_agrees"] = (
+                        None if answer is None or expected is None else answer == expected
+                    )
                 rows.append(row)
     return rows
 
@@ -92,20 +100,33 @@ def summary(rows: list[dict], methods: list[str]) -> list[dict]:
     for family in dict.fromkeys(r["family"] for r in rows):
         mine = [r for r in rows if r["family"] == family]
         for method in methods:
-            ratios = [r[method] / max(r["clingo"], 1e-4) for r in mine
-                      if r[method] is not None and r["clingo"] is not None]
-            out.append({
-                "family": family, "method": method, "goals": len(mine),
-                "median": statistics.median(ratios) if ratios else None,
-                "max": max(ratios) if ratios else None,
-                "over_10x": sum(x > 10 for x in ratios),
-                "over_1s_fast_clingo": sum(1 for r in mine if r[method] is not None and r["clingo"] is not None
-                                           and r["clingo"] < 0.05 and r[method] > 1.0),
-                "timeouts": sum(r[method] is None for r in mine),
-                "total": sum(r[method] for r in mine if r[method] is not None),
-                "clingo_total": sum(r["clingo"] for r in mine if r["clingo"] is not None),
-                "all_agree": all(r[f"{method}_agrees"] for r in mine if r[method] is not None),
-            })
+            ratios = [
+                r[method] / max(r["clingo"], 1e-4)
+                for r in mine
+                if r[method] is not None and r["clingo"] is not None
+            ]
+            out.append(
+                {
+                    "family": family,
+                    "method": method,
+                    "goals": len(mine),
+                    "median": statistics.median(ratios) if ratios else None,
+                    "max": max(ratios) if ratios else None,
+                    "over_10x": sum(x > 10 for x in ratios),
+                    "over_1s_fast_clingo": sum(
+                        1
+                        for r in mine
+                        if r[method] is not None
+                        and r["clingo"] is not None
+                        and r["clingo"] < 0.05
+                        and r[method] > 1.0
+                    ),
+                    "timeouts": sum(r[method] is None for r in mine),
+                    "total": sum(r[method] for r in mine if r[method] is not None),
+                    "clingo_total": sum(r["clingo"] for r in mine if r["clingo"] is not None),
+                    "all_agree": all(r[f"{method}_agrees"] for r in mine if r[method] is not None),
+                }
+            )
     return out
 
 
@@ -113,24 +134,50 @@ def print_summary(table: list[dict], timeout: float) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    view = Table(title=f"Loop families: CPU seconds against clingo domRec (timeout {timeout:g} s per goal)")
-    for column in ["family", "method", "goals", "median / clingo", "max / clingo", ">10x", ">1 s (clingo <50 ms)",
-                   "timeouts", "total / clingo total", "agree"]:
+    view = Table(
+        title=f"Loop families: CPU seconds against clingo domRec (timeout {timeout:g} s per goal)"
+    )
+    for column in [
+        "family",
+        "method",
+        "goals",
+        "median / clingo",
+        "max / clingo",
+        ">10x",
+        ">1 s (clingo <50 ms)",
+        "timeouts",
+        "total / clingo total",
+        "agree",
+    ]:
         view.add_column(column)
     for r in table:
-        view.add_row(r["family"], r["method"], str(r["goals"]),
-                     "-" if r["median"] is None else f"{r['median']:.2f}x",
-                     "-" if r["max"] is None else f"{r['max']:.2f}x", str(r["over_10x"]), str(r["over_1s_fast_clingo"]),
-                     str(r["timeouts"]), f"{r['total'] / max(r['clingo_total'], 1e-9):.2f}x", str(r["all_agree"]))
+        view.add_row(
+            r["family"],
+            r["method"],
+            str(r["goals"]),
+            "-" if r["median"] is None else f"{r['median']:.2f}x",
+            "-" if r["max"] is None else f"{r['max']:.2f}x",
+            str(r["over_10x"]),
+            str(r["over_1s_fast_clingo"]),
+            str(r["timeouts"]),
+            f"{r['total'] / max(r['clingo_total'], 1e-9):.2f}x",
+            str(r["all_agree"]),
+        )
     Console(width=200).print(view)
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--count", type=int, default=12, help="members per family (default 12)")
     parser.add_argument("--seed", type=int, default=0, help="the draw (default 0)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per goal and method (default 10)")
-    parser.add_argument("--methods", default="auto,interpreted", help="comma-separated, of: auto, interpreted")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per goal and method (default 10)"
+    )
+    parser.add_argument(
+        "--methods", default="auto,interpreted", help="comma-separated, of: auto, interpreted"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]

@@ -40,7 +40,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_reconsolidation import LTMS, make_graph  # noqa: E402
-
 from jtms.memory.memory import Memory  # noqa: E402
 
 
@@ -62,8 +61,10 @@ class Clock:
         self.cpu.append(cpu)
 
     def ms(self) -> tuple[float, float]:
-        return (round(statistics.median(self.wall) * 1000, 1),
-                round(statistics.median(self.cpu) * 1000, 1))
+        return (
+            round(statistics.median(self.wall) * 1000, 1),
+            round(statistics.median(self.cpu) * 1000, 1),
+        )
 
 
 def _process(argv: list[str]) -> tuple[float, float]:
@@ -71,7 +72,9 @@ def _process(argv: list[str]) -> tuple[float, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -88,8 +91,12 @@ def run_goals(n_claims: int, rounds: int, seed: int, folder: Path, peers: bool) 
     n_evidence = n_claims // 5
     size = max(1, n_evidence // 100)
     db = folder / f"goals-{n_claims}.db"
-    result: dict = {"claims": n_claims, "evidence": n_evidence, "audit_size": size,
-                    "rounds": rounds}
+    result: dict = {
+        "claims": n_claims,
+        "evidence": n_evidence,
+        "audit_size": size,
+        "rounds": rounds,
+    }
     started = time.perf_counter()
     with Memory.create(db) as memory:
         memory.import_graph(document, source="bench")
@@ -109,8 +116,21 @@ def run_goals(n_claims: int, rounds: int, seed: int, folder: Path, peers: bool) 
     help_clock, cold_clock = Clock(), Clock()
     for roots in sets:
         help_clock.add(*_process(_jtms() + ["--help"]))
-        cold_clock.add(*_process(_jtms() + ["audit", "--invalidate", ",".join(roots), "--reason",
-                                            "bench", "--db", str(db), "--json"]))
+        cold_clock.add(
+            *_process(
+                _jtms()
+                + [
+                    "audit",
+                    "--invalidate",
+                    ",".join(roots),
+                    "--reason",
+                    "bench",
+                    "--db",
+                    str(db),
+                    "--json",
+                ]
+            )
+        )
         undo(max(helper.open_audits()))
     # Memory.open + the first audit
     open_clock = Clock()
@@ -156,17 +176,32 @@ def run_goals(n_claims: int, rounds: int, seed: int, folder: Path, peers: bool) 
     result["integrity_ok"] = warm.integrity_problems() == []
     for memory in (warm, writer, helper):
         memory.close()
-    for name, clock in [("help", help_clock), ("cold_audit", cold_clock),
-                        ("open_first_audit", open_clock), ("warm_audit", warm_clock),
-                        ("foreign_audit", do_clock), ("catch_up", catch_clock)]:
+    for name, clock in [
+        ("help", help_clock),
+        ("cold_audit", cold_clock),
+        ("open_first_audit", open_clock),
+        ("warm_audit", warm_clock),
+        ("foreign_audit", do_clock),
+        ("catch_up", catch_clock),
+    ]:
         result[f"{name}_ms"], result[f"{name}_cpu_ms"] = clock.ms()
-    result["cold_vs_help"] = round(statistics.median(cold_clock.wall) / statistics.median(help_clock.wall), 2)
-    result["cold_vs_help_cpu"] = round(statistics.median(cold_clock.cpu) / statistics.median(help_clock.cpu), 2)
-    result["catch_up_vs_doing"] = round(statistics.median(catch_clock.wall) / statistics.median(do_clock.wall), 2)
+    result["cold_vs_help"] = round(
+        statistics.median(cold_clock.wall) / statistics.median(help_clock.wall), 2
+    )
+    result["cold_vs_help_cpu"] = round(
+        statistics.median(cold_clock.cpu) / statistics.median(help_clock.cpu), 2
+    )
+    result["catch_up_vs_doing"] = round(
+        statistics.median(catch_clock.wall) / statistics.median(do_clock.wall), 2
+    )
     if ltms is not None:
         result["ltms_retract_ms"], result["ltms_retract_cpu_ms"] = ltms_clock.ms()
-        result["warm_vs_ltms"] = round(statistics.median(warm_clock.wall) / statistics.median(ltms_clock.wall), 2)
-        result["warm_vs_ltms_cpu"] = round(statistics.median(warm_clock.cpu) / statistics.median(ltms_clock.cpu), 2)
+        result["warm_vs_ltms"] = round(
+            statistics.median(warm_clock.wall) / statistics.median(ltms_clock.wall), 2
+        )
+        result["warm_vs_ltms_cpu"] = round(
+            statistics.median(warm_clock.cpu) / statistics.median(ltms_clock.cpu), 2
+        )
         result["ltms_same_retired"] = same
     return result
 
@@ -189,10 +224,11 @@ def run_curve(sizes: list[int], rounds: int, seed: int, folder: Path) -> list[di
         for _ in range(rounds):
             with open_clock:
                 memory = Memory.open(db)
-                memory.is_active("e0")           # loads the state (checkpoint + log tail)
+                memory.is_active("e0")  # loads the state (checkpoint + log tail)
             with first_clock:
-                outcome = memory.audit([f"e{i}" for i in rng.sample(range(n_evidence), size)],
-                                       reason="curve first")
+                outcome = memory.audit(
+                    [f"e{i}" for i in rng.sample(range(n_evidence), size)], reason="curve first"
+                )
             memory.reinstate(outcome.audit_id)
             for _ in range(2):
                 roots = [f"e{i}" for i in rng.sample(range(n_evidence), size)]
@@ -203,8 +239,11 @@ def run_curve(sizes: list[int], rounds: int, seed: int, folder: Path) -> list[di
                 memory.reinstate(outcome.audit_id)
             memory.close()
         row["audit_size"] = size
-        for name, clock in [("open", open_clock), ("first_audit", first_clock),
-                            ("warm_audit", warm_clock)]:
+        for name, clock in [
+            ("open", open_clock),
+            ("first_audit", first_clock),
+            ("warm_audit", warm_clock),
+        ]:
             row[f"{name}_ms"], row[f"{name}_cpu_ms"] = clock.ms()
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -223,8 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         if args.curve:
-            results: object = run_curve([int(s) for s in args.curve.split(",")], args.rounds,
-                                        args.seed, Path(tmp))
+            results: object = run_curve(
+                [int(s) for s in args.curve.split(",")], args.rounds, args.seed, Path(tmp)
+            )
         else:
             results = run_goals(args.claims, args.rounds, args.seed, Path(tmp), not args.no_peers)
             print(json.dumps(results), flush=True)

@@ -50,7 +50,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_reconsolidation import make_graph  # noqa: E402
-
 from jtms.memory.jsonl import export_memory, import_memory  # noqa: E402
 from jtms.memory.memory import Memory  # noqa: E402
 from jtms.store.postgres import drop_memory, parse_location  # noqa: E402
@@ -72,8 +71,12 @@ def run_main(dsn: str, n_claims: int, rounds: int, seed: int, folder: Path) -> d
     n_evidence = n_claims // 5
     pg = _location(dsn, "main")
     made = [pg]
-    result: dict[str, Any] = {"claims": n_claims, "evidence": n_evidence, "rounds": rounds,
-                              "justifications": len(document["justifications"])}
+    result: dict[str, Any] = {
+        "claims": n_claims,
+        "evidence": n_evidence,
+        "rounds": rounds,
+        "justifications": len(document["justifications"]),
+    }
     try:
         memories = {"sqlite": Memory.create(folder / "bench.db"), "postgres": Memory.create(pg)}
         for name, memory in memories.items():
@@ -102,7 +105,8 @@ def run_main(dsn: str, n_claims: int, rounds: int, seed: int, folder: Path) -> d
             result[f"{name}_warm_audit_ms"] = _ms(clocks[name])
         result["audit_size"] = size
         result["warm_audit_ratio_postgres_over_sqlite"] = round(
-            result["postgres_warm_audit_ms"] / result["sqlite_warm_audit_ms"], 2)
+            result["postgres_warm_audit_ms"] / result["sqlite_warm_audit_ms"], 2
+        )
         memories["postgres"].audit(sorted(rng.sample(evidence, size)), reason="before export")
         for memory in memories.values():
             memory.close()
@@ -118,7 +122,8 @@ def run_main(dsn: str, n_claims: int, rounds: int, seed: int, folder: Path) -> d
         started = time.perf_counter()
         import_memory(file, copy)
         result["import_memory_seconds_including_integrity_check"] = round(
-            time.perf_counter() - started, 3)
+            time.perf_counter() - started, 3
+        )
     finally:
         for location in made:
             drop_memory(location)
@@ -127,11 +132,10 @@ def run_main(dsn: str, n_claims: int, rounds: int, seed: int, folder: Path) -> d
 
 def bulk_write(document: dict[str, Any], folder: Path, dsn: str, made: list[str]) -> dict[str, Any]:
     """Seconds to write the graph's rows in one transaction of each store (see the docstring)."""
-    from theory.graphfile import parse_graph
-    from theory.incremental import state_of
-
     from jtms.store import create_store
     from jtms.store.protocol import JustificationRow, NewNode
+    from theory.graphfile import parse_graph
+    from theory.incremental import state_of
 
     state = state_of(parse_graph(document))
     index = state.index
@@ -144,15 +148,32 @@ def bulk_write(document: dict[str, Any], folder: Path, dsn: str, made: list[str]
         started = time.perf_counter()
         with store.write():
             event = store.append_event("import", "t", source="bench")
-            store.add_nodes(NewNode(n, index.ids[n], kinds[index.ids[n]], "", None, None, None,
-                                    event, "active" if state.active[n] else "inactive")
-                            for n in range(index.size))
-            store.add_justifications(JustificationRow(j, index.just_claim[j],
-                                                      tuple(index.just_antecedents[j]), event)
-                                     for j in range(len(index.just_claim)))
-            store.add_supports(event, ((c, state.support[c], state.rank[c])
-                                       for c in range(index.size)
-                                       if state.active[c] and not index.is_evidence[c]))
+            store.add_nodes(
+                NewNode(
+                    n,
+                    index.ids[n],
+                    kinds[index.ids[n]],
+                    "",
+                    None,
+                    None,
+                    None,
+                    event,
+                    "active" if state.active[n] else "inactive",
+                )
+                for n in range(index.size)
+            )
+            store.add_justifications(
+                JustificationRow(j, index.just_claim[j], tuple(index.just_antecedents[j]), event)
+                for j in range(len(index.just_claim))
+            )
+            store.add_supports(
+                event,
+                (
+                    (c, state.support[c], state.rank[c])
+                    for c in range(index.size)
+                    if state.active[c] and not index.is_evidence[c]
+                ),
+            )
         result[f"{name}_bulk_write_seconds"] = round(time.perf_counter() - started, 3)
         store.close()
     return result
@@ -160,11 +181,11 @@ def bulk_write(document: dict[str, Any], folder: Path, dsn: str, made: list[str]
 
 # --- serialising writers: advisory lock vs serializable transactions -----------------------------
 
-def _writer(location: str, mode: str, seconds: float, name: str, out: Path) -> None:
-    from theory.errors import InputError
 
+def _writer(location: str, mode: str, seconds: float, name: str, out: Path) -> None:
     from jtms.store import open_store
     from jtms.store.protocol import NewNode
+    from theory.errors import InputError
 
     store = open_store(location)
     store.serialise = mode  # type: ignore[attr-defined]
@@ -178,10 +199,23 @@ def _writer(location: str, mode: str, seconds: float, name: str, out: Path) -> N
         while True:
             try:
                 with store.write():
-                    known += len(store.nodes(known))   # catch up: the next dense number
+                    known += len(store.nodes(known))  # catch up: the next dense number
                     event = store.append_event("add-evidence", "t", actor=name)
-                    store.add_nodes([NewNode(known, f"{name}_{count}", "evidence", "", name,
-                                             None, None, event, "active")])
+                    store.add_nodes(
+                        [
+                            NewNode(
+                                known,
+                                f"{name}_{count}",
+                                "evidence",
+                                "",
+                                name,
+                                None,
+                                None,
+                                event,
+                                "active",
+                            )
+                        ]
+                    )
                 known += 1
                 break
             except InputError as error:
@@ -190,8 +224,9 @@ def _writer(location: str, mode: str, seconds: float, name: str, out: Path) -> N
                 retries += 1
         latencies.append(time.perf_counter() - started)
     store.close()
-    out.write_text(json.dumps({"commits": len(latencies), "retries": retries,
-                               "latencies": latencies}))
+    out.write_text(
+        json.dumps({"commits": len(latencies), "retries": retries, "latencies": latencies})
+    )
 
 
 def run_serialise(dsn: str, writers: int, seconds: float, folder: Path) -> dict[str, Any]:
@@ -202,10 +237,26 @@ def run_serialise(dsn: str, writers: int, seconds: float, folder: Path) -> dict[
         try:
             logs = [folder / f"{mode}-{k}.json" for k in range(writers)]
             env = dict(os.environ, PYTHONPATH=str(ROOT))
-            children = [subprocess.Popen([sys.executable, __file__, "--writer", mode,
-                                          "--dsn", location, "--seconds", str(seconds),
-                                          "--name", f"w{k}", "--out", str(logs[k])], env=env)
-                        for k in range(writers)]
+            children = [
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--writer",
+                        mode,
+                        "--dsn",
+                        location,
+                        "--seconds",
+                        str(seconds),
+                        "--name",
+                        f"w{k}",
+                        "--out",
+                        str(logs[k]),
+                    ],
+                    env=env,
+                )
+                for k in range(writers)
+            ]
             for child in children:
                 child.wait(timeout=seconds + 120)
             runs = [json.loads(log.read_text()) for log in logs]
@@ -219,7 +270,8 @@ def run_serialise(dsn: str, writers: int, seconds: float, folder: Path) -> dict[
                 "retries": sum(r["retries"] for r in runs),
                 "median_commit_ms": round(statistics.median(latencies) * 1000, 2),
                 "p99_commit_ms": round(latencies[int(0.99 * (len(latencies) - 1))] * 1000, 2),
-                "all_commits_stored": stored == commits, "integrity_problems": problems,
+                "all_commits_stored": stored == commits,
+                "integrity_problems": problems,
             }
         finally:
             drop_memory(location)
@@ -264,8 +316,9 @@ def main(argv: list[str] | None = None) -> int:
             result = run_main(args.dsn, args.claims, args.rounds, args.seed, Path(folder))
     print(json.dumps(result, indent=1))
     if args.load:
-        ok = not (result["unexpected_errors"] or result["integrity_problems"]
-                  or result["replay_problems"])
+        ok = not (
+            result["unexpected_errors"] or result["integrity_problems"] or result["replay_problems"]
+        )
         return 0 if ok else 1
     return 0
 

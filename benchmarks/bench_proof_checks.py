@@ -31,7 +31,9 @@ from proofs.symmetry_check import check_emitted  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--checks", default="quantities,parts,symmetry")
     parser.add_argument("--min-n", type=int, default=1)
     parser.add_argument("--max-n", type=int, default=CERTIFIED_MAX_N)
@@ -44,23 +46,50 @@ def main() -> int:
         for check in args.checks.split(","):
             cpu = time.process_time()
             if check == "quantities":
-                results = [c for s in PROVED for c in check_quantities(
-                    s.name, n, exhaustive=n <= args.exhaustive_max_n, count=args.count, seed=args.seed)]
+                results = [
+                    c
+                    for s in PROVED
+                    for c in check_quantities(
+                        s.name,
+                        n,
+                        exhaustive=n <= args.exhaustive_max_n,
+                        count=args.count,
+                        seed=args.seed,
+                    )
+                ]
                 checked = sum(c.checked for c in results)
             elif check == "parts":
-                results = [c for name in STATEMENTS for c in check_parts(name, n, count=args.count, seed=args.seed)]
+                results = [
+                    c
+                    for name in STATEMENTS
+                    for c in check_parts(name, n, count=args.count, seed=args.seed)
+                ]
                 checked = sum(c.checked for c in results)
             elif check == "symmetry":
-                results = [check_emitted(s.name, n, count=args.count, seed=args.seed) for s in PROVED] if n >= 2 else []
+                results = (
+                    [check_emitted(s.name, n, count=args.count, seed=args.seed) for s in PROVED]
+                    if n >= 2
+                    else []
+                )
                 checked = sum(c.samples for c in results)
             else:
                 raise SystemExit(f"unknown check {check!r}")
             bad = [repr(c) for c in results if not c.ok]
             ok = ok and not bad
-            print(json.dumps({"check": check, "n": n, "ok": not bad, "checked": checked,
-                              "exhaustive": check == "quantities" and n <= args.exhaustive_max_n,
-                              "failing": bad, "cpu_seconds": round(time.process_time() - cpu, 2)}),
-                  flush=True)
+            print(
+                json.dumps(
+                    {
+                        "check": check,
+                        "n": n,
+                        "ok": not bad,
+                        "checked": checked,
+                        "exhaustive": check == "quantities" and n <= args.exhaustive_max_n,
+                        "failing": bad,
+                        "cpu_seconds": round(time.process_time() - cpu, 2),
+                    }
+                ),
+                flush=True,
+            )
     return 0 if ok else 1
 
 

@@ -23,7 +23,9 @@ from proofs.certificate import certify  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--statement", default="boundary")
     parser.add_argument("--solvers", default="cadical,z3")
     parser.add_argument("--min-n", type=int, default=1)
@@ -40,10 +42,16 @@ def main() -> None:
             else:
                 results = [solve(args.statement, n, s, symmetry) for s in args.solvers.split(",")]
             for r in results:
-                row = {"statement": r.statement, "n": n, "solver": r.solver, "symmetry": symmetry,
-                       "result": r.result, "seconds": round(r.seconds, 3),
-                       "cpu_seconds": None if r.cpu_seconds is None else round(r.cpu_seconds, 3),
-                       **r.details}
+                row = {
+                    "statement": r.statement,
+                    "n": n,
+                    "solver": r.solver,
+                    "symmetry": symmetry,
+                    "result": r.result,
+                    "seconds": round(r.seconds, 3),
+                    "cpu_seconds": None if r.cpu_seconds is None else round(r.cpu_seconds, 3),
+                    **r.details,
+                }
                 print(json.dumps(row), flush=True)
 
 

@@ -41,17 +41,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from jtms.memory.memory import Memory  # noqa: E402
 from theory.fixpoint import active_numbers  # noqa: E402
 from theory.graphfile import parse_graph  # noqa: E402
 from theory.index import index_of  # noqa: E402
 
-from jtms.memory.memory import Memory  # noqa: E402
-
-
 # --- the graph -------------------------------------------------------------------------------
 
-def make_graph(n_claims: int, n_evidence: int | None = None, seed: int = 1,
-               back_edges: float = 0.0) -> dict:
+
+def make_graph(
+    n_claims: int, n_evidence: int | None = None, seed: int = 1, back_edges: float = 0.0
+) -> dict:
     """A graph document of the benchmark shape (see the module docstring)."""
     rng = random.Random(seed)
     n_evidence = n_claims // 5 if n_evidence is None else n_evidence
@@ -78,6 +78,7 @@ def median_ms(samples: list[float]) -> float:
 
 
 # --- peers -----------------------------------------------------------------------------------
+
 
 class Scratch:
     name = "from-scratch"
@@ -114,7 +115,9 @@ class LTMS:
             if node["kind"] == "evidence":
                 self.tms.enable_assumption(self.nodes[node["id"]])
         for j in document["justifications"]:
-            self.tms.justify_node("j", self.nodes[j["claim"]], [self.nodes[a] for a in j["antecedents"]])
+            self.tms.justify_node(
+                "j", self.nodes[j["claim"]], [self.nodes[a] for a in j["antecedents"]]
+            )
 
     def active(self):
         return {n.datum for n in self.tms.nodes if n.is_in}
@@ -139,10 +142,14 @@ class Reasons:
         by_claim: dict[str, list] = {}
         for j in document["justifications"]:
             by_claim.setdefault(j["claim"], []).append(
-                Justification(type="SL", antecedents=list(j["antecedents"])))
+                Justification(type="SL", antecedents=list(j["antecedents"]))
+            )
         for node in document["nodes"]:
-            self.net.add_node(node["id"], node.get("text", ""),
-                              justifications=by_claim.get(node["id"]) if node["kind"] == "claim" else None)
+            self.net.add_node(
+                node["id"],
+                node.get("text", ""),
+                justifications=by_claim.get(node["id"]) if node["kind"] == "claim" else None,
+            )
         self.net._rebuild_dependents()
         self.net.recompute_all()
 
@@ -202,6 +209,7 @@ PEERS = {"ltms": LTMS, "ftl-reasons": Reasons, "clingo": Clingo}
 
 # --- runs ------------------------------------------------------------------------------------
 
+
 class Clock:
     """Wall and CPU time of one call."""
 
@@ -220,15 +228,27 @@ class Clock:
         gc.enable()
 
 
-def run_main(n_claims: int, back_edges: float, rounds: int, peers: list[str], seed: int,
-             durability: str, folder: Path) -> dict:
+def run_main(
+    n_claims: int,
+    back_edges: float,
+    rounds: int,
+    peers: list[str],
+    seed: int,
+    durability: str,
+    folder: Path,
+) -> dict:
     """Every system gets the same audits; per round, all systems run one after the other
     (interleaved, so that a change in machine load hits them alike)."""
     document = make_graph(n_claims, seed=seed, back_edges=back_edges)
     n_evidence = n_claims // 5
-    result: dict = {"claims": n_claims, "evidence": n_evidence, "back_edges": back_edges,
-                    "justifications": len(document["justifications"]), "rounds": rounds,
-                    "durability": durability}
+    result: dict = {
+        "claims": n_claims,
+        "evidence": n_evidence,
+        "back_edges": back_edges,
+        "justifications": len(document["justifications"]),
+        "rounds": rounds,
+        "durability": durability,
+    }
     db = folder / f"bench-{n_claims}-{back_edges}.db"
     memory = Memory.create(db, durability=durability)
     gc.collect()
@@ -306,12 +326,15 @@ def run_main(n_claims: int, back_edges: float, rounds: int, peers: list[str], se
         result[f"{name}_ms"] = round(median_ms(clock.wall), 2)
         result[f"{name}_cpu_ms"] = round(median_ms(clock.cpu), 2)
         result[f"{name}_ratio"] = round(median_ms(clock.wall) / ms, 2)
-        result[f"{name}_cpu_ratio_vs_preview"] = round(median_ms(clock.cpu) / median_ms(previews.cpu), 2)
+        result[f"{name}_cpu_ratio_vs_preview"] = round(
+            median_ms(clock.cpu) / median_ms(previews.cpu), 2
+        )
     return result
 
 
-def run_curve(sizes: list[int], rounds: int, seed: int, durability: str, folder: Path,
-              fixed_roots: int) -> list[dict]:
+def run_curve(
+    sizes: list[int], rounds: int, seed: int, durability: str, folder: Path, fixed_roots: int
+) -> list[dict]:
     """Audit latency against memory size: 1% of the evidence, and a fixed number of roots."""
     rows = []
     for n in sizes:
@@ -347,11 +370,18 @@ def run_curve(sizes: list[int], rounds: int, seed: int, durability: str, folder:
 
 def run_loop(folder: Path) -> dict:
     """e supports a; a and b support each other. Audit e: a and b have no support left."""
-    document = {"nodes": [{"id": "e", "kind": "evidence"}, {"id": "a", "kind": "claim"},
-                          {"id": "b", "kind": "claim"}],
-                "justifications": [{"claim": "a", "antecedents": ["e"]},
-                                   {"claim": "a", "antecedents": ["b"]},
-                                   {"claim": "b", "antecedents": ["a"]}]}
+    document = {
+        "nodes": [
+            {"id": "e", "kind": "evidence"},
+            {"id": "a", "kind": "claim"},
+            {"id": "b", "kind": "claim"},
+        ],
+        "justifications": [
+            {"claim": "a", "antecedents": ["e"]},
+            {"claim": "a", "antecedents": ["b"]},
+            {"claim": "b", "antecedents": ["a"]},
+        ],
+    }
     memory = Memory.create(folder / "loop.db")
     memory.import_graph(document)
     memory.audit(["e"], reason="loop case")
@@ -374,8 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--back-edges", type=float, default=0.05)
     parser.add_argument("--no-cycles", action="store_true", help="only the DAG variant")
-    parser.add_argument("--peers", default="ltms,ftl-reasons,clingo",
-                        help="comma-separated peers, or 'none'")
+    parser.add_argument(
+        "--peers", default="ltms,ftl-reasons,clingo", help="comma-separated peers, or 'none'"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--durability", default="full", choices=["full", "normal", "off"])
     parser.add_argument("--curve", default=None, help="sizes, e.g. 10000,100000,1000000")
@@ -392,14 +423,16 @@ def main(argv: list[str] | None = None) -> int:
         if not args.loop:
             if args.curve:
                 sizes = [int(s) for s in args.curve.split(",")]
-                results["curve"] = run_curve(sizes, args.rounds, args.seed, args.durability,
-                                             folder, args.fixed_roots)
+                results["curve"] = run_curve(
+                    sizes, args.rounds, args.seed, args.durability, folder, args.fixed_roots
+                )
             else:
                 variants = [0.0] if args.no_cycles else [0.0, args.back_edges]
                 results["runs"] = []
                 for back in variants:
-                    row = run_main(args.claims, back, args.rounds, peers, args.seed,
-                                   args.durability, folder)
+                    row = run_main(
+                        args.claims, back, args.rounds, peers, args.seed, args.durability, folder
+                    )
                     results["runs"].append(row)
                     print(json.dumps(row), flush=True)
     if args.out:

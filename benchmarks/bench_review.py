@@ -23,14 +23,23 @@ import time
 from pathlib import Path
 from typing import Any
 
-from jtms.memory.memory import Memory
 from jtms.calc.reviewer import review
 from jtms.calc.sandbox import Sandbox
+from jtms.memory.memory import Memory
 from jtms.store.sqlite import plant_foreign_evidence
 
-HOSTILE = ["factorial(10000)", "10**10000", "99999**9999", "10**4000*10**4000",
-           "exp(10**10000)", "exp(exp(exp(10)))", "9**9**9", "sin(10**1000)",
-           "__import__('os').system('true')", "(1 + 10**-3000)**(10**3000)"]
+HOSTILE = [
+    "factorial(10000)",
+    "10**10000",
+    "99999**9999",
+    "10**4000*10**4000",
+    "exp(10**10000)",
+    "exp(exp(exp(10)))",
+    "9**9**9",
+    "sin(10**1000)",
+    "__import__('os').system('true')",
+    "(1 + 10**-3000)**(10**3000)",
+]
 
 
 def ordinary(k: int, rng: random.Random) -> tuple[str, str]:
@@ -70,39 +79,49 @@ def measure(calculations: int, seed: int) -> dict[str, Any]:
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "m.db"
             with Memory.create(db, durability="off") as memory:
-                nodes = [{"id": f"k{k}", "kind": "evidence", "expression": e, "value": v}
-                         for k, (e, v) in enumerate(ordinary(k, rng) for k in range(calculations))]
+                nodes = [
+                    {"id": f"k{k}", "kind": "evidence", "expression": e, "value": v}
+                    for k, (e, v) in enumerate(ordinary(k, rng) for k in range(calculations))
+                ]
                 memory.import_graph({"nodes": nodes, "justifications": []})
                 started, cpu = time.perf_counter(), _cpu()
                 report = review(memory, dry_run=True)
                 result["ordinary"] = {
-                    "calculations": calculations, "seconds": round(time.perf_counter() - started, 3),
+                    "calculations": calculations,
+                    "seconds": round(time.perf_counter() - started, 3),
                     "cpu_seconds": round(_cpu() - cpu, 3),
                     "workers_started": len(started_workers),
-                    "discrepancies": len(report.discrepancies), "refused": len(report.refused)}
+                    "discrepancies": len(report.discrepancies),
+                    "refused": len(report.refused),
+                }
             hostile_db = Path(folder) / "hostile.db"
             with Memory.create(hostile_db, durability="off") as memory:
                 memory.add_evidence("wrong", expression="6*7", value="41")
                 memory.add_claim("answer", [["wrong"]])
-            plant_foreign_evidence(hostile_db, [(f"h{k}", text, "1") for k, text in enumerate(HOSTILE)])
+            plant_foreign_evidence(
+                hostile_db, [(f"h{k}", text, "1") for k, text in enumerate(HOSTILE)]
+            )
             with Memory.open(hostile_db) as memory:
                 started, cpu = time.perf_counter(), _cpu()
                 report = review(memory)
                 result["hostile"] = {
-                    "hostile": len(HOSTILE), "seconds": round(time.perf_counter() - started, 3),
+                    "hostile": len(HOSTILE),
+                    "seconds": round(time.perf_counter() - started, 3),
                     "cpu_seconds": round(_cpu() - cpu, 3),
                     "refused": len(report.refused),
                     "discrepancies": [d.id for d in report.discrepancies],
                     "retired": sorted(report.audit.retired) if report.audit else [],
-                    "reasons": sorted({r.problem for r in report.refused})[:3]}
+                    "reasons": sorted({r.problem for r in report.refused})[:3],
+                }
     finally:
         Sandbox._spawn = original_spawn  # type: ignore[method-assign]
     return result
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--calculations", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)

@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +46,8 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from benchmarks.bench_reconsolidation import make_graph  # noqa: E402
-from jtms.views import payloads  # noqa: E402
 from jtms.memory.memory import Memory  # noqa: E402
+from jtms.views import payloads  # noqa: E402
 
 WARMUP = 3
 STATE_CALLS = 10  # `state` calls timed after the audits (one id, then every node)
@@ -67,7 +67,7 @@ class Row:
         self.checks: list[float] = []
         self.client_cpu: list[float] = []
         self.server_cpu: list[float] = []
-        self.sizes: list[float] = []      # retired + kept entries per result
+        self.sizes: list[float] = []  # retired + kept entries per result
         self.text_bytes: list[float] = []  # the result's JSON text copy
         self.state: dict[str, list[float]] = {}  # `state` of one id / of every node
 
@@ -147,18 +147,24 @@ async def over(client: Client, audits: list[list[str]], server: int | None) -> R
 
 def over_stdio(db: str, audits: list[list[str]]) -> Row:
     async def main() -> Row:
-        params = StdioServerParameters(command=sys.executable,
-                                       args=["-m", "jtms", "serve", "--db", db],
-                                       env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "jtms", "serve", "--db", db],
+            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        )
         async with Client(params) as client:
             return await over(client, audits, serve_child())
+
     return anyio.run(main)
 
 
 def http_server(db: str) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen([sys.executable, "-m", "jtms", "serve", "--db", db,
-                                "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True,
-                               env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jtms", "serve", "--db", db, "--http", "127.0.0.1:0"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert process.stderr is not None
     return process, process.stderr.readline().split()[-1]
 
@@ -171,9 +177,11 @@ def stop(process: subprocess.Popen[str]) -> None:
 def over_http(db: str, audits: list[list[str]]) -> Row:
     process, url = http_server(db)
     try:
+
         async def main() -> Row:
             async with Client(url) as client:
                 return await over(client, audits, process.pid)
+
         return anyio.run(main)
     finally:
         stop(process)
@@ -188,23 +196,46 @@ def over_raw_http(db: str, audits: list[list[str]]) -> Row:
     row = Row()
     try:
         with httpx2.Client(timeout=600) as http:
-            headers = {"Accept": "application/json, text/event-stream",
-                       "Content-Type": "application/json"}
+            headers = {
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+            }
             version = "2025-11-25"
-            reply = http.post(url, headers=headers, json={
-                "jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": version, "capabilities": {},
-                           "clientInfo": {"name": "bench-raw", "version": "0"}}})
+            reply = http.post(
+                url,
+                headers=headers,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": version,
+                        "capabilities": {},
+                        "clientInfo": {"name": "bench-raw", "version": "0"},
+                    },
+                },
+            )
             reply.raise_for_status()
-            headers = {**headers, "mcp-session-id": reply.headers["mcp-session-id"],
-                       "mcp-protocol-version": version}
-            http.post(url, headers=headers,
-                      json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+            headers = {
+                **headers,
+                "mcp-session-id": reply.headers["mcp-session-id"],
+                "mcp-protocol-version": version,
+            }
+            http.post(
+                url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+            )
 
             def rpc(number: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-                reply = http.post(url, headers=headers, json={
-                    "jsonrpc": "2.0", "id": number, "method": "tools/call",
-                    "params": {"name": name, "arguments": arguments}})
+                reply = http.post(
+                    url,
+                    headers=headers,
+                    json={
+                        "jsonrpc": "2.0",
+                        "id": number,
+                        "method": "tools/call",
+                        "params": {"name": name, "arguments": arguments},
+                    },
+                )
                 reply.raise_for_status()
                 body = reply.text
                 if reply.headers.get("content-type", "").startswith("text/event-stream"):
@@ -230,8 +261,10 @@ def over_raw_http(db: str, audits: list[list[str]]) -> Row:
 
 
 def state_p50(row: Row) -> dict[str, float]:
-    return {f"{key}_p50_ms": round(statistics.median(samples) * 1000, 3)
-            for key, samples in row.state.items()}
+    return {
+        f"{key}_p50_ms": round(statistics.median(samples) * 1000, 3)
+        for key, samples in row.state.items()
+    }
 
 
 def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
@@ -245,8 +278,12 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
     evidence = [f"e{i}" for i in range(n_evidence)]
     size = max(1, n_evidence // 100)
     audits = [sorted(rng.sample(evidence, size)) for _ in range(calls)]
-    result: dict[str, Any] = {"claims": n_claims, "evidence": n_evidence, "roots": size,
-                              "calls": calls}
+    result: dict[str, Any] = {
+        "claims": n_claims,
+        "evidence": n_evidence,
+        "roots": size,
+        "calls": calls,
+    }
     base_row = in_process(db, audits)
     result["in_process"] = percentiles(base_row.seconds)
     result["in_process"]["cpu_mean_ms"] = round(statistics.mean(base_row.client_cpu) * 1000, 3)
@@ -255,7 +292,10 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
     result["result_ids_median"] = statistics.median(base_row.sizes)  # retired + kept entries
     base = statistics.median(base_row.seconds)
     paths: list[tuple[str, Callable[[str, list[list[str]]], Row]]] = [
-        ("stdio", over_stdio), ("http", over_http), ("raw_http", over_raw_http)]
+        ("stdio", over_stdio),
+        ("http", over_http),
+        ("raw_http", over_raw_http),
+    ]
     for name, measure in paths:
         measured = measure(db, audits)
         row = result[name] = percentiles(measured.seconds)
@@ -267,8 +307,13 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
         if measured.checks:
             row["client_schema_check_p50_ms"] = round(statistics.median(measured.checks) * 1000, 3)
             row["overhead_without_client_check_p50_ms"] = round(
-                (statistics.median([s - c for s, c in zip(measured.seconds, measured.checks)])
-                 - base) * 1000, 3)
+                (
+                    statistics.median([s - c for s, c in zip(measured.seconds, measured.checks)])
+                    - base
+                )
+                * 1000,
+                3,
+            )
             row["text_copy_bytes_median"] = statistics.median(measured.text_bytes)
         print(f"{name}: {row}", file=sys.stderr, flush=True)  # kept if a long run is cut short
     return result
@@ -287,8 +332,10 @@ def state_during_check(n_claims: int, seed: int, folder: Path, seconds: float) -
     process, url = http_server(db)
     result: dict[str, Any] = {"claims": n_claims, "seconds": seconds}
     try:
+
         async def main() -> None:
             async with Client(url) as reader, Client(url) as checker:
+
                 async def states(duration: float) -> list[float]:
                     samples: list[float] = []
                     until = time.perf_counter() + duration
@@ -298,6 +345,7 @@ def state_during_check(n_claims: int, seed: int, folder: Path, seconds: float) -
                         samples.append(time.perf_counter() - t)
                         await anyio.sleep(0.005)
                     return samples
+
                 for _ in range(WARMUP):
                     await reader.call_tool("state", {"ids": ["c7"]})
                 result["state_alone"] = percentiles(await states(min(5.0, seconds)))
@@ -308,17 +356,21 @@ def state_during_check(n_claims: int, seed: int, folder: Path, seconds: float) -
                     cursor = None
                     while running[0]:
                         t = time.perf_counter()
-                        page = await checker.call_tool("check", {} if cursor is None else {"cursor": cursor})
+                        page = await checker.call_tool(
+                            "check", {} if cursor is None else {"cursor": cursor}
+                        )
                         assert not page.is_error, page.content
                         pages.append(time.perf_counter() - t)
                         cursor = (page.structured_content or {}).get("cursor")
+
                 async with anyio.create_task_group() as group:
                     group.start_soon(checks)
-                    await anyio.sleep(0.5)                     # the first page is computing
+                    await anyio.sleep(0.5)  # the first page is computing
                     result["state_during_check"] = percentiles(await states(seconds))
                     running[0] = False
                 result["check_pages"] = len(pages)
                 result["check_page_p50_s"] = round(statistics.median(pages), 3)
+
         anyio.run(main)
     finally:
         stop(process)
@@ -331,9 +383,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--during-check", type=float, default=None, metavar="SECONDS",
-                        help="instead: `state` of one id alone and during back-to-back `check` "
-                             "pages for SECONDS (with --claims 20000)")
+    parser.add_argument(
+        "--during-check",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="instead: `state` of one id alone and during back-to-back `check` "
+        "pages for SECONDS (with --claims 20000)",
+    )
     args = parser.parse_args(argv)
     if args.during_check is not None:
         with tempfile.TemporaryDirectory() as folder:
@@ -345,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
         for key in ("state_alone", "state_during_check"):
             row = found[key]
             print(f"  {key:<20} p50 {row['p50_ms']:8.2f} ms  p99 {row['p99_ms']:8.2f} ms")
-        print(f"  ({found['check_pages']} check pages meanwhile, p50 {found['check_page_p50_s']} s each)")
+        print(
+            f"  ({found['check_pages']} check pages meanwhile, p50 {found['check_page_p50_s']} s each)"
+        )
         return 0
     with tempfile.TemporaryDirectory() as folder:
         result = run(args.claims, args.calls, args.seed, Path(folder))
@@ -360,15 +419,22 @@ def main(argv: list[str] | None = None) -> int:
         if "overhead_p50_ms" in row:
             extra = f"  overhead p50 {row['overhead_p50_ms']:+.2f} ms"
         if "client_schema_check_p50_ms" in row:
-            extra += (f", of which the client's schema check {row['client_schema_check_p50_ms']:.2f}"
-                      f" ms; without it {row['overhead_without_client_check_p50_ms']:+.2f} ms")
-        cpu = (f"  CPU/call client {row['client_cpu_mean_ms']:.1f} ms server "
-               f"{row['server_cpu_mean_ms']:.1f} ms" if "server_cpu_mean_ms" in row
-               else f"  CPU/call {row['cpu_mean_ms']:.1f} ms")
+            extra += (
+                f", of which the client's schema check {row['client_schema_check_p50_ms']:.2f}"
+                f" ms; without it {row['overhead_without_client_check_p50_ms']:+.2f} ms"
+            )
+        cpu = (
+            f"  CPU/call client {row['client_cpu_mean_ms']:.1f} ms server "
+            f"{row['server_cpu_mean_ms']:.1f} ms"
+            if "server_cpu_mean_ms" in row
+            else f"  CPU/call {row['cpu_mean_ms']:.1f} ms"
+        )
         print(f"  {name:<11} p50 {row['p50_ms']:8.2f} ms  p99 {row['p99_ms']:8.2f} ms{cpu}{extra}")
         if "state_all_p50_ms" in row:
-            print(f"  {'':<11} state p50: one id {row['state_one_p50_ms']:.2f} ms, every node "
-                  f"{row['state_all_p50_ms']:.2f} ms (nothing changed since the last call)")
+            print(
+                f"  {'':<11} state p50: one id {row['state_one_p50_ms']:.2f} ms, every node "
+                f"{row['state_all_p50_ms']:.2f} ms (nothing changed since the last call)"
+            )
     return 0
 
 

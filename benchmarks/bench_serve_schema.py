@@ -34,9 +34,9 @@ from pydantic import TypeAdapter  # noqa: E402
 from referencing import Registry  # noqa: E402
 
 from benchmarks.bench_reconsolidation import make_graph  # noqa: E402
-from jtms.views import payloads  # noqa: E402
 from jtms.memory.memory import Memory  # noqa: E402
 from jtms.serve.tools import published_schema  # noqa: E402
+from jtms.views import payloads  # noqa: E402
 
 
 def best_ms(work: Callable[[], object], repeat: int = 3) -> float:
@@ -58,8 +58,11 @@ def run(n_claims: int, seed: int, folder: Path) -> dict[str, Any]:
     with Memory.create(db) as memory:
         memory.import_graph(make_graph(n_claims, seed=seed))
     n_evidence = n_claims // 5
-    roots = sorted(random.Random(seed + 11).sample([f"e{i}" for i in range(n_evidence)],
-                                                   max(1, n_evidence // 100)))
+    roots = sorted(
+        random.Random(seed + 11).sample(
+            [f"e{i}" for i in range(n_evidence)], max(1, n_evidence // 100)
+        )
+    )
     with Memory.open(db) as memory:
         payload = payloads.audit_payload(memory, roots, memory.preview(roots), True)
     derived = TypeAdapter(payloads.AuditPayload).json_schema()
@@ -69,8 +72,11 @@ def run(n_claims: int, seed: int, folder: Path) -> dict[str, Any]:
     objects["properties"]["kept"]["items"] = {"type": "object"}
     text = json.dumps(payload, separators=(",", ":"))
     return {
-        "claims": n_claims, "roots": len(roots), "retired": len(payload["retired"]),
-        "kept": len(payload["kept"]), "json_bytes": len(text),
+        "claims": n_claims,
+        "roots": len(roots),
+        "retired": len(payload["retired"]),
+        "kept": len(payload["kept"]),
+        "json_bytes": len(text),
         "check_ms": {
             "derived ($ref Kept)": best_ms(checker(derived, payload)),
             "Kept inlined": best_ms(checker(inlined, payload)),

@@ -18,8 +18,14 @@ from theory.graphfile import save_graph
 from theory.structure import SupportStructure
 
 
-def layered(evidence: int, layers: int, width: int, seed: int = 0,
-            justifications: tuple[int, int] = (2, 3), antecedents: tuple[int, int] = (1, 2)) -> SupportStructure:
+def layered(
+    evidence: int,
+    layers: int,
+    width: int,
+    seed: int = 0,
+    justifications: tuple[int, int] = (2, 3),
+    antecedents: tuple[int, int] = (1, 2),
+) -> SupportStructure:
     """Evidence at the bottom, ``layers`` layers of ``width`` claims, one top claim ``root``."""
     rng = random.Random(seed)
     ev = [f"e{i}" for i in range(evidence)]
@@ -39,9 +45,15 @@ def layered(evidence: int, layers: int, width: int, seed: int = 0,
     return SupportStructure.build(ev, claims, pairs)
 
 
-def layered_cyclic(evidence: int, layers: int, width: int, seed: int = 0,
-                   justifications: tuple[int, int] = (1, 3), antecedents: tuple[int, int] = (1, 3),
-                   back_edges: float = 0.1) -> SupportStructure:
+def layered_cyclic(
+    evidence: int,
+    layers: int,
+    width: int,
+    seed: int = 0,
+    justifications: tuple[int, int] = (1, 3),
+    antecedents: tuple[int, int] = (1, 3),
+    back_edges: float = 0.1,
+) -> SupportStructure:
     """:func:`layered` with support loops: each antecedent is, with probability
     ``back_edges``, a claim of the same layer or the layer above instead of one below."""
     rng = random.Random(seed)
@@ -106,8 +118,15 @@ def nested_loops(levels: int, size: int, seed: int = 0) -> SupportStructure:
     return SupportStructure.build(evidence, claims, pairs)
 
 
-def memory(claims: int, seed: int = 0, evidence_per_claim: float = 0.2, back_edges: float = 0.0,
-           window: int = 200, evidence_share: float = 0.5, max_depth: int | None = 4) -> SupportStructure:
+def memory(
+    claims: int,
+    seed: int = 0,
+    evidence_per_claim: float = 0.2,
+    back_edges: float = 0.0,
+    window: int = 200,
+    evidence_share: float = 0.5,
+    max_depth: int | None = 4,
+) -> SupportStructure:
     """An agent-memory graph: ``claims`` claims and ``evidence_per_claim * claims`` evidence.
 
     Each claim gets 1-3 justifications of 1-3 antecedents; each antecedent is evidence with
@@ -146,11 +165,15 @@ def memory(claims: int, seed: int = 0, evidence_per_claim: float = 0.2, back_edg
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Write a generated benchmark graph as a graph file.")
+    parser = argparse.ArgumentParser(
+        description="Write a generated benchmark graph as a graph file."
+    )
     parser.add_argument("shape", choices=["layered", "memory"])
     parser.add_argument("out", help="output graph file")
     parser.add_argument("--claims", type=int, default=1000, help="memory: number of claims")
-    parser.add_argument("--back-edges", type=float, default=0.0, help="memory: fraction of back-edges")
+    parser.add_argument(
+        "--back-edges", type=float, default=0.0, help="memory: fraction of back-edges"
+    )
     parser.add_argument("--evidence", type=int, default=40, help="layered: evidence items")
     parser.add_argument("--layers", type=int, default=3)
     parser.add_argument("--width", type=int, default=8)

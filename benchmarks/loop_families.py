@@ -39,7 +39,12 @@ CASES = Path(__file__).resolve().parent.parent / "tests" / "cases"
 
 def back_edges(seed: int) -> Member:
     rng = random.Random(seed)
-    layers, width, entry, back = rng.randint(4, 8), rng.randint(8, 18), rng.randint(2, 4), rng.randint(2, 6)
+    layers, width, entry, back = (
+        rng.randint(4, 8),
+        rng.randint(8, 18),
+        rng.randint(2, 4),
+        rng.randint(2, 6),
+    )
     evidence = [f"e{i}" for i in range(rng.randint(10, 30))]
     names = [[f"c{layer}_{i}" for i in range(width)] for layer in range(layers)]
     pairs: list[tuple[str, list[str]]] = []
@@ -48,15 +53,18 @@ def back_edges(seed: int) -> Member:
         for claim in current:
             for _ in range(rng.randint(1, 3)):
                 pool = below + (rng.sample(evidence, entry) if layer else [])
-                if layer >= 2 and rng.random() < 0.1:   # a skip over a layer
+                if layer >= 2 and rng.random() < 0.1:  # a skip over a layer
                     pool = pool + names[layer - 2]
                 pairs.append((claim, sorted(set(rng.sample(pool, rng.randint(1, 2))))))
-        if layer + 1 < layers:   # back-edges: a claim of this layer supported by one above
+        if layer + 1 < layers:  # back-edges: a claim of this layer supported by one above
             for _ in range(back):
                 pairs.append((rng.choice(current), [rng.choice(names[layer + 1])]))
     goals = rng.sample(names[-1], 3)
-    return (SupportStructure.build(evidence, [c for layer in names for c in layer], pairs), goals,
-            f"layers={layers} width={width} back={back}")
+    return (
+        SupportStructure.build(evidence, [c for layer in names for c in layer], pairs),
+        goals,
+        f"layers={layers} width={width} back={back}",
+    )
 
 
 def dense(seed: int) -> Member:
@@ -67,10 +75,16 @@ def dense(seed: int) -> Member:
     pairs = []
     for c in claims:
         for _ in range(rng.randint(1, 3)):
-            body = {rng.choice(claims) if rng.random() < p else rng.choice(evidence)
-                    for _ in range(rng.randint(1, 2))}
+            body = {
+                rng.choice(claims) if rng.random() < p else rng.choice(evidence)
+                for _ in range(rng.randint(1, 2))
+            }
             pairs.append((c, sorted(body)))
-    return SupportStructure.build(evidence, claims, pairs), claims[:3], f"claims={n} evidence={e} p={p}"
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        claims[:3],
+        f"claims={n} evidence={e} p={p}",
+    )
 
 
 def mutual_pairs(seed: int) -> Member:
@@ -87,11 +101,11 @@ def mutual_pairs(seed: int) -> Member:
             pairs += [(a, [rng.choice(evidence)]), (b, [rng.choice(evidence)])]
             continue
         pa, pb = f"a{i - 1}", f"b{i - 1}"
-        for _ in range(rng.randint(1, 2)):   # entered from the pair before, with evidence
+        for _ in range(rng.randint(1, 2)):  # entered from the pair before, with evidence
             pairs.append((rng.choice([a, b]), sorted({rng.choice([pa, pb]), rng.choice(evidence)})))
         if rng.random() < 0.3:
             pairs.append((b, [rng.choice(evidence)]))
-        if rng.random() < 0.3 and i >= 2:   # a pair supported back by a later one
+        if rng.random() < 0.3 and i >= 2:  # a pair supported back by a later one
             j = rng.randrange(i - 1)
             pairs.append((f"a{j}", [b]))
     goals = [f"a{length - 1}", f"b{length - 1}", f"a{length // 2}"]
@@ -105,11 +119,15 @@ def nested(seed: int) -> Member:
     claims = sorted(g.claims, key=lambda c: int(c[1:]))
     pairs = [(j.claim, sorted(j.antecedents)) for j in g.justifications]
     evidence = sorted(g.evidence)
-    for _ in range(links):   # cross links between the innermost loops, some with evidence
+    for _ in range(links):  # cross links between the innermost loops, some with evidence
         body = [rng.choice(claims)] + ([rng.choice(evidence)] if rng.random() < 0.5 else [])
         pairs.append((rng.choice(claims), sorted(set(body))))
     goals = [claims[0], claims[len(claims) // 2], claims[-1]]
-    return SupportStructure.build(evidence, claims, pairs), goals, f"levels={levels} size={size} links={links}"
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        goals,
+        f"levels={levels} size={size} links={links}",
+    )
 
 
 def cycles(seed: int) -> Member:
@@ -118,13 +136,17 @@ def cycles(seed: int) -> Member:
     evidence = [f"e{i}" for i in range(rng.randint(4, 12))]
     claims = [f"c{i}" for i in range(n)]
     pairs: list[tuple[str, list[str]]] = []
-    for _ in range(count):   # each cycle runs through a random order of a random part
+    for _ in range(count):  # each cycle runs through a random order of a random part
         members = rng.sample(claims, rng.randint(n // 3, n))
         pairs += [(members[i], [members[i - 1]]) for i in range(len(members))]
     for _ in range(entries):
         pairs.append((rng.choice(claims), [rng.choice(evidence)]))
         pairs.append((rng.choice(claims), sorted({rng.choice(claims), rng.choice(evidence)})))
-    return SupportStructure.build(evidence, claims, pairs), claims[:3], f"claims={n} cycles={count} entries={entries}"
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        claims[:3],
+        f"claims={n} cycles={count} entries={entries}",
+    )
 
 
 def grid(seed: int) -> Member:
@@ -137,21 +159,25 @@ def grid(seed: int) -> Member:
         near = [cell[p] for p in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)) if p in cell]
         for _ in range(rng.randint(1, 3)):
             body = {rng.choice(near)}
-            if rng.random() < 0.4:   # two neighbours together, or a neighbour and evidence
+            if rng.random() < 0.4:  # two neighbours together, or a neighbour and evidence
                 body.add(rng.choice(near) if rng.random() < 0.5 else rng.choice(evidence))
             pairs.append((c, sorted(body)))
         if rng.random() < 0.2:
             pairs.append((c, [rng.choice(evidence)]))
     names = sorted(cell.values())
-    for _ in range(links):   # small world: long-range links
+    for _ in range(links):  # small world: long-range links
         pairs.append((rng.choice(names), [rng.choice(names)]))
     goals = [cell[(0, 0)], cell[(w - 1, h - 1)], cell[(w // 2, h // 2)]]
     return SupportStructure.build(evidence, names, pairs), goals, f"grid={w}x{h} links={links}"
 
 
 FAMILIES: dict[str, Callable[[int], Member]] = {
-    "back_edges": back_edges, "dense": dense, "pairs": mutual_pairs, "nested": nested,
-    "cycles": cycles, "grid": grid,
+    "back_edges": back_edges,
+    "dense": dense,
+    "pairs": mutual_pairs,
+    "nested": nested,
+    "cycles": cycles,
+    "grid": grid,
 }
 
 

@@ -29,26 +29,35 @@ def clingo_program(structure: SupportStructure, claim: str) -> str:
     return "\n".join(lines)
 
 
-def clingo_minimal_justifications(structure: SupportStructure, claim: str) -> frozenset[frozenset[str]]:
+def clingo_minimal_justifications(
+    structure: SupportStructure, claim: str
+) -> frozenset[frozenset[str]]:
     import clingo
 
     control = clingo.Control(["0", "--heuristic=Domain", "--enum-mode=domRec"])
     control.add("base", [], clingo_program(structure, claim))
     control.ground([("base", [])])
     found: list[frozenset[str]] = []
-    control.solve(on_model=lambda m: found.append(
-        frozenset(str(s.arguments[0].string) for s in m.symbols(shown=True))))
+    control.solve(
+        on_model=lambda m: found.append(
+            frozenset(str(s.arguments[0].string) for s in m.symbols(shown=True))
+        )
+    )
     return frozenset(found)
 
 
-def sympy_minimal_justifications(structure: SupportStructure, claim: str) -> frozenset[frozenset[str]]:
+def sympy_minimal_justifications(
+    structure: SupportStructure, claim: str
+) -> frozenset[frozenset[str]]:
     """Minimal DNF of the support formula via sympy (exponential; small cases only)."""
     import sympy
 
     from theory.formula import compile_support, to_sympy
 
     compiled = compile_support(structure, [claim])
-    expression = sympy.simplify_logic(to_sympy(compiled.circuit, compiled.root(claim)), form="dnf", force=True)
+    expression = sympy.simplify_logic(
+        to_sympy(compiled.circuit, compiled.root(claim)), form="dnf", force=True
+    )
     if expression is sympy.true:
         return frozenset([frozenset()])
     if expression is sympy.false:

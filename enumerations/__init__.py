@@ -22,5 +22,12 @@ This package imports :mod:`theory`, never :mod:`jtms`.
 from enumerations.flat import Counterexample, FlatTally, flat_shard, tally_n, tally_tables
 from enumerations.monotone import DEDEKIND, monotone_tables
 
-__all__ = ["Counterexample", "DEDEKIND", "FlatTally", "flat_shard", "monotone_tables", "tally_n",
-           "tally_tables"]
+__all__ = [
+    "Counterexample",
+    "DEDEKIND",
+    "FlatTally",
+    "flat_shard",
+    "monotone_tables",
+    "tally_n",
+    "tally_tables",
+]

@@ -41,7 +41,7 @@ def class_size(cycle_type: tuple[int, ...]) -> int:
     ``n! / prod(l**k_l * k_l!)`` where ``k_l`` is the number of cycles of length ``l``."""
     z = 1
     for length, count in Counter(cycle_type).items():
-        z *= length ** count * factorial(count)
+        z *= length**count * factorial(count)
     return factorial(sum(cycle_type)) // z
 
 
@@ -99,8 +99,9 @@ def class_counts_by_size(evidence: int, claims: int, max_justifications: int) ->
         for claim_type in partitions(claims):
             image = permutation_of(evidence_type) | permutation_of(claim_type, evidence)
             weight = class_size(evidence_type) * class_size(claim_type)
-            fixed = fixed_graphs_by_size(justification_cycles(evidence, claims, image),
-                                         max_justifications)
+            fixed = fixed_graphs_by_size(
+                justification_cycles(evidence, claims, image), max_justifications
+            )
             for m, count in enumerate(fixed):
                 total[m] += Fraction(weight * count, order)
     if any(t.denominator != 1 for t in total):
@@ -116,9 +117,18 @@ def class_count(evidence: int, claims: int, max_justifications: int) -> int:
 def labelled_count(evidence: int, claims: int, max_justifications: int) -> int:
     """The labelled graphs, from the identity's fixed sets (every graph is fixed by it)."""
     identity = permutation_of((1,) * (evidence + claims))
-    return sum(fixed_graphs_by_size(justification_cycles(evidence, claims, identity),
-                                    max_justifications))
+    return sum(
+        fixed_graphs_by_size(justification_cycles(evidence, claims, identity), max_justifications)
+    )
 
 
-__all__ = ["class_count", "class_counts_by_size", "class_size", "fixed_graphs_by_size",
-           "justification_cycles", "labelled_count", "partitions", "permutation_of"]
+__all__ = [
+    "class_count",
+    "class_counts_by_size",
+    "class_size",
+    "fixed_graphs_by_size",
+    "justification_cycles",
+    "labelled_count",
+    "partitions",
+    "permutation_of",
+]

@@ -36,16 +36,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
-from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally, _describe, minimal_points
+from enumerations.flat import (
+    MAX_COUNTEREXAMPLES,
+    Counterexample,
+    FlatTally,
+    _describe,
+    minimal_points,
+)
 from enumerations.monotone import U64, monotone_tables, variable_word
 
 MIN_N, MAX_N = 2, 7
 _BAD_SLOTS = 64  # counterexample candidates recorded per kernel call
-U = np.uint32       # kernel scalars (annotations only: numba infers its own types)
+U = np.uint32  # kernel scalars (annotations only: numba infers its own types)
 A = np.ndarray
 
 
@@ -54,15 +59,15 @@ class QuarterTables:
     """Precomputed D(k) data for the n = k + 2 kernel (read-only arrays)."""
 
     n: int
-    tables: np.ndarray     # uint32, the D(k) tables (2**k <= 32 bits each)
-    minimal: np.ndarray    # uint32, minimal true points of each
-    down_off: np.ndarray   # int64, D(k) + 1 offsets into the down-set lists
-    down_idx: np.ndarray   # int32, concatenated down-sets (D(k) indices, ascending)
-    down_tab: np.ndarray   # uint32, tables[down_idx]
-    down_min: np.ndarray   # uint32, minimal[down_idx]
-    meet: np.ndarray       # int16/int32 (D(k), D(k)): index of tables[x] & tables[y]
-    row_b0: np.ndarray     # int32 per row of n: index of b0 in D(k)
-    row_b1: np.ndarray     # int32 per row of n: index of b1 in D(k)
+    tables: np.ndarray  # uint32, the D(k) tables (2**k <= 32 bits each)
+    minimal: np.ndarray  # uint32, minimal true points of each
+    down_off: np.ndarray  # int64, D(k) + 1 offsets into the down-set lists
+    down_idx: np.ndarray  # int32, concatenated down-sets (D(k) indices, ascending)
+    down_tab: np.ndarray  # uint32, tables[down_idx]
+    down_min: np.ndarray  # uint32, minimal[down_idx]
+    meet: np.ndarray  # int16/int32 (D(k), D(k)): index of tables[x] & tables[y]
+    row_b0: np.ndarray  # int32 per row of n: index of b0 in D(k)
+    row_b1: np.ndarray  # int32 per row of n: index of b1 in D(k)
 
     @property
     def rows(self) -> int:
@@ -103,10 +108,29 @@ def quarter_tables(n: int) -> QuarterTables:
     # a quarter has 2**k <= 32 bits: the kernel works on uint32, twice the SIMD lanes of uint64
     # and half the memory traffic of the down-set streams
     tables, minimal = tables.astype(np.uint32), minimal.astype(np.uint32)
-    result = QuarterTables(n, tables, minimal, down_off, down_idx, tables[down_idx],
-                           minimal[down_idx], meet, row_b0, row_b1)
-    for array in (tables, minimal, down_off, down_idx, meet, row_b0, row_b1,
-                  result.down_tab, result.down_min):
+    result = QuarterTables(
+        n,
+        tables,
+        minimal,
+        down_off,
+        down_idx,
+        tables[down_idx],
+        minimal[down_idx],
+        meet,
+        row_b0,
+        row_b1,
+    )
+    for array in (
+        tables,
+        minimal,
+        down_off,
+        down_idx,
+        meet,
+        row_b0,
+        row_b1,
+        result.down_tab,
+        result.down_min,
+    ):
         array.setflags(write=False)
     return result
 
@@ -141,7 +165,7 @@ def _prefer_wide_vectors() -> None:
 
         # numba's setting, not the environment: a child process (a CLI call from a test)
         # must not inherit other CPU features, which would miss numba's on-disk cache
-        setattr(numba.core.config, "CPU_FEATURES", features.flatten() + ",-prefer-256-bit")
+        numba.core.config.CPU_FEATURES = features.flatten() + ",-prefer-256-bit"
 
 
 def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
@@ -157,8 +181,10 @@ def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
     ZERO = np.uint32(0)
     # masks of the quarter's variables, padded with all-ones (a no-op below) so the tuple is
     # never empty and its length is fixed
-    P = tuple(np.uint32(int(variable_word(i)) & ((1 << Q) - 1)) if i < k else MASK
-              for i in range(max(k, 1)))
+    P = tuple(
+        np.uint32(int(variable_word(i)) & ((1 << Q) - 1)) if i < k else MASK
+        for i in range(max(k, 1))
+    )
     K = len(P)
 
     # Every intermediate is cast back to uint32: numba widens integer arithmetic to 64 bits,
@@ -176,17 +202,33 @@ def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
         inside = MASK
         for i in range(K):  # AND of x_i over the essential variables below k
             inside = W(inside & W(P[i] | W(ZERO - W(W(any_q & P[i]) == ZERO))))
-        keep_low = W(ZERO - W(W(m1 | m3) == ZERO))   # variable k inessential
+        keep_low = W(ZERO - W(W(m1 | m3) == ZERO))  # variable k inessential
         keep_high = W(ZERO - W(W(m2 | m3) == ZERO))  # variable k + 1 inessential
         low = W(inside & keep_low)
-        agree = W((a0 == W(low & keep_high)) & (a1 == W(inside & keep_high))
-                  & (b0 == low) & (b1 == inside))
+        agree = W(
+            (a0 == W(low & keep_high))
+            & (a1 == W(inside & keep_high))
+            & (b0 == low)
+            & (b1 == inside)
+        )
         return unique, agree
 
     @numba.njit(nogil=True, boundscheck=False)
-    def rows_kernel(start: int, stop: int, tables: A, minimal: A, down_off: A, down_idx: A,
-                    down_tab: A, down_min: A, meet: A, row_b0: A, row_b1: A, counts: A,
-                    bad: A) -> int:
+    def rows_kernel(
+        start: int,
+        stop: int,
+        tables: A,
+        minimal: A,
+        down_off: A,
+        down_idx: A,
+        down_tab: A,
+        down_min: A,
+        meet: A,
+        row_b0: A,
+        row_b1: A,
+        counts: A,
+        bad: A,
+    ) -> int:
         """Rows [start, stop): counts[0..4] += functions, active, unique & active,
         agree & active, mismatches; bad[j] = (row, index into down_tab) of mismatches."""
         functions = 0
@@ -250,8 +292,9 @@ def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
         return recorded
 
     @numba.njit(nogil=True, boundscheck=False)
-    def row_sizes(start: int, stop: int, down_off: A, down_idx: A, meet: A, row_b0: A,
-                  row_b1: A, out: A) -> None:
+    def row_sizes(
+        start: int, stop: int, down_off: A, down_idx: A, meet: A, row_b0: A, row_b1: A, out: A
+    ) -> None:
         """Functions per row of [start, stop) (the outer loops only)."""
         for r in range(start, stop):
             ib0 = row_b0[r]
@@ -263,7 +306,6 @@ def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
             out[r - start] = total
 
     return rows_kernel, row_sizes
-
 
 
 def compiled_shard(n: int, start: int, stop: int, limit: int = MAX_COUNTEREXAMPLES) -> FlatTally:
@@ -281,9 +323,21 @@ def compiled_shard(n: int, start: int, stop: int, limit: int = MAX_COUNTEREXAMPL
     counts = np.zeros(5, dtype=np.int64)
     bad = np.zeros((_BAD_SLOTS, 3), dtype=np.int64)
     began, began_cpu = time.perf_counter(), time.thread_time()
-    recorded = rows_kernel(start, stop, data.tables, data.minimal, data.down_off, data.down_idx,
-                           data.down_tab, data.down_min, data.meet, data.row_b0, data.row_b1,
-                           counts, bad)
+    recorded = rows_kernel(
+        start,
+        stop,
+        data.tables,
+        data.minimal,
+        data.down_off,
+        data.down_idx,
+        data.down_tab,
+        data.down_min,
+        data.meet,
+        data.row_b0,
+        data.row_b1,
+        counts,
+        bad,
+    )
     result = FlatTally(
         n=n,
         monotone_functions=int(counts[0]),
@@ -304,8 +358,12 @@ def function_table(data: QuarterTables, r: int, t: int, ia1: int) -> int:
     """The full truth table (an int of 2**n bits) of the function at row r, a1 = D(k)[ia1],
     a0 = down_tab[t]."""
     q = 1 << (data.n - 2)
-    quarters = (int(data.down_tab[t]), int(data.tables[ia1]),
-                int(data.tables[data.row_b0[r]]), int(data.tables[data.row_b1[r]]))
+    quarters = (
+        int(data.down_tab[t]),
+        int(data.tables[ia1]),
+        int(data.tables[data.row_b0[r]]),
+        int(data.tables[data.row_b1[r]]),
+    )
     return sum(value << (q * i) for i, value in enumerate(quarters))
 
 
@@ -317,8 +375,9 @@ def _counterexample(data: QuarterTables, r: int, t: int, ia1: int) -> Counterexa
     n = data.n
     table = function_table(data, r, t, ia1)
     W = words(n)
-    batch = tuple(np.array([(table >> (64 * w)) & 0xFFFF_FFFF_FFFF_FFFF], dtype=U64)
-                  for w in range(W))
+    batch = tuple(
+        np.array([(table >> (64 * w)) & 0xFFFF_FFFF_FFFF_FFFF], dtype=U64) for w in range(W)
+    )
     minimal = minimal_points(batch, n)
     influence = influence_survival(batch, minimal, n)
     return _describe(n, 0, minimal, batch, influence)
@@ -335,5 +394,10 @@ def row_function_counts(n: int, start: int = 0, stop: int | None = None) -> np.n
     return out
 
 
-__all__ = ["QuarterTables", "compiled_shard", "function_table", "quarter_tables",
-           "row_function_counts"]
+__all__ = [
+    "QuarterTables",
+    "compiled_shard",
+    "function_table",
+    "quarter_tables",
+    "row_function_counts",
+]

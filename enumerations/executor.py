@@ -13,7 +13,6 @@ arguments that returns a picklable partial result, so the three executors run th
 from __future__ import annotations
 
 import logging
-
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -31,8 +30,8 @@ class ShardExecutor:
 
     kind: str
     workers: int
-    pool: Any = None      # ProcessPoolExecutor
-    client: Any = None    # dask.distributed.Client
+    pool: Any = None  # ProcessPoolExecutor
+    client: Any = None  # dask.distributed.Client
 
     def map(self, function: Callable, argument_lists: Sequence[tuple]) -> Iterator[Any]:
         """Results of ``function(*args)`` for every args, in completion order."""
@@ -53,8 +52,9 @@ class ShardExecutor:
 
 
 @contextmanager
-def start_executor(kind: str = "serial", workers: int = 1, *, client: Any = None,
-                 address: str | None = None) -> Iterator[ShardExecutor]:
+def start_executor(
+    kind: str = "serial", workers: int = 1, *, client: Any = None, address: str | None = None
+) -> Iterator[ShardExecutor]:
     if kind not in EXECUTORS:
         raise ValueError(f"unknown executor {kind!r} (choose from {', '.join(EXECUTORS)})")
     if workers < 1:
@@ -76,9 +76,16 @@ def start_executor(kind: str = "serial", workers: int = 1, *, client: Any = None
                 yield ShardExecutor("dask", workers, client=remote)
             return
         # silence_logs: closing the cluster can log a harmless heartbeat error per worker
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, \
-                Client(cluster) as local:
+        with (
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+            ) as cluster,
+            Client(cluster) as local,
+        ):
             yield ShardExecutor("dask", workers, client=local)
 
 

@@ -44,7 +44,8 @@ from enumerations.monotone import (
     valid_mask,
     variable_word,
 )
-from theory.truthtable import item_name as evidence_name, point_names  # noqa: F401  (one naming)
+from theory.truthtable import item_name as evidence_name  # noqa: F401  (one naming)
+from theory.truthtable import point_names
 
 # survival rule: (tables, minimal points, n, workspace or None) -> survival words
 SurvivalRule = Callable[..., tuple]
@@ -166,9 +167,9 @@ def influence_survival(tables: Words, minimal: Words, n: int, ws: Workspace | No
     tmp = ws.tmp[:N]
     for i in range(min(n, WORD_VARIABLES)):
         # where variable i is an antecedent, X must contain i: AND with P_i, else with all
-        np.copyto(tmp, ess[i], casting="unsafe")         # 1 / 0
-        np.subtract(tmp, U64(1), out=tmp)                # 0 / all ones
-        np.bitwise_or(tmp, variable_word(i), out=tmp)    # P_i / all ones
+        np.copyto(tmp, ess[i], casting="unsafe")  # 1 / 0
+        np.subtract(tmp, U64(1), out=tmp)  # 0 / all ones
+        np.bitwise_or(tmp, variable_word(i), out=tmp)  # P_i / all ones
         np.bitwise_and(inside, tmp, out=inside)
     word_vars = ess[WORD_VARIABLES:]
     out = []
@@ -183,7 +184,7 @@ def influence_survival(tables: Words, minimal: Words, n: int, ws: Workspace | No
             np.logical_or(blocked, e, out=blocked)
         target = ws.survive[w][:N]
         np.copyto(tmp, blocked, casting="unsafe")
-        np.subtract(tmp, U64(1), out=tmp)                # blocked word: 0, else all ones
+        np.subtract(tmp, U64(1), out=tmp)  # blocked word: 0, else all ones
         np.bitwise_and(inside, tmp, out=target)
         out.append(target)
     return tuple(out)
@@ -287,8 +288,10 @@ def _describe(n: int, k: int, minimal: Words, exact: Words, influence: Words) ->
         e = ((first & ~second) & -(first & ~second)).bit_length() - 1
         audit = 1 << e
         x = full & ~audit
-        problem = (f"{len(points)} minimal justifications, yet the rules agree on every audit "
-                   f"(including the witness)")
+        problem = (
+            f"{len(points)} minimal justifications, yet the rules agree on every audit "
+            f"(including the witness)"
+        )
     return Counterexample(
         n=n,
         minimal_justifications=justifications,
@@ -397,7 +400,7 @@ def flat_shard(
                 tables = pair_block(lower, n, a, min(a + block, stop))
             size = len(tables[0])
             for c in range(0, size, CHUNK):  # cache-sized pieces: the kernel is many passes
-                piece = tuple(column[c:c + CHUNK] for column in tables)
+                piece = tuple(column[c : c + CHUNK] for column in tables)
                 result.merge(tally_tables(piece, n, exact, influence, limit), limit)
     result.shards = 1
     result.seconds = time.perf_counter() - began

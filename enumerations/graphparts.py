@@ -38,8 +38,14 @@ from enumerations.graphs import (
     class_shard,
     plan_classes,
 )
-from enumerations.parts import (Interval, PartError, normalise, read_part_file,
-                                 save_json_atomically, subtract)
+from enumerations.parts import (
+    Interval,
+    PartError,
+    normalise,
+    read_part_file,
+    save_json_atomically,
+    subtract,
+)
 from theory.revision import RevisionRule
 from theory.revision import exact as theory_exact
 
@@ -116,9 +122,16 @@ def load_graph_part(path: str | os.PathLike) -> GraphPart:
         raise PartError(f"{path}: unsupported part file version {data.get('version')!r}")
     try:
         tally = GraphTally.from_dict(data["graphs"])
-        part = GraphPart(GraphFamily(**{k: int(v) for k, v in data["family"].items()}),
-                         int(data["shards"]), str(data["plan_digest"]), str(data["rule"]), tally,
-                         normalise(data["done"]), float(data["wall_seconds"]), int(data["sessions"]))
+        part = GraphPart(
+            GraphFamily(**{k: int(v) for k, v in data["family"].items()}),
+            int(data["shards"]),
+            str(data["plan_digest"]),
+            str(data["rule"]),
+            tally,
+            normalise(data["done"]),
+            float(data["wall_seconds"]),
+            int(data["sessions"]),
+        )
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise PartError(f"{path}: malformed part file ({error!r})") from None
     if any(a < 0 or b > part.shards or a >= b for a, b in part.done):
@@ -126,10 +139,17 @@ def load_graph_part(path: str | os.PathLike) -> GraphPart:
     return part
 
 
-def run_graph_part(family: GraphFamily, out: str | os.PathLike, executor: ShardExecutor, *,
-                   exact: RevisionRule = theory_exact, progress: Progress | None = None,
-                   shard_classes: int = SHARD_CLASSES, checkpoint_seconds: float = 5.0,
-                   stop_after: int | None = None) -> GraphPart:
+def run_graph_part(
+    family: GraphFamily,
+    out: str | os.PathLike,
+    executor: ShardExecutor,
+    *,
+    exact: RevisionRule = theory_exact,
+    progress: Progress | None = None,
+    shard_classes: int = SHARD_CLASSES,
+    checkpoint_seconds: float = 5.0,
+    stop_after: int | None = None,
+) -> GraphPart:
     """Check every class of ``family`` into the part file ``out``, resuming it when it exists.
 
     An existing file must be for the same family, plan and rule (:class:`PartError`
@@ -141,8 +161,10 @@ def run_graph_part(family: GraphFamily, out: str | os.PathLike, executor: ShardE
     if out.exists():
         part = load_graph_part(out)
         if (part.family, part.digest, part.rule) != (family, digest, rule):
-            raise PartError(f"{out} holds another run (family {part.family.to_dict()}, rule "
-                            f"{part.rule}): use another file or the same family")
+            raise PartError(
+                f"{out} holds another run (family {part.family.to_dict()}, rule "
+                f"{part.rule}): use another file or the same family"
+            )
     else:
         part = GraphPart(family, len(plan.shards), digest, rule, GraphTally(family))
     part.tally.expected_classes = plan.classes
@@ -164,7 +186,9 @@ def run_graph_part(family: GraphFamily, out: str | os.PathLike, executor: ShardE
                 part.save(out)
                 last_save = now
             if progress:
-                progress(part.tally.classes - before, max(session_total, part.tally.classes - before))
+                progress(
+                    part.tally.classes - before, max(session_total, part.tally.classes - before)
+                )
     finally:
         part.wall_seconds = wall_before + time.perf_counter() - began
         part.tally.seconds = part.wall_seconds
@@ -177,12 +201,12 @@ class CostEstimate:
     """CPU seconds per class on a random sample of parents, scaled to every class."""
 
     family: GraphFamily
-    classes: int            # Burnside's count
+    classes: int  # Burnside's count
     labelled: int
     sampled_parents: int
     sampled_classes: int
     sample_cpu_seconds: float
-    parents_total: int      # canonical graphs of size J - 1: the parents of the largest size
+    parents_total: int  # canonical graphs of size J - 1: the parents of the largest size
 
     @property
     def seconds_per_class(self) -> float:
@@ -212,8 +236,14 @@ class CostEstimate:
         }
 
 
-def estimate_cost(family: GraphFamily, *, budget_seconds: float = 3.0, seed: int = 37,
-                  exact: RevisionRule = theory_exact, min_parents: int = 20) -> CostEstimate:
+def estimate_cost(
+    family: GraphFamily,
+    *,
+    budget_seconds: float = 3.0,
+    seed: int = 37,
+    exact: RevisionRule = theory_exact,
+    min_parents: int = 20,
+) -> CostEstimate:
     """Time the check of a seeded random sample of the parents of the largest size (each
     with all its canonical children) until ``budget_seconds`` of CPU are spent (at least
     ``min_parents``), and scale its CPU seconds per class to Burnside's count."""
@@ -226,16 +256,33 @@ def estimate_cost(family: GraphFamily, *, budget_seconds: float = 3.0, seed: int
     classes = cpu = 0.0
     sampled = 0
     for p in order:
-        _, tally = class_shard(0, family, J, [parents[p].tolist()], exact) if J else \
-            class_shard(0, family, 0, None, exact)
+        _, tally = (
+            class_shard(0, family, J, [parents[p].tolist()], exact)
+            if J
+            else class_shard(0, family, 0, None, exact)
+        )
         classes += tally.classes
         cpu += tally.cpu_seconds
         sampled += 1
         if cpu >= budget_seconds and sampled >= min_parents:
             break
-    return CostEstimate(family, class_count(family.evidence, family.claims, J),
-                        family.labelled_count(), sampled, int(classes), cpu, len(parents))
+    return CostEstimate(
+        family,
+        class_count(family.evidence, family.claims, J),
+        family.labelled_count(),
+        sampled,
+        int(classes),
+        cpu,
+        len(parents),
+    )
 
 
-__all__ = ["CostEstimate", "GraphPart", "estimate_cost", "load_graph_part", "plan_digest",
-           "run_graph_part", "rule_name"]
+__all__ = [
+    "CostEstimate",
+    "GraphPart",
+    "estimate_cost",
+    "load_graph_part",
+    "plan_digest",
+    "run_graph_part",
+    "rule_name",
+]

@@ -62,8 +62,12 @@ class GraphFamily:
         # 3,469,497 graphs in 118,715 classes: about a minute of CPU (docs/enumerations.md)
         return cls(3, 3, 4)
 
-    def resized(self, evidence: int | None = None, claims: int | None = None,
-                max_justifications: int | None = None) -> "GraphFamily":
+    def resized(
+        self,
+        evidence: int | None = None,
+        claims: int | None = None,
+        max_justifications: int | None = None,
+    ) -> "GraphFamily":
         return GraphFamily(
             self.evidence if evidence is None else evidence,
             self.claims if claims is None else claims,
@@ -72,7 +76,9 @@ class GraphFamily:
 
     @property
     def names(self) -> list[str]:
-        return [f"e{i + 1}" for i in range(self.evidence)] + [f"c{k + 1}" for k in range(self.claims)]
+        return [f"e{i + 1}" for i in range(self.evidence)] + [
+            f"c{k + 1}" for k in range(self.claims)
+        ]
 
     def candidates(self) -> list[tuple[int, int]]:
         """Every justification ``(claim number, antecedent mask over node numbers)``; node
@@ -91,8 +97,11 @@ class GraphFamily:
         return sum(comb(K, m) for m in range(self.max_justifications + 1))
 
     def to_dict(self) -> dict:
-        return {"evidence": self.evidence, "claims": self.claims,
-                "max_justifications": self.max_justifications}
+        return {
+            "evidence": self.evidence,
+            "claims": self.claims,
+            "max_justifications": self.max_justifications,
+        }
 
 
 def _permutation_maps(family: GraphFamily, candidates: list[tuple[int, int]]) -> np.ndarray:
@@ -128,24 +137,29 @@ def iso_classes(family: GraphFamily) -> tuple[np.ndarray, np.ndarray, int]:
     labelled = 0
     for m in range(J + 1):
         count = comb(K, m)  # streamed into numpy: no list of millions of tuples
-        flat = np.fromiter(chain.from_iterable(combinations(range(K), m)), dtype=np.int64,
-                           count=count * m)
+        flat = np.fromiter(
+            chain.from_iterable(combinations(range(K), m)), dtype=np.int64, count=count * m
+        )
         rows = flat.reshape(count, m)
         labelled += len(rows)
         padded = np.full((len(rows), J), K, dtype=np.int64)
         padded[:, :m] = rows
         best = np.empty(len(rows), dtype=np.int64)
         for a in range(0, len(rows), 1 << 18):  # bounded temporaries
-            piece = padded[a:a + (1 << 18)]
+            piece = padded[a : a + (1 << 18)]
             low = _code(maps[0][piece], K)
             for perm in maps[1:]:
                 np.minimum(low, _code(perm[piece], K), out=low)
-            best[a:a + len(piece)] = low
+            best[a : a + len(piece)] = low
         _, first, counts = np.unique(best, return_index=True, return_counts=True)
         # one labelled member of each class (the first met) stands for it
         reps.extend(padded[first])
         sizes.extend(int(c) for c in counts)
-    return np.array(reps, dtype=np.int64).reshape(len(reps), J), np.array(sizes, dtype=np.int64), labelled
+    return (
+        np.array(reps, dtype=np.int64).reshape(len(reps), J),
+        np.array(sizes, dtype=np.int64),
+        labelled,
+    )
 
 
 def _code(rows: np.ndarray, K: int) -> np.ndarray:
@@ -166,8 +180,9 @@ def _code(rows: np.ndarray, K: int) -> np.ndarray:
     return code
 
 
-def build(family: GraphFamily, row: Sequence[int],
-          candidates: list[tuple[int, int]] | None = None) -> SupportStructure:
+def build(
+    family: GraphFamily, row: Sequence[int], candidates: list[tuple[int, int]] | None = None
+) -> SupportStructure:
     candidates = candidates or family.candidates()
     names = family.names
     pairs = []
@@ -176,7 +191,7 @@ def build(family: GraphFamily, row: Sequence[int],
             continue
         own, mask = candidates[index]
         pairs.append((names[own], [names[i] for i in range(len(names)) if mask >> i & 1]))
-    return SupportStructure.build(names[: family.evidence], names[family.evidence:], pairs)
+    return SupportStructure.build(names[: family.evidence], names[family.evidence :], pairs)
 
 
 # --- brute force --------------------------------------------------------------------------
@@ -185,24 +200,30 @@ class ClaimTruth:
     """What the definitions say about one claim, by exhaustion over evidence sets."""
 
     active: bool
-    safe: bool                              # influence == exact on every evidence audit
+    safe: bool  # influence == exact on every evidence audit
     minimal_justifications: frozenset[frozenset[str]]
-    witnesses: dict[str, str]               # evidence -> violation kind
+    witnesses: dict[str, str]  # evidence -> violation kind
     first_disagreement: frozenset[str] | None
 
 
-def brute_force(structure: SupportStructure, exact: RevisionRule = theory_exact,
-                influence: RevisionRule = theory_influence) -> dict[str, ClaimTruth]:
+def brute_force(
+    structure: SupportStructure,
+    exact: RevisionRule = theory_exact,
+    influence: RevisionRule = theory_influence,
+) -> dict[str, ClaimTruth]:
     evidence = sorted(structure.evidence)
-    subsets = [frozenset(e for i, e in enumerate(evidence) if bits >> i & 1)
-               for bits in range(1 << len(evidence))]
+    subsets = [
+        frozenset(e for i, e in enumerate(evidence) if bits >> i & 1)
+        for bits in range(1 << len(evidence))
+    ]
     before = active_state(structure)
     by_audit = {r: (exact(structure, r), influence(structure, r)) for r in subsets}
     truth = {}
     for c in sorted(structure.claims):
         minimal = brute_force_minimal_justifications(structure, c)
-        disagreement = next((r for r in subsets
-                             if (c in by_audit[r][0]) != (c in by_audit[r][1])), None)
+        disagreement = next(
+            (r for r in subsets if (c in by_audit[r][0]) != (c in by_audit[r][1])), None
+        )
         relevant = frozenset().union(*minimal) if minimal else frozenset()
         witnesses = {}
         if c in before:
@@ -216,35 +237,49 @@ def brute_force(structure: SupportStructure, exact: RevisionRule = theory_exact,
 def _is_cyclic(structure: SupportStructure) -> bool:
     """Whether the graph has a support loop (a cyclic strongly connected component)."""
     index = index_of(structure)
-    return any(is_cyclic_component(index, component)
-               for component in strongly_connected_components(index, range(index.size)))
+    return any(
+        is_cyclic_component(index, component)
+        for component in strongly_connected_components(index, range(index.size))
+    )
 
 
 # --- tallies ------------------------------------------------------------------------------
 @dataclass
 class GraphTally:
     family: GraphFamily
-    graphs: int = 0           # labelled graphs covered
-    classes: int = 0          # isomorphism classes checked
-    cyclic_graphs: int = 0    # classes with a support loop
+    graphs: int = 0  # labelled graphs covered
+    classes: int = 0  # isomorphism classes checked
+    cyclic_graphs: int = 0  # classes with a support loop
     claims: int = 0
     active_claims: int = 0
-    safe_claims: int = 0      # active and safe
+    safe_claims: int = 0  # active and safe
     unsafe_claims: int = 0
-    alternative_support: int = 0   # unsafe claims with an alternative_support violation
-    redundant_influence: int = 0   # unsafe claims with a redundant_influence violation
+    alternative_support: int = 0  # unsafe claims with an alternative_support violation
+    redundant_influence: int = 0  # unsafe claims with a redundant_influence violation
     both_kinds: int = 0
-    violations: dict = field(default_factory=lambda: {ALTERNATIVE_SUPPORT: 0, REDUNDANT_INFLUENCE: 0})
+    violations: dict = field(
+        default_factory=lambda: {ALTERNATIVE_SUPPORT: 0, REDUNDANT_INFLUENCE: 0}
+    )
     disagreements: int = 0
     examples: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # CPU time of the shards (the work, without contention)
     classes_seconds: float = 0.0  # building the isomorphism classes (in the caller)
-    expected_classes: int = 0     # Burnside's count of the family (0: not computed)
+    expected_classes: int = 0  # Burnside's count of the family (0: not computed)
 
-    _COUNTS = ("graphs", "classes", "cyclic_graphs", "claims", "active_claims", "safe_claims",
-               "unsafe_claims", "alternative_support", "redundant_influence", "both_kinds",
-               "disagreements")
+    _COUNTS = (
+        "graphs",
+        "classes",
+        "cyclic_graphs",
+        "claims",
+        "active_claims",
+        "safe_claims",
+        "unsafe_claims",
+        "alternative_support",
+        "redundant_influence",
+        "both_kinds",
+        "disagreements",
+    )
 
     @property
     def verdicts_agree(self) -> bool:
@@ -303,7 +338,9 @@ class GraphTally:
         }
 
 
-def _compare(structure: SupportStructure, report: SafetyReport, truth: dict[str, ClaimTruth]) -> list[str]:
+def _compare(
+    structure: SupportStructure, report: SafetyReport, truth: dict[str, ClaimTruth]
+) -> list[str]:
     """Differences between the checker's report and the brute force, one line each."""
     problems = []
     for claim in report.claims:
@@ -311,11 +348,20 @@ def _compare(structure: SupportStructure, report: SafetyReport, truth: dict[str,
         if claim.active != t.active:
             problems.append(f"{claim.id}: active {claim.active}, brute force {t.active}")
         if claim.influence_safe != t.safe:
-            problems.append(f"{claim.id}: checker says influence_safe={claim.influence_safe}, "
-                            f"exhaustive comparison says {t.safe}"
-                            + (f" (audit {sorted(t.first_disagreement)})" if t.first_disagreement is not None else ""))
-        if t.active and claim.minimal_justifications_complete and \
-                claim.minimal_justifications != t.minimal_justifications:
+            problems.append(
+                f"{claim.id}: checker says influence_safe={claim.influence_safe}, "
+                f"exhaustive comparison says {t.safe}"
+                + (
+                    f" (audit {sorted(t.first_disagreement)})"
+                    if t.first_disagreement is not None
+                    else ""
+                )
+            )
+        if (
+            t.active
+            and claim.minimal_justifications_complete
+            and claim.minimal_justifications != t.minimal_justifications
+        ):
             problems.append(f"{claim.id}: minimal justifications differ")
         got = {next(iter(v.audit)): v.kind for v in claim.violations}
         if t.active and got != t.witnesses:
@@ -328,8 +374,12 @@ def _compare(structure: SupportStructure, report: SafetyReport, truth: dict[str,
     return problems
 
 
-def graph_shard(family: GraphFamily, rows: Sequence[Sequence[int]], sizes: Sequence[int],
-                exact: RevisionRule = theory_exact) -> GraphTally:
+def graph_shard(
+    family: GraphFamily,
+    rows: Sequence[Sequence[int]],
+    sizes: Sequence[int],
+    exact: RevisionRule = theory_exact,
+) -> GraphTally:
     """Check the given class representatives (rows of candidate indices)."""
     began, began_cpu = time.perf_counter(), time.thread_time()
     tally = GraphTally(family)
@@ -361,8 +411,10 @@ def graph_shard(family: GraphFamily, rows: Sequence[Sequence[int]], sizes: Seque
         if problems:
             tally.disagreements += 1
             if len(tally.examples) < MAX_EXAMPLES:
-                graph = "; ".join(f"{j.claim} <- {', '.join(sorted(j.antecedents)) or '(premise)'}"
-                                  for j in structure.justifications)
+                graph = "; ".join(
+                    f"{j.claim} <- {', '.join(sorted(j.antecedents)) or '(premise)'}"
+                    for j in structure.justifications
+                )
                 tally.examples.append(f"[{graph}] {problems[0]}")
     tally.seconds = time.perf_counter() - began
     tally.cpu_seconds = time.thread_time() - began_cpu
@@ -380,8 +432,9 @@ def group_maps(family: GraphFamily) -> np.ndarray:
     """Row g: the candidate index each candidate goes to under the g-th permutation of
     evidence and claims (``|G| x K``, int32; row 0 is the identity). Cached per process."""
     candidates = family.candidates()
-    return np.ascontiguousarray(_permutation_maps(family, candidates)[:, :len(candidates)],
-                                dtype=np.int32)
+    return np.ascontiguousarray(
+        _permutation_maps(family, candidates)[:, : len(candidates)], dtype=np.int32
+    )
 
 
 Shard = tuple[int, int, int]  # (graph size m, first parent, end parent): the parents have m - 1
@@ -395,7 +448,7 @@ class ClassPlan:
     the empty graph. Holds the canonical graphs of sizes below J, not those of size J."""
 
     family: GraphFamily
-    parents: list[np.ndarray]   # canonical graphs of sizes 0 .. J - 1 (rows, sorted)
+    parents: list[np.ndarray]  # canonical graphs of sizes 0 .. J - 1 (rows, sorted)
     shards: list[Shard]
     classes_by_size: list[int]  # Burnside's count per size (enumerations.burnside)
     seconds: float = 0.0
@@ -437,8 +490,13 @@ def plan_classes(family: GraphFamily, shard_classes: int = SHARD_CLASSES) -> Cla
     return ClassPlan(family, parents, shards, by_size, time.perf_counter() - began)
 
 
-def class_shard(index: int, family: GraphFamily, size: int, parents: Sequence[Sequence[int]] | None,
-                exact: RevisionRule = theory_exact) -> tuple[int, GraphTally]:
+def class_shard(
+    index: int,
+    family: GraphFamily,
+    size: int,
+    parents: Sequence[Sequence[int]] | None,
+    exact: RevisionRule = theory_exact,
+) -> tuple[int, GraphTally]:
     """One shard on a worker (module-level, picklable): generate the canonical children of
     ``parents`` (or the empty graph when ``size`` is 0) and check them; ``(index, tally)``.
     The tally's CPU seconds include the generation."""
@@ -457,8 +515,14 @@ def class_shard(index: int, family: GraphFamily, size: int, parents: Sequence[Se
     return index, tally
 
 
-def run_graphs(family: GraphFamily, executor: Any, *, exact: RevisionRule = theory_exact,
-               progress: Progress | None = None, shard_size: int = SHARD_CLASSES) -> GraphTally:
+def run_graphs(
+    family: GraphFamily,
+    executor: Any,
+    *,
+    exact: RevisionRule = theory_exact,
+    progress: Progress | None = None,
+    shard_size: int = SHARD_CLASSES,
+) -> GraphTally:
     """Every class of the family, generated directly (:mod:`enumerations.orderly`) in
     shards of about ``shard_size`` classes; the counts are checked against the labelled
     count and Burnside's (``counts_verified``). For a resumable run see
@@ -466,7 +530,9 @@ def run_graphs(family: GraphFamily, executor: Any, *, exact: RevisionRule = theo
     began = time.perf_counter()
     plan = plan_classes(family, shard_size)
     total = GraphTally(family)
-    for _, part in executor.map(class_shard, [plan.arguments(i, exact) for i in range(len(plan.shards))]):
+    for _, part in executor.map(
+        class_shard, [plan.arguments(i, exact) for i in range(len(plan.shards))]
+    ):
         total.merge(part)
         if progress:
             progress("graphs", total.classes, plan.classes)

@@ -26,7 +26,7 @@ import numpy as np
 U64 = np.uint64
 ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 WORD_VARIABLES = 6  # variables addressed inside one 64-bit word
-MAX_N = 7           # largest n the kernels support (two words per table)
+MAX_N = 7  # largest n the kernels support (two words per table)
 
 # Dedekind numbers, OEIS A000372 (the number of monotone Boolean functions of n variables).
 DEDEKIND = (2, 3, 6, 20, 168, 7581, 7828354, 2414682040998, 56130437228687557907788)
@@ -78,7 +78,7 @@ class _PairBuffers:
 
     def __init__(self, flat: np.ndarray, rows: int):
         self.narrow = flat.astype(np.uint32)
-        self.tiled = np.tile(flat, rows)                    # f0 candidates, row after row
+        self.tiled = np.tile(flat, rows)  # f0 candidates, row after row
         self.work = np.empty((rows, len(flat)), dtype=np.uint32)
         self.ok = np.empty((rows, len(flat)), dtype=bool)
         self.out = np.empty(rows * len(flat), dtype=U64)
@@ -112,7 +112,7 @@ def _pairs_small(flat: np.ndarray, n: int, start: int, stop: int) -> np.ndarray:
     position = 0
     for r, size in enumerate(per_row.tolist()):  # OR in f1, one row slice at a time
         if size:
-            segment = out[position:position + size]
+            segment = out[position : position + size]
             np.bitwise_or(segment, flat[start + r] << shift, out=segment)
             position += size
     return out
@@ -133,7 +133,9 @@ def monotone_tables(n: int) -> np.ndarray:
     ordered by ``(f1 index, f0 index)`` recursively (cached; read-only)."""
     _check_n(n)
     if n > WORD_VARIABLES:
-        raise ValueError("n = 7 has 2.4e12 functions: enumerate it in shards (see enumerations.flat)")
+        raise ValueError(
+            "n = 7 has 2.4e12 functions: enumerate it in shards (see enumerations.flat)"
+        )
     if n == 0:
         tables = np.array([0, 1], dtype=U64)
     else:

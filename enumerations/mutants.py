@@ -9,25 +9,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from theory.index import SupportIndex, index_of
-from theory.fixpoint import active_numbers
-from theory.revision import none
-from theory.structure import SupportStructure
-
 from enumerations.flat import Words, Workspace, influence_survival
 from enumerations.monotone import valid_mask
+from theory.fixpoint import active_numbers
+from theory.index import SupportIndex, index_of
+from theory.revision import none
+from theory.structure import SupportStructure
 
 
 # --- flat universes (word rules) ----------------------------------------------------------
 def forgetful_survival(tables: Words, minimal: Words, n: int, ws: Workspace | None = None) -> Words:
-    """"Exact" revision that forgets alternatives: the claim is retired as soon as *any* of
+    """ "Exact" revision that forgets alternatives: the claim is retired as soon as *any* of
     its justifications loses an antecedent. In a flat universe that is exactly influence
     reachability, so every claim with two minimal justifications looks influence-exact."""
     return influence_survival(tables, minimal, n, ws)
 
 
 # --- structures (theory-level rules) ------------------------------------------------------
-def _start(structure: SupportStructure, audit: frozenset[str]) -> tuple[SupportIndex, bytearray, set[int]]:
+def _start(
+    structure: SupportStructure, audit: frozenset[str]
+) -> tuple[SupportIndex, bytearray, set[int]]:
     """The index, the active flags before the audit, and the audited active nodes."""
     index = index_of(structure)
     active = active_numbers(index)
@@ -50,7 +51,7 @@ def forgetful_exact(structure: SupportStructure, audit: frozenset[str]) -> froze
 
 
 def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
-    """"Exact" revision without the least fixpoint: a claim is retired only when every one of
+    """ "Exact" revision without the least fixpoint: a claim is retired only when every one of
     its justifications contains a retired node, so a support loop keeps itself alive after
     its evidence is gone (the peers' bug docs/design.md section 2 warns about)."""
     index, active, retired = _start(structure, audit)
@@ -62,16 +63,17 @@ def loop_keeping_exact(structure: SupportStructure, audit: frozenset[str]) -> fr
                 continue
             justs = index.justs_of[c]
             if justs and all(
-                any(a in retired or not active[a] for a in index.just_antecedents[j])
-                for j in justs
+                any(a in retired or not active[a] for a in index.just_antecedents[j]) for j in justs
             ):
                 retired.add(c)
                 changed = True
     return index.names(retired)
 
 
-def unpropagated_survival(tables: Words, minimal: Words, n: int, ws: Workspace | None = None) -> Words:
-    """"Exact" revision that never propagates (the ``none`` rule): the claim always survives
+def unpropagated_survival(
+    tables: Words, minimal: Words, n: int, ws: Workspace | None = None
+) -> Words:
+    """ "Exact" revision that never propagates (the ``none`` rule): the claim always survives
     an audit of evidence, so even claims with a unique minimal justification disagree."""
     full = np.full(len(tables[0]), valid_mask(n), dtype=np.uint64)
     return tuple(full for _ in tables)

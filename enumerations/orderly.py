@@ -114,8 +114,10 @@ def class_sizes(automorphisms: np.ndarray, order: int) -> np.ndarray:
     rather than rounded away."""
     automorphisms = np.asarray(automorphisms, dtype=np.int64)
     if np.any(automorphisms < 1) or np.any(order % np.maximum(automorphisms, 1)):
-        raise AssertionError("an automorphism count does not divide the group order: "
-                             "the canonical test is not over a group")
+        raise AssertionError(
+            "an automorphism count does not divide the group order: "
+            "the canonical test is not over a group"
+        )
     return order // automorphisms
 
 

@@ -156,7 +156,7 @@ class Part:
     rows: Interval
     done: list[Interval] = field(default_factory=list)
     tally: FlatTally = field(default_factory=lambda: FlatTally(n=N))
-    cpu_seconds: float = 0.0   # kernel CPU time of the done chunks (all sessions)
+    cpu_seconds: float = 0.0  # kernel CPU time of the done chunks (all sessions)
     wall_seconds: float = 0.0  # wall-clock of the sessions that worked on it
     sessions: int = 0
     path: Path | None = None
@@ -217,8 +217,15 @@ def load_part(path: str | os.PathLike) -> Part:
             mismatches=int(data["mismatches"]),
             counterexamples=[Counterexample(**c) for c in data["counterexamples"]],
         )
-        part = Part(rows, done, tally, float(data["cpu_seconds"]), float(data["wall_seconds"]),
-                    int(data["sessions"]), path)
+        part = Part(
+            rows,
+            done,
+            tally,
+            float(data["cpu_seconds"]),
+            float(data["wall_seconds"]),
+            int(data["sessions"]),
+            path,
+        )
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise PartError(f"{path}: malformed part file ({error!r})") from None
     if not 0 <= rows[0] < rows[1] <= rows_total():
@@ -231,8 +238,11 @@ def load_part(path: str | os.PathLike) -> Part:
 
 
 # --- running ------------------------------------------------------------------------------
-def chunk_rows(intervals: Sequence[Interval], sizes_of: Callable[[int, int], np.ndarray],
-               target: int = CHUNK_FUNCTIONS) -> list[tuple[int, int, int]]:
+def chunk_rows(
+    intervals: Sequence[Interval],
+    sizes_of: Callable[[int, int], np.ndarray],
+    target: int = CHUNK_FUNCTIONS,
+) -> list[tuple[int, int, int]]:
     """Cut each interval into chunks ``(start, stop, functions)`` of about ``target``
     functions (at least one row each)."""
     chunks = []
@@ -278,8 +288,10 @@ def run_part(
     if out.exists():
         part = load_part(out)
         if part.rows != tuple(rows):
-            raise PartError(f"{out} holds rows {part.rows[0]}:{part.rows[1]}, not "
-                            f"{rows[0]}:{rows[1]}: use another --out or the same --rows")
+            raise PartError(
+                f"{out} holds rows {part.rows[0]}:{part.rows[1]}, not "
+                f"{rows[0]}:{rows[1]}: use another --out or the same --rows"
+            )
     else:
         part = Part(tuple(rows))  # type: ignore[arg-type]
     part.path = out
@@ -357,7 +369,9 @@ class MergeReport:
         }
 
 
-def merge_parts(paths: Sequence[str | os.PathLike], limit: int = MAX_COUNTEREXAMPLES) -> MergeReport:
+def merge_parts(
+    paths: Sequence[str | os.PathLike], limit: int = MAX_COUNTEREXAMPLES
+) -> MergeReport:
     """Load the parts, verify the coverage of their done rows, add up their tallies."""
     parts = [load_part(p) for p in paths]
     intervals = [i for p in parts for i in p.done]
@@ -373,11 +387,30 @@ def plan_parts(count: int, start: int = 0, stop: int | None = None) -> list[Inte
 
     stop = rows_total() if stop is None else stop
     cumulative = np.cumsum(row_function_counts(N, start, stop))
-    cuts = [start] + [int(np.searchsorted(cumulative, cumulative[-1] * k / count)) + start + 1
-                      for k in range(1, count)] + [stop]
+    cuts = (
+        [start]
+        + [
+            int(np.searchsorted(cumulative, cumulative[-1] * k / count)) + start + 1
+            for k in range(1, count)
+        ]
+        + [stop]
+    )
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if a < b]
 
 
-__all__ = ["Coverage", "MergeReport", "Part", "PartError", "chunk_rows", "coverage", "read_part_file",
-           "save_json_atomically",
-           "load_part", "merge_parts", "n7_chunk", "parse_rows", "plan_parts", "run_part"]
+__all__ = [
+    "Coverage",
+    "MergeReport",
+    "Part",
+    "PartError",
+    "chunk_rows",
+    "coverage",
+    "read_part_file",
+    "save_json_atomically",
+    "load_part",
+    "merge_parts",
+    "n7_chunk",
+    "parse_rows",
+    "plan_parts",
+    "run_part",
+]

@@ -13,15 +13,12 @@ from __future__ import annotations
 import time
 from itertools import combinations
 
+from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally
 from theory.revision import RevisionRule
 from theory.revision import exact as theory_exact
 from theory.revision import influence as theory_influence
-from theory.structure import SupportStructure
-
-from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally
 from theory.truthtable import CLAIM, flat_structure, minimal_points, point_names
 from theory.truthtable import item_name as evidence_name
-
 
 
 def monotone_functions_py(n: int) -> list[int]:
@@ -80,18 +77,24 @@ def reference_tally(
                     only_first = minimal[0] & ~minimal[1]
                     e = (only_first & -only_first).bit_length() - 1
                     audit = frozenset({evidence_name(e)})
-                    witness = (audit, CLAIM in exact(structure, audit),
-                               CLAIM in influence(structure, audit))
+                    witness = (
+                        audit,
+                        CLAIM in exact(structure, audit),
+                        CLAIM in influence(structure, audit),
+                    )
                 audit, by_exact, by_influence = witness
-                result.counterexamples.append(Counterexample(
-                    n=n,
-                    minimal_justifications=names,
-                    audit=sorted(audit),
-                    exact_retires=by_exact,
-                    influence_retires=by_influence,
-                    problem="unique minimal justification, yet the rules disagree"
-                    if unique else f"{len(minimal)} minimal justifications, yet the rules agree on every audit",
-                ))
+                result.counterexamples.append(
+                    Counterexample(
+                        n=n,
+                        minimal_justifications=names,
+                        audit=sorted(audit),
+                        exact_retires=by_exact,
+                        influence_retires=by_influence,
+                        problem="unique minimal justification, yet the rules disagree"
+                        if unique
+                        else f"{len(minimal)} minimal justifications, yet the rules agree on every audit",
+                    )
+                )
     result.seconds = time.perf_counter() - began
     return result
 

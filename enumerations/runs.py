@@ -51,7 +51,9 @@ def run_flat(
             shards = plan_shards(n, executor.workers * shards_per_worker)
         began = time.perf_counter()
         total = FlatTally(n=n)
-        for part in executor.map(flat_shard, [(n, a, b, exact, influence, limit) for a, b in shards]):
+        for part in executor.map(
+            flat_shard, [(n, a, b, exact, influence, limit) for a, b in shards]
+        ):
             total.merge(part, limit)
             if progress:
                 progress(f"n = {n}", total.monotone_functions, DEDEKIND[n])
@@ -69,7 +71,7 @@ class SliceReport:
     seed: int
     workers: int
     tally: FlatTally
-    shard_seconds: list[float] = field(default_factory=list)      # wall-clock per shard
+    shard_seconds: list[float] = field(default_factory=list)  # wall-clock per shard
     shard_cpu_seconds: list[float] = field(default_factory=list)  # CPU time per shard
     shard_amortized_seconds: list[float] = field(default_factory=list)  # build charged pro rata
     wall_seconds: float = 0.0
@@ -115,7 +117,7 @@ class SliceReport:
         k = len(self.shard_cpu_seconds)
         if k < 2:
             return float("nan")
-        return statistics.stdev(self.shard_amortized_seconds) / k ** 0.5 * self.rows_total / 3600
+        return statistics.stdev(self.shard_amortized_seconds) / k**0.5 * self.rows_total / 3600
 
     @property
     def functions_per_core_second(self) -> float:
@@ -124,8 +126,11 @@ class SliceReport:
     @property
     def estimated_core_hours_by_rate(self) -> float:
         """D(7) divided by the sampled per-function rate (a second, cruder estimate)."""
-        rate = self.tally.monotone_functions / sum(self.shard_amortized_seconds) \
-            if sum(self.shard_amortized_seconds) else 0.0
+        rate = (
+            self.tally.monotone_functions / sum(self.shard_amortized_seconds)
+            if sum(self.shard_amortized_seconds)
+            else 0.0
+        )
         return DEDEKIND[7] / rate / 3600 if rate else float("inf")
 
     @property
@@ -151,12 +156,14 @@ class SliceReport:
             "core_seconds": round(self.core_seconds, 3),
             "shard_wall_seconds": round(self.shard_wall_seconds, 3),
             "median_row_cpu_seconds": round(statistics.median(self.shard_cpu_seconds), 6)
-            if self.shard_cpu_seconds else None,
+            if self.shard_cpu_seconds
+            else None,
             "mean_row_cpu_seconds": round(self.mean_row_seconds, 6),
             "functions_per_core_second": round(self.functions_per_core_second),
             "estimated_core_hours": round(self.estimated_core_hours, 2),
             "estimated_core_hours_stderr": round(self.estimated_core_hours_stderr, 2)
-            if len(self.shard_cpu_seconds) >= 2 else None,
+            if len(self.shard_cpu_seconds) >= 2
+            else None,
             "estimated_core_hours_by_rate": round(self.estimated_core_hours_by_rate, 2),
             "estimated_core_hours_wall": round(self.estimated_core_hours_wall, 2),
             "estimated_core_hours_unshared": round(self.estimated_core_hours_unshared, 2),
@@ -183,7 +190,9 @@ def run_n7_slice(
     """
     total_rows = shard_count_rows(7)
     rng = np.random.default_rng(seed)
-    picked = sorted(int(r) for r in rng.choice(total_rows, size=min(rows, total_rows), replace=False))
+    picked = sorted(
+        int(r) for r in rng.choice(total_rows, size=min(rows, total_rows), replace=False)
+    )
     report = SliceReport(total_rows, len(picked), seed, executor.workers, FlatTally(n=7))
     began = time.perf_counter()
     for part in executor.map(flat_shard, [(7, r, r + 1, exact, influence, limit) for r in picked]):

@@ -18,7 +18,9 @@ CADICAL = "cadical195"
 SAT_ENGINES = {"cadical": CADICAL, "glucose": "glucose42"}  # python-sat names
 
 
-def solve_cadical(name: str, n: int, symmetry: bool = False, engine: str = "cadical") -> ProofResult:
+def solve_cadical(
+    name: str, n: int, symmetry: bool = False, engine: str = "cadical"
+) -> ProofResult:
     """Solve the CNF with CaDiCaL (or, ``engine="glucose"``, with Glucose 4.2: a second SAT
     solver on the same clauses)."""
     spec = lookup(name)
@@ -32,14 +34,23 @@ def solve_cadical(name: str, n: int, symmetry: bool = False, engine: str = "cadi
     if model is not None:
         countermodel = decode(encoding.truth_table(model), n, encoding.ancestors(model))
     return ProofResult(
-        statement=name, n=n, solver=engine, result=SAT if satisfiable else UNSAT,
-        seconds=seconds, expected=SAT if spec.is_mutant else UNSAT, mutant=spec.is_mutant,
-        cpu_seconds=cpu, symmetry=symmetry, countermodel=countermodel,
+        statement=name,
+        n=n,
+        solver=engine,
+        result=SAT if satisfiable else UNSAT,
+        seconds=seconds,
+        expected=SAT if spec.is_mutant else UNSAT,
+        mutant=spec.is_mutant,
+        cpu_seconds=cpu,
+        symmetry=symmetry,
+        countermodel=countermodel,
         details={"variables": encoding.nvars, "clauses": len(encoding.clauses)},
     )
 
 
-def solve_z3(name: str, n: int, symmetry: bool = False, timeout_s: float | None = None) -> ProofResult:
+def solve_z3(
+    name: str, n: int, symmetry: bool = False, timeout_s: float | None = None
+) -> ProofResult:
     spec = lookup(name)
     start, cpu = time.perf_counter(), time.process_time()
     encoding = Z3Encoding(name, n, symmetry=symmetry)
@@ -56,9 +67,16 @@ def solve_z3(name: str, n: int, symmetry: bool = False, timeout_s: float | None 
         ancestors = encoding.ancestor_set(model) if name.startswith("refined") else None
         countermodel = decode(encoding.truth_table(model), n, ancestors)
     return ProofResult(
-        statement=name, n=n, solver="z3", result=result, seconds=seconds,
-        expected=SAT if spec.is_mutant else UNSAT, mutant=spec.is_mutant, symmetry=symmetry,
-        cpu_seconds=cpu, countermodel=countermodel,
+        statement=name,
+        n=n,
+        solver="z3",
+        result=result,
+        seconds=seconds,
+        expected=SAT if spec.is_mutant else UNSAT,
+        mutant=spec.is_mutant,
+        symmetry=symmetry,
+        cpu_seconds=cpu,
+        countermodel=countermodel,
     )
 
 

@@ -63,8 +63,13 @@ def check(formula: str, proof: str, checker: str = "dratify") -> Check:
     return Check(checker, valid, time.perf_counter() - start, lemmas)
 
 
-def certify(name: str, n: int, checker: str = "dratify", symmetry: bool = False,
-            directory: Path | None = None) -> ProofResult:
+def certify(
+    name: str,
+    n: int,
+    checker: str = "dratify",
+    symmetry: bool = False,
+    directory: Path | None = None,
+) -> ProofResult:
     """Solve with CaDiCaL logging DRUP, check the proof; result is UNSAT only if it checks."""
     spec = lookup(name)
     if spec.is_mutant:
@@ -82,17 +87,26 @@ def certify(name: str, n: int, checker: str = "dratify", symmetry: bool = False,
         (directory / f"{stem}.cnf").write_text(formula)
         (directory / f"{stem}.drup").write_text(proof)
     if satisfiable:
-        return ProofResult(name, n, f"cadical+{checker}", SAT, solved, symmetry=symmetry,
-                           certificate="none: SAT")
+        return ProofResult(
+            name, n, f"cadical+{checker}", SAT, solved, symmetry=symmetry, certificate="none: SAT"
+        )
     check_cpu = time.process_time()
     verdict = check(formula, proof, checker)
     check_cpu = time.process_time() - check_cpu
     return ProofResult(
-        statement=name, n=n, solver=f"cadical+{checker}",
-        result=UNSAT if verdict.valid else "UNCHECKED", seconds=solved + verdict.seconds,
-        cpu_seconds=solved_cpu + check_cpu, symmetry=symmetry,
+        statement=name,
+        n=n,
+        solver=f"cadical+{checker}",
+        result=UNSAT if verdict.valid else "UNCHECKED",
+        seconds=solved + verdict.seconds,
+        cpu_seconds=solved_cpu + check_cpu,
+        symmetry=symmetry,
         certificate=f"DRUP {'checked' if verdict.valid else 'REJECTED'} by {checker}",
-        details={"lemmas": verdict.lemmas, "solve_seconds": round(solved, 4),
-                 "check_seconds": round(verdict.seconds, 4),
-                 "solve_cpu_seconds": round(solved_cpu, 4), "check_cpu_seconds": round(check_cpu, 4)},
+        details={
+            "lemmas": verdict.lemmas,
+            "solve_seconds": round(solved, 4),
+            "check_seconds": round(verdict.seconds, 4),
+            "solve_cpu_seconds": round(solved_cpu, 4),
+            "check_cpu_seconds": round(check_cpu, 4),
+        },
     )

@@ -51,8 +51,9 @@ def _answer(result: z3.CheckSatResult) -> str:
     return SAT if result == z3.sat else UNSAT if result == z3.unsat else UNKNOWN
 
 
-def _solve(name: str, facts: Callable[[Vocabulary], list], timeout_s: float,
-           step: Step | None = None) -> tuple[str, NonVacuity | None]:
+def _solve(
+    name: str, facts: Callable[[Vocabulary], list], timeout_s: float, step: Step | None = None
+) -> tuple[str, NonVacuity | None]:
     """z3's answer for the axioms of ``name`` and ``facts``; for an UNSAT answer to ``step``'s
     query, the non-vacuity check on the solver's own assertions."""
     v = Vocabulary()
@@ -70,8 +71,9 @@ def _solve(name: str, facts: Callable[[Vocabulary], list], timeout_s: float,
     return answer, check
 
 
-def holds_in(facts: list[z3.ExprRef], items: int, family: Iterable[frozenset[int]],
-             ancestors: Iterable[int]) -> bool:
+def holds_in(
+    facts: list[z3.ExprRef], items: int, family: Iterable[frozenset[int]], ancestors: Iterable[int]
+) -> bool:
     """Evaluate quantified facts in an explicit finite structure, in Python (no solving):
     items 0..items-1, every subset as a set (a bit mask), mem = membership, J = ``family``,
     sing(i) = {i}, A = ``ancestors``. Free constants (the Skolem constants of a premise)
@@ -91,8 +93,9 @@ def chain_valid(name: str, steps: tuple[Step, ...] | None = None) -> bool:
         return z3.Not(atom) if text.startswith("!") else atom
 
     def implication(step: Step) -> z3.BoolRef:
-        return z3.Implies(z3.And(*[lit(p) for p in step.premises]),
-                          z3.Or(*[lit(c) for c in step.conclusion]))
+        return z3.Implies(
+            z3.And(*[lit(p) for p in step.premises]), z3.Or(*[lit(c) for c in step.conclusion])
+        )
 
     solver = z3.Solver()
     solver.add(*[implication(step) for step in steps])
@@ -104,15 +107,22 @@ def chain_valid(name: str, steps: tuple[Step, ...] | None = None) -> bool:
 class StepCheck:
     statement: str
     step: str
-    result: str  # the step itself: must be UNSAT (VACUOUS if its query has no model without its goal)
+    result: (
+        str  # the step itself: must be UNSAT (VACUOUS if its query has no model without its goal)
+    )
     hypotheses: str  # premises alone, in the step's explicit witness structure: must be SAT
     mutants: dict[str, str]  # premise dropped -> answer
     nonvacuous: NonVacuity | None = None
 
     @property
     def ok(self) -> bool:
-        return (self.result == UNSAT and self.hypotheses == SAT and SAT in self.mutants.values()
-                and self.nonvacuous is not None and self.nonvacuous.ok)
+        return (
+            self.result == UNSAT
+            and self.hypotheses == SAT
+            and SAT in self.mutants.values()
+            and self.nonvacuous is not None
+            and self.nonvacuous.ok
+        )
 
 
 def check_steps(name: str, timeout_s: float = 60.0) -> list[StepCheck]:
@@ -130,8 +140,9 @@ def check_steps(name: str, timeout_s: float = 60.0) -> list[StepCheck]:
             hypotheses = SAT if holds_in(facts, *step.witness) else UNSAT
         mutants = {}
         for dropped in reversed(step.premises):  # until one is SAT
-            weaker = Step(step.label, tuple(p for p in step.premises if p != dropped),
-                          step.conclusion)
+            weaker = Step(
+                step.label, tuple(p for p in step.premises if p != dropped), step.conclusion
+            )
             mutants[dropped] = _solve(name, weaker.query, timeout_s)[0]
             if mutants[dropped] == SAT:
                 break
@@ -146,7 +157,9 @@ def one_shot(name: str, timeout_s: float = 60.0) -> tuple[str, float]:
     return answer, time.perf_counter() - start
 
 
-def chain_results(timeout_s: float = 60.0, general: list[ProofResult] | None = None) -> list[ProofResult]:
+def chain_results(
+    timeout_s: float = 60.0, general: list[ProofResult] | None = None
+) -> list[ProofResult]:
     """Every check above as result rows for ``jtms prove --general`` (one_item's one-shot
     query included; the other two one-shots are too slow for a default run): per statement
     the chain, each step (its label and the explicit model of its query without the goal),
@@ -157,21 +170,56 @@ def chain_results(timeout_s: float = 60.0, general: list[ProofResult] | None = N
         start = time.perf_counter()
         valid = chain_valid(name)
         labels = [s.label for s in STEPS[name]]
-        mine = [ProofResult(f"{name}/chain", None, "z3 (propositional)",
-                            UNSAT if valid else SAT, time.perf_counter() - start,
-                            details={"steps": labels, "text": " -> ".join(labels)})]
+        mine = [
+            ProofResult(
+                f"{name}/chain",
+                None,
+                "z3 (propositional)",
+                UNSAT if valid else SAT,
+                time.perf_counter() - start,
+                details={"steps": labels, "text": " -> ".join(labels)},
+            )
+        ]
         for k, check in enumerate(check_steps(name, timeout_s), 1):
             model = check.nonvacuous.describe() if check.nonvacuous is not None else ""
-            mine.append(ProofResult(f"{name}/step{k}", None, "z3 (first-order)", check.result, 0.0,
-                                    details={"step": check.step, "model": model,
-                                             "text": f"{check.step}; {model}" if model else check.step}))
-            mine.append(ProofResult(f"{name}/step{k}:hypotheses", None, "explicit model",
-                                    check.hypotheses, 0.0, expected=SAT,
-                                    details={"step": check.step}))
+            mine.append(
+                ProofResult(
+                    f"{name}/step{k}",
+                    None,
+                    "z3 (first-order)",
+                    check.result,
+                    0.0,
+                    details={
+                        "step": check.step,
+                        "model": model,
+                        "text": f"{check.step}; {model}" if model else check.step,
+                    },
+                )
+            )
+            mine.append(
+                ProofResult(
+                    f"{name}/step{k}:hypotheses",
+                    None,
+                    "explicit model",
+                    check.hypotheses,
+                    0.0,
+                    expected=SAT,
+                    details={"step": check.step},
+                )
+            )
             sat = [p for p, a in check.mutants.items() if a == SAT]
-            mine.append(ProofResult(f"{name}/step{k}:mutant", None, "z3 (first-order)",
-                                    SAT if sat else UNSAT, 0.0, expected=SAT, mutant=True,
-                                    details={"step": check.step, "dropped": check.mutants}))
+            mine.append(
+                ProofResult(
+                    f"{name}/step{k}:mutant",
+                    None,
+                    "z3 (first-order)",
+                    SAT if sat else UNSAT,
+                    0.0,
+                    expected=SAT,
+                    mutant=True,
+                    details={"step": check.step, "dropped": check.mutants},
+                )
+            )
         rows += mine
         if general is not None:
             rows.append(_paths(name, [r for r in general if r.statement == name], mine))
@@ -184,10 +232,18 @@ def _paths(name: str, direct: list[ProofResult], chained: list[ProofResult]) -> 
     first = direct[0].result if direct else "not run"
     second = UNSAT if chained and all(r.ok for r in chained) else "not proved"
     agree = first == UNSAT and second == UNSAT
-    return ProofResult(f"{name}/paths", None, "prove_general vs chain",
-                       UNSAT if agree else f"{first} / chain {second}", 0.0,
-                       details={"prove_general": first, "chain": second,
-                                "text": f"prove_general {first}, chain {second}"})
+    return ProofResult(
+        f"{name}/paths",
+        None,
+        "prove_general vs chain",
+        UNSAT if agree else f"{first} / chain {second}",
+        0.0,
+        details={
+            "prove_general": first,
+            "chain": second,
+            "text": f"prove_general {first}, chain {second}",
+        },
+    )
 
 
 def path_results(general: list[ProofResult], timeout_s: float = 60.0) -> list[ProofResult]:

@@ -99,7 +99,7 @@ class Encoding:
     @property
     def open_body(self) -> list[list[int]]:
         """The body without its monotonicity clauses (definitions and side conditions)."""
-        return self.body[self.monotone_clauses:]
+        return self.body[self.monotone_clauses :]
 
     @property
     def clauses(self) -> list[list[int]]:
@@ -137,8 +137,10 @@ class _Support:
                 if not x >> i & 1:
                     b.add([-self.t[x], self.t[x | 1 << i]])
         self.monotone_clauses = len(b.clauses) - start
-        self.m = [b.and_([self.t[x]] + [-self.t[x ^ 1 << i] for i in range(n) if x >> i & 1])
-                  for x in range(size)]
+        self.m = [
+            b.and_([self.t[x]] + [-self.t[x ^ 1 << i] for i in range(n) if x >> i & 1])
+            for x in range(size)
+        ]
         self.u = [b.or_([self.m[x] for x in range(size) if x >> i & 1]) for i in range(n)]
 
     def exact(self, r: int) -> int:
@@ -230,10 +232,24 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         from proofs.symmetry import lex_leader
 
         lex_leader(b, n, s.t)
-    quantities = {"minimal": list(s.m), "union": list(s.u), "influence": meets,
-                  "exact": [s.exact(r) for r in range(1 << n)]}
-    return Encoding(name, n, b.nvars, body, final, b.clauses, ancestor_vars, handles,
-                    s.monotone_clauses, quantities)
+    quantities = {
+        "minimal": list(s.m),
+        "union": list(s.u),
+        "influence": meets,
+        "exact": [s.exact(r) for r in range(1 << n)],
+    }
+    return Encoding(
+        name,
+        n,
+        b.nvars,
+        body,
+        final,
+        b.clauses,
+        ancestor_vars,
+        handles,
+        s.monotone_clauses,
+        quantities,
+    )
 
 
 def extend_with_definitions(encoding: Encoding) -> tuple[list[list[int]], dict[str, int]]:

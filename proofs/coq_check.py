@@ -25,40 +25,84 @@ CLASSIC = "classic"
 
 # Coq theorem -> (file, docs/design.md statement it proves, axioms it may use)
 THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
-    "boundary": ("Boundary", "Theorem 1: agree on every audit <=> unique minimal justification",
-                 frozenset()),
-    "refined": ("Boundary", "recorded ancestors A ⊇ U: influence-safe <=> unique S and A = S",
-                frozenset()),
-    "inclusion": ("Boundary", "none ⊆ exact ⊆ influence (claim level: exact ⊆ influence)",
-                  frozenset()),
-    "one_item": ("Boundary", "agreement on every one-item audit implies agreement on every audit",
-                 frozenset()),
-    "checker_criterion": ("Boundary", "influence-safe <=> exact revision of {e} retires c for "
-                                      "every evidence ancestor e", frozenset()),
+    "boundary": (
+        "Boundary",
+        "Theorem 1: agree on every audit <=> unique minimal justification",
+        frozenset(),
+    ),
+    "refined": (
+        "Boundary",
+        "recorded ancestors A ⊇ U: influence-safe <=> unique S and A = S",
+        frozenset(),
+    ),
+    "inclusion": (
+        "Boundary",
+        "none ⊆ exact ⊆ influence (claim level: exact ⊆ influence)",
+        frozenset(),
+    ),
+    "one_item": (
+        "Boundary",
+        "agreement on every one-item audit implies agreement on every audit",
+        frozenset(),
+    ),
+    "checker_criterion": (
+        "Boundary",
+        "influence-safe <=> exact revision of {e} retires c for every evidence ancestor e",
+        frozenset(),
+    ),
     "safe_iff_no_violation": ("Boundary", "influence-safe <=> no violation", frozenset()),
-    "violation_alternative_support": ("Boundary", "violation kind alternative_support: another "
-                                                  "minimal justification survives", frozenset()),
-    "violation_redundant_influence": ("Boundary", "violation kind redundant_influence: an "
-                                                  "ancestor in no minimal justification",
-                                      frozenset()),
-    "support_monotone": ("Graph", "the least-fixpoint support function f_c is monotone",
-                         frozenset()),
+    "violation_alternative_support": (
+        "Boundary",
+        "violation kind alternative_support: another minimal justification survives",
+        frozenset(),
+    ),
+    "violation_redundant_influence": (
+        "Boundary",
+        "violation kind redundant_influence: an ancestor in no minimal justification",
+        frozenset(),
+    ),
+    "support_monotone": (
+        "Graph",
+        "the least-fixpoint support function f_c is monotone",
+        frozenset(),
+    ),
     "active_least": ("Graph", "the active state is the least fixpoint of the rules", frozenset()),
     "minimal_justifications_are_ancestors": (
-        "Graph", "evidence ancestors ⊇ union of the minimal justifications", frozenset({CLASSIC})),
-    "support_b_spec": ("GraphBoundary", "the saturated Boolean support function of a graph "
-                                        "is its least-fixpoint support", frozenset()),
-    "graph_support_monotone": ("GraphBoundary", "the graph's Boolean support function is "
-                                                "monotone", frozenset()),
-    "graph_boundary": ("GraphBoundary", "Theorem 1 for a graph's claim: Boundary.boundary "
-                                        "applied to its support function", frozenset()),
-    "graph_influence_safe": ("GraphBoundary", "over graphs: influence-safe (over the evidence "
-                                              "ancestors) <=> unique S and ancestors = S",
-                             frozenset({CLASSIC})),
-    "lex_leader_sound": ("Symmetry", "lex-leader symmetry breaking keeps a member of every "
-                                     "orbit of a permutation-invariant property", frozenset()),
-    "lex_iff_rank": ("Symmetry", "lexicographic order on bit strings = order of their binary value",
-                     frozenset()),
+        "Graph",
+        "evidence ancestors ⊇ union of the minimal justifications",
+        frozenset({CLASSIC}),
+    ),
+    "support_b_spec": (
+        "GraphBoundary",
+        "the saturated Boolean support function of a graph is its least-fixpoint support",
+        frozenset(),
+    ),
+    "graph_support_monotone": (
+        "GraphBoundary",
+        "the graph's Boolean support function is monotone",
+        frozenset(),
+    ),
+    "graph_boundary": (
+        "GraphBoundary",
+        "Theorem 1 for a graph's claim: Boundary.boundary applied to its support function",
+        frozenset(),
+    ),
+    "graph_influence_safe": (
+        "GraphBoundary",
+        "over graphs: influence-safe (over the evidence ancestors) <=> unique S and ancestors = S",
+        frozenset({CLASSIC}),
+    ),
+    "lex_leader_sound": (
+        "Symmetry",
+        "lex-leader symmetry breaking keeps a member of every "
+        "orbit of a permutation-invariant property",
+        frozenset(),
+    ),
+    "lex_iff_rank": (
+        "Symmetry",
+        "lexicographic order on bit strings = order of their binary value",
+        frozenset(),
+    ),
 }
 
 
@@ -66,21 +110,21 @@ THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
 # the developments, so a weakened statement fails even if it still compiles.
 STATEMENT_TYPES: dict[str, str] = {
     "boundary": "forall (E : list nat) (f : list nat -> bool), (forall X Y : list nat, "
-                "List.incl X Y -> f X = true -> f Y = true) -> f E = true -> "
-                "Boundary.agree E f (Boundary.inU E f) <-> Boundary.unique E f",
+    "List.incl X Y -> f X = true -> f Y = true) -> f E = true -> "
+    "Boundary.agree E f (Boundary.inU E f) <-> Boundary.unique E f",
     "support_b_spec": "forall (ev : nat -> bool) (js : list (nat * list nat)) (c : nat) "
-                      "(X : list nat), GraphBoundary.support_b ev js c X = true <-> "
-                      "Graph.supports (GraphBoundary.is_evidence ev) js X c",
+    "(X : list nat), GraphBoundary.support_b ev js c X = true <-> "
+    "Graph.supports (GraphBoundary.is_evidence ev) js X c",
     "graph_boundary": "forall (ev : nat -> bool) (js : list (nat * list nat)) (E : list nat) "
-                      "(c : nat), GraphBoundary.support_b ev js c E = true -> Boundary.agree E "
-                      "(GraphBoundary.support_b ev js c) (Boundary.inU E (GraphBoundary.support_b "
-                      "ev js c)) <-> Boundary.unique E (GraphBoundary.support_b ev js c)",
+    "(c : nat), GraphBoundary.support_b ev js c E = true -> Boundary.agree E "
+    "(GraphBoundary.support_b ev js c) (Boundary.inU E (GraphBoundary.support_b "
+    "ev js c)) <-> Boundary.unique E (GraphBoundary.support_b ev js c)",
     "graph_influence_safe": "forall (ev : nat -> bool) (js : list (nat * list nat)) "
-                            "(E : list nat) (c : nat), (forall e : nat, List.In e E -> ev e = true) "
-                            "-> ev c = false -> GraphBoundary.support_b ev js c E = true -> "
-                            "Boundary.agree E (GraphBoundary.support_b ev js c) "
-                            "(GraphBoundary.evidence_ancestors js E c) <-> Boundary.unique_is E "
-                            "(GraphBoundary.support_b ev js c) (GraphBoundary.evidence_ancestors js E c)",
+    "(E : list nat) (c : nat), (forall e : nat, List.In e E -> ev e = true) "
+    "-> ev c = false -> GraphBoundary.support_b ev js c E = true -> "
+    "Boundary.agree E (GraphBoundary.support_b ev js c) "
+    "(GraphBoundary.evidence_ancestors js E c) <-> Boundary.unique_is E "
+    "(GraphBoundary.support_b ev js c) (GraphBoundary.evidence_ancestors js E c)",
 }
 
 
@@ -102,8 +146,9 @@ class TheoremCheck:
 
 
 def _coqc(args: list[str], cwd: Path, timeout_s: float) -> str:
-    done = subprocess.run(["coqc", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout_s, check=False)
+    done = subprocess.run(
+        ["coqc", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s, check=False
+    )
     if done.returncode != 0:
         raise RuntimeError(f"coqc {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
     return done.stdout
@@ -118,7 +163,9 @@ def parse_assumptions(output: str) -> dict[str, frozenset[str]]:
             found[name.strip()] = frozenset()
         else:
             axioms = re.findall(r"^(\S+) :", body.split("Axioms:", 1)[-1], flags=re.M)
-            found[name.strip()] = frozenset(a.rsplit(".", 1)[-1] for a in axioms) or frozenset({"?"})
+            found[name.strip()] = frozenset(a.rsplit(".", 1)[-1] for a in axioms) or frozenset(
+                {"?"}
+            )
     return found
 
 
@@ -136,19 +183,31 @@ def check(timeout_s: float = 300.0) -> list[TheoremCheck]:
             _coqc(["-Q", ".", LIBRARY, f"{stem}.v"], work, timeout_s)
         lines = [f"Require {LIBRARY}.{stem}." for stem in FILES]
         for name, (stem, _, _) in THEOREMS.items():
-            lines += [f'Goal True. idtac "==== {name}". Abort.',
-                      f"Print Assumptions {LIBRARY}.{stem}.{name}."]
+            lines += [
+                f'Goal True. idtac "==== {name}". Abort.',
+                f"Print Assumptions {LIBRARY}.{stem}.{name}.",
+            ]
         for name in STATEMENT_TYPES:
-            lines += [f'Goal True. idtac "#### {name}". Abort.',
-                      f"Check {LIBRARY}.{THEOREMS[name][0]}.{name}."]
+            lines += [
+                f'Goal True. idtac "#### {name}". Abort.',
+                f"Check {LIBRARY}.{THEOREMS[name][0]}.{name}.",
+            ]
         (work / "Audit.v").write_text("\n".join(lines) + "\n")
         output = _coqc(["-Q", ".", LIBRARY, "Audit.v"], work, timeout_s)
     assumptions, _, checked = output.partition("#### ")
     found = parse_assumptions(assumptions)
     types = parse_types("#### " + checked)
-    return [TheoremCheck(name, statement, found.get(name, frozenset({"(not printed)"})), allowed,
-                         name not in STATEMENT_TYPES or types.get(name) == " ".join(STATEMENT_TYPES[name].split()))
-            for name, (_, statement, allowed) in THEOREMS.items()]
+    return [
+        TheoremCheck(
+            name,
+            statement,
+            found.get(name, frozenset({"(not printed)"})),
+            allowed,
+            name not in STATEMENT_TYPES
+            or types.get(name) == " ".join(STATEMENT_TYPES[name].split()),
+        )
+        for name, (_, statement, allowed) in THEOREMS.items()
+    ]
 
 
 def parse_types(output: str) -> dict[str, str]:

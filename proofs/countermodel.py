@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from proofs.results import Countermodel
+from theory import truthtable
 from theory.graphfile import graph_to_dict
 from theory.revision import exact, influence
 from theory.structure import SupportStructure
-
-from theory import truthtable
 from theory.truthtable import essential_items, point_names
-
-from proofs.results import Countermodel
 
 
 def minimal_points(table: list[bool], n: int) -> list[int]:
@@ -35,7 +33,11 @@ def structure_of(table: list[bool], n: int, ancestors: list[int] | None = None) 
     items becomes one redundant justification (what makes influence over-revise)."""
     points = minimal_points(table, n)
     essential = essential_items(points, n)
-    extra = [set(ancestors) | essential] if ancestors is not None and set(ancestors) != essential else []
+    extra = (
+        [set(ancestors) | essential]
+        if ancestors is not None and set(ancestors) != essential
+        else []
+    )
     return truthtable.flat_structure(points, n, extra)
 
 
@@ -62,8 +64,10 @@ def decode(table: list[bool], n: int, ancestors: list[int] | None = None) -> Cou
         audit = None
     else:
         audit, by_exact, by_influence = found
-        note = (f"influence {'retires' if by_influence else 'keeps'} c, "
-                f"exact {'retires' if by_exact else 'keeps'} it")
+        note = (
+            f"influence {'retires' if by_influence else 'keeps'} c, "
+            f"exact {'retires' if by_exact else 'keeps'} it"
+        )
     essential = sorted(essential_items(points, n) | set(ancestors or []))
     return Countermodel(
         graph=graph_to_dict(structure),

@@ -62,8 +62,11 @@ def monotone_tables(n: int) -> Iterator[tuple[bool, ...]]:
 
 def _facts(table: tuple[bool, ...], n: int) -> tuple[list[int], int]:
     size = 1 << n
-    minimal = [x for x in range(size) if table[x]
-               and not any(table[x & ~(1 << i)] for i in range(n) if x >> i & 1)]
+    minimal = [
+        x
+        for x in range(size)
+        if table[x] and not any(table[x & ~(1 << i)] for i in range(n) if x >> i & 1)
+    ]
     essential = 0
     for x in minimal:
         essential |= x
@@ -83,8 +86,11 @@ def expected_counts(name: str, n: int) -> dict[str, int]:
         if not table[full]:
             continue
         minimal, essential = _facts(table, n)
-        choices = [a for a in range(1 << n) if a & essential == essential] \
-            if name == "refined" else [essential]
+        choices = (
+            [a for a in range(1 << n) if a & essential == essential]
+            if name == "refined"
+            else [essential]
+        )
         for ancestors in choices:
             counts["body"] += 1
             counts["agree"] += _agree(table, n, ancestors)
@@ -101,8 +107,9 @@ def _count_cnf(clauses: list[list[int]], projection: list[int]) -> int:
             positive = set(lit for lit in model if lit > 0)
             key = tuple(v in positive for v in projection)
             if key in seen:
-                raise AssertionError("two models with the same truth table: an auxiliary "
-                                     "is undetermined")
+                raise AssertionError(
+                    "two models with the same truth table: an auxiliary is undetermined"
+                )
             seen.add(key)
     return len(seen)
 
@@ -111,8 +118,12 @@ def cnf_counts(encoding: Encoding) -> dict[str, int]:
     """Model counts of a CNF encoding; raises if an auxiliary is not table-determined."""
     extra, handles = extend_with_definitions(encoding)
     base = encoding.body + extra
-    queries = {"body": base, "agree": base + [[handles["agree"]]],
-               "unique": base + [[handles["unique"]]], "negation": base + encoding.assertion}
+    queries = {
+        "body": base,
+        "agree": base + [[handles["agree"]]],
+        "unique": base + [[handles["unique"]]],
+        "negation": base + encoding.assertion,
+    }
     counts = {}
     for key, clauses in queries.items():
         try:
@@ -122,7 +133,9 @@ def cnf_counts(encoding: Encoding) -> dict[str, int]:
     return counts
 
 
-def _z3_cnf(facts: list[z3.BoolRef], coordinates: list[z3.BoolRef]) -> tuple[list[list[int]], list[int]]:
+def _z3_cnf(
+    facts: list[z3.BoolRef], coordinates: list[z3.BoolRef]
+) -> tuple[list[list[int]], list[int]]:
     """z3's own clausal form of ``facts`` (tactics simplify, card2bv, bit-blast, tseitin-cnf),
     with each coordinate first replaced by a named Boolean so it can be projected on.
 
@@ -139,8 +152,11 @@ def _z3_cnf(facts: list[z3.BoolRef], coordinates: list[z3.BoolRef]) -> tuple[lis
     def literal(term: z3.BoolRef) -> int:
         negated = z3.is_not(term)
         atom = term.children()[0] if negated else term
-        if not (z3.is_const(atom) and atom.decl().kind() == z3.Z3_OP_UNINTERPRETED
-                and atom.sort() == z3.BoolSort()):
+        if not (
+            z3.is_const(atom)
+            and atom.decl().kind() == z3.Z3_OP_UNINTERPRETED
+            and atom.sort() == z3.BoolSort()
+        ):
             raise AssertionError(f"not a propositional literal after tseitin-cnf: {term}")
         key = str(atom)
         if key not in index:
@@ -174,9 +190,12 @@ def z3_counts(encoding: Z3Encoding) -> dict[str, int]:
     """Model counts of the z3 encoding over its free constants (table, ancestor set)."""
     body = encoding.body
     free = encoding.bits + (encoding.ancestors if encoding.name.startswith("refined") else [])
-    return {"body": _count_z3(body, free), "agree": _count_z3(body + [encoding.agree], free),
-            "unique": _count_z3(body + [encoding.unique], free),
-            "negation": _count_z3(body + encoding.assertion, free)}
+    return {
+        "body": _count_z3(body, free),
+        "agree": _count_z3(body + [encoding.agree], free),
+        "unique": _count_z3(body + [encoding.unique], free),
+        "negation": _count_z3(body + encoding.assertion, free),
+    }
 
 
 @dataclass(frozen=True)

@@ -149,8 +149,9 @@ def free_constants(facts: list[z3.ExprRef]) -> dict[str, str]:
     return found
 
 
-def holds(facts: list[z3.ExprRef], structure: Structure,
-          compiled: list[Compiled] | None = None) -> bool:
+def holds(
+    facts: list[z3.ExprRef], structure: Structure, compiled: list[Compiled] | None = None
+) -> bool:
     """All ``facts`` hold in ``structure`` for some values of their free constants (the
     closed facts are evaluated once, the search runs over the facts with constants)."""
     compiled = compiled if compiled is not None else [compile_fact(f) for f in facts]
@@ -165,7 +166,9 @@ def holds(facts: list[z3.ExprRef], structure: Structure,
     def search(k: int, consts: dict[str, int]) -> bool:
         if k == len(names):
             return all(c([], consts, world) for c in open_facts)
-        return any(search(k + 1, {**consts, names[k]: value}) for value in world.domain(free[names[k]]))
+        return any(
+            search(k + 1, {**consts, names[k]: value}) for value in world.domain(free[names[k]])
+        )
 
     return search(0, {})
 
@@ -211,8 +214,9 @@ def theory_atoms(s: Structure) -> dict[str, bool]:
     claim = truthtable.CLAIM
 
     def graph(extra: list[frozenset[int]]) -> SupportStructure:
-        return SupportStructure.build(names, [claim], [(claim, [names[i] for i in sorted(j)])
-                                                       for j in list(s.family) + extra])
+        return SupportStructure.build(
+            names, [claim], [(claim, [names[i] for i in sorted(j)]) for j in list(s.family) + extra]
+        )
 
     simple = graph([])
     found = minimal_justifications(simple, claim)
@@ -233,7 +237,9 @@ def theory_atoms(s: Structure) -> dict[str, bool]:
         if over_a:
             if index_a is None:
                 return False
-            return index_a.number[claim] in downstream_numbers(index_a, [index_a.number[names[i]] for i in audit])
+            return index_a.number[claim] in downstream_numbers(
+                index_a, [index_a.number[names[i]] for i in audit]
+            )
         return c in downstream_numbers(index, [items[i] for i in audit])
 
     ex = {r: exact(r) for r in audits}

@@ -32,19 +32,26 @@ def ensure_writable(directory: Path) -> None:
     probe.unlink()
 
 
-def export_instance(name: str, n: int, directory: Path, symmetry: bool = False,
-                    formats: tuple[str, ...] = ("cnf", "smt2")) -> list[Path]:
+def export_instance(
+    name: str,
+    n: int,
+    directory: Path,
+    symmetry: bool = False,
+    formats: tuple[str, ...] = ("cnf", "smt2"),
+) -> list[Path]:
     """Write the chosen encodings of (negated) statement ``name`` at n; returns the paths."""
     spec = lookup(name)
     expected = "SAT (mutant)" if spec.is_mutant else "UNSAT"
     written = []
     if "cnf" in formats:
         e = encode(name, n, symmetry=symmetry)
-        header = [f"c jtms prove: negation of {name!r} ({spec.text}), n = {n}"
-                  + (", lex-leader symmetry breaking" if symmetry else ""),
-                  f"c expected answer: {expected}",
-                  f"c variables 1..{1 << n}: variable X+1 is f(X), X a subset of the {n} items "
-                  "as a bit mask"]
+        header = [
+            f"c jtms prove: negation of {name!r} ({spec.text}), n = {n}"
+            + (", lex-leader symmetry breaking" if symmetry else ""),
+            f"c expected answer: {expected}",
+            f"c variables 1..{1 << n}: variable X+1 is f(X), X a subset of the {n} items "
+            "as a bit mask",
+        ]
         path = directory / f"{stem(name, n, symmetry)}.cnf"
         path.write_text("\n".join(header) + "\n" + dimacs(e.nvars, e.clauses))
         written.append(path)
@@ -52,10 +59,12 @@ def export_instance(name: str, n: int, directory: Path, symmetry: bool = False,
         encoding = Z3Encoding(name, n, symmetry=symmetry)
         solver = z3.Solver()  # (a QF_FD solver object prints no assertions)
         solver.add(encoding.facts)
-        comment = (f"; jtms prove: negation of {name!r} ({spec.text}), n = {n}"
-                  + (", lex-leader symmetry breaking" if symmetry else "")
-                  + f"\n; expected answer: {expected}\n"
-                  f"; bit X of the bit-vector f is f(X), X a subset of the {n} items as a bit mask\n")
+        comment = (
+            f"; jtms prove: negation of {name!r} ({spec.text}), n = {n}"
+            + (", lex-leader symmetry breaking" if symmetry else "")
+            + f"\n; expected answer: {expected}\n"
+            f"; bit X of the bit-vector f is f(X), X a subset of the {n} items as a bit mask\n"
+        )
         path = directory / f"{stem(name, n, symmetry)}.smt2"
         path.write_text(comment + solver.to_smt2())
         written.append(path)

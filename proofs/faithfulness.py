@@ -54,14 +54,18 @@ def _code(table: Table) -> int:
 class _CnfSides:
     def __init__(self, name: str, n: int) -> None:
         self.encoding = e = encode(name, n)
-        self.solvers = {"body": Solver(name="cadical195", bootstrap_with=e.body),
-                        "assertion": Solver(name="cadical195", bootstrap_with=e.open_body + e.assertion),
-                        "full": Solver(name="cadical195", bootstrap_with=e.body + e.assertion)}
+        self.solvers = {
+            "body": Solver(name="cadical195", bootstrap_with=e.body),
+            "assertion": Solver(name="cadical195", bootstrap_with=e.open_body + e.assertion),
+            "full": Solver(name="cadical195", bootstrap_with=e.body + e.assertion),
+        }
 
     def _assume(self, table: Table, ancestors: int | None) -> list[int]:
         lits = [(x + 1) if bit else -(x + 1) for x, bit in enumerate(table)]
         if ancestors is not None:
-            lits += [v if ancestors >> i & 1 else -v for i, v in enumerate(self.encoding.ancestor_vars)]
+            lits += [
+                v if ancestors >> i & 1 else -v for i, v in enumerate(self.encoding.ancestor_vars)
+            ]
         return lits
 
     def accepts(self, part: str, table: Table, ancestors: int) -> bool:
@@ -88,8 +92,11 @@ class _Z3Sides:
         monotone = {m.get_id() for m in e.monotonicity}
         open_body = [fact for fact in e.body if fact.get_id() not in monotone]
         self.solvers = {}
-        for part, facts in (("body", e.body), ("assertion", open_body + e.assertion),
-                            ("full", e.body + e.assertion)):
+        for part, facts in (
+            ("body", e.body),
+            ("assertion", open_body + e.assertion),
+            ("full", e.body + e.assertion),
+        ):
             solver = z3.SolverFor("QF_FD")
             solver.add(facts)
             self.solvers[part] = solver
@@ -97,7 +104,10 @@ class _Z3Sides:
     def _fix(self, table: Table, ancestors: int) -> list[z3.BoolRef]:
         facts = [self.encoding.table == _code(table)]
         if self.refined:
-            facts += [a if ancestors >> i & 1 else z3.Not(a) for i, a in enumerate(self.encoding.ancestors)]
+            facts += [
+                a if ancestors >> i & 1 else z3.Not(a)
+                for i, a in enumerate(self.encoding.ancestors)
+            ]
         return facts
 
     def accepts(self, part: str, table: Table, ancestors: int) -> bool:
@@ -113,8 +123,13 @@ class _Z3Sides:
     def model(self, part: str, partial: dict[int, bool]) -> tuple[Table, int] | None:
         solver = self.solvers[part]
         solver.push()
-        solver.add([b if value else z3.Not(b) for x, value in partial.items()
-                    for b in [self.encoding.bits[x]]])
+        solver.add(
+            [
+                b if value else z3.Not(b)
+                for x, value in partial.items()
+                for b in [self.encoding.bits[x]]
+            ]
+        )
         found = None
         if solver.check() == z3.sat:
             model = solver.model()
@@ -137,7 +152,9 @@ class PartCheck:
     part: str
     checked: int
     accepted: int  # tables the reference says the part must accept
-    mismatches: tuple[tuple[int, int, bool, bool], ...] = field(default=())  # (table, A, expected, got)
+    mismatches: tuple[tuple[int, int, bool, bool], ...] = field(
+        default=()
+    )  # (table, A, expected, got)
     exhaustive: bool = False  # every table was checked (then an answer may never occur)
 
     @property
@@ -154,14 +171,22 @@ def _tables(name: str, n: int, count: int, seed: int, exhaustive: bool) -> list[
     return [(t, a) for t in reference.all_tables(n) for a in choices]
 
 
-def check_parts(name: str, n: int, count: int = 24, seed: int = 0,
-                encodings: Iterable[str] = ("cnf", "z3"), exhaustive: bool | None = None,
-                models: int = 4) -> list[PartCheck]:
+def check_parts(
+    name: str,
+    n: int,
+    count: int = 24,
+    seed: int = 0,
+    encodings: Iterable[str] = ("cnf", "z3"),
+    exhaustive: bool | None = None,
+    models: int = 4,
+) -> list[PartCheck]:
     """Body, assertion and decoded models of ``name`` at n, for each encoding."""
     exhaustive = n <= 2 if exhaustive is None else exhaustive
     tables = _tables(name, n, count, seed, exhaustive)
-    expected = {"body": [reference.body(name, t, n, a) for t, a in tables],
-                "assertion": [reference.open_formula(name, t, n, a) for t, a in tables]}
+    expected = {
+        "body": [reference.body(name, t, n, a) for t, a in tables],
+        "assertion": [reference.open_formula(name, t, n, a) for t, a in tables],
+    }
     mutant = "~" in name
     checks = []
     for kind in encodings:
@@ -173,23 +198,34 @@ def check_parts(name: str, n: int, count: int = 24, seed: int = 0,
                     got = sides.accepts(part, t, a)
                     if got != want and len(bad) < 5:
                         bad.append((_code(t), a, want, got))
-                checks.append(PartCheck(name, n, kind, part, len(tables), sum(expected[part]),
-                                        tuple(bad), exhaustive))
+                checks.append(
+                    PartCheck(
+                        name,
+                        n,
+                        kind,
+                        part,
+                        len(tables),
+                        sum(expected[part]),
+                        tuple(bad),
+                        exhaustive,
+                    )
+                )
             checks.append(_decoded(name, n, kind, sides, models, seed, mutant))
         finally:
             sides.close()
     return checks
 
 
-def _decoded(name: str, n: int, kind: str, sides: _CnfSides | _Z3Sides, count: int, seed: int,
-             mutant: bool) -> PartCheck:
+def _decoded(
+    name: str, n: int, kind: str, sides: _CnfSides | _Z3Sides, count: int, seed: int, mutant: bool
+) -> PartCheck:
     """Solve under random partial assumptions (a third of a random monotone table's entries,
     f(E) = 1 among them) and check each decoded model with the reference: the body's models
     are monotone, active and cover U; a mutant's full-formula models violate the mutant."""
     rng = random.Random(f"models/{name}/{n}/{seed}")
     size = 1 << n
     bad, checked = [], 0
-    for k in range(count):
+    for _k in range(count):
         target = reference.random_monotone(n, rng)
         keep = rng.sample(range(size), max(1, size // 3))
         partial = {x: target[x] for x in keep}
@@ -202,7 +238,9 @@ def _decoded(name: str, n: int, kind: str, sides: _CnfSides | _Z3Sides, count: i
                 continue
             checked += 1
             table, ancestors = found
-            good = reference.body(name, table, n, ancestors) and all(table[x] == v for x, v in partial.items())
+            good = reference.body(name, table, n, ancestors) and all(
+                table[x] == v for x, v in partial.items()
+            )
             if part == "full":
                 good = good and reference.negation(name, table, n, ancestors)
             if not good:

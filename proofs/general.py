@@ -69,8 +69,9 @@ class Vocabulary:
     # axioms
     def antichain(self) -> z3.BoolRef:
         s, t = self._s(), self._s()
-        return z3.ForAll([s, t], z3.Implies(z3.And(self.J(s), self.J(t), self.subset(s, t)),
-                                            self.same(s, t)))
+        return z3.ForAll(
+            [s, t], z3.Implies(z3.And(self.J(s), self.J(t), self.subset(s, t)), self.same(s, t))
+        )
 
     def singletons(self) -> z3.BoolRef:
         e, x = self._x(), self._x()
@@ -96,18 +97,26 @@ class Vocabulary:
 
     def count_at_most(self, k: int) -> z3.BoolRef:
         sets = [self._s() for _ in range(k + 1)]
-        distinct = [z3.Not(self.same(a, b)) for i, a in enumerate(sets) for b in sets[i + 1:]]
+        distinct = [z3.Not(self.same(a, b)) for i, a in enumerate(sets) for b in sets[i + 1 :]]
         return z3.Not(z3.Exists(sets, z3.And(*[self.J(s) for s in sets], *distinct)))
 
     def unique(self) -> z3.BoolRef:
         s, t = self._s(), self._s()
-        return z3.Exists([s], z3.And(self.J(s), z3.ForAll([t], z3.Implies(self.J(t), self.same(t, s)))))
+        return z3.Exists(
+            [s], z3.And(self.J(s), z3.ForAll([t], z3.Implies(self.J(t), self.same(t, s))))
+        )
 
     def unique_is(self, target: z3.ExprRef) -> z3.BoolRef:
         """unique, and the ancestor set equals the unique J-set."""
         s, t = self._s(), self._s()
-        return z3.Exists([s], z3.And(self.J(s), self.same(s, target),
-                                     z3.ForAll([t], z3.Implies(self.J(t), self.same(t, s)))))
+        return z3.Exists(
+            [s],
+            z3.And(
+                self.J(s),
+                self.same(s, target),
+                z3.ForAll([t], z3.Implies(self.J(t), self.same(t, s))),
+            ),
+        )
 
     def ancestors_cover_union(self) -> z3.BoolRef:
         x = self._x()
@@ -147,7 +156,9 @@ class Vocabulary:
 
     def some_j_inside_union(self) -> z3.BoolRef:
         s, x = self._s(), self._x()
-        return z3.Exists([s], z3.And(self.J(s), z3.ForAll([x], z3.Implies(self.mem(x, s), self.in_union(x)))))
+        return z3.Exists(
+            [s], z3.And(self.J(s), z3.ForAll([x], z3.Implies(self.mem(x, s), self.in_union(x))))
+        )
 
     def redundant_ancestor(self) -> z3.BoolRef:
         e = self._x()
@@ -215,8 +226,10 @@ class Step:
 def _over_revised_skolem(v: Vocabulary) -> z3.BoolRef:
     # ∃ r x S T. mem(x, r) ∧ J(S) ∧ mem(x, S) ∧ J(T) ∧ T ∩ r = ∅, Skolemized by hand
     # (equisatisfiable where the atom is asserted positively, i.e. as a premise)
-    r, x, s, t = (z3.Const(name, sort) for name, sort in
-                  (("r", v.Set), ("x", v.Item), ("S", v.Set), ("T", v.Set)))
+    r, x, s, t = (
+        z3.Const(name, sort)
+        for name, sort in (("r", v.Set), ("x", v.Item), ("S", v.Set), ("T", v.Set))
+    )
     return z3.And(v.mem(x, r), v.J(s), v.mem(x, s), v.J(t), v.disjoint(t, r))
 
 
@@ -244,7 +257,9 @@ ATOMS: dict[str, Callable[[Vocabulary], z3.ExprRef]] = {
     "under_revised_A": lambda v: v.under_revised(v.A),
     "some_J_inside_union": lambda v: v.some_j_inside_union(),
 }
-PREMISE_FORMS: dict[str, Callable[[Vocabulary], z3.ExprRef]] = {"over_revised": _over_revised_skolem}
+PREMISE_FORMS: dict[str, Callable[[Vocabulary], z3.ExprRef]] = {
+    "over_revised": _over_revised_skolem
+}
 
 
 def literal(v: Vocabulary, lit: str, premise: bool = False) -> z3.ExprRef:
@@ -258,31 +273,64 @@ def literal(v: Vocabulary, lit: str, premise: bool = False) -> z3.ExprRef:
 # The only-if directions are chained through singleton audits; z3 decides each step at once,
 # while the one-shot formulation (two quantifier alternations deeper) is much harder.
 ONLY_IF_STEPS = (
-    Step("not unique => two distinct J-sets", ("active", "!unique"), ("two_distinct",),
-         witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
-    Step("agree on all audits => agree on singleton audits", ("agree",), ("agree_on_singletons",),
-         witness=(1, (frozenset({0}),), frozenset())),
-    Step("two distinct J-sets => disagree on a singleton audit", ("two_distinct",),
-         ("!agree_on_singletons",), witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
+    Step(
+        "not unique => two distinct J-sets",
+        ("active", "!unique"),
+        ("two_distinct",),
+        witness=(2, (frozenset({0}), frozenset({1})), frozenset()),
+    ),
+    Step(
+        "agree on all audits => agree on singleton audits",
+        ("agree",),
+        ("agree_on_singletons",),
+        witness=(1, (frozenset({0}),), frozenset()),
+    ),
+    Step(
+        "two distinct J-sets => disagree on a singleton audit",
+        ("two_distinct",),
+        ("!agree_on_singletons",),
+        witness=(2, (frozenset({0}), frozenset({1})), frozenset()),
+    ),
 )
 REFINED_ONLY_IF_STEPS = (
-    Step("not (unique S and A = S) => two distinct J-sets or an item of A outside U",
-         ("active", "covers", "!unique_is_A"), ("two_distinct", "redundant_ancestor"),
-         witness=(2, (frozenset({0}),), frozenset({0, 1}))),
-    Step("agree on all audits => agree on singleton audits", ("agree_A",), ("agree_on_singletons_A",),
-         witness=(1, (frozenset({0}),), frozenset({0}))),
-    Step("two distinct J-sets => disagree on a singleton audit",
-         ("active", "covers", "two_distinct"), ("!agree_on_singletons_A",),
-         witness=(2, (frozenset({0}), frozenset({1})), frozenset({0, 1}))),
-    Step("an item of A outside U => disagree on a singleton audit",
-         ("active", "covers", "redundant_ancestor"), ("!agree_on_singletons_A",),
-         witness=(2, (frozenset({0}),), frozenset({0, 1}))),
+    Step(
+        "not (unique S and A = S) => two distinct J-sets or an item of A outside U",
+        ("active", "covers", "!unique_is_A"),
+        ("two_distinct", "redundant_ancestor"),
+        witness=(2, (frozenset({0}),), frozenset({0, 1})),
+    ),
+    Step(
+        "agree on all audits => agree on singleton audits",
+        ("agree_A",),
+        ("agree_on_singletons_A",),
+        witness=(1, (frozenset({0}),), frozenset({0})),
+    ),
+    Step(
+        "two distinct J-sets => disagree on a singleton audit",
+        ("active", "covers", "two_distinct"),
+        ("!agree_on_singletons_A",),
+        witness=(2, (frozenset({0}), frozenset({1})), frozenset({0, 1})),
+    ),
+    Step(
+        "an item of A outside U => disagree on a singleton audit",
+        ("active", "covers", "redundant_ancestor"),
+        ("!agree_on_singletons_A",),
+        witness=(2, (frozenset({0}),), frozenset({0, 1})),
+    ),
 )
 ONE_ITEM_STEPS = (
-    Step("a disagreement is an over-revision (exact ⊆ influence)", ("active", "disagree"),
-         ("over_revised",), witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
-    Step("an over-revision on R => one on a one-item audit", ("over_revised",),
-         ("!agree_on_singletons",), witness=(2, (frozenset({0}), frozenset({1})), frozenset())),
+    Step(
+        "a disagreement is an over-revision (exact ⊆ influence)",
+        ("active", "disagree"),
+        ("over_revised",),
+        witness=(2, (frozenset({0}), frozenset({1})), frozenset()),
+    ),
+    Step(
+        "an over-revision on R => one on a one-item audit",
+        ("over_revised",),
+        ("!agree_on_singletons",),
+        witness=(2, (frozenset({0}), frozenset({1})), frozenset()),
+    ),
 )
 # The second path of the statements proved by one query: a chain through over- and
 # under-revision (the if directions) or through a J-set inside U (inclusion).
@@ -292,36 +340,61 @@ _ONE_A: Witness = (1, (frozenset({0}),), frozenset({0}))
 BOUNDARY_IF_STEPS = (
     Step("unique => no over-revision", ("active", "unique"), ("!over_revised",), witness=_ONE),
     Step("exact ⊆ influence: no under-revision", ("active",), ("!under_revised",), witness=_ONE),
-    Step("no over- and no under-revision => agree", ("!over_revised", "!under_revised"),
-         ("agree",), witness=_ONE),
+    Step(
+        "no over- and no under-revision => agree",
+        ("!over_revised", "!under_revised"),
+        ("agree",),
+        witness=_ONE,
+    ),
 )
 REFINED_IF_STEPS = (
-    Step("unique S and A = S => no over-revision over A", ("active", "covers", "unique_is_A"),
-         ("!over_revised_A",), witness=_ONE_A),
-    Step("exact ⊆ influence over A ⊇ U", ("active", "covers"), ("!under_revised_A",), witness=_ONE_A),
-    Step("no over- and no under-revision over A => agree over A",
-         ("!over_revised_A", "!under_revised_A"), ("agree_A",), witness=_ONE_A),
+    Step(
+        "unique S and A = S => no over-revision over A",
+        ("active", "covers", "unique_is_A"),
+        ("!over_revised_A",),
+        witness=_ONE_A,
+    ),
+    Step(
+        "exact ⊆ influence over A ⊇ U", ("active", "covers"), ("!under_revised_A",), witness=_ONE_A
+    ),
+    Step(
+        "no over- and no under-revision over A => agree over A",
+        ("!over_revised_A", "!under_revised_A"),
+        ("agree_A",),
+        witness=_ONE_A,
+    ),
 )
 INCLUSION_STEPS = (
-    Step("an active claim has a J-set inside U", ("active",), ("some_J_inside_union",), witness=_ONE),
-    Step("a J-set inside U survives every audit that misses U", ("some_J_inside_union",),
-         ("!under_revised",), witness=_ONE),
+    Step(
+        "an active claim has a J-set inside U", ("active",), ("some_J_inside_union",), witness=_ONE
+    ),
+    Step(
+        "a J-set inside U survives every audit that misses U",
+        ("some_J_inside_union",),
+        ("!under_revised",),
+        witness=_ONE,
+    ),
 )
 # The statements proved by one query, as steps (their one part is this step's query).
 SINGLE: dict[str, Step] = {
     "general:boundary_if": Step("unique => agree", ("active", "unique"), ("agree",)),
-    "general:refined_if": Step("unique S and A = S => agree over A", ("active", "covers", "unique_is_A"),
-                               ("agree_A",)),
+    "general:refined_if": Step(
+        "unique S and A = S => agree over A", ("active", "covers", "unique_is_A"), ("agree_A",)
+    ),
     "general:inclusion": Step("exact ⊆ influence", ("active",), ("!under_revised",)),
 }
 # What each chained statement claims, in the same atoms: premises => conclusion.
 CLAIMS: dict[str, Step] = {
     **SINGLE,
     "general:boundary_only_if": Step("agree => unique", ("active", "agree"), ("unique",)),
-    "general:refined_only_if": Step("agree over A ⊇ U => unique S and A = S",
-                                    ("active", "covers", "agree_A"), ("unique_is_A",)),
-    "general:one_item": Step("a disagreement => one on a one-item audit", ("active", "disagree"),
-                             ("!agree_on_singletons",)),
+    "general:refined_only_if": Step(
+        "agree over A ⊇ U => unique S and A = S", ("active", "covers", "agree_A"), ("unique_is_A",)
+    ),
+    "general:one_item": Step(
+        "a disagreement => one on a one-item audit",
+        ("active", "disagree"),
+        ("!agree_on_singletons",),
+    ),
 }
 STEPS: dict[str, tuple[Step, ...]] = {
     "general:boundary_only_if": ONLY_IF_STEPS,
@@ -354,39 +427,81 @@ def _one(label: str, part: Part) -> tuple[tuple[str, Part], ...]:
 GENERAL: dict[str, GeneralStatement] = {
     s.name: s
     for s in (
-        GeneralStatement("general:boundary_if", "unique minimal justification => agree on every audit",
-                         _one("", _query(SINGLE["general:boundary_if"])),
-                         steps=(SINGLE["general:boundary_if"],)),
-        GeneralStatement("general:boundary_only_if",
-                         "agree on every audit => unique minimal justification", _ONLY_IF,
-                         steps=ONLY_IF_STEPS),
-        GeneralStatement("general:refined_if", "unique S and A = S => agree (influence over A ⊇ U)",
-                         _one("", _query(SINGLE["general:refined_if"])),
-                         steps=(SINGLE["general:refined_if"],)),
-        GeneralStatement("general:refined_only_if",
-                         "agree (influence over A ⊇ U) => unique S and A = S", _REFINED_ONLY_IF,
-                         steps=REFINED_ONLY_IF_STEPS),
-        GeneralStatement("general:inclusion", "none ⊆ exact ⊆ influence",
-                         _one("", _query(SINGLE["general:inclusion"])), steps=(SINGLE["general:inclusion"],)),
-        GeneralStatement("general:one_item",
-                         "disagree on some audit => disagree on a one-item audit", _ONE_ITEM,
-                         steps=ONE_ITEM_STEPS),
-        GeneralStatement("general:boundary_if~at_most_two", "mutant: 'unique' replaced by 'at most two'",
-                         _one("", lambda v: [v.active(), v.count_at_most(2), v.disagree()]),
-                         mutant_of="general:boundary_if"),
-        GeneralStatement("general:boundary_only_if~no_singletons", "mutant: singleton axiom dropped",
-                         _ONLY_IF[2:], mutant_of="general:boundary_only_if", axioms=("antichain",)),
-        GeneralStatement("general:refined_if~no_ancestor_condition", "mutant: condition A = S dropped",
-                         _one("", lambda v: _REFINED_BASE(v) + [v.unique(), v.disagree(v.A)]),
-                         mutant_of="general:refined_if"),
-        GeneralStatement("general:refined_only_if~no_singletons", "mutant: singleton axiom dropped",
-                         _REFINED_ONLY_IF[3:], mutant_of="general:refined_only_if",
-                         axioms=("antichain",)),
-        GeneralStatement("general:inclusion~swapped", "mutant: influence ⊆ exact",
-                         _one("", lambda v: _inclusion(v, swapped=True)),
-                         mutant_of="general:inclusion"),
-        GeneralStatement("general:one_item~no_singletons", "mutant: singleton axiom dropped",
-                         _one("", _one_item), mutant_of="general:one_item", axioms=("antichain",)),
+        GeneralStatement(
+            "general:boundary_if",
+            "unique minimal justification => agree on every audit",
+            _one("", _query(SINGLE["general:boundary_if"])),
+            steps=(SINGLE["general:boundary_if"],),
+        ),
+        GeneralStatement(
+            "general:boundary_only_if",
+            "agree on every audit => unique minimal justification",
+            _ONLY_IF,
+            steps=ONLY_IF_STEPS,
+        ),
+        GeneralStatement(
+            "general:refined_if",
+            "unique S and A = S => agree (influence over A ⊇ U)",
+            _one("", _query(SINGLE["general:refined_if"])),
+            steps=(SINGLE["general:refined_if"],),
+        ),
+        GeneralStatement(
+            "general:refined_only_if",
+            "agree (influence over A ⊇ U) => unique S and A = S",
+            _REFINED_ONLY_IF,
+            steps=REFINED_ONLY_IF_STEPS,
+        ),
+        GeneralStatement(
+            "general:inclusion",
+            "none ⊆ exact ⊆ influence",
+            _one("", _query(SINGLE["general:inclusion"])),
+            steps=(SINGLE["general:inclusion"],),
+        ),
+        GeneralStatement(
+            "general:one_item",
+            "disagree on some audit => disagree on a one-item audit",
+            _ONE_ITEM,
+            steps=ONE_ITEM_STEPS,
+        ),
+        GeneralStatement(
+            "general:boundary_if~at_most_two",
+            "mutant: 'unique' replaced by 'at most two'",
+            _one("", lambda v: [v.active(), v.count_at_most(2), v.disagree()]),
+            mutant_of="general:boundary_if",
+        ),
+        GeneralStatement(
+            "general:boundary_only_if~no_singletons",
+            "mutant: singleton axiom dropped",
+            _ONLY_IF[2:],
+            mutant_of="general:boundary_only_if",
+            axioms=("antichain",),
+        ),
+        GeneralStatement(
+            "general:refined_if~no_ancestor_condition",
+            "mutant: condition A = S dropped",
+            _one("", lambda v: _REFINED_BASE(v) + [v.unique(), v.disagree(v.A)]),
+            mutant_of="general:refined_if",
+        ),
+        GeneralStatement(
+            "general:refined_only_if~no_singletons",
+            "mutant: singleton axiom dropped",
+            _REFINED_ONLY_IF[3:],
+            mutant_of="general:refined_only_if",
+            axioms=("antichain",),
+        ),
+        GeneralStatement(
+            "general:inclusion~swapped",
+            "mutant: influence ⊆ exact",
+            _one("", lambda v: _inclusion(v, swapped=True)),
+            mutant_of="general:inclusion",
+        ),
+        GeneralStatement(
+            "general:one_item~no_singletons",
+            "mutant: singleton axiom dropped",
+            _one("", _one_item),
+            mutant_of="general:one_item",
+            axioms=("antichain",),
+        ),
     )
 }
 
@@ -433,10 +548,15 @@ def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = Fal
         if step in (UNKNOWN, VACUOUS):
             result = step
     return ProofResult(
-        statement=name + ("~no_antichain" if drop_antichain else ""), n=None,
-        solver="z3 (first-order)", result=result, seconds=time.perf_counter() - start,
-        expected=SAT if spec.mutant_of else UNSAT, mutant=spec.mutant_of is not None,
-        countermodel=countermodel, details={"steps": steps},
+        statement=name + ("~no_antichain" if drop_antichain else ""),
+        n=None,
+        solver="z3 (first-order)",
+        result=result,
+        seconds=time.perf_counter() - start,
+        expected=SAT if spec.mutant_of else UNSAT,
+        mutant=spec.mutant_of is not None,
+        countermodel=countermodel,
+        details={"steps": steps},
     )
 
 
@@ -485,7 +605,8 @@ def not_vacuous(v: Vocabulary, assertions: list, goal: z3.BoolRef, step: Step) -
     fresh = step.negated_goal(v)
     goal_wrong = explicit_models.holds([goal], model) or any(
         explicit_models.holds([goal], s) != explicit_models.holds([fresh], s)
-        for s in explicit_models.structures(2))
+        for s in explicit_models.structures(2)
+    )
     return NonVacuity(model, wrong, goal_wrong)
 
 
@@ -500,12 +621,16 @@ def decode_general(v: Vocabulary, model: z3.ModelRef, refined: bool) -> Counterm
     names = {str(e): f"e{i + 1}" for i, e in enumerate(items)}
 
     def members(s: z3.ExprRef) -> frozenset[str]:
-        return frozenset(names[str(e)] for e in items
-                         if z3.is_true(model.eval(v.mem(e, s), model_completion=True)))
+        return frozenset(
+            names[str(e)]
+            for e in items
+            if z3.is_true(model.eval(v.mem(e, s), model_completion=True))
+        )
 
-    family = sorted({members(s) for s in sets
-                     if z3.is_true(model.eval(v.J(s), model_completion=True))},
-                    key=lambda m: (len(m), sorted(m)))
+    family = sorted(
+        {members(s) for s in sets if z3.is_true(model.eval(v.J(s), model_completion=True))},
+        key=lambda m: (len(m), sorted(m)),
+    )
     union = frozenset().union(*family)
     ancestors = members(v.A) if refined else union
     audits = sorted({members(s) for s in sets}, key=lambda m: (len(m), sorted(m)))
@@ -525,5 +650,10 @@ def decode_general(v: Vocabulary, model: z3.ModelRef, refined: bool) -> Counterm
         + [{"id": "c", "kind": "claim", "text": ""}],
         "justifications": justifications,
     }
-    return Countermodel(graph=graph, minimal_justifications=[sorted(j) for j in family],
-                        ancestors=sorted(ancestors), witness_audit=witness, note=note)
+    return Countermodel(
+        graph=graph,
+        minimal_justifications=[sorted(j) for j in family],
+        ancestors=sorted(ancestors),
+        witness_audit=witness,
+        note=note,
+    )

@@ -58,8 +58,11 @@ def by_theory(table: Table, n: int, ancestors: int | None = None) -> Values:
     """The quantities of an active monotone table, computed by :mod:`theory`."""
     names = [truthtable.item_name(i) for i in range(n)]
     true_sets = [x for x in range(1 << n) if table[x]]
-    redundant = SupportStructure.build(names, [truthtable.CLAIM],
-                                       [(truthtable.CLAIM, truthtable.point_names(x)) for x in true_sets])
+    redundant = SupportStructure.build(
+        names,
+        [truthtable.CLAIM],
+        [(truthtable.CLAIM, truthtable.point_names(x)) for x in true_sets],
+    )
     found = minimal_justifications(redundant, truthtable.CLAIM)
     points = [sum(1 << names.index(e) for e in s) for s in found]
     union = 0
@@ -96,9 +99,13 @@ class _CnfReader:
         def holds(lit: int) -> bool:
             return lit in model  # python-sat models list every variable, as v or -v
 
-        return Values(sum(1 << i for i, u in enumerate(q["union"]) if holds(u)),
-                      tuple(holds(x) for x in q["exact"]), tuple(holds(x) for x in q["influence"]),
-                      holds(self.handles["unique"]), holds(self.handles["agree"]))
+        return Values(
+            sum(1 << i for i, u in enumerate(q["union"]) if holds(u)),
+            tuple(holds(x) for x in q["exact"]),
+            tuple(holds(x) for x in q["influence"]),
+            holds(self.handles["unique"]),
+            holds(self.handles["agree"]),
+        )
 
     def close(self) -> None:
         self.solver.delete()
@@ -121,14 +128,21 @@ class _Z3Reader:
         self.solver.push()
         self.solver.add(e.table == sum(1 << x for x, bit in enumerate(table) if bit))
         if self.refined:
-            self.solver.add([a if ancestors >> i & 1 else z3.Not(a) for i, a in enumerate(e.ancestors)])
+            self.solver.add(
+                [a if ancestors >> i & 1 else z3.Not(a) for i, a in enumerate(e.ancestors)]
+            )
         found = None
         if self.solver.check() == z3.sat:
             word = self.solver.model().eval(self.word, model_completion=True).as_long()
             flags = [bool(word >> (self.width - 1 - k) & 1) for k in range(self.width)]
             n = e.n
-            found = Values(sum(1 << i for i in range(n) if flags[i]), tuple(flags[n:n + size]),
-                           tuple(flags[n + size:n + 2 * size]), flags[-2], flags[-1])
+            found = Values(
+                sum(1 << i for i in range(n) if flags[i]),
+                tuple(flags[n : n + size]),
+                tuple(flags[n + size : n + 2 * size]),
+                flags[-2],
+                flags[-1],
+            )
         self.solver.pop()
         return found
 
@@ -144,14 +158,18 @@ class QuantityCheck:
     n: int
     encoding: str
     checked: int
-    mismatches: tuple[tuple[int, int, tuple[str, ...]], ...] = field(default=())  # (table, A, which)
+    mismatches: tuple[tuple[int, int, tuple[str, ...]], ...] = field(
+        default=()
+    )  # (table, A, which)
 
     @property
     def ok(self) -> bool:
         return self.checked > 0 and not self.mismatches
 
 
-def cases(name: str, n: int, exhaustive: bool, count: int = 12, seed: int = 0) -> list[tuple[Table, int]]:
+def cases(
+    name: str, n: int, exhaustive: bool, count: int = 12, seed: int = 0
+) -> list[tuple[Table, int]]:
     """Active monotone tables (every one, or structured + random samples), with A = U and a
     random A ⊋ U for ``refined``."""
     rng = random.Random(f"quantities/{name}/{n}/{seed}")
@@ -168,13 +186,21 @@ def cases(name: str, n: int, exhaustive: bool, count: int = 12, seed: int = 0) -
     return out
 
 
-def check_quantities(name: str, n: int, exhaustive: bool = False, count: int = 12, seed: int = 0,
-                     encodings: Iterable[str] = ("cnf", "z3")) -> list[QuantityCheck]:
+def check_quantities(
+    name: str,
+    n: int,
+    exhaustive: bool = False,
+    count: int = 12,
+    seed: int = 0,
+    encodings: Iterable[str] = ("cnf", "z3"),
+) -> list[QuantityCheck]:
     todo = cases(name, n, exhaustive, count, seed)
     expected = [by_theory(t, n, a if name.startswith("refined") else None) for t, a in todo]
     checks = []
     for kind in encodings:
-        reader: _CnfReader | _Z3Reader = _CnfReader(name, n) if kind == "cnf" else _Z3Reader(name, n)
+        reader: _CnfReader | _Z3Reader = (
+            _CnfReader(name, n) if kind == "cnf" else _Z3Reader(name, n)
+        )
         try:
             bad: list[tuple[int, int, tuple[str, ...]]] = []
             for (t, a), want in zip(todo, expected):

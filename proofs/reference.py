@@ -50,14 +50,21 @@ def facts(table: Table, n: int, ancestors: int | None = None) -> Facts:
     """Minimal points, U, exact and influence per audit mask, as the encodings define them."""
     size = 1 << n
     full = size - 1
-    minimal = tuple(x for x in range(size) if table[x]
-                    and not any(table[x & ~(1 << i)] for i in range(n) if x >> i & 1))
+    minimal = tuple(
+        x
+        for x in range(size)
+        if table[x] and not any(table[x & ~(1 << i)] for i in range(n) if x >> i & 1)
+    )
     union = 0
     for x in minimal:
         union |= x
     members = union if ancestors is None else ancestors
-    return Facts(minimal, union, tuple(not table[full & ~r] for r in range(size)),
-                 tuple(bool(r & members) for r in range(size)))
+    return Facts(
+        minimal,
+        union,
+        tuple(not table[full & ~r] for r in range(size)),
+        tuple(bool(r & members) for r in range(size)),
+    )
 
 
 def is_monotone(table: Table, n: int) -> bool:
@@ -109,6 +116,7 @@ def open_formula(name: str, table: Table, n: int, ancestors: int) -> bool:
 
 # --- samplers ---------------------------------------------------------------------------
 
+
 def upward_closure(family: list[int], n: int) -> Table:
     return tuple(any(x & s == s for s in family) for x in range(1 << n))
 
@@ -119,9 +127,13 @@ def structured(n: int) -> list[Table]:
     halves, and a threshold at two (the last three are invariant under many renamings)."""
     full = (1 << n) - 1
     half = sum(1 << i for i in range(0, n, 2))
-    tables = [upward_closure([0], n), upward_closure([1], n), upward_closure([full], n),
-              upward_closure([1 << i for i in range(n)], n),
-              upward_closure([half, full & ~half] if full & ~half else [half], n)]
+    tables = [
+        upward_closure([0], n),
+        upward_closure([1], n),
+        upward_closure([full], n),
+        upward_closure([1 << i for i in range(n)], n),
+        upward_closure([half, full & ~half] if full & ~half else [half], n),
+    ]
     if n >= 2:
         tables.append(upward_closure([(1 << i) | (1 << j) for i in range(n) for j in range(i)], n))
     return tables
@@ -129,8 +141,10 @@ def structured(n: int) -> list[Table]:
 
 def random_monotone(n: int, rng: random.Random) -> Table:
     """The upward closure of 1..5 random sets (random sizes), never the constant false."""
-    family = [rng.getrandbits(n) & rng.getrandbits(n) | rng.getrandbits(n) & rng.getrandbits(n)
-              for _ in range(rng.randint(1, 5))]
+    family = [
+        rng.getrandbits(n) & rng.getrandbits(n) | rng.getrandbits(n) & rng.getrandbits(n)
+        for _ in range(rng.randint(1, 5))
+    ]
     return upward_closure(family, n)
 
 

@@ -103,7 +103,9 @@ def disagreement(results: Sequence[ProofResult]) -> Disagreement | None:
     """
     questions = {(r.statement, r.n, r.symmetry) for r in results}
     if len(questions) > 1:
-        raise ValueError(f"answers to different questions cannot disagree: {sorted(questions, key=str)}")
+        raise ValueError(
+            f"answers to different questions cannot disagree: {sorted(questions, key=str)}"
+        )
     answers = {r.solver: r.result for r in results}
     if len(set(answers.values())) <= 1:
         return None

@@ -71,4 +71,6 @@ def statement(name: str) -> Statement:
     try:
         return STATEMENTS[name]
     except KeyError:
-        raise ValueError(f"unknown statement {name!r} (choose from {', '.join(STATEMENTS)})") from None
+        raise ValueError(
+            f"unknown statement {name!r} (choose from {', '.join(STATEMENTS)})"
+        ) from None

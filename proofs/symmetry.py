@@ -40,8 +40,13 @@ so the exhaustive orbit check (:mod:`proofs.symmetry_check`) can show that it ca
 drops the "all earlier pairs equal" guard, so every pair is ordered unconditionally."""
 
 
-def lex_leader(builder: ClauseBuilder, n: int, t: list[int], adjacent_only: bool = False,
-               variant: str = "sound") -> None:
+def lex_leader(
+    builder: ClauseBuilder,
+    n: int,
+    t: list[int],
+    adjacent_only: bool = False,
+    variant: str = "sound",
+) -> None:
     """Add t <=lex t∘(i j) for each transposition (index 0 is the most significant)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown lex-leader variant {variant!r}")

@@ -120,14 +120,20 @@ def check_symmetry(n: int, variant: str = "sound") -> SymmetryCheck:
     cnf, z3_set = cnf_kept(tables, n, variant), z3_kept(tables, n, variant)
     all_orbits = orbits(tables, n)
     return SymmetryCheck(
-        n=n, variant=variant, monotone=len(tables), orbits=len(all_orbits),
+        n=n,
+        variant=variant,
+        monotone=len(tables),
+        orbits=len(all_orbits),
         orbits_lost=sum(1 for orbit in all_orbits if not orbit & cnf),
-        kept_cnf=len(cnf), kept_z3=len(z3_set), cnf_equals_z3=cnf == z3_set,
+        kept_cnf=len(cnf),
+        kept_z3=len(z3_set),
+        cnf_equals_z3=cnf == z3_set,
         cnf_equals_reference=cnf == reference_kept(tables, n),
     )
 
 
 # --- every certified n: sampled orbits against the emitted constraints ---------------------
+
 
 def leader(table: Table, n: int) -> Table:
     """A member of ``table``'s orbit with rank(t) <= rank(t∘(i j)) for every transposition:
@@ -185,6 +191,7 @@ def check_emitted(name: str, n: int, count: int = 12, seed: int = 0) -> EmittedS
     swaps = [transposition(i, j, n) for i, j in combinations(range(n), 2)]
     rejected, differ = [], []
     with Solver(name="cadical195", bootstrap_with=clauses) as cnf:
+
         def kept(t: Table) -> tuple[bool, bool]:
             by_cnf = cnf.solve(assumptions=[(x + 1) if b else -(x + 1) for x, b in enumerate(t)])
             z3_solver.push()

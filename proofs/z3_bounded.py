@@ -22,8 +22,11 @@ def lex_leader(bit: list[z3.BoolRef], n: int, variant: str = "sound") -> list[z3
     facts = []
     for i in range(n):
         for j in range(i + 1, n):
-            pairs = [(x, x ^ (1 << i) ^ (1 << j)) for x in range(1 << n)
-                     if (x >> i & 1) and not (x >> j & 1)]
+            pairs = [
+                (x, x ^ (1 << i) ^ (1 << j))
+                for x in range(1 << n)
+                if (x >> i & 1) and not (x >> j & 1)
+            ]
             pairs.sort(key=min)
             first = [bit[min(p)] for p in pairs]
             second = [bit[max(p)] for p in pairs]
@@ -64,8 +67,12 @@ class Z3Encoding:
         self.bits = bit
         self.ancestors = [z3.Bool(f"a{i}") for i in range(n)]
         body: list[z3.BoolRef] = [bit[full]]  # active at full evidence
-        self.monotonicity = [z3.Implies(bit[x], bit[x | 1 << i])
-                             for x in range(size) for i in range(n) if not x >> i & 1]
+        self.monotonicity = [
+            z3.Implies(bit[x], bit[x | 1 << i])
+            for x in range(size)
+            for i in range(n)
+            if not x >> i & 1
+        ]
         body += self.monotonicity
         minimal = [
             z3.And(bit[x], *[z3.Not(bit[x & ~(1 << i)]) for i in range(n) if x >> i & 1])
@@ -78,8 +85,10 @@ class Z3Encoding:
         members = self.ancestors if base == "refined" else essential
         # one term per audit mask R: what the assertion below is built from
         self.exact = [z3.Not(bit[full & ~r]) for r in range(size)]
-        self.influence = [z3.Or(*[members[i] for i in range(n) if r >> i & 1]) if r
-                          else z3.BoolVal(False) for r in range(size)]
+        self.influence = [
+            z3.Or(*[members[i] for i in range(n) if r >> i & 1]) if r else z3.BoolVal(False)
+            for r in range(size)
+        ]
         exact, meets = self.exact, self.influence
         weighted = [(m, 1) for m in minimal]
         unique = z3.PbEq(weighted, 1)
@@ -125,5 +134,8 @@ class Z3Encoding:
         return [bool(value >> x & 1) for x in range(1 << self.n)]
 
     def ancestor_set(self, model: z3.ModelRef) -> list[int]:
-        return [i for i, a in enumerate(self.ancestors)
-                if z3.is_true(model.eval(a, model_completion=True))]
+        return [
+            i
+            for i, a in enumerate(self.ancestors)
+            if z3.is_true(model.eval(a, model_completion=True))
+        ]

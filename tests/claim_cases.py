@@ -8,5 +8,7 @@ from theory import strategies as jst
 
 @st.composite
 def structure_and_claim(draw, max_evidence=8, max_claims=8):
-    structure = draw(jst.support_structures(max_evidence=max_evidence, max_claims=max_claims, cycles=True))
+    structure = draw(
+        jst.support_structures(max_evidence=max_evidence, max_claims=max_claims, cycles=True)
+    )
     return structure, draw(st.sampled_from(sorted(structure.claims)))

@@ -26,9 +26,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: igno
     """Close the run with a warning line when the Coq proofs were skipped for want of coqc
     (under CI their test module fails instead), so a green run cannot hide it."""
     skipped = terminalreporter.stats.get("skipped", [])
-    if any("test_proofs_coq" in str(getattr(r, "nodeid", "") or getattr(r, "fspath", "")) for r in skipped):
-        terminalreporter.write_line("WARNING: coqc is not installed, so the Coq proofs were not "
-                                    "checked (apt-get install -y coq)", yellow=True, bold=True)
+    if any(
+        "test_proofs_coq" in str(getattr(r, "nodeid", "") or getattr(r, "fspath", ""))
+        for r in skipped
+    ):
+        terminalreporter.write_line(
+            "WARNING: coqc is not installed, so the Coq proofs were not "
+            "checked (apt-get install -y coq)",
+            yellow=True,
+            bold=True,
+        )
 
 
 # --- memory backends: one parametrised fixture runs the memory tests on SQLite and PostgreSQL ---
@@ -46,7 +53,7 @@ from collections.abc import Callable, Iterator  # noqa: E402
 import pytest  # noqa: E402
 
 BACKENDS = ("sqlite", "postgres")
-_POSTGRES: dict[str, str] = {}   # cache of the one reachability check per session
+_POSTGRES: dict[str, str] = {}  # cache of the one reachability check per session
 
 
 def postgres_dsn() -> str:
@@ -56,7 +63,9 @@ def postgres_dsn() -> str:
     if "problem" not in _POSTGRES:
         problem = ""
         if not dsn:
-            problem = "JTMS_TEST_POSTGRES is not set (e.g. postgresql://postgres@127.0.0.1:5432/test)"
+            problem = (
+                "JTMS_TEST_POSTGRES is not set (e.g. postgresql://postgres@127.0.0.1:5432/test)"
+            )
         else:
             from jtms.store.postgres import server_problem
 
@@ -94,8 +103,9 @@ def memory_dump(location: str) -> list[str]:
 
 
 @pytest.fixture(params=BACKENDS)
-def memory_location(request: pytest.FixtureRequest,
-                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:
+def memory_location(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[], str]]:
     """A factory of fresh memory locations on one backend (each call: a new, unused one)."""
     made: list[str] = []
     if request.param == "sqlite":
@@ -128,67 +138,87 @@ def memory_location(request: pytest.FixtureRequest,
 # coq: coqc. The fast development loop is `-m "not slow and not postgres and not browser and not
 # coq"`; the README's command and .ci/run run everything.
 
-SLOW_FILES = frozenset({
-    "test_bench_search_revisions.py", "test_concurrency.py", "test_enumerate_cli.py",
-    "test_enumerations_compiled.py", "test_explorer.py", "test_fuzz.py", "test_input_fuzz.py",
-    "test_proofs_cli.py", "test_proofs_counting.py", "test_serve.py", "test_serve_bench.py",
-    "test_serve_http.py", "test_store_faults.py", "test_studies.py", "test_types.py",
-    "test_lint.py",
-})
-SLOW_TESTS = frozenset({
-    "test_cdcl.py::test_it_finds_exactly_the_minimal_justifications",
-    "test_cone_cnf.py::test_every_founded_model_satisfies_the_clauses",
-    "test_diagnosis.py::test_diagnoses_match_the_definition_with_cycles",
-    "test_enumerations_flat.py::test_seven_variable_rows_are_the_pairs_below_g1",
-    "test_exchange.py::test_each_step_gives_new_minimal_justifications",
-    "test_exchange.py::test_one_pass_necessity_equals_one_fixpoint_per_member",
-    "test_justifications.py::test_formula_evaluates_like_the_fixpoint",
-    "test_justifications.py::test_sat_enumeration_equals_brute_force",
-    "test_justifications.py::test_sat_enumeration_equals_sympy_dnf",
-    "test_justifications.py::test_surviving_and_relevance_queries",
-    "test_label_kernel.py::test_cone_oracle_decides_like_the_fixpoint_and_shrinks_and_grows",
-    "test_label_kernel.py::test_kernel_budgets_never_change_an_answer",
-    "test_label_kernel.py::test_kernel_labels_equal_the_reference_and_brute_force",
-    "test_label_kernel.py::test_one_search_enumeration_equals_brute_force",
-    "test_label_kernel.py::test_one_search_with_no_encoding_at_all",
-    "test_label_kernel.py::test_small_graphs_do_not_load_the_kernels",
-    "test_label_kernel.py::test_unfounded_loops_give_valid_loop_formulas",
-    "test_nogoods.py::test_conflict_sets_match_brute_force_and_clingo_with_cycles",
-    "test_nogoods_memory.py::test_bad_nogoods_change_nothing",
-    "test_proofs_chaining.py::test_every_step_is_unsat_with_satisfiable_hypotheses_and_a_sat_mutant",
-    "test_proofs_chaining.py::test_the_cli_fails_on_a_broken_chain",
-    "test_proofs_general.py::test_general_mutant_is_sat_with_a_decoded_countermodel",
-    "test_proofs_symmetry.py::test_lex_leader_keeps_every_orbit_and_both_encodings_agree",
-    "test_proofs_symmetry.py::test_unsound_variants_lose_orbits",
-    "test_reconsolidation.py::test_kept_of_a_dry_run_is_what_stays_intact_after_the_audit",
-    "test_reconsolidation.py::test_pointer_derivations_are_certificates",
-    "test_reconsolidation.py::test_support_state_matches_fixpoint_under_audits_and_reinstatements",
-    "test_reviewer.py::test_recheck",
-    "test_reviewer.py::test_sandbox_requeues_the_rest_of_a_chunk_after_an_overrun",
-    "test_reviewer.py::test_sandbox_time_limit_kills_only_the_slow_call",
-    "test_reviewer.py::test_timeouts_are_refused_and_the_rest_still_checked",
-    "test_reviewer.py::test_whatever_the_static_check_accepts_is_evaluated_or_refused",
-    "test_safety.py::test_every_witness_separates_the_rules",
-    "test_safety.py::test_summary_counts_the_violations_of_the_full_check",
-    "test_safety.py::test_verdicts_equal_brute_force_over_all_audits",
-    "test_store.py::test_bad_graph_file_exits_2_and_changes_nothing",
-    "test_store.py::test_bad_input_exits_2_and_changes_nothing",
-    "test_strategies.py::test_cycles_and_redundancy_and_depth_are_reachable",
-    "test_strategies.py::test_depth_bound_without_cycles",
-    "test_strategies.py::test_rule_failures_shrink_to_a_handful_of_nodes",
-    "test_theory_core.py::test_fixpoint_equals_kleene_iteration",
-    "test_theory_core.py::test_rule_inclusions",
-})
-MARKED_FILES = {"test_explorer_browser.py": "browser", "test_proofs_coq.py": "coq",
-                "test_postgres.py": "postgres", "test_postgres_export.py": "postgres"}
+SLOW_FILES = frozenset(
+    {
+        "test_bench_search_revisions.py",
+        "test_concurrency.py",
+        "test_enumerate_cli.py",
+        "test_enumerations_compiled.py",
+        "test_explorer.py",
+        "test_fuzz.py",
+        "test_input_fuzz.py",
+        "test_proofs_cli.py",
+        "test_proofs_counting.py",
+        "test_serve.py",
+        "test_serve_bench.py",
+        "test_serve_http.py",
+        "test_store_faults.py",
+        "test_studies.py",
+        "test_types.py",
+        "test_lint.py",
+    }
+)
+SLOW_TESTS = frozenset(
+    {
+        "test_cdcl.py::test_it_finds_exactly_the_minimal_justifications",
+        "test_cone_cnf.py::test_every_founded_model_satisfies_the_clauses",
+        "test_diagnosis.py::test_diagnoses_match_the_definition_with_cycles",
+        "test_enumerations_flat.py::test_seven_variable_rows_are_the_pairs_below_g1",
+        "test_exchange.py::test_each_step_gives_new_minimal_justifications",
+        "test_exchange.py::test_one_pass_necessity_equals_one_fixpoint_per_member",
+        "test_justifications.py::test_formula_evaluates_like_the_fixpoint",
+        "test_justifications.py::test_sat_enumeration_equals_brute_force",
+        "test_justifications.py::test_sat_enumeration_equals_sympy_dnf",
+        "test_justifications.py::test_surviving_and_relevance_queries",
+        "test_label_kernel.py::test_cone_oracle_decides_like_the_fixpoint_and_shrinks_and_grows",
+        "test_label_kernel.py::test_kernel_budgets_never_change_an_answer",
+        "test_label_kernel.py::test_kernel_labels_equal_the_reference_and_brute_force",
+        "test_label_kernel.py::test_one_search_enumeration_equals_brute_force",
+        "test_label_kernel.py::test_one_search_with_no_encoding_at_all",
+        "test_label_kernel.py::test_small_graphs_do_not_load_the_kernels",
+        "test_label_kernel.py::test_unfounded_loops_give_valid_loop_formulas",
+        "test_nogoods.py::test_conflict_sets_match_brute_force_and_clingo_with_cycles",
+        "test_nogoods_memory.py::test_bad_nogoods_change_nothing",
+        "test_proofs_chaining.py::test_every_step_is_unsat_with_satisfiable_hypotheses_and_a_sat_mutant",
+        "test_proofs_chaining.py::test_the_cli_fails_on_a_broken_chain",
+        "test_proofs_general.py::test_general_mutant_is_sat_with_a_decoded_countermodel",
+        "test_proofs_symmetry.py::test_lex_leader_keeps_every_orbit_and_both_encodings_agree",
+        "test_proofs_symmetry.py::test_unsound_variants_lose_orbits",
+        "test_reconsolidation.py::test_kept_of_a_dry_run_is_what_stays_intact_after_the_audit",
+        "test_reconsolidation.py::test_pointer_derivations_are_certificates",
+        "test_reconsolidation.py::test_support_state_matches_fixpoint_under_audits_and_reinstatements",
+        "test_reviewer.py::test_recheck",
+        "test_reviewer.py::test_sandbox_requeues_the_rest_of_a_chunk_after_an_overrun",
+        "test_reviewer.py::test_sandbox_time_limit_kills_only_the_slow_call",
+        "test_reviewer.py::test_timeouts_are_refused_and_the_rest_still_checked",
+        "test_reviewer.py::test_whatever_the_static_check_accepts_is_evaluated_or_refused",
+        "test_safety.py::test_every_witness_separates_the_rules",
+        "test_safety.py::test_summary_counts_the_violations_of_the_full_check",
+        "test_safety.py::test_verdicts_equal_brute_force_over_all_audits",
+        "test_store.py::test_bad_graph_file_exits_2_and_changes_nothing",
+        "test_store.py::test_bad_input_exits_2_and_changes_nothing",
+        "test_strategies.py::test_cycles_and_redundancy_and_depth_are_reachable",
+        "test_strategies.py::test_depth_bound_without_cycles",
+        "test_strategies.py::test_rule_failures_shrink_to_a_handful_of_nodes",
+        "test_theory_core.py::test_fixpoint_equals_kleene_iteration",
+        "test_theory_core.py::test_rule_inclusions",
+    }
+)
+MARKED_FILES = {
+    "test_explorer_browser.py": "browser",
+    "test_proofs_coq.py": "coq",
+    "test_postgres.py": "postgres",
+    "test_postgres_export.py": "postgres",
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for name, meaning in (("slow", "takes more than about a second (servers, processes, long "
-                                   "property runs)"),
-                          ("postgres", "needs the PostgreSQL server of JTMS_TEST_POSTGRES"),
-                          ("browser", "drives Debian's chromium through Playwright"),
-                          ("coq", "runs coqc on proofs/coq")):
+    for name, meaning in (
+        ("slow", "takes more than about a second (servers, processes, long property runs)"),
+        ("postgres", "needs the PostgreSQL server of JTMS_TEST_POSTGRES"),
+        ("browser", "drives Debian's chromium through Playwright"),
+        ("coq", "runs coqc on proofs/coq"),
+    ):
         config.addinivalue_line("markers", f"{name}: {meaning}")
 
 

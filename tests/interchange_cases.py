@@ -77,15 +77,23 @@ texts = st.text(st.sampled_from(list("ab ,:é\"'{}<>&")), max_size=8)
 
 
 @st.composite
-def exportable_graphs(draw: st.DrawFn, nogoods: bool = True) -> tuple[SupportStructure, frozenset[str]]:
+def exportable_graphs(
+    draw: st.DrawFn, nogoods: bool = True
+) -> tuple[SupportStructure, frozenset[str]]:
     """A graph every claim of which has a justification (both formats need one), with texts,
     renamed to drawn ids, optionally nogoods, and an audit of evidence and claims."""
-    structure, audit = draw(jst.graphs_with_audits(min_alternatives=1, max_evidence=4, max_claims=5))
-    names = draw(st.lists(ids, min_size=len(structure.nodes), max_size=len(structure.nodes), unique=True))
+    structure, audit = draw(
+        jst.graphs_with_audits(min_alternatives=1, max_evidence=4, max_claims=5)
+    )
+    names = draw(
+        st.lists(ids, min_size=len(structure.nodes), max_size=len(structure.nodes), unique=True)
+    )
     rename = dict(zip(sorted(structure.nodes), names))
     node_texts = {rename[n]: draw(texts) for n in structure.nodes}
-    pairs = [Justification(rename[j.claim], frozenset(rename[a] for a in j.antecedents))
-             for j in structure.justifications]
+    pairs = [
+        Justification(rename[j.claim], frozenset(rename[a] for a in j.antecedents))
+        for j in structure.justifications
+    ]
     groups: list[Nogood] = []
     if nogoods:
         pool = sorted(rename.values())
@@ -93,7 +101,11 @@ def exportable_graphs(draw: st.DrawFn, nogoods: bool = True) -> tuple[SupportStr
             members = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True))
             groups.append(Nogood(f"nogood {k}", frozenset(members), draw(texts)))
         groups = [g for g in groups if g.id not in rename.values()]
-    renamed = SupportStructure.build(sorted(rename[e] for e in structure.evidence),
-                                     sorted(rename[c] for c in structure.claims), pairs,
-                                     texts=node_texts, nogoods=groups)
+    renamed = SupportStructure.build(
+        sorted(rename[e] for e in structure.evidence),
+        sorted(rename[c] for c in structure.claims),
+        pairs,
+        texts=node_texts,
+        nogoods=groups,
+    )
     return renamed, frozenset(rename[n] for n in audit)

@@ -37,10 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from jtms.memory.memory import Memory  # noqa: E402
 from theory.errors import InputError  # noqa: E402
 from theory.fixpoint import active_state  # noqa: E402
-
-from jtms.memory.memory import Memory  # noqa: E402
 
 EXPECTED = ("already reinstated", "already recorded")
 SEED_EVIDENCE, SEED_CLAIMS = 12, 18
@@ -51,11 +50,16 @@ def seed_graph(rng: random.Random) -> dict[str, Any]:
     claims = [f"c{i}" for i in range(SEED_CLAIMS)]
     justifications = []
     for k, claim in enumerate(claims):
-        pool = evidence + claims[:k] + claims[k + 1:k + 3]  # a few loops too
+        pool = evidence + claims[:k] + claims[k + 1 : k + 3]  # a few loops too
         for _ in range(rng.randint(1, 2)):
-            justifications.append({"claim": claim, "antecedents": rng.sample(pool, rng.randint(1, 2))})
-    return {"nodes": [{"id": e, "kind": "evidence"} for e in evidence]
-            + [{"id": c, "kind": "claim"} for c in claims], "justifications": justifications}
+            justifications.append(
+                {"claim": claim, "antecedents": rng.sample(pool, rng.randint(1, 2))}
+            )
+    return {
+        "nodes": [{"id": e, "kind": "evidence"} for e in evidence]
+        + [{"id": c, "kind": "claim"} for c in claims],
+        "justifications": justifications,
+    }
 
 
 def _snapshot(memory: Memory) -> contextlib.AbstractContextManager[Any]:
@@ -81,36 +85,58 @@ def writer(db: str, name: str, seconds: float, seed: int, log: Path) -> None:
                     node = f"{name}_e{count}"
                     change = target.add_evidence(node)
                     known.append(node)
-                    record.update(op="add_evidence", args=[node], event=change.event_id,
-                                  result=sorted(change.activated))
+                    record.update(
+                        op="add_evidence",
+                        args=[node],
+                        event=change.event_id,
+                        result=sorted(change.activated),
+                    )
                 elif r < 0.45:
                     node = f"{name}_c{count}"
-                    justs = [rng.sample(known, min(len(known), rng.randint(1, 2)))
-                             for _ in range(rng.randint(1, 2))]
+                    justs = [
+                        rng.sample(known, min(len(known), rng.randint(1, 2)))
+                        for _ in range(rng.randint(1, 2))
+                    ]
                     change = target.add_claim(node, justs)
                     known.append(node)
                     claims.append(node)
-                    record.update(op="add_claim", args=[node, justs], event=change.event_id,
-                                  result=sorted(change.activated))
+                    record.update(
+                        op="add_claim",
+                        args=[node, justs],
+                        event=change.event_id,
+                        result=sorted(change.activated),
+                    )
                 elif r < 0.55:
                     claim = rng.choice(claims)
                     ants = rng.sample(known, rng.randint(1, 2))
                     change = target.add_justification(claim, ants)
-                    record.update(op="add_justification", args=[claim, ants], event=change.event_id,
-                                  result=sorted(change.activated))
+                    record.update(
+                        op="add_justification",
+                        args=[claim, ants],
+                        event=change.event_id,
+                        result=sorted(change.activated),
+                    )
                 elif r < 0.75:
                     roots = rng.sample(known, rng.randint(1, 2))
                     result = target.audit(roots, reason=f"{name} {count}")
-                    record.update(op="audit", args=[roots], event=result.audit_id,
-                                  result=sorted(result.retired))
+                    record.update(
+                        op="audit",
+                        args=[roots],
+                        event=result.audit_id,
+                        result=sorted(result.retired),
+                    )
                 elif r < 0.9:
                     audits = sorted(target.open_audits())
                     if not audits:
                         continue
                     audit = rng.choice(audits)
                     change = target.reinstate(audit)
-                    record.update(op="reinstate", args=[audit], event=change.event_id,
-                                  result=sorted(change.activated))
+                    record.update(
+                        op="reinstate",
+                        args=[audit],
+                        event=change.event_id,
+                        result=sorted(change.activated),
+                    )
                 else:
                     target.preview(rng.sample(known, 1))
                     continue
@@ -146,8 +172,10 @@ def reader(db: str, name: str, seconds: float, seed: int, log: Path) -> None:
                     memory.explain(node)
                     memory.preview([node])
                 if active_state(structure, blocked) != active:
-                    record.update(error="a read mixed two states: active ids differ from the "
-                                        "fixpoint of the structure and blocked ids read with them")
+                    record.update(
+                        error="a read mixed two states: active ids differ from the "
+                        "fixpoint of the structure and blocked ids read with them"
+                    )
                 if rng.random() < 0.2:
                     memory.context(300)
             except Exception:
@@ -184,8 +212,10 @@ def replay(db: str, writes: list[dict[str, Any]], graph: dict[str, Any]) -> list
                 change = fresh.reinstate(*args)
                 event, result = change.event_id, sorted(change.activated)
             if event != record["event"] or result != record["result"]:
-                problems.append(f"event {record['event']} ({op} {args}): concurrent run gave "
-                                f"{record['result']}, serial replay gave {result} (event {event})")
+                problems.append(
+                    f"event {record['event']} ({op} {args}): concurrent run gave "
+                    f"{record['result']}, serial replay gave {result} (event {event})"
+                )
                 if len(problems) > 10:
                     break
         if fresh.active_ids() != stored.active_ids():
@@ -193,13 +223,21 @@ def replay(db: str, writes: list[dict[str, Any]], graph: dict[str, Any]) -> list
         if fresh.open_audits() != stored.open_audits():
             problems.append("open audits differ from the serial replay")
         ids = sorted(stored.structure().nodes)
-        if sorted(fresh.structure().nodes) != ids or _statuses(fresh, ids) != _statuses(stored, ids):
+        if sorted(fresh.structure().nodes) != ids or _statuses(fresh, ids) != _statuses(
+            stored, ids
+        ):
             problems.append("node status histories differ from the serial replay")
     return problems
 
 
-def run(db: Path | str, seconds: float, writers: int, readers: int, seed: int,
-        folder: Path | None = None) -> dict[str, Any]:
+def run(
+    db: Path | str,
+    seconds: float,
+    writers: int,
+    readers: int,
+    seed: int,
+    folder: Path | None = None,
+) -> dict[str, Any]:
     """``db``: a file or a postgresql:// location; the logs go to ``folder`` (default: the
     file's folder)."""
     rng = random.Random(seed)
@@ -207,12 +245,31 @@ def run(db: Path | str, seconds: float, writers: int, readers: int, seed: int,
     with Memory.create(db) as memory:
         memory.import_graph(graph, source="seed")
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    roles = [("writer", f"w{k}") for k in range(writers)] + [("reader", f"r{k}") for k in range(readers)]
+    roles = [("writer", f"w{k}") for k in range(writers)] + [
+        ("reader", f"r{k}") for k in range(readers)
+    ]
     logs = {name: (folder or Path(db).parent) / f"{name}.jsonl" for _, name in roles}
-    children = [subprocess.Popen([sys.executable, __file__, role, "--db", str(db), "--name", name,
-                                  "--seconds", str(seconds), "--seed", str(seed * 100 + k),
-                                  "--log", str(logs[name])], env=env)
-                for k, (role, name) in enumerate(roles)]
+    children = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                role,
+                "--db",
+                str(db),
+                "--name",
+                name,
+                "--seconds",
+                str(seconds),
+                "--seed",
+                str(seed * 100 + k),
+                "--log",
+                str(logs[name]),
+            ],
+            env=env,
+        )
+        for k, (role, name) in enumerate(roles)
+    ]
     try:
         for child in children:
             child.wait(timeout=seconds + 120)
@@ -222,27 +279,38 @@ def run(db: Path | str, seconds: float, writers: int, readers: int, seed: int,
                 child.kill()
                 child.wait()
     records = []
-    for name, path in logs.items():
+    for _name, path in logs.items():
         if path.exists():
             records += [json.loads(line) for line in path.read_text().splitlines() if line]
     errors = [r for r in records if "error" in r]
-    writes = sorted((r for r in records if "event" in r and "error" not in r),
-                    key=lambda r: r["event"])
+    writes = sorted(
+        (r for r in records if "event" in r and "error" not in r), key=lambda r: r["event"]
+    )
     with Memory.open(db) as memory:
         integrity = memory.integrity_problems()
-        last = max((e["id"] for e in memory.table("events")), default=0) \
-            if hasattr(memory, "table") else None
+        last = (
+            max((e["id"] for e in memory.table("events")), default=0)
+            if hasattr(memory, "table")
+            else None
+        )
     problems = []
     if last is not None and [r["event"] for r in writes] != list(range(3, last + 1)):
         problems.append("the logged writes do not account for every event")
     problems += replay(str(db), writes, graph)
-    return {"seconds": seconds, "writers": writers, "readers": readers,
-            "operations": len(records), "writes": len(writes),
-            "reads": sum(1 for r in records if r.get("op") == "read"),
-            "expected_races": sum(1 for r in records if "expected" in r),
-            "unexpected_errors": len(errors), "first_errors": [e["error"] for e in errors[:3]],
-            "exit_codes": [c.returncode for c in children],
-            "integrity_problems": integrity, "replay_problems": problems}
+    return {
+        "seconds": seconds,
+        "writers": writers,
+        "readers": readers,
+        "operations": len(records),
+        "writes": len(writes),
+        "reads": sum(1 for r in records if r.get("op") == "read"),
+        "expected_races": sum(1 for r in records if "expected" in r),
+        "unexpected_errors": len(errors),
+        "first_errors": [e["error"] for e in errors[:3]],
+        "exit_codes": [c.returncode for c in children],
+        "integrity_problems": integrity,
+        "replay_problems": problems,
+    }
 
 
 def main() -> int:
@@ -268,8 +336,12 @@ def main() -> int:
         db = args.db or str(Path(folder) / "stress.db")
         summary = run(db, args.seconds, args.writers, args.readers, args.seed, Path(folder))
     print(json.dumps(summary, indent=1))
-    ok = (not summary["unexpected_errors"] and not summary["integrity_problems"]
-          and not summary["replay_problems"] and summary["exit_codes"] == [0] * len(summary["exit_codes"]))
+    ok = (
+        not summary["unexpected_errors"]
+        and not summary["integrity_problems"]
+        and not summary["replay_problems"]
+        and summary["exit_codes"] == [0] * len(summary["exit_codes"])
+    )
     return 0 if ok else 1
 
 

@@ -25,8 +25,13 @@ def env() -> dict[str, str]:
 
 
 def jtms(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "jtms", *args], env=env(), text=True,
-                            capture_output=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "jtms", *args],
+        env=env(),
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
     if check and result.returncode != 0:
         raise AssertionError(f"jtms {' '.join(args)}: exit {result.returncode}: {result.stderr}")
     return result
@@ -59,10 +64,13 @@ def two_chains(path: Path) -> str:
 @contextmanager
 def http_server(db: str, *extra: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`jtms serve --db DB --http 127.0.0.1:0 EXTRA...`; yields (the /mcp URL, the process)."""
-    process = subprocess.Popen([sys.executable, "-m", "jtms", "serve", "--db", db,
-                                "--http", "127.0.0.1:0", *extra],
-                               env=env(), text=True, stderr=subprocess.PIPE,
-                               stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jtms", "serve", "--db", db, "--http", "127.0.0.1:0", *extra],
+        env=env(),
+        text=True,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    )
     try:
         assert process.stderr is not None
         line = process.stderr.readline()  # "jtms serve: MCP at http://127.0.0.1:PORT/mcp"

@@ -19,14 +19,19 @@ PACKAGES = ("theory", "enumerations", "proofs", "jtms")
 # layer of each group; a group may import its own group and any group of a lower layer
 LAYERS: dict[str, int] = {
     "theory": 0,
-    "enumerations": 1, "proofs": 1,
-    "jtms.memory.limits": 1,   # the limits of every entry point: a leaf over theory only
-    "jtms.store": 2, "jtms.calc": 2,
+    "enumerations": 1,
+    "proofs": 1,
+    "jtms.memory.limits": 1,  # the limits of every entry point: a leaf over theory only
+    "jtms.store": 2,
+    "jtms.calc": 2,
     "jtms.memory": 3,
-    "jtms.views": 4, "jtms.fuzz": 4, "jtms.interchange": 4,
-    "jtms.studies": 5, "jtms.serve": 5,
+    "jtms.views": 4,
+    "jtms.fuzz": 4,
+    "jtms.interchange": 4,
+    "jtms.studies": 5,
+    "jtms.serve": 5,
     "jtms.cli": 6,
-    "jtms": 7,          # jtms/__init__.py (lazy exports) and jtms/__main__.py
+    "jtms": 7,  # jtms/__init__.py (lazy exports) and jtms/__main__.py
 }
 # the only groups allowed to import enumerations/ and proofs/ (docs/design.md section 3)
 USES_ENUMERATIONS_AND_PROOFS = {"jtms.cli", "enumerations", "proofs"}
@@ -76,8 +81,9 @@ MODULES = dict(module_files())
 
 def project_imports(module: str) -> set[str]:
     """The project modules (not names inside them) that ``module`` imports."""
-    return {name if name in MODULES else name.rsplit(".", 1)[0]
-            for name in imports_of(MODULES[module])} & set(MODULES) - {module}
+    return {
+        name if name in MODULES else name.rsplit(".", 1)[0] for name in imports_of(MODULES[module])
+    } & set(MODULES) - {module}
 
 
 def layer_problems(graph: dict[str, set[str]]) -> list[str]:
@@ -120,8 +126,11 @@ def test_no_two_modules_import_each_other():
 
 def test_the_check_sees_a_planted_upward_import_and_a_loop():
     graph = import_graph()
-    planted = {**graph, "jtms.store.sqlite": graph["jtms.store.sqlite"] | {"jtms.memory.memory"},
-               "theory.fixpoint": graph["theory.fixpoint"] | {"jtms.cli.console"}}
+    planted = {
+        **graph,
+        "jtms.store.sqlite": graph["jtms.store.sqlite"] | {"jtms.memory.memory"},
+        "theory.fixpoint": graph["theory.fixpoint"] | {"jtms.cli.console"},
+    }
     problems = layer_problems(planted)
     assert any(p.startswith("jtms.store.sqlite") for p in problems)
     assert any(p.startswith("theory.fixpoint") for p in problems)

@@ -15,5 +15,7 @@ def test_the_draw_is_the_benchmark_s_family_and_fixed_by_its_seed():
 def test_a_sweep_compares_every_graph_with_clingo():
     rows = run_sweep(2, seed=1, repeats=1)
     assert len(rows) == 2 and all(r["agree"] for r in rows)
-    assert all(r["default"] > 0 and r["clingo"] > 0 and r["minimal_justifications"] >= 0 for r in rows)
+    assert all(
+        r["default"] > 0 and r["clingo"] > 0 and r["minimal_justifications"] >= 0 for r in rows
+    )
     assert [r["case"] for r in rows] == [f"layered_cyclic{p}" for p in sweep_parameters(2, seed=1)]

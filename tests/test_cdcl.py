@@ -7,6 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import layered_cyclic, nested_loops
+from tests.claim_cases import structure_and_claim
 from theory import SupportStructure
 from theory.cdcl import CONFLICTS, DECISIONS, MODELS, REDUCE_FROM, search
 from theory.cone_cnf import cone_cnf
@@ -16,16 +17,18 @@ from theory.index import index_of
 from theory.justifications import _compiled_search
 from theory.reference import brute_force_minimal_justifications
 
-from tests.claim_cases import structure_and_claim
-
 
 def named(index, exchange):
     return exchange.named(index.ids)
 
 
 @settings(max_examples=400)
-@given(structure_and_claim(max_evidence=8), st.integers(0, 64), st.integers(1, 16),
-       st.sampled_from([2, 16, REDUCE_FROM]))
+@given(
+    structure_and_claim(max_evidence=8),
+    st.integers(0, 64),
+    st.integers(1, 16),
+    st.sampled_from([2, 16, REDUCE_FROM]),
+)
 def test_it_finds_exactly_the_minimal_justifications(case, attempts, patience, reduce_from):
     """Whatever the exchange step leaves to the solver (attempts 0: every justification
     is a model of its own) and however often the learnt clauses are cleaned up, the
@@ -51,14 +54,18 @@ def test_it_agrees_with_the_search_over_cadical(case):
     assert _compiled_search(index, target) == _compiled_search(index, target, "cadical195")
 
 
-@pytest.mark.parametrize("structure, claim", [
-    (layered_cyclic(36, 8, 12, 0, back_edges=0.05), "root"),
-    (layered_cyclic(36, 8, 12, 1, back_edges=0.1), "root"),
-    (nested_loops(2, 6), "c0"),
-    # a step's unit clause already true at level 0 by the time it is attached (assigning
-    # it again put a variable on the trail twice and wrote past its end)
-    (layered_cyclic(6, 3, 6, 640348, back_edges=0.3), "root"),
-], ids=["layered0", "layered1", "nested", "unit-true-at-level-0"])
+@pytest.mark.parametrize(
+    "structure, claim",
+    [
+        (layered_cyclic(36, 8, 12, 0, back_edges=0.05), "root"),
+        (layered_cyclic(36, 8, 12, 1, back_edges=0.1), "root"),
+        (nested_loops(2, 6), "c0"),
+        # a step's unit clause already true at level 0 by the time it is attached (assigning
+        # it again put a variable on the trail twice and wrote past its end)
+        (layered_cyclic(6, 3, 6, 640348, back_edges=0.3), "root"),
+    ],
+    ids=["layered0", "layered1", "nested", "unit-true-at-level-0"],
+)
 def test_benchmark_shapes_agree_with_cadical(structure, claim):
     index = index_of(structure)
     stats: dict[str, int] = {}
@@ -68,11 +75,19 @@ def test_benchmark_shapes_agree_with_cadical(structure, claim):
 
 
 @settings(max_examples=300)
-@given(st.integers(6, 16), st.integers(3, 6), st.integers(4, 8), st.integers(0, 10**6),
-       st.sampled_from([0.1, 0.15, 0.2, 0.3]), st.sampled_from([2, 16, REDUCE_FROM]))
+@given(
+    st.integers(6, 16),
+    st.integers(3, 6),
+    st.integers(4, 8),
+    st.integers(0, 10**6),
+    st.sampled_from([0.1, 0.15, 0.2, 0.3]),
+    st.sampled_from([2, 16, REDUCE_FROM]),
+)
 # a clean-up that deleted the reasons of the trail lost justifications here (attempts 0)
 @example(evidence=14, layers=6, width=8, seed=5, back_edges=0.2, reduce_from=2)
-def test_small_layered_graphs_agree_with_cadical(evidence, layers, width, seed, back_edges, reduce_from):
+def test_small_layered_graphs_agree_with_cadical(
+    evidence, layers, width, seed, back_edges, reduce_from
+):
     """Layered graphs with back-edges, the family the benchmark times, small: more of
     them carry the loop formulas, unit clauses and conflicts that random graphs rarely
     make (a clean-up after every 2 or 16 learnt clauses reaches them)."""
@@ -81,7 +96,7 @@ def test_small_layered_graphs_agree_with_cadical(evidence, layers, width, seed, 
     oracle = ConeOracle(index, root)
     cnf = cone_cnf(oracle)
     expected = _compiled_search(index, root, "cadical195")
-    for attempts in (0, 256):    # 0: every justification a model of the solver's own
+    for attempts in (0, 256):  # 0: every justification a model of the solver's own
         exchange = Exchange(oracle, attempts=attempts)
         search(cnf, exchange, reduce_from=reduce_from)
         assert named(index, exchange) == expected
@@ -91,7 +106,8 @@ def test_a_claim_held_up_only_by_its_loop_has_no_justification():
     """a <- b, b <- a, a <- e, f: b's only support from outside the loop is {e, f}; the
     loop alone (a model holding a and b with no evidence) never counts."""
     structure = SupportStructure.build(
-        ["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e", "f"])])
+        ["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e", "f"])]
+    )
     index = index_of(structure)
     oracle = ConeOracle(index, index.number["b"])
     exchange = Exchange(oracle, attempts=0)
@@ -110,19 +126,23 @@ def test_a_claim_with_no_support_has_none():
 
 def test_counts_are_the_search_s_own():
     structure = SupportStructure.build(
-        ["p", "q", "r", "s"], ["a", "b", "root"],
-        [("a", ["p"]), ("a", ["q"]), ("b", ["r"]), ("b", ["s"]), ("root", ["a", "b"])])
+        ["p", "q", "r", "s"],
+        ["a", "b", "root"],
+        [("a", ["p"]), ("a", ["q"]), ("b", ["r"]), ("b", ["s"]), ("root", ["a", "b"])],
+    )
     index = index_of(structure)
     oracle = ConeOracle(index, index.number["root"])
     exchange = Exchange(oracle, attempts=0)
     counts = search(cone_cnf(oracle), exchange)
-    assert counts.dtype == np.int64 and counts[MODELS] == 4   # no exchange: one model each
+    assert counts.dtype == np.int64 and counts[MODELS] == 4  # no exchange: one model each
     assert counts[DECISIONS] >= 1 and counts[CONFLICTS] >= 0
 
 
 @settings(max_examples=300)
-@given(st.lists(st.tuples(st.integers(-1, 1), st.integers(0, 4)), min_size=1, max_size=40),
-       st.integers(1, 10))
+@given(
+    st.lists(st.tuples(st.integers(-1, 1), st.integers(0, 4)), min_size=1, max_size=40),
+    st.integers(1, 10),
+)
 def test_the_candidates_of_a_decision_are_the_best_free_variables_in_order(variables, k):
     """The scan behind each decision keeps the k free variables of most activity, best
     first and the lower variable first among equals (activities drawn from a few values,
@@ -140,6 +160,8 @@ def test_the_candidates_of_a_decision_are_the_best_free_variables_in_order(varia
     cand = np.empty(k, dtype=np.int64)
     cand_activity = np.empty(k, dtype=np.float64)
     n = _candidates(lv, activity, V, cand, cand_activity)
-    expected = sorted((v for v in range(1, V + 1) if lv[v + V] == 0), key=lambda v: (-activity[v], v))[:k]
+    expected = sorted(
+        (v for v in range(1, V + 1) if lv[v + V] == 0), key=lambda v: (-activity[v], v)
+    )[:k]
     assert cand[:n].tolist() == expected
     assert cand_activity[:n].tolist() == [activity[v] for v in expected]

@@ -44,13 +44,21 @@ def test_check_summary_counts_billions_of_violations_under_a_memory_limit(tmp_pa
     n = 30_000
     graph = tmp_path / "chain.json"
     graph.write_text(json.dumps(_chain(n)))
-    done = subprocess.run([sys.executable, "-c", LIMITED.format(limit=LIMIT_MB), str(graph)],
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", LIMITED.format(limit=LIMIT_MB), str(graph)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 1, done.stderr[-2000:]  # exit 1: not influence-safe
     payload = json.loads(done.stdout)
-    assert payload["summary"] == {"claims": n, "active": n, "unsafe": n,
-                                  "violations": 11 * n * (n + 1) // 2}
+    assert payload["summary"] == {
+        "claims": n,
+        "active": n,
+        "unsafe": n,
+        "violations": 11 * n * (n + 1) // 2,
+    }
     first = payload["claims"][0]
     assert (first["id"], first["violation_count"]) == ("c000000", 11)
     assert [v["audit"] for v in first["violations"]] == [["e000000"], ["e000001"], ["e000002"]]

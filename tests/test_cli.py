@@ -65,10 +65,16 @@ def test_supports_json(capsys):
 
 @pytest.mark.parametrize(
     "rule,retired,active",
-    [("exact", ["a"], ["b", "claim"]), ("influence", ["a", "claim"], ["b"]), ("none", ["a"], ["b", "claim"])],
+    [
+        ("exact", ["a"], ["b", "claim"]),
+        ("influence", ["a", "claim"], ["b"]),
+        ("none", ["a"], ["b", "claim"]),
+    ],
 )
 def test_revise_json(capsys, rule, retired, active):
-    code, out, _ = run(capsys, "revise", EXAMPLES / "or_world.json", "--audit", "a", "--rule", rule, "--json")
+    code, out, _ = run(
+        capsys, "revise", EXAMPLES / "or_world.json", "--audit", "a", "--rule", rule, "--json"
+    )
     assert code == 0
     assert json.loads(out) == {"rule": rule, "audit": ["a"], "retired": retired, "active": active}
 
@@ -76,37 +82,57 @@ def test_revise_json(capsys, rule, retired, active):
 BAD_GRAPHS = {
     "malformed": ('{"nodes": [', "malformed JSON"),
     "duplicate": (
-        {"nodes": [{"id": "a", "kind": "evidence"}, {"id": "a", "kind": "claim"}], "justifications": []},
+        {
+            "nodes": [{"id": "a", "kind": "evidence"}, {"id": "a", "kind": "claim"}],
+            "justifications": [],
+        },
         "node 'a': duplicate id",
     ),
     "unknown_antecedent": (
-        {"nodes": [{"id": "c", "kind": "claim"}], "justifications": [{"claim": "c", "antecedents": ["ghost"]}]},
+        {
+            "nodes": [{"id": "c", "kind": "claim"}],
+            "justifications": [{"claim": "c", "antecedents": ["ghost"]}],
+        },
         "node 'ghost': unknown antecedent",
     ),
     "unknown_claim": (
-        {"nodes": [{"id": "e", "kind": "evidence"}], "justifications": [{"claim": "ghost", "antecedents": ["e"]}]},
+        {
+            "nodes": [{"id": "e", "kind": "evidence"}],
+            "justifications": [{"claim": "ghost", "antecedents": ["e"]}],
+        },
         "node 'ghost': justification for an unknown claim",
     ),
     "justified_evidence": (
-        {"nodes": [{"id": "e", "kind": "evidence"}, {"id": "f", "kind": "evidence"}],
-         "justifications": [{"claim": "e", "antecedents": ["f"]}]},
+        {
+            "nodes": [{"id": "e", "kind": "evidence"}, {"id": "f", "kind": "evidence"}],
+            "justifications": [{"claim": "e", "antecedents": ["f"]}],
+        },
         "node 'e': evidence cannot have a justification",
     ),
-    "wrong_kind": ({"nodes": [{"id": "e", "kind": "belief"}]}, "node 'e': kind must be 'evidence' or 'claim'"),
+    "wrong_kind": (
+        {"nodes": [{"id": "e", "kind": "belief"}]},
+        "node 'e': kind must be 'evidence' or 'claim'",
+    ),
     "antecedent_not_a_string": (
-        {"nodes": [{"id": "e", "kind": "evidence"}, {"id": "c", "kind": "claim"}],
-         "justifications": [{"claim": "c", "antecedents": ["e", 1]}]},
+        {
+            "nodes": [{"id": "e", "kind": "evidence"}, {"id": "c", "kind": "claim"}],
+            "justifications": [{"claim": "c", "antecedents": ["e", 1]}],
+        },
         "node 'c': justifications[0]: 'antecedents' must be a list of ids",
     ),
     "node_not_an_object": ({"nodes": ["e"]}, "nodes[0] must be an object"),
-    "unknown_node_key": ({"nodes": [{"id": "e", "kind": "evidence", "txt": "x"}]},
-                         "unknown key(s) in nodes[0]: 'txt' (did you mean 'text'?)"),
+    "unknown_node_key": (
+        {"nodes": [{"id": "e", "kind": "evidence", "txt": "x"}]},
+        "unknown key(s) in nodes[0]: 'txt' (did you mean 'text'?)",
+    ),
     "not_an_object": ([1, 2], "top level must be an object"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(BAD_GRAPHS))
-@pytest.mark.parametrize("command", [["check"], ["supports", "--claim", "c"], ["revise", "--audit", "e"]])
+@pytest.mark.parametrize(
+    "command", [["check"], ["supports", "--claim", "c"], ["revise", "--audit", "e"]]
+)
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, case, command):
     content, expected = BAD_GRAPHS[case]
     path = tmp_path / f"{case}.json"
@@ -134,7 +160,9 @@ def test_bad_ids_exit_2(capsys, argv, expected):
 
 
 def test_console_script_entry_point_usage_error():
-    result = subprocess.run([sys.executable, "-m", "jtms", "revise"], capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "jtms", "revise"], capture_output=True, text=True, cwd=ROOT
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "--audit" in result.stderr
 
@@ -157,12 +185,15 @@ def test_check_db_and_graph_are_exclusive(tmp_path, capsys):
     assert code == 2 and out == "" and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("argv", [
-    ["supports", "{or}", "--claim", "claim", "--limit", "-1"],
-    ["supports", "{or}", "--claim", "claim", "--limit", "x"],
-    ["check", "{or}", "--max-justifications", "-3"],
-    ["check", "{or}", "--max-listed", "-3"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["supports", "{or}", "--claim", "claim", "--limit", "-1"],
+        ["supports", "{or}", "--claim", "claim", "--limit", "x"],
+        ["check", "{or}", "--max-justifications", "-3"],
+        ["check", "{or}", "--max-listed", "-3"],
+    ],
+)
 def test_bad_counts_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as stop:
         main([str(EXAMPLES / "or_world.json") if a == "{or}" else a for a in argv])

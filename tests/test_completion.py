@@ -55,20 +55,32 @@ def test_surviving_and_relevance_agree_with_the_oracle(structure, data):
 def test_nested_loops_need_lazy_loop_formulas():
     # one component {a, b, c, d}; e founds c and d, but a also needs f: without f the inner
     # loop a <-> b holds itself up while the component's own loop formula is satisfied
-    g = SupportStructure.build(["e", "f"], ["a", "b", "c", "d"], [
-        ("a", ["b"]), ("b", ["a"]), ("a", ["c", "f"]), ("c", ["e"]), ("c", ["d"]),
-        ("d", ["c"]), ("d", ["a"])])
+    g = SupportStructure.build(
+        ["e", "f"],
+        ["a", "b", "c", "d"],
+        [
+            ("a", ["b"]),
+            ("b", ["a"]),
+            ("a", ["c", "f"]),
+            ("c", ["e"]),
+            ("c", ["d"]),
+            ("d", ["c"]),
+            ("d", ["a"]),
+        ],
+    )
     for claim in ("a", "b", "c", "d"):
-        assert minimal_justifications(g, claim, method="sat") == \
-            brute_force_minimal_justifications(g, claim)
+        assert minimal_justifications(g, claim, method="sat") == brute_force_minimal_justifications(
+            g, claim
+        )
     enumerator = JustificationEnumerator.for_claim(g, "a")
     assert set(enumerator) == {frozenset({"e", "f"})}
     assert enumerator._copy.loops_added > len(enumerator.source.cyclic)  # a lazy cut happened
 
 
 def test_conjunction_of_roots():
-    g = SupportStructure.build(["p", "q", "r"], ["A", "B"],
-                               [("A", ["p"]), ("A", ["B"]), ("B", ["A"]), ("B", ["q"])])
+    g = SupportStructure.build(
+        ["p", "q", "r"], ["A", "B"], [("A", ["p"]), ("A", ["B"]), ("B", ["A"]), ("B", ["q"])]
+    )
     index = index_of(g)
     program = SupportProgram.of(index, [index.number["A"], index.number["r"]])
     assert set(JustificationEnumerator(program)) == {frozenset({"p", "r"}), frozenset({"q", "r"})}
@@ -83,7 +95,8 @@ def test_encoding_is_linear_in_a_long_loop():
     assert time.process_time() - began < 20
     index = index_of(structure)
     encoding, _ = SupportProgram.of(index, index.number["c0"]).encode(
-        __import__("pysat.formula", fromlist=["IDPool"]).IDPool(), lambda e: 1)
+        __import__("pysat.formula", fromlist=["IDPool"]).IDPool(), lambda e: 1
+    )
     assert len(encoding.clauses) < 4 * 10_000
 
 

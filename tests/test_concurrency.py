@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from jtms.memory.memory import Memory
 from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.graphfile import parse_graph
 from theory.incremental import SupportState
 from theory.revision import exact
-
-from jtms.memory.memory import Memory
 
 sys.path.insert(0, str(Path(__file__).parent))
 import memory_stress  # noqa: E402
@@ -57,6 +56,7 @@ def sqlite_db(tmp_path) -> Path:
 
 def _once(action):
     """A hook that runs ``action`` the first time the memory reaches one named point."""
+
     def make(point: str):
         fired = []
 
@@ -64,7 +64,9 @@ def _once(action):
             if name == point and not fired:
                 fired.append(name)
                 action()
+
         return hook, fired
+
     return make
 
 
@@ -77,6 +79,7 @@ def _same_state(warm: Memory, path: Path | str) -> None:
 
 
 # --- one snapshot per read ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("warm", [False, True])
 def test_a_commit_during_a_read_is_not_seen_by_it(db, warm):
@@ -120,9 +123,12 @@ def test_a_writer_plans_on_what_committed_before_it_took_the_lock(db):
     _same_state(b, db)
 
 
-CASES = [("write", "audit"), ("write", "add_claim"), ("write", "reinstate"),
-         ("write", "add_justification")] + [
-    (point, read) for point in ("read", "load") for read in ("explain", "preview", "context")]
+CASES = [
+    ("write", "audit"),
+    ("write", "add_claim"),
+    ("write", "reinstate"),
+    ("write", "add_justification"),
+] + [(point, read) for point in ("read", "load") for read in ("explain", "preview", "context")]
 
 
 @pytest.mark.parametrize("point, operation", CASES)
@@ -133,18 +139,18 @@ def test_every_point_and_operation_sees_one_state(db, point, operation):
     ("read") does; the final state equals a cold open and is sound. (Inside a write's lock,
     "load" and "commit", another process cannot commit: it waits.)"""
     a, b = Memory.open(db), Memory.open(db)
-    first = a.audit(["e3"], reason="setup")     # c2 and c3 out
+    first = a.audit(["e3"], reason="setup")  # c2 and c3 out
     b.active_ids()
-    a.add_evidence("e6")                        # b is one event behind: it will catch up
+    a.add_evidence("e6")  # b is one event behind: it will catch up
 
     def commit() -> None:
-        a.reinstate(first.audit_id)             # c2 and c3 back
+        a.reinstate(first.audit_id)  # c2 and c3 back
         a.audit(["e1"], reason="other process")  # c1 now rests on e2 only
         a.add_evidence("e5")
 
     hook, fired = _once(commit)(point)
     b.test_hook = hook
-    seen = point != "load"                      # does the operation see the commit?
+    seen = point != "load"  # does the operation see the commit?
     if operation == "audit":
         assert b.audit(["e2"], reason="B").retired == {"e2", "c1", "c2", "c3"}
     elif operation == "add_claim":
@@ -167,12 +173,18 @@ def test_every_point_and_operation_sees_one_state(db, point, operation):
 
 # --- catch-up in O(changes) and open from a checkpoint ------------------------------------------
 
+
 def test_catch_up_applies_every_kind_of_event_without_reloading(db):
     a, b = Memory.open(db), Memory.open(db)
     early = a.audit(["e1"], reason="known to b")
     b.active_ids()
-    a.import_graph({"nodes": [{"id": "x", "kind": "evidence"}, {"id": "y", "kind": "claim"}],
-                    "justifications": [{"claim": "y", "antecedents": ["x"]}]}, source="more")
+    a.import_graph(
+        {
+            "nodes": [{"id": "x", "kind": "evidence"}, {"id": "y", "kind": "claim"}],
+            "justifications": [{"claim": "y", "antecedents": ["x"]}],
+        },
+        source="more",
+    )
     a.add_evidence("e4")
     a.add_claim("c4", [["c1", "e4"], ["y"]])
     a.add_justification("c3", ["y"])
@@ -229,9 +241,9 @@ def test_writers_refresh_the_checkpoint_as_the_tail_grows(memory_location, monke
         assert memory.checkpoint_event is None
         change = memory.import_graph(GRAPH, source="g")  # 4 pointers > 3 rows: checkpoint
         assert memory.checkpoint_event == change.event_id
-        small = memory.add_evidence("e9")                # 1 row: the tail is short, none
+        small = memory.add_evidence("e9")  # 1 row: the tail is short, none
         assert memory.checkpoint_event == change.event_id
-        audit = memory.audit(["e1", "e2"], reason="r")   # 4 statuses + 1 row: checkpoint
+        audit = memory.audit(["e1", "e2"], reason="r")  # 4 statuses + 1 row: checkpoint
         assert memory.checkpoint_event == audit.audit_id > small.event_id
         assert memory.integrity_problems() == []
     with Memory.open(path) as memory:
@@ -239,6 +251,7 @@ def test_writers_refresh_the_checkpoint_as_the_tail_grows(memory_location, monke
 
 
 # --- many processes ------------------------------------------------------------------------------
+
 
 def test_random_multi_process_stress_equals_a_serial_replay(tmp_path):
     """3 writers and 2 readers for 8 s (tests/memory_stress.py): no unexpected error, a sound

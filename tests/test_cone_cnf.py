@@ -7,6 +7,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from pysat.solvers import Solver
 
+from tests.claim_cases import structure_and_claim
 from theory import SupportStructure
 from theory.cone_cnf import cone_cnf
 from theory.cone_kernel import ConeOracle
@@ -14,8 +15,6 @@ from theory.fixpoint import active_state
 from theory.index import index_of
 from theory.justifications import _compiled_search
 from theory.reference import brute_force_minimal_justifications
-
-from tests.claim_cases import structure_and_claim
 
 
 @settings(max_examples=300)
@@ -33,9 +32,14 @@ def test_every_founded_model_satisfies_the_clauses(case):
                 fixpoint = active_state(structure, evidence=frozenset(chosen))
                 if claim not in fixpoint:
                     continue
-                assumptions = [int(cnf.holds[x]) if name in fixpoint else -int(cnf.holds[x])
-                               for x, name in enumerate(nodes)]
-                assert solver.solve(assumptions=assumptions + [cnf.root]), (chosen, sorted(fixpoint))
+                assumptions = [
+                    int(cnf.holds[x]) if name in fixpoint else -int(cnf.holds[x])
+                    for x, name in enumerate(nodes)
+                ]
+                assert solver.solve(assumptions=assumptions + [cnf.root]), (
+                    chosen,
+                    sorted(fixpoint),
+                )
 
 
 @settings(max_examples=300)
@@ -43,16 +47,22 @@ def test_every_founded_model_satisfies_the_clauses(case):
 def test_search_over_it_equals_brute_force(case):
     structure, claim = case
     index = index_of(structure)
-    assert _compiled_search(index, index.number[claim]) == brute_force_minimal_justifications(structure, claim)
+    assert _compiled_search(index, index.number[claim]) == brute_force_minimal_justifications(
+        structure, claim
+    )
 
 
 def test_distributed_claims_keep_every_alternative():
     """root <- a, b with a <- p | q and b <- r | (s, t): four clauses stand for root's
     completion without body variables, and all four justifications are found."""
     structure = SupportStructure.build(
-        ["p", "q", "r", "s", "t"], ["a", "b", "root"],
-        [("a", ["p"]), ("a", ["q"]), ("b", ["r"]), ("b", ["s", "t"]), ("root", ["a", "b"])])
+        ["p", "q", "r", "s", "t"],
+        ["a", "b", "root"],
+        [("a", ["p"]), ("a", ["q"]), ("b", ["r"]), ("b", ["s", "t"]), ("root", ["a", "b"])],
+    )
     index = index_of(structure)
     cnf = cone_cnf(ConeOracle(index, index.number["root"]))
-    assert cnf.variables == 5 + 3   # no body variables
-    assert _compiled_search(index, index.number["root"]) == brute_force_minimal_justifications(structure, "root")
+    assert cnf.variables == 5 + 3  # no body variables
+    assert _compiled_search(index, index.number["root"]) == brute_force_minimal_justifications(
+        structure, "root"
+    )

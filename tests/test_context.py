@@ -8,15 +8,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from theory import strategies as jst
 
 from jtms.cli import main
 from jtms.memory.context import Context, count_tokens
 from jtms.memory.memory import Memory
+from theory import strategies as jst
 
 
 def _check_invariants(memory: Memory, context: Context) -> None:
@@ -31,13 +29,16 @@ def _check_invariants(memory: Memory, context: Context) -> None:
     for claim in context.claims:
         assert claim.id in active
         assert set(claim.justification) <= seen | evidence, claim  # support first
-        recorded = {frozenset(j.antecedents) for j in structure.justifications
-                    if j.claim == claim.id}
+        recorded = {
+            frozenset(j.antecedents) for j in structure.justifications if j.claim == claim.id
+        }
         assert frozenset(claim.justification) in recorded
         for other in claim.also:  # other intact justifications, each shown once
             assert frozenset(other) in recorded and set(other) <= active
-        assert len({frozenset(a) for a in claim.also} | {frozenset(claim.justification)}) \
+        assert (
+            len({frozenset(a) for a in claim.also} | {frozenset(claim.justification)})
             == len(claim.also) + 1
+        )
         intact = {a for a in recorded if a <= active}  # every intact support is shown
         assert {frozenset(a) for a in claim.also} | {frozenset(claim.justification)} == intact
         seen.add(claim.id)
@@ -45,8 +46,11 @@ def _check_invariants(memory: Memory, context: Context) -> None:
         assert item["id"] not in active
         assert item["id"] not in seen
     assert context.tokens <= context.budget
-    assert context.tokens == sum(count_tokens(line) for line in context.text.splitlines()) \
-        if context.text else context.tokens == 0
+    assert (
+        context.tokens == sum(count_tokens(line) for line in context.text.splitlines())
+        if context.text
+        else context.tokens == 0
+    )
 
 
 @settings(max_examples=40)
@@ -69,7 +73,13 @@ GRAPH = {
     "nodes": [
         {"id": "assay1", "kind": "evidence", "text": "assay A shows binding of X to receptor R"},
         {"id": "assay2", "kind": "evidence", "text": "assay B shows binding of X"},
-        {"id": "dose", "kind": "evidence", "text": "dose calculation", "expression": "2*3", "value": "6"},
+        {
+            "id": "dose",
+            "kind": "evidence",
+            "text": "dose calculation",
+            "expression": "2*3",
+            "value": "6",
+        },
         {"id": "mech", "kind": "claim", "text": "X acts through receptor R"},
         {"id": "plan", "kind": "claim", "text": "test antagonist of R at dose 6"},
         {"id": "side", "kind": "claim", "text": "weather is nice"},
@@ -84,17 +94,24 @@ GRAPH = {
 
 
 def test_context_ranks_by_query_and_lists_withdrawn(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = tmp_path / "m.db"
     graph = tmp_path / "g.json"
     graph.write_text(json.dumps(GRAPH))
     assert main(["init", "--db", str(db)]) == 0
     assert main(["import", str(graph), "--db", str(db)]) == 0
-    assert main(["audit", "--invalidate", "assay2", "--reason", "batch contaminated",
-                 "--db", str(db)]) == 0
+    assert (
+        main(["audit", "--invalidate", "assay2", "--reason", "batch contaminated", "--db", str(db)])
+        == 0
+    )
     capsys.readouterr()
-    assert main(["context", "--budget", "200", "--query", "antagonist dose", "--json",
-                 "--db", str(db)]) == 0
+    assert (
+        main(
+            ["context", "--budget", "200", "--query", "antagonist dose", "--json", "--db", str(db)]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["selected"][0] == "plan"
     assert [c["id"] for c in out["claims"]] == ["mech", "plan"]
@@ -139,8 +156,11 @@ def test_every_intact_support_is_shown_after_the_certificate(tmp_path: Path) -> 
         assert lines.index(c_line) > lines.index("- [evidence] a")  # certificate first
         claims = {c.id: c for c in full.claims}
         assert claims["c"].also == (("b",), ("x",), ("b", "x"))
-        assert {c["id"]: c["also_supported_by"] for c in full.as_dict()["claims"]}["c"] == \
-            [["b"], ["x"], ["b", "x"]]
+        assert {c["id"]: c["also_supported_by"] for c in full.as_dict()["claims"]}["c"] == [
+            ["b"],
+            ["x"],
+            ["b", "x"],
+        ]
         # a budget one token short: a claim is left out rather than shown without alternatives
         tight = memory.context(full.tokens - 1)
         _check_invariants(memory, tight)
@@ -161,7 +181,7 @@ def test_context_scales_linearly_on_a_chain(tmp_path: Path) -> None:
 
     with chain_memory(tmp_path / "chain.db", 2500) as memory:
         memory.context(10)  # load the state once (not what is measured)
-        for budget in (2000, 10 ** 6):
+        for budget in (2000, 10**6):
             started = time.perf_counter()
             context = memory.context(budget)
             seconds = time.perf_counter() - started
@@ -185,8 +205,10 @@ def test_every_intact_support_is_shown_on_a_large_memory(memory_location, budget
         justifications.append({"claim": f"c{k}", "antecedents": [previous]})
         previous = f"c{k}"
     nodes.append({"id": "alt", "kind": "claim", "text": "a doubly supported claim"})
-    justifications += [{"claim": "alt", "antecedents": ["e0"]},
-                       {"claim": "alt", "antecedents": ["e1"]}]
+    justifications += [
+        {"claim": "alt", "antecedents": ["e0"]},
+        {"claim": "alt", "antecedents": ["e1"]},
+    ]
     location = memory_location()
     with Memory.create(location, durability="off") as memory:
         memory.import_graph({"nodes": nodes, "justifications": justifications})
@@ -198,8 +220,21 @@ def test_every_intact_support_is_shown_on_a_large_memory(memory_location, budget
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["context", "--db", location, "--budget", str(budget), "--query",
-                     "doubly supported", "--json"]) == 0
+        assert (
+            main(
+                [
+                    "context",
+                    "--db",
+                    location,
+                    "--budget",
+                    str(budget),
+                    "--query",
+                    "doubly supported",
+                    "--json",
+                ]
+            )
+            == 0
+        )
     shown = {c["id"]: c for c in json.loads(out.getvalue())["claims"]}
     assert shown["alt"]["justification"] == ["e0"]
     assert shown["alt"]["also_supported_by"] == [["e1"]]

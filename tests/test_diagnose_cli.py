@@ -35,7 +35,11 @@ def test_example_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(c) >= {"nogood", "nodes", "active", "conflicts"}
     assert c["nogood"] == "verdict" and c["nodes"] == ["effective", "inert"] and c["active"] is True
     assert c["conflicts"] == [["assay", "model", "trial1"], ["assay", "model", "trial2"]]
-    assert [d["invalidate"] for d in payload["diagnoses"]] == [["assay"], ["model"], ["trial1", "trial2"]]
+    assert [d["invalidate"] for d in payload["diagnoses"]] == [
+        ["assay"],
+        ["model"],
+        ["trial1", "trial2"],
+    ]
     first = payload["diagnoses"][0]
     assert set(first) >= {"invalidate", "retires", "keeps"}
     assert first["retires"] == ["assay", "inert"] and first["keeps"] == ["screen"]
@@ -58,8 +62,10 @@ def test_table_output(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_no_active_nogood_exits_zero(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     document = json.loads(EXAMPLE.read_text())
-    document["nogoods"] = [{"id": "n", "nodes": ["inert", "screen", "dosing"]},
-                           {"id": "loop", "nodes": ["l"]}]
+    document["nogoods"] = [
+        {"id": "n", "nodes": ["inert", "screen", "dosing"]},
+        {"id": "loop", "nodes": ["l"]},
+    ]
     document["nodes"].append({"id": "l", "kind": "claim"})
     document["justifications"].append({"claim": "l", "antecedents": ["l"]})
     code, out, _ = run(capsys, "diagnose", write(tmp_path, document), "--json")
@@ -68,18 +74,29 @@ def test_no_active_nogood_exits_zero(capsys: pytest.CaptureFixture[str], tmp_pat
     code, out, _ = run(capsys, "diagnose", write(tmp_path, document), "--json")
     assert code == 0
     payload = json.loads(out)
-    assert payload["contradictions"] == [{"nogood": "loop", "nodes": ["inert", "l"], "text": "",
-                                          "active": False, "conflicts": [], "diagnosable": True}]
+    assert payload["contradictions"] == [
+        {
+            "nogood": "loop",
+            "nodes": ["inert", "l"],
+            "text": "",
+            "active": False,
+            "conflicts": [],
+            "diagnosable": True,
+        }
+    ]
     assert payload["diagnoses"] == []
     code, out, _ = run(capsys, "diagnose", write(tmp_path, document))
     assert code == 0 and "none active" in out
 
 
-def test_premise_contradiction_is_reported_as_undiagnosable(capsys: pytest.CaptureFixture[str],
-                                                           tmp_path: Path) -> None:
-    document = {"nodes": [{"id": "p", "kind": "claim"}, {"id": "q", "kind": "claim"}],
-                "justifications": [{"claim": "p", "antecedents": []}, {"claim": "q", "antecedents": []}],
-                "nogoods": [{"id": "n", "nodes": ["p", "q"]}]}
+def test_premise_contradiction_is_reported_as_undiagnosable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    document = {
+        "nodes": [{"id": "p", "kind": "claim"}, {"id": "q", "kind": "claim"}],
+        "justifications": [{"claim": "p", "antecedents": []}, {"claim": "q", "antecedents": []}],
+        "nogoods": [{"id": "n", "nodes": ["p", "q"]}],
+    }
     code, out, _ = run(capsys, "diagnose", write(tmp_path, document), "--json")
     assert code == 1
     payload = json.loads(out)
@@ -90,11 +107,16 @@ def test_premise_contradiction_is_reported_as_undiagnosable(capsys: pytest.Captu
     assert code == 1 and "no diagnosis over evidence" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--max-diagnoses", "-1"], "must be >= 0"),
-    (["--max-diagnoses", "x"], "expected a whole number"),
-])
-def test_bad_options_exit_two(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--max-diagnoses", "-1"], "must be >= 0"),
+        (["--max-diagnoses", "x"], "expected a whole number"),
+    ],
+)
+def test_bad_options_exit_two(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
     with pytest.raises(SystemExit) as raised:
         main(["diagnose", str(EXAMPLE), *argv])
     assert raised.value.code == 2
@@ -128,7 +150,7 @@ def test_every_memory_command_defaults_to_jtms_db(tmp_path, monkeypatch, capsys)
     assert main(["init"]) == 0
     assert main(["add-evidence", "e1"]) == 0
     assert main(["add-nogood", "n1", "--nodes", "e1"]) == 0
-    assert main(["diagnose", "--db", "--json"]) == 1      # the nogood is active
+    assert main(["diagnose", "--db", "--json"]) == 1  # the nogood is active
     assert main(["check", "--db", "--json"]) == 0
     assert not (tmp_path / "jtms.db").exists()
     capsys.readouterr()

@@ -16,9 +16,17 @@ from theory.structure import Nogood, SupportStructure
 def world() -> SupportStructure:
     """x on a; y on b or c; z on a; w on a or b; nogood {x, y}."""
     return SupportStructure.build(
-        evidence=["a", "b", "c", "d"], claims=["x", "y", "z", "w", "p"],
-        justifications=[("x", ["a"]), ("y", ["b"]), ("y", ["c"]), ("z", ["a"]),
-                        ("w", ["a"]), ("w", ["b"]), ("p", [])],
+        evidence=["a", "b", "c", "d"],
+        claims=["x", "y", "z", "w", "p"],
+        justifications=[
+            ("x", ["a"]),
+            ("y", ["b"]),
+            ("y", ["c"]),
+            ("z", ["a"]),
+            ("w", ["a"]),
+            ("w", ["b"]),
+            ("p", []),
+        ],
         nogoods=[Nogood("n1", frozenset({"x", "y"}))],
     )
 
@@ -39,9 +47,11 @@ def test_limit_keeps_the_cheapest() -> None:
 def test_fewer_claims_beat_fewer_evidence_items_under_a_limit() -> None:
     """{a} retires x and z (2 claims, 1 item); {b, c, d} retires y (1 claim, 3 items)."""
     g = SupportStructure.build(
-        evidence=["a", "b", "c", "d"], claims=["x", "y", "z"],
+        evidence=["a", "b", "c", "d"],
+        claims=["x", "y", "z"],
         justifications=[("x", ["a"]), ("z", ["a"]), ("y", ["b"]), ("y", ["c"]), ("y", ["d"])],
-        nogoods=[Nogood("n", frozenset({"x", "y"}))])
+        nogoods=[Nogood("n", frozenset({"x", "y"}))],
+    )
     assert [sorted(d.invalidate) for d in diagnoses(g, limit=1)] == [["b", "c", "d"]]
     assert [d.cost for d in diagnoses(g)] == [(1, 3), (2, 1)]
 
@@ -66,8 +76,11 @@ def test_premise_contradiction_has_no_diagnosis_over_evidence() -> None:
 def test_impact_with_audits_in_force() -> None:
     d = impact(world(), ["b"], blocked=["c"])
     assert d.retires == {"b", "y"} and d.keeps == {"w"}
-    chain = SupportStructure.build(evidence=["e", "f"], claims=["x", "y"],
-                                   justifications=[("x", ["y"]), ("x", ["e"]), ("y", ["f"])])
+    chain = SupportStructure.build(
+        evidence=["e", "f"],
+        claims=["x", "y"],
+        justifications=[("x", ["y"]), ("x", ["e"]), ("y", ["f"])],
+    )
     assert impact(chain, ["f"]).retires == {"f", "y"} and impact(chain, ["f"]).keeps == {"x"}
     assert impact(chain, ["f"], blocked=["y"]).retires == {"f"}  # y is already audited
 
@@ -76,7 +89,9 @@ def test_minimal_hitting_sets_edge_cases() -> None:
     assert list(minimal_hitting_sets([])) == [frozenset()]
     assert list(minimal_hitting_sets([{"a"}, set()])) == []
     assert set(minimal_hitting_sets([{"a", "b"}, {"b", "c"}, {"d"}])) == {
-        frozenset({"b", "d"}), frozenset({"a", "c", "d"})}
+        frozenset({"b", "d"}),
+        frozenset({"a", "c", "d"}),
+    }
 
 
 def _as_rows(found: tuple) -> list[tuple[frozenset[str], frozenset[str], frozenset[str]]]:
@@ -85,13 +100,19 @@ def _as_rows(found: tuple) -> list[tuple[frozenset[str], frozenset[str], frozens
 
 @settings(max_examples=120)
 @given(jst.graphs_with_nogoods(max_evidence=4, max_claims=5, cycles=True), st.data())
-def test_diagnoses_match_the_definition_with_cycles(g: SupportStructure, data: st.DataObject) -> None:
+def test_diagnoses_match_the_definition_with_cycles(
+    g: SupportStructure, data: st.DataObject
+) -> None:
     blocked = data.draw(jst.audits(g, max_size=2), label="blocked")
     expected = brute_force_diagnoses(g, blocked)
     found = diagnoses(g, blocked=blocked)
     assert _as_rows(found) == expected
-    conflicts = [s for c in contradictions(g, blocked=blocked) if c.active and c.diagnosable
-                 for s in c.conflicts]
+    conflicts = [
+        s
+        for c in contradictions(g, blocked=blocked)
+        if c.active and c.diagnosable
+        for s in c.conflicts
+    ]
     if conflicts:
         assert set(minimal_hitting_sets(conflicts)) == {d.invalidate for d in found}
     for k in (1, 2):

@@ -22,7 +22,10 @@ def test_json_contract(capsys):
     assert [r["monotone_functions"] for r in results] == [2, 3, 6, 20, 168]
     for r in results:
         assert list(r)[: len(KEYS)] == KEYS
-        assert r["theorem_holds"] is True and r["unique_minimal"] == r["influence_exact"] == 2 ** r["n"]
+        assert (
+            r["theorem_holds"] is True
+            and r["unique_minimal"] == r["influence_exact"] == 2 ** r["n"]
+        )
 
 
 def test_mutant_makes_the_run_fail_with_counterexamples(capsys):
@@ -39,8 +42,21 @@ def test_bad_usage_exits_2(capsys):
     assert main(["enumerate", "--workers", "0"]) == 2
     assert main(["enumerate", "--graph-claims", "2"]) == 2  # needs --graphs
     assert main(["enumerate", "--seed", "-1", "--n7-slice", "1"]) == 2
-    assert main(["enumerate", "--max-n", "0", "--graphs", "--graph-evidence", "4",
-                 "--graph-claims", "4"]) == 2  # 2.9e9 labelled graphs: a long run needs --yes
+    assert (
+        main(
+            [
+                "enumerate",
+                "--max-n",
+                "0",
+                "--graphs",
+                "--graph-evidence",
+                "4",
+                "--graph-claims",
+                "4",
+            ]
+        )
+        == 2
+    )  # 2.9e9 labelled graphs: a long run needs --yes
     err = capsys.readouterr().err
     assert "labelled graphs" in err and "7,292,875 classes; estimated" in err and "--yes" in err
     assert main(["enumerate", "--yes"]) == 2  # needs --graphs
@@ -56,8 +72,20 @@ def test_table_and_plot(capsys, tmp_path):
 
 
 def test_graphs_section_and_workers(capsys):
-    code, payload = _json(capsys, "--max-n", "2", "--workers", "2", "--graphs",
-                          "--graph-evidence", "2", "--graph-claims", "2", "--graph-justifications", "2")
+    code, payload = _json(
+        capsys,
+        "--max-n",
+        "2",
+        "--workers",
+        "2",
+        "--graphs",
+        "--graph-evidence",
+        "2",
+        "--graph-claims",
+        "2",
+        "--graph-justifications",
+        "2",
+    )
     assert code == 0
     g = payload["graphs"]
     assert g["verdicts_agree"] and g["graphs"] == 137 and g["family"]["claims"] == 2
@@ -66,8 +94,19 @@ def test_graphs_section_and_workers(capsys):
 
 def test_graph_part_file_resumes(capsys, tmp_path):
     out = str(tmp_path / "g.json")
-    argv = ("--max-n", "0", "--graphs", "--graph-evidence", "2", "--graph-claims", "2",
-            "--graph-justifications", "3", "--graph-out", out)
+    argv = (
+        "--max-n",
+        "0",
+        "--graphs",
+        "--graph-evidence",
+        "2",
+        "--graph-claims",
+        "2",
+        "--graph-justifications",
+        "3",
+        "--graph-out",
+        out,
+    )
     code, payload = _json(capsys, *argv, "--graph-max-shards", "1")
     g = payload["graphs"]
     assert code == 0 and not g["complete"] and g["shards_done"] == 1 and not g["counts_verified"]
@@ -82,8 +121,20 @@ def test_graph_part_file_resumes(capsys, tmp_path):
 
 
 def test_loop_keeping_mutant_fails_the_graph_check(capsys):
-    code, payload = _json(capsys, "--max-n", "1", "--graphs", "--graph-evidence", "2",
-                          "--graph-claims", "2", "--graph-justifications", "3", "--mutant", "loop-keeping")
+    code, payload = _json(
+        capsys,
+        "--max-n",
+        "1",
+        "--graphs",
+        "--graph-evidence",
+        "2",
+        "--graph-claims",
+        "2",
+        "--graph-justifications",
+        "3",
+        "--mutant",
+        "loop-keeping",
+    )
     assert code == 1
     assert payload["graphs"]["disagreements"] > 0 and payload["graphs"]["examples"]
     assert all(r["theorem_holds"] for r in payload["results"])  # flat universes have no loops

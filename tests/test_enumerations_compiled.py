@@ -9,11 +9,16 @@ import pytest
 
 pytest.importorskip("numba")
 
-from enumerations.compiled import compiled_shard, function_table, quarter_tables, row_function_counts  # noqa: E402
-from enumerations.flat import flat_shard, tally_n  # noqa: E402
-from enumerations.executor import start_executor  # noqa: E402
-from enumerations.monotone import DEDEKIND, seven_rows  # noqa: E402
 from enumerations import parts  # noqa: E402
+from enumerations.compiled import (  # noqa: E402
+    compiled_shard,
+    function_table,
+    quarter_tables,
+    row_function_counts,
+)
+from enumerations.executor import start_executor  # noqa: E402
+from enumerations.flat import flat_shard, tally_n  # noqa: E402
+from enumerations.monotone import DEDEKIND, seven_rows  # noqa: E402
 
 FIELDS = ("monotone_functions", "active", "unique_minimal", "influence_exact", "mismatches")
 
@@ -28,7 +33,7 @@ def test_compiled_kernel_equals_numpy_kernel_for_every_function(n):
     compiled = compiled_shard(n, 0, data.rows)
     assert _counts(compiled) == _counts(tally_n(n))
     assert compiled.monotone_functions == DEDEKIND[n]
-    assert compiled.unique_minimal == compiled.influence_exact == 2 ** n
+    assert compiled.unique_minimal == compiled.influence_exact == 2**n
 
 
 def test_compiled_kernel_equals_numpy_kernel_on_sampled_n7_rows():
@@ -46,8 +51,9 @@ def test_row_map_is_the_d6_list_and_row_counts_match():
         b0, b1 = int(data.tables[data.row_b0[r]]), int(data.tables[data.row_b1[r]])
         assert b0 | b1 << 32 == int(d6[r])
     counts = row_function_counts(7, 4_000_000, 4_000_040)
-    assert counts.tolist() == [compiled_shard(7, r, r + 1).monotone_functions
-                               for r in range(4_000_000, 4_000_040)]
+    assert counts.tolist() == [
+        compiled_shard(7, r, r + 1).monotone_functions for r in range(4_000_000, 4_000_040)
+    ]
     assert row_function_counts(6).sum() == DEDEKIND[6]
 
 
@@ -81,8 +87,9 @@ def test_part_runs_resume_and_merge_with_coverage(tmp_path):
                 raise KeyboardInterrupt
 
         with pytest.raises(KeyboardInterrupt):
-            parts.run_part(RANGE, out, executor, progress=interrupt, target=5_000_000,
-                           checkpoint_seconds=0.0)
+            parts.run_part(
+                RANGE, out, executor, progress=interrupt, target=5_000_000, checkpoint_seconds=0.0
+            )
         halfway = parts.load_part(out)
         assert not halfway.complete and halfway.done
         resumed = parts.run_part(RANGE, out, executor, target=5_000_000)
@@ -115,8 +122,9 @@ def test_cli_part_and_merge(tmp_path, capsys):
     assert main(["enumerate", "--merge", str(a), str(b), "--json"]) == 1  # rows 90.. missing
     merged = json.loads(capsys.readouterr().out)
     assert merged["gaps"] == [[90, parts.rows_total()]] and not merged["verified"]
-    assert merged["functions_checked"] == sum(compiled_shard(7, 0, 90).monotone_functions
-                                              for _ in [0])
+    assert merged["functions_checked"] == sum(
+        compiled_shard(7, 0, 90).monotone_functions for _ in [0]
+    )
     assert main(["enumerate", "--merge", str(a), str(a), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["overlaps"] == [[0, 50]]
 
@@ -129,8 +137,10 @@ def test_cli_bad_usage_exits_2(tmp_path, capsys):
     assert main(["enumerate", "--merge", str(bad)]) == 2
     assert main(["enumerate", "--merge", str(tmp_path / "missing.json")]) == 2
     assert main(["enumerate", "--n7", "--rows", "5:3", "--out", str(tmp_path / "x.json")]) == 2
-    assert main(["enumerate", "--n7", "--rows", "0:99999999", "--out", str(tmp_path / "x.json")]) == 2
+    assert (
+        main(["enumerate", "--n7", "--rows", "0:99999999", "--out", str(tmp_path / "x.json")]) == 2
+    )
     assert main(["enumerate", "--n7", "--rows", "0:10"]) == 2  # no --out
-    assert main(["enumerate", "--rows", "0:10"]) == 2         # needs --n7
+    assert main(["enumerate", "--rows", "0:10"]) == 2  # needs --n7
     err = capsys.readouterr().err
     assert "Traceback" not in err and "--rows" in err

@@ -58,7 +58,9 @@ def test_tables_are_the_python_pair_construction():
 
 
 def _words(table: int, n: int) -> tuple:
-    return tuple(np.array([table >> (64 * w) & (2**64 - 1)], dtype=np.uint64) for w in range(words(n)))
+    return tuple(
+        np.array([table >> (64 * w) & (2**64 - 1)], dtype=np.uint64) for w in range(words(n))
+    )
 
 
 def _upward_closure(points: list[int], n: int) -> int:
@@ -66,8 +68,11 @@ def _upward_closure(points: list[int], n: int) -> int:
 
 
 @settings(max_examples=150)
-@given(st.integers(0, 7).flatmap(
-    lambda n: st.tuples(st.just(n), st.lists(st.integers(0, 2**n - 1), max_size=6))))
+@given(
+    st.integers(0, 7).flatmap(
+        lambda n: st.tuples(st.just(n), st.lists(st.integers(0, 2**n - 1), max_size=6))
+    )
+)
 def test_kernel_on_random_functions_including_two_word_tables(case):
     n, points = case
     table = _upward_closure(points, n)
@@ -102,7 +107,8 @@ def test_forgetful_rule_is_reported_with_counterexamples():
     slow = reference_tally(3, exact=mutants.forgetful_exact)
     assert _counts(slow) == _counts(bad)
     assert [c.minimal_justifications for c in slow.counterexamples] == [
-        c.minimal_justifications for c in bad.counterexamples]
+        c.minimal_justifications for c in bad.counterexamples
+    ]
 
 
 def test_unpropagated_rule_is_reported_on_unique_justifications():
@@ -150,8 +156,9 @@ def test_process_pool_equals_serial():
 
 def test_dask_engine_on_a_tiny_local_cluster():
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
-                            dashboard_address=None) as client:
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as client:
         with start_executor("dask", 2, client=client) as executor:
             results = run_flat(4, executor)
             bad = run_flat(3, executor, min_n=3, exact=mutants.forgetful_survival)

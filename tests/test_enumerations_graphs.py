@@ -10,7 +10,15 @@ from hypothesis import given, settings
 
 from enumerations import mutants
 from enumerations.executor import start_executor
-from enumerations.graphs import GraphFamily, _compare, brute_force, build, graph_shard, iso_classes, run_graphs
+from enumerations.graphs import (
+    GraphFamily,
+    _compare,
+    brute_force,
+    build,
+    graph_shard,
+    iso_classes,
+    run_graphs,
+)
 from theory import strategies as jst
 from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
 from theory.structure import SupportStructure
@@ -36,21 +44,38 @@ def _python_classes(family: GraphFamily) -> int:
     E, C = family.evidence, family.claims
     seen = set()
     from itertools import combinations
+
     for m in range(family.max_justifications + 1):
         for chosen in combinations(candidates, m):
             forms = []
             for pe in permutations(range(E)):
                 for pc in permutations(range(C)):
                     node = list(pe) + [E + x for x in pc]
-                    forms.append(tuple(sorted(
-                        (node[own], sum(1 << node[i] for i in range(E + C) if mask >> i & 1))
-                        for own, mask in chosen)))
+                    forms.append(
+                        tuple(
+                            sorted(
+                                (
+                                    node[own],
+                                    sum(1 << node[i] for i in range(E + C) if mask >> i & 1),
+                                )
+                                for own, mask in chosen
+                            )
+                        )
+                    )
             seen.add(min(forms))
     return len(seen)
 
 
-@pytest.mark.parametrize("family", [GraphFamily(2, 2, 2), GraphFamily(1, 2, 3), GraphFamily(3, 1, 2),
-                                    GraphFamily(1, 1, 0), GraphFamily(0, 2, 2)])
+@pytest.mark.parametrize(
+    "family",
+    [
+        GraphFamily(2, 2, 2),
+        GraphFamily(1, 2, 3),
+        GraphFamily(3, 1, 2),
+        GraphFamily(1, 1, 0),
+        GraphFamily(0, 2, 2),
+    ],
+)
 def test_isomorphism_classes(family):
     reps, sizes, labelled = iso_classes(family)
     assert int(sizes.sum()) == labelled == family.labelled_count()
@@ -64,19 +89,23 @@ def test_redundant_and_alternative_examples_are_counted():
     assert not truth.safe and truth.witnesses == {"e2": REDUNDANT_INFLUENCE}
     # c1 <- e1; c1 <- c2; c2 <- e2: two minimal justifications through a claim
     alternative = SupportStructure.build(
-        ["e1", "e2"], ["c1", "c2"], [("c1", ["e1"]), ("c1", ["c2"]), ("c2", ["e2"])])
+        ["e1", "e2"], ["c1", "c2"], [("c1", ["e1"]), ("c1", ["c2"]), ("c2", ["e2"])]
+    )
     truth = brute_force(alternative)["c1"]
     assert truth.witnesses == {"e1": ALTERNATIVE_SUPPORT, "e2": ALTERNATIVE_SUPPORT}
     # a support loop is not an alternative: c1 <- e1; c1 <- c2; c2 <- c1
-    loop = SupportStructure.build(["e1"], ["c1", "c2"], [("c1", ["e1"]), ("c1", ["c2"]), ("c2", ["c1"])])
+    loop = SupportStructure.build(
+        ["e1"], ["c1", "c2"], [("c1", ["e1"]), ("c1", ["c2"]), ("c2", ["c1"])]
+    )
     truth = brute_force(loop)
     assert truth["c1"].safe and truth["c2"].safe
     for structure in (redundant, alternative, loop):
         assert _compare(structure, check_structure(structure), brute_force(structure)) == []
 
 
-@pytest.mark.parametrize("mutant", [mutants.loop_keeping_exact, mutants.forgetful_exact,
-                                    mutants.unpropagated_exact])
+@pytest.mark.parametrize(
+    "mutant", [mutants.loop_keeping_exact, mutants.forgetful_exact, mutants.unpropagated_exact]
+)
 def test_wrong_exact_rule_is_reported(mutant):
     family = GraphFamily(2, 2, 3)
     reps, sizes, _ = iso_classes(family)
@@ -96,8 +125,9 @@ def test_checker_equals_brute_force_on_random_graphs(structure):
 def test_graphs_on_dask():
     distributed = pytest.importorskip("dask.distributed")
     family = GraphFamily(2, 1, 3)
-    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
-                            dashboard_address=None) as client:
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as client:
         with start_executor("dask", 2, client=client) as executor:
             remote = run_graphs(family, executor, shard_size=5)
     with start_executor() as executor:

@@ -23,8 +23,16 @@ from enumerations.graphs import (
 from enumerations.orderly import class_sizes, extend, is_canonical, levels
 from enumerations.parts import PartError
 
-SMALL = [GraphFamily(2, 2, 3), GraphFamily(1, 2, 3), GraphFamily(3, 1, 2), GraphFamily(0, 2, 2),
-         GraphFamily(1, 1, 0), GraphFamily(2, 0, 3), GraphFamily(2, 2, 4), GraphFamily(3, 2, 2)]
+SMALL = [
+    GraphFamily(2, 2, 3),
+    GraphFamily(1, 2, 3),
+    GraphFamily(3, 1, 2),
+    GraphFamily(0, 2, 2),
+    GraphFamily(1, 1, 0),
+    GraphFamily(2, 0, 3),
+    GraphFamily(2, 2, 4),
+    GraphFamily(3, 2, 2),
+]
 
 
 def _canonical(row: list[int], maps: np.ndarray) -> tuple[int, ...]:
@@ -35,8 +43,11 @@ def _canonical(row: list[int], maps: np.ndarray) -> tuple[int, ...]:
 def _generated(family: GraphFamily) -> dict[tuple[int, ...], int]:
     maps = group_maps(family)
     G = maps.shape[0]
-    return {tuple(int(x) for x in row): G // int(a)
-            for rows, aut in levels(maps, family.max_justifications) for row, a in zip(rows, aut)}
+    return {
+        tuple(int(x) for x in row): G // int(a)
+        for rows, aut in levels(maps, family.max_justifications)
+        for row, a in zip(rows, aut)
+    }
 
 
 @pytest.mark.parametrize("family", SMALL)
@@ -44,16 +55,27 @@ def test_generated_classes_are_the_walks_classes_with_the_same_sizes(family):
     maps = group_maps(family)
     K = maps.shape[1]
     reps, sizes, labelled = iso_classes(family)
-    walk = {_canonical([x for x in row if x < K], maps): int(size)
-            for row, size in zip(reps.tolist(), sizes.tolist())}
+    walk = {
+        _canonical([x for x in row if x < K], maps): int(size)
+        for row, size in zip(reps.tolist(), sizes.tolist())
+    }
     generated = _generated(family)
     assert generated == walk
     assert sum(generated.values()) == labelled == family.labelled_count()
     assert all(is_canonical(np.array(row, dtype=np.int64), maps) for row in generated)
 
 
-@pytest.mark.parametrize("family", [GraphFamily(3, 3, 4), GraphFamily(3, 3, 5), GraphFamily(4, 4, 3),
-                                    GraphFamily(2, 2, 16), GraphFamily(4, 3, 3)] + SMALL)
+@pytest.mark.parametrize(
+    "family",
+    [
+        GraphFamily(3, 3, 4),
+        GraphFamily(3, 3, 5),
+        GraphFamily(4, 4, 3),
+        GraphFamily(2, 2, 16),
+        GraphFamily(4, 3, 3),
+    ]
+    + SMALL,
+)
 def test_generated_counts_equal_burnsides(family):
     maps = group_maps(family)
     E, C, J = family.evidence, family.claims, family.max_justifications
@@ -100,8 +122,9 @@ def _verified(family: GraphFamily, maps: np.ndarray) -> bool:
     except AssertionError:
         return False
     E, C, J = family.evidence, family.claims, family.max_justifications
-    return [len(rows) for rows, _ in found] == burnside.class_counts_by_size(E, C, J) and \
-        labelled == family.labelled_count()
+    return [len(rows) for rows, _ in found] == burnside.class_counts_by_size(
+        E, C, J
+    ) and labelled == family.labelled_count()
 
 
 @pytest.mark.parametrize("family", [GraphFamily(3, 3, 2), GraphFamily(3, 3, 3)])

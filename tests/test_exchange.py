@@ -5,13 +5,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.claim_cases import structure_and_claim
 from theory.cone_kernel import ConeOracle, _critical
 from theory.exchange import Exchange
 from theory.fixpoint import active_state
 from theory.index import index_of
 from theory.reference import brute_force_minimal_justifications
-
-from tests.claim_cases import structure_and_claim
 
 
 @settings(max_examples=300)
@@ -46,7 +45,7 @@ def test_each_step_gives_new_minimal_justifications(case, attempts, patience, da
             assert not holds(inside) and set(present) & cone <= inside
             assert all(holds(inside | {x}) for x in names[0])
     assert {frozenset(index.ids[n] for n in m) for m in exchange.found()} == seen
-    assert exchange.named(index.ids) == seen   # the same sets, named in one pass
+    assert exchange.named(index.ids) == seen  # the same sets, named in one pass
 
 
 def test_exchange_alone_finds_a_product_of_alternatives():
@@ -61,7 +60,9 @@ def test_exchange_alone_finds_a_product_of_alternatives():
     exchange = Exchange(ConeOracle(index, index.number["root"]))
     true, found = exchange.step(index.numbers(evidence))
     assert true and len(found) == 27
-    assert {frozenset(index.ids[n] for n in m) for m in found} == brute_force_minimal_justifications(structure, "root")
+    assert {
+        frozenset(index.ids[n] for n in m) for m in found
+    } == brute_force_minimal_justifications(structure, "root")
 
 
 @settings(max_examples=300)
@@ -79,10 +80,26 @@ def test_one_pass_necessity_equals_one_fixpoint_per_member(case, data):
     if not tried.shape[0]:
         return
     count = oracle.local_size
-    bits = int(_critical(mask, tried, tried.shape[0], oracle.shape, oracle.ev_local, oracle.premises, oracle.w_start,
-                         oracle.w_just, oracle.just_claim, oracle.just_size, oracle.root,
-                         np.zeros(count, dtype=np.uint64), np.zeros(count, dtype=np.uint8),
-                         np.empty(count + 1, dtype=np.int64)))
+    bits = int(
+        _critical(
+            mask,
+            tried,
+            tried.shape[0],
+            oracle.shape,
+            oracle.ev_local,
+            oracle.premises,
+            oracle.w_start,
+            oracle.w_just,
+            oracle.just_claim,
+            oracle.just_size,
+            oracle.root,
+            np.zeros(count, dtype=np.uint64),
+            np.zeros(count, dtype=np.uint8),
+            np.empty(count + 1, dtype=np.int64),
+        )
+    )
     for i, position in enumerate(tried):
         without = set(present) - {items[position]}
-        assert bool(bits >> i & 1) == (claim not in active_state(structure, evidence=frozenset(without)))
+        assert bool(bits >> i & 1) == (
+            claim not in active_state(structure, evidence=frozenset(without))
+        )

@@ -21,21 +21,28 @@ from tests.serve_helpers import REPO, http_server, jtms, new_memory
 pytestmark = pytest.mark.timeout(180)
 
 TOKEN = "explorer-token-0123456789abcdef"
-HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(2)>', "</svg><b>x</b>",
-           "&amp; & <i>", "' onmouseover='alert(3)"]
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(2)>',
+    "</svg><b>x</b>",
+    "&amp; & <i>",
+    "' onmouseover='alert(3)",
+]
 
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}),
-                                    timeout=30) as response:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, headers=headers or {}), timeout=30
+        ) as response:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as refused:
         return refused.code, refused.read().decode()
 
 
-def post(url: str, fields: dict[str, str] | list[tuple[str, str]],
-         headers: dict[str, str] | None = None) -> tuple[int, str]:
+def post(
+    url: str, fields: dict[str, str] | list[tuple[str, str]], headers: dict[str, str] | None = None
+) -> tuple[int, str]:
     data = urllib.parse.urlencode(fields).encode()
     request = urllib.request.Request(url, data=data, method="POST", headers=headers or {})
     try:
@@ -66,9 +73,11 @@ class Markup(HTMLParser):
     def foreign(self) -> set[str]:
         """Elements no page of the explorer makes: any script but the app's own two (ELK and
         the drawing's) and the drawing's JSON data block, or an img, b or i element."""
-        ours = ([("defer", None), ("src", "/static/elk.bundled.js")],
-                [("defer", None), ("src", "/static/explorer.js")],
-                [("type", "application/json"), ("id", "drawing-data")])
+        ours = (
+            [("defer", None), ("src", "/static/elk.bundled.js")],
+            [("defer", None), ("src", "/static/explorer.js")],
+            [("type", "application/json"), ("id", "drawing-data")],
+        )
         found = {"img", "b", "i"} & set(self.tags)
         return found | {"script" for attrs in self.scripts if attrs not in ours}
 
@@ -103,13 +112,18 @@ def test_pages_show_the_memory(tmp_path):
         assert status == 200 and 'href="/node?id=plan"' in body and "1 node(s) match" in body
         status, body = get(base + "/node?id=plan")
         assert status == 200
-        assert set(re.findall(r'data-id="([^"]+)"', body)) == {"plan", "x", "assay"}  # x <- assay: its certificate
+        assert set(re.findall(r'data-id="([^"]+)"', body)) == {
+            "plan",
+            "x",
+            "assay",
+        }  # x <- assay: its certificate
         assert 'href="/node?id=later"' in body  # what depends on it
         # preview, then run the audit from the form, as the browser would
         status, body = get(base + "/preview?ids=assay")
         assert "retire 3" in body and "keep 1" in body  # assay, plan, later; x stays
-        status, _ = post(base + "/audit", [("ids", "assay"), ("reason", "contaminated"),
-                                           ("reviewer", "ana")])
+        status, _ = post(
+            base + "/audit", [("ids", "assay"), ("reason", "contaminated"), ("reviewer", "ana")]
+        )
         assert status == 200
         with Memory.open(db) as memory:
             audit_id = max(memory.open_audits())
@@ -118,7 +132,13 @@ def test_pages_show_the_memory(tmp_path):
         assert "why inactive" in body and f"#audit-{audit_id}" in body
         assert "broken by" in body and 'class="inactive" href="/node?id=assay"' in body
         _, body = get(base + "/node?id=later")  # drawn down to the invalidated evidence
-        assert set(re.findall(r'data-id="([^"]+)"', body)) == {"later", "plan", "x", "assay", "paper"}
+        assert set(re.findall(r'data-id="([^"]+)"', body)) == {
+            "later",
+            "plan",
+            "x",
+            "assay",
+            "paper",
+        }
         status, body = get(base + "/node?id=x")
         assert "other intact justifications" in body
         status, body = get(base + "/audits")
@@ -132,8 +152,11 @@ def test_pages_show_the_memory(tmp_path):
         assert css_status == 200 and "svg.drawing" in css
         # the drawing's scripts, served by the app itself: ELK as vendored, its licence, ours
         static = REPO / "jtms" / "serve" / "static"
-        for name, media in (("elk.bundled.js", "text/javascript"), ("explorer.js", "text/javascript"),
-                            ("elk.LICENSE.md", "text/plain")):
+        for name, media in (
+            ("elk.bundled.js", "text/javascript"),
+            ("explorer.js", "text/javascript"),
+            ("elk.LICENSE.md", "text/plain"),
+        ):
             with urllib.request.urlopen(base + "/static/" + name, timeout=30) as response:
                 assert response.headers["content-type"].startswith(media), name
                 assert response.read() == (static / name).read_bytes(), name
@@ -155,21 +178,38 @@ def test_user_text_is_never_markup(tmp_path):
             memory.add_evidence(text, text=text)
             memory.add_claim(f"c{k}{text}", [[text]], text=text)
         memory.audit([HOSTILE[0]], reason=HOSTILE[1], reviewer=HOSTILE[2])
-        memory.import_graph({"nodes": [{"id": "imported", "kind": "evidence", "text": HOSTILE[3]}],
-                             "justifications": []}, source=HOSTILE[4])   # shown on /events
-        for k, text in enumerate(HOSTILE):   # nogoods: their pages and the timeline's links
+        memory.import_graph(
+            {
+                "nodes": [{"id": "imported", "kind": "evidence", "text": HOSTILE[3]}],
+                "justifications": [],
+            },
+            source=HOSTILE[4],
+        )  # shown on /events
+        for k, text in enumerate(HOSTILE):  # nogoods: their pages and the timeline's links
             memory.add_nogood(f"n{k}{text}", [text, f"c{k}{text}"], text=text)
     with explorer(db) as base:
-        pages = ["/?q=" + urllib.parse.quote("<"), "/audits", "/nogoods",
-                 f"/audits?changed={audit_id_of(db)}"]
+        pages = [
+            "/?q=" + urllib.parse.quote("<"),
+            "/audits",
+            "/nogoods",
+            f"/audits?changed={audit_id_of(db)}",
+        ]
         pages += ["/preview?ids=" + urllib.parse.quote(",".join(HOSTILE[1:]))]
-        pages += ["/node?id=" + urllib.parse.quote(i) for t in HOSTILE for i in (t, f"c{HOSTILE.index(t)}{t}")]
+        pages += [
+            "/node?id=" + urllib.parse.quote(i)
+            for t in HOSTILE
+            for i in (t, f"c{HOSTILE.index(t)}{t}")
+        ]
         pages += ["/node?id=" + urllib.parse.quote(HOSTILE[0]) + "&limit=1"]
         # the same as of the audit and of the event before it, and the event timeline
         with Memory.open(db) as memory:
             (audit_id,) = memory.open_audits()
-        past = [f"{p}{'&' if '?' in p else '?'}as_of={k}" for p in pages for k in (audit_id - 1, audit_id)]
-        refused = [p for p in past if p.startswith("/preview")]   # a 400 page: read-only
+        past = [
+            f"{p}{'&' if '?' in p else '?'}as_of={k}"
+            for p in pages
+            for k in (audit_id - 1, audit_id)
+        ]
+        refused = [p for p in past if p.startswith("/preview")]  # a 400 page: read-only
         pages += [p for p in past if p not in refused]
         pages += ["/nogood?id=" + urllib.parse.quote(f"n{k}{t}") for k, t in enumerate(HOSTILE)]
         pages += ["/events", f"/events?as_of={audit_id}", "/events?limit=1"]
@@ -182,10 +222,11 @@ def test_user_text_is_never_markup(tmp_path):
             parsed.feed(body)
             assert not parsed.foreign(), path
             assert not [name for name, _ in parsed.attributes if name.startswith("on")], path
-        for k, text in enumerate(HOSTILE):   # the drawing's JSON block carries the ids intact
+        for k, text in enumerate(HOSTILE):  # the drawing's JSON block carries the ids intact
             _, body = get(base + "/node?id=" + urllib.parse.quote(f"c{k}{text}"))
-            block = re.search(r'<script type="application/json" id="drawing-data">(.*?)</script>',
-                              body, re.S)
+            block = re.search(
+                r'<script type="application/json" id="drawing-data">(.*?)</script>', body, re.S
+            )
             assert block is not None
             described = json.loads(block.group(1))
             assert {n["id"] for n in described["nodes"]} == {text, f"c{k}{text}"}
@@ -215,8 +256,14 @@ def test_same_token_and_origin_checks_as_mcp(tmp_path):
         assert get(base + "/", cookie)[0] == 200
         assert get(base + "/", {"Authorization": f"Bearer {TOKEN}"})[0] == 200
         # a cross-site form post (the browser sends the other site's Origin) is refused
-        assert post(base + "/audit", {"ids": "assay", "reason": "r"},
-                    {**cookie, "Origin": "http://evil.example"})[0] == 403
+        assert (
+            post(
+                base + "/audit",
+                {"ids": "assay", "reason": "r"},
+                {**cookie, "Origin": "http://evil.example"},
+            )[0]
+            == 403
+        )
         assert get(base + "/", {**cookie, "Host": "evil.example"})[0] == 421
     with Memory.open(db) as memory:
         assert not memory.open_audits()
@@ -230,11 +277,14 @@ def test_same_token_and_origin_checks_as_mcp(tmp_path):
 def test_drawing_is_capped_with_show_more(tmp_path):
     db = new_memory(tmp_path / "m.db")
     with Memory.open(db) as memory:
-        memory.import_graph({
-            "nodes": [{"id": "e", "kind": "evidence"}]
-            + [{"id": f"c{k:03d}", "kind": "claim"} for k in range(300)],
-            "justifications": [{"claim": "c000", "antecedents": ["e"]}]
-            + [{"claim": f"c{k:03d}", "antecedents": [f"c{k - 1:03d}"]} for k in range(1, 300)]})
+        memory.import_graph(
+            {
+                "nodes": [{"id": "e", "kind": "evidence"}]
+                + [{"id": f"c{k:03d}", "kind": "claim"} for k in range(300)],
+                "justifications": [{"claim": "c000", "antecedents": ["e"]}]
+                + [{"claim": f"c{k:03d}", "antecedents": [f"c{k - 1:03d}"]} for k in range(1, 300)],
+            }
+        )
     with explorer(db) as base:
         _, body = get(base + "/node?id=c299")
         drawn = re.findall(r'data-id="([^"]+)"', body)
@@ -275,10 +325,16 @@ def test_export_format_dot_and_mermaid(tmp_path):
 # plan: created active (event 5), retired by the audit of assay (7), reinstated (8), kept out
 # by the audit of x (10); x: switches to paper at 7, invalidated itself at 10
 AS_OF_OPS: list[tuple[str, tuple]] = [
-    ("evidence", ("assay", "assay A shows X")), ("evidence", ("paper", "Smith 2021 reports X")),
-    ("claim", ("x", [["assay"], ["paper"]], "X holds")), ("claim", ("plan", [["x", "assay"]], "order reagent R")),
-    ("claim", ("later", [["plan"]], "then ship it")), ("audit", (["assay"], "contaminated")),
-    ("reinstate", (7,)), ("evidence", ("memo", "a memo")), ("audit", (["x"], "x is wrong"))]
+    ("evidence", ("assay", "assay A shows X")),
+    ("evidence", ("paper", "Smith 2021 reports X")),
+    ("claim", ("x", [["assay"], ["paper"]], "X holds")),
+    ("claim", ("plan", [["x", "assay"]], "order reagent R")),
+    ("claim", ("later", [["plan"]], "then ship it")),
+    ("audit", (["assay"], "contaminated")),
+    ("reinstate", (7,)),
+    ("evidence", ("memo", "a memo")),
+    ("audit", (["x"], "x is wrong")),
+]
 
 
 def replay(memory: Memory, ops: list[tuple[str, tuple]]) -> None:
@@ -296,14 +352,14 @@ def replay(memory: Memory, ops: list[tuple[str, tuple]]) -> None:
 def rebuilt(k: int) -> Memory:
     """A fresh memory from the first k events of AS_OF_OPS (event 1 is the init)."""
     memory = Memory.create(":memory:", durability="off")
-    replay(memory, AS_OF_OPS[:k - 1])
+    replay(memory, AS_OF_OPS[: k - 1])
     assert memory.last_event == k
     return memory
 
 
 def linked(body: str, css: str) -> list[str]:
     """The node ids linked inside the first element of class ``css``."""
-    found = re.search(rf'class={css}[ >].*?</(?:p|ul|ol|span)>', body, re.S)
+    found = re.search(rf"class={css}[ >].*?</(?:p|ul|ol|span)>", body, re.S)
     return [] if found is None else re.findall(r'href="/node\?id=([^"&]+)', found.group(0))
 
 
@@ -311,14 +367,36 @@ def node_portrait(body: str) -> dict:
     """What the node page shows, read back from its HTML."""
     why = re.search(r"<ul class=why>(.*?)</ul>", body, re.S)
     return {
-        "active": re.search(r'<p class=status>\w+ <span class="badge (\w+)"', body).group(1) == "active",
+        "active": re.search(r'<p class=status>\w+ <span class="badge (\w+)"', body).group(1)
+        == "active",
         "drawn": set(re.findall(r'data-id="([^"]+)"', body)),
-        "certificate": re.findall(r"<li><a href=\"/node\?id=([^\"&]+)[^\"]*\">", body.split(
-            "<ol class=certificate>")[1].split("</ol>")[0]) if "<ol class=certificate>" in body else [],
-        "blocked_by": [int(a) for a in re.findall(r"class=blocked>invalidated itself by <a href=\"/audits[^#]*#audit-(\d+)", body)],
-        "kept_out_by": [int(a) for a in re.findall(r"class=kept-out>kept out by <a href=\"/audits[^#]*#audit-(\d+)", body)],
-        "withdrawn_by": [int(a) for a in re.findall(r"class=withdrawn>withdrawn by <a href=\"/audits[^#]*#audit-(\d+)", body)],
-        "broken": re.findall(r"<li class=broken>justification (.*?) broken by", why.group(1)) if why else [],
+        "certificate": re.findall(
+            r"<li><a href=\"/node\?id=([^\"&]+)[^\"]*\">",
+            body.split("<ol class=certificate>")[1].split("</ol>")[0],
+        )
+        if "<ol class=certificate>" in body
+        else [],
+        "blocked_by": [
+            int(a)
+            for a in re.findall(
+                r"class=blocked>invalidated itself by <a href=\"/audits[^#]*#audit-(\d+)", body
+            )
+        ],
+        "kept_out_by": [
+            int(a)
+            for a in re.findall(
+                r"class=kept-out>kept out by <a href=\"/audits[^#]*#audit-(\d+)", body
+            )
+        ],
+        "withdrawn_by": [
+            int(a)
+            for a in re.findall(
+                r"class=withdrawn>withdrawn by <a href=\"/audits[^#]*#audit-(\d+)", body
+            )
+        ],
+        "broken": re.findall(r"<li class=broken>justification (.*?) broken by", why.group(1))
+        if why
+        else [],
         "dependents": linked(body, "dependents"),
         "history": len(re.findall(r"<tr><td><a title=\"this node as of event", body)),
     }
@@ -339,7 +417,9 @@ def expected_portrait(memory: Memory, node_id: str) -> dict:
         "kept_out_by": kept_out,
         "withdrawn_by": [] if explanation.withdrawn_by is None else [explanation.withdrawn_by],
         "broken": [" ∧ ".join(ants) for ants, _ in explanation.broken],
-        "dependents": sorted({j.claim for j in structure.justifications if node_id in j.antecedents}),
+        "dependents": sorted(
+            {j.claim for j in structure.justifications if node_id in j.antecedents}
+        ),
         "history": len(memory.history(node_id)),
     }
 
@@ -360,13 +440,20 @@ def test_pages_as_of_each_event_match_the_memory_then(tmp_path):
             assert status == 200, body
             assert f"as of event {k} ({times[k]}) — read-only" in body
             assert '<a class=now href="/?q=a">back to now</a>' in body
-            counts = (f"{len(again.texts())} nodes, {len(again.active_ids())} active, "
-                      f"{len(again.open_audits())} audit(s) in force.")
-            assert counts in body and counts == (f"{len(view.texts())} nodes, {len(view.active_ids())}"
-                                                 f" active, {len(view.open_audits())} audit(s) in force.")
-            hits = re.findall(r'<tr><td><a class="(\w+)" href="/node\?id=([^"&]+)&amp;as_of=(\d+)"', body)
+            counts = (
+                f"{len(again.texts())} nodes, {len(again.active_ids())} active, "
+                f"{len(again.open_audits())} audit(s) in force."
+            )
+            assert counts in body and counts == (
+                f"{len(view.texts())} nodes, {len(view.active_ids())}"
+                f" active, {len(view.open_audits())} audit(s) in force."
+            )
+            hits = re.findall(
+                r'<tr><td><a class="(\w+)" href="/node\?id=([^"&]+)&amp;as_of=(\d+)"', body
+            )
             assert {(i, c == "active") for c, i, _ in hits} == {
-                (i, i in again.active_ids()) for i, t in again.texts().items() if "a" in i + t}
+                (i, i in again.active_ids()) for i, t in again.texts().items() if "a" in i + t
+            }
             assert {int(e) for _, _, e in hits} <= {k}
             for node_id in ("assay", "x", "plan", "later", "memo"):
                 status, body = get(base + f"/node?id={node_id}&as_of={k}")
@@ -375,7 +462,9 @@ def test_pages_as_of_each_event_match_the_memory_then(tmp_path):
                     continue
                 assert status == 200, (k, node_id, body)
                 shown = node_portrait(body)
-                assert shown == expected_portrait(again, node_id) == expected_portrait(view, node_id), (k, node_id)
+                assert (
+                    shown == expected_portrait(again, node_id) == expected_portrait(view, node_id)
+                ), (k, node_id)
                 assert "preview an audit" not in body and "method=post" not in body
                 assert f'<a class=now href="/node?id={node_id}">back to now</a>' in body
                 if node_id == "plan":
@@ -397,8 +486,14 @@ def test_pages_as_of_each_event_match_the_memory_then(tmp_path):
             assert f'href="/?as_of={event["id"]}"' in row and event["kind"] in row
             for key in ("created", "activated", "deactivated"):
                 cell = re.search(rf'<span class="{key}">.*?</span>', row, re.S)
-                listed = re.findall(r'href="/node\?id=([^"&]+)&amp;as_of=(\d+)"', cell.group(0)) if cell else []
-                assert [i for i, _ in listed] == event[key] and {int(e) for _, e in listed} <= {event["id"]}
+                listed = (
+                    re.findall(r'href="/node\?id=([^"&]+)&amp;as_of=(\d+)"', cell.group(0))
+                    if cell
+                    else []
+                )
+                assert [i for i, _ in listed] == event[key] and {int(e) for _, e in listed} <= {
+                    event["id"]
+                }
         assert memory.events(after=6, until=7)[0]["deactivated"] == ["assay", "later", "plan"]
         _, body = get(base + "/events?as_of=7")
         assert '<tr id="event-7" class=current>' in body and '<tr id="event-8" class=later>' in body
@@ -410,10 +505,15 @@ def test_pages_as_of_each_event_match_the_memory_then(tmp_path):
         assert "reinstated by event 8" in body
 
 
-BAD_AS_OF = [("abc", "as_of must be an event id (an integer), got &#x27;abc&#x27;"),
-             ("1.5", "an integer"), ("-1", "as_of must be an event id (1 or more)"),
-             ("0", "no event 0 (events are 1 to 6)"), ("7", "no event 7 (events are 1 to 6)"),
-             ("9" * 40, "no such event"), ("<b>1</b>", "&lt;b&gt;1&lt;/b&gt;")]
+BAD_AS_OF = [
+    ("abc", "as_of must be an event id (an integer), got &#x27;abc&#x27;"),
+    ("1.5", "an integer"),
+    ("-1", "as_of must be an event id (1 or more)"),
+    ("0", "no event 0 (events are 1 to 6)"),
+    ("7", "no event 7 (events are 1 to 6)"),
+    ("9" * 40, "no such event"),
+    ("<b>1</b>", "&lt;b&gt;1&lt;/b&gt;"),
+]
 
 
 def test_bad_as_of_is_a_clear_400(tmp_path):
@@ -426,7 +526,7 @@ def test_bad_as_of_is_a_clear_400(tmp_path):
                 parsed = Markup()
                 parsed.feed(body)
                 assert "b" not in parsed.tags and "<b>" not in body
-        assert get(base + "/?q=x&as_of=")[0] == 200   # an empty field: now
+        assert get(base + "/?q=x&as_of=")[0] == 200  # an empty field: now
 
 
 def test_writes_are_refused_as_of_an_event(tmp_path):
@@ -439,8 +539,12 @@ def test_writes_are_refused_as_of_an_event(tmp_path):
             assert not memory.open_audits()
             audit_id = memory.audit(["assay"], reason="r").audit_id
         assert post(base + "/reinstate?as_of=3", {"audit_id": str(audit_id)})[0] == 400
-        for path in ("/?as_of=3", "/node?id=x&as_of=4", f"/audits?as_of={audit_id}",
-                     f"/events?as_of={audit_id}"):
+        for path in (
+            "/?as_of=3",
+            "/node?id=x&as_of=4",
+            f"/audits?as_of={audit_id}",
+            f"/events?as_of={audit_id}",
+        ):
             status, body = get(base + path)
             assert status == 200 and "read-only" in body
             assert "method=post" not in body and 'href="/preview' not in body, path
@@ -450,17 +554,20 @@ def test_writes_are_refused_as_of_an_event(tmp_path):
 
 # --- at scale: the preview paged, what an audit changed, nogoods, the login redirect ----------
 
+
 class NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         return None
 
 
-def raw(url: str, fields: dict[str, str] | None = None,
-        headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+def raw(
+    url: str, fields: dict[str, str] | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], str]:
     """One request, redirects not followed: status, headers, body."""
     data = None if fields is None else urllib.parse.urlencode(fields).encode()
-    request = urllib.request.Request(url, data=data, headers=headers or {},
-                                     method="GET" if data is None else "POST")
+    request = urllib.request.Request(
+        url, data=data, headers=headers or {}, method="GET" if data is None else "POST"
+    )
     opener = urllib.request.build_opener(NoRedirect)
     try:
         with opener.open(request, timeout=30) as response:
@@ -474,12 +581,21 @@ def wide(tmp_path, retired: int, kept: int) -> str:
     of e retires e and the first, keeps the second on f)."""
     db = new_memory(tmp_path / "m.db")
     with Memory.open(db) as memory:
-        memory.import_graph({
-            "nodes": [{"id": "e", "kind": "evidence"}, {"id": "f", "kind": "evidence"}]
-            + [{"id": f"r{k:04d}", "kind": "claim"} for k in range(retired)]
-            + [{"id": f"k{k:04d}", "kind": "claim"} for k in range(kept)],
-            "justifications": [{"claim": f"r{k:04d}", "antecedents": ["e"]} for k in range(retired)]
-            + [{"claim": f"k{k:04d}", "antecedents": [a]} for k in range(kept) for a in ("e", "f")]})
+        memory.import_graph(
+            {
+                "nodes": [{"id": "e", "kind": "evidence"}, {"id": "f", "kind": "evidence"}]
+                + [{"id": f"r{k:04d}", "kind": "claim"} for k in range(retired)]
+                + [{"id": f"k{k:04d}", "kind": "claim"} for k in range(kept)],
+                "justifications": [
+                    {"claim": f"r{k:04d}", "antecedents": ["e"]} for k in range(retired)
+                ]
+                + [
+                    {"claim": f"k{k:04d}", "antecedents": [a]}
+                    for k in range(kept)
+                    for a in ("e", "f")
+                ],
+            }
+        )
     return db
 
 
@@ -488,8 +604,10 @@ def preview_page(body: str) -> tuple[list[str], list[str]]:
     retired = re.search(r"<span class=retired>(.*?)</span>", body, re.S)
     kept = re.search(r"<ul class=kept>(.*?)</ul>", body, re.S)
     assert retired is not None and kept is not None
-    return (re.findall(r'href="/node\?id=([^"&]+)"', retired.group(1)),
-            re.findall(r'<li><a class="active" href="/node\?id=([^"&]+)"', kept.group(1)))
+    return (
+        re.findall(r'href="/node\?id=([^"&]+)"', retired.group(1)),
+        re.findall(r'<li><a class="active" href="/node\?id=([^"&]+)"', kept.group(1)),
+    )
 
 
 def test_preview_is_capped_and_paged(tmp_path):
@@ -504,7 +622,7 @@ def test_preview_is_capped_and_paged(tmp_path):
         assert status == 200
         assert "retire <strong>1201</strong> node(s) and keep <strong>130</strong>" in body
         assert "(showing 1 to 50)" in body and "<em>and 1151 more</em>" in body
-        assert len(body) < 40_000, len(body)   # 1,331 ids in all; a page of 50 of each
+        assert len(body) < 40_000, len(body)  # 1,331 ids in all; a page of 50 of each
         seen_retired, seen_kept, pages = [], [], 0
         path = "/preview?ids=e"
         while path:
@@ -556,11 +674,15 @@ def test_after_an_audit_and_a_reinstate_the_page_says_what_changed(tmp_path):
         _, body = get(base + headers["location"])
         changed = re.search(r"<p class=changed role=status[^>]*>(.*?)</p>", body, re.S)
         assert changed is not None
-        assert (f"event {event} reinstated <a href=\"/audits#audit-{audit_id}\">audit {audit_id}"
-                "</a> and reactivated <strong>61</strong> node(s)") in changed.group(1)
-        assert re.findall(r'href="/node\?id=([^"&]+)&amp;as_of=', changed.group(1)) == activated[:20]
+        assert (
+            f'event {event} reinstated <a href="/audits#audit-{audit_id}">audit {audit_id}'
+            "</a> and reactivated <strong>61</strong> node(s)"
+        ) in changed.group(1)
+        assert (
+            re.findall(r'href="/node\?id=([^"&]+)&amp;as_of=', changed.group(1)) == activated[:20]
+        )
         assert "class=changed" not in get(base + "/audits")[1]
-        for bad in ("abc", "1", str(event + 5)):   # not an audit or reinstatement event
+        for bad in ("abc", "1", str(event + 5)):  # not an audit or reinstatement event
             status, body = get(base + f"/audits?changed={bad}")
             assert status == 400 and "changed" in body, bad
 
@@ -596,15 +718,21 @@ def test_nogoods_and_contradictions_have_their_own_view(tmp_path):
         assert 'class="inactive" href="/node?id=memo"' in resolved
         status, body = get(base + "/nogood?id=n1")
         assert status == 200 and "active contradiction" in body
-        assert re.findall(r'href="/node\?id=(\w+)"', body.split("<ul class=members>")[1].split("</ul>")[0]) == ["plan", "x"]
+        assert re.findall(
+            r'href="/node\?id=(\w+)"', body.split("<ul class=members>")[1].split("</ul>")[0]
+        ) == ["plan", "x"]
         listed = body.split("<ul class=conflicts>")[1].split("</ul>")[0]
         assert re.findall(r"<li>(.*?)</li>", listed) == ['<a href="/node?id=assay">assay</a>']
         status, body = get(base + "/nogood?id=n2")
         assert status == 200 and "not a contradiction" in body and "conflicts" not in body
-        assert re.findall(r'href="/node\?id=(\w+)"', body.split("<p class=why>")[1].split("</p>")[0]) == ["memo"]
+        assert re.findall(
+            r'href="/node\?id=(\w+)"', body.split("<p class=why>")[1].split("</p>")[0]
+        ) == ["memo"]
         assert get(base + "/nogood?id=ghost")[0] == 400
-        _, body = get(base + "/node?id=x")   # a node says which nogoods name it
-        assert re.findall(r'href="/nogood\?id=(\w+)"', body.split("<p class=nogoods>")[1].split("</p>")[0]) == ["n1"]
+        _, body = get(base + "/node?id=x")  # a node says which nogoods name it
+        assert re.findall(
+            r'href="/nogood\?id=(\w+)"', body.split("<p class=nogoods>")[1].split("</p>")[0]
+        ) == ["n1"]
         # the event timeline links each nogood it created to the nogood's page, as of then
         _, body = get(base + "/events")
         for event in events:
@@ -612,12 +740,12 @@ def test_nogoods_and_contradictions_have_their_own_view(tmp_path):
                 continue
             (created,) = event["created"]
             row = re.search(rf'<tr id="event-{event["id"]}".*?</tr>', body, re.S).group(0)
-            href = f'/nogood?id={created}&amp;as_of={event["id"]}'
+            href = f"/nogood?id={created}&amp;as_of={event['id']}"
             assert f'href="{href}"' in row, row
             status, page_body = get(base + href.replace("&amp;", "&"))
             assert status == 200 and f"as of event {event['id']}" in page_body
             assert f"nogood {created}" in page_body
-        status, headers, _ = raw(base + "/node?id=n1&as_of=8")   # an old link to a nogood
+        status, headers, _ = raw(base + "/node?id=n1&as_of=8")  # an old link to a nogood
         assert status == 303 and headers["location"] == "/nogood?id=n1&as_of=8"
 
 
@@ -649,6 +777,6 @@ def test_a_browser_without_the_cookie_is_sent_to_login(tmp_path):
         assert status == 401 and '<input type=hidden name=next value="/audits">' in body
     with Memory.open(db) as memory:
         assert not memory.open_audits()
-    with explorer(db) as base:   # no token: nothing to log in to
+    with explorer(db) as base:  # no token: nothing to log in to
         status, headers, _ = raw(base + "/node?id=x", headers=html)
         assert status == 200

@@ -42,8 +42,9 @@ def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api")
     path = chromium()
     with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=path,
-                                              args=["--no-sandbox", "--disable-gpu"])
+        launched = playwright.chromium.launch(
+            executable_path=path, args=["--no-sandbox", "--disable-gpu"]
+        )
         try:
             yield launched
         finally:
@@ -74,11 +75,16 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
             page.click("table.hits a")
             assert page.locator("h1").inner_text() == "node plan"
             assert page.locator(".badge").first.inner_text() == "active"
-            drawn = set(page.locator("svg.drawing g.node").evaluate_all(
-                "nodes => nodes.map(n => n.dataset.id)"))
+            drawn = set(
+                page.locator("svg.drawing g.node").evaluate_all(
+                    "nodes => nodes.map(n => n.dataset.id)"
+                )
+            )
             with Memory.open(db) as memory:
                 steps = memory.explain("plan").certificate
-            assert drawn == {"plan"} | {s.claim for s in steps} | {a for s in steps for a in s.antecedents}
+            assert drawn == {"plan"} | {s.claim for s in steps} | {
+                a for s in steps for a in s.antecedents
+            }
             page.screenshot(path=str(shots / "2-node.png"), full_page=True)
 
             page.click("text=preview an audit of this node")
@@ -99,8 +105,11 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
                 assert memory.active_ids() == {"paper", "x"}
             row = page.locator(f"#audit-{audit_id}")
             assert "assay contaminated" in row.inner_text() and "in force" in row.inner_text()
-            assert page.locator("p.changed").inner_text().startswith(
-                f"audit {audit_id} of assay retired 3 node(s): assay, later, plan")
+            assert (
+                page.locator("p.changed")
+                .inner_text()
+                .startswith(f"audit {audit_id} of assay retired 3 node(s): assay, later, plan")
+            )
             page.screenshot(path=str(shots / "4-timeline.png"), full_page=True)
 
             page.goto(base + "/node?id=later")
@@ -113,7 +122,8 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
             with Memory.open(db) as memory:
                 events = memory.events()
             assert page.locator("table.events tr[id]").evaluate_all(
-                "rows => rows.map(r => r.id)") == [f"event-{e['id']}" for e in reversed(events)]
+                "rows => rows.map(r => r.id)"
+            ) == [f"event-{e['id']}" for e in reversed(events)]
             page.screenshot(path=str(shots / "6-events.png"), full_page=True)
             before = audit_id - 1
             page.click(f"#event-{before} a.as-of")
@@ -123,8 +133,10 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
             assert "read-only" in banner
             with Memory.open(db) as memory:
                 past = memory.as_of(before)
-                counts = (f"{len(past.texts())} nodes, {len(past.active_ids())} active, "
-                          f"{len(past.open_audits())} audit(s) in force.")
+                counts = (
+                    f"{len(past.texts())} nodes, {len(past.active_ids())} active, "
+                    f"{len(past.open_audits())} audit(s) in force."
+                )
                 steps = past.explain("later").certificate
             assert page.locator("p.counts").inner_text() == counts
             assert page.locator("nav >> text=impact preview").count() == 0
@@ -134,11 +146,17 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
             assert page.locator("h1").inner_text() == "node later"
             assert page.locator("p.asof").count() == 1
             assert page.locator(".badge").first.inner_text() == "active"  # inactive now
-            drawn = set(page.locator("svg.drawing g.node").evaluate_all(
-                "nodes => nodes.map(n => n.dataset.id)"))
-            assert drawn == {"later"} | {s.claim for s in steps} | {a for s in steps for a in s.antecedents}
+            drawn = set(
+                page.locator("svg.drawing g.node").evaluate_all(
+                    "nodes => nodes.map(n => n.dataset.id)"
+                )
+            )
+            assert drawn == {"later"} | {s.claim for s in steps} | {
+                a for s in steps for a in s.antecedents
+            }
             assert [a.strip() for a in page.locator("ol.certificate li").all_inner_texts()] == [
-                f"{s.claim} ⇐ {' ∧ '.join(s.antecedents)}" for s in steps]
+                f"{s.claim} ⇐ {' ∧ '.join(s.antecedents)}" for s in steps
+            ]
             assert page.locator("text=preview an audit of this node").count() == 0
             assert page.locator("form[method=post]").count() == 0
             page.screenshot(path=str(shots / "7-as-of.png"), full_page=True)
@@ -150,8 +168,10 @@ def test_click_through_search_node_preview_audit_reinstate(tmp_path, browser):
             page.click(f"#audit-{audit_id} form.reinstate button")
             page.wait_for_url("**/audits*")
             assert "reinstated" in page.locator(f"#audit-{audit_id}").inner_text()
-            assert f"reinstated audit {audit_id} and reactivated 3 node(s): assay, later, plan" \
+            assert (
+                f"reinstated audit {audit_id} and reactivated 3 node(s): assay, later, plan"
                 in page.locator("p.changed").inner_text()
+            )
             with Memory.open(db) as memory:
                 assert memory.is_active("later") and not memory.open_audits()
             page.screenshot(path=str(shots / "8-reinstated.png"), full_page=True)
@@ -182,8 +202,10 @@ def test_without_the_cookie_the_browser_logs_in_and_comes_back(tmp_path, browser
             page.click("form button")
             page.wait_for_url(base + "/node?id=x")
             assert page.locator("h1").inner_text() == "node x"
-            page.goto(base + "/audits")   # the cookie holds for the next page
-            assert page.url == base + "/audits" and page.locator("h1").inner_text() == "audit timeline"
+            page.goto(base + "/audits")  # the cookie holds for the next page
+            assert (
+                page.url == base + "/audits" and page.locator("h1").inner_text() == "audit timeline"
+            )
         finally:
             context.close()
 
@@ -208,7 +230,7 @@ def layered_graph(prefix: str, size: int, seed: int) -> tuple[dict[str, Any], li
     for k in range(claims):
         claim = f"{prefix}c{k}"
         first = [unused.popleft() for _ in range(min(len(unused), 1))]
-        if k == claims - 1:   # the top claim uses whatever no claim used yet
+        if k == claims - 1:  # the top claim uses whatever no claim used yet
             first += list(unused)
             unused.clear()
         window = [n for n in earlier[-10:] if n not in first]
@@ -225,7 +247,9 @@ def layered_graph(prefix: str, size: int, seed: int) -> tuple[dict[str, Any], li
 
 
 @pytest.fixture(scope="module")
-def drawn_memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[int, str], str]]:
+def drawn_memory(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, dict[int, str], str]]:
     """A served memory of three graphs (a fifth more than each size, so the drawing of each
     top claim at ``limit=size`` is capped at exactly ``size`` nodes) with two thirds of their
     evidence audited (inactive claims are drawn with every justification); yields the
@@ -255,7 +279,7 @@ GEOMETRY = """svg => {
 }"""
 
 
-Box = tuple[float, float, float, float]   # x, y, width, height
+Box = tuple[float, float, float, float]  # x, y, width, height
 
 
 def polyline(d: str) -> list[tuple[float, float]]:
@@ -316,14 +340,18 @@ def layout_problems(geometry: dict[str, Any]) -> list[str]:
             left, right = min(a[0], b[0]), max(a[0], b[0])
             top, bottom = min(a[1], b[1]), max(a[1], b[1])
             for name, box in boxes.items():
-                if (box[0] > right or box[0] + box[2] < left or box[1] > bottom
-                        or box[1] + box[3] < top):
-                    continue   # not even near: the clipping below would say the same
+                if (
+                    box[0] > right
+                    or box[0] + box[2] < left
+                    or box[1] > bottom
+                    or box[1] + box[3] < top
+                ):
+                    continue  # not even near: the clipping below would say the same
                 if name not in ends and crosses(a, b, box):
                     problems.append(f"edge {edge['source']}->{edge['target']} passes over {name}")
     ordered = sorted(boxes.items(), key=lambda item: item[1][0])
     for k, (name, box) in enumerate(ordered):
-        for other, second in ordered[k + 1:]:
+        for other, second in ordered[k + 1 :]:
             if second[0] >= box[0] + box[2]:
                 break
             if overlap(box, second):
@@ -334,13 +362,19 @@ def layout_problems(geometry: dict[str, Any]) -> list[str]:
 def test_layout_geometry_checks_catch_crossings():
     """The geometry checks themselves, on hand-made layouts (so the browser tests below can
     fail): an edge through a third box, an edge from nowhere, two stacked boxes."""
-    clean = {"boxes": [{"id": "a", "x": 0, "y": 100, "w": 50, "h": 20},
-                       {"id": "b", "x": 0, "y": 0, "w": 50, "h": 20},
-                       {"id": "c", "x": 100, "y": 50, "w": 50, "h": 20}],
-             "edges": [{"source": "a", "target": "b", "d": "M 25 100 L 25 20"}]}
+    clean = {
+        "boxes": [
+            {"id": "a", "x": 0, "y": 100, "w": 50, "h": 20},
+            {"id": "b", "x": 0, "y": 0, "w": 50, "h": 20},
+            {"id": "c", "x": 100, "y": 50, "w": 50, "h": 20},
+        ],
+        "edges": [{"source": "a", "target": "b", "d": "M 25 100 L 25 20"}],
+    }
     assert layout_problems(clean) == []
-    through = {**clean, "edges": [{"source": "a", "target": "b",
-                                   "d": "M 50 110 L 125 110 L 125 10 L 50 10"}]}
+    through = {
+        **clean,
+        "edges": [{"source": "a", "target": "b", "d": "M 50 110 L 125 110 L 125 10 L 50 10"}],
+    }
     assert layout_problems(through) == ["edge a->b passes over c"]
     astray = {**clean, "edges": [{"source": "a", "target": "b", "d": "M 80 100 L 80 20"}]}
     assert len(layout_problems(astray)) == 2
@@ -373,9 +407,13 @@ def test_drawing_laid_out_by_elk_has_no_edge_over_a_box(size, drawn_memory, brow
         junctions = [b for b in geometry["boxes"] if b["junction"]]
         assert sorted(b["node"] for b in nodes) == sorted(expected.nodes)
         assert len(junctions) == len(ands) > 0
-        into = {b["id"]: [e for e in geometry["edges"] if e["target"] == b["id"]] for b in junctions}
+        into = {
+            b["id"]: [e for e in geometry["edges"] if e["target"] == b["id"]] for b in junctions
+        }
         out = {b["id"]: [e for e in geometry["edges"] if e["source"] == b["id"]] for b in junctions}
-        assert sorted(len(into[b["id"]]) for b in junctions) == sorted(len(j.antecedents) for j in ands)
+        assert sorted(len(into[b["id"]]) for b in junctions) == sorted(
+            len(j.antecedents) for j in ands
+        )
         assert all(len(out[b["id"]]) == 1 and out[b["id"]][0]["into"] == "claim" for b in junctions)
         assert all(b["w"] >= 8 and b["h"] >= 8 for b in junctions)
         assert sum(e["into"] == "claim" for e in geometry["edges"]) == len(expected.justifications)
@@ -387,9 +425,14 @@ def test_drawing_laid_out_by_elk_has_no_edge_over_a_box(size, drawn_memory, brow
         focus = page.locator("svg.drawing g.node.focus rect").bounding_box()
         assert frame is not None and focus is not None
         assert page.locator("svg.drawing g.node.focus").get_attribute("data-id") == top
-        assert frame["x"] <= focus["x"] and focus["x"] + focus["width"] <= frame["x"] + frame["width"]
-        assert frame["y"] <= focus["y"] and focus["y"] + focus["height"] <= frame["y"] + frame["height"]
-        assert focus["width"] >= 60, focus   # a scale of 0.4 or more: its label is readable
+        assert (
+            frame["x"] <= focus["x"] and focus["x"] + focus["width"] <= frame["x"] + frame["width"]
+        )
+        assert (
+            frame["y"] <= focus["y"]
+            and focus["y"] + focus["height"] <= frame["y"] + frame["height"]
+        )
+        assert focus["width"] >= 60, focus  # a scale of 0.4 or more: its label is readable
 
         # fit: every box inside the frame; zoom (button, wheel) and pan (drag) move the view
         page.click("div.drawing-tools button.drawing-fit")
@@ -401,25 +444,33 @@ def test_drawing_laid_out_by_elk_has_no_edge_over_a_box(size, drawn_memory, brow
         assert outside == 0
         fitted = float(svg.get_attribute("data-scale") or 0)
         page.click("div.drawing-tools button.drawing-zoom-in")
-        assert float(svg.get_attribute("data-scale") or 0) == pytest.approx(min(4, fitted * 1.25), rel=1e-3)
+        assert float(svg.get_attribute("data-scale") or 0) == pytest.approx(
+            min(4, fitted * 1.25), rel=1e-3
+        )
         svg.scroll_into_view_if_needed()
         frame = svg.bounding_box()
         assert frame is not None
         page.mouse.move(frame["x"] + frame["width"] / 2, frame["y"] + frame["height"] / 2)
         page.mouse.wheel(0, 400)
-        page.wait_for_function("s => +s.dataset.scale < %r" % (fitted * 1.25),
-                               arg=svg.element_handle(), timeout=5_000)
+        page.wait_for_function(
+            "s => +s.dataset.scale < %r" % (fitted * 1.25), arg=svg.element_handle(), timeout=5_000
+        )
         assert float(svg.get_attribute("data-scale") or 0) < fitted * 1.25
         before = page.locator("svg.drawing g.viewport").get_attribute("transform")
         page.mouse.down()
-        page.mouse.move(frame["x"] + frame["width"] / 2 + 80, frame["y"] + frame["height"] / 2 + 30,
-                        steps=5)
+        page.mouse.move(
+            frame["x"] + frame["width"] / 2 + 80, frame["y"] + frame["height"] / 2 + 30, steps=5
+        )
         page.mouse.up()
         after = page.locator("svg.drawing g.viewport").get_attribute("transform")
-        shift = [float(a) - float(b) for a, b in zip(re.findall(r"-?[\d.]+", after or "")[:2],
-                                                     re.findall(r"-?[\d.]+", before or "")[:2])]
+        shift = [
+            float(a) - float(b)
+            for a, b in zip(
+                re.findall(r"-?[\d.]+", after or "")[:2], re.findall(r"-?[\d.]+", before or "")[:2]
+            )
+        ]
         assert shift == [pytest.approx(80, abs=1), pytest.approx(30, abs=1)]
-        assert page.url.endswith(f"limit={size}")   # the drag followed no node link
+        assert page.url.endswith(f"limit={size}")  # the drag followed no node link
     finally:
         page.close()
 
@@ -432,8 +483,12 @@ def test_drawing_without_javascript_is_the_server_svg(drawn_memory, browser):
         page = context.new_page()
         page.goto(f"{base}/node?id={tops[15]}&limit=15")
         assert page.locator("svg.drawing[data-layout=elk]").count() == 0
-        drawn = page.locator("svg.drawing g.node").evaluate_all("nodes => nodes.map(n => n.dataset.id)")
+        drawn = page.locator("svg.drawing g.node").evaluate_all(
+            "nodes => nodes.map(n => n.dataset.id)"
+        )
         with Memory.open(db) as memory:
-            assert sorted(drawn) == sorted(drawing.certificate_drawing(memory, tops[15], cap=15).nodes)
+            assert sorted(drawn) == sorted(
+                drawing.certificate_drawing(memory, tops[15], cap=15).nodes
+            )
     finally:
         context.close()

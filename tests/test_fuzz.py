@@ -36,8 +36,9 @@ def test_oracle_drops_a_support_loop_with_its_entry_point(encoding):
 
 
 def test_oracle_premises_unjustified_claims_and_odd_ids():
-    structure = SupportStructure.build(['e "1"'], ["premise", "orphan", "c\\x"],
-                                       [("premise", []), ("c\\x", ['e "1"', "premise"])])
+    structure = SupportStructure.build(
+        ['e "1"'], ["premise", "orphan", "c\\x"], [("premise", []), ("c\\x", ['e "1"', "premise"])]
+    )
     assert ClingoOracle(structure).active() == {'e "1"', "premise", "c\\x"}
     assert ClingoOracle(structure, "text").active({"premise"}) == {'e "1"'}
     assert fresh_active_state(structure) == {'e "1"', "premise", "c\\x"}
@@ -59,7 +60,9 @@ def test_oracle_encodings_agree_with_each_other_and_theory(case):
 
 
 def test_compare_names_under_and_over_revision():
-    structure = SupportStructure.build(["a", "b"], ["c", "d"], [("c", ["a"]), ("c", ["b"]), ("d", ["a"])])
+    structure = SupportStructure.build(
+        ["a", "b"], ["c", "d"], [("c", ["a"]), ("c", ["b"]), ("d", ["a"])]
+    )
     d = compare(none, structure, frozenset({"a"}))
     assert d.under_revised == {"d"} and d.over_revised == frozenset() and d.kinds == ("under",)
     d = compare(influence, structure, frozenset({"a"}))
@@ -75,10 +78,13 @@ def test_compare_names_under_and_over_revision():
 
 def test_reduce_case_keeps_only_what_the_failure_needs():
     structure = SupportStructure.build(
-        ["a", "b", "x"], ["c", "d", "noise"],
+        ["a", "b", "x"],
+        ["c", "d", "noise"],
         [("c", ["a"]), ("c", ["b"]), ("d", ["c", "x"]), ("noise", ["x"])],
     )
-    small, audit = reduce_case(structure, frozenset({"a", "x"}), lambda s, a: compare(influence, s, a) is not None)
+    small, audit = reduce_case(
+        structure, frozenset({"a", "x"}), lambda s, a: compare(influence, s, a) is not None
+    )
     assert len(small.nodes) == 2 and len(audit) == 1
     assert compare(influence, small, audit) is not None
 
@@ -106,9 +112,15 @@ def test_a_subtle_rule_is_caught():
 
     def sloppy(structure, audit):
         before = active_state(structure)
-        after = {n for n in before - audit if n in structure.evidence or any(
-            all(a in before and a not in audit for a in j.antecedents)
-            for j in structure.justifications_of[n])}
+        after = {
+            n
+            for n in before - audit
+            if n in structure.evidence
+            or any(
+                all(a in before and a not in audit for a in j.antecedents)
+                for j in structure.justifications_of[n]
+            )
+        }
         return frozenset(before - after)
 
     report = fuzz_rule(sloppy, examples=200, seed=3, options=GraphOptions(cycles=True))
@@ -117,7 +129,13 @@ def test_a_subtle_rule_is_caught():
 
 
 def test_load_rule_errors():
-    for spec in ["nosuch_module_xyz:f", "theory.revision:nope", "theory.revision:RULES", "exactly", "x:"]:
+    for spec in [
+        "nosuch_module_xyz:f",
+        "theory.revision:nope",
+        "theory.revision:RULES",
+        "exactly",
+        "x:",
+    ]:
         with pytest.raises(InputError):
             load_rule(spec)
 
@@ -130,8 +148,20 @@ def test_cli_catches_builtin_rules_within_the_default_budget(name, tmp_path, cap
     # 300 examples (a third of the default budget) keep the test fast
     assert DEFAULT_EXAMPLES >= 300
     out = tmp_path / "ce.json"
-    code = main(["fuzz", "--rule", f"theory.revision:{name}", "--seed", "1", "--examples", "300",
-                 "--json", "--out", str(out)])
+    code = main(
+        [
+            "fuzz",
+            "--rule",
+            f"theory.revision:{name}",
+            "--seed",
+            "1",
+            "--examples",
+            "300",
+            "--json",
+            "--out",
+            str(out),
+        ]
+    )
     payload = json.loads(capsys.readouterr().out)
     assert code == 1
     assert payload["examples"] == 300 and payload["counterexamples"] > 0
@@ -153,12 +183,14 @@ def test_cli_exact_passes_and_readable_output(capsys):
 
 
 def test_cli_user_rule_from_the_current_directory(tmp_path, monkeypatch, capsys):
-    (tmp_path / "myrules.py").write_text(textwrap.dedent("""
+    (tmp_path / "myrules.py").write_text(
+        textwrap.dedent("""
         from theory.revision import exact, influence
 
         def cautious(structure, audit):
             return exact(structure, audit) | {"made-up"}
-    """))
+    """)
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["fuzz", "--rule", "myrules:cautious", "--examples", "100", "--seed", "0"]) == 1
@@ -166,17 +198,20 @@ def test_cli_user_rule_from_the_current_directory(tmp_path, monkeypatch, capsys)
     assert "over-revised" in text and "made-up" in text and '"nodes": [' in text
 
 
-@pytest.mark.parametrize("argv", [
-    ["fuzz", "--rule", "no_such_module_abc:rule"],
-    ["fuzz", "--rule", "theory.revision:RULES"],
-    ["fuzz"],
-    ["fuzz", "--rule", "exact", "--differential"],
-    ["fuzz", "--rule", "exact", "--examples", "0"],
-    ["fuzz", "--differential", "--backend", "theory.fixpoint:nope"],
-    ["fuzz", "--rule", "exact", "--max-depth", "0"],
-    ["fuzz", "--rule", "exact", "--max-fan-in", "-1"],
-    ["fuzz", "--differential", "--backend", "os:getcwd", "--examples", "20"],  # wrong signature
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fuzz", "--rule", "no_such_module_abc:rule"],
+        ["fuzz", "--rule", "theory.revision:RULES"],
+        ["fuzz"],
+        ["fuzz", "--rule", "exact", "--differential"],
+        ["fuzz", "--rule", "exact", "--examples", "0"],
+        ["fuzz", "--differential", "--backend", "theory.fixpoint:nope"],
+        ["fuzz", "--rule", "exact", "--max-depth", "0"],
+        ["fuzz", "--rule", "exact", "--max-fan-in", "-1"],
+        ["fuzz", "--differential", "--backend", "os:getcwd", "--examples", "20"],  # wrong signature
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -208,7 +243,9 @@ def greatest_fixpoint(structure, blocked):
 
 
 def test_differential_campaign_catches_a_loop_keeping_itself_alive():
-    report = differential_campaign(3000, seed=1, backends=[FunctionBackend("gfp", greatest_fixpoint)])
+    report = differential_campaign(
+        3000, seed=1, backends=[FunctionBackend("gfp", greatest_fixpoint)]
+    )
     assert not report.ok and report.disagreement.what.startswith("gfp")
     assert report.minimized["size"]["nodes"] == 1  # c0 <- c0: clingo says inactive
     assert report.minimized["graph"]["justifications"] == [{"claim": "c0", "antecedents": ["c0"]}]
@@ -226,8 +263,23 @@ def test_cli_differential_reports_a_broken_backend(tmp_path, monkeypatch, capsys
     (tmp_path / "peer.py").write_text("from tests.test_fuzz import greatest_fixpoint as active\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "d.json"
-    assert main(["fuzz", "--differential", "--backend", "peer:active", "--examples", "2000",
-                 "--seed", "1", "--out", str(out)]) == 1
+    assert (
+        main(
+            [
+                "fuzz",
+                "--differential",
+                "--backend",
+                "peer:active",
+                "--examples",
+                "2000",
+                "--seed",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 1
+    )
     assert "DISAGREEMENT" in capsys.readouterr().out
     assert len(load_graph(out).nodes) == 1
 
@@ -257,11 +309,13 @@ class FakeMemory:
     def preview(self, roots):
         class Result:
             retired = exact(self.structure, frozenset(roots))
+
         return Result()
 
     def audit(self, roots, reason):
         class Result:
             audit_id = self.next_id
+
         self.audits[self.next_id] = frozenset(roots)
         self.next_id += 1
         return Result()
@@ -270,8 +324,14 @@ class FakeMemory:
         del self.audits[audit_id]
         if self.forget_reinstated_claims:  # a bug: claims do not come back
             self.structure = SupportStructure.build(
-                self.structure.evidence, self.structure.claims,
-                [j for j in self.structure.justifications if not j.antecedents & self.structure.evidence])
+                self.structure.evidence,
+                self.structure.claims,
+                [
+                    j
+                    for j in self.structure.justifications
+                    if not j.antecedents & self.structure.evidence
+                ],
+            )
 
     def close(self):
         pass

@@ -10,54 +10,83 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from conftest import memory_dump
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from theory.errors import InputError
-
 from jtms.cli import main
 from jtms.memory.memory import Memory
+from theory.errors import InputError
 
-from conftest import memory_dump
-
-HUGE_INT = 10 ** 5000
+HUGE_INT = 10**5000
 # huge integers are built while drawing: hypothesis would try to print them in a strategy
-HUGE_INTS = st.sampled_from([1, -1]).map(lambda sign: sign * 10 ** 5000)
+HUGE_INTS = st.sampled_from([1, -1]).map(lambda sign: sign * 10**5000)
 HUGE_TEXT = "x" * 100_001
 BAD_STRINGS = st.one_of(
     st.sampled_from(["a\x00b", "\x00", "a\ud800b", "\udcff", "\udfff" * 3, HUGE_TEXT]),
     st.builds(lambda a, b: a + "\x00" + b, st.text(max_size=5), st.text(max_size=5)),
     st.builds(lambda a, b: a + "\ud800" + b, st.text(max_size=5), st.text(max_size=5)),
 )
-WRONG_TYPES = st.one_of(st.sampled_from([None, 5, 1.5, float("nan"), float("inf"), True, b"e1",
-                                         [["e1"]], [5], {"e1": 1}, object()]), HUGE_INTS)
+WRONG_TYPES = st.one_of(
+    st.sampled_from(
+        [None, 5, 1.5, float("nan"), float("inf"), True, b"e1", [["e1"]], [5], {"e1": 1}, object()]
+    ),
+    HUGE_INTS,
+)
 # per kind of argument: values that are never valid for it
 BAD: dict[str, st.SearchStrategy[Any]] = {
-    "id": st.one_of(BAD_STRINGS, WRONG_TYPES, st.sampled_from(
-        ["", " e1", "e1,e2", "a\x07b", "a\nb", "\u2028", "y" * 257])),
+    "id": st.one_of(
+        BAD_STRINGS,
+        WRONG_TYPES,
+        st.sampled_from(["", " e1", "e1,e2", "a\x07b", "a\nb", "\u2028", "y" * 257]),
+    ),
     "text": st.one_of(BAD_STRINGS, WRONG_TYPES.filter(lambda v: v is not None)),
     "optional_text": st.one_of(BAD_STRINGS, WRONG_TYPES.filter(lambda v: v is not None)),
-    "ids": st.one_of(WRONG_TYPES.filter(lambda v: not isinstance(v, dict)),
-                     st.lists(st.one_of(BAD_STRINGS, st.sampled_from([5, None, ["e1"]])),
-                              min_size=1, max_size=3)),
+    "ids": st.one_of(
+        WRONG_TYPES.filter(lambda v: not isinstance(v, dict)),
+        st.lists(
+            st.one_of(BAD_STRINGS, st.sampled_from([5, None, ["e1"]])), min_size=1, max_size=3
+        ),
+    ),
     "int": st.one_of(st.sampled_from(["1", "a", 1.5, None, [1], True]), HUGE_INTS, BAD_STRINGS),
-    "seconds": st.one_of(st.sampled_from(["x", float("inf"), float("nan"), -1, 1e300, True, [1]]),
-                         HUGE_INTS),
+    "seconds": st.one_of(
+        st.sampled_from(["x", float("inf"), float("nan"), -1, 1e300, True, [1]]), HUGE_INTS
+    ),
     "choice": st.one_of(BAD_STRINGS, WRONG_TYPES),
 }
 
 # method -> its valid arguments, each with its kind (a hostile value replaces one of them)
 CALLS: list[tuple[str, list[tuple[str, Any, str]]]] = [
-    ("add_evidence", [("node_id", "new", "id"), ("text", "t", "text"),
-                      ("author", "ana", "optional_text")]),
-    ("add_claim", [("node_id", "new", "id"), ("justifications", [["e1"]], "ids_list"),
-                   ("text", "t", "text"), ("author", None, "optional_text")]),
-    ("add_justification", [("claim", "c1", "id"), ("antecedents", ["e2"], "ids"),
-                           ("author", None, "optional_text")]),
-    ("add_nogood", [("nogood_id", "new", "id"), ("nodes", ["e1", "e2"], "ids"),
-                    ("text", "", "text"), ("author", None, "optional_text")]),
-    ("audit", [("roots", ["e1"], "ids"), ("reason", "r", "text"),
-               ("reviewer", None, "optional_text")]),
+    (
+        "add_evidence",
+        [("node_id", "new", "id"), ("text", "t", "text"), ("author", "ana", "optional_text")],
+    ),
+    (
+        "add_claim",
+        [
+            ("node_id", "new", "id"),
+            ("justifications", [["e1"]], "ids_list"),
+            ("text", "t", "text"),
+            ("author", None, "optional_text"),
+        ],
+    ),
+    (
+        "add_justification",
+        [("claim", "c1", "id"), ("antecedents", ["e2"], "ids"), ("author", None, "optional_text")],
+    ),
+    (
+        "add_nogood",
+        [
+            ("nogood_id", "new", "id"),
+            ("nodes", ["e1", "e2"], "ids"),
+            ("text", "", "text"),
+            ("author", None, "optional_text"),
+        ],
+    ),
+    (
+        "audit",
+        [("roots", ["e1"], "ids"), ("reason", "r", "text"), ("reviewer", None, "optional_text")],
+    ),
     ("preview", [("roots", ["e1"], "ids")]),
     ("kept", [("roots", ["e1"], "ids")]),
     ("reinstate", [("audit_id", 1, "int"), ("reason", None, "optional_text")]),
@@ -73,23 +102,38 @@ CALLS: list[tuple[str, list[tuple[str, Any, str]]]] = [
     ("table", [("name", "events", "choice")]),
     ("as_of", [("moment", 1, "moment")]),
     ("event_at", [("moment", 1, "moment")]),
-    ("import_graph", [("graph", {"nodes": []}, "graph"), ("source", "g", "text"),
-                      ("author", None, "optional_text")]),
+    (
+        "import_graph",
+        [
+            ("graph", {"nodes": []}, "graph"),
+            ("source", "g", "text"),
+            ("author", None, "optional_text"),
+        ],
+    ),
     ("wait_for_change", [("after", 0, "optional_int"), ("timeout", 0, "seconds")]),
     ("set_durability", [("durability", "off", "choice")]),
 ]
 BAD["optional_int"] = BAD["int"].filter(lambda v: v is not None)
-BAD["ids_list"] = st.one_of(WRONG_TYPES.filter(lambda v: v != [["e1"]]),
-                            st.lists(BAD["ids"], min_size=1, max_size=2))
-BAD["moment"] = st.one_of(BAD_STRINGS, HUGE_INTS,
-                          st.sampled_from([None, 1.5, [1], True, 0, "yesterday"]))
-BAD["graph"] = st.one_of(WRONG_TYPES.filter(lambda v: not isinstance(v, dict)), st.builds(
-    lambda node_id, text: {"nodes": [{"id": node_id, "kind": "evidence", "text": text}]},
-    st.one_of(BAD["id"], st.just("fresh")), st.one_of(BAD["text"], st.just("ok")))
-    .filter(lambda g: g["nodes"][0] != {"id": "fresh", "kind": "evidence", "text": "ok"}))
+BAD["ids_list"] = st.one_of(
+    WRONG_TYPES.filter(lambda v: v != [["e1"]]), st.lists(BAD["ids"], min_size=1, max_size=2)
+)
+BAD["moment"] = st.one_of(
+    BAD_STRINGS, HUGE_INTS, st.sampled_from([None, 1.5, [1], True, 0, "yesterday"])
+)
+BAD["graph"] = st.one_of(
+    WRONG_TYPES.filter(lambda v: not isinstance(v, dict)),
+    st.builds(
+        lambda node_id, text: {"nodes": [{"id": node_id, "kind": "evidence", "text": text}]},
+        st.one_of(BAD["id"], st.just("fresh")),
+        st.one_of(BAD["text"], st.just("ok")),
+    ).filter(lambda g: g["nodes"][0] != {"id": "fresh", "kind": "evidence", "text": "ok"}),
+)
 
-FUZZ = settings(max_examples=60, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @pytest.fixture
@@ -114,8 +158,9 @@ def hostile_calls(draw: st.DrawFn) -> tuple[str, dict[str, Any], str]:
 
 @FUZZ
 @given(call=hostile_calls())
-def test_every_public_method_refuses_hostile_values(location: str,
-                                                    call: tuple[str, dict[str, Any], str]) -> None:
+def test_every_public_method_refuses_hostile_values(
+    location: str, call: tuple[str, dict[str, Any], str]
+) -> None:
     method, arguments, argument = call
     with Memory.open(location) as memory:
         before = memory.last_event
@@ -132,23 +177,28 @@ def test_every_public_method_refuses_hostile_values(location: str,
 
 # --- the CLI ------------------------------------------------------------------------------------
 
-CLI_STRINGS = st.one_of(st.sampled_from(["a\x00b", "\udcff", "a\ud800b", "\udcc3\udca9"]),
-                        st.builds(lambda a, b: a + "\udcff" + b, st.text(max_size=4),
-                                  st.text(max_size=4)))
+CLI_STRINGS = st.one_of(
+    st.sampled_from(["a\x00b", "\udcff", "a\ud800b", "\udcc3\udca9"]),
+    st.builds(lambda a, b: a + "\udcff" + b, st.text(max_size=4), st.text(max_size=4)),
+)
 CLI_BAD: dict[str, st.SearchStrategy[str]] = {
     "id": st.one_of(CLI_STRINGS, st.sampled_from(["", "y" * 257, "a\x07b", "e1,", "\u2028"])),
     "text": st.one_of(CLI_STRINGS, st.just("t" * 20_001)),
-    "number": st.one_of(CLI_STRINGS, st.sampled_from(["9" * 5000, "-9" + "9" * 5000, "abc",
-                                                      "1e400", "-5"])),
+    "number": st.one_of(
+        CLI_STRINGS, st.sampled_from(["9" * 5000, "-9" + "9" * 5000, "abc", "1e400", "-5"])
+    ),
     "event": st.one_of(CLI_STRINGS, st.sampled_from(["9" * 5000, "0", "abc", "-1"])),
-    "seconds": st.one_of(CLI_STRINGS, st.sampled_from(["1e300", "inf", "nan", "-1", "0",
-                                                       "9" * 5000, "abc"])),
+    "seconds": st.one_of(
+        CLI_STRINGS, st.sampled_from(["1e300", "inf", "nan", "-1", "0", "9" * 5000, "abc"])
+    ),
 }
-COMMANDS: list[tuple[list[str], dict[int, str]]] = [   # argv, position -> kind of that value
+COMMANDS: list[tuple[list[str], dict[int, str]]] = [  # argv, position -> kind of that value
     (["add-evidence", "new", "--text", "t", "--author", "ana"], {1: "id", 3: "text", 5: "text"}),
     (["add-claim", "new", "--because", "e1", "--text", "t"], {1: "id", 3: "id", 5: "text"}),
-    (["audit", "--invalidate", "e1", "--reason", "r", "--reviewer", "ana"],
-     {2: "id", 4: "text", 6: "text"}),
+    (
+        ["audit", "--invalidate", "e1", "--reason", "r", "--reviewer", "ana"],
+        {2: "id", 4: "text", 6: "text"},
+    ),
     (["audit", "--invalidate", "e1", "--reason", "r", "--dry-run"], {2: "id", 4: "text"}),
     (["reinstate", "1", "--reason", "r"], {1: "event", 3: "text"}),
     (["history", "e1", "--as-of", "2"], {1: "id", 3: "event"}),
@@ -170,8 +220,9 @@ def hostile_commands(draw: st.DrawFn) -> list[str]:
 
 @FUZZ
 @given(argv=hostile_commands())
-def test_every_command_refuses_hostile_values(location: str, argv: list[str],
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_command_refuses_hostile_values(
+    location: str, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     before = memory_dump(location)
     capsys.readouterr()
     try:

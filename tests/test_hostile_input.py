@@ -18,12 +18,11 @@ from typing import Any
 
 import pytest
 
-from theory.errors import InputError
-
 from jtms.cli import main
 from jtms.memory.memory import Memory
+from theory.errors import InputError
 
-HUGE = "9" * 5000   # past Python's 4,300-digit limit of int <-> str
+HUGE = "9" * 5000  # past Python's 4,300-digit limit of int <-> str
 
 
 @pytest.fixture
@@ -58,14 +57,16 @@ def refused(capsys: pytest.CaptureFixture[str], argv: list[str], message: str = 
 
 # --- 1. output paths --------------------------------------------------------------------------
 
+
 def _export(capsys: pytest.CaptureFixture[str], location: str, target: Path | str) -> int:
     capsys.readouterr()
     code = main(["export", "--db", location, "-o", str(target)])
     return code
 
 
-def test_export_through_a_symlink_keeps_the_link(location: str, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_through_a_symlink_keeps_the_link(
+    location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "target.jsonl"
     target.write_text("old\n")
     link = tmp_path / "link.jsonl"
@@ -76,8 +77,9 @@ def test_export_through_a_symlink_keeps_the_link(location: str, tmp_path: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "target.jsonl"]
 
 
-def test_export_to_a_fifo_writes_through_it(location: str, tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_to_a_fifo_writes_through_it(
+    location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
@@ -101,8 +103,9 @@ def test_export_to_devices_and_dash(location: str, capsys: pytest.CaptureFixture
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
-def test_a_hard_linked_file_is_written_in_place(location: str, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_hard_linked_file_is_written_in_place(
+    location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     first = tmp_path / "a.jsonl"
     first.write_text("old\n")
     os.link(first, tmp_path / "b.jsonl")
@@ -112,9 +115,13 @@ def test_a_hard_linked_file_is_written_in_place(location: str, tmp_path: Path,
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])
-def test_a_failed_write_keeps_the_old_file(location: str, tmp_path: Path, code: int,
-                                           capsys: pytest.CaptureFixture[str],
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_keeps_the_old_file(
+    location: str,
+    tmp_path: Path,
+    code: int,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A full disk or a read-only file system at the rename: exit 2, one line, the old file
     and no temporary file left; cleaning up raises no second error."""
     target = tmp_path / "m.jsonl"
@@ -124,14 +131,18 @@ def test_a_failed_write_keeps_the_old_file(location: str, tmp_path: Path, code: 
         raise OSError(code, os.strerror(code))
 
     monkeypatch.setattr(os, "replace", fail)
-    refused(capsys, ["export", "--db", location, "-o", str(target)],
-            "no space left" if code == errno.ENOSPC else "read-only file system")
+    refused(
+        capsys,
+        ["export", "--db", location, "-o", str(target)],
+        "no space left" if code == errno.ENOSPC else "read-only file system",
+    )
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.jsonl"]
 
 
-def test_a_new_file_is_replaced_with_its_mode_kept(location: str, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_new_file_is_replaced_with_its_mode_kept(
+    location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "m.jsonl"
     target.write_text("old\n")
     target.chmod(0o600)
@@ -141,14 +152,16 @@ def test_a_new_file_is_replaced_with_its_mode_kept(location: str, tmp_path: Path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.jsonl", "new.jsonl"]
 
 
-def test_directories_and_link_loops_are_refused(location: str, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_directories_and_link_loops_are_refused(
+    location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
     refused(capsys, ["export", "--db", location, "-o", str(tmp_path / "loop")], "link loop")
     refused(capsys, ["export", "--db", location, "-o", str(tmp_path)], "is a directory")
 
 
 # --- 2. integers past 4,300 digits ------------------------------------------------------------
+
 
 def test_huge_integers(location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = events(location)
@@ -162,25 +175,35 @@ def test_huge_integers(location: str, tmp_path: Path, capsys: pytest.CaptureFixt
     refused(capsys, ["reinstate", HUGE, "--db", location])
     refused(capsys, ["context", "--budget", HUGE, "--db", location])
     with Memory.open(location) as memory:
-        for call in (lambda: memory.reinstate(10 ** 5000), lambda: memory.as_of(10 ** 5000),
-                     lambda: memory.events(after=10 ** 5000), lambda: memory.context(10 ** 5000),
-                     lambda: memory.withdrawn(10 ** 5000)):
+        for call in (
+            lambda: memory.reinstate(10**5000),
+            lambda: memory.as_of(10**5000),
+            lambda: memory.events(after=10**5000),
+            lambda: memory.context(10**5000),
+            lambda: memory.withdrawn(10**5000),
+        ):
             with pytest.raises(InputError):
                 call()
     assert events(location) == before
 
 
-def test_huge_integers_in_an_export_row(location: str, tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str],
-                                        memory_location: Callable[[], str]) -> None:
+def test_huge_integers_in_an_export_row(
+    location: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    memory_location: Callable[[], str],
+) -> None:
     exported = tmp_path / "m.jsonl"
     assert main(["export", "--db", location, "-o", str(exported)]) == 0
     lines = exported.read_text().splitlines()
     row = next(k for k, line in enumerate(lines) if '"table":"nodes"' in line)
-    for number in (HUGE, str(2 ** 70)):
+    for number in (HUGE, str(2**70)):
         record = json.loads(lines[row])
-        changed = lines[:row] + [json.dumps(record).replace('"event": 2', f'"event": {number}')] \
-            + lines[row + 1:]
+        changed = (
+            lines[:row]
+            + [json.dumps(record).replace('"event": 2', f'"event": {number}')]
+            + lines[row + 1 :]
+        )
         bad = tmp_path / "bad.jsonl"
         bad.write_text("\n".join(changed) + "\n")
         target = memory_location()
@@ -191,8 +214,10 @@ def test_huge_integers_in_an_export_row(location: str, tmp_path: Path,
 
 # --- 3. text that is not valid UTF-8 -----------------------------------------------------------
 
-def test_surrogates_and_invalid_bytes(location: str, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_surrogates_and_invalid_bytes(
+    location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = events(location)
     graph = tmp_path / "surrogate.json"
     graph.write_text('{"nodes": [{"id": "x", "kind": "evidence", "text": "a\\ud800b"}]}')
@@ -203,8 +228,9 @@ def test_surrogates_and_invalid_bytes(location: str, tmp_path: Path,
     refused(capsys, ["add-evidence", "\udcff", "--db", location], "not valid UTF-8")
     for flag in ("--text", "--author"):
         refused(capsys, ["add-evidence", "new", flag, "a\udcffb", "--db", location], "UTF-8")
-    refused(capsys, ["audit", "--invalidate", "e1", "--reason", "\udcff", "--db", location],
-            "UTF-8")
+    refused(
+        capsys, ["audit", "--invalidate", "e1", "--reason", "\udcff", "--db", location], "UTF-8"
+    )
     assert events(location) == before
 
 
@@ -213,8 +239,12 @@ def test_invalid_bytes_in_a_real_command_line(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     Memory.create(db).close()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    done = subprocess.run([sys.executable, "-m", "jtms", "add-evidence", b"\xff", "--db", str(db)],
-                          capture_output=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "jtms", "add-evidence", b"\xff", "--db", str(db)],
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
     assert done.returncode == 2 and done.stderr.count(b"\n") == 1, done.stderr
     assert b"not valid UTF-8" in done.stderr
     with Memory.open(db) as memory:
@@ -223,9 +253,13 @@ def test_invalid_bytes_in_a_real_command_line(tmp_path: Path) -> None:
 
 # --- 4. bounded reads -------------------------------------------------------------------------
 
-def test_reads_are_bounded(location: str, capsys: pytest.CaptureFixture[str],
-                           memory_location: Callable[[], str],
-                           monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_reads_are_bounded(
+    location: str,
+    capsys: pytest.CaptureFixture[str],
+    memory_location: Callable[[], str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import jtms.memory.jsonl
     import theory.graphfile
 
@@ -235,18 +269,25 @@ def test_reads_are_bounded(location: str, capsys: pytest.CaptureFixture[str],
     refused(capsys, ["import", "/dev/zero", "--db", location], "larger than 1,048,576 bytes")
     target = memory_location()
     refused(capsys, ["import-memory", "/dev/zero", "--db", target], "longer than 1,048,576")
-    refused(capsys, ["serve", "--db", location, "--http", "127.0.0.1:0", "--token-file",
-                     "/dev/zero"], "longer than 4096 bytes")
+    refused(
+        capsys,
+        ["serve", "--db", location, "--http", "127.0.0.1:0", "--token-file", "/dev/zero"],
+        "longer than 4096 bytes",
+    )
     assert events(location) == before
 
 
 # --- 5. environment values and ranges ---------------------------------------------------------
 
-@pytest.mark.parametrize("value", ["inf", "1e300", "-1", "abc", "nan", HUGE],
-                         ids=["inf", "1e300", "-1", "abc", "nan", "huge"])
-def test_busy_timeout_from_the_environment(location: str, value: str,
-                                           capsys: pytest.CaptureFixture[str],
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+
+@pytest.mark.parametrize(
+    "value",
+    ["inf", "1e300", "-1", "abc", "nan", HUGE],
+    ids=["inf", "1e300", "-1", "abc", "nan", "huge"],
+)
+def test_busy_timeout_from_the_environment(
+    location: str, value: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = events(location)
     monkeypatch.setenv("JTMS_BUSY_TIMEOUT", value)
     refused(capsys, ["add-evidence", "new", "--db", location], "JTMS_BUSY_TIMEOUT")
@@ -256,8 +297,11 @@ def test_busy_timeout_from_the_environment(location: str, value: str,
     assert events(location) == before
 
 
-@pytest.mark.parametrize("value", ["x", -1, float("inf"), float("nan"), 1e300, True, 10 ** 5000],
-                         ids=["x", "-1", "inf", "nan", "1e300", "True", "huge"])
+@pytest.mark.parametrize(
+    "value",
+    ["x", -1, float("inf"), float("nan"), 1e300, True, 10**5000],
+    ids=["x", "-1", "inf", "nan", "1e300", "True", "huge"],
+)
 def test_busy_timeout_keyword(location: str, value: object) -> None:
     with pytest.raises(InputError, match="busy_timeout"):
         Memory.open(location, busy_timeout=value)  # type: ignore[arg-type]
@@ -278,6 +322,7 @@ def test_time_limits_and_budgets(location: str, capsys: pytest.CaptureFixture[st
 
 # --- 6. standard output full or closed --------------------------------------------------------
 
+
 class _Full(io.StringIO):
     def write(self, text: str) -> int:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -286,10 +331,14 @@ class _Full(io.StringIO):
         raise OSError(errno.ENOSPC, "No space left on device")
 
 
-def test_standard_output_full_or_closed(location: str, capsys: pytest.CaptureFixture[str],
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    for argv in (["state", "--db", location, "--json"], ["export", "--db", location],
-                 ["explain", "c1", "--db", location]):
+def test_standard_output_full_or_closed(
+    location: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for argv in (
+        ["state", "--db", location, "--json"],
+        ["export", "--db", location],
+        ["explain", "c1", "--db", location],
+    ):
         capsys.readouterr()
         monkeypatch.setattr(sys, "stdout", _Full())
         code = main(argv)
@@ -310,16 +359,24 @@ def test_standard_output_full_in_a_real_process(tmp_path: Path) -> None:
             memory.add_evidence(f"e{k}", text="x" * 100)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     for redirect in ("> /dev/full", ">&-"):
-        done = subprocess.run(f"{sys.executable} -m jtms export --db {db} {redirect}", shell=True,
-                              capture_output=False, stderr=subprocess.PIPE, env=env, timeout=60)
+        done = subprocess.run(
+            f"{sys.executable} -m jtms export --db {db} {redirect}",
+            shell=True,
+            capture_output=False,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=60,
+        )
         assert done.returncode == 2, (redirect, done.stderr)
         assert done.stderr.count(b"\n") == 1 and b"Traceback" not in done.stderr, done.stderr
 
 
 # --- 7. names the CLI cannot name ---------------------------------------------------------------
 
-def test_one_id_length_everywhere(location: str, tmp_path: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_one_id_length_everywhere(
+    location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from theory.ids import MAX_ID_LENGTH
 
     before = events(location)
@@ -342,8 +399,11 @@ def test_one_id_length_everywhere(location: str, tmp_path: Path,
 def test_file_names_too_long(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     refused(capsys, ["init", "--db", str(tmp_path / ("x" * 300))], "too long")
     refused(capsys, ["state", "--db", str(tmp_path / ("x" * 300) / "m.db")], "too long")
-    refused(capsys, ["export", "--db", str(tmp_path / "m.db"), "-o",
-                     str(tmp_path / ("x" * 300))], "too long")
+    refused(
+        capsys,
+        ["export", "--db", str(tmp_path / "m.db"), "-o", str(tmp_path / ("x" * 300))],
+        "too long",
+    )
 
 
 # --- 8. the Python API --------------------------------------------------------------------------
@@ -368,8 +428,11 @@ API_CASES: list[tuple[str, Callable[[Memory], object], str]] = [
     ("text=None", lambda m: m.add_evidence("new", text=None), "text"),  # type: ignore[arg-type]
     ("author=5", lambda m: m.add_claim("new", [["e1"]], author=5), "author"),  # type: ignore[arg-type]
     ("justifications=[[5]]", lambda m: m.add_claim("new", [[5]]), "justifications"),  # type: ignore[list-item]
-    ("add_justification antecedents='e1'",
-     lambda m: m.add_justification("c1", "e1"), "antecedents"),
+    (
+        "add_justification antecedents='e1'",
+        lambda m: m.add_justification("c1", "e1"),
+        "antecedents",
+    ),
     ("reinstate('2')", lambda m: m.reinstate("2"), "audit_id"),  # type: ignore[arg-type]
     ("withdrawn('3')", lambda m: m.withdrawn("3"), "limit"),  # type: ignore[arg-type]
     ("diagnose(-1)", lambda m: m.diagnose(-1), "limit"),
@@ -382,9 +445,9 @@ API_CASES: list[tuple[str, Callable[[Memory], object], str]] = [
 
 
 @pytest.mark.parametrize("name, call, argument", API_CASES, ids=[c[0] for c in API_CASES])
-def test_every_public_method_refuses_bad_arguments(location: str, name: str,
-                                                   call: Callable[[Memory], object],
-                                                   argument: str) -> None:
+def test_every_public_method_refuses_bad_arguments(
+    location: str, name: str, call: Callable[[Memory], object], argument: str
+) -> None:
     with Memory.open(location) as memory:
         before = memory.last_event
         with pytest.raises(InputError) as raised:
@@ -405,6 +468,7 @@ def test_open_and_create_refuse_bad_arguments(location: str) -> None:
 
 
 # --- 9. PostgreSQL URLs and NUL ----------------------------------------------------------------
+
 
 def test_a_unix_socket_url_works() -> None:
     from conftest import postgres_dsn
@@ -431,22 +495,30 @@ def test_url_parameters_go_to_libpq_unchanged(capsys: pytest.CaptureFixture[str]
     from jtms.store.postgres.location import parse_location
 
     dsn = postgres_dsn()
-    assert parse_location("postgresql:///db?host=/run/pg&memory=lab&sslmode=disable").conninfo \
+    assert (
+        parse_location("postgresql:///db?host=/run/pg&memory=lab&sslmode=disable").conninfo
         == "postgresql:///db?host=/run/pg&sslmode=disable"
+    )
     separator = "&" if "?" in dsn else "?"
-    refused(capsys, ["init", "--db", f"{dsn}{separator}connect_timeout=abc&memory=issue33_ct"],
-            "connect_timeout")
+    refused(
+        capsys,
+        ["init", "--db", f"{dsn}{separator}connect_timeout=abc&memory=issue33_ct"],
+        "connect_timeout",
+    )
 
 
-def test_nul_is_refused_on_both_backends(location: str, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_nul_is_refused_on_both_backends(
+    location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = events(location)
     messages = set()
     with Memory.open(location) as memory:
-        for call in (lambda: memory.add_evidence("n", text="a\x00b"),
-                     lambda: memory.add_claim("n", [["e1"]], author="a\x00"),
-                     lambda: memory.audit(["e1"], reason="r\x00"),
-                     lambda: memory.add_nogood("n", ["e1"], text="\x00")):
+        for call in (
+            lambda: memory.add_evidence("n", text="a\x00b"),
+            lambda: memory.add_claim("n", [["e1"]], author="a\x00"),
+            lambda: memory.audit(["e1"], reason="r\x00"),
+            lambda: memory.add_nogood("n", ["e1"], text="\x00"),
+        ):
             with pytest.raises(InputError, match="NUL") as raised:
                 call()
             messages.add(str(raised.value).split(" ", 1)[1])
@@ -460,12 +532,15 @@ def test_nul_is_refused_on_both_backends(location: str, tmp_path: Path,
 
 # --- 10. serve addresses ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("address", ["[::1:0", "::1:0", "[]:0", "[::1]:99999", "a b:1",
-                                     "127.0.0.1:" + HUGE, "[::1]"],
-                         ids=["open-bracket", "bare-ipv6", "empty", "port", "space", "huge",
-                              "no-port"])
-def test_serve_refuses_bad_addresses(tmp_path: Path, address: str,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+
+@pytest.mark.parametrize(
+    "address",
+    ["[::1:0", "::1:0", "[]:0", "[::1]:99999", "a b:1", "127.0.0.1:" + HUGE, "[::1]"],
+    ids=["open-bracket", "bare-ipv6", "empty", "port", "space", "huge", "no-port"],
+)
+def test_serve_refuses_bad_addresses(
+    tmp_path: Path, address: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = tmp_path / "m.db"
     Memory.create(db).close()
     refused(capsys, ["serve", "--db", str(db), "--http", address], "--http")
@@ -473,8 +548,10 @@ def test_serve_refuses_bad_addresses(tmp_path: Path, address: str,
 
 # --- 11. messages that name the problem ---------------------------------------------------------
 
-def test_messages_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_messages_name_the_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     refused(capsys, ["state", "--db", ""], "location is empty")
     monkeypatch.setenv("JTMS_DB", "")
     (tmp_path / "loop.db").symlink_to(tmp_path / "loop.db")

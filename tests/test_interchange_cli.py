@@ -16,16 +16,30 @@ from theory.graphfile import graph_to_dict
 
 pytest.importorskip("prov.model", reason="prov is the `prov` extra")
 
-NETWORK = {"nodes": {
-    "obs-a": {"text": "observation a", "justifications": []},
-    "obs-b": {"text": "observation b", "justifications": [], "truth_value": "OUT",
-              "retracted_at": "2026-01-01T00:00:00+00:00"},
-    "obs-c": {"text": "observation c", "justifications": []},
-    "belief": {"text": "a or b", "justifications": [{"type": "SL", "antecedents": ["obs-a"]},
-                                                    {"type": "SL", "antecedents": ["obs-b"]}]},
-    "conclusion": {"text": "belief and c", "justifications": [
-        {"type": "SL", "antecedents": ["belief", "obs-c"]}]}},
-    "nogoods": [{"id": "nogood-1", "nodes": ["obs-a", "obs-c"], "text": "a and c contradict"}]}
+NETWORK = {
+    "nodes": {
+        "obs-a": {"text": "observation a", "justifications": []},
+        "obs-b": {
+            "text": "observation b",
+            "justifications": [],
+            "truth_value": "OUT",
+            "retracted_at": "2026-01-01T00:00:00+00:00",
+        },
+        "obs-c": {"text": "observation c", "justifications": []},
+        "belief": {
+            "text": "a or b",
+            "justifications": [
+                {"type": "SL", "antecedents": ["obs-a"]},
+                {"type": "SL", "antecedents": ["obs-b"]},
+            ],
+        },
+        "conclusion": {
+            "text": "belief and c",
+            "justifications": [{"type": "SL", "antecedents": ["belief", "obs-c"]}],
+        },
+    },
+    "nogoods": [{"id": "nogood-1", "nodes": ["obs-a", "obs-c"], "text": "a and c contradict"}],
+}
 
 
 def run(capsys, *argv):
@@ -47,19 +61,32 @@ def stored(location):
 @pytest.fixture
 def files(tmp_path):
     (tmp_path / "network.json").write_text(json.dumps(NETWORK), encoding="utf-8")
-    (tmp_path / "primer.provn").write_text(PRIMER_PROVN.replace(
-        "endDocument", "  wasInvalidatedBy(exc:regionList, -, -)\nendDocument"), encoding="utf-8")
+    (tmp_path / "primer.provn").write_text(
+        PRIMER_PROVN.replace(
+            "endDocument", "  wasInvalidatedBy(exc:regionList, -, -)\nendDocument"
+        ),
+        encoding="utf-8",
+    )
     return tmp_path
 
 
 def test_reasons_import_export_import_is_the_identity(files, capsys):
     first, second = created(str(files / "one.db")), created(str(files / "two.db"))
-    code, out, _ = run(capsys, "import", "--from", "reasons", str(files / "network.json"), "--db", first, "--json")
+    code, out, _ = run(
+        capsys, "import", "--from", "reasons", str(files / "network.json"), "--db", first, "--json"
+    )
     payload = json.loads(out)
     assert code == 0 and payload["nodes"] == 5
     assert payload["audit"]["invalidated"] == ["obs-b"] and payload["import"]["format"] == "reasons"
-    assert run(capsys, "export", "--format", "reasons", "--db", first, "-o", str(files / "out.json"))[0] == 0
-    assert run(capsys, "import", "--from", "reasons", str(files / "out.json"), "--db", second)[0] == 0
+    assert (
+        run(capsys, "export", "--format", "reasons", "--db", first, "-o", str(files / "out.json"))[
+            0
+        ]
+        == 0
+    )
+    assert (
+        run(capsys, "import", "--from", "reasons", str(files / "out.json"), "--db", second)[0] == 0
+    )
     assert stored(first) == stored(second)
     graph, blocked = stored(second)
     assert blocked == {"obs-b"} and graph["nogoods"][0]["text"] == "a and c contradict"
@@ -67,26 +94,51 @@ def test_reasons_import_export_import_is_the_identity(files, capsys):
 
 def test_prov_import_export_import_is_the_identity(files, capsys):
     first, second = created(str(files / "one.db")), created(str(files / "two.db"))
-    code, out, _ = run(capsys, "import", "--from", "prov", str(files / "primer.provn"), "--derivations", "or",
-                       "--db", first)
+    code, out, _ = run(
+        capsys,
+        "import",
+        "--from",
+        "prov",
+        str(files / "primer.provn"),
+        "--derivations",
+        "or",
+        "--db",
+        first,
+    )
     assert code == 0 and "audit" in out and "verdict of" in out
-    assert run(capsys, "export", "--format", "prov", "--db", first, "-o", str(files / "out.json"))[0] == 0
+    assert (
+        run(capsys, "export", "--format", "prov", "--db", first, "-o", str(files / "out.json"))[0]
+        == 0
+    )
     assert run(capsys, "import", "--from", "prov", str(files / "out.json"), "--db", second)[0] == 0
     assert stored(first) == stored(second)
     assert stored(second)[1] == {"exc:regionList"}
 
 
 def test_check_from_prov_reports_the_choice_dependent_claims(files, capsys):
-    code, out, _ = run(capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "and",
-                       "--json")
+    code, out, _ = run(
+        capsys,
+        "check",
+        "--from",
+        "prov",
+        str(files / "primer.provn"),
+        "--derivations",
+        "and",
+        "--json",
+    )
     payload = json.loads(out)
     assert code == 0 and payload["influence_safe"]  # read with `and`, every claim has one way
     report = payload["import"]
     assert report["audit"] == ["exc:regionList"] and report["derivations"] == "and"
     assert [d["claim"] for d in report["choice_dependent"]] == ["exc:chart2"]
-    code, out, _ = run(capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "or")
+    code, out, _ = run(
+        capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "or"
+    )
     assert code == 1 and "UNSAFE" in out
-    assert "verdict of 'exc:chart2' depends on --derivations: and safe, or unsafe, separate unsafe" in out
+    assert (
+        "verdict of 'exc:chart2' depends on --derivations: and safe, or unsafe, separate unsafe"
+        in out
+    )
 
 
 def test_check_from_reasons_is_after_the_retractions(files, capsys):
@@ -99,8 +151,20 @@ def test_check_from_reasons_is_after_the_retractions(files, capsys):
 def test_revise_from_prov_under_the_three_rules(files, capsys):
     retired = {}
     for rule in ("exact", "influence", "none"):
-        code, out, _ = run(capsys, "revise", "--from", "prov", str(files / "primer.provn"), "--derivations", "or",
-                           "--audit", "exg:dataset1", "--rule", rule, "--json")
+        code, out, _ = run(
+            capsys,
+            "revise",
+            "--from",
+            "prov",
+            str(files / "primer.provn"),
+            "--derivations",
+            "or",
+            "--audit",
+            "exg:dataset1",
+            "--rule",
+            rule,
+            "--json",
+        )
         assert code == 0
         retired[rule] = set(json.loads(out)["retired"])
     assert retired["none"] == {"exg:dataset1"} <= retired["exact"] <= retired["influence"]
@@ -112,34 +176,77 @@ def test_drop_out_lists_from_the_command_line(files, capsys):
     network["nodes"]["conclusion"]["justifications"][0]["outlist"] = ["obs-a"]
     (files / "out-list.json").write_text(json.dumps(network), encoding="utf-8")
     code, _, err = run(capsys, "check", "--from", "reasons", str(files / "out-list.json"))
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "node 'conclusion': justification 0" in err
-    code, out, _ = run(capsys, "check", "--from", "reasons", str(files / "out-list.json"), "--drop-out-lists",
-                       "--json")
+    assert (
+        code == 2
+        and len(err.strip().splitlines()) == 1
+        and "node 'conclusion': justification 0" in err
+    )
+    code, out, _ = run(
+        capsys,
+        "check",
+        "--from",
+        "reasons",
+        str(files / "out-list.json"),
+        "--drop-out-lists",
+        "--json",
+    )
     assert code in (0, 1)
     assert json.loads(out)["import"]["dropped_out_lists"] == [
-        {"node": "conclusion", "justification": 0, "out_list": ["obs-a"]}]
+        {"node": "conclusion", "justification": 0, "out_list": ["obs-a"]}
+    ]
 
 
 BAD = [
-    ("reasons", "graph.json", '{"nodes": [{"id": "a", "kind": "evidence"}]}', "looks like a jtms graph file"),
+    (
+        "reasons",
+        "graph.json",
+        '{"nodes": [{"id": "a", "kind": "evidence"}]}',
+        "looks like a jtms graph file",
+    ),
     ("reasons", "doc.provn", PRIMER_PROVN, "not an ftl-reasons network"),
-    ("reasons", "loop.json", json.dumps({"nodes": {
-        "p": {"justifications": []},
-        "a": {"justifications": [{"type": "SL", "antecedents": ["p"], "outlist": ["b"]}]},
-        "b": {"justifications": [{"type": "SL", "antecedents": ["p"], "outlist": ["a"]}]}}}),
-     "a cycle through out-lists"),
+    (
+        "reasons",
+        "loop.json",
+        json.dumps(
+            {
+                "nodes": {
+                    "p": {"justifications": []},
+                    "a": {
+                        "justifications": [{"type": "SL", "antecedents": ["p"], "outlist": ["b"]}]
+                    },
+                    "b": {
+                        "justifications": [{"type": "SL", "antecedents": ["p"], "outlist": ["a"]}]
+                    },
+                }
+            }
+        ),
+        "a cycle through out-lists",
+    ),
     ("prov", "network.json", json.dumps(NETWORK), "not a PROV document (PROV-JSON)"),
-    ("prov", "bundle.provn", "document\n prefix ex <http://example.org/>\n bundle ex:b\n  entity(ex:a)\n"
-     " endBundle\nendDocument\n", "bundles are not supported"),
-    ("prov", "informed.provn", PRIMER_PROVN.replace("endDocument", " wasInformedBy(exc:illustrate1, exc:compose1)"
-                                                    "\nendDocument"), "wasInformedBy is not read"),
+    (
+        "prov",
+        "bundle.provn",
+        "document\n prefix ex <http://example.org/>\n bundle ex:b\n  entity(ex:a)\n"
+        " endBundle\nendDocument\n",
+        "bundles are not supported",
+    ),
+    (
+        "prov",
+        "informed.provn",
+        PRIMER_PROVN.replace(
+            "endDocument", " wasInformedBy(exc:illustrate1, exc:compose1)\nendDocument"
+        ),
+        "wasInformedBy is not read",
+    ),
     ("prov", "plain.provn", PRIMER_PROVN, "choose how to read them with --derivations"),
 ]
 
 
 @pytest.mark.parametrize("kind, name, text, message", BAD, ids=[b[1] for b in BAD])
 @pytest.mark.parametrize("command", ["import", "check"])
-def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, kind, name, text, message, command):
+def test_bad_input_is_one_line_exit_2_and_nothing_written(
+    tmp_path, capsys, kind, name, text, message, command
+):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     db = created(str(tmp_path / "memory.db"))
@@ -152,12 +259,18 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, kind
         assert memory.last_event == before and not memory.structure().nodes  # nothing written
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["check", "--from", "reasons", "F", "--derivations", "or"], "--derivations reads PROV documents"),
-    (["check", "--from", "prov", "F", "--drop-out-lists"], "PROV has no out-lists"),
-    (["check", "F", "--drop-out-lists"], "need --from reasons or --from prov"),
-    (["check", "--from", "prov", "--db", "x.db"], "not a stored memory"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["check", "--from", "reasons", "F", "--derivations", "or"],
+            "--derivations reads PROV documents",
+        ),
+        (["check", "--from", "prov", "F", "--drop-out-lists"], "PROV has no out-lists"),
+        (["check", "F", "--drop-out-lists"], "need --from reasons or --from prov"),
+        (["check", "--from", "prov", "--db", "x.db"], "not a stored memory"),
+    ],
+)
 def test_options_that_do_not_fit_are_one_line(tmp_path, capsys, argv, message):
     (tmp_path / "F").write_text("{}", encoding="utf-8")
     argv = [str(tmp_path / a) if a in ("F", "x.db") else a for a in argv]
@@ -180,7 +293,9 @@ def test_an_export_that_cannot_be_lossless_writes_nothing(tmp_path, capsys):
 def test_without_prov_the_command_names_the_extra(files, capsys, monkeypatch):
     for name in ("prov", "prov.model"):
         monkeypatch.setitem(sys.modules, name, None)
-    code, _, err = run(capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "or")
+    code, _, err = run(
+        capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "or"
+    )
     assert code == 2 and "prov is not installed: pip install 'jtms-revision[prov]'" in err
     # ftl-reasons networks are read without the package
     monkeypatch.setitem(sys.modules, "reasons", None)
@@ -189,8 +304,18 @@ def test_without_prov_the_command_names_the_extra(files, capsys, monkeypatch):
 
 def test_revise_from_reasons_is_after_the_retractions(files, capsys):
     # obs-b is retracted in the network: belief rests on obs-a alone, so exact withdraws it
-    code, out, _ = run(capsys, "revise", "--from", "reasons", str(files / "network.json"), "--audit", "obs-a",
-                       "--json")
+    code, out, _ = run(
+        capsys,
+        "revise",
+        "--from",
+        "reasons",
+        str(files / "network.json"),
+        "--audit",
+        "obs-a",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["retired"] == ["belief", "conclusion", "obs-a"]
-    code, _, err = run(capsys, "revise", "--from", "reasons", str(files / "network.json"), "--audit", "obs-b")
+    code, _, err = run(
+        capsys, "revise", "--from", "reasons", str(files / "network.json"), "--audit", "obs-b"
+    )
     assert code == 2 and "is audited already" in err

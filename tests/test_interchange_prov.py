@@ -54,35 +54,59 @@ def justifications(structure):
 
 J = frozenset
 ACTIVITIES = {  # what the activities record, under every reading
-    ("exc:chart1", J({"exg:dataset1"})),                      # compile1
+    ("exc:chart1", J({"exg:dataset1"})),  # compile1
     ("exc:composition1", J({"exg:dataset1", "exc:regionList"})),  # compose1
-    ("exc:chart1", J({"exc:composition1"})),                  # illustrate1
+    ("exc:chart1", J({"exc:composition1"})),  # illustrate1
 }
 
 
 def test_the_primer_reads_as_its_activities_and_derivations():
     expected = {
-        "and": ACTIVITIES | {("exg:dataset2", J({"exg:dataset1"})), ("exc:chart2", J({"exg:dataset2"})),
-                             ("exn:article", J({"exg:dataset1", "exc:chart1"})),
-                             ("exb:quoteInBlogEntry-20130326", J({"exn:article"}))},
-        "or": ACTIVITIES | {("exg:dataset2", J({"exg:dataset1"})), ("exc:chart2", J()),
-                            ("exc:chart2", J({"exg:dataset2"})), ("exn:article", J({"exg:dataset1"})),
-                            ("exn:article", J({"exc:chart1"})),
-                            ("exb:quoteInBlogEntry-20130326", J({"exn:article"}))},
-        "separate": ACTIVITIES | {("exg:dataset2", J({"exg:dataset1"})), ("exc:chart2", J()),
-                                  ("exc:chart2", J({"exg:dataset2"})),
-                                  ("exn:article", J({"exg:dataset1", "exc:chart1"})),
-                                  ("exb:quoteInBlogEntry-20130326", J({"exn:article"}))},
+        "and": ACTIVITIES
+        | {
+            ("exg:dataset2", J({"exg:dataset1"})),
+            ("exc:chart2", J({"exg:dataset2"})),
+            ("exn:article", J({"exg:dataset1", "exc:chart1"})),
+            ("exb:quoteInBlogEntry-20130326", J({"exn:article"})),
+        },
+        "or": ACTIVITIES
+        | {
+            ("exg:dataset2", J({"exg:dataset1"})),
+            ("exc:chart2", J()),
+            ("exc:chart2", J({"exg:dataset2"})),
+            ("exn:article", J({"exg:dataset1"})),
+            ("exn:article", J({"exc:chart1"})),
+            ("exb:quoteInBlogEntry-20130326", J({"exn:article"})),
+        },
+        "separate": ACTIVITIES
+        | {
+            ("exg:dataset2", J({"exg:dataset1"})),
+            ("exc:chart2", J()),
+            ("exc:chart2", J({"exg:dataset2"})),
+            ("exn:article", J({"exg:dataset1", "exc:chart1"})),
+            ("exb:quoteInBlogEntry-20130326", J({"exn:article"})),
+        },
     }
     for choice in DERIVATION_CHOICES:
         imported = primer(choice)
         assert justifications(imported.structure) == expected[choice], choice
-        assert imported.structure.evidence == {"exg:dataset1", "exc:regionList", "exn:articleV1", "exn:articleV2"}
+        assert imported.structure.evidence == {
+            "exg:dataset1",
+            "exc:regionList",
+            "exn:articleV1",
+            "exn:articleV2",
+        }
         assert imported.audit == frozenset()
         report = imported.report
         assert report.plain_derivations == 5 and report.derivations == choice
-        assert report.ignored == {"agent": 2, "wasAssociatedWith": 2, "actedOnBehalfOf": 1,
-                                  "wasAttributedTo": 1, "specializationOf": 2, "alternateOf": 1}
+        assert report.ignored == {
+            "agent": 2,
+            "wasAssociatedWith": 2,
+            "actedOnBehalfOf": 1,
+            "wasAttributedTo": 1,
+            "specializationOf": 2,
+            "alternateOf": 1,
+        }
 
 
 def test_which_primer_verdicts_depend_on_the_reading_of_derivations():
@@ -92,24 +116,33 @@ def test_which_primer_verdicts_depend_on_the_reading_of_derivations():
     assert dependence.claim == "exc:chart2"
     assert dependence.verdicts == {"and": "safe", "or": "unsafe", "separate": "unsafe"}
     assert {c for c, v in verdict_table(primer().structure, ()).items() if v == "unsafe"} == {
-        "exc:chart1", "exc:chart2", "exn:article", "exb:quoteInBlogEntry-20130326"}
+        "exc:chart1",
+        "exc:chart2",
+        "exn:article",
+        "exb:quoteInBlogEntry-20130326",
+    }
 
 
 def test_an_invalidated_entity_is_audited_and_the_verdicts_are_after_the_audit():
-    text = PRIMER_PROVN.replace("endDocument", "  activity(exg:recall)\n"
-                                "  wasInvalidatedBy(exg:dataset1, exg:recall, -)\nendDocument")
+    text = PRIMER_PROVN.replace(
+        "endDocument",
+        "  activity(exg:recall)\n  wasInvalidatedBy(exg:dataset1, exg:recall, -)\nendDocument",
+    )
     imported = primer("or", text)
     assert imported.audit == {"exg:dataset1"}
     # every chart and the article rest on dataset1 (compile1 used it), so the recall withdraws
     # them whatever the reading; chart2 survives it only where compile2's empty generation
     # is a way of its own
     assert {d.claim: d.verdicts for d in imported.report.choice_dependent} == {
-        "exc:chart2": {"and": "inactive", "or": "safe", "separate": "safe"}}
+        "exc:chart2": {"and": "inactive", "or": "safe", "separate": "safe"}
+    }
 
 
-@pytest.mark.parametrize("fmt, options", [("json", {}), ("xml", {}), ("rdf", {"rdf_format": "turtle"}),
-                                          ("rdf", {"rdf_format": "trig"})],
-                         ids=["PROV-JSON", "PROV-XML", "PROV-O turtle", "PROV-O trig"])
+@pytest.mark.parametrize(
+    "fmt, options",
+    [("json", {}), ("xml", {}), ("rdf", {"rdf_format": "turtle"}), ("rdf", {"rdf_format": "trig"})],
+    ids=["PROV-JSON", "PROV-XML", "PROV-O turtle", "PROV-O trig"],
+)
 def test_the_primer_reads_the_same_in_every_serialization(fmt, options):
     text = serialized(parse(PRIMER_PROVN), fmt, **options)
     again = imported_from(read_document(parse(text, fmt, **options)), "primer", "or")
@@ -117,7 +150,9 @@ def test_the_primer_reads_the_same_in_every_serialization(fmt, options):
 
 
 def test_plain_derivations_need_a_reading():
-    with pytest.raises(InputError, match=r"5 wasDerivedFrom name no activity .* --derivations and\|or\|separate"):
+    with pytest.raises(
+        InputError, match=r"5 wasDerivedFrom name no activity .* --derivations and\|or\|separate"
+    ):
         primer(None)
 
 
@@ -134,10 +169,13 @@ endDocument""")
     imported = imported_from(read_document(document), "d", None)
     assert justifications(imported.structure) == {("ex:c", J({"ex:a", "ex:b"}))}
     assert "ex:d" in imported.structure.evidence
-    assert imported.report.notes == ("'ex:d' was generated by an unnamed activity: read as evidence",)
+    assert imported.report.notes == (
+        "'ex:d' was generated by an unnamed activity: read as evidence",
+    )
 
 
 # --- generated documents -------------------------------------------------------------------
+
 
 @st.composite
 def documents(draw):
@@ -164,7 +202,9 @@ def documents(draw):
 
 
 def plain_targets(text: str) -> set[str]:
-    return {line.split("(")[1].split(",")[0] for line in text.splitlines() if "wasDerivedFrom" in line}
+    return {
+        line.split("(")[1].split(",")[0] for line in text.splitlines() if "wasDerivedFrom" in line
+    }
 
 
 @settings(max_examples=150)
@@ -177,7 +217,9 @@ def test_readings_are_nested_and_only_claims_downstream_of_a_derivation_depend_o
     assert active["and"] <= active["separate"] <= active["or"]  # each reading is weaker
     for target, sources in reading.plain.items():  # what each reading means for one entity
         assert all(sources <= j.antecedents for j in structures["and"].justifications_of[target])
-        assert {frozenset({s}) for s in sources} <= {j.antecedents for j in structures["or"].justifications_of[target]}
+        assert {frozenset({s}) for s in sources} <= {
+            j.antecedents for j in structures["or"].justifications_of[target]
+        }
         assert sources in {j.antecedents for j in structures["separate"].justifications_of[target]}
     imported = imported_from(reading, "generated", "and" if reading.plain_count else None)
     if not reading.plain_count:
@@ -193,8 +235,10 @@ def test_readings_are_nested_and_only_claims_downstream_of_a_derivation_depend_o
 
 
 @settings(max_examples=150)
-@given(exportable_graphs(nogoods=False), st.sampled_from([("json", {}), ("provn", {}), ("xml", {}),
-                                                          ("rdf", {"rdf_format": "turtle"})]))
+@given(
+    exportable_graphs(nogoods=False),
+    st.sampled_from([("json", {}), ("provn", {}), ("xml", {}), ("rdf", {"rdf_format": "turtle"})]),
+)
 def test_export_then_import_is_the_identity(case, serialization):
     structure, audit = case
     fmt, options = serialization
@@ -223,15 +267,30 @@ BUNDLE = """document
 endDocument"""
 
 
-@pytest.mark.parametrize("text, message", [
-    (BUNDLE, "bundles are not supported (bundle 'ex:b1')"),
-    (PRIMER_PROVN.replace("endDocument", "  wasInformedBy(exc:illustrate1, exc:compose1)\nendDocument"),
-     "wasInformedBy is not read"),
-    (PRIMER_PROVN.replace("endDocument", "  wasInfluencedBy(exc:chart1, exg:dataset1)\nendDocument"),
-     "wasInfluencedBy is not read"),
-    (PRIMER_PROVN.replace("endDocument", "  hadMember(exc:chart1, exg:dataset1)\nendDocument"),
-     "hadMember is not read"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (BUNDLE, "bundles are not supported (bundle 'ex:b1')"),
+        (
+            PRIMER_PROVN.replace(
+                "endDocument", "  wasInformedBy(exc:illustrate1, exc:compose1)\nendDocument"
+            ),
+            "wasInformedBy is not read",
+        ),
+        (
+            PRIMER_PROVN.replace(
+                "endDocument", "  wasInfluencedBy(exc:chart1, exg:dataset1)\nendDocument"
+            ),
+            "wasInfluencedBy is not read",
+        ),
+        (
+            PRIMER_PROVN.replace(
+                "endDocument", "  hadMember(exc:chart1, exg:dataset1)\nendDocument"
+            ),
+            "hadMember is not read",
+        ),
+    ],
+)
 def test_refused_documents_are_one_line(tmp_path, text, message):
     path = tmp_path / "doc.provn"
     path.write_text(text, encoding="utf-8")
@@ -240,14 +299,25 @@ def test_refused_documents_are_one_line(tmp_path, text, message):
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
-@pytest.mark.parametrize("name, text, message", [
-    ("doc.json", '{"entity": {"ex:a": {}}, "wasFooedBy": {"_:x": {}}}', "not a PROV document (PROV-JSON)"),
-    ("doc.json", '{"nodes": [{"id": "a", "kind": "evidence"}]}', "not a PROV document (PROV-JSON)"),
-    ("doc.provn", "document\n  entity(ex:a\nendDocument", "not a PROV document (PROV-N)"),
-    ("doc.xml", "<graph/>", "not a PROV document"),
-    ("doc", "hello", "not a PROV document"),
-    ("doc.json", '{"prefix": {}}', "no records"),
-])
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        (
+            "doc.json",
+            '{"entity": {"ex:a": {}}, "wasFooedBy": {"_:x": {}}}',
+            "not a PROV document (PROV-JSON)",
+        ),
+        (
+            "doc.json",
+            '{"nodes": [{"id": "a", "kind": "evidence"}]}',
+            "not a PROV document (PROV-JSON)",
+        ),
+        ("doc.provn", "document\n  entity(ex:a\nendDocument", "not a PROV document (PROV-N)"),
+        ("doc.xml", "<graph/>", "not a PROV document"),
+        ("doc", "hello", "not a PROV document"),
+        ("doc.json", '{"prefix": {}}', "no records"),
+    ],
+)
 def test_other_formats_are_one_line(tmp_path, name, text, message):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")

@@ -48,12 +48,18 @@ def test_ftl_reasons_reads_the_export_back_to_the_same_graph(tmp_path_factory, c
     exported.write_text(json.dumps(to_network(structure, audit)), encoding="utf-8")
     import_json(str(exported), db_path=str(folder / "reasons.db"))
     imported = read_reasons(folder / "reasons.db")
-    assert graph_to_dict(imported.structure)["justifications"] == graph_to_dict(structure)["justifications"]
-    assert {n.id: n.text for n in imported.structure.nodes.values()} == \
-        {n.id: n.text for n in structure.nodes.values()}
+    assert (
+        graph_to_dict(imported.structure)["justifications"]
+        == graph_to_dict(structure)["justifications"]
+    )
+    assert {n.id: n.text for n in imported.structure.nodes.values()} == {
+        n.id: n.text for n in structure.nodes.values()
+    }
     assert imported.audit == audit
     assert imported.report.disagreements == ()
-    assert {(g.id, g.nodes) for g in imported.structure.nogoods} == {(g.id, g.nodes) for g in structure.nogoods}
+    assert {(g.id, g.nodes) for g in imported.structure.nogoods} == {
+        (g.id, g.nodes) for g in structure.nogoods
+    }
 
 
 def built_by_ftl(path: Path) -> None:
@@ -68,10 +74,14 @@ def built_by_ftl(path: Path) -> None:
     net.add_node("obs-tests-pass", "the test suite passes locally")
     net.add_node("obs-review", "a reviewer approved the change")
     net.add_node("obs-flaky", "the CI run was flaky")
-    net.add_node("tested", "the change is tested",
-                 [Justification("SL", ["obs-ci-green"]), Justification("SL", ["obs-tests-pass"])])
-    net.add_node("mergeable", "the change can be merged",
-                 [Justification("SL", ["tested", "obs-review"])])
+    net.add_node(
+        "tested",
+        "the change is tested",
+        [Justification("SL", ["obs-ci-green"]), Justification("SL", ["obs-tests-pass"])],
+    )
+    net.add_node(
+        "mergeable", "the change can be merged", [Justification("SL", ["tested", "obs-review"])]
+    )
     net.add_node("deployable", "the change can be deployed", [Justification("CP", ["mergeable"])])
     net.retract("obs-ci-green", reason="the run was on the wrong branch")
     net.add_nogood(["obs-flaky", "obs-tests-pass"])
@@ -86,14 +96,19 @@ def test_a_network_ftl_reasons_built_reads_as_its_graph_and_audit(tmp_path):
     structure = imported.structure
     assert structure.evidence == {"obs-ci-green", "obs-tests-pass", "obs-review", "obs-flaky"}
     assert {(j.claim, j.antecedents) for j in structure.justifications} == {
-        ("tested", frozenset({"obs-ci-green"})), ("tested", frozenset({"obs-tests-pass"})),
-        ("mergeable", frozenset({"tested", "obs-review"})), ("deployable", frozenset({"mergeable"}))}
+        ("tested", frozenset({"obs-ci-green"})),
+        ("tested", frozenset({"obs-tests-pass"})),
+        ("mergeable", frozenset({"tested", "obs-review"})),
+        ("deployable", frozenset({"mergeable"})),
+    }
     assert structure.nodes["mergeable"].text == "the change can be merged"
     [nogood] = structure.nogoods
     assert nogood.nodes == {"obs-flaky", "obs-tests-pass"}
     # the retraction, and the premise ftl-reasons' backtracking retracted for the nogood
     assert "obs-ci-green" in imported.audit and len(imported.audit) == 2
-    assert imported.report.notes == ("1 CP justification(s) read as SL (ftl-reasons evaluates them alike)",)
+    assert imported.report.notes == (
+        "1 CP justification(s) read as SL (ftl-reasons evaluates them alike)",
+    )
     assert imported.report.disagreements == ()  # ftl-reasons' labels are exact revision's
 
 
@@ -102,7 +117,9 @@ def test_the_json_export_of_ftl_reasons_reads_like_its_store(tmp_path):
 
     built_by_ftl(tmp_path / "reasons.db")
     exported = tmp_path / "network.json"
-    exported.write_text(json.dumps(export_network(db_path=str(tmp_path / "reasons.db"))), encoding="utf-8")
+    exported.write_text(
+        json.dumps(export_network(db_path=str(tmp_path / "reasons.db"))), encoding="utf-8"
+    )
     from_store, from_json = read_reasons(tmp_path / "reasons.db"), read_reasons(exported)
     same(from_json, from_store.structure, from_store.audit)
 
@@ -121,8 +138,14 @@ def network(**nodes):
 
 
 def test_an_out_list_is_refused_naming_the_node_and_the_justification():
-    data = network(a=[], b=[], c=[{"type": "SL", "antecedents": ["a"]},
-                                  {"type": "SL", "antecedents": ["a"], "outlist": ["b"]}])
+    data = network(
+        a=[],
+        b=[],
+        c=[
+            {"type": "SL", "antecedents": ["a"]},
+            {"type": "SL", "antecedents": ["a"], "outlist": ["b"]},
+        ],
+    )
     with pytest.raises(InputError) as error:
         from_network(data, "n.json")
     assert str(error.value).startswith("n.json: node 'c': justification 1 has the out-list ['b']")
@@ -132,7 +155,9 @@ def test_an_out_list_is_refused_naming_the_node_and_the_justification():
 def test_drop_out_lists_drops_them_and_lists_them():
     data = network(a=[], b=[], c=[{"type": "SL", "antecedents": ["a"], "outlist": ["b"]}])
     imported = from_network(data, drop_out_lists=True)
-    assert {(j.claim, j.antecedents) for j in imported.structure.justifications} == {("c", frozenset({"a"}))}
+    assert {(j.claim, j.antecedents) for j in imported.structure.justifications} == {
+        ("c", frozenset({"a"}))
+    }
     [dropped] = imported.report.dropped_out_lists
     assert (dropped.node, dropped.justification, dropped.out_list) == ("c", 0, ("b",))
     # b is IN, so ftl-reasons has c OUT; without the out-list c is active: reported, not hidden
@@ -141,11 +166,19 @@ def test_drop_out_lists_drops_them_and_lists_them():
     assert (disagreement.node, disagreement.recorded, disagreement.computed) == ("c", "OUT", "IN")
 
 
-@pytest.mark.parametrize("loop", [
-    network(p=[], a=[{"antecedents": ["p"], "outlist": ["b"]}], b=[{"antecedents": ["p"], "outlist": ["a"]}]),
-    network(p=[], a=[{"antecedents": ["p"], "outlist": ["a"]}]),
-    network(p=[], a=[{"antecedents": ["b"]}], b=[{"antecedents": ["p"], "outlist": ["a"]}]),
-], ids=["even loop", "odd self loop", "through an in-list"])
+@pytest.mark.parametrize(
+    "loop",
+    [
+        network(
+            p=[],
+            a=[{"antecedents": ["p"], "outlist": ["b"]}],
+            b=[{"antecedents": ["p"], "outlist": ["a"]}],
+        ),
+        network(p=[], a=[{"antecedents": ["p"], "outlist": ["a"]}]),
+        network(p=[], a=[{"antecedents": ["b"]}], b=[{"antecedents": ["p"], "outlist": ["a"]}]),
+    ],
+    ids=["even loop", "odd self loop", "through an in-list"],
+)
 def test_a_cycle_through_out_lists_is_refused_even_when_dropping_them(loop):
     for drop in (False, True):
         with pytest.raises(InputError, match="a cycle through out-lists"):
@@ -157,15 +190,24 @@ def test_an_out_list_on_a_node_upstream_is_not_a_cycle():
     assert from_network(data, drop_out_lists=True).structure.claims == {"q", "a"}
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"nodes": [{"id": "a", "kind": "evidence"}]}, "this looks like a jtms graph file"),
-    ([1, 2], "not an ftl-reasons network"),
-    (network(c=[{"antecedents": ["ghost"]}]), "unknown node 'ghost'"),
-    (network(c=[{"type": "XX", "antecedents": []}]), "type 'XX'"),
-    ({"nodes": {"a": {"justifications": [], "truth_value": "MAYBE"}}}, "truth_value must be IN or OUT"),
-    ({"nodes": {"a,b": {"justifications": []}}}, "comma"),
-    ({"nodes": {"a": {"justifications": []}}, "nogoods": [{"id": "n", "nodes": ["zz"]}]}, "unknown node"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"nodes": [{"id": "a", "kind": "evidence"}]}, "this looks like a jtms graph file"),
+        ([1, 2], "not an ftl-reasons network"),
+        (network(c=[{"antecedents": ["ghost"]}]), "unknown node 'ghost'"),
+        (network(c=[{"type": "XX", "antecedents": []}]), "type 'XX'"),
+        (
+            {"nodes": {"a": {"justifications": [], "truth_value": "MAYBE"}}},
+            "truth_value must be IN or OUT",
+        ),
+        ({"nodes": {"a,b": {"justifications": []}}}, "comma"),
+        (
+            {"nodes": {"a": {"justifications": []}}, "nogoods": [{"id": "n", "nodes": ["zz"]}]},
+            "unknown node",
+        ),
+    ],
+)
 def test_bad_networks_are_one_line(data, message):
     with pytest.raises(InputError) as error:
         from_network(data)

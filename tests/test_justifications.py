@@ -6,15 +6,17 @@ from hypothesis import strategies as st
 
 from theory import SupportStructure
 from theory import strategies as jst
-from theory.formula import compile_support, to_sympy
 from theory.fixpoint import active_state
+from theory.formula import compile_support, to_sympy
 from theory.justifications import JustificationEnumerator, minimal_justifications
 from theory.reference import brute_force_minimal_justifications, evidence_ancestors
 
 
 @st.composite
 def graph_and_claim(draw, cycles=True, max_evidence=8, max_claims=7):
-    structure = draw(jst.support_structures(max_evidence=max_evidence, max_claims=max_claims, cycles=cycles))
+    structure = draw(
+        jst.support_structures(max_evidence=max_evidence, max_claims=max_claims, cycles=cycles)
+    )
     claim = draw(st.sampled_from(sorted(structure.claims)))
     return structure, claim
 
@@ -26,8 +28,15 @@ def test_sat_enumeration_equals_brute_force(case):
     expected = brute_force_minimal_justifications(structure, claim)
     for compiled in (False, True):  # the Python algebra and solver loop, and the kernels
         assert minimal_justifications(structure, claim, method="sat", compiled=compiled) == expected
-        assert minimal_justifications(structure, claim, method="labels", compiled=compiled) == expected
-        assert minimal_justifications(structure, claim, method="auto", label_budget=2, compiled=compiled) == expected
+        assert (
+            minimal_justifications(structure, claim, method="labels", compiled=compiled) == expected
+        )
+        assert (
+            minimal_justifications(
+                structure, claim, method="auto", label_budget=2, compiled=compiled
+            )
+            == expected
+        )
         assert minimal_justifications(structure, claim, compiled=compiled) == expected
 
 
@@ -88,10 +97,14 @@ def test_absorbed_intermediate_labels_stay_cheap():
     # root = y OR (y AND X), X with 2^10 minimal justifications: the answer is just {y}.
     evidence = ["y"] + [f"x{i}{side}" for i in range(10) for side in "ab"]
     claims = [f"k{i}" for i in range(10)] + ["X", "root"]
-    justifications = [(f"k{i}", [f"x{i}a"]) for i in range(10)] + [(f"k{i}", [f"x{i}b"]) for i in range(10)]
+    justifications = [(f"k{i}", [f"x{i}a"]) for i in range(10)] + [
+        (f"k{i}", [f"x{i}b"]) for i in range(10)
+    ]
     justifications += [("X", [f"k{i}" for i in range(10)]), ("root", ["y"]), ("root", ["y", "X"])]
     structure = SupportStructure.build(evidence, claims, justifications)
     assert minimal_justifications(structure, "root", method="sat") == {frozenset({"y"})}
     assert len(minimal_justifications(structure, "X", method="sat")) == 1024
     # the label algebra gives up within its budget and the hybrid falls back to SAT
-    assert minimal_justifications(structure, "root", method="auto", label_budget=64) == {frozenset({"y"})}
+    assert minimal_justifications(structure, "root", method="auto", label_budget=64) == {
+        frozenset({"y"})
+    }

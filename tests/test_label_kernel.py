@@ -6,6 +6,7 @@ from itertools import combinations, islice
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.claim_cases import structure_and_claim
 from theory import SupportStructure
 from theory import strategies as jst
 from theory.cone_kernel import ConeOracle
@@ -15,8 +16,6 @@ from theory.justifications import JustificationEnumerator, minimal_justification
 from theory.label_kernel import OK, OVER_SETS, OVER_WORK, labels, sets_of_ids
 from theory.labels import all_labels
 from theory.reference import brute_force_minimal_justifications, evidence_ancestors
-
-from tests.claim_cases import structure_and_claim
 
 
 def as_sets(index, found, k):
@@ -39,7 +38,11 @@ def test_kernel_labels_equal_the_reference_and_brute_force(structure):
 
 
 @settings(max_examples=200)
-@given(jst.support_structures(max_evidence=7, max_claims=8, cycles=True), st.integers(0, 4), st.integers(0, 40))
+@given(
+    jst.support_structures(max_evidence=7, max_claims=8, cycles=True),
+    st.integers(0, 4),
+    st.integers(0, 40),
+)
 def test_kernel_budgets_never_change_an_answer(structure, max_sets, max_work):
     """Over a budget a target gets a status instead of a label; a label given is exact."""
     index = index_of(structure)
@@ -56,8 +59,11 @@ def test_kernel_budgets_never_change_an_answer(structure, max_sets, max_work):
 
 def test_work_budget_stops_before_the_later_components():
     # a chain of claims: one component each, so a zero work budget stops after the first
-    structure = SupportStructure.build(["e", "f"], ["a", "b", "c"],
-                                       [("a", ["e"]), ("a", ["f"]), ("b", ["a", "e"]), ("c", ["b", "f"])])
+    structure = SupportStructure.build(
+        ["e", "f"],
+        ["a", "b", "c"],
+        [("a", ["e"]), ("a", ["f"]), ("b", ["a", "e"]), ("c", ["b", "f"])],
+    )
     index = index_of(structure)
     found = labels(index, [index.number["c"]], max_work=0)
     assert found.status[0] == OVER_WORK
@@ -67,14 +73,16 @@ def test_work_budget_stops_before_the_later_components():
 def test_more_evidence_than_one_word():
     """130 evidence items: rows of three 64-bit words."""
     evidence = [f"e{i:03d}" for i in range(130)]
-    pairs = [("any", [e]) for e in evidence[:70]]                       # 70 singletons
+    pairs = [("any", [e]) for e in evidence[:70]]  # 70 singletons
     pairs += [("both", [evidence[0], evidence[129]]), ("both", [evidence[64], evidence[65]])]
     pairs += [("top", ["any", "both"]), ("loop", ["top"]), ("top", ["loop", evidence[100]])]
     structure = SupportStructure.build(evidence, ["any", "both", "top", "loop"], pairs)
     index = index_of(structure)
     found = labels(index, [index.number["top"], index.number["any"]])
     assert as_sets(index, found, 1) == frozenset(frozenset([e]) for e in evidence[:70])
-    expected = frozenset([frozenset([evidence[0], evidence[129]]), frozenset([evidence[64], evidence[65]])])
+    expected = frozenset(
+        [frozenset([evidence[0], evidence[129]]), frozenset([evidence[64], evidence[65]])]
+    )
     assert as_sets(index, found, 0) == expected  # the loop through e100 adds nothing
     assert minimal_justifications(structure, "top", method="labels") == expected
     assert minimal_justifications(structure, "top", method="sat") == expected
@@ -101,7 +109,11 @@ def test_cone_oracle_decides_like_the_fixpoint_and_shrinks_and_grows(case, data)
     index = index_of(structure)
     oracle = ConeOracle(index, index.number[claim])
     cone = sorted(evidence_ancestors(structure, claim))
-    present = data.draw(st.sets(st.sampled_from(sorted(structure.evidence))) if structure.evidence else st.just(set()))
+    present = data.draw(
+        st.sets(st.sampled_from(sorted(structure.evidence)))
+        if structure.evidence
+        else st.just(set())
+    )
 
     def holds(chosen):
         return claim in active_state(structure, evidence=frozenset(chosen))
@@ -136,7 +148,9 @@ def test_a_claim_on_no_evidence_has_the_empty_set_once_and_the_search_stops():
     """A justification with no antecedents: the empty set is the one minimal justification;
     the solver loop yields it once and stops."""
     structure = SupportStructure.build(["e0"], ["c0"], [("c0", [])])
-    assert list(islice(iter(JustificationEnumerator.for_claim(structure, "c0")), 3)) == [frozenset()]
+    assert list(islice(iter(JustificationEnumerator.for_claim(structure, "c0")), 3)) == [
+        frozenset()
+    ]
     assert JustificationEnumerator.for_claim(structure, "c0").all_minimal() == {frozenset()}
     assert minimal_justifications(structure, "c0", method="sat") == {frozenset()}
 
@@ -144,26 +158,51 @@ def test_a_claim_on_no_evidence_has_the_empty_set_once_and_the_search_stops():
 def test_one_search_on_loops_needing_cuts():
     """Two loops held up only by each other, and a cycle entered from three places."""
     structure = SupportStructure.build(
-        ["p", "q", "r"], ["a", "b", "c", "d"],
-        [("a", ["b"]), ("b", ["a"]), ("c", ["d"]), ("d", ["c"]), ("a", ["c"]), ("c", ["a"]),
-         ("b", ["p", "q"]), ("d", ["r"]), ("d", ["p"])])
+        ["p", "q", "r"],
+        ["a", "b", "c", "d"],
+        [
+            ("a", ["b"]),
+            ("b", ["a"]),
+            ("c", ["d"]),
+            ("d", ["c"]),
+            ("a", ["c"]),
+            ("c", ["a"]),
+            ("b", ["p", "q"]),
+            ("d", ["r"]),
+            ("d", ["p"]),
+        ],
+    )
     for claim in "abcd":
         expected = brute_force_minimal_justifications(structure, claim)
         assert JustificationEnumerator.for_claim(structure, claim).all_minimal() == expected
-    assert minimal_justifications(structure, "a", method="sat") == {frozenset(["r"]), frozenset(["p"])}
+    assert minimal_justifications(structure, "a", method="sat") == {
+        frozenset(["r"]),
+        frozenset(["p"]),
+    }
 
 
 def test_kernel_on_every_subset_of_a_small_graph():
     """All 2^4 sets of present evidence, through the oracle and the labels."""
-    structure = SupportStructure.build(["e1", "e2", "e3", "e4"], ["a", "b", "c"],
-                                       [("a", ["e1", "e2"]), ("a", ["b"]), ("b", ["a"]), ("b", ["e3"]),
-                                        ("c", ["a", "e4"]), ("c", ["b", "e1"])])
+    structure = SupportStructure.build(
+        ["e1", "e2", "e3", "e4"],
+        ["a", "b", "c"],
+        [
+            ("a", ["e1", "e2"]),
+            ("a", ["b"]),
+            ("b", ["a"]),
+            ("b", ["e3"]),
+            ("c", ["a", "e4"]),
+            ("c", ["b", "e1"]),
+        ],
+    )
     index = index_of(structure)
     oracle = ConeOracle(index, index.number["c"])
     items = sorted(structure.evidence)
     for size in range(len(items) + 1):
         for chosen in combinations(items, size):
-            assert oracle.holds(index.numbers(chosen)) == ("c" in active_state(structure, evidence=frozenset(chosen)))
+            assert oracle.holds(index.numbers(chosen)) == (
+                "c" in active_state(structure, evidence=frozenset(chosen))
+            )
     found = labels(index, [index.number["c"]])
     assert as_sets(index, found, 0) == brute_force_minimal_justifications(structure, "c")
 
@@ -203,17 +242,24 @@ def test_small_graphs_do_not_load_the_kernels():
         "assert minimal_justifications(big, f'c{n - 1}') == {frozenset(['e'])}\n"
         "assert 'theory.label_kernel' in sys.modules\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
 
 
 def test_set_budget_holds_while_a_loop_is_seeded():
     """Found by the CI profile: c0 <- e0 | e1 | c0 with a budget of one set. The seeds of
     the loop alone exceed it, and must say so (they once slipped through unchecked)."""
-    structure = SupportStructure.build(["e0", "e1"], ["c0"], [("c0", ["e0"]), ("c0", ["e1"]), ("c0", ["c0"])])
+    structure = SupportStructure.build(
+        ["e0", "e1"], ["c0"], [("c0", ["e0"]), ("c0", ["e1"]), ("c0", ["c0"])]
+    )
     index = index_of(structure)
     assert labels(index, [index.number["c0"]], max_sets=1).status[0] == OVER_SETS
-    assert as_sets(index, labels(index, [index.number["c0"]], max_sets=2), 0) == {frozenset(["e0"]), frozenset(["e1"])}
+    assert as_sets(index, labels(index, [index.number["c0"]], max_sets=2), 0) == {
+        frozenset(["e0"]),
+        frozenset(["e1"]),
+    }
 
 
 @settings(max_examples=300)
@@ -225,13 +271,19 @@ def test_unfounded_loops_give_valid_loop_formulas(case, data):
     structure, claim = case
     index = index_of(structure)
     oracle = ConeOracle(index, index.number[claim])
-    present = data.draw(st.sets(st.sampled_from(sorted(structure.evidence))) if structure.evidence else st.just(set()))
+    present = data.draw(
+        st.sets(st.sampled_from(sorted(structure.evidence)))
+        if structure.evidence
+        else st.just(set())
+    )
     if claim in active_state(structure, evidence=frozenset(present)):
         return
     active_now = active_state(structure, evidence=frozenset(present))
     items = sorted(structure.evidence)
-    fixpoints = [active_state(structure, evidence=frozenset(e for i, e in enumerate(items) if mask >> i & 1))
-                 for mask in range(1 << len(items))]
+    fixpoints = [
+        active_state(structure, evidence=frozenset(e for i, e in enumerate(items) if mask >> i & 1))
+        for mask in range(1 << len(items))
+    ]
     for members, external in oracle.unfounded(index.numbers(present)):
         names = {index.ids[n] for n in members}
         assert names and not names & set(active_now)
@@ -240,4 +292,7 @@ def test_unfounded_loops_give_valid_loop_formulas(case, data):
             assert index.ids[index.just_claim[j]] in names
         for fixpoint in fixpoints:
             if names & set(fixpoint):
-                assert any(all(index.ids[a] in fixpoint for a in index.just_antecedents[j]) for j in external)
+                assert any(
+                    all(index.ids[a] in fixpoint for a in index.just_antecedents[j])
+                    for j in external
+                )

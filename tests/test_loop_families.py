@@ -5,7 +5,6 @@ a deadline, so a stall fails the run instead of hanging it."""
 from __future__ import annotations
 
 import os
-
 import subprocess
 import sys
 import time
@@ -17,8 +16,13 @@ from benchmarks.loop_families import CASES, FAMILIES, case_files, members
 from benchmarks.peers import clingo_minimal_justifications
 from theory.completion import SupportProgram
 from theory.index import index_of
-from theory.justifications import (JustificationEnumerator, _compiled_search, _portfolio_search,
-                                   enumerate_minimal, minimal_justifications)
+from theory.justifications import (
+    JustificationEnumerator,
+    _compiled_search,
+    _portfolio_search,
+    enumerate_minimal,
+    minimal_justifications,
+)
 from theory.portfolio import Arm, Portfolio
 
 pytest.importorskip("clingo")
@@ -36,8 +40,12 @@ def kernels_compiled():
     structure, goals, _ = case_files()[1]
     for run in _methods(structure, goals[0], arms=False).values():
         run()
-    subprocess.run([sys.executable, "-m", "jtms", "check", str(CASES / "loops_dense_random.json"), "--json"],
-                   cwd=ROOT, capture_output=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "jtms", "check", str(CASES / "loops_dense_random.json"), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=600,
+    )
 
 
 def _methods(structure, claim, arms=False):
@@ -71,7 +79,11 @@ def test_case_files_every_method_equals_clingo_within_a_deadline(member):
             found = run()
             seconds = time.process_time() - started
             if method.startswith("limit"):
-                assert found <= expected and len(found) == min(3, len(expected)), (name, claim, method)
+                assert found <= expected and len(found) == min(3, len(expected)), (
+                    name,
+                    claim,
+                    method,
+                )
             else:
                 assert found == expected, (name, claim, method)
             assert seconds < DEADLINE, (name, claim, method, seconds)
@@ -88,23 +100,35 @@ def test_every_family_every_method_equals_clingo(family):
             for method, run in _methods(structure, claim).items():
                 found = run()
                 if method.startswith("limit"):
-                    assert found <= expected and len(found) == min(3, len(expected)), (family, claim, method)
+                    assert found <= expected and len(found) == min(3, len(expected)), (
+                        family,
+                        claim,
+                        method,
+                    )
                 else:
                     assert found == expected, (family, description, claim, method)
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.skipif(not os.environ.get("JTMS_LONG_TESTS"),
-                    reason="a long run: set JTMS_LONG_TESTS=1 (benchmarks/bench_loop_families.py "
-                           "covers the families at scale)")
+@pytest.mark.skipif(
+    not os.environ.get("JTMS_LONG_TESTS"),
+    reason="a long run: set JTMS_LONG_TESTS=1 (benchmarks/bench_loop_families.py "
+    "covers the families at scale)",
+)
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_more_members_of_every_family(family):
     for structure, goals, description in members(family, 4, seed=11):
         for claim in goals:
             expected = clingo_minimal_justifications(structure, claim)
-            assert minimal_justifications(structure, claim, compiled=True) == expected, (description, claim)
-            assert minimal_justifications(structure, claim, compiled=False) == expected, (description, claim)
+            assert minimal_justifications(structure, claim, compiled=True) == expected, (
+                description,
+                claim,
+            )
+            assert minimal_justifications(structure, claim, compiled=False) == expected, (
+                description,
+                claim,
+            )
 
 
 def test_the_lazy_search_alone_and_the_ranked_encoding_alone_agree_on_the_dense_file():
@@ -116,14 +140,21 @@ def test_the_lazy_search_alone_and_the_ranked_encoding_alone_agree_on_the_dense_
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("name,claim", [("loops_back_edges.json", "c7_0"), ("loops_dense_random.json", "c0")])
+@pytest.mark.parametrize(
+    "name,claim", [("loops_back_edges.json", "c7_0"), ("loops_dense_random.json", "c0")]
+)
 def test_the_cli_answers_the_case_files(name, claim):
     """``jtms supports`` and ``jtms check`` on the regression files, one-shot processes."""
     path = str(CASES / name)
     for argv in (["supports", path, "--claim", claim], ["check", path, "--json"]):
         started = time.monotonic()
-        result = subprocess.run([sys.executable, "-m", "jtms", *argv], cwd=ROOT, capture_output=True, text=True,
-                                timeout=50)
+        result = subprocess.run(
+            [sys.executable, "-m", "jtms", *argv],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=50,
+        )
         assert result.returncode in (0, 1), result.stderr
         assert time.monotonic() - started < 45
 
@@ -134,7 +165,7 @@ def test_the_portfolio_stops_at_the_first_arm_that_finishes_and_passes_on_every_
     def slow():
         yield 5, (a,), False
         while True:
-            yield 10, (), False   # never finishes: the other arm must end the query
+            yield 10, (), False  # never finishes: the other arm must end the query
 
     def quick():
         yield 3, (b,), False

@@ -21,11 +21,22 @@ from theory.structure import Nogood, SupportStructure
 def loop_world() -> SupportStructure:
     """x and y hold on a, b or c; l1 and l2 support each other, entered only through c."""
     return SupportStructure.build(
-        evidence=["a", "b", "c"], claims=["x", "y", "l1", "l2", "p"],
-        justifications=[("x", ["a"]), ("x", ["b"]), ("y", ["b", "c"]), ("l1", ["l2"]),
-                        ("l2", ["l1"]), ("l1", ["c"]), ("p", [])],
-        nogoods=[Nogood("n1", frozenset({"x", "y"})), Nogood("loop", frozenset({"l2", "a"})),
-                 Nogood("premise", frozenset({"p"}))],
+        evidence=["a", "b", "c"],
+        claims=["x", "y", "l1", "l2", "p"],
+        justifications=[
+            ("x", ["a"]),
+            ("x", ["b"]),
+            ("y", ["b", "c"]),
+            ("l1", ["l2"]),
+            ("l2", ["l1"]),
+            ("l1", ["c"]),
+            ("p", []),
+        ],
+        nogoods=[
+            Nogood("n1", frozenset({"x", "y"})),
+            Nogood("loop", frozenset({"l2", "a"})),
+            Nogood("premise", frozenset({"p"})),
+        ],
     )
 
 
@@ -38,8 +49,9 @@ def test_conflict_sets_of_a_conjunction() -> None:
 
 
 def test_support_loop_never_creates_a_conflict() -> None:
-    g = SupportStructure.build(evidence=["e"], claims=["l1", "l2"],
-                               justifications=[("l1", ["l2"]), ("l2", ["l1"])])
+    g = SupportStructure.build(
+        evidence=["e"], claims=["l1", "l2"], justifications=[("l1", ["l2"]), ("l2", ["l1"])]
+    )
     assert conflict_sets(g, ["l1", "l2"]) == frozenset()
     (found,) = contradictions(g, [Nogood("n", frozenset({"l1"}))])
     assert not found.active and found.conflicts == frozenset()
@@ -51,8 +63,11 @@ def test_blocked_nodes_count_as_audited() -> None:
     assert conflict_sets(g, ["x"], blocked=["b"]) == {frozenset({"a"})}
     assert conflict_sets(g, ["x", "y"], blocked=["y"]) == frozenset()
     assert conflict_sets(g, ["l1"], blocked=["c"]) == frozenset()
-    chain = SupportStructure.build(evidence=["e", "f"], claims=["x", "y"],
-                                   justifications=[("x", ["y"]), ("x", ["e"]), ("y", ["f"])])
+    chain = SupportStructure.build(
+        evidence=["e", "f"],
+        claims=["x", "y"],
+        justifications=[("x", ["y"]), ("x", ["e"]), ("y", ["f"])],
+    )
     assert conflict_sets(chain, ["x"]) == {frozenset({"e"}), frozenset({"f"})}
     assert conflict_sets(chain, ["x"], blocked=["y"]) == {frozenset({"e"})}
 
@@ -68,7 +83,9 @@ def test_contradictions_report_activity_and_diagnosability() -> None:
 
 @settings(max_examples=150)
 @given(jst.graphs_with_nogoods(max_evidence=4, max_claims=5, cycles=True), st.data())
-def test_conflict_sets_match_brute_force_and_clingo_with_cycles(g: SupportStructure, data: st.DataObject) -> None:
+def test_conflict_sets_match_brute_force_and_clingo_with_cycles(
+    g: SupportStructure, data: st.DataObject
+) -> None:
     blocked = data.draw(jst.audits(g, max_size=2), label="blocked")
     for nogood in g.nogoods:
         expected = brute_force_conflict_sets(g, nogood.nodes, blocked)
@@ -88,8 +105,11 @@ def test_conflict_sets_match_brute_force_acyclic(g: SupportStructure) -> None:
 # --- the graph format ------------------------------------------------------------------
 
 DOC = {
-    "nodes": [{"id": "a", "kind": "evidence"}, {"id": "x", "kind": "claim"},
-              {"id": "y", "kind": "claim"}],
+    "nodes": [
+        {"id": "a", "kind": "evidence"},
+        {"id": "x", "kind": "claim"},
+        {"id": "y", "kind": "claim"},
+    ],
     "justifications": [{"claim": "x", "antecedents": ["a"]}, {"claim": "y", "antecedents": ["a"]}],
     "nogoods": [{"id": "n1", "nodes": ["y", "x"], "text": "x and y contradict"}],
 }
@@ -101,24 +121,28 @@ def test_nogoods_round_trip_through_the_graph_format() -> None:
     again = loads_graph(dumps_graph(g))
     assert again.nogoods == g.nogoods
     assert json.loads(dumps_graph(g))["nogoods"] == [
-        {"id": "n1", "nodes": ["x", "y"], "text": "x and y contradict"}]
+        {"id": "n1", "nodes": ["x", "y"], "text": "x and y contradict"}
+    ]
     plain = dict(DOC)
     del plain["nogoods"]
     assert "nogoods" not in json.loads(dumps_graph(loads_graph(json.dumps(plain))))
 
 
-@pytest.mark.parametrize("nogoods, message", [
-    ({"id": "n1"}, "must be a list"),
-    (["n1"], "nogoods[0] must be an object"),
-    ([{"nodes": ["x"]}], "needs a non-empty string 'id'"),
-    ([{"id": "n1", "nodes": []}], "at least one node"),
-    ([{"id": "n1", "nodes": "x"}], "'nodes' must be a list of ids"),
-    ([{"id": "n1", "nodes": ["x", "zz"]}], "unknown node 'zz'"),
-    ([{"id": "x", "nodes": ["y"]}], "duplicate id"),
-    ([{"id": "n1", "nodes": ["x"]}, {"id": "n1", "nodes": ["y"]}], "duplicate id"),
-    ([{"id": "n1", "nodes": ["x"], "colour": "red"}], "unknown key(s) in a nogood: colour"),
-    ([{"id": "n1", "nodes": ["x"], "text": 3}], "'text' must be a string"),
-])
+@pytest.mark.parametrize(
+    "nogoods, message",
+    [
+        ({"id": "n1"}, "must be a list"),
+        (["n1"], "nogoods[0] must be an object"),
+        ([{"nodes": ["x"]}], "needs a non-empty string 'id'"),
+        ([{"id": "n1", "nodes": []}], "at least one node"),
+        ([{"id": "n1", "nodes": "x"}], "'nodes' must be a list of ids"),
+        ([{"id": "n1", "nodes": ["x", "zz"]}], "unknown node 'zz'"),
+        ([{"id": "x", "nodes": ["y"]}], "duplicate id"),
+        ([{"id": "n1", "nodes": ["x"]}, {"id": "n1", "nodes": ["y"]}], "duplicate id"),
+        ([{"id": "n1", "nodes": ["x"], "colour": "red"}], "unknown key(s) in a nogood: colour"),
+        ([{"id": "n1", "nodes": ["x"], "text": 3}], "'text' must be a string"),
+    ],
+)
 def test_bad_nogoods_are_rejected_with_one_line(nogoods: object, message: str) -> None:
     document = dict(DOC, nogoods=nogoods)
     with pytest.raises(InputError) as raised:

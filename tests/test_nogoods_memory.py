@@ -40,20 +40,32 @@ def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, st
 def test_imported_nogoods_are_stored_and_diagnosed(memory_location: Callable[[], str]) -> None:
     db = memory_location()
     with example_memory(db) as memory:
-        assert memory.nogoods() == (Nogood("verdict", frozenset({"effective", "inert"}),
-                                           "the compound cannot be both effective and inert"),)
+        assert memory.nogoods() == (
+            Nogood(
+                "verdict",
+                frozenset({"effective", "inert"}),
+                "the compound cannot be both effective and inert",
+            ),
+        )
         assert memory.is_active("verdict")
         report = memory.diagnose()
-        assert [sorted(d.invalidate) for d in report.diagnoses] == [["assay"], ["model"],
-                                                                   ["trial1", "trial2"]]
+        assert [sorted(d.invalidate) for d in report.diagnoses] == [
+            ["assay"],
+            ["model"],
+            ["trial1", "trial2"],
+        ]
         assert memory.node("verdict")["kind"] == "nogood"
         assert memory.integrity_problems() == []
 
 
-def test_add_nogood_history_follows_audits_and_reinstatements(memory_location: Callable[[], str]) -> None:
+def test_add_nogood_history_follows_audits_and_reinstatements(
+    memory_location: Callable[[], str],
+) -> None:
     db = memory_location()
     with example_memory(db) as memory:
-        memory.add_nogood("n2", ["dosing", "screen"], text="no dosing while screening", author="ana")
+        memory.add_nogood(
+            "n2", ["dosing", "screen"], text="no dosing while screening", author="ana"
+        )
         assert memory.is_active("n2")
         audit = memory.audit(["trial1", "trial2"], reason="trials unblinded")
         assert not memory.is_active("n2") and not memory.is_active("verdict")
@@ -73,16 +85,20 @@ def test_add_nogood_history_follows_audits_and_reinstatements(memory_location: C
             assert other.diagnose().active == ()
 
 
-@pytest.mark.parametrize("nogood_id, nodes, message", [
-    ("effective", ["inert"], "duplicate id"),
-    ("verdict", ["inert"], "duplicate id"),
-    ("n2", [], "at least one node"),
-    ("n2", ["ghost"], "unknown id"),
-    ("n2", "inert", "list of ids"),
-    (" n2", ["inert"], "without surrounding spaces"),
-])
-def test_bad_nogoods_change_nothing(memory_location: Callable[[], str], nogood_id: str,
-                                    nodes: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    "nogood_id, nodes, message",
+    [
+        ("effective", ["inert"], "duplicate id"),
+        ("verdict", ["inert"], "duplicate id"),
+        ("n2", [], "at least one node"),
+        ("n2", ["ghost"], "unknown id"),
+        ("n2", "inert", "list of ids"),
+        (" n2", ["inert"], "without surrounding spaces"),
+    ],
+)
+def test_bad_nogoods_change_nothing(
+    memory_location: Callable[[], str], nogood_id: str, nodes: list[str], message: str
+) -> None:
     with example_memory(memory_location()) as memory:
         before = memory.last_event
         with pytest.raises(InputError) as raised:
@@ -96,15 +112,18 @@ def test_a_node_cannot_take_a_nogood_id(memory_location: Callable[[], str]) -> N
     with example_memory(db) as memory:
         with pytest.raises(InputError, match="duplicate id"):
             memory.add_evidence("verdict")
-        graph = {"nodes": [{"id": "x", "kind": "evidence"}],
-                 "nogoods": [{"id": "verdict", "nodes": ["x"]}]}
+        graph = {
+            "nodes": [{"id": "x", "kind": "evidence"}],
+            "nogoods": [{"id": "verdict", "nodes": ["x"]}],
+        }
         with pytest.raises(InputError, match="duplicate id"):
             memory.import_graph(graph)
         assert "x" not in memory
 
 
 def test_nogoods_survive_a_round_trip_through_the_graph_format(
-        memory_location: Callable[[], str]) -> None:
+    memory_location: Callable[[], str],
+) -> None:
     with example_memory(memory_location()) as memory:
         memory.add_nogood("n2", ["dosing", "screen"])
         document = graph_to_dict(memory.structure())
@@ -112,13 +131,16 @@ def test_nogoods_survive_a_round_trip_through_the_graph_format(
     with Memory.create(memory_location()) as copy:
         copy.import_graph(document)
         assert {g.id: g.nodes for g in copy.nogoods()} == {
-            "n2": frozenset({"dosing", "screen"}), "verdict": frozenset({"effective", "inert"})}
+            "n2": frozenset({"dosing", "screen"}),
+            "verdict": frozenset({"effective", "inert"}),
+        }
 
 
 @settings(max_examples=40)
 @given(jst.graphs_with_nogoods(max_evidence=4, max_claims=5, cycles=True), st.data())
 def test_memory_diagnoses_with_audits_in_force_match_the_definition(
-        g: SupportStructure, data: st.DataObject) -> None:
+    g: SupportStructure, data: st.DataObject
+) -> None:
     blocked = data.draw(jst.audits(g, max_size=2), label="audited")
     with Memory.create(":memory:") as memory:
         memory.import_graph(g)
@@ -135,8 +157,10 @@ def test_memory_diagnoses_with_audits_in_force_match_the_definition(
 
 # --- the CLI -----------------------------------------------------------------------------------
 
-def test_add_nogood_and_diagnose_db(capsys: pytest.CaptureFixture[str],
-                                   memory_location: Callable[[], str]) -> None:
+
+def test_add_nogood_and_diagnose_db(
+    capsys: pytest.CaptureFixture[str], memory_location: Callable[[], str]
+) -> None:
     db = memory_location()
     example_memory(db).close()
     code, out, _ = run(capsys, "add-nogood", "n2", "--nodes", "dosing,screen", "--db", db, "--json")
@@ -151,8 +175,9 @@ def test_add_nogood_and_diagnose_db(capsys: pytest.CaptureFixture[str],
     assert code == 0 and json.loads(out)["kind"] == "nogood"
 
 
-def test_diagnose_apply_audits_the_chosen_diagnosis(capsys: pytest.CaptureFixture[str],
-                                                    memory_location: Callable[[], str]) -> None:
+def test_diagnose_apply_audits_the_chosen_diagnosis(
+    capsys: pytest.CaptureFixture[str], memory_location: Callable[[], str]
+) -> None:
     db = memory_location()
     example_memory(db).close()
     code, out, _ = run(capsys, "diagnose", "--db", db, "--apply", "2", "--json")
@@ -168,13 +193,19 @@ def test_diagnose_apply_audits_the_chosen_diagnosis(capsys: pytest.CaptureFixtur
     assert code == 0 and "none active" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--apply", "4"], "only 3 diagnosis(es)"),
-    (["--apply", "0"], "must be >= 1"),
-])
-def test_diagnose_apply_bad_input_changes_nothing(capsys: pytest.CaptureFixture[str],
-                                                  memory_location: Callable[[], str],
-                                                  argv: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--apply", "4"], "only 3 diagnosis(es)"),
+        (["--apply", "0"], "must be >= 1"),
+    ],
+)
+def test_diagnose_apply_bad_input_changes_nothing(
+    capsys: pytest.CaptureFixture[str],
+    memory_location: Callable[[], str],
+    argv: list[str],
+    message: str,
+) -> None:
     db = memory_location()
     example_memory(db).close()
     with Memory.open(db) as memory:
@@ -201,8 +232,9 @@ def test_diagnose_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert code == 2 and err.count("\n") == 1
 
 
-def test_review_reports_and_applies_the_cheapest_diagnosis(capsys: pytest.CaptureFixture[str],
-                                                           memory_location: Callable[[], str]) -> None:
+def test_review_reports_and_applies_the_cheapest_diagnosis(
+    capsys: pytest.CaptureFixture[str], memory_location: Callable[[], str]
+) -> None:
     db = memory_location()
     example_memory(db).close()
     code, out, _ = run(capsys, "review", "--db", db, "--json")

@@ -22,26 +22,29 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import postgres_dsn, postgres_location
-from theory.errors import InputError
 
 from jtms.cli import main
 from jtms.memory.jsonl import export_lines
 from jtms.memory.memory import Memory
+from theory.errors import InputError
 
 psycopg = pytest.importorskip("psycopg")
 
 ROOT = Path(__file__).resolve().parents[1]
 
 GRAPH = {
-    "nodes": [{"id": "e1", "kind": "evidence", "text": "assay A"},
-              {"id": "e2", "kind": "evidence", "text": "assay B"},
-              {"id": "c1", "kind": "claim", "text": "mechanism"},
-              {"id": "c2", "kind": "claim", "text": "plan"}],
-    "justifications": [{"claim": "c1", "antecedents": ["e1"]},
-                       {"claim": "c1", "antecedents": ["e2"]},
-                       {"claim": "c2", "antecedents": ["c1"]}],
+    "nodes": [
+        {"id": "e1", "kind": "evidence", "text": "assay A"},
+        {"id": "e2", "kind": "evidence", "text": "assay B"},
+        {"id": "c1", "kind": "claim", "text": "mechanism"},
+        {"id": "c2", "kind": "claim", "text": "plan"},
+    ],
+    "justifications": [
+        {"claim": "c1", "antecedents": ["e1"]},
+        {"claim": "c1", "antecedents": ["e2"]},
+        {"claim": "c2", "antecedents": ["c1"]},
+    ],
 }
 
 
@@ -94,18 +97,22 @@ def _schema(location: str) -> str:
 
 # --- the database enforces the guarantees ---------------------------------------------------------
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE {s}.revisions SET status = 'active'",
-    "DELETE FROM {s}.revisions",
-    "UPDATE {s}.events SET reason = 'rewritten'",
-    "DELETE FROM {s}.events WHERE kind = 'audit'",
-    "UPDATE {s}.nodes SET text = 'rewritten'",
-    "DELETE FROM {s}.nodes",
-    "TRUNCATE {s}.nodes CASCADE",
-    "UPDATE {s}.justifications SET antecedents = '{{0}}'",
-    "DELETE FROM {s}.supports",
-    "TRUNCATE {s}.events CASCADE",
-])
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE {s}.revisions SET status = 'active'",
+        "DELETE FROM {s}.revisions",
+        "UPDATE {s}.events SET reason = 'rewritten'",
+        "DELETE FROM {s}.events WHERE kind = 'audit'",
+        "UPDATE {s}.nodes SET text = 'rewritten'",
+        "DELETE FROM {s}.nodes",
+        "TRUNCATE {s}.nodes CASCADE",
+        "UPDATE {s}.justifications SET antecedents = '{{0}}'",
+        "DELETE FROM {s}.supports",
+        "TRUNCATE {s}.events CASCADE",
+    ],
+)
 def test_history_is_append_only_in_the_database(memory, dsn, statement):
     with Memory.open(memory) as m:
         m.audit(["e1"], reason="r")
@@ -116,18 +123,27 @@ def test_history_is_append_only_in_the_database(memory, dsn, statement):
     assert _dump(memory) == before
 
 
-@pytest.mark.parametrize("statement, message", [
-    ("INSERT INTO {s}.revisions VALUES (999, 12345, 'active', 2)", "missing node"),
-    ("INSERT INTO {s}.nodes VALUES (4, 'x', 'claim', '', NULL, NULL, NULL, 999, 'active')",
-     "missing event"),
-    ("INSERT INTO {s}.nodes VALUES (5, 'x', 'claim', '', NULL, NULL, NULL, 2, 'active')",
-     "not the next dense numbers"),
-    ("INSERT INTO {s}.justifications VALUES (3, 2, '{{0,777}}', 2)", "missing node"),
-    ("INSERT INTO {s}.justifications VALUES (9, 2, '{{1}}', 2)", "not the next dense"),
-    ("INSERT INTO {s}.supports VALUES (999, 3, 55, 1, 2)", "missing node or justification"),
-    ("INSERT INTO {s}.events VALUES (9, 'reinstate', 't', NULL, NULL, NULL, 1, NULL)",
-     "missing audit"),
-])
+@pytest.mark.parametrize(
+    "statement, message",
+    [
+        ("INSERT INTO {s}.revisions VALUES (999, 12345, 'active', 2)", "missing node"),
+        (
+            "INSERT INTO {s}.nodes VALUES (4, 'x', 'claim', '', NULL, NULL, NULL, 999, 'active')",
+            "missing event",
+        ),
+        (
+            "INSERT INTO {s}.nodes VALUES (5, 'x', 'claim', '', NULL, NULL, NULL, 2, 'active')",
+            "not the next dense numbers",
+        ),
+        ("INSERT INTO {s}.justifications VALUES (3, 2, '{{0,777}}', 2)", "missing node"),
+        ("INSERT INTO {s}.justifications VALUES (9, 2, '{{1}}', 2)", "not the next dense"),
+        ("INSERT INTO {s}.supports VALUES (999, 3, 55, 1, 2)", "missing node or justification"),
+        (
+            "INSERT INTO {s}.events VALUES (9, 'reinstate', 't', NULL, NULL, NULL, 1, NULL)",
+            "missing audit",
+        ),
+    ],
+)
 def test_references_are_checked_by_the_database(memory, dsn, statement, message):
     before = _dump(memory)
     with psycopg.connect(dsn, autocommit=True) as connection:
@@ -157,7 +173,7 @@ def test_writers_to_one_memory_wait_for_each_other_but_not_for_other_memories(ds
     try:
         assert entered.wait(30)
         with Memory.open(b, busy_timeout=0.5) as other:
-            other.add_evidence("free")                 # another memory: no wait
+            other.add_evidence("free")  # another memory: no wait
         with Memory.open(a, busy_timeout=0.5) as same:
             started = time.monotonic()
             with pytest.raises(InputError, match="locked by another writer: waited"):
@@ -185,26 +201,34 @@ def test_a_read_is_one_snapshot(memory):
 def test_a_listener_learns_of_foreign_writes_without_polling(memory):
     with Memory.open(memory) as listener:
         seen = listener.last_event
-        assert listener.wait_for_change(seen, timeout=0.2) == seen     # nothing happened
-        child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        assert listener.wait_for_change(seen, timeout=0.2) == seen  # nothing happened
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                textwrap.dedent(f"""
             import sys, time
             sys.path.insert(0, {str(ROOT)!r})
             from jtms.memory.memory import Memory
             time.sleep(0.5)
             with Memory.open({memory!r}) as m:
                 m.audit(["e1", "e2"], reason="contaminated")
-        """)], cwd=ROOT)
+        """),
+            ],
+            cwd=ROOT,
+        )
         started = time.monotonic()
         newest = listener.wait_for_change(seen, timeout=30)
         waited = time.monotonic() - started
         child.wait(30)
         assert child.returncode == 0
         assert newest == seen + 1 and waited < 25
-        assert listener.last_event == newest                    # caught up by event id
+        assert listener.last_event == newest  # caught up by event id
         assert listener.active_ids() == set()
 
 
 # --- namespaces ----------------------------------------------------------------------------------
+
 
 def test_memories_are_namespaces_of_one_database(dsn, memories, capsys):
     a, b = _fresh(dsn, memories), _fresh(dsn, memories)
@@ -222,7 +246,9 @@ def test_memories_are_namespaces_of_one_database(dsn, memories, capsys):
         assert listed[name]["nodes"] == 1 and listed[name]["events"] == 2
     with Memory.open(a) as ma, Memory.open(b) as mb:
         assert ma.node("x")["text"] == "only in A" and mb.node("x")["text"] == "only in B"
-    code, _, err = _run(capsys, "history", "x", "--db", postgres_location(dsn, "test_no_such_memory"))
+    code, _, err = _run(
+        capsys, "history", "x", "--db", postgres_location(dsn, "test_no_such_memory")
+    )
     assert code == 2 and "no memory 'test_no_such_memory'" in err
 
 
@@ -255,12 +281,21 @@ def test_interleaved_writers_of_two_memories_never_cross(dsn, memories):
     for location in (a, b):
         Memory.create(location).close()
     script = WRITER.format(root=str(ROOT))
-    children = [(location, name, subprocess.Popen(
-        [sys.executable, "-c", script, name, location, "12"], stdout=subprocess.PIPE, text=True,
-        cwd=ROOT)) for location, name in [(a, "p0"), (b, "p0"), (a, "p1"), (b, "p1"), (a, "p2"),
-                                          (b, "p2")]]
+    children = [
+        (
+            location,
+            name,
+            subprocess.Popen(
+                [sys.executable, "-c", script, name, location, "12"],
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=ROOT,
+            ),
+        )
+        for location, name in [(a, "p0"), (b, "p0"), (a, "p1"), (b, "p1"), (a, "p2"), (b, "p2")]
+    ]
     logs: dict[str, list] = {a: [], b: []}
-    for location, name, child in children:
+    for location, _name, child in children:
         out, _ = child.communicate(timeout=120)
         assert child.returncode == 0
         logs[location] += json.loads(out)
@@ -276,6 +311,7 @@ def test_interleaved_writers_of_two_memories_never_cross(dsn, memories):
 
 
 # --- faults: exit 2, one line, nothing changed --------------------------------------------------
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -293,12 +329,14 @@ def _one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], *needl
     return line
 
 
-@pytest.mark.parametrize("command", [["init"], ["history", "e1"], ["add-evidence", "x"],
-                                     ["memories"], ["export"]])
+@pytest.mark.parametrize(
+    "command", [["init"], ["history", "e1"], ["add-evidence", "x"], ["memories"], ["export"]]
+)
 def test_server_down_is_one_line(capsys, command):
     location = f"postgresql://postgres@127.0.0.1:{_free_port()}/test?memory=m"
-    _one_line_exit_2(capsys, command + ["--db", location], "cannot connect to PostgreSQL",
-                     "Connection refused")
+    _one_line_exit_2(
+        capsys, command + ["--db", location], "cannot connect to PostgreSQL", "Connection refused"
+    )
 
 
 def test_missing_database_is_one_line(dsn, capsys):
@@ -335,16 +373,40 @@ def password_server() -> Iterator[str]:
     port = _free_port()
     pg_ctl = str(bindir / "pg_ctl")
     try:
-        for argv in ([initdb, "-D", str(data), "-U", "postgres", "--auth=scram-sha-256",
-                      f"--pwfile={pwfile}", "-N"],
-                     [pg_ctl, "-D", str(data), "-w", "-t", "60", "-l", str(folder / "log"), "-o",
-                      f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off", "start"]):
+        for argv in (
+            [
+                initdb,
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                "--auth=scram-sha-256",
+                f"--pwfile={pwfile}",
+                "-N",
+            ],
+            [
+                pg_ctl,
+                "-D",
+                str(data),
+                "-w",
+                "-t",
+                "60",
+                "-l",
+                str(folder / "log"),
+                "-o",
+                f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off",
+                "start",
+            ],
+        ):
             done = subprocess.run(prefix + argv, capture_output=True, text=True, timeout=120)
             assert done.returncode == 0, f"{argv[0]}: {done.stderr or done.stdout}"
         yield f"postgresql://postgres:{{password}}@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run(prefix + [pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            prefix + [pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -354,8 +416,9 @@ def test_wrong_password_is_one_line_and_hides_the_password(password_server, caps
     line = _one_line_exit_2(capsys, ["init", "--db", wrong], "password authentication failed")
     assert "wrong-secret" not in line and "***" in line
     assert _run(capsys, "init", "--db", right)[0] == 0
-    line = _one_line_exit_2(capsys, ["add-evidence", "x", "--db", wrong],
-                            "password authentication failed")
+    line = _one_line_exit_2(
+        capsys, ["add-evidence", "x", "--db", wrong], "password authentication failed"
+    )
     with Memory.open(right) as m:
         assert len(m.table("events")) == 1 and m.table("nodes") == []
 
@@ -379,8 +442,11 @@ def test_connection_killed_mid_audit_leaves_the_pre_audit_state(memory, dsn, cap
         return m
 
     monkeypatch.setattr(Memory, "open", open_with_killer)
-    line = _one_line_exit_2(capsys, ["audit", "--invalidate", "e1,e2", "--reason", "never lands",
-                                     "--db", memory], "connection")
+    line = _one_line_exit_2(
+        capsys,
+        ["audit", "--invalidate", "e1,e2", "--reason", "never lands", "--db", memory],
+        "connection",
+    )
     assert "nothing written" in line
     monkeypatch.undo()
     assert _dump(memory) == before
@@ -397,17 +463,25 @@ def test_two_inits_of_one_memory_at_once(dsn, memories):
         from jtms.cli import main
         raise SystemExit(main(["init", "--db", {location!r}]))
     """)
-    children = [subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True,
-                                 cwd=ROOT) for _ in range(4)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", script], stderr=subprocess.PIPE, text=True, cwd=ROOT
+        )
+        for _ in range(4)
+    ]
     results = [(child.wait(60), child.stderr.read()) for child in children]
     assert sorted(code for code, _ in results) == [0, 2, 2, 2]
-    assert all("already exists" in err and len(err.strip().splitlines()) == 1
-               for code, err in results if code == 2)
+    assert all(
+        "already exists" in err and len(err.strip().splitlines()) == 1
+        for code, err in results
+        if code == 2
+    )
     with Memory.open(location) as m:
         assert [e["kind"] for e in m.table("events")] == ["init"]
 
 
 # --- load ----------------------------------------------------------------------------------------
+
 
 def test_eight_writers_and_four_readers_equal_a_serial_replay(dsn, memories, tmp_path):
     """8 writer and 4 reader processes on one PostgreSQL memory for a few seconds
@@ -430,11 +504,13 @@ def test_large_writes_go_through_copy_and_equal_sqlite(dsn, memories, tmp_path):
     """An import, an audit and a reinstatement of 400+ rows each (PostgreSQL writes them with
     COPY, small writes with one INSERT) give the same rows as on SQLite, times aside."""
     n = 450
-    graph = {"nodes": [{"id": "e0", "kind": "evidence"}, {"id": "e1", "kind": "evidence"}]
-             + [{"id": f"c{k}", "kind": "claim", "text": f"step\t{k}\n"} for k in range(n)],
-             "justifications": [{"claim": "c0", "antecedents": ["e0"]}]
-             + [{"claim": f"c{k}", "antecedents": [f"c{k - 1}"]} for k in range(1, n)]
-             + [{"claim": "c300", "antecedents": ["e1"]}]}
+    graph = {
+        "nodes": [{"id": "e0", "kind": "evidence"}, {"id": "e1", "kind": "evidence"}]
+        + [{"id": f"c{k}", "kind": "claim", "text": f"step\t{k}\n"} for k in range(n)],
+        "justifications": [{"claim": "c0", "antecedents": ["e0"]}]
+        + [{"claim": f"c{k}", "antecedents": [f"c{k - 1}"]} for k in range(1, n)]
+        + [{"claim": "c300", "antecedents": ["e1"]}],
+    }
     tables = {}
     for location in (str(tmp_path / "m.db"), _fresh(dsn, memories)):
         with Memory.create(location) as m:
@@ -444,10 +520,10 @@ def test_large_writes_go_through_copy_and_equal_sqlite(dsn, memories, tmp_path):
             assert len(m.reinstate(audit.audit_id).activated) == 301
             m.audit(["e1", "c10"], reason="again")
             assert m.integrity_problems() == []
-            tables[location] = {t: [{k: v for k, v in row.items() if k != "time"}
-                                    for row in m.table(t)]
-                                for t in ("events", "nodes", "justifications", "revisions",
-                                          "supports")}
+            tables[location] = {
+                t: [{k: v for k, v in row.items() if k != "time"} for row in m.table(t)]
+                for t in ("events", "nodes", "justifications", "revisions", "supports")
+            }
     sqlite, postgres = tables.values()
     assert len(sqlite["revisions"]) > 600 and len(sqlite["supports"]) > 400
     assert postgres == sqlite
@@ -479,6 +555,6 @@ def test_an_idle_session_ended_by_the_server_is_opened_again(memory, dsn):
             admin.execute("SELECT pg_terminate_backend(%s)", (warm._store.backend_pid,))
         time.sleep(0.2)
         other.audit(["e1", "e2"], reason="while the other session was gone")
-        assert not warm.is_active("c1")                       # reconnected, caught up
-        warm.add_evidence("e9")                               # and writes again
+        assert not warm.is_active("c1")  # reconnected, caught up
+        warm.add_evidence("e9")  # and writes again
         assert "e9" in other.active_ids() and warm.integrity_problems() == []

@@ -10,12 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from theory import strategies as jst
-from theory.fixpoint import active_state
-
 from jtms.cli import main
 from jtms.memory.jsonl import export_lines, import_memory
 from jtms.memory.memory import Memory
+from theory import strategies as jst
+from theory.fixpoint import active_state
 
 GRAPH = {
     "nodes": [
@@ -33,8 +32,10 @@ GRAPH = {
         {"claim": "c3", "antecedents": ["c2"]},
         {"claim": "c2", "antecedents": ["c3"]},
     ],
-    "nogoods": [{"id": "z2", "nodes": ["c1", "e3"], "text": "cannot both hold"},
-                {"id": "a1", "nodes": ["e1", "e2"], "text": "one assay is wrong"}],
+    "nogoods": [
+        {"id": "z2", "nodes": ["c1", "e3"], "text": "cannot both hold"},
+        {"id": "a1", "nodes": ["e1", "e2"], "text": "one assay is wrong"},
+    ],
 }
 
 
@@ -62,10 +63,19 @@ def _view(location: str) -> dict:
             "active": sorted(m.active_ids()),
             "open_audits": m.open_audits(),
             "withdrawn": m.withdrawn(),
-            "nodes": {i: {"history": m.history(i), "explain": m.explain(i).as_dict(),
-                          "record": m.node(i), "audited_by": m.audits_naming(i)} for i in ids},
-            "nogoods": [(g.id, sorted(g.nodes), g.text, m.is_active(g.id), m.history(g.id))
-                        for g in m.nogoods()],
+            "nodes": {
+                i: {
+                    "history": m.history(i),
+                    "explain": m.explain(i).as_dict(),
+                    "record": m.node(i),
+                    "audited_by": m.audits_naming(i),
+                }
+                for i in ids
+            },
+            "nogoods": [
+                (g.id, sorted(g.nodes), g.text, m.is_active(g.id), m.history(g.id))
+                for g in m.nogoods()
+            ],
         }
 
 
@@ -83,6 +93,7 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 def test_sqlite_to_postgres_to_sqlite_is_lossless(tmp_path, capsys):
     from conftest import postgres_dsn, postgres_location
+
     from jtms.store.postgres import drop_memory
 
     dsn = postgres_dsn()
@@ -100,10 +111,10 @@ def test_sqlite_to_postgres_to_sqlite_is_lossless(tmp_path, capsys):
         second = tmp_path / "second.jsonl"
         assert _cli(capsys, "export", "--db", pg, "-o", str(second))[0] == 0
         assert _cli(capsys, "import-memory", str(second), "--db", back)[0] == 0
-        assert second.read_text() == first.read_text()       # the very same file
+        assert second.read_text() == first.read_text()  # the very same file
         assert _export(back) == first.read_text().splitlines()
         view = _view(source)
-        assert _view(pg) == view and _view(back) == view      # history, explain, active state
+        assert _view(pg) == view and _view(back) == view  # history, explain, active state
         assert view["active"] == sorted(active_state(_structure_of(source), ["e2", "c4", "c1"]))
     finally:
         drop_memory(pg)
@@ -125,7 +136,7 @@ def test_round_trip_on_each_backend(memory_location, tmp_path):
     assert summary.counts["nogoods"] == 3 and summary.counts["nogood_revisions"] > 0
     assert _export(target) == lines
     assert _view(target) == _view(source)
-    with Memory.open(target) as m:   # the imported memory keeps working
+    with Memory.open(target) as m:  # the imported memory keeps working
         audit = m.audit(["e3"], reason="after import")
         assert "e3" in audit.retired and "e3" not in m.active_ids()
         assert m.integrity_problems() == []
@@ -148,13 +159,22 @@ def _bad_files(lines: list[str]) -> list[tuple[str, str, str]]:
         ("not json", "\n".join([header, "{oops", end]), "malformed JSON"),
         ("no header", "\n".join(rows + [end]), "not a jtms memory export"),
         ("empty", "", "empty file"),
-        ("inconsistent status", "\n".join([header] + [dump(r) for r in flipped] + [end]),
-         "inconsistent export"),
+        (
+            "inconsistent status",
+            "\n".join([header] + [dump(r) for r in flipped] + [end]),
+            "inconsistent export",
+        ),
         ("event gap", "\n".join([header] + [dump(r) for r in gap] + [end]), "expected 2"),
-        ("bad key", "\n".join([header, dump({"table": "nodes", "row": {"num": 0}}), end]),
-         "needs exactly the keys"),
-        ("newer version", "\n".join([dump({**json.loads(header), "version": 99})] + rows + [end]),
-         "export format version 99"),
+        (
+            "bad key",
+            "\n".join([header, dump({"table": "nodes", "row": {"num": 0}}), end]),
+            "needs exactly the keys",
+        ),
+        (
+            "newer version",
+            "\n".join([dump({**json.loads(header), "version": 99})] + rows + [end]),
+            "export format version 99",
+        ),
     ]
 
 
@@ -168,7 +188,7 @@ def test_bad_export_files_create_nothing(memory_location, tmp_path, capsys, case
     code, _, err = _cli(capsys, "import-memory", str(bad), "--db", target)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (name, err)
     code, _, err = _cli(capsys, "history", "e1", "--db", target)
-    assert code == 2 and "no memory" in err           # the target was not left behind
+    assert code == 2 and "no memory" in err  # the target was not left behind
 
 
 def test_import_into_an_existing_memory_is_refused(memory_location, tmp_path, capsys):
@@ -203,8 +223,10 @@ def test_export_import_keeps_any_sequence_of_writes(memory_location, tmp_path, d
             if audits and data.draw(st.booleans(), label="reinstate"):
                 m.reinstate(data.draw(st.sampled_from(audits)))
             else:
-                m.audit(data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=2,
-                                           unique=True)), reason="r")
+                m.audit(
+                    data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=2, unique=True)),
+                    reason="r",
+                )
         lines = list(export_lines(m))
     (tmp_path / "m.jsonl").write_text("\n".join(lines) + "\n")
     import_memory(tmp_path / "m.jsonl", target)

@@ -3,7 +3,6 @@ against the project's revision rules, symmetry breaking, and the mutants."""
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,15 +34,17 @@ def test_counts_agree_with_the_enumeration(n):
     e = monotone_definitions(n)
     h = e.handles
     assert count_models(e.clauses, [h["active"]]) == DEDEKIND[n] - 1
-    assert count_models(e.clauses, [h["active"], h["unique"]]) == 2 ** n
-    assert count_models(e.clauses, [h["active"], h["agree"]]) == 2 ** n
+    assert count_models(e.clauses, [h["active"], h["unique"]]) == 2**n
+    assert count_models(e.clauses, [h["active"], h["agree"]]) == 2**n
     assert count_models(e.clauses, [h["active"], h["agree"], -h["unique"]]) == 0
 
 
 def brute_force_monotone(n: int) -> list[list[bool]]:
     size = 1 << n
     tables = ([bool(code >> x & 1) for x in range(size)] for code in range(1 << size))
-    return [t for t in tables if all(not t[x] or t[x | 1 << i] for x in range(size) for i in range(n))]
+    return [
+        t for t in tables if all(not t[x] or t[x | 1 << i] for x in range(size) for i in range(n))
+    ]
 
 
 def test_brute_force_counts_match_dedekind():  # the oracle the two tests above lean on
@@ -131,8 +132,10 @@ def test_lex_leader_keeps_a_member_of_every_orbit(n):
     for table in monotone:
         orbit = set()
         for p in permutations(range(n)):
+
             def image(x):
                 return sum(1 << p[i] for i in range(n) if x >> i & 1)
+
             orbit.add(tuple(table[image(x)] for x in range(size)))
         assert orbit & kept, table
 

@@ -22,7 +22,7 @@ def test_steps_chain_into_the_claim(name):
     assert chain_valid(name)
     # dropping any single step breaks the chain: every step is needed
     for k in range(len(STEPS[name])):
-        assert not chain_valid(name, STEPS[name][:k] + STEPS[name][k + 1:])
+        assert not chain_valid(name, STEPS[name][:k] + STEPS[name][k + 1 :])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -38,7 +38,9 @@ def test_one_item_also_holds_as_one_query():
 def test_the_explicit_model_checker_evaluates_the_vocabulary():
     v = Vocabulary()
     two = (frozenset({0}), frozenset({1}))
-    assert holds_in([v.two_distinct(), z3.Not(v.unique()), v.antichain(), v.singletons()], 2, two, frozenset())
+    assert holds_in(
+        [v.two_distinct(), z3.Not(v.unique()), v.antichain(), v.singletons()], 2, two, frozenset()
+    )
     assert not holds_in([v.unique()], 2, two, frozenset())
     assert holds_in([v.unique(), v.agree()], 2, (frozenset({0, 1}),), frozenset())
     assert not holds_in([v.agree()], 2, two, frozenset())
@@ -46,15 +48,24 @@ def test_the_explicit_model_checker_evaluates_the_vocabulary():
 
 def test_planted_trivially_unsat_step_is_caught():
     bad = STEPS["general:boundary_only_if"][:2] + (
-        Step("agree and not agree", ("agree", "!agree"), (),
-             witness=(2, (frozenset({0}), frozenset({1})), frozenset())),)
+        Step(
+            "agree and not agree",
+            ("agree", "!agree"),
+            (),
+            witness=(2, (frozenset({0}), frozenset({1})), frozenset()),
+        ),
+    )
     assert not chain_valid("general:boundary_only_if", bad)
 
 
 def test_planted_contradictory_hypotheses_are_caught(monkeypatch):
     original = STEPS["general:boundary_only_if"]
-    broken = Step(original[2].label, ("two_distinct", "!two_distinct"), original[2].conclusion,
-                  witness=original[2].witness)
+    broken = Step(
+        original[2].label,
+        ("two_distinct", "!two_distinct"),
+        original[2].conclusion,
+        witness=original[2].witness,
+    )
     monkeypatch.setitem(STEPS, "general:boundary_only_if", original[:2] + (broken,))
     checks = check_steps("general:boundary_only_if", timeout_s=60)
     # z3 still answers UNSAT, but the query has no model without its goal: VACUOUS
@@ -64,8 +75,9 @@ def test_planted_contradictory_hypotheses_are_caught(monkeypatch):
 
 def test_the_cli_fails_on_a_broken_chain(monkeypatch, capsys):
     monkeypatch.setitem(STEPS, "general:one_item", general.ONE_ITEM_STEPS[:1])
-    code = main(["prove", "--max-n", "1", "--solvers", "cadical", "--mutants-n", "0",
-                 "--general", "--json"])
+    code = main(
+        ["prove", "--max-n", "1", "--solvers", "cadical", "--mutants-n", "0", "--general", "--json"]
+    )
     payload = json.loads(capsys.readouterr().out)
     assert code == 1
     bad = [r["statement"] for r in payload["results"] if not r["ok"]]

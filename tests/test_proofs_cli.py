@@ -22,7 +22,8 @@ def test_prove_json_all_statements(capsys):
     proved = [r for r in rows if not r["mutant"]]
     mutants = [r for r in rows if r["mutant"]]
     assert {(r["statement"], r["n"]) for r in proved if r["solver"] == "z3"} == {
-        (s, n) for s in ("boundary", "refined", "inclusion", "one_item") for n in (1, 2, 3)}
+        (s, n) for s in ("boundary", "refined", "inclusion", "one_item") for n in (1, 2, 3)
+    }
     assert all(r["result"] == "UNSAT" for r in proved)
     assert len(mutants) == 8 and all(r["result"] == "SAT" and r["countermodel"] for r in mutants)
     assert set(rows[0]) >= {"statement", "n", "solver", "result", "seconds"}
@@ -30,14 +31,27 @@ def test_prove_json_all_statements(capsys):
 
 def test_prove_certifies_with_dratify(capsys, tmp_path):
     pytest.importorskip("dratify")
-    code, payload = run_json(capsys, "--max-n", "3", "--solvers", "cadical", "--mutants-n", "0",
-                             "--certify-max-n", "3", "--certificate-dir", str(tmp_path))
+    code, payload = run_json(
+        capsys,
+        "--max-n",
+        "3",
+        "--solvers",
+        "cadical",
+        "--mutants-n",
+        "0",
+        "--certify-max-n",
+        "3",
+        "--certificate-dir",
+        str(tmp_path),
+    )
     assert code == 0
     certified = [r for r in payload["results"] if r["certificate"]]
     assert [(r["n"], r["certificate"]) for r in certified] == [
-        (n, "DRUP checked by dratify") for n in (1, 2, 3)]
+        (n, "DRUP checked by dratify") for n in (1, 2, 3)
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        f"boundary-n{n}.{ext}" for n in (1, 2, 3) for ext in ("cnf", "drup"))
+        f"boundary-n{n}.{ext}" for n in (1, 2, 3) for ext in ("cnf", "drup")
+    )
 
 
 def test_prove_general_table(capsys):
@@ -50,10 +64,17 @@ def test_prove_general_table(capsys):
     assert "every mutant is refuted" in out
 
 
-@pytest.mark.parametrize("argv", [
-    ["--solvers", "minisat"], ["--max-n", "0"], ["--statements", "nope"],
-    ["--min-n", "4", "--max-n", "3"], ["--timeout", "0", "--general"], ["--z3-max-n", "-1"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--solvers", "minisat"],
+        ["--max-n", "0"],
+        ["--statements", "nope"],
+        ["--min-n", "4", "--max-n", "3"],
+        ["--timeout", "0", "--general"],
+        ["--z3-max-n", "-1"],
+    ],
+)
 def test_bad_usage_exits_2(argv, capsys):
     assert main(["prove", *argv]) == 2
     captured = capsys.readouterr()
@@ -62,8 +83,16 @@ def test_bad_usage_exits_2(argv, capsys):
 
 def _fake(result: str):
     def solve(name, n, solver, symmetry=False):
-        return ProofResult(name, n, solver, result if solver == "z3" else "UNSAT", 0.0,
-                           expected="SAT" if "~" in name else "UNSAT", mutant="~" in name)
+        return ProofResult(
+            name,
+            n,
+            solver,
+            result if solver == "z3" else "UNSAT",
+            0.0,
+            expected="SAT" if "~" in name else "UNSAT",
+            mutant="~" in name,
+        )
+
     return solve
 
 
@@ -89,8 +118,15 @@ def test_export_writes_dimacs_and_smtlib_that_other_solvers_can_check(capsys, tm
     from pysat.formula import CNF
     from pysat.solvers import Solver
 
-    code, payload = run_json(capsys, "--max-n", "3", "--statements", "boundary,refined",
-                             "--export", str(tmp_path / "out"))
+    code, payload = run_json(
+        capsys,
+        "--max-n",
+        "3",
+        "--statements",
+        "boundary,refined",
+        "--export",
+        str(tmp_path / "out"),
+    )
     assert code == 0
     files = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert "boundary-n3.cnf" in files and "refined-n2.smt2" in files
@@ -107,7 +143,9 @@ def test_export_writes_dimacs_and_smtlib_that_other_solvers_can_check(capsys, tm
 
 
 @pytest.mark.parametrize("target", ["file", "missing-parent"])
-def test_export_to_an_unwritable_place_exits_2_before_any_work(target, tmp_path, capsys, monkeypatch):
+def test_export_to_an_unwritable_place_exits_2_before_any_work(
+    target, tmp_path, capsys, monkeypatch
+):
     import proofs.bounded
 
     def no_work(*args, **kwargs):
@@ -130,6 +168,9 @@ def test_disagreement_is_found_in_proofs_not_in_the_cli():
     assert disagreement(same) is None
     differ = disagreement([same[0], ProofResult("boundary", 4, "z3", SAT, 0.0)])
     assert differ is not None and differ.to_dict() == {
-        "statement": "boundary", "n": 4, "answers": {"cadical": "UNSAT", "z3": "SAT"}}
+        "statement": "boundary",
+        "n": 4,
+        "answers": {"cadical": "UNSAT", "z3": "SAT"},
+    }
     with pytest.raises(ValueError, match="different questions"):
         disagreement([same[0], ProofResult("refined", 4, "z3", UNSAT, 0.0)])

@@ -12,8 +12,10 @@ import pytest
 
 from proofs import coq_check
 
-COQ_MISSING = ("coqc is not installed: the Coq proofs (proofs/coq) were NOT checked "
-               "(apt-get install -y coq, then python3 -m pytest tests/test_proofs_coq.py)")
+COQ_MISSING = (
+    "coqc is not installed: the Coq proofs (proofs/coq) were NOT checked "
+    "(apt-get install -y coq, then python3 -m pytest tests/test_proofs_coq.py)"
+)
 
 if shutil.which("coqc") is None:
     if os.environ.get("CI"):  # .ci/run installs Debian's coq: missing there is a failure
@@ -30,8 +32,10 @@ def test_every_main_theorem_is_checked_with_only_allowed_axioms():
     bad = [(c.name, sorted(c.axioms)) for c in checks if not c.ok]
     assert not bad
     # all but the graph link are axiom-free
-    assert {c.name for c in checks if c.axioms} == {"minimal_justifications_are_ancestors",
-                                                     "graph_influence_safe"}
+    assert {c.name for c in checks if c.axioms} == {
+        "minimal_justifications_are_ancestors",
+        "graph_influence_safe",
+    }
     assert all(c.type_ok for c in checks)
 
 
@@ -46,48 +50,66 @@ def _planted(monkeypatch, tmp_path: Path, stem: str, old: str, new: str) -> None
 
 
 def test_planted_admitted_is_refused(monkeypatch, tmp_path):
-    _planted(monkeypatch, tmp_path, "Symmetry", "  exact (Hind (rank t) t eq_refl (orbit_refl t) Ht).\nQed.",
-             "Admitted.")
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "Symmetry",
+        "  exact (Hind (rank t) t eq_refl (orbit_refl t) Ht).\nQed.",
+        "Admitted.",
+    )
     with pytest.raises(RuntimeError, match="Admitted"):
         coq_check.check()
 
 
 def test_planted_classical_step_in_an_axiom_free_theorem_is_caught(monkeypatch, tmp_path):
-    _planted(monkeypatch, tmp_path, "Graph",
-             "Proof. intros X Y c HXY. apply active_mono.",
-             "Proof. pose proof (classic True) as Hc. intros X Y c HXY. apply active_mono.")
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "Graph",
+        "Proof. intros X Y c HXY. apply active_mono.",
+        "Proof. pose proof (classic True) as Hc. intros X Y c HXY. apply active_mono.",
+    )
     checks = {c.name: c for c in coq_check.check()}
     assert not checks["support_monotone"].ok and checks["support_monotone"].axioms == {"classic"}
 
 
 def test_a_broken_proof_fails_to_compile(monkeypatch, tmp_path):
-    _planted(monkeypatch, tmp_path, "Boundary", "apply HMR, minus_spec in HxM. tauto.",
-             "tauto.")
+    _planted(monkeypatch, tmp_path, "Boundary", "apply HMR, minus_spec in HxM. tauto.", "tauto.")
     with pytest.raises(RuntimeError, match="coqc"):
         coq_check.check()
 
 
 def test_parse_assumptions():
-    output = ("==== a\nClosed under the global context\n==== b\nAxioms:\n"
-              "Coq.Logic.Classical_Prop.classic : forall P : Prop, P \\/ ~ P\n")
+    output = (
+        "==== a\nClosed under the global context\n==== b\nAxioms:\n"
+        "Coq.Logic.Classical_Prop.classic : forall P : Prop, P \\/ ~ P\n"
+    )
     assert coq_check.parse_assumptions(output) == {"a": frozenset(), "b": frozenset({"classic"})}
 
 
 def test_planted_classical_step_in_graph_boundary_is_caught(monkeypatch, tmp_path):
-    _planted(monkeypatch, tmp_path, "GraphBoundary",
-             "Proof. intros E c. apply boundary.",
-             "Proof. pose proof (Coq.Logic.Classical_Prop.classic True) as Hc. intros E c. apply boundary.")
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "GraphBoundary",
+        "Proof. intros E c. apply boundary.",
+        "Proof. pose proof (Coq.Logic.Classical_Prop.classic True) as Hc. intros E c. apply boundary.",
+    )
     checks = {c.name: c for c in coq_check.check()}
     assert not checks["graph_boundary"].ok and checks["graph_boundary"].axioms == {"classic"}
 
 
 def test_planted_weaker_graph_statement_is_caught(monkeypatch, tmp_path):
     """Theorem 1 for graphs weakened to one direction still compiles; its statement check fails."""
-    _planted(monkeypatch, tmp_path, "GraphBoundary",
-             "  (agree E (support_b c) (inU E (support_b c)) <-> unique E (support_b c)).\n"
-             "Proof. intros E c. apply boundary. apply graph_support_monotone. Qed.",
-             "  (unique E (support_b c) -> agree E (support_b c) (inU E (support_b c))).\n"
-             "Proof. intros E c H. apply boundary; [apply graph_support_monotone|exact H]. Qed.")
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "GraphBoundary",
+        "  (agree E (support_b c) (inU E (support_b c)) <-> unique E (support_b c)).\n"
+        "Proof. intros E c. apply boundary. apply graph_support_monotone. Qed.",
+        "  (unique E (support_b c) -> agree E (support_b c) (inU E (support_b c))).\n"
+        "Proof. intros E c H. apply boundary; [apply graph_support_monotone|exact H]. Qed.",
+    )
     checks = {c.name: c for c in coq_check.check()}
     assert not checks["graph_boundary"].ok and not checks["graph_boundary"].type_ok
     assert checks["graph_boundary"].axioms == frozenset()
@@ -96,8 +118,12 @@ def test_planted_weaker_graph_statement_is_caught(monkeypatch, tmp_path):
 def test_planted_broken_saturation_fails_to_compile(monkeypatch, tmp_path):
     """A saturation that stops after one round is no longer the least fixpoint: the link
     support_b_spec no longer compiles."""
-    _planted(monkeypatch, tmp_path, "GraphBoundary",
-             "Definition closure (X : list nat) : list nat := saturate (length js) (filter ev X) js.",
-             "Definition closure (X : list nat) : list nat := saturate 1 (filter ev X) js.")
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "GraphBoundary",
+        "Definition closure (X : list nat) : list nat := saturate (length js) (filter ev X) js.",
+        "Definition closure (X : list nat) : list nat := saturate 1 (filter ev X) js.",
+    )
     with pytest.raises(RuntimeError, match="coqc"):
         coq_check.check()

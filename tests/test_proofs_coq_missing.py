@@ -19,9 +19,23 @@ def _run_without_coqc(tmp_path: Path, ci: bool) -> subprocess.CompletedProcess[s
     env["PYTHONPATH"] = str(ROOT)
     if ci:
         env["CI"] = "1"
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           str(ROOT / "tests" / "test_proofs_coq.py")],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(ROOT / "tests" / "test_proofs_coq.py"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("ci", [False, True])

@@ -22,11 +22,11 @@ def test_brute_force_expectations(n):
     assert sum(1 for _ in monotone_tables(n)) == DEDEKIND[n]
     for name in NAMES:
         counts = expected_counts(name, n)
-        assert counts["agree"] == 2 ** n and counts["negation"] == 0
+        assert counts["agree"] == 2**n and counts["negation"] == 0
         if name == "refined":  # pairs (f, A ⊇ U): every A ⊇ S for the 2^n conjunctions S
-            assert counts["unique"] == 3 ** n and counts["body"] > DEDEKIND[n] - 1
+            assert counts["unique"] == 3**n and counts["body"] > DEDEKIND[n] - 1
         else:
-            assert counts["body"] == DEDEKIND[n] - 1 and counts["unique"] == 2 ** n
+            assert counts["body"] == DEDEKIND[n] - 1 and counts["unique"] == 2**n
 
 
 @pytest.mark.parametrize("n", range(1, 6))
@@ -60,8 +60,11 @@ def _restrict_z3(monkeypatch, restriction):
 def _mismatches(encoding: str, n: int) -> list[str]:
     bad = []
     for name in NAMES:
-        counted = (cnf_counts(cnf_encoding.encode(name, n)) if encoding == "cnf"
-                   else z3_counts(z3_bounded.Z3Encoding(name, n)))
+        counted = (
+            cnf_counts(cnf_encoding.encode(name, n))
+            if encoding == "cnf"
+            else z3_counts(z3_bounded.Z3Encoding(name, n))
+        )
         if counted != expected_counts(name, n):
             bad.append(name)
     return bad
@@ -94,6 +97,7 @@ def test_planted_exclusion_of_one_item_justifications_is_caught(monkeypatch, enc
 def test_an_undetermined_auxiliary_is_reported(monkeypatch):
     """A Tseitin gate written in one direction only leaves the auxiliary free on some
     tables: the full count then exceeds the projected one, which the counter refuses."""
+
     def one_sided_or(self, lits):
         if len(lits) < 2:
             return lits[0] if lits else -self.true()

@@ -31,8 +31,9 @@ def test_the_certified_bound_is_the_records_bound():
 
 @pytest.mark.parametrize("n", range(1, CERTIFIED_MAX_N + 1))
 def test_every_part_of_every_encoding(n):
-    bad = [c for name in NAMES for c in check_parts(name, n, count=24 if n <= 6 else 12)
-           if not c.ok]
+    bad = [
+        c for name in NAMES for c in check_parts(name, n, count=24 if n <= 6 else 12) if not c.ok
+    ]
     assert not bad, bad
 
 
@@ -41,12 +42,17 @@ def test_emitted_lex_leader_keeps_every_sampled_orbit(n):
     # the lex-leader clauses are emitted after the body by the same call for every statement:
     # all of them at n = 6, Theorem 1 at every n
     names = [s.name for s in PROVED] if n == 6 else ["boundary"]
-    bad = [c for name in names for c in [check_emitted(name, n, count=12 if name == "boundary" else 6)]
-           if not c.ok]
+    bad = [
+        c
+        for name in names
+        for c in [check_emitted(name, n, count=12 if name == "boundary" else 6)]
+        if not c.ok
+    ]
     assert not bad, bad
 
 
 # --- planted bugs -------------------------------------------------------------------------
+
 
 def _wrap_encode(monkeypatch, change):
     """Plant ``change(encoding)`` into every CNF the proofs build (every module that holds
@@ -63,7 +69,11 @@ def _wrap_encode(monkeypatch, change):
 
 
 def _failing(name, n, encoding, part):
-    return [c for c in check_parts(name, n, count=24, encodings=[encoding]) if c.part == part and not c.ok]
+    return [
+        c
+        for c in check_parts(name, n, count=24, encodings=[encoding])
+        if c.part == part and not c.ok
+    ]
 
 
 def test_planted_over_restriction_of_the_negated_assertion_is_caught(monkeypatch):
@@ -101,7 +111,9 @@ def test_planted_body_restriction_from_n_6_on_is_caught(monkeypatch):
                 b.add([-self.m[1 << i]])
 
     monkeypatch.setattr(cnf_encoding._Support, "__init__", planted)
-    assert counting.cnf_counts(cnf_encoding.encode("inclusion", 5)) == counting.expected_counts("inclusion", 5)
+    assert counting.cnf_counts(cnf_encoding.encode("inclusion", 5)) == counting.expected_counts(
+        "inclusion", 5
+    )
     assert _failing("inclusion", 6, "cnf", "body")
 
 
@@ -116,8 +128,11 @@ def test_planted_strict_lex_leader_from_n_6_on_is_caught(monkeypatch, encoding):
             original(builder, n, t, adjacent_only, variant)
             if n >= 6:  # and the two tables differ on some swapped pair
                 for i, j in symmetry.transpositions(n):
-                    pairs = [(t[x], t[symmetry._swap(x, i, j)]) for x in range(1 << n)
-                             if x < symmetry._swap(x, i, j)]
+                    pairs = [
+                        (t[x], t[symmetry._swap(x, i, j)])
+                        for x in range(1 << n)
+                        if x < symmetry._swap(x, i, j)
+                    ]
                     diffs = [builder.new() for _ in pairs]
                     for d, (a, c) in zip(diffs, pairs):
                         builder.add([-d, a, c])
@@ -131,12 +146,19 @@ def test_planted_strict_lex_leader_from_n_6_on_is_caught(monkeypatch, encoding):
         def strict_z3(bit, n, variant="sound"):
             facts = original_z3(bit, n, variant)
             if n >= 6:
-                facts = [z3.And(f, z3.Or(*[b != bit[symmetry._swap(x, 0, 1)]
-                                           for x, b in enumerate(bit)])) for f in facts]
+                facts = [
+                    z3.And(
+                        f, z3.Or(*[b != bit[symmetry._swap(x, 0, 1)] for x, b in enumerate(bit)])
+                    )
+                    for f in facts
+                ]
             return facts
 
         monkeypatch.setattr(z3_bounded, "lex_leader", strict_z3)
     assert symmetry_check.check_symmetry(5).ok
-    assert bounded.solve("boundary", 6, "cadical" if encoding == "cnf" else "z3", symmetry=True).result == "UNSAT"
+    assert (
+        bounded.solve("boundary", 6, "cadical" if encoding == "cnf" else "z3", symmetry=True).result
+        == "UNSAT"
+    )
     result = check_emitted("boundary", 6)
     assert not result.ok and result.leaders_rejected

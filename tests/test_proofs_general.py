@@ -31,7 +31,9 @@ def test_every_statement_has_a_mutant():
     assert {GENERAL[m].mutant_of for m in MUTANTS} == set(PROVED)
 
 
-@pytest.mark.parametrize("name", ["general:boundary_if", "general:boundary_only_if", "general:one_item"])
+@pytest.mark.parametrize(
+    "name", ["general:boundary_if", "general:boundary_only_if", "general:one_item"]
+)
 def test_theorem_does_not_need_the_antichain_axiom(name):
     """A finding, kept as a check: a non-antichain family (a redundant recorded justification)
     still satisfies Theorem 1 in this encoding, because influence then runs over the larger

@@ -55,6 +55,7 @@ def test_the_evaluator_agrees_with_theory_on_every_small_structure():
 
 # --- planted bugs -------------------------------------------------------------------------
 
+
 class _SolverWithExtra:
     """z3 as seen by proofs.general, except that every solver gets one extra assertion."""
 
@@ -74,8 +75,9 @@ def test_planted_extra_assertion_in_prove_general_is_caught(monkeypatch, capsys)
     assert result.result == "VACUOUS" and not result.ok
     # the CLI runs both paths; the chain (its own solver) still proves inclusion, so the two
     # paths disagree and the run fails
-    code = main(["prove", "--max-n", "1", "--solvers", "cadical", "--mutants-n", "0",
-                 "--general", "--json"])
+    code = main(
+        ["prove", "--max-n", "1", "--solvers", "cadical", "--mutants-n", "0", "--general", "--json"]
+    )
     payload = json.loads(capsys.readouterr().out)
     assert code == 1
     bad = {r["statement"] for r in payload["results"] if not r["ok"]}
@@ -134,10 +136,16 @@ def test_planted_meaning_change_is_seen_by_theory(monkeypatch):
 
 def test_a_replaced_part_is_caught_by_the_path_comparison(monkeypatch):
     spec = GENERAL["general:refined_if"]
-    monkeypatch.setitem(GENERAL, "general:refined_if",
-                        replace(spec, parts=(("", lambda v: [v.active(), z3.Not(v.active())]),)))
+    monkeypatch.setitem(
+        GENERAL,
+        "general:refined_if",
+        replace(spec, parts=(("", lambda v: [v.active(), z3.Not(v.active())]),)),
+    )
     result = prove_general("general:refined_if", timeout_s=60)
     assert result.result == "VACUOUS"
-    (row,) = [r for r in chaining.path_results([result], timeout_s=60)
-              if r.statement == "general:refined_if/paths"]
+    (row,) = [
+        r
+        for r in chaining.path_results([result], timeout_s=60)
+        if r.statement == "general:refined_if/paths"
+    ]
     assert not row.ok

@@ -19,8 +19,12 @@ NAMES = [s.name for s in PROVED]
 
 @pytest.mark.parametrize("n", range(1, CERTIFIED_MAX_N + 1))
 def test_quantities_agree_with_theory(n):
-    bad = [c for name in NAMES for c in check_quantities(name, n, exhaustive=n <= 4, count=6)
-           if not c.ok]
+    bad = [
+        c
+        for name in NAMES
+        for c in check_quantities(name, n, exhaustive=n <= 4, count=6)
+        if not c.ok
+    ]
     assert not bad, bad
 
 
@@ -40,11 +44,15 @@ def test_planted_influence_over_one_minimal_justification_is_caught(monkeypatch)
     def planted(self, name, n, symmetry=False):
         original(self, name, n, symmetry)
         size = 1 << n
-        first = [z3.And(self.minimal[x], *[z3.Not(self.minimal[y]) for y in range(x)])
-                 for x in range(size)]
+        first = [
+            z3.And(self.minimal[x], *[z3.Not(self.minimal[y]) for y in range(x)])
+            for x in range(size)
+        ]
         member = [z3.Or(*[first[x] for x in range(size) if x >> i & 1]) for i in range(n)]
-        self.influence = [z3.Or(*[member[i] for i in range(n) if r >> i & 1]) if r
-                          else z3.BoolVal(False) for r in range(size)]
+        self.influence = [
+            z3.Or(*[member[i] for i in range(n) if r >> i & 1]) if r else z3.BoolVal(False)
+            for r in range(size)
+        ]
         self.agree = z3.And(*[e == m for e, m in zip(self.exact, self.influence)])
         self.assertion = [self.agree != self.unique]
 

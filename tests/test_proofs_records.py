@@ -22,7 +22,9 @@ def test_every_stored_instance_came_out_as_expected():
 def test_docs_table_is_the_one_the_record_gives():
     text = DOC.read_text()
     committed = text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
-    assert committed == table(load()).strip(), "run: python -m proofs.records table --write docs/proofs.md"
+    assert committed == table(load()).strip(), (
+        "run: python -m proofs.records table --write docs/proofs.md"
+    )
 
 
 def test_table_reports_failures_and_the_certified_bound(tmp_path):
@@ -32,5 +34,7 @@ def test_table_reports_failures_and_the_certified_bound(tmp_path):
     doc = tmp_path / "doc.md"
     doc.write_text(f"head\n{BEGIN}\nold\n{END}\ntail\n")
     write_table(doc, rows)
-    assert doc.read_text().startswith("head\n" + BEGIN) and doc.read_text().endswith(END + "\ntail\n")
+    assert doc.read_text().startswith("head\n" + BEGIN) and doc.read_text().endswith(
+        END + "\ntail\n"
+    )
     assert RECORD.stat().st_size < 200_000  # small source data, not a cache

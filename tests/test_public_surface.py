@@ -2,16 +2,23 @@
 examples in the docstrings of the functions users call first run (doctests)."""
 
 from __future__ import annotations
-
 import __future__
+
 import doctest
 import importlib
 import types
 
 import pytest
 
-SURFACES = ["theory", "theory.strategies", "jtms", "jtms.fuzz", "jtms.studies", "proofs",
-            "enumerations"]
+SURFACES = [
+    "theory",
+    "theory.strategies",
+    "jtms",
+    "jtms.fuzz",
+    "jtms.studies",
+    "proofs",
+    "enumerations",
+]
 
 
 def _public_names(module: types.ModuleType) -> set[str]:
@@ -23,8 +30,9 @@ def _public_names(module: types.ModuleType) -> set[str]:
         if name.startswith("_") or isinstance(value, (types.ModuleType, __future__._Feature)):
             continue
         origin = getattr(value, "__module__", None)
-        home = origin is not None and (origin == module.__name__
-                                       or (package and origin.startswith(module.__name__ + ".")))
+        home = origin is not None and (
+            origin == module.__name__ or (package and origin.startswith(module.__name__ + "."))
+        )
         if callable(value) and origin is not None and not home:
             continue  # an imported helper (dataclass, Literal, SupportStructure in strategies ...)
         names.add(name)
@@ -45,21 +53,48 @@ def test_the_first_calls_are_exported():
     import jtms
     import theory
 
-    for name in ("check_structure", "minimal_justifications", "exact", "influence", "none",
-                 "load_graph", "SupportStructure", "active_state"):
+    for name in (
+        "check_structure",
+        "minimal_justifications",
+        "exact",
+        "influence",
+        "none",
+        "load_graph",
+        "SupportStructure",
+        "active_state",
+    ):
         assert name in theory.__all__
     assert "Memory" in jtms.__all__
 
 
 # Modules whose docstrings carry the runnable examples of the functions users call first.
 DOCTESTED = [
-    "theory.canonical", "theory.structure", "theory.safety", "theory.justifications",
-    "theory.label_kernel", "theory.cone_kernel", "theory.exchange", "theory.cone_cnf", "theory.cdcl",
-    "theory.fixpoint", "theory.revision", "theory.graphfile", "theory.truthtable", "theory.optional",
-    "jtms", "jtms.cli.arguments",
-    "jtms.cli.exit_codes", "jtms.fuzz.plugins", "jtms.cli.progress",
-    "jtms.studies", "jtms.studies.rules", "jtms.studies.readers", "jtms.studies.rendering",
-    "jtms.studies.scoring", "jtms.studies.endpoints", "jtms.studies.embedding",
+    "theory.canonical",
+    "theory.structure",
+    "theory.safety",
+    "theory.justifications",
+    "theory.label_kernel",
+    "theory.cone_kernel",
+    "theory.exchange",
+    "theory.cone_cnf",
+    "theory.cdcl",
+    "theory.fixpoint",
+    "theory.revision",
+    "theory.graphfile",
+    "theory.truthtable",
+    "theory.optional",
+    "jtms",
+    "jtms.cli.arguments",
+    "jtms.cli.exit_codes",
+    "jtms.fuzz.plugins",
+    "jtms.cli.progress",
+    "jtms.studies",
+    "jtms.studies.rules",
+    "jtms.studies.readers",
+    "jtms.studies.rendering",
+    "jtms.studies.scoring",
+    "jtms.studies.endpoints",
+    "jtms.studies.embedding",
 ]
 
 

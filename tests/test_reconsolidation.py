@@ -7,13 +7,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jtms.memory.memory import Memory, load_structure
 from theory import strategies as jst
 from theory.fixpoint import active_state
 from theory.incremental import GrowingIndex, SupportState, state_of
 from theory.revision import exact
 from theory.structure import SupportStructure
-
-from jtms.memory.memory import Memory, load_structure
 
 
 def _blocked(open_audits: dict[int, list[str]]) -> list[str]:
@@ -48,7 +47,8 @@ def test_support_state_matches_fixpoint_under_audits_and_reinstatements(data, cy
             blocked += audit
         assert state.verify() == []
         assert index.names(n for n in range(index.size) if state.active[n]) == active_state(
-            structure, blocked)
+            structure, blocked
+        )
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -78,9 +78,12 @@ def test_stored_memory_equals_exact_revision(memory_location, data, cycles):
                 memory.add_evidence(new)
                 evidence.add(new)
             else:
-                justifications = data.draw(st.lists(
-                    st.lists(st.sampled_from(pool + [new]), max_size=3, unique=True),
-                    max_size=2), label="justifications")
+                justifications = data.draw(
+                    st.lists(
+                        st.lists(st.sampled_from(pool + [new]), max_size=3, unique=True), max_size=2
+                    ),
+                    label="justifications",
+                )
                 memory.add_claim(new, justifications)
                 claims.add(new)
                 pairs.extend((new, j) for j in justifications)
@@ -137,7 +140,9 @@ def test_audit_touches_only_the_support_region():
 
 def test_support_loop_is_not_kept_alive(memory_location):
     """a <- e; a <- b; b <- a: auditing e retires both (a loop is no support)."""
-    structure = SupportStructure.build(["e"], ["a", "b"], [("a", ["e"]), ("a", ["b"]), ("b", ["a"])])
+    structure = SupportStructure.build(
+        ["e"], ["a", "b"], [("a", ["e"]), ("a", ["b"]), ("b", ["a"])]
+    )
     with Memory.create(memory_location()) as memory:
         memory.import_graph(structure)
         result = memory.audit(["e"], reason="loop")
@@ -147,8 +152,10 @@ def test_support_loop_is_not_kept_alive(memory_location):
 
 def test_reinstate_brings_back_exactly_what_the_audit_withdrew(memory_location):
     structure = SupportStructure.build(
-        ["e1", "e2", "e3"], ["a", "b", "c"],
-        [("a", ["e1"]), ("a", ["e2"]), ("b", ["a", "e3"]), ("c", ["e1"])])
+        ["e1", "e2", "e3"],
+        ["a", "b", "c"],
+        [("a", ["e1"]), ("a", ["e2"]), ("b", ["a", "e3"]), ("c", ["e1"])],
+    )
     with Memory.create(memory_location()) as memory:
         memory.import_graph(structure)
         first = memory.audit(["e1"], reason="r1")
@@ -167,8 +174,10 @@ def test_pointer_derivations_are_certificates(memory_location, cycles):
     """explain() returns a well-founded derivation whose evidence is active, for every claim."""
     from hypothesis import find
 
-    structure = find(jst.support_structures(cycles=cycles, min_claims=5, max_claims=8),
-                     lambda s: len(active_state(s)) > 6)
+    structure = find(
+        jst.support_structures(cycles=cycles, min_claims=5, max_claims=8),
+        lambda s: len(active_state(s)) > 6,
+    )
     with Memory.create(memory_location()) as memory:
         memory.import_graph(structure)
         active = memory.active_ids()
@@ -178,7 +187,8 @@ def test_pointer_derivations_are_certificates(memory_location, cycles):
             for step in explanation.certificate:
                 assert set(step.antecedents) <= derived
                 assert frozenset(step.antecedents) in {
-                    j.antecedents for j in structure.justifications_of[step.claim]}
+                    j.antecedents for j in structure.justifications_of[step.claim]
+                }
                 derived.add(step.claim)
             assert claim in derived
 
@@ -192,18 +202,27 @@ def test_withdrawn_names_the_audits_that_keep_a_claim_out_now(tmp_path, capsys):
 
     path = tmp_path / "m.db"
     with Memory.create(path) as memory:
-        memory.import_graph({"nodes": [{"id": "a", "kind": "evidence"}, {"id": "b", "kind": "evidence"},
-                                       {"id": "d", "kind": "claim", "text": "the finding"},
-                                       {"id": "u", "kind": "claim", "text": "its use"}],
-                             "justifications": [{"claim": "d", "antecedents": ["a", "b"]},
-                                                {"claim": "u", "antecedents": ["d"]}]})
+        memory.import_graph(
+            {
+                "nodes": [
+                    {"id": "a", "kind": "evidence"},
+                    {"id": "b", "kind": "evidence"},
+                    {"id": "d", "kind": "claim", "text": "the finding"},
+                    {"id": "u", "kind": "claim", "text": "its use"},
+                ],
+                "justifications": [
+                    {"claim": "d", "antecedents": ["a", "b"]},
+                    {"claim": "u", "antecedents": ["d"]},
+                ],
+            }
+        )
         first = memory.audit(["a"], reason="assay a contaminated")
         second = memory.audit(["b"], reason="assay b mislabelled")
         memory.reinstate(first.audit_id)
         explanation = memory.explain("d")
         assert explanation.withdrawn_by == first.audit_id
         assert explanation.kept_out_by == (second.audit_id,)
-        assert memory.explain("u").kept_out_by == (second.audit_id,)   # through d
+        assert memory.explain("u").kept_out_by == (second.audit_id,)  # through d
         assert memory.explain("a").active and memory.explain("b").kept_out_by == (second.audit_id,)
         (item,) = [w for w in memory.withdrawn() if w["id"] == "d"]
         assert item["audit"] == second.audit_id and item["audits"] == [second.audit_id]
@@ -219,8 +238,11 @@ def test_withdrawn_names_the_audits_that_keep_a_claim_out_now(tmp_path, capsys):
 
 
 @settings(max_examples=200)
-@given(base=st.lists(st.lists(st.integers(0, 9), max_size=3), max_size=8), added=st.integers(0, 3),
-       items=st.lists(st.tuples(st.integers(0, 10), st.integers(0, 9)), max_size=8))
+@given(
+    base=st.lists(st.lists(st.integers(0, 9), max_size=3), max_size=8),
+    added=st.integers(0, 3),
+    items=st.lists(st.tuples(st.integers(0, 10), st.integers(0, 9)), max_size=8),
+)
 def test_adjacency_with_a_compressed_base_round_trips(base, added, items):
     """theory.incremental.Adjacency: a compressed base, items added later and nodes added
     after it read back as plain lists, and compress back to the same thing (checkpoints)."""
@@ -257,7 +279,8 @@ def test_kept_of_a_dry_run_is_what_stays_intact_after_the_audit(data, cycles):
         preview = memory.preview(roots)
         dry = memory.kept(roots, retired=preview.retired)
         assert payloads.audit_payload(memory, roots, preview, dry_run=True)["kept"] == [
-            {"id": claim, "surviving_justification": list(ants)} for claim, ants in dry]
+            {"id": claim, "surviving_justification": list(ants)} for claim, ants in dry
+        ]
         memory.audit(roots, reason="r")
         after = memory.active_ids()
         assert [claim for claim, _ in dry] == [claim for claim, _ in memory.kept(roots)]

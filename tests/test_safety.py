@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 from theory import SupportStructure, active_state, exact, influence
 from theory import strategies as jst
 from theory.reference import brute_force_influence_safe, brute_force_minimal_justifications
-from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_claim, check_structure, summarize_structure
+from theory.safety import (
+    ALTERNATIVE_SUPPORT,
+    REDUNDANT_INFLUENCE,
+    check_claim,
+    check_structure,
+    summarize_structure,
+)
 
 
 @settings(max_examples=300)
@@ -48,12 +54,14 @@ def test_capped_enumeration_keeps_kinds_and_survivors_exact(structure):
     capped = check_structure(structure, max_listed=1)
     sat_capped = check_structure(structure, max_listed=1, label_budget=0)  # forces the SAT path
     sat_full = check_structure(structure, label_budget=0)
-    assert [(c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in sat_full.claims] == [
-        (c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in full.claims
-    ]
+    assert [
+        (c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in sat_full.claims
+    ] == [(c.id, c.influence_safe, c.violations, c.minimal_justifications) for c in full.claims]
     for a, b in list(zip(full.claims, capped.claims)) + list(zip(full.claims, sat_capped.claims)):
         assert a.influence_safe == b.influence_safe
-        assert [(v.kind, v.audit) for v in a.violations] == [(v.kind, v.audit) for v in b.violations]
+        assert [(v.kind, v.audit) for v in a.violations] == [
+            (v.kind, v.audit) for v in b.violations
+        ]
         for v in b.violations:
             assert v.surviving_justification in a.minimal_justifications
 
@@ -79,7 +87,9 @@ def test_or_world_unsafe_and_world_safe():
 
 
 def test_support_loop_is_safe_through_its_entry_point():
-    structure = SupportStructure.build(["p"], ["A", "B"], [("A", ["p"]), ("A", ["B"]), ("B", ["A"])])
+    structure = SupportStructure.build(
+        ["p"], ["A", "B"], [("A", ["p"]), ("A", ["B"]), ("B", ["A"])]
+    )
     assert check_structure(structure).influence_safe
 
 
@@ -102,9 +112,12 @@ def test_check_with_audits_in_force_matches_brute_force(case):
         if claim.id not in active:
             assert claim.influence_safe
             continue
-        agrees = all((claim.id in exact(current, frozenset(r))) == (claim.id in influence(current, frozenset(r)))
-                     for k in range(len(current.evidence) + 1)
-                     for r in combinations(sorted(current.evidence), k))
+        agrees = all(
+            (claim.id in exact(current, frozenset(r)))
+            == (claim.id in influence(current, frozenset(r)))
+            for k in range(len(current.evidence) + 1)
+            for r in combinations(sorted(current.evidence), k)
+        )
         assert claim.influence_safe == agrees
 
 
@@ -119,7 +132,11 @@ def test_summary_counts_the_violations_of_the_full_check(structure):
     assert [c.id for c in summary.claims] == [c.id for c in full.claims]
     for s, f in zip(summary.claims, full.claims):
         witnesses = sorted(e for v in f.violations for e in v.audit)
-        assert (s.active, s.influence_safe, s.violation_count) == (f.active, f.influence_safe, len(witnesses))
+        assert (s.active, s.influence_safe, s.violation_count) == (
+            f.active,
+            f.influence_safe,
+            len(witnesses),
+        )
         assert list(s.examples) == witnesses[:2]
         if f.influence_safe:
             assert s.minimal_justifications == f.minimal_justifications
@@ -127,14 +144,22 @@ def test_summary_counts_the_violations_of_the_full_check(structure):
 
 
 def test_summary_payload_keeps_the_report_keys():
-    g = SupportStructure.build(["a", "b", "c"], ["x", "y"], [("x", ["a"]), ("x", ["b"]), ("x", ["c"]), ("y", ["a"])])
+    g = SupportStructure.build(
+        ["a", "b", "c"], ["x", "y"], [("x", ["a"]), ("x", ["b"]), ("x", ["c"]), ("y", ["a"])]
+    )
     payload = summarize_structure(g, examples=2).to_dict()
     assert payload["summary"] == {"claims": 2, "active": 2, "unsafe": 1, "violations": 3}
     x, y = payload["claims"]
     assert set(x) >= set(check_structure(g).to_dict()["claims"][0])
     assert (x["violation_count"], x["violations_complete"]) == (3, False)
-    assert x["violations"] == [{"kind": None, "audit": [e], "surviving_justification": None} for e in "ab"]
-    assert (y["influence_safe"], y["minimal_justifications"], y["violations_complete"]) == (True, [["a"]], True)
+    assert x["violations"] == [
+        {"kind": None, "audit": [e], "surviving_justification": None} for e in "ab"
+    ]
+    assert (y["influence_safe"], y["minimal_justifications"], y["violations_complete"]) == (
+        True,
+        [["a"]],
+        True,
+    )
 
 
 def _agrees_with_the_full_check(counts, full):
@@ -143,8 +168,12 @@ def _agrees_with_the_full_check(counts, full):
     assert [c.id for c in summaries] == [c.id for c in full.claims]
     for s, f in zip(summaries, full.claims):
         witnesses = sorted(e for v in f.violations for e in v.audit)
-        assert (s.id, s.active, s.influence_safe, s.violation_count) == (f.id, f.active, f.influence_safe,
-                                                                         len(witnesses))
+        assert (s.id, s.active, s.influence_safe, s.violation_count) == (
+            f.id,
+            f.active,
+            f.influence_safe,
+            len(witnesses),
+        )
         assert list(s.examples) == witnesses[:3]
         if f.influence_safe:
             assert s.minimal_justifications == f.minimal_justifications
@@ -163,7 +192,9 @@ def test_counts_under_audit_on_a_growing_index_equal_the_full_check(structure, d
     blocked = data.draw(st.sets(st.sampled_from(nodes), max_size=2)) if nodes else set()
     state = state_of(structure, blocked)
     counts = count_verdicts(state.index, list(state.blocks), active=state.active, budget=1)
-    _agrees_with_the_full_check(counts, check_structure(structure, certificates=False, blocked=blocked))
+    _agrees_with_the_full_check(
+        counts, check_structure(structure, certificates=False, blocked=blocked)
+    )
 
 
 @pytest.mark.parametrize("back_edges", [0.0, 0.05])
@@ -179,4 +210,6 @@ def test_counts_in_many_evidence_blocks_equal_the_full_check(back_edges):
     index = index_of(structure)
     counts = count_verdicts(index, index.numbers(blocked), budget=1)
     assert len(structure.evidence) > 4 * 64
-    _agrees_with_the_full_check(counts, check_structure(structure, certificates=False, blocked=blocked))
+    _agrees_with_the_full_check(
+        counts, check_structure(structure, certificates=False, blocked=blocked)
+    )

@@ -15,10 +15,10 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from jtms.views import payloads
 from jtms.memory.memory import Memory
 from jtms.serve.tools import WATCH_SECONDS, MemoryAccess, build_server
-from tests.serve_helpers import call, lists, env, error, jtms, jtms_json, new_memory, two_chains
+from jtms.views import payloads
+from tests.serve_helpers import call, env, error, jtms, jtms_json, lists, new_memory, two_chains
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -43,9 +43,11 @@ READING = {"state", "explain", "history", "context", "check", "diagnose", "page"
 
 
 def stdio(db: str, *extra: str) -> Client:
-    return Client(StdioServerParameters(command=sys.executable,
-                                        args=["-m", "jtms", "serve", "--db", db, *extra],
-                                        env=env()))
+    return Client(
+        StdioServerParameters(
+            command=sys.executable, args=["-m", "jtms", "serve", "--db", db, *extra], env=env()
+        )
+    )
 
 
 def without_seconds(payload: dict[str, Any]) -> dict[str, Any]:
@@ -61,42 +63,65 @@ def test_correction_loop_over_stdio(tmp_path):
         with anyio.fail_after(120):
             async with stdio(db) as client:
                 listed = {t.name: t for t in (await client.list_tools()).tools}
-                assert {n: set(t.input_schema.get("properties", {})) for n, t in listed.items()} == TOOLS
+                assert {
+                    n: set(t.input_schema.get("properties", {})) for n, t in listed.items()
+                } == TOOLS
                 assert all(t.output_schema and t.description for t in listed.values())
 
                 await call(client, "add_evidence", id="assay", text="assay A shows X", source="lab")
                 await call(client, "add_evidence", id="paper", text="paper says X")
                 await call(client, "add_evidence", id="calc", expression="6*7", value="42")
-                added = await call(client, "add_claim", id="x", justifications=[["assay"], ["paper"]],
-                                   text="X holds")
+                added = await call(
+                    client,
+                    "add_claim",
+                    id="x",
+                    justifications=[["assay"], ["paper"]],
+                    text="X holds",
+                )
                 assert added["active"] is True and added["id"] == "x"
                 await call(client, "add_claim", id="plan", justifications=[["x", "assay"]])
                 premise = await call(client, "add_claim", id="axiom", justifications=[[]])
                 assert premise["active"] is True
 
-                preview = await call(client, "audit", invalidate=["assay"], reason="contaminated",
-                                     dry_run=True)
+                preview = await call(
+                    client, "audit", invalidate=["assay"], reason="contaminated", dry_run=True
+                )
                 assert preview["audit_id"] is None and preview["dry_run"] is True
-                cli_preview = jtms_json("audit", "--db", db, "--invalidate", "assay",
-                                        "--reason", "contaminated", "--dry-run")
+                cli_preview = jtms_json(
+                    "audit",
+                    "--db",
+                    db,
+                    "--invalidate",
+                    "assay",
+                    "--reason",
+                    "contaminated",
+                    "--dry-run",
+                )
                 assert without_seconds(preview) == without_seconds(cli_preview)
 
-                audited = await call(client, "audit", invalidate=["assay"], reason="contaminated",
-                                     reviewer="ana")
+                audited = await call(
+                    client, "audit", invalidate=["assay"], reason="contaminated", reviewer="ana"
+                )
                 assert audited["retired"] == ["assay", "plan"]
                 assert audited["kept"] == [{"id": "x", "surviving_justification": ["paper"]}]
                 assert isinstance(audited["audit_id"], int)
 
                 state = await call(client, "state")
-                assert lists(state) == {"active": ["axiom", "calc", "paper", "x"],
-                                 "inactive": ["assay", "plan"]}
-                assert lists(await call(client, "state", ids=["plan", "x"])) == {"active": ["x"],
-                                                                          "inactive": ["plan"]}
+                assert lists(state) == {
+                    "active": ["axiom", "calc", "paper", "x"],
+                    "inactive": ["assay", "plan"],
+                }
+                assert lists(await call(client, "state", ids=["plan", "x"])) == {
+                    "active": ["x"],
+                    "inactive": ["plan"],
+                }
                 for node in ("x", "plan", "assay"):
-                    assert await call(client, "explain", id=node) == jtms_json("explain", node,
-                                                                               "--db", db)
-                assert await call(client, "history", id="assay") == jtms_json("history", "assay",
-                                                                              "--db", db)
+                    assert await call(client, "explain", id=node) == jtms_json(
+                        "explain", node, "--db", db
+                    )
+                assert await call(client, "history", id="assay") == jtms_json(
+                    "history", "assay", "--db", db
+                )
                 context = await call(client, "context", budget=200)
                 assert context == jtms_json("context", "--db", db, "--budget", "200")
                 assert "assay" in context["text"] and context["withdrawn"]
@@ -105,7 +130,8 @@ def test_correction_loop_over_stdio(tmp_path):
                 cli_check = json.loads(jtms("check", "--db", db, "--json", check=False).stdout)
                 assert without_seconds(checked) == without_seconds(cli_check)
                 assert await call(client, "review", dry_run=True) == jtms_json(
-                    "review", "--db", db, "--dry-run")
+                    "review", "--db", db, "--dry-run"
+                )
 
                 back = await call(client, "reinstate", audit_id=audited["audit_id"])
                 assert back["reactivated"] == ["assay", "plan"]
@@ -128,18 +154,28 @@ def test_nogoods_and_diagnose_as_the_cli(tmp_path):
         with anyio.fail_after(120):
             async with stdio(db) as client:
                 added = await call(client, "add_nogood", id="n1", nodes=["inert", "effective"])
-                assert added == {"event_id": added["event_id"], "id": "n1",
-                                 "nodes": ["effective", "inert"], "active": True}
+                assert added == {
+                    "event_id": added["event_id"],
+                    "id": "n1",
+                    "nodes": ["effective", "inert"],
+                    "active": True,
+                }
                 assert "unknown id" in await error(client, "add_nogood", id="n2", nodes=["ghost"])
                 assert lists(await call(client, "state", ids=["n1", "inert"])) == {
-                    "active": ["inert", "n1"], "inactive": []}
+                    "active": ["inert", "n1"],
+                    "inactive": [],
+                }
                 report = await call(client, "diagnose")
                 cli = json.loads(jtms("diagnose", "--db", db, "--json", check=False).stdout)
                 assert report == cli
                 assert [d["invalidate"] for d in report["diagnoses"]][0] == ["assay"]
-                preview = await call(client, "audit", invalidate=["trial"], reason="r", dry_run=True)
+                preview = await call(
+                    client, "audit", invalidate=["trial"], reason="r", dry_run=True
+                )
                 # the kept claim's surviving justification is one the previewed audit leaves intact
-                assert preview["kept"] == [{"id": "effective", "surviving_justification": ["anecdote"]}]
+                assert preview["kept"] == [
+                    {"id": "effective", "surviving_justification": ["anecdote"]}
+                ]
 
     anyio.run(main)
 
@@ -151,19 +187,23 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(tmp_path):
         with anyio.fail_after(120):
             async with stdio(db) as client:
                 await call(client, "add_evidence", id="e1")
-                assert "node 'nope': unknown id" in await error(client, "audit", invalidate=["nope"],
-                                                         reason="r")
+                assert "node 'nope': unknown id" in await error(
+                    client, "audit", invalidate=["nope"], reason="r"
+                )
                 assert "unknown id" in await error(client, "explain", id="nope")
                 assert "invalidate" in await error(client, "audit", reason="r")  # missing
                 assert "budget" in await error(client, "context", budget="lots")  # wrong type
-                assert "invalidate" in await error(client, "audit", invalidate=["e1"] * 10_001,
-                                                   reason="r")  # oversized
+                assert "invalidate" in await error(
+                    client, "audit", invalidate=["e1"] * 10_001, reason="r"
+                )  # oversized
                 assert "duplicate id" in await error(client, "add_evidence", id="e1")
                 assert "no such audit" in await error(client, "reinstate", audit_id=999)
-                assert "unknown antecedent" in await error(client, "add_claim", id="c",
-                                                           justifications=[["ghost"]])
-                assert "needs a reason" in await error(client, "audit", invalidate=["e1"],
-                                                       reason=" ")
+                assert "unknown antecedent" in await error(
+                    client, "add_claim", id="c", justifications=[["ghost"]]
+                )
+                assert "needs a reason" in await error(
+                    client, "audit", invalidate=["e1"], reason=" "
+                )
                 # nothing was changed by the bad calls, and the next good call works
                 assert lists(await call(client, "state")) == {"active": ["e1"], "inactive": []}
                 assert (await call(client, "add_claim", id="c", justifications=[["e1"]]))["active"]
@@ -182,7 +222,10 @@ def test_write_by_a_cli_process_is_visible_to_the_next_call(tmp_path):
                 jtms("add-evidence", "e2", "--db", db)
                 jtms("add-claim", "c", "--because", "e1", "--because", "e2", "--db", db)
                 jtms("audit", "--invalidate", "e1", "--reason", "cli", "--db", db)
-                assert lists(await call(client, "state")) == {"active": ["c", "e2"], "inactive": ["e1"]}
+                assert lists(await call(client, "state")) == {
+                    "active": ["c", "e2"],
+                    "inactive": ["e1"],
+                }
                 explained = await call(client, "explain", id="c")
                 assert explained["certificate"] == [{"claim": "c", "antecedents": ["e2"]}]
 
@@ -228,7 +271,9 @@ def test_subscribers_are_notified_after_writes(tmp_path):
                             break
                 node = json.loads((await client.read_resource("memory://node/c1")).contents[0].text)
                 assert node["status"] == "inactive"
-                assert node["broken_justifications"] == [{"antecedents": ["e1"], "inactive": ["e1"]}]
+                assert node["broken_justifications"] == [
+                    {"antecedents": ["e1"], "inactive": ["e1"]}
+                ]
                 text = (await client.read_resource("memory://context")).contents[0].text
                 assert "c1" in text and "Withdrawn" in text
 
@@ -294,16 +339,34 @@ def test_results_are_serialised_once_with_cheap_output_schemas(tmp_path):
                 result = await client.call_tool("audit", arguments)
                 (text,) = result.content
                 assert isinstance(text, TextContent) and "\n" not in text.text
-                assert json.loads(text.text) == result.structured_content and ", " not in text.text[:40]
-                cli = jtms_json("audit", "--db", db, "--invalidate", "assay", "--reason",
-                                "contaminated", "--dry-run")
+                assert (
+                    json.loads(text.text) == result.structured_content
+                    and ", " not in text.text[:40]
+                )
+                cli = jtms_json(
+                    "audit",
+                    "--db",
+                    db,
+                    "--invalidate",
+                    "assay",
+                    "--reason",
+                    "contaminated",
+                    "--dry-run",
+                )
                 assert without_seconds(result.structured_content) == without_seconds(cli)
                 assert result.structured_content["kept"] == [
                     {"id": "x", "surviving_justification": ["paper"]},
-                    {"id": "y", "surviving_justification": ["log", "x"]}]
-                for name, args in [("audit", arguments), ("state", {}), ("explain", {"id": "plan"}),
-                                   ("history", {"id": "x"}), ("context", {"budget": 100}),
-                                   ("check", {}), ("diagnose", {})]:
+                    {"id": "y", "surviving_justification": ["log", "x"]},
+                ]
+                for name, args in [
+                    ("audit", arguments),
+                    ("state", {}),
+                    ("explain", {"id": "plan"}),
+                    ("history", {"id": "x"}),
+                    ("context", {"budget": 100}),
+                    ("check", {}),
+                    ("diagnose", {}),
+                ]:
                     payload = (await client.call_tool(name, args)).structured_content
                     validator = validator_for(schemas[name])(schemas[name])
                     assert not list(validator.iter_errors(payload)), name
@@ -352,12 +415,15 @@ def test_state_of_every_node_reads_the_state_not_the_graph(tmp_path, monkeypatch
     memory = Memory.open(db)
     memory.audit(["assay"], reason="r")
     everything = set(memory.structure().nodes)
-    expected = {"active": sorted(memory.active_ids()),
-                "inactive": sorted(everything - memory.active_ids())}
+    expected = {
+        "active": sorted(memory.active_ids()),
+        "inactive": sorted(everything - memory.active_ids()),
+    }
     assert expected["inactive"] == ["assay", "plan"]
 
     def refuse(self: Memory) -> None:
         raise AssertionError("state rebuilt the whole graph")
+
     monkeypatch.setattr(Memory, "structure", refuse)
     server = build_server(MemoryAccess(memory))
 
@@ -368,7 +434,10 @@ def test_state_of_every_node_reads_the_state_not_the_graph(tmp_path, monkeypatch
 
     anyio.run(main)
     before_audit = memory.as_of(memory.last_event - 1)  # the CLI's `state --as-of` path
-    assert lists(payloads.state_payload(before_audit)) == {"active": sorted(everything), "inactive": []}
+    assert lists(payloads.state_payload(before_audit)) == {
+        "active": sorted(everything),
+        "inactive": [],
+    }
 
 
 def test_subscribers_are_notified_of_writes_by_other_processes(tmp_path):
@@ -396,10 +465,15 @@ def test_subscribers_are_notified_of_writes_by_other_processes(tmp_path):
                 await call(client, "audit", invalidate=["e2"], reason="ours")
                 await collect("memory://node/c2")
                 await anyio.to_thread.run_sync(
-                    lambda: jtms("audit", "--invalidate", "e1", "--reason", "theirs", "--db", db))
+                    lambda: jtms("audit", "--invalidate", "e1", "--reason", "theirs", "--db", db)
+                )
                 await collect("memory://node/c1")
-            assert seen == ["memory://context", "memory://node/c2",   # ours, once
-                            "memory://context", "memory://node/c1"]   # theirs, by the watcher
+            assert seen == [
+                "memory://context",
+                "memory://node/c2",  # ours, once
+                "memory://context",
+                "memory://node/c1",
+            ]  # theirs, by the watcher
             node = json.loads((await client.read_resource("memory://node/c1")).contents[0].text)
             assert node["status"] == "inactive"
 

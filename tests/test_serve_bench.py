@@ -28,5 +28,9 @@ def test_bench_serve_schema_smoke(tmp_path):
 
     result = run_schema(2000, seed=3, folder=tmp_path)
     assert result["kept"] > 0 and result["json_bytes"] > 0
-    assert set(result["check_ms"]) == {"derived ($ref Kept)", "Kept inlined",
-                                       "kept items {type: object}", "published (no per-item items)"}
+    assert set(result["check_ms"]) == {
+        "derived ($ref Kept)",
+        "Kept inlined",
+        "kept items {type: object}",
+        "published (no per-item items)",
+    }

@@ -30,11 +30,14 @@ def fan(path: Path, width: int = 130) -> str:
     e0 retires c0 and keeps the others."""
     db = str(path)
     with Memory.create(db) as memory:
-        memory.import_graph({
-            "nodes": [{"id": f"e{k}", "kind": "evidence"} for k in range(width)]
-            + [{"id": f"c{k}", "kind": "claim"} for k in range(width)],
-            "justifications": [{"claim": f"c{k}", "antecedents": ["e0"]} for k in range(width)]
-            + [{"claim": f"c{k}", "antecedents": [f"e{k}"]} for k in range(1, width)]})
+        memory.import_graph(
+            {
+                "nodes": [{"id": f"e{k}", "kind": "evidence"} for k in range(width)]
+                + [{"id": f"c{k}", "kind": "claim"} for k in range(width)],
+                "justifications": [{"claim": f"c{k}", "antecedents": ["e0"]} for k in range(width)]
+                + [{"claim": f"c{k}", "antecedents": [f"e{k}"]} for k in range(1, width)],
+            }
+        )
     return db
 
 
@@ -47,6 +50,7 @@ def serve(db: str, body: Callable[[Client, Memory], Awaitable[None]]) -> None:
         with anyio.fail_after(120):
             async with Client(server) as client:
                 await body(client, memory)
+
     try:
         anyio.run(main)
     finally:
@@ -68,6 +72,7 @@ def test_unknown_arguments_are_refused_and_nothing_is_written(tmp_path):
         assert "'colour'" in await error(client, "add_evidence", id="z", colour="red")
         assert memory.last_event == before and "z" not in memory
         assert memory.is_active("e1")
+
     serve(db, body)
 
 
@@ -85,19 +90,29 @@ def test_every_string_and_list_has_the_shared_limit(tmp_path):
                     if branch.get("type") == "array":
                         assert "maxItems" in branch, (entry.name, name)
         schema = {t.name: t.input_schema for t in (await client.list_tools()).tools}
-        assert schema["add_evidence"]["properties"]["source"]["anyOf"][0]["maxLength"] == limits.MAX_SOURCE
-        assert schema["audit"]["properties"]["reviewer"]["anyOf"][0]["maxLength"] == limits.MAX_REVIEWER
+        assert (
+            schema["add_evidence"]["properties"]["source"]["anyOf"][0]["maxLength"]
+            == limits.MAX_SOURCE
+        )
+        assert (
+            schema["audit"]["properties"]["reviewer"]["anyOf"][0]["maxLength"]
+            == limits.MAX_REVIEWER
+        )
         assert schema["audit"]["properties"]["reason"]["maxLength"] == limits.MAX_REASON
         assert schema["context"]["properties"]["query"]["anyOf"][0]["maxLength"] == limits.MAX_QUERY
         before = memory.last_event
-        message = await error(client, "add_evidence", id="big", source="s" * (limits.MAX_SOURCE + 1))
+        message = await error(
+            client, "add_evidence", id="big", source="s" * (limits.MAX_SOURCE + 1)
+        )
         assert f"source: {limits.MAX_SOURCE + 1} characters, at most {limits.MAX_SOURCE}" in message
-        message = await error(client, "audit", invalidate=["e1"], reason="r",
-                              reviewer="r" * (limits.MAX_REVIEWER + 1))
+        message = await error(
+            client, "audit", invalidate=["e1"], reason="r", reviewer="r" * (limits.MAX_REVIEWER + 1)
+        )
         assert f"at most {limits.MAX_REVIEWER}" in message and "reviewer" in message
         message = await error(client, "add_claim", id="c", justifications=[["e1", "x" * 300]])
         assert "justifications[0][1]: 300 characters, at most 256" in message
         assert memory.last_event == before
+
     serve(db, body)
 
 
@@ -106,15 +121,18 @@ def test_errors_are_one_line_and_name_no_server_path(tmp_path):
     db = fan(tmp_path / "m.db", 3)
 
     async def body(client: Client, memory: Memory) -> None:
-        messages = [await error(client, "audit", invalidate=["ghost"], reason="r"),
-                    await error(client, "reinstate", audit_id=999),
-                    await error(client, "explain", id="ghost"),
-                    await error(client, "explain", id="c1", as_of=10**6),
-                    await error(client, "add_evidence", id="e1"),
-                    await error(client, "history", id="ghost")]
+        messages = [
+            await error(client, "audit", invalidate=["ghost"], reason="r"),
+            await error(client, "reinstate", audit_id=999),
+            await error(client, "explain", id="ghost"),
+            await error(client, "explain", id="c1", as_of=10**6),
+            await error(client, "add_evidence", id="e1"),
+            await error(client, "history", id="ghost"),
+        ]
         assert "node 'ghost': unknown id" in messages[0]
         for message in messages:
             assert str(tmp_path) not in message and "m.db" not in message, message
+
     serve(db, body)
 
 
@@ -130,7 +148,7 @@ def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
         complete = payloads.event_page(memory, audited["audit_id"])
         kept = list(audited["kept"])
         cursor = audited["cursor"]
-        await call(client, "reinstate", audit_id=audited["audit_id"])   # the memory moves on
+        await call(client, "reinstate", audit_id=audited["audit_id"])  # the memory moves on
         while cursor:
             page = await call(client, "page", cursor=cursor, limit=50)
             assert page["counts"] == {"retired": 2, "kept": 129}
@@ -141,6 +159,7 @@ def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
         assert later["kept"] == kept and later["retired"] == ["c0", "e0"]
         assert "not of `state`" in await error(client, "state", cursor=audited["cursor"])
         assert "not a cursor" in await error(client, "page", cursor="jc1.bm9wZQ")
+
     serve(db, body)
 
 
@@ -150,16 +169,17 @@ def test_state_and_history_pages_read_the_first_pages_event(tmp_path):
     async def body(client: Client, memory: Memory) -> None:
         first = await call(client, "state", limit=30)
         assert first["counts"] == {"active": 80, "inactive": 0}
-        await call(client, "add_evidence", id="late")          # after the first page
+        await call(client, "add_evidence", id="late")  # after the first page
         second = await call(client, "state", limit=30, cursor=first["cursor"])
         third = await call(client, "state", limit=30, cursor=second["cursor"])
         assert third["cursor"] is None
         ids = first["active"] + second["active"] + third["active"]
         assert "late" not in ids and len(ids) == 80 == len(set(ids))
         assert "other arguments" in await error(client, "state", ids=["e1"], cursor=first["cursor"])
-        assert len((await call(client, "state"))["active"]) == 50      # the default limit
+        assert len((await call(client, "state"))["active"]) == 50  # the default limit
         history = await call(client, "history", id="c1", limit=1)
         assert history["counts"] == {"revisions": 1, "audited_by": 0} and history["cursor"] is None
+
     serve(db, body)
 
 
@@ -172,14 +192,22 @@ def test_a_dry_run_and_a_check_page_on(tmp_path):
         seen = preview["kept"]
         cursor = preview["cursor"]
         while cursor:
-            more = await call(client, "audit", invalidate=["e0"], reason="r", dry_run=True,
-                              limit=10, cursor=cursor)
+            more = await call(
+                client,
+                "audit",
+                invalidate=["e0"],
+                reason="r",
+                dry_run=True,
+                limit=10,
+                cursor=cursor,
+            )
             seen += more["kept"]
             cursor = more["cursor"]
         assert [k["id"] for k in seen] == sorted(f"c{k}" for k in range(1, 30))
-        assert "page" in await error(client, "audit", invalidate=["e0"], reason="r",
-                                     cursor=preview["cursor"])
-        assert memory.is_active("c0")                              # nothing was audited
+        assert "page" in await error(
+            client, "audit", invalidate=["e0"], reason="r", cursor=preview["cursor"]
+        )
+        assert memory.is_active("c0")  # nothing was audited
         checked = await call(client, "check", limit=7)
         claims = list(checked["claims"])
         while checked["cursor"]:
@@ -187,6 +215,7 @@ def test_a_dry_run_and_a_check_page_on(tmp_path):
             claims += checked["claims"]
         assert [c["id"] for c in claims] == sorted(f"c{k}" for k in range(30))
         assert checked["counts"] == {"claims": 30, "unsafe": 29}
+
     serve(db, body)
 
 
@@ -197,27 +226,41 @@ def test_a_repeat_with_the_same_key_writes_nothing_even_after_a_restart(tmp_path
 
     async def before(client: Client, memory: Memory) -> None:
         first["evidence"] = await call(client, "add_evidence", id="n1", idempotency_key="k-1")
-        first["audit"] = await call(client, "audit", invalidate=["e0"], reason="r",
-                                    idempotency_key="k-2")
+        first["audit"] = await call(
+            client, "audit", invalidate=["e0"], reason="r", idempotency_key="k-2"
+        )
         events = memory.last_event
-        assert await call(client, "add_evidence", id="n1", idempotency_key="k-1") == first["evidence"]
+        assert (
+            await call(client, "add_evidence", id="n1", idempotency_key="k-1") == first["evidence"]
+        )
         again = await call(client, "audit", invalidate=["e0"], reason="r", idempotency_key="k-2")
         assert {k: v for k, v in again.items() if k != "seconds"} == {
-            k: v for k, v in first["audit"].items() if k != "seconds"}
+            k: v for k, v in first["audit"].items() if k != "seconds"
+        }
         assert memory.last_event == events
         assert "already used by another call" in await error(
-            client, "audit", invalidate=["e1"], reason="r", idempotency_key="k-2")
+            client, "audit", invalidate=["e1"], reason="r", idempotency_key="k-2"
+        )
         assert memory.last_event == events
+
     serve(db, before)
 
-    async def after(client: Client, memory: Memory) -> None:   # a new server, a new connection
+    async def after(client: Client, memory: Memory) -> None:  # a new server, a new connection
         events = memory.last_event
-        assert await call(client, "add_evidence", id="n1", idempotency_key="k-1") == first["evidence"]
-        back = await call(client, "reinstate", audit_id=first["audit"]["audit_id"],
-                          idempotency_key="k-3")
-        assert await call(client, "reinstate", audit_id=first["audit"]["audit_id"],
-                          idempotency_key="k-3") == back
+        assert (
+            await call(client, "add_evidence", id="n1", idempotency_key="k-1") == first["evidence"]
+        )
+        back = await call(
+            client, "reinstate", audit_id=first["audit"]["audit_id"], idempotency_key="k-3"
+        )
+        assert (
+            await call(
+                client, "reinstate", audit_id=first["audit"]["audit_id"], idempotency_key="k-3"
+            )
+            == back
+        )
         assert memory.last_event == events + 1
+
     serve(db, after)
 
 
@@ -228,19 +271,29 @@ def test_a_key_written_by_another_process_while_waiting_for_the_lock(tmp_path):
     other = Memory.open(db)
     from jtms.views.pages import digest
 
-    request = digest({"tool": "add_evidence", "id": "n1", "text": "", "source": None,
-                      "expression": None, "value": None})
+    request = digest(
+        {
+            "tool": "add_evidence",
+            "id": "n1",
+            "text": "",
+            "source": None,
+            "expression": None,
+            "value": None,
+        }
+    )
 
     async def body(client: Client, memory: Memory) -> None:
         def race(point: str) -> None:
             if point == "write" and "n1" not in other:
                 with other.keyed("k-9", request):
                     other.add_evidence("n1")
+
         memory.test_hook = race
         result = await call(client, "add_evidence", id="n1", idempotency_key="k-9")
         memory.test_hook = None
         assert result["event_id"] == other.last_event and result["active"] is True
         assert memory.integrity_problems() == []
+
     try:
         serve(db, body)
     finally:
@@ -257,6 +310,7 @@ def test_long_reads_do_not_hold_the_writers_lock(tmp_path, monkeypatch):
         started.set()
         assert release.wait(30), "the check was never released"
         return real(*args, **kwargs)
+
     monkeypatch.setattr(payloads, "check_payload", slow_check)
 
     async def body(client: Client, memory: Memory) -> None:
@@ -277,6 +331,7 @@ def test_long_reads_do_not_hold_the_writers_lock(tmp_path, monkeypatch):
             release.set()
         assert added["active"] is True and results["beside"] < 5
         assert results["check"]["counts"]["claims"] == 5
+
     serve(db, body)
 
 
@@ -289,12 +344,21 @@ def test_the_transport_limit_is_a_json_rpc_error_naming_it(tmp_path):
     memory = Memory.open(db)
     try:
         app = build_app(build_server(MemoryAccess(memory)), "127.0.0.1", None)
-        body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                "params": {"name": "add_evidence", "arguments": {"id": "x", "text": "t" * (5 << 20)}}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "add_evidence", "arguments": {"id": "x", "text": "t" * (5 << 20)}},
+        }
         with TestClient(app, base_url="http://127.0.0.1:8000") as http:
-            response = http.post("/mcp", content=json.dumps(body),
-                                 headers={"Content-Type": "application/json",
-                                          "Accept": "application/json, text/event-stream"})
+            response = http.post(
+                "/mcp",
+                content=json.dumps(body),
+                headers={
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                },
+            )
         assert response.status_code == 413
         refusal = response.json()
         assert refusal["jsonrpc"] == "2.0" and refusal["error"]["code"] == -32600

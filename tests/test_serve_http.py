@@ -16,13 +16,17 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from jtms.memory.memory import Memory
-from tests.serve_helpers import call, lists, error, http_server, jtms_json, new_memory, two_chains
+from tests.serve_helpers import call, error, http_server, jtms_json, lists, new_memory, two_chains
 
 pytestmark = pytest.mark.timeout(180)
 
 TOKEN = "s3cret-token-for-tests-0123456789"
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "add_evidence", "arguments": {"id": "intruder"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "add_evidence", "arguments": {"id": "intruder"}},
+}
 
 
 def client(url: str, token: str | None = None) -> Client:
@@ -33,10 +37,16 @@ def client(url: str, token: str | None = None) -> Client:
 
 
 def post(url: str, headers: dict[str, str], body: Any = INIT) -> tuple[int, str]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              "Accept": "application/json, text/event-stream",
-                                              **headers})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, response.read().decode()
@@ -47,6 +57,7 @@ def post(url: str, headers: dict[str, str], body: Any = INIT) -> tuple[int, str]
 def test_correction_loop_over_http(tmp_path):
     db = new_memory(tmp_path / "m.db")
     with http_server(db) as (url, _):
+
         async def main() -> None:
             with anyio.fail_after(120):
                 async with client(url) as c:
@@ -57,12 +68,16 @@ def test_correction_loop_over_http(tmp_path):
                     audited = await call(c, "audit", invalidate=["e1"], reason="wrong")
                     assert audited["retired"] == ["d", "e1"]
                     assert audited["kept"] == [{"id": "c", "surviving_justification": ["e2"]}]
-                    assert lists(await call(c, "state")) == {"active": ["c", "e2"], "inactive": ["d", "e1"]}
+                    assert lists(await call(c, "state")) == {
+                        "active": ["c", "e2"],
+                        "inactive": ["d", "e1"],
+                    }
                     assert "unknown id" in await error(c, "explain", id="ghost")
                     assert await call(c, "explain", id="d") == jtms_json("explain", "d", "--db", db)
                     back = await call(c, "reinstate", audit_id=audited["audit_id"])
                     assert back["reactivated"] == ["d", "e1"]
                     assert sorted((await call(c, "context", budget=100))["selected"]) == ["c", "d"]
+
         anyio.run(main)
 
 
@@ -71,8 +86,12 @@ def test_token_required_and_refusals_touch_nothing(tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     with http_server(db, "--token-file", str(token_file)) as (url, _):
-        for headers in ({}, {"Authorization": "Bearer wrong-token-wrong-token"},
-                        {"Authorization": TOKEN}, {"Cookie": "jtms_token=nope"}):
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong-token-wrong-token"},
+            {"Authorization": TOKEN},
+            {"Cookie": "jtms_token=nope"},
+        ):
             status, _ = post(url, headers)
             assert status == 401, headers
 
@@ -81,6 +100,7 @@ def test_token_required_and_refusals_touch_nothing(tmp_path):
                 async with client(url, TOKEN) as c:
                     assert lists(await call(c, "state")) == {"active": [], "inactive": []}
                     await call(c, "add_evidence", id="e1")
+
         anyio.run(main)
     with Memory.open(db) as memory:
         assert "intruder" not in memory and memory.active_ids() == {"e1"}
@@ -106,6 +126,7 @@ def test_many_clients_at_once(tmp_path):
         memory.add_evidence("shared")
     clients, rounds = 8, 5
     with http_server(db) as (url, _):
+
         async def worker(k: int) -> None:
             async with client(url) as c:
                 for r in range(rounds):
@@ -124,11 +145,17 @@ def test_many_clients_at_once(tmp_path):
                 async with anyio.create_task_group() as group:
                     for k in range(clients):
                         group.start_soon(worker, k)
+
         anyio.run(main)
     with Memory.open(db) as memory:
         assert memory.integrity_problems() == []
-        expected = {"shared"} | {f"{p}{k}_{r}" for k in range(clients) for r in range(rounds)
-                                 if r % 2 for p in ("e", "c")}
+        expected = {"shared"} | {
+            f"{p}{k}_{r}"
+            for k in range(clients)
+            for r in range(rounds)
+            if r % 2
+            for p in ("e", "c")
+        }
         assert memory.active_ids() == expected
 
 
@@ -168,6 +195,7 @@ def test_subscribers_are_notified_over_http(tmp_path):
     write, then one by a `jtms audit` from a shell)."""
     db = two_chains(tmp_path / "m.db")
     with http_server(db) as (url, _):
+
         async def main() -> None:
             with anyio.fail_after(90):
                 async with client(url) as c:
@@ -181,8 +209,17 @@ def test_subscribers_are_notified_over_http(tmp_path):
                                 break
                         assert "memory://node/c2" not in seen
                         await anyio.to_thread.run_sync(
-                            lambda: jtms_json("audit", "--db", db, "--invalidate", "e2",
-                                              "--reason", "shell", "--json"))
+                            lambda: jtms_json(
+                                "audit",
+                                "--db",
+                                db,
+                                "--invalidate",
+                                "e2",
+                                "--reason",
+                                "shell",
+                                "--json",
+                            )
+                        )
                         async for event in events:
                             if str(event.uri) == "memory://node/c2":
                                 break
@@ -209,12 +246,21 @@ def test_results_fit_the_sdk_clients_default_event_limit_at_100k_claims(tmp_path
     with Memory.create(db, durability="off") as memory:
         memory.import_graph(make_graph(100_000, seed=5))
     with http_server(db) as (url, _):
+
         async def main() -> None:
             with anyio.fail_after(150):
-                async with Client(url) as c:   # the SDK's defaults
-                    calls = [("audit", {"invalidate": [f"e{i}" for i in range(100)], "reason": "bad lot"}),
-                             ("state", {}), ("check", {}), ("context", {"budget": MAX_CONTEXT_BUDGET}),
-                             ("history", {"id": "e3"}), ("explain", {"id": "c99999"})]
+                async with Client(url) as c:  # the SDK's defaults
+                    calls = [
+                        (
+                            "audit",
+                            {"invalidate": [f"e{i}" for i in range(100)], "reason": "bad lot"},
+                        ),
+                        ("state", {}),
+                        ("check", {}),
+                        ("context", {"budget": MAX_CONTEXT_BUDGET}),
+                        ("history", {"id": "e3"}),
+                        ("explain", {"id": "c99999"}),
+                    ]
                     results = {}
                     for name, arguments in calls:
                         result = await c.call_tool(name, arguments)
@@ -225,10 +271,18 @@ def test_results_fit_the_sdk_clients_default_event_limit_at_100k_claims(tmp_path
                         print(f"{name}: {size} bytes")
                     audited = results["audit"]
                     assert audited["counts"]["kept"] > 1000 and len(audited["kept"]) == 50
-                    assert results["state"]["counts"]["active"] + results["state"]["counts"]["inactive"] == 120_000
-                    assert results["check"]["counts"]["claims"] == 100_000 and results["check"]["cursor"]
+                    assert (
+                        results["state"]["counts"]["active"]
+                        + results["state"]["counts"]["inactive"]
+                        == 120_000
+                    )
+                    assert (
+                        results["check"]["counts"]["claims"] == 100_000
+                        and results["check"]["cursor"]
+                    )
                     following = await call(c, "page", cursor=audited["cursor"], limit=1000)
                     assert len(following["kept"]) == 1000
                     assert following["kept"][0]["id"] > audited["kept"][-1]["id"]
+
         anyio.run(main)
     assert time.perf_counter() - started < 170

@@ -15,15 +15,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from theory.errors import InputError
-from theory.fixpoint import active_state
-from theory.structure import SupportStructure
+from conftest import memory_dump
 
 from jtms.cli import main
 from jtms.memory.memory import Memory, load_memory, load_structure
-
-from conftest import memory_dump
+from theory.errors import InputError
+from theory.fixpoint import active_state
+from theory.structure import SupportStructure
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,22 +80,33 @@ def _json(capsys, argv: list[str]) -> dict:
 
 # --- the API and the CLI ---------------------------------------------------------------------
 
+
 def test_cli_audit_reinstate_history_explain(db, capsys):
     # the dry run keeps what the audit then keeps, on the justification intact after it (c1's
     # support pointer before the audit is e1, the one it breaks)
-    dry = _json(capsys, ["audit", "--invalidate", "e1", "--reason", "r", "--dry-run", "--db", str(db)])
-    out = _json(capsys, ["audit", "--invalidate", "e1", "--reason", "contaminated", "--db", str(db)])
+    dry = _json(
+        capsys, ["audit", "--invalidate", "e1", "--reason", "r", "--dry-run", "--db", str(db)]
+    )
+    out = _json(
+        capsys, ["audit", "--invalidate", "e1", "--reason", "contaminated", "--db", str(db)]
+    )
     assert dry["kept"] == out["kept"]
     assert out["retired"] == ["e1"]
-    assert out["kept"] == [{"id": "c1", "surviving_justification": ["e2"]},
-                           {"id": "c2", "surviving_justification": ["c1", "e3"]},
-                           {"id": "c3", "surviving_justification": ["c2"]}]
+    assert out["kept"] == [
+        {"id": "c1", "surviving_justification": ["e2"]},
+        {"id": "c2", "surviving_justification": ["c1", "e3"]},
+        {"id": "c3", "surviving_justification": ["c2"]},
+    ]
     first = out["audit_id"]
-    out = _json(capsys, ["audit", "--invalidate", "e2", "--reason", "also", "--db", str(db),
-                         "--reviewer", "ana"])
+    out = _json(
+        capsys,
+        ["audit", "--invalidate", "e2", "--reason", "also", "--db", str(db), "--reviewer", "ana"],
+    )
     assert out["retired"] == ["c1", "c2", "c3", "e2"]  # the c2/c3 loop does not survive
     assert out["kept"] == []
-    dry = _json(capsys, ["audit", "--invalidate", "e3", "--reason", "x", "--dry-run", "--db", str(db)])
+    dry = _json(
+        capsys, ["audit", "--invalidate", "e3", "--reason", "x", "--dry-run", "--db", str(db)]
+    )
     assert dry["audit_id"] is None and dry["retired"] == ["e3"]
     out = _json(capsys, ["explain", "c2", "--db", str(db)])
     assert out["active"] is False and out["withdrawn_by"] == first + 1
@@ -118,7 +127,9 @@ def test_cli_audit_reinstate_history_explain(db, capsys):
 
 def test_cli_add_evidence_and_claim(db, capsys):
     assert _json(capsys, ["add-evidence", "e9", "--text", "new", "--db", str(db)])["active"]
-    out = _json(capsys, ["add-claim", "c9", "--because", "e9,c1", "--because", "e3", "--db", str(db)])
+    out = _json(
+        capsys, ["add-claim", "c9", "--because", "e9,c1", "--because", "e3", "--db", str(db)]
+    )
     assert out["active"] is True
     out = _json(capsys, ["add-claim", "c10", "--because", "c10", "--db", str(db)])
     assert out["active"] is False  # a claim justified only by itself is never active
@@ -143,16 +154,20 @@ def test_load_structure_is_the_current_state(db):
 
 # --- immutability in the database --------------------------------------------------------------
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE revisions SET status = 'active'",
-    "DELETE FROM revisions",
-    "UPDATE events SET reason = 'rewritten'",
-    "DELETE FROM events WHERE kind = 'audit'",
-    "UPDATE nodes SET text = 'rewritten'",
-    "DELETE FROM nodes",
-    "UPDATE justifications SET antecedents = '0'",
-    "DELETE FROM justifications",
-])
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE revisions SET status = 'active'",
+        "DELETE FROM revisions",
+        "UPDATE events SET reason = 'rewritten'",
+        "DELETE FROM events WHERE kind = 'audit'",
+        "UPDATE nodes SET text = 'rewritten'",
+        "DELETE FROM nodes",
+        "UPDATE justifications SET antecedents = '0'",
+        "DELETE FROM justifications",
+    ],
+)
 def test_revisions_are_immutable_in_the_database(sqlite_db, statement):
     db = sqlite_db
     with Memory.open(db) as memory:
@@ -168,7 +183,10 @@ def test_revisions_are_immutable_in_the_database(sqlite_db, statement):
 # --- bad input: exit 2, one clear line, nothing changed ------------------------------------------
 
 BAD = [
-    (["audit", "--invalidate", "nope", "--reason", "r"], "unknown id: no node of this memory has it"),
+    (
+        ["audit", "--invalidate", "nope", "--reason", "r"],
+        "unknown id: no node of this memory has it",
+    ),
     (["audit", "--invalidate", "e1,,e2", "--reason", "r"], "expected ID"),
     (["audit", "--invalidate", "e1", "--reason", " "], "needs a reason"),
     (["add-evidence", "e1"], "duplicate id"),
@@ -184,12 +202,32 @@ BAD = [
 
 BAD_FILES = [
     ("{not json", "malformed JSON"),
-    (json.dumps({"nodes": [{"id": "e1", "kind": "evidence"}], "justifications": []}), "duplicate id"),
-    (json.dumps({"nodes": [{"id": "x", "kind": "evidence"}, {"id": "x", "kind": "claim"}]}), "duplicate id"),
-    (json.dumps({"nodes": [{"id": "x", "kind": "evidence"}],
-                 "justifications": [{"claim": "x", "antecedents": []}]}), "evidence cannot have a justification"),
-    (json.dumps({"nodes": [{"id": "y", "kind": "claim"}],
-                 "justifications": [{"claim": "y", "antecedents": ["ghost"]}]}), "unknown antecedent"),
+    (
+        json.dumps({"nodes": [{"id": "e1", "kind": "evidence"}], "justifications": []}),
+        "duplicate id",
+    ),
+    (
+        json.dumps({"nodes": [{"id": "x", "kind": "evidence"}, {"id": "x", "kind": "claim"}]}),
+        "duplicate id",
+    ),
+    (
+        json.dumps(
+            {
+                "nodes": [{"id": "x", "kind": "evidence"}],
+                "justifications": [{"claim": "x", "antecedents": []}],
+            }
+        ),
+        "evidence cannot have a justification",
+    ),
+    (
+        json.dumps(
+            {
+                "nodes": [{"id": "y", "kind": "claim"}],
+                "justifications": [{"claim": "y", "antecedents": ["ghost"]}],
+            }
+        ),
+        "unknown antecedent",
+    ),
     (json.dumps({"nodes": [{"id": "z", "kind": "elephant"}]}), "kind must be"),
     (json.dumps({"nodes": [{"id": "z", "kind": "evidence", "expression": "1"}]}), "needs both"),
 ]
@@ -230,13 +268,15 @@ def test_missing_or_foreign_database_exits_2(tmp_path, capsys):
 
 # --- crash safety ------------------------------------------------------------------------------
 
+
 def _script(body: str) -> list[str]:
     return [sys.executable, "-c", textwrap.dedent(body)]
 
 
 def test_sigkill_mid_audit_leaves_the_pre_audit_state(db):
     before = _dump(db)
-    child = subprocess.Popen(_script(f"""
+    child = subprocess.Popen(
+        _script(f"""
         import sys, time
         sys.path.insert(0, {str(ROOT)!r})
         from jtms.memory.memory import Memory
@@ -246,7 +286,11 @@ def test_sigkill_mid_audit_leaves_the_pre_audit_state(db):
             time.sleep(60)
         memory._before_commit = pause
         memory.audit(["e1", "e2"], reason="never lands")
-    """), stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    """),
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     try:
         assert child.stdout.readline().strip() == "writing"  # revisions written, not committed
         os.kill(child.pid, signal.SIGKILL)
@@ -266,7 +310,8 @@ def test_concurrent_audits_are_serialised(db, tmp_path):
     """c1 <- e1 | e2. A audits e1 (c1 kept), B audits e2 while A holds the write lock: B must
     plan on A's result (c1 retired), not on the state it loaded before A committed."""
     ready = tmp_path / "b-loaded"
-    a = subprocess.Popen(_script(f"""
+    a = subprocess.Popen(
+        _script(f"""
         import sys, time, pathlib
         sys.path.insert(0, {str(ROOT)!r})
         from jtms.memory.memory import Memory
@@ -280,9 +325,14 @@ def test_concurrent_audits_are_serialised(db, tmp_path):
         memory._before_commit = hold
         result = memory.audit(["e1"], reason="A")
         print(sorted(result.retired), flush=True)
-    """), stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    """),
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     assert a.stdout.readline().strip() == "locked"
-    b = subprocess.Popen(_script(f"""
+    b = subprocess.Popen(
+        _script(f"""
         import sys, pathlib
         sys.path.insert(0, {str(ROOT)!r})
         from jtms.memory.memory import Memory
@@ -291,7 +341,11 @@ def test_concurrent_audits_are_serialised(db, tmp_path):
         pathlib.Path({str(ready)!r}).touch()
         result = memory.audit(["e2"], reason="B")
         print(sorted(result.retired), flush=True)
-    """), stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    """),
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     out_a, _ = a.communicate(timeout=60)
     out_b, _ = b.communicate(timeout=60)
     assert a.returncode == 0 and b.returncode == 0

@@ -19,10 +19,18 @@ from jtms.memory.memory import Memory
 from theory.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
-WRITES = [["add-evidence", "e9"], ["audit", "--invalidate", "e1", "--reason", "r"],
-          ["add-claim", "c9", "--because", "e1"], ["reinstate", "2"]]
-READS = [["history", "e1"], ["explain", "e1"], ["context", "--budget", "50"],
-         ["audit", "--invalidate", "e1", "--reason", "r", "--dry-run"]]
+WRITES = [
+    ["add-evidence", "e9"],
+    ["audit", "--invalidate", "e1", "--reason", "r"],
+    ["add-claim", "c9", "--because", "e1"],
+    ["reinstate", "2"],
+]
+READS = [
+    ["history", "e1"],
+    ["explain", "e1"],
+    ["context", "--budget", "50"],
+    ["audit", "--invalidate", "e1", "--reason", "r", "--dry-run"],
+]
 
 
 @pytest.fixture
@@ -88,7 +96,7 @@ def test_read_only_file_or_folder(db, capsys, which):
 def test_corrupt_file(db, capsys):
     data = bytearray(db.read_bytes())
     assert len(data) > 8192
-    data[100:len(data)] = b"\xa5" * (len(data) - 100)  # the header survives, the pages do not
+    data[100 : len(data)] = b"\xa5" * (len(data) - 100)  # the header survives, the pages do not
     db.write_bytes(bytes(data))
     for argv in WRITES[:2] + READS[:2]:
         _fails(capsys, argv, db, "")
@@ -113,7 +121,7 @@ def test_foreign_sqlite_file_is_refused_before_any_write(tmp_path, capsys, journ
     connection.execute("INSERT INTO t VALUES (1)")
     connection.commit()
     connection.close()
-    header = path.read_bytes()[18:20]   # the file format bytes: 1 1 rollback journal, 2 2 WAL
+    header = path.read_bytes()[18:20]  # the file format bytes: 1 1 rollback journal, 2 2 WAL
     for argv in WRITES + READS + [["import", str(tmp_path / "g.json")]]:
         _fails(capsys, argv, path, "not a jtms memory")
     assert path.read_bytes()[18:20] == header
@@ -141,15 +149,21 @@ def test_empty_sqlite_database(tmp_path, capsys):
     path = tmp_path / "blank.db"
     connection = sqlite3.connect(path)
     connection.execute("CREATE TABLE t (x)")
-    connection.execute("DROP TABLE t")   # a valid SQLite file without tables
+    connection.execute("DROP TABLE t")  # a valid SQLite file without tables
     connection.commit()
     connection.close()
     for argv in WRITES + READS:
         _fails(capsys, argv, path, "not a jtms memory")
 
 
-@pytest.mark.parametrize("version, advice", [("1", "jtms upgrade"), ("99", "upgrade jtms-revision"),
-                                             ("two", "restore the memory from a backup")])
+@pytest.mark.parametrize(
+    "version, advice",
+    [
+        ("1", "jtms upgrade"),
+        ("99", "upgrade jtms-revision"),
+        ("two", "restore the memory from a backup"),
+    ],
+)
 def test_other_schema_version(db, capsys, version, advice):
     connection = sqlite3.connect(db)
     connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
@@ -186,11 +200,20 @@ def test_two_inits_of_one_path_at_once(tmp_path):
     path = tmp_path / "race.db"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     start = time.time() + 1.0
-    code = ("import sys, time; t = float(sys.argv[1]); time.sleep(max(0, t - time.time()));"
-            "from jtms.cli import main; raise SystemExit(main(['init', '--db', sys.argv[2]]))")
-    children = [subprocess.Popen([sys.executable, "-c", code, str(start), str(path)], env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for _ in range(4)]
+    code = (
+        "import sys, time; t = float(sys.argv[1]); time.sleep(max(0, t - time.time()));"
+        "from jtms.cli import main; raise SystemExit(main(['init', '--db', sys.argv[2]]))"
+    )
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(start), str(path)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     results = [(child.wait(timeout=60), child.stderr.read()) for child in children]
     for child in children:
         child.stdout.close()
@@ -246,8 +269,11 @@ def test_upgrade_a_version_1_memory(tmp_path, capsys):
     from jtms.store import sqlite as backend
 
     path = tmp_path / "old.db"
-    script = [s for s in backend._split(backend.SCHEMA + backend._triggers())
-              if "supports" not in s and "checkpoints" not in s and "_by_event" not in s]
+    script = [
+        s
+        for s in backend._split(backend.SCHEMA + backend._triggers())
+        if "supports" not in s and "checkpoints" not in s and "_by_event" not in s
+    ]
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA journal_mode = WAL")
     for statement in script:
@@ -267,7 +293,7 @@ def test_upgrade_a_version_1_memory(tmp_path, capsys):
     err = _fails(capsys, ["history", "c1"], path, "schema version 1, this jtms reads version 3")
     assert f"run `jtms upgrade --db {path}`" in err
     assert main(["upgrade", "--db", str(path)]) == 0
-    assert main(["upgrade", "--db", str(path)]) == 0   # nothing left to do
+    assert main(["upgrade", "--db", str(path)]) == 0  # nothing left to do
     with Memory.open(path) as memory:
         assert memory.integrity_problems() == []
         assert memory.active_ids() == {"e2", "c1", "c2"}

@@ -1,16 +1,18 @@
 """The public strategies: parameters are honoured, sequences are valid, failures shrink small."""
 
 import pytest
-from hypothesis.errors import InvalidArgument
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 from theory import SupportStructure, exact, influence, none
 from theory import strategies as jst
-from theory.revision import downstream_numbers
 from theory.index import index_of
+from theory.revision import downstream_numbers
 
-FIND = settings(database=None, max_examples=2000, derandomize=True)  # shrinks the same way every run
+FIND = settings(
+    database=None, max_examples=2000, derandomize=True
+)  # shrinks the same way every run
 
 
 def claim_order_is_acyclic(structure: SupportStructure) -> bool:
@@ -26,18 +28,33 @@ def derivation_depth(structure: SupportStructure) -> int:
     depth = {e: 0 for e in structure.evidence}
     remaining = set(structure.claims)
     while remaining:
-        ready = [c for c in remaining
-                 if all(a in depth for j in structure.justifications_of[c] for a in j.antecedents)]
+        ready = [
+            c
+            for c in remaining
+            if all(a in depth for j in structure.justifications_of[c] for a in j.antecedents)
+        ]
         assert ready, "graph is cyclic"
         for c in ready:
-            depth[c] = 1 + max((depth[a] for j in structure.justifications_of[c] for a in j.antecedents),
-                               default=0)
+            depth[c] = 1 + max(
+                (depth[a] for j in structure.justifications_of[c] for a in j.antecedents), default=0
+            )
             remaining.discard(c)
     return max(depth.values(), default=0)
 
 
 @settings(max_examples=150)
-@given(jst.support_structures(min_evidence=2, max_evidence=4, min_claims=1, max_claims=5, max_alternatives=2, max_antecedents=2, cycles=False, premises=False))
+@given(
+    jst.support_structures(
+        min_evidence=2,
+        max_evidence=4,
+        min_claims=1,
+        max_claims=5,
+        max_alternatives=2,
+        max_antecedents=2,
+        cycles=False,
+        premises=False,
+    )
+)
 def test_original_positional_parameters(structure):
     assert 2 <= len(structure.evidence) <= 4
     assert 1 <= len(structure.claims) <= 5
@@ -48,7 +65,9 @@ def test_original_positional_parameters(structure):
 
 
 @settings(max_examples=150)
-@given(jst.memory_graphs(max_claims=8, max_depth=2, cycles=False, max_antecedents=2, redundant=True))
+@given(
+    jst.memory_graphs(max_claims=8, max_depth=2, cycles=False, max_antecedents=2, redundant=True)
+)
 def test_depth_bound_without_cycles(structure):
     assert claim_order_is_acyclic(structure)
     assert derivation_depth(structure) <= 2
@@ -57,35 +76,47 @@ def test_depth_bound_without_cycles(structure):
 @settings(max_examples=150)
 @given(jst.memory_graphs(max_evidence=6, max_claims=8, max_fan_in=2, max_alternatives=3))
 def test_fan_in_bound(structure):
-    for claim, justifications in structure.justifications_of.items():
+    for _claim, justifications in structure.justifications_of.items():
         assert len(set().union(*(j.antecedents for j in justifications))) <= 2
 
 
 def test_cycles_and_redundancy_and_depth_are_reachable():
-    cyclic = find(jst.memory_graphs(cycles=True), lambda s: not claim_order_is_acyclic(s), settings=FIND)
+    cyclic = find(
+        jst.memory_graphs(cycles=True), lambda s: not claim_order_is_acyclic(s), settings=FIND
+    )
     assert len(cyclic.claims) == 1  # shrinks to the self loop c0 <- c0
     redundant = find(
         jst.memory_graphs(redundant=True),
-        lambda s: any(a.antecedents < b.antecedents for a in s.justifications for b in s.justifications
-                      if a.claim == b.claim),
+        lambda s: any(
+            a.antecedents < b.antecedents
+            for a in s.justifications
+            for b in s.justifications
+            if a.claim == b.claim
+        ),
         settings=FIND,
     )
     assert len(redundant.justifications) == 2
-    deep = find(jst.memory_graphs(max_claims=6, max_depth=3, cycles=False),
-                lambda s: derivation_depth(s) == 3, settings=FIND)
+    deep = find(
+        jst.memory_graphs(max_claims=6, max_depth=3, cycles=False),
+        lambda s: derivation_depth(s) == 3,
+        settings=FIND,
+    )
     assert len(deep.claims) <= 4
 
 
-@pytest.mark.parametrize("make", [
-    lambda: jst.support_structures(min_claims=3, max_claims=2),
-    lambda: jst.memory_graphs(max_depth=0),
-    lambda: jst.support_structures(max_evidence=-1),
-    lambda: jst.support_structures(max_evidence=2.5),
-    lambda: jst.support_structures(cycles="yes"),
-    lambda: jst.graphs_with_audits(max_audit=-1),
-    lambda: jst.graphs_with_audit_sequences(min_steps=3, max_steps=1),
-    lambda: jst.audits("not a structure"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: jst.support_structures(min_claims=3, max_claims=2),
+        lambda: jst.memory_graphs(max_depth=0),
+        lambda: jst.support_structures(max_evidence=-1),
+        lambda: jst.support_structures(max_evidence=2.5),
+        lambda: jst.support_structures(cycles="yes"),
+        lambda: jst.graphs_with_audits(max_audit=-1),
+        lambda: jst.graphs_with_audit_sequences(min_steps=3, max_steps=1),
+        lambda: jst.audits("not a structure"),
+    ],
+)
 def test_bad_parameters_are_rejected_when_the_strategy_is_built(make):
     # like hypothesis' own strategies: InvalidArgument at call time, before any draw
     with pytest.raises(InvalidArgument):
@@ -115,8 +146,11 @@ def test_audit_sequences_are_valid(case):
 
 
 def test_audit_sequences_contain_reinstatements():
-    case = find(jst.graphs_with_audit_sequences(),
-                lambda c: any(s.action == jst.REINSTATE for s in c[1]), settings=FIND)
+    case = find(
+        jst.graphs_with_audit_sequences(),
+        lambda c: any(s.action == jst.REINSTATE for s in c[1]),
+        settings=FIND,
+    )
     assert [s.action for s in case[1]] == ["audit", "reinstate"]
 
 

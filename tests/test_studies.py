@@ -8,25 +8,32 @@ broken engine (its re-derivation keeps support loops alive), a diagnoser with a 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 import theory.incremental
-from theory import revision
-from theory.fixpoint import active_state
-from theory.structure import SupportStructure
-
 from jtms.cli import main
-from jtms.memory.context import HEADER, WITHDRAWN_HEADER, count_tokens
 from jtms.fuzz.clingo_oracle import ClingoOracle
-from jtms.studies import (DEFAULT_SEEDS, STUDIES, diagnosis_loop, heterogeneous, revisionpair,
-                          run_seeds, run_study, rules, scimap)
+from jtms.memory.context import HEADER, WITHDRAWN_HEADER, count_tokens
+from jtms.studies import (
+    DEFAULT_SEEDS,
+    STUDIES,
+    diagnosis_loop,
+    heterogeneous,
+    revisionpair,
+    rules,
+    run_seeds,
+    run_study,
+    scimap,
+)
 from jtms.studies.embedding import embed, embedding_bytes
 from jtms.studies.readers import Answer, Question, careful, literal, parse_context
 from jtms.studies.rendering import MemoryView, render
 from jtms.studies.scoring import cited_descendants, contaminated_lines, grounded
 from jtms.studies.sweep import sweep
+from theory import revision
+from theory.fixpoint import active_state
+from theory.structure import SupportStructure
 
 NO_SCALE = ["--scale", "none"]
 
@@ -38,8 +45,11 @@ def values(result, key):
 # --- seeded wrong rules and a broken engine ----------------------------------------------------
 def and_only(structure: SupportStructure, audit: frozenset) -> frozenset:
     """Wrong: reads every claim's justifications as one conjunction (loses the OR grouping)."""
-    merged = [(c, frozenset().union(*(j.antecedents for j in js)))
-              for c, js in structure.justifications_of.items() if js]
+    merged = [
+        (c, frozenset().union(*(j.antecedents for j in js)))
+        for c, js in structure.justifications_of.items()
+        if js
+    ]
     flat = SupportStructure.build(structure.evidence, structure.claims, merged)
     before = active_state(structure)
     return frozenset(before - active_state(flat, blocked=audit)) & before
@@ -53,7 +63,9 @@ def greatest_fixpoint(structure: SupportStructure, audit: frozenset) -> frozense
     while changed:
         changed = False
         for claim in structure.claims:
-            if claim in alive and not any(j.antecedents <= alive for j in structure.justifications_of[claim]):
+            if claim in alive and not any(
+                j.antecedents <= alive for j in structure.justifications_of[claim]
+            ):
                 alive.discard(claim)
                 changed = True
     return frozenset(before - alive)
@@ -64,8 +76,9 @@ def engine_keeps_loops(monkeypatch):
     """Break the production engine: its support region is only the audited roots, so a claim
     that lost its support may switch to a justification through another retracted claim (a
     support loop keeps itself alive)."""
-    monkeypatch.setattr(theory.incremental.SupportState, "support_region",
-                        lambda self, roots: list(roots))
+    monkeypatch.setattr(
+        theory.incremental.SupportState, "support_region", lambda self, roots: list(roots)
+    )
 
 
 # --- RevisionPair -------------------------------------------------------------------------------
@@ -75,7 +88,10 @@ def test_revisionpair_endpoints():
     assert values(result, "and_worlds_repaired") == {"exact": 40, "none": 0, "influence": 40}
     assert values(result, "or_worlds_repaired") == {"exact": 40, "none": 40, "influence": 0}
     assert values(result, "agrees_with_clingo")["exact"] == 80
-    lit, car = values(result, "decisions_grounded.literal"), values(result, "decisions_grounded.careful")
+    lit, car = (
+        values(result, "decisions_grounded.literal"),
+        values(result, "decisions_grounded.careful"),
+    )
     assert lit["exact"] == car["exact"] == 80
     assert lit["none"] < car["none"] < 80 and car["influence"] == 40
     assert result.endpoint("worlds_repaired_exactly").construction
@@ -94,11 +110,15 @@ def test_pairs_identical_but_for_grouping():
         assert a["nodes"] == o["nodes"] and a["justifications"] != o["justifications"]
         assert and_world.audit == or_world.audit and and_world.decision == or_world.decision
     assert worlds[0].influence_record() != worlds[2].influence_record()
-    assert not revisionpair.pair_check(worlds[0], worlds[3])["texts_times_embeddings_edges_identical"]
+    assert not revisionpair.pair_check(worlds[0], worlds[3])[
+        "texts_times_embeddings_edges_identical"
+    ]
 
 
 def test_embedding_is_deterministic_and_discriminating():
-    assert embed("the kinase inhibitor raises the response") == embed("the kinase inhibitor raises the response")
+    assert embed("the kinase inhibitor raises the response") == embed(
+        "the kinase inhibitor raises the response"
+    )
     assert embed("the kinase inhibitor raises the response") != embed("coral bleaching lowers it")
     assert abs(sum(v * v for v in embed("any text at all")) - 1.0) < 1e-4
     assert embedding_bytes(embed("x")) == embedding_bytes(embed("x"))
@@ -108,13 +128,16 @@ def test_embedding_is_deterministic_and_discriminating():
 def test_revisionpair_catches_a_wrong_rule():
     result = revisionpair.run(rules={"exact": and_only}, pairs=10)
     assert values(result, "worlds_repaired_exactly")["exact"] == 10
-    assert {"worlds_repaired_exactly", "agrees_with_clingo", "decisions_grounded.careful"} \
-        <= set(result.failures())
+    assert {"worlds_repaired_exactly", "agrees_with_clingo", "decisions_grounded.careful"} <= set(
+        result.failures()
+    )
 
 
 def test_revisionpair_catches_a_loop_kept_alive():
     result = revisionpair.run(rules={"exact": greatest_fixpoint}, pairs=10)
-    assert values(result, "and_worlds_repaired")["exact"] < 10    # c <- b, d keeps itself when a fails
+    assert (
+        values(result, "and_worlds_repaired")["exact"] < 10
+    )  # c <- b, d keeps itself when a fails
     assert "worlds_repaired_exactly" in result.failures()
 
 
@@ -122,14 +145,23 @@ def test_revisionpair_catches_a_loop_kept_alive():
 def test_scimap_has_the_papers_structure():
     spaces = scimap.generate()
     assert len(spaces) == 20 and sum(len(s.questions) for s in spaces) == 140
-    propagated = sum(len((active_state(s.structure) - active_state(s.structure, blocked=s.audit)) - s.audit)
-                     for s in spaces)
+    propagated = sum(
+        len((active_state(s.structure) - active_state(s.structure, blocked=s.audit)) - s.audit)
+        for s in spaces
+    )
     assert propagated == 40
     assert all(len(s.branch) == 3 for s in spaces)
     # support loops: the main chain's loop loses its entry; the branch's keeps outside support
-    looped = [s for s in spaces if any(j.claim.endswith("interp_a") and len(j.antecedents) == 2
-                                       and any(a.endswith("mech_a") for a in j.antecedents)
-                                       for j in s.structure.justifications)]
+    looped = [
+        s
+        for s in spaces
+        if any(
+            j.claim.endswith("interp_a")
+            and len(j.antecedents) == 2
+            and any(a.endswith("mech_a") for a in j.antecedents)
+            for j in s.structure.justifications
+        )
+    ]
     assert len(looped) == 15
     assert 0 < sum(s.joined for s in spaces) < 20
 
@@ -140,36 +172,57 @@ def test_scimap_endpoints():
     assert values(result, "branches_preserved")["exact"] == 20
     assert values(result, "branches_preserved")["none"] == 20
     assert values(result, "branches_preserved")["influence"] < 20
-    lit, car = values(result, "grounded_answers.literal"), values(result, "grounded_answers.careful")
+    lit, car = (
+        values(result, "grounded_answers.literal"),
+        values(result, "grounded_answers.careful"),
+    )
     assert lit["exact"] == car["exact"] == 140
     assert lit["none"] < car["none"] < 140 and car["influence"] < 140
     # contamination as the paper counts it (citations of withdrawn descendants in answers)
     assert values(result, "cited_descendants.literal")["exact"] == 0
     assert values(result, "cited_descendants.literal")["none"] > 0
-    assert values(result, "contaminated_lines")["none"] > 0 == values(result, "contaminated_lines")["exact"]
+    assert (
+        values(result, "contaminated_lines")["none"]
+        > 0
+        == values(result, "contaminated_lines")["exact"]
+    )
     assert values(result, "answered_withdrawn.careful")["none"] == 40
     assert result.failures() == []
 
 
 def test_scimap_catches_wrong_rules():
     result = scimap.run(rules={"exact": revision.none})
-    assert {"propagated_repaired", "cited_descendants.literal", "grounded_answers.literal",
-            "contaminated_lines", "agrees_with_clingo"} <= set(result.failures())
+    assert {
+        "propagated_repaired",
+        "cited_descendants.literal",
+        "grounded_answers.literal",
+        "contaminated_lines",
+        "agrees_with_clingo",
+    } <= set(result.failures())
     looped = scimap.run(rules={"exact": greatest_fixpoint})
-    assert {"propagated_repaired", "agrees_with_clingo", "grounded_answers.careful"} <= set(looped.failures())
+    assert {"propagated_repaired", "agrees_with_clingo", "grounded_answers.careful"} <= set(
+        looped.failures()
+    )
     over = scimap.run(rules={"exact": revision.influence})
     assert {"branches_preserved", "grounded_answers.careful"} <= set(over.failures())
 
 
 def test_every_study_catches_a_broken_engine(engine_keeps_loops, tmp_path):
-    assert {"propagated_repaired", "agrees_with_clingo", "grounded_answers.careful",
-            "cited_descendants.literal"} <= set(scimap.run().failures())
-    assert {"worlds_repaired_exactly", "agrees_with_clingo", "decisions_grounded.careful"} \
-        <= set(revisionpair.run(pairs=6).failures())
-    assert {"repaired", "agrees_with_clingo", "grounded.careful"} \
-        <= set(diagnosis_loop.run(episodes=6, directory=tmp_path).failures())
-    assert {"agrees_with_clingo", "engine_state_checked", "decisions_grounded.careful"} \
-        <= set(heterogeneous.run().failures())
+    assert {
+        "propagated_repaired",
+        "agrees_with_clingo",
+        "grounded_answers.careful",
+        "cited_descendants.literal",
+    } <= set(scimap.run().failures())
+    assert {"worlds_repaired_exactly", "agrees_with_clingo", "decisions_grounded.careful"} <= set(
+        revisionpair.run(pairs=6).failures()
+    )
+    assert {"repaired", "agrees_with_clingo", "grounded.careful"} <= set(
+        diagnosis_loop.run(episodes=6, directory=tmp_path).failures()
+    )
+    assert {"agrees_with_clingo", "engine_state_checked", "decisions_grounded.careful"} <= set(
+        heterogeneous.run().failures()
+    )
 
 
 # --- diagnosis ----------------------------------------------------------------------------------
@@ -187,7 +240,9 @@ def test_diagnosis_endpoints(tmp_path):
     assert values(result, "repaired")["exact"] == 20 and values(result, "repaired")["none"] == 0
     assert values(result, "agrees_with_clingo")["exact"] == 20
     assert values(result, "grounded.careful")["exact"] == 20
-    assert values(result, "grounded.literal")["none"] == 0 < values(result, "grounded.careful")["none"]
+    assert (
+        values(result, "grounded.literal")["none"] == 0 < values(result, "grounded.careful")["none"]
+    )
     assert 0 < values(result, "median_repair_ms")["exact"] < 5000
     assert values(result, "scale_checked_300")["exact"] == 1
     assert 0 < values(result, "median_repair_ms_300")["exact"] < 5000
@@ -209,15 +264,18 @@ def test_diagnosis_false_root_lowers_identified_repaired_grounded(tmp_path):
     def with_false_root(memory):
         roots = diagnosis_loop.reviewer_roots(memory)
         prefix = next(iter(roots)).split("_")[0]
-        correct = sorted(f"{prefix}_calc{i}" for i in range(6) if f"{prefix}_calc{i}" in memory
-                         and f"{prefix}_calc{i}" not in roots)
+        correct = sorted(
+            f"{prefix}_calc{i}"
+            for i in range(6)
+            if f"{prefix}_calc{i}" in memory and f"{prefix}_calc{i}" not in roots
+        )
         return roots | {correct[0]}
 
     result = diagnosis_loop.run(episodes=6, directory=tmp_path, diagnose=with_false_root)
     assert values(result, "premise_identified")["exact"] == 0
     assert values(result, "repaired")["exact"] == 0
     assert values(result, "grounded.careful")["exact"] == 0
-    assert values(result, "agrees_with_clingo")["exact"] == 6   # the engine did what it was told
+    assert values(result, "agrees_with_clingo")["exact"] == 6  # the engine did what it was told
 
 
 def test_diagnosis_catches_a_wrong_rule(tmp_path):
@@ -228,8 +286,14 @@ def test_diagnosis_catches_a_wrong_rule(tmp_path):
 # --- heterogeneous ------------------------------------------------------------------------------
 def test_heterogeneous_endpoints():
     result = heterogeneous.run()
-    for key in ("cases_repaired_exactly", "agrees_with_theory", "agrees_with_clingo",
-                "engine_state_checked", "decisions_grounded.careful", "decisions_grounded.literal"):
+    for key in (
+        "cases_repaired_exactly",
+        "agrees_with_theory",
+        "agrees_with_clingo",
+        "engine_state_checked",
+        "decisions_grounded.careful",
+        "decisions_grounded.literal",
+    ):
         assert values(result, key)["exact"] == 20, key
     assert values(result, "cases_repaired_exactly")["none"] < 20
     assert values(result, "cases_repaired_exactly")["influence"] < 20
@@ -245,8 +309,11 @@ def test_heterogeneous_catches_a_loop_keeping_itself_alive():
 
 
 def test_clingo_oracle_least_fixpoint():
-    s = SupportStructure.build(["e", "f"], ["a", "b", "p", "q"],
-                               [("a", ["e"]), ("a", ["b"]), ("b", ["a"]), ("p", []), ("q", ["p", "f"])])
+    s = SupportStructure.build(
+        ["e", "f"],
+        ["a", "b", "p", "q"],
+        [("a", ["e"]), ("a", ["b"]), ("b", ["a"]), ("p", []), ("q", ["p", "f"])],
+    )
     oracle = ClingoOracle(s)
     assert oracle.active() == active_state(s)
     assert oracle.active(["e"]) == {"f", "p", "q"} == active_state(s, blocked=["e"])
@@ -254,15 +321,17 @@ def test_clingo_oracle_least_fixpoint():
 
 
 # --- readers, scoring, rendering ----------------------------------------------------------------
-CONTEXT = "\n".join([
-    HEADER,
-    "- [evidence] e1: an observation",
-    "- [claim] c1: first (because e1)",
-    "- [claim] c2: second (because c1 and x)",
-    "- [claim] c3: third (because y)",
-    WITHDRAWN_HEADER,
-    "- x (audit 3: bad source)",
-])
+CONTEXT = "\n".join(
+    [
+        HEADER,
+        "- [evidence] e1: an observation",
+        "- [claim] c1: first (because e1)",
+        "- [claim] c2: second (because c1 and x)",
+        "- [claim] c3: third (because y)",
+        WITHDRAWN_HEADER,
+        "- x (audit 3: bad source)",
+    ]
+)
 
 
 def test_readers_read_only_the_context():
@@ -270,15 +339,16 @@ def test_readers_read_only_the_context():
     assert parsed.claims["c2"] == ("c1", "x") and parsed.withdrawn == {"x"}
     q = {t: Question("q", t, "") for t in ("c1", "c2", "c3", "x", "zzz")}
     assert literal(CONTEXT, q["c2"]) == Answer("supported", ("c1", "e1", "x"))
-    assert careful(CONTEXT, q["c2"]) == Answer("withdrawn")           # follows the chain to x
+    assert careful(CONTEXT, q["c2"]) == Answer("withdrawn")  # follows the chain to x
     assert literal(CONTEXT, q["c3"]).verdict == "supported"
-    assert careful(CONTEXT, q["c3"]).verdict == "unknown"             # y has no line
+    assert careful(CONTEXT, q["c3"]).verdict == "unknown"  # y has no line
     assert careful(CONTEXT, q["c1"]) == Answer("supported", ("e1",))
     for reader in (literal, careful):
         assert reader(CONTEXT, q["x"]) == Answer("withdrawn")
         assert reader(CONTEXT, q["zzz"]) == Answer("unknown")
-    assert parse_context(HEADER + "\n- [claim] c: t (because a and b; also supported by d)").claims \
-        == {"c": ("a", "b")}
+    assert parse_context(
+        HEADER + "\n- [claim] c: t (because a and b; also supported by d)"
+    ).claims == {"c": ("a", "b")}
 
 
 def test_scoring():
@@ -288,7 +358,7 @@ def test_scoring():
     assert grounded(careful(CONTEXT, Question("q", "c2", "")), Question("q", "c2", ""), truth)
     answers = [Answer("supported", ("c2", "e1")), Answer("supported", ("c2", "x"))]
     assert cited_descendants(answers, frozenset({"c2"})) == 2
-    assert contaminated_lines(CONTEXT, truth) == 4   # c2, c3 as active, x and y as support
+    assert contaminated_lines(CONTEXT, truth) == 4  # c2, c3 as active, x and y as support
 
 
 def test_render_respects_the_budget_and_never_drops_support():
@@ -299,8 +369,9 @@ def test_render_respects_the_budget_and_never_drops_support():
         for budget in (None, 200, 90, 40, 10):
             with rules.new_memory() as memory:
                 memory.import_graph(space.structure)
-                outcomes = revise(memory, space.structure, space.audit, rules.resolve_rules(None),
-                                  budget, "x")
+                outcomes = revise(
+                    memory, space.structure, space.audit, rules.resolve_rules(None), budget, "x"
+                )
             for outcome in outcomes.values():
                 text = outcome.context
                 if budget is not None:
@@ -313,20 +384,28 @@ def test_render_respects_the_budget_and_never_drops_support():
                     for a in because:
                         assert a in shown or a not in outcome.active, (claim, a)
     view = MemoryView({"e": "x"}, ("e",), {}, ("w",))
-    assert render(view, None) == "\n".join([HEADER, "- [evidence] e: x", WITHDRAWN_HEADER,
-                                            "- w (audit 1: study audit)"])
+    assert render(view, None) == "\n".join(
+        [HEADER, "- [evidence] e: x", WITHDRAWN_HEADER, "- w (audit 1: study audit)"]
+    )
     assert render(view, 0) == ""
     # the focus of a question enters first: here only one unit fits, and it is the focus's
     one_unit = count_tokens(HEADER) + count_tokens("- [evidence] e: x") + 1
     assert render(view, one_unit, focus="e") == "\n".join([HEADER, "- [evidence] e: x"])
-    assert render(view, one_unit, focus="w") == "\n".join([WITHDRAWN_HEADER, "- w (audit 1: study audit)"])
+    assert render(view, one_unit, focus="w") == "\n".join(
+        [WITHDRAWN_HEADER, "- w (audit 1: study audit)"]
+    )
     assert render(view, one_unit, focus="nothing") == render(view, one_unit)
 
 
-@pytest.mark.parametrize("study,options", [("scimap", {"workspaces": 8}),
-                                           ("revisionpair", {"pairs": 6}),
-                                           ("heterogeneous", {}),
-                                           ("diagnosis", {"episodes": 4})])
+@pytest.mark.parametrize(
+    "study,options",
+    [
+        ("scimap", {"workspaces": 8}),
+        ("revisionpair", {"pairs": 6}),
+        ("heterogeneous", {}),
+        ("diagnosis", {"episodes": 4}),
+    ],
+)
 def test_tight_budgets_never_let_exact_ground_fewer_than_none(study, options):
     result = sweep(study, [2000, 150, 100, 60, 30], [DEFAULT_SEEDS[study], 7], run_study, **options)
     assert result.violations == []
@@ -339,11 +418,13 @@ def test_seeds_summary_and_construction_checks():
     summary = run_seeds("scimap", [1, 2, 3])
     assert summary.seeds == [1, 2, 3] and summary.failures == {}
     for e in summary.endpoints:
-        for column, v in e.values.items():
+        for _column, v in e.values.items():
             assert v["min"] <= v["mean"] <= v["max"]
         if e.construction:
             assert all(v["min"] == v["max"] for v in e.values.values()), e.key
-    varying = summary.endpoints[[e.key for e in summary.endpoints].index("grounded_answers.careful")]
+    varying = summary.endpoints[
+        [e.key for e in summary.endpoints].index("grounded_answers.careful")
+    ]
     assert varying.values["none"]["min"] < varying.values["none"]["max"]
 
 
@@ -363,13 +444,17 @@ def abstain(context_text: str, question: Question) -> Answer:
 
 
 def test_answerer_hook_in_every_study(tmp_path):
-    keys = {"revisionpair": "decisions_grounded.answerer", "scimap": "grounded_answers.answerer",
-            "diagnosis": "grounded.answerer", "heterogeneous": "decisions_grounded.answerer"}
+    keys = {
+        "revisionpair": "decisions_grounded.answerer",
+        "scimap": "grounded_answers.answerer",
+        "diagnosis": "grounded.answerer",
+        "heterogeneous": "decisions_grounded.answerer",
+    }
     for name in STUDIES:
         options = {"directory": tmp_path, "episodes": 3} if name == "diagnosis" else {}
         result = run_study(name, answerer=abstain, **options)
         assert values(result, keys[name])["exact"] == 0, name
-        assert result.failures() == [], name            # no expectation on a foreign answerer
+        assert result.failures() == [], name  # no expectation on a foreign answerer
 
 
 # --- CLI ----------------------------------------------------------------------------------------
@@ -392,14 +477,25 @@ def test_cli_seeds_budget_and_sweep(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "construction check" in out and "seed 5" in out
     figure = tmp_path / "sweep.svg"
-    assert main(["study", "heterogeneous", "--sweep", "400,100,40", "--json", "--plot", str(figure)]) == 0
+    assert (
+        main(["study", "heterogeneous", "--sweep", "400,100,40", "--json", "--plot", str(figure)])
+        == 0
+    )
     payload = json.loads(capsys.readouterr().out)
     assert payload["ok"] and payload["sweep"][0]["budgets"] == [400, 100, 40]
     assert figure.read_text().lstrip().startswith("<?xml")
 
 
-@pytest.mark.parametrize("argv", [["--seeds", "0"], ["--budget", "-3"], ["--sweep", "100,x"],
-                                  ["--seed", "abc"], ["--scale", "0"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--seeds", "0"],
+        ["--budget", "-3"],
+        ["--sweep", "100,x"],
+        ["--seed", "abc"],
+        ["--scale", "0"],
+    ],
+)
 def test_cli_bad_numbers_are_usage_errors(argv, capsys):
     with pytest.raises(SystemExit) as error:
         main(["study", "scimap"] + argv)

@@ -16,6 +16,9 @@ def test_mypy_is_clean_with_the_project_settings(tmp_path: Path) -> None:
     pytest.importorskip("mypy", reason="mypy comes with the test extra: pip install -e '.[test]'")
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy-cache")],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

@@ -76,7 +76,9 @@ still free, and the scan runs again only when none is."""
 CANDIDATES = 8
 
 
-def search(cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM, budget: int = -1) -> np.ndarray:
+def search(
+    cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM, budget: int = -1
+) -> np.ndarray:
     """Enumerate every minimal justification of the exchange's cone into ``exchange``
     (:meth:`~theory.exchange.Exchange.found` lists them after); returns the counts
     ``[decisions, conflicts, models, stopped]``. ``reduce_from``: learnt clauses kept before the
@@ -107,14 +109,32 @@ def search(cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM, bud
     oracle = exchange.oracle
     counts = np.zeros(4, dtype=np.int64)
     exchange.rows, exchange.cols, exchange.count = _search(  # type: ignore[call-arg]
-        cnf.variables, cnf.literals, cnf.start, cnf.root, cnf.holds, cnf.body, oracle.evidence,
-        exchange.rows, exchange.cols, exchange.count, exchange.freq, exchange.tally, exchange.attempts,
-        exchange.patience, *oracle._args(), counts, max(2, reduce_from), budget)
+        cnf.variables,
+        cnf.literals,
+        cnf.start,
+        cnf.root,
+        cnf.holds,
+        cnf.body,
+        oracle.evidence,
+        exchange.rows,
+        exchange.cols,
+        exchange.count,
+        exchange.freq,
+        exchange.tally,
+        exchange.attempts,
+        exchange.patience,
+        *oracle._args(),
+        counts,
+        max(2, reduce_from),
+        budget,
+    )
     return counts
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _room(lits: Any, c_start: Any, c_size: Any, wat: Any, clauses: int, used: int, width: int) -> Any:
+def _room(
+    lits: Any, c_start: Any, c_size: Any, wat: Any, clauses: int, used: int, width: int
+) -> Any:
     """The clause arrays, grown so that one more clause of ``width`` literals fits
     (``wat``: two watches per clause, each its next watch and its blocker)."""
     while used + width > lits.shape[0]:
@@ -127,8 +147,17 @@ def _room(lits: Any, c_start: Any, c_size: Any, wat: Any, clauses: int, used: in
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _store(source: Any, bounds: Any, sign: int, lits: Any, c_start: Any, c_size: Any, wat: Any,
-           clauses: int, used: int) -> Any:
+def _store(
+    source: Any,
+    bounds: Any,
+    sign: int,
+    lits: Any,
+    c_start: Any,
+    c_size: Any,
+    wat: Any,
+    clauses: int,
+    used: int,
+) -> Any:
     """Store clauses ``source[bounds[i]:bounds[i + 1]]`` (not yet watched): evidence
     positions as the literals of their variables, negated (``sign`` -1) or not (1), or
     literals as they are (``sign`` 0)."""
@@ -148,17 +177,18 @@ def _store(source: Any, bounds: Any, sign: int, lits: Any, c_start: Any, c_size:
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _link(c: int, first: int, second: int, head: Any, wat: Any, V: int) -> None:
     """Watch clause c on its literals ``first`` and ``second`` (each the other's blocker)."""
-    wat[4 * c] = head[first + V]          # watch 2c: link, blocker
+    wat[4 * c] = head[first + V]  # watch 2c: link, blocker
     wat[4 * c + 1] = second
     head[first + V] = 2 * c
-    wat[4 * c + 2] = head[second + V]     # watch 2c + 1
+    wat[4 * c + 2] = head[second + V]  # watch 2c + 1
     wat[4 * c + 3] = first
     head[second + V] = 2 * c + 1
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _assign(lit: int, at: int, why: int, lv: Any, level: Any, reason: Any, trail: Any, n_trail: int,
-            V: int) -> int:
+def _assign(
+    lit: int, at: int, why: int, lv: Any, level: Any, reason: Any, trail: Any, n_trail: int, V: int
+) -> int:
     """Make ``lit`` true at level ``at`` with reason clause ``why`` (-1: none); returns the
     new trail length."""
     lv[lit + V] = 1
@@ -238,8 +268,19 @@ def _insert(heap: Any, pos: Any, activity: Any, size: int, v: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _backjump(to: int, trail: Any, trail_lim: Any, n_trail: int, lv: Any, reason: Any, heap: Any, pos: Any,
-              activity: Any, size: int, V: int) -> Any:
+def _backjump(
+    to: int,
+    trail: Any,
+    trail_lim: Any,
+    n_trail: int,
+    lv: Any,
+    reason: Any,
+    heap: Any,
+    pos: Any,
+    activity: Any,
+    size: int,
+    V: int,
+) -> Any:
     """Undo every assignment above decision level ``to``: the new trail length and heap
     size (the heap is in use from :data:`HEAP_FROM` variables)."""
     first = trail_lim[to + 1]
@@ -254,9 +295,24 @@ def _backjump(to: int, trail: Any, trail_lim: Any, n_trail: int, lv: Any, reason
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _reduce(learnt_of: Any, lbd_of: Any, n_learnts: int, trail: Any, n_trail: int, reason: Any, lits: Any,
-            c_start: Any, c_size: Any, clauses: int, pending: int, pending_end: int, head: Any, wat: Any,
-            V: int, binaries: int) -> int:
+def _reduce(
+    learnt_of: Any,
+    lbd_of: Any,
+    n_learnts: int,
+    trail: Any,
+    n_trail: int,
+    reason: Any,
+    lits: Any,
+    c_start: Any,
+    c_size: Any,
+    clauses: int,
+    pending: int,
+    pending_end: int,
+    head: Any,
+    wat: Any,
+    V: int,
+    binaries: int,
+) -> int:
     """Delete half of the learnt clauses, those with the most decision levels (the older
     first among equals), except the reasons of the trail and those of two levels or
     fewer, and watch every clause left again; returns how many learnt clauses are left."""
@@ -290,15 +346,47 @@ def _reduce(learnt_of: Any, lbd_of: Any, n_learnts: int, trail: Any, n_trail: in
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds: Any, body: Any, evidence: Any,
-            rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int,
-            position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
-            comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
-            just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any,
-            counts: Any, reduce_from: int, budget: int) -> Any:
+def _search(
+    variables: int,
+    cnf_lits: Any,
+    cnf_start: Any,
+    root_lit: int,
+    holds: Any,
+    body: Any,
+    evidence: Any,
+    rows: Any,
+    cols: Any,
+    count: int,
+    freq: Any,
+    tally: Any,
+    attempts: int,
+    patience: int,
+    position: Any,
+    a_start: Any,
+    a_local: Any,
+    claim_kept: Any,
+    comp_of: Any,
+    comp_nodes: Any,
+    comp_start: Any,
+    cyclic: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+    mask: Any,
+    counts: Any,
+    reduce_from: int,
+    budget: int,
+) -> Any:
     V = variables
-    size = evidence.shape[0]               # evidence position p is variable p + 1
-    lv = np.zeros(2 * V + 1, dtype=np.int8)     # lv[lit + V]: 1 true, -1 false, 0 free
+    size = evidence.shape[0]  # evidence position p is variable p + 1
+    lv = np.zeros(2 * V + 1, dtype=np.int8)  # lv[lit + V]: 1 true, -1 false, 0 free
     level = np.zeros(V + 1, dtype=np.int64)
     reason = np.full(V + 1, -1, dtype=np.int64)
     trail = np.empty(V + 1, dtype=np.int64)
@@ -312,7 +400,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
     if use_heap:
         for v in range(1, V + 1):
             heap_size = _insert(heap, pos, activity, heap_size, v)
-    head = np.full(2 * V + 1, -1, dtype=np.int64)   # head[lit + V]: the first watch of lit
+    head = np.full(2 * V + 1, -1, dtype=np.int64)  # head[lit + V]: the first watch of lit
     inc = 1.0
     n_trail = 0
     qhead = 0
@@ -342,7 +430,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                     continue
                 if width > buffer.shape[0]:
                     buffer = np.empty(width, dtype=np.int64)
-                buffer[:width] = cnf_lits[cnf_start[i]:cnf_start[i + 1]]
+                buffer[:width] = cnf_lits[cnf_start[i] : cnf_start[i + 1]]
             elif two:
                 continue
             else:
@@ -360,12 +448,12 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             if satisfied:
                 continue
             if w == 0:
-                return rows, cols, count      # no model at all
+                return rows, cols, count  # no model at all
             if w == 1:
                 n_trail = _assign(buffer[0], 0, -1, lv, level, reason, trail, n_trail, V)
                 continue
             lits, c_start, c_size, wat = _room(lits, c_start, c_size, wat, clauses, used, w)
-            lits[used:used + w] = buffer[:w]
+            lits[used : used + w] = buffer[:w]
             c_start[clauses] = used
             c_size[clauses] = w
             if not two:
@@ -398,7 +486,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
     keep_learnts = reduce_from
     stamp = np.zeros(V + 2, dtype=np.int64)
     stamps = 0
-    pending = clauses      # clauses [pending, pending_end) are stored but not attached yet
+    pending = clauses  # clauses [pending, pending_end) are stored but not attached yet
     pending_end = clauses
     conflict = -1
     # the best free variables of the last scan (cand[next_cand:n_cand] still to try); a
@@ -549,16 +637,20 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 learnt[1] = learnt[best]
                 learnt[best] = q
                 back = level[abs(learnt[1])]
-            n_trail, heap_size = _backjump(back, trail, trail_lim, n_trail, lv, reason, heap, pos, activity,
-                                           heap_size, V)
+            n_trail, heap_size = _backjump(
+                back, trail, trail_lim, n_trail, lv, reason, heap, pos, activity, heap_size, V
+            )
             n_cand = 0
             qhead = n_trail
             dl = back
-            n_trail = _assign(learnt[0], dl, clauses if n_learnt > 1 else -1, lv, level, reason, trail,
-                              n_trail, V)
+            n_trail = _assign(
+                learnt[0], dl, clauses if n_learnt > 1 else -1, lv, level, reason, trail, n_trail, V
+            )
             if n_learnt > 1:
-                lits, c_start, c_size, wat = _room(lits, c_start, c_size, wat, clauses, used, n_learnt)
-                lits[used:used + n_learnt] = learnt[:n_learnt]
+                lits, c_start, c_size, wat = _room(
+                    lits, c_start, c_size, wat, clauses, used, n_learnt
+                )
+                lits[used : used + n_learnt] = learnt[:n_learnt]
                 c_start[clauses] = used
                 c_size[clauses] = n_learnt
                 _link(clauses, learnt[0], learnt[1], head, wat, V)
@@ -579,8 +671,24 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 used += n_learnt
             conflict = -1
             if n_learnts >= keep_learnts:
-                n_learnts = _reduce(learnt_of, lbd_of, n_learnts, trail, n_trail, reason, lits, c_start, c_size,
-                                    clauses, pending, pending_end, head, wat, V, binaries)
+                n_learnts = _reduce(
+                    learnt_of,
+                    lbd_of,
+                    n_learnts,
+                    trail,
+                    n_trail,
+                    reason,
+                    lits,
+                    c_start,
+                    c_size,
+                    clauses,
+                    pending,
+                    pending_end,
+                    head,
+                    wat,
+                    V,
+                    binaries,
+                )
                 keep_learnts = max(keep_learnts + 1, int(keep_learnts * REDUCE_GROWTH))
             continue
         if pending < pending_end:
@@ -590,13 +698,14 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             pending += 1
             width = c_size[c]
             if width == 0:
-                break      # the empty clause: no model is left
+                break  # the empty clause: no model is left
             b = c_start[c]
             for slot in range(min(2, width)):
                 best = b + slot
                 for z in range(b + slot + 1, b + width):
-                    if lv[lits[best] + V] == -1 and (lv[lits[z] + V] != -1
-                                                     or level[abs(lits[z])] > level[abs(lits[best])]):
+                    if lv[lits[best] + V] == -1 and (
+                        lv[lits[z] + V] != -1 or level[abs(lits[z])] > level[abs(lits[best])]
+                    ):
                         best = z
                 q = lits[b + slot]
                 lits[b + slot] = lits[best]
@@ -608,7 +717,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
             l1 = 0 if single else level[abs(lits[b + 1])]
             back = dl
             assign = False
-            if v0 == -1:            # false: unit below its last literal, or two free above
+            if v0 == -1:  # false: unit below its last literal, or two free above
                 if l0 == 0:
                     break
                 if single or l1 < l0:
@@ -616,12 +725,12 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                     assign = True
                 else:
                     back = l0 - 1
-            elif v1 == -1:          # one literal not false: unit (true too late counts)
+            elif v1 == -1:  # one literal not false: unit (true too late counts)
                 if v0 == 0:
                     assign = True
                     if single:
                         back = 0
-                elif single:        # true: it belongs at level 0 (if not there already)
+                elif single:  # true: it belongs at level 0 (if not there already)
                     if l0 > 0:
                         back = 0
                         assign = True
@@ -629,15 +738,18 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                     back = l1
                     assign = True
             if back < dl:
-                n_trail, heap_size = _backjump(back, trail, trail_lim, n_trail, lv, reason, heap, pos, activity,
-                                               heap_size, V)
+                n_trail, heap_size = _backjump(
+                    back, trail, trail_lim, n_trail, lv, reason, heap, pos, activity, heap_size, V
+                )
                 n_cand = 0
                 qhead = n_trail
                 dl = back
             if not single:
                 _link(c, lits[b], lits[b + 1], head, wat, V)
             if assign:
-                n_trail = _assign(lits[b], dl, -1 if single else c, lv, level, reason, trail, n_trail, V)
+                n_trail = _assign(
+                    lits[b], dl, -1 if single else c, lv, level, reason, trail, n_trail, V
+                )
             continue
         # decide: the free variable of most activity, false
         best = 0
@@ -662,7 +774,7 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 break
         if best != 0:
             if budget >= 0 and counts[0] + CONFLICT_WORK * counts[1] >= budget:
-                counts[3] = 1    # out of budget: what was found is a part of the answer
+                counts[3] = 1  # out of budget: what was found is a part of the answer
                 break
             counts[0] += 1
             dl += 1
@@ -679,26 +791,73 @@ def _search(variables: int, cnf_lits: Any, cnf_start: Any, root_lit: int, holds:
                 present[m] = v - 1
                 m += 1
         kind, rows, cols, count, flat, start = _step(
-            present[:m], rows, cols, count, freq, tally, attempts, patience, a_start, a_local, claim_kept,
-            comp_of, comp_nodes, comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim,
-            just_size, root, missing, held, stack, mask)
+            present[:m],
+            rows,
+            cols,
+            count,
+            freq,
+            tally,
+            attempts,
+            patience,
+            a_start,
+            a_local,
+            claim_kept,
+            comp_of,
+            comp_nodes,
+            comp_start,
+            cyclic,
+            ev_local,
+            premises,
+            w_start,
+            w_just,
+            just_claim,
+            just_size,
+            root,
+            missing,
+            held,
+            stack,
+            mask,
+        )
         pending = clauses
-        if kind:     # "not all of M" for each set found
+        if kind:  # "not all of M" for each set found
             lits, c_start, c_size, wat, clauses, used = _store(
-                flat, start, -1, lits, c_start, c_size, wat, clauses, used)
-        else:        # "some evidence outside", and the loop formulas of the maximal false set
+                flat, start, -1, lits, c_start, c_size, wat, clauses, used
+            )
+        else:  # "some evidence outside", and the loop formulas of the maximal false set
             lits, c_start, c_size, wat, clauses, used = _store(
-                flat, start, 1, lits, c_start, c_size, wat, clauses, used)
+                flat, start, 1, lits, c_start, c_size, wat, clauses, used
+            )
             inside = np.ones(size, dtype=np.uint8)
             for z in range(flat.shape[0]):
                 inside[flat[z]] = 0
             grown = np.nonzero(inside)[0]
             cut, cut_start = _loop_cuts(
-                evidence[grown], holds, body, position, a_start, a_local, claim_kept, comp_of, comp_nodes,
-                comp_start, cyclic, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing,
-                held, stack, mask)
+                evidence[grown],
+                holds,
+                body,
+                position,
+                a_start,
+                a_local,
+                claim_kept,
+                comp_of,
+                comp_nodes,
+                comp_start,
+                cyclic,
+                ev_local,
+                premises,
+                w_start,
+                w_just,
+                just_claim,
+                just_size,
+                root,
+                missing,
+                held,
+                stack,
+                mask,
+            )
             lits, c_start, c_size, wat, clauses, used = _store(
-                cut, cut_start, 0, lits, c_start, c_size, wat, clauses, used)
+                cut, cut_start, 0, lits, c_start, c_size, wat, clauses, used
+            )
         pending_end = clauses
     return rows, cols, count
 

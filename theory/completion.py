@@ -36,7 +36,12 @@ from itertools import count
 from pysat.formula import IDPool
 
 from theory.cnf import Encoding
-from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components, tarjan
+from theory.graphalgo import (
+    ancestor_numbers,
+    is_cyclic_component,
+    strongly_connected_components,
+    tarjan,
+)
 from theory.index import SupportIndex
 from theory.ranking import ORDER_UP_TO, Levels, clauses_per_edge
 
@@ -49,13 +54,15 @@ class ProgramCopy:
 
     tag: str
     positive: bool
-    inputs: dict[int, int | bool]        # evidence number -> literal or constant
-    holds: dict[int, int]                # claim number -> h variable
-    body: dict[int, int | bool]          # justification number -> body literal or constant
+    inputs: dict[int, int | bool]  # evidence number -> literal or constant
+    holds: dict[int, int]  # claim number -> h variable
+    body: dict[int, int | bool]  # justification number -> body literal or constant
     root: int | bool
-    ranked: bool = False                 # level rankings: every model founded (theory.ranking)
+    ranked: bool = False  # level rankings: every model founded (theory.ranking)
     loops_added: int = 0
-    plans: list["ComponentPlan"] = field(default_factory=list)  # one per cyclic component, on first use
+    plans: list["ComponentPlan"] = field(
+        default_factory=list
+    )  # one per cyclic component, on first use
 
 
 @dataclass
@@ -65,14 +72,14 @@ class ComponentPlan:
     justification of a member that is not constantly false: its claim's position, the
     positions of its antecedents inside the component, and the literals of the others."""
 
-    members: list[int]                   # claim numbers
-    holds: list[int]                     # their h variables
-    just: list[int]                      # per justification: its number in the index
-    target: list[int]                    # per justification: position of its claim
-    inside: list[tuple[int, ...]]        # per justification: antecedent positions in the component
-    outside: list[tuple[int, ...]]       # per justification: literals of the other antecedents
-    of_member: list[list[int]]           # position -> its justifications
-    watchers: list[list[int]]            # position -> justifications with it inside
+    members: list[int]  # claim numbers
+    holds: list[int]  # their h variables
+    just: list[int]  # per justification: its number in the index
+    target: list[int]  # per justification: position of its claim
+    inside: list[tuple[int, ...]]  # per justification: antecedent positions in the component
+    outside: list[tuple[int, ...]]  # per justification: literals of the other antecedents
+    of_member: list[list[int]]  # position -> its justifications
+    watchers: list[list[int]]  # position -> justifications with it inside
 
 
 @dataclass
@@ -90,10 +97,10 @@ class SupportProgram:
     """
 
     index: SupportIndex
-    roots: tuple[int, ...]               # the formula is the AND of these nodes' support
+    roots: tuple[int, ...]  # the formula is the AND of these nodes' support
     claims: list[int]
     evidence: list[int]
-    cyclic: list[list[int]]              # cyclic components, in topological order
+    cyclic: list[list[int]]  # cyclic components, in topological order
     component: dict[int, int] = field(default_factory=dict)  # claim -> position in cyclic
     _fresh: "count[int]" = field(default_factory=count)
 
@@ -105,8 +112,9 @@ class SupportProgram:
         is_evidence = index.is_evidence
         claims = sorted(n for n in cone if not is_evidence[n])
         evidence = sorted(n for n in cone if is_evidence[n])
-        cyclic = [c for c in strongly_connected_components(index, claims)
-                  if is_cyclic_component(index, c)]
+        cyclic = [
+            c for c in strongly_connected_components(index, claims) if is_cyclic_component(index, c)
+        ]
         program = cls(index, roots, claims, evidence, cyclic)
         for position, members in enumerate(cyclic):
             for m in members:
@@ -124,8 +132,9 @@ class SupportProgram:
             total += len(members) * min(len(members), ORDER_UP_TO)
             for n in members:
                 for j in index.justs_of[n]:
-                    total += per_edge * sum(1 for a in index.just_antecedents[j]
-                                            if self.component.get(a) == position)
+                    total += per_edge * sum(
+                        1 for a in index.just_antecedents[j] if self.component.get(a) == position
+                    )
         return total
 
     @property
@@ -134,8 +143,14 @@ class SupportProgram:
         return sorted(self.index.ids[e] for e in self.evidence)
 
     # --- encoding -------------------------------------------------------------------------
-    def encode(self, pool: IDPool, inputs: Inputs, positive: bool = True,
-               tag: str = "p", ranked: bool = False) -> tuple[Encoding, ProgramCopy]:
+    def encode(
+        self,
+        pool: IDPool,
+        inputs: Inputs,
+        positive: bool = True,
+        tag: str = "p",
+        ranked: bool = False,
+    ) -> tuple[Encoding, ProgramCopy]:
         """Clauses of one copy; ``inputs(evidence id)`` gives each evidence literal.
 
         ``ranked`` (root-true copies): the cyclic components get level rankings
@@ -144,8 +159,15 @@ class SupportProgram:
         index = self.index
         ids = index.ids
         ranked = ranked and positive
-        copy = ProgramCopy(tag, positive, {e: inputs(ids[e]) for e in self.evidence},
-                           {n: pool.id((tag, "h", n)) for n in self.claims}, {}, True, ranked=ranked)
+        copy = ProgramCopy(
+            tag,
+            positive,
+            {e: inputs(ids[e]) for e in self.evidence},
+            {n: pool.id((tag, "h", n)) for n in self.claims},
+            {},
+            True,
+            ranked=ranked,
+        )
         clauses: list[list[int]] = []
         levels: list[Levels] = []
         if ranked:
@@ -171,7 +193,11 @@ class SupportProgram:
                     premise = True
                     continue
                 if ranked and n in self.component:
-                    inner = [a for a in index.just_antecedents[j] if self.component.get(a) == self.component[n]]
+                    inner = [
+                        a
+                        for a in index.just_antecedents[j]
+                        if self.component.get(a) == self.component[n]
+                    ]
                     if inner:  # held up through its support: body and lower levels inside
                         u = pool.id((tag, "u", j))
                         copy.body[j] = u
@@ -204,16 +230,27 @@ class SupportProgram:
     def _plan(self, copy: ProgramCopy, members: list[int]) -> ComponentPlan:
         index = self.index
         position = {n: i for i, n in enumerate(members)}
-        plan = ComponentPlan(list(members), [copy.holds[n] for n in members], [], [], [], [],
-                             [[] for _ in members], [[] for _ in members])
+        plan = ComponentPlan(
+            list(members),
+            [copy.holds[n] for n in members],
+            [],
+            [],
+            [],
+            [],
+            [[] for _ in members],
+            [[] for _ in members],
+        )
         for i, n in enumerate(members):
             for j in index.justs_of[n]:
                 if copy.body.get(j, False) is False:
                     continue
                 antecedents = index.just_antecedents[j]
                 inside = tuple(position[a] for a in antecedents if a in position)
-                lits = [copy.inputs[a] if a in copy.inputs else copy.holds[a]
-                        for a in antecedents if a not in position]
+                lits = [
+                    copy.inputs[a] if a in copy.inputs else copy.holds[a]
+                    for a in antecedents
+                    if a not in position
+                ]
                 outside = tuple(x for x in lits if x is not True)
                 if any(x <= 0 for x in outside):  # type: ignore[operator]
                     raise ValueError("the founded check needs positive input literals")
@@ -227,7 +264,9 @@ class SupportProgram:
                     plan.watchers[a].append(k)
         return plan
 
-    def _root_literal(self, pool: IDPool, copy: ProgramCopy, clauses: list[list[int]]) -> int | bool:
+    def _root_literal(
+        self, pool: IDPool, copy: ProgramCopy, clauses: list[list[int]]
+    ) -> int | bool:
         parts = [copy.inputs[r] if r in copy.inputs else copy.holds[r] for r in self.roots]
         if any(p is False for p in parts):
             return False
@@ -263,7 +302,9 @@ class SupportProgram:
         return self._loop_clauses_of(pool, copy, sorted(members), bodies)  # type: ignore[arg-type]
 
     # --- the lazy part --------------------------------------------------------------------
-    def loop_clauses(self, pool: IDPool, copy: ProgramCopy, model: Sequence[int]) -> list[list[int]]:
+    def loop_clauses(
+        self, pool: IDPool, copy: ProgramCopy, model: Sequence[int]
+    ) -> list[list[int]]:
         """Loop clauses that cut ``model`` if a claim it holds in a cyclic component is not
         well-founded, else [] (then the root, if held, is in the least fixpoint).
 
@@ -290,12 +331,15 @@ class SupportProgram:
                 continue
             intact, founded = self._founded_members(plan, model, held)
             if len(founded) < len(held):
-                return self._cuts(pool, copy, plan, model, [i for i in held if i not in founded], intact)
+                return self._cuts(
+                    pool, copy, plan, model, [i for i in held if i not in founded], intact
+                )
         return []
 
     @staticmethod
-    def _founded_members(plan: ComponentPlan, model: Sequence[int],
-                         held: list[int]) -> tuple[list[int], set[int]]:
+    def _founded_members(
+        plan: ComponentPlan, model: Sequence[int], held: list[int]
+    ) -> tuple[list[int], set[int]]:
         """The justifications of held members that the model holds (every antecedent held
         or present), and the positions of the held members founded through them."""
         is_held = bytearray(len(plan.members))
@@ -338,8 +382,15 @@ class SupportProgram:
                         stack.append(c)
         return intact, founded
 
-    def _cuts(self, pool: IDPool, copy: ProgramCopy, plan: ComponentPlan, model: Sequence[int],
-              unfounded: list[int], intact: list[int]) -> list[list[int]]:
+    def _cuts(
+        self,
+        pool: IDPool,
+        copy: ProgramCopy,
+        plan: ComponentPlan,
+        model: Sequence[int],
+        unfounded: list[int],
+        intact: list[int],
+    ) -> list[list[int]]:
         """One loop formula per loop of ``unfounded`` (positions in ``plan``): its strongly
         connected components through the justifications the model holds, which is stronger
         than one formula for all of it. A loop with a held justification from outside it
@@ -369,13 +420,16 @@ class SupportProgram:
                         bodies.append(b)  # type: ignore[arg-type]
             if premise or any(model[abs(b) - 1] == b for b in bodies):
                 continue  # held from outside in this model: not the culprit
-            clauses.extend(self._loop_clauses_of(pool, copy, [plan.members[i] for i in part], bodies))
+            clauses.extend(
+                self._loop_clauses_of(pool, copy, [plan.members[i] for i in part], bodies)
+            )
         if not clauses:
             raise AssertionError("an unfounded model without a violated loop formula")
         return clauses
 
-    def _loop_clauses_of(self, pool: IDPool, copy: ProgramCopy, members: list[int],
-                         bodies: list[int]) -> list[list[int]]:
+    def _loop_clauses_of(
+        self, pool: IDPool, copy: ProgramCopy, members: list[int], bodies: list[int]
+    ) -> list[list[int]]:
         """``h_n -> s`` for n in ``members`` and ``s -> OR(bodies)``."""
         copy.loops_added += 1
         if len(members) == 1:

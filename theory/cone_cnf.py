@@ -67,10 +67,10 @@ class ConeCNF:
     def clauses(self, first: int = 0, last: int | None = None) -> list[list[int]]:
         """Clauses ``first:last`` (all by default) as lists, for a solver."""
         last = len(self.start) - 1 if last is None else last
-        bounds = self.start[first:last + 1].tolist()
-        rows = self.literals[bounds[0]:bounds[-1]].tolist()
+        bounds = self.start[first : last + 1].tolist()
+        rows = self.literals[bounds[0] : bounds[-1]].tolist()
         base = bounds[0]
-        return [rows[bounds[i] - base:bounds[i + 1] - base] for i in range(len(bounds) - 1)]
+        return [rows[bounds[i] - base : bounds[i + 1] - base] for i in range(len(bounds) - 1)]
 
 
 def cone_cnf(oracle: ConeOracle) -> ConeCNF:
@@ -88,8 +88,19 @@ def cone_cnf(oracle: ConeOracle) -> ConeCNF:
     """
     (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic) = oracle.shape
     literals, start, holds, body, variables, forward = _encode(
-        oracle.ev_local, a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic, DISTRIBUTE)
-    return ConeCNF(literals, start, holds, body, int(holds[oracle.root]), int(variables), int(forward))
+        oracle.ev_local,
+        a_start,
+        a_local,
+        claim_kept,
+        comp_of,
+        comp_nodes,
+        comp_start,
+        cyclic,
+        DISTRIBUTE,
+    )
+    return ConeCNF(
+        literals, start, holds, body, int(holds[oracle.root]), int(variables), int(forward)
+    )
 
 
 def loop_cuts(cnf: ConeCNF, oracle: ConeOracle, present: Any) -> list[list[int]]:
@@ -99,21 +110,62 @@ def loop_cuts(cnf: ConeCNF, oracle: ConeOracle, present: Any) -> list[list[int]]
     the loop, for each member u. Every founded model satisfies them; a model holding the
     root under ``present`` violates one, and they cut the same loop under any evidence.
     A loop with a premise outside it gets none (it is always supported)."""
-    literals, start = _loop_cuts(np.asarray(present, dtype=np.int64), cnf.holds, cnf.body, *oracle._args())
+    literals, start = _loop_cuts(
+        np.asarray(present, dtype=np.int64), cnf.holds, cnf.body, *oracle._args()
+    )
     rows = literals.tolist()
     bounds = start.tolist()
-    return [rows[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)]
+    return [rows[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _loop_cuts(present: Any, holds: Any, body: Any, position: Any, a_start: Any, a_local: Any, kept_start: Any,
-               comp_of: Any, comp_nodes: Any, comp_start: Any, cyclic: Any, ev_local: Any, premises: Any,
-               w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int, missing: Any, held: Any,
-               stack: Any, mask: Any) -> Any:
+def _loop_cuts(
+    present: Any,
+    holds: Any,
+    body: Any,
+    position: Any,
+    a_start: Any,
+    a_local: Any,
+    kept_start: Any,
+    comp_of: Any,
+    comp_nodes: Any,
+    comp_start: Any,
+    cyclic: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+    mask: Any,
+) -> Any:
     """:func:`loop_cuts`, flattened: clause i is ``literals[start[i]:start[i + 1]]``."""
     members, member_start, external, ext_start = _unfounded(
-        present, position, a_start, a_local, kept_start, comp_of, comp_nodes, comp_start, cyclic, ev_local,
-        premises, w_start, w_just, just_claim, just_size, root, missing, held, stack, mask)
+        present,
+        position,
+        a_start,
+        a_local,
+        kept_start,
+        comp_of,
+        comp_nodes,
+        comp_start,
+        cyclic,
+        ev_local,
+        premises,
+        w_start,
+        w_just,
+        just_claim,
+        just_size,
+        root,
+        missing,
+        held,
+        stack,
+        mask,
+    )
     literals = np.empty(max(16, members.shape[0] * (1 + external.shape[0])), dtype=np.int64)
     start = np.zeros(members.shape[0] + 1, dtype=np.int64)
     clauses = 0
@@ -135,7 +187,7 @@ def _loop_cuts(present: Any, holds: Any, body: Any, position: Any, a_start: Any,
                 used += 1
             clauses += 1
             start[clauses] = used
-    return literals[:used].copy(), start[:clauses + 1].copy()
+    return literals[:used].copy(), start[: clauses + 1].copy()
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -144,14 +196,23 @@ def _clause(literals: Any, start: Any, count: int, used: int, clause: Any, size:
         literals = _grow(literals)
     if count + 2 > start.shape[0]:
         start = _grow(start)
-    literals[used:used + size] = clause[:size]
+    literals[used : used + size] = clause[:size]
     start[count + 1] = used + size
     return literals, start, count + 1, used + size
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _encode(ev_local: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
-            comp_start: Any, cyclic: Any, distribute: int) -> Any:
+def _encode(
+    ev_local: Any,
+    a_start: Any,
+    a_local: Any,
+    claim_kept: Any,
+    comp_of: Any,
+    comp_nodes: Any,
+    comp_start: Any,
+    cyclic: Any,
+    distribute: int,
+) -> Any:
     count = claim_kept.shape[0] - 1
     n_just = a_start.shape[0] - 1
     holds = np.zeros(count, dtype=np.int64)
@@ -201,7 +262,9 @@ def _encode(ev_local: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of:
                     if not duplicate:
                         clause[size] = lit
                         size += 1
-                literals, start, clauses, used = _clause(literals, start, clauses, used, clause, size)
+                literals, start, clauses, used = _clause(
+                    literals, start, clauses, used, clause, size
+                )
                 i = 0
                 while i < last - first:
                     choice[i] += 1
@@ -224,7 +287,9 @@ def _encode(ev_local: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of:
                 for r in range(a_start[k], a_start[k + 1]):
                     clause[0] = -top
                     clause[1] = holds[a_local[r]]
-                    literals, start, clauses, used = _clause(literals, start, clauses, used, clause, 2)
+                    literals, start, clauses, used = _clause(
+                        literals, start, clauses, used, clause, 2
+                    )
         if not premise:
             size = 0
             clause[size] = -h
@@ -280,13 +345,15 @@ def _encode(ev_local: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of:
                 clause[size] = -holds[a_local[r]]
                 size += 1
             clause[size] = holds[x]
-            literals, start, clauses, used = _clause(literals, start, clauses, used, clause, size + 1)
+            literals, start, clauses, used = _clause(
+                literals, start, clauses, used, clause, size + 1
+            )
             if body[k] > 0 and size > 1:
                 clause[size] = body[k]
-                literals, start, clauses, used = _clause(literals, start, clauses, used, clause, size + 1)
-    return literals[:used].copy(), start[:clauses + 1].copy(), holds, body, top, forward
-
-
+                literals, start, clauses, used = _clause(
+                    literals, start, clauses, used, clause, size + 1
+                )
+    return literals[:used].copy(), start[: clauses + 1].copy(), holds, body, top, forward
 
 
 def ranked_cone_cnf(oracle: ConeOracle, index: Any, root: int) -> ConeCNF | bool:
@@ -312,10 +379,12 @@ def ranked_cone_cnf(oracle: ConeOracle, index: Any, root: int) -> ConeCNF | bool
 
     program = SupportProgram.of(index, root)
     pool = IDPool()
-    for node in oracle.evidence.tolist():   # position p -> variable p + 1
+    for node in oracle.evidence.tolist():  # position p -> variable p + 1
         pool.id(("x", node))
     number = index.number
-    encoding, _ = program.encode(pool, lambda e: pool.id(("x", number[e])), positive=True, ranked=True)
+    encoding, _ = program.encode(
+        pool, lambda e: pool.id(("x", number[e])), positive=True, ranked=True
+    )
     if isinstance(encoding.root, bool):
         return encoding.root
     clauses = encoding.clauses
@@ -324,9 +393,15 @@ def ranked_cone_cnf(oracle: ConeOracle, index: Any, root: int) -> ConeCNF | bool
     np.cumsum(sizes, out=start[1:])
     literals = np.fromiter((x for c in clauses for x in c), dtype=np.int64, count=int(start[-1]))
     unused = np.zeros(oracle.local_size, dtype=np.int64)
-    return ConeCNF(literals, start, unused, np.zeros(oracle.just_size.shape[0], dtype=np.int64),
-                   int(encoding.root), int(pool.top), len(clauses))
-
+    return ConeCNF(
+        literals,
+        start,
+        unused,
+        np.zeros(oracle.just_size.shape[0], dtype=np.int64),
+        int(encoding.root),
+        int(pool.top),
+        len(clauses),
+    )
 
 
 __all__ = ["DISTRIBUTE", "PREMISE", "UNUSED", "ConeCNF", "cone_cnf", "loop_cuts", "ranked_cone_cnf"]

@@ -52,12 +52,28 @@ class ConeOracle:
 
     def __init__(self, index: SupportIndex, root: int):
         flat = flat_index(index)
-        (self.evidence, self.position, self.ev_local, self.premises, self.w_start, self.w_just,
-         self.just_claim, self.just_size, self.root, self.nodes, self.kept, self.shape) = _prepare(
-            int(root), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start, flat.antes)
-        self._scratch = (np.empty(self.just_size.shape[0], dtype=np.int64),
-                         np.zeros(self.local_size, dtype=np.int64), np.empty(self.local_size + 1, dtype=np.int64),
-                         np.zeros(self.evidence.shape[0], dtype=np.uint8))
+        (
+            self.evidence,
+            self.position,
+            self.ev_local,
+            self.premises,
+            self.w_start,
+            self.w_just,
+            self.just_claim,
+            self.just_size,
+            self.root,
+            self.nodes,
+            self.kept,
+            self.shape,
+        ) = _prepare(
+            int(root), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start, flat.antes
+        )
+        self._scratch = (
+            np.empty(self.just_size.shape[0], dtype=np.int64),
+            np.zeros(self.local_size, dtype=np.int64),
+            np.empty(self.local_size + 1, dtype=np.int64),
+            np.zeros(self.evidence.shape[0], dtype=np.uint8),
+        )
 
     @property
     def local_size(self) -> int:
@@ -65,8 +81,17 @@ class ConeOracle:
         return int(self.w_start.shape[0] - 1)
 
     def _args(self) -> tuple[Any, ...]:
-        return (self.position, *self.shape, self.ev_local, self.premises, self.w_start, self.w_just,
-                self.just_claim, self.just_size, self.root) + self._scratch
+        return (
+            self.position,
+            *self.shape,
+            self.ev_local,
+            self.premises,
+            self.w_start,
+            self.w_just,
+            self.just_claim,
+            self.just_size,
+            self.root,
+        ) + self._scratch
 
     def holds(self, present: Iterable[int]) -> bool:
         """Whether the root is in the least fixpoint when exactly the evidence ``present``
@@ -90,20 +115,33 @@ class ConeOracle:
         Every model of the least fixpoint holding a member holds one of those justifications
         (the loop formula); a model holding the root under ``present`` violates at least one."""
         loops = self.unfounded_local(present)
-        return [(self.nodes[members].tolist(), self.kept[external].tolist()) for members, external in loops]
+        return [
+            (self.nodes[members].tolist(), self.kept[external].tolist())
+            for members, external in loops
+        ]
 
     def unfounded_local(self, present: Iterable[int]) -> list[tuple[np.ndarray, np.ndarray]]:
         """:meth:`unfounded` in the cone's own numbering: local node and kept-justification
         indices (``nodes[x]``, ``kept[k]`` give the index's numbers)."""
-        members, member_start, external, ext_start = _unfounded(np.fromiter(present, dtype=np.int64), *self._args())
-        return [(members[member_start[i]:member_start[i + 1]], external[ext_start[i]:ext_start[i + 1]])
-                for i in range(len(member_start) - 1)]
+        members, member_start, external, ext_start = _unfounded(
+            np.fromiter(present, dtype=np.int64), *self._args()
+        )
+        return [
+            (
+                members[member_start[i] : member_start[i + 1]],
+                external[ext_start[i] : ext_start[i + 1]],
+            )
+            for i in range(len(member_start) - 1)
+        ]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any) -> Any:
-    local, nodes, kept, kept_start = cone(np.array([root], dtype=np.int64), is_evidence, just_start, justs,
-                                          ante_start, antes)
+def _prepare(
+    root: int, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any
+) -> Any:
+    local, nodes, kept, kept_start = cone(
+        np.array([root], dtype=np.int64), is_evidence, just_start, justs, ante_start, antes
+    )
     count = nodes.shape[0]
     n_just = kept.shape[0]
     just_claim = np.empty(n_just, dtype=np.int64)
@@ -133,9 +171,21 @@ def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_star
         if is_evidence[nodes[x]]:
             evidence_list.append(nodes[x])
             ev_local_list.append(x)
-    evidence = np.array(evidence_list, dtype=np.int64) if len(evidence_list) else np.zeros(0, dtype=np.int64)
-    ev_local = np.array(ev_local_list, dtype=np.int64) if len(ev_local_list) else np.zeros(0, dtype=np.int64)
-    premises = np.array(premises_list, dtype=np.int64) if len(premises_list) else np.zeros(0, dtype=np.int64)
+    evidence = (
+        np.array(evidence_list, dtype=np.int64)
+        if len(evidence_list)
+        else np.zeros(0, dtype=np.int64)
+    )
+    ev_local = (
+        np.array(ev_local_list, dtype=np.int64)
+        if len(ev_local_list)
+        else np.zeros(0, dtype=np.int64)
+    )
+    premises = (
+        np.array(premises_list, dtype=np.int64)
+        if len(premises_list)
+        else np.zeros(0, dtype=np.int64)
+    )
     # node number -> evidence position (-1 for claims and nodes outside the cone)
     position = np.full(is_evidence.shape[0], -1, dtype=np.int64)
     for e in range(evidence.shape[0]):
@@ -152,7 +202,7 @@ def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_star
     pred_start = np.zeros(count + 1, dtype=np.int64)
     for x in range(count):
         pred_start[x + 1] = pred_start[x] + a_start[kept_start[x + 1]] - a_start[kept_start[x]]
-    preds = a_local   # a claim's justifications are contiguous, so are its antecedents
+    preds = a_local  # a claim's justifications are contiguous, so are its antecedents
     comp_of, comp_nodes, comp_start = components(np.ones(count, dtype=np.uint8), pred_start, preds)
     cyclic = np.zeros(comp_start.shape[0] - 1, dtype=np.int64)
     for c in range(cyclic.shape[0]):
@@ -162,12 +212,36 @@ def _prepare(root: int, is_evidence: Any, just_start: Any, justs: Any, ante_star
             if preds[q] == x:
                 cyclic[c] = 1
     shape = (a_start, a_local, kept_start, comp_of, comp_nodes, comp_start, cyclic)
-    return evidence, position, ev_local, premises, w_start, w_just, just_claim, just_size, 0, nodes, kept, shape
+    return (
+        evidence,
+        position,
+        ev_local,
+        premises,
+        w_start,
+        w_just,
+        just_claim,
+        just_size,
+        0,
+        nodes,
+        kept,
+        shape,
+    )
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any,
-           root: int, missing: Any, held: Any, stack: Any) -> bool:
+def _holds(
+    mask: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+) -> bool:
     """Whether the root is held in the least fixpoint of the evidence marked in ``mask``.
 
     ``held`` records the derivation: 0 for a node not held, -1 for present evidence, k + 1
@@ -186,18 +260,31 @@ def _holds(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, j
                 return True
             stack[top] = c
             top += 1
-    for e in range(mask.shape[0]):   # without a branch: which evidence is present is data
+    for e in range(mask.shape[0]):  # without a branch: which evidence is present is data
         x = ev_local[e]
-        present: Any = np.int64(mask[e])   # int64 in numba (a uint8 would make top unsigned)
+        present: Any = np.int64(mask[e])  # int64 in numba (a uint8 would make top unsigned)
         held[x] = -present
         stack[top] = x
         top += present
-    return _derive(top, stack, missing, held, w_start, w_just, just_claim, root, False, stack, stack)[0]
+    return _derive(
+        top, stack, missing, held, w_start, w_just, just_claim, root, False, stack, stack
+    )[0]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _derive(top: int, stack: Any, missing: Any, held: Any, w_start: Any, w_just: Any, just_claim: Any, root: int,
-            log: bool, node_log: Any, just_log: Any) -> Any:
+def _derive(
+    top: int,
+    stack: Any,
+    missing: Any,
+    held: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    root: int,
+    log: bool,
+    node_log: Any,
+    just_log: Any,
+) -> Any:
     """Derive from the nodes ``stack[:top]`` (held already): each justification all of whose
     antecedents are held holds its claim, until the root is held or nothing is left.
     Returns whether the root came in and, with ``log``, how many claims it held (listed in
@@ -237,16 +324,38 @@ def _mask_of(present: Any, position: Any, mask: Any) -> None:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _holds_of(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any,
-              comp_nodes: Any, comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
-              just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> bool:
+def _holds_of(
+    present: Any,
+    position: Any,
+    a_start: Any,
+    a_local: Any,
+    claim_kept: Any,
+    comp_of: Any,
+    comp_nodes: Any,
+    comp_start: Any,
+    cyclic: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+    mask: Any,
+) -> bool:
     _mask_of(present, position, mask)
-    return _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+    return _holds(
+        mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack
+    )
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _support(held: Any, root: int, shape: Any, ev_local: Any, stack: Any, seen: Any,
-             mask: Any) -> None:
+def _support(
+    held: Any, root: int, shape: Any, ev_local: Any, stack: Any, seen: Any, mask: Any
+) -> None:
     """Keep in ``mask`` only the evidence of the derivation of the root that the last
     :func:`_holds` recorded in ``held`` (a true subset: the derivation stands on it)."""
     a_start, a_local = shape[0], shape[1]
@@ -258,7 +367,7 @@ def _support(held: Any, root: int, shape: Any, ev_local: Any, stack: Any, seen: 
         top -= 1
         k = held[stack[top]] - 1
         if k < 0:
-            continue   # evidence
+            continue  # evidence
         for r in range(a_start[k], a_start[k + 1]):
             y = a_local[r]
             if not seen[y]:
@@ -270,8 +379,16 @@ def _support(held: Any, root: int, shape: Any, ev_local: Any, stack: Any, seen: 
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _fixpoints(word: Any, full: Any, shape: Any, w_start: Any, w_just: Any, just_claim: Any, queued: Any,
-               stack: Any) -> None:
+def _fixpoints(
+    word: Any,
+    full: Any,
+    shape: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    queued: Any,
+    stack: Any,
+) -> None:
     """Up to 64 least fixpoints at once: bit i of ``word[x]`` is node x in fixpoint i. The
     evidence words are given; every claim's is computed (``full`` has the m bits in use).
     Each bit is its own monotone system; components are taken antecedents first, so an
@@ -288,7 +405,7 @@ def _fixpoints(word: Any, full: Any, shape: Any, w_start: Any, w_just: Any, just
         for z in range(comp_start[c], comp_start[c + 1]):
             x = comp_nodes[z]
             if kept_start[x] == kept_start[x + 1]:
-                continue   # evidence (its word is given), or a claim with no justification
+                continue  # evidence (its word is given), or a claim with no justification
             value = np.uint64(0)
             for k in range(kept_start[x], kept_start[x + 1]):
                 v = full
@@ -322,14 +439,30 @@ def _fixpoints(word: Any, full: Any, shape: Any, w_start: Any, w_just: Any, just
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _without_each(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, w_start: Any, w_just: Any,
-                  just_claim: Any, root: int, word: Any, queued: Any, stack: Any) -> Any:
+def _without_each(
+    mask: Any,
+    tried: Any,
+    m: int,
+    shape: Any,
+    ev_local: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    root: int,
+    word: Any,
+    queued: Any,
+    stack: Any,
+) -> Any:
     """The root in the least fixpoints of ``mask`` less each of ``tried[:m]`` (m <= 64
     positions, all in ``mask``), in one pass of :func:`_fixpoints`: bit i of the result is
     set when the root is in that of ``mask`` less ``tried[i]``, and bit m (when m < 64)
     when it is in that of ``mask`` itself."""
     lanes = min(m + 1, 64)
-    full = np.uint64(0xFFFFFFFFFFFFFFFF) if lanes == 64 else (np.uint64(1) << np.uint64(lanes)) - np.uint64(1)
+    full = (
+        np.uint64(0xFFFFFFFFFFFFFFFF)
+        if lanes == 64
+        else (np.uint64(1) << np.uint64(lanes)) - np.uint64(1)
+    )
     word[:] = 0
     for e in range(mask.shape[0]):
         word[ev_local[e]] = full & (np.uint64(0) - np.uint64(mask[e]))
@@ -340,19 +473,51 @@ def _without_each(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, w_st
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _critical(mask: Any, tried: Any, m: int, shape: Any, ev_local: Any, premises: Any, w_start: Any,
-              w_just: Any, just_claim: Any, just_size: Any, root: int, word: Any, queued: Any, stack: Any) -> Any:
+def _critical(
+    mask: Any,
+    tried: Any,
+    m: int,
+    shape: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    word: Any,
+    queued: Any,
+    stack: Any,
+) -> Any:
     """Which of the evidence ``tried[:m]`` (m <= 64 positions, all in ``mask``) the root
     needs: bit i of the result is set when the root is not in the least fixpoint of
     ``mask`` less ``tried[i]`` (:func:`_without_each`)."""
-    full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
-    return ~_without_each(mask, tried, m, shape, ev_local, w_start, w_just, just_claim, root, word, queued,
-                          stack) & full
+    full = (
+        np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+    )
+    return (
+        ~_without_each(
+            mask, tried, m, shape, ev_local, w_start, w_just, just_claim, root, word, queued, stack
+        )
+        & full
+    )
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
-            just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any) -> None:
+def _shrink(
+    mask: Any,
+    shape: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+) -> None:
     """Shrink ``mask``, just found true by :func:`_holds`, to a minimal true subset. First
     only the evidence of the recorded derivation is kept; then :func:`_critical` tests up
     to 64 members at once: those the root needs stay needed in every subset, and the
@@ -377,8 +542,22 @@ def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w
                     break
         if m == 0:
             return
-        bits = _critical(mask, tried, m, shape, ev_local, premises, w_start, w_just, just_claim,
-                         just_size, root, word, queued, stack)
+        bits = _critical(
+            mask,
+            tried,
+            m,
+            shape,
+            ev_local,
+            premises,
+            w_start,
+            w_just,
+            just_claim,
+            just_size,
+            root,
+            word,
+            queued,
+            stack,
+        )
         for i in range(m):
             if bits & (np.uint64(1) << np.uint64(i)):
                 needed[tried[i]] = 1
@@ -395,9 +574,28 @@ def _shrink(mask: Any, shape: Any, ev_local: Any, premises: Any, w_start: Any, w
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _examine(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any,
-             comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any,
-             just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> Any:
+def _examine(
+    present: Any,
+    position: Any,
+    a_start: Any,
+    a_local: Any,
+    claim_kept: Any,
+    comp_of: Any,
+    comp_nodes: Any,
+    comp_start: Any,
+    cyclic: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+    mask: Any,
+) -> Any:
     shape = (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic)
     _mask_of(present, position, mask)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
@@ -409,13 +607,26 @@ def _examine(present: Any, position: Any, a_start: Any, a_local: Any, claim_kept
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _grow(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any,
-          root: int, missing: Any, held: Any, stack: Any) -> None:
+def _grow(
+    mask: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+) -> None:
     """Grow ``mask``, false, to a maximal false superset: add each evidence item in turn
     whose addition keeps the root out. The least fixpoint of the mask is computed once and
     then extended by each item (what the item adds is logged, and undone when the root
     comes in), so an item costs what it derives rather than a fixpoint from nothing."""
-    _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+    _holds(
+        mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack
+    )
     node_log = np.empty(held.shape[0], dtype=np.int64)
     just_log = np.empty(w_just.shape[0], dtype=np.int64)
     for e in range(mask.shape[0]):
@@ -424,8 +635,9 @@ def _grow(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, ju
         x = ev_local[e]
         held[x] = -1
         stack[0] = x
-        reached, nodes, justs = _derive(1, stack, missing, held, w_start, w_just, just_claim, root, True,
-                                        node_log, just_log)
+        reached, nodes, justs = _derive(
+            1, stack, missing, held, w_start, w_just, just_claim, root, True, node_log, just_log
+        )
         if reached:
             for z in range(justs):
                 missing[just_log[z]] += 1
@@ -437,23 +649,44 @@ def _grow(mask: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any, ju
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _unfounded(present: Any, position: Any, a_start: Any, a_local: Any, kept_start: Any, comp_of: Any,
-               comp_nodes: Any, comp_start: Any, cyclic: Any, ev_local: Any, premises: Any, w_start: Any, w_just: Any,
-               just_claim: Any, just_size: Any, root: int, missing: Any, held: Any, stack: Any, mask: Any) -> Any:
+def _unfounded(
+    present: Any,
+    position: Any,
+    a_start: Any,
+    a_local: Any,
+    kept_start: Any,
+    comp_of: Any,
+    comp_nodes: Any,
+    comp_start: Any,
+    cyclic: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+    mask: Any,
+) -> Any:
     _mask_of(present, position, mask)
     held[:] = 0
-    _holds(mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
+    _holds(
+        mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack
+    )
     count = w_start.shape[0] - 1
     evidence = np.zeros(count, dtype=np.uint8)
     for e in range(ev_local.shape[0]):
-        evidence[ev_local[e]] = 1 if mask[e] else 2   # 1 present, 2 absent
-    bad = np.zeros(just_size.shape[0], dtype=np.int64)   # unavailable antecedents per justification
+        evidence[ev_local[e]] = 1 if mask[e] else 2  # 1 present, 2 absent
+    bad = np.zeros(just_size.shape[0], dtype=np.int64)  # unavailable antecedents per justification
     for x in range(count):
         if evidence[x] == 2:
             for q in range(w_start[x], w_start[x + 1]):
                 bad[w_just[q]] += 1
     alive = np.zeros(count, dtype=np.uint8)
-    live = np.zeros(count, dtype=np.int64)            # available justifications per claim
+    live = np.zeros(count, dtype=np.int64)  # available justifications per claim
     top = 0
     for x in range(count):
         if evidence[x] == 0:
@@ -499,7 +732,9 @@ def _unfounded(present: Any, position: Any, a_start: Any, a_local: Any, kept_sta
                     preds[fill[x]] = y
                     fill[x] += 1
     comp_of, comp_nodes, comp_start = components(in_u, pred_start, preds)
-    stamp = np.zeros(just_size.shape[0], dtype=np.int64)  # c + 1: justification with an antecedent in loop c
+    stamp = np.zeros(
+        just_size.shape[0], dtype=np.int64
+    )  # c + 1: justification with an antecedent in loop c
     loop_start = [0]
     loop_members: list[int] = []
     ext_start = [0]
@@ -525,8 +760,12 @@ def _unfounded(present: Any, position: Any, a_start: Any, a_local: Any, kept_sta
                     external.append(k)
         loop_start.append(len(loop_members))
         ext_start.append(len(external))
-    return (np.array(loop_members, dtype=np.int64), np.array(loop_start, dtype=np.int64),
-            np.array(external, dtype=np.int64), np.array(ext_start, dtype=np.int64))
+    return (
+        np.array(loop_members, dtype=np.int64),
+        np.array(loop_start, dtype=np.int64),
+        np.array(external, dtype=np.int64),
+        np.array(ext_start, dtype=np.int64),
+    )
 
 
 __all__ = ["ConeOracle"]

@@ -51,7 +51,9 @@ class Contradiction:
         return frozenset() not in self.conflicts
 
 
-def conflict_enumerator(structure: SupportStructure, nodes: Iterable[str]) -> JustificationEnumerator:
+def conflict_enumerator(
+    structure: SupportStructure, nodes: Iterable[str]
+) -> JustificationEnumerator:
     """The SAT enumerator of the minimal true sets of AND over ``nodes`` of their support."""
     wanted = structure.require(nodes)
     claims = sorted(n for n in wanted if structure.kind(n) is Kind.CLAIM)

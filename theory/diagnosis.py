@@ -69,7 +69,9 @@ class Diagnosis:
         return self.retired_claims, len(self.invalidate)
 
 
-def minimal_hitting_sets(sets: Iterable[Iterable[str]], limit: int | None = None) -> Iterator[frozenset[str]]:
+def minimal_hitting_sets(
+    sets: Iterable[Iterable[str]], limit: int | None = None
+) -> Iterator[frozenset[str]]:
     """The minimal hitting sets of ``sets``, smallest first (``pysat.examples.hitman``).
 
     Nothing when one of the sets is empty (it cannot be hit); ``{}`` when there is no set.
@@ -91,28 +93,43 @@ def minimal_hitting_sets(sets: Iterable[Iterable[str]], limit: int | None = None
         hitman.delete()
 
 
-def impact(structure: SupportStructure, invalidate: Iterable[str], blocked: Iterable[str] = ()) -> Diagnosis:
+def impact(
+    structure: SupportStructure, invalidate: Iterable[str], blocked: Iterable[str] = ()
+) -> Diagnosis:
     """The dry run of invalidating ``invalidate`` with ``blocked`` already audited: what exact
     revision retires, and the active claims downstream of ``invalidate`` that it keeps
     (influence would retire them; another justification survives)."""
     blocked_ids = structure.require(blocked)
-    return _impact(structure, structure.under_audit(blocked_ids),
-                   active_state(structure, blocked=blocked_ids), structure.require(invalidate))
+    return _impact(
+        structure,
+        structure.under_audit(blocked_ids),
+        active_state(structure, blocked=blocked_ids),
+        structure.require(invalidate),
+    )
 
 
-def _impact(structure: SupportStructure, reduced: SupportStructure, before: frozenset[str],
-            audit: frozenset[str]) -> Diagnosis:
+def _impact(
+    structure: SupportStructure,
+    reduced: SupportStructure,
+    before: frozenset[str],
+    audit: frozenset[str],
+) -> Diagnosis:
     retired = exact(reduced, audit)
     index = index_of(structure)
     reached = index.names(downstream_numbers(index, index.numbers(audit)))
-    kept = frozenset(n for n in reached - retired
-                     if n in before and structure.kind(n) is Kind.CLAIM)
+    kept = frozenset(
+        n for n in reached - retired if n in before and structure.kind(n) is Kind.CLAIM
+    )
     claims = sum(1 for n in retired if structure.kind(n) is Kind.CLAIM)
     return Diagnosis(audit, retired, kept, claims)
 
 
-def _pinned(reduced: SupportStructure, candidates: Sequence[str], affected: Sequence[str],
-            active: frozenset[str]) -> SupportStructure:
+def _pinned(
+    reduced: SupportStructure,
+    candidates: Sequence[str],
+    affected: Sequence[str],
+    active: frozenset[str],
+) -> SupportStructure:
     """The support functions of ``affected`` (the claims that invalidating every candidate
     retires) over the ``candidates`` only.
 
@@ -128,7 +145,9 @@ def _pinned(reduced: SupportStructure, candidates: Sequence[str], affected: Sequ
     for claim in affected:
         for justification in reduced.justifications_of[claim]:
             pairs.append((claim, justification.antecedents))
-            outside.update(a for a in justification.antecedents if a not in region and a not in evidence)
+            outside.update(
+                a for a in justification.antecedents if a not in region and a not in evidence
+            )
     pairs.extend((node, ()) for node in sorted(outside) if node in active)
     return SupportStructure.build(sorted(evidence), [*sorted(region), *sorted(outside)], pairs)
 
@@ -155,8 +174,10 @@ def diagnoses(
     blocked_ids = structure.require(blocked)
     if found is None:
         found = contradictions(structure, blocked=blocked_ids)
-    conflicts = sorted({s for c in found if c.active and c.diagnosable for s in c.conflicts},
-                       key=lambda s: (len(s), sorted(s)))
+    conflicts = sorted(
+        {s for c in found if c.active and c.diagnosable for s in c.conflicts},
+        key=lambda s: (len(s), sorted(s)),
+    )
     if not conflicts or limit == 0:
         return ()
     reduced = structure.under_audit(blocked_ids)
@@ -168,7 +189,9 @@ def diagnoses(
         wcnf.append([-keep[e] for e in sorted(conflict)])
     active = active_state(structure, blocked=blocked_ids)
     # a claim still active with every candidate invalidated is never retired (monotone)
-    affected = sorted(n for n in exact(reduced, frozenset(candidates)) if reduced.kind(n) is Kind.CLAIM)
+    affected = sorted(
+        n for n in exact(reduced, frozenset(candidates)) if reduced.kind(n) is Kind.CLAIM
+    )
     weight = len(candidates) + 1
     if affected:
         compiled = compile_support(_pinned(reduced, candidates, affected, active), affected)
@@ -189,7 +212,7 @@ def diagnoses(
             wcnf.append(list(clause))
     for e in candidates:
         wcnf.append([keep[e]], weight=1)
-    found_sets: list[tuple[int, int, list[str]]] = []   # (claims retired, items, ids)
+    found_sets: list[tuple[int, int, list[str]]] = []  # (claims retired, items, ids)
     cut: int | None = None
     with RC2(wcnf) as solver:
         while True:
@@ -198,7 +221,9 @@ def diagnoses(
                 break
             literals = set(model)
             invalidate = sorted(e for e in candidates if -keep[e] in literals)
-            found_sets.append(((solver.cost - len(invalidate)) // weight, len(invalidate), invalidate))
+            found_sets.append(
+                ((solver.cost - len(invalidate)) // weight, len(invalidate), invalidate)
+            )
             if limit is not None and len(found_sets) == limit:
                 cut = solver.cost  # collect the ties at the cut, then sort them by ids
             solver.add_clause([keep[e] for e in invalidate])
@@ -230,18 +255,29 @@ class DiagnosisReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``jtms diagnose`` (sorted ids and lists)."""
+
         def family(sets: Iterable[frozenset[str]]) -> list[list[str]]:
             return sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
 
         return {
             "contradictions": [
-                {"nogood": c.nogood.id, "nodes": sorted(c.nogood.nodes), "text": c.nogood.text,
-                 "active": c.active, "conflicts": family(c.conflicts), "diagnosable": c.diagnosable}
+                {
+                    "nogood": c.nogood.id,
+                    "nodes": sorted(c.nogood.nodes),
+                    "text": c.nogood.text,
+                    "active": c.active,
+                    "conflicts": family(c.conflicts),
+                    "diagnosable": c.diagnosable,
+                }
                 for c in self.contradictions
             ],
             "diagnoses": [
-                {"invalidate": sorted(d.invalidate), "retires": sorted(d.retires),
-                 "keeps": sorted(d.keeps), "retired_claims": d.retired_claims}
+                {
+                    "invalidate": sorted(d.invalidate),
+                    "retires": sorted(d.retires),
+                    "keeps": sorted(d.keeps),
+                    "retired_claims": d.retired_claims,
+                }
                 for d in self.diagnoses
             ],
             "undiagnosable": sorted(c.nogood.id for c in self.undiagnosable),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-MAX_SHOWN = 80           # characters of a value (an id, a file name) shown in a message
-MAX_PROBLEM = 400        # characters of the problem itself
+MAX_SHOWN = 80  # characters of a value (an id, a file name) shown in a message
+MAX_PROBLEM = 400  # characters of the problem itself
 
 
 def shorten(text: str, limit: int = MAX_SHOWN) -> str:

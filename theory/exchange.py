@@ -65,8 +65,12 @@ class Exchange:
         self.rows = np.zeros((16, self.words), dtype=np.uint64)
         self.cols = np.zeros((oracle.evidence.shape[0], 1), dtype=np.uint64)
         self.count = 0
-        self.freq = np.zeros(oracle.evidence.shape[0], dtype=np.int64)   # found sets holding each item
-        self.tally = np.zeros(3, dtype=np.int64)   # models decided, exchange attempts, sets they found
+        self.freq = np.zeros(
+            oracle.evidence.shape[0], dtype=np.int64
+        )  # found sets holding each item
+        self.tally = np.zeros(
+            3, dtype=np.int64
+        )  # models decided, exchange attempts, sets they found
 
     def step(self, present: Any) -> tuple[bool, list[np.ndarray]]:
         """Decide the evidence ``present`` (node numbers): ``(True, [M, ...])``, the new
@@ -76,21 +80,29 @@ class Exchange:
         positions = self.oracle.position[np.asarray(present, dtype=np.int64)]
         true, flat, start = self.step_positions(positions[positions >= 0])
         chosen = self.oracle.evidence[flat]
-        return true, [chosen[start[i]:start[i + 1]] for i in range(start.shape[0] - 1)]
+        return true, [chosen[start[i] : start[i + 1]] for i in range(start.shape[0] - 1)]
 
     def step_positions(self, present: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
         """:meth:`step` on evidence positions of the cone (``oracle.evidence[p]`` is the node
         of position p), the sets flattened: set i is ``flat[start[i]:start[i + 1]]``."""
         kind, self.rows, self.cols, self.count, flat, start = _step(
-            present, self.rows, self.cols, self.count, self.freq, self.tally, self.attempts, self.patience,
-            *self.oracle._args()[1:])
+            present,
+            self.rows,
+            self.cols,
+            self.count,
+            self.freq,
+            self.tally,
+            self.attempts,
+            self.patience,
+            *self.oracle._args()[1:],
+        )
         return bool(kind), flat, start
 
     def found(self) -> list[np.ndarray]:
         """Every justification found so far (node numbers)."""
         flat, start = _positions(self.rows, 0, self.count)
         chosen = self.oracle.evidence[flat]
-        return [chosen[start[i]:start[i + 1]] for i in range(self.count)]
+        return [chosen[start[i] : start[i + 1]] for i in range(self.count)]
 
     def named(self, ids: Sequence[str]) -> frozenset[frozenset[str]]:
         """Every justification found so far, each as the ids of its evidence (``ids[n]``
@@ -99,7 +111,7 @@ class Exchange:
         flat, start = _positions(self.rows, 0, self.count)
         names = [ids[n] for n in self.oracle.evidence[flat].tolist()]
         bounds = start.tolist()
-        return frozenset([frozenset(names[bounds[i]:bounds[i + 1]]) for i in range(self.count)])
+        return frozenset([frozenset(names[bounds[i] : bounds[i + 1]]) for i in range(self.count)])
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -134,7 +146,7 @@ def _append(rows: Any, cols: Any, count: int, mask: Any, freq: Any) -> Any:
         rows = grown
     if count >> 6 >= cols.shape[1]:
         wider = np.zeros((cols.shape[0], 2 * cols.shape[1]), dtype=np.uint64)
-        wider[:, :cols.shape[1]] = cols
+        wider[:, : cols.shape[1]] = cols
         cols = wider
     rows[count, :] = 0
     for e in range(mask.shape[0]):
@@ -165,7 +177,9 @@ def _most_found(row: Any, avoid: Any, freq: Any) -> int:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _pool(pool: Any, e: int, full: Any, parent: Any, rows: Any, cols: Any, count: int, freq: Any, hit: Any) -> None:
+def _pool(
+    pool: Any, e: int, full: Any, parent: Any, rows: Any, cols: Any, count: int, freq: Any, hit: Any
+) -> None:
     """All the evidence less e, less one member of every found set still inside: ``hit``
     marks the rows that miss a member (those holding e, then those holding each member
     dropped); the member dropped is one outside the parent where there is one, in the most
@@ -177,8 +191,11 @@ def _pool(pool: Any, e: int, full: Any, parent: Any, rows: Any, cols: Any, count
     while True:
         q = -1
         for w in range(spans):
-            valid = np.uint64(0xFFFFFFFFFFFFFFFF) if count - 64 * w >= 64 else \
-                (np.uint64(1) << np.uint64(count - 64 * w)) - np.uint64(1)
+            valid = (
+                np.uint64(0xFFFFFFFFFFFFFFFF)
+                if count - 64 * w >= 64
+                else (np.uint64(1) << np.uint64(count - 64 * w)) - np.uint64(1)
+            )
             free = ~hit[w] & valid
             if free:
                 q = 64 * w + popcount((free & (~free + np.uint64(1))) - np.uint64(1))
@@ -192,10 +209,34 @@ def _pool(pool: Any, e: int, full: Any, parent: Any, rows: Any, cols: Any, count
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any, attempts: int, patience: int,
-          a_start: Any, a_local: Any, claim_kept: Any, comp_of: Any, comp_nodes: Any, comp_start: Any, cyclic: Any,
-          ev_local: Any, premises: Any, w_start: Any, w_just: Any, just_claim: Any, just_size: Any, root: int,
-          missing: Any, held: Any, stack: Any, mask: Any) -> Any:
+def _step(
+    present: Any,
+    rows: Any,
+    cols: Any,
+    count: int,
+    freq: Any,
+    tally: Any,
+    attempts: int,
+    patience: int,
+    a_start: Any,
+    a_local: Any,
+    claim_kept: Any,
+    comp_of: Any,
+    comp_nodes: Any,
+    comp_start: Any,
+    cyclic: Any,
+    ev_local: Any,
+    premises: Any,
+    w_start: Any,
+    w_just: Any,
+    just_claim: Any,
+    just_size: Any,
+    root: int,
+    missing: Any,
+    held: Any,
+    stack: Any,
+    mask: Any,
+) -> Any:
     shape = (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     n = mask.shape[0]
@@ -211,8 +252,20 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
         # a model of the compiled solver is nearly always a minimal true set already: one
         # pass of 64-lane fixpoints decides the set (lane m) and the set less each member
         # (lane i) at once, where holding and shrinking would take a fixpoint and a pass
-        held_in = _without_each(mask, present, m, shape, ev_local, w_start, w_just, just_claim, root, word,
-                                queued, stack)
+        held_in = _without_each(
+            mask,
+            present,
+            m,
+            shape,
+            ev_local,
+            w_start,
+            w_just,
+            just_claim,
+            root,
+            word,
+            queued,
+            stack,
+        )
         minimal = held_in == np.uint64(1) << np.uint64(m)
     if not minimal:
         if not _holds(mask, *args):
@@ -230,11 +283,15 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
     full = np.empty(words, dtype=np.uint64)
     for w in range(words):
         left = n - 64 * w
-        full[w] = np.uint64(0xFFFFFFFFFFFFFFFF) if left >= 64 else (np.uint64(1) << np.uint64(left)) - np.uint64(1)
+        full[w] = (
+            np.uint64(0xFFFFFFFFFFFFFFFF)
+            if left >= 64
+            else (np.uint64(1) << np.uint64(left)) - np.uint64(1)
+        )
     pools = np.empty((64, words), dtype=np.uint64)
     hit = np.zeros(cols.shape[1], dtype=np.uint64)
-    head = count - 1          # the set whose members are being exchanged
-    member = 0                # the next of its members
+    head = count - 1  # the set whose members are being exchanged
+    member = 0  # the next of its members
     budget = attempts
     misses = 0
     while budget > 0 and misses < patience:
@@ -258,11 +315,15 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
         if m == 0:
             break
         # one pass decides all m pools: bit i of an evidence word is pool i holding it
-        bits = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+        bits = (
+            np.uint64(0xFFFFFFFFFFFFFFFF)
+            if m == 64
+            else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+        )
         word[:] = 0
         for x in range(n):
             v = np.uint64(0)
-            for i in range(m):   # without a branch: whether pool i holds x is data
+            for i in range(m):  # without a branch: whether pool i holds x is data
                 v |= ((pools[i, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)) << np.uint64(i)
             word[ev_local[x]] = v
         _fixpoints(word, bits, shape, w_start, w_just, just_claim, queued, stack)
@@ -288,7 +349,7 @@ def _step(present: Any, rows: Any, cols: Any, count: int, freq: Any, tally: Any,
                 pools[i, chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
             for x in range(n):
                 mask[x] = (pools[i, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
-            if not _holds(mask, *args):   # also records the derivation the shrink starts from
+            if not _holds(mask, *args):  # also records the derivation the shrink starts from
                 misses += 1
                 continue
             _shrink(mask, shape, *args)

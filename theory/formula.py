@@ -128,7 +128,9 @@ class SupportCircuit:
         return self.roots[claim]
 
 
-def compile_support(structure: SupportStructure, claims: Iterable[str] | None = None) -> SupportCircuit:
+def compile_support(
+    structure: SupportStructure, claims: Iterable[str] | None = None
+) -> SupportCircuit:
     """Compile f_c for ``claims`` (default: every claim) and everything in their cones."""
     index = index_of(structure)
     if claims is None:
@@ -161,7 +163,9 @@ def _compile(index: SupportIndex, cone: set[int]) -> SupportCircuit:
         for _ in range(len(component)):
             current = {
                 m: circuit.or_(
-                    circuit.and_(current[a] if a in members else gate[a] for a in just_antecedents[j])
+                    circuit.and_(
+                        current[a] if a in members else gate[a] for a in just_antecedents[j]
+                    )
                     for j in justs_of[m]
                 )
                 for m in component

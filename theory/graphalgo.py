@@ -119,8 +119,13 @@ def is_cyclic_component(index: IndexView, component: list[int]) -> bool:
     return any(n in index.just_antecedents[j] for j in index.justs_of[n])
 
 
-def solve_component(index: IndexView, component: list[int], values: MutableSequence[V] | MutableMapping[int, V],
-                    initial: V, update: Callable[[int], V]) -> None:
+def solve_component(
+    index: IndexView,
+    component: list[int],
+    values: MutableSequence[V] | MutableMapping[int, V],
+    initial: V,
+    update: Callable[[int], V],
+) -> None:
     """Fixpoint of ``values[m] = update(m)`` over one strongly connected component.
 
     An acyclic component is one evaluation. A cyclic one starts every member at ``initial``

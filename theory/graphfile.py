@@ -64,8 +64,11 @@ def load_document(path: str | Path) -> Any:
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)  # bounded: /dev/zero or a FIFO that never ends
         if len(data) > limit:
-            raise GraphError(f"larger than {limit:,} bytes, the most a graph file may hold "
-                             "(split it and import the parts)", source=source)
+            raise GraphError(
+                f"larger than {limit:,} bytes, the most a graph file may hold "
+                "(split it and import the parts)",
+                source=source,
+            )
         text = data.decode("utf-8")
     except FileNotFoundError:
         raise GraphError("no such file", source=source) from None
@@ -74,8 +77,9 @@ def load_document(path: str | Path) -> Any:
     except UnicodeDecodeError as error:
         raise GraphError(f"not UTF-8 text (byte {error.start})", source=source) from None
     except OSError as error:
-        raise GraphError(f"cannot read file ({error.strerror or error.__class__.__name__})",
-                         source=source) from None
+        raise GraphError(
+            f"cannot read file ({error.strerror or error.__class__.__name__})", source=source
+        ) from None
     except MemoryError:
         raise GraphError("too large to read into memory", source=source) from None
     return _decode(text, source)
@@ -140,8 +144,9 @@ JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
 _ONLY_STR = frozenset({str})  # antecedents: exactly str, checked per list in C (set of the types)
 
 
-def _known_keys(data: Mapping[Any, Any], allowed: frozenset[str], where: str,
-                node: str | None = None) -> None:
+def _known_keys(
+    data: Mapping[Any, Any], allowed: frozenset[str], where: str, node: str | None = None
+) -> None:
     if data.keys() <= allowed:
         return
     unknown = sorted(map(str, set(data) - allowed))
@@ -149,8 +154,10 @@ def _known_keys(data: Mapping[Any, Any], allowed: frozenset[str], where: str,
     for key in unknown:
         close = difflib.get_close_matches(key, sorted(allowed), n=1)
         hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
-    raise GraphError(f"unknown key(s) in {where}: {', '.join(hints)}; "
-                     f"expected {', '.join(sorted(allowed))}", node=node)
+    raise GraphError(
+        f"unknown key(s) in {where}: {', '.join(hints)}; expected {', '.join(sorted(allowed))}",
+        node=node,
+    )
 
 
 def _parse(data: Any) -> SupportStructure:
@@ -200,16 +207,18 @@ def _parse(data: Any) -> SupportStructure:
         if not isinstance(claim, str):
             raise GraphError(f"justifications[{position}] needs a string 'claim'")
         if not justification.keys() <= justification_keys:
-            _known_keys(justification, justification_keys, f"justifications[{position}]",
-                        node=claim)
+            _known_keys(
+                justification, justification_keys, f"justifications[{position}]", node=claim
+            )
         antecedents = justification.get("antecedents", [])
         if not isinstance(antecedents, list) or not set(map(type, antecedents)) <= _ONLY_STR:
             raise GraphError(
                 f"justifications[{position}]: 'antecedents' must be a list of ids", node=claim
             )
         pairs.append((claim, antecedents))
-    return SupportStructure.build(evidence, claims, pairs, texts=texts,
-                                  nogoods=_parse_nogoods(data.get("nogoods", [])))
+    return SupportStructure.build(
+        evidence, claims, pairs, texts=texts, nogoods=_parse_nogoods(data.get("nogoods", []))
+    )
 
 
 def _parse_nogoods(nogoods: Any) -> list[Nogood]:
@@ -228,8 +237,10 @@ def _parse_nogoods(nogoods: Any) -> list[Nogood]:
             raise GraphError(f"nogoods[{position}]: id {problem}", node=nogood_id)
         unknown = set(nogood) - {"id", "nodes", "text"}
         if unknown:
-            raise GraphError(f"unknown key(s) in a nogood: {', '.join(sorted(map(str, unknown)))}",
-                             node=nogood_id)
+            raise GraphError(
+                f"unknown key(s) in a nogood: {', '.join(sorted(map(str, unknown)))}",
+                node=nogood_id,
+            )
         nodes = nogood.get("nodes")
         if not isinstance(nodes, list) or not all(type(n) is str for n in nodes):
             raise GraphError("'nodes' must be a list of ids", node=nogood_id)
@@ -252,8 +263,10 @@ def graph_to_dict(structure: SupportStructure) -> dict[str, Any]:
     ]
     document: dict[str, Any] = {"nodes": nodes, "justifications": justifications}
     if structure.nogoods:
-        document["nogoods"] = [{"id": n.id, "nodes": sorted(n.nodes), "text": n.text}
-                               for n in sorted(structure.nogoods, key=lambda n: n.id)]
+        document["nogoods"] = [
+            {"id": n.id, "nodes": sorted(n.nodes), "text": n.text}
+            for n in sorted(structure.nogoods, key=lambda n: n.id)
+        ]
     return document
 
 

@@ -37,8 +37,10 @@ def id_problem(value: Any) -> str | None:
     if SEPARATOR in value:
         return "contains a comma (the CLI separates ids with commas)"
     if value != value.strip():
-        return ("has surrounding whitespace (ids are written without surrounding spaces: "
-                "the CLI strips them)")
+        return (
+            "has surrounding whitespace (ids are written without surrounding spaces: "
+            "the CLI strips them)"
+        )
     if value.isascii():  # the common case, without a category lookup per character:
         if not value.isprintable():  # in ASCII, exactly the control characters (Cc)
             return "contains a control character"
@@ -77,6 +79,9 @@ def check_id(value: Any, what: str = "id", source: str | None = None) -> str:
     """``value`` when it can be an id, else :class:`InputError` naming the problem."""
     problem = id_problem(value)
     if problem is not None:
-        raise InputError(f"{what} {problem}", source=source,
-                         node=value if isinstance(value, str) else _shown(value))
+        raise InputError(
+            f"{what} {problem}",
+            source=source,
+            node=value if isinstance(value, str) else _shown(value),
+        )
     return value

@@ -55,8 +55,8 @@ class Adjacency(Sequence[list[int]]):
         self._offsets = offsets if offsets is not None else [0]
         self._flat = flat if flat is not None else []
         self._base = len(self._offsets) - 1
-        self._extra: dict[int, list[int]] = {}       # base node -> items added later
-        self._tail: list[list[int]] = []             # nodes added after the base
+        self._extra: dict[int, list[int]] = {}  # base node -> items added later
+        self._tail: list[list[int]] = []  # nodes added after the base
 
     def __len__(self) -> int:
         return self._base + len(self._tail)
@@ -66,7 +66,7 @@ class Adjacency(Sequence[list[int]]):
         if n >= base:
             return self._tail[n - base]
         offsets = self._offsets
-        items = self._flat[offsets[n]:offsets[n + 1]]
+        items = self._flat[offsets[n] : offsets[n + 1]]
         if self._extra:
             extra = self._extra.get(n)
             if extra:
@@ -98,18 +98,18 @@ class Adjacency(Sequence[list[int]]):
         offsets = list(base_offsets)
         flat: list[int] = []
         last, shift = 0, 0
-        for n in sorted(self._extra):          # base nodes with items added later
+        for n in sorted(self._extra):  # base nodes with items added later
             extra = self._extra[n]
-            flat.extend(base_flat[base_offsets[last]:base_offsets[n + 1]])
+            flat.extend(base_flat[base_offsets[last] : base_offsets[n + 1]])
             flat.extend(extra)
             if shift:
-                offsets[last + 1:n + 1] = [k + shift for k in base_offsets[last + 1:n + 1]]
+                offsets[last + 1 : n + 1] = [k + shift for k in base_offsets[last + 1 : n + 1]]
             shift += len(extra)
             last = n + 1
             offsets[last] = base_offsets[last] + shift
-        flat.extend(base_flat[base_offsets[last]:])
+        flat.extend(base_flat[base_offsets[last] :])
         if shift:
-            offsets[last + 1:] = [k + shift for k in base_offsets[last + 1:]]
+            offsets[last + 1 :] = [k + shift for k in base_offsets[last + 1 :]]
         for items in self._tail:
             flat.extend(items)
             offsets.append(len(flat))
@@ -139,7 +139,7 @@ class Antecedents(Sequence[tuple[int, ...]]):
         found = self._cache[j]
         if found is None:
             offsets = self._offsets
-            found = self._cache[j] = tuple(self._flat[offsets[j]:offsets[j + 1]])
+            found = self._cache[j] = tuple(self._flat[offsets[j] : offsets[j + 1]])
         return found
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
@@ -179,7 +179,7 @@ class Dependents:
             return found
         if n < self._base:
             offsets = self._offsets
-            return self._flat[offsets[n]:offsets[n + 1]]
+            return self._flat[offsets[n] : offsets[n + 1]]
         return []
 
     def _own(self, n: int) -> set[int]:
@@ -215,14 +215,19 @@ class GrowingIndex:
         self.just_antecedents = Antecedents()
         self.justs_of = Adjacency()
         self.watchers = Adjacency()
-        self.consumers = Adjacency()          # node -> the claims it is an antecedent of
+        self.consumers = Adjacency()  # node -> the claims it is an antecedent of
 
     @classmethod
-    def from_compressed(cls, ids: list[str], is_evidence: bytearray, just_claim: list[int],
-                        antecedents: tuple[list[int], list[int]],
-                        justs_of: tuple[list[int], list[int]],
-                        watchers: tuple[list[int], list[int]],
-                        consumers: tuple[list[int], list[int]]) -> "GrowingIndex":
+    def from_compressed(
+        cls,
+        ids: list[str],
+        is_evidence: bytearray,
+        just_claim: list[int],
+        antecedents: tuple[list[int], list[int]],
+        justs_of: tuple[list[int], list[int]],
+        watchers: tuple[list[int], list[int]],
+        consumers: tuple[list[int], list[int]],
+    ) -> "GrowingIndex":
         """An index from compressed rows (a checkpoint): O(nodes) C-level work, no per-node lists."""
         index = cls()
         index.ids = ids
@@ -256,9 +261,12 @@ class GrowingIndex:
         self.consumers.add_nodes(1)
         return n
 
-    def extend(self, nodes: Sequence[tuple[str, bool]],
-               justifications: Iterable[tuple[int, Iterable[int]]],
-               canonical: bool = False) -> None:
+    def extend(
+        self,
+        nodes: Sequence[tuple[str, bool]],
+        justifications: Iterable[tuple[int, Iterable[int]]],
+        canonical: bool = False,
+    ) -> None:
         """Append many nodes, then many (claim, antecedents) justifications (bulk import).
 
         ``canonical``: the antecedents are already sorted tuples without repeats.
@@ -273,7 +281,11 @@ class GrowingIndex:
         self.watchers.add_nodes(len(nodes))
         self.consumers.add_nodes(len(nodes))
         just_claim, just_antecedents = self.just_claim, self.just_antecedents
-        add_just, add_watch, add_consumer = self.justs_of.add, self.watchers.add, self.consumers.add_unique
+        add_just, add_watch, add_consumer = (
+            self.justs_of.add,
+            self.watchers.add,
+            self.consumers.add_unique,
+        )
         j = len(just_claim)
         for claim, antecedents in justifications:
             ants = tuple(antecedents) if canonical else tuple(sorted(set(antecedents)))
@@ -310,8 +322,14 @@ class GrowingIndex:
         nodes = [(n, True) for n in sorted(structure.evidence)]
         nodes += [(n, False) for n in sorted(structure.claims)]
         number = {node_id: k for k, (node_id, _) in enumerate(nodes)}
-        index.extend(nodes, ((number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
-                             for j in structure.justifications), canonical=True)
+        index.extend(
+            nodes,
+            (
+                (number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
+                for j in structure.justifications
+            ),
+            canonical=True,
+        )
         return index
 
     def structure(self, texts: dict[str, str] | None = None) -> SupportStructure:
@@ -319,8 +337,10 @@ class GrowingIndex:
         ids = self.ids
         evidence = [ids[n] for n in range(self.size) if self.is_evidence[n]]
         claims = [ids[n] for n in range(self.size) if not self.is_evidence[n]]
-        pairs = [(ids[c], [ids[a] for a in ants])
-                 for c, ants in zip(self.just_claim, self.just_antecedents)]
+        pairs = [
+            (ids[c], [ids[a] for a in ants])
+            for c, ants in zip(self.just_claim, self.just_antecedents)
+        ]
         return SupportStructure.build(evidence, claims, pairs, texts=texts)
 
 
@@ -328,14 +348,14 @@ class GrowingIndex:
 class Plan:
     """A planned change of the state: what becomes inactive, what becomes active, new pointers."""
 
-    blocked: tuple[int, ...] = ()          # roots whose block count goes up (audit)
-    unblocked: tuple[int, ...] = ()        # roots whose block count goes down (reinstate)
-    region: int = 0                        # size of the region the operation examined
-    visited: int = 0                       # claims re-examined (retraction: lost a pointer)
-    deactivated: tuple[int, ...] = ()      # active before, inactive after (retired)
-    activated: tuple[int, ...] = ()        # inactive before, active after
+    blocked: tuple[int, ...] = ()  # roots whose block count goes up (audit)
+    unblocked: tuple[int, ...] = ()  # roots whose block count goes down (reinstate)
+    region: int = 0  # size of the region the operation examined
+    visited: int = 0  # claims re-examined (retraction: lost a pointer)
+    deactivated: tuple[int, ...] = ()  # active before, inactive after (retired)
+    activated: tuple[int, ...] = ()  # inactive before, active after
     supports: dict[int, int] = field(default_factory=dict)  # claim -> its new support pointer
-    ranks: dict[int, int] = field(default_factory=dict)      # claim -> its new rank
+    ranks: dict[int, int] = field(default_factory=dict)  # claim -> its new rank
 
     @property
     def rederived(self) -> tuple[int, ...]:
@@ -358,9 +378,15 @@ class SupportState:
         self._derive_all()
 
     @classmethod
-    def restore(cls, index: GrowingIndex, blocks: dict[int, int], active: bytearray,
-                support: list[int], rank: list[int],
-                dependents: tuple[list[int], list[int]] | None = None) -> "SupportState":
+    def restore(
+        cls,
+        index: GrowingIndex,
+        blocks: dict[int, int],
+        active: bytearray,
+        support: list[int],
+        rank: list[int],
+        dependents: tuple[list[int], list[int]] | None = None,
+    ) -> "SupportState":
         """A state from saved flags, pointers and ranks (no fixpoint is computed).
 
         The arrays may be shorter than the index (nodes added since are inactive). The
@@ -389,7 +415,11 @@ class SupportState:
         """
         index = self.index
         flags = active_numbers(index, blocked=list(self.blocks))
-        just_claim, just_antecedents, watchers = index.just_claim, index.just_antecedents, index.watchers
+        just_claim, just_antecedents, watchers = (
+            index.just_claim,
+            index.just_antecedents,
+            index.watchers,
+        )
         rank = self.rank
         support = self.support
         missing = [len(a) for a in just_antecedents]
@@ -454,8 +484,9 @@ class SupportState:
         assert steps is not None
         return steps
 
-    def certificate_beyond(self, n: int, known: Container[int],
-                           limit: int | None = None) -> list[tuple[int, int]] | None:
+    def certificate_beyond(
+        self, n: int, known: Container[int], limit: int | None = None
+    ) -> list[tuple[int, int]] | None:
         """The steps of :meth:`certificate` whose claims are not in ``known``, or None when
         there are more than ``limit`` of them (the walk stops there: its cost is bounded by
         ``limit``, not by the certificate's size).
@@ -622,8 +653,14 @@ class SupportState:
             supports[c] = j
             ranks[c] = 1 + max((ranks.get(a, rank[a]) for a in just_antecedents[j]), default=0)
         deactivated = tuple(n for n in out if not after[n])
-        return Plan(blocked=roots, region=len(region) + len(root_set - region), visited=visited,
-                    deactivated=deactivated, supports=supports, ranks=ranks)
+        return Plan(
+            blocked=roots,
+            region=len(region) + len(root_set - region),
+            visited=visited,
+            deactivated=deactivated,
+            supports=supports,
+            ranks=ranks,
+        )
 
     def plan_extend(self, seeds: Iterable[int] = (), unblock: Iterable[int] = ()) -> Plan:
         """Unblock ``unblock`` (one block each) and re-derive from ``seeds``; the fixpoint grows.
@@ -668,8 +705,14 @@ class SupportState:
                     frontier.append(c)
         derived = rederive(index, after, region)
         supports, ranks = self._supports_in_order(after, derived)
-        return Plan(unblocked=unblock, region=len(base) + len(region), visited=len(region),
-                    activated=tuple(base) + tuple(derived), supports=supports, ranks=ranks)
+        return Plan(
+            unblocked=unblock,
+            region=len(base) + len(region),
+            visited=len(region),
+            activated=tuple(base) + tuple(derived),
+            supports=supports,
+            ranks=ranks,
+        )
 
     # --- applying ---------------------------------------------------------------------------
     def apply(self, plan: Plan) -> None:

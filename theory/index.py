@@ -49,13 +49,13 @@ class IndexView(Protocol):
 
 @dataclass(frozen=True, eq=False)
 class SupportIndex:
-    ids: tuple[str, ...]              # node number -> id (evidence first, then claims; sorted)
-    number: dict[str, int]            # id -> node number
-    is_evidence: bytes                # 1 for evidence
-    just_claim: tuple[int, ...]       # justification number -> claim number
+    ids: tuple[str, ...]  # node number -> id (evidence first, then claims; sorted)
+    number: dict[str, int]  # id -> node number
+    is_evidence: bytes  # 1 for evidence
+    just_claim: tuple[int, ...]  # justification number -> claim number
     just_antecedents: tuple[tuple[int, ...], ...]
-    justs_of: tuple[tuple[int, ...], ...]   # node -> justifications concluding it
-    watchers: tuple[tuple[int, ...], ...]   # node -> justifications it is an antecedent of
+    justs_of: tuple[tuple[int, ...], ...]  # node -> justifications concluding it
+    watchers: tuple[tuple[int, ...], ...]  # node -> justifications it is an antecedent of
     consumers: tuple[tuple[int, ...], ...]  # node -> claims it is an antecedent of (deduplicated)
 
     @property

@@ -90,6 +90,8 @@ process that has not loaded them yet. Loading costs about 0.5 s once; below this
 Python path answers a query in less (``jtms supports`` on a 10,000-claim cycle: 0.27 s in
 all), so a one-shot command stays fast, while a process that has loaded the kernels uses
 them for every graph."""
+
+
 def kernels_loaded() -> bool:
     """Whether this process has loaded the compiled kernels (:mod:`theory.label_kernel`,
     :mod:`theory.cdcl`). Loading them costs a process about 0.5 s with numba's cache warm
@@ -127,15 +129,18 @@ class _Unrolled:
         self.circuit, self.root = circuit, root
         self.variables = sorted(circuit.variables(root))
 
-    def encode(self, pool: IDPool, inputs: Any, positive: bool = True,
-               tag: str = "g", ranked: bool = False) -> tuple[Encoding, None]:
+    def encode(
+        self, pool: IDPool, inputs: Any, positive: bool = True, tag: str = "g", ranked: bool = False
+    ) -> tuple[Encoding, None]:
         return encode(self.circuit, self.root, pool, inputs, positive=positive, tag=tag), None
 
     def loop_clauses(self, pool: IDPool, copy: None, model: Sequence[int]) -> list[list[int]]:
         return []
 
 
-def _solver_work(solver: Solver, before: dict[str, int] | None, variables: int) -> tuple[int, dict[str, int]]:
+def _solver_work(
+    solver: Solver, before: dict[str, int] | None, variables: int
+) -> tuple[int, dict[str, int]]:
     """The work of a python-sat call (decisions, :data:`theory.cdcl.CONFLICT_WORK` per
     conflict, and the round trip) from the solver's counts before it, and the counts now."""
     after = solver.accum_stats() or {}
@@ -145,7 +150,9 @@ def _solver_work(solver: Solver, before: dict[str, int] | None, variables: int) 
     return decisions + 10 * conflicts + 1 + variables // CALL_WORK_PER_VARIABLE, after
 
 
-def _limited(solver: Solver, assumptions: Sequence[int], variables: int) -> Generator[int, None, bool]:
+def _limited(
+    solver: Solver, assumptions: Sequence[int], variables: int
+) -> Generator[int, None, bool]:
     """Solve in slices of :data:`STEP_CONFLICTS` conflicts, yielding the work of each slice
     (the solver keeps what it learnt, so the next slice resumes), and return the answer."""
     before = solver.accum_stats()
@@ -158,17 +165,32 @@ def _limited(solver: Solver, assumptions: Sequence[int], variables: int) -> Gene
             return bool(result)
 
 
-def _one_search(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray | None,
-                var_of_position: np.ndarray | None, cuts: Any,
-                later: tuple[int, Any] | None = None) -> None:
+def _one_search(
+    solver: Solver,
+    exchange: Any,
+    size: int,
+    position_of_var: np.ndarray | None,
+    var_of_position: np.ndarray | None,
+    cuts: Any,
+    later: tuple[int, Any] | None = None,
+) -> None:
     """:func:`_one_search_steps` to the end."""
-    for _ in _one_search_steps(solver, exchange, size, position_of_var, var_of_position, cuts, later):
+    for _ in _one_search_steps(
+        solver, exchange, size, position_of_var, var_of_position, cuts, later
+    ):
         pass
 
 
-def _one_search_steps(solver: Solver, exchange: Any, size: int, position_of_var: np.ndarray | None,
-                      var_of_position: np.ndarray | None, cuts: Any,
-                      later: tuple[int, Any] | None = None, width: int = 0) -> Iterator[int]:
+def _one_search_steps(
+    solver: Solver,
+    exchange: Any,
+    size: int,
+    position_of_var: np.ndarray | None,
+    var_of_position: np.ndarray | None,
+    cuts: Any,
+    later: tuple[int, Any] | None = None,
+    width: int = 0,
+) -> Iterator[int]:
     """The loop of the one-search enumeration: solve, decide the model's evidence (the
     first ``size`` variables; ``position_of_var[v - 1]`` is variable v's evidence position
     in the exchange's oracle, -1 for evidence it leaves out; None for both maps when
@@ -192,7 +214,9 @@ def _one_search_steps(solver: Solver, exchange: Any, size: int, position_of_var:
         if position_of_var is None:
             present = np.array([v - 1 for v in model if v > 0], dtype=np.int64)
         else:
-            present = position_of_var[(np.array(model, dtype=np.int64) > 0) & (position_of_var >= 0)]
+            present = position_of_var[
+                (np.array(model, dtype=np.int64) > 0) & (position_of_var >= 0)
+            ]
         true, flat, start = step(present)
         variables = flat + 1 if var_of_position is None else var_of_position[flat]
         bounds = start.tolist()
@@ -203,7 +227,7 @@ def _one_search_steps(solver: Solver, exchange: Any, size: int, position_of_var:
         if true:
             literals = (-variables).tolist()
             for i in range(len(bounds) - 1):
-                add(literals[bounds[i]:bounds[i + 1]])
+                add(literals[bounds[i] : bounds[i + 1]])
             continue
         add(variables.tolist())
         # the loops of the maximal false set (the outside clause already cuts the model)
@@ -213,8 +237,9 @@ def _one_search_steps(solver: Solver, exchange: Any, size: int, position_of_var:
             add(clause)
 
 
-def _compiled_search(index: Any, root: int, solver_name: str | None = None,
-                     stats: dict[str, int] | None = None) -> frozenset[frozenset[str]]:
+def _compiled_search(
+    index: Any, root: int, solver_name: str | None = None, stats: dict[str, int] | None = None
+) -> frozenset[frozenset[str]]:
     """:meth:`JustificationEnumerator.all_minimal` with the encoding built by a compiled
     pass over the cone (:mod:`theory.cone_cnf`) instead of :class:`SupportProgram`, and
     by default the compiled solver of :mod:`theory.cdcl` (every model, step and clause in
@@ -231,7 +256,7 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
     oracle = ConeOracle(index, root)
     cnf = cone_cnf(oracle)
     root_kept = oracle.shape[2]
-    if (cnf.body[root_kept[0]:root_kept[1]] == PREMISE).any():
+    if (cnf.body[root_kept[0] : root_kept[1]] == PREMISE).any():
         return frozenset([frozenset()])
     counters: dict[str, int]
     if solver_name is None or solver_name == BUILTIN:
@@ -250,13 +275,21 @@ def _compiled_search(index: Any, root: int, solver_name: str | None = None,
             solver.append_formula(cnf.clauses(0, cnf.forward))
             solver.add_clause([cnf.root])
             solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
-            _one_search(solver, exchange, oracle.evidence.shape[0], None, None,
-                        lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
-                        later=(REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)))
+            _one_search(
+                solver,
+                exchange,
+                oracle.evidence.shape[0],
+                None,
+                None,
+                lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
+                later=(REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)),
+            )
             counters = solver.accum_stats()
     if stats is not None:
         models, attempts, exchanged = exchange.tally.tolist()
-        stats.update(models=models, exchange_attempts=attempts, exchange_found=exchanged, **counters)
+        stats.update(
+            models=models, exchange_attempts=attempts, exchange_found=exchanged, **counters
+        )
     return exchange.named(index.ids)
 
 
@@ -270,12 +303,18 @@ def _cdcl_arm(index: Any, oracle: Any, cnf: Any) -> Iterator[Step]:
         exchange = Exchange(oracle, attempts=ATTEMPTS)
         counts = search(cnf, exchange, budget=budget)
         finished = not counts[STOPPED]
-        return finished, int(counts[DECISIONS] + CONFLICT_WORK * counts[CONFLICTS]), exchange.named(index.ids)
+        return (
+            finished,
+            int(counts[DECISIONS] + CONFLICT_WORK * counts[CONFLICTS]),
+            exchange.named(index.ids),
+        )
 
     return restarted(attempt)
 
 
-def _pysat_arm(index: Any, oracle: Any, cnf: Any, solver_name: str, reverse: bool) -> Iterator[Step]:
+def _pysat_arm(
+    index: Any, oracle: Any, cnf: Any, solver_name: str, reverse: bool
+) -> Iterator[Step]:
     """The one search over a python-sat solver as a portfolio arm (resumable: each step is
     one slice of solver work); ``reverse`` adds the completion's other direction after
     :data:`REVERSE_AFTER` models (a ranked encoding has none)."""
@@ -290,15 +329,23 @@ def _pysat_arm(index: Any, oracle: Any, cnf: Any, solver_name: str, reverse: boo
         solver.add_clause([cnf.root])
         solver.set_phases(list(range(-1, -cnf.variables - 1, -1)))  # small models first
         later = (REVERSE_AFTER, lambda: cnf.clauses(cnf.forward)) if reverse else None
-        for work in _one_search_steps(solver, exchange, oracle.evidence.shape[0], None, None,
-                                      lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
-                                      later=later, width=cnf.variables):
+        for work in _one_search_steps(
+            solver,
+            exchange,
+            oracle.evidence.shape[0],
+            None,
+            None,
+            lambda present: loop_cuts(cnf, oracle, oracle.evidence[present]),
+            later=later,
+            width=cnf.variables,
+        ):
             yield work, (), False
     yield 0, tuple(exchange.named(index.ids)), True
 
 
-def _portfolio_search(index: Any, root: int, solver_name: str = BUILTIN,
-                      winner: list[str] | None = None) -> frozenset[frozenset[str]]:
+def _portfolio_search(
+    index: Any, root: int, solver_name: str = BUILTIN, winner: list[str] | None = None
+) -> frozenset[frozenset[str]]:
     """Every minimal justification of node ``root`` by a portfolio (:mod:`theory.portfolio`)
     of the compiled one search over the completion with lazy loop formulas ("lazy") and
     over the level-ranked completion ("ranked", :func:`theory.cone_cnf.ranked_cone_cnf`),
@@ -314,7 +361,7 @@ def _portfolio_search(index: Any, root: int, solver_name: str = BUILTIN,
     oracle = ConeOracle(index, root)
     cnf = cone_cnf(oracle)
     root_kept = oracle.shape[2]
-    if (cnf.body[root_kept[0]:root_kept[1]] == PREMISE).any():
+    if (cnf.body[root_kept[0] : root_kept[1]] == PREMISE).any():
         return frozenset([frozenset()])
     ranked: list[Any] = []
 
@@ -325,20 +372,34 @@ def _portfolio_search(index: Any, root: int, solver_name: str = BUILTIN,
 
     def ranked_arm(run: Callable[[Any], Iterator[Step]]) -> Iterator[Step]:
         encoded = ranked_cnf()
-        if isinstance(encoded, bool):   # cannot happen past the premise test; exact anyway
+        if isinstance(encoded, bool):  # cannot happen past the premise test; exact anyway
             yield 0, ((frozenset(),) if encoded else ()), True
             return
         yield from run(encoded)
 
     if solver_name == BUILTIN:
-        arms = [Arm("lazy", lambda: _cdcl_arm(index, oracle, cnf)),
-                Arm("ranked", lambda: ranked_arm(lambda c: _cdcl_arm(index, oracle, c)), entry=RANKED_ENTRY),
-                Arm("ranked-cadical", lambda: ranked_arm(lambda c: _pysat_arm(index, oracle, c, LOOP_SOLVER, False)),
-                    entry=2 * RANKED_ENTRY)]
+        arms = [
+            Arm("lazy", lambda: _cdcl_arm(index, oracle, cnf)),
+            Arm(
+                "ranked",
+                lambda: ranked_arm(lambda c: _cdcl_arm(index, oracle, c)),
+                entry=RANKED_ENTRY,
+            ),
+            Arm(
+                "ranked-cadical",
+                lambda: ranked_arm(lambda c: _pysat_arm(index, oracle, c, LOOP_SOLVER, False)),
+                entry=2 * RANKED_ENTRY,
+            ),
+        ]
     else:
-        arms = [Arm("lazy", lambda: _pysat_arm(index, oracle, cnf, solver_name, True)),
-                Arm("ranked", lambda: ranked_arm(lambda c: _pysat_arm(index, oracle, c, solver_name, False)),
-                    entry=RANKED_ENTRY)]
+        arms = [
+            Arm("lazy", lambda: _pysat_arm(index, oracle, cnf, solver_name, True)),
+            Arm(
+                "ranked",
+                lambda: ranked_arm(lambda c: _pysat_arm(index, oracle, c, solver_name, False)),
+                entry=RANKED_ENTRY,
+            ),
+        ]
     portfolio = Portfolio(arms)
     found = portfolio.run()
     if winner is not None and portfolio.winner is not None:
@@ -381,8 +442,14 @@ class JustificationEnumerator:
     unrolled encoding).
     """
 
-    def __init__(self, source: "Circuit | SupportProgram", root: int | None = None,
-                 solver: str = DEFAULT_SOLVER, prefer_absent: bool = True, ranked: bool = False):
+    def __init__(
+        self,
+        source: "Circuit | SupportProgram",
+        root: int | None = None,
+        solver: str = DEFAULT_SOLVER,
+        prefer_absent: bool = True,
+        ranked: bool = False,
+    ):
         if isinstance(source, Circuit):
             if root is None:
                 raise ValueError("a circuit needs its root gate")
@@ -395,8 +462,9 @@ class JustificationEnumerator:
         self.pool = IDPool()
         self.var = {e: self.pool.id(("x", e)) for e in self.variables}
         self.ranked = ranked
-        encoded: tuple[Encoding, Any] = self.source.encode(self.pool, self.var.__getitem__, positive=True,
-                                                           ranked=ranked)
+        encoded: tuple[Encoding, Any] = self.source.encode(
+            self.pool, self.var.__getitem__, positive=True, ranked=ranked
+        )
         self.encoding, self._copy = encoded
         self._relevance: tuple[Solver | None, dict[str, int], Any] | None = None
         # work of one founded check of a model (Python, over the cyclic components'
@@ -405,7 +473,8 @@ class JustificationEnumerator:
         if isinstance(self.source, SupportProgram) and not ranked:
             justs_of = self.source.index.justs_of
             self._check_work = CHECK_WORK_PER_JUSTIFICATION * sum(
-                len(justs_of[n]) for members in self.source.cyclic for n in members)
+                len(justs_of[n]) for members in self.source.cyclic for n in members
+            )
 
     @classmethod
     def for_claim(
@@ -440,7 +509,9 @@ class JustificationEnumerator:
             solver.set_phases([-v for v in range(1, self.pool.top + 1)])
         return solver
 
-    def _solve(self, solver: Solver, assumptions: Sequence[int] = (), copy: Any = None) -> list[int] | None:
+    def _solve(
+        self, solver: Solver, assumptions: Sequence[int] = (), copy: Any = None
+    ) -> list[int] | None:
         """A model whose root is well-founded, or None: solve, and while the model's root is
         held up only by a support loop, add the loop clauses that cut it and solve again."""
         copy = self._copy if copy is None else copy
@@ -471,7 +542,9 @@ class JustificationEnumerator:
             except StopIteration as end:
                 return end.value  # type: ignore[no-any-return]
 
-    def _minimal_steps(self, solver: Solver, model: list[int]) -> Generator[int, None, frozenset[str] | None]:
+    def _minimal_steps(
+        self, solver: Solver, model: list[int]
+    ) -> Generator[int, None, frozenset[str] | None]:
         """Shrink the model's evidence to a minimal justification, or None when the model
         is held up only by a support loop before any true set was met (the loop clauses
         that cut it are added to ``solver``); yields the work of each solver slice.
@@ -535,7 +608,7 @@ class JustificationEnumerator:
                     continue  # cut a self-supporting loop; search again
                 yield 0, (minimal,), not minimal  # its supersets are blocked already
                 if not minimal:  # the empty set: the claim holds on no evidence, the only
-                    return       # minimal justification (and nothing blocks it to go on)
+                    return  # minimal justification (and nothing blocks it to go on)
 
     def all_minimal(self) -> frozenset[frozenset[str]]:
         """Every minimal justification, in one incremental solver run with a compiled step
@@ -567,20 +640,24 @@ class JustificationEnumerator:
         index = self.source.index
         oracle = ConeOracle(index, self.source.roots[0])
         exchange = Exchange(oracle)
-        evidence = list(self.var)   # their variables are 1..E, in this order (__init__)
+        evidence = list(self.var)  # their variables are 1..E, in this order (__init__)
         size = len(evidence)
         if list(self.var.values()) != list(range(1, size + 1)):
             raise AssertionError("the evidence variables are not the first of the pool")
         # var v -> the oracle's evidence position, -1 for evidence only in justifications
         # the oracle leaves out (subsumed ones: no minimal justification needs it)
-        position_of_var = oracle.position[np.array([index.number[e] for e in evidence], dtype=np.int64)]
+        position_of_var = oracle.position[
+            np.array([index.number[e] for e in evidence], dtype=np.int64)
+        ]
         var_of_position = np.zeros(oracle.evidence.shape[0], dtype=np.int64)
         relevant = position_of_var >= 0
         var_of_position[position_of_var[relevant]] = np.arange(1, size + 1)[relevant]
         copy = self._copy if isinstance(self._copy, ProgramCopy) else None
 
         def cuts(present: np.ndarray) -> list[list[int]]:
-            return [] if copy is None else _loop_cuts(oracle, copy, oracle.evidence[present].tolist())
+            return (
+                [] if copy is None else _loop_cuts(oracle, copy, oracle.evidence[present].tolist())
+            )
 
         with solver:
             _one_search(solver, exchange, size, position_of_var, var_of_position, cuts)
@@ -626,15 +703,17 @@ class JustificationEnumerator:
         selectors = {e: pool.id(("s", e)) for e in self.variables}
         on_input = {e: pool.id(("on-in", e)) for e in self.variables}
         off_input = {e: pool.id(("off-in", e)) for e in self.variables}
-        on, on_copy = self.source.encode(pool, on_input.__getitem__, positive=True, tag="on", ranked=self.ranked)
+        on, on_copy = self.source.encode(
+            pool, on_input.__getitem__, positive=True, tag="on", ranked=self.ranked
+        )
         off, _ = self.source.encode(pool, off_input.__getitem__, positive=False, tag="off")
         if on.root is False or off.root is True:
             return None, selectors, on_copy
         clauses = on.clauses + off.clauses
         for e in self.variables:
             x, s = self.var[e], selectors[e]
-            clauses.append([-on_input[e], x, s])    # on-input  <=  x OR s
-            clauses.append([-x, s, off_input[e]])   # off-input >=  x AND NOT s
+            clauses.append([-on_input[e], x, s])  # on-input  <=  x OR s
+            clauses.append([-x, s, off_input[e]])  # off-input >=  x AND NOT s
         solver = Solver(name=self.solver_name, bootstrap_with=clauses)
         if on.root is not True:
             solver.add_clause([on.root])
@@ -717,8 +796,12 @@ def minimal_justifications(
         if method == "labels":
             found = labels(index, [target])
         else:
-            found = labels(index, [target], max_sets=UNLIMITED if label_budget is None else label_budget,
-                           max_work=LABEL_WORK)
+            found = labels(
+                index,
+                [target],
+                max_sets=UNLIMITED if label_budget is None else label_budget,
+                max_work=LABEL_WORK,
+            )
         result = sets_of_ids(index, found, 0)
         if result is not None:
             return result
@@ -726,13 +809,17 @@ def minimal_justifications(
         if limit is None:
             return _portfolio_search(index, target, solver)
         return frozenset(islice(enumerate_minimal(SupportProgram.of(index, target), solver), limit))
-    enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
+    enumerator = JustificationEnumerator.for_claim(
+        structure, claim, solver=solver, encoding=encoding
+    )
     if limit is not None:
         return frozenset(islice(enumerator, limit))
     return enumerator.all_minimal()
 
 
-def _compiled_answer(index: Any, target: int, solver: str = DEFAULT_SOLVER) -> frozenset[frozenset[str]]:
+def _compiled_answer(
+    index: Any, target: int, solver: str = DEFAULT_SOLVER
+) -> frozenset[frozenset[str]]:
     """The compiled default: labels within :data:`LABEL_WORK`, then :func:`_portfolio_search`."""
     from theory.label_kernel import labels, sets_of_ids
 
@@ -747,8 +834,9 @@ def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
     yield 0, tuple(_compiled_answer(program.index, program.roots[0], solver)), True
 
 
-def enumerate_minimal(program: SupportProgram, solver: str = DEFAULT_SOLVER,
-                      winner: list[str] | None = None) -> Iterator[frozenset[str]]:
+def enumerate_minimal(
+    program: SupportProgram, solver: str = DEFAULT_SOLVER, winner: list[str] | None = None
+) -> Iterator[frozenset[str]]:
     """The minimal justifications of ``program``'s roots, each once, by a portfolio
     (:mod:`theory.portfolio`) of two solver loops (:meth:`JustificationEnumerator.steps`):
     over the completion with lazy loop formulas ("lazy", the fastest where few loops need
@@ -760,18 +848,32 @@ def enumerate_minimal(program: SupportProgram, solver: str = DEFAULT_SOLVER,
     when given, receives the name of the loop that finished."""
     arms = [Arm("lazy", lambda: JustificationEnumerator(program, solver=solver).steps())]
     if program.cyclic:
-        arms.append(Arm("ranked", lambda: JustificationEnumerator(program, solver=solver, ranked=True).steps(),
-                        entry=ENTRY_PER_CLAUSE * program.ranking_size()))
+        arms.append(
+            Arm(
+                "ranked",
+                lambda: JustificationEnumerator(program, solver=solver, ranked=True).steps(),
+                entry=ENTRY_PER_CLAUSE * program.ranking_size(),
+            )
+        )
         if len(program.roots) == 1 and kernels_loaded():
-            arms.append(Arm("compiled", lambda: _compiled_steps(program, solver), entry=COMPILED_ENTRY))
+            arms.append(
+                Arm("compiled", lambda: _compiled_steps(program, solver), entry=COMPILED_ENTRY)
+            )
     portfolio = Portfolio(arms)
     yield from portfolio
     if winner is not None and portfolio.winner is not None:
         winner.append(portfolio.winner)
 
 
-def _minimal_interpreted(structure: SupportStructure, claim: str, limit: int | None, solver: str, method: str,
-                         label_budget: int | None, encoding: str) -> frozenset[frozenset[str]]:
+def _minimal_interpreted(
+    structure: SupportStructure,
+    claim: str,
+    limit: int | None,
+    solver: str,
+    method: str,
+    label_budget: int | None,
+    encoding: str,
+) -> frozenset[frozenset[str]]:
     """:func:`minimal_justifications` without the compiled kernels: the Python label
     algebra (:mod:`theory.labels`; with ``"auto"`` within :data:`~theory.labels.LABEL_BUDGET`
     sets, and not on a cone with a support loop, where it iterates slowly) and the SAT
@@ -789,5 +891,7 @@ def _minimal_interpreted(structure: SupportStructure, claim: str, limit: int | N
             return found
     if program is not None:
         return frozenset(islice(enumerate_minimal(program, solver), limit))
-    enumerator = JustificationEnumerator.for_claim(structure, claim, solver=solver, encoding=encoding)
+    enumerator = JustificationEnumerator.for_claim(
+        structure, claim, solver=solver, encoding=encoding
+    )
     return frozenset(islice(enumerator, limit))

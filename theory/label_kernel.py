@@ -36,7 +36,7 @@ import numpy as np
 from theory.bitops import popcount
 from theory.index import SupportIndex
 
-UNLIMITED = (1 << 62)
+UNLIMITED = 1 << 62
 """A budget no query reaches."""
 
 MULTIPLYING_LOOP_SHARE = 200
@@ -61,11 +61,15 @@ budget spent before it was reached."""
 class FlatIndex:
     """A :class:`~theory.index.SupportIndex` as flat arrays (compressed rows), for the kernel."""
 
-    is_evidence: np.ndarray   # uint8 [size]
-    just_start: np.ndarray    # int64 [size + 1]: node n's justifications are justs[just_start[n]:just_start[n + 1]]
-    justs: np.ndarray         # int64: justification numbers grouped by claim
-    ante_start: np.ndarray    # int64 [J + 1]: justification j's antecedents are antes[ante_start[j]:ante_start[j + 1]]
-    antes: np.ndarray         # int64: antecedent node numbers, sorted within a justification
+    is_evidence: np.ndarray  # uint8 [size]
+    just_start: (
+        np.ndarray
+    )  # int64 [size + 1]: node n's justifications are justs[just_start[n]:just_start[n + 1]]
+    justs: np.ndarray  # int64: justification numbers grouped by claim
+    ante_start: (
+        np.ndarray
+    )  # int64 [J + 1]: justification j's antecedents are antes[ante_start[j]:ante_start[j + 1]]
+    antes: np.ndarray  # int64: antecedent node numbers, sorted within a justification
 
 
 _FLAT: "weakref.WeakKeyDictionary[SupportIndex, FlatIndex]" = weakref.WeakKeyDictionary()
@@ -79,14 +83,23 @@ def flat_index(index: SupportIndex) -> FlatIndex:
         per_node = np.fromiter(map(len, index.justs_of), dtype=np.int64, count=size)
         just_start = np.zeros(size + 1, dtype=np.int64)
         np.cumsum(per_node, out=just_start[1:])
-        justs = np.fromiter(chain.from_iterable(index.justs_of), dtype=np.int64, count=int(just_start[-1]))
+        justs = np.fromiter(
+            chain.from_iterable(index.justs_of), dtype=np.int64, count=int(just_start[-1])
+        )
         antecedents = index.just_antecedents
         per_just = np.fromiter(map(len, antecedents), dtype=np.int64, count=len(antecedents))
         ante_start = np.zeros(len(antecedents) + 1, dtype=np.int64)
         np.cumsum(per_just, out=ante_start[1:])
-        antes = np.fromiter(chain.from_iterable(antecedents), dtype=np.int64, count=int(ante_start[-1]))
-        cached = FlatIndex(np.frombuffer(bytes(index.is_evidence), dtype=np.uint8), just_start, justs,
-                           ante_start, antes)
+        antes = np.fromiter(
+            chain.from_iterable(antecedents), dtype=np.int64, count=int(ante_start[-1])
+        )
+        cached = FlatIndex(
+            np.frombuffer(bytes(index.is_evidence), dtype=np.uint8),
+            just_start,
+            justs,
+            ante_start,
+            antes,
+        )
         _FLAT[index] = cached
     return cached
 
@@ -96,18 +109,18 @@ class Labels:
     """Labels of some targets: ``sets(k)`` is target k's label as evidence node numbers,
     or None when ``status[k]`` is not :data:`OK`."""
 
-    status: np.ndarray        # per target
-    start: np.ndarray         # per target + 1: its rows in `rows`
-    rows: np.ndarray          # uint64 [sets, words]
-    bit_node: np.ndarray      # bit position -> evidence node number
-    work: int                 # products formed plus subset tests
+    status: np.ndarray  # per target
+    start: np.ndarray  # per target + 1: its rows in `rows`
+    rows: np.ndarray  # uint64 [sets, words]
+    bit_node: np.ndarray  # bit position -> evidence node number
+    work: int  # products formed plus subset tests
 
     def sets(self, k: int) -> list[list[int]] | None:
         if self.status[k] != OK:
             return None
         bit_node = self.bit_node
         result = []
-        for row in self.rows[self.start[k]:self.start[k + 1]]:
+        for row in self.rows[self.start[k] : self.start[k + 1]]:
             members = []
             for w, word in enumerate(row.tolist()):
                 while word:
@@ -118,8 +131,12 @@ class Labels:
         return result
 
 
-def labels(index: SupportIndex, targets: Sequence[int], max_sets: int = UNLIMITED,
-           max_work: int = UNLIMITED) -> Labels:
+def labels(
+    index: SupportIndex,
+    targets: Sequence[int],
+    max_sets: int = UNLIMITED,
+    max_work: int = UNLIMITED,
+) -> Labels:
     """The labels of ``targets`` (node numbers) in one compiled pass over their cones.
 
     A component whose label exceeds ``max_sets`` (or whose product would form more than
@@ -137,8 +154,15 @@ def labels(index: SupportIndex, targets: Sequence[int], max_sets: int = UNLIMITE
     """
     flat = flat_index(index)
     status, start, rows, bit_node, work = _run(
-        np.asarray(targets, dtype=np.int64), flat.is_evidence, flat.just_start, flat.justs, flat.ante_start,
-        flat.antes, int(min(max_sets, UNLIMITED)), int(min(max_work, UNLIMITED)))
+        np.asarray(targets, dtype=np.int64),
+        flat.is_evidence,
+        flat.just_start,
+        flat.justs,
+        flat.ante_start,
+        flat.antes,
+        int(min(max_sets, UNLIMITED)),
+        int(min(max_work, UNLIMITED)),
+    )
     return Labels(status, start, rows, bit_node, int(work))
 
 
@@ -151,12 +175,25 @@ def sets_of_ids(index: SupportIndex, found: Labels, k: int) -> frozenset[frozens
     return frozenset(frozenset(ids[n] for n in s) for s in sets)
 
 
-__all__ = ["FlatIndex", "Labels", "OK", "OVER_SETS", "OVER_WORK", "UNLIMITED", "components", "cone", "flat_index",
-           "labels", "offsets", "sets_of_ids"]
+__all__ = [
+    "FlatIndex",
+    "Labels",
+    "OK",
+    "OVER_SETS",
+    "OVER_WORK",
+    "UNLIMITED",
+    "components",
+    "cone",
+    "flat_index",
+    "labels",
+    "offsets",
+    "sets_of_ids",
+]
 
 
 # --- the compiled kernel ------------------------------------------------------------------
 # Sets are rows of uint64 words.
+
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _minimize(sets: Any, n: int, work: Any) -> Any:
@@ -256,7 +293,7 @@ def _product(cur: Any, other: Any, m: int, limit: int, work: Any) -> Any:
         work[1] = 1
         return cur[:0]
     if work[0] + p * m > work[2]:
-        work[1] = 2   # out of work: stop before forming the sets, not after
+        work[1] = 2  # out of work: stop before forming the sets, not after
         return cur[:0]
     product = np.empty((p * m, words), dtype=np.uint64)
     k = 0
@@ -270,8 +307,18 @@ def _product(cur: Any, other: Any, m: int, limit: int, work: Any) -> Any:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _justification(cur: Any, j: int, skip: int, ante_start: Any, antes: Any, local: Any, lab: Any, cnt: Any,
-                   limit: int, work: Any) -> Any:
+def _justification(
+    cur: Any,
+    j: int,
+    skip: int,
+    ante_start: Any,
+    antes: Any,
+    local: Any,
+    lab: Any,
+    cnt: Any,
+    limit: int,
+    work: Any,
+) -> Any:
     """``cur`` times the labels of justification j's antecedents other than local node
     ``skip`` (-1: none skipped)."""
     for r in range(ante_start[j], ante_start[j + 1]):
@@ -287,15 +334,36 @@ def _justification(cur: Any, j: int, skip: int, ante_start: Any, antes: Any, loc
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _evaluate(c: int, kept_start: Any, kept: Any, ante_start: Any, antes: Any, local: Any, lab: Any,
-              cnt: Any, words: int, limit: int, work: Any) -> Any:
+def _evaluate(
+    c: int,
+    kept_start: Any,
+    kept: Any,
+    ante_start: Any,
+    antes: Any,
+    local: Any,
+    lab: Any,
+    cnt: Any,
+    words: int,
+    limit: int,
+    work: Any,
+) -> Any:
     """The label of local claim c from its antecedents' labels (``work[1] = 1`` when a
     product is over the budget)."""
     chunks = []
     total = 0
     for q in range(kept_start[c], kept_start[c + 1]):
-        cur = _justification(np.zeros((1, words), dtype=np.uint64), kept[q], -1, ante_start, antes, local, lab,
-                             cnt, limit, work)
+        cur = _justification(
+            np.zeros((1, words), dtype=np.uint64),
+            kept[q],
+            -1,
+            ante_start,
+            antes,
+            local,
+            lab,
+            cnt,
+            limit,
+            work,
+        )
         if work[1]:
             return cur
         if cur.shape[0]:
@@ -354,14 +422,14 @@ def _insert(lab: Any, cnt: Any, x: int, row: Any, work: Any) -> bool:
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _grow_rows(rows: Any) -> Any:
     grown = np.empty((2 * rows.shape[0], rows.shape[1]), dtype=np.uint64)
-    grown[:rows.shape[0]] = rows
+    grown[: rows.shape[0]] = rows
     return grown
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _grow(values: Any) -> Any:
     grown = np.empty(2 * values.shape[0], dtype=np.int64)
-    grown[:values.shape[0]] = values
+    grown[: values.shape[0]] = values
     return grown
 
 
@@ -381,7 +449,9 @@ def _contains(lab: Any, cnt: Any, x: int, row: Any) -> bool:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def cone(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any) -> Any:
+def cone(
+    targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any
+) -> Any:
     """The support cone of ``targets`` through the justifications that no other
     justification of the same claim subsumes (antecedents a subset of its own; of two
     equal ones the first is kept): ``(local, nodes, kept, kept_start)``, where ``nodes``
@@ -410,7 +480,9 @@ def cone(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                     if j2 == j:
                         continue
                     s2, e2 = ante_start[j2], ante_start[j2 + 1]
-                    if (e2 - s2 < e - s or (e2 - s2 == e - s and j2 < j)) and _subset(antes, s2, e2, s, e):
+                    if (e2 - s2 < e - s or (e2 - s2 == e - s and j2 < j)) and _subset(
+                        antes, s2, e2, s, e
+                    ):
                         subsumed = True
                         break
                 if subsumed:
@@ -508,8 +580,16 @@ def components(member: Any, pred_start: Any, preds: Any) -> Any:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start: Any, antes: Any,
-         max_sets: int, max_work: int) -> Any:
+def _run(
+    targets: Any,
+    is_evidence: Any,
+    just_start: Any,
+    justs: Any,
+    ante_start: Any,
+    antes: Any,
+    max_sets: int,
+    max_work: int,
+) -> Any:
     # 1. the cone through the justifications no other justification of the claim subsumes
     local, nodes, kept_a, kept_s = cone(targets, is_evidence, just_start, justs, ante_start, antes)
     count = nodes.shape[0]
@@ -554,7 +634,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
             heavy = False
             for q in range(kept_s[x], kept_s[x + 1]):
                 j = kept_a[q]
-                inside = 0   # claim antecedents
+                inside = 0  # claim antecedents
                 for r in range(ante_start[j], ante_start[j + 1]):
                     if bit[local[antes[r]]] < 0:
                         inside += 1
@@ -591,7 +671,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
             cnt[x] = 1
         else:
             lab.append(np.zeros((0, words), dtype=np.uint64))
-    over = np.zeros(count, dtype=np.uint8)   # 1: over the set budget (or above such a claim)
+    over = np.zeros(count, dtype=np.uint8)  # 1: over the set budget (or above such a claim)
     done = np.zeros(count, dtype=np.uint8)
     spent = False
     for component in range(len(comp_start) - 1):
@@ -610,7 +690,9 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
             for q in range(pred_start[x], pred_start[x + 1]):
                 looped = looped or preds[q] == x
             if not looped:
-                lab[x] = _evaluate(x, kept_s, kept_a, ante_start, antes, local, lab, cnt, words, limit, work)
+                lab[x] = _evaluate(
+                    x, kept_s, kept_a, ante_start, antes, local, lab, cnt, words, limit, work
+                )
                 if work[1] == 2:
                     break
                 cnt[x] = lab[x].shape[0]
@@ -650,15 +732,30 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                     if a >= 0:
                         if not _contains(lab, cnt, a, row):
                             continue  # a smaller set replaced it; that one's event covers it
-                        claims, justs_of_a, lo, hi = watch_claim, watch_just, watch_start[a], watch_start[a + 1]
+                        claims, justs_of_a, lo, hi = (
+                            watch_claim,
+                            watch_just,
+                            watch_start[a],
+                            watch_start[a + 1],
+                        )
                     else:
                         claims, justs_of_a, lo, hi = seed_claim, seed_just, 0, seed_claim.shape[0]
                     for q in range(lo, hi):
                         x = claims[q]
                         if comp_of[x] != component:
                             continue  # a claim above the component: evaluated later, once
-                        found = _justification(row.reshape((1, words)), justs_of_a[q], a, ante_start, antes,
-                                               local, lab, cnt, limit, work)
+                        found = _justification(
+                            row.reshape((1, words)),
+                            justs_of_a[q],
+                            a,
+                            ante_start,
+                            antes,
+                            local,
+                            lab,
+                            cnt,
+                            limit,
+                            work,
+                        )
                         if work[1] == 2:
                             spent = True
                             break
@@ -683,7 +780,7 @@ def _run(targets: Any, is_evidence: Any, just_start: Any, justs: Any, ante_start
                     break
                 for z in range(first, last):
                     x = comp_nodes[z]
-                    lab[x] = lab[x][:cnt[x]].copy()
+                    lab[x] = lab[x][: cnt[x]].copy()
         work[1] = 0
         for z in range(first, last):
             x = comp_nodes[z]

@@ -18,7 +18,6 @@ from theory.graphalgo import ancestor_numbers, solve_component, strongly_connect
 from theory.index import SupportIndex, index_of
 from theory.structure import SupportStructure
 
-
 LABEL_BUDGET = 256
 """Sets a label may hold before the label algebra gives up and the SAT core takes over
 (the default of :func:`all_labels`, :func:`label_of` and the checker's certificates;
@@ -50,8 +49,9 @@ def _product(left: list[int], right: list[int], budget: int) -> list[int]:
     return minimize(result)
 
 
-def _label_of_justification(antecedents: Iterable[int], labels: Mapping[int, list[int] | None],
-                            budget: int) -> list[int]:
+def _label_of_justification(
+    antecedents: Iterable[int], labels: Mapping[int, list[int] | None], budget: int
+) -> list[int]:
     current = [0]
     for a in antecedents:
         label = labels[a]
@@ -62,7 +62,9 @@ def _label_of_justification(antecedents: Iterable[int], labels: Mapping[int, lis
     return current
 
 
-def _claim_label(n: int, index: SupportIndex, labels: Mapping[int, list[int] | None], budget: int) -> list[int]:
+def _claim_label(
+    n: int, index: SupportIndex, labels: Mapping[int, list[int] | None], budget: int
+) -> list[int]:
     union: set[int] = set()
     for j in index.justs_of[n]:
         union.update(_label_of_justification(index.just_antecedents[j], labels, budget))
@@ -72,8 +74,9 @@ def _claim_label(n: int, index: SupportIndex, labels: Mapping[int, list[int] | N
     return result
 
 
-def all_labels(index: SupportIndex, nodes: Iterable[int] | None = None,
-               budget: int = LABEL_BUDGET) -> dict[int, list[int] | None]:
+def all_labels(
+    index: SupportIndex, nodes: Iterable[int] | None = None, budget: int = LABEL_BUDGET
+) -> dict[int, list[int] | None]:
     """Labels (bitsets) of ``nodes`` (default all) and their cones, computed once, shared.
 
     A claim whose label would exceed ``budget`` sets, or that depends on such a claim, gets
@@ -86,7 +89,9 @@ def all_labels(index: SupportIndex, nodes: Iterable[int] | None = None,
         members = set(component)
         inputs_overflow = any(
             labels.get(a, 0) is None
-            for m in component for j in index.justs_of[m] for a in index.just_antecedents[j]
+            for m in component
+            for j in index.justs_of[m]
+            for a in index.just_antecedents[j]
             if a not in members
         )
         if inputs_overflow:
@@ -94,15 +99,22 @@ def all_labels(index: SupportIndex, nodes: Iterable[int] | None = None,
                 labels[m] = None
             continue
         try:
-            solve_component(index, component, labels, initial=[],
-                            update=lambda m: _claim_label(m, index, labels, budget))
+            solve_component(
+                index,
+                component,
+                labels,
+                initial=[],
+                update=lambda m: _claim_label(m, index, labels, budget),
+            )
         except LabelBudgetExceeded:
             for m in component:
                 labels[m] = None
     return labels
 
 
-def label_of(structure: SupportStructure, claim: str, budget: int = LABEL_BUDGET) -> frozenset[frozenset[str]] | None:
+def label_of(
+    structure: SupportStructure, claim: str, budget: int = LABEL_BUDGET
+) -> frozenset[frozenset[str]] | None:
     """The minimal justifications of ``claim``, or None if a label exceeds ``budget`` sets."""
     index = index_of(structure)
     target = index.number[structure.require_claim(claim)]

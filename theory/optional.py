@@ -27,7 +27,9 @@ def import_optional(module: str, extra: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError:
         top = module.split(".")[0]
-        raise MissingDependency(f"{top} is not installed: pip install 'jtms-revision[{extra}]'") from None
+        raise MissingDependency(
+            f"{top} is not installed: pip install 'jtms-revision[{extra}]'"
+        ) from None
 
 
 __all__ = ["MissingDependency", "import_optional"]

@@ -73,7 +73,7 @@ class Portfolio:
             arm.work = arm.entry
         try:
             while True:
-                arm = min(self.arms, key=lambda a: a.work)   # the first of the least worked
+                arm = min(self.arms, key=lambda a: a.work)  # the first of the least worked
                 if arm.steps is None:
                     arm.steps = arm.start()
                 try:
@@ -101,8 +101,9 @@ class Portfolio:
         return frozenset(self)
 
 
-def restarted(attempt: Callable[[int], tuple[bool, int, Iterable[frozenset[str]]]],
-              first: int = FIRST_BUDGET) -> Iterator[Step]:
+def restarted(
+    attempt: Callable[[int], tuple[bool, int, Iterable[frozenset[str]]]], first: int = FIRST_BUDGET
+) -> Iterator[Step]:
     """The steps of a method that cannot resume: ``attempt(budget)`` runs it afresh within
     ``budget`` work and says whether it finished, the work it did and what it found; each
     run that does not finish is followed by one with twice the budget."""

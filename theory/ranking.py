@@ -67,10 +67,12 @@ class Levels:
         if a == n or self.size == 1:
             return [[-support]]
         if self.order:
-            ga, gn = self.vars[a], self.vars[n]   # ga[k - 1] is "l_a >= k"
+            ga, gn = self.vars[a], self.vars[n]  # ga[k - 1] is "l_a >= k"
             top = self.size - 1
-            clauses = [[-support, gn[0]]]        # l_n >= 1
-            clauses.extend([-support, -ga[k - 1], gn[k]] for k in range(1, top))  # l_a >= k -> l_n >= k+1
+            clauses = [[-support, gn[0]]]  # l_n >= 1
+            clauses.extend(
+                [-support, -ga[k - 1], gn[k]] for k in range(1, top)
+            )  # l_a >= k -> l_n >= k+1
             clauses.append([-support, -ga[top - 1]])  # l_a <= size - 2
             return clauses
         return self._binary_below(support, a, n)

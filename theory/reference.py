@@ -20,7 +20,9 @@ def evidence_ancestors(structure: SupportStructure, claim: str) -> frozenset[str
     return frozenset(index.ids[n] for n in cone if index.is_evidence[n])
 
 
-def brute_force_minimal_justifications(structure: SupportStructure, claim: str) -> frozenset[frozenset[str]]:
+def brute_force_minimal_justifications(
+    structure: SupportStructure, claim: str
+) -> frozenset[frozenset[str]]:
     """Minimal true sets of f_c, by evaluating the least fixpoint on every evidence subset."""
     items = sorted(evidence_ancestors(structure, claim))
     found: list[frozenset[str]] = []
@@ -100,7 +102,9 @@ def brute_force_diagnoses(
                 if c not in reached:
                     reached.add(c)
                     stack.append(c)
-        keeps = frozenset(n for n in reached if n in after and n in structure.claims and n in before)
+        keeps = frozenset(
+            n for n in reached if n in after and n in structure.claims and n in before
+        )
         result.append((candidate, before - after, keeps))
     result.sort(key=lambda d: (len(d[1] & structure.claims), len(d[0]), sorted(d[0])))
     return result

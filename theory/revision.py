@@ -40,8 +40,12 @@ class Revision:
 
     def to_dict(self) -> dict[str, Any]:
         """The payload of ``jtms revise --json``: ``rule``, ``audit``, ``retired``, ``active``."""
-        return {"rule": self.rule, "audit": sorted_ids(self.audit), "retired": sorted_ids(self.retired),
-                "active": sorted_ids(self.active)}
+        return {
+            "rule": self.rule,
+            "audit": sorted_ids(self.audit),
+            "retired": sorted_ids(self.retired),
+            "active": sorted_ids(self.active),
+        }
 
 
 def downstream_numbers(index: IndexView, roots: Iterable[int]) -> set[int]:
@@ -58,7 +62,9 @@ def downstream_numbers(index: IndexView, roots: Iterable[int]) -> set[int]:
     return seen
 
 
-def exact_retired_numbers(index: IndexView, active: bytes | bytearray, audit: Iterable[int]) -> set[int]:
+def exact_retired_numbers(
+    index: IndexView, active: bytes | bytearray, audit: Iterable[int]
+) -> set[int]:
     """Exact revision on node numbers, bounded to the active downstream region of ``audit``.
 
     ``active`` is the state before the audit (a least fixpoint); it is not modified.
@@ -137,7 +143,9 @@ def none(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
 RULES: dict[str, RevisionRule] = {"exact": exact, "influence": influence, "none": none}
 
 
-def revise(structure: SupportStructure, audit: Iterable[str], rule: str | RevisionRule = "exact") -> Revision:
+def revise(
+    structure: SupportStructure, audit: Iterable[str], rule: str | RevisionRule = "exact"
+) -> Revision:
     """Apply a rule (by name or callable) and return the retired and the remaining active ids.
 
     Parameters
@@ -166,9 +174,12 @@ def revise(structure: SupportStructure, audit: Iterable[str], rule: str | Revisi
     return Revision(name, audit_ids, retired, remaining)
 
 
-
-def revise_in_force(structure: SupportStructure, in_force: Iterable[str], audit: Iterable[str],
-                    rule: str | RevisionRule = "exact") -> Revision:
+def revise_in_force(
+    structure: SupportStructure,
+    in_force: Iterable[str],
+    audit: Iterable[str],
+    rule: str | RevisionRule = "exact",
+) -> Revision:
     """What ``rule`` retires for ``audit`` in the graph as it stands while the audit
     ``in_force`` holds (exactly: :meth:`SupportStructure.under_audit`), as a stored memory
     stands after its audits. An id of ``in_force`` cannot be audited again.

@@ -23,20 +23,25 @@ critical(c).
 
 from __future__ import annotations
 
+import time
+import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
-import time
-import warnings
 from typing import Any, Literal
 
 from theory.canonical import sorted_ids, sorted_sets
+from theory.completion import SupportProgram
 from theory.errors import GraphError
 from theory.fixpoint import base_active
-from theory.completion import SupportProgram
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import IndexView, SupportIndex, index_of
-from theory.justifications import COMPILED_FROM, JustificationEnumerator, enumerate_minimal, kernels_loaded
+from theory.justifications import (
+    COMPILED_FROM,
+    JustificationEnumerator,
+    enumerate_minimal,
+    kernels_loaded,
+)
 from theory.labels import LABEL_BUDGET, all_labels
 from theory.structure import SupportStructure
 
@@ -60,14 +65,15 @@ class Violation:
     audit: frozenset[str]
     surviving_justification: frozenset[str] | None
 
-
     def to_dict(self) -> dict[str, Any]:
         """The ``violations`` entry of ``jtms check --json`` (docs/design.md section 4)."""
         return {
             "kind": self.kind,
             "audit": sorted_ids(self.audit),
             "surviving_justification": (
-                None if self.surviving_justification is None else sorted_ids(self.surviving_justification)
+                None
+                if self.surviving_justification is None
+                else sorted_ids(self.surviving_justification)
             ),
         }
 
@@ -88,7 +94,9 @@ class ClaimReport:
         return {
             "id": self.id,
             "active": self.active,
-            "minimal_justifications": sorted_sets(self.minimal_justifications) if self.minimal_justifications else [],
+            "minimal_justifications": sorted_sets(self.minimal_justifications)
+            if self.minimal_justifications
+            else [],
             "minimal_justifications_complete": self.minimal_justifications_complete,
             "influence_safe": self.influence_safe,
             "violations": [violation.to_dict() for violation in self.violations],
@@ -182,12 +190,19 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
         live = [m for m in component if active[m]]
         for part in strongly_connected_components(index, live, intact_only=active):
             # Greatest fixpoint inside a loop: start from "everything" (None) and shrink.
-            solve_component(index, part, critical, initial=None,
-                            update=lambda m: _critical_of(m, index, active, critical))
+            solve_component(
+                index,
+                part,
+                critical,
+                initial=None,
+                update=lambda m: _critical_of(m, index, active, critical),
+            )
     return Verdicts(active, ancestors, critical)
 
 
-def _critical_of(n: int, index: SupportIndex, active: bytes | bytearray, critical: list[int | None]) -> int | None:
+def _critical_of(
+    n: int, index: SupportIndex, active: bytes | bytearray, critical: list[int | None]
+) -> int | None:
     """AND over intact justifications of OR over antecedents; None stands for "all"."""
     result: int | None = None
     just_antecedents = index.just_antecedents
@@ -241,19 +256,27 @@ def check_structure(
     True
     """
     if max_justifications != "unset":  # the old, ambiguous name of max_listed
-        warnings.warn("check_structure(max_justifications=...) is now max_listed=...", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "check_structure(max_justifications=...) is now max_listed=...",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         max_listed = max_justifications
     structure = structure.under_audit(blocked)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
-    wanted = sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
+    wanted = (
+        sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
+    )
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
     # many claims for the SAT core: the compiled search lists each at a fraction of the
     # solver loop's cost, which repays loading the kernels (:data:`COMPILED_CHECK_FROM`)
-    compiled = certificates and (kernels_loaded() or index.size >= COMPILED_FROM or
-                                 sum(1 for n in unsafe if labels.get(n) is None) >= COMPILED_CHECK_FROM)
+    compiled = certificates and (
+        kernels_loaded()
+        or index.size >= COMPILED_FROM
+        or sum(1 for n in unsafe if labels.get(n) is None) >= COMPILED_CHECK_FROM
+    )
     reports = []
     unclassified: dict[str, Violation] = {}
     for claim in wanted:
@@ -268,9 +291,18 @@ def check_structure(
             witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
             # a witness-only violation is a value: one object per evidence item, shared
             # (a 100k-claim graph has millions of them)
-            report = ClaimReport(claim, True, False, tuple(
-                unclassified.get(e) or unclassified.setdefault(e, Violation(None, frozenset([e]), None))
-                for e in witnesses), frozenset(), False)
+            report = ClaimReport(
+                claim,
+                True,
+                False,
+                tuple(
+                    unclassified.get(e)
+                    or unclassified.setdefault(e, Violation(None, frozenset([e]), None))
+                    for e in witnesses
+                ),
+                frozenset(),
+                False,
+            )
         elif (label := labels.get(n)) is not None:
             report = _report_from_label(index, facts, claim, label, max_listed)
         else:
@@ -306,10 +338,14 @@ class ClaimSummary:
         return {
             "id": self.id,
             "active": self.active,
-            "minimal_justifications": sorted_sets(self.minimal_justifications) if self.minimal_justifications else [],
+            "minimal_justifications": sorted_sets(self.minimal_justifications)
+            if self.minimal_justifications
+            else [],
             "minimal_justifications_complete": self.influence_safe,
             "influence_safe": self.influence_safe,
-            "violations": [{"kind": None, "audit": [e], "surviving_justification": None} for e in self.examples],
+            "violations": [
+                {"kind": None, "audit": [e], "surviving_justification": None} for e in self.examples
+            ],
             "violation_count": self.violation_count,
             "violations_complete": self.violation_count == len(self.examples),
         }
@@ -370,8 +406,9 @@ def summarize_structure(
     index = index_of(structure)
     gone = structure.require(blocked)
     wanted = None if claims is None else [index.number[structure.require_claim(c)] for c in claims]
-    counts = count_verdicts(index, [index.number[n] for n in gone], wanted, examples=examples,
-                            progress=progress)
+    counts = count_verdicts(
+        index, [index.number[n] for n in gone], wanted, examples=examples, progress=progress
+    )
     summaries = tuple(counts.claims())
     return SafetySummary(all(c.influence_safe for c in summaries), summaries)
 
@@ -388,19 +425,29 @@ class SafetyCounts:
     :class:`ClaimSummary` when it is read, so a caller that streams them holds one at a time.
     """
 
-    def __init__(self, ids: Sequence[str], wanted: Any, active: Any, count: Any, examples: Any,
-                 listed: Any, critical_claim: Any, critical_bit: Any, bit_names: Sequence[str]) -> None:
+    def __init__(
+        self,
+        ids: Sequence[str],
+        wanted: Any,
+        active: Any,
+        count: Any,
+        examples: Any,
+        listed: Any,
+        critical_claim: Any,
+        critical_bit: Any,
+        bit_names: Sequence[str],
+    ) -> None:
         import numpy as np
 
         self._ids = ids
-        self._wanted = wanted              # claim numbers, in report order
-        self._active = active              # uint8 per node
-        self._count = count                # int64 per node: violations
-        self._examples = examples          # [node, k] witness bit numbers, ``listed`` of them
+        self._wanted = wanted  # claim numbers, in report order
+        self._active = active  # uint8 per node
+        self._count = count  # int64 per node: violations
+        self._examples = examples  # [node, k] witness bit numbers, ``listed`` of them
         self._listed = listed
-        self._critical_claim = critical_claim   # safe claims' critical evidence, sorted by claim
+        self._critical_claim = critical_claim  # safe claims' critical evidence, sorted by claim
         self._critical_bit = critical_bit
-        self._bit_names = bit_names        # bit -> evidence id
+        self._bit_names = bit_names  # bit -> evidence id
         counts = count[wanted] if len(wanted) else np.zeros(0, dtype=np.int64)
         self._totals = {
             "claims": int(len(wanted)),
@@ -424,7 +471,7 @@ class SafetyCounts:
         names = self._bit_names
         found = int(self._count[n])
         if found:
-            shown = tuple(names[b] for b in self._examples[n, :self._listed[n]].tolist())
+            shown = tuple(names[b] for b in self._examples[n, : self._listed[n]].tolist())
             return ClaimSummary(claim, True, False, found, shown, frozenset())
         lo, hi = (int(k) for k in self._critical_claim.searchsorted([n, n + 1]))
         critical = frozenset(names[b] for b in self._critical_bit[lo:hi].tolist())
@@ -476,7 +523,7 @@ def count_verdicts(
         active = active_numbers(index, blocked=set(int(n) for n in np.flatnonzero(gone)))
     flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
     just_start, justs, ante_start, antes = _flat_justifications(index)
-    just_claim = np.asarray(index.just_claim[:len(ante_start) - 1], dtype=np.int64)
+    just_claim = np.asarray(index.just_claim[: len(ante_start) - 1], dtype=np.int64)
     per_just = np.diff(ante_start)
     # justifications in force: the claim and every antecedent unblocked (under_audit)
     broken = np.zeros(len(per_just), dtype=bool)
@@ -489,8 +536,9 @@ def count_verdicts(
     bit_of[np.asarray(by_id, dtype=np.int64)] = np.arange(len(by_id), dtype=np.int64)
     bit_names = [ids[n] for n in by_id]
     if claims is None:
-        wanted = np.asarray(sorted(np.flatnonzero(is_evidence == 0).tolist(), key=ids.__getitem__),
-                            dtype=np.int64)
+        wanted = np.asarray(
+            sorted(np.flatnonzero(is_evidence == 0).tolist(), key=ids.__getitem__), dtype=np.int64
+        )
     else:
         wanted = np.asarray(list(claims), dtype=np.int64)
     row_of = np.full(size, -1, dtype=np.int64)  # claims get a critical set, evidence is its own
@@ -513,9 +561,32 @@ def count_verdicts(
     while first < total_bits:
         last = min(total_bits, first + span)
         pair_claims, pair_bits = kernel.block(
-            first, last, bit_of, row_of, just_start, justs, ante_start, antes, kept, flags,
-            order.comp_nodes, order.comp_start, order.comp_of, order.part_nodes, order.part_start,
-            order.part_of, order.succ_start, order.succ, anc, anc_words, crit, top, count, shown, listed)
+            first,
+            last,
+            bit_of,
+            row_of,
+            just_start,
+            justs,
+            ante_start,
+            antes,
+            kept,
+            flags,
+            order.comp_nodes,
+            order.comp_start,
+            order.comp_of,
+            order.part_nodes,
+            order.part_start,
+            order.part_of,
+            order.succ_start,
+            order.succ,
+            anc,
+            anc_words,
+            crit,
+            top,
+            count,
+            shown,
+            listed,
+        )
         if len(pair_claims) == 2 and pair_claims[0] == kernel.OVERFLOW and not len(pair_bits):
             # the block's sets did not fit the budget: a block smaller by at least the share
             # of the components that fitted (sets grow along the order, so a bit more)
@@ -534,11 +605,12 @@ def count_verdicts(
     del anc, crit, order
     claim_of = np.concatenate(critical_claim) if critical_claim else np.zeros(0, dtype=np.int32)
     bits = np.concatenate(critical_bit) if critical_bit else np.zeros(0, dtype=np.int64)
-    still_safe = count[claim_of] == 0     # listed while safe, then found unsafe: dropped
+    still_safe = count[claim_of] == 0  # listed while safe, then found unsafe: dropped
     claim_of, bits = claim_of[still_safe], bits[still_safe]
     grouped = np.argsort(claim_of, kind="stable")
-    return SafetyCounts(ids, wanted, flags, count, shown, listed, claim_of[grouped], bits[grouped],
-                        bit_names)
+    return SafetyCounts(
+        ids, wanted, flags, count, shown, listed, claim_of[grouped], bits[grouped], bit_names
+    )
 
 
 def claim_numbers(index: IndexView, claims: Iterable[str]) -> list[int]:
@@ -571,8 +643,10 @@ def _flat_justifications(index: IndexView) -> tuple[Any, Any, Any, Any]:
         per_just = np.fromiter(map(len, antecedents), dtype=np.int64, count=len(antecedents))
         ante_start = np.zeros(len(antecedents) + 1, dtype=np.int64)
         np.cumsum(per_just, out=ante_start[1:])
-        antes = np.fromiter(chain.from_iterable(antecedents), dtype=np.int64, count=int(ante_start[-1]))
-    just_claim = np.asarray(index.just_claim[:len(ante_start) - 1], dtype=np.int64)
+        antes = np.fromiter(
+            chain.from_iterable(antecedents), dtype=np.int64, count=int(ante_start[-1])
+        )
+    just_claim = np.asarray(index.just_claim[: len(ante_start) - 1], dtype=np.int64)
     justs = np.argsort(just_claim, kind="stable")
     just_start = np.zeros(index.size + 1, dtype=np.int64)
     np.cumsum(np.bincount(just_claim, minlength=index.size), out=just_start[1:])
@@ -588,8 +662,9 @@ def _ordered(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
     return sorted(sets, key=lambda s: (len(s), sorted(s)))
 
 
-def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: list[int],
-                       max_listed: int | None) -> ClaimReport:
+def _report_from_label(
+    index: SupportIndex, facts: Verdicts, claim: str, label: list[int], max_listed: int | None
+) -> ClaimReport:
     """Certificates from a complete label: kinds and survivors are lookups."""
     everything = _ordered(index.names_of_bits(bits) for bits in label)
     relevant = frozenset().union(*everything) if everything else frozenset()
@@ -603,8 +678,9 @@ def _report_from_label(index: SupportIndex, facts: Verdicts, claim: str, label: 
     return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
 
 
-def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str,
-                     max_listed: int | None, compiled: bool = False) -> ClaimReport:
+def _report_from_sat(
+    index: SupportIndex, facts: Verdicts, claim: str, max_listed: int | None, compiled: bool = False
+) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap, then exact queries; with
     ``compiled``, every minimal justification by the compiled methods, so kinds and
     survivors are lookups as from a label."""
@@ -617,7 +693,9 @@ def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str,
         return _report_from_label(index, facts, claim, label, max_listed)
     program = SupportProgram.of(index, index.number[claim])
     # the portfolio of solver loops: no support loop can stall the listing
-    listed = list(islice(enumerate_minimal(program), None if max_listed is None else max_listed + 1))
+    listed = list(
+        islice(enumerate_minimal(program), None if max_listed is None else max_listed + 1)
+    )
     complete = max_listed is None or len(listed) <= max_listed
     # exact queries past the cap on the level-ranked encoding: every model founded, so
     # none of them needs a loop formula
@@ -631,7 +709,11 @@ def _report_from_sat(index: SupportIndex, facts: Verdicts, claim: str,
         if complete:
             kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
         else:
-            kind = ALTERNATIVE_SUPPORT if (e in relevant or enumerator.is_relevant(e)) else REDUNDANT_INFLUENCE
+            kind = (
+                ALTERNATIVE_SUPPORT
+                if (e in relevant or enumerator.is_relevant(e))
+                else REDUNDANT_INFLUENCE
+            )
             survivor = survivor or enumerator.surviving([e])
         violations.append(Violation(kind, frozenset([e]), survivor))
     enumerator.close()

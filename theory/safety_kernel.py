@@ -40,20 +40,27 @@ from theory.bitops import popcount
 class Order:
     """Node orders for the two fixpoints (compressed components, topological order)."""
 
-    comp_nodes: np.ndarray   # int32: claims, component by component
-    comp_start: np.ndarray   # int64 [components + 1]
-    comp_of: np.ndarray      # int32 [size]: component of a claim, -1 for evidence
-    part_nodes: np.ndarray   # int32: active claims, part by part (intact justifications)
-    part_start: np.ndarray   # int64 [parts + 1]
-    part_of: np.ndarray      # int32 [size]: part of an active claim, -1 otherwise
-    succ_start: np.ndarray   # int64 [size + 1]: active claims whose intact justification uses n
-    succ: np.ndarray         # int32
+    comp_nodes: np.ndarray  # int32: claims, component by component
+    comp_start: np.ndarray  # int64 [components + 1]
+    comp_of: np.ndarray  # int32 [size]: component of a claim, -1 for evidence
+    part_nodes: np.ndarray  # int32: active claims, part by part (intact justifications)
+    part_start: np.ndarray  # int64 [parts + 1]
+    part_of: np.ndarray  # int32 [size]: part of an active claim, -1 otherwise
+    succ_start: np.ndarray  # int64 [size + 1]: active claims whose intact justification uses n
+    succ: np.ndarray  # int32
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _predecessors(size: int, is_evidence: np.ndarray, just_start: np.ndarray, justs: np.ndarray,
-                  ante_start: np.ndarray, antes: np.ndarray, use_just: np.ndarray,
-                  node_ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _predecessors(
+    size: int,
+    is_evidence: np.ndarray,
+    just_start: np.ndarray,
+    justs: np.ndarray,
+    ante_start: np.ndarray,
+    antes: np.ndarray,
+    use_just: np.ndarray,
+    node_ok: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Claim -> the claims among the antecedents of its usable justifications (repeats kept)."""
     start = np.zeros(size + 1, dtype=np.int64)
     for m in range(size):
@@ -83,8 +90,13 @@ def _predecessors(size: int, is_evidence: np.ndarray, just_start: np.ndarray, ju
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _tarjan(size: int, is_evidence: np.ndarray, node_ok: np.ndarray, pred_start: np.ndarray,
-            pred: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tarjan(
+    size: int,
+    is_evidence: np.ndarray,
+    node_ok: np.ndarray,
+    pred_start: np.ndarray,
+    pred: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Strongly connected components of the usable claims, antecedents first (iterative Tarjan)."""
     number = np.full(size, -1, dtype=np.int64)
     low = np.zeros(size, dtype=np.int64)
@@ -146,11 +158,13 @@ def _tarjan(size: int, is_evidence: np.ndarray, node_ok: np.ndarray, pred_start:
                         break
                 components += 1
                 starts[components] = filled
-    return nodes[:filled].copy(), starts[:components + 1].copy(), comp_of
+    return nodes[:filled].copy(), starts[: components + 1].copy(), comp_of
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _successors(size: int, pred_start: np.ndarray, pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _successors(
+    size: int, pred_start: np.ndarray, pred: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The reverse of a predecessor list (a pair repeats as often as it does there)."""
     start = np.zeros(size + 1, dtype=np.int64)
     for m in range(size):
@@ -168,24 +182,41 @@ def _successors(size: int, pred_start: np.ndarray, pred: np.ndarray) -> tuple[np
     return start, succ
 
 
-def order(is_evidence: np.ndarray, just_start: np.ndarray, justs: np.ndarray, ante_start: np.ndarray,
-          antes: np.ndarray, kept: np.ndarray, active: np.ndarray) -> Order:
+def order(
+    is_evidence: np.ndarray,
+    just_start: np.ndarray,
+    justs: np.ndarray,
+    ante_start: np.ndarray,
+    antes: np.ndarray,
+    kept: np.ndarray,
+    active: np.ndarray,
+) -> Order:
     """The component orders of the graph whose justifications in force are ``kept``."""
     size = len(is_evidence)
     everything = np.ones(size, dtype=np.uint8)
-    pred_start, pred = _predecessors(size, is_evidence, just_start, justs, ante_start, antes, kept, everything)
+    pred_start, pred = _predecessors(
+        size, is_evidence, just_start, justs, ante_start, antes, kept, everything
+    )
     comp_nodes, comp_start, comp_of = _tarjan(size, is_evidence, everything, pred_start, pred)
     del pred_start, pred
     intact = _intact(just_start, justs, ante_start, antes, kept, active)
-    pred_start, pred = _predecessors(size, is_evidence, just_start, justs, ante_start, antes, intact, active)
+    pred_start, pred = _predecessors(
+        size, is_evidence, just_start, justs, ante_start, antes, intact, active
+    )
     part_nodes, part_start, part_of = _tarjan(size, is_evidence, active, pred_start, pred)
     succ_start, succ = _successors(size, pred_start, pred)
     return Order(comp_nodes, comp_start, comp_of, part_nodes, part_start, part_of, succ_start, succ)
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _intact(just_start: np.ndarray, justs: np.ndarray, ante_start: np.ndarray, antes: np.ndarray,
-            kept: np.ndarray, active: np.ndarray) -> np.ndarray:
+def _intact(
+    just_start: np.ndarray,
+    justs: np.ndarray,
+    ante_start: np.ndarray,
+    antes: np.ndarray,
+    kept: np.ndarray,
+    active: np.ndarray,
+) -> np.ndarray:
     """Justifications in force whose claim and antecedents are all active."""
     result = np.zeros(len(ante_start) - 1, dtype=np.uint8)
     for m in range(len(just_start) - 1):
@@ -210,11 +241,27 @@ OVERFLOW = -1
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _update(m: int, lo_bit: int, hi_bit: int, bit_of: np.ndarray, row_of: np.ndarray,
-            just_start: np.ndarray, justs: np.ndarray, ante_start: np.ndarray, antes: np.ndarray,
-            kept: np.ndarray, active: np.ndarray, crit_items: np.ndarray, crit_start: np.ndarray,
-            crit_len: np.ndarray, top: np.ndarray, mark: np.ndarray, epoch: np.ndarray,
-            res: np.ndarray, tmp: np.ndarray) -> int:
+def _update(
+    m: int,
+    lo_bit: int,
+    hi_bit: int,
+    bit_of: np.ndarray,
+    row_of: np.ndarray,
+    just_start: np.ndarray,
+    justs: np.ndarray,
+    ante_start: np.ndarray,
+    antes: np.ndarray,
+    kept: np.ndarray,
+    active: np.ndarray,
+    crit_items: np.ndarray,
+    crit_start: np.ndarray,
+    crit_len: np.ndarray,
+    top: np.ndarray,
+    mark: np.ndarray,
+    epoch: np.ndarray,
+    res: np.ndarray,
+    tmp: np.ndarray,
+) -> int:
     """``res[:n]`` = AND over intact justifications of OR over antecedents; returns n, or -1
     when no justification counts (an antecedent at the top leaves the AND as it is): the top."""
     found = -1
@@ -262,13 +309,33 @@ def _update(m: int, lo_bit: int, hi_bit: int, bit_of: np.ndarray, row_of: np.nda
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def block(lo_bit: int, hi_bit: int, bit_of: np.ndarray, row_of: np.ndarray, just_start: np.ndarray,
-          justs: np.ndarray, ante_start: np.ndarray, antes: np.ndarray, kept: np.ndarray,
-          active: np.ndarray, comp_nodes: np.ndarray, comp_start: np.ndarray, comp_of: np.ndarray,
-          part_nodes: np.ndarray, part_start: np.ndarray, part_of: np.ndarray, succ_start: np.ndarray,
-          succ: np.ndarray, anc_items: np.ndarray, anc_words: np.ndarray, crit_items: np.ndarray,
-          top: np.ndarray,
-          count: np.ndarray, examples: np.ndarray, listed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def block(
+    lo_bit: int,
+    hi_bit: int,
+    bit_of: np.ndarray,
+    row_of: np.ndarray,
+    just_start: np.ndarray,
+    justs: np.ndarray,
+    ante_start: np.ndarray,
+    antes: np.ndarray,
+    kept: np.ndarray,
+    active: np.ndarray,
+    comp_nodes: np.ndarray,
+    comp_start: np.ndarray,
+    comp_of: np.ndarray,
+    part_nodes: np.ndarray,
+    part_start: np.ndarray,
+    part_of: np.ndarray,
+    succ_start: np.ndarray,
+    succ: np.ndarray,
+    anc_items: np.ndarray,
+    anc_words: np.ndarray,
+    crit_items: np.ndarray,
+    top: np.ndarray,
+    count: np.ndarray,
+    examples: np.ndarray,
+    listed: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Solve the evidence bits ``lo_bit .. hi_bit - 1``.
 
     Ancestors are one set per component (its members share them): a sorted list of bit
@@ -289,11 +356,11 @@ def block(lo_bit: int, hi_bit: int, bit_of: np.ndarray, row_of: np.ndarray, just
     failed = np.full(2, OVERFLOW, dtype=np.int32), np.zeros(0, dtype=np.int64)
     components = comp_start.shape[0] - 1
     words = (span + 63) >> 6
-    acc = np.zeros(max(1, words), dtype=np.uint64)   # the union being formed, as a bitmap
-    items = np.empty(max(1, span), dtype=np.int32)   # its members while it is sparse
-    dense = np.zeros(components, dtype=np.uint8)     # ancestors stored as `words` bitset words
+    acc = np.zeros(max(1, words), dtype=np.uint64)  # the union being formed, as a bitmap
+    items = np.empty(max(1, span), dtype=np.int32)  # its members while it is sparse
+    dense = np.zeros(components, dtype=np.uint8)  # ancestors stored as `words` bitset words
     anc_start = np.zeros(components, dtype=np.int64)
-    anc_len = np.zeros(components, dtype=np.int64)   # members (sparse: also the list's length)
+    anc_len = np.zeros(components, dtype=np.int64)  # members (sparse: also the list's length)
     fill = 0
     dense_fill = 0
     capacity = anc_items.shape[0]
@@ -345,7 +412,7 @@ def block(lo_bit: int, hi_bit: int, bit_of: np.ndarray, row_of: np.ndarray, just
                 x = items[i]
                 acc[x >> 6] = 0
                 anc_items[fill + i] = x
-            anc_items[fill:fill + n_items].sort()
+            anc_items[fill : fill + n_items].sort()
             anc_start[c] = fill
             anc_len[c] = n_items
             fill += n_items
@@ -389,8 +456,27 @@ def block(lo_bit: int, hi_bit: int, bit_of: np.ndarray, row_of: np.ndarray, just
                 head = 0
             pending -= 1
             queued[m] = 0
-            found = _update(m, lo_bit, hi_bit, bit_of, row_of, just_start, justs, ante_start, antes,
-                            kept, active, crit_items, crit_start, crit_len, top, mark, epoch, res, tmp)
+            found = _update(
+                m,
+                lo_bit,
+                hi_bit,
+                bit_of,
+                row_of,
+                just_start,
+                justs,
+                ante_start,
+                antes,
+                kept,
+                active,
+                crit_items,
+                crit_start,
+                crit_len,
+                top,
+                mark,
+                epoch,
+                res,
+                tmp,
+            )
             if found < 0:
                 continue  # still the top, unchanged
             r = row_of[m]
@@ -445,7 +531,7 @@ def block(lo_bit: int, hi_bit: int, bit_of: np.ndarray, row_of: np.ndarray, just
                     v ^= low
                 w += 1
         else:
-            ancestors = anc_items[anc_start[c]:anc_start[c] + anc_len[c]]
+            ancestors = anc_items[anc_start[c] : anc_start[c] + anc_len[c]]
             for t in range(crit_start[r], crit_start[r] + crit_len[r]):
                 x = crit_items[t]
                 mark[x] = stamp

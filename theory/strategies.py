@@ -88,11 +88,15 @@ def _lists(element: st.SearchStrategy, low: int, high: int) -> st.SearchStrategy
     return st.lists(element, min_size=low, max_size=high)
 
 
-def _subset(draw: st.DrawFn, pool: Sequence[str], low: int, high: int, label: str | None = None) -> list[str]:
+def _subset(
+    draw: st.DrawFn, pool: Sequence[str], low: int, high: int, label: str | None = None
+) -> list[str]:
     """Distinct items of ``pool``; shrinks towards fewer and earlier items."""
     if not pool:
         return []
-    positions = draw(_index_lists(len(pool), min(low, len(pool)), min(high, len(pool))), label=label)
+    positions = draw(
+        _index_lists(len(pool), min(low, len(pool)), min(high, len(pool))), label=label
+    )
     return [pool[i] for i in positions]
 
 
@@ -110,7 +114,9 @@ def _check_range(name: str, low: int, high: int) -> None:
     _check_int(f"min_{name}", low)
     _check_int(f"max_{name}", high)
     if high < low:
-        raise InvalidArgument(f"need min_{name} <= max_{name}, got min_{name}={low} and max_{name}={high}")
+        raise InvalidArgument(
+            f"need min_{name} <= max_{name}, got min_{name}={low} and max_{name}={high}"
+        )
 
 
 def _renamed(old: str, old_value: int | None, new: str, new_value: int, default: int) -> int:
@@ -174,8 +180,12 @@ def support_structures(
     """
     _check_range("evidence", min_evidence, max_evidence)
     _check_range("claims", min_claims, max_claims)
-    max_alternatives = _renamed("max_justifications", max_justifications, "max_alternatives", max_alternatives, 3)
-    min_alternatives = _renamed("min_justifications", min_justifications, "min_alternatives", min_alternatives, 0)
+    max_alternatives = _renamed(
+        "max_justifications", max_justifications, "max_alternatives", max_alternatives, 3
+    )
+    min_alternatives = _renamed(
+        "min_justifications", min_justifications, "min_alternatives", min_alternatives, 0
+    )
     _check_int("min_alternatives", min_alternatives)
     _check_int("max_alternatives", max_alternatives)
     _check_int("max_antecedents", max_antecedents)
@@ -184,8 +194,18 @@ def support_structures(
     for name, flag in (("cycles", cycles), ("premises", premises), ("redundant", redundant)):
         _check_bool(name, flag)
     return _support_structures(
-        min_evidence, max_evidence, min_claims, max_claims, max_alternatives, max_antecedents,
-        cycles, premises, max_depth, max_fan_in, redundant, min_alternatives,
+        min_evidence,
+        max_evidence,
+        min_claims,
+        max_claims,
+        max_alternatives,
+        max_antecedents,
+        cycles,
+        premises,
+        max_depth,
+        max_fan_in,
+        redundant,
+        min_alternatives,
     )
 
 
@@ -214,33 +234,46 @@ def _support_structures(
     # only the last one) and reorder them. A block refers to antecedents by "virtual"
     # positions, resolved below against the antecedents that claim may use.
     block = _claim_block(
-        max_evidence + max_claims, max_depth, max_fan_in,
-        min_alternatives, max(min_alternatives, max_alternatives),
-        max_antecedents, premises, redundant,
+        max_evidence + max_claims,
+        max_depth,
+        max_fan_in,
+        min_alternatives,
+        max(min_alternatives, max_alternatives),
+        max_antecedents,
+        premises,
+        redundant,
     )
     blocks = draw(_lists(block, min_claims, max_claims), label="claims")
     evidence = [f"e{i}" for i in range(n_evidence)]
     claims = [f"c{i}" for i in range(len(blocks))]
-    layers = [layer if layer is not None else position for position, (layer, _) in enumerate(blocks)]
+    layers = [
+        layer if layer is not None else position for position, (layer, _) in enumerate(blocks)
+    ]
     justifications: list[tuple[str, list[str]]] = []
-    for position, (layer, own) in enumerate(blocks):
+    for position, (_layer, own) in enumerate(blocks):
         # Claims this one may use, nearest earlier lower-layer claim first; with cycles
         # then itself, later claims, and earlier claims on the same or a higher layer.
         lower = [claims[j] for j in range(position - 1, -1, -1) if layers[j] < layers[position]]
         usable = lower
         if cycles:
-            usable = lower + [claims[j] for j in range(position, len(claims))] + [
-                claims[j] for j in range(position) if layers[j] >= layers[position]
-            ]
+            usable = (
+                lower
+                + [claims[j] for j in range(position, len(claims))]
+                + [claims[j] for j in range(position) if layers[j] >= layers[position]]
+            )
         for antecedents in own:
-            resolved = {r for v in antecedents if (r := _resolve(v, max_evidence, evidence, usable))}
+            resolved = {
+                r for v in antecedents if (r := _resolve(v, max_evidence, evidence, usable))
+            }
             if not resolved and not premises:
                 continue
             justifications.append((claims[position], sorted(resolved)))
     return SupportStructure.build(evidence, claims, justifications)
 
 
-def _resolve(v: int, max_evidence: int, evidence: Sequence[str], usable: Sequence[str]) -> str | None:
+def _resolve(
+    v: int, max_evidence: int, evidence: Sequence[str], usable: Sequence[str]
+) -> str | None:
     """A virtual antecedent position -> an id, stable when other claims are deleted.
 
     Positions below ``max_evidence`` name evidence, the others count back through the
@@ -281,7 +314,9 @@ def _claim_block(
             if fan is None:
                 own.append(draw(_index_lists(virtual, low, min(max_antecedents, virtual))))
             elif fan:
-                picks = draw(_index_lists(len(fan), min(low, len(fan)), min(max_antecedents, len(fan))))
+                picks = draw(
+                    _index_lists(len(fan), min(low, len(fan)), min(max_antecedents, len(fan)))
+                )
                 own.append([fan[i] for i in picks])
             else:
                 own.append([])
@@ -354,7 +389,9 @@ def graphs_with_audits(
     _check_bool("evidence_only", evidence_only)
     _check_int("min_audit", min_audit)
     _check_int("max_audit", max_audit, min_audit, optional=True)
-    return _graphs_with_audits(support_structures(**graph_options), evidence_only, min_audit, max_audit)
+    return _graphs_with_audits(
+        support_structures(**graph_options), evidence_only, min_audit, max_audit
+    )
 
 
 @st.composite
@@ -386,8 +423,10 @@ def graphs_with_nogoods(
     structure = draw(support_structures(**graph_options))
     pool = sorted(structure.claims, key=_natural) + sorted(structure.evidence, key=_natural)
     count = draw(_integers(min_nogoods, max_nogoods), label="nogood count")
-    nogoods = [Nogood(f"n{i}", frozenset(_subset(draw, pool, 1, max_nodes, label="nogood")))
-               for i in range(count)]
+    nogoods = [
+        Nogood(f"n{i}", frozenset(_subset(draw, pool, 1, max_nodes, label="nogood")))
+        for i in range(count)
+    ]
     return structure.with_nogoods(nogoods)
 
 
@@ -429,7 +468,9 @@ def audit_sequences(
     _check_int("max_step_size", max_step_size, 1)
     _check_bool("evidence_only", evidence_only)
     _check_bool("reinstatements", reinstatements)
-    return _audit_sequences(structure, min_steps, max_steps, evidence_only, reinstatements, max_step_size)
+    return _audit_sequences(
+        structure, min_steps, max_steps, evidence_only, reinstatements, max_step_size
+    )
 
 
 @st.composite
@@ -501,8 +542,11 @@ def _graphs_with_audit_sequences(
     structure = draw(graphs)
     steps = draw(
         audit_sequences(
-            structure, min_steps=min_steps, max_steps=max_steps,
-            evidence_only=evidence_only, reinstatements=reinstatements,
+            structure,
+            min_steps=min_steps,
+            max_steps=max_steps,
+            evidence_only=evidence_only,
+            reinstatements=reinstatements,
         )
     )
     return structure, steps

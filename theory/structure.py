@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple
 from functools import cached_property
+from typing import NamedTuple
 
 from theory.errors import GraphError
 
@@ -110,11 +110,15 @@ class SupportStructure:
             if justification not in seen:  # a repeated justification adds nothing
                 seen.add(justification)
                 built.append(justification)
-        return cls(nodes=nodes, justifications=tuple(built), nogoods=_checked_nogoods(nogoods, nodes))
+        return cls(
+            nodes=nodes, justifications=tuple(built), nogoods=_checked_nogoods(nogoods, nodes)
+        )
 
     def with_nogoods(self, nogoods: Iterable[Nogood]) -> "SupportStructure":
         """The same graph carrying ``nogoods`` instead of its own (validated)."""
-        return SupportStructure(self.nodes, self.justifications, _checked_nogoods(nogoods, self.nodes))
+        return SupportStructure(
+            self.nodes, self.justifications, _checked_nogoods(nogoods, self.nodes)
+        )
 
     # --- views ------------------------------------------------------------------------
     @cached_property
@@ -149,7 +153,9 @@ class SupportStructure:
         gone = self.require(blocked)
         if not gone:
             return self
-        kept = [j for j in self.justifications if j.claim not in gone and not (j.antecedents & gone)]
+        kept = [
+            j for j in self.justifications if j.claim not in gone and not (j.antecedents & gone)
+        ]
         texts = {n.id: n.text for n in self.nodes.values() if n.text}
         return SupportStructure.build(self.evidence - gone, self.claims, kept, texts=texts)
 

@@ -40,14 +40,17 @@ def as_table(values: Sequence[bool]) -> int:
 def minimal_points(table: int, n: int) -> list[int]:
     """The minimal true sets of f, in increasing order of their bitmask."""
     return [
-        x for x in range(1 << n)
+        x
+        for x in range(1 << n)
         if table >> x & 1 and not any(table >> (x & ~(1 << i)) & 1 for i in range(n) if x >> i & 1)
     ]
 
 
 def is_monotone(table: int, n: int) -> bool:
     """Adding an item never turns f from true to false."""
-    return all(not table >> x & 1 or table >> (x | 1 << i) & 1 for x in range(1 << n) for i in range(n))
+    return all(
+        not table >> x & 1 or table >> (x | 1 << i) & 1 for x in range(1 << n) for i in range(n)
+    )
 
 
 def essential_items(points: Iterable[int], n: int) -> set[int]:
@@ -55,7 +58,9 @@ def essential_items(points: Iterable[int], n: int) -> set[int]:
     return {i for x in points for i in range(n) if x >> i & 1}
 
 
-def flat_structure(points: Iterable[int], n: int, extra: Iterable[Iterable[int]] = ()) -> SupportStructure:
+def flat_structure(
+    points: Iterable[int], n: int, extra: Iterable[Iterable[int]] = ()
+) -> SupportStructure:
     """The one-claim memory graph ``c <- p`` for each minimal point (plus ``extra``
     justifications, as item-number sets) over evidence ``e1..en``."""
     justifications = [(CLAIM, point_names(x)) for x in points]
@@ -63,5 +68,13 @@ def flat_structure(points: Iterable[int], n: int, extra: Iterable[Iterable[int]]
     return SupportStructure.build([item_name(i) for i in range(n)], [CLAIM], justifications)
 
 
-__all__ = ["CLAIM", "as_table", "essential_items", "flat_structure", "is_monotone", "item_name",
-           "minimal_points", "point_names"]
+__all__ = [
+    "CLAIM",
+    "as_table",
+    "essential_items",
+    "flat_structure",
+    "is_monotone",
+    "item_name",
+    "minimal_points",
+    "point_names",
+]

@@ -37,8 +37,9 @@ def si_value(value: Any) -> tuple[Any, Any]:
 def same_dimension(a: Any, b: Any) -> bool:
     from sympy.physics.units.systems.si import dimsys_SI
 
-    return bool(dimsys_SI.get_dimensional_dependencies(a) ==
-                dimsys_SI.get_dimensional_dependencies(b))
+    return bool(
+        dimsys_SI.get_dimensional_dependencies(a) == dimsys_SI.get_dimensional_dependencies(b)
+    )
 
 
 def _ordered(values: list[Any]) -> list[Any]:
@@ -59,21 +60,39 @@ def _ordered(values: list[Any]) -> list[Any]:
 
 
 # functions whose arguments may carry units (all others need dimensionless arguments)
-KEEPS_UNITS = frozenset({"sqrt", "abs", "Abs", "min", "max", "Min", "Max", "sum", "mean",
-                         "median", "variance", "stdev"})
+KEEPS_UNITS = frozenset(
+    {"sqrt", "abs", "Abs", "min", "max", "Min", "Max", "sum", "mean", "median", "variance", "stdev"}
+)
 
 
 def apply_function(name: str, args: list[Any]) -> Any:
     """The sympy value of a whitelisted function on built arguments."""
     import sympy
 
-    simple = {"sqrt": sympy.sqrt, "exp": sympy.exp, "ln": sympy.log, "sin": sympy.sin,
-              "cos": sympy.cos, "tan": sympy.tan, "asin": sympy.asin, "acos": sympy.acos,
-              "atan": sympy.atan, "atan2": sympy.atan2, "sinh": sympy.sinh, "cosh": sympy.cosh,
-              "tanh": sympy.tanh, "abs": sympy.Abs, "Abs": sympy.Abs, "floor": sympy.floor,
-              "ceiling": sympy.ceiling, "factorial": sympy.factorial,
-              "binomial": sympy.binomial, "gcd": sympy.gcd, "lcm": sympy.lcm,
-              "Rational": sympy.Rational}
+    simple = {
+        "sqrt": sympy.sqrt,
+        "exp": sympy.exp,
+        "ln": sympy.log,
+        "sin": sympy.sin,
+        "cos": sympy.cos,
+        "tan": sympy.tan,
+        "asin": sympy.asin,
+        "acos": sympy.acos,
+        "atan": sympy.atan,
+        "atan2": sympy.atan2,
+        "sinh": sympy.sinh,
+        "cosh": sympy.cosh,
+        "tanh": sympy.tanh,
+        "abs": sympy.Abs,
+        "Abs": sympy.Abs,
+        "floor": sympy.floor,
+        "ceiling": sympy.ceiling,
+        "factorial": sympy.factorial,
+        "binomial": sympy.binomial,
+        "gcd": sympy.gcd,
+        "lcm": sympy.lcm,
+        "Rational": sympy.Rational,
+    }
     n = len(args)
     if name not in KEEPS_UNITS and not all(dimensionless(si_value(a)[1]) for a in args):
         raise DimensionError(f"{name} of a quantity with units")
@@ -113,5 +132,12 @@ def dimensionless(dimension: Any) -> bool:
     return not dimsys_SI.get_dimensional_dependencies(dimension)
 
 
-__all__ = ["KEEPS_UNITS", "DimensionError", "Refusal", "apply_function", "dimensionless", "same_dimension",
-           "si_value"]
+__all__ = [
+    "KEEPS_UNITS",
+    "DimensionError",
+    "Refusal",
+    "apply_function",
+    "dimensionless",
+    "same_dimension",
+    "si_value",
+]

@@ -31,10 +31,15 @@ from fractions import Fraction
 from typing import Any
 
 from jtms.calc.evaluation import DimensionError, Refusal, dimensionless, same_dimension, si_value
-from jtms.calc.safe_expr import UnsafeExpression, build_expression, check_expression, stated_precision
+from jtms.calc.safe_expr import (
+    UnsafeExpression,
+    build_expression,
+    check_expression,
+    stated_precision,
+)
 
-EXACT_DIGITS = 50       # digits to which non-rational values are compared "exactly"
-GUARD_DIGITS = 15       # digits evaluated beyond those a comparison needs
+EXACT_DIGITS = 50  # digits to which non-rational values are compared "exactly"
+GUARD_DIGITS = 15  # digits evaluated beyond those a comparison needs
 
 
 @dataclass(frozen=True)
@@ -46,8 +51,11 @@ class Tolerance:
     atol: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "rtol": self.rtol if self.mode == "explicit" else None,
-                "atol": self.atol if self.mode == "explicit" else None}
+        return {
+            "mode": self.mode,
+            "rtol": self.rtol if self.mode == "explicit" else None,
+            "atol": self.atol if self.mode == "explicit" else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -57,8 +65,8 @@ class Outcome:
     status: str
     recomputed: str | None = None
     problem: str = ""
-    difference: str | None = None    # |recomputed - recorded| in the recorded unit
-    allowed: str | None = None       # the difference the tolerance allows
+    difference: str | None = None  # |recomputed - recorded| in the recorded unit
+    allowed: str | None = None  # the difference the tolerance allows
 
 
 def prepare() -> None:
@@ -75,6 +83,7 @@ def warm_up() -> None:
 
 # --- comparing --------------------------------------------------------------------------------
 
+
 def _dimension_name(dimension: Any) -> str:
     return "dimensionless" if dimensionless(dimension) else str(dimension.name)
 
@@ -84,8 +93,11 @@ def _show(value: Any) -> str:
     import sympy
 
     text = str(value)
-    if len(text) <= 60 and not value.atoms(sympy.Float) and not (
-            value.is_number and not value.is_Rational):
+    if (
+        len(text) <= 60
+        and not value.atoms(sympy.Float)
+        and not (value.is_number and not value.is_Rational)
+    ):
         return text
     return str(sympy.N(value, 15))
 
@@ -155,9 +167,12 @@ def _compare(expression: str, recorded: str, tolerance: Tolerance) -> Outcome:
         raise Refusal(f"recorded value mixes dimensions ({error})") from None
     shown = _show(value)
     if not same_dimension(a_dimension, b_dimension):
-        return Outcome("discrepancy", shown,
-                       f"dimension mismatch: recomputed {_dimension_name(a_dimension)}, "
-                       f"recorded {_dimension_name(b_dimension)}")
+        return Outcome(
+            "discrepancy",
+            shown,
+            f"dimension mismatch: recomputed {_dimension_name(a_dimension)}, "
+            f"recorded {_dimension_name(b_dimension)}",
+        )
     stated = stated_precision(recorded)
     if stated is not None and stated[0] != 0:
         scale = b / sympy.Rational(stated[0].numerator, stated[0].denominator)
@@ -170,8 +185,10 @@ def _compare(expression: str, recorded: str, tolerance: Tolerance) -> Outcome:
         allowed = sympy.Rational(stated[1].numerator, stated[1].denominator)
     else:
         magnitude = abs(b / scale)
-        allowed = sympy.Rational(Fraction(tolerance.atol)) + \
-            sympy.Rational(Fraction(tolerance.rtol)) * magnitude
+        allowed = (
+            sympy.Rational(Fraction(tolerance.atol))
+            + sympy.Rational(Fraction(tolerance.rtol)) * magnitude
+        )
     difference = (a - b) / scale
     digits = EXACT_DIGITS + GUARD_DIGITS
     if stated is not None:
@@ -190,5 +207,10 @@ def _compare(expression: str, recorded: str, tolerance: Tolerance) -> Outcome:
             same = bool(gap <= allowed)
     if same:
         return Outcome("ok", shown, "", _decimal(gap), _decimal(allowed))
-    return Outcome("discrepancy", shown, f"recomputed {shown}, recorded {recorded}",
-                   _decimal(gap), _decimal(allowed))
+    return Outcome(
+        "discrepancy",
+        shown,
+        f"recomputed {shown}, recorded {recorded}",
+        _decimal(gap),
+        _decimal(allowed),
+    )

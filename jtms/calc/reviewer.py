@@ -59,9 +59,15 @@ class ReviewReport:
 
     def as_dict(self) -> dict[str, Any]:
         def row(d: Discrepancy) -> dict[str, Any]:
-            return {"id": d.id, "expression": d.expression, "recorded": d.recorded,
-                    "recomputed": d.recomputed, "problem": d.problem,
-                    "difference": d.difference, "allowed": d.allowed}
+            return {
+                "id": d.id,
+                "expression": d.expression,
+                "recorded": d.recorded,
+                "recomputed": d.recomputed,
+                "problem": d.problem,
+                "difference": d.difference,
+                "allowed": d.allowed,
+            }
 
         return {
             "checked": self.checked,
@@ -74,17 +80,24 @@ class ReviewReport:
         }
 
 
-def recheck_all(calculations: Sequence[tuple[str, str]], tolerance: Tolerance,
-                time_limit: float = DEFAULT_TIME_LIMIT,
-                workers: int | None = None) -> list[Outcome]:
+def recheck_all(
+    calculations: Sequence[tuple[str, str]],
+    tolerance: Tolerance,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    workers: int | None = None,
+) -> list[Outcome]:
     """The :class:`Outcome` of each ``(expression, recorded)``, evaluated in worker processes."""
     outcomes: list[Outcome | None] = [_statically_refused(e, r) for e, r in calculations]
     runnable = [k for k, outcome in enumerate(outcomes) if outcome is None]
     if runnable:
         prepare()  # the workers fork with sympy already imported
-        with Sandbox(compare, workers=workers, time_limit=time_limit,
-                     initializer=warm_up,
-                     preload=["jtms.calc.quantities", "sympy.physics.units.systems.si"]) as sandbox:
+        with Sandbox(
+            compare,
+            workers=workers,
+            time_limit=time_limit,
+            initializer=warm_up,
+            preload=["jtms.calc.quantities", "sympy.physics.units.systems.si"],
+        ) as sandbox:
             results = sandbox.map([(*calculations[k], tolerance) for k in runnable])
         for k, result in zip(runnable, results):
             outcomes[k] = _outcome(result)
@@ -110,21 +123,33 @@ def _outcome(result: CallResult) -> Outcome:
     return Outcome("refused", problem=f"refused: evaluation failed ({result.reason})")
 
 
-def recheck(node_id: str, expression: str, recorded: str,
-            tolerance: Tolerance | None = None) -> Discrepancy | None:
+def recheck(
+    node_id: str, expression: str, recorded: str, tolerance: Tolerance | None = None
+) -> Discrepancy | None:
     """None when one calculation reproduces its recorded value; else what is wrong."""
     outcome = recheck_all([(expression, recorded)], tolerance or Tolerance())[0]
     return None if outcome.status == "ok" else _row(node_id, expression, recorded, outcome)
 
 
 def _row(node_id: str, expression: str, recorded: str, outcome: Outcome) -> Discrepancy:
-    return Discrepancy(node_id, expression, recorded, outcome.recomputed, outcome.problem,
-                       outcome.difference, outcome.allowed)
+    return Discrepancy(
+        node_id,
+        expression,
+        recorded,
+        outcome.recomputed,
+        outcome.problem,
+        outcome.difference,
+        outcome.allowed,
+    )
 
 
-def review(memory: "Memory", reviewer: str = "jtms-review", dry_run: bool = False,
-           tolerance: Tolerance | None = None,
-           time_limit: float = DEFAULT_TIME_LIMIT) -> ReviewReport:
+def review(
+    memory: "Memory",
+    reviewer: str = "jtms-review",
+    dry_run: bool = False,
+    tolerance: Tolerance | None = None,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+) -> ReviewReport:
     """Re-execute every recorded calculation of intact evidence; audit the discrepancies."""
     from jtms.memory.limits import MAX_REVIEWER, MAX_TIME_LIMIT, check_seconds, check_text
 
@@ -147,8 +172,9 @@ def review(memory: "Memory", reviewer: str = "jtms-review", dry_run: bool = Fals
     return report
 
 
-def audit_discrepancies(memory: "Memory", report: ReviewReport,
-                        reviewer: str = "jtms-review") -> ReviewReport:
+def audit_discrepancies(
+    memory: "Memory", report: ReviewReport, reviewer: str = "jtms-review"
+) -> ReviewReport:
     """Audit the discrepancies a (dry-run) ``report`` found, in one audit whose reason lists
     them (none: nothing is written); ``report.audit`` is then that audit. The re-execution
     and the audit are apart, so a server can re-execute on a snapshot and hold the write
@@ -156,7 +182,9 @@ def audit_discrepancies(memory: "Memory", report: ReviewReport,
     if report.discrepancies:
         reason = "review: " + "; ".join(
             f"{d.id}: {d.expression[:80]} = {d.recomputed}, recorded {d.recorded[:80]}"
-            for d in report.discrepancies)
-        report.audit = memory.audit([d.id for d in report.discrepancies],
-                                    reason=reason[:REASON_LIMIT], reviewer=reviewer)
+            for d in report.discrepancies
+        )
+        report.audit = memory.audit(
+            [d.id for d in report.discrepancies], reason=reason[:REASON_LIMIT], reviewer=reviewer
+        )
     return report

@@ -33,22 +33,21 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+from jtms.calc.evaluation import apply_function
 from theory.errors import InputError
 
-from jtms.calc.evaluation import apply_function
-
-MAX_LENGTH = 1000          # characters of an expression or recorded value
-MAX_DEPTH = 50             # nesting of the syntax tree
-MAX_DIGITS = 4000          # digits of any intermediate value (Python prints ints up to 4300)
-MAX_PRECISION = 100        # significant digits of a decimal literal
+MAX_LENGTH = 1000  # characters of an expression or recorded value
+MAX_DEPTH = 50  # nesting of the syntax tree
+MAX_DIGITS = 4000  # digits of any intermediate value (Python prints ints up to 4300)
+MAX_PRECISION = 100  # significant digits of a decimal literal
 MAX_PERIODIC_ARGUMENT = 100  # log10 bound of a trigonometric argument (evaluation precision)
-MAX_LIST = 1000            # elements of a statistics list
-DOUBLE_DIGITS = 17         # significant digits of a double's shortest repr, at most
-DOUBLE_EPSILON = Fraction(1, 2 ** 52)  # relative spacing of doubles
+MAX_LIST = 1000  # elements of a statistics list
+DOUBLE_DIGITS = 17  # significant digits of a double's shortest repr, at most
+DOUBLE_EPSILON = Fraction(1, 2**52)  # relative spacing of doubles
 
 LOG10_E = math.log10(math.e)
 LOG10_2 = math.log10(2)
-NONE = -math.inf           # log10 of 0 (or "may be arbitrarily close to 0")
+NONE = -math.inf  # log10 of 0 (or "may be arbitrarily close to 0")
 
 
 class UnsafeExpression(InputError):
@@ -79,27 +78,109 @@ class Bound:
 
 # unit name -> sympy.physics.units attribute (looked up only when building)
 UNITS: dict[str, str] = {
-    name: name for name in (
-        "meter", "kilometer", "centimeter", "millimeter", "micrometer", "nanometer",
-        "second", "millisecond", "microsecond", "nanosecond", "minute", "hour", "day",
-        "kilogram", "gram", "milligram", "newton", "joule", "watt", "pascal", "bar",
-        "atmosphere", "ampere", "volt", "ohm", "coulomb", "farad", "henry", "tesla", "weber",
-        "kelvin", "mole", "liter", "milliliter", "hertz", "candela", "electronvolt",
-        "degree", "radian", "steradian", "lux", "gray", "becquerel", "siemens", "percent",
-        "planck", "hbar", "speed_of_light", "gravitational_constant", "avogadro_number",
-        "elementary_charge", "boltzmann")
+    name: name
+    for name in (
+        "meter",
+        "kilometer",
+        "centimeter",
+        "millimeter",
+        "micrometer",
+        "nanometer",
+        "second",
+        "millisecond",
+        "microsecond",
+        "nanosecond",
+        "minute",
+        "hour",
+        "day",
+        "kilogram",
+        "gram",
+        "milligram",
+        "newton",
+        "joule",
+        "watt",
+        "pascal",
+        "bar",
+        "atmosphere",
+        "ampere",
+        "volt",
+        "ohm",
+        "coulomb",
+        "farad",
+        "henry",
+        "tesla",
+        "weber",
+        "kelvin",
+        "mole",
+        "liter",
+        "milliliter",
+        "hertz",
+        "candela",
+        "electronvolt",
+        "degree",
+        "radian",
+        "steradian",
+        "lux",
+        "gray",
+        "becquerel",
+        "siemens",
+        "percent",
+        "planck",
+        "hbar",
+        "speed_of_light",
+        "gravitational_constant",
+        "avogadro_number",
+        "elementary_charge",
+        "boltzmann",
+    )
 }
-UNITS.update({
-    "m": "meter", "km": "kilometer", "cm": "centimeter", "mm": "millimeter", "um": "micrometer",
-    "nm": "nanometer", "s": "second", "ms": "millisecond", "us": "microsecond",
-    "ns": "nanosecond", "h": "hour", "kg": "kilogram", "g": "gram", "mg": "milligram",
-    "N": "newton", "J": "joule", "W": "watt", "Pa": "pascal", "kPa": "kPa", "atm": "atmosphere",
-    "A": "ampere", "V": "volt", "C": "coulomb", "F": "farad", "H": "henry", "T": "tesla",
-    "Wb": "weber", "K": "kelvin", "mol": "mole", "L": "liter", "mL": "milliliter", "Hz": "hertz",
-    "cd": "candela", "eV": "electronvolt", "deg": "degree", "rad": "radian", "sr": "steradian",
-    "lx": "lux", "Gy": "gray", "Bq": "becquerel", "S": "siemens", "Da": "dalton",
-    "dalton": "dalton",
-})
+UNITS.update(
+    {
+        "m": "meter",
+        "km": "kilometer",
+        "cm": "centimeter",
+        "mm": "millimeter",
+        "um": "micrometer",
+        "nm": "nanometer",
+        "s": "second",
+        "ms": "millisecond",
+        "us": "microsecond",
+        "ns": "nanosecond",
+        "h": "hour",
+        "kg": "kilogram",
+        "g": "gram",
+        "mg": "milligram",
+        "N": "newton",
+        "J": "joule",
+        "W": "watt",
+        "Pa": "pascal",
+        "kPa": "kPa",
+        "atm": "atmosphere",
+        "A": "ampere",
+        "V": "volt",
+        "C": "coulomb",
+        "F": "farad",
+        "H": "henry",
+        "T": "tesla",
+        "Wb": "weber",
+        "K": "kelvin",
+        "mol": "mole",
+        "L": "liter",
+        "mL": "milliliter",
+        "Hz": "hertz",
+        "cd": "candela",
+        "eV": "electronvolt",
+        "deg": "degree",
+        "rad": "radian",
+        "sr": "steradian",
+        "lx": "lux",
+        "Gy": "gray",
+        "Bq": "becquerel",
+        "S": "siemens",
+        "Da": "dalton",
+        "dalton": "dalton",
+    }
+)
 CONSTANTS: dict[str, float] = {"pi": math.pi, "E": math.e}
 
 
@@ -108,10 +189,10 @@ class Function:
     """One whitelisted function: its arity, its size rule and its one-line meaning."""
 
     name: str
-    arity: tuple[int, int]            # (min, max) positional arguments; max -1: any
+    arity: tuple[int, int]  # (min, max) positional arguments; max -1: any
     rule: Callable[[Sequence[Bound], str], Bound]
     meaning: str
-    lists: bool = False               # accepts one list literal ``f([x, y, ...])``
+    lists: bool = False  # accepts one list literal ``f([x, y, ...])``
 
 
 def _digits(value: int) -> float:
@@ -127,8 +208,12 @@ def _refuse_size(what: str) -> UnsafeExpression:
 
 
 def _limit(bound: Bound, what: str) -> Bound:
-    if bound.hi > MAX_DIGITS or bound.digits > MAX_DIGITS or bound.lo < -MAX_DIGITS - 1 and \
-            bound.lo != NONE:
+    if (
+        bound.hi > MAX_DIGITS
+        or bound.digits > MAX_DIGITS
+        or bound.lo < -MAX_DIGITS - 1
+        and bound.lo != NONE
+    ):
         raise _refuse_size(what)
     return bound
 
@@ -140,10 +225,8 @@ def _integer(bound: Bound, function: str) -> int:
 
 
 def _exact(value: Fraction) -> Bound:
-    magnitude = (math.log10(abs(value.numerator)) - math.log10(value.denominator)
-                 if value else NONE)
-    return Bound(magnitude, magnitude, _digits(value.numerator) + _digits(value.denominator),
-                 value)
+    magnitude = math.log10(abs(value.numerator)) - math.log10(value.denominator) if value else NONE
+    return Bound(magnitude, magnitude, _digits(value.numerator) + _digits(value.denominator), value)
 
 
 def _unknown(hi: float, lo: float = NONE, digits: float = 1.0, units: bool = False) -> Bound:
@@ -158,7 +241,7 @@ def _exp_rule(args: Sequence[Bound], name: str) -> Bound:
     x = args[0]
     if x.hi > math.log10(MAX_DIGITS / LOG10_E):
         raise _refuse_size(f"{name} of a value up to 10^{x.hi:.0f}")
-    magnitude = 10 ** x.hi * LOG10_E if x.hi != NONE else 0.0
+    magnitude = 10**x.hi * LOG10_E if x.hi != NONE else 0.0
     return _unknown(magnitude, -magnitude, 2.0, x.has_units)
 
 
@@ -230,8 +313,9 @@ def _rational_rule(args: Sequence[Bound], name: str) -> Bound:
 
 
 def _extreme_rule(args: Sequence[Bound], name: str) -> Bound:
-    return _unknown(max(a.hi for a in args), min(a.lo for a in args),
-                    max(a.digits for a in args), _units(args))
+    return _unknown(
+        max(a.hi for a in args), min(a.lo for a in args), max(a.digits for a in args), _units(args)
+    )
 
 
 def _sum_rule(args: Sequence[Bound], name: str) -> Bound:
@@ -248,49 +332,64 @@ def _variance_rule(args: Sequence[Bound], name: str) -> Bound:
     return _limit(_unknown(hi, NONE, digits, _units(args)), f"{name}(...)")
 
 
-FUNCTIONS: dict[str, Function] = {f.name: f for f in (
-    Function("sqrt", (1, 1), _root_rule, "square root"),
-    Function("exp", (1, 1), _exp_rule, "e to the power x"),
-    Function("log", (1, 2), _log_rule, "natural logarithm; log(x, b) in base b"),
-    Function("ln", (1, 1), _log_rule, "natural logarithm"),
-    Function("log10", (1, 1), _log_rule, "decimal logarithm"),
-    Function("log2", (1, 1), _log_rule, "binary logarithm"),
-    Function("sin", (1, 1), _periodic_rule, "sine (radians)"),
-    Function("cos", (1, 1), _periodic_rule, "cosine (radians)"),
-    Function("tan", (1, 1), _periodic_rule, "tangent (radians)"),
-    Function("asin", (1, 1), _inverse_rule, "inverse sine"),
-    Function("acos", (1, 1), _inverse_rule, "inverse cosine"),
-    Function("atan", (1, 1), _inverse_rule, "inverse tangent"),
-    Function("atan2", (2, 2), _inverse_rule, "atan2(y, x): angle of the point (x, y)"),
-    Function("sinh", (1, 1), _exp_rule, "hyperbolic sine"),
-    Function("cosh", (1, 1), _exp_rule, "hyperbolic cosine"),
-    Function("tanh", (1, 1), _inverse_rule, "hyperbolic tangent"),
-    Function("abs", (1, 1), _same_rule, "absolute value (also Abs)"),
-    Function("Abs", (1, 1), _same_rule, "absolute value"),
-    Function("floor", (1, 1), _same_rule, "largest integer <= x"),
-    Function("ceiling", (1, 1), _same_rule, "smallest integer >= x"),
-    Function("round", (1, 1), _same_rule, "nearest integer (halves away from zero)"),
-    Function("factorial", (1, 1), _factorial_rule, "n! for an integer n (n! < 10^4000)"),
-    Function("binomial", (2, 2), _binomial_rule, "binomial coefficient n choose k"),
-    Function("gcd", (2, 2), _integers_rule, "greatest common divisor of two integers"),
-    Function("lcm", (2, 2), _integers_rule, "least common multiple of two integers"),
-    Function("Rational", (1, 2), _rational_rule, "the exact fraction p/q"),
-    Function("Min", (1, -1), _extreme_rule, "smallest argument (also min)", lists=True),
-    Function("Max", (1, -1), _extreme_rule, "largest argument (also max)", lists=True),
-    Function("min", (1, -1), _extreme_rule, "smallest of the values", lists=True),
-    Function("max", (1, -1), _extreme_rule, "largest of the values", lists=True),
-    Function("sum", (1, -1), _sum_rule, "sum of the values", lists=True),
-    Function("mean", (1, -1), _sum_rule, "arithmetic mean", lists=True),
-    Function("median", (1, -1), _extreme_rule, "median (mean of the middle two when even)",
-             lists=True),
-    Function("variance", (2, -1), _variance_rule, "sample variance (divides by n - 1)",
-             lists=True),
-    Function("stdev", (2, -1), _variance_rule, "sample standard deviation", lists=True),
-)}
+FUNCTIONS: dict[str, Function] = {
+    f.name: f
+    for f in (
+        Function("sqrt", (1, 1), _root_rule, "square root"),
+        Function("exp", (1, 1), _exp_rule, "e to the power x"),
+        Function("log", (1, 2), _log_rule, "natural logarithm; log(x, b) in base b"),
+        Function("ln", (1, 1), _log_rule, "natural logarithm"),
+        Function("log10", (1, 1), _log_rule, "decimal logarithm"),
+        Function("log2", (1, 1), _log_rule, "binary logarithm"),
+        Function("sin", (1, 1), _periodic_rule, "sine (radians)"),
+        Function("cos", (1, 1), _periodic_rule, "cosine (radians)"),
+        Function("tan", (1, 1), _periodic_rule, "tangent (radians)"),
+        Function("asin", (1, 1), _inverse_rule, "inverse sine"),
+        Function("acos", (1, 1), _inverse_rule, "inverse cosine"),
+        Function("atan", (1, 1), _inverse_rule, "inverse tangent"),
+        Function("atan2", (2, 2), _inverse_rule, "atan2(y, x): angle of the point (x, y)"),
+        Function("sinh", (1, 1), _exp_rule, "hyperbolic sine"),
+        Function("cosh", (1, 1), _exp_rule, "hyperbolic cosine"),
+        Function("tanh", (1, 1), _inverse_rule, "hyperbolic tangent"),
+        Function("abs", (1, 1), _same_rule, "absolute value (also Abs)"),
+        Function("Abs", (1, 1), _same_rule, "absolute value"),
+        Function("floor", (1, 1), _same_rule, "largest integer <= x"),
+        Function("ceiling", (1, 1), _same_rule, "smallest integer >= x"),
+        Function("round", (1, 1), _same_rule, "nearest integer (halves away from zero)"),
+        Function("factorial", (1, 1), _factorial_rule, "n! for an integer n (n! < 10^4000)"),
+        Function("binomial", (2, 2), _binomial_rule, "binomial coefficient n choose k"),
+        Function("gcd", (2, 2), _integers_rule, "greatest common divisor of two integers"),
+        Function("lcm", (2, 2), _integers_rule, "least common multiple of two integers"),
+        Function("Rational", (1, 2), _rational_rule, "the exact fraction p/q"),
+        Function("Min", (1, -1), _extreme_rule, "smallest argument (also min)", lists=True),
+        Function("Max", (1, -1), _extreme_rule, "largest argument (also max)", lists=True),
+        Function("min", (1, -1), _extreme_rule, "smallest of the values", lists=True),
+        Function("max", (1, -1), _extreme_rule, "largest of the values", lists=True),
+        Function("sum", (1, -1), _sum_rule, "sum of the values", lists=True),
+        Function("mean", (1, -1), _sum_rule, "arithmetic mean", lists=True),
+        Function(
+            "median",
+            (1, -1),
+            _extreme_rule,
+            "median (mean of the middle two when even)",
+            lists=True,
+        ),
+        Function(
+            "variance", (2, -1), _variance_rule, "sample variance (divides by n - 1)", lists=True
+        ),
+        Function("stdev", (2, -1), _variance_rule, "sample standard deviation", lists=True),
+    )
+}
 
-USAGE = {"log": "log(x); log(x, b)", "atan2": "atan2(y, x)", "factorial": "factorial(n)",
-         "binomial": "binomial(n, k)", "gcd": "gcd(a, b)", "lcm": "lcm(a, b)",
-         "Rational": "Rational(p); Rational(p, q)"}
+USAGE = {
+    "log": "log(x); log(x, b)",
+    "atan2": "atan2(y, x)",
+    "factorial": "factorial(n)",
+    "binomial": "binomial(n, k)",
+    "gcd": "gcd(a, b)",
+    "lcm": "lcm(a, b)",
+    "Rational": "Rational(p); Rational(p, q)",
+}
 
 
 def _usage(function: Function) -> str:
@@ -303,22 +402,45 @@ def _usage(function: Function) -> str:
 
 # the accepted grammar, one row per construct: (construct, example, bound or note)
 GRAMMAR: tuple[tuple[str, str, str], ...] = (
-    ("integer literal", "42; 1_000; 0x1F", f"any integer of at most {MAX_LENGTH} characters"),
-    ("decimal literal", "3.3333; 6.02e23",
-     f"read exactly (as a fraction); at most {MAX_PRECISION} significant digits"),
-    ("arithmetic", "a + b; a - b; a * b; a / b; a % b; -a; +a; (a)",
-     "division or remainder by a literal 0 is refused"),
-    ("power", "a ** b", "b a number without units; the result bounded like every value"),
-    ("constants", "pi; E", "exact"),
-    ("units", "3*meter; 9.81*m/s**2; 5*kg", "names from sympy.physics.units: "
-     + ", ".join(sorted(UNITS))),
-    ("list", "mean([1, 2, 3])", f"only as the single argument of a statistics function, at most "
-                                f"{MAX_LIST} elements"),
-) + tuple(("function " + f.name, _usage(f), f.meaning) for f in FUNCTIONS.values()) + (
-    ("every value", "", f"at most {MAX_DIGITS} digits, bounded before evaluating; "
-                        f"nesting at most {MAX_DEPTH}; text at most {MAX_LENGTH} characters"),
-    ("anything else", "names, attributes, strings, keywords, comparisons, lambdas, ...",
-     "refused"),
+    (
+        ("integer literal", "42; 1_000; 0x1F", f"any integer of at most {MAX_LENGTH} characters"),
+        (
+            "decimal literal",
+            "3.3333; 6.02e23",
+            f"read exactly (as a fraction); at most {MAX_PRECISION} significant digits",
+        ),
+        (
+            "arithmetic",
+            "a + b; a - b; a * b; a / b; a % b; -a; +a; (a)",
+            "division or remainder by a literal 0 is refused",
+        ),
+        ("power", "a ** b", "b a number without units; the result bounded like every value"),
+        ("constants", "pi; E", "exact"),
+        (
+            "units",
+            "3*meter; 9.81*m/s**2; 5*kg",
+            "names from sympy.physics.units: " + ", ".join(sorted(UNITS)),
+        ),
+        (
+            "list",
+            "mean([1, 2, 3])",
+            f"only as the single argument of a statistics function, at most {MAX_LIST} elements",
+        ),
+    )
+    + tuple(("function " + f.name, _usage(f), f.meaning) for f in FUNCTIONS.values())
+    + (
+        (
+            "every value",
+            "",
+            f"at most {MAX_DIGITS} digits, bounded before evaluating; "
+            f"nesting at most {MAX_DEPTH}; text at most {MAX_LENGTH} characters",
+        ),
+        (
+            "anything else",
+            "names, attributes, strings, keywords, comparisons, lambdas, ...",
+            "refused",
+        ),
+    )
 )
 
 
@@ -326,13 +448,17 @@ def grammar_table() -> str:
     """:data:`GRAMMAR` as the markdown table of docs/memory.md (a test keeps them equal)."""
     lines = ["| construct | written | bound or note |", "|---|---|---|"]
     for construct, written, note in GRAMMAR:
-        shown = ", ".join(f"`{part.strip()}`" for part in written.split("; ")) \
-            if written and construct != "anything else" else written
+        shown = (
+            ", ".join(f"`{part.strip()}`" for part in written.split("; "))
+            if written and construct != "anything else"
+            else written
+        )
         lines.append(f"| {construct} | {shown} | {note} |")
     return "\n".join(lines)
 
 
 # --- the static check ----------------------------------------------------------------------------
+
 
 def _parse(text: Any) -> ast.expr:
     if not isinstance(text, str):
@@ -367,8 +493,10 @@ def parse_expression(text: Any) -> Any:
 
 
 def _refuse(what: str) -> UnsafeExpression:
-    return UnsafeExpression(f"refused {what} in expression "
-                            f"(only arithmetic on numbers, units and whitelisted functions)")
+    return UnsafeExpression(
+        f"refused {what} in expression "
+        f"(only arithmetic on numbers, units and whitelisted functions)"
+    )
 
 
 def _decimal(source: str) -> Fraction:
@@ -430,10 +558,10 @@ def _binary(op: ast.operator, left: Bound, right: Bound) -> Bound:
     if isinstance(op, (ast.Add, ast.Sub)):
         if exact:
             assert left.exact is not None and right.exact is not None
-            return _exact(left.exact + right.exact if isinstance(op, ast.Add)
-                          else left.exact - right.exact)
-        return _unknown(max(left.hi, right.hi) + LOG10_2, NONE, left.digits + right.digits,
-                        units)
+            return _exact(
+                left.exact + right.exact if isinstance(op, ast.Add) else left.exact - right.exact
+            )
+        return _unknown(max(left.hi, right.hi) + LOG10_2, NONE, left.digits + right.digits, units)
     if isinstance(op, ast.Mult):
         if exact:
             assert left.exact is not None and right.exact is not None
@@ -444,8 +572,9 @@ def _binary(op: ast.operator, left: Bound, right: Bound) -> Bound:
             raise UnsafeExpression("division by zero")
         if exact:
             assert left.exact is not None and right.exact is not None
-            return _exact(left.exact / right.exact if isinstance(op, ast.Div)
-                          else left.exact % right.exact)
+            return _exact(
+                left.exact / right.exact if isinstance(op, ast.Div) else left.exact % right.exact
+            )
         if isinstance(op, ast.Mod):
             if units:
                 raise UnsafeExpression("remainder of a quantity with units")
@@ -470,9 +599,9 @@ def _power(base: Bound, exponent: Bound) -> Bound:
                 raise UnsafeExpression("division by zero")
             if abs(k) * max(base.digits, 1) > MAX_DIGITS and base.exact not in (0, 1, -1):
                 raise _refuse_size("a power")
-            return _exact(base.exact ** k)
+            return _exact(base.exact**k)
     else:
-        n = 10 ** exponent.hi
+        n = 10**exponent.hi
     if base.hi == NONE:  # the base is 0
         return _unknown(NONE, NONE)
     reach = max(base.hi, -base.lo if base.lo != NONE else base.digits)
@@ -512,6 +641,7 @@ def _call(node: ast.Call, depth: int, source: str) -> Bound:
 
 # --- building (evaluates: run under a time limit) ------------------------------------------------
 
+
 def build_expression(text: str) -> Any:
     """The sympy expression of an already checked ``text``."""
     import sympy  # noqa: F401  (imported here: the input check never needs sympy)
@@ -548,7 +678,7 @@ def _build(node: ast.AST, source: str) -> Any:
             return left / right
         if isinstance(op, ast.Mod):
             return sympy.Mod(left, right)
-        return left ** right
+        return left**right
     assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     function = FUNCTIONS[node.func.id]
     items: list[ast.expr] = list(node.args)
@@ -571,14 +701,20 @@ def stated_precision(text: str) -> tuple[Fraction, Fraction] | None:
     tree = _parse(text)
     sign = 1
     node: ast.AST = tree
-    while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)) and \
-            _is_units(node.right):
+    while (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, (ast.Mult, ast.Div))
+        and _is_units(node.right)
+    ):
         node = node.left
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         sign = -1 if isinstance(node.op, ast.USub) else 1
         node = node.operand
-    if not isinstance(node, ast.Constant) or isinstance(node.value, bool) or \
-            not isinstance(node.value, (int, float)):
+    if (
+        not isinstance(node, ast.Constant)
+        or isinstance(node.value, bool)
+        or not isinstance(node.value, (int, float))
+    ):
         return None
     if isinstance(node.value, int):
         return Fraction(sign * node.value), Fraction(1, 2)

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-DEFAULT_TIME_LIMIT = 5.0          # seconds per call
-DEFAULT_MEMORY_MARGIN = 1 << 30   # bytes a worker may allocate beyond its inherited size
+DEFAULT_TIME_LIMIT = 5.0  # seconds per call
+DEFAULT_MEMORY_MARGIN = 1 << 30  # bytes a worker may allocate beyond its inherited size
 MAX_WORKERS = 4
-STARTUP_LIMIT = 120.0             # seconds a worker may take to start (not counted per call)
-MAX_START_FAILURES = 3            # workers failing to start before the remaining calls fail
-MAX_CHUNK = 32                    # calls sent to a worker at once
+STARTUP_LIMIT = 120.0  # seconds a worker may take to start (not counted per call)
+MAX_START_FAILURES = 3  # workers failing to start before the remaining calls fail
+MAX_CHUNK = 32  # calls sent to a worker at once
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,12 @@ def _limit_memory(margin: int) -> None:
         pass
 
 
-def _serve(function: Callable[..., Any], initializer: Callable[[], None] | None,
-           connection: Connection, margin: int) -> None:
+def _serve(
+    function: Callable[..., Any],
+    initializer: Callable[[], None] | None,
+    connection: Connection,
+    margin: int,
+) -> None:
     _limit_memory(margin)
     try:
         if initializer is not None:
@@ -85,15 +89,21 @@ def _serve(function: Callable[..., Any], initializer: Callable[[], None] | None,
 
 
 class _Worker:
-    def __init__(self, context: Any, function: Callable[..., Any],
-                 initializer: Callable[[], None] | None, margin: int):
+    def __init__(
+        self,
+        context: Any,
+        function: Callable[..., Any],
+        initializer: Callable[[], None] | None,
+        margin: int,
+    ):
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(function, initializer, child, margin),
-                                       daemon=True)
+        self.process = context.Process(
+            target=_serve, args=(function, initializer, child, margin), daemon=True
+        )
         self.process.start()
         child.close()
         self.ready = False
-        self.tasks: deque[int] = deque()   # calls sent, not yet answered (the first runs)
+        self.tasks: deque[int] = deque()  # calls sent, not yet answered (the first runs)
         self.deadline = time.monotonic() + STARTUP_LIMIT
 
     def stop(self, kill: bool = False) -> None:
@@ -114,11 +124,15 @@ class _Worker:
 class Sandbox:
     """Calls of ``function`` in up to ``workers`` processes, each within ``time_limit`` s."""
 
-    def __init__(self, function: Callable[..., Any], workers: int | None = None,
-                 time_limit: float = DEFAULT_TIME_LIMIT,
-                 memory_margin: int = DEFAULT_MEMORY_MARGIN,
-                 initializer: Callable[[], None] | None = None,
-                 preload: Sequence[str] = ()):
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        workers: int | None = None,
+        time_limit: float = DEFAULT_TIME_LIMIT,
+        memory_margin: int = DEFAULT_MEMORY_MARGIN,
+        initializer: Callable[[], None] | None = None,
+        preload: Sequence[str] = (),
+    ):
         if time_limit <= 0:
             raise ValueError("time_limit must be positive")
         self.function = function
@@ -129,8 +143,13 @@ class Sandbox:
         # fork is cheapest (sympy is already imported) but unsafe with other threads running;
         # then a fork server (started once per process, with ``preload`` imported) serves
         methods = multiprocessing.get_all_start_methods()
-        method = "fork" if threading.active_count() == 1 and "fork" in methods else \
-            "forkserver" if "forkserver" in methods else "spawn"
+        method = (
+            "fork"
+            if threading.active_count() == 1 and "fork" in methods
+            else "forkserver"
+            if "forkserver" in methods
+            else "spawn"
+        )
         self._context = multiprocessing.get_context(method)
         if method == "forkserver" and preload:
             self._context.set_forkserver_preload(list(preload))
@@ -171,7 +190,7 @@ class Sandbox:
         failures = 0
         while len(self._pool) < min(self.workers, len(calls)):
             self._spawn()
-        waiting: dict[Connection, _Worker] = {}   # starting, or running calls
+        waiting: dict[Connection, _Worker] = {}  # starting, or running calls
 
         def assign(worker: _Worker) -> None:
             size = max(1, min(MAX_CHUNK, len(pending) // (2 * len(self._pool) or 1)))
@@ -192,8 +211,9 @@ class Sandbox:
             waiting.pop(worker.connection, None)
             if worker.tasks:
                 first = worker.tasks.popleft()
-                results[first] = CallResult("timeout" if reason.startswith("took") else "failed",
-                                            reason=reason)
+                results[first] = CallResult(
+                    "timeout" if reason.startswith("took") else "failed", reason=reason
+                )
                 pending.extendleft(reversed(worker.tasks))
             elif not worker.ready:
                 failures += 1
@@ -221,8 +241,11 @@ class Sandbox:
                     worker.ready = True
                 else:
                     index = worker.tasks.popleft()
-                    results[index] = (CallResult("ok", value) if status == "ok"
-                                      else CallResult("failed", reason=value))
+                    results[index] = (
+                        CallResult("ok", value)
+                        if status == "ok"
+                        else CallResult("failed", reason=value)
+                    )
                     worker.deadline = time.monotonic() + self.time_limit
                 if not worker.tasks:
                     del waiting[connection]
@@ -231,7 +254,13 @@ class Sandbox:
             now = time.monotonic()
             for connection, worker in list(waiting.items()):
                 if worker.deadline <= now and connection not in ready:
-                    lost(worker, f"took longer than {self.time_limit:g} s" if worker.ready
-                         else "worker did not start")
-        return [r if r is not None else CallResult("failed", reason="no worker could start")
-                for r in results]
+                    lost(
+                        worker,
+                        f"took longer than {self.time_limit:g} s"
+                        if worker.ready
+                        else "worker did not start",
+                    )
+        return [
+            r if r is not None else CallResult("failed", reason="no worker could start")
+            for r in results
+        ]

@@ -17,8 +17,10 @@ import sys
 from collections.abc import Callable
 
 DEFAULT_DB = "jtms.db"
-LOCATION_HELP = ("a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME?memory=NAME "
-                 f"(default $JTMS_DB, else {DEFAULT_DB})")
+LOCATION_HELP = (
+    "a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME?memory=NAME "
+    f"(default $JTMS_DB, else {DEFAULT_DB})"
+)
 
 
 def default_db() -> str:
@@ -27,19 +29,27 @@ def default_db() -> str:
     return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
 
 
-def db_option(parser: argparse.ArgumentParser, *, instead_of_file: bool = False,
-              help: str = "the memory") -> None:
+def db_option(
+    parser: argparse.ArgumentParser, *, instead_of_file: bool = False, help: str = "the memory"
+) -> None:
     """The one ``--db LOCATION`` option of every command, with the one default.
 
     ``instead_of_file``: the command reads a graph file unless ``--db`` is given (``jtms
     check``, ``jtms diagnose``); then a bare ``--db`` names the default memory.
     """
     if instead_of_file:
-        parser.add_argument("--db", nargs="?", const=default_db(), default=None,
-                            metavar="LOCATION", help=f"{help}: {LOCATION_HELP}")
+        parser.add_argument(
+            "--db",
+            nargs="?",
+            const=default_db(),
+            default=None,
+            metavar="LOCATION",
+            help=f"{help}: {LOCATION_HELP}",
+        )
     else:
-        parser.add_argument("--db", default=default_db(), metavar="LOCATION",
-                            help=f"{help}: {LOCATION_HELP}")
+        parser.add_argument(
+            "--db", default=default_db(), metavar="LOCATION", help=f"{help}: {LOCATION_HELP}"
+        )
 
 
 def id_list(text: str) -> list[str]:
@@ -57,13 +67,16 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number, got {text[:40]!r}"
+            ) from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
         # without a maximum, at most sys.maxsize: larger counts overflow C APIs (islice, ...)
         if value > (sys.maxsize if maximum is None else maximum):
             raise argparse.ArgumentTypeError(
-                f"must be <= {sys.maxsize if maximum is None else maximum}, got {text[:40]}")
+                f"must be <= {sys.maxsize if maximum is None else maximum}, got {text[:40]}"
+            )
         return value
 
     parse.__name__ = f"whole number >= {minimum}"
@@ -81,5 +94,12 @@ def positive_float(text: str) -> float:
     return value
 
 
-__all__ = ["DEFAULT_DB", "LOCATION_HELP", "at_least", "db_option", "default_db", "id_list",
-           "positive_float"]
+__all__ = [
+    "DEFAULT_DB",
+    "LOCATION_HELP",
+    "at_least",
+    "db_option",
+    "default_db",
+    "id_list",
+    "positive_float",
+]

@@ -13,10 +13,9 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from theory.errors import MAX_PROBLEM, InputError, shorten
-
 import jtms.cli.commands
 from jtms.cli.exit_codes import ExitCode
+from theory.errors import MAX_PROBLEM, InputError, shorten
 
 # Kept for callers that imported the old names; new code uses ExitCode.
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.VIOLATION, ExitCode.BAD_INPUT
@@ -50,8 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    modules = [importlib.import_module(f"jtms.cli.commands.{info.name}")
-               for info in pkgutil.iter_modules(jtms.cli.commands.__path__)]
+    modules = [
+        importlib.import_module(f"jtms.cli.commands.{info.name}")
+        for info in pkgutil.iter_modules(jtms.cli.commands.__path__)
+    ]
     # ORDER places a module's commands in --help (checking first, studies last)
     for module in sorted(modules, key=lambda m: (getattr(m, "ORDER", 100), m.__name__)):
         register = getattr(module, "register", None)
@@ -70,8 +71,9 @@ def argument_problem(argv: Sequence[str]) -> str | None:
             argument.encode("utf-8")
         except UnicodeEncodeError:
             try:  # undecodable bytes of the command line: show them as bytes
-                shown = argument.encode("utf-8", "surrogateescape").decode("utf-8",
-                                                                           "backslashreplace")
+                shown = argument.encode("utf-8", "surrogateescape").decode(
+                    "utf-8", "backslashreplace"
+                )
             except UnicodeEncodeError:  # a lone surrogate from a caller: show its code point
                 shown = argument.encode("utf-8", "backslashreplace").decode("utf-8")
             return f"argument {position} is not valid UTF-8: {shorten(shown, 60)!r}"
@@ -135,8 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:  # standard output full (ENOSPC), gone (EIO), ...
         _discard_stdout()
         where = f" ({shorten(str(error.filename), 80)})" if error.filename else ""
-        _say(f"jtms: error: cannot write the output{where}: "
-             f"{error.strerror or type(error).__name__}")
+        _say(
+            f"jtms: error: cannot write the output{where}: {error.strerror or type(error).__name__}"
+        )
         return ExitCode.BAD_INPUT
 
 

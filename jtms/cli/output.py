@@ -9,12 +9,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from theory.errors import InputError, shorten
-
 from rich.console import Console
 from rich.table import Table
 
 from theory.canonical import sorted_ids, sorted_sets  # noqa: F401  (re-exported: one JSON order)
+from theory.errors import InputError, shorten
 
 
 def print_json(payload: Any, compact: bool = False) -> None:
@@ -39,8 +38,9 @@ def writable_file(path: str | os.PathLike[str], option: str) -> Path:
     if target.is_dir():
         raise InputError(f"{option} {shorten(str(path))!r}: is a directory")
     if not folder.is_dir():
-        raise InputError(f"{option} {shorten(str(path))!r}: no such directory "
-                         f"{shorten(str(folder))!r}")
+        raise InputError(
+            f"{option} {shorten(str(path))!r}: no such directory {shorten(str(folder))!r}"
+        )
     if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise InputError(f"{option} {shorten(str(path))!r}: not writable")
     return target

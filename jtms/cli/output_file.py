@@ -93,8 +93,9 @@ def check_output(path: str, option: str, what: str = "the output") -> None:
 
 
 @contextmanager
-def open_output(path: str, option: str, *, binary: bool = False,
-                what: str = "the output") -> Iterator[IO[Any]]:
+def open_output(
+    path: str, option: str, *, binary: bool = False, what: str = "the output"
+) -> Iterator[IO[Any]]:
     """A file to write the output of ``option`` to (see the module docstring); ``what`` names
     the output in messages ("cannot write the export: no space left on the device")."""
     target, atomic = plan(path, option, what)
@@ -108,8 +109,7 @@ def open_output(path: str, option: str, *, binary: bool = False,
         return
     if not atomic:
         try:
-            handle: IO[Any] = (open(target, "wb") if binary
-                               else open(target, "w", encoding="utf-8"))
+            handle: IO[Any] = open(target, "wb") if binary else open(target, "w", encoding="utf-8")
         except OSError as error:
             raise _fail(option, path, _problem(error), what) from None
         try:
@@ -124,13 +124,15 @@ def open_output(path: str, option: str, *, binary: bool = False,
         return
     folder, name = os.path.split(target)
     try:
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{name[:100]}.", suffix=".partial",
-                                                 dir=folder or ".")
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{name[:100]}.", suffix=".partial", dir=folder or "."
+        )
     except OSError as error:
         raise _fail(option, path, _problem(error), what) from None
     try:
-        handle = (os.fdopen(descriptor, "wb") if binary
-                  else os.fdopen(descriptor, "w", encoding="utf-8"))
+        handle = (
+            os.fdopen(descriptor, "wb") if binary else os.fdopen(descriptor, "w", encoding="utf-8")
+        )
     except BaseException:
         with suppress(OSError):
             os.close(descriptor)

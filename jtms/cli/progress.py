@@ -7,9 +7,11 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+
 @contextmanager
-def progress_bar(label: str, total: int | None = None, *, enabled: bool = True,
-                 every: int = 1) -> Iterator[Callable[..., None]]:
+def progress_bar(
+    label: str, total: int | None = None, *, enabled: bool = True, every: int = 1
+) -> Iterator[Callable[..., None]]:
     """Yield ``update(done, total=None)``, which moves the bar to ``done`` of ``total`` items
     (a ``total`` given to ``update`` replaces the one given here).
 
@@ -23,12 +25,24 @@ def progress_bar(label: str, total: int | None = None, *, enabled: bool = True,
         yield lambda done, total=None: None
         return
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
-                  transient=True) as bar:
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
         task = bar.add_task(label, total=total)
         last = [0]
 

@@ -11,17 +11,29 @@ from jtms.interchange.prov import DERIVATION_CHOICES
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--from", dest="source_format", choices=["graph", "reasons", "prov"], default="graph",
-                        help="what GRAPH is: graph (a jtms graph file, the default), reasons (an "
-                             "ftl-reasons SQLite store or export_network JSON), prov (a W3C PROV "
-                             "document: PROV-JSON, PROV-N, PROV-XML or PROV-O); docs/importing.md")
-    parser.add_argument("--drop-out-lists", action="store_true",
-                        help="with --from reasons: drop out-lists (non-monotonic, refused otherwise) "
-                             "and list them in the report")
-    parser.add_argument("--derivations", choices=list(DERIVATION_CHOICES), default=None,
-                        help="with --from prov: read a wasDerivedFrom that names no activity as: and "
-                             "(all sources needed), or (each source suffices), separate (all sources, "
-                             "one more alternative); required when the document has one")
+    parser.add_argument(
+        "--from",
+        dest="source_format",
+        choices=["graph", "reasons", "prov"],
+        default="graph",
+        help="what GRAPH is: graph (a jtms graph file, the default), reasons (an "
+        "ftl-reasons SQLite store or export_network JSON), prov (a W3C PROV "
+        "document: PROV-JSON, PROV-N, PROV-XML or PROV-O); docs/importing.md",
+    )
+    parser.add_argument(
+        "--drop-out-lists",
+        action="store_true",
+        help="with --from reasons: drop out-lists (non-monotonic, refused otherwise) "
+        "and list them in the report",
+    )
+    parser.add_argument(
+        "--derivations",
+        choices=list(DERIVATION_CHOICES),
+        default=None,
+        help="with --from prov: read a wasDerivedFrom that names no activity as: and "
+        "(all sources needed), or (each source suffices), separate (all sources, "
+        "one more alternative); required when the document has one",
+    )
 
 
 def read_from(args: argparse.Namespace, path: str) -> Imported | None:
@@ -31,7 +43,9 @@ def read_from(args: argparse.Namespace, path: str) -> Imported | None:
         if getattr(args, "drop_out_lists", False) or getattr(args, "derivations", None):
             from theory.errors import InputError
 
-            raise InputError("--drop-out-lists and --derivations need --from reasons or --from prov")
+            raise InputError(
+                "--drop-out-lists and --derivations need --from reasons or --from prov"
+            )
         return None
     return read_source(kind, path, drop_out_lists=args.drop_out_lists, derivations=args.derivations)
 
@@ -40,9 +54,13 @@ def report_lines(imported: Imported) -> list[str]:
     """The report for people: the source's audit, then what was dropped, ignored or chosen."""
     lines = imported.report.lines()
     if imported.audit:
-        shown = ", ".join(imported.audit_list()[:10]) + (", ..." if len(imported.audit) > 10 else "")
-        lines.insert(0, f"the source's audit: {len(imported.audit)} node(s) retracted or "
-                        f"invalidated ({shown})")
+        shown = ", ".join(imported.audit_list()[:10]) + (
+            ", ..." if len(imported.audit) > 10 else ""
+        )
+        lines.insert(
+            0,
+            f"the source's audit: {len(imported.audit)} node(s) retracted or invalidated ({shown})",
+        )
     return lines
 
 

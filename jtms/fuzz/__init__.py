@@ -10,9 +10,26 @@ The strategies themselves are public in :mod:`theory.strategies`.
 
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.fuzz.differential import CampaignOptions, CampaignReport, differential_campaign
-from jtms.fuzz.runner import FuzzReport, GraphOptions, RuleCounterexample, RuleMismatch, compare, fuzz_rule, load_rule
+from jtms.fuzz.runner import (
+    FuzzReport,
+    GraphOptions,
+    RuleCounterexample,
+    RuleMismatch,
+    compare,
+    fuzz_rule,
+    load_rule,
+)
 
 __all__ = [
-    "CampaignOptions", "CampaignReport", "ClingoOracle", "FuzzReport", "GraphOptions",
-    "RuleCounterexample", "RuleMismatch", "compare", "differential_campaign", "fuzz_rule", "load_rule",
+    "CampaignOptions",
+    "CampaignReport",
+    "ClingoOracle",
+    "FuzzReport",
+    "GraphOptions",
+    "RuleCounterexample",
+    "RuleMismatch",
+    "compare",
+    "differential_campaign",
+    "fuzz_rule",
+    "load_rule",
 ]

@@ -55,7 +55,9 @@ class _FunctionSession:
         try:
             return frozenset(self.function(self.structure, frozenset(blocked)))
         except Exception as error:
-            raise BackendError(f"--backend {self.name!r} raised {error.__class__.__name__}: {error}") from error
+            raise BackendError(
+                f"--backend {self.name!r} raised {error.__class__.__name__}: {error}"
+            ) from error
 
     def apply(self, step: AuditStep) -> frozenset[str]:
         self.blocked = step.apply(self.blocked)
@@ -114,7 +116,9 @@ class _EngineSession:
                     del self.open_audits[audit_id]
                     keep = roots - step.ids
                     if keep:
-                        result = self.memory.audit(sorted(keep), reason="fuzz (partial reinstatement)")
+                        result = self.memory.audit(
+                            sorted(keep), reason="fuzz (partial reinstatement)"
+                        )
                         self.open_audits[result.audit_id] = keep
         return self.memory.active_ids()
 

@@ -34,6 +34,7 @@ def _load_clingo() -> None:
     if clingo is None:
         clingo = import_optional("clingo", "clingo")
 
+
 _ARGS = ["--warn=none", "--models=0"]
 
 
@@ -86,7 +87,9 @@ class ClingoOracle:
                 body.append(-off[justification.claim])
                 backend.add_rule([holds[justification.claim]], body)
         self._off = off
-        self._name = {clingo.Function("h", [clingo.Number(i)]): node_id for node_id, i in number.items()}
+        self._name = {
+            clingo.Function("h", [clingo.Number(i)]): node_id for node_id, i in number.items()
+        }
 
     def _build_text(self, structure: SupportStructure) -> None:
         number = {node_id: i for i, node_id in enumerate(self.ids)}

@@ -23,19 +23,19 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from hypothesis import Phase, given, seed as hypothesis_seed
+from hypothesis import Phase, given
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-
-from theory import strategies as jst
-from theory.fixpoint import active_state
-from theory.graphfile import graph_to_dict
-from theory.revision import exact
-from theory.structure import SupportStructure
 
 from jtms.fuzz.backends import EngineUnderTest
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.fuzz.runner import graph_size, hypothesis_settings, reduce_case
 from jtms.fuzz.shapes import shape
+from theory import strategies as jst
+from theory.fixpoint import active_state
+from theory.graphfile import graph_to_dict
+from theory.revision import exact
+from theory.structure import SupportStructure
 
 Progress = Callable[[int, int], None]
 
@@ -92,7 +92,9 @@ def campaign_cases(draw: st.DrawFn, options: CampaignOptions) -> Case:
     return Case(structure, audits, random_sequence(nodes, rng, options.sequence_steps), cyclic)
 
 
-def random_sequence(nodes: Sequence[str], rng: random.Random, max_steps: int) -> tuple[jst.AuditStep, ...]:
+def random_sequence(
+    nodes: Sequence[str], rng: random.Random, max_steps: int
+) -> tuple[jst.AuditStep, ...]:
     """Audits of free nodes and reinstatements of blocked ones, like ``jst.audit_sequences``."""
     blocked: set[str] = set()
     steps: list[jst.AuditStep] = []
@@ -113,7 +115,7 @@ def random_sequence(nodes: Sequence[str], rng: random.Random, max_steps: int) ->
 class Disagreement:
     structure: SupportStructure
     blocked: frozenset[str]
-    what: str            # "active_state", "exact", or "<backend>"
+    what: str  # "active_state", "exact", or "<backend>"
     oracle: frozenset[str]
     got: frozenset[str]
     steps: tuple[jst.AuditStep, ...] = ()  # for a sequence: the steps up to the failing one
@@ -235,13 +237,21 @@ def run_case(
             after = oracle.active(blocked)
             theory_after = active_state(structure, blocked=blocked)
             if theory_after != after:
-                found = Disagreement(structure, blocked, "theory.active_state (sequence)", after,
-                                     theory_after, so_far)
+                found = Disagreement(
+                    structure,
+                    blocked,
+                    "theory.active_state (sequence)",
+                    after,
+                    theory_after,
+                    so_far,
+                )
                 break
             for session in sessions:
                 got = frozenset(session.apply(step))
                 if got != after:
-                    found = Disagreement(structure, blocked, f"{session.name} (sequence)", after, got, so_far)
+                    found = Disagreement(
+                        structure, blocked, f"{session.name} (sequence)", after, got, so_far
+                    )
                     break
             if found is not None:
                 break
@@ -326,10 +336,17 @@ def _minimize(disagreement: Disagreement, backends: Sequence[EngineUnderTest]) -
         oracle = ClingoOracle(structure)
         sessions = [b.open(structure) for b in backends]
         try:
-            return check_pair(structure, oracle, oracle.active(frozenset()), blocked, sessions) is not None
+            return (
+                check_pair(structure, oracle, oracle.active(frozenset()), blocked, sessions)
+                is not None
+            )
         finally:
             for session in sessions:
                 session.close()
 
     structure, blocked = reduce_case(disagreement.structure, disagreement.blocked, fails)
-    return {"graph": graph_to_dict(structure), "audit": sorted(blocked), "size": graph_size(structure)}
+    return {
+        "graph": graph_to_dict(structure),
+        "audit": sorted(blocked),
+        "size": graph_size(structure),
+    }

@@ -34,7 +34,9 @@ def load_callable(spec: str) -> Callable[..., Any]:
     """
     module_name, colon, attribute = spec.partition(":")
     if not colon or not module_name or not attribute:
-        raise InputError(f"{spec[:200]!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule)")
+        raise InputError(
+            f"{spec[:200]!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule)"
+        )
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         sys.path.append(cwd)
@@ -53,7 +55,9 @@ def load_callable(spec: str) -> Callable[..., Any]:
             names = [n for n in dir(target) if not n.startswith("_")]
             close = difflib.get_close_matches(part, names, n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise InputError(f"{spec[:200]!r}: module {owner!r} has no attribute {part!r}{hint}") from None
+            raise InputError(
+                f"{spec[:200]!r}: module {owner!r} has no attribute {part!r}{hint}"
+            ) from None
         owner = f"{owner}.{part}"
     if not callable(target):
         raise InputError(f"{spec[:200]!r}: {attribute!r} is not callable")

@@ -24,17 +24,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hypothesis_seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from jtms.fuzz.plugins import load_callable
+from jtms.fuzz.shapes import shape
 from theory import strategies as jst
 from theory.errors import InputError
 from theory.graphfile import graph_to_dict
 from theory.revision import RULES, RevisionRule, exact
 from theory.structure import SupportStructure
-
-from jtms.fuzz.shapes import shape
-from jtms.fuzz.plugins import load_callable
 
 Progress = Callable[[int, int], None]
 
@@ -81,10 +81,14 @@ class RuleMismatch:
     def kinds(self) -> tuple[str, ...]:
         if self.error is not None:
             return ("error",)
-        return tuple(k for k, ids in (("under", self.under_revised), ("over", self.over_revised)) if ids)
+        return tuple(
+            k for k, ids in (("under", self.under_revised), ("over", self.over_revised)) if ids
+        )
 
 
-def compare(rule: RevisionRule, structure: SupportStructure, audit: frozenset[str]) -> RuleMismatch | None:
+def compare(
+    rule: RevisionRule, structure: SupportStructure, audit: frozenset[str]
+) -> RuleMismatch | None:
     """``None`` if the rule agrees with exact revision on this pair."""
     expected = exact(structure, audit)
     try:
@@ -184,7 +188,9 @@ def reduce_case(
     step makes the case strictly smaller.
     """
 
-    def build(nodes: Iterable[str], justifications: Iterable[tuple[str, Iterable[str]]]) -> SupportStructure:
+    def build(
+        nodes: Iterable[str], justifications: Iterable[tuple[str, Iterable[str]]]
+    ) -> SupportStructure:
         nodes = list(nodes)
         evidence = [n for n in nodes if n in structure.evidence]
         claims = [n for n in nodes if n in structure.claims]
@@ -199,18 +205,22 @@ def reduce_case(
         progress = False
         candidates: list[tuple[list[str], list[tuple[str, frozenset[str]]], frozenset[str]]] = []
         for i in range(len(justs)):
-            candidates.append((nodes, justs[:i] + justs[i + 1:], audit))
+            candidates.append((nodes, justs[:i] + justs[i + 1 :], audit))
         for node in nodes:
-            candidates.append((
-                [n for n in nodes if n != node],
-                [(c, a) for c, a in justs if c != node and node not in a],
-                audit - {node},
-            ))
+            candidates.append(
+                (
+                    [n for n in nodes if n != node],
+                    [(c, a) for c, a in justs if c != node and node not in a],
+                    audit - {node},
+                )
+            )
         for item in sorted(audit):
             candidates.append((nodes, justs, audit - {item}))
         for i, (claim, antecedents) in enumerate(justs):
             for a in sorted(antecedents):
-                candidates.append((nodes, justs[:i] + [(claim, antecedents - {a})] + justs[i + 1:], audit))
+                candidates.append(
+                    (nodes, justs[:i] + [(claim, antecedents - {a})] + justs[i + 1 :], audit)
+                )
         for cand_nodes, cand_justs, cand_audit in candidates:
             candidate = build(cand_nodes, cand_justs)
             if fails(candidate, cand_audit):
@@ -290,7 +300,9 @@ class FuzzReport:
             "cpu_seconds": round(self.cpu_seconds, 3),
             "examples_per_second": round(self.examples_per_second, 1),
             "options": self.options.to_dict(),
-            "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
+            "counterexample": None
+            if self.counterexample is None
+            else self.counterexample.to_dict(),
         }
 
 
@@ -313,7 +325,9 @@ def fuzz_rule(
     if examples < 1:
         raise InputError(f"examples must be at least 1, got {examples}")
     seed = random.randrange(2**32) if seed is None else seed
-    report = FuzzReport(rule=name or str(getattr(rule, "__name__", "rule")), seed=seed, options=options)
+    report = FuzzReport(
+        rule=name or str(getattr(rule, "__name__", "rule")), seed=seed, options=options
+    )
     shapes: set[int] = set()
     first: list[tuple[SupportStructure, frozenset[str]]] = []
     strategy = options.strategy()
@@ -346,8 +360,13 @@ def fuzz_rule(
     return report
 
 
-def _shrink(rule: RevisionRule, strategy: st.SearchStrategy[tuple[SupportStructure, frozenset[str]]],
-            examples: int, seed: int, fallback: tuple[SupportStructure, frozenset[str]]) -> RuleCounterexample:
+def _shrink(
+    rule: RevisionRule,
+    strategy: st.SearchStrategy[tuple[SupportStructure, frozenset[str]]],
+    examples: int,
+    seed: int,
+    fallback: tuple[SupportStructure, frozenset[str]],
+) -> RuleCounterexample:
     failing: list[tuple[SupportStructure, frozenset[str]]] = []
     calls = [0]
 
@@ -384,6 +403,11 @@ def _shrink(rule: RevisionRule, strategy: st.SearchStrategy[tuple[SupportStructu
             exact(structure, audit), None, "the rule's answer is not deterministic"
         )
     return RuleCounterexample(
-        structure, audit, discrepancy, first_size, after_hypothesis,
-        time.perf_counter() - start, calls[0],
+        structure,
+        audit,
+        discrepancy,
+        first_size,
+        after_hypothesis,
+        time.perf_counter() - start,
+        calls[0],
     )

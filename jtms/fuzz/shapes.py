@@ -38,9 +38,11 @@ def shape(structure: SupportStructure, audit: Iterable[str] = (), rounds: int = 
     return hash(
         (
             tuple(sorted(colour.values())),
-            tuple(sorted(
-                hash((colour[j.claim], tuple(sorted(colour[a] for a in j.antecedents))))
-                for j in justifications
-            )),
+            tuple(
+                sorted(
+                    hash((colour[j.claim], tuple(sorted(colour[a] for a in j.antecedents))))
+                    for j in justifications
+                )
+            ),
         )
     )

@@ -7,13 +7,20 @@ mapping is lossless. docs/importing.md describes both mappings.
 """
 
 from jtms.interchange.imported import (
-           ChoiceDependence,
-           Disagreement,
-           DroppedOutList,
-           Imported,
-           ImportReport,
+    ChoiceDependence,
+    Disagreement,
+    DroppedOutList,
+    Imported,
+    ImportReport,
 )
 from jtms.interchange.sources import SOURCES, read_source
 
-__all__ = ["SOURCES", "ChoiceDependence", "Disagreement", "DroppedOutList", "ImportReport",
-           "Imported", "read_source"]
+__all__ = [
+    "SOURCES",
+    "ChoiceDependence",
+    "Disagreement",
+    "DroppedOutList",
+    "ImportReport",
+    "Imported",
+    "read_source",
+]

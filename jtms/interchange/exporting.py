@@ -34,5 +34,12 @@ def export_interchange(location: str, fmt: str, out: IO[str]) -> Summary:
 
         text = dumps_prov(structure, audit)
     out.write(text)
-    return Summary({"nodes": len(structure.nodes), "justifications": len(structure.justifications),
-                    "nogoods": len(structure.nogoods), "audits": len(audits)}, location)
+    return Summary(
+        {
+            "nodes": len(structure.nodes),
+            "justifications": len(structure.justifications),
+            "nogoods": len(structure.nogoods),
+            "audits": len(audits),
+        },
+        location,
+    )

@@ -25,7 +25,11 @@ class DroppedOutList:
     out_list: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"node": self.node, "justification": self.justification, "out_list": list(self.out_list)}
+        return {
+            "node": self.node,
+            "justification": self.justification,
+            "out_list": list(self.out_list),
+        }
 
 
 @dataclass(frozen=True)
@@ -84,26 +88,38 @@ class ImportReport:
         if self.format == "prov":
             payload["derivations"] = self.derivations
             payload["plain_derivations"] = self.plain_derivations
-            payload["choice_dependent"] = (None if self.choice_dependent is None
-                                           else [c.to_dict() for c in self.choice_dependent])
+            payload["choice_dependent"] = (
+                None
+                if self.choice_dependent is None
+                else [c.to_dict() for c in self.choice_dependent]
+            )
         return payload
 
     def lines(self) -> list[str]:
         """The report for people, one line per item (empty when there is nothing to say)."""
-        out = [f"dropped the out-list {list(d.out_list)} of justification {d.justification} of "
-               f"{d.node!r} (--drop-out-lists)" for d in self.dropped_out_lists]
-        out += [f"{d.node!r}: recorded {d.recorded}, computed {d.computed}" for d in self.disagreements]
+        out = [
+            f"dropped the out-list {list(d.out_list)} of justification {d.justification} of "
+            f"{d.node!r} (--drop-out-lists)"
+            for d in self.dropped_out_lists
+        ]
+        out += [
+            f"{d.node!r}: recorded {d.recorded}, computed {d.computed}" for d in self.disagreements
+        ]
         if self.plain_derivations:
-            out.append(f"{self.plain_derivations} plain wasDerivedFrom (no activity) read as "
-                       f"--derivations {self.derivations}")
+            out.append(
+                f"{self.plain_derivations} plain wasDerivedFrom (no activity) read as "
+                f"--derivations {self.derivations}"
+            )
             if self.choice_dependent is not None:
                 if not self.choice_dependent:
                     out.append("no claim's verdict depends on that choice")
                 for dependence in self.choice_dependent:
                     shown = ", ".join(f"{k} {v}" for k, v in dependence.verdicts.items())
                     out.append(f"verdict of {dependence.claim!r} depends on --derivations: {shown}")
-        out += [f"ignored {count} {what} (no support in this theory)"
-                for what, count in sorted(self.ignored.items())]
+        out += [
+            f"ignored {count} {what} (no support in this theory)"
+            for what, count in sorted(self.ignored.items())
+        ]
         out += list(self.notes)
         return out
 

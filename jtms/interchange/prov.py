@@ -46,27 +46,42 @@ from theory.safety import summarize_structure
 from theory.structure import SupportStructure
 
 DERIVATION_CHOICES = ("and", "or", "separate")
-NODE_NAMESPACE = "urn:jtms:node#"          # the entities jtms writes (local part: local_name)
+NODE_NAMESPACE = "urn:jtms:node#"  # the entities jtms writes (local part: local_name)
 ACTIVITY_NAMESPACE = "urn:jtms:activity#"  # the activities jtms writes (one per justification)
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")  # local parts every serialization keeps as they are
 EXTRA = "prov"
 
 # file name endings -> (prov format, options)
 _FORMATS: dict[str, tuple[str, dict[str, str]]] = {
-    ".json": ("json", {}), ".provjson": ("json", {}),
-    ".provn": ("provn", {}), ".pn": ("provn", {}),
-    ".xml": ("xml", {}), ".provx": ("xml", {}),
-    ".ttl": ("rdf", {"rdf_format": "turtle"}), ".trig": ("rdf", {"rdf_format": "trig"}),
-    ".nt": ("rdf", {"rdf_format": "nt"}), ".rdf": ("rdf", {"rdf_format": "xml"}),
-    ".owl": ("rdf", {"rdf_format": "xml"}), ".jsonld": ("rdf", {"rdf_format": "json-ld"}),
+    ".json": ("json", {}),
+    ".provjson": ("json", {}),
+    ".provn": ("provn", {}),
+    ".pn": ("provn", {}),
+    ".xml": ("xml", {}),
+    ".provx": ("xml", {}),
+    ".ttl": ("rdf", {"rdf_format": "turtle"}),
+    ".trig": ("rdf", {"rdf_format": "trig"}),
+    ".nt": ("rdf", {"rdf_format": "nt"}),
+    ".rdf": ("rdf", {"rdf_format": "xml"}),
+    ".owl": ("rdf", {"rdf_format": "xml"}),
+    ".jsonld": ("rdf", {"rdf_format": "json-ld"}),
 }
-_IGNORED = {"ProvAgent": "agent", "ProvAttribution": "wasAttributedTo",
-            "ProvAssociation": "wasAssociatedWith", "ProvDelegation": "actedOnBehalfOf",
-            "ProvStart": "wasStartedBy", "ProvEnd": "wasEndedBy",
-            "ProvSpecialization": "specializationOf", "ProvAlternate": "alternateOf",
-            "ProvMention": "mentionOf"}
-_REFUSED = {"ProvCommunication": "wasInformedBy", "ProvInfluence": "wasInfluencedBy",
-            "ProvMembership": "hadMember"}
+_IGNORED = {
+    "ProvAgent": "agent",
+    "ProvAttribution": "wasAttributedTo",
+    "ProvAssociation": "wasAssociatedWith",
+    "ProvDelegation": "actedOnBehalfOf",
+    "ProvStart": "wasStartedBy",
+    "ProvEnd": "wasEndedBy",
+    "ProvSpecialization": "specializationOf",
+    "ProvAlternate": "alternateOf",
+    "ProvMention": "mentionOf",
+}
+_REFUSED = {
+    "ProvCommunication": "wasInformedBy",
+    "ProvInfluence": "wasInfluencedBy",
+    "ProvMembership": "hadMember",
+}
 
 
 def _prov() -> Any:
@@ -88,8 +103,11 @@ def format_of(path: str | Path, text: str) -> tuple[str, dict[str, str]]:
         return "xml", {}
     if head.startswith("<") or head.startswith("@prefix") or head.startswith("PREFIX"):
         return "rdf", {"rdf_format": "xml" if head.startswith("<") else "turtle"}
-    raise InputError("not a PROV document: expected PROV-JSON, PROV-N, PROV-XML or PROV-O "
-                     "(name the file .json, .provn, .xml or .ttl)", source=str(path))
+    raise InputError(
+        "not a PROV document: expected PROV-JSON, PROV-N, PROV-XML or PROV-O "
+        "(name the file .json, .provn, .xml or .ttl)",
+        source=str(path),
+    )
 
 
 def load_document(path: str | Path) -> Any:
@@ -113,7 +131,9 @@ def load_document(path: str | Path) -> Any:
             document = model.ProvDocument.deserialize(io.StringIO(text), format=name, **options)
         except Exception as error:  # each prov reader raises its own kinds; all are bad input
             detail = " ".join(str(error).split())[:200] or error.__class__.__name__
-            raise InputError(f"not a PROV document ({_LABELS[name]}): {detail}", source=source) from None
+            raise InputError(
+                f"not a PROV document ({_LABELS[name]}): {detail}", source=source
+            ) from None
     if document is None or (not document.get_records() and not document.has_bundles()):
         raise InputError(f"not a PROV document ({_LABELS[name]}): no records", source=source)
     return document
@@ -149,10 +169,12 @@ def node_id(name: Any) -> str:
 class ProvReading:
     """The support a PROV document records, before the reading of plain derivations."""
 
-    entities: dict[str, str] = field(default_factory=dict)                 # id -> text
-    generations: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # entity -> activity -> extra sources
-    used: dict[str, set[str]] = field(default_factory=dict)                # activity -> entities
-    plain: dict[str, set[str]] = field(default_factory=dict)               # entity -> plain sources
+    entities: dict[str, str] = field(default_factory=dict)  # id -> text
+    generations: dict[str, dict[str, set[str]]] = field(
+        default_factory=dict
+    )  # entity -> activity -> extra sources
+    used: dict[str, set[str]] = field(default_factory=dict)  # activity -> entities
+    plain: dict[str, set[str]] = field(default_factory=dict)  # entity -> plain sources
     plain_count: int = 0
     invalidated: set[str] = field(default_factory=set)
     unnamed_generation: set[str] = field(default_factory=set)
@@ -163,8 +185,10 @@ class ProvReading:
         pairs: list[tuple[str, set[str]]] = []
         claims = set(self.generations) | set(self.plain)
         for entity in sorted(claims):
-            activities = [self.used.get(a, set()) | extra
-                          for a, extra in sorted(self.generations.get(entity, {}).items())]
+            activities = [
+                self.used.get(a, set()) | extra
+                for a, extra in sorted(self.generations.get(entity, {}).items())
+            ]
             sources = self.plain.get(entity, set())
             if sources and derivations == "and":
                 activities = [j | sources for j in activities] or [set(sources)]
@@ -183,8 +207,11 @@ def read_document(document: Any, source: str = "<prov>") -> ProvReading:
     model = _prov()
     if document.has_bundles():
         first = next(iter(document.bundles)).identifier
-        raise InputError(f"bundles are not supported (bundle {str(first)!r}): flatten the document "
-                         "first (prov's ProvDocument.flattened())", source=source)
+        raise InputError(
+            f"bundles are not supported (bundle {str(first)!r}): flatten the document "
+            "first (prov's ProvDocument.flattened())",
+            source=source,
+        )
     reading = ProvReading()
     records = list(document.get_records())
     generation_activity: dict[str, str] = {}
@@ -209,9 +236,11 @@ def read_document(document: Any, source: str = "<prov>") -> ProvReading:
     for record in records:
         kind = type(record).__name__
         if kind in _REFUSED:
-            raise InputError(f"{_REFUSED[kind]} is not read: it records influence that names no "
-                             "entity's use (state it with used and wasGeneratedBy, or remove it)",
-                             source=source)
+            raise InputError(
+                f"{_REFUSED[kind]} is not read: it records influence that names no "
+                "entity's use (state it with used and wasGeneratedBy, or remove it)",
+                source=source,
+            )
         if kind in _IGNORED:
             reading.ignored[_IGNORED[kind]] += 1
         elif isinstance(record, model.ProvEntity):
@@ -248,7 +277,9 @@ def read_document(document: Any, source: str = "<prov>") -> ProvReading:
             target, origin = entity(generated), entity(used)
             activity = one(record, "prov:activity")
             generation = one(record, "prov:generation")
-            name = str(activity) if activity is not None else generation_activity.get(str(generation))
+            name = (
+                str(activity) if activity is not None else generation_activity.get(str(generation))
+            )
             if name is None:
                 reading.plain.setdefault(target, set()).add(origin)
                 reading.plain_count += 1
@@ -272,12 +303,17 @@ def read_prov(path: str | Path, *, derivations: str | None = None) -> Imported:
 def imported_from(reading: ProvReading, source: str, derivations: str | None) -> Imported:
     """The graph, audit and report of a reading (the choice-dependent claims computed)."""
     if derivations is not None and derivations not in DERIVATION_CHOICES:
-        raise InputError(f"--derivations must be one of {', '.join(DERIVATION_CHOICES)}", source=source)
+        raise InputError(
+            f"--derivations must be one of {', '.join(DERIVATION_CHOICES)}", source=source
+        )
     if reading.plain_count and derivations is None:
         target = sorted(reading.plain)[0]
-        raise InputError(f"{reading.plain_count} wasDerivedFrom name no activity (the first: {target!r} "
-                         f"from {sorted(reading.plain[target])[0]!r}): they record influence only; "
-                         "choose how to read them with --derivations and|or|separate", source=source)
+        raise InputError(
+            f"{reading.plain_count} wasDerivedFrom name no activity (the first: {target!r} "
+            f"from {sorted(reading.plain[target])[0]!r}): they record influence only; "
+            "choose how to read them with --derivations and|or|separate",
+            source=source,
+        )
     try:
         structures = {c: reading.structure(c) for c in DERIVATION_CHOICES}
     except InputError as error:
@@ -285,22 +321,34 @@ def imported_from(reading: ProvReading, source: str, derivations: str | None) ->
     chosen = structures[derivations or "and"]
     audit = frozenset(reading.invalidated)
     dependent = choice_dependence(structures, audit) if reading.plain_count else None
-    notes = tuple(f"{e!r} was generated by an unnamed activity: read as evidence"
-                  for e in sorted(reading.unnamed_generation - set(reading.generations) - set(reading.plain)))
-    report = ImportReport("prov", source, derivations=derivations, plain_derivations=reading.plain_count,
-                          choice_dependent=dependent, ignored=dict(reading.ignored), notes=notes)
+    notes = tuple(
+        f"{e!r} was generated by an unnamed activity: read as evidence"
+        for e in sorted(reading.unnamed_generation - set(reading.generations) - set(reading.plain))
+    )
+    report = ImportReport(
+        "prov",
+        source,
+        derivations=derivations,
+        plain_derivations=reading.plain_count,
+        choice_dependent=dependent,
+        ignored=dict(reading.ignored),
+        notes=notes,
+    )
     return Imported(chosen, audit, report)
 
 
 def verdict_table(structure: SupportStructure, audit: Iterable[str]) -> dict[str, str]:
     """Each claim's verdict under ``audit``: ``inactive``, ``safe`` or ``unsafe``."""
     summary = summarize_structure(structure, blocked=audit, examples=0)
-    return {c.id: ("inactive" if not c.active else "safe" if c.influence_safe else "unsafe")
-            for c in summary.claims}
+    return {
+        c.id: ("inactive" if not c.active else "safe" if c.influence_safe else "unsafe")
+        for c in summary.claims
+    }
 
 
-def choice_dependence(structures: Mapping[str, SupportStructure],
-                      audit: frozenset[str]) -> tuple[ChoiceDependence, ...]:
+def choice_dependence(
+    structures: Mapping[str, SupportStructure], audit: frozenset[str]
+) -> tuple[ChoiceDependence, ...]:
     """The claims whose verdict differs between the readings in ``structures``."""
     tables = {choice: verdict_table(s, audit) for choice, s in structures.items()}
     claims = sorted(set().union(*(t.keys() for t in tables.values())))
@@ -322,11 +370,17 @@ def to_document(structure: SupportStructure, audit: frozenset[str] = frozenset()
     model = _prov()
     unjustified = sorted(c for c, js in structure.justifications_of.items() if not js)
     if unjustified:
-        raise InputError("a claim with no justification has no PROV counterpart (an entity nothing "
-                         f"generates reads as evidence); {len(unjustified)} such claim(s)", node=unjustified[0])
+        raise InputError(
+            "a claim with no justification has no PROV counterpart (an entity nothing "
+            f"generates reads as evidence); {len(unjustified)} such claim(s)",
+            node=unjustified[0],
+        )
     if structure.nogoods:
-        raise InputError(f"PROV has no nogoods ({len(structure.nogoods)} here): export them with "
-                         "--format reasons", node=sorted(g.id for g in structure.nogoods)[0])
+        raise InputError(
+            f"PROV has no nogoods ({len(structure.nogoods)} here): export them with "
+            "--format reasons",
+            node=sorted(g.id for g in structure.nogoods)[0],
+        )
     document = model.ProvDocument()
     nodes = document.add_namespace("jtms", NODE_NAMESPACE)
     acts = document.add_namespace("jtmsact", ACTIVITY_NAMESPACE)
@@ -338,7 +392,9 @@ def to_document(structure: SupportStructure, audit: frozenset[str] = frozenset()
         text = structure.nodes[node_id_].text
         document.entity(name(node_id_), {"prov:label": text} if text else None)
     for claim, justifications in sorted(structure.justifications_of.items()):
-        for k, justification in enumerate(sorted(justifications, key=lambda j: sorted(j.antecedents))):
+        for k, justification in enumerate(
+            sorted(justifications, key=lambda j: sorted(j.antecedents))
+        ):
             activity = document.activity(acts[f"{local_name(claim)}-j{k}"])  # unique: k has no "-j"
             for antecedent in sorted(justification.antecedents):
                 document.used(activity, name(antecedent))
@@ -350,15 +406,32 @@ def to_document(structure: SupportStructure, audit: frozenset[str] = frozenset()
     return document
 
 
-def dumps_prov(structure: SupportStructure, audit: frozenset[str] = frozenset(), fmt: str = "json") -> str:
+def dumps_prov(
+    structure: SupportStructure, audit: frozenset[str] = frozenset(), fmt: str = "json"
+) -> str:
     """:func:`to_document` serialized (``json``: PROV-JSON; ``provn``: PROV-N)."""
     document = to_document(structure, audit)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        text: str = document.get_provn() if fmt == "provn" else document.serialize(format=fmt, indent=2)
+        text: str = (
+            document.get_provn() if fmt == "provn" else document.serialize(format=fmt, indent=2)
+        )
     return text if text.endswith("\n") else text + "\n"
 
 
-__all__ = ["ACTIVITY_NAMESPACE", "DERIVATION_CHOICES", "NODE_NAMESPACE", "ProvReading",
-           "choice_dependence", "dumps_prov", "imported_from", "load_document", "local_name", "node_id",
-           "read_document", "read_prov", "to_document", "verdict_table"]
+__all__ = [
+    "ACTIVITY_NAMESPACE",
+    "DERIVATION_CHOICES",
+    "NODE_NAMESPACE",
+    "ProvReading",
+    "choice_dependence",
+    "dumps_prov",
+    "imported_from",
+    "load_document",
+    "local_name",
+    "node_id",
+    "read_document",
+    "read_prov",
+    "to_document",
+    "verdict_table",
+]

@@ -41,9 +41,23 @@ from theory.structure import Nogood, SupportStructure
 SQLITE_MAGIC = b"SQLite format 3\x00"
 JUSTIFICATION_TYPES = ("SL", "CP")
 GENERATOR = "jtms-revision"
-_NODE_FIELDS = ("text", "truth_value", "supporting_justification", "justifications", "source",
-                "source_url", "source_hash", "text_hash", "date", "metadata", "created_at",
-                "updated_at", "reviewed_at", "verified_at", "retracted_at")
+_NODE_FIELDS = (
+    "text",
+    "truth_value",
+    "supporting_justification",
+    "justifications",
+    "source",
+    "source_url",
+    "source_hash",
+    "text_hash",
+    "date",
+    "metadata",
+    "created_at",
+    "updated_at",
+    "reviewed_at",
+    "verified_at",
+    "retracted_at",
+)
 
 
 def read_reasons(path: str | Path, *, drop_out_lists: bool = False) -> Imported:
@@ -62,8 +76,11 @@ def read_reasons(path: str | Path, *, drop_out_lists: bool = False) -> Imported:
         try:
             network = json.loads(Path(path).read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            raise InputError("not an ftl-reasons network: neither its SQLite store nor the JSON "
-                             "of its export_network", source=source) from None
+            raise InputError(
+                "not an ftl-reasons network: neither its SQLite store nor the JSON "
+                "of its export_network",
+                source=source,
+            ) from None
     return from_network(network, source=source, drop_out_lists=drop_out_lists)
 
 
@@ -82,7 +99,10 @@ def network_from_sqlite(path: str | Path) -> dict[str, Any]:
     except sqlite3.Error as error:
         raise InputError(f"cannot open the SQLite file ({error})", source=source) from None
     try:
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = {
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
         for needed in ("nodes", "justifications", "nogoods"):
             if needed not in tables:
                 raise InputError(f"not an ftl-reasons store: no table {needed!r}", source=source)
@@ -90,30 +110,51 @@ def network_from_sqlite(path: str | Path) -> dict[str, Any]:
         retracted = "retracted_at" if "retracted_at" in columns else "NULL"
         nodes: dict[str, Any] = {}
         for node_id, text, truth, metadata_json, retracted_at in connection.execute(
-                f"SELECT id, text, truth_value, metadata_json, {retracted} FROM nodes ORDER BY id"):
+            f"SELECT id, text, truth_value, metadata_json, {retracted} FROM nodes ORDER BY id"
+        ):
             try:
                 metadata = json.loads(metadata_json) if metadata_json else {}
             except json.JSONDecodeError:
-                raise InputError("malformed metadata_json", source=source, node=str(node_id)) from None
-            nodes[node_id] = {"text": text, "truth_value": truth, "justifications": [], "metadata": metadata}
+                raise InputError(
+                    "malformed metadata_json", source=source, node=str(node_id)
+                ) from None
+            nodes[node_id] = {
+                "text": text,
+                "truth_value": truth,
+                "justifications": [],
+                "metadata": metadata,
+            }
             if retracted_at is not None:  # a store older than the column has only the flag
                 nodes[node_id]["retracted_at"] = retracted_at
         for node_id, kind, antecedents, out_list in connection.execute(
-                "SELECT node_id, type, antecedents_json, outlist_json FROM justifications ORDER BY rowid"):
+            "SELECT node_id, type, antecedents_json, outlist_json FROM justifications ORDER BY rowid"
+        ):
             if node_id not in nodes:
-                raise InputError("a justification of an unknown node", source=source, node=str(node_id))
+                raise InputError(
+                    "a justification of an unknown node", source=source, node=str(node_id)
+                )
             try:
                 nodes[node_id]["justifications"].append(
-                    {"type": kind, "antecedents": json.loads(antecedents), "outlist": json.loads(out_list)})
+                    {
+                        "type": kind,
+                        "antecedents": json.loads(antecedents),
+                        "outlist": json.loads(out_list),
+                    }
+                )
             except json.JSONDecodeError:
-                raise InputError("malformed antecedents_json or outlist_json", source=source,
-                                 node=str(node_id)) from None
+                raise InputError(
+                    "malformed antecedents_json or outlist_json", source=source, node=str(node_id)
+                ) from None
         nogoods = []
-        for nogood_id, nodes_json in connection.execute("SELECT id, nodes_json FROM nogoods ORDER BY id"):
+        for nogood_id, nodes_json in connection.execute(
+            "SELECT id, nodes_json FROM nogoods ORDER BY id"
+        ):
             try:
                 nogoods.append({"id": nogood_id, "nodes": json.loads(nodes_json)})
             except json.JSONDecodeError:
-                raise InputError("malformed nodes_json", source=source, node=str(nogood_id)) from None
+                raise InputError(
+                    "malformed nodes_json", source=source, node=str(nogood_id)
+                ) from None
     except sqlite3.Error as error:
         raise InputError(f"not an ftl-reasons store ({error})", source=source) from None
     finally:
@@ -127,7 +168,9 @@ def _strings(value: Any, what: str, node: str) -> list[str]:
     return value
 
 
-def from_network(network: Any, source: str = "<network>", *, drop_out_lists: bool = False) -> Imported:
+def from_network(
+    network: Any, source: str = "<network>", *, drop_out_lists: bool = False
+) -> Imported:
     """The graph, audit and report of an ``export_network``-shaped dict (see the module docstring)."""
     try:
         return _from_network(network, source, drop_out_lists)
@@ -140,8 +183,10 @@ def _from_network(network: Any, source: str, drop_out_lists: bool) -> Imported:
         hint = ""
         if isinstance(network, Mapping) and isinstance(network.get("nodes"), list):
             hint = " (this looks like a jtms graph file: drop --from)"
-        raise InputError("not an ftl-reasons network: expected an object whose 'nodes' maps "
-                         "node ids to nodes, as export_network writes" + hint)
+        raise InputError(
+            "not an ftl-reasons network: expected an object whose 'nodes' maps "
+            "node ids to nodes, as export_network writes" + hint
+        )
     nodes: Mapping[str, Any] = network["nodes"]
     evidence: list[str] = []
     claims: list[str] = []
@@ -172,17 +217,25 @@ def _from_network(network: Any, source: str, drop_out_lists: bool) -> Imported:
                 raise InputError(f"justification {position} must be an object", node=node_id)
             kind = justification.get("type", "SL")
             if kind not in JUSTIFICATION_TYPES:
-                raise InputError(f"justification {position} has type {kind!r}; expected SL or CP",
-                                 node=node_id)
+                raise InputError(
+                    f"justification {position} has type {kind!r}; expected SL or CP", node=node_id
+                )
             cp += kind == "CP"
-            antecedents = _strings(justification.get("antecedents", []),
-                                   f"justification {position}: 'antecedents'", node_id)
-            out_list = _strings(justification.get("outlist", []), f"justification {position}: 'outlist'",
-                                node_id)
+            antecedents = _strings(
+                justification.get("antecedents", []),
+                f"justification {position}: 'antecedents'",
+                node_id,
+            )
+            out_list = _strings(
+                justification.get("outlist", []), f"justification {position}: 'outlist'", node_id
+            )
             for antecedent in antecedents:
                 if antecedent not in nodes:
-                    raise InputError(f"justification {position} names an unknown node {antecedent!r} "
-                                     "in its in-list", node=node_id)
+                    raise InputError(
+                        f"justification {position} names an unknown node {antecedent!r} "
+                        "in its in-list",
+                        node=node_id,
+                    )
                 in_edges.append((antecedent, node_id))
             if out_list:
                 out_lists.append(DroppedOutList(node_id, position, tuple(out_list)))
@@ -203,21 +256,36 @@ def _from_network(network: Any, source: str, drop_out_lists: bool) -> Imported:
     _refuse_out_list_cycles(in_edges, out_edges)
     if out_lists and not drop_out_lists:
         first = out_lists[0]
-        raise InputError(f"justification {first.justification} has the out-list {list(first.out_list)}: "
-                         "out-lists are non-monotonic, outside this theory (--drop-out-lists drops them "
-                         f"and lists them; {len(out_lists)} in this network)", node=first.node)
+        raise InputError(
+            f"justification {first.justification} has the out-list {list(first.out_list)}: "
+            "out-lists are non-monotonic, outside this theory (--drop-out-lists drops them "
+            f"and lists them; {len(out_lists)} in this network)",
+            node=first.node,
+        )
     nogoods = _nogoods(network.get("nogoods", []))
     structure = SupportStructure.build(evidence, claims, pairs, texts=texts, nogoods=nogoods)
     active = active_state(structure, blocked=retracted)
-    disagreements = tuple(Disagreement(n, recorded[n], "IN" if n in active else "OUT")
-                          for n in sorted(recorded) if (recorded[n] == "IN") != (n in active))
-    notes = (f"{cp} CP justification(s) read as SL (ftl-reasons evaluates them alike)",) if cp else ()
-    report = ImportReport("reasons", source, dropped_out_lists=tuple(out_lists) if drop_out_lists else (),
-                          disagreements=disagreements, notes=notes)
+    disagreements = tuple(
+        Disagreement(n, recorded[n], "IN" if n in active else "OUT")
+        for n in sorted(recorded)
+        if (recorded[n] == "IN") != (n in active)
+    )
+    notes = (
+        (f"{cp} CP justification(s) read as SL (ftl-reasons evaluates them alike)",) if cp else ()
+    )
+    report = ImportReport(
+        "reasons",
+        source,
+        dropped_out_lists=tuple(out_lists) if drop_out_lists else (),
+        disagreements=disagreements,
+        notes=notes,
+    )
     return Imported(structure, frozenset(retracted), report)
 
 
-def _refuse_out_list_cycles(in_edges: list[tuple[str, str]], out_edges: list[tuple[str, str, int]]) -> None:
+def _refuse_out_list_cycles(
+    in_edges: list[tuple[str, str]], out_edges: list[tuple[str, str, int]]
+) -> None:
     """Refuse a dependency cycle that passes through an out-list (see the module docstring)."""
     if not out_edges:
         return
@@ -237,9 +305,12 @@ def _refuse_out_list_cycles(in_edges: list[tuple[str, str]], out_edges: list[tup
             component[names[member]] = k
     for out_node, node, position in out_edges:
         if out_node == node or component.get(out_node, -1) == component.get(node, -2):
-            raise InputError(f"justification {position} has {out_node!r} in its out-list, and {out_node!r} "
-                             "depends on this node: a cycle through out-lists has no single "
-                             "well-founded labelling", node=node)
+            raise InputError(
+                f"justification {position} has {out_node!r} in its out-list, and {out_node!r} "
+                "depends on this node: a cycle through out-lists has no single "
+                "well-founded labelling",
+                node=node,
+            )
 
 
 def _nogoods(items: Any) -> list[Nogood]:
@@ -261,8 +332,13 @@ def _nogoods(items: Any) -> list[Nogood]:
     return parsed
 
 
-def to_network(structure: SupportStructure, audit: frozenset[str] = frozenset(), *,
-               retracted_at: Mapping[str, str] | None = None, project_name: str = "") -> dict[str, Any]:
+def to_network(
+    structure: SupportStructure,
+    audit: frozenset[str] = frozenset(),
+    *,
+    retracted_at: Mapping[str, str] | None = None,
+    project_name: str = "",
+) -> dict[str, Any]:
     """``structure`` under ``audit`` as the JSON ``export_network`` writes (ftl-reasons'
     ``import_json`` reads it); :func:`from_network` reads it back to the same graph and audit.
 
@@ -274,8 +350,11 @@ def to_network(structure: SupportStructure, audit: frozenset[str] = frozenset(),
     """
     unjustified = sorted(c for c, js in structure.justifications_of.items() if not js)
     if unjustified:
-        raise InputError("a claim with no justification has no ftl-reasons counterpart (it would be "
-                         f"read as a premise, IN); {len(unjustified)} such claim(s)", node=unjustified[0])
+        raise InputError(
+            "a claim with no justification has no ftl-reasons counterpart (it would be "
+            f"read as a premise, IN); {len(unjustified)} such claim(s)",
+            node=unjustified[0],
+        )
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     stamps = retracted_at or {}
     active = active_state(structure, blocked=audit)
@@ -291,18 +370,48 @@ def to_network(structure: SupportStructure, audit: frozenset[str] = frozenset(),
             "text": structure.nodes[node_id].text,
             "truth_value": "IN" if node_id in active else "OUT",
             "supporting_justification": supporting,
-            "justifications": [{"type": "SL", "antecedents": sorted(j.antecedents), "outlist": [],
-                                "label": "", "content_hash": ""} for j in justifications],
-            "source": "", "source_url": "", "source_hash": "", "text_hash": "", "date": "",
-            "metadata": {}, "created_at": "", "updated_at": "", "reviewed_at": "", "verified_at": "",
+            "justifications": [
+                {
+                    "type": "SL",
+                    "antecedents": sorted(j.antecedents),
+                    "outlist": [],
+                    "label": "",
+                    "content_hash": "",
+                }
+                for j in justifications
+            ],
+            "source": "",
+            "source_url": "",
+            "source_hash": "",
+            "text_hash": "",
+            "date": "",
+            "metadata": {},
+            "created_at": "",
+            "updated_at": "",
+            "reviewed_at": "",
+            "verified_at": "",
             "retracted_at": (stamps.get(node_id) or now) if node_id in audit else "",
         }
     return {
-        "meta": {"schema_version": "1.0", "project_name": project_name, "node_count": len(nodes),
-                 "created_at": now, "updated_at": now, "generator": GENERATOR},
+        "meta": {
+            "schema_version": "1.0",
+            "project_name": project_name,
+            "node_count": len(nodes),
+            "created_at": now,
+            "updated_at": now,
+            "generator": GENERATOR,
+        },
         "nodes": nodes,
-        "nogoods": [{"id": g.id, "nodes": sorted(g.nodes), "discovered": "", "resolution": "",
-                     "text": g.text} for g in sorted(structure.nogoods, key=lambda g: g.id)],
+        "nogoods": [
+            {
+                "id": g.id,
+                "nodes": sorted(g.nodes),
+                "discovered": "",
+                "resolution": "",
+                "text": g.text,
+            }
+            for g in sorted(structure.nogoods, key=lambda g: g.id)
+        ],
         "repos": {},
     }
 

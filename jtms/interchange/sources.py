@@ -10,12 +10,15 @@ from theory.errors import InputError
 SOURCES = ("reasons", "prov")
 
 
-def read_source(kind: str, path: str | Path, *, drop_out_lists: bool = False,
-                derivations: str | None = None) -> Imported:
+def read_source(
+    kind: str, path: str | Path, *, drop_out_lists: bool = False, derivations: str | None = None
+) -> Imported:
     """Read ``path`` as ``kind`` (``reasons`` or ``prov``), refusing options the kind has not."""
     if kind == "reasons":
         if derivations is not None:
-            raise InputError("--derivations reads PROV documents; it has no meaning with --from reasons")
+            raise InputError(
+                "--derivations reads PROV documents; it has no meaning with --from reasons"
+            )
         from jtms.interchange.reasons import read_reasons
 
         return read_reasons(path, drop_out_lists=drop_out_lists)

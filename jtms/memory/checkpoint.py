@@ -24,8 +24,19 @@ from dataclasses import dataclass
 from theory.incremental import GrowingIndex, SupportState
 
 MAGIC = b"jtms-checkpoint 4\n"
-_INT_SECTIONS = ("just_claim", "ant_offsets", "ant_flat", "jo_offsets", "jo_flat", "w_offsets",
-                 "w_flat", "c_offsets", "c_flat", "d_offsets", "d_flat")
+_INT_SECTIONS = (
+    "just_claim",
+    "ant_offsets",
+    "ant_flat",
+    "jo_offsets",
+    "jo_flat",
+    "w_offsets",
+    "w_flat",
+    "c_offsets",
+    "c_flat",
+    "d_offsets",
+    "d_flat",
+)
 
 
 @dataclass
@@ -33,8 +44,8 @@ class Restored:
     index: GrowingIndex
     state: SupportState
     audits: dict[int, list[int]]
-    nodes: int                 # nodes covered by the checkpoint (numbers below this)
-    justifications: int        # justifications covered by it
+    nodes: int  # nodes covered by the checkpoint (numbers below this)
+    justifications: int  # justifications covered by it
 
 
 def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> bytes:
@@ -48,20 +59,39 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
     w_offsets, w_flat = index.watchers.compressed()
     c_offsets, c_flat = index.consumers.compressed()
     d_offsets, d_flat = state.dependents.compressed(size)
-    ints = {"just_claim": index.just_claim, "ant_offsets": ant_offsets, "ant_flat": ant_flat,
-            "jo_offsets": jo_offsets, "jo_flat": jo_flat, "w_offsets": w_offsets, "w_flat": w_flat,
-            "c_offsets": c_offsets, "c_flat": c_flat, "d_offsets": d_offsets, "d_flat": d_flat}
+    ints = {
+        "just_claim": index.just_claim,
+        "ant_offsets": ant_offsets,
+        "ant_flat": ant_flat,
+        "jo_offsets": jo_offsets,
+        "jo_flat": jo_flat,
+        "w_offsets": w_offsets,
+        "w_flat": w_flat,
+        "c_offsets": c_offsets,
+        "c_flat": c_flat,
+        "d_offsets": d_offsets,
+        "d_flat": d_flat,
+    }
     sections = [("ids", "\x00".join(index.ids).encode()), ("evidence", bytes(index.is_evidence))]
     sections += [(name, array("i", ints[name]).tobytes()) for name in _INT_SECTIONS]
-    sections += [("active", bytes(state.active[:size])),
-                 ("support", array("q", state.support[:size]).tobytes()),
-                 ("rank", array("q", state.rank[:size]).tobytes())]
-    header = {"event": event, "nodes": size, "justifications": len(index.just_claim),
-              "byteorder": sys.byteorder, "blocks": sorted(state.blocks.items()),
-              "audits": sorted([a, roots] for a, roots in audits.items()),
-              "sections": [[name, len(data)] for name, data in sections]}
-    return b"".join([MAGIC, json.dumps(header, separators=(",", ":")).encode(), b"\n"]
-                    + [data for _, data in sections])
+    sections += [
+        ("active", bytes(state.active[:size])),
+        ("support", array("q", state.support[:size]).tobytes()),
+        ("rank", array("q", state.rank[:size]).tobytes()),
+    ]
+    header = {
+        "event": event,
+        "nodes": size,
+        "justifications": len(index.just_claim),
+        "byteorder": sys.byteorder,
+        "blocks": sorted(state.blocks.items()),
+        "audits": sorted([a, roots] for a, roots in audits.items()),
+        "sections": [[name, len(data)] for name, data in sections],
+    }
+    return b"".join(
+        [MAGIC, json.dumps(header, separators=(",", ":")).encode(), b"\n"]
+        + [data for _, data in sections]
+    )
 
 
 def _ints(data: bytes, code: str, swap: bool) -> list[int]:
@@ -78,7 +108,7 @@ def decode(data: bytes, event: int) -> Restored | None:
         return None
     try:
         end = data.index(b"\n", len(MAGIC))
-        header = json.loads(data[len(MAGIC):end])
+        header = json.loads(data[len(MAGIC) : end])
         if header["event"] != event:
             return None
         size, count = int(header["nodes"]), int(header["justifications"])
@@ -86,7 +116,7 @@ def decode(data: bytes, event: int) -> Restored | None:
         parts: dict[str, bytes] = {}
         position = end + 1
         for name, length in header["sections"]:
-            parts[name] = data[position:position + length]
+            parts[name] = data[position : position + length]
             position += length
         if position != len(data):
             return None
@@ -95,22 +125,36 @@ def decode(data: bytes, event: int) -> Restored | None:
         support, rank = _ints(parts["support"], "q", swap), _ints(parts["rank"], "q", swap)
         active = bytearray(parts["active"])
         evidence = bytearray(parts["evidence"])
-        if (len(ids) != size or len(evidence) != size or len(active) != size
-                or len(support) != size or len(rank) != size or len(ints["just_claim"]) != count
-                or len(ints["ant_offsets"]) != count + 1 or len(ints["jo_offsets"]) != size + 1
-                or len(ints["w_offsets"]) != size + 1 or len(ints["c_offsets"]) != size + 1
-                or len(ints["d_offsets"]) != size + 1):
+        if (
+            len(ids) != size
+            or len(evidence) != size
+            or len(active) != size
+            or len(support) != size
+            or len(rank) != size
+            or len(ints["just_claim"]) != count
+            or len(ints["ant_offsets"]) != count + 1
+            or len(ints["jo_offsets"]) != size + 1
+            or len(ints["w_offsets"]) != size + 1
+            or len(ints["c_offsets"]) != size + 1
+            or len(ints["d_offsets"]) != size + 1
+        ):
             return None
         blocks = {int(n): int(k) for n, k in header["blocks"]}
         audits = {int(a): [int(n) for n in roots] for a, roots in header["audits"]}
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
     index = GrowingIndex.from_compressed(
-        ids, evidence, ints["just_claim"], (ints["ant_offsets"], ints["ant_flat"]),
-        (ints["jo_offsets"], ints["jo_flat"]), (ints["w_offsets"], ints["w_flat"]),
-        (ints["c_offsets"], ints["c_flat"]))
-    state = SupportState.restore(index, blocks, active, support, rank,
-                                 (ints["d_offsets"], ints["d_flat"]))
+        ids,
+        evidence,
+        ints["just_claim"],
+        (ints["ant_offsets"], ints["ant_flat"]),
+        (ints["jo_offsets"], ints["jo_flat"]),
+        (ints["w_offsets"], ints["w_flat"]),
+        (ints["c_offsets"], ints["c_flat"]),
+    )
+    state = SupportState.restore(
+        index, blocks, active, support, rank, (ints["d_offsets"], ints["d_flat"])
+    )
     return Restored(index, state, audits, size, count)
 
 

@@ -45,16 +45,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from theory.incremental import GrowingIndex, SupportState
-
     from jtms.memory.memory import Memory
+    from theory.incremental import GrowingIndex, SupportState
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _WORD = re.compile(r"\w+")
 
-WITHDRAWN_LIMIT = 10       # lines of the withdrawn list, at most
-WITHDRAWN_SHARE = 4        # the withdrawn list takes at most 1/WITHDRAWN_SHARE of the budget
-MISSES_BEFORE_STOP = 200   # consecutive ranked claims that do not fit before the scan stops
+WITHDRAWN_LIMIT = 10  # lines of the withdrawn list, at most
+WITHDRAWN_SHARE = 4  # the withdrawn list takes at most 1/WITHDRAWN_SHARE of the budget
+MISSES_BEFORE_STOP = 200  # consecutive ranked claims that do not fit before the scan stops
 HEADER = "Working memory (each claim follows from lines above it)"
 WITHDRAWN_HEADER = "Withdrawn (do not rely on these)"
 
@@ -98,10 +97,10 @@ class Context:
     query: str | None
     tokens: int = 0
     evidence: list[tuple[str, str]] = field(default_factory=list)
-    claims: list[ContextClaim] = field(default_factory=list)        # support before use
-    requested: list[str] = field(default_factory=list)              # ranked claims taken
+    claims: list[ContextClaim] = field(default_factory=list)  # support before use
+    requested: list[str] = field(default_factory=list)  # ranked claims taken
     withdrawn: list[dict[str, Any]] = field(default_factory=list)
-    omitted: int = 0                                                # ranked claims left out
+    omitted: int = 0  # ranked claims left out
     text: str = ""
 
     def as_dict(self) -> dict[str, Any]:
@@ -109,9 +108,16 @@ class Context:
             "budget": self.budget,
             "tokens": self.tokens,
             "query": self.query,
-            "claims": [{"id": c.id, "text": c.text, "justification": list(c.justification),
-                        "also_supported_by": [list(a) for a in c.also], "score": c.score}
-                       for c in self.claims],
+            "claims": [
+                {
+                    "id": c.id,
+                    "text": c.text,
+                    "justification": list(c.justification),
+                    "also_supported_by": [list(a) for a in c.also],
+                    "score": c.score,
+                }
+                for c in self.claims
+            ],
             "evidence": [{"id": i, "text": t} for i, t in self.evidence],
             "selected": self.requested,
             "withdrawn": self.withdrawn,
@@ -124,14 +130,16 @@ def _evidence_line(node_id: str, text: str) -> str:
     return f"- [evidence] {node_id}: {text}" if text else f"- [evidence] {node_id}"
 
 
-def _claim_line(node_id: str, text: str, justification: Sequence[str],
-                also: Sequence[Sequence[str]] = ()) -> str:
+def _claim_line(
+    node_id: str, text: str, justification: Sequence[str], also: Sequence[Sequence[str]] = ()
+) -> str:
     """One claim line (also used by jtms.studies to render other rules' contexts)."""
     because = " and ".join(justification) if justification else "premise"
     body = f"{node_id}: {text}" if text else node_id
     shown = "; ".join(" and ".join(a) if a else "premise" for a in also)
-    return f"- [claim] {body} (because {because}" + (f"; also supported by {shown})" if shown
-                                                      else ")")
+    return f"- [claim] {body} (because {because}" + (
+        f"; also supported by {shown})" if shown else ")"
+    )
 
 
 def _line(claim: ContextClaim) -> str:
@@ -150,7 +158,7 @@ class _Draft:
     budget: int
     used: int = 0
     lines: list[str] = field(default_factory=list)
-    costs: list[int] = field(default_factory=list)          # tokens of each line
+    costs: list[int] = field(default_factory=list)  # tokens of each line
     included: set[int] = field(default_factory=set)
 
     @property
@@ -164,11 +172,18 @@ def compile_context(memory: "Memory", budget: int, query: str | None = None) -> 
     index = state.index
     created = memory.creation_events()
     texts: dict[str, tuple[str, int]] = {
-        node_id: (text, created[node_id]) for node_id, text in memory.texts().items()}
+        node_id: (text, created[node_id]) for node_id, text in memory.texts().items()
+    }
     result = Context(budget, query)
     withdrawn_lines = _withdrawn_section(memory.withdrawn(), budget, result)
-    draft = _Draft(budget, used=count_tokens(HEADER) + sum(count_tokens(line) for line in (
-        [WITHDRAWN_HEADER, *withdrawn_lines] if withdrawn_lines else [])))
+    draft = _Draft(
+        budget,
+        used=count_tokens(HEADER)
+        + sum(
+            count_tokens(line)
+            for line in ([WITHDRAWN_HEADER, *withdrawn_lines] if withdrawn_lines else [])
+        ),
+    )
     if draft.left < 0:  # not even the header fits: an empty context
         result.withdrawn = []
         return result
@@ -193,8 +208,12 @@ def _withdrawn_section(items: list[dict[str, Any]], budget: int, result: Context
     return lines
 
 
-def _ranked(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple[str, int]],
-            query: str | None) -> list[tuple[float, int]]:
+def _ranked(
+    index: "GrowingIndex",
+    state: "SupportState",
+    texts: dict[str, tuple[str, int]],
+    query: str | None,
+) -> list[tuple[float, int]]:
     """Phase 2: (score, claim) for the active claims, best first."""
     query_words = _words(query) if query else set()
     ids = index.ids
@@ -203,15 +222,24 @@ def _ranked(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
         if flag and not index.is_evidence[n]:
             node_id = ids[n]
             text, event = texts[node_id]
-            score = (len(query_words & (_words(text) | _words(node_id))) / len(query_words)
-                     if query_words else 0.0)
+            score = (
+                len(query_words & (_words(text) | _words(node_id))) / len(query_words)
+                if query_words
+                else 0.0
+            )
             ranked.append((-score, -event, node_id, n))
     ranked.sort()
     return [(-negative, n) for negative, _, _, n in ranked]
 
 
-def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple[str, int]],
-            ranked: list[tuple[float, int]], draft: _Draft, result: Context) -> None:
+def _select(
+    index: "GrowingIndex",
+    state: "SupportState",
+    texts: dict[str, tuple[str, int]],
+    ranked: list[tuple[float, int]],
+    draft: _Draft,
+    result: Context,
+) -> None:
     """Phase 3: each ranked claim with the rest of its certificate, while the lines fit."""
     ids = index.ids
     misses = 0
@@ -222,8 +250,9 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
         if misses >= MISSES_BEFORE_STOP:
             result.omitted += 1
             continue
-        steps = state.certificate_beyond(n, draft.included,
-                                         limit=max(0, draft.left) // MIN_CLAIM_LINE_TOKENS)
+        steps = state.certificate_beyond(
+            n, draft.included, limit=max(0, draft.left) // MIN_CLAIM_LINE_TOKENS
+        )
         if steps is None:
             result.omitted += 1
             misses += 1
@@ -240,9 +269,13 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
                     new_lines.append(_evidence_line(ids[a], texts[ids[a]][0]))
                     new_costs.append(count_tokens(new_lines[-1]))
                     cost += new_costs[-1]
-            entry = ContextClaim(ids[claim], texts[ids[claim]][0],
-                                 tuple(sorted(ids[a] for a in index.just_antecedents[j])),
-                                 score if claim == n else 0.0, _alternatives(index, state, claim, j))
+            entry = ContextClaim(
+                ids[claim],
+                texts[ids[claim]][0],
+                tuple(sorted(ids[a] for a in index.just_antecedents[j])),
+                score if claim == n else 0.0,
+                _alternatives(index, state, claim, j),
+            )
             new_claims.append(entry)
             new_lines.append(_line(entry))
             new_costs.append(count_tokens(new_lines[-1]))
@@ -264,16 +297,23 @@ def _select(index: "GrowingIndex", state: "SupportState", texts: dict[str, tuple
         result.requested.append(ids[n])
 
 
-def _alternatives(index: "GrowingIndex", state: "SupportState", claim: int,
-                  used: int) -> tuple[tuple[str, ...], ...]:
+def _alternatives(
+    index: "GrowingIndex", state: "SupportState", claim: int, used: int
+) -> tuple[tuple[str, ...], ...]:
     """Every intact justification of ``claim`` (all antecedents active) but ``used`` (the
     certificate's), as sorted antecedent ids, shortest first: all of them, always (DESIGN.md:
     a rendered claim shows every intact support)."""
     active, ids, antecedents = state.active, index.ids, index.just_antecedents
-    return tuple(sorted(
-        (tuple(sorted(ids[a] for a in antecedents[j])) for j in index.justs_of[claim]
-         if j != used and all(active[a] for a in antecedents[j])),
-        key=lambda ants: (len(ants), ants)))
+    return tuple(
+        sorted(
+            (
+                tuple(sorted(ids[a] for a in antecedents[j]))
+                for j in index.justs_of[claim]
+                if j != used and all(active[a] for a in antecedents[j])
+            ),
+            key=lambda ants: (len(ants), ants),
+        )
+    )
 
 
 def _render(draft: _Draft, withdrawn_lines: list[str], result: Context) -> None:

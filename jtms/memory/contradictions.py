@@ -32,28 +32,36 @@ class Applied:
     audit: "AuditResult"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"diagnosis": self.number, "audit_id": self.audit.audit_id,
-                "invalidate": sorted(self.audit.roots), "retired": sorted(self.audit.retired),
-                "reason": self.reason}
+        return {
+            "diagnosis": self.number,
+            "audit_id": self.audit.audit_id,
+            "invalidate": sorted(self.audit.roots),
+            "retired": sorted(self.audit.retired),
+            "reason": self.reason,
+        }
 
 
-def apply_diagnosis(memory: "Memory", report: DiagnosisReport, number: int,
-                    reviewer: str = "jtms-diagnose") -> Applied:
+def apply_diagnosis(
+    memory: "Memory", report: DiagnosisReport, number: int, reviewer: str = "jtms-diagnose"
+) -> Applied:
     """Audit the ``number``-th diagnosis of ``report`` (1 = the cheapest) with a reason naming
     the contradictions it resolves. Bad input (nothing active, no such diagnosis) raises
     :class:`InputError` before anything is written."""
     if not report.active:
-        raise InputError("--apply: no nogood is active, there is nothing to diagnose",
-                         source=memory.path)
+        raise InputError(
+            "--apply: no nogood is active, there is nothing to diagnose", source=memory.path
+        )
     if number > len(report.diagnoses):
         shown = len(report.diagnoses)
         what = "no diagnosis over evidence" if not shown else f"only {shown} diagnosis(es)"
         raise InputError(f"--apply {number}: there is {what}", source=memory.path)
     chosen = report.diagnoses[number - 1]
     resolved = [c.nogood.id for c in report.active if c.diagnosable]
-    reason = (f"diagnosis {number} of contradiction(s) {', '.join(resolved)}: invalidate "
-              f"{', '.join(sorted(chosen.invalidate))} (dry run: retires {chosen.retired_claims} "
-              f"claim(s))")
+    reason = (
+        f"diagnosis {number} of contradiction(s) {', '.join(resolved)}: invalidate "
+        f"{', '.join(sorted(chosen.invalidate))} (dry run: retires {chosen.retired_claims} "
+        f"claim(s))"
+    )
     audit = memory.audit(sorted(chosen.invalidate), reason=reason[:2000], reviewer=reviewer)
     return Applied(number, reason, audit)
 
@@ -72,14 +80,17 @@ class ContradictionReview:
 
     def to_dict(self) -> dict[str, Any]:
         payload = self.report.to_dict()
-        return {"contradictions": [c for c in payload["contradictions"] if c["active"]],
-                "undiagnosable": payload["undiagnosable"],
-                "proposed_diagnosis": self.proposed,
-                "diagnosis_audit": self.applied.to_dict() if self.applied else None}
+        return {
+            "contradictions": [c for c in payload["contradictions"] if c["active"]],
+            "undiagnosable": payload["undiagnosable"],
+            "proposed_diagnosis": self.proposed,
+            "diagnosis_audit": self.applied.to_dict() if self.applied else None,
+        }
 
 
-def review_contradictions(memory: "Memory", apply: bool = False,
-                          reviewer: str = "jtms-review") -> ContradictionReview:
+def review_contradictions(
+    memory: "Memory", apply: bool = False, reviewer: str = "jtms-review"
+) -> ContradictionReview:
     """The active contradictions of ``memory`` and the cheapest diagnosis; audited when
     ``apply`` and there is one."""
     from jtms.memory.limits import MAX_REVIEWER, check_text

@@ -39,14 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from theory.errors import InputError
-from theory.ids import id_problem
-
 from jtms.memory.limits import MAX_EVENT, MAX_TEXT, text_problem
-
 from jtms.memory.memory import Memory
 from jtms.store import create_store
 from jtms.store.protocol import TABLES, JustificationRow, NewNode, NogoodRow, Store
+from theory.errors import InputError
+from theory.ids import id_problem
 
 FORMAT = "jtms-memory"
 VERSION = 1
@@ -61,13 +59,33 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "nogoods": ("id", "nodes", "text", "author", "event", "status"),
     "nogood_revisions": ("seq", "nogood", "status", "event"),
 }
-KEY = {"events": "id", "nodes": "num", "justifications": "num", "revisions": "seq",
-       "supports": "seq", "nogoods": "id", "nogood_revisions": "seq"}
-DENSE = {"events": 1, "nodes": 0, "justifications": 0, "revisions": 1, "supports": 1,
-         "nogood_revisions": 1}          # the first number of each densely numbered table
+KEY = {
+    "events": "id",
+    "nodes": "num",
+    "justifications": "num",
+    "revisions": "seq",
+    "supports": "seq",
+    "nogoods": "id",
+    "nogood_revisions": "seq",
+}
+DENSE = {
+    "events": 1,
+    "nodes": 0,
+    "justifications": 0,
+    "revisions": 1,
+    "supports": 1,
+    "nogood_revisions": 1,
+}  # the first number of each densely numbered table
 # the order of the tables within one event (a row only refers to rows before it)
-ORDER = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
-         "nogood_revisions")
+ORDER = (
+    "events",
+    "nodes",
+    "justifications",
+    "revisions",
+    "supports",
+    "nogoods",
+    "nogood_revisions",
+)
 
 
 @dataclass(frozen=True)
@@ -126,12 +144,13 @@ def export_memory(location: str, out: IO[str]) -> Summary:
             out.write(line)
             out.write("\n")
             if line.startswith('{"table":"'):
-                table = line[10:line.index('"', 10)]
+                table = line[10 : line.index('"', 10)]
                 counts[table] = counts.get(table, 0) + 1
         return Summary(counts, memory.path)
 
 
 # --- reading a file ------------------------------------------------------------------------------
+
 
 @dataclass
 class _Event:
@@ -141,27 +160,45 @@ class _Event:
 
 MAX_ROW_TEXT = MAX_TEXT
 """Characters of any text column of an imported row (the longest text a memory accepts)."""
-_INTEGER = frozenset({"id", "num", "seq", "event", "claim", "node", "justification", "rank",
-                      "target"})
+_INTEGER = frozenset(
+    {"id", "num", "seq", "event", "claim", "node", "justification", "rank", "target"}
+)
 _ID_LISTS = frozenset({"roots", "nodes"})
-_NULLABLE = frozenset({"actor", "reason", "roots", "target", "source", "author", "expression",
-                       "value"})
+_NULLABLE = frozenset(
+    {"actor", "reason", "roots", "target", "source", "author", "expression", "value"}
+)
 # per table: (column, kind, nullable) with kind "int", "str", "roots" or "antecedents"
-_SPEC = {table: tuple((column,
-                       "ids" if column in _ID_LISTS else "antecedents" if column == "antecedents"
-                       else "int" if column in _INTEGER and table not in ("nodes", "nogoods")
-                       or column in ("num", "event") else "str", column in _NULLABLE)
-                      for column in columns)
-         for table, columns in COLUMNS.items()}
+_SPEC = {
+    table: tuple(
+        (
+            column,
+            "ids"
+            if column in _ID_LISTS
+            else "antecedents"
+            if column == "antecedents"
+            else "int"
+            if column in _INTEGER
+            and table not in ("nodes", "nogoods")
+            or column in ("num", "event")
+            else "str",
+            column in _NULLABLE,
+        )
+        for column in columns
+    )
+    for table, columns in COLUMNS.items()
+}
 
 
 def _check_row(table: str, row: Any, where: str) -> dict[str, Any]:
     if not isinstance(row, dict) or len(row) != len(COLUMNS[table]):
-        raise InputError(f"{where}: a {table} row needs exactly the keys {', '.join(COLUMNS[table])}")
+        raise InputError(
+            f"{where}: a {table} row needs exactly the keys {', '.join(COLUMNS[table])}"
+        )
     for column, kind, nullable in _SPEC[table]:
         if column not in row:
-            raise InputError(f"{where}: a {table} row needs exactly the keys "
-                             f"{', '.join(COLUMNS[table])}")
+            raise InputError(
+                f"{where}: a {table} row needs exactly the keys {', '.join(COLUMNS[table])}"
+            )
         value = row[column]
         if value is None and nullable:
             continue
@@ -171,8 +208,11 @@ def _check_row(table: str, row: Any, where: str) -> dict[str, Any]:
         elif kind == "str":
             if type(value) is not str:
                 raise InputError(f"{where}: {table}.{column} must be a string")
-            problem = (id_problem(value) if column == "id" or column == "nogood"
-                       else text_problem(value, MAX_ROW_TEXT))
+            problem = (
+                id_problem(value)
+                if column == "id" or column == "nogood"
+                else text_problem(value, MAX_ROW_TEXT)
+            )
             if problem is not None:
                 raise InputError(f"{where}: {table}.{column} {problem}")
         elif kind == "ids":
@@ -182,8 +222,9 @@ def _check_row(table: str, row: Any, where: str) -> dict[str, Any]:
                 problem = id_problem(item)
                 if problem is not None:
                     raise InputError(f"{where}: {table}.{column}: an id {problem}")
-        elif type(value) is not list or not all(type(a) is int and 0 <= a <= MAX_EVENT
-                                                for a in value):
+        elif type(value) is not list or not all(
+            type(a) is int and 0 <= a <= MAX_EVENT for a in value
+        ):
             raise InputError(f"{where}: justifications.antecedents must be a list of numbers")
     return row
 
@@ -217,26 +258,39 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
             raise InputError(f"{where}: expected a JSON object", source=source)
         if not header:
             if record.get("format") != FORMAT:
-                raise InputError("not a jtms memory export (its first line must be the "
-                                 f"{FORMAT!r} header; `jtms export` writes one)", source=source)
+                raise InputError(
+                    "not a jtms memory export (its first line must be the "
+                    f"{FORMAT!r} header; `jtms export` writes one)",
+                    source=source,
+                )
             if record.get("version") != VERSION:
-                raise InputError(f"export format version {str(record.get('version'))[:20]}, this "
-                                 f"jtms reads version {VERSION}", source=source)
+                raise InputError(
+                    f"export format version {str(record.get('version'))[:20]}, this "
+                    f"jtms reads version {VERSION}",
+                    source=source,
+                )
             tables = record.get("tables")
             if not isinstance(tables, list) or any(t not in COLUMNS for t in tables):
-                raise InputError(f"the export holds tables this jtms cannot import: {tables!r:.80}"
-                                 " (upgrade jtms-revision)", source=source)
+                raise InputError(
+                    f"the export holds tables this jtms cannot import: {tables!r:.80}"
+                    " (upgrade jtms-revision)",
+                    source=source,
+                )
             header = True
             continue
         if "end" in record:
             if set(record) != {"end"} or record["end"] != counts:
-                raise InputError(f"{where}: the end line's counts do not match the rows read "
-                                 f"({counts})", source=source)
+                raise InputError(
+                    f"{where}: the end line's counts do not match the rows read ({counts})",
+                    source=source,
+                )
             end = True
             continue
         if set(record) != {"table", "row"} or record["table"] not in COLUMNS:
-            raise InputError(f"{where}: expected {{\"table\": one of {', '.join(ORDER)}, "
-                             f"\"row\": {{...}}}}", source=source)
+            raise InputError(
+                f'{where}: expected {{"table": one of {", ".join(ORDER)}, "row": {{...}}}}',
+                source=source,
+            )
         table = record["table"]
         try:
             row = _check_row(table, record["row"], where)
@@ -244,16 +298,21 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
             raise error.with_source(source) from None
         first = DENSE.get(table)
         if first is not None and row[KEY[table]] != counts[table] + first:
-            raise InputError(f"{where}: {table} {KEY[table]} {row[KEY[table]]}, expected "
-                             f"{counts[table] + first} (numbers are dense and in order)",
-                             source=source)
+            raise InputError(
+                f"{where}: {table} {KEY[table]} {row[KEY[table]]}, expected "
+                f"{counts[table] + first} (numbers are dense and in order)",
+                source=source,
+            )
         counts[table] += 1
         if table == "events":
             events.append(_Event(row, {t: [] for t in ORDER[1:]}))
             continue
         if not events or row["event"] != events[-1].row["id"]:
-            raise InputError(f"{where}: a {table} row must follow the event that wrote it "
-                             f"(event {row['event']})", source=source)
+            raise InputError(
+                f"{where}: a {table} row must follow the event that wrote it "
+                f"(event {row['event']})",
+                source=source,
+            )
         events[-1].rows[table].append(row)
     if not header:
         raise InputError("empty file, not a jtms memory export", source=source)
@@ -268,23 +327,45 @@ def _replay(store: Store, events: list[_Event], source: str) -> None:
     """Write every event after init and its rows, checking that ids come out as exported."""
     for item in events[1:]:
         event = item.row
-        event_id = store.append_event(event["kind"], event["time"], actor=event["actor"],
-                                      reason=event["reason"], roots=event["roots"],
-                                      target=event["target"], source=event["source"])
+        event_id = store.append_event(
+            event["kind"],
+            event["time"],
+            actor=event["actor"],
+            reason=event["reason"],
+            roots=event["roots"],
+            target=event["target"],
+            source=event["source"],
+        )
         if event_id != event["id"]:
             raise InputError(f"event {event['id']} was stored as {event_id}", source=source)
         rows = item.rows
-        store.add_nodes(NewNode(r["num"], r["id"], r["kind"], r["text"], r["author"],
-                                r["expression"], r["value"], r["event"], r["status"])
-                        for r in rows["nodes"])
-        store.add_justifications(JustificationRow(r["num"], r["claim"], tuple(r["antecedents"]),
-                                                  r["event"]) for r in rows["justifications"])
+        store.add_nodes(
+            NewNode(
+                r["num"],
+                r["id"],
+                r["kind"],
+                r["text"],
+                r["author"],
+                r["expression"],
+                r["value"],
+                r["event"],
+                r["status"],
+            )
+            for r in rows["nodes"]
+        )
+        store.add_justifications(
+            JustificationRow(r["num"], r["claim"], tuple(r["antecedents"]), r["event"])
+            for r in rows["justifications"]
+        )
         for status, nodes in _runs(rows["revisions"], "node"):
             store.add_revisions(event_id, status, nodes)
-        store.add_supports(event_id, ((r["node"], r["justification"], r["rank"])
-                                      for r in rows["supports"]))
-        store.add_nogoods(NogoodRow(r["id"], tuple(r["nodes"]), r["text"], r["author"],
-                                    r["event"], r["status"]) for r in rows["nogoods"])
+        store.add_supports(
+            event_id, ((r["node"], r["justification"], r["rank"]) for r in rows["supports"])
+        )
+        store.add_nogoods(
+            NogoodRow(r["id"], tuple(r["nodes"]), r["text"], r["author"], r["event"], r["status"])
+            for r in rows["nogoods"]
+        )
         for status, names in _runs(rows["nogood_revisions"], "nogood"):
             store.add_nogood_revisions(event_id, status, names)
 
@@ -318,13 +399,17 @@ def _bounded_lines(handle: IO[str], source: str) -> Iterator[str]:
             return
         number += 1
         if len(line) > limit:
-            raise InputError(f"line {number}: longer than {limit:,} characters, the longest "
-                             "line an export holds (not a jtms memory export)", source=source)
+            raise InputError(
+                f"line {number}: longer than {limit:,} characters, the longest "
+                "line an export holds (not a jtms memory export)",
+                source=source,
+            )
         yield line
 
 
-def import_memory(path: str | Path, location: str,
-                  progress: Callable[[str], None] | None = None) -> Summary:
+def import_memory(
+    path: str | Path, location: str, progress: Callable[[str], None] | None = None
+) -> Summary:
     """Create a memory at ``location`` holding exactly the export file at ``path``.
 
     ``location`` must not hold a memory yet (refused with "already exists"). Everything is
@@ -357,8 +442,9 @@ def import_memory(path: str | Path, location: str,
         counts = {table: sum(len(e.rows[table]) for e in events) for table in ORDER[1:]}
         counts["events"] = len(events)
         if problems:
-            raise InputError(f"inconsistent export ({problems[0]}); nothing imported",
-                             source=source)
+            raise InputError(
+                f"inconsistent export ({problems[0]}); nothing imported", source=source
+            )
     except BaseException:
         remove_memory(location)
         raise
@@ -381,5 +467,12 @@ def remove_memory(location: str) -> None:
             pass
 
 
-__all__ = ["FORMAT", "Summary", "VERSION", "export_lines", "export_memory", "import_memory",
-           "read_export"]
+__all__ = [
+    "FORMAT",
+    "Summary",
+    "VERSION",
+    "export_lines",
+    "export_memory",
+    "import_memory",
+    "read_export",
+]

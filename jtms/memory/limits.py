@@ -97,8 +97,9 @@ def check_text(value: Any, what: str, limit: int, *, optional: bool = False) -> 
     return value
 
 
-def check_ids(values: Any, what: str, limit: int = MAX_IDS, *, allow_empty: bool = True
-              ) -> list[str]:
+def check_ids(
+    values: Any, what: str, limit: int = MAX_IDS, *, allow_empty: bool = True
+) -> list[str]:
     """A list of ids (any iterable of strings but a string itself), each checked."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise InputError(f"{what} must be a list of ids, got {type(values).__name__}")
@@ -112,8 +113,7 @@ def check_ids(values: Any, what: str, limit: int = MAX_IDS, *, allow_empty: bool
     return items
 
 
-def check_int(value: Any, what: str, minimum: int | None = None,
-              maximum: int | None = None) -> int:
+def check_int(value: Any, what: str, minimum: int | None = None, maximum: int | None = None) -> int:
     """An integer (not a bool, not a string) within the given range."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(f"{what} must be an integer, got {type(value).__name__}")
@@ -132,8 +132,7 @@ def check_seconds(value: Any, what: str, maximum: float, *, positive: bool = Fal
     shown = int(maximum) if float(maximum).is_integer() else maximum
     if isinstance(value, int):
         if value > maximum or value < 0:
-            raise InputError(f"{what} must be between 0 and {shown} seconds, "
-                             f"got {show_int(value)}")
+            raise InputError(f"{what} must be between 0 and {shown} seconds, got {show_int(value)}")
         value = float(value)
     if not math.isfinite(value) or not 0 <= value <= maximum:
         raise InputError(f"{what} must be between 0 and {shown} seconds, got {value!r}")
@@ -154,14 +153,15 @@ def parse_seconds(text: str, what: str, maximum: float, *, positive: bool = Fals
     return check_seconds(value, what, maximum, positive=positive)
 
 
-def parse_int(text: str, what: str, minimum: int | None = None,
-              maximum: int | None = None) -> int:
+def parse_int(text: str, what: str, minimum: int | None = None, maximum: int | None = None) -> int:
     """A whole number written as text, checked as :func:`check_int` does; a number of more
     than :data:`MAX_NUMBER_TEXT` characters is refused before it is converted."""
     stripped = text.strip()
     if len(stripped) > MAX_NUMBER_TEXT:
-        raise InputError(f"{what} must be a whole number of at most {MAX_NUMBER_TEXT} "
-                         f"characters, got {len(stripped)}")
+        raise InputError(
+            f"{what} must be a whole number of at most {MAX_NUMBER_TEXT} "
+            f"characters, got {len(stripped)}"
+        )
     try:
         value = int(stripped)
     except ValueError:
@@ -200,9 +200,33 @@ def show_int(value: int) -> str:
     return f"a number of {digits} digits"
 
 
-__all__ = ["LIMITS", "MAX_ANTECEDENTS", "MAX_BUDGET", "MAX_BUSY_TIMEOUT", "MAX_EVENT",
-           "MAX_EXPRESSION", "MAX_IDEMPOTENCY_KEY", "MAX_IDS", "MAX_ID_LENGTH",
-           "MAX_JUSTIFICATIONS", "MAX_NUMBER_TEXT", "MAX_QUERY", "MAX_REASON", "MAX_REVIEWER",
-           "MAX_SOURCE", "MAX_TEXT", "MAX_TIME_LIMIT", "MAX_WAIT", "check_choice", "check_flag", "check_ids",
-           "check_int", "check_seconds", "check_text", "parse_int", "parse_seconds", "show_int",
-           "text_problem"]
+__all__ = [
+    "LIMITS",
+    "MAX_ANTECEDENTS",
+    "MAX_BUDGET",
+    "MAX_BUSY_TIMEOUT",
+    "MAX_EVENT",
+    "MAX_EXPRESSION",
+    "MAX_IDEMPOTENCY_KEY",
+    "MAX_IDS",
+    "MAX_ID_LENGTH",
+    "MAX_JUSTIFICATIONS",
+    "MAX_NUMBER_TEXT",
+    "MAX_QUERY",
+    "MAX_REASON",
+    "MAX_REVIEWER",
+    "MAX_SOURCE",
+    "MAX_TEXT",
+    "MAX_TIME_LIMIT",
+    "MAX_WAIT",
+    "check_choice",
+    "check_flag",
+    "check_ids",
+    "check_int",
+    "check_seconds",
+    "check_text",
+    "parse_int",
+    "parse_seconds",
+    "show_int",
+    "text_problem",
+]

@@ -53,6 +53,46 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jtms.memory import checkpoint
+from jtms.memory.limits import (
+    LIMITS,
+    MAX_ANTECEDENTS,
+    MAX_BUDGET,
+    MAX_EVENT,
+    MAX_EXPRESSION,
+    MAX_JUSTIFICATIONS,
+    MAX_NUMBER_TEXT,
+    MAX_QUERY,
+    MAX_REASON,
+    MAX_REVIEWER,
+    MAX_SOURCE,
+    MAX_TEXT,
+    MAX_WAIT,
+    check_choice,
+    check_ids,
+    check_int,
+    check_seconds,
+    check_text,
+    show_int,
+    text_problem,
+)
+from jtms.memory.results import AuditResult, Change, Explanation, Step
+from jtms.store import check_location, create_store, open_store, upgrade_store
+from jtms.store.protocol import (
+    ACTIVE,
+    INACTIVE,
+    TABLES,
+    Checkpoint,
+    JustificationRow,
+    NewNode,
+    NodeRow,
+    NogoodRow,
+    RevisionRow,
+    Store,
+    WithdrawalRow,
+)
+from jtms.store.settings import busy_timeout as busy_timeout_setting
+from jtms.store.settings import durability as durability_setting
 from theory.errors import InputError
 from theory.fixpoint import active_numbers
 from theory.graphfile import parse_graph, paused_gc
@@ -61,41 +101,29 @@ from theory.incremental import NO_RANK, GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
 from theory.structure import Kind, Nogood, SupportStructure
 
-from jtms.memory import checkpoint
-from jtms.memory.limits import (MAX_ANTECEDENTS, MAX_BUDGET, MAX_EVENT, MAX_EXPRESSION,
-                                MAX_JUSTIFICATIONS, MAX_NUMBER_TEXT, MAX_QUERY, MAX_REASON,
-                                MAX_REVIEWER, MAX_SOURCE, MAX_TEXT, MAX_WAIT, LIMITS,
-                                check_choice, check_ids, check_int, check_seconds, check_text,
-                                show_int, text_problem)
-from jtms.memory.results import AuditResult, Change, Explanation, Step
-from jtms.store import check_location, create_store, open_store, upgrade_store
-from jtms.store.settings import busy_timeout as busy_timeout_setting
-from jtms.store.settings import durability as durability_setting
-from jtms.store.protocol import (ACTIVE, INACTIVE, TABLES, Checkpoint, JustificationRow, NewNode,
-                                 NodeRow, NogoodRow, RevisionRow, Store, WithdrawalRow)
-
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.memory.context import Context
     from theory.diagnosis import DiagnosisReport
 
-CHECKPOINT_MIN_ROWS = 4096   # refresh the checkpoint when the log tail since it holds more
-                             # status and pointer rows than this and than 1/8 of the nodes
+CHECKPOINT_MIN_ROWS = 4096  # refresh the checkpoint when the log tail since it holds more
+# status and pointer rows than this and than 1/8 of the nodes
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
 
 @dataclass
 class _Loaded:
     index: GrowingIndex
     state: SupportState
     seen_event: int
-    audits: dict[int, list[int]] = field(default_factory=dict)   # open audits -> root numbers
-    tail: int = 0                    # status and pointer rows written since the checkpoint
-    nogoods: dict[str, NogoodRow] = field(default_factory=dict)        # in creation order
+    audits: dict[int, list[int]] = field(default_factory=dict)  # open audits -> root numbers
+    tail: int = 0  # status and pointer rows written since the checkpoint
+    nogoods: dict[str, NogoodRow] = field(default_factory=dict)  # in creation order
     nogood_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    nogood_active: dict[str, bool] = field(default_factory=dict)       # a contradiction now?
-    nogoods_of: dict[int, list[str]] = field(default_factory=dict)     # node -> nogoods naming it
+    nogood_active: dict[str, bool] = field(default_factory=dict)  # a contradiction now?
+    nogoods_of: dict[int, list[str]] = field(default_factory=dict)  # node -> nogoods naming it
 
     def add_nogoods(self, rows: Iterable[NogoodRow]) -> None:
         """Register stored nogoods; their status is derived from the state (all nodes active)."""
@@ -161,9 +189,9 @@ def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -
         try:
             check_expression(text)
         except UnsafeExpression as error:
-            raise InputError(f"{what} {text[:60]!r}: {error.problem}", source=source,
-                             node=node_id) from None
-
+            raise InputError(
+                f"{what} {text[:60]!r}: {error.problem}", source=source, node=node_id
+            ) from None
 
 
 def _check_texts(structure: SupportStructure, source: str) -> None:
@@ -191,13 +219,16 @@ def _justifications(value: Any) -> list[list[str]]:
     """A claim's justifications: a list (at most :data:`MAX_JUSTIFICATIONS`) of lists of
     antecedent ids (each at most :data:`MAX_ANTECEDENTS`; an empty one makes a premise)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise InputError(f"justifications must be a list of antecedent lists, got "
-                         f"{type(value).__name__}")
+        raise InputError(
+            f"justifications must be a list of antecedent lists, got {type(value).__name__}"
+        )
     result = []
     for k, antecedents in enumerate(value):
         if k == MAX_JUSTIFICATIONS:
-            raise InputError(f"justifications holds more than {MAX_JUSTIFICATIONS} "
-                             f"justifications (at most {MAX_JUSTIFICATIONS})")
+            raise InputError(
+                f"justifications holds more than {MAX_JUSTIFICATIONS} "
+                f"justifications (at most {MAX_JUSTIFICATIONS})"
+            )
         result.append(check_ids(antecedents, f"justifications[{k}]", MAX_ANTECEDENTS))
     return result
 
@@ -222,14 +253,16 @@ class Memory:
         self._store = backend
         self.path = path
         self._loaded: _Loaded | None = None
-        self._depth = 0                  # > 0 inside a snapshot or a write
+        self._depth = 0  # > 0 inside a snapshot or a write
         #: how many times this memory built its state from the store (checkpoint + log) rather
         #: than catching up from the log: 1 after the first read, unchanged by other processes'
         #: writes (and after a failed write, one more)
         self.loads = 0
         self._pinned: int | None = None  # a read-only view as of this event (Memory.as_of)
         self._owns_store = True
-        self._keyed: tuple[str, str] | None = None  # (key, request) of the next write (Memory.keyed)
+        self._keyed: tuple[str, str] | None = (
+            None  # (key, request) of the next write (Memory.keyed)
+        )
         #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
         self.test_hook: Callable[[str], None] | None = None
         # older test hook: called inside a write, after its rows, before COMMIT
@@ -237,16 +270,20 @@ class Memory:
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
-    def create(cls, path: str | Path, durability: str = "full",
-               busy_timeout: float | None = None) -> "Memory":
+    def create(
+        cls, path: str | Path, durability: str = "full", busy_timeout: float | None = None
+    ) -> "Memory":
         """A new, empty memory (``path``: a file, ``:memory:``, or a backend URL)."""
         path = _location(path)
-        store = create_store(path, durability_setting(durability), busy_timeout_setting(busy_timeout))
+        store = create_store(
+            path, durability_setting(durability), busy_timeout_setting(busy_timeout)
+        )
         return cls(store, store.location)
 
     @classmethod
-    def open(cls, path: str | Path, durability: str = "full",
-             busy_timeout: float | None = None) -> "Memory":
+    def open(
+        cls, path: str | Path, durability: str = "full", busy_timeout: float | None = None
+    ) -> "Memory":
         """An existing memory. ``busy_timeout``: seconds a write waits for the write lock
         (default ``JTMS_BUSY_TIMEOUT`` or 60)."""
         path = _location(path)
@@ -272,17 +309,24 @@ class Memory:
                 if had_supports:
                     return True
                 index = GrowingIndex()
-                index.extend([(r.id, r.evidence) for r in backend.nodes()],
-                             ((j.claim, j.antecedents) for j in backend.justifications()),
-                             canonical=True)
+                index.extend(
+                    [(r.id, r.evidence) for r in backend.nodes()],
+                    ((j.claim, j.antecedents) for j in backend.justifications()),
+                    canonical=True,
+                )
                 blocks: dict[int, int] = {}
                 for audit in backend.open_audits():
                     for n in index.numbers(audit.roots or ()):
                         blocks[n] = blocks.get(n, 0) + 1
-                state = SupportState(index, blocks)   # the one full derivation, at the upgrade
-                backend.add_supports(last, ((c, state.support[c], state.rank[c])
-                                            for c in range(index.size)
-                                            if state.active[c] and not index.is_evidence[c]))
+                state = SupportState(index, blocks)  # the one full derivation, at the upgrade
+                backend.add_supports(
+                    last,
+                    (
+                        (c, state.support[c], state.rank[c])
+                        for c in range(index.size)
+                        if state.active[c] and not index.is_evidence[c]
+                    ),
+                )
             return True
         finally:
             backend.close()
@@ -300,19 +344,22 @@ class Memory:
             last = self._loaded_now().seen_event
             if isinstance(moment, int) and not isinstance(moment, bool):
                 if not 1 <= moment <= last:
-                    raise InputError(f"no event {show_int(moment)} (events are 1 to {last})",
-                                     source=self.path)
+                    raise InputError(
+                        f"no event {show_int(moment)} (events are 1 to {last})", source=self.path
+                    )
                 return moment
             if isinstance(moment, str):
                 text = moment
                 try:
                     moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
                 except ValueError:
-                    raise InputError(f"expected an event id or an ISO time, got {text[:40]!r}",
-                                     source=self.path) from None
+                    raise InputError(
+                        f"expected an event id or an ISO time, got {text[:40]!r}", source=self.path
+                    ) from None
             if not isinstance(moment, datetime):
-                raise InputError(f"expected an event id or an ISO time, got {moment!r}",
-                                 source=self.path)
+                raise InputError(
+                    f"expected an event id or an ISO time, got {moment!r}", source=self.path
+                )
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=timezone.utc)
             found = 0
@@ -320,8 +367,9 @@ class Memory:
                 if datetime.fromisoformat(event.time) <= moment:
                     found = event.id
             if not found:
-                raise InputError(f"the memory did not exist yet at {moment.isoformat()}",
-                                 source=self.path)
+                raise InputError(
+                    f"the memory did not exist yet at {moment.isoformat()}", source=self.path
+                )
             return found
 
     def as_of(self, moment: "int | str | datetime") -> "Memory":
@@ -414,8 +462,11 @@ class Memory:
         saved = store.checkpoint() if use_checkpoint else None
         if saved is not None and saved.event > last:
             saved = None
-        restored = (checkpoint.decode(saved.data, saved.event)
-                    if saved is not None and saved.event <= last else None)
+        restored = (
+            checkpoint.decode(saved.data, saved.event)
+            if saved is not None and saved.event <= last
+            else None
+        )
         if restored is not None and saved is not None:
             index = restored.index
             loaded = _Loaded(index, restored.state, saved.event, restored.audits)
@@ -433,8 +484,11 @@ class Memory:
             rows = [r for r in rows if r.event <= last]
         if justifications and justifications[-1].event > last:
             justifications = [j for j in justifications if j.event <= last]
-        index.extend([(r.id, r.evidence) for r in rows],
-                     ((j.claim, j.antecedents) for j in justifications), canonical=True)
+        index.extend(
+            [(r.id, r.evidence) for r in rows],
+            ((j.claim, j.antecedents) for j in justifications),
+            canonical=True,
+        )
         self._replay(loaded, last, rows)
         loaded.add_nogoods([r for r in store.nogoods() if r.event <= last])
         return loaded
@@ -444,9 +498,11 @@ class Memory:
         store = self._store
         index = loaded.index
         rows = store.nodes(index.size)
-        index.extend([(r.id, r.evidence) for r in rows],
-                     ((j.claim, j.antecedents) for j in store.justifications(len(index.just_claim))),
-                     canonical=True)
+        index.extend(
+            [(r.id, r.evidence) for r in rows],
+            ((j.claim, j.antecedents) for j in store.justifications(len(index.just_claim))),
+            canonical=True,
+        )
         nogoods = store.nogoods(after=loaded.seen_event)
         self._replay(loaded, last, rows)
         loaded.refresh_nogoods()
@@ -475,10 +531,16 @@ class Memory:
         final = {n: s == ACTIVE for n, s in status.items()}
         supports = {n: j for n, (j, _) in pointers.items() if final.get(n, bool(active[n]))}
         ranks = {n: r for n, (_, r) in pointers.items() if n in supports}
-        state.apply(Plan(blocked=tuple(blocked), unblocked=tuple(unblocked),
-                         deactivated=tuple(n for n, on in final.items() if not on and active[n]),
-                         activated=tuple(n for n, on in final.items() if on and not active[n]),
-                         supports=supports, ranks=ranks))
+        state.apply(
+            Plan(
+                blocked=tuple(blocked),
+                unblocked=tuple(unblocked),
+                deactivated=tuple(n for n, on in final.items() if not on and active[n]),
+                activated=tuple(n for n, on in final.items() if on and not active[n]),
+                supports=supports,
+                ranks=ranks,
+            )
+        )
         loaded.seen_event = last
         loaded.tail += len(revisions) + len(pointers)
 
@@ -488,6 +550,7 @@ class Memory:
         Writers do this on their own when the log tail grows; opening then reads the
         checkpoint and the tail instead of replaying the whole log.
         """
+
         def work(loaded: _Loaded) -> WorkResult:
             self._save_checkpoint(loaded)
             return loaded.seen_event, None, loaded.seen_event
@@ -536,13 +599,19 @@ class Memory:
                     if plan is not None:
                         ranks = plan.ranks
                         self._store.add_supports(
-                            event, ((c, j, ranks.get(c, NO_RANK)) for c, j in plan.supports.items()))
+                            event, ((c, j, ranks.get(c, NO_RANK)) for c, j in plan.supports.items())
+                        )
                         loaded.state.apply(plan)
-                        loaded.tail += len(plan.supports) + len(plan.deactivated) + len(plan.activated)
+                        loaded.tail += (
+                            len(plan.supports) + len(plan.deactivated) + len(plan.activated)
+                        )
                         changed = loaded.nogood_changes((*plan.deactivated, *plan.activated))
                         for status in (ACTIVE, INACTIVE):
                             self._store.add_nogood_revisions(
-                                event, status, [g for g, on in changed.items() if on == (status == ACTIVE)])
+                                event,
+                                status,
+                                [g for g, on in changed.items() if on == (status == ACTIVE)],
+                            )
                     loaded.seen_event = event
                     if new_event and loaded.tail > max(CHECKPOINT_MIN_ROWS, loaded.index.size // 8):
                         self._save_checkpoint(loaded)
@@ -565,8 +634,10 @@ class Memory:
             return
         event, first = found
         if first != request:
-            raise InputError(f"idempotency_key {key!r} was already used by another call "
-                             f"(event {event}); use a new key for a new call")
+            raise InputError(
+                f"idempotency_key {key!r} was already used by another call "
+                f"(event {event}); use a new key for a new call"
+            )
         raise RepeatedCall(key, event)
 
     def idempotency_key(self, key: str) -> tuple[int, str] | None:
@@ -591,8 +662,10 @@ class Memory:
 
         check_text(key, "idempotency_key", MAX_IDEMPOTENCY_KEY)
         if not key:
-            raise InputError("idempotency_key is empty (give a key of 1 to "
-                             f"{MAX_IDEMPOTENCY_KEY} characters, or none)")
+            raise InputError(
+                "idempotency_key is empty (give a key of 1 to "
+                f"{MAX_IDEMPOTENCY_KEY} characters, or none)"
+            )
         self._keyed = (key, request)
         try:
             yield self
@@ -690,8 +763,10 @@ class Memory:
     def nogoods(self) -> tuple[Nogood, ...]:
         """The stored nogoods, in creation order."""
         with self.snapshot():
-            return tuple(Nogood(r.id, frozenset(r.nodes), r.text)
-                         for r in self._loaded_now().nogoods.values())
+            return tuple(
+                Nogood(r.id, frozenset(r.nodes), r.text)
+                for r in self._loaded_now().nogoods.values()
+            )
 
     def diagnose(self, limit: int | None = None) -> "DiagnosisReport":
         """Contradictions (active nogoods, with the audits in force) and their ``limit``
@@ -752,17 +827,30 @@ class Memory:
                 if after < nogood.event <= last:
                     change(nogood.event, "created", nogood.id)
             for revision in self._store.revisions(after, last):
-                change(revision.event, "activated" if revision.status == ACTIVE else "deactivated",
-                       ids[revision.node])
+                change(
+                    revision.event,
+                    "activated" if revision.status == ACTIVE else "deactivated",
+                    ids[revision.node],
+                )
             result = []
             for event in self._store.events(after, last):
                 found = changes.get(event.id, {})
-                result.append({"id": event.id, "kind": event.kind, "time": event.time,
-                               "actor": event.actor, "reason": event.reason,
-                               "roots": list(event.roots) if event.roots is not None else None,
-                               "target": event.target, "source": event.source,
-                               **{what: sorted(found.get(what, ()))
-                                  for what in ("created", "activated", "deactivated")}})
+                result.append(
+                    {
+                        "id": event.id,
+                        "kind": event.kind,
+                        "time": event.time,
+                        "actor": event.actor,
+                        "reason": event.reason,
+                        "roots": list(event.roots) if event.roots is not None else None,
+                        "target": event.target,
+                        "source": event.source,
+                        **{
+                            what: sorted(found.get(what, ()))
+                            for what in ("created", "activated", "deactivated")
+                        },
+                    }
+                )
             return result
 
     def calculations(self) -> list[tuple[str, str, str]]:
@@ -784,9 +872,14 @@ class Memory:
             nogood = self._loaded_now().nogoods.get(node_id)
             if nogood is not None:
                 created = self._store.event(nogood.event)
-                return {"id": nogood.id, "kind": "nogood", "text": nogood.text,
-                        "author": nogood.author, "nodes": list(nogood.nodes),
-                        "created": created.time if created else None}
+                return {
+                    "id": nogood.id,
+                    "kind": "nogood",
+                    "text": nogood.text,
+                    "author": nogood.author,
+                    "nodes": list(nogood.nodes),
+                    "created": created.time if created else None,
+                }
             self._number(node_id, self._loaded_now())
             record = self._store.node_record(node_id)
             assert record is not None
@@ -799,8 +892,9 @@ class Memory:
             raise InputError("duplicate id (already in the memory)", source=self.path, node=node_id)
         return node_id
 
-    def _antecedents(self, loaded: _Loaded, claim: str, antecedents: Any,
-                     pending: Mapping[str, int] = {}) -> list[int]:
+    def _antecedents(
+        self, loaded: _Loaded, claim: str, antecedents: Any, pending: Mapping[str, int] = {}
+    ) -> list[int]:
         if isinstance(antecedents, str) or not isinstance(antecedents, Iterable):
             raise InputError("a justification is a list of antecedent ids", node=claim)
         numbers = []
@@ -809,13 +903,22 @@ class Memory:
             if number is None:
                 number = pending.get(a) if isinstance(a, str) else None
             if number is None:
-                raise InputError(f"unknown antecedent {a!r} in a justification of {claim!r}",
-                                 source=self.path, node=str(a))
+                raise InputError(
+                    f"unknown antecedent {a!r} in a justification of {claim!r}",
+                    source=self.path,
+                    node=str(a),
+                )
             numbers.append(number)
         return numbers
 
-    def add_evidence(self, node_id: str, text: str = "", author: str | None = None,
-                     expression: str | None = None, value: str | None = None) -> Change:
+    def add_evidence(
+        self,
+        node_id: str,
+        text: str = "",
+        author: str | None = None,
+        expression: str | None = None,
+        value: str | None = None,
+    ) -> Change:
         """Add one evidence node (active: nothing can have audited a new id)."""
         started = time.perf_counter()
         node_id = check_id(node_id, "node_id")
@@ -832,8 +935,9 @@ class Memory:
             nid = self._check_new(loaded, node_id)
             event = self._event("add-evidence", actor=author)
             num = loaded.index.size
-            self._store.add_nodes([NewNode(num, nid, "evidence", text, author, expression, value,
-                                           event, ACTIVE)])
+            self._store.add_nodes(
+                [NewNode(num, nid, "evidence", text, author, expression, value, event, ACTIVE)]
+            )
             loaded.index.add_node(nid, True)
             plan = loaded.state.plan_extend(seeds=[num])
             return event, plan, Change(event, frozenset([nid]), 0.0, 1)
@@ -841,8 +945,13 @@ class Memory:
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
-    def add_claim(self, node_id: str, justifications: Sequence[Sequence[str]], text: str = "",
-                  author: str | None = None) -> Change:
+    def add_claim(
+        self,
+        node_id: str,
+        justifications: Sequence[Sequence[str]],
+        text: str = "",
+        author: str | None = None,
+    ) -> Change:
         """Add a claim with its justifications (lists of antecedent ids; [] makes a premise)."""
         started = time.perf_counter()
         node_id = check_id(node_id, "node_id")
@@ -863,16 +972,18 @@ class Memory:
                     loaded.index.add_justification(num, ants)
             plan = loaded.state.plan_extend(seeds=[num])
             status = ACTIVE if plan.activated else INACTIVE
-            self._store.add_nodes([NewNode(num, nid, "claim", text, author, None, None, event,
-                                           status)])
+            self._store.add_nodes(
+                [NewNode(num, nid, "claim", text, author, None, None, event, status)]
+            )
             self._insert_justifications(loaded.index, loaded.index.justs_of[num], event)
             return event, plan, Change(event, loaded.index.names(plan.activated), 0.0, 1)
 
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
-    def add_justification(self, claim: str, antecedents: Sequence[str],
-                          author: str | None = None) -> Change:
+    def add_justification(
+        self, claim: str, antecedents: Sequence[str], author: str | None = None
+    ) -> Change:
         """Add a justification to an existing claim (may activate it and its consequences)."""
         started = time.perf_counter()
         claim = check_id(claim, "claim")
@@ -884,7 +995,9 @@ class Memory:
             if num is None:
                 raise InputError("unknown claim", source=self.path, node=str(claim))
             if loaded.index.is_evidence[num]:
-                raise InputError("evidence cannot have a justification", source=self.path, node=claim)
+                raise InputError(
+                    "evidence cannot have a justification", source=self.path, node=claim
+                )
             ants = self._antecedents(loaded, claim, antecedents)
             if loaded.index.find_justification(num, ants) is not None:
                 raise InputError("this justification is already recorded", node=claim)
@@ -898,8 +1011,9 @@ class Memory:
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
-    def add_nogood(self, nogood_id: str, nodes: Sequence[str], text: str = "",
-                   author: str | None = None) -> Change:
+    def add_nogood(
+        self, nogood_id: str, nodes: Sequence[str], text: str = "", author: str | None = None
+    ) -> Change:
         """Record that ``nodes`` must not all be active together (a nogood, with an id of its
         own). It changes no status; ``is_active(nogood_id)`` and ``history(nogood_id)`` say
         when it is a contradiction, and :meth:`diagnose` what evidence to withdraw.
@@ -924,7 +1038,9 @@ class Memory:
                 raise InputError("'text' must be a string", source=self.path, node=nid)
             event = self._event("add-nogood", actor=author)
             active = all(loaded.state.active[n] for n in numbers)
-            row = NogoodRow(nid, tuple(members), text, author, event, ACTIVE if active else INACTIVE)
+            row = NogoodRow(
+                nid, tuple(members), text, author, event, ACTIVE if active else INACTIVE
+            )
             self._store.add_nogoods([row])
             loaded.add_nogoods([row])
             return event, None, Change(event, frozenset(), 0.0, 1)
@@ -932,13 +1048,20 @@ class Memory:
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
 
-    def _insert_justifications(self, index: GrowingIndex, numbers: Iterable[int], event: int) -> None:
+    def _insert_justifications(
+        self, index: GrowingIndex, numbers: Iterable[int], event: int
+    ) -> None:
         self._store.add_justifications(
             JustificationRow(j, index.just_claim[j], index.just_antecedents[j], event)
-            for j in numbers)
+            for j in numbers
+        )
 
-    def import_graph(self, graph: SupportStructure | Mapping[str, Any], source: str = "<graph>",
-                     author: str | None = None) -> Change:
+    def import_graph(
+        self,
+        graph: SupportStructure | Mapping[str, Any],
+        source: str = "<graph>",
+        author: str | None = None,
+    ) -> Change:
         """Add a whole graph (a structure, or a decoded graph document) in one transaction.
 
         The graph must be self-contained (validated by :func:`theory.graphfile.parse_graph`)
@@ -948,13 +1071,17 @@ class Memory:
         source = check_text(source, "source", MAX_SOURCE)
         author = check_text(author, "author", MAX_SOURCE, optional=True)
         if not isinstance(graph, (SupportStructure, Mapping)):
-            raise InputError(f"graph must be a support structure or a graph document (a "
-                             f"mapping), got {type(graph).__name__}", source=source)
+            raise InputError(
+                f"graph must be a support structure or a graph document (a "
+                f"mapping), got {type(graph).__name__}",
+                source=source,
+            )
         with paused_gc():  # hundreds of thousands of small rows and tuples, none cyclic
             return self._import_graph(graph, source, author)
 
-    def _import_graph(self, graph: SupportStructure | Mapping[str, Any], source: str,
-                      author: str | None) -> Change:
+    def _import_graph(
+        self, graph: SupportStructure | Mapping[str, Any], source: str, author: str | None
+    ) -> Change:
         started = time.perf_counter()
         extras: dict[str, dict[str, Any]] = {}
         if isinstance(graph, SupportStructure):
@@ -967,17 +1094,28 @@ class Memory:
                 extra = {k: node[k] for k in ("author", "expression", "value") if k in node}
                 for key, value in extra.items():
                     if value is not None and not isinstance(value, str):
-                        raise InputError(f"{key!r} must be a string", source=source, node=node["id"])
-                    problem = None if value is None else text_problem(value, LIMITS[
-                        "source" if key == "author" else "expression"])
+                        raise InputError(
+                            f"{key!r} must be a string", source=source, node=node["id"]
+                        )
+                    problem = (
+                        None
+                        if value is None
+                        else text_problem(
+                            value, LIMITS["source" if key == "author" else "expression"]
+                        )
+                    )
                     if problem is not None:
                         raise InputError(f"{key!r} {problem}", source=source, node=node["id"])
                 if ("expression" in extra) != ("value" in extra):
-                    raise InputError("a calculation needs both 'expression' and 'value'",
-                                     source=source, node=node["id"])
+                    raise InputError(
+                        "a calculation needs both 'expression' and 'value'",
+                        source=source,
+                        node=node["id"],
+                    )
                 if extra.get("expression") is not None and node["kind"] != "evidence":
-                    raise InputError("only evidence records a calculation", source=source,
-                                     node=node["id"])
+                    raise InputError(
+                        "only evidence records a calculation", source=source, node=node["id"]
+                    )
                 if extra.get("expression") is not None:
                     _check_calculation(node["id"], extra["expression"], extra["value"], source)
                 if extra:
@@ -988,16 +1126,22 @@ class Memory:
             index = loaded.index
             for node_id in sorted([*structure.nodes, *(g.id for g in structure.nogoods)]):
                 if node_id in index.number or node_id in loaded.nogoods:
-                    raise InputError("duplicate id (already in the memory)", source=source,
-                                     node=node_id)
+                    raise InputError(
+                        "duplicate id (already in the memory)", source=source, node=node_id
+                    )
             event = self._event("import", actor=author, source=source)
             first_node, first_just = index.size, len(index.just_claim)
             ordered = sorted(structure.evidence) + sorted(structure.claims)
             n_evidence = len(structure.evidence)
             number = {node_id: first_node + k for k, node_id in enumerate(ordered)}
-            index.extend([(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
-                         ((number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
-                          for j in structure.justifications), canonical=True)
+            index.extend(
+                [(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
+                (
+                    (number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
+                    for j in structure.justifications
+                ),
+                canonical=True,
+            )
             # the graph is self-contained: nothing stored changes status; the new nodes are
             # derived among themselves (a region of exactly the new graph)
             plan = loaded.state.plan_extend(seeds=range(first_node, index.size))
@@ -1007,16 +1151,33 @@ class Memory:
             for offset, node_id in enumerate(ordered):
                 num = first_node + offset
                 extra = extras.get(node_id, {})
-                rows.append(NewNode(num, node_id, nodes[node_id].kind.value, nodes[node_id].text,
-                                    extra.get("author", author), extra.get("expression"),
-                                    extra.get("value"), event,
-                                    ACTIVE if num in active else INACTIVE))
+                rows.append(
+                    NewNode(
+                        num,
+                        node_id,
+                        nodes[node_id].kind.value,
+                        nodes[node_id].text,
+                        extra.get("author", author),
+                        extra.get("expression"),
+                        extra.get("value"),
+                        event,
+                        ACTIVE if num in active else INACTIVE,
+                    )
+                )
             self._store.add_nodes(rows)
             self._insert_justifications(index, range(first_just, len(index.just_claim)), event)
             activated = index.names(plan.activated)
-            nogoods = [NogoodRow(g.id, tuple(sorted(g.nodes)), g.text, author, event,
-                                 ACTIVE if g.nodes <= activated else INACTIVE)
-                       for g in sorted(structure.nogoods, key=lambda g: g.id)]
+            nogoods = [
+                NogoodRow(
+                    g.id,
+                    tuple(sorted(g.nodes)),
+                    g.text,
+                    author,
+                    event,
+                    ACTIVE if g.nodes <= activated else INACTIVE,
+                )
+                for g in sorted(structure.nogoods, key=lambda g: g.id)
+            ]
             self._store.add_nogoods(nogoods)
             loaded.add_nogoods(nogoods)
             loaded.nogood_active.update((g.id, g.status == ACTIVE) for g in nogoods)
@@ -1036,8 +1197,12 @@ class Memory:
         for root in ids:
             number = loaded.index.number.get(root) if isinstance(root, str) else None
             if number is None:
-                raise InputError("unknown id: no node of this memory has it (an audit "
-                                 "invalidates existing nodes)", source=self.path, node=str(root))
+                raise InputError(
+                    "unknown id: no node of this memory has it (an audit "
+                    "invalidates existing nodes)",
+                    source=self.path,
+                    node=str(root),
+                )
             numbers.append(number)
         return ids, numbers
 
@@ -1071,15 +1236,32 @@ class Memory:
         event, ids, plan, loaded = self._write(work)
         return self._result(event, ids, plan, loaded, started, reason, reviewer)
 
-    def _result(self, audit_id: int | None, ids: tuple[str, ...], plan: Plan, loaded: _Loaded,
-                started: float, reason: str, reviewer: str | None) -> AuditResult:
+    def _result(
+        self,
+        audit_id: int | None,
+        ids: tuple[str, ...],
+        plan: Plan,
+        loaded: _Loaded,
+        started: float,
+        reason: str,
+        reviewer: str | None,
+    ) -> AuditResult:
         index = loaded.index
-        return AuditResult(audit_id, ids, index.names(plan.deactivated), plan.region,
-                           time.perf_counter() - started, reason, reviewer,
-                           plan.rederived, index.ids)
+        return AuditResult(
+            audit_id,
+            ids,
+            index.names(plan.deactivated),
+            plan.region,
+            time.perf_counter() - started,
+            reason,
+            reviewer,
+            plan.rederived,
+            index.ids,
+        )
 
-    def kept(self, roots: Iterable[str], retired: Iterable[str] | None = None
-             ) -> list[tuple[str, tuple[str, ...]]]:
+    def kept(
+        self, roots: Iterable[str], retired: Iterable[str] | None = None
+    ) -> list[tuple[str, tuple[str, ...]]]:
         """Downstream claims of ``roots`` that are active now, each with its intact
         justification (its support pointer), sorted.
 
@@ -1118,14 +1300,20 @@ class Memory:
         are all active now and none of them in ``gone``."""
         index, active = loaded.index, loaded.state.active
         ids, antecedents = index.ids, index.just_antecedents
-        for j in sorted(index.justs_of[claim], key=lambda j: sorted(ids[a] for a in antecedents[j])):
+        for j in sorted(
+            index.justs_of[claim], key=lambda j: sorted(ids[a] for a in antecedents[j])
+        ):
             if all(active[a] and a not in gone for a in antecedents[j]):
                 return j
-        raise InputError(f"{ids[claim]!r} is not retired but no justification of it survives: "
-                         "retired must be what an audit of these roots retires", source=self.path)
+        raise InputError(
+            f"{ids[claim]!r} is not retired but no justification of it survives: "
+            "retired must be what an audit of these roots retires",
+            source=self.path,
+        )
 
-    def reinstate(self, audit_id: int, reason: str | None = None,
-                  reviewer: str | None = None) -> Change:
+    def reinstate(
+        self, audit_id: int, reason: str | None = None, reviewer: str | None = None
+    ) -> Change:
         """Undo an audit: its roots are unblocked and the fixpoint recomputed from them."""
         started = time.perf_counter()
         audit_id = check_int(audit_id, "audit_id")
@@ -1141,8 +1329,11 @@ class Memory:
             if numbers is None:
                 in_range = 0 < audit_id < 1 << 63  # SQL integers; others name no audit
                 row = self._store.event(audit_id) if in_range else None
-                problem = ("no such audit" if row is None or row.kind != "audit"
-                           else "this audit was already reinstated")
+                problem = (
+                    "no such audit"
+                    if row is None or row.kind != "audit"
+                    else "this audit was already reinstated"
+                )
                 raise InputError(f"audit {audit_id}: {problem}", source=self.path)
             event = self._event("reinstate", actor=reviewer, reason=reason, target=audit_id)
             plan = loaded.state.plan_extend(unblock=numbers)
@@ -1164,9 +1355,19 @@ class Memory:
                 rows = self._store.nogood_history(node_id)
             else:
                 rows = self._store.history(self._number(node_id, loaded))
-            return [{"seq": r.seq, "status": r.status, "event": r.event, "kind": r.kind,
-                     "time": r.time, "actor": r.actor, "reason": r.reason}
-                    for r in rows if self._until(r.event)]
+            return [
+                {
+                    "seq": r.seq,
+                    "status": r.status,
+                    "event": r.event,
+                    "kind": r.kind,
+                    "time": r.time,
+                    "actor": r.actor,
+                    "reason": r.reason,
+                }
+                for r in rows
+                if self._until(r.event)
+            ]
 
     def justified_claim(self, event: int) -> str:
         """The claim whose justification the add-justification ``event`` added."""
@@ -1202,32 +1403,53 @@ class Memory:
             ids = index.ids
             blocked_by = tuple(sorted(a for a, roots in loaded.audits.items() if num in roots))
             if state.active[num]:
-                steps = tuple(Step(ids[c], tuple(sorted(ids[a] for a in index.just_antecedents[j])))
-                              for c, j in state.certificate(num))
-                evidence = sorted({a for s in steps for a in s.antecedents
-                                   if index.is_evidence[index.number[a]]})
+                steps = tuple(
+                    Step(ids[c], tuple(sorted(ids[a] for a in index.just_antecedents[j])))
+                    for c, j in state.certificate(num)
+                )
+                evidence = sorted(
+                    {a for s in steps for a in s.antecedents if index.is_evidence[index.number[a]]}
+                )
                 if kind == Kind.EVIDENCE.value:
                     evidence = [node_id]
                 return Explanation(node_id, kind, True, text, steps, tuple(evidence), blocked_by)
             if self._pinned is None:
                 withdrawn = self._store.last_deactivation(num)
             else:
-                withdrawn = max((r.event for r in self._store.history(num)
-                                 if r.seq and r.status == INACTIVE and r.event <= self._pinned),
-                                default=None)
+                withdrawn = max(
+                    (
+                        r.event
+                        for r in self._store.history(num)
+                        if r.seq and r.status == INACTIVE and r.event <= self._pinned
+                    ),
+                    default=None,
+                )
             broken = tuple(
-                (tuple(sorted(ids[a] for a in index.just_antecedents[j])),
-                 tuple(sorted(ids[a] for a in index.just_antecedents[j] if not state.active[a])))
+                (
+                    tuple(sorted(ids[a] for a in index.just_antecedents[j])),
+                    tuple(sorted(ids[a] for a in index.just_antecedents[j] if not state.active[a])),
+                )
                 for j in index.justs_of[num]
             )
-            return Explanation(node_id, kind, False, text, (), (), blocked_by, withdrawn, broken,
-                               self._kept_out_by(loaded, num))
+            return Explanation(
+                node_id,
+                kind,
+                False,
+                text,
+                (),
+                (),
+                blocked_by,
+                withdrawn,
+                broken,
+                self._kept_out_by(loaded, num),
+            )
 
     def _kept_out_by(self, loaded: _Loaded, num: int) -> tuple[int, ...]:
         """Open audits with a root among the blocked nodes that keep ``num`` out now."""
         roots = loaded.state.blocking_roots(num)
-        return tuple(sorted(a for a, numbers in loaded.audits.items()
-                            if not roots.isdisjoint(numbers)))
+        return tuple(
+            sorted(a for a, numbers in loaded.audits.items() if not roots.isdisjoint(numbers))
+        )
 
     def withdrawn(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Inactive nodes that were once active, latest withdrawal first, with the audits that
@@ -1247,8 +1469,14 @@ class Memory:
                 if active[num]:
                     continue
                 audits = self._kept_out_by(loaded, num)
-                item = {"id": r.node, "audit": r.event, "reason": r.reason, "reviewer": r.actor,
-                        "time": r.time, "audits": list(audits)}
+                item = {
+                    "id": r.node,
+                    "audit": r.event,
+                    "reason": r.reason,
+                    "reviewer": r.actor,
+                    "time": r.time,
+                    "audits": list(audits),
+                }
                 if audits:
                     first = audits[0]
                     if first not in reasons:
@@ -1268,9 +1496,18 @@ class Memory:
             latest[revision.node] = revision
         events = {e.id: e for e in self._store.events(0, self._pinned)}
         ids = loaded.index.ids
-        return [WithdrawalRow(ids[r.node], r.event, events[r.event].kind, events[r.event].reason,
-                              events[r.event].actor, events[r.event].time)
-                for r in sorted(latest.values(), key=lambda r: -r.seq) if r.status == INACTIVE]
+        return [
+            WithdrawalRow(
+                ids[r.node],
+                r.event,
+                events[r.event].kind,
+                events[r.event].reason,
+                events[r.event].actor,
+                events[r.event].time,
+            )
+            for r in sorted(latest.values(), key=lambda r: -r.seq)
+            if r.status == INACTIVE
+        ]
 
     def context(self, budget: int, query: str | None = None) -> "Context":
         """The working context under ``budget`` tokens (:func:`jtms.memory.context.compile_context`)."""
@@ -1295,8 +1532,10 @@ class Memory:
             stored = self._store.stored_status()
             for n in range(index.size):
                 if (stored.get(n) == ACTIVE) != bool(expected[n]):
-                    problems.append(f"node {index.ids[n]!r}: stored status {stored.get(n)} differs "
-                                    f"from the least fixpoint")
+                    problems.append(
+                        f"node {index.ids[n]!r}: stored status {stored.get(n)} differs "
+                        f"from the least fixpoint"
+                    )
             problems.extend(state.verify())
             for g, numbers in warm.nogood_nodes.items():
                 stored_g = self._store.nogood_history(g)[-1].status == ACTIVE
@@ -1305,13 +1544,22 @@ class Memory:
             saved = self._store.checkpoint()
             if saved is not None and saved.event <= warm.seen_event:
                 restored = self._load(warm.seen_event)
-                if (restored.state.active != state.active or restored.state.support != state.support
-                        or restored.audits != replayed.audits or restored.index.ids != index.ids
-                        or list(restored.index.just_antecedents) != list(index.just_antecedents)):
-                    problems.append(f"the checkpoint at event {saved.event} plus the log differs "
-                                    f"from the log replayed")
-            if (warm.state.active != state.active or warm.state.support != state.support
-                    or warm.audits != replayed.audits):
+                if (
+                    restored.state.active != state.active
+                    or restored.state.support != state.support
+                    or restored.audits != replayed.audits
+                    or restored.index.ids != index.ids
+                    or list(restored.index.just_antecedents) != list(index.just_antecedents)
+                ):
+                    problems.append(
+                        f"the checkpoint at event {saved.event} plus the log differs "
+                        f"from the log replayed"
+                    )
+            if (
+                warm.state.active != state.active
+                or warm.state.support != state.support
+                or warm.audits != replayed.audits
+            ):
                 problems.append("this process's state differs from the stored one")
             return problems
 

@@ -17,9 +17,9 @@ class AuditResult:
 
     audit_id: int | None
     roots: tuple[str, ...]
-    retired: frozenset[str]          # active before, inactive after (roots included)
-    region: int                      # size of the support region the audit examined
-    seconds: float                   # planning + commit (+ applying), wall clock
+    retired: frozenset[str]  # active before, inactive after (roots included)
+    region: int  # size of the support region the audit examined
+    seconds: float  # planning + commit (+ applying), wall clock
     reason: str = ""
     reviewer: str | None = None
     _rederived: tuple[int, ...] = field(default=(), repr=False, compare=False)
@@ -55,12 +55,14 @@ class Explanation:
     kind: str
     active: bool
     text: str
-    certificate: tuple[Step, ...] = ()        # active claim: a well-founded derivation
-    evidence: tuple[str, ...] = ()            # the evidence the certificate rests on
-    blocked_by: tuple[int, ...] = ()          # audits that invalidated this node itself
-    withdrawn_by: int | None = None           # the event of its latest deactivation
-    broken: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()  # (justification, inactive antecedents)
-    kept_out_by: tuple[int, ...] = ()         # open audits that keep this inactive node out now
+    certificate: tuple[Step, ...] = ()  # active claim: a well-founded derivation
+    evidence: tuple[str, ...] = ()  # the evidence the certificate rests on
+    blocked_by: tuple[int, ...] = ()  # audits that invalidated this node itself
+    withdrawn_by: int | None = None  # the event of its latest deactivation
+    broken: tuple[
+        tuple[tuple[str, ...], tuple[str, ...]], ...
+    ] = ()  # (justification, inactive antecedents)
+    kept_out_by: tuple[int, ...] = ()  # open audits that keep this inactive node out now
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -68,13 +70,15 @@ class Explanation:
             "kind": self.kind,
             "active": self.active,
             "text": self.text,
-            "certificate": [{"claim": s.claim, "antecedents": list(s.antecedents)}
-                            for s in self.certificate],
+            "certificate": [
+                {"claim": s.claim, "antecedents": list(s.antecedents)} for s in self.certificate
+            ],
             "evidence": list(self.evidence),
             "blocked_by": list(self.blocked_by),
             "withdrawn_by": self.withdrawn_by,
-            "broken_justifications": [{"antecedents": list(j), "inactive": list(i)}
-                                      for j, i in self.broken],
+            "broken_justifications": [
+                {"antecedents": list(j), "inactive": list(i)} for j, i in self.broken
+            ],
             "kept_out_by": list(self.kept_out_by),
         }
 

@@ -26,10 +26,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from theory.errors import InputError
-
 from jtms.memory.limits import MAX_IDS, MAX_TEXT
 from jtms.serve.tools import MemoryServer
+from theory.errors import InputError
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 TOKEN_COOKIE = "jtms_token"
@@ -49,8 +48,10 @@ def is_loopback(host: str) -> bool:
 def check_bind(host: str, token: str | None) -> None:
     """Refuse to serve a non-loopback address without a bearer token (bad usage, exit 2)."""
     if token is None and not is_loopback(host):
-        raise InputError(f"--http {host}: binding to a non-loopback address needs --token-file "
-                         f"(a bearer token every client must send)")
+        raise InputError(
+            f"--http {host}: binding to a non-loopback address needs --token-file "
+            f"(a bearer token every client must send)"
+        )
 
 
 def read_token(path: str) -> str:
@@ -60,12 +61,16 @@ def read_token(path: str) -> str:
         with open(path, "rb") as handle:
             first = handle.readline(MAX_TOKEN_FILE_LINE + 1)  # bounded: /dev/zero never ends
         if len(first) > MAX_TOKEN_FILE_LINE:
-            raise InputError(f"--token-file: the token's line is longer than "
-                             f"{MAX_TOKEN_FILE_LINE} bytes", source=path)
+            raise InputError(
+                f"--token-file: the token's line is longer than {MAX_TOKEN_FILE_LINE} bytes",
+                source=path,
+            )
         token = first.decode("utf-8").strip()
     except OSError as error:
-        raise InputError(f"--token-file: cannot read the token: "
-                         f"{error.strerror or type(error).__name__}", source=path) from None
+        raise InputError(
+            f"--token-file: cannot read the token: {error.strerror or type(error).__name__}",
+            source=path,
+        ) from None
     except UnicodeDecodeError:
         raise InputError("--token-file: the token is not UTF-8 text", source=path) from None
     if len(token) < 16:
@@ -76,8 +81,9 @@ def read_token(path: str) -> str:
 def transport_security(host: str, allowed_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
     """Host/Origin checks (the SDK's DNS-rebinding protection), always on: the loopback names,
     the bound host and ``allowed_hosts`` (names clients use to reach a non-loopback bind)."""
-    names = list(dict.fromkeys([*LOOPBACK_NAMES, host if ":" not in host else f"[{host}]",
-                                *allowed_hosts]))
+    names = list(
+        dict.fromkeys([*LOOPBACK_NAMES, host if ":" not in host else f"[{host}]", *allowed_hosts])
+    )
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[f"{name}:*" for name in names] + names,
@@ -91,8 +97,9 @@ class BearerToken:
     the explorer page in a browser, the token cookie set by ``/login``); otherwise 401, or for
     a browser's page request with ``login`` given, a redirect to ``login?next=PAGE``."""
 
-    def __init__(self, app: ASGIApp, token: str, open_paths: Sequence[str] = (),
-                 login: str | None = None):
+    def __init__(
+        self, app: ASGIApp, token: str, open_paths: Sequence[str] = (), login: str | None = None
+    ):
         self.app = app
         self.token = token.encode()
         self.open_paths = frozenset(open_paths)
@@ -102,9 +109,12 @@ class BearerToken:
         """A browser navigating to a page: GET or HEAD, accepting HTML, not the MCP endpoint
         (whose clients get the 401 that tells them to send the token)."""
         path = str(scope.get("path", ""))
-        return (self.login is not None and scope.get("method") in ("GET", "HEAD")
-                and not (path == "/mcp" or path.startswith("/mcp/"))
-                and "text/html" in headers.get("accept", ""))
+        return (
+            self.login is not None
+            and scope.get("method") in ("GET", "HEAD")
+            and not (path == "/mcp" or path.startswith("/mcp/"))
+            and "text/html" in headers.get("accept", "")
+        )
 
     def authorised(self, headers: Headers) -> bool:
         scheme, _, value = headers.get("authorization", "").partition(" ")
@@ -123,12 +133,15 @@ class BearerToken:
                 if self.wants_page(scope, headers):
                     query = scope.get("query_string", b"").decode("latin-1")
                     target = str(scope.get("path", "/")) + (f"?{query}" if query else "")
-                    await RedirectResponse(f"{self.login}?{urlencode({'next': target})}",
-                                           status_code=303)(scope, receive, send)
+                    await RedirectResponse(
+                        f"{self.login}?{urlencode({'next': target})}", status_code=303
+                    )(scope, receive, send)
                     return
-                response = PlainTextResponse("401 Unauthorized: send Authorization: Bearer TOKEN\n",
-                                             status_code=401,
-                                             headers={"WWW-Authenticate": 'Bearer realm="jtms"'})
+                response = PlainTextResponse(
+                    "401 Unauthorized: send Authorization: Bearer TOKEN\n",
+                    status_code=401,
+                    headers={"WWW-Authenticate": 'Bearer realm="jtms"'},
+                )
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -145,12 +158,15 @@ class BodyLimit:
         self.limit = limit
 
     def refusal(self, size: str) -> Response:
-        message = (f"request body of {size} bytes is over this server's limit of {self.limit} "
-                   f"bytes ({self.limit // (1 << 20)} MiB, max_request_body_size); send less per "
-                   f"call (texts are at most {MAX_TEXT} characters, lists at most {MAX_IDS} ids)")
-        return JSONResponse({"jsonrpc": "2.0", "id": None,
-                             "error": {"code": INVALID_REQUEST, "message": message}},
-                            status_code=413)
+        message = (
+            f"request body of {size} bytes is over this server's limit of {self.limit} "
+            f"bytes ({self.limit // (1 << 20)} MiB, max_request_body_size); send less per "
+            f"call (texts are at most {MAX_TEXT} characters, lists at most {MAX_IDS} ids)"
+        )
+        return JSONResponse(
+            {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}},
+            status_code=413,
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -177,16 +193,22 @@ class BodyLimit:
 
         async def replay() -> Message:
             return messages.pop(0) if messages else await receive()
+
         await self.app(scope, replay, send)
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def build_app(server: MemoryServer, host: str, token: str | None,
-              allowed_hosts: Sequence[str] = (),
-              routes: Sequence[tuple[str, list[str], Endpoint]] = (),
-              open_paths: Sequence[str] = (), login: str | None = None) -> ASGIApp:
+def build_app(
+    server: MemoryServer,
+    host: str,
+    token: str | None,
+    allowed_hosts: Sequence[str] = (),
+    routes: Sequence[tuple[str, list[str], Endpoint]] = (),
+    open_paths: Sequence[str] = (),
+    login: str | None = None,
+) -> ASGIApp:
     """The ASGI app: ``/mcp`` plus ``routes`` (path, methods, endpoint: the explorer), all
     behind the token if any (except ``open_paths``); ``login``: where a browser without the
     token is sent (the explorer's login page)."""

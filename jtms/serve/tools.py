@@ -50,62 +50,135 @@ from mcp.server.subscriptions import ResourceUpdated, ServerEvent
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from theory.errors import InputError
-from theory.ids import MAX_ID_LENGTH
-
 from jtms.memory import limits
 from jtms.memory.memory import Memory, RepeatedCall
 from jtms.views import pages, payloads
+from theory.errors import InputError
+from theory.ids import MAX_ID_LENGTH
 
 T = TypeVar("T")
 
-MAX_IDS = limits.MAX_IDS    # longest id list one call may carry (audit roots, antecedents, ...)
+MAX_IDS = limits.MAX_IDS  # longest id list one call may carry (audit roots, antecedents, ...)
 MAX_TEXT = limits.MAX_TEXT  # longest text
-CONTEXT_BUDGET = 2_000      # tokens of the memory://context resource
+CONTEXT_BUDGET = 2_000  # tokens of the memory://context resource
 MAX_CONTEXT_BUDGET = 20_000  # tokens of one `context` call (about 270 KB of result)
-REVIEWER = "jtms-review"    # the reviewer name `jtms review` uses
-DIAGNOSES = 10              # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
-WATCH_SECONDS = 0.5         # while someone listens: how often to look for other processes' writes
-READ_BUDGET_S = 20.0        # seconds a long read (check, diagnose) may compute one page
-VIEWS = 8                   # views of past events kept open for the pages read as of them
-RESULT_BYTES = 400_000      # JSON of one result at most: with its text copy (escaped) under
-                            # the SDK client's default 1 MiB server-sent-event limit
-PAGE_BYTES = 200_000        # JSON of one `check` page's claims: it stops there
+REVIEWER = "jtms-review"  # the reviewer name `jtms review` uses
+DIAGNOSES = 10  # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
+WATCH_SECONDS = 0.5  # while someone listens: how often to look for other processes' writes
+READ_BUDGET_S = 20.0  # seconds a long read (check, diagnose) may compute one page
+VIEWS = 8  # views of past events kept open for the pages read as of them
+RESULT_BYTES = 400_000  # JSON of one result at most: with its text copy (escaped) under
+# the SDK client's default 1 MiB server-sent-event limit
+PAGE_BYTES = 200_000  # JSON of one `check` page's claims: it stops there
 
-NodeId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH,
-                              description=f"a node id (1 to {MAX_ID_LENGTH} characters)")]
-IdList = Annotated[list[NodeId], Field(max_length=MAX_IDS,
-                                       description=f"node ids (at most {MAX_IDS})")]
+NodeId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_ID_LENGTH,
+        description=f"a node id (1 to {MAX_ID_LENGTH} characters)",
+    ),
+]
+IdList = Annotated[
+    list[NodeId], Field(max_length=MAX_IDS, description=f"node ids (at most {MAX_IDS})")
+]
 
 
-NodeText = Annotated[str, Field(max_length=limits.MAX_TEXT, description=(
-    f"what the node says, in words (at most {limits.MAX_TEXT} characters)"))]
-Source = Annotated[str | None, Field(max_length=limits.MAX_SOURCE, description=(
-    f"where the evidence came from: a tool, a person, a URL (at most {limits.MAX_SOURCE} characters)"))]
-Expression = Annotated[str | None, Field(max_length=limits.MAX_EXPRESSION, description=(
-    f"an executed calculation in sympy syntax, e.g. \"2*21\" (at most {limits.MAX_EXPRESSION} "
-    "characters); give `value` with it"))]
-Value = Annotated[str | None, Field(max_length=limits.MAX_EXPRESSION, description=(
-    f"the value `expression` produced, e.g. \"42\" (at most {limits.MAX_EXPRESSION} characters)"))]
-Reason = Annotated[str, Field(min_length=1, max_length=limits.MAX_REASON, description=(
-    f"why these are wrong, for the record (1 to {limits.MAX_REASON} characters)"))]
-Reviewer = Annotated[str | None, Field(max_length=limits.MAX_REVIEWER, description=(
-    f"who decided the audit (at most {limits.MAX_REVIEWER} characters)"))]
-Query = Annotated[str | None, Field(max_length=limits.MAX_QUERY, description=(
-    f"words the context should be relevant to (at most {limits.MAX_QUERY} characters)"))]
+NodeText = Annotated[
+    str,
+    Field(
+        max_length=limits.MAX_TEXT,
+        description=(f"what the node says, in words (at most {limits.MAX_TEXT} characters)"),
+    ),
+]
+Source = Annotated[
+    str | None,
+    Field(
+        max_length=limits.MAX_SOURCE,
+        description=(
+            f"where the evidence came from: a tool, a person, a URL (at most {limits.MAX_SOURCE} characters)"
+        ),
+    ),
+]
+Expression = Annotated[
+    str | None,
+    Field(
+        max_length=limits.MAX_EXPRESSION,
+        description=(
+            f'an executed calculation in sympy syntax, e.g. "2*21" (at most {limits.MAX_EXPRESSION} '
+            "characters); give `value` with it"
+        ),
+    ),
+]
+Value = Annotated[
+    str | None,
+    Field(
+        max_length=limits.MAX_EXPRESSION,
+        description=(
+            f'the value `expression` produced, e.g. "42" (at most {limits.MAX_EXPRESSION} characters)'
+        ),
+    ),
+]
+Reason = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=limits.MAX_REASON,
+        description=(f"why these are wrong, for the record (1 to {limits.MAX_REASON} characters)"),
+    ),
+]
+Reviewer = Annotated[
+    str | None,
+    Field(
+        max_length=limits.MAX_REVIEWER,
+        description=(f"who decided the audit (at most {limits.MAX_REVIEWER} characters)"),
+    ),
+]
+Query = Annotated[
+    str | None,
+    Field(
+        max_length=limits.MAX_QUERY,
+        description=(
+            f"words the context should be relevant to (at most {limits.MAX_QUERY} characters)"
+        ),
+    ),
+]
 DryRun = Annotated[bool, Field(description="true: only preview, write nothing")]
 
 
-Limit = Annotated[int, Field(ge=1, le=pages.MAX_LIMIT, description=(
-    f"the most items of each list in this result (1 to {pages.MAX_LIMIT}); `counts` gives "
-    f"every list's full length and `cursor` the next page"))]
-Cursor = Annotated[str | None, Field(max_length=400, description=(
-    "the `cursor` of the previous page of this same call (repeat the same other arguments); "
-    "omit it for the first page"))]
-IdempotencyKey = Annotated[str | None, Field(min_length=1, max_length=limits.MAX_IDEMPOTENCY_KEY, description=(
-    f"any unique text (at most {limits.MAX_IDEMPOTENCY_KEY} characters) naming this write, e.g. "
-    "a UUID: a retry with the same key and arguments returns the first call's result and "
-    "writes nothing, even after a lost response or a server restart"))]
+Limit = Annotated[
+    int,
+    Field(
+        ge=1,
+        le=pages.MAX_LIMIT,
+        description=(
+            f"the most items of each list in this result (1 to {pages.MAX_LIMIT}); `counts` gives "
+            f"every list's full length and `cursor` the next page"
+        ),
+    ),
+]
+Cursor = Annotated[
+    str | None,
+    Field(
+        max_length=400,
+        description=(
+            "the `cursor` of the previous page of this same call (repeat the same other arguments); "
+            "omit it for the first page"
+        ),
+    ),
+]
+IdempotencyKey = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=limits.MAX_IDEMPOTENCY_KEY,
+        description=(
+            f"any unique text (at most {limits.MAX_IDEMPOTENCY_KEY} characters) naming this write, e.g. "
+            "a UUID: a retry with the same key and arguments returns the first call's result and "
+            "writes nothing, even after a lost response or a server restart"
+        ),
+    ),
+]
 
 INSTRUCTIONS = """\
 A persistent memory of evidence and the claims derived from it, with justification-aware
@@ -154,6 +227,7 @@ class SubscriberBus:
 
         def unsubscribe() -> None:
             self._listeners.pop(token, None)
+
         return unsubscribe
 
 
@@ -181,15 +255,18 @@ class MemoryServer(MCPServer):  # type: ignore[type-arg]
     refuse unknown arguments (a misspelt ``dry_run`` must not run a real audit)."""
 
     access: "MemoryAccess"
-    arguments: dict[str, tuple[str, ...]]   # tool name -> its argument names
+    arguments: dict[str, tuple[str, ...]]  # tool name -> its argument names
 
-    async def call_tool(self, name: str, arguments: dict[str, Any],
-                        context: Any = None) -> CallToolResult | InputRequiredResult:
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> CallToolResult | InputRequiredResult:
         known = getattr(self, "arguments", {}).get(name)
         if known is not None and isinstance(arguments, dict):
             unknown = sorted(set(arguments) - set(known))
             if unknown:
-                raise ToolError(f"Error executing tool {name}: {unknown_arguments(name, unknown, known)}")
+                raise ToolError(
+                    f"Error executing tool {name}: {unknown_arguments(name, unknown, known)}"
+                )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
@@ -211,8 +288,12 @@ def unknown_arguments(tool: str, unknown: Iterable[str], known: Iterable[str]) -
     for key in unknown:
         close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.5)
         shown = repr(str(key)[:60])
-        parts.append(f"unknown argument {shown}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    return f"{'; '.join(parts)}; {tool} takes: {', '.join(names) or 'no arguments'}; nothing was done"
+        parts.append(
+            f"unknown argument {shown}" + (f" (did you mean {close[0]!r}?)" if close else "")
+        )
+    return (
+        f"{'; '.join(parts)}; {tool} takes: {', '.join(names) or 'no arguments'}; nothing was done"
+    )
 
 
 def _one_line(problem: InputError) -> str:
@@ -241,7 +322,7 @@ class MemoryAccess:
     @staticmethod
     def _same_location(memory: Memory) -> Callable[[], Memory] | None:
         path = memory.path
-        if path == ":memory:" or "://" in path:   # a URL's shown form may lack its password
+        if path == ":memory:" or "://" in path:  # a URL's shown form may lack its password
             return None
         return lambda: Memory.open(path)
 
@@ -300,8 +381,13 @@ class MemoryAccess:
         return await anyio.to_thread.run_sync(self.read, work, error)
 
 
-def once(tool: str, arguments: Mapping[str, Any], key: str | None,
-         work: Callable[[Memory], T], replay: Callable[[Memory, int], T]) -> Callable[[Memory], T]:
+def once(
+    tool: str,
+    arguments: Mapping[str, Any],
+    key: str | None,
+    work: Callable[[Memory], T],
+    replay: Callable[[Memory, int], T],
+) -> Callable[[Memory], T]:
     """``work`` made idempotent under ``key``: the first call writes and stores the key with
     its event (:meth:`Memory.keyed`); a repeat with the same key and arguments returns
     ``replay(memory, event)`` (the first call's result, rebuilt as of its event) and writes
@@ -315,19 +401,27 @@ def once(tool: str, arguments: Mapping[str, Any], key: str | None,
         if found is not None:
             event, first = found
             if first != request:
-                raise InputError(f"idempotency_key {key!r} was already used by another call "
-                                 f"(event {event}); use a new key for a new call")
+                raise InputError(
+                    f"idempotency_key {key!r} was already used by another call "
+                    f"(event {event}); use a new key for a new call"
+                )
             return replay(memory, event)
         try:
             with memory.keyed(key, request):
                 return work(memory)
-        except RepeatedCall as repeated:   # another process wrote it while this one waited
+        except RepeatedCall as repeated:  # another process wrote it while this one waited
             return replay(memory, repeated.event)
+
     return keyed
 
 
-def paged(access: MemoryAccess, memory: Memory, tool: str, arguments: Mapping[str, Any],
-          cursor: str | None) -> tuple[Memory, int, str]:
+def paged(
+    access: MemoryAccess,
+    memory: Memory,
+    tool: str,
+    arguments: Mapping[str, Any],
+    cursor: str | None,
+) -> tuple[Memory, int, str]:
     """The memory a page reads (the live one for a first page, else the view as of the
     first page's event), its offset and the call's digest."""
     call_digest = pages.digest(dict(arguments))
@@ -350,14 +444,25 @@ def structured(payload: Mapping[str, Any]) -> CallToolResult:
     """
     text = pydantic_core.to_json(payload).decode()
     if len(text) > RESULT_BYTES:
-        event = payload.get("audit_id") if payload.get("audit_id") is not None else payload.get("event_id")
-        done = (f"; the write is committed as event {event}: `page` with event_id={event} and a "
-                f"smaller `limit` reads its result" if isinstance(event, int) else "")
-        raise ToolError(f"the result is {len(text)} bytes of JSON, over this server's limit of "
-                        f"{RESULT_BYTES} (with its text copy it must fit the client's 1 MiB "
-                        f"event limit): ask again with a smaller `limit`{done}")
-    return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content=dict(payload))
+        event = (
+            payload.get("audit_id")
+            if payload.get("audit_id") is not None
+            else payload.get("event_id")
+        )
+        done = (
+            f"; the write is committed as event {event}: `page` with event_id={event} and a "
+            f"smaller `limit` reads its result"
+            if isinstance(event, int)
+            else ""
+        )
+        raise ToolError(
+            f"the result is {len(text)} bytes of JSON, over this server's limit of "
+            f"{RESULT_BYTES} (with its text copy it must fit the client's 1 MiB "
+            f"event limit): ask again with a smaller `limit`{done}"
+        )
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=dict(payload)
+    )
 
 
 def published_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -377,7 +482,9 @@ def published_schema(schema: dict[str, Any]) -> dict[str, Any]:
                 continue
             items = branch.pop("items")
             said = prop.get("description", "")
-            prop["description"] = (f"{said} " if said else "") + f"A list; each item: {_item_text(items)}."
+            prop["description"] = (
+                f"{said} " if said else ""
+            ) + f"A list; each item: {_item_text(items)}."
     return schema
 
 
@@ -393,6 +500,7 @@ def _item_text(items: dict[str, Any]) -> str:
 
 def node_uri(node_id: str) -> str:
     from urllib.parse import quote
+
     return f"memory://node/{quote(node_id, safe='')}"
 
 
@@ -400,7 +508,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     """The MCP server of the memory behind ``access`` (``read_only``: only the reading tools)."""
     bus = SubscriberBus()
     tools: list[Tool] = []
-    own_events: set[int] = set()        # this server's writes: published when made
+    own_events: set[int] = set()  # this server's writes: published when made
     watcher: list[asyncio.Task[None]] = []
     reading = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
     writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -446,8 +554,9 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
     bus.on_first = start_watching
 
-    def tool(annotations: ToolAnnotations, output: dict[str, Any] | None = None
-             ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def tool(
+        annotations: ToolAnnotations, output: dict[str, Any] | None = None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             if read_only and not annotations.read_only_hint:
                 return fn
@@ -456,15 +565,20 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             async def call(**arguments: Any) -> CallToolResult:
                 return structured(await fn(**arguments))
 
-            entry = Tool.from_function(call, annotations=annotations, structured_output=True,
-                                       description=_readable(fn.__doc__))
-            entry.parameters["additionalProperties"] = False   # and MemoryServer refuses them
+            entry = Tool.from_function(
+                call,
+                annotations=annotations,
+                structured_output=True,
+                description=_readable(fn.__doc__),
+            )
+            entry.parameters["additionalProperties"] = False  # and MemoryServer refuses them
             metadata = entry.fn_metadata
             assert metadata.output_schema is not None, fn.__name__
             metadata.output_schema = output or published_schema(metadata.output_schema)
             metadata.output_model = None  # the result comes built (structured): published only
             tools.append(entry)
             return fn
+
         return register
 
     def since(memory: Memory, event: int) -> Memory:
@@ -472,40 +586,72 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
     # --- writing tools -------------------------------------------------------------------------
     @tool(writing)
-    async def add_evidence(id: Annotated[NodeId, Field(description=(
-                               f"the new evidence's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"))],
-                           text: NodeText = "", source: Source = None,
-                           expression: Expression = None, value: Value = None,
-                           idempotency_key: IdempotencyKey = None) -> payloads.NodeAdded:
+    async def add_evidence(
+        id: Annotated[
+            NodeId,
+            Field(
+                description=(
+                    f"the new evidence's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
+                )
+            ),
+        ],
+        text: NodeText = "",
+        source: Source = None,
+        expression: Expression = None,
+        value: Value = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> payloads.NodeAdded:
         """Record one piece of evidence (an observation, a document, an executed calculation).
 
         `source` says where it came from (a tool, a person, a URL). A calculation gives both
         `expression` (sympy syntax, e.g. "2*21") and the `value` it produced; `review` can
         re-execute it later. New evidence is active. Fails on an id already in the memory."""
+
         def work(memory: Memory) -> payloads.NodeAdded:
-            change = memory.add_evidence(id, text=text, author=source, expression=expression,
-                                         value=value)
+            change = memory.add_evidence(
+                id, text=text, author=source, expression=expression, value=value
+            )
             return payloads.node_added(change, id)
 
         def replay(memory: Memory, event: int) -> payloads.NodeAdded:
             return {"event_id": event, "id": id, "active": since(memory, event).is_active(id)}
-        arguments = {"id": id, "text": text, "source": source, "expression": expression, "value": value}
+
+        arguments = {
+            "id": id,
+            "text": text,
+            "source": source,
+            "expression": expression,
+            "value": value,
+        }
         result = await access(once("add_evidence", arguments, idempotency_key, work, replay))
         await changed([id], result["event_id"])
         return result
 
     @tool(writing)
-    async def add_claim(id: Annotated[NodeId, Field(description=(
-                            f"the new claim's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"))],
-                        justifications: Annotated[list[Annotated[list[NodeId], Field(
-                            max_length=limits.MAX_ANTECEDENTS)]], Field(
-                            max_length=limits.MAX_JUSTIFICATIONS, description=(
-                                f"the claim's alternative justifications (at most "
-                                f"{limits.MAX_JUSTIFICATIONS}), each a list of existing ids "
-                                f"(at most {limits.MAX_ANTECEDENTS}) that together support it; "
-                                f"[[]] makes a premise"))],
-                        text: NodeText = "",
-                        idempotency_key: IdempotencyKey = None) -> payloads.NodeAdded:
+    async def add_claim(
+        id: Annotated[
+            NodeId,
+            Field(
+                description=(
+                    f"the new claim's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
+                )
+            ),
+        ],
+        justifications: Annotated[
+            list[Annotated[list[NodeId], Field(max_length=limits.MAX_ANTECEDENTS)]],
+            Field(
+                max_length=limits.MAX_JUSTIFICATIONS,
+                description=(
+                    f"the claim's alternative justifications (at most "
+                    f"{limits.MAX_JUSTIFICATIONS}), each a list of existing ids "
+                    f"(at most {limits.MAX_ANTECEDENTS}) that together support it; "
+                    f"[[]] makes a premise"
+                ),
+            ),
+        ],
+        text: NodeText = "",
+        idempotency_key: IdempotencyKey = None,
+    ) -> payloads.NodeAdded:
         """Record a claim you derived, with its justifications.
 
         Each justification is a list of existing evidence or claim ids that TOGETHER support
@@ -514,45 +660,68 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         with no support). Record every independent reason you have: that is what lets an
         audit keep the claim when one reason is withdrawn. `active` in the result says
         whether the claim is supported now."""
+
         def work(memory: Memory) -> payloads.NodeAdded:
             return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
 
         def replay(memory: Memory, event: int) -> payloads.NodeAdded:
             return {"event_id": event, "id": id, "active": since(memory, event).is_active(id)}
+
         arguments = {"id": id, "justifications": justifications, "text": text}
         result = await access(once("add_claim", arguments, idempotency_key, work, replay))
         await changed([id], result["event_id"])
         return result
 
     @tool(writing)
-    async def add_justification(claim: Annotated[NodeId, Field(description="an existing claim's id")],
-                                antecedents: Annotated[list[NodeId], Field(
-                                    max_length=limits.MAX_ANTECEDENTS, description=(
-                                        f"existing ids (at most {limits.MAX_ANTECEDENTS}) that "
-                                        f"together support the claim"))],
-                                limit: Limit = pages.DEFAULT_LIMIT,
-                                idempotency_key: IdempotencyKey = None) -> payloads.JustificationAdded:
+    async def add_justification(
+        claim: Annotated[NodeId, Field(description="an existing claim's id")],
+        antecedents: Annotated[
+            list[NodeId],
+            Field(
+                max_length=limits.MAX_ANTECEDENTS,
+                description=(
+                    f"existing ids (at most {limits.MAX_ANTECEDENTS}) that "
+                    f"together support the claim"
+                ),
+            ),
+        ],
+        limit: Limit = pages.DEFAULT_LIMIT,
+        idempotency_key: IdempotencyKey = None,
+    ) -> payloads.JustificationAdded:
         """Add one more justification (ids that together support it) to an existing claim.
 
         It may re-activate the claim and what depends on it: `activated` lists them (one
         page; `page` with the `cursor` gives the next)."""
+
         def work(memory: Memory) -> payloads.JustificationAdded:
-            return payloads.justification_added(memory.add_justification(claim, antecedents),
-                                                claim, limit)
+            return payloads.justification_added(
+                memory.add_justification(claim, antecedents), claim, limit
+            )
 
         def replay(memory: Memory, event: int) -> payloads.JustificationAdded:
             return cast(payloads.JustificationAdded, payloads.event_page(memory, event, 0, limit))
+
         arguments = {"claim": claim, "antecedents": antecedents}
         result = await access(once("add_justification", arguments, idempotency_key, work, replay))
         await changed([claim, *result["activated"]], result["event_id"])
         return result
 
     @tool(writing)
-    async def audit(invalidate: Annotated[IdList, Field(min_length=1, description=(
-                        f"the evidence or claim ids found wrong (1 to {MAX_IDS})"))],
-                    reason: Reason, reviewer: Reviewer = None, dry_run: DryRun = False,
-                    limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None,
-                    idempotency_key: IdempotencyKey = None) -> payloads.AuditPayload:
+    async def audit(
+        invalidate: Annotated[
+            IdList,
+            Field(
+                min_length=1,
+                description=(f"the evidence or claim ids found wrong (1 to {MAX_IDS})"),
+            ),
+        ],
+        reason: Reason,
+        reviewer: Reviewer = None,
+        dry_run: DryRun = False,
+        limit: Limit = pages.DEFAULT_LIMIT,
+        cursor: Cursor = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> payloads.AuditPayload:
         """Invalidate evidence or claims found wrong, and withdraw exactly what loses all support.
 
         Use it when a source is discredited, a measurement contaminated, a calculation wrong.
@@ -569,13 +738,15 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         arguments = {"invalidate": invalidate, "reason": reason, "reviewer": reviewer}
 
         def preview(memory: Memory) -> payloads.AuditPayload:
-            view, offset, call_digest = paged(access, memory, "audit",
-                                              {**arguments, "dry_run": True}, cursor)
-            with view.snapshot():   # the preview and its kept claims read one state
+            view, offset, call_digest = paged(
+                access, memory, "audit", {**arguments, "dry_run": True}, cursor
+            )
+            with view.snapshot():  # the preview and its kept claims read one state
                 event = view.as_of_event or view.last_event
                 result = view.preview(invalidate)
-                return payloads.audit_payload(view, invalidate, result, True, limit, offset,
-                                              event, call_digest)
+                return payloads.audit_payload(
+                    view, invalidate, result, True, limit, offset, event, call_digest
+                )
 
         def work(memory: Memory) -> payloads.AuditPayload:
             result = memory.audit(invalidate, reason=reason, reviewer=reviewer)
@@ -587,54 +758,80 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         if dry_run:
             return await access(preview)
         if cursor is not None:
-            raise ToolError("cursor: a real audit's next pages come from the `page` tool "
-                            "(pass it the cursor there); nothing was written")
+            raise ToolError(
+                "cursor: a real audit's next pages come from the `page` tool "
+                "(pass it the cursor there); nothing was written"
+            )
         result = await access(once("audit", arguments, idempotency_key, work, replay))
         await changed(result["retired"], result["audit_id"])
         return result
 
     @tool(writing)
-    async def add_nogood(id: Annotated[NodeId, Field(description=(
-                             "the new nogood's id, unique among nodes and nogoods"))],
-                         nodes: Annotated[IdList, Field(min_length=1, description=(
-                             f"the claim or evidence ids that must not all hold together (1 to {MAX_IDS})"))],
-                         idempotency_key: IdempotencyKey = None) -> payloads.NogoodAdded:
+    async def add_nogood(
+        id: Annotated[
+            NodeId, Field(description=("the new nogood's id, unique among nodes and nogoods"))
+        ],
+        nodes: Annotated[
+            IdList,
+            Field(
+                min_length=1,
+                description=(
+                    f"the claim or evidence ids that must not all hold together (1 to {MAX_IDS})"
+                ),
+            ),
+        ],
+        idempotency_key: IdempotencyKey = None,
+    ) -> payloads.NogoodAdded:
         """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
         together. It changes no status; `active` says whether they all hold now (a live
         contradiction). Then call `diagnose` to learn which evidence to audit."""
+
         def work(memory: Memory) -> payloads.NogoodAdded:
             change = memory.add_nogood(id, nodes)
             return payloads.nogood_added(change, id, nodes, memory.is_active(id))
 
         def replay(memory: Memory, event: int) -> payloads.NogoodAdded:
-            return {"event_id": event, "id": id, "nodes": sorted(set(nodes)),
-                    "active": since(memory, event).is_active(id)}
-        result = await access(once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key,
-                                   work, replay))
+            return {
+                "event_id": event,
+                "id": id,
+                "nodes": sorted(set(nodes)),
+                "active": since(memory, event).is_active(id),
+            }
+
+        result = await access(
+            once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key, work, replay)
+        )
         await changed([id], result["event_id"])
         return result
 
     @tool(writing)
-    async def reinstate(audit_id: Annotated[int, Field(ge=1, description=(
-                            "the `audit_id` an audit returned"))],
-                        limit: Limit = pages.DEFAULT_LIMIT,
-                        idempotency_key: IdempotencyKey = None) -> payloads.ReinstatePayload:
+    async def reinstate(
+        audit_id: Annotated[int, Field(ge=1, description=("the `audit_id` an audit returned"))],
+        limit: Limit = pages.DEFAULT_LIMIT,
+        idempotency_key: IdempotencyKey = None,
+    ) -> payloads.ReinstatePayload:
         """Undo an audit (by the `audit_id` that `audit` returned): its invalidated ids count
         again and everything they supported is active again (`reactivated`, one page;
         `page` with the `cursor` gives the next)."""
+
         def work(memory: Memory) -> payloads.ReinstatePayload:
             return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id), limit)
 
         def replay(memory: Memory, event: int) -> payloads.ReinstatePayload:
             return cast(payloads.ReinstatePayload, payloads.event_page(memory, event, 0, limit))
-        result = await access(once("reinstate", {"audit_id": audit_id}, idempotency_key, work,
-                                   replay))
+
+        result = await access(
+            once("reinstate", {"audit_id": audit_id}, idempotency_key, work, replay)
+        )
         await changed(result["reactivated"], result["event_id"])
         return result
 
     @tool(writing)
-    async def review(dry_run: DryRun = False, limit: Limit = pages.DEFAULT_LIMIT,
-                     idempotency_key: IdempotencyKey = None) -> payloads.ReviewPayload:
+    async def review(
+        dry_run: DryRun = False,
+        limit: Limit = pages.DEFAULT_LIMIT,
+        idempotency_key: IdempotencyKey = None,
+    ) -> payloads.ReviewPayload:
         """Re-execute every recorded calculation (evidence with an expression and a value).
 
         Each one whose result disagrees with its recorded value is a discrepancy; all of them
@@ -644,11 +841,13 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         Each list holds at most `limit` items (`counts`: their lengths; the audit's next
         `retired` page: `page` with `cursor`). The re-execution runs on a snapshot, beside
         other calls; only the audit waits for the writers' lock."""
-        from jtms.calc.reviewer import audit_discrepancies, review as run_review
+        from jtms.calc.reviewer import audit_discrepancies
+        from jtms.calc.reviewer import review as run_review
         from jtms.memory.contradictions import review_contradictions
 
-        planned = await access.reading(lambda reader: run_review(reader, reviewer=REVIEWER,
-                                                                 dry_run=True))
+        planned = await access.reading(
+            lambda reader: run_review(reader, reviewer=REVIEWER, dry_run=True)
+        )
 
         def work(memory: Memory) -> Any:
             return audit_discrepancies(memory, planned, REVIEWER)
@@ -656,12 +855,15 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         def replay(memory: Memory, event: int) -> Any:
             planned.audit = None
             return event
+
         report: Any = planned
         if not dry_run and (planned.discrepancies or idempotency_key is not None):
             report = await access(once("review", {}, idempotency_key, work, replay))
-        found = await access.reading(lambda reader: review_contradictions(reader, reviewer=REVIEWER))
+        found = await access.reading(
+            lambda reader: review_contradictions(reader, reviewer=REVIEWER)
+        )
         payload = payloads.review_payload(planned, found, limit)
-        if isinstance(report, int):   # a repeat: the first review's audit, as of its event
+        if isinstance(report, int):  # a repeat: the first review's audit, as of its event
             page = await access(lambda memory: payloads.event_page(memory, report, 0, limit))
             payload["audit_id"], payload["retired"] = report, page["retired"]
             payload["cursor"] = page["cursor"]
@@ -672,26 +874,45 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
     # --- reading tools -------------------------------------------------------------------------
     @tool(reading)
-    async def state(ids: Annotated[IdList | None, Field(description=(
-                        f"the node or nogood ids to look up (at most {MAX_IDS}); omit for every node"))] = None,
-                    limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None) -> payloads.StatePayload:
+    async def state(
+        ids: Annotated[
+            IdList | None,
+            Field(
+                description=(
+                    f"the node or nogood ids to look up (at most {MAX_IDS}); omit for every node"
+                )
+            ),
+        ] = None,
+        limit: Limit = pages.DEFAULT_LIMIT,
+        cursor: Cursor = None,
+    ) -> payloads.StatePayload:
         """Which of `ids` (every node when omitted) are active and which inactive now.
 
         Each list holds at most `limit` ids, sorted; `counts` gives their lengths and
         `cursor` the next page (this same call with `cursor`), read as of the same event."""
+
         def work(memory: Memory) -> payloads.StatePayload:
             view, offset, call_digest = paged(access, memory, "state", {"ids": ids}, cursor)
             return payloads.state_payload(view, ids, limit, offset, call_digest)
+
         return await access(work)
 
     @tool(reading)
-    async def explain(id: Annotated[NodeId, Field(description="the node to explain")],
-                      as_of: Annotated[int | Annotated[str, Field(max_length=64)] | None, Field(description=(
-                          "a past event id (an `event_id` or `audit_id` a tool returned), or an "
-                          "ISO time of at most 64 characters (the latest event at or before it); "
-                          "omit for now"))] = None,
-                      limit: Limit = pages.DEFAULT_LIMIT,
-                      cursor: Cursor = None) -> payloads.ExplainPayload:
+    async def explain(
+        id: Annotated[NodeId, Field(description="the node to explain")],
+        as_of: Annotated[
+            int | Annotated[str, Field(max_length=64)] | None,
+            Field(
+                description=(
+                    "a past event id (an `event_id` or `audit_id` a tool returned), or an "
+                    "ISO time of at most 64 characters (the latest event at or before it); "
+                    "omit for now"
+                )
+            ),
+        ] = None,
+        limit: Limit = pages.DEFAULT_LIMIT,
+        cursor: Cursor = None,
+    ) -> payloads.ExplainPayload:
         """Why a node is active or not.
 
         Active: `certificate`, a derivation down to evidence (steps claim <- antecedents) and
@@ -708,34 +929,49 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             base = memory if moment is None else since(memory, memory.event_at(moment))
             view, offset, call_digest = paged(access, base, "explain", arguments, cursor)
             return payloads.explain_payload(view, id, limit, offset, call_digest)
+
         return await access(work)
 
     @tool(reading)
-    async def history(id: Annotated[NodeId, Field(description="the node or nogood whose history to read")],
-                      limit: Limit = pages.DEFAULT_LIMIT,
-                      cursor: Cursor = None) -> payloads.HistoryPayload:
+    async def history(
+        id: Annotated[NodeId, Field(description="the node or nogood whose history to read")],
+        limit: Limit = pages.DEFAULT_LIMIT,
+        cursor: Cursor = None,
+    ) -> payloads.HistoryPayload:
         """Every status a node has had, oldest first (its creation, then each audit or
         reinstatement that changed it, with who and why), and the audits naming it. At most
         `limit` of each (`counts`: their lengths; `cursor`: this same call's next page)."""
+
         def work(memory: Memory) -> payloads.HistoryPayload:
             view, offset, call_digest = paged(access, memory, "history", {"id": id}, cursor)
             return payloads.history_payload(view, id, limit, offset, call_digest)
+
         return await access(work)
 
     @tool(reading)
-    async def context(budget: Annotated[int, Field(ge=0, le=MAX_CONTEXT_BUDGET, description=(
-                          f"the most tokens the context may take (0 to {MAX_CONTEXT_BUDGET})"))],
-                      query: Query = None) -> payloads.ContextPayload:
+    async def context(
+        budget: Annotated[
+            int,
+            Field(
+                ge=0,
+                le=MAX_CONTEXT_BUDGET,
+                description=(f"the most tokens the context may take (0 to {MAX_CONTEXT_BUDGET})"),
+            ),
+        ],
+        query: Query = None,
+    ) -> payloads.ContextPayload:
         """The active memory compiled into a working context of at most `budget` tokens
         (`text`, ready to read), preferring claims relevant to `query`; it also lists
         recently withdrawn claims so you stop relying on them. It reads a snapshot beside
         other calls (writers do not wait for it)."""
         return await access.reading(
-            lambda memory: cast(payloads.ContextPayload, memory.context(budget, query).as_dict()))
+            lambda memory: cast(payloads.ContextPayload, memory.context(budget, query).as_dict())
+        )
 
     @tool(reading)
-    async def diagnose(limit: Limit = pages.DEFAULT_LIMIT,
-                       cursor: Cursor = None) -> payloads.DiagnosePayload:
+    async def diagnose(
+        limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
+    ) -> payloads.DiagnosePayload:
         """The contradictions (nogoods whose nodes are all active) with their conflict sets
         (minimal evidence sets that make them hold), and the cheapest diagnoses: minimal sets
         of evidence to `invalidate` that leave no contradiction, each with what that audit
@@ -755,18 +991,24 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             def budget(done: int) -> None:
                 nogoods[0] += done
                 if time.monotonic() > deadline:
-                    raise InputError(f"diagnose: past its time budget of {READ_BUDGET_S:g} s "
-                                     f"after {nogoods[0]} nogood(s); nothing was written")
+                    raise InputError(
+                        f"diagnose: past its time budget of {READ_BUDGET_S:g} s "
+                        f"after {nogoods[0]} nogood(s); nothing was written"
+                    )
+
             with view.snapshot():
                 event = view.as_of_event or view.last_event
                 report = run_diagnose(view.structure(), view.blocked_ids(), DIAGNOSES, budget)
-            return payloads.diagnose_payload({**report.to_dict(), "applied": None}, event, limit,
-                                             offset, call_digest)
+            return payloads.diagnose_payload(
+                {**report.to_dict(), "applied": None}, event, limit, offset, call_digest
+            )
+
         return await access.reading(work)
 
     @tool(reading)
-    async def check(limit: Limit = pages.DEFAULT_LIMIT,
-                    cursor: Cursor = None) -> payloads.CheckPayload:
+    async def check(
+        limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
+    ) -> payloads.CheckPayload:
         """Influence-safety of every claim as the memory stands: a claim is unsafe when a
         naive 'retract everything downstream' rule would wrongly retire it (it has another
         intact justification). Each violation names a one-item witness audit.
@@ -774,24 +1016,54 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         most `limit` of them, sorted by id, with their certificates. It reads a snapshot
         beside other calls (writers do not wait for it); a page stops early at its time
         budget, and `cursor` (this same call) continues where it stopped."""
+
         def work(memory: Memory) -> payloads.CheckPayload:
             view, offset, call_digest = paged(access, memory, "check", {}, cursor)
-            return payloads.check_payload(view, limit, offset, call_digest,
-                                          deadline=time.monotonic() + READ_BUDGET_S,
-                                          max_bytes=PAGE_BYTES)
+            return payloads.check_payload(
+                view,
+                limit,
+                offset,
+                call_digest,
+                deadline=time.monotonic() + READ_BUDGET_S,
+                max_bytes=PAGE_BYTES,
+            )
+
         return await access.reading(work)
 
-    @tool(reading, output={"type": "object", "additionalProperties": True, "description": (
-        "the result of the write that made the event, as that writing tool returns it: "
-        "audit (audit_id, retired, kept, counts, cursor), reinstate (reactivated) or "
-        "add_justification (activated)")})
-    async def page(cursor: Annotated[str | None, Field(max_length=400, description=(
-                       "the `cursor` of a write's result (audit, reinstate, add_justification, "
-                       "review)"))] = None,
-                   event_id: Annotated[int | None, Field(ge=1, description=(
-                       "instead of a cursor: an event id (an `audit_id`, an `event_id`) whose "
-                       "result to read from its first page"))] = None,
-                   limit: Limit = pages.DEFAULT_LIMIT) -> dict[str, Any]:
+    @tool(
+        reading,
+        output={
+            "type": "object",
+            "additionalProperties": True,
+            "description": (
+                "the result of the write that made the event, as that writing tool returns it: "
+                "audit (audit_id, retired, kept, counts, cursor), reinstate (reactivated) or "
+                "add_justification (activated)"
+            ),
+        },
+    )
+    async def page(
+        cursor: Annotated[
+            str | None,
+            Field(
+                max_length=400,
+                description=(
+                    "the `cursor` of a write's result (audit, reinstate, add_justification, review)"
+                ),
+            ),
+        ] = None,
+        event_id: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                description=(
+                    "instead of a cursor: an event id (an `audit_id`, an `event_id`) whose "
+                    "result to read from its first page"
+                ),
+            ),
+        ] = None,
+        limit: Limit = pages.DEFAULT_LIMIT,
+    ) -> dict[str, Any]:
         """A page of a write's result, read as of the write's event: the next `retired` and
         `kept` of an audit, `reactivated` of a reinstatement, `activated` of an added
         justification. Give the `cursor` the result carried, or an `event_id` (e.g. an
@@ -804,33 +1076,53 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
                 found = pages.decode(cursor, "event", "")
                 return payloads.event_page(memory, found.event, found.offset, limit)
             assert event_id is not None
-            memory.event_at(event_id)   # "no event N" for one that does not exist
+            memory.event_at(event_id)  # "no event N" for one that does not exist
             return payloads.event_page(memory, event_id, 0, limit)
+
         return await access(work)
 
-    server = MemoryServer("jtms", instructions=INSTRUCTIONS, subscriptions=bus,  # type: ignore[arg-type]
-                          log_level="WARNING", tools=tools)
-    server.arguments = {entry.name: tuple(entry.parameters.get("properties", {})) for entry in tools}
+    server = MemoryServer(
+        "jtms",
+        instructions=INSTRUCTIONS,
+        subscriptions=bus,  # type: ignore[arg-type]
+        log_level="WARNING",
+        tools=tools,
+    )
+    server.arguments = {
+        entry.name: tuple(entry.parameters.get("properties", {})) for entry in tools
+    }
 
     # --- resources -----------------------------------------------------------------------------
-    @server.resource("memory://node/{id}", name="node", mime_type="application/json",
-                     security=ResourceSecurity(exempt_params={"id"}),
-                     description="A node's status, text, and its certificate (active) or why it "
-                                 "is inactive: the keys of the explain tool plus `status`.")
+    @server.resource(
+        "memory://node/{id}",
+        name="node",
+        mime_type="application/json",
+        security=ResourceSecurity(exempt_params={"id"}),
+        description="A node's status, text, and its certificate (active) or why it "
+        "is inactive: the keys of the explain tool plus `status`.",
+    )
     async def node_resource(id: str) -> str:
         def work(memory: Memory) -> str:
-            payload: dict[str, Any] = dict(payloads.explain_payload(memory, id, pages.DEFAULT_LIMIT))
+            payload: dict[str, Any] = dict(
+                payloads.explain_payload(memory, id, pages.DEFAULT_LIMIT)
+            )
             payload["status"] = "active" if payload["active"] else "inactive"
             return json.dumps(payload, sort_keys=True)
+
         return await access(work, ResourceError)
 
-    @server.resource("memory://context", name="context", mime_type="text/plain",
-                     description=f"The current working context at {CONTEXT_BUDGET} tokens.")
+    @server.resource(
+        "memory://context",
+        name="context",
+        mime_type="text/plain",
+        description=f"The current working context at {CONTEXT_BUDGET} tokens.",
+    )
     async def context_resource() -> str:
         from jtms.memory.context import render_text
 
-        return await access.reading(lambda memory: render_text(memory.context(CONTEXT_BUDGET)),
-                                    ResourceError)
+        return await access.reading(
+            lambda memory: render_text(memory.context(CONTEXT_BUDGET)), ResourceError
+        )
 
     server.access = access  # the explorer page reads and writes through the same lock
     return server

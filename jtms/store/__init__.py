@@ -19,10 +19,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jtms.store.protocol import Checkpoint, EventRow, Store, StoreBackend
 from theory.errors import InputError
-
 from theory.ids import text_problem
-from jtms.store.protocol import StoreBackend, Checkpoint, EventRow, Store
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.store.sqlite import SqliteStore
@@ -35,8 +34,10 @@ def _backend(location: str) -> StoreBackend:
         try:
             from jtms.store.postgres import PostgresStore  # type: ignore[import-untyped,import-not-found,unused-ignore]
         except ImportError as error:
-            raise InputError(f"PostgreSQL memories need the PostgreSQL backend ({error})",
-                             source=location.split("?", 1)[0]) from None
+            raise InputError(
+                f"PostgreSQL memories need the PostgreSQL backend ({error})",
+                source=location.split("?", 1)[0],
+            ) from None
         backend: StoreBackend = PostgresStore  # type: ignore[assignment,unused-ignore]
         return backend
     from jtms.store.sqlite import SqliteStore
@@ -55,26 +56,35 @@ def check_location(location: Any) -> str:
     if isinstance(location, os.PathLike):
         location = os.fspath(location)
     if not isinstance(location, str):
-        raise InputError(f"the memory's location must be a file path or a postgresql:// URL, "
-                         f"got {type(location).__name__}")
+        raise InputError(
+            f"the memory's location must be a file path or a postgresql:// URL, "
+            f"got {type(location).__name__}"
+        )
     if not location.strip():
-        raise InputError("the memory's location is empty: name a file (SQLite) or a "
-                         "postgresql://USER@HOST:PORT/DBNAME?memory=NAME URL")
+        raise InputError(
+            "the memory's location is empty: name a file (SQLite) or a "
+            "postgresql://USER@HOST:PORT/DBNAME?memory=NAME URL"
+        )
     problem = text_problem(location, MAX_LOCATION)
     if problem is not None:
         raise InputError(f"the memory's location {problem}")
     return location
 
 
-def open_store(location: str | Path, durability: str = "full",
-               busy_timeout: float | None = None) -> Store:
+def open_store(
+    location: str | Path, durability: str = "full", busy_timeout: float | None = None
+) -> Store:
     """An existing memory at ``location``; anything else is an :class:`InputError`."""
     location = check_location(location)
     return _backend(location).open(location, durability, busy_timeout)
 
 
-def create_store(location: str | Path, durability: str = "full",
-                 busy_timeout: float | None = None, init_time: str | None = None) -> Store:
+def create_store(
+    location: str | Path,
+    durability: str = "full",
+    busy_timeout: float | None = None,
+    init_time: str | None = None,
+) -> Store:
     """A new, empty memory at ``location`` (refused with "already exists" if there is one).
 
     ``init_time`` dates its init event (default: now; ``jtms import-memory`` keeps the
@@ -83,17 +93,28 @@ def create_store(location: str | Path, durability: str = "full",
     return _backend(location).create(location, durability, busy_timeout, init_time=init_time)
 
 
-def upgrade_store(location: str | Path, durability: str = "full",
-                  busy_timeout: float | None = None) -> "SqliteStore":
+def upgrade_store(
+    location: str | Path, durability: str = "full", busy_timeout: float | None = None
+) -> "SqliteStore":
     """An SQLite memory of an older schema version, opened to be upgraded (``jtms upgrade``)."""
     location = check_location(location)
     if location.startswith(POSTGRES_PREFIXES):
-        raise InputError("only SQLite memories have older schema versions to upgrade",
-                         source=location.split("?", 1)[0])
+        raise InputError(
+            "only SQLite memories have older schema versions to upgrade",
+            source=location.split("?", 1)[0],
+        )
     from jtms.store.sqlite import SqliteStore
 
     return SqliteStore.open(location, durability, busy_timeout, upgrading=True)
 
 
-__all__ = ["MAX_LOCATION", "Checkpoint", "EventRow", "Store", "check_location", "create_store",
-           "open_store", "upgrade_store"]
+__all__ = [
+    "MAX_LOCATION",
+    "Checkpoint",
+    "EventRow",
+    "Store",
+    "check_location",
+    "create_store",
+    "open_store",
+    "upgrade_store",
+]

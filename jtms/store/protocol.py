@@ -62,10 +62,25 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 ACTIVE, INACTIVE = "active", "inactive"
-EVENT_KINDS = ("init", "import", "add-evidence", "add-claim", "add-justification", "audit",
-               "reinstate", "add-nogood")
-TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
-          "nogood_revisions")
+EVENT_KINDS = (
+    "init",
+    "import",
+    "add-evidence",
+    "add-claim",
+    "add-justification",
+    "audit",
+    "reinstate",
+    "add-nogood",
+)
+TABLES = (
+    "events",
+    "nodes",
+    "justifications",
+    "revisions",
+    "supports",
+    "nogoods",
+    "nogood_revisions",
+)
 
 
 @dataclass(frozen=True)
@@ -100,7 +115,7 @@ class NewNode:
 
     num: int
     id: str
-    kind: str                     # "evidence" or "claim"
+    kind: str  # "evidence" or "claim"
     text: str
     author: str | None
     expression: str | None
@@ -119,7 +134,7 @@ class JustificationRow:
 
 @dataclass(frozen=True)
 class RevisionRow:
-    seq: int                      # increasing: the order the changes were written in
+    seq: int  # increasing: the order the changes were written in
     node: int
     status: str
     event: int
@@ -127,7 +142,7 @@ class RevisionRow:
 
 @dataclass(frozen=True)
 class SupportRow:
-    seq: int                      # increasing: the order the pointers were written in
+    seq: int  # increasing: the order the pointers were written in
     node: int
     justification: int
     rank: int
@@ -289,9 +304,17 @@ class Store(Protocol):
         ...
 
     # --- writes (inside write()) ----------------------------------------------------------------
-    def append_event(self, kind: str, time: str, *, actor: str | None = None,
-                     reason: str | None = None, roots: Sequence[str] | None = None,
-                     target: int | None = None, source: str | None = None) -> int:
+    def append_event(
+        self,
+        kind: str,
+        time: str,
+        *,
+        actor: str | None = None,
+        reason: str | None = None,
+        roots: Sequence[str] | None = None,
+        target: int | None = None,
+        source: str | None = None,
+    ) -> int:
         """Append one event; returns its id (larger than every earlier one)."""
         ...
 
@@ -325,17 +348,38 @@ class Store(Protocol):
 class StoreBackend(Protocol):
     """A backend module's store class: how a memory is created and opened at a location."""
 
-    def create(self, location: str, durability: str = "full",
-               busy_timeout: float | None = None, init_time: str | None = None) -> Store:
+    def create(
+        self,
+        location: str,
+        durability: str = "full",
+        busy_timeout: float | None = None,
+        init_time: str | None = None,
+    ) -> Store:
         """A new, empty memory (InputError "already exists" if there is one)."""
         ...
 
-    def open(self, location: str, durability: str = "full",
-             busy_timeout: float | None = None) -> Store:
+    def open(
+        self, location: str, durability: str = "full", busy_timeout: float | None = None
+    ) -> Store:
         """An existing memory (InputError for anything else, before writing anything)."""
         ...
 
 
-__all__ = ["ACTIVE", "StoreBackend", "Checkpoint", "EVENT_KINDS", "EventRow", "HistoryRow", "INACTIVE",
-           "JustificationRow", "NewNode", "NodeRow", "NogoodRow", "RevisionRow", "Store", "SupportRow",
-           "TABLES", "WithdrawalRow"]
+__all__ = [
+    "ACTIVE",
+    "StoreBackend",
+    "Checkpoint",
+    "EVENT_KINDS",
+    "EventRow",
+    "HistoryRow",
+    "INACTIVE",
+    "JustificationRow",
+    "NewNode",
+    "NodeRow",
+    "NogoodRow",
+    "RevisionRow",
+    "Store",
+    "SupportRow",
+    "TABLES",
+    "WithdrawalRow",
+]

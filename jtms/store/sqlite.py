@@ -32,15 +32,26 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from jtms.store.protocol import (
+    TABLES,
+    Checkpoint,
+    EventRow,
+    HistoryRow,
+    JustificationRow,
+    NewNode,
+    NodeRow,
+    NogoodRow,
+    RevisionRow,
+    SupportRow,
+    WithdrawalRow,
+)
+from jtms.store.settings import BUSY_TIMEOUT_S
+from jtms.store.settings import busy_timeout as busy_timeout_setting
+from jtms.store.settings import durability as durability_setting
 from theory.errors import InputError
 
-from jtms.store.settings import BUSY_TIMEOUT_S, busy_timeout as busy_timeout_setting
-from jtms.store.settings import durability as durability_setting
-from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
-                                 NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES, WithdrawalRow)
-
 SCHEMA_VERSION = 3
-UPGRADABLE = ("1", "2")      # versions `jtms upgrade` brings to SCHEMA_VERSION
+UPGRADABLE = ("1", "2")  # versions `jtms upgrade` brings to SCHEMA_VERSION
 APPLICATION = "jtms-memory"
 
 SCHEMA = """
@@ -141,8 +152,16 @@ CREATE TABLE idempotency_keys (
 ) WITHOUT ROWID;
 """
 
-IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
-                    "nogood_revisions", "idempotency_keys")
+IMMUTABLE_TABLES = (
+    "events",
+    "nodes",
+    "justifications",
+    "revisions",
+    "supports",
+    "nogoods",
+    "nogood_revisions",
+    "idempotency_keys",
+)
 
 
 def _triggers() -> str:
@@ -172,22 +191,29 @@ def _split(script: str) -> list[str]:
     return statements
 
 
-def _fault(error: sqlite3.Error, location: str, waited: float | None = None,
-           timeout: float | None = None) -> InputError:
+def _fault(
+    error: sqlite3.Error, location: str, waited: float | None = None, timeout: float | None = None
+) -> InputError:
     """One line for a database error (the CLI turns it into exit 2)."""
     text = str(error)
     if "locked" in text or "busy" in text:
-        return InputError(f"the memory is locked by another writer: waited {waited or 0:.1f} s "
-                          f"(busy timeout {timeout or 0:g} s; set JTMS_BUSY_TIMEOUT to wait "
-                          f"longer); nothing written", source=location)
+        return InputError(
+            f"the memory is locked by another writer: waited {waited or 0:.1f} s "
+            f"(busy timeout {timeout or 0:g} s; set JTMS_BUSY_TIMEOUT to wait "
+            f"longer); nothing written",
+            source=location,
+        )
     if "readonly" in text or "read-only" in text:
-        return InputError("read-only memory (the file or its folder is not writable); "
-                          "nothing written", source=location)
+        return InputError(
+            "read-only memory (the file or its folder is not writable); nothing written",
+            source=location,
+        )
     if "malformed" in text or "not a database" in text or "corrupt" in text:
         return InputError(f"corrupt memory ({text}); nothing written", source=location)
     name = getattr(error, "sqlite_errorname", "")
-    return InputError(f"database error ({text}{', ' + name if name else ''}); nothing written",
-                      source=location)
+    return InputError(
+        f"database error ({text}{', ' + name if name else ''}); nothing written", source=location
+    )
 
 
 def _check_folder(path: Path) -> None:
@@ -198,7 +224,6 @@ def _check_folder(path: Path) -> None:
         raise InputError(f"{str(folder)!r} is not a folder", source=str(path))
 
 
-
 def _check_links(location: str) -> None:
     """Refuse a path that cannot be followed (a symbolic-link loop, a name too long) with
     what is wrong, rather than "no memory here"."""
@@ -207,8 +232,11 @@ def _check_links(location: str) -> None:
     except FileNotFoundError:
         return
     except OSError as error:
-        problem = ("a symbolic link loop" if error.errno == errno.ELOOP
-                   else error.strerror or type(error).__name__)
+        problem = (
+            "a symbolic link loop"
+            if error.errno == errno.ELOOP
+            else error.strerror or type(error).__name__
+        )
         raise InputError(f"cannot open the memory: {problem}", source=location) from None
 
 
@@ -216,11 +244,13 @@ class _Installed(InputError):
     """``init`` found the schema written by another ``init`` of the same path that got the
     write lock first (even into the empty file this one created: it must not be removed)."""
 
+
 class SqliteStore:
     """A memory in one SQLite file (or ``:memory:``). See :mod:`jtms.store.protocol`."""
 
-    def __init__(self, connection: sqlite3.Connection, location: str, writable: bool,
-                 busy_timeout: float):
+    def __init__(
+        self, connection: sqlite3.Connection, location: str, writable: bool, busy_timeout: float
+    ):
         self._db = connection
         self.location = location
         self.writable = writable
@@ -229,26 +259,36 @@ class SqliteStore:
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
-    def _connect(cls, path: str, durability: str, busy_timeout: float,
-                 read_only: bool = False) -> sqlite3.Connection:
+    def _connect(
+        cls, path: str, durability: str, busy_timeout: float, read_only: bool = False
+    ) -> sqlite3.Connection:
         durability_setting(durability)
         if read_only:
             # without a WAL file every committed page is in the main file, and nobody can
             # start one (the file or its folder is read-only): read it as immutable, which
             # needs no -shm file either
             wal = Path(path + "-wal").exists()
-            target, uri = Path(path).resolve().as_uri() + ("?mode=ro" if wal else "?mode=ro&immutable=1"), True
+            target, uri = (
+                Path(path).resolve().as_uri() + ("?mode=ro" if wal else "?mode=ro&immutable=1"),
+                True,
+            )
         else:
             target, uri = path, False
-        connection = sqlite3.connect(target, isolation_level=None, timeout=busy_timeout,
-                                     check_same_thread=False, uri=uri)
+        connection = sqlite3.connect(
+            target, isolation_level=None, timeout=busy_timeout, check_same_thread=False, uri=uri
+        )
         connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")  # per connection
-        connection.execute(f"PRAGMA synchronous = {durability.upper()}")          # per connection
+        connection.execute(f"PRAGMA synchronous = {durability.upper()}")  # per connection
         return connection
 
     @classmethod
-    def create(cls, location: str | Path, durability: str = "full",
-               busy_timeout: float | None = None, init_time: str | None = None) -> "SqliteStore":
+    def create(
+        cls,
+        location: str | Path,
+        durability: str = "full",
+        busy_timeout: float | None = None,
+        init_time: str | None = None,
+    ) -> "SqliteStore":
         """A new, empty memory at ``location`` (it must not exist, or be an empty file)."""
         timeout = busy_timeout_setting(busy_timeout)
         location = str(location)
@@ -267,15 +307,20 @@ class SqliteStore:
                 os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
                 created = True
             except FileExistsError:
-                raise InputError("already exists (remove it or use another --db)",
-                                 source=location) from None
+                raise InputError(
+                    "already exists (remove it or use another --db)", source=location
+                ) from None
             except OSError as error:
-                raise InputError(f"cannot create the memory: {error.strerror}", source=location) from None
+                raise InputError(
+                    f"cannot create the memory: {error.strerror}", source=location
+                ) from None
         elif path.stat().st_size > 0:
             raise InputError("already exists (remove it or use another --db)", source=location)
         if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
-            raise InputError("read-only: cannot create a memory here (the file or its folder is "
-                             "not writable)", source=location)
+            raise InputError(
+                "read-only: cannot create a memory here (the file or its folder is not writable)",
+                source=location,
+            )
         try:
             store = cls(cls._connect(location, durability, timeout), location, True, timeout)
             store._install(init_time)
@@ -298,14 +343,20 @@ class SqliteStore:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
-            raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+            raise _fault(
+                error, self.location, time.monotonic() - started, self.busy_timeout
+            ) from None
         try:
             if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                raise _Installed("already exists (remove it or use another --db)", source=self.location)
+                raise _Installed(
+                    "already exists (remove it or use another --db)", source=self.location
+                )
             for statement in _split(SCHEMA + _triggers()):
                 db.execute(statement)
-            db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
-                           [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
+            db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))],
+            )
             db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (init_time or _now(),))
             db.execute("COMMIT")
         except sqlite3.Error as error:
@@ -317,8 +368,13 @@ class SqliteStore:
             raise
 
     @classmethod
-    def open(cls, location: str | Path, durability: str = "full",
-             busy_timeout: float | None = None, upgrading: bool = False) -> "SqliteStore":
+    def open(
+        cls,
+        location: str | Path,
+        durability: str = "full",
+        busy_timeout: float | None = None,
+        upgrading: bool = False,
+    ) -> "SqliteStore":
         """An existing memory; every other file is refused before anything is written.
 
         ``upgrading``: also accept a memory of schema version 1 (for :meth:`upgrade_schema`).
@@ -339,8 +395,9 @@ class SqliteStore:
         except OSError as error:
             raise InputError(f"cannot read the memory: {error.strerror}", source=location) from None
         if size == 0:
-            raise InputError("empty file, not a jtms memory (remove it, then `jtms init`)",
-                             source=location)
+            raise InputError(
+                "empty file, not a jtms memory (remove it, then `jtms init`)", source=location
+            )
         if not os.access(path, os.R_OK):
             raise InputError("cannot read the memory: permission denied", source=location)
         writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
@@ -348,27 +405,36 @@ class SqliteStore:
         try:
             connection = cls._connect(location, durability, timeout, read_only=not writable)
             # reads only: a foreign file is refused before any statement that writes
-            rows = dict(connection.execute(
-                "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')"))
+            rows = dict(
+                connection.execute(
+                    "SELECT key, value FROM meta WHERE key IN ('application', 'schema_version')"
+                )
+            )
         except sqlite3.Error as error:
             if connection is not None:
                 connection.close()
             text = str(error)
             if "not a database" in text:
-                raise InputError("not a jtms memory (not an SQLite database)",
-                                 source=location) from None
+                raise InputError(
+                    "not a jtms memory (not an SQLite database)", source=location
+                ) from None
             if "no such table" in text:
-                raise InputError("not a jtms memory (an SQLite database without the jtms tables)",
-                                 source=location) from None
+                raise InputError(
+                    "not a jtms memory (an SQLite database without the jtms tables)",
+                    source=location,
+                ) from None
             if not writable and "unable to open" in text:
-                raise InputError("read-only memory that cannot be read without writing its WAL "
-                                 "index (make its folder writable); nothing written",
-                                 source=location) from None
+                raise InputError(
+                    "read-only memory that cannot be read without writing its WAL "
+                    "index (make its folder writable); nothing written",
+                    source=location,
+                ) from None
             raise _fault(error, location) from None
         if rows.get("application") != APPLICATION:
             connection.close()
-            raise InputError("not a jtms memory (an SQLite database of another application)",
-                             source=location)
+            raise InputError(
+                "not a jtms memory (an SQLite database of another application)", source=location
+            )
         version = rows.get("schema_version")
         if version != str(SCHEMA_VERSION) and not (upgrading and version in UPGRADABLE):
             connection.close()
@@ -379,8 +445,10 @@ class SqliteStore:
                 advice = "written by a newer jtms: upgrade jtms-revision"
             else:
                 advice = "not a version any jtms wrote; restore the memory from a backup"
-            raise InputError(f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: "
-                             f"{advice}", source=location)
+            raise InputError(
+                f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: {advice}",
+                source=location,
+            )
         store = cls(connection, location, writable, timeout)
         store.schema_version = int(version) if version else SCHEMA_VERSION
         return store
@@ -396,14 +464,19 @@ class SqliteStore:
         state)."""
         if self.schema_version == SCHEMA_VERSION:
             return
-        wanted = {re.match(r"CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) (\w+)", statement)
-                  .group(1): statement for statement in _split(SCHEMA + _triggers())}  # type: ignore[union-attr]
+        wanted = {
+            re.match(r"CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) (\w+)", statement).group(
+                1
+            ): statement
+            for statement in _split(SCHEMA + _triggers())
+        }  # type: ignore[union-attr]
         have = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master")}
         for name, statement in wanted.items():
             if name not in have:
                 self._db.execute(statement)
-        self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
-                         (str(SCHEMA_VERSION),))
+        self._db.execute(
+            "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+        )
         self.schema_version = SCHEMA_VERSION
 
     def close(self) -> None:
@@ -435,21 +508,27 @@ class SqliteStore:
     @contextmanager
     def write(self) -> Iterator[None]:
         if not self.writable:
-            raise InputError("read-only memory (the file or its folder is not writable); "
-                             "nothing written", source=self.location)
+            raise InputError(
+                "read-only memory (the file or its folder is not writable); nothing written",
+                source=self.location,
+            )
         db = self._db
         started = time.monotonic()
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
-            raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+            raise _fault(
+                error, self.location, time.monotonic() - started, self.busy_timeout
+            ) from None
         try:
             yield
             db.execute("COMMIT")
         except sqlite3.Error as error:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            raise _fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+            raise _fault(
+                error, self.location, time.monotonic() - started, self.busy_timeout
+            ) from None
         except BaseException:
             if db.in_transaction:  # a failed COMMIT may already have rolled back
                 db.execute("ROLLBACK")
@@ -462,60 +541,99 @@ class SqliteStore:
     @staticmethod
     def _event_row(row: tuple[Any, ...]) -> EventRow:
         event_id, kind, when, actor, reason, roots, target, source = row
-        return EventRow(event_id, kind, when, actor, reason,
-                        tuple(json.loads(roots)) if roots is not None else None, target, source)
+        return EventRow(
+            event_id,
+            kind,
+            when,
+            actor,
+            reason,
+            tuple(json.loads(roots)) if roots is not None else None,
+            target,
+            source,
+        )
 
     _EVENT_COLUMNS = "id, kind, time, actor, reason, roots, target, source"
 
     def events(self, after: int, upto: int) -> list[EventRow]:
-        return [self._event_row(r) for r in self._db.execute(
-            f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id > ? AND id <= ? ORDER BY id",
-            (after, upto))]
+        return [
+            self._event_row(r)
+            for r in self._db.execute(
+                f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id > ? AND id <= ? ORDER BY id",
+                (after, upto),
+            )
+        ]
 
     def event(self, event_id: int) -> EventRow | None:
         if not -(1 << 63) <= event_id < (1 << 63):
             return None
-        row = self._db.execute(f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id = ?",
-                               (event_id,)).fetchone()
+        row = self._db.execute(
+            f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id = ?", (event_id,)
+        ).fetchone()
         return self._event_row(row) if row else None
 
     def open_audits(self) -> list[EventRow]:
-        return [self._event_row(r) for r in self._db.execute(
-            f"SELECT {self._EVENT_COLUMNS} FROM events WHERE kind = 'audit' AND id NOT IN "
-            "(SELECT target FROM events WHERE kind = 'reinstate') ORDER BY id")]
+        return [
+            self._event_row(r)
+            for r in self._db.execute(
+                f"SELECT {self._EVENT_COLUMNS} FROM events WHERE kind = 'audit' AND id NOT IN "
+                "(SELECT target FROM events WHERE kind = 'reinstate') ORDER BY id"
+            )
+        ]
 
     def nodes(self, first: int = 0) -> list[NodeRow]:
-        return [NodeRow(num, node_id, kind == "evidence", event, status)
-                for num, node_id, kind, event, status in self._db.execute(
-                    "SELECT num, id, kind, event, status FROM nodes WHERE num >= ? ORDER BY num",
-                    (first,))]
+        return [
+            NodeRow(num, node_id, kind == "evidence", event, status)
+            for num, node_id, kind, event, status in self._db.execute(
+                "SELECT num, id, kind, event, status FROM nodes WHERE num >= ? ORDER BY num",
+                (first,),
+            )
+        ]
 
     def justifications(self, first: int = 0) -> list[JustificationRow]:
-        return [JustificationRow(num, claim, tuple(map(int, antecedents.split())), event)
-                for num, claim, antecedents, event in self._db.execute(
-                    "SELECT num, claim, antecedents, event FROM justifications WHERE num >= ? "
-                    "ORDER BY num", (first,))]
+        return [
+            JustificationRow(num, claim, tuple(map(int, antecedents.split())), event)
+            for num, claim, antecedents, event in self._db.execute(
+                "SELECT num, claim, antecedents, event FROM justifications WHERE num >= ? "
+                "ORDER BY num",
+                (first,),
+            )
+        ]
 
     def revisions(self, after: int, upto: int) -> list[RevisionRow]:
-        return [RevisionRow(*row) for row in self._db.execute(
-            "SELECT seq, node, status, event FROM revisions WHERE event > ? AND event <= ? "
-            "ORDER BY seq", (after, upto))]
+        return [
+            RevisionRow(*row)
+            for row in self._db.execute(
+                "SELECT seq, node, status, event FROM revisions WHERE event > ? AND event <= ? "
+                "ORDER BY seq",
+                (after, upto),
+            )
+        ]
 
     def supports(self, after: int, upto: int) -> list[SupportRow]:
-        return [SupportRow(*row) for row in self._db.execute(
-            "SELECT seq, node, justification, rank, event FROM supports WHERE event > ? "
-            "AND event <= ? ORDER BY seq", (after, upto))]
+        return [
+            SupportRow(*row)
+            for row in self._db.execute(
+                "SELECT seq, node, justification, rank, event FROM supports WHERE event > ? "
+                "AND event <= ? ORDER BY seq",
+                (after, upto),
+            )
+        ]
 
     def checkpoint(self) -> Checkpoint | None:
         row = self._db.execute(
-            "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1").fetchone()
+            "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1"
+        ).fetchone()
         return Checkpoint(int(row[0]), bytes(row[1])) if row else None
 
     def nogoods(self, after: int = 0) -> list[NogoodRow]:
-        return [NogoodRow(nogood_id, tuple(json.loads(nodes)), text, author, event, status)
-                for nogood_id, nodes, text, author, event, status in self._db.execute(
-                    "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > ? "
-                    "ORDER BY event, rowid", (after,))]
+        return [
+            NogoodRow(nogood_id, tuple(json.loads(nodes)), text, author, event, status)
+            for nogood_id, nodes, text, author, event, status in self._db.execute(
+                "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > ? "
+                "ORDER BY event, rowid",
+                (after,),
+            )
+        ]
 
     # --- reads for people ---------------------------------------------------------------------
     def texts(self) -> dict[str, str]:
@@ -527,50 +645,87 @@ class SqliteStore:
     def node_record(self, node_id: str) -> dict[str, Any] | None:
         row = self._db.execute(
             "SELECT n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
-            "FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = ?", (node_id,)).fetchone()
+            "FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = ?",
+            (node_id,),
+        ).fetchone()
         keys = ("id", "kind", "text", "author", "expression", "value", "created")
         return dict(zip(keys, row)) if row else None
 
     def calculations(self) -> list[tuple[str, str, str]]:
-        return [tuple(row) for row in self._db.execute(  # type: ignore[misc]
-            "SELECT id, expression, value FROM nodes WHERE kind = 'evidence' "
-            "AND expression IS NOT NULL ORDER BY num")]
+        return [
+            tuple(row)
+            for row in self._db.execute(  # type: ignore[misc]
+                "SELECT id, expression, value FROM nodes WHERE kind = 'evidence' "
+                "AND expression IS NOT NULL ORDER BY num"
+            )
+        ]
 
     def history(self, num: int) -> list[HistoryRow]:
-        rows = [HistoryRow(0, *row) for row in self._db.execute(
-            "SELECT n.status, e.id, e.kind, e.time, e.actor, e.reason FROM nodes n "
-            "JOIN events e ON e.id = n.event WHERE n.num = ?", (num,))]
-        rows += [HistoryRow(*row) for row in self._db.execute(
-            "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
-            "JOIN events e ON e.id = r.event WHERE r.node = ? ORDER BY r.seq", (num,))]
+        rows = [
+            HistoryRow(0, *row)
+            for row in self._db.execute(
+                "SELECT n.status, e.id, e.kind, e.time, e.actor, e.reason FROM nodes n "
+                "JOIN events e ON e.id = n.event WHERE n.num = ?",
+                (num,),
+            )
+        ]
+        rows += [
+            HistoryRow(*row)
+            for row in self._db.execute(
+                "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
+                "JOIN events e ON e.id = r.event WHERE r.node = ? ORDER BY r.seq",
+                (num,),
+            )
+        ]
         return rows
 
     def nogood_history(self, nogood_id: str) -> list[HistoryRow]:
-        rows = [HistoryRow(0, *row) for row in self._db.execute(
-            "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
-            "JOIN events e ON e.id = g.event WHERE g.id = ?", (nogood_id,))]
-        rows += [HistoryRow(*row) for row in self._db.execute(
-            "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogood_revisions r "
-            "JOIN events e ON e.id = r.event WHERE r.nogood = ? ORDER BY r.seq", (nogood_id,))]
+        rows = [
+            HistoryRow(0, *row)
+            for row in self._db.execute(
+                "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
+                "JOIN events e ON e.id = g.event WHERE g.id = ?",
+                (nogood_id,),
+            )
+        ]
+        rows += [
+            HistoryRow(*row)
+            for row in self._db.execute(
+                "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogood_revisions r "
+                "JOIN events e ON e.id = r.event WHERE r.nogood = ? ORDER BY r.seq",
+                (nogood_id,),
+            )
+        ]
         return rows
 
     def audits_naming(self, node_id: str) -> list[int]:
-        return [row[0] for row in self._db.execute(
-            "SELECT e.id FROM events e, json_each(e.roots) r WHERE e.kind = 'audit' "
-            "AND r.value = ? ORDER BY e.id", (node_id,))]
+        return [
+            row[0]
+            for row in self._db.execute(
+                "SELECT e.id FROM events e, json_each(e.roots) r WHERE e.kind = 'audit' "
+                "AND r.value = ? ORDER BY e.id",
+                (node_id,),
+            )
+        ]
 
     def last_deactivation(self, num: int) -> int | None:
         row = self._db.execute(
             "SELECT event FROM revisions WHERE node = ? AND status = 'inactive' "
-            "ORDER BY seq DESC LIMIT 1", (num,)).fetchone()
+            "ORDER BY seq DESC LIMIT 1",
+            (num,),
+        ).fetchone()
         return int(row[0]) if row else None
 
     def withdrawals(self) -> list[WithdrawalRow]:
-        return [WithdrawalRow(*row) for row in self._db.execute(
-            "SELECT n.id, r.event, e.kind, e.reason, e.actor, e.time FROM revisions r "
-            "JOIN nodes n ON n.num = r.node JOIN events e ON e.id = r.event "
-            "WHERE r.seq IN (SELECT max(seq) FROM revisions GROUP BY node) "
-            "AND r.status = 'inactive' ORDER BY r.seq DESC")]
+        return [
+            WithdrawalRow(*row)
+            for row in self._db.execute(
+                "SELECT n.id, r.event, e.kind, e.reason, e.actor, e.time FROM revisions r "
+                "JOIN nodes n ON n.num = r.node JOIN events e ON e.id = r.event "
+                "WHERE r.seq IN (SELECT max(seq) FROM revisions GROUP BY node) "
+                "AND r.status = 'inactive' ORDER BY r.seq DESC"
+            )
+        ]
 
     def stored_status(self) -> dict[int, str]:
         status = dict(self._db.execute("SELECT num, status FROM nodes"))
@@ -598,59 +753,93 @@ class SqliteStore:
         return problems
 
     # --- writes -------------------------------------------------------------------------------
-    def append_event(self, kind: str, time: str, *, actor: str | None = None,
-                     reason: str | None = None, roots: Sequence[str] | None = None,
-                     target: int | None = None, source: str | None = None) -> int:
+    def append_event(
+        self,
+        kind: str,
+        time: str,
+        *,
+        actor: str | None = None,
+        reason: str | None = None,
+        roots: Sequence[str] | None = None,
+        target: int | None = None,
+        source: str | None = None,
+    ) -> int:
         cursor = self._db.execute(
             "INSERT INTO events (kind, time, actor, reason, roots, target, source) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (kind, time, actor, reason, json.dumps(list(roots)) if roots is not None else None,
-             target, source))
+            (
+                kind,
+                time,
+                actor,
+                reason,
+                json.dumps(list(roots)) if roots is not None else None,
+                target,
+                source,
+            ),
+        )
         return int(cursor.lastrowid or 0)
 
     def add_nodes(self, nodes: Iterable[NewNode]) -> None:
         self._db.executemany(
             "INSERT INTO nodes (num, id, kind, text, author, expression, value, event, status)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ((n.num, n.id, n.kind, n.text, n.author, n.expression, n.value, n.event, n.status)
-             for n in nodes))
+            (
+                (n.num, n.id, n.kind, n.text, n.author, n.expression, n.value, n.event, n.status)
+                for n in nodes
+            ),
+        )
 
     def add_justifications(self, justifications: Iterable[JustificationRow]) -> None:
         self._db.executemany(
             "INSERT INTO justifications (num, claim, antecedents, event) VALUES (?, ?, ?, ?)",
-            ((j.num, j.claim, " ".join(map(str, j.antecedents)), j.event) for j in justifications))
+            ((j.num, j.claim, " ".join(map(str, j.antecedents)), j.event) for j in justifications),
+        )
 
     def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None:
-        self._db.executemany("INSERT INTO revisions (node, status, event) VALUES (?, ?, ?)",
-                             ((n, status, event) for n in nodes))
+        self._db.executemany(
+            "INSERT INTO revisions (node, status, event) VALUES (?, ?, ?)",
+            ((n, status, event) for n in nodes),
+        )
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
         self._db.executemany(
             "INSERT INTO supports (node, justification, rank, event) VALUES (?, ?, ?, ?)",
-            ((n, j, r, event) for n, j, r in pointers))
+            ((n, j, r, event) for n, j, r in pointers),
+        )
 
     def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
         self._db.executemany(
             "INSERT INTO nogoods (id, nodes, text, author, event, status) VALUES (?, ?, ?, ?, ?, ?)",
-            ((g.id, json.dumps(list(g.nodes)), g.text, g.author, g.event, g.status) for g in nogoods))
+            (
+                (g.id, json.dumps(list(g.nodes)), g.text, g.author, g.event, g.status)
+                for g in nogoods
+            ),
+        )
 
     def add_nogood_revisions(self, event: int, status: str, nogoods: Iterable[str]) -> None:
-        self._db.executemany("INSERT INTO nogood_revisions (nogood, status, event) VALUES (?, ?, ?)",
-                             ((g, status, event) for g in nogoods))
+        self._db.executemany(
+            "INSERT INTO nogood_revisions (nogood, status, event) VALUES (?, ?, ?)",
+            ((g, status, event) for g in nogoods),
+        )
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._db.execute("DELETE FROM checkpoints")
-        self._db.execute("INSERT INTO checkpoints (event, data) VALUES (?, ?)",
-                         (checkpoint.event, checkpoint.data))
+        self._db.execute(
+            "INSERT INTO checkpoints (event, data) VALUES (?, ?)",
+            (checkpoint.event, checkpoint.data),
+        )
 
     def idempotency_key(self, key: str) -> tuple[int, str] | None:
-        row = self._db.execute("SELECT event, request FROM idempotency_keys WHERE key = ?",
-                               (key,)).fetchone()
+        row = self._db.execute(
+            "SELECT event, request FROM idempotency_keys WHERE key = ?", (key,)
+        ).fetchone()
         return (int(row[0]), str(row[1])) if row else None
 
     def add_idempotency_key(self, key: str, request: str, event: int) -> None:
-        self._db.execute("INSERT INTO idempotency_keys (key, request, event) VALUES (?, ?, ?)",
-                         (key, request, event))
+        self._db.execute(
+            "INSERT INTO idempotency_keys (key, request, event) VALUES (?, ?, ?)",
+            (key, request, event),
+        )
 
 
 def _now() -> str:
@@ -672,9 +861,17 @@ def plant_foreign_evidence(path: str | Path, rows: Iterable[tuple[str, str, str]
                 connection.execute(
                     "INSERT INTO nodes (num, id, kind, text, expression, value, event, status) "
                     "VALUES ((SELECT count(*) FROM nodes), ?, 'evidence', '', ?, ?, "
-                    "(SELECT max(id) FROM events), 'active')", (node_id, expression, value))
+                    "(SELECT max(id) FROM events), 'active')",
+                    (node_id, expression, value),
+                )
     finally:
         connection.close()
 
 
-__all__ = ["APPLICATION", "BUSY_TIMEOUT_S", "SCHEMA_VERSION", "SqliteStore", "plant_foreign_evidence"]
+__all__ = [
+    "APPLICATION",
+    "BUSY_TIMEOUT_S",
+    "SCHEMA_VERSION",
+    "SqliteStore",
+    "plant_foreign_evidence",
+]

@@ -36,20 +36,33 @@ STUDIES: dict[str, Callable[..., StudyResult]] = {
     "diagnosis": diagnosis_loop.run,
     "heterogeneous": heterogeneous.run,
 }
-DEFAULT_SEEDS = {"revisionpair": revisionpair.SEED, "scimap": scimap.SEED,
-                 "diagnosis": diagnosis_loop.SEED, "heterogeneous": heterogeneous.SEED}
+DEFAULT_SEEDS = {
+    "revisionpair": revisionpair.SEED,
+    "scimap": scimap.SEED,
+    "diagnosis": diagnosis_loop.SEED,
+    "heterogeneous": heterogeneous.SEED,
+}
 BUDGET = 2000
 
 
-def run_study(name: str, rules: Mapping[str, RuleFn] | None = None,
-              answerer: Answerer | None = None, seed: int | None = None,
-              budget: int | None = BUDGET, **options: Any) -> StudyResult:
+def run_study(
+    name: str,
+    rules: Mapping[str, RuleFn] | None = None,
+    answerer: Answerer | None = None,
+    seed: int | None = None,
+    budget: int | None = BUDGET,
+    **options: Any,
+) -> StudyResult:
     """Run one study (``seed`` None: the study's own seed); ``answerer`` joins the readers."""
     if name not in STUDIES:
         raise KeyError(f"unknown study {name!r}; expected one of {', '.join(STUDIES)}")
-    return STUDIES[name](rules=rules, answerer=answerer,
-                         seed=DEFAULT_SEEDS[name] if seed is None else seed,
-                         budget=budget, **options)
+    return STUDIES[name](
+        rules=rules,
+        answerer=answerer,
+        seed=DEFAULT_SEEDS[name] if seed is None else seed,
+        budget=budget,
+        **options,
+    )
 
 
 def run_seeds(name: str, seeds: Sequence[int], **kwargs: Any) -> SeedSummary:
@@ -57,5 +70,17 @@ def run_seeds(name: str, seeds: Sequence[int], **kwargs: Any) -> SeedSummary:
     return summarize([run_study(name, seed=s, **kwargs) for s in seeds])
 
 
-__all__ = ["Answer", "BUDGET", "DEFAULT_SEEDS", "Endpoint", "Question", "RULE_NAMES", "STUDIES",
-           "SeedSummary", "StudyResult", "run_seeds", "run_study", "summarize"]
+__all__ = [
+    "Answer",
+    "BUDGET",
+    "DEFAULT_SEEDS",
+    "Endpoint",
+    "Question",
+    "RULE_NAMES",
+    "STUDIES",
+    "SeedSummary",
+    "StudyResult",
+    "run_seeds",
+    "run_study",
+    "summarize",
+]

@@ -39,21 +39,20 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from theory.graphfile import parse_graph
-from theory.structure import SupportStructure
-
-from jtms.memory.memory import Memory
 from jtms.calc.reviewer import review
+from jtms.memory.memory import Memory
 from jtms.studies.endpoints import Endpoint, StudyResult
 from jtms.studies.readers import Answerer, Question, resolve_readers
 from jtms.studies.rules import RuleFn, resolve_rules, truth_active
 from jtms.studies.scoring import grounded
 from jtms.studies.trial import clingo_active, revise
+from theory.graphfile import parse_graph
+from theory.structure import SupportStructure
 
 EPISODES = 20
 SEED = 303
 BUDGET = 2000
-DECOY_DIGITS = 5           # a scientist's rounding; the reviewer compares at the stated precision
+DECOY_DIGITS = 5  # a scientist's rounding; the reviewer compares at the stated precision
 SCALES: tuple[int, ...] = (10_000, 100_000)
 
 Diagnoser = Callable[[Memory], frozenset[str]]
@@ -65,7 +64,9 @@ def reviewer_roots(memory: Memory) -> frozenset[str]:
 
 
 def _show(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    return (
+        str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    )
 
 
 def _transposed(value: Fraction) -> Fraction:
@@ -112,10 +113,10 @@ def _decoy(value: Fraction, rng: random.Random) -> tuple[str, str]:
 @dataclass(frozen=True)
 class Episode:
     number: int
-    document: dict[str, Any]       # graph document with expression/value on calculations
-    wrong: frozenset[str]          # the planted wrong calculations (for scoring only)
-    kinds: tuple[str, ...]         # their kinds of discrepancy
-    decoys: tuple[str, ...]        # kinds of the correct values written another way
+    document: dict[str, Any]  # graph document with expression/value on calculations
+    wrong: frozenset[str]  # the planted wrong calculations (for scoring only)
+    kinds: tuple[str, ...]  # their kinds of discrepancy
+    decoys: tuple[str, ...]  # kinds of the correct values written another way
     questions: tuple[Question, ...]
 
     def structure(self) -> SupportStructure:
@@ -135,7 +136,8 @@ def generate(seed: int = SEED, episodes: int = EPISODES, prefix: str = "d") -> l
         partner = (first + 1) % n_calc
         alternative = (first + 2) % n_calc
         nodes: list[dict[str, Any]] = [
-            {"id": p + "obs", "kind": "evidence", "text": f"episode {k}: the sample was measured"}]
+            {"id": p + "obs", "kind": "evidence", "text": f"episode {k}: the sample was measured"}
+        ]
         justs: list[dict[str, Any]] = []
         kinds, decoys = [], []
         for i in range(n_calc):
@@ -149,10 +151,18 @@ def generate(seed: int = SEED, episodes: int = EPISODES, prefix: str = "d") -> l
                 decoys.append(decoy)
             else:
                 recorded = _show(value)
-            nodes.append({"id": f"{p}calc{i}", "kind": "evidence",
-                          "text": f"calculation {i}: {expression}",
-                          "expression": expression, "value": recorded})
-            nodes.append({"id": f"{p}est{i}", "kind": "claim", "text": f"estimate {i} is {recorded}"})
+            nodes.append(
+                {
+                    "id": f"{p}calc{i}",
+                    "kind": "evidence",
+                    "text": f"calculation {i}: {expression}",
+                    "expression": expression,
+                    "value": recorded,
+                }
+            )
+            nodes.append(
+                {"id": f"{p}est{i}", "kind": "claim", "text": f"estimate {i} is {recorded}"}
+            )
             justs.append({"claim": f"{p}est{i}", "antecedents": [f"{p}calc{i}", p + "obs"]})
         nodes += [
             {"id": p + "conclusion", "kind": "claim", "text": f"the effect in episode {k} is real"},
@@ -161,7 +171,7 @@ def generate(seed: int = SEED, episodes: int = EPISODES, prefix: str = "d") -> l
         ]
         justs += [
             {"claim": p + "conclusion", "antecedents": [f"{p}est{first}", f"{p}est{partner}"]},
-            {"claim": p + "conclusion", "antecedents": [p + "decision", p + "robust"]},   # loop
+            {"claim": p + "conclusion", "antecedents": [p + "decision", p + "robust"]},  # loop
             {"claim": p + "decision", "antecedents": [p + "conclusion"]},
             {"claim": p + "robust", "antecedents": [f"{p}est{first}"]},
             {"claim": p + "robust", "antecedents": [f"{p}est{alternative}"]},
@@ -170,18 +180,34 @@ def generate(seed: int = SEED, episodes: int = EPISODES, prefix: str = "d") -> l
             Question(f"{p}q1", p + "decision", f"Should we run the follow-up experiment {k}?"),
             Question(f"{p}q2", p + "conclusion", f"Is the effect in episode {k} real?"),
             Question(f"{p}q3", p + "robust", f"Does the baseline of episode {k} hold?"),
-        ] + [Question(f"{p}q{4 + i}", f"{p}est{i}", f"Can we use estimate {i} of episode {k}?")
-             for i in range(n_calc)]
-        result.append(Episode(k, {"nodes": nodes, "justifications": justs},
-                              frozenset(f"{p}calc{i}" for i in wrong), tuple(kinds),
-                              tuple(decoys), tuple(questions)))
+        ] + [
+            Question(f"{p}q{4 + i}", f"{p}est{i}", f"Can we use estimate {i} of episode {k}?")
+            for i in range(n_calc)
+        ]
+        result.append(
+            Episode(
+                k,
+                {"nodes": nodes, "justifications": justs},
+                frozenset(f"{p}calc{i}" for i in wrong),
+                tuple(kinds),
+                tuple(decoys),
+                tuple(questions),
+            )
+        )
     return result
 
 
-def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, episodes: int = EPISODES,
-        answerer: Answerer | None = None, directory: str | Path | None = None,
-        budget: int | None = BUDGET, readers: Mapping[str, Answerer] | None = None,
-        diagnose: Diagnoser = reviewer_roots, scales: Sequence[int] = ()) -> StudyResult:
+def run(
+    rules: Mapping[str, RuleFn] | None = None,
+    seed: int = SEED,
+    episodes: int = EPISODES,
+    answerer: Answerer | None = None,
+    directory: str | Path | None = None,
+    budget: int | None = BUDGET,
+    readers: Mapping[str, Answerer] | None = None,
+    diagnose: Diagnoser = reviewer_roots,
+    scales: Sequence[int] = (),
+) -> StudyResult:
     started = time.perf_counter()
     rules = resolve_rules(rules)
     readers = resolve_readers(answerer, readers)
@@ -199,15 +225,21 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, episodes: i
             structure = episode.structure()
             truth = truth_active(structure, episode.wrong)
             two += len(episode.wrong) == 2
-            row: dict[str, Any] = {"episode": episode.number, "wrong": sorted(episode.wrong),
-                                   "kinds": list(episode.kinds), "decoys": list(episode.decoys)}
+            row: dict[str, Any] = {
+                "episode": episode.number,
+                "wrong": sorted(episode.wrong),
+                "kinds": list(episode.kinds),
+                "decoys": list(episode.decoys),
+            }
             with Memory.create(Path(tmp) / f"episode{episode.number:02d}.db") as memory:
                 memory.import_graph(episode.document, source=f"episode {episode.number}")
                 nominated = diagnose(memory)
                 identified += nominated == episode.wrong
                 row["nominated"] = sorted(nominated)
                 oracle = clingo_active(structure, nominated)
-                outcomes = revise(memory, structure, nominated, rules, budget, "review: discrepancy")
+                outcomes = revise(
+                    memory, structure, nominated, rules, budget, "review: discrepancy"
+                )
             for name, outcome in outcomes.items():
                 if outcome.audit_seconds is not None:
                     latencies.append(outcome.audit_seconds)
@@ -216,7 +248,10 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, episodes: i
                 agree_clingo[name] += outcome.active == oracle
                 cell: dict[str, Any] = {"repaired": ok_repair}
                 for reader_name, reader in readers.items():
-                    ok = all(grounded(reader(outcome.context_for(q), q), q, truth) for q in episode.questions)
+                    ok = all(
+                        grounded(reader(outcome.context_for(q), q), q, truth)
+                        for q in episode.questions
+                    )
                     grounded_eps[reader_name][name] += ok
                     cell[reader_name] = ok
                 row[name] = cell
@@ -225,35 +260,74 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, episodes: i
     unbounded = budget is None or budget >= BUDGET
     median_ms = round(statistics.median(latencies) * 1000, 3) if latencies else None
     endpoints = [
-        Endpoint("premise_identified", "affected premises identified, no decoy flagged "
-                 "(rule-independent)", {"exact": identified}, n, {"exact": n}, construction=True),
+        Endpoint(
+            "premise_identified",
+            "affected premises identified, no decoy flagged (rule-independent)",
+            {"exact": identified},
+            n,
+            {"exact": n},
+            construction=True,
+        ),
         Endpoint("repaired", "episodes repaired exactly", repaired, n, {"exact": n}),
-        Endpoint("agrees_with_clingo", "state = clingo stable model (nominated roots)",
-                 agree_clingo, n, {"exact": n}),
+        Endpoint(
+            "agrees_with_clingo",
+            "state = clingo stable model (nominated roots)",
+            agree_clingo,
+            n,
+            {"exact": n},
+        ),
     ]
     for reader_name in readers:
-        endpoints.append(Endpoint(
-            f"grounded.{reader_name}", f"next context grounded, all delayed questions ({reader_name} reader)",
-            grounded_eps[reader_name], n,
-            {"exact": n} if unbounded and reader_name in ("literal", "careful") else {}))
-    endpoints.append(Endpoint("median_repair_ms", "median repair latency after diagnosis, ms "
-                              "(incl. SQLite commit)", {"exact": median_ms} if latencies else {}, None))
+        endpoints.append(
+            Endpoint(
+                f"grounded.{reader_name}",
+                f"next context grounded, all delayed questions ({reader_name} reader)",
+                grounded_eps[reader_name],
+                n,
+                {"exact": n} if unbounded and reader_name in ("literal", "careful") else {},
+            )
+        )
+    endpoints.append(
+        Endpoint(
+            "median_repair_ms",
+            "median repair latency after diagnosis, ms (incl. SQLite commit)",
+            {"exact": median_ms} if latencies else {},
+            None,
+        )
+    )
     scale_rows = []
     for size in scales:
         measured = scale_latencies(size, seed, directory)
         scale_rows.append(measured)
-        endpoints.append(Endpoint(f"median_repair_ms_{size}",
-                                  f"median repair latency on a {size}-claim memory, ms",
-                                  {"exact": measured["median_ms"]}, None))
-        endpoints.append(Endpoint(f"scale_checked_{size}",
-                                  f"{size}-claim memory: repaired = ground truth, integrity clean",
-                                  {"exact": int(measured["ok"])}, 1, {"exact": 1}))
-    details = {"episodes": rows, "seed": seed, "budget": budget,
-               "episodes_with_two_discrepancies": two,
-               "decoys": sum(len(e.decoys) for e in all_episodes),
-               "latencies_ms": [round(x * 1000, 3) for x in latencies], "scales": scale_rows}
-    return StudyResult("diagnosis", names, endpoints, details, time.perf_counter() - started,
-                       seed, budget)
+        endpoints.append(
+            Endpoint(
+                f"median_repair_ms_{size}",
+                f"median repair latency on a {size}-claim memory, ms",
+                {"exact": measured["median_ms"]},
+                None,
+            )
+        )
+        endpoints.append(
+            Endpoint(
+                f"scale_checked_{size}",
+                f"{size}-claim memory: repaired = ground truth, integrity clean",
+                {"exact": int(measured["ok"])},
+                1,
+                {"exact": 1},
+            )
+        )
+    details = {
+        "episodes": rows,
+        "seed": seed,
+        "budget": budget,
+        "episodes_with_two_discrepancies": two,
+        "decoys": sum(len(e.decoys) for e in all_episodes),
+        "latencies_ms": [round(x * 1000, 3) for x in latencies],
+        "scales": scale_rows,
+    }
+    return StudyResult(
+        "diagnosis", names, endpoints, details, time.perf_counter() - started, seed, budget
+    )
 
 
 def background(size: int, seed: int) -> tuple[list[str], list[tuple[str, list[str]]]]:
@@ -269,12 +343,13 @@ def background(size: int, seed: int) -> tuple[list[str], list[tuple[str, list[st
         if rng.random() < 0.3:
             justs.append((claim, [rng.choice(evidence)]))
         if i and rng.random() < 0.05:
-            justs.append((f"bg_c{i - 1}", [claim]))          # a support loop
+            justs.append((f"bg_c{i - 1}", [claim]))  # a support loop
     return evidence, justs
 
 
-def scale_latencies(size: int, seed: int = SEED, directory: str | Path | None = None,
-                    episodes: int = EPISODES) -> dict[str, Any]:
+def scale_latencies(
+    size: int, seed: int = SEED, directory: str | Path | None = None, episodes: int = EPISODES
+) -> dict[str, Any]:
     """Repair latency after diagnosis on a memory of ``size`` background claims plus the
     episodes: the reviewer nominates, each episode's roots are audited on their own; then the
     episodes' state must equal the ground truth and the engine's integrity check be clean."""
@@ -283,12 +358,19 @@ def scale_latencies(size: int, seed: int = SEED, directory: str | Path | None = 
     seconds = []
     with tempfile.TemporaryDirectory(prefix="jtms-scale-", dir=directory) as tmp:
         with Memory.create(Path(tmp) / "memory.db") as memory:
-            memory.import_graph(SupportStructure.build(evidence, [f"bg_c{i}" for i in range(size)], justs),
-                                source=f"{size}-claim background")
             memory.import_graph(
-                {"nodes": [n for e in episode_list for n in e.document["nodes"]],
-                 "justifications": [j for e in episode_list for j in e.document["justifications"]]},
-                source="episodes")
+                SupportStructure.build(evidence, [f"bg_c{i}" for i in range(size)], justs),
+                source=f"{size}-claim background",
+            )
+            memory.import_graph(
+                {
+                    "nodes": [n for e in episode_list for n in e.document["nodes"]],
+                    "justifications": [
+                        j for e in episode_list for j in e.document["justifications"]
+                    ],
+                },
+                source="episodes",
+            )
             nominated = reviewer_roots(memory)
             for episode in episode_list:
                 roots = sorted(r for r in nominated if r.startswith(f"s{episode.number:02d}_"))
@@ -298,10 +380,16 @@ def scale_latencies(size: int, seed: int = SEED, directory: str | Path | None = 
             ok = memory.integrity_problems() == []
     for episode in episode_list:
         structure = episode.structure()
-        ok = ok and episode.wrong <= nominated and \
-            active & structure.nodes.keys() == truth_active(structure, episode.wrong)
+        ok = (
+            ok
+            and episode.wrong <= nominated
+            and active & structure.nodes.keys() == truth_active(structure, episode.wrong)
+        )
     ok = ok and nominated == frozenset().union(*(e.wrong for e in episode_list))
     claims = size + sum(len(e.structure().claims) for e in episode_list)
-    return {"claims": claims, "audits": len(seconds),
-            "median_ms": round(statistics.median(seconds) * 1000, 3) if seconds else None,
-            "ok": ok}
+    return {
+        "claims": claims,
+        "audits": len(seconds),
+        "median_ms": round(statistics.median(seconds) * 1000, 3) if seconds else None,
+        "ok": ok,
+    }

@@ -37,10 +37,15 @@ class Endpoint:
         return rule not in self.expected or self.values.get(rule) == self.expected[rule]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "label": self.label, "total": self.total,
-                "construction_check": self.construction,
-                "values": self.values, "expected": self.expected,
-                "ok": {r: self.ok(r) for r in self.values}}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "total": self.total,
+            "construction_check": self.construction,
+            "values": self.values,
+            "expected": self.expected,
+            "ok": {r: self.ok(r) for r in self.values},
+        }
 
 
 @dataclass
@@ -60,10 +65,16 @@ class StudyResult:
         return [e.key for e in self.endpoints if rule in e.values and not e.ok(rule)]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"study": self.name, "rules": self.rules, "seed": self.seed, "budget": self.budget,
-                "endpoints": [e.as_dict() for e in self.endpoints],
-                "failures": self.failures(), "details": self.details,
-                "seconds": round(self.seconds, 4)}
+        return {
+            "study": self.name,
+            "rules": self.rules,
+            "seed": self.seed,
+            "budget": self.budget,
+            "endpoints": [e.as_dict() for e in self.endpoints],
+            "failures": self.failures(),
+            "details": self.details,
+            "seconds": round(self.seconds, 4),
+        }
 
 
 @dataclass
@@ -73,15 +84,19 @@ class SeedSummary:
     name: str
     rules: list[str]
     seeds: list[int]
-    endpoints: list[Endpoint]             # values: column -> {"mean", "min", "max"}
-    failures: dict[int, list[str]]        # seed -> failing endpoints of the exact rule
+    endpoints: list[Endpoint]  # values: column -> {"mean", "min", "max"}
+    failures: dict[int, list[str]]  # seed -> failing endpoints of the exact rule
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"study": self.name, "rules": self.rules, "seeds": self.seeds,
-                "endpoints": [e.as_dict() for e in self.endpoints],
-                "failures": {str(k): v for k, v in self.failures.items()},
-                "seconds": round(self.seconds, 4)}
+        return {
+            "study": self.name,
+            "rules": self.rules,
+            "seeds": self.seeds,
+            "endpoints": [e.as_dict() for e in self.endpoints],
+            "failures": {str(k): v for k, v in self.failures.items()},
+            "seconds": round(self.seconds, 4),
+        }
 
 
 def summarize(results: Sequence[StudyResult]) -> SeedSummary:
@@ -94,10 +109,22 @@ def summarize(results: Sequence[StudyResult]) -> SeedSummary:
             xs = [r.endpoints[k].values.get(column) for r in results]
             numbers = [x for x in xs if isinstance(x, (int, float))]
             if numbers:
-                values[column] = {"mean": round(statistics.fmean(numbers), 3),
-                                  "min": min(numbers), "max": max(numbers)}
+                values[column] = {
+                    "mean": round(statistics.fmean(numbers), 3),
+                    "min": min(numbers),
+                    "max": max(numbers),
+                }
         endpoints.append(Endpoint(e.key, e.label, values, e.total, {}, e.construction))
-    failures = {r.seed if r.seed is not None else i: r.failures()
-                for i, r in enumerate(results) if r.failures()}
-    return SeedSummary(first.name, first.rules, [r.seed for r in results if r.seed is not None],
-                       endpoints, failures, sum(r.seconds for r in results))
+    failures = {
+        r.seed if r.seed is not None else i: r.failures()
+        for i, r in enumerate(results)
+        if r.failures()
+    }
+    return SeedSummary(
+        first.name,
+        first.rules,
+        [r.seed for r in results if r.seed is not None],
+        endpoints,
+        failures,
+        sum(r.seconds for r in results),
+    )

@@ -35,13 +35,13 @@ _WITHDRAWN = re.compile(r"^- (\S+) \(audit ")
 @dataclass(frozen=True)
 class Question:
     id: str
-    target: str          # the node the question is about (kept for scoring, not shown)
+    target: str  # the node the question is about (kept for scoring, not shown)
     text: str
 
 
 @dataclass(frozen=True)
 class Answer:
-    verdict: str                      # supported | withdrawn | unknown
+    verdict: str  # supported | withdrawn | unknown
     citations: tuple[str, ...] = ()
 
 
@@ -50,7 +50,7 @@ Answerer = Callable[[str, Question], Answer]
 
 @dataclass(frozen=True)
 class ParsedContext:
-    claims: dict[str, tuple[str, ...]]       # claim id -> the ids in its because list
+    claims: dict[str, tuple[str, ...]]  # claim id -> the ids in its because list
     evidence: frozenset[str]
     withdrawn: frozenset[str]
 
@@ -69,7 +69,7 @@ def parse_context(text: str) -> ParsedContext:
         elif section == "memory":
             m = _CLAIM.match(line)
             if m:
-                because = m.group(2).split(";")[0]     # first support; later ones: alternatives
+                because = m.group(2).split(";")[0]  # first support; later ones: alternatives
                 claims[m.group(1)] = () if because == "premise" else tuple(because.split(" and "))
                 continue
             m = _EVIDENCE.match(line)
@@ -124,8 +124,9 @@ def careful(context_text: str, question: Question) -> Answer:
 READERS: dict[str, Answerer] = {"literal": literal, "careful": careful}
 
 
-def resolve_readers(answerer: Answerer | None = None,
-                    readers: Mapping[str, Answerer] | None = None) -> dict[str, Answerer]:
+def resolve_readers(
+    answerer: Answerer | None = None, readers: Mapping[str, Answerer] | None = None
+) -> dict[str, Answerer]:
     """The two deterministic readers (or ``readers``), plus ``answerer`` as "answerer"."""
     result = dict(READERS if readers is None else readers)
     if answerer is not None:

@@ -39,12 +39,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from theory.structure import SupportStructure
-
 from jtms.memory.context import HEADER, WITHDRAWN_HEADER, count_tokens
 from jtms.memory.memory import Memory
+from theory.structure import SupportStructure
 
-Step = tuple[str, tuple[str, ...]]          # (claim, the antecedents of its justification)
+Step = tuple[str, tuple[str, ...]]  # (claim, the antecedents of its justification)
 
 
 @dataclass(frozen=True)
@@ -52,9 +51,9 @@ class MemoryView:
     """What a memory revised by one rule shows (input of :func:`render`)."""
 
     texts: Mapping[str, str]
-    evidence: tuple[str, ...]                       # active evidence
-    certificates: Mapping[str, tuple[Step, ...]]    # active claim -> its certificate
-    withdrawn: tuple[str, ...]                      # nodes the rule retired
+    evidence: tuple[str, ...]  # active evidence
+    certificates: Mapping[str, tuple[Step, ...]]  # active claim -> its certificate
+    withdrawn: tuple[str, ...]  # nodes the rule retired
     reason: str = "study audit"
 
 
@@ -91,23 +90,31 @@ def engine_view(memory: Memory, structure: SupportStructure, reason: str) -> Mem
         tuple(sorted(e for e in structure.evidence if e in active)),
         certificates_of(memory, sorted(c for c in structure.claims if c in active)),
         tuple(sorted(item["id"] for item in memory.withdrawn())),
-        reason)
+        reason,
+    )
 
 
-def rule_view(structure: SupportStructure, active: frozenset[str], retired: Iterable[str],
-              certificates: Mapping[str, tuple[Step, ...]], reason: str) -> MemoryView:
+def rule_view(
+    structure: SupportStructure,
+    active: frozenset[str],
+    retired: Iterable[str],
+    certificates: Mapping[str, tuple[Step, ...]],
+    reason: str,
+) -> MemoryView:
     """A memory that applied a rule without re-evaluating justifications: every claim the rule
     leaves active keeps its pre-audit certificate (``certificates``)."""
     return MemoryView(
         {n: structure.nodes[n].text for n in structure.nodes},
         tuple(sorted(e for e in structure.evidence if e in active)),
         {c: certificates[c] for c in sorted(structure.claims) if c in active and c in certificates},
-        tuple(sorted(retired)), reason)
+        tuple(sorted(retired)),
+        reason,
+    )
 
 
 @dataclass(frozen=True)
 class _Line:
-    key: tuple[str, str]          # (section, node id): a node appears once per section
+    key: tuple[str, str]  # (section, node id): a node appears once per section
     text: str
     cost: int
 
@@ -128,8 +135,13 @@ def _units(view: MemoryView) -> list[tuple[str, list[_Line]]]:
             for a in sorted(antecedents):
                 if a in evidence:
                     lines.append(line("memory", a, evidence_line(a, view.texts.get(a, ""))))
-            lines.append(line("memory", step_claim,
-                              claim_line(step_claim, view.texts.get(step_claim, ""), antecedents)))
+            lines.append(
+                line(
+                    "memory",
+                    step_claim,
+                    claim_line(step_claim, view.texts.get(step_claim, ""), antecedents),
+                )
+            )
         units.append((claim, lines))
     return units
 
@@ -143,9 +155,9 @@ def render(view: MemoryView, budget: int | None, focus: str | None = None) -> st
     """
     units = _units(view)
     if focus is not None:
-        units.sort(key=lambda unit: unit[0] != focus)      # stable: the focus unit first
+        units.sort(key=lambda unit: unit[0] != focus)  # stable: the focus unit first
     headers = {"memory": count_tokens(HEADER), "withdrawn": count_tokens(WITHDRAWN_HEADER)}
-    taken: dict[tuple[str, str], str] = {}       # insertion order = support before use
+    taken: dict[tuple[str, str], str] = {}  # insertion order = support before use
     used = 0
     remaining = list(range(len(units)))
     first = focus is not None and bool(units) and units[0][0] == focus
@@ -164,7 +176,7 @@ def render(view: MemoryView, budget: int | None, focus: str | None = None) -> st
             if best is None or candidate < best:
                 best = candidate
         if best is None and first:
-            first = False                  # the focus does not fit: fill the budget without it
+            first = False  # the focus does not fit: fill the budget without it
             continue
         if best is None:
             break
@@ -176,6 +188,6 @@ def render(view: MemoryView, budget: int | None, focus: str | None = None) -> st
             taken.setdefault(ln.key, ln.text)
     memory_lines = [text for (section, _), text in taken.items() if section == "memory"]
     withdrawn = [text for (section, _), text in taken.items() if section == "withdrawn"]
-    parts = ([HEADER] + memory_lines if memory_lines else [])
-    parts += ([WITHDRAWN_HEADER] + withdrawn if withdrawn else [])
+    parts = [HEADER] + memory_lines if memory_lines else []
+    parts += [WITHDRAWN_HEADER] + withdrawn if withdrawn else []
     return "\n".join(parts)

@@ -22,11 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from jtms.memory.memory import Memory
 from theory import revision
 from theory.fixpoint import active_state
 from theory.structure import SupportStructure
-
-from jtms.memory.memory import Memory
 
 RuleFn = Callable[[SupportStructure, frozenset[str]], frozenset[str]]
 RULE_NAMES = ("exact", "none", "influence")

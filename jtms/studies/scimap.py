@@ -33,28 +33,29 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from theory.structure import SupportStructure
-
 from jtms.studies.endpoints import Endpoint, StudyResult
 from jtms.studies.readers import Answerer, Question, resolve_readers
 from jtms.studies.rules import RuleFn, new_memory, resolve_rules, truth_active
 from jtms.studies.scoring import cited_descendants, contaminated_lines, grounded
 from jtms.studies.trial import clingo_active, revise
+from theory.structure import SupportStructure
 
 WORKSPACES = 20
 QUESTIONS = 7
 SEED = 1
 BUDGET = 2000
-CHAIN_LENGTHS = (1,) * 5 + (2,) * 10 + (3,) * 5       # 40 propagated consequences
+CHAIN_LENGTHS = (1,) * 5 + (2,) * 10 + (3,) * 5  # 40 propagated consequences
 
-_FIELDS = [("neuroscience", "spine density", "synaptic pruning"),
-           ("oncology", "tumour growth", "kinase signalling"),
-           ("ecology", "pollinator visits", "nectar chemistry"),
-           ("materials", "film conductivity", "grain boundaries"),
-           ("immunology", "cytokine release", "inflammasome priming"),
-           ("climate", "ice melt rate", "albedo feedback"),
-           ("microbiology", "biofilm mass", "quorum sensing"),
-           ("astronomy", "rotation curve", "halo density")]
+_FIELDS = [
+    ("neuroscience", "spine density", "synaptic pruning"),
+    ("oncology", "tumour growth", "kinase signalling"),
+    ("ecology", "pollinator visits", "nectar chemistry"),
+    ("materials", "film conductivity", "grain boundaries"),
+    ("immunology", "cytokine release", "inflammasome priming"),
+    ("climate", "ice melt rate", "albedo feedback"),
+    ("microbiology", "biofilm mass", "quorum sensing"),
+    ("astronomy", "rotation curve", "halo density"),
+]
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,8 @@ class Workspace:
     number: int
     structure: SupportStructure
     audit: frozenset[str]
-    branch: tuple[str, ...]            # the independent branch's claims
-    joined: bool                       # branch conclusion also justified through the main branch
+    branch: tuple[str, ...]  # the independent branch's claims
+    joined: bool  # branch conclusion also justified through the main branch
     questions: tuple[Question, ...]
 
 
@@ -82,7 +83,7 @@ def generate(seed: int = SEED, workspaces: int = WORKSPACES) -> list[Workspace]:
         field, measure, mechanism = _FIELDS[rng.randrange(len(_FIELDS))]
         p = f"w{k:02d}_"
         joined = rng.random() < 0.5
-        branch_first = rng.random() < 0.5           # recording order of the two branches
+        branch_first = rng.random() < 0.5  # recording order of the two branches
         texts = {
             p + "obs_a": f"{field}: {measure} rose after treatment in batch {rng.randrange(100)}",
             p + "obs_b": f"{field}: a second readout of {measure} in an independent cohort",
@@ -96,12 +97,12 @@ def generate(seed: int = SEED, workspaces: int = WORKSPACES) -> list[Workspace]:
             p + "plan_b": f"plan: compare {mechanism} markers across cohorts",
         }
         main = [p + "interp_a", p + "mech_a", p + "plan_a"][:length]
-        for dropped in [p + "mech_a", p + "plan_a"][length - 1:]:
+        for dropped in [p + "mech_a", p + "plan_a"][length - 1 :]:
             del texts[dropped]
         justs = [(p + "interp_a", [p + "obs_a", p + "shared"])]
         justs += [(main[i], [main[i - 1]]) for i in range(1, length)]
         if length >= 2:
-            justs.append((p + "interp_a", [p + "mech_a", p + "lit"]))          # unsupported loop
+            justs.append((p + "interp_a", [p + "mech_a", p + "lit"]))  # unsupported loop
         branch_justs = [(p + "mech_b", [p + "interp_b"])]
         if joined:
             branch_justs.insert(rng.randrange(2), (p + "mech_b", [p + "interp_a", p + "lit"]))
@@ -114,17 +115,26 @@ def generate(seed: int = SEED, workspaces: int = WORKSPACES) -> list[Workspace]:
             claims.sort(key=lambda c: not c.endswith("_b"))
         structure = SupportStructure.build(evidence, claims, justs, texts=texts)
         branch = (p + "interp_b", p + "mech_b", p + "plan_b")
-        fill = [p + "obs_a", p + "shared", p + "obs_b"][:QUESTIONS - length - len(branch)]
+        fill = [p + "obs_a", p + "shared", p + "obs_b"][: QUESTIONS - length - len(branch)]
         targets = main + list(branch) + fill
-        questions = tuple(Question(f"{p}q{i}", t, f"Delayed question {i} on {field}: can we rely on "
-                                   f"'{texts[t]}'?") for i, t in enumerate(targets, 1))
+        questions = tuple(
+            Question(
+                f"{p}q{i}", t, f"Delayed question {i} on {field}: can we rely on '{texts[t]}'?"
+            )
+            for i, t in enumerate(targets, 1)
+        )
         result.append(Workspace(k, structure, frozenset({p + "obs_a"}), branch, joined, questions))
     return result
 
 
-def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, workspaces: int = WORKSPACES,
-        answerer: Answerer | None = None, budget: int | None = BUDGET,
-        readers: Mapping[str, Answerer] | None = None) -> StudyResult:
+def run(
+    rules: Mapping[str, RuleFn] | None = None,
+    seed: int = SEED,
+    workspaces: int = WORKSPACES,
+    answerer: Answerer | None = None,
+    budget: int | None = BUDGET,
+    readers: Mapping[str, Answerer] | None = None,
+) -> StudyResult:
     started = time.perf_counter()
     rules = resolve_rules(rules)
     readers = resolve_readers(answerer, readers)
@@ -135,8 +145,10 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, workspaces:
     preserved = dict.fromkeys(names, 0)
     agree_clingo = dict.fromkeys(names, 0)
     lines = dict.fromkeys(names, 0)
-    per_reader = {k: {r: dict.fromkeys(names, 0) for r in readers}
-                  for k in ("grounded", "answered_withdrawn", "cited")}
+    per_reader = {
+        k: {r: dict.fromkeys(names, 0) for r in readers}
+        for k in ("grounded", "answered_withdrawn", "cited")
+    }
     discriminating = 0
     rows = []
     for space in spaces:
@@ -146,14 +158,18 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, workspaces:
         propagated = (before - truth) - audit
         propagated_total += len(propagated)
         oracle = clingo_active(structure, audit)
-        row: dict[str, object] = {"workspace": space.number, "joined": space.joined,
-                                  "propagated": sorted(propagated)}
+        row: dict[str, object] = {
+            "workspace": space.number,
+            "joined": space.joined,
+            "propagated": sorted(propagated),
+        }
         with new_memory() as memory:
             memory.import_graph(structure, source=f"workspace {space.number}")
             outcomes = revise(memory, structure, audit, rules, budget, "observation invalidated")
         states = {name: o.active for name, o in outcomes.items()}
-        discriminating += sum(len({t.target in s for s in states.values()}) > 1
-                              for t in space.questions)
+        discriminating += sum(
+            len({t.target in s for s in states.values()}) > 1 for t in space.questions
+        )
         for name, outcome in outcomes.items():
             after = outcome.active
             repaired[name] += len(propagated - after)
@@ -164,8 +180,9 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, workspaces:
             for reader_name, reader in readers.items():
                 answers = [(q, reader(outcome.context_for(q), q)) for q in space.questions]
                 good = sum(grounded(a, q, truth) for q, a in answers)
-                said_withdrawn = sum(q.target in propagated and a.verdict == "withdrawn"
-                                     for q, a in answers)
+                said_withdrawn = sum(
+                    q.target in propagated and a.verdict == "withdrawn" for q, a in answers
+                )
                 cited = cited_descendants((a for _, a in answers), propagated)
                 per_reader["grounded"][reader_name][name] += good
                 per_reader["answered_withdrawn"][reader_name][name] += said_withdrawn
@@ -176,32 +193,66 @@ def run(rules: Mapping[str, RuleFn] | None = None, seed: int = SEED, workspaces:
     n_q = workspaces * QUESTIONS
     unbounded = budget is None or budget >= BUDGET
     endpoints = [
-        Endpoint("propagated_repaired", "propagated consequences repaired (state)", repaired,
-                 propagated_total, {"exact": propagated_total}, construction=True),
-        Endpoint("branches_preserved", "independent branches preserved", preserved, workspaces,
-                 {"exact": workspaces}),
-        Endpoint("agrees_with_clingo", "state = clingo stable model", agree_clingo, workspaces,
-                 {"exact": workspaces}),
+        Endpoint(
+            "propagated_repaired",
+            "propagated consequences repaired (state)",
+            repaired,
+            propagated_total,
+            {"exact": propagated_total},
+            construction=True,
+        ),
+        Endpoint(
+            "branches_preserved",
+            "independent branches preserved",
+            preserved,
+            workspaces,
+            {"exact": workspaces},
+        ),
+        Endpoint(
+            "agrees_with_clingo",
+            "state = clingo stable model",
+            agree_clingo,
+            workspaces,
+            {"exact": workspaces},
+        ),
     ]
     for reader_name in readers:
         tag = f"({reader_name} reader)"
         endpoints += [
-            Endpoint(f"grounded_answers.{reader_name}", f"delayed questions grounded {tag}",
-                     per_reader["grounded"][reader_name], n_q,
-                     {"exact": n_q} if unbounded and reader_name in ("literal", "careful") else {}),
-            Endpoint(f"answered_withdrawn.{reader_name}",
-                     f"propagated consequences answered withdrawn {tag}",
-                     per_reader["answered_withdrawn"][reader_name], propagated_total,
-                     construction=reader_name in ("literal", "careful")),
-            Endpoint(f"cited_descendants.{reader_name}",
-                     f"withdrawn descendants cited in answers {tag}",
-                     per_reader["cited"][reader_name], None,
-                     {"exact": 0} if reader_name in ("literal", "careful") else {}),
+            Endpoint(
+                f"grounded_answers.{reader_name}",
+                f"delayed questions grounded {tag}",
+                per_reader["grounded"][reader_name],
+                n_q,
+                {"exact": n_q} if unbounded and reader_name in ("literal", "careful") else {},
+            ),
+            Endpoint(
+                f"answered_withdrawn.{reader_name}",
+                f"propagated consequences answered withdrawn {tag}",
+                per_reader["answered_withdrawn"][reader_name],
+                propagated_total,
+                construction=reader_name in ("literal", "careful"),
+            ),
+            Endpoint(
+                f"cited_descendants.{reader_name}",
+                f"withdrawn descendants cited in answers {tag}",
+                per_reader["cited"][reader_name],
+                None,
+                {"exact": 0} if reader_name in ("literal", "careful") else {},
+            ),
         ]
-    endpoints.append(Endpoint("contaminated_lines", "contaminated context lines", lines, None,
-                              {"exact": 0}))
-    details = {"workspaces": rows, "seed": seed, "budget": budget,
-               "propagated_consequences": propagated_total, "independent_branches": workspaces,
-               "questions": n_q, "questions_whose_truth_some_rule_misses": discriminating}
-    return StudyResult("scimap", names, endpoints, details, time.perf_counter() - started,
-                       seed, budget)
+    endpoints.append(
+        Endpoint("contaminated_lines", "contaminated context lines", lines, None, {"exact": 0})
+    )
+    details = {
+        "workspaces": rows,
+        "seed": seed,
+        "budget": budget,
+        "propagated_consequences": propagated_total,
+        "independent_branches": workspaces,
+        "questions": n_q,
+        "questions_whose_truth_some_rule_misses": discriminating,
+    }
+    return StudyResult(
+        "scimap", names, endpoints, details, time.perf_counter() - started, seed, budget
+    )

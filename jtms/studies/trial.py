@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from theory.structure import SupportStructure
-
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.memory.memory import Memory
 from jtms.studies.readers import Question
 from jtms.studies.rendering import MemoryView, certificates_of, engine_view, render, rule_view
 from jtms.studies.rules import RuleFn, engine_exact, truth_active
+from theory.structure import SupportStructure
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,7 @@ class Revised:
     active: frozenset[str]
     view: MemoryView
     budget: int | None
-    audit_seconds: float | None = None     # the engine's AuditResult.seconds (exact rule)
+    audit_seconds: float | None = None  # the engine's AuditResult.seconds (exact rule)
     _focused: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -48,8 +47,14 @@ class Revised:
         return self._focused[question.target]
 
 
-def revise(memory: Memory, structure: SupportStructure, audit: frozenset[str],
-           rules: Mapping[str, RuleFn], budget: int | None, reason: str) -> dict[str, Revised]:
+def revise(
+    memory: Memory,
+    structure: SupportStructure,
+    audit: frozenset[str],
+    rules: Mapping[str, RuleFn],
+    budget: int | None,
+    reason: str,
+) -> dict[str, Revised]:
     """Every rule applied to ``audit`` on the world in ``memory`` (imported, not yet audited)."""
     before = truth_active(structure, ())
     certificates = certificates_of(memory, sorted(structure.claims))
@@ -61,13 +66,19 @@ def revise(memory: Memory, structure: SupportStructure, audit: frozenset[str],
                 outcome = memory.audit(sorted(audit), reason=reason)
                 seconds = outcome.seconds
             after = memory.active_ids()
-            result[name] = Revised(name, before - after, after,
-                                   engine_view(memory, structure, reason), budget, seconds)
+            result[name] = Revised(
+                name, before - after, after, engine_view(memory, structure, reason), budget, seconds
+            )
         else:
             retired = frozenset(rule(structure, audit)) if audit else frozenset()
             after = before - retired
-            result[name] = Revised(name, retired, after,
-                                   rule_view(structure, after, retired, certificates, reason), budget)
+            result[name] = Revised(
+                name,
+                retired,
+                after,
+                rule_view(structure, after, retired, certificates, reason),
+                budget,
+            )
     return result
 
 

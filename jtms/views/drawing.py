@@ -30,16 +30,16 @@ from typing import IO, Any
 from jtms.memory.memory import Memory
 from theory.incremental import SupportState
 
-CAP = 200            # nodes drawn before "show more"
+CAP = 200  # nodes drawn before "show more"
 NO_RANK_LIMIT = 1 << 40
 
 
 @dataclass(frozen=True)
 class DrawnNode:
     id: str
-    kind: str            # "evidence" or "claim"
+    kind: str  # "evidence" or "claim"
     active: bool
-    rank: int            # derivation rank: 0 for evidence, 1 + the ranks below for claims
+    rank: int  # derivation rank: 0 for evidence, 1 + the ranks below for claims
     text: str = ""
 
 
@@ -47,15 +47,15 @@ class DrawnNode:
 class DrawnJustification:
     claim: str
     antecedents: tuple[str, ...]
-    intact: bool         # every antecedent active
-    support: bool        # the one the engine's support pointer uses (the certificate's step)
+    intact: bool  # every antecedent active
+    support: bool  # the one the engine's support pointer uses (the certificate's step)
 
 
 @dataclass
 class Drawing:
     nodes: dict[str, DrawnNode] = field(default_factory=dict)
     justifications: list[DrawnJustification] = field(default_factory=list)
-    left_out: int = 0    # nodes reachable but not drawn (over the cap)
+    left_out: int = 0  # nodes reachable but not drawn (over the cap)
     focus: str | None = None
 
 
@@ -74,8 +74,13 @@ def _ranks(state: SupportState, drawing_ids: Iterable[str]) -> dict[str, int]:
 
 def _node(state: SupportState, node_id: str, texts: dict[str, str]) -> DrawnNode:
     n = state.index.number[node_id]
-    return DrawnNode(node_id, "evidence" if state.index.is_evidence[n] else "claim",
-                     bool(state.active[n]), 0, texts.get(node_id, ""))
+    return DrawnNode(
+        node_id,
+        "evidence" if state.index.is_evidence[n] else "claim",
+        bool(state.active[n]),
+        0,
+        texts.get(node_id, ""),
+    )
 
 
 def _justifications_of(state: SupportState, node_id: str) -> list[DrawnJustification]:
@@ -85,13 +90,17 @@ def _justifications_of(state: SupportState, node_id: str) -> list[DrawnJustifica
     for j in index.justs_of[n]:
         ants = tuple(sorted(index.ids[a] for a in index.just_antecedents[j]))
         intact = all(state.active[a] for a in index.just_antecedents[j])
-        out.append(DrawnJustification(node_id, ants, intact,
-                                      bool(state.active[n]) and state.support[n] == j))
+        out.append(
+            DrawnJustification(
+                node_id, ants, intact, bool(state.active[n]) and state.support[n] == j
+            )
+        )
     return out
 
 
-def _finish(memory: Memory, state: SupportState, drawing: Drawing,
-            texts: dict[str, str] | None = None) -> Drawing:
+def _finish(
+    memory: Memory, state: SupportState, drawing: Drawing, texts: dict[str, str] | None = None
+) -> Drawing:
     """Give every drawn node its rank and text; inactive claims (no rank) go one above their
     drawn antecedents, where they would sit if their support came back."""
     ranks = _ranks(state, drawing.nodes)
@@ -109,8 +118,9 @@ def _finish(memory: Memory, state: SupportState, drawing: Drawing,
             break
     for node_id, node in list(drawing.nodes.items()):
         text = texts[node_id] if texts is not None else memory.node(node_id)["text"] or ""
-        drawing.nodes[node_id] = DrawnNode(node.id, node.kind, node.active,
-                                           min(ranks.get(node_id, 1), 10_000), text)
+        drawing.nodes[node_id] = DrawnNode(
+            node.id, node.kind, node.active, min(ranks.get(node_id, 1), 10_000), text
+        )
     return drawing
 
 
@@ -149,8 +159,9 @@ def certificate_drawing(memory: Memory, node_id: str, cap: int = CAP) -> Drawing
         drawing.justifications.append(j)
         for a in new:
             drawing.nodes[a] = _node(state, a, {})
-    drawing.justifications = [j for j in drawing.justifications
-                              if all(a in drawing.nodes for a in j.antecedents)]
+    drawing.justifications = [
+        j for j in drawing.justifications if all(a in drawing.nodes for a in j.antecedents)
+    ]
     drawing.left_out = len(reached) - len(drawing.nodes)
     return _finish(memory, state, drawing)
 
@@ -161,8 +172,13 @@ def graph_drawing(memory: Memory, cap: int | None = None) -> Drawing:
     texts = memory.texts()
     state = memory.state
     index = state.index
-    order = sorted(range(index.size), key=lambda n: (
-        0 if index.is_evidence[n] else (state.rank[n] if state.active[n] else NO_RANK_LIMIT), n))
+    order = sorted(
+        range(index.size),
+        key=lambda n: (
+            0 if index.is_evidence[n] else (state.rank[n] if state.active[n] else NO_RANK_LIMIT),
+            n,
+        ),
+    )
     chosen = order if cap is None else order[:cap]
     drawing = Drawing(left_out=index.size - len(chosen))
     for n in chosen:
@@ -176,6 +192,7 @@ def graph_drawing(memory: Memory, cap: int | None = None) -> Drawing:
 
 
 # --- dot and mermaid -----------------------------------------------------------------------------
+
 
 def _dot_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
@@ -194,8 +211,10 @@ def to_dot(drawing: Drawing) -> str:
         style = "solid" if node.active else "dashed"
         color = "black" if node.active else "gray50"
         width = ", penwidth=2" if node_id == drawing.focus else ""
-        lines.append(f"  {names[node_id]} [label={_dot_string(label)}, shape={shape}, "
-                     f"style={style}, color={color}{width}];")
+        lines.append(
+            f"  {names[node_id]} [label={_dot_string(label)}, shape={shape}, "
+            f"style={style}, color={color}{width}];"
+        )
         by_rank.setdefault(node.rank, []).append(names[node_id])
     for rank in sorted(by_rank):
         lines.append(f"  {{ rank=same; {'; '.join(by_rank[rank])}; }}")
@@ -223,8 +242,11 @@ def to_mermaid(drawing: Drawing) -> str:
     for node_id in sorted(drawing.nodes):
         node = drawing.nodes[node_id]
         label = _mermaid_label(node.id + (f"\n{node.text[:60]}" if node.text else ""))
-        lines.append(f"  {names[node_id]}[{label}]" if node.kind == "evidence"
-                     else f"  {names[node_id]}({label})")
+        lines.append(
+            f"  {names[node_id]}[{label}]"
+            if node.kind == "evidence"
+            else f"  {names[node_id]}({label})"
+        )
         if not node.active:
             lines.append(f"  class {names[node_id]} inactive")
     for k, j in enumerate(drawing.justifications):
@@ -261,8 +283,12 @@ def layout(drawing: Drawing) -> dict[str, tuple[float, float]]:
     position: dict[str, float] = {}
     for rank in ranks:
         row = rows[rank]
-        row.sort(key=lambda i: (sum(position.get(a, 0.0) for a in uses.get(i, [])) /
-                                max(1, len(uses.get(i, []))), i))
+        row.sort(
+            key=lambda i: (
+                sum(position.get(a, 0.0) for a in uses.get(i, [])) / max(1, len(uses.get(i, []))),
+                i,
+            )
+        )
         for k, node_id in enumerate(row):
             position[node_id] = float(k)
     width = max((len(r) for r in rows.values()), default=1)
@@ -271,8 +297,10 @@ def layout(drawing: Drawing) -> dict[str, tuple[float, float]]:
         row = rows[rank]
         offset = (width - len(row)) * (NODE_W + GAP_X) / 2
         for k, node_id in enumerate(row):
-            corners[node_id] = (MARGIN + offset + k * (NODE_W + GAP_X),
-                                MARGIN + (top - rank) * (NODE_H + GAP_Y))
+            corners[node_id] = (
+                MARGIN + offset + k * (NODE_W + GAP_X),
+                MARGIN + (top - rank) * (NODE_H + GAP_Y),
+            )
     return corners
 
 
@@ -288,8 +316,10 @@ def to_svg(drawing: Drawing, link: str | None = None, suffix: str = "") -> str:
     corners = layout(drawing)
     width = max((x for x, _ in corners.values()), default=0) + NODE_W + MARGIN
     height = max((y for _, y in corners.values()), default=0) + NODE_H + MARGIN
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="drawing" width="{width:.0f}" '
-             f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="drawing" width="{width:.0f}" '
+        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
+    ]
     for k, j in enumerate(drawing.justifications):
         cx, cy = corners[j.claim]
         tx, ty = cx + NODE_W / 2, cy + NODE_H
@@ -300,15 +330,19 @@ def to_svg(drawing: Drawing, link: str | None = None, suffix: str = "") -> str:
         jx, jy = tx + shift, ty + GAP_Y * 0.45
         dash = "" if j.intact else ' stroke-dasharray="5,4"'
         css = "edge intact" if j.intact else "edge broken"
-        parts.append(f'<g class="{css}"><line x1="{jx:.1f}" y1="{jy:.1f}" x2="{tx:.1f}" '
-                     f'y2="{ty:.1f}"{dash} marker-end="url(#arrow)"/>')
+        parts.append(
+            f'<g class="{css}"><line x1="{jx:.1f}" y1="{jy:.1f}" x2="{tx:.1f}" '
+            f'y2="{ty:.1f}"{dash} marker-end="url(#arrow)"/>'
+        )
         for a, ax in zip(j.antecedents, xs):
             ay = corners[a][1]
             span = (ay - jy) / (NODE_H + GAP_Y)
             # an edge that skips rows bends aside, around the boxes between
             bend = 0.0 if span < 1 else (NODE_W * 0.6 + 10 * (k % 3))
-            parts.append(f'<path d="M {ax:.1f} {ay:.1f} C {ax + bend:.1f} {ay - GAP_Y:.1f} '
-                         f'{jx + bend:.1f} {jy + GAP_Y / 2:.1f} {jx:.1f} {jy:.1f}" fill="none"{dash}/>')
+            parts.append(
+                f'<path d="M {ax:.1f} {ay:.1f} C {ax + bend:.1f} {ay - GAP_Y:.1f} '
+                f'{jx + bend:.1f} {jy + GAP_Y / 2:.1f} {jx:.1f} {jy:.1f}" fill="none"{dash}/>'
+            )
         parts.append(f'<circle cx="{jx:.1f}" cy="{jy:.1f}" r="3"/></g>')
     for node_id, (x, y) in sorted(corners.items()):
         node = drawing.nodes[node_id]
@@ -317,16 +351,21 @@ def to_svg(drawing: Drawing, link: str | None = None, suffix: str = "") -> str:
             css += " focus"
         rx = 4 if node.kind == "evidence" else 16
         title = escape(node.id + (f": {node.text}" if node.text else ""))
-        body = (f'<g class="{css}" data-id="{escape(node_id, quote=True)}"><title>{title}</title>'
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="{rx}"/>'
-                f'<text x="{x + NODE_W / 2:.1f}" y="{y + NODE_H / 2 + 4:.1f}" '
-                f'text-anchor="middle">{escape(_short(node.id))}</text></g>')
+        body = (
+            f'<g class="{css}" data-id="{escape(node_id, quote=True)}"><title>{title}</title>'
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="{rx}"/>'
+            f'<text x="{x + NODE_W / 2:.1f}" y="{y + NODE_H / 2 + 4:.1f}" '
+            f'text-anchor="middle">{escape(_short(node.id))}</text></g>'
+        )
         if link is not None:
             body = f'<a href="{escape(link + quote(node_id, safe="") + suffix, quote=True)}">{body}</a>'
         parts.append(body)
-    parts.insert(1, '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
-                    'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
-                    '<path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>')
+    parts.insert(
+        1,
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
+        'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
+        '<path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>',
+    )
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -342,16 +381,31 @@ def description(drawing: Drawing, link: str | None = None, suffix: str = "") -> 
     nodes = []
     for node_id in sorted(drawing.nodes):
         node = drawing.nodes[node_id]
-        entry: dict[str, Any] = {"id": node.id, "kind": node.kind, "active": node.active,
-                                 "rank": node.rank, "label": node.id,
-                                 "title": node.id + (f": {node.text}" if node.text else "")}
+        entry: dict[str, Any] = {
+            "id": node.id,
+            "kind": node.kind,
+            "active": node.active,
+            "rank": node.rank,
+            "label": node.id,
+            "title": node.id + (f": {node.text}" if node.text else ""),
+        }
         if link is not None:
             entry["href"] = link + quote(node_id, safe="") + suffix
         nodes.append(entry)
-    return {"focus": drawing.focus, "left_out": drawing.left_out, "nodes": nodes,
-            "justifications": [{"claim": j.claim, "antecedents": list(j.antecedents),
-                                "intact": j.intact, "support": j.support}
-                               for j in drawing.justifications]}
+    return {
+        "focus": drawing.focus,
+        "left_out": drawing.left_out,
+        "nodes": nodes,
+        "justifications": [
+            {
+                "claim": j.claim,
+                "antecedents": list(j.antecedents),
+                "intact": j.intact,
+                "support": j.support,
+            }
+            for j in drawing.justifications
+        ],
+    }
 
 
 FORMATS = {"dot": to_dot, "mermaid": to_mermaid}

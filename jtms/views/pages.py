@@ -51,50 +51,68 @@ class Cursor:
 
 def digest(arguments: Mapping[str, Any]) -> str:
     """A short digest of a call's arguments (canonical JSON), to tie a cursor to its call."""
-    text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
+    text = json.dumps(
+        arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def encode(cursor: Cursor) -> str:
-    data = json.dumps([cursor.tool, cursor.event, cursor.offset, cursor.digest],
-                      separators=(",", ":")).encode()
+    data = json.dumps(
+        [cursor.tool, cursor.event, cursor.offset, cursor.digest], separators=(",", ":")
+    ).encode()
     return PREFIX + base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
 def decode(text: Any, tool: str | None = None, call_digest: str | None = None) -> Cursor:
     """The cursor ``text`` names; refused (one line) when it is not one this module wrote,
     belongs to another tool than ``tool``, or to a call with other arguments."""
-    bad = InputError("cursor: not a cursor of this memory's results (pass the `cursor` a "
-                     "result gave, unchanged, with the same other arguments)")
+    bad = InputError(
+        "cursor: not a cursor of this memory's results (pass the `cursor` a "
+        "result gave, unchanged, with the same other arguments)"
+    )
     if not isinstance(text, str) or not text.startswith(PREFIX) or len(text) > 400:
         raise bad
-    body = text[len(PREFIX):]
+    body = text[len(PREFIX) :]
     try:
         fields = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     except (binascii.Error, ValueError):
         raise bad from None
-    if (not isinstance(fields, list) or len(fields) != 4 or not isinstance(fields[0], str)
-            or not all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in fields[1:3])
-            or not isinstance(fields[3], str)):
+    if (
+        not isinstance(fields, list)
+        or len(fields) != 4
+        or not isinstance(fields[0], str)
+        or not all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in fields[1:3])
+        or not isinstance(fields[3], str)
+    ):
         raise bad
     cursor = Cursor(fields[0], fields[1], fields[2], fields[3])
     if tool is not None and cursor.tool != tool:
-        raise InputError(f"cursor: it is a cursor of `{cursor.tool}`, not of `{tool}` "
-                         f"(pass it to `{cursor.tool}` with the same other arguments)")
+        raise InputError(
+            f"cursor: it is a cursor of `{cursor.tool}`, not of `{tool}` "
+            f"(pass it to `{cursor.tool}` with the same other arguments)"
+        )
     if call_digest is not None and cursor.digest != call_digest:
-        raise InputError(f"cursor: it belongs to a `{tool}` call with other arguments "
-                         f"(repeat that call's arguments with its cursor)")
+        raise InputError(
+            f"cursor: it belongs to a `{tool}` call with other arguments "
+            f"(repeat that call's arguments with its cursor)"
+        )
     return cursor
 
 
 def window(items: Sequence[T], offset: int, limit: int | None) -> list[T]:
     """``items[offset:offset + limit]`` (all from ``offset`` when ``limit`` is None)."""
-    return list(items[offset:] if limit is None else items[offset:offset + limit])
+    return list(items[offset:] if limit is None else items[offset : offset + limit])
 
 
-def next_cursor(tool: str, event: int, offset: int, limit: int | None, lengths: Sequence[int],
-                call_digest: str = "") -> str | None:
+def next_cursor(
+    tool: str,
+    event: int,
+    offset: int,
+    limit: int | None,
+    lengths: Sequence[int],
+    call_digest: str = "",
+) -> str | None:
     """The cursor of the page after ``[offset, offset + limit)`` of lists of these
     ``lengths``, or None when that page reached the end of every list."""
     if limit is None or offset + limit >= max(lengths, default=0):
@@ -102,5 +120,13 @@ def next_cursor(tool: str, event: int, offset: int, limit: int | None, lengths: 
     return encode(Cursor(tool, event, offset + limit, call_digest))
 
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Cursor", "decode", "digest", "encode", "next_cursor",
-           "window"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "Cursor",
+    "decode",
+    "digest",
+    "encode",
+    "next_cursor",
+    "window",
+]

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict  # pydantic (the MCP output schemas) needs it below 3.12
 
-from theory.canonical import sorted_ids
 from jtms.memory.memory import Memory
 from jtms.memory.results import AuditResult, Change
 from jtms.views.pages import next_cursor, window
+from theory.canonical import sorted_ids
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jtms.memory.contradictions import ContradictionReview
     from jtms.calc.reviewer import ReviewReport
+    from jtms.memory.contradictions import ContradictionReview
 
 
 class NodeAdded(TypedDict):
@@ -135,7 +135,7 @@ class ExplainPayload(TypedDict):
     blocked_by: list[int]
     withdrawn_by: int | None
     broken_justifications: list[BrokenJustification]
-    kept_out_by: list[int]          # the open audits that keep an inactive node out now
+    kept_out_by: list[int]  # the open audits that keep an inactive node out now
     counts: dict[str, int]
     cursor: str | None
 
@@ -189,7 +189,7 @@ class CheckPayload(TypedDict):
     influence_safe: bool
     claims: list[CheckedClaim]
     seconds: float
-    counts: dict[str, int]          # claims: every claim; unsafe: the unsafe ones
+    counts: dict[str, int]  # claims: every claim; unsafe: the unsafe ones
     cursor: str | None
 
 
@@ -228,24 +228,37 @@ class ReviewPayload(TypedDict):
     cursor: str | None
 
 
-def review_payload(report: "ReviewReport", found: "ContradictionReview",
-                   limit: int | None = None) -> ReviewPayload:
+def review_payload(
+    report: "ReviewReport", found: "ContradictionReview", limit: int | None = None
+) -> ReviewPayload:
     """``review``: the discrepancies and their audit, then the active contradictions, the
     cheapest diagnosis and its audit (when applied). ``limit``: at most that many items of
     each list (``counts`` has their lengths; the audit's ``retired`` pages come from its
     event, ``cursor``)."""
     payload: dict[str, Any] = {**report.as_dict(), **found.to_dict()}
     audit_id = payload.get("audit_id")
-    paginate(payload, ("discrepancies", "refused", "retired", "contradictions", "undiagnosable"),
-             limit=limit, tool="event", event=audit_id or 0)
+    paginate(
+        payload,
+        ("discrepancies", "refused", "retired", "contradictions", "undiagnosable"),
+        limit=limit,
+        tool="event",
+        event=audit_id or 0,
+    )
     if audit_id is None or limit is None or len(payload["retired"]) >= payload["counts"]["retired"]:
         payload["cursor"] = None
     return payload  # type: ignore[return-value]
 
 
-def paginate(payload: dict[str, Any], lists: Sequence[str], *, offset: int = 0,
-             limit: int | None = None, tool: str = "", event: int = 0,
-             call_digest: str = "") -> dict[str, Any]:
+def paginate(
+    payload: dict[str, Any],
+    lists: Sequence[str],
+    *,
+    offset: int = 0,
+    limit: int | None = None,
+    tool: str = "",
+    event: int = 0,
+    call_digest: str = "",
+) -> dict[str, Any]:
     """``payload`` with each of its ``lists`` cut to ``[offset, offset + limit)``, their full
     lengths in ``counts`` and the next page's ``cursor`` (None when none is left;
     :mod:`jtms.views.pages`). With ``limit`` None and ``offset`` 0 nothing is cut."""
@@ -298,8 +311,12 @@ class DiagnosePayload(TypedDict):
 
 
 def nogood_added(change: Change, nogood_id: str, nodes: Iterable[str], active: bool) -> NogoodAdded:
-    return {"event_id": change.event_id, "id": nogood_id, "nodes": sorted(set(nodes)),
-            "active": active}
+    return {
+        "event_id": change.event_id,
+        "id": nogood_id,
+        "nodes": sorted(set(nodes)),
+        "active": active,
+    }
 
 
 def node_added(change: Change, node_id: str) -> NodeAdded:
@@ -307,14 +324,30 @@ def node_added(change: Change, node_id: str) -> NodeAdded:
 
 
 def justification_added(change: Change, claim: str, limit: int | None = None) -> JustificationAdded:
-    payload = {"event_id": change.event_id, "claim": claim, "activated": sorted_ids(change.activated)}
-    return paginate(payload, ("activated",), limit=limit, tool="event",  # type: ignore[return-value]
-                    event=change.event_id)
+    payload = {
+        "event_id": change.event_id,
+        "claim": claim,
+        "activated": sorted_ids(change.activated),
+    }
+    return paginate(
+        payload,
+        ("activated",),
+        limit=limit,
+        tool="event",  # type: ignore[return-value]
+        event=change.event_id,
+    )
 
 
-def audit_payload(memory: Memory, roots: Sequence[str], result: AuditResult,
-                  dry_run: bool, limit: int | None = None, offset: int = 0,
-                  event: int | None = None, call_digest: str = "") -> AuditPayload:
+def audit_payload(
+    memory: Memory,
+    roots: Sequence[str],
+    result: AuditResult,
+    dry_run: bool,
+    limit: int | None = None,
+    offset: int = 0,
+    event: int | None = None,
+    call_digest: str = "",
+) -> AuditPayload:
     """The audit (or dry run) ``result`` of ``roots``, with the downstream claims it keeps.
 
     ``limit``/``offset``: one page of ``retired`` and ``kept`` (:func:`paginate`). A real
@@ -322,7 +355,7 @@ def audit_payload(memory: Memory, roots: Sequence[str], result: AuditResult,
     a dry run's reads as of ``event`` (the event the preview read, by default the latest)
     and belongs to the dry-run call (``call_digest``)."""
     retired = result.retired
-    kept = memory.kept(roots, retired=retired)   # a dry run: what stays intact after it
+    kept = memory.kept(roots, retired=retired)  # a dry run: what stays intact after it
     payload = {
         "audit_id": result.audit_id,
         "dry_run": bool(dry_run),
@@ -335,19 +368,35 @@ def audit_payload(memory: Memory, roots: Sequence[str], result: AuditResult,
         at, tool, call_digest = result.audit_id, "event", ""
     else:
         at, tool = (memory.last_event if event is None else event), "audit"
-    return paginate(payload, ("retired", "kept"), offset=offset, limit=limit,  # type: ignore[return-value]
-                    tool=tool, event=at, call_digest=call_digest)
+    return paginate(
+        payload,
+        ("retired", "kept"),
+        offset=offset,
+        limit=limit,  # type: ignore[return-value]
+        tool=tool,
+        event=at,
+        call_digest=call_digest,
+    )
 
 
 def reinstate_payload(audit_id: int, change: Change, limit: int | None = None) -> ReinstatePayload:
-    payload = {"audit_id": audit_id, "event_id": change.event_id,
-               "reactivated": sorted_ids(change.activated)}
-    return paginate(payload, ("reactivated",), limit=limit, tool="event",  # type: ignore[return-value]
-                    event=change.event_id)
+    payload = {
+        "audit_id": audit_id,
+        "event_id": change.event_id,
+        "reactivated": sorted_ids(change.activated),
+    }
+    return paginate(
+        payload,
+        ("reactivated",),
+        limit=limit,
+        tool="event",  # type: ignore[return-value]
+        event=change.event_id,
+    )
 
 
-def event_page(memory: Memory, event: int, offset: int = 0, limit: int | None = None
-               ) -> dict[str, Any]:
+def event_page(
+    memory: Memory, event: int, offset: int = 0, limit: int | None = None
+) -> dict[str, Any]:
     """The result of the write that made ``event`` (an audit, a reinstatement, an added
     justification), read as of that event: the page ``[offset, offset + limit)`` of its
     lists, as the writing tool returned it (``seconds`` is 0: nothing was timed). The pages
@@ -362,40 +411,68 @@ def event_page(memory: Memory, event: int, offset: int = 0, limit: int | None = 
         retired = row["deactivated"]
         kept = past.kept(roots)
         payload: dict[str, Any] = {
-            "audit_id": event, "dry_run": False, "audit": sorted_ids(roots),
+            "audit_id": event,
+            "dry_run": False,
+            "audit": sorted_ids(roots),
             "retired": sorted_ids(retired),
             "kept": [{"id": claim, "surviving_justification": list(ants)} for claim, ants in kept],
-            "seconds": 0.0}
+            "seconds": 0.0,
+        }
         lists: tuple[str, ...] = ("retired", "kept")
     elif kind == "reinstate":
-        payload = {"audit_id": row["target"], "event_id": event,
-                   "reactivated": sorted_ids(row["activated"])}
+        payload = {
+            "audit_id": row["target"],
+            "event_id": event,
+            "reactivated": sorted_ids(row["activated"]),
+        }
         lists = ("reactivated",)
     elif kind == "add-justification":
-        payload = {"event_id": event, "claim": past.justified_claim(event),
-                   "activated": sorted_ids(row["activated"])}
+        payload = {
+            "event_id": event,
+            "claim": past.justified_claim(event),
+            "activated": sorted_ids(row["activated"]),
+        }
         lists = ("activated",)
     else:
-        raise InputError(f"event {event} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}: "
-                         f"only audits, reinstatements and added justifications have pages")
+        raise InputError(
+            f"event {event} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}: "
+            f"only audits, reinstatements and added justifications have pages"
+        )
     return paginate(payload, lists, offset=offset, limit=limit, tool="event", event=event)
 
 
-def history_payload(memory: Memory, node_id: str, limit: int | None = None, offset: int = 0,
-                    call_digest: str = "") -> HistoryPayload:
+def history_payload(
+    memory: Memory, node_id: str, limit: int | None = None, offset: int = 0, call_digest: str = ""
+) -> HistoryPayload:
     """Every status ``node_id`` has had (one page of them, :func:`paginate`), in one snapshot."""
     with memory.snapshot():
         rows = memory.history(node_id)
         event = memory.as_of_event or memory.last_event
-        payload = {"id": node_id, "kind": memory.node(node_id)["kind"],
-                   "active": memory.is_active(node_id), "audited_by": memory.audits_naming(node_id),
-                   "revisions": rows}
-    return paginate(payload, ("revisions", "audited_by"), offset=offset,  # type: ignore[return-value]
-                    limit=limit, tool="history", event=event, call_digest=call_digest)
+        payload = {
+            "id": node_id,
+            "kind": memory.node(node_id)["kind"],
+            "active": memory.is_active(node_id),
+            "audited_by": memory.audits_naming(node_id),
+            "revisions": rows,
+        }
+    return paginate(
+        payload,
+        ("revisions", "audited_by"),
+        offset=offset,  # type: ignore[return-value]
+        limit=limit,
+        tool="history",
+        event=event,
+        call_digest=call_digest,
+    )
 
 
-def state_payload(memory: Memory, ids: Iterable[str] | None = None, limit: int | None = None,
-                  offset: int = 0, call_digest: str = "") -> StatePayload:
+def state_payload(
+    memory: Memory,
+    ids: Iterable[str] | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+    call_digest: str = "",
+) -> StatePayload:
     """``ids`` (every node when None) split into active and inactive; unknown ids are bad
     input. One page of each list (:func:`paginate`), read in one snapshot."""
     with memory.snapshot():
@@ -408,52 +485,91 @@ def state_payload(memory: Memory, ids: Iterable[str] | None = None, limit: int |
                 split[0 if on else 1].append(node_id)
             payload = {"active": sorted_ids(split[0]), "inactive": sorted_ids(split[1])}
         else:
-            status = {node_id: memory.is_active(node_id)  # InputError("unknown id") for a stranger
-                      for node_id in dict.fromkeys(ids)}    # (a nogood id is active when it holds)
-            payload = {"active": sorted_ids(i for i, on in status.items() if on),
-                       "inactive": sorted_ids(i for i, on in status.items() if not on)}
-    return paginate(payload, ("active", "inactive"), offset=offset,  # type: ignore[return-value]
-                    limit=limit, tool="state", event=event, call_digest=call_digest)
+            status = {
+                node_id: memory.is_active(node_id)  # InputError("unknown id") for a stranger
+                for node_id in dict.fromkeys(ids)
+            }  # (a nogood id is active when it holds)
+            payload = {
+                "active": sorted_ids(i for i, on in status.items() if on),
+                "inactive": sorted_ids(i for i, on in status.items() if not on),
+            }
+    return paginate(
+        payload,
+        ("active", "inactive"),
+        offset=offset,  # type: ignore[return-value]
+        limit=limit,
+        tool="state",
+        event=event,
+        call_digest=call_digest,
+    )
 
 
 EXPLAIN_LISTS = ("certificate", "evidence", "broken_justifications", "blocked_by", "kept_out_by")
 
 
-def explain_payload(memory: Memory, node_id: str, limit: int | None = None, offset: int = 0,
-                    call_digest: str = "") -> ExplainPayload:
+def explain_payload(
+    memory: Memory, node_id: str, limit: int | None = None, offset: int = 0, call_digest: str = ""
+) -> ExplainPayload:
     """:meth:`Memory.explain` (in a view of the past: as of its event), one page of each of
     its lists (:func:`paginate`)."""
     with memory.snapshot():
         event = memory.as_of_event or memory.last_event
         payload = memory.explain(node_id).as_dict()
-    return paginate(payload, EXPLAIN_LISTS, offset=offset, limit=limit,  # type: ignore[return-value]
-                    tool="explain", event=event, call_digest=call_digest)
+    return paginate(
+        payload,
+        EXPLAIN_LISTS,
+        offset=offset,
+        limit=limit,  # type: ignore[return-value]
+        tool="explain",
+        event=event,
+        call_digest=call_digest,
+    )
 
 
 DIAGNOSE_LISTS = ("contradictions", "diagnoses", "undiagnosable")
 
 
-def diagnose_payload(report_dict: dict[str, Any], event: int, limit: int | None = None,
-                     offset: int = 0, call_digest: str = "") -> DiagnosePayload:
+def diagnose_payload(
+    report_dict: dict[str, Any],
+    event: int,
+    limit: int | None = None,
+    offset: int = 0,
+    call_digest: str = "",
+) -> DiagnosePayload:
     """``diagnose``'s keys (:meth:`theory.diagnosis.DiagnosisReport.to_dict`), one page of
     each list, and each contradiction's ``conflicts`` and each diagnosis's ``retires`` and
     ``keeps`` cut to ``limit`` too (their lengths in ``conflict_count``, ``retires_count``,
     ``keeps_count``: audit the diagnosis with ``dry_run`` for all)."""
     payload = dict(report_dict)
-    paginate(payload, DIAGNOSE_LISTS, offset=offset, limit=limit, tool="diagnose", event=event,
-             call_digest=call_digest)
+    paginate(
+        payload,
+        DIAGNOSE_LISTS,
+        offset=offset,
+        limit=limit,
+        tool="diagnose",
+        event=event,
+        call_digest=call_digest,
+    )
     for item in payload["contradictions"]:
         item["conflict_count"] = len(item["conflicts"])
         item["conflicts"] = window(item["conflicts"], 0, limit)
     for item in payload["diagnoses"]:
         item["retires_count"], item["keeps_count"] = len(item["retires"]), len(item["keeps"])
-        item["retires"], item["keeps"] = window(item["retires"], 0, limit), window(item["keeps"], 0, limit)
+        item["retires"], item["keeps"] = (
+            window(item["retires"], 0, limit),
+            window(item["keeps"], 0, limit),
+        )
     return payload  # type: ignore[return-value]
 
 
-def check_payload(memory: Memory, limit: int | None = None, offset: int = 0,
-                  call_digest: str = "", deadline: float | None = None,
-                  max_bytes: int | None = None) -> CheckPayload:
+def check_payload(
+    memory: Memory,
+    limit: int | None = None,
+    offset: int = 0,
+    call_digest: str = "",
+    deadline: float | None = None,
+    max_bytes: int | None = None,
+) -> CheckPayload:
     """``check`` of the stored graph with the audits in force (as ``jtms check --db``), one
     page: ``influence_safe`` and ``counts`` (``claims``, ``unsafe``) over every claim, from
     the verdicts alone (near-linear, :func:`theory.safety.summarize_structure`); ``claims``
@@ -473,11 +589,12 @@ def check_payload(memory: Memory, limit: int | None = None, offset: int = 0,
         event = memory.as_of_event or memory.last_event
         structure, blocked = memory.structure(), memory.blocked_ids()
     summary = summarize_structure(structure, blocked=blocked, examples=0)
-    ids = [c.id for c in summary.claims]          # sorted by id
+    ids = [c.id for c in summary.claims]  # sorted by id
     wanted = window(ids, offset, limit)
     listed = 64 if limit is None else min(64, limit)
-    report = check_structure(structure, wanted, blocked=blocked, deadline=deadline,
-                             max_listed=listed)
+    report = check_structure(
+        structure, wanted, blocked=blocked, deadline=deadline, max_listed=listed
+    )
     claims: list[dict[str, Any]] = []
     size = 0
     for claim in report.to_dict()["claims"]:
@@ -492,9 +609,12 @@ def check_payload(memory: Memory, limit: int | None = None, offset: int = 0,
     cursor = None
     if offset + done < len(ids) and (limit is not None or done < len(wanted)):
         from jtms.views.pages import Cursor, encode
+
         cursor = encode(Cursor("check", event, offset + done, call_digest))
-    return {"influence_safe": summary.influence_safe,
-            "claims": claims,  # type: ignore[typeddict-item]
-            "seconds": round(time.perf_counter() - started, 6),
-            "counts": {"claims": len(ids), "unsafe": len(summary.unsafe)},
-            "cursor": cursor}
+    return {
+        "influence_safe": summary.influence_safe,
+        "claims": claims,  # type: ignore[typeddict-item]
+        "seconds": round(time.perf_counter() - started, 6),
+        "counts": {"claims": len(ids), "unsafe": len(summary.unsafe)},
+        "cursor": cursor,
+    }

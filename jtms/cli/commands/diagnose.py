@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from jtms.views import payloads
 from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, sorted_sets, table
 from jtms.cli.progress import progress_bar
 from jtms.memory.contradictions import apply_diagnosis
 from jtms.memory.memory import Memory
+from jtms.views import payloads
 from theory.diagnosis import DiagnosisReport, diagnose
 from theory.errors import InputError
 from theory.graphfile import load_graph
@@ -46,11 +46,16 @@ examples:
 """
 
 
-def report_of(structure: SupportStructure, blocked: Sequence[str] = (), limit: int | None = None,
-              show_progress: bool = False) -> DiagnosisReport:
+def report_of(
+    structure: SupportStructure,
+    blocked: Sequence[str] = (),
+    limit: int | None = None,
+    show_progress: bool = False,
+) -> DiagnosisReport:
     """:func:`theory.diagnosis.diagnose` with a progress bar over the nogoods."""
     done = [0]
     with progress_bar("conflict sets", len(structure.nogoods), enabled=show_progress) as update:
+
         def advance(k: int) -> None:
             done[0] += k
             update(done[0])
@@ -60,33 +65,62 @@ def report_of(structure: SupportStructure, blocked: Sequence[str] = (), limit: i
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
-        "diagnose", help="contradictions (active nogoods) and the evidence to withdraw (exit 1 if any)",
-        formatter_class=argparse.RawDescriptionHelpFormatter, description=_DESCRIPTION)
-    parser.add_argument("graph", metavar="GRAPH", nargs="?",
-                        help="graph file with \"nogoods\" (docs/design.md section 4), or use --db")
-    db_option(parser, instead_of_file=True,
-              help="diagnose a stored memory (with its audits in force) instead of a file")
-    parser.add_argument("--max-diagnoses", type=at_least(0), default=DEFAULT_MAX_DIAGNOSES, metavar="K",
-                        help=f"list at most K diagnoses, the cheapest (default {DEFAULT_MAX_DIAGNOSES}; 0 = all)")
-    parser.add_argument("--apply", type=at_least(1), default=None, metavar="N",
-                        help="--db only: audit the N-th diagnosis listed (1 = the cheapest), "
-                             "with a reason naming the nogoods it resolves")
+        "diagnose",
+        help="contradictions (active nogoods) and the evidence to withdraw (exit 1 if any)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=_DESCRIPTION,
+    )
+    parser.add_argument(
+        "graph",
+        metavar="GRAPH",
+        nargs="?",
+        help='graph file with "nogoods" (docs/design.md section 4), or use --db',
+    )
+    db_option(
+        parser,
+        instead_of_file=True,
+        help="diagnose a stored memory (with its audits in force) instead of a file",
+    )
+    parser.add_argument(
+        "--max-diagnoses",
+        type=at_least(0),
+        default=DEFAULT_MAX_DIAGNOSES,
+        metavar="K",
+        help=f"list at most K diagnoses, the cheapest (default {DEFAULT_MAX_DIAGNOSES}; 0 = all)",
+    )
+    parser.add_argument(
+        "--apply",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help="--db only: audit the N-th diagnosis listed (1 = the cheapest), "
+        "with a reason naming the nogoods it resolves",
+    )
     parser.add_argument("--reviewer", default="jtms-diagnose", help="who --apply audits as")
     parser.add_argument("--json", action="store_true", help="machine output")
     parser.set_defaults(func=run)
 
     add = subparsers.add_parser(
-        "add-nogood", help="record that some nodes must not all be active together",
+        "add-nogood",
+        help="record that some nodes must not all be active together",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=("Record a nogood in the memory: the nodes must not all be active together.\n"
-                     "It changes no status; `jtms diagnose --db` reports it when all its nodes are\n"
-                     "active and proposes the evidence to withdraw. Its id is its own (no node\n"
-                     "may have it); `jtms history ID` shows when it was a contradiction.\n\n"
-                     "example:\n  jtms add-nogood verdict --nodes effective,inert "
-                     "--text 'cannot both hold' --db jtms.db"))
+        description=(
+            "Record a nogood in the memory: the nodes must not all be active together.\n"
+            "It changes no status; `jtms diagnose --db` reports it when all its nodes are\n"
+            "active and proposes the evidence to withdraw. Its id is its own (no node\n"
+            "may have it); `jtms history ID` shows when it was a contradiction.\n\n"
+            "example:\n  jtms add-nogood verdict --nodes effective,inert "
+            "--text 'cannot both hold' --db jtms.db"
+        ),
+    )
     add.add_argument("id", metavar="ID")
-    add.add_argument("--nodes", required=True, type=id_list, metavar="ID[,ID...]",
-                     help="the nodes (evidence or claims) that must not all be active")
+    add.add_argument(
+        "--nodes",
+        required=True,
+        type=id_list,
+        metavar="ID[,ID...]",
+        help="the nodes (evidence or claims) that must not all be active",
+    )
     add.add_argument("--text", default="")
     add.add_argument("--author", default=None)
     db_option(add)
@@ -127,8 +161,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_report(report, source)
         if applied is not None:
-            console().print(f"audit {applied.audit.audit_id}: invalidated {format_set(applied.audit.roots)} "
-                            f"({applied.reason}); retired {format_set(applied.audit.retired)}")
+            console().print(
+                f"audit {applied.audit.audit_id}: invalidated {format_set(applied.audit.roots)} "
+                f"({applied.reason}); retired {format_set(applied.audit.retired)}"
+            )
     return ExitCode.of(not report.active)
 
 
@@ -140,7 +176,11 @@ def run_add_nogood(args: argparse.Namespace) -> int:
     if args.json:
         print_json(payload)
     else:
-        state = "ACTIVE: all its nodes are active (see `jtms diagnose --db`)" if active else "not active"
+        state = (
+            "ACTIVE: all its nodes are active (see `jtms diagnose --db`)"
+            if active
+            else "not active"
+        )
         console().print(f"added nogood {args.id} over {format_set(args.nodes)}: {state}")
     return ExitCode.OK
 
@@ -156,21 +196,43 @@ def print_report(report: DiagnosisReport, source: str) -> None:
             conflicts = "{} (holds without evidence)"
         else:
             conflicts = ", ".join(format_set(s) for s in sorted_sets(c.conflicts))
-        rows.append((c.nogood.id, format_set(c.nogood.nodes), "ACTIVE" if c.active else "inactive", conflicts))
+        rows.append(
+            (
+                c.nogood.id,
+                format_set(c.nogood.nodes),
+                "ACTIVE" if c.active else "inactive",
+                conflicts,
+            )
+        )
     out.print(table(f"Nogoods of {source}", ["nogood", "nodes", "state", "conflict sets"], rows))
     if not report.active:
         out.print(f"{len(report.contradictions)} nogood(s), none active: no contradiction.")
         return
     for c in report.undiagnosable:
-        out.print(f"{c.nogood.id}: no diagnosis over evidence: its nodes hold without any "
-                  "evidence (premises), so no invalidation of evidence resolves it.")
+        out.print(
+            f"{c.nogood.id}: no diagnosis over evidence: its nodes hold without any "
+            "evidence (premises), so no invalidation of evidence resolves it."
+        )
     if report.diagnoses:
-        out.print(table(
-            "Diagnoses, cheapest first (invalidate the evidence; exact revision retires and keeps)",
-            ["#", "invalidate", "claims retired", "retires", "keeps"],
-            [(k + 1, format_set(d.invalidate), d.retired_claims, format_set(d.retires), format_set(d.keeps))
-             for k, d in enumerate(report.diagnoses)]))
-    out.print(f"{len(report.active)} active contradiction(s), {len(report.diagnoses)} diagnosis(es) listed.")
+        out.print(
+            table(
+                "Diagnoses, cheapest first (invalidate the evidence; exact revision retires and keeps)",
+                ["#", "invalidate", "claims retired", "retires", "keeps"],
+                [
+                    (
+                        k + 1,
+                        format_set(d.invalidate),
+                        d.retired_claims,
+                        format_set(d.retires),
+                        format_set(d.keeps),
+                    )
+                    for k, d in enumerate(report.diagnoses)
+                ],
+            )
+        )
+    out.print(
+        f"{len(report.active)} active contradiction(s), {len(report.diagnoses)} diagnosis(es) listed."
+    )
 
 
 ORDER = 15  # position in `jtms --help`: after the checks on graph files

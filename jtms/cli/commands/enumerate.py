@@ -18,8 +18,8 @@ from typing import Any
 from rich.markup import escape
 
 from jtms.cli.output import console, print_json, table, writable_file
-from theory.errors import InputError
 from jtms.cli.output_file import check_output, open_output, plan
+from theory.errors import InputError
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
@@ -41,51 +41,118 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "a counterexample is found."
         ),
     )
-    parser.add_argument("--max-n", type=int, default=6, metavar="N",
-                        help="largest n for the exhaustive flat run, 0..6 (default 6)")
+    parser.add_argument(
+        "--max-n",
+        type=int,
+        default=6,
+        metavar="N",
+        help="largest n for the exhaustive flat run, 0..6 (default 6)",
+    )
     parser.add_argument("--json", action="store_true", help="machine output")
     parser.add_argument("--plot", metavar="FILE", help="save a PNG of counts and time per n")
-    parser.add_argument("--workers", type=int, default=1, metavar="K",
-                        help="local worker processes (default 1: in this process)")
-    parser.add_argument("--dask", action="store_true",
-                        help="run the shards on Dask (a LocalCluster of K workers)")
-    parser.add_argument("--dask-address", metavar="ADDR",
-                        help="with --dask: an existing scheduler, e.g. tcp://host:8786")
-    parser.add_argument("--n7-slice", type=int, default=0, metavar="ROWS",
-                        help="also check ROWS random n=7 shards and estimate the full run")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="K",
+        help="local worker processes (default 1: in this process)",
+    )
+    parser.add_argument(
+        "--dask", action="store_true", help="run the shards on Dask (a LocalCluster of K workers)"
+    )
+    parser.add_argument(
+        "--dask-address",
+        metavar="ADDR",
+        help="with --dask: an existing scheduler, e.g. tcp://host:8786",
+    )
+    parser.add_argument(
+        "--n7-slice",
+        type=int,
+        default=0,
+        metavar="ROWS",
+        help="also check ROWS random n=7 shards and estimate the full run",
+    )
     parser.add_argument("--seed", type=int, default=7, help="seed of the n=7 slice (default 7)")
-    parser.add_argument("--graphs", action="store_true",
-                        help="also enumerate every small memory graph against `jtms check`")
-    parser.add_argument("--graph-evidence", type=int, default=None, metavar="E",
-                        help="graph enumeration: evidence nodes (default 3)")
-    parser.add_argument("--graph-claims", type=int, default=None, metavar="C",
-                        help="graph enumeration: claim nodes (default 3)")
-    parser.add_argument("--graph-justifications", type=int, default=None, metavar="J",
-                        help="graph enumeration: at most J justifications in total (default 4)")
-    parser.add_argument("--graph-out", metavar="PART.json",
-                        help="graph enumeration: the resumable part file (an existing one is "
-                             "resumed: only its missing shards are checked)")
-    parser.add_argument("--graph-max-shards", type=int, default=None, metavar="N",
-                        help="with --graph-out: check at most N more shards in this session "
-                             "(a measured fraction; run again to resume)")
-    parser.add_argument("--yes", action="store_true",
-                        help="run a graph family whose estimated cost is long")
-    parser.add_argument("--n7", action="store_true",
-                        help="the full n = 7 run with the compiled kernel, over --rows into "
-                             "the resumable part file --out (nothing else is run)")
-    parser.add_argument("--rows", default=None, metavar="A:B",
-                        help="with --n7: the rows [A, B) of the 7,828,354 (default all)")
-    parser.add_argument("--out", metavar="PART.json",
-                        help="with --n7: the part file; an existing one is resumed")
-    parser.add_argument("--merge", nargs="+", metavar="PART", default=None,
-                        help="merge part files: verify every row is covered exactly once "
-                             "and the total is D(7), and add up the tallies")
-    parser.add_argument("--plan-parts", type=int, default=None, metavar="K",
-                        help="with --n7: print K row ranges of equal work for K separate "
-                             "runs, then exit")
-    parser.add_argument("--mutant", choices=MUTANTS, default=None,
-                        help="seeded mutation: replace exact revision by a deliberately wrong "
-                             "rule (the run must then report counterexamples)")
+    parser.add_argument(
+        "--graphs",
+        action="store_true",
+        help="also enumerate every small memory graph against `jtms check`",
+    )
+    parser.add_argument(
+        "--graph-evidence",
+        type=int,
+        default=None,
+        metavar="E",
+        help="graph enumeration: evidence nodes (default 3)",
+    )
+    parser.add_argument(
+        "--graph-claims",
+        type=int,
+        default=None,
+        metavar="C",
+        help="graph enumeration: claim nodes (default 3)",
+    )
+    parser.add_argument(
+        "--graph-justifications",
+        type=int,
+        default=None,
+        metavar="J",
+        help="graph enumeration: at most J justifications in total (default 4)",
+    )
+    parser.add_argument(
+        "--graph-out",
+        metavar="PART.json",
+        help="graph enumeration: the resumable part file (an existing one is "
+        "resumed: only its missing shards are checked)",
+    )
+    parser.add_argument(
+        "--graph-max-shards",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --graph-out: check at most N more shards in this session "
+        "(a measured fraction; run again to resume)",
+    )
+    parser.add_argument(
+        "--yes", action="store_true", help="run a graph family whose estimated cost is long"
+    )
+    parser.add_argument(
+        "--n7",
+        action="store_true",
+        help="the full n = 7 run with the compiled kernel, over --rows into "
+        "the resumable part file --out (nothing else is run)",
+    )
+    parser.add_argument(
+        "--rows",
+        default=None,
+        metavar="A:B",
+        help="with --n7: the rows [A, B) of the 7,828,354 (default all)",
+    )
+    parser.add_argument(
+        "--out", metavar="PART.json", help="with --n7: the part file; an existing one is resumed"
+    )
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="PART",
+        default=None,
+        help="merge part files: verify every row is covered exactly once "
+        "and the total is D(7), and add up the tallies",
+    )
+    parser.add_argument(
+        "--plan-parts",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --n7: print K row ranges of equal work for K separate runs, then exit",
+    )
+    parser.add_argument(
+        "--mutant",
+        choices=MUTANTS,
+        default=None,
+        help="seeded mutation: replace exact revision by a deliberately wrong "
+        "rule (the run must then report counterexamples)",
+    )
     parser.epilog = (
         "examples:\n"
         "  jtms enumerate                                  # n = 0..6, every function\n"
@@ -93,7 +160,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "  jtms enumerate --n7 --plan-parts 2              # two ranges of equal work\n"
         "  jtms enumerate --merge p0.json p1.json          # verified totals of the parts\n"
         "  jtms enumerate --max-n 0 --graphs --graph-evidence 4 --graph-claims 4 \\\n"
-        "      --graph-out g444.json --yes                 # every (4, 4, 4) class, resumable\n")
+        "      --graph-out g444.json --yes                 # every (4, 4, 4) class, resumable\n"
+    )
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.set_defaults(func=run)
 
@@ -113,9 +181,16 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]
         TimeRemainingColumn,
     )
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
         tasks: dict[str, Any] = {}  # label -> rich TaskID
 
         def update(label: str, done: int, total: int) -> None:
@@ -138,12 +213,15 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError("--n7 needs --out PART.json (the resumable part file)")
     if args.plan_parts is not None and args.plan_parts < 1:
         raise InputError(f"--plan-parts must be at least 1, got {args.plan_parts}")
-    if (args.n7 or args.merge is not None) and (args.mutant or args.graphs or args.n7_slice
-                                                or args.plot):
+    if (args.n7 or args.merge is not None) and (
+        args.mutant or args.graphs or args.n7_slice or args.plot
+    ):
         raise InputError("--n7/--merge run alone (no --mutant, --graphs, --n7-slice, --plot)")
     if not 0 <= args.max_n <= 6:
-        raise InputError(f"--max-n must be between 0 and 6, got {args.max_n} "
-                         "(n = 7 runs as a measured slice: --n7-slice ROWS)")
+        raise InputError(
+            f"--max-n must be between 0 and 6, got {args.max_n} "
+            "(n = 7 runs as a measured slice: --n7-slice ROWS)"
+        )
     if not 1 <= args.workers <= MAX_WORKERS:
         raise InputError(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
     if args.n7_slice < 0:
@@ -155,8 +233,10 @@ def _validate(args: argparse.Namespace) -> None:
         writable_file(args.out, "--out")
         target, atomic = plan(args.out, "--out")
         if not atomic:  # a part file is saved again and again and read back to resume
-            raise InputError(f"--out {args.out!r}: a part file must be a regular file (or a "
-                             "new one), not a device, FIFO or multiply linked file")
+            raise InputError(
+                f"--out {args.out!r}: a part file must be a regular file (or a "
+                "new one), not a device, FIFO or multiply linked file"
+            )
         args.out = target  # a symbolic link's target: the link stays a link
     if args.dask_address and not args.dask:
         raise InputError("--dask-address needs --dask")
@@ -179,7 +259,8 @@ def _family(args: argparse.Namespace) -> Any:
     from enumerations.graphs import GraphFamily
 
     return GraphFamily.default().resized(
-        args.graph_evidence, args.graph_claims, args.graph_justifications)
+        args.graph_evidence, args.graph_claims, args.graph_justifications
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -207,24 +288,29 @@ def run(args: argparse.Namespace) -> int:
     estimate = _graph_estimate(args, graph_exact) if args.graphs else None
     payload: dict = {}
     failed = False
-    with start_executor(kind, args.workers, address=args.dask_address) as executor, \
-            _progress(show_bar) as progress:
+    with (
+        start_executor(kind, args.workers, address=args.dask_address) as executor,
+        _progress(show_bar) as progress,
+    ):
         flat = run_flat(args.max_n, executor, exact=flat_exact, progress=progress)
         payload["results"] = [t.to_dict() for t in flat]
         failed |= not all(t.theorem_holds for t in flat)
         if args.n7_slice:
-            report = run_n7_slice(args.n7_slice, executor, seed=args.seed, exact=flat_exact,
-                                  progress=progress)
+            report = run_n7_slice(
+                args.n7_slice, executor, seed=args.seed, exact=flat_exact, progress=progress
+            )
             payload["n7_slice"] = report.to_dict()
             failed |= not report.tally.theorem_holds
         if args.graphs:
             graphs = _run_graphs(args, executor, graph_exact, progress, estimate)
             payload["graphs"] = graphs
-            failed |= not graphs["verdicts_agree"] or graphs.get("complete", True) \
+            failed |= (
+                not graphs["verdicts_agree"]
+                or graphs.get("complete", True)
                 and not graphs["counts_verified"]
+            )
     # "engine" stays the JSON key (a contract since issue 3); in code it is the shard executor
-    payload["engine"] = {"kind": executor.kind, "workers": executor.workers,
-                         "mutant": args.mutant}
+    payload["engine"] = {"kind": executor.kind, "workers": executor.workers, "mutant": args.mutant}
     if args.plot:
         from enumerations.plot import plot_report
 
@@ -244,23 +330,33 @@ def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
     from enumerations.graphparts import estimate_cost
 
     family = _family(args)
-    if class_count(family.evidence, family.claims, family.max_justifications) <= ESTIMATE_ABOVE_CLASSES:
+    if (
+        class_count(family.evidence, family.claims, family.max_justifications)
+        <= ESTIMATE_ABOVE_CLASSES
+    ):
         return None
     estimate = estimate_cost(family, exact=exact)
     per_worker = estimate.core_seconds / args.workers
     name = f"{family.evidence}/{family.claims}/{family.max_justifications}"
-    print(f"graph family {name}: {estimate.labelled:,} labelled graphs in {estimate.classes:,} "
-          f"classes; estimated {estimate.core_seconds / 3600:.2f} core-hours "
-          f"({per_worker / 60:.0f} min on {args.workers} worker(s)), from "
-          f"{estimate.sampled_classes:,} classes timed", file=sys.stderr, flush=True)
+    print(
+        f"graph family {name}: {estimate.labelled:,} labelled graphs in {estimate.classes:,} "
+        f"classes; estimated {estimate.core_seconds / 3600:.2f} core-hours "
+        f"({per_worker / 60:.0f} min on {args.workers} worker(s)), from "
+        f"{estimate.sampled_classes:,} classes timed",
+        file=sys.stderr,
+        flush=True,
+    )
     if per_worker > LONG_GRAPH_RUN and not args.yes:
-        raise InputError(f"graph family {name} ({estimate.labelled:,} labelled graphs) is a long "
-                         "run: pass --yes to start it (and --graph-out PART.json to make it resumable)")
+        raise InputError(
+            f"graph family {name} ({estimate.labelled:,} labelled graphs) is a long "
+            "run: pass --yes to start it (and --graph-out PART.json to make it resumable)"
+        )
     return estimate
 
 
-def _run_graphs(args: argparse.Namespace, executor: Any, exact: Any, progress: Any,
-                estimate: Any) -> dict:
+def _run_graphs(
+    args: argparse.Namespace, executor: Any, exact: Any, progress: Any, estimate: Any
+) -> dict:
     """The graph section: in memory, or into the resumable part file ``--graph-out``."""
     from enumerations.graphs import run_graphs
 
@@ -275,12 +371,22 @@ def _run_graphs(args: argparse.Namespace, executor: Any, exact: Any, progress: A
     bar = (lambda done, total: progress(label, done, total)) if progress else None
     with nullcontext(bar) if bar else _eta_progress(not args.json, label, unit="classes") as eta:
         if not args.graph_out:
-            result = run_graphs(family, executor, exact=exact, progress=(
-                lambda _, done, total: eta(done, total)) if eta else None).to_dict()
+            result = run_graphs(
+                family,
+                executor,
+                exact=exact,
+                progress=(lambda _, done, total: eta(done, total)) if eta else None,
+            ).to_dict()
         else:
             try:
-                part = run_graph_part(family, args.graph_out, executor, exact=exact,
-                                      progress=eta, stop_after=args.graph_max_shards)
+                part = run_graph_part(
+                    family,
+                    args.graph_out,
+                    executor,
+                    exact=exact,
+                    progress=eta,
+                    stop_after=args.graph_max_shards,
+                )
             except PartError as error:
                 raise InputError(str(error)) from None
             except OSError as error:
@@ -295,33 +401,75 @@ def _run_graphs(args: argparse.Namespace, executor: Any, exact: Any, progress: A
 def _render(payload: dict, plot: str | None) -> None:
     out = console()
     rows = [
-        (r["n"], f"{r['monotone_functions']:,}", f"{r['active']:,}", r["unique_minimal"],
-         r["influence_exact"], "holds" if r["theorem_holds"] else "FAILS", f"{r['seconds']:.4f}")
+        (
+            r["n"],
+            f"{r['monotone_functions']:,}",
+            f"{r['active']:,}",
+            r["unique_minimal"],
+            r["influence_exact"],
+            "holds" if r["theorem_holds"] else "FAILS",
+            f"{r['seconds']:.4f}",
+        )
         for r in payload["results"]
     ]
     executor = payload["engine"]
-    title = (f"Theorem 1, flat universes: every monotone support function, every audit "
-             f"({executor['kind']}, {executor['workers']} worker(s)"
-             + (f", MUTANT {executor['mutant']}" if executor["mutant"] else "") + ")")
-    out.print(table(title, ["n", "monotone functions", "active", "unique minimal",
-                            "influence = exact", "theorem", "seconds"], rows))
+    title = (
+        f"Theorem 1, flat universes: every monotone support function, every audit "
+        f"({executor['kind']}, {executor['workers']} worker(s)"
+        + (f", MUTANT {executor['mutant']}" if executor["mutant"] else "")
+        + ")"
+    )
+    out.print(
+        table(
+            title,
+            [
+                "n",
+                "monotone functions",
+                "active",
+                "unique minimal",
+                "influence = exact",
+                "theorem",
+                "seconds",
+            ],
+            rows,
+        )
+    )
     for r in payload["results"]:
         _render_counterexamples(out, r)
     s = payload.get("n7_slice")
     if s:
-        out.print(table(
-            f"n = 7 slice: {s['rows_run']:,} random shards of {s['rows_total']:,} (seed {s['seed']})",
-            ["quantity", "value"],
-            [("functions checked", f"{s['functions_checked']:,}"),
-             ("unique minimal / influence = exact", f"{s['unique_minimal']} / {s['influence_exact']}"),
-             ("theorem", "holds" if s["theorem_holds"] else "FAILS"),
-             ("CPU seconds (mean per shard)", f"{s['core_seconds']:.2f} ({s['mean_row_cpu_seconds']:.4f})"),
-             ("functions per core-second", f"{s['functions_per_core_second']:,}"),
-             ("full n = 7 run, core-hours", f"{s['estimated_core_hours']:,.1f}" + _stderr(s)),
-             ("  cross-checks, core-hours", f"by per-function rate {s['estimated_core_hours_by_rate']:,.1f}; "
-              f"from wall-clock {s['estimated_core_hours_wall']:,.1f}"),
-             ("D(7) extrapolated from the slice", f"{s['sampled_dedekind_estimate']:.3e} "
-              f"(true {s['dedekind_7']:.3e})")]))
+        out.print(
+            table(
+                f"n = 7 slice: {s['rows_run']:,} random shards of {s['rows_total']:,} (seed {s['seed']})",
+                ["quantity", "value"],
+                [
+                    ("functions checked", f"{s['functions_checked']:,}"),
+                    (
+                        "unique minimal / influence = exact",
+                        f"{s['unique_minimal']} / {s['influence_exact']}",
+                    ),
+                    ("theorem", "holds" if s["theorem_holds"] else "FAILS"),
+                    (
+                        "CPU seconds (mean per shard)",
+                        f"{s['core_seconds']:.2f} ({s['mean_row_cpu_seconds']:.4f})",
+                    ),
+                    ("functions per core-second", f"{s['functions_per_core_second']:,}"),
+                    (
+                        "full n = 7 run, core-hours",
+                        f"{s['estimated_core_hours']:,.1f}" + _stderr(s),
+                    ),
+                    (
+                        "  cross-checks, core-hours",
+                        f"by per-function rate {s['estimated_core_hours_by_rate']:,.1f}; "
+                        f"from wall-clock {s['estimated_core_hours_wall']:,.1f}",
+                    ),
+                    (
+                        "D(7) extrapolated from the slice",
+                        f"{s['sampled_dedekind_estimate']:.3e} (true {s['dedekind_7']:.3e})",
+                    ),
+                ],
+            )
+        )
         _render_counterexamples(out, s)
     g = payload.get("graphs")
     if g:
@@ -337,9 +485,11 @@ def _stderr(s: dict) -> str:
 
 def _render_counterexamples(out: Any, result: dict[str, Any]) -> None:
     for c in result.get("counterexamples", []):
-        detail = (f"n={c['n']}: minimal justifications {c['minimal_justifications']}, audit "
-                  f"{c['audit']}: exact retires {c['exact_retires']}, influence retires "
-                  f"{c['influence_retires']} ({c['problem']})")
+        detail = (
+            f"n={c['n']}: minimal justifications {c['minimal_justifications']}, audit "
+            f"{c['audit']}: exact retires {c['exact_retires']}, influence retires "
+            f"{c['influence_retires']} ({c['problem']})"
+        )
         out.print(f"[bold red]counterexample[/] {escape(detail)}")
     hidden = result.get("mismatches", 0) - len(result.get("counterexamples", []))
     if hidden > 0:
@@ -350,26 +500,45 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
     f = g["family"]
     rows = [
         ("graphs (labelled)", f"{g['graphs']:,}"),
-        ("isomorphism classes checked", f"{g['classes']:,} ({g['cyclic_graphs']:,} with a support loop)"),
+        (
+            "isomorphism classes checked",
+            f"{g['classes']:,} ({g['cyclic_graphs']:,} with a support loop)",
+        ),
         ("claims / active", f"{g['claims']:,} / {g['active_claims']:,}"),
         ("active claims influence-safe", f"{g['safe_claims']:,}"),
         ("unsafe claims", f"{g['unsafe_claims']:,}"),
         ("  with alternative_support", f"{g['alternative_support']:,}"),
         ("  with redundant_influence", f"{g['redundant_influence']:,}"),
         ("  with both kinds", f"{g['both_kinds']:,}"),
-        ("violations (one-item audits)", ", ".join(f"{k} {v:,}" for k, v in g["violations"].items())),
-        ("checker = exhaustive comparison", "yes, every claim" if g["verdicts_agree"]
-         else f"NO: {g['disagreements']:,} graphs disagree"),
-        ("classes = Burnside's count, sizes add up to the labelled graphs",
-         "yes" if g["counts_verified"] else f"NO (Burnside {g['burnside_classes']:,})"
-         if g.get("complete", True) else f"run incomplete ({g['shards_done']:,} of "
-         f"{g['shards']:,} shards): run again to resume"),
+        (
+            "violations (one-item audits)",
+            ", ".join(f"{k} {v:,}" for k, v in g["violations"].items()),
+        ),
+        (
+            "checker = exhaustive comparison",
+            "yes, every claim"
+            if g["verdicts_agree"]
+            else f"NO: {g['disagreements']:,} graphs disagree",
+        ),
+        (
+            "classes = Burnside's count, sizes add up to the labelled graphs",
+            "yes"
+            if g["counts_verified"]
+            else f"NO (Burnside {g['burnside_classes']:,})"
+            if g.get("complete", True)
+            else f"run incomplete ({g['shards_done']:,} of "
+            f"{g['shards']:,} shards): run again to resume",
+        ),
         ("seconds (wall / CPU)", f"{g['seconds']:.1f} / {g['cpu_seconds']:.1f}"),
     ]
-    out.print(table(
-        f"Memory graphs: {f['evidence']} evidence, {f['claims']} claims, at most "
-        f"{f['max_justifications']} justifications, cycles included",
-        ["quantity", "value"], rows))
+    out.print(
+        table(
+            f"Memory graphs: {f['evidence']} evidence, {f['claims']} claims, at most "
+            f"{f['max_justifications']} justifications, cycles included",
+            ["quantity", "value"],
+            rows,
+        )
+    )
     for d in g.get("examples", []):
         out.print(f"[bold red]disagreement[/]: {escape(d)}")
 
@@ -393,8 +562,10 @@ def _n7(args: argparse.Namespace) -> int:
         return EXIT_OK
     kind = choose(args.workers, args.dask)
     try:
-        with start_executor(kind, args.workers, address=args.dask_address) as executor, \
-                _eta_progress(not args.json, f"n = 7 rows {rows[0]}:{rows[1]}") as progress:
+        with (
+            start_executor(kind, args.workers, address=args.dask_address) as executor,
+            _eta_progress(not args.json, f"n = 7 rows {rows[0]}:{rows[1]}") as progress,
+        ):
             part = run_part(rows, args.out, executor, progress=progress)
     except PartError as error:
         raise InputError(str(error)) from None
@@ -406,16 +577,29 @@ def _n7(args: argparse.Namespace) -> int:
         print_json(payload)
     else:
         out = console()
-        out.print(table(
-            f"n = 7, rows {rows[0]:,}:{rows[1]:,} -> {args.out}", ["quantity", "value"],
-            [("rows done", f"{payload['rows_done']:,} of {rows[1] - rows[0]:,}"
-              + ("" if part.complete else " (incomplete: run again to resume)")),
-             ("functions checked", f"{payload['functions_checked']:,}"),
-             ("unique minimal / influence = exact",
-              f"{payload['unique_minimal']} / {payload['influence_exact']}"),
-             ("theorem", "holds" if part.tally.theorem_holds else "FAILS"),
-             ("core-hours / wall seconds (all sessions)",
-              f"{payload['core_hours']:.3f} / {payload['wall_seconds']:.1f}")]))
+        out.print(
+            table(
+                f"n = 7, rows {rows[0]:,}:{rows[1]:,} -> {args.out}",
+                ["quantity", "value"],
+                [
+                    (
+                        "rows done",
+                        f"{payload['rows_done']:,} of {rows[1] - rows[0]:,}"
+                        + ("" if part.complete else " (incomplete: run again to resume)"),
+                    ),
+                    ("functions checked", f"{payload['functions_checked']:,}"),
+                    (
+                        "unique minimal / influence = exact",
+                        f"{payload['unique_minimal']} / {payload['influence_exact']}",
+                    ),
+                    ("theorem", "holds" if part.tally.theorem_holds else "FAILS"),
+                    (
+                        "core-hours / wall seconds (all sessions)",
+                        f"{payload['core_hours']:.3f} / {payload['wall_seconds']:.1f}",
+                    ),
+                ],
+            )
+        )
         _render_counterexamples(out, payload)
     return EXIT_OK if part.tally.theorem_holds else EXIT_VIOLATION
 
@@ -434,26 +618,48 @@ def _merge(args: argparse.Namespace) -> int:
         out = console()
         gaps = ", ".join(f"{a}:{b}" for a, b in report.coverage.gaps[:5])
         overlaps = ", ".join(f"{a}:{b}" for a, b in report.coverage.overlaps[:5])
-        out.print(table(
-            f"n = 7 merged from {len(report.parts)} part file(s)", ["quantity", "value"],
-            [("rows covered", f"{payload['rows_covered']:,} of {payload['rows_total']:,}"),
-             ("every row exactly once", "yes" if report.coverage.exact else
-              f"NO (gaps {gaps or '-'}; overlaps {overlaps or '-'})"),
-             ("functions checked", f"{payload['functions_checked']:,}"
-              + (" = D(7)" if report.functions_match else f" (D(7) = {payload['dedekind_7']:,})")),
-             ("unique minimal / influence = exact",
-              f"{payload['unique_minimal']} / {payload['influence_exact']}"),
-             ("theorem", "holds" if report.tally.theorem_holds else "FAILS"),
-             ("core-hours", f"{payload['core_hours']:.3f}"),
-             ("wall seconds (longest part / sum)",
-              f"{payload['wall_seconds_max']:.1f} / {payload['wall_seconds_sum']:.1f}")]))
+        out.print(
+            table(
+                f"n = 7 merged from {len(report.parts)} part file(s)",
+                ["quantity", "value"],
+                [
+                    ("rows covered", f"{payload['rows_covered']:,} of {payload['rows_total']:,}"),
+                    (
+                        "every row exactly once",
+                        "yes"
+                        if report.coverage.exact
+                        else f"NO (gaps {gaps or '-'}; overlaps {overlaps or '-'})",
+                    ),
+                    (
+                        "functions checked",
+                        f"{payload['functions_checked']:,}"
+                        + (
+                            " = D(7)"
+                            if report.functions_match
+                            else f" (D(7) = {payload['dedekind_7']:,})"
+                        ),
+                    ),
+                    (
+                        "unique minimal / influence = exact",
+                        f"{payload['unique_minimal']} / {payload['influence_exact']}",
+                    ),
+                    ("theorem", "holds" if report.tally.theorem_holds else "FAILS"),
+                    ("core-hours", f"{payload['core_hours']:.3f}"),
+                    (
+                        "wall seconds (longest part / sum)",
+                        f"{payload['wall_seconds_max']:.1f} / {payload['wall_seconds_sum']:.1f}",
+                    ),
+                ],
+            )
+        )
         _render_counterexamples(out, payload)
     return EXIT_OK if report.verified and report.tally.theorem_holds else EXIT_VIOLATION
 
 
 @contextmanager
-def _eta_progress(enabled: bool, label: str, every: float = 60.0,
-                  unit: str = "functions") -> Iterator[Callable[[int, int], None] | None]:
+def _eta_progress(
+    enabled: bool, label: str, every: float = 60.0, unit: str = "functions"
+) -> Iterator[Callable[[int, int], None] | None]:
     """Progress in ``unit`` with an ETA: a rich bar on a terminal, else a line on stderr
     every ``every`` seconds (background runs write it to their log)."""
     if not enabled:
@@ -470,9 +676,16 @@ def _eta_progress(enabled: bool, label: str, every: float = 60.0,
             TimeRemainingColumn,
         )
 
-        with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-                      TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                      console=Console(stderr=True), transient=True) as bar:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as bar:
             task = bar.add_task(label, total=None)
 
             def update(done: int, total: int) -> None:
@@ -493,8 +706,12 @@ def _eta_progress(enabled: bool, label: str, every: float = 60.0,
         rate = done / max(now - began, 1e-9)
         eta = (total - done) / rate if rate else float("inf")
         speed = f"{rate / 1e6:,.0f}M/s" if rate >= 1e6 else f"{rate:,.0f}/s"
-        print(f"{label}: {done:,} of {total:,} {unit} ({100 * done / max(total, 1):.2f}%), "
-              f"{speed} wall, ETA {eta / 60:,.1f} min", file=sys.stderr, flush=True)
+        print(
+            f"{label}: {done:,} of {total:,} {unit} ({100 * done / max(total, 1):.2f}%), "
+            f"{speed} wall, ETA {eta / 60:,.1f} min",
+            file=sys.stderr,
+            flush=True,
+        )
 
     yield line
 

@@ -17,14 +17,13 @@ from contextlib import contextmanager
 
 from rich.text import Text
 
-from theory.errors import InputError
-from theory.graphfile import dumps_graph
-from theory.structure import SupportStructure
-
 from jtms.cli import output
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output_file import check_output, write_output
 from jtms.cli.progress import progress_bar
+from theory.errors import InputError
+from theory.graphfile import dumps_graph
+from theory.structure import SupportStructure
 
 DEFAULT_EXAMPLES = 1000
 DEFAULT_PAIRS = 10_000
@@ -43,37 +42,73 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     what = parser.add_argument_group("what to check")
-    what.add_argument("--rule", metavar="MODULE:FUNCTION",
-                      help="the rule to fuzz (or a built-in name: exact, influence, none)")
-    what.add_argument("--differential", action="store_true",
-                      help="differential campaign: theory (and --backend, the engine) vs clingo")
-    what.add_argument("--backend", metavar="MODULE:FUNCTION", action="append", default=[],
-                      help="with --differential: also check f(structure, blocked) -> active ids "
-                           "(repeatable)")
+    what.add_argument(
+        "--rule",
+        metavar="MODULE:FUNCTION",
+        help="the rule to fuzz (or a built-in name: exact, influence, none)",
+    )
+    what.add_argument(
+        "--differential",
+        action="store_true",
+        help="differential campaign: theory (and --backend, the engine) vs clingo",
+    )
+    what.add_argument(
+        "--backend",
+        metavar="MODULE:FUNCTION",
+        action="append",
+        default=[],
+        help="with --differential: also check f(structure, blocked) -> active ids (repeatable)",
+    )
     budget = parser.add_argument_group("budget and output")
-    budget.add_argument("--examples", type=int, default=None, metavar="N",
-                     help=f"examples to run (default {DEFAULT_EXAMPLES}; with --differential: "
-                          f"graph/audit pairs, default {DEFAULT_PAIRS})")
-    budget.add_argument("--seed", type=int, default=None, metavar="S",
-                     help="random seed (default: a fresh one, printed in the report)")
+    budget.add_argument(
+        "--examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"examples to run (default {DEFAULT_EXAMPLES}; with --differential: "
+        f"graph/audit pairs, default {DEFAULT_PAIRS})",
+    )
+    budget.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="random seed (default: a fresh one, printed in the report)",
+    )
     budget.add_argument("--out", metavar="FILE", help="write the shrunk counterexample graph here")
-    budget.add_argument("--hypothesis-dir", metavar="DIR", default=None,
-                        help="keep hypothesis' files (its example database) in DIR; default: a "
-                             "temporary folder, removed after the run")
+    budget.add_argument(
+        "--hypothesis-dir",
+        metavar="DIR",
+        default=None,
+        help="keep hypothesis' files (its example database) in DIR; default: a "
+        "temporary folder, removed after the run",
+    )
     budget.add_argument("--json", action="store_true", help="machine-readable output")
     shape = parser.add_argument_group("generated graphs (--rule)")
     shape.add_argument("--max-evidence", type=int, default=5, metavar="N")
     shape.add_argument("--max-claims", type=int, default=6, metavar="N")
-    shape.add_argument("--max-alternatives", "--max-justifications", dest="max_alternatives", type=int,
-                       default=3, metavar="N",
-                       help="alternative justifications per claim (--max-justifications: its old name)")
-    shape.add_argument("--max-antecedents", type=int, default=3, metavar="N",
-                       help="conjuncts per justification")
+    shape.add_argument(
+        "--max-alternatives",
+        "--max-justifications",
+        dest="max_alternatives",
+        type=int,
+        default=3,
+        metavar="N",
+        help="alternative justifications per claim (--max-justifications: its old name)",
+    )
+    shape.add_argument(
+        "--max-antecedents", type=int, default=3, metavar="N", help="conjuncts per justification"
+    )
     shape.add_argument("--max-depth", type=int, default=None, metavar="N")
-    shape.add_argument("--max-fan-in", type=int, default=None, metavar="N",
-                       help="distinct antecedents per claim")
-    shape.add_argument("--cycles", choices=["mixed", "on", "off"], default="mixed",
-                       help="support loops (default: mixed)")
+    shape.add_argument(
+        "--max-fan-in", type=int, default=None, metavar="N", help="distinct antecedents per claim"
+    )
+    shape.add_argument(
+        "--cycles",
+        choices=["mixed", "on", "off"],
+        default="mixed",
+        help="support loops (default: mixed)",
+    )
     shape.add_argument("--no-premises", action="store_true", help="no empty justifications")
     shape.add_argument("--no-redundant", action="store_true", help="no redundant justifications")
     shape.add_argument("--evidence-only", action="store_true", help="audit evidence only")
@@ -121,8 +156,14 @@ def _fuzz(args: argparse.Namespace) -> int:
         name, rule = load_rule(args.rule)
     except InputError as error:
         raise error.with_source("--rule") from None
-    for flag, low in (("max_evidence", 1), ("max_claims", 1), ("max_alternatives", 1),
-                      ("max_antecedents", 1), ("max_depth", 1), ("max_fan_in", 0)):
+    for flag, low in (
+        ("max_evidence", 1),
+        ("max_claims", 1),
+        ("max_alternatives", 1),
+        ("max_antecedents", 1),
+        ("max_depth", 1),
+        ("max_fan_in", 0),
+    ):
         value = getattr(args, flag)
         if value is not None and value < low:
             raise InputError(f"--{flag.replace('_', '-')} must be at least {low}")
@@ -140,8 +181,9 @@ def _fuzz(args: argparse.Namespace) -> int:
     )
     examples = args.examples or DEFAULT_EXAMPLES
     with progress_bar(f"fuzzing {name}", every=50) as update:
-        report = fuzz_rule(rule, name=name, examples=examples, seed=args.seed, options=options,
-                           progress=update)
+        report = fuzz_rule(
+            rule, name=name, examples=examples, seed=args.seed, options=options, progress=update
+        )
     found = report.counterexample.structure if report.counterexample is not None else None
     return _finish(args, report.to_dict(), found, _render_fuzz, report.ok)
 
@@ -153,8 +195,13 @@ def compact_graph(graph: dict) -> str:
     return f'{{"nodes": [\n   {nodes}],\n "justifications": [\n   {justs}]}}'
 
 
-def _finish(args: argparse.Namespace, payload: dict, found: SupportStructure | None,
-            render: Callable[[dict], None], ok: bool) -> int:
+def _finish(
+    args: argparse.Namespace,
+    payload: dict,
+    found: SupportStructure | None,
+    render: Callable[[dict], None],
+    ok: bool,
+) -> int:
     """Write the counterexample to ``--out`` (if any), print the report, return the exit code."""
     payload["out"] = _write(args.out, found) if found is not None and args.out else None
     if args.json:
@@ -174,13 +221,23 @@ def _render_fuzz(payload: dict) -> None:
     ce = payload["counterexample"]
     verdict = ("no counterexample", "green") if ce is None else ("COUNTEREXAMPLE", "red")
     console.print(Text.assemble(f"rule {payload['rule']}: ", verdict))
-    console.print(output.table(
-        "fuzz report",
-        ["examples", "shapes", "failing", "under/over/error", "seconds", "ex/s", "seed"],
-        [[payload["examples"], payload["distinct_shapes"], payload["counterexamples"],
-          "{under} / {over} / {error}".format(**payload["counterexample_kinds"]),
-          payload["seconds"], payload["examples_per_second"], payload["seed"]]],
-    ))
+    console.print(
+        output.table(
+            "fuzz report",
+            ["examples", "shapes", "failing", "under/over/error", "seconds", "ex/s", "seed"],
+            [
+                [
+                    payload["examples"],
+                    payload["distinct_shapes"],
+                    payload["counterexamples"],
+                    "{under} / {over} / {error}".format(**payload["counterexample_kinds"]),
+                    payload["seconds"],
+                    payload["examples_per_second"],
+                    payload["seed"],
+                ]
+            ],
+        )
+    )
     if ce is None:
         return
     size = ce["size"]
@@ -197,25 +254,35 @@ def _render_fuzz(payload: dict) -> None:
         console.print(f"exact retires: {output.format_set(ce['exact_retired'])}")
         console.print(f"rule retires:  {output.format_set(ce['rule_retired'])}")
         if ce["under_revised"]:
-            console.print(Text.assemble(("under-revised", "yellow"), " (stale, kept by the rule): "
-                                        f"{output.format_set(ce['under_revised'])}"))
+            console.print(
+                Text.assemble(
+                    ("under-revised", "yellow"),
+                    f" (stale, kept by the rule): {output.format_set(ce['under_revised'])}",
+                )
+            )
         if ce["over_revised"]:
-            console.print(Text.assemble(("over-revised", "yellow"),
-                                        " (still supported, retired by the rule): "
-                                        f"{output.format_set(ce['over_revised'])}"))
+            console.print(
+                Text.assemble(
+                    ("over-revised", "yellow"),
+                    " (still supported, retired by the rule): "
+                    f"{output.format_set(ce['over_revised'])}",
+                )
+            )
     console.print("graph:")
     print(compact_graph(ce["graph"]))
     if payload["out"]:
-        console.print(f"written to {payload['out']}; reproduce with "
-                      f"`jtms revise {payload['out']} --audit {','.join(ce['audit']) or '...'} "
-                      f"--rule exact --json`")
+        console.print(
+            f"written to {payload['out']}; reproduce with "
+            f"`jtms revise {payload['out']} --audit {','.join(ce['audit']) or '...'} "
+            f"--rule exact --json`"
+        )
 
 
 # --- differential campaign -------------------------------------------------------------
 
 
 def _differential(args: argparse.Namespace) -> int:
-    from jtms.fuzz.backends import EngineUnderTest, BackendError, FunctionBackend, engine_backend
+    from jtms.fuzz.backends import BackendError, EngineUnderTest, FunctionBackend, engine_backend
     from jtms.fuzz.differential import CampaignOptions, differential_campaign
     from jtms.fuzz.runner import load_rule
 
@@ -234,8 +301,14 @@ def _differential(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     try:
         with progress_bar("differential vs clingo", every=50) as update:
-            report = differential_campaign(pairs, seed=seed, options=CampaignOptions(), backends=backends,
-                                           skipped_backends=skipped, progress=update)
+            report = differential_campaign(
+                pairs,
+                seed=seed,
+                options=CampaignOptions(),
+                backends=backends,
+                skipped_backends=skipped,
+                progress=update,
+            )
     except BackendError as error:
         raise InputError(str(error)) from None
     payload = report.to_dict()
@@ -250,28 +323,49 @@ def _differential(args: argparse.Namespace) -> int:
 
 def _render_differential(payload: dict) -> None:
     console = output.console()
-    verdict = (("zero disagreements", "green") if payload["disagreements"] == 0
-               else ("DISAGREEMENT", "red"))
+    verdict = (
+        ("zero disagreements", "green")
+        if payload["disagreements"] == 0
+        else ("DISAGREEMENT", "red")
+    )
     console.print(Text.assemble("differential campaign vs clingo: ", verdict))
-    console.print(output.table(
-        "campaign",
-        ["pairs", "graphs (cyclic)", "steps", "solves", "shapes", "seconds", "pairs/s", "seed"],
-        [[payload["pairs"], f"{payload['graphs']} ({payload['cyclic_graphs']})",
-          payload["sequence_steps"], payload["clingo_solves"], payload["distinct_shapes"],
-          payload["seconds"], payload["pairs_per_second"], payload["seed"]]],
-    ))
+    console.print(
+        output.table(
+            "campaign",
+            ["pairs", "graphs (cyclic)", "steps", "solves", "shapes", "seconds", "pairs/s", "seed"],
+            [
+                [
+                    payload["pairs"],
+                    f"{payload['graphs']} ({payload['cyclic_graphs']})",
+                    payload["sequence_steps"],
+                    payload["clingo_solves"],
+                    payload["distinct_shapes"],
+                    payload["seconds"],
+                    payload["pairs_per_second"],
+                    payload["seed"],
+                ]
+            ],
+        )
+    )
     console.print(f"checked: {', '.join(payload['checked'])}")
     for name, why in payload["skipped_backends"].items():
         console.print(f"skipped {name}: {why}")
     d = payload["disagreement"]
     if d is None:
         return
-    console.print(f"{d['checker']} disagrees with clingo on audit {output.format_set(d['audit'])}: "
-                  f"clingo {output.format_set(d['clingo'])}, got {output.format_set(d['got'])}")
+    console.print(
+        f"{d['checker']} disagrees with clingo on audit {output.format_set(d['audit'])}: "
+        f"clingo {output.format_set(d['clingo'])}, got {output.format_set(d['got'])}"
+    )
     minimized = payload["minimized"]
     if minimized.get("sequence"):
-        console.print("after the sequence: " + "; ".join(
-            f"{step['action']} {output.format_set(step['ids'])}" for step in minimized["sequence"]))
+        console.print(
+            "after the sequence: "
+            + "; ".join(
+                f"{step['action']} {output.format_set(step['ids'])}"
+                for step in minimized["sequence"]
+            )
+        )
     console.print(f"reduced graph (audit {output.format_set(minimized['audit'])}):")
     print(compact_graph(minimized["graph"]))
     if payload["out"]:

@@ -8,12 +8,12 @@ import argparse
 import sys
 from typing import IO, Any
 
-
 from jtms.cli.arguments import db_option
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import STDOUT, check_output, open_output
 
 ORDER = 21  # right after the memory commands in `jtms --help`
+
 
 def _location(parser: argparse.ArgumentParser) -> None:
     db_option(parser)
@@ -22,41 +22,56 @@ def _location(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "memories", help="list the memories of a PostgreSQL database (or the one in a file)",
+        "memories",
+        help="list the memories of a PostgreSQL database (or the one in a file)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="List the memories stored in one database, with their size and last write.\n\n"
-                    "example:\n  jtms memories --db postgresql://postgres@127.0.0.1:5432/test\n"
-                    "  jtms init --db 'postgresql://postgres@127.0.0.1:5432/test?memory=lab'")
+        "example:\n  jtms memories --db postgresql://postgres@127.0.0.1:5432/test\n"
+        "  jtms init --db 'postgresql://postgres@127.0.0.1:5432/test?memory=lab'",
+    )
     _location(p)
     p.set_defaults(func=run_memories)
 
     p = subparsers.add_parser(
-        "export", help="write a whole memory (every event, node and revision) as JSON Lines",
+        "export",
+        help="write a whole memory (every event, node and revision) as JSON Lines",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Write the memory's whole history as JSON Lines (docs/postgres.md): every "
-                    "event in order with\nthe rows it wrote. `jtms import-memory` reads it back "
-                    "into a new memory on any backend.\n\n"
-                    "example:\n  jtms export --db jtms.db > m.jsonl\n"
-                    "  jtms import-memory m.jsonl --db 'postgresql://ana@db:5432/team?memory=lab'")
+        "event in order with\nthe rows it wrote. `jtms import-memory` reads it back "
+        "into a new memory on any backend.\n\n"
+        "example:\n  jtms export --db jtms.db > m.jsonl\n"
+        "  jtms import-memory m.jsonl --db 'postgresql://ana@db:5432/team?memory=lab'",
+    )
     _location(p)
-    p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="write to FILE instead of standard output (atomically for a regular "
-                        "file; a FIFO, a device or - is written through, never replaced)")
-    p.add_argument("--format", choices=["jsonl", "dot", "mermaid", "reasons", "prov"], default="jsonl",
-                   help="jsonl: the lossless history (default); dot / mermaid: a drawing of the "
-                        "whole graph for documents (not re-importable); reasons / prov: the graph and "
-                        "the audits in force as an ftl-reasons network (its export JSON) or PROV-JSON, "
-                        "read back by `jtms import --from reasons|prov` (docs/importing.md)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="FILE",
+        help="write to FILE instead of standard output (atomically for a regular "
+        "file; a FIFO, a device or - is written through, never replaced)",
+    )
+    p.add_argument(
+        "--format",
+        choices=["jsonl", "dot", "mermaid", "reasons", "prov"],
+        default="jsonl",
+        help="jsonl: the lossless history (default); dot / mermaid: a drawing of the "
+        "whole graph for documents (not re-importable); reasons / prov: the graph and "
+        "the audits in force as an ftl-reasons network (its export JSON) or PROV-JSON, "
+        "read back by `jtms import --from reasons|prov` (docs/importing.md)",
+    )
     p.set_defaults(func=run_export)
 
     p = subparsers.add_parser(
-        "import-memory", help="create a memory from a `jtms export` file (lossless)",
+        "import-memory",
+        help="create a memory from a `jtms export` file (lossless)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Create a new memory at --db holding exactly the exported memory: same event "
-                    "ids and times,\nsame history, explanations and active state. The target "
-                    "must not exist yet.\n\n"
-                    "example:\n  jtms export --db jtms.db > m.jsonl\n"
-                    "  jtms import-memory m.jsonl --db 'postgresql://ana@db:5432/team?memory=lab'")
+        "ids and times,\nsame history, explanations and active state. The target "
+        "must not exist yet.\n\n"
+        "example:\n  jtms export --db jtms.db > m.jsonl\n"
+        "  jtms import-memory m.jsonl --db 'postgresql://ana@db:5432/team?memory=lab'",
+    )
     p.add_argument("file", metavar="FILE", help="a file written by `jtms export`")
     _location(p)
     p.set_defaults(func=run_import_memory)
@@ -70,9 +85,16 @@ def run_memories(args: argparse.Namespace) -> int:
         from jtms.store.postgres import list_memories, parse_location
 
         database = parse_location(location).database
-        memories = [{"name": m.name, "location": m.location, "events": m.events,
-                     "nodes": m.nodes, "last_write": m.last_write}
-                    for m in list_memories(location)]
+        memories = [
+            {
+                "name": m.name,
+                "location": m.location,
+                "events": m.events,
+                "nodes": m.nodes,
+                "last_write": m.last_write,
+            }
+            for m in list_memories(location)
+        ]
     else:
         from jtms.memory.memory import Memory
 
@@ -80,15 +102,28 @@ def run_memories(args: argparse.Namespace) -> int:
         with Memory.open(location) as memory, memory.snapshot():
             events = memory.table("events")
             nodes = len(memory.table("nodes"))
-        memories = [{"name": "default", "location": location, "events": len(events),
-                     "nodes": nodes, "last_write": events[-1]["time"] if events else None}]
+        memories = [
+            {
+                "name": "default",
+                "location": location,
+                "events": len(events),
+                "nodes": nodes,
+                "last_write": events[-1]["time"] if events else None,
+            }
+        ]
     if args.json:
         print_json({"database": database, "memories": memories})
         return 0
-    console().print(table(f"memories in {database}", ["name", "events", "nodes", "last write",
-                                                      "location"],
-                          [[m["name"], m["events"], m["nodes"], m["last_write"] or "",
-                            m["location"]] for m in memories]))
+    console().print(
+        table(
+            f"memories in {database}",
+            ["name", "events", "nodes", "last write", "location"],
+            [
+                [m["name"], m["events"], m["nodes"], m["last_write"] or "", m["location"]]
+                for m in memories
+            ],
+        )
+    )
     return 0
 
 
@@ -107,6 +142,7 @@ def run_export(args: argparse.Namespace) -> int:
 
         def write(location: str, out: IO[str]) -> Summary:
             return Summary({"nodes": export_drawing(location, args.format, out)}, location)
+
     if args.output is None or args.output == STDOUT:
         with open_output(STDOUT, "--output", what="the export") as out:
             write(location, out)
@@ -117,8 +153,11 @@ def run_export(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**summary.as_dict(), "output": args.output})
     else:
-        what = (f"{summary.counts.get('events', 0)} events and" if args.format == "jsonl"
-                else f"the graph ({summary.counts.get('audits', 0)} audit(s) in force) and")
+        what = (
+            f"{summary.counts.get('events', 0)} events and"
+            if args.format == "jsonl"
+            else f"the graph ({summary.counts.get('audits', 0)} audit(s) in force) and"
+        )
         console().print(f"exported {what} {summary.counts.get('nodes', 0)} nodes to {args.output}")
     return 0
 
@@ -127,12 +166,17 @@ def run_import_memory(args: argparse.Namespace) -> int:
     from jtms.memory.jsonl import import_memory
 
     location = args.db
-    progress = (lambda step: print(f"jtms import-memory: {step}", file=sys.stderr)
-                ) if sys.stderr.isatty() else None
+    progress = (
+        (lambda step: print(f"jtms import-memory: {step}", file=sys.stderr))
+        if sys.stderr.isatty()
+        else None
+    )
     summary = import_memory(args.file, location, progress)
     if args.json:
         print_json({**summary.as_dict(), "file": args.file})
     else:
-        console().print(f"imported {summary.counts['events']} events and "
-                        f"{summary.counts['nodes']} nodes from {args.file} into {summary.location}")
+        console().print(
+            f"imported {summary.counts['events']} events and "
+            f"{summary.counts['nodes']} nodes from {args.file} into {summary.location}"
+        )
     return 0

@@ -5,32 +5,39 @@ explain, context, review. Every command takes ``--db PATH`` (default ``jtms.db``
 from __future__ import annotations
 
 import argparse
-
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from theory.errors import InputError, shorten
-from theory.graphfile import load_document
-
 from jtms.cli.arguments import db_option
-from jtms.views import payloads
 from jtms.cli.output import console, print_json, table
 from jtms.cli.sources import add_source_arguments, read_from, report_lines
-from jtms.memory.limits import (MAX_EVENT, MAX_REASON, MAX_REVIEWER, MAX_TIME_LIMIT,
-                                check_text, parse_int, parse_seconds)
+from jtms.memory.limits import (
+    MAX_EVENT,
+    MAX_REASON,
+    MAX_REVIEWER,
+    MAX_TIME_LIMIT,
+    check_text,
+    parse_int,
+    parse_seconds,
+)
 from jtms.memory.memory import Memory
+from jtms.views import payloads
+from theory.errors import InputError, shorten
+from theory.graphfile import load_document
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.interchange import Imported
     from jtms.memory.contradictions import ContradictionReview
 
-TABLE_ROWS = 50   # rows of a table for people; --json lists everything
+TABLE_ROWS = 50  # rows of a table for people; --json lists everything
+
 
 def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     db_option(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
+
 
 def _id_list(value: str, what: str) -> list[str]:
     items = [item.strip() for item in value.split(",")]
@@ -38,17 +45,27 @@ def _id_list(value: str, what: str) -> list[str]:
         raise InputError(f"{what}: expected ID[,ID...], got {value!r}")
     return items
 
+
 def _as_of(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--as-of", default=None, metavar="EVENT_ID|ISO_TIME",
-                        help="the memory as it was at an event (its id, or the latest event at "
-                             "or before an ISO time such as 2026-12-01T08:30:00Z)")
+    parser.add_argument(
+        "--as-of",
+        default=None,
+        metavar="EVENT_ID|ISO_TIME",
+        help="the memory as it was at an event (its id, or the latest event at "
+        "or before an ISO time such as 2026-12-01T08:30:00Z)",
+    )
 
 
 def _paging(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--limit", type=int, default=None, metavar="N",
-                       help=f"at most N items of each list: tables show N rows (default "
-                            f"{TABLE_ROWS}), --json lists N (default all; `counts` gives the lengths)")
+    group.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"at most N items of each list: tables show N rows (default "
+        f"{TABLE_ROWS}), --json lists N (default all; `counts` gives the lengths)",
+    )
     group.add_argument("--all", action="store_true", help="tables show every row")
 
 
@@ -70,8 +87,10 @@ def _more(shown: int | None, counts: Mapping[str, int]) -> str | None:
     """The note under tables that show fewer rows than there are."""
     if shown is None or all(n <= shown for n in counts.values()):
         return None
-    return (f"(tables show the first {shown} rows of {', '.join(f'{n} {name}' for name, n in counts.items())}; "
-            f"--all shows all, --json lists all)")
+    return (
+        f"(tables show the first {shown} rows of {', '.join(f'{n} {name}' for name, n in counts.items())}; "
+        f"--all shows all, --json lists all)"
+    )
 
 
 @contextmanager
@@ -85,11 +104,14 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
         text = moment.strip()
         if text.isdigit():
             if len(text) > len(str(MAX_EVENT)) or int(text) > MAX_EVENT or int(text) < 1:
-                raise InputError(f"--as-of: no event {shorten(text.lstrip('0') or '0', 40)}"
-                                 f" (events are numbered 1 to {MAX_EVENT} at most)")
+                raise InputError(
+                    f"--as-of: no event {shorten(text.lstrip('0') or '0', 40)}"
+                    f" (events are numbered 1 to {MAX_EVENT} at most)"
+                )
             yield memory.as_of(int(text))
             return
         yield memory.as_of(text)
+
 
 def _tolerance(text: str) -> float:
     """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
@@ -101,12 +123,14 @@ def _tolerance(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text[:40]!r}")
     return value
 
+
 def _seconds(text: str) -> float:
     """Seconds per calculation: more than 0, at most :data:`MAX_TIME_LIMIT` (one day)."""
     try:
         return parse_seconds(text, "--time-limit", MAX_TIME_LIMIT, positive=True)
     except InputError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix("--time-limit ")) from None
+
 
 def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> int:
     """Print ``payload`` (``--json``) or ``text``; exit 0."""
@@ -116,17 +140,26 @@ def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> 
         console().print(text)
     return 0
 
+
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
     p.set_defaults(func=run_init)
 
-    p = _common(subparsers.add_parser(
-        "upgrade", help="bring a memory written by an older jtms to this schema version",
-        description="Upgrade an SQLite memory of an older schema version in place, in one "
-                    "transaction (example: jtms upgrade --db old.db)."))
+    p = _common(
+        subparsers.add_parser(
+            "upgrade",
+            help="bring a memory written by an older jtms to this schema version",
+            description="Upgrade an SQLite memory of an older schema version in place, in one "
+            "transaction (example: jtms upgrade --db old.db).",
+        )
+    )
     p.set_defaults(func=run_upgrade)
 
-    p = _common(subparsers.add_parser("import", help="add a graph file (docs/design.md format) to the memory"))
+    p = _common(
+        subparsers.add_parser(
+            "import", help="add a graph file (docs/design.md format) to the memory"
+        )
+    )
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
     add_source_arguments(p)  # --from reasons|prov: the graph, then its audit (docs/importing.md)
@@ -142,15 +175,24 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
     p = _common(subparsers.add_parser("add-claim", help="add a claim with its justifications"))
     p.add_argument("id", metavar="ID")
-    p.add_argument("--because", action="append", default=[], metavar="ID[,ID...]",
-                   help="one justification (all of these ids); repeat for alternatives")
+    p.add_argument(
+        "--because",
+        action="append",
+        default=[],
+        metavar="ID[,ID...]",
+        help="one justification (all of these ids); repeat for alternatives",
+    )
     p.add_argument("--premise", action="store_true", help="add an empty justification (a premise)")
     p.add_argument("--text", default="")
     p.add_argument("--author", default=None)
     p.set_defaults(func=run_add_claim)
 
-    p = _common(subparsers.add_parser(
-        "audit", help="invalidate evidence or claims and withdraw exactly what loses all support"))
+    p = _common(
+        subparsers.add_parser(
+            "audit",
+            help="invalidate evidence or claims and withdraw exactly what loses all support",
+        )
+    )
     p.add_argument("--invalidate", required=True, metavar="ID[,ID...]")
     p.add_argument("--reason", required=True)
     p.add_argument("--reviewer", default=None)
@@ -174,60 +216,100 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
     p.add_argument("id", metavar="ID")
     _as_of(p)
-    p.add_argument("--format", choices=["text", "dot", "mermaid"], default="text",
-                   help="dot / mermaid: the certificate (or broken justifications) as a drawing")
+    p.add_argument(
+        "--format",
+        choices=["text", "dot", "mermaid"],
+        default="text",
+        help="dot / mermaid: the certificate (or broken justifications) as a drawing",
+    )
     _paging(p)
     p.set_defaults(func=run_explain)
 
-    p = _common(subparsers.add_parser(
-        "context", help="compile the active memory into a working context under a token budget"))
+    p = _common(
+        subparsers.add_parser(
+            "context", help="compile the active memory into a working context under a token budget"
+        )
+    )
     p.add_argument("--budget", type=int, required=True, metavar="N")
     p.add_argument("--query", default=None)
     _as_of(p)
     p.set_defaults(func=run_context)
 
-    p = _common(subparsers.add_parser(
-        "state", help="which nodes are active and which inactive (now, or --as-of a past event)",
-        description="List the active and the inactive nodes (example: jtms state --ids c1,c2 "
-                    "--as-of 7)."))
+    p = _common(
+        subparsers.add_parser(
+            "state",
+            help="which nodes are active and which inactive (now, or --as-of a past event)",
+            description="List the active and the inactive nodes (example: jtms state --ids c1,c2 "
+            "--as-of 7).",
+        )
+    )
     p.add_argument("--ids", default=None, metavar="ID[,ID...]", help="only these nodes")
     _as_of(p)
     _paging(p)
     p.set_defaults(func=run_state)
 
-    p = _common(subparsers.add_parser(
-        "review", help="re-execute recorded calculations; audit the ones that disagree",
-        description="Re-execute every recorded calculation of intact evidence, in worker "
-                    "processes under a time limit, and audit the ones whose recorded value "
-                    "disagrees. A recorded value is compared at its own stated precision "
-                    "(3.3333 matches 10/3, 41 does not match 6*7); units must agree "
-                    "(3*meter is not 3*second). Calculations that cannot be evaluated within "
-                    "the limits are reported as refused and not audited.",
-        epilog="example: jtms review --dry-run --rtol 1e-6 --db memory.db"))
+    p = _common(
+        subparsers.add_parser(
+            "review",
+            help="re-execute recorded calculations; audit the ones that disagree",
+            description="Re-execute every recorded calculation of intact evidence, in worker "
+            "processes under a time limit, and audit the ones whose recorded value "
+            "disagrees. A recorded value is compared at its own stated precision "
+            "(3.3333 matches 10/3, 41 does not match 6*7); units must agree "
+            "(3*meter is not 3*second). Calculations that cannot be evaluated within "
+            "the limits are reported as refused and not audited.",
+            epilog="example: jtms review --dry-run --rtol 1e-6 --db memory.db",
+        )
+    )
     p.add_argument("--reviewer", default="jtms-review")
     p.add_argument("--dry-run", action="store_true", help="report discrepancies, audit nothing")
-    p.add_argument("--rtol", type=_tolerance, default=None, metavar="R",
-                   help="relative tolerance, instead of the recorded value's stated precision")
-    p.add_argument("--atol", type=_tolerance, default=None, metavar="A",
-                   help="absolute tolerance in the recorded value's unit (with or without --rtol)")
+    p.add_argument(
+        "--rtol",
+        type=_tolerance,
+        default=None,
+        metavar="R",
+        help="relative tolerance, instead of the recorded value's stated precision",
+    )
+    p.add_argument(
+        "--atol",
+        type=_tolerance,
+        default=None,
+        metavar="A",
+        help="absolute tolerance in the recorded value's unit (with or without --rtol)",
+    )
     p.add_argument("--exact", action="store_true", help="require exact equality")
-    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
-                   help="wall-clock limit per calculation (default 5)")
-    p.add_argument("--apply", action="store_true",
-                   help="also audit the cheapest diagnosis of the active contradictions (nogoods)")
+    p.add_argument(
+        "--time-limit",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="wall-clock limit per calculation (default 5)",
+    )
+    p.add_argument(
+        "--apply",
+        action="store_true",
+        help="also audit the cheapest diagnosis of the active contradictions (nogoods)",
+    )
     _paging(p)
     p.set_defaults(func=run_review)
 
+
 # --- handlers ---------------------------------------------------------------------------------
+
 
 def run_init(args: argparse.Namespace) -> int:
     Memory.create(args.db).close()
     return _report(args, {"db": args.db, "created": True}, f"created an empty memory at {args.db}")
 
+
 def run_upgrade(args: argparse.Namespace) -> int:
     changed = Memory.upgrade(args.db)
-    return _report(args, {"db": args.db, "upgraded": changed},
-                   f"upgraded {args.db}" if changed else f"{args.db} is already up to date")
+    return _report(
+        args,
+        {"db": args.db, "upgraded": changed},
+        f"upgraded {args.db}" if changed else f"{args.db} is already up to date",
+    )
+
 
 def run_import(args: argparse.Namespace) -> int:
     imported = read_from(args, args.graph)  # read whole before the memory is opened
@@ -236,10 +318,18 @@ def run_import(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
         document = load_document(args.graph)
         change = memory.import_graph(document, source=args.graph, author=args.author)
-    payload = {"event_id": change.event_id, "nodes": change.added,
-               "active": len(change.activated), "seconds": round(change.seconds, 4)}
-    return _report(args, payload, f"imported {change.added} nodes from {args.graph} "
-                                  f"({len(change.activated)} active) in {change.seconds:.2f} s")
+    payload = {
+        "event_id": change.event_id,
+        "nodes": change.added,
+        "active": len(change.activated),
+        "seconds": round(change.seconds, 4),
+    }
+    return _report(
+        args,
+        payload,
+        f"imported {change.added} nodes from {args.graph} "
+        f"({len(change.activated)} active) in {change.seconds:.2f} s",
+    )
 
 
 def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
@@ -249,33 +339,51 @@ def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
         audit = None
         if imported.audit:
             label = "retracted in" if imported.report.format == "reasons" else "invalidated in"
-            audit = memory.audit(imported.audit_list(), reason=f"{label} {args.graph}",
-                                 reviewer=args.author)
-    payload = {"event_id": change.event_id, "nodes": change.added,
-               "active": len(change.activated) - (len(audit.retired) if audit else 0),
-               "seconds": round(change.seconds, 4),
-               "audit": None if audit is None else {"audit_id": audit.audit_id,
-                                                     "invalidated": imported.audit_list(),
-                                                     "retired": sorted(audit.retired)},
-               "import": imported.report.to_dict()}
+            audit = memory.audit(
+                imported.audit_list(), reason=f"{label} {args.graph}", reviewer=args.author
+            )
+    payload = {
+        "event_id": change.event_id,
+        "nodes": change.added,
+        "active": len(change.activated) - (len(audit.retired) if audit else 0),
+        "seconds": round(change.seconds, 4),
+        "audit": None
+        if audit is None
+        else {
+            "audit_id": audit.audit_id,
+            "invalidated": imported.audit_list(),
+            "retired": sorted(audit.retired),
+        },
+        "import": imported.report.to_dict(),
+    }
     if args.json:
         print_json(payload)
         return 0
     out = console()
-    out.print(f"imported {change.added} nodes from {args.graph} ({payload['active']} active) "
-              f"in {change.seconds:.2f} s")
+    out.print(
+        f"imported {change.added} nodes from {args.graph} ({payload['active']} active) "
+        f"in {change.seconds:.2f} s"
+    )
     if audit is not None:
-        out.print(f"audit {audit.audit_id}: invalidated {len(imported.audit)}, retired {len(audit.retired)}")
-    for line in report_lines(imported)[1 if imported.audit else 0:]:
+        out.print(
+            f"audit {audit.audit_id}: invalidated {len(imported.audit)}, retired {len(audit.retired)}"
+        )
+    for line in report_lines(imported)[1 if imported.audit else 0 :]:
         print(line)
     return 0
 
 
 def run_add_evidence(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
-        change = memory.add_evidence(args.id, text=args.text, author=args.author,
-                                     expression=args.expression, value=args.value)
+        change = memory.add_evidence(
+            args.id,
+            text=args.text,
+            author=args.author,
+            expression=args.expression,
+            value=args.value,
+        )
     return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
+
 
 def run_add_claim(args: argparse.Namespace) -> int:
     justifications = [_id_list(value, "--because") for value in args.because]
@@ -284,8 +392,10 @@ def run_add_claim(args: argparse.Namespace) -> int:
     with Memory.open(args.db) as memory:
         change = memory.add_claim(args.id, justifications, text=args.text, author=args.author)
     payload = payloads.node_added(change, args.id)
-    return _report(args, payload,
-                   f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})")
+    return _report(
+        args, payload, f"added claim {args.id} ({'active' if payload['active'] else 'inactive'})"
+    )
+
 
 def run_audit(args: argparse.Namespace) -> int:
     roots = _id_list(args.invalidate, "--invalidate")
@@ -305,24 +415,36 @@ def run_audit(args: argparse.Namespace) -> int:
         return 0
     out = console()
     label = "dry run" if args.dry_run else f"audit {result.audit_id}"
-    out.print(f"{label}: invalidated {', '.join(sorted(result.roots))}; "
-              f"retired {counts['retired']}, kept {counts['kept']} downstream "
-              f"({result.seconds * 1000:.1f} ms)")
+    out.print(
+        f"{label}: invalidated {', '.join(sorted(result.roots))}; "
+        f"retired {counts['retired']}, kept {counts['kept']} downstream "
+        f"({result.seconds * 1000:.1f} ms)"
+    )
     out.print(table("retired", ["id"], [[r] for r in payload["retired"]]))
-    out.print(table("kept (surviving justification)", ["id", "justification"],
-                    [[c, " AND ".join(a) or "(premise)"] for c, a in kept]))
+    out.print(
+        table(
+            "kept (surviving justification)",
+            ["id", "justification"],
+            [[c, " AND ".join(a) or "(premise)"] for c, a in kept],
+        )
+    )
     note = _more(shown, counts)
     if note:
         out.print(note)
     return 0
 
+
 def run_reinstate(args: argparse.Namespace) -> int:
     audit_id = parse_int(args.audit_id, "AUDIT_ID")
     with Memory.open(args.db) as memory:
         change = memory.reinstate(audit_id, reason=args.reason, reviewer=args.reviewer)
-    return _report(args, payloads.reinstate_payload(audit_id, change, _limit(args)),
-                   f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
-                   f"{', '.join(sorted(change.activated))}")
+    return _report(
+        args,
+        payloads.reinstate_payload(audit_id, change, _limit(args)),
+        f"reinstated audit {audit_id}: {len(change.activated)} node(s) active again: "
+        f"{', '.join(sorted(change.activated))}",
+    )
+
 
 def run_history(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
@@ -335,11 +457,18 @@ def run_history(args: argparse.Namespace) -> int:
     note = _more(shown, {"revisions": payload["counts"]["revisions"]})
     if note:
         console().print(note)
-    console().print(table(f"history of {args.id} ({payload['kind']}, now {'active' if active else 'inactive'})",
-                          ["event", "kind", "time", "status", "by", "reason"],
-                          [[r["event"], r["kind"], r["time"], r["status"], r["actor"] or "",
-                            r["reason"] or ""] for r in rows]))
+    console().print(
+        table(
+            f"history of {args.id} ({payload['kind']}, now {'active' if active else 'inactive'})",
+            ["event", "kind", "time", "status", "by", "reason"],
+            [
+                [r["event"], r["kind"], r["time"], r["status"], r["actor"] or "", r["reason"] or ""]
+                for r in rows
+            ],
+        )
+    )
     return 0
+
 
 def run_explain(args: argparse.Namespace) -> int:
     with _reading(args) as memory:
@@ -356,8 +485,10 @@ def run_explain(args: argparse.Namespace) -> int:
     out = console()
     e = explanation
     if e.active:
-        out.print(f"{e.id} ({e.kind}) is active" + (f", resting on evidence {', '.join(e.evidence)}"
-                                                   if e.kind == "claim" else ""))
+        out.print(
+            f"{e.id} ({e.kind}) is active"
+            + (f", resting on evidence {', '.join(e.evidence)}" if e.kind == "claim" else "")
+        )
         for step in e.certificate:
             out.print(f"  {step.claim} <- {' AND '.join(step.antecedents) or '(premise)'}")
     else:
@@ -369,10 +500,13 @@ def run_explain(args: argparse.Namespace) -> int:
         if e.kept_out_by:
             out.print(f"  kept out now by audit(s) {', '.join(map(str, e.kept_out_by))}")
         for ants, inactive in e.broken:
-            out.print(f"  {e.id} <- {' AND '.join(ants) or '(premise)'}: broken by {', '.join(inactive)}")
+            out.print(
+                f"  {e.id} <- {' AND '.join(ants) or '(premise)'}: broken by {', '.join(inactive)}"
+            )
         if e.kind == "claim" and not e.broken:
             out.print("  it has no justification")
     return 0
+
 
 def run_context(args: argparse.Namespace) -> int:
     if args.budget < 0:
@@ -387,6 +521,7 @@ def run_context(args: argparse.Namespace) -> int:
         print(render_text(compiled))
     return 0
 
+
 def run_state(args: argparse.Namespace) -> int:
     ids = _id_list(args.ids, "--ids") if args.ids is not None else None
     with _reading(args) as memory:
@@ -399,51 +534,82 @@ def run_state(args: argparse.Namespace) -> int:
     counts = payload["counts"]
     when = f" as of event {memory.as_of_event}" if memory.as_of_event is not None else ""
     out.print(f"{counts['active']} active, {counts['inactive']} inactive{when}")
-    rows = [[i, "active"] for i in payload["active"]] + [[i, "inactive"] for i in payload["inactive"]]
+    rows = [[i, "active"] for i in payload["active"]] + [
+        [i, "inactive"] for i in payload["inactive"]
+    ]
     out.print(table("state", ["id", "status"], rows[:shown] if shown is not None else rows))
     note = _more(shown, counts)
     if note:
         out.print(note)
     return 0
 
+
 def run_review(args: argparse.Namespace) -> int:
-    from jtms.memory.contradictions import review_contradictions
     from jtms.calc.quantities import Tolerance
     from jtms.calc.reviewer import review
     from jtms.calc.sandbox import DEFAULT_TIME_LIMIT
+    from jtms.memory.contradictions import review_contradictions
 
     explicit = args.rtol is not None or args.atol is not None
     if args.exact and explicit:
         raise InputError("--exact excludes --rtol and --atol")
     if args.apply and args.dry_run:
         raise InputError("--apply audits a diagnosis, --dry-run audits nothing: give one of them")
-    tolerance = (Tolerance("exact") if args.exact else
-                 Tolerance("explicit", args.rtol or 0.0, args.atol or 0.0) if explicit else
-                 Tolerance())
+    tolerance = (
+        Tolerance("exact")
+        if args.exact
+        else Tolerance("explicit", args.rtol or 0.0, args.atol or 0.0)
+        if explicit
+        else Tolerance()
+    )
     with Memory.open(args.db) as memory:
-        report = review(memory, reviewer=args.reviewer, dry_run=args.dry_run,
-                        tolerance=tolerance, time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
+        report = review(
+            memory,
+            reviewer=args.reviewer,
+            dry_run=args.dry_run,
+            tolerance=tolerance,
+            time_limit=args.time_limit or DEFAULT_TIME_LIMIT,
+        )
         found = review_contradictions(memory, apply=args.apply, reviewer=args.reviewer)
     if args.json:
         print_json(payloads.review_payload(report, found, _limit(args)))
     else:
         out = console()
-        mode = {"stated": "at each recorded value's stated precision", "exact": "exactly",
-                "explicit": f"within rtol {tolerance.rtol:g}, atol {tolerance.atol:g}"}
-        out.print(f"re-executed {report.checked} calculation(s) {mode[tolerance.mode]}: "
-                  f"{len(report.discrepancies)} discrepancy(ies), {len(report.refused)} refused")
+        mode = {
+            "stated": "at each recorded value's stated precision",
+            "exact": "exactly",
+            "explicit": f"within rtol {tolerance.rtol:g}, atol {tolerance.atol:g}",
+        }
+        out.print(
+            f"re-executed {report.checked} calculation(s) {mode[tolerance.mode]}: "
+            f"{len(report.discrepancies)} discrepancy(ies), {len(report.refused)} refused"
+        )
         columns = ["evidence", "expression", "recorded", "recomputed", "problem"]
-        out.print(table("discrepancies", columns,
-                        [[d.id, d.expression, d.recorded, d.recomputed or "", d.problem]
-                         for d in report.discrepancies]))
+        out.print(
+            table(
+                "discrepancies",
+                columns,
+                [
+                    [d.id, d.expression, d.recorded, d.recomputed or "", d.problem]
+                    for d in report.discrepancies
+                ],
+            )
+        )
         if report.refused:
-            out.print(table("refused (not evaluated, not audited)", ["evidence", "expression",
-                                                                     "reason"],
-                            [[d.id, d.expression, d.problem] for d in report.refused]))
+            out.print(
+                table(
+                    "refused (not evaluated, not audited)",
+                    ["evidence", "expression", "reason"],
+                    [[d.id, d.expression, d.problem] for d in report.refused],
+                )
+            )
         if report.audit is not None:
-            out.print(f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}")
+            out.print(
+                f"audit {report.audit.audit_id}: retired {', '.join(sorted(report.audit.retired))}"
+            )
         _print_contradictions(found)
     return 0
+
 
 def _print_contradictions(found: "ContradictionReview") -> None:
     """The contradictions part of ``jtms review`` (see :mod:`jtms.memory.contradictions`)."""
@@ -451,18 +617,23 @@ def _print_contradictions(found: "ContradictionReview") -> None:
     active = found.report.active
     if not active:
         return
-    out.print(f"{len(active)} active contradiction(s): "
-              + ", ".join(f"{c.nogood.id} {{{', '.join(sorted(c.nogood.nodes))}}}" for c in active))
+    out.print(
+        f"{len(active)} active contradiction(s): "
+        + ", ".join(f"{c.nogood.id} {{{', '.join(sorted(c.nogood.nodes))}}}" for c in active)
+    )
     for c in found.report.undiagnosable:
         out.print(f"  {c.nogood.id}: no diagnosis over evidence (its nodes hold without evidence)")
     if found.report.diagnoses:
         d = found.report.diagnoses[0]
-        out.print(f"cheapest diagnosis: invalidate {', '.join(sorted(d.invalidate))} "
-                  f"(retires {d.retired_claims} claim(s): {', '.join(sorted(d.retires))})")
+        out.print(
+            f"cheapest diagnosis: invalidate {', '.join(sorted(d.invalidate))} "
+            f"(retires {d.retired_claims} claim(s): {', '.join(sorted(d.retires))})"
+        )
     if found.applied is not None:
         a = found.applied.audit
         out.print(f"audit {a.audit_id}: retired {', '.join(sorted(a.retired))}")
     elif found.report.diagnoses:
         out.print("run `jtms review --apply` (or `jtms diagnose --db ... --apply 1`) to audit it")
+
 
 ORDER = 20  # position of these commands in `jtms --help`

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-
 import argparse
 from pathlib import Path
 
-from theory.errors import InputError
-
 from jtms.cli.output import console, print_json, table, writable_folder
+from theory.errors import InputError
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -48,37 +46,90 @@ examples:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "prove", help="prove the justification-boundary theorem (SAT-bounded and general z3)",
-        description=_DESCRIPTION, epilog=_EXAMPLES,
+        "prove",
+        help="prove the justification-boundary theorem (SAT-bounded and general z3)",
+        description=_DESCRIPTION,
+        epilog=_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--max-n", type=int, default=6, metavar="N",
-                        help="prove the bounded statements for n = min-n .. N evidence items (default 6)")
+    parser.add_argument(
+        "--max-n",
+        type=int,
+        default=6,
+        metavar="N",
+        help="prove the bounded statements for n = min-n .. N evidence items (default 6)",
+    )
     parser.add_argument("--min-n", type=int, default=1, metavar="N", help="smallest n (default 1)")
-    parser.add_argument("--solvers", default="cadical,z3",
-                        help="comma-separated: cadical, z3, glucose (default cadical,z3; all must agree)")
-    parser.add_argument("--z3-max-n", type=int, default=None, metavar="N",
-                        help="run z3 only up to this n (it is slower than CaDiCaL beyond n = 10)")
-    parser.add_argument("--statements", default="boundary",
-                        help="comma-separated bounded statements, or 'all' "
-                             "(boundary, refined, inclusion, one_item; default boundary)")
-    parser.add_argument("--symmetry", action="store_true",
-                        help="add lex-leader symmetry breaking (evidence items are interchangeable)")
-    parser.add_argument("--mutants-n", type=int, default=3, metavar="N",
-                        help="n at which the bounded mutants are solved (default 3; 0 skips them)")
-    parser.add_argument("--certify-max-n", type=int, default=0, metavar="N",
-                        help="log CaDiCaL's DRUP proof and check it for n <= N (default 0: off)")
-    parser.add_argument("--checker", choices=("dratify", "drup"), default="dratify",
-                        help="independent DRUP checker (drup is verified but slow: n <= 5)")
-    parser.add_argument("--certificate-dir", type=Path, default=None, metavar="DIR",
-                        help="write each certified CNF (.cnf) and proof (.drup) here")
-    parser.add_argument("--export", type=Path, default=None, metavar="DIR",
-                        help="also write every bounded instance solved as DIMACS (.cnf) and "
-                             "SMT-LIB 2 (.smt2, only for n <= --z3-max-n) into DIR")
-    parser.add_argument("--general", action="store_true",
-                        help="also run the first-order z3 proofs (every finite universe) and mutants")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                        help="z3 timeout per general proof step (default 120)")
+    parser.add_argument(
+        "--solvers",
+        default="cadical,z3",
+        help="comma-separated: cadical, z3, glucose (default cadical,z3; all must agree)",
+    )
+    parser.add_argument(
+        "--z3-max-n",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run z3 only up to this n (it is slower than CaDiCaL beyond n = 10)",
+    )
+    parser.add_argument(
+        "--statements",
+        default="boundary",
+        help="comma-separated bounded statements, or 'all' "
+        "(boundary, refined, inclusion, one_item; default boundary)",
+    )
+    parser.add_argument(
+        "--symmetry",
+        action="store_true",
+        help="add lex-leader symmetry breaking (evidence items are interchangeable)",
+    )
+    parser.add_argument(
+        "--mutants-n",
+        type=int,
+        default=3,
+        metavar="N",
+        help="n at which the bounded mutants are solved (default 3; 0 skips them)",
+    )
+    parser.add_argument(
+        "--certify-max-n",
+        type=int,
+        default=0,
+        metavar="N",
+        help="log CaDiCaL's DRUP proof and check it for n <= N (default 0: off)",
+    )
+    parser.add_argument(
+        "--checker",
+        choices=("dratify", "drup"),
+        default="dratify",
+        help="independent DRUP checker (drup is verified but slow: n <= 5)",
+    )
+    parser.add_argument(
+        "--certificate-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write each certified CNF (.cnf) and proof (.drup) here",
+    )
+    parser.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write every bounded instance solved as DIMACS (.cnf) and "
+        "SMT-LIB 2 (.smt2, only for n <= --z3-max-n) into DIR",
+    )
+    parser.add_argument(
+        "--general",
+        action="store_true",
+        help="also run the first-order z3 proofs (every finite universe) and mutants",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="z3 timeout per general proof step (default 120)",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
 
@@ -86,20 +137,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from proofs.bounded import SOLVERS, solve
     from proofs.certificate import CheckerMissing, certify
-    from proofs.statements import MUTANTS, PROVED
     from proofs.results import disagreement
+    from proofs.statements import MUTANTS, PROVED
 
     solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     bad = [s for s in solvers if s not in SOLVERS]
     if bad or not solvers:
-        raise InputError(f"unknown solver {', '.join(bad) or '(none)'} (choose from {', '.join(SOLVERS)})")
+        raise InputError(
+            f"unknown solver {', '.join(bad) or '(none)'} (choose from {', '.join(SOLVERS)})"
+        )
     names = [s.name for s in PROVED]
     chosen = names if args.statements == "all" else [s.strip() for s in args.statements.split(",")]
     if any(name not in names for name in chosen):
-        raise InputError(f"unknown statement in {args.statements!r} (choose from {', '.join(names)}, all)")
+        raise InputError(
+            f"unknown statement in {args.statements!r} (choose from {', '.join(names)}, all)"
+        )
     if args.max_n < 1 or args.min_n < 1 or args.min_n > args.max_n:
         raise InputError("need 1 <= --min-n <= --max-n")
-    if args.mutants_n < 0 or args.certify_max_n < 0 or (args.z3_max_n is not None and args.z3_max_n < 0):
+    if (
+        args.mutants_n < 0
+        or args.certify_max_n < 0
+        or (args.z3_max_n is not None and args.z3_max_n < 0)
+    ):
         raise InputError("--mutants-n, --certify-max-n and --z3-max-n must be >= 0")
     if not args.timeout > 0:
         raise InputError(f"--timeout must be > 0, got {args.timeout}")
@@ -112,15 +171,19 @@ def run(args: argparse.Namespace) -> int:
         try:
             ensure_writable(args.export)
         except OSError as error:
-            raise InputError(f"--export {args.export}: not a writable directory "
-                             f"({error.strerror or error})") from None
+            raise InputError(
+                f"--export {args.export}: not a writable directory ({error.strerror or error})"
+            ) from None
 
     results = []
     disagreements = []
     for name in chosen:
         for n in range(args.min_n, args.max_n + 1):
-            answers = [solve(name, n, solver, symmetry=args.symmetry) for solver in solvers
-                       if not (solver == "z3" and n > z3_max)]
+            answers = [
+                solve(name, n, solver, symmetry=args.symmetry)
+                for solver in solvers
+                if not (solver == "z3" and n > z3_max)
+            ]
             results += answers
             if args.export is not None:
                 _export(name, n, args, z3_max)
@@ -129,20 +192,25 @@ def run(args: argparse.Namespace) -> int:
                 disagreements.append(differ.to_dict())
             if n <= args.certify_max_n:
                 try:
-                    results.append(certify(name, n, args.checker, args.symmetry, args.certificate_dir))
+                    results.append(
+                        certify(name, n, args.checker, args.symmetry, args.certificate_dir)
+                    )
                 except CheckerMissing as error:
-                    raise InputError(f"DRUP checker {args.checker!r} is not installed ({error})")
+                    raise InputError(
+                        f"DRUP checker {args.checker!r} is not installed ({error})"
+                    ) from None
     if args.mutants_n:
         for mutant in MUTANTS:
             if mutant.mutant_of in chosen:
                 for solver in solvers:
-                    results.append(solve(mutant.name, args.mutants_n, solver, symmetry=args.symmetry))
+                    results.append(
+                        solve(mutant.name, args.mutants_n, solver, symmetry=args.symmetry)
+                    )
                 if args.export is not None:
                     _export(mutant.name, args.mutants_n, args, max(z3_max, args.mutants_n))
     if args.general:
-        from proofs.general import GENERAL, prove_general
-
         from proofs.chaining import chain_results
+        from proofs.general import GENERAL, prove_general
 
         general = [prove_general(name, timeout_s=args.timeout) for name in GENERAL]
         results += general
@@ -150,8 +218,14 @@ def run(args: argparse.Namespace) -> int:
 
     ok = all(r.ok for r in results) and not disagreements
     if args.json:
-        print_json({"ok": ok, "solvers_agree": not disagreements, "disagreements": disagreements,
-                    "results": [r.to_dict() for r in results]})
+        print_json(
+            {
+                "ok": ok,
+                "solvers_agree": not disagreements,
+                "disagreements": disagreements,
+                "results": [r.to_dict() for r in results],
+            }
+        )
     else:
         rows = []
         for r in results:
@@ -159,18 +233,38 @@ def run(args: argparse.Namespace) -> int:
             verdict = r.result + ("" if r.ok else "  <- FAILED")
             if r.mutant:
                 verdict += " (mutant)"
-            extra = (r.countermodel.summary() if r.countermodel
-                     else r.certificate or str(r.details.get("text", "")))
-            rows.append([r.statement, "all" if r.n is None else r.n, solver, verdict,
-                         f"{r.seconds:.3f}", extra])
+            extra = (
+                r.countermodel.summary()
+                if r.countermodel
+                else r.certificate or str(r.details.get("text", ""))
+            )
+            rows.append(
+                [
+                    r.statement,
+                    "all" if r.n is None else r.n,
+                    solver,
+                    verdict,
+                    f"{r.seconds:.3f}",
+                    extra,
+                ]
+            )
         out = console()
         if not out.is_terminal:
             out.width = 160
-        out.print(table("jtms prove", ["statement", "n", "solver", "result", "seconds",
-                                       "countermodel / certificate"], rows))
+        out.print(
+            table(
+                "jtms prove",
+                ["statement", "n", "solver", "result", "seconds", "countermodel / certificate"],
+                rows,
+            )
+        )
         for d in disagreements:
-            out.print(f"solvers disagree on {d['statement']} n={d['n']}: {d['answers']}", style="red")
-        out.print("all proofs hold and every mutant is refuted" if ok else "FAILED: see rows marked")
+            out.print(
+                f"solvers disagree on {d['statement']} n={d['n']}: {d['answers']}", style="red"
+            )
+        out.print(
+            "all proofs hold and every mutant is refuted" if ok else "FAILED: see rows marked"
+        )
     return EXIT_OK if ok else EXIT_FAILED
 
 
@@ -181,7 +275,9 @@ def _export(name: str, n: int, args: argparse.Namespace, z3_max: int) -> None:
     try:
         export_instance(name, n, args.export, symmetry=args.symmetry, formats=formats)
     except OSError as error:
-        raise InputError(f"--export {args.export}: cannot write ({error.strerror or error})") from None
+        raise InputError(
+            f"--export {args.export}: cannot write ({error.strerror or error})"
+        ) from None
 
 
 ORDER = 40  # position of these commands in `jtms --help`

@@ -8,9 +8,8 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from theory.errors import InputError, shorten
-
 from jtms.cli.arguments import db_option
+from theory.errors import InputError, shorten
 
 if TYPE_CHECKING:
     from jtms.serve.tools import MemoryServer
@@ -36,18 +35,37 @@ examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = subparsers.add_parser("serve", help="serve the memory to agents over MCP (stdio or HTTP)",
-                              description=_HELP,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(
+        "serve",
+        help="serve the memory to agents over MCP (stdio or HTTP)",
+        description=_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     db_option(p, help="the memory to serve")
-    p.add_argument("--http", metavar="HOST:PORT", default=None,
-                   help="serve streamable HTTP on HOST:PORT instead of stdio")
-    p.add_argument("--token-file", metavar="PATH", default=None,
-                   help="require the bearer token in PATH on every HTTP request")
-    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                   help="a Host name clients use to reach a non-loopback bind (repeatable)")
-    p.add_argument("--read-only", action="store_true",
-                   help="expose only the reading tools (state, explain, history, context, check, diagnose)")
+    p.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        default=None,
+        help="serve streamable HTTP on HOST:PORT instead of stdio",
+    )
+    p.add_argument(
+        "--token-file",
+        metavar="PATH",
+        default=None,
+        help="require the bearer token in PATH on every HTTP request",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name clients use to reach a non-loopback bind (repeatable)",
+    )
+    p.add_argument(
+        "--read-only",
+        action="store_true",
+        help="expose only the reading tools (state, explain, history, context, check, diagnose)",
+    )
     p.set_defaults(func=run_serve)
 
 
@@ -60,8 +78,14 @@ def parse_address(value: str) -> tuple[str, int]:
     """
     shown = shorten(value, 80)
     host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isascii() or not port.isdigit() or len(port) > 5 \
-            or int(port) > 65535:
+    if (
+        not sep
+        or not host
+        or not port.isascii()
+        or not port.isdigit()
+        or len(port) > 5
+        or int(port) > 65535
+    ):
         raise InputError(f"--http: expected HOST:PORT, got {shown!r}")
     if host.startswith("[") or host.endswith("]") or ":" in host:
         inner = host[1:-1] if host.startswith("[") and host.endswith("]") else None
@@ -70,8 +94,10 @@ def parse_address(value: str) -> tuple[str, int]:
                 raise ValueError(host)
             ipaddress.IPv6Address(inner)
         except ValueError:
-            raise InputError(f"--http: expected HOST:PORT with an IPv6 address in brackets "
-                             f"([::1]:8765), got {shown!r}") from None
+            raise InputError(
+                f"--http: expected HOST:PORT with an IPv6 address in brackets "
+                f"([::1]:8765), got {shown!r}"
+            ) from None
         return inner, int(port)
     if len(host) > 253 or not all(part and set(part) <= _NAME for part in host.split(".")):
         raise InputError(f"--http: {shorten(host, 60)!r} is not a host name or address")
@@ -128,8 +154,13 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | None,
-                allowed_hosts: list[str], read_only: bool) -> None:
+def _serve_http(
+    server: "MemoryServer",
+    address: tuple[str, int],
+    token: str | None,
+    allowed_hosts: list[str],
+    read_only: bool,
+) -> None:
     """Serve ``/mcp`` and the explorer page at ``/`` on one uvicorn app."""
     import uvicorn
 
@@ -140,8 +171,15 @@ def _serve_http(server: "MemoryServer", address: tuple[str, int], token: str | N
     sock = listening_socket(host, port)
     bound = sock.getsockname()[1]
     explorer = Explorer(server.access, transport_security(host, allowed_hosts), read_only, token)
-    app = build_app(server, host, token, allowed_hosts, explorer.routes(), explorer.open_paths,
-                    explorer.login_path)
+    app = build_app(
+        server,
+        host,
+        token,
+        allowed_hosts,
+        explorer.routes(),
+        explorer.open_paths,
+        explorer.login_path,
+    )
     shown = f"[{host}]" if ":" in host else host
     print(f"jtms serve: MCP at http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")

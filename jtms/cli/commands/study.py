@@ -25,13 +25,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from theory.errors import InputError
-
 from jtms.cli.arguments import at_least
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import check_output, open_output
 from jtms.fuzz.plugins import load_callable
+from theory.errors import InputError
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
 PLOT_FORMATS = (".png", ".svg", ".pdf")
@@ -58,26 +57,60 @@ _positive = at_least(1)
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "study", help="reproduce the paper's studies (program-state endpoints per revision rule)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "study",
+        help="reproduce the paper's studies (program-state endpoints per revision rule)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("name", metavar="NAME", choices=CHOICES, help=" | ".join(CHOICES))
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--plot", metavar="FILE", default=None,
-                   help="write a figure (PNG, SVG, PDF): bars per study, or the sweep's curves")
-    p.add_argument("--answerer", metavar="MODULE:FUNCTION", default=None,
-                   help="a callable (context_text, question) -> jtms.studies.Answer that joins the "
-                        "two readers in every study (for instance a language model)")
-    p.add_argument("--seed", type=_seed, default=None,
-                   help="the seed of every study run (default: each study's own)")
-    p.add_argument("--seeds", type=_positive, default=1, metavar="N",
-                   help="run seeds SEED..SEED+N-1 and report mean [min-max] (default 1)")
-    p.add_argument("--budget", type=_positive, default=2000,
-                   help="token budget of every rule's working context (default 2000)")
-    p.add_argument("--sweep", type=_positive_list, default=None, metavar="B1,B2,...",
-                   help="budget sweep: grounded answers per rule and reader at each budget")
-    p.add_argument("--scale", type=_positive_list, default=None, metavar="N1,N2",
-                   help="diagnosis: also measure repair latency on memories of N claims "
-                        "(default 10000,100000; 'none' to skip)")
+    p.add_argument(
+        "--plot",
+        metavar="FILE",
+        default=None,
+        help="write a figure (PNG, SVG, PDF): bars per study, or the sweep's curves",
+    )
+    p.add_argument(
+        "--answerer",
+        metavar="MODULE:FUNCTION",
+        default=None,
+        help="a callable (context_text, question) -> jtms.studies.Answer that joins the "
+        "two readers in every study (for instance a language model)",
+    )
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        default=None,
+        help="the seed of every study run (default: each study's own)",
+    )
+    p.add_argument(
+        "--seeds",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="run seeds SEED..SEED+N-1 and report mean [min-max] (default 1)",
+    )
+    p.add_argument(
+        "--budget",
+        type=_positive,
+        default=2000,
+        help="token budget of every rule's working context (default 2000)",
+    )
+    p.add_argument(
+        "--sweep",
+        type=_positive_list,
+        default=None,
+        metavar="B1,B2,...",
+        help="budget sweep: grounded answers per rule and reader at each budget",
+    )
+    p.add_argument(
+        "--scale",
+        type=_positive_list,
+        default=None,
+        metavar="N1,N2",
+        help="diagnosis: also measure repair latency on memories of N claims "
+        "(default 10000,100000; 'none' to skip)",
+    )
     p.set_defaults(func=run)
 
 
@@ -134,7 +167,9 @@ def run(args: argparse.Namespace) -> int:
         return [first + k for k in range(args.seeds)]
 
     def one(name: str, seed: int, budget: int) -> Any:
-        options: dict[str, Any] = {"scales": scales} if name == "diagnosis" and not args.sweep else {}
+        options: dict[str, Any] = (
+            {"scales": scales} if name == "diagnosis" and not args.sweep else {}
+        )
         return run_study(name, answerer=answerer, seed=seed, budget=budget, **options)
 
     if args.sweep:
@@ -161,21 +196,30 @@ def run(args: argparse.Namespace) -> int:
         with open_output(args.plot, "--plot", binary=True) as figure:
             plot(results, figure, format=Path(args.plot).suffix[1:].lower())
     if args.json:
-        payload: dict[str, Any] = {"studies": [r.as_dict() for r in results], "ok": not failures,
-                                   "budget": args.budget}
+        payload: dict[str, Any] = {
+            "studies": [r.as_dict() for r in results],
+            "ok": not failures,
+            "budget": args.budget,
+        }
         if args.plot:
             payload["plot"] = args.plot
         print_json(payload)
     else:
         rules = results[0].rules
-        rows = [[_label(r, e)] + [_cell(e, rule) for rule in rules]
-                for r in results for e in r.endpoints]
+        rows = [
+            [_label(r, e)] + [_cell(e, rule) for rule in rules]
+            for r in results
+            for e in r.endpoints
+        ]
         seeds = "" if args.seeds == 1 else f"; mean, min-max, over {args.seeds} seeds"
         title = f"Studies (program-state endpoints; rules as columns; budget {args.budget}{seeds})"
         out.print(table(title, ["endpoint"] + rules, rows))
         for r in results:
-            shown = f"seed {r.seed}" if isinstance(getattr(r, "seed", None), int) else \
-                f"seeds {', '.join(map(str, getattr(r, 'seeds', [])))}"
+            shown = (
+                f"seed {r.seed}"
+                if isinstance(getattr(r, "seed", None), int)
+                else f"seeds {', '.join(map(str, getattr(r, 'seeds', [])))}"
+            )
             out.print(f"{r.name}: {shown}, {r.seconds:.2f} s")
         if failures:
             out.print("FAILED (exact rule): " + "; ".join(f"{k}: {v}" for k, v in failures.items()))
@@ -190,8 +234,14 @@ def _run_sweep(args: argparse.Namespace, names: list[str], seeds_of: Any, one: A
     out = console()
     results = []
     for name in names:
-        results.append(sweep(name, args.sweep, seeds_of(name),
-                             lambda study, seed, budget: one(study, seed, budget)))
+        results.append(
+            sweep(
+                name,
+                args.sweep,
+                seeds_of(name),
+                lambda study, seed, budget: one(study, seed, budget),
+            )
+        )
         if not args.json:
             out.print(f"{name}: swept {len(args.sweep)} budgets", style="dim")
     if args.plot:
@@ -207,14 +257,23 @@ def _run_sweep(args: argparse.Namespace, names: list[str], seeds_of: Any, one: A
         print_json(payload)
     else:
         for r in results:
-            rows = [[column] + [f"{v:g}" for v in values]
-                    for column, values in sorted(r.series.items())]
-            out.print(table(f"{r.study}: grounded (of {r.total}) by context budget",
-                            ["rule/reader"] + [str(b) for b in r.budgets], rows))
+            rows = [
+                [column] + [f"{v:g}" for v in values] for column, values in sorted(r.series.items())
+            ]
+            out.print(
+                table(
+                    f"{r.study}: grounded (of {r.total}) by context budget",
+                    ["rule/reader"] + [str(b) for b in r.budgets],
+                    rows,
+                )
+            )
         if violations:
-            out.print("FAILED: exact grounds fewer answers than none (careful reader): "
-                      + "; ".join(f"{v['study']} budget {v['budget']} seed {v['seed']}"
-                                  for v in violations))
+            out.print(
+                "FAILED: exact grounds fewer answers than none (careful reader): "
+                + "; ".join(
+                    f"{v['study']} budget {v['budget']} seed {v['seed']}" for v in violations
+                )
+            )
         if args.plot:
             out.print(f"figure written to {args.plot}")
     return ExitCode.of(not violations)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import argparse
 import json
 import sys
@@ -15,16 +14,21 @@ from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, sorted_sets, table
 from jtms.cli.progress import progress_bar
 from jtms.cli.sources import add_source_arguments, print_import_report, read_from
+from jtms.interchange import Imported
 from theory.errors import InputError
 from theory.graphfile import load_graph, paused_gc
-from theory.justifications import minimal_justifications
 from theory.index import IndexView, index_of
+from theory.justifications import minimal_justifications
 from theory.revision import RULES, revise, revise_in_force
-from theory.safety import (SafetyCounts, SafetyReport, SafetySummary, check_structure, claim_numbers,
-                           count_verdicts)
+from theory.safety import (
+    SafetyCounts,
+    SafetyReport,
+    SafetySummary,
+    check_structure,
+    claim_numbers,
+    count_verdicts,
+)
 from theory.structure import SupportStructure
-
-from jtms.interchange import Imported
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -41,10 +45,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "example:\n  jtms supports examples/or_world.json --claim claim --json"
         ),
     )
-    supports.add_argument("graph", metavar="GRAPH", help="graph file (docs/design.md section 4 format)")
+    supports.add_argument(
+        "graph", metavar="GRAPH", help="graph file (docs/design.md section 4 format)"
+    )
     supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
-    supports.add_argument("--limit", type=at_least(1), default=None, metavar="N", help="stop after N justifications")
-    supports.add_argument("--formula", action="store_true", help="also print the support formula (sympy DNF)")
+    supports.add_argument(
+        "--limit", type=at_least(1), default=None, metavar="N", help="stop after N justifications"
+    )
+    supports.add_argument(
+        "--formula", action="store_true", help="also print the support formula (sympy DNF)"
+    )
     supports.add_argument("--json", action="store_true", help="machine output")
     supports.set_defaults(func=run_supports)
 
@@ -61,9 +71,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         ),
     )
     revise_parser.add_argument("graph", metavar="GRAPH", help="graph file")
-    revise_parser.add_argument("--audit", required=True, type=id_list, metavar="ID[,ID...]",
-                               help="node ids to invalidate (evidence or claims)")
-    revise_parser.add_argument("--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)")
+    revise_parser.add_argument(
+        "--audit",
+        required=True,
+        type=id_list,
+        metavar="ID[,ID...]",
+        help="node ids to invalidate (evidence or claims)",
+    )
+    revise_parser.add_argument(
+        "--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)"
+    )
     revise_parser.add_argument("--json", action="store_true", help="machine output")
     add_source_arguments(revise_parser)  # --from: the audit revises the source after its own audit
     revise_parser.set_defaults(func=run_revise)
@@ -86,15 +103,30 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         ),
     )
     check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
-    db_option(check, instead_of_file=True,
-              help="check a stored memory (as it stands after its audits) instead of a file")
-    check.add_argument("--claim", type=id_list, metavar="ID[,ID...]", help="check only these claims")
-    check.add_argument("--max-listed", "--max-justifications", dest="max_listed", type=at_least(0), default=64,
-                       metavar="N", help="list at most N minimal justifications per unsafe claim "
-                       "(default 64; 0 = all; --max-justifications is its old name)")
-    check.add_argument("--summary", action="store_true",
-                       help="verdicts only, no certificates: per claim the number of witness audits and the "
-                       "first few (with --json: violation_count, violations_complete; fastest on large graphs)")
+    db_option(
+        check,
+        instead_of_file=True,
+        help="check a stored memory (as it stands after its audits) instead of a file",
+    )
+    check.add_argument(
+        "--claim", type=id_list, metavar="ID[,ID...]", help="check only these claims"
+    )
+    check.add_argument(
+        "--max-listed",
+        "--max-justifications",
+        dest="max_listed",
+        type=at_least(0),
+        default=64,
+        metavar="N",
+        help="list at most N minimal justifications per unsafe claim "
+        "(default 64; 0 = all; --max-justifications is its old name)",
+    )
+    check.add_argument(
+        "--summary",
+        action="store_true",
+        help="verdicts only, no certificates: per claim the number of witness audits and the "
+        "first few (with --json: violation_count, violations_complete; fastest on large graphs)",
+    )
     check.add_argument("--json", action="store_true", help="machine output")
     add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
     check.set_defaults(func=run_check)
@@ -148,8 +180,11 @@ def run_revise(args: argparse.Namespace) -> int:
     rows = [(node, structure.kind(node).value, "retired") for node in payload["retired"]]
     rows += [(node, structure.kind(node).value, "active") for node in payload["active"]]
     if imported is not None:
-        rows += [(node, structure.kind(node).value, "audited in the source")
-                 for node in imported.audit_list() if node not in result.audit]
+        rows += [
+            (node, structure.kind(node).value, "audited in the source")
+            for node in imported.audit_list()
+            if node not in result.audit
+        ]
     out.print(table("State after the audit", ["node", "kind", "status"], rows))
     if imported is not None:
         print_import_report(imported)
@@ -171,20 +206,33 @@ def print_report(report: SafetyReport, title: str) -> None:
             continue
         listed = ", ".join(format_set(s) for s in sorted_sets(claim.minimal_justifications))
         if not claim.minimal_justifications_complete:
-            listed = (listed + ", ..." if listed else "(not computed: --summary)")
+            listed = listed + ", ..." if listed else "(not computed: --summary)"
         rows.append((claim.id, "active", "safe" if claim.influence_safe else "UNSAFE", listed))
     out.print(table(title, ["claim", "state", "influence", "minimal justifications"], rows))
     violations = [
-        (claim.id, v.kind or "unsafe", format_set(v.audit),
-         "-" if v.surviving_justification is None else format_set(v.surviving_justification))
+        (
+            claim.id,
+            v.kind or "unsafe",
+            format_set(v.audit),
+            "-" if v.surviving_justification is None else format_set(v.surviving_justification),
+        )
         for claim in claims
         for v in claim.violations
     ]
     if violations:
-        out.print(table("Violations (influence retires the claim, exact keeps it)",
-                        ["claim", "kind", "witness audit", "surviving justification"], violations))
+        out.print(
+            table(
+                "Violations (influence retires the claim, exact keeps it)",
+                ["claim", "kind", "witness audit", "surviving justification"],
+                violations,
+            )
+        )
     unsafe = len(report.unsafe)
-    verdict = "influence-safe" if report.influence_safe else f"NOT influence-safe: {unsafe} unsafe claim(s)"
+    verdict = (
+        "influence-safe"
+        if report.influence_safe
+        else f"NOT influence-safe: {unsafe} unsafe claim(s)"
+    )
     out.print(f"{len(report.claims)} claim(s) checked: {verdict}")
 
 
@@ -196,17 +244,34 @@ def print_summary(summary: SafetySummary | SafetyCounts, title: str, by_id: bool
     claims are in id order already, so only the first rows are read."""
     out = console()
     found = summary.unsafe() if isinstance(summary, SafetyCounts) else iter(summary.unsafe)
-    unsafe = sorted(islice(found, SUMMARY_ROWS) if by_id else found, key=lambda c: c.id)[:SUMMARY_ROWS]
+    unsafe = sorted(islice(found, SUMMARY_ROWS) if by_id else found, key=lambda c: c.id)[
+        :SUMMARY_ROWS
+    ]
     totals = summary.totals()
-    rows = [(c.id, str(c.violation_count), ", ".join(format_set([e]) for e in c.examples)
-             + (", ..." if c.violation_count > len(c.examples) else "")) for c in unsafe]
+    rows = [
+        (
+            c.id,
+            str(c.violation_count),
+            ", ".join(format_set([e]) for e in c.examples)
+            + (", ..." if c.violation_count > len(c.examples) else ""),
+        )
+        for c in unsafe
+    ]
     if rows:
         out.print(table(title + ": unsafe claims", ["claim", "violations", "witness audits"], rows))
         if totals["unsafe"] > SUMMARY_ROWS:
-            out.print(f"... and {totals['unsafe'] - SUMMARY_ROWS} more unsafe claim(s) (--json lists them all)")
-    verdict = "influence-safe" if summary.influence_safe else f"NOT influence-safe: {totals['unsafe']} unsafe claim(s)"
-    out.print(f"{totals['claims']} claim(s) checked ({totals['active']} active): {verdict}, "
-              f"{totals['violations']} violation(s)")
+            out.print(
+                f"... and {totals['unsafe'] - SUMMARY_ROWS} more unsafe claim(s) (--json lists them all)"
+            )
+    verdict = (
+        "influence-safe"
+        if summary.influence_safe
+        else f"NOT influence-safe: {totals['unsafe']} unsafe claim(s)"
+    )
+    out.print(
+        f"{totals['claims']} claim(s) checked ({totals['active']} active): {verdict}, "
+        f"{totals['violations']} violation(s)"
+    )
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -268,12 +333,17 @@ def _summary_check(args: argparse.Namespace) -> int:
     return ExitCode.of(counts.influence_safe)
 
 
-def _counted(args: argparse.Namespace, index: IndexView, blocked: tuple[int, ...],
-             active: bytes | bytearray | None) -> SafetyCounts:
+def _counted(
+    args: argparse.Namespace,
+    index: IndexView,
+    blocked: tuple[int, ...],
+    active: bytes | bytearray | None,
+) -> SafetyCounts:
     claims = claim_numbers(index, args.claim) if args.claim else None
     total = len(claims) if claims is not None else sum(1 for flag in index.is_evidence if not flag)
     done = [0]
     with progress_bar("checking", total, enabled=not args.json and total > 2000, every=1) as update:
+
         def advance(k: int) -> None:
             done[0] += k
             update(done[0])
@@ -292,25 +362,43 @@ def _print_counts_json(counts: SafetyCounts, started: float) -> None:
         print_json(payload)
         return
     write = sys.stdout.write
-    write('{"influence_safe":' + json.dumps(counts.influence_safe) + ',"summary":'
-          + json.dumps(totals, separators=(",", ":")) + ',"claims":[')
+    write(
+        '{"influence_safe":'
+        + json.dumps(counts.influence_safe)
+        + ',"summary":'
+        + json.dumps(totals, separators=(",", ":"))
+        + ',"claims":['
+    )
     encode = json.JSONEncoder(separators=(",", ":")).encode
     for k, claim in enumerate(counts.claims()):
         write(("," if k else "") + encode(claim.to_dict()))
     write('],"seconds":' + json.dumps(round(time.perf_counter() - started, 6)) + "}\n")
 
 
-def _checked(args: argparse.Namespace, structure: SupportStructure, blocked: frozenset[str], source: str,
-             started: float, claims: list[str] | None, total: int, imported: Imported | None = None) -> int:
+def _checked(
+    args: argparse.Namespace,
+    structure: SupportStructure,
+    blocked: frozenset[str],
+    source: str,
+    started: float,
+    claims: list[str] | None,
+    total: int,
+    imported: Imported | None = None,
+) -> int:
     limit = None if args.max_listed == 0 else args.max_listed
     done = [0]
     try:
-        with progress_bar("checking", total, enabled=not args.json and total > 2000, every=500) as update:
+        with progress_bar(
+            "checking", total, enabled=not args.json and total > 2000, every=500
+        ) as update:
+
             def advance(k: int) -> None:
                 done[0] += k
                 update(done[0])
 
-            report = check_structure(structure, claims, max_listed=limit, progress=advance, blocked=blocked)
+            report = check_structure(
+                structure, claims, max_listed=limit, progress=advance, blocked=blocked
+            )
     except InputError as error:
         raise error.with_source(source) from None
     if args.json:

@@ -42,12 +42,25 @@ lock not granted in time) is one :class:`theory.errors.InputError` line; an inte
 rolls back (PostgreSQL aborts a transaction whose connection dies).
 """
 
-
 from jtms.store.postgres.admin import MemoryInfo, drop_memories, drop_memory, list_memories
 from jtms.store.postgres.connection import server_problem
-from jtms.store.postgres.location import (DEFAULT_MEMORY, PostgresLocation, hide_password,
-                                          parse_location)
+from jtms.store.postgres.location import (
+    DEFAULT_MEMORY,
+    PostgresLocation,
+    hide_password,
+    parse_location,
+)
 from jtms.store.postgres.store import PostgresStore
 
-__all__ = ["DEFAULT_MEMORY", "MemoryInfo", "PostgresLocation", "PostgresStore", "drop_memories",
-           "drop_memory", "hide_password", "list_memories", "parse_location", "server_problem"]
+__all__ = [
+    "DEFAULT_MEMORY",
+    "MemoryInfo",
+    "PostgresLocation",
+    "PostgresStore",
+    "drop_memories",
+    "drop_memory",
+    "hide_password",
+    "list_memories",
+    "parse_location",
+    "server_problem",
+]

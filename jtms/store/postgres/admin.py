@@ -29,28 +29,43 @@ def list_memories(location: str) -> list[MemoryInfo]:
     place = parse_location(location)
     connection = connect(place.conninfo, place.shown)
     try:
-        schemas = [name for (name,) in connection.execute(
-            "SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid "
-            "WHERE c.relname = 'meta' AND c.relkind = 'r' AND starts_with(n.nspname, %s) "
-            "ORDER BY n.nspname", (SCHEMA_PREFIX,))]
+        schemas = [
+            name
+            for (name,) in connection.execute(
+                "SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid "
+                "WHERE c.relname = 'meta' AND c.relkind = 'r' AND starts_with(n.nspname, %s) "
+                "ORDER BY n.nspname",
+                (SCHEMA_PREFIX,),
+            )
+        ]
         result = []
         for schema in schemas:
-            name = schema[len(SCHEMA_PREFIX):]
+            name = schema[len(SCHEMA_PREFIX) :]
             if not MEMORY_NAME.fullmatch(name):
                 continue
             ident = sql.Identifier(schema)
             with connection.transaction():
                 connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                app = connection.execute(sql.SQL("SELECT value FROM {}.meta WHERE key = "
-                                                 "'application'").format(ident)).fetchone()
+                app = connection.execute(
+                    sql.SQL("SELECT value FROM {}.meta WHERE key = 'application'").format(ident)
+                ).fetchone()
                 if app is None or app[0] != APPLICATION:
                     continue
-                events, last = connection.execute(sql.SQL(
-                    "SELECT count(*), max(time) FROM {}.events").format(ident)).fetchone() or (0, None)
-                nodes = connection.execute(sql.SQL("SELECT count(*) FROM {}.nodes").format(ident)
-                                           ).fetchone()
-            result.append(MemoryInfo(name, f"{place.database}?memory={name}", int(events),
-                                     int(nodes[0]) if nodes else 0, last))
+                events, last = connection.execute(
+                    sql.SQL("SELECT count(*), max(time) FROM {}.events").format(ident)
+                ).fetchone() or (0, None)
+                nodes = connection.execute(
+                    sql.SQL("SELECT count(*) FROM {}.nodes").format(ident)
+                ).fetchone()
+            result.append(
+                MemoryInfo(
+                    name,
+                    f"{place.database}?memory={name}",
+                    int(events),
+                    int(nodes[0]) if nodes else 0,
+                    last,
+                )
+            )
         return result
     except psycopg.Error as error:
         raise fault(error, place.shown) from None
@@ -76,10 +91,15 @@ def drop_memories(locations: Sequence[str]) -> int:
         connection = connect(conninfo, group[0].shown)
         try:
             for place in group:
-                exists = connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
-                                            (place.schema,)).fetchone() is not None
-                connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-                    sql.Identifier(place.schema)))
+                exists = (
+                    connection.execute(
+                        "SELECT 1 FROM pg_namespace WHERE nspname = %s", (place.schema,)
+                    ).fetchone()
+                    is not None
+                )
+                connection.execute(
+                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(place.schema))
+                )
                 dropped += exists
         except psycopg.Error as error:
             raise fault(error, group[0].shown) from None

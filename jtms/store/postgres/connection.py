@@ -7,9 +7,8 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from theory.errors import InputError
-
 from jtms.store.postgres.location import parse_location
+from theory.errors import InputError
 
 CONNECT_TIMEOUT_S = 10
 
@@ -27,9 +26,11 @@ def connect(conninfo: str, shown: str) -> psycopg.Connection[Any]:
         given = conninfo_to_dict(conninfo)
     except psycopg.Error as error:
         raise InputError(f"not a PostgreSQL URL ({one_line(error)})", source=shown) from None
-    defaults: dict[str, Any] = {key: value for key, value in
-                                (("connect_timeout", CONNECT_TIMEOUT_S),
-                                 ("application_name", "jtms")) if key not in given}
+    defaults: dict[str, Any] = {
+        key: value
+        for key, value in (("connect_timeout", CONNECT_TIMEOUT_S), ("application_name", "jtms"))
+        if key not in given
+    }
     try:
         return psycopg.connect(conninfo, autocommit=True, **defaults)
     except psycopg.Error as error:
@@ -46,16 +47,23 @@ def server_problem(conninfo: str) -> str:
     return ""
 
 
-def fault(error: psycopg.Error, shown: str, waited: float | None = None,
-           timeout: float | None = None) -> InputError:
+def fault(
+    error: psycopg.Error, shown: str, waited: float | None = None, timeout: float | None = None
+) -> InputError:
     """One line for a database error (the CLI turns it into exit 2)."""
     if isinstance(error, psycopg.errors.LockNotAvailable):
-        return InputError(f"the memory is locked by another writer: waited {waited or 0:.1f} s "
-                          f"(busy timeout {timeout or 0:g} s; set JTMS_BUSY_TIMEOUT to wait "
-                          f"longer); nothing written", source=shown)
+        return InputError(
+            f"the memory is locked by another writer: waited {waited or 0:.1f} s "
+            f"(busy timeout {timeout or 0:g} s; set JTMS_BUSY_TIMEOUT to wait "
+            f"longer); nothing written",
+            source=shown,
+        )
     if isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
-        return InputError(f"lost the connection to PostgreSQL ({one_line(error)}); the "
-                          f"transaction was rolled back, nothing written", source=shown)
+        return InputError(
+            f"lost the connection to PostgreSQL ({one_line(error)}); the "
+            f"transaction was rolled back, nothing written",
+            source=shown,
+        )
     return InputError(f"database error ({one_line(error)}); nothing written", source=shown)
 
 

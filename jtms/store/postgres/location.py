@@ -21,9 +21,9 @@ MEMORY_NAME = re.compile(r"[A-Za-z0-9_]{1,50}")
 class PostgresLocation:
     """A server, a database and one memory in it."""
 
-    conninfo: str      # the URL without ``memory`` (libpq reads the rest)
+    conninfo: str  # the URL without ``memory`` (libpq reads the rest)
     memory: str
-    shown: str         # the URL as written, password hidden (for messages)
+    shown: str  # the URL as written, password hidden (for messages)
 
     @property
     def schema(self) -> str:
@@ -52,8 +52,9 @@ def parse_location(location: str) -> PostgresLocation:
         raise InputError("give ?memory=NAME at most once", source=shown)
     memory = names[0] if names else DEFAULT_MEMORY
     if not MEMORY_NAME.fullmatch(memory):
-        raise InputError(f"memory name {memory[:60]!r}: use 1-50 letters, digits or '_'",
-                         source=shown)
+        raise InputError(
+            f"memory name {memory[:60]!r}: use 1-50 letters, digits or '_'", source=shown
+        )
     if "\x00" in location:
         raise InputError("the URL contains a NUL character", source=shown.replace("\x00", ""))
     return PostgresLocation(without_memory(location), memory, shown)
@@ -71,8 +72,7 @@ def without_memory(location: str) -> str:
     if not mark:
         return location
     query, hash_mark, fragment = tail.partition("#")
-    kept = [item for item in query.split("&")
-            if unquote_plus(item.partition("=")[0]) != "memory"]
+    kept = [item for item in query.split("&") if unquote_plus(item.partition("=")[0]) != "memory"]
     rest = "&".join(kept)
     return head + ("?" + rest if rest else "") + hash_mark + fragment
 
@@ -91,5 +91,12 @@ def hide_password(location: str) -> str:
     return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
 
 
-__all__ = ["DEFAULT_MEMORY", "MEMORY_NAME", "SCHEMA_PREFIX", "PostgresLocation", "hide_password",
-           "parse_location", "without_memory"]
+__all__ = [
+    "DEFAULT_MEMORY",
+    "MEMORY_NAME",
+    "SCHEMA_PREFIX",
+    "PostgresLocation",
+    "hide_password",
+    "parse_location",
+    "without_memory",
+]

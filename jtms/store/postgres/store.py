@@ -13,22 +13,40 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from theory.errors import InputError
-
 from jtms.store.postgres.connection import connect, fault, has_meta, one_line
 from jtms.store.postgres.location import PostgresLocation, parse_location
-from jtms.store.protocol import (Checkpoint, EventRow, HistoryRow, JustificationRow, NewNode,
-                                 NodeRow, NogoodRow, RevisionRow, SupportRow, TABLES,
-                                 WithdrawalRow)
-# one stored model: the same application tag, schema version and busy-timeout rule
-from jtms.store.sqlite import APPLICATION, SCHEMA_VERSION
+from jtms.store.protocol import (
+    TABLES,
+    Checkpoint,
+    EventRow,
+    HistoryRow,
+    JustificationRow,
+    NewNode,
+    NodeRow,
+    NogoodRow,
+    RevisionRow,
+    SupportRow,
+    WithdrawalRow,
+)
 from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 
-JTMS_LOCK_CLASS = 0x6A746D73          # "jtms": the first key of every memory's advisory lock
-IMMUTABLE_TABLES = ("events", "nodes", "justifications", "revisions", "supports", "nogoods",
-                    "nogood_revisions", "idempotency_keys")
-COPY_ABOVE = 200   # rows: larger batches go through COPY, smaller ones in one INSERT ... unnest
+# one stored model: the same application tag, schema version and busy-timeout rule
+from jtms.store.sqlite import APPLICATION, SCHEMA_VERSION
+from theory.errors import InputError
+
+JTMS_LOCK_CLASS = 0x6A746D73  # "jtms": the first key of every memory's advisory lock
+IMMUTABLE_TABLES = (
+    "events",
+    "nodes",
+    "justifications",
+    "revisions",
+    "supports",
+    "nogoods",
+    "nogood_revisions",
+    "idempotency_keys",
+)
+COPY_ABOVE = 200  # rows: larger batches go through COPY, smaller ones in one INSERT ... unnest
 
 SCHEMA = resources.files("jtms.store.postgres").joinpath("schema.sql").read_text(encoding="utf-8")
 """The tables and functions of one memory (``schema.sql`` beside this module)."""
@@ -37,22 +55,30 @@ SCHEMA = resources.files("jtms.store.postgres").joinpath("schema.sql").read_text
 def _triggers(schema: str) -> list[sql.Composed]:
     statements: list[sql.Composed] = []
     for table in IMMUTABLE_TABLES:
-        statements.append(sql.SQL(
-            "CREATE TRIGGER {name} BEFORE UPDATE OR DELETE ON {table} "
-            "FOR EACH ROW EXECUTE FUNCTION refuse_change()").format(
-                name=sql.Identifier(f"{table}_append_only"), table=sql.Identifier(table)))
-        statements.append(sql.SQL(
-            "CREATE TRIGGER {name} BEFORE TRUNCATE ON {table} "
-            "FOR EACH STATEMENT EXECUTE FUNCTION refuse_change()").format(
-                name=sql.Identifier(f"{table}_no_truncate"), table=sql.Identifier(table)))
-        statements.append(sql.SQL(
-            "CREATE TRIGGER {name} AFTER INSERT ON {table} REFERENCING NEW TABLE AS new_rows "
-            "FOR EACH STATEMENT EXECUTE FUNCTION check_references()").format(
-                name=sql.Identifier(f"{table}_references"), table=sql.Identifier(table)))
-    statements.append(sql.SQL(
-        "CREATE TRIGGER events_notify AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows "
-        "FOR EACH STATEMENT EXECUTE FUNCTION notify_events({channel})").format(
-            channel=sql.Literal(schema)))
+        statements.append(
+            sql.SQL(
+                "CREATE TRIGGER {name} BEFORE UPDATE OR DELETE ON {table} "
+                "FOR EACH ROW EXECUTE FUNCTION refuse_change()"
+            ).format(name=sql.Identifier(f"{table}_append_only"), table=sql.Identifier(table))
+        )
+        statements.append(
+            sql.SQL(
+                "CREATE TRIGGER {name} BEFORE TRUNCATE ON {table} "
+                "FOR EACH STATEMENT EXECUTE FUNCTION refuse_change()"
+            ).format(name=sql.Identifier(f"{table}_no_truncate"), table=sql.Identifier(table))
+        )
+        statements.append(
+            sql.SQL(
+                "CREATE TRIGGER {name} AFTER INSERT ON {table} REFERENCING NEW TABLE AS new_rows "
+                "FOR EACH STATEMENT EXECUTE FUNCTION check_references()"
+            ).format(name=sql.Identifier(f"{table}_references"), table=sql.Identifier(table))
+        )
+    statements.append(
+        sql.SQL(
+            "CREATE TRIGGER events_notify AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows "
+            "FOR EACH STATEMENT EXECUTE FUNCTION notify_events({channel})"
+        ).format(channel=sql.Literal(schema))
+    )
     return statements
 
 
@@ -63,8 +89,13 @@ def _now() -> str:
 class PostgresStore:
     """One memory (a schema) in a PostgreSQL database. See :mod:`jtms.store.protocol`."""
 
-    def __init__(self, connection: psycopg.Connection[Any], place: PostgresLocation,
-                 lock_key: int, busy_timeout: float):
+    def __init__(
+        self,
+        connection: psycopg.Connection[Any],
+        place: PostgresLocation,
+        lock_key: int,
+        busy_timeout: float,
+    ):
         self._db = connection
         self._place = place
         self.location = place.shown
@@ -81,8 +112,14 @@ class PostgresStore:
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
-    def _attach(cls, location: str, durability: str, busy_timeout: float | None,
-                create: bool, init_time: str | None = None) -> "PostgresStore":
+    def _attach(
+        cls,
+        location: str,
+        durability: str,
+        busy_timeout: float | None,
+        create: bool,
+        init_time: str | None = None,
+    ) -> "PostgresStore":
         durability_setting(durability)
         timeout = busy_timeout_setting(busy_timeout)
         place = parse_location(location)
@@ -102,8 +139,13 @@ class PostgresStore:
         return store
 
     @classmethod
-    def create(cls, location: str, durability: str = "full",
-               busy_timeout: float | None = None, init_time: str | None = None) -> "PostgresStore":
+    def create(
+        cls,
+        location: str,
+        durability: str = "full",
+        busy_timeout: float | None = None,
+        init_time: str | None = None,
+    ) -> "PostgresStore":
         """A new, empty memory (a new schema); "already exists" if the name is taken.
 
         ``init_time`` dates its init event (``jtms import-memory`` keeps the exported one).
@@ -111,14 +153,16 @@ class PostgresStore:
         return cls._attach(location, durability, busy_timeout, create=True, init_time=init_time)
 
     @classmethod
-    def open(cls, location: str, durability: str = "full",
-             busy_timeout: float | None = None) -> "PostgresStore":
+    def open(
+        cls, location: str, durability: str = "full", busy_timeout: float | None = None
+    ) -> "PostgresStore":
         """An existing memory of this database; anything else is refused, nothing written."""
         return cls._attach(location, durability, busy_timeout, create=False)
 
     @staticmethod
-    def _install(connection: psycopg.Connection[Any], place: PostgresLocation,
-                 init_time: str) -> None:
+    def _install(
+        connection: psycopg.Connection[Any], place: PostgresLocation, init_time: str
+    ) -> None:
         schema = sql.Identifier(place.schema)
         try:
             with connection.transaction():
@@ -127,39 +171,59 @@ class PostgresStore:
                 connection.execute(SCHEMA)
                 for statement in _triggers(place.schema):
                     connection.execute(statement)
-                connection.execute("INSERT INTO meta (key, value) VALUES (%s, %s), (%s, %s)",
-                                   ("application", APPLICATION, "schema_version", str(SCHEMA_VERSION)))
-                connection.execute("INSERT INTO events (id, kind, time) VALUES (1, 'init', %s)",
-                                   (init_time,))
+                connection.execute(
+                    "INSERT INTO meta (key, value) VALUES (%s, %s), (%s, %s)",
+                    ("application", APPLICATION, "schema_version", str(SCHEMA_VERSION)),
+                )
+                connection.execute(
+                    "INSERT INTO events (id, kind, time) VALUES (1, 'init', %s)", (init_time,)
+                )
         except (psycopg.errors.DuplicateSchema, psycopg.errors.UniqueViolation):
             # a concurrent CREATE SCHEMA of the same name loses on the catalog's unique index
-            raise InputError(f"memory {place.memory!r} already exists in this database "
-                             f"(use another ?memory=NAME)", source=place.shown) from None
+            raise InputError(
+                f"memory {place.memory!r} already exists in this database "
+                f"(use another ?memory=NAME)",
+                source=place.shown,
+            ) from None
         except psycopg.errors.InsufficientPrivilege as error:
-            raise InputError(f"cannot create memory {place.memory!r}: {one_line(error)}",
-                             source=place.shown) from None
+            raise InputError(
+                f"cannot create memory {place.memory!r}: {one_line(error)}", source=place.shown
+            ) from None
 
     @staticmethod
     def _check(connection: psycopg.Connection[Any], place: PostgresLocation) -> int:
         """The memory's lock key, after checking that the schema is a jtms memory we read."""
-        row = connection.execute("SELECT oid::bigint FROM pg_namespace WHERE nspname = %s",
-                                 (place.schema,)).fetchone()
+        row = connection.execute(
+            "SELECT oid::bigint FROM pg_namespace WHERE nspname = %s", (place.schema,)
+        ).fetchone()
         if row is None:
-            raise InputError(f"no memory {place.memory!r} in this database (create it with "
-                             f"`jtms init --db {place.shown}`; `jtms memories --db "
-                             f"{place.database}` lists them)", source=place.shown)
-        meta = connection.execute(sql.SQL(
-            "SELECT key, value FROM {}.meta WHERE key IN ('application', 'schema_version')").format(
-                sql.Identifier(place.schema))).fetchall() if has_meta(connection, place.schema) else []
+            raise InputError(
+                f"no memory {place.memory!r} in this database (create it with "
+                f"`jtms init --db {place.shown}`; `jtms memories --db "
+                f"{place.database}` lists them)",
+                source=place.shown,
+            )
+        meta = (
+            connection.execute(
+                sql.SQL(
+                    "SELECT key, value FROM {}.meta WHERE key IN ('application', 'schema_version')"
+                ).format(sql.Identifier(place.schema))
+            ).fetchall()
+            if has_meta(connection, place.schema)
+            else []
+        )
         values = dict(meta)
         if values.get("application") != APPLICATION:
             raise InputError(f"schema {place.schema!r} is not a jtms memory", source=place.shown)
         version = values.get("schema_version")
         if version != str(SCHEMA_VERSION):
             shown = (version or "missing")[:20]
-            raise InputError(f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: "
-                             f"export it with the jtms that wrote it (`jtms export`), then import "
-                             f"it into a new memory", source=place.shown)
+            raise InputError(
+                f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: "
+                f"export it with the jtms that wrote it (`jtms export`), then import "
+                f"it into a new memory",
+                source=place.shown,
+            )
         oid = int(row[0])
         return oid - (1 << 32) if oid >= (1 << 31) else oid
 
@@ -183,8 +247,11 @@ class PostgresStore:
     def _session(self, connection: psycopg.Connection[Any]) -> None:
         """The settings of this store's sessions: the memory's schema, the durability."""
         value = "on" if self._durability == "full" else "off"
-        connection.execute(sql.SQL("SET search_path TO {}; SET synchronous_commit TO {}").format(
-            sql.Identifier(self._place.schema), sql.SQL(value)))
+        connection.execute(
+            sql.SQL("SET search_path TO {}; SET synchronous_commit TO {}").format(
+                sql.Identifier(self._place.schema), sql.SQL(value)
+            )
+        )
 
     def _begin(self, statement: str) -> None:
         """Start a transaction; if the server ended this idle session (a restart, an
@@ -240,13 +307,17 @@ class PostgresStore:
             if self.serialise == "serializable":
                 self._begin("BEGIN ISOLATION LEVEL SERIALIZABLE")
             else:
-                self._begin(f"BEGIN ISOLATION LEVEL READ COMMITTED; "
-                            f"SET LOCAL lock_timeout = {timeout_ms}")
-                self._db.execute("SELECT pg_advisory_xact_lock(%s, %s)",
-                                 (JTMS_LOCK_CLASS, self._lock_key))
+                self._begin(
+                    f"BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = {timeout_ms}"
+                )
+                self._db.execute(
+                    "SELECT pg_advisory_xact_lock(%s, %s)", (JTMS_LOCK_CLASS, self._lock_key)
+                )
         except psycopg.Error as error:
             self._end("ROLLBACK")
-            raise fault(error, self.location, time.monotonic() - started, self.busy_timeout) from None
+            raise fault(
+                error, self.location, time.monotonic() - started, self.busy_timeout
+            ) from None
         self._depth += 1
         try:
             yield
@@ -273,7 +344,9 @@ class PostgresStore:
                 pass
 
     # --- the event log ------------------------------------------------------------------------
-    def _rows(self, query: str | sql.Composable, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _rows(
+        self, query: str | sql.Composable, params: Sequence[Any] = ()
+    ) -> list[tuple[Any, ...]]:
         return self._db.execute(query, params).fetchall()  # type: ignore[arg-type]
 
     def last_event(self) -> int:
@@ -284,14 +357,25 @@ class PostgresStore:
     @staticmethod
     def _event_row(row: tuple[Any, ...]) -> EventRow:
         event_id, kind, when, actor, reason, roots, target, source = row
-        return EventRow(int(event_id), kind, when, actor, reason,
-                        tuple(roots) if roots is not None else None,
-                        int(target) if target is not None else None, source)
+        return EventRow(
+            int(event_id),
+            kind,
+            when,
+            actor,
+            reason,
+            tuple(roots) if roots is not None else None,
+            int(target) if target is not None else None,
+            source,
+        )
 
     def events(self, after: int, upto: int) -> list[EventRow]:
-        return [self._event_row(r) for r in self._rows(
-            f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id > %s AND id <= %s ORDER BY id",
-            (after, upto))]
+        return [
+            self._event_row(r)
+            for r in self._rows(
+                f"SELECT {self._EVENT_COLUMNS} FROM events WHERE id > %s AND id <= %s ORDER BY id",
+                (after, upto),
+            )
+        ]
 
     def event(self, event_id: int) -> EventRow | None:
         if not -(1 << 63) <= event_id < (1 << 63):
@@ -300,42 +384,66 @@ class PostgresStore:
         return self._event_row(rows[0]) if rows else None
 
     def open_audits(self) -> list[EventRow]:
-        return [self._event_row(r) for r in self._rows(
-            f"SELECT {self._EVENT_COLUMNS} FROM events a WHERE kind = 'audit' AND NOT EXISTS "
-            "(SELECT 1 FROM events r WHERE r.kind = 'reinstate' AND r.target = a.id) ORDER BY id")]
+        return [
+            self._event_row(r)
+            for r in self._rows(
+                f"SELECT {self._EVENT_COLUMNS} FROM events a WHERE kind = 'audit' AND NOT EXISTS "
+                "(SELECT 1 FROM events r WHERE r.kind = 'reinstate' AND r.target = a.id) ORDER BY id"
+            )
+        ]
 
     def nodes(self, first: int = 0) -> list[NodeRow]:
-        return [NodeRow(num, node_id, kind == "evidence", int(event), status)
-                for num, node_id, kind, event, status in self._rows(
-                    "SELECT num, id, kind, event, status FROM nodes WHERE num >= %s ORDER BY num",
-                    (first,))]
+        return [
+            NodeRow(num, node_id, kind == "evidence", int(event), status)
+            for num, node_id, kind, event, status in self._rows(
+                "SELECT num, id, kind, event, status FROM nodes WHERE num >= %s ORDER BY num",
+                (first,),
+            )
+        ]
 
     def justifications(self, first: int = 0) -> list[JustificationRow]:
-        return [JustificationRow(num, claim, tuple(antecedents), int(event))
-                for num, claim, antecedents, event in self._rows(
-                    "SELECT num, claim, antecedents, event FROM justifications WHERE num >= %s "
-                    "ORDER BY num", (first,))]
+        return [
+            JustificationRow(num, claim, tuple(antecedents), int(event))
+            for num, claim, antecedents, event in self._rows(
+                "SELECT num, claim, antecedents, event FROM justifications WHERE num >= %s "
+                "ORDER BY num",
+                (first,),
+            )
+        ]
 
     def revisions(self, after: int, upto: int) -> list[RevisionRow]:
-        return [RevisionRow(int(seq), node, status, int(event)) for seq, node, status, event in
-                self._rows("SELECT seq, node, status, event FROM revisions WHERE event > %s "
-                           "AND event <= %s ORDER BY seq", (after, upto))]
+        return [
+            RevisionRow(int(seq), node, status, int(event))
+            for seq, node, status, event in self._rows(
+                "SELECT seq, node, status, event FROM revisions WHERE event > %s "
+                "AND event <= %s ORDER BY seq",
+                (after, upto),
+            )
+        ]
 
     def supports(self, after: int, upto: int) -> list[SupportRow]:
-        return [SupportRow(int(seq), node, j, rank, int(event))
-                for seq, node, j, rank, event in self._rows(
-                    "SELECT seq, node, justification, rank, event FROM supports WHERE event > %s "
-                    "AND event <= %s ORDER BY seq", (after, upto))]
+        return [
+            SupportRow(int(seq), node, j, rank, int(event))
+            for seq, node, j, rank, event in self._rows(
+                "SELECT seq, node, justification, rank, event FROM supports WHERE event > %s "
+                "AND event <= %s ORDER BY seq",
+                (after, upto),
+            )
+        ]
 
     def checkpoint(self) -> Checkpoint | None:
         rows = self._rows("SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1")
         return Checkpoint(int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
     def nogoods(self, after: int = 0) -> list[NogoodRow]:
-        return [NogoodRow(nogood_id, tuple(nodes), text, author, int(event), status)
-                for nogood_id, nodes, text, author, event, status in self._rows(
-                    "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > %s "
-                    "ORDER BY event, ord", (after,))]
+        return [
+            NogoodRow(nogood_id, tuple(nodes), text, author, int(event), status)
+            for nogood_id, nodes, text, author, event, status in self._rows(
+                "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > %s "
+                "ORDER BY event, ord",
+                (after,),
+            )
+        ]
 
     # --- reads for people ---------------------------------------------------------------------
     def texts(self) -> dict[str, str]:
@@ -347,62 +455,95 @@ class PostgresStore:
     def node_record(self, node_id: str) -> dict[str, Any] | None:
         rows = self._rows(
             "SELECT n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
-            "FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = %s", (node_id,))
+            "FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = %s",
+            (node_id,),
+        )
         keys = ("id", "kind", "text", "author", "expression", "value", "created")
         return dict(zip(keys, rows[0])) if rows else None
 
     def calculations(self) -> list[tuple[str, str, str]]:
-        return [(a, b, c) for a, b, c in self._rows(
-            "SELECT id, expression, value FROM nodes WHERE kind = 'evidence' "
-            "AND expression IS NOT NULL ORDER BY num")]
+        return [
+            (a, b, c)
+            for a, b, c in self._rows(
+                "SELECT id, expression, value FROM nodes WHERE kind = 'evidence' "
+                "AND expression IS NOT NULL ORDER BY num"
+            )
+        ]
 
     def history(self, num: int) -> list[HistoryRow]:
-        rows = [HistoryRow(0, status, int(event), kind, when, actor, reason)
-                for status, event, kind, when, actor, reason in self._rows(
-                    "SELECT n.status, e.id, e.kind, e.time, e.actor, e.reason FROM nodes n "
-                    "JOIN events e ON e.id = n.event WHERE n.num = %s", (num,))]
-        rows += [HistoryRow(int(seq), status, int(event), kind, when, actor, reason)
-                 for seq, status, event, kind, when, actor, reason in self._rows(
-                     "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
-                     "FROM revisions r JOIN events e ON e.id = r.event WHERE r.node = %s "
-                     "ORDER BY r.seq", (num,))]
+        rows = [
+            HistoryRow(0, status, int(event), kind, when, actor, reason)
+            for status, event, kind, when, actor, reason in self._rows(
+                "SELECT n.status, e.id, e.kind, e.time, e.actor, e.reason FROM nodes n "
+                "JOIN events e ON e.id = n.event WHERE n.num = %s",
+                (num,),
+            )
+        ]
+        rows += [
+            HistoryRow(int(seq), status, int(event), kind, when, actor, reason)
+            for seq, status, event, kind, when, actor, reason in self._rows(
+                "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
+                "FROM revisions r JOIN events e ON e.id = r.event WHERE r.node = %s "
+                "ORDER BY r.seq",
+                (num,),
+            )
+        ]
         return rows
 
     def nogood_history(self, nogood_id: str) -> list[HistoryRow]:
-        rows = [HistoryRow(0, status, int(event), kind, when, actor, reason)
-                for status, event, kind, when, actor, reason in self._rows(
-                    "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
-                    "JOIN events e ON e.id = g.event WHERE g.id = %s", (nogood_id,))]
-        rows += [HistoryRow(int(seq), status, int(event), kind, when, actor, reason)
-                 for seq, status, event, kind, when, actor, reason in self._rows(
-                     "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
-                     "FROM nogood_revisions r JOIN events e ON e.id = r.event "
-                     "WHERE r.nogood = %s ORDER BY r.seq", (nogood_id,))]
+        rows = [
+            HistoryRow(0, status, int(event), kind, when, actor, reason)
+            for status, event, kind, when, actor, reason in self._rows(
+                "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
+                "JOIN events e ON e.id = g.event WHERE g.id = %s",
+                (nogood_id,),
+            )
+        ]
+        rows += [
+            HistoryRow(int(seq), status, int(event), kind, when, actor, reason)
+            for seq, status, event, kind, when, actor, reason in self._rows(
+                "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
+                "FROM nogood_revisions r JOIN events e ON e.id = r.event "
+                "WHERE r.nogood = %s ORDER BY r.seq",
+                (nogood_id,),
+            )
+        ]
         return rows
 
     def audits_naming(self, node_id: str) -> list[int]:
-        return [int(row[0]) for row in self._rows(
-            "SELECT id FROM events WHERE kind = 'audit' AND %s = ANY (roots) ORDER BY id",
-            (node_id,))]
+        return [
+            int(row[0])
+            for row in self._rows(
+                "SELECT id FROM events WHERE kind = 'audit' AND %s = ANY (roots) ORDER BY id",
+                (node_id,),
+            )
+        ]
 
     def last_deactivation(self, num: int) -> int | None:
-        rows = self._rows("SELECT event FROM revisions WHERE node = %s AND status = 'inactive' "
-                          "ORDER BY seq DESC LIMIT 1", (num,))
+        rows = self._rows(
+            "SELECT event FROM revisions WHERE node = %s AND status = 'inactive' "
+            "ORDER BY seq DESC LIMIT 1",
+            (num,),
+        )
         return int(rows[0][0]) if rows else None
 
     def withdrawals(self) -> list[WithdrawalRow]:
-        return [WithdrawalRow(node, int(event), kind, reason, actor, when)
-                for node, event, kind, reason, actor, when in self._rows(
-                    "SELECT n.id, r.event, e.kind, e.reason, e.actor, e.time FROM "
-                    "(SELECT DISTINCT ON (node) seq, node, status, event FROM revisions "
-                    " ORDER BY node, seq DESC) r "
-                    "JOIN nodes n ON n.num = r.node JOIN events e ON e.id = r.event "
-                    "WHERE r.status = 'inactive' ORDER BY r.seq DESC")]
+        return [
+            WithdrawalRow(node, int(event), kind, reason, actor, when)
+            for node, event, kind, reason, actor, when in self._rows(
+                "SELECT n.id, r.event, e.kind, e.reason, e.actor, e.time FROM "
+                "(SELECT DISTINCT ON (node) seq, node, status, event FROM revisions "
+                " ORDER BY node, seq DESC) r "
+                "JOIN nodes n ON n.num = r.node JOIN events e ON e.id = r.event "
+                "WHERE r.status = 'inactive' ORDER BY r.seq DESC"
+            )
+        ]
 
     def stored_status(self) -> dict[int, str]:
         status: dict[int, str] = dict(self._rows("SELECT num, status FROM nodes"))  # type: ignore[arg-type]
         for node, value in self._rows(
-                "SELECT DISTINCT ON (node) node, status FROM revisions ORDER BY node, seq DESC"):
+            "SELECT DISTINCT ON (node) node, status FROM revisions ORDER BY node, seq DESC"
+        ):
             status[node] = value
         return status
 
@@ -412,7 +553,9 @@ class PostgresStore:
         export does not depend on the backend."""
         if table not in TABLES:
             raise InputError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
-        cursor = self._db.execute(sql.SQL("SELECT * FROM {} ORDER BY 1").format(sql.Identifier(table)))
+        cursor = self._db.execute(
+            sql.SQL("SELECT * FROM {} ORDER BY 1").format(sql.Identifier(table))
+        )
         names = [d.name for d in cursor.description or ()]
         result = []
         for row in cursor:
@@ -430,29 +573,45 @@ class PostgresStore:
     def problems(self) -> list[str]:
         """References, dense numbering and the presence of the append-only triggers."""
         checks = [
-            ("node numbers are not dense",
-             "SELECT count(*) FROM nodes HAVING count(*) > 0 AND max(num) <> count(*) - 1"),
-            ("justification numbers are not dense",
-             "SELECT count(*) FROM justifications HAVING count(*) > 0 AND max(num) <> count(*) - 1"),
-            ("a justification refers to a missing node",
-             "SELECT j.num FROM justifications j WHERE NOT EXISTS "
-             "(SELECT 1 FROM nodes n WHERE n.num = j.claim) OR EXISTS (SELECT 1 FROM "
-             "unnest(j.antecedents) a WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.num = a))"),
-            ("a revision refers to a missing node or event",
-             "SELECT r.seq FROM revisions r WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE "
-             "n.num = r.node) OR NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.event)"),
-            ("a support refers to a missing justification or event",
-             "SELECT s.seq FROM supports s WHERE NOT EXISTS (SELECT 1 FROM justifications j "
-             "WHERE j.num = s.justification) OR NOT EXISTS (SELECT 1 FROM events e WHERE "
-             "e.id = s.event)"),
-            ("a node refers to a missing event",
-             "SELECT n.num FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = n.event)"),
+            (
+                "node numbers are not dense",
+                "SELECT count(*) FROM nodes HAVING count(*) > 0 AND max(num) <> count(*) - 1",
+            ),
+            (
+                "justification numbers are not dense",
+                "SELECT count(*) FROM justifications HAVING count(*) > 0 AND max(num) <> count(*) - 1",
+            ),
+            (
+                "a justification refers to a missing node",
+                "SELECT j.num FROM justifications j WHERE NOT EXISTS "
+                "(SELECT 1 FROM nodes n WHERE n.num = j.claim) OR EXISTS (SELECT 1 FROM "
+                "unnest(j.antecedents) a WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.num = a))",
+            ),
+            (
+                "a revision refers to a missing node or event",
+                "SELECT r.seq FROM revisions r WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE "
+                "n.num = r.node) OR NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.event)",
+            ),
+            (
+                "a support refers to a missing justification or event",
+                "SELECT s.seq FROM supports s WHERE NOT EXISTS (SELECT 1 FROM justifications j "
+                "WHERE j.num = s.justification) OR NOT EXISTS (SELECT 1 FROM events e WHERE "
+                "e.id = s.event)",
+            ),
+            (
+                "a node refers to a missing event",
+                "SELECT n.num FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = n.event)",
+            ),
         ]
         problems = [f"postgres integrity: {what}" for what, query in checks if self._rows(query)]
-        enabled = {name for (name,) in self._rows(
-            "SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-            "WHERE c.relnamespace = %s::regnamespace AND t.tgenabled <> 'D'",
-            (self._place.schema,))}
+        enabled = {
+            name
+            for (name,) in self._rows(
+                "SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                "WHERE c.relnamespace = %s::regnamespace AND t.tgenabled <> 'D'",
+                (self._place.schema,),
+            )
+        }
         for table in IMMUTABLE_TABLES:
             for trigger in (f"{table}_append_only", f"{table}_no_truncate", f"{table}_references"):
                 if trigger not in enabled:
@@ -460,48 +619,81 @@ class PostgresStore:
         return problems
 
     # --- writes -------------------------------------------------------------------------------
-    def append_event(self, kind: str, time: str, *, actor: str | None = None,
-                     reason: str | None = None, roots: Sequence[str] | None = None,
-                     target: int | None = None, source: str | None = None) -> int:
+    def append_event(
+        self,
+        kind: str,
+        time: str,
+        *,
+        actor: str | None = None,
+        reason: str | None = None,
+        roots: Sequence[str] | None = None,
+        target: int | None = None,
+        source: str | None = None,
+    ) -> int:
         rows = self._rows(
             "INSERT INTO events (id, kind, time, actor, reason, roots, target, source) "
             "SELECT coalesce(max(id), 0) + 1, %s, %s, %s, %s, %s, %s, %s FROM events RETURNING id",
-            (kind, time, actor, reason, list(roots) if roots is not None else None, target, source))
+            (kind, time, actor, reason, list(roots) if roots is not None else None, target, source),
+        )
         return int(rows[0][0])
 
     def add_nodes(self, nodes: Iterable[NewNode]) -> None:
         lines = "".join(
-            "\t".join((str(n.num), _copy_text(n.id), n.kind, _copy_text(n.text),
-                       _copy_text(n.author), _copy_text(n.expression), _copy_text(n.value),
-                       str(n.event), n.status)) + "\n" for n in nodes)
-        self._copy("COPY nodes (num, id, kind, text, author, expression, value, event, status) "
-                   "FROM STDIN", lines)
+            "\t".join(
+                (
+                    str(n.num),
+                    _copy_text(n.id),
+                    n.kind,
+                    _copy_text(n.text),
+                    _copy_text(n.author),
+                    _copy_text(n.expression),
+                    _copy_text(n.value),
+                    str(n.event),
+                    n.status,
+                )
+            )
+            + "\n"
+            for n in nodes
+        )
+        self._copy(
+            "COPY nodes (num, id, kind, text, author, expression, value, event, status) FROM STDIN",
+            lines,
+        )
 
     def add_justifications(self, justifications: Iterable[JustificationRow]) -> None:
-        lines = "".join(f"{j.num}\t{j.claim}\t{{{','.join(map(str, j.antecedents))}}}\t{j.event}\n"
-                        for j in justifications)
+        lines = "".join(
+            f"{j.num}\t{j.claim}\t{{{','.join(map(str, j.antecedents))}}}\t{j.event}\n"
+            for j in justifications
+        )
         self._copy("COPY justifications (num, claim, antecedents, event) FROM STDIN", lines)
 
     def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None:
         numbers = list(nodes)
         if len(numbers) > COPY_ABOVE:
             base = self._next_seq("revisions")
-            self._copy("COPY revisions (seq, node, status, event) FROM STDIN", "".join(
-                f"{base + k}\t{n}\t{status}\t{event}\n" for k, n in enumerate(numbers)))
+            self._copy(
+                "COPY revisions (seq, node, status, event) FROM STDIN",
+                "".join(f"{base + k}\t{n}\t{status}\t{event}\n" for k, n in enumerate(numbers)),
+            )
         elif numbers:
             self._db.execute(
                 "INSERT INTO revisions (seq, node, status, event) "
                 "SELECT base.seq + t.ord, t.node, %s, %s "
                 "FROM (SELECT coalesce(max(seq), 0) AS seq FROM revisions) base, "
                 "unnest(%s::integer[]) WITH ORDINALITY AS t(node, ord)",
-                (status, event, numbers))
+                (status, event, numbers),
+            )
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
         triples = list(pointers)
         if len(triples) > COPY_ABOVE:
             base = self._next_seq("supports")
-            self._copy("COPY supports (seq, node, justification, rank, event) FROM STDIN", "".join(
-                f"{base + k}\t{n}\t{j}\t{r}\t{event}\n" for k, (n, j, r) in enumerate(triples)))
+            self._copy(
+                "COPY supports (seq, node, justification, rank, event) FROM STDIN",
+                "".join(
+                    f"{base + k}\t{n}\t{j}\t{r}\t{event}\n" for k, (n, j, r) in enumerate(triples)
+                ),
+            )
         elif triples:
             nodes, justifications, ranks = (list(column) for column in zip(*triples))
             self._db.execute(
@@ -510,7 +702,8 @@ class PostgresStore:
                 "FROM (SELECT coalesce(max(seq), 0) AS seq FROM supports) base, "
                 "unnest(%s::integer[], %s::integer[], %s::bigint[]) "
                 "WITH ORDINALITY AS t(node, justification, rank, ord)",
-                (event, nodes, justifications, ranks))
+                (event, nodes, justifications, ranks),
+            )
 
     def _next_seq(self, table: str) -> int:
         """The next sequence number of ``table`` (inside write(): nobody else can insert)."""
@@ -524,7 +717,8 @@ class PostgresStore:
             self._db.cursor().executemany(
                 "INSERT INTO nogoods (id, nodes, text, author, event, status, ord) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                [row + (base + k,) for k, row in enumerate(rows)])
+                [row + (base + k,) for k, row in enumerate(rows)],
+            )
 
     def add_nogood_revisions(self, event: int, status: str, nogoods: Iterable[str]) -> None:
         names = list(nogoods)
@@ -533,20 +727,26 @@ class PostgresStore:
                 "INSERT INTO nogood_revisions (seq, nogood, status, event) "
                 "SELECT base.seq + t.ord, t.nogood, %s, %s "
                 "FROM (SELECT coalesce(max(seq), 0) AS seq FROM nogood_revisions) base, "
-                "unnest(%s::text[]) WITH ORDINALITY AS t(nogood, ord)", (status, event, names))
+                "unnest(%s::text[]) WITH ORDINALITY AS t(nogood, ord)",
+                (status, event, names),
+            )
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._db.execute("DELETE FROM checkpoints")
-        self._db.execute("INSERT INTO checkpoints (event, data) VALUES (%s, %s)",
-                         (checkpoint.event, checkpoint.data))
+        self._db.execute(
+            "INSERT INTO checkpoints (event, data) VALUES (%s, %s)",
+            (checkpoint.event, checkpoint.data),
+        )
 
     def idempotency_key(self, key: str) -> tuple[int, str] | None:
         rows = self._rows("SELECT event, request FROM idempotency_keys WHERE key = %s", (key,))
         return (int(rows[0][0]), str(rows[0][1])) if rows else None
 
     def add_idempotency_key(self, key: str, request: str, event: int) -> None:
-        self._db.execute("INSERT INTO idempotency_keys (key, request, event) VALUES (%s, %s, %s)",
-                         (key, request, event))
+        self._db.execute(
+            "INSERT INTO idempotency_keys (key, request, event) VALUES (%s, %s, %s)",
+            (key, request, event),
+        )
 
     def _copy(self, statement: str, data: str) -> None:
         if data:
@@ -572,9 +772,13 @@ class PostgresStore:
                 listener = connect(self._place.conninfo, self._place.shown)
                 listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._place.schema)))
                 self._listener = listener
-                newest = int(listener.execute(sql.SQL("SELECT coalesce(max(id), 0) FROM {}.events")
-                                              .format(sql.Identifier(self._place.schema)))
-                             .fetchone()[0])  # type: ignore[index]
+                newest = int(
+                    listener.execute(
+                        sql.SQL("SELECT coalesce(max(id), 0) FROM {}.events").format(
+                            sql.Identifier(self._place.schema)
+                        )
+                    ).fetchone()[0]
+                )  # type: ignore[index]
                 if newest > after:
                     return newest
             newest = after
