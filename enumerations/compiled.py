@@ -165,7 +165,7 @@ def _prefer_wide_vectors() -> None:
 
         # numba's setting, not the environment: a child process (a CLI call from a test)
         # must not inherit other CPU features, which would miss numba's on-disk cache
-        numba.core.config.CPU_FEATURES = features.flatten() + ",-prefer-256-bit"
+        numba.core.config.CPU_FEATURES = features.flatten() + ",-prefer-256-bit"  # type: ignore[attr-defined]
 
 
 def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:

@@ -464,12 +464,12 @@ class SqliteStore:
         state)."""
         if self.schema_version == SCHEMA_VERSION:
             return
-        wanted = {
-            re.match(r"CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) (\w+)", statement).group(
-                1
-            ): statement
-            for statement in _split(SCHEMA + _triggers())
-        }  # type: ignore[union-attr]
+        pattern = re.compile(r"CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) (\w+)")
+        wanted = {}
+        for statement in _split(SCHEMA + _triggers()):
+            named = pattern.match(statement)
+            assert named is not None, statement  # every statement of the schema creates one
+            wanted[named.group(1)] = statement
         have = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master")}
         for name, statement in wanted.items():
             if name not in have:

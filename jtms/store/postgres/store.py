@@ -772,13 +772,13 @@ class PostgresStore:
                 listener = connect(self._place.conninfo, self._place.shown)
                 listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._place.schema)))
                 self._listener = listener
-                newest = int(
-                    listener.execute(
-                        sql.SQL("SELECT coalesce(max(id), 0) FROM {}.events").format(
-                            sql.Identifier(self._place.schema)
-                        )
-                    ).fetchone()[0]
-                )  # type: ignore[index]
+                row = listener.execute(
+                    sql.SQL("SELECT coalesce(max(id), 0) FROM {}.events").format(
+                        sql.Identifier(self._place.schema)
+                    )
+                ).fetchone()
+                assert row is not None  # an aggregate has one row
+                newest = int(row[0])
                 if newest > after:
                     return newest
             newest = after
