@@ -335,6 +335,81 @@ def test_long_reads_do_not_hold_the_writers_lock(tmp_path, monkeypatch):
     serve(db, body)
 
 
+def without_seconds(payload: Any) -> Any:
+    return {k: v for k, v in payload.items() if k != "seconds"}
+
+
+def test_long_reads_in_a_worker_process_read_and_page_as_in_process(memory_location):
+    """The long reads run in a worker process (``MemoryAccess(worker=location)``, what
+    `jtms serve` does) give the results, pages and cursors of the same reads in process (on
+    SQLite and PostgreSQL), each page of a result as of its first page's event; a bad call
+    is a one-line error without the server's location and the server keeps serving; a
+    worker that dies is replaced."""
+    location = memory_location()
+    with Memory.create(location) as memory:
+        memory.import_graph(
+            {
+                "nodes": [{"id": f"e{k}", "kind": "evidence"} for k in range(20)]
+                + [{"id": f"c{k}", "kind": "claim"} for k in range(20)],
+                "justifications": [{"claim": f"c{k}", "antecedents": ["e0"]} for k in range(20)]
+                + [{"claim": f"c{k}", "antecedents": [f"e{k}"]} for k in range(1, 20)],
+            }
+        )
+        memory.add_evidence("calc", expression="6*7", value="41")
+        memory.add_nogood("n1", ["c1", "c2"])
+    memory = Memory.open(location)
+    here, there = MemoryAccess(memory), MemoryAccess(memory, worker=location)
+
+    async def main() -> None:
+        with anyio.fail_after(150):
+            async with Client(build_server(here)) as near, Client(build_server(there)) as far:
+                firsts = [await call(client, "check", limit=6) for client in (near, far)]
+                assert firsts[0] == {**firsts[1], "seconds": firsts[0]["seconds"]}
+                await call(near, "add_evidence", id="late")  # the next pages read as before it
+                for client in (near, far):
+                    page, claims = firsts[0], list(firsts[0]["claims"])
+                    while page["cursor"]:
+                        page = await call(client, "check", limit=6, cursor=page["cursor"])
+                        claims += page["claims"]
+                    assert [c["id"] for c in claims] == sorted(f"c{k}" for k in range(20))
+                for tool, arguments in (
+                    ("diagnose", {"limit": 1}),
+                    ("context", {"budget": 300, "query": "c1"}),
+                    ("review", {"dry_run": True}),
+                ):
+                    near_result = await call(near, tool, **arguments)
+                    far_result = await call(far, tool, **arguments)
+                    assert without_seconds(far_result) == without_seconds(near_result), tool
+                    if near_result.get("cursor"):
+                        more = [
+                            await call(client, tool, **arguments, cursor=near_result["cursor"])
+                            for client in (near, far)
+                        ]
+                        assert more[0] == more[1], tool
+                resource = [
+                    await client.read_resource("memory://context") for client in (near, far)
+                ]
+                assert resource[0] == resource[1]
+                message = await error(far, "check", cursor="jc1.bm9wZQ")
+                assert "not a cursor" in message and location not in message
+                assert "m0.db" not in message and "memory=" not in message
+                assert (await call(far, "state", ids=["e1"]))["active"] == ["e1"]
+                worker = there._worker
+                assert worker is not None and worker._pool is not None
+                for process in list(worker._pool._processes.values()):
+                    process.kill()
+                    process.join()
+                again = await call(far, "check", limit=6)
+                assert without_seconds(again)["counts"] == firsts[0]["counts"]
+
+    try:
+        anyio.run(main)
+    finally:
+        there.close()
+        here.close()
+        memory.close()
+
+
 def test_the_transport_limit_is_a_json_rpc_error_naming_it(tmp_path):
     from starlette.testclient import TestClient
 

@@ -32,10 +32,7 @@ import difflib
 import functools
 import inspect
 import json
-import sqlite3
 import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, TypeVar, cast
 
@@ -52,6 +49,8 @@ from pydantic import Field, ValidationError
 
 from jtms.memory import limits
 from jtms.memory.memory import Memory, RepeatedCall
+from jtms.serve import longreads
+from jtms.serve.longreads import ViewCache, Worker, paged
 from jtms.views import pages, payloads
 from theory.errors import InputError
 from theory.ids import MAX_ID_LENGTH
@@ -62,14 +61,10 @@ MAX_IDS = limits.MAX_IDS  # longest id list one call may carry (audit roots, ant
 MAX_TEXT = limits.MAX_TEXT  # longest text
 CONTEXT_BUDGET = 2_000  # tokens of the memory://context resource
 MAX_CONTEXT_BUDGET = 20_000  # tokens of one `context` call (about 270 KB of result)
-REVIEWER = "jtms-review"  # the reviewer name `jtms review` uses
-DIAGNOSES = 10  # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
+REVIEWER = longreads.REVIEWER  # the reviewer name `jtms review` uses
 WATCH_SECONDS = 0.5  # while someone listens: how often to look for other processes' writes
-READ_BUDGET_S = 20.0  # seconds a long read (check, diagnose) may compute one page
-VIEWS = 8  # views of past events kept open for the pages read as of them
 RESULT_BYTES = 400_000  # JSON of one result at most: with its text copy (escaped) under
 # the SDK client's default 1 MiB server-sent-event limit
-PAGE_BYTES = 200_000  # JSON of one `check` page's claims: it stops there
 
 NodeId = Annotated[
     str,
@@ -296,28 +291,33 @@ def unknown_arguments(tool: str, unknown: Iterable[str], known: Iterable[str]) -
     )
 
 
-def _one_line(problem: InputError) -> str:
-    """An :class:`InputError` as a client sees it: the node and the problem, never the
-    server's database location."""
-    return str(InputError(problem.problem, node=problem.node))
-
-
 class MemoryAccess:
-    """One open memory, used by one call at a time (on a worker thread), and a second
-    connection to it for the long reads (``check``, ``diagnose``, ``context``, the review's
-    re-execution), so they never hold the writers' lock.
+    """One open memory, used by one call at a time (on a worker thread), and the long reads
+    (``check``, ``diagnose``, ``context``, the review's re-execution) beside it, so they
+    never hold the writers' lock.
 
-    ``reader`` opens that second memory (the same location); without one (``:memory:``)
-    long reads take the one lock like every other call.
+    ``worker``: the memory's location (a file or a URL, with its password); the long reads
+    then run in a worker process with its own connection (:class:`longreads.Worker`), so
+    the serving process's interpreter is never busy with them (``jtms serve`` does this).
+    Without it they run on a thread of this process on a second connection that ``reader``
+    opens (by default the same file); without either (``:memory:``) they take the one lock
+    like every other call.
     """
 
-    def __init__(self, memory: Memory, reader: Callable[[], Memory] | None = None):
+    def __init__(
+        self,
+        memory: Memory,
+        reader: Callable[[], Memory] | None = None,
+        worker: str | None = None,
+    ):
         self.memory = memory
         self._lock = threading.Lock()
         self._open_reader = reader if reader is not None else self._same_location(memory)
         self._reader: Memory | None = None
         self._reader_lock = threading.Lock()
-        self._views: OrderedDict[tuple[int, int], Memory] = OrderedDict()
+        self._views = ViewCache()
+        in_memory = memory.path == ":memory:"  # another process cannot open it
+        self._worker = Worker(worker) if worker is not None and not in_memory else None
 
     @staticmethod
     def _same_location(memory: Memory) -> Callable[[], Memory] | None:
@@ -347,26 +347,19 @@ class MemoryAccess:
             return self._guarded(work, self._reader, error)
 
     def _guarded(self, work: Callable[[Memory], T], memory: Memory, error: type[Exception]) -> T:
-        try:
-            return work(memory)
-        except InputError as problem:
-            raise error(_one_line(problem)) from None
-        except sqlite3.Error as problem:
-            raise error(f"database error: {problem}") from None
+        ok, found = longreads.guarded(lambda: work(memory))
+        if not ok:
+            raise error(found)
+        return cast(T, found)
 
     def view(self, memory: Memory, event: int) -> Memory:
         """``memory`` as of ``event`` (:meth:`Memory.as_of`), kept for the next pages (the
         caller holds ``memory``'s lock)."""
-        key = (id(memory), event)
-        found = self._views.get(key)
-        if found is None:
-            found = self._views[key] = memory.as_of(event)
-            while len(self._views) > VIEWS:
-                self._views.popitem(last=False)
-        self._views.move_to_end(key)
-        return found
+        return self._views.view(memory, event)
 
     def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
         with self._reader_lock:
             if self._reader is not None:
                 self._reader.close()
@@ -379,6 +372,20 @@ class MemoryAccess:
     async def reading(self, work: Callable[[Memory], T], error: type[Exception] = ToolError) -> T:
         """:meth:`read` on a worker thread."""
         return await anyio.to_thread.run_sync(self.read, work, error)
+
+    async def long_read(
+        self, name: str, arguments: dict[str, Any], error: type[Exception] = ToolError
+    ) -> Any:
+        """The long read ``name`` (:data:`longreads.READS`) with ``arguments``: in the worker
+        process when there is one, else as :meth:`reading`. The same function either way,
+        so the same result, pages and cursors."""
+        if self._worker is None:
+            read = longreads.READS[name]
+            return await self.reading(lambda memory: read(memory, self, **arguments), error)
+        ok, found = await self._worker.call(name, arguments)
+        if not ok:
+            raise error(found)
+        return found
 
 
 def once(
@@ -413,22 +420,6 @@ def once(
             return replay(memory, repeated.event)
 
     return keyed
-
-
-def paged(
-    access: MemoryAccess,
-    memory: Memory,
-    tool: str,
-    arguments: Mapping[str, Any],
-    cursor: str | None,
-) -> tuple[Memory, int, str]:
-    """The memory a page reads (the live one for a first page, else the view as of the
-    first page's event), its offset and the call's digest."""
-    call_digest = pages.digest(dict(arguments))
-    if cursor is None:
-        return memory, 0, call_digest
-    found = pages.decode(cursor, tool, call_digest)
-    return access.view(memory, found.event), found.offset, call_digest
 
 
 def structured(payload: Mapping[str, Any]) -> CallToolResult:
@@ -842,12 +833,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         `retired` page: `page` with `cursor`). The re-execution runs on a snapshot, beside
         other calls; only the audit waits for the writers' lock."""
         from jtms.calc.reviewer import audit_discrepancies
-        from jtms.calc.reviewer import review as run_review
-        from jtms.memory.contradictions import review_contradictions
 
-        planned = await access.reading(
-            lambda reader: run_review(reader, reviewer=REVIEWER, dry_run=True)
-        )
+        planned = await access.long_read("review_plan", {})
 
         def work(memory: Memory) -> Any:
             return audit_discrepancies(memory, planned, REVIEWER)
@@ -859,9 +846,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         report: Any = planned
         if not dry_run and (planned.discrepancies or idempotency_key is not None):
             report = await access(once("review", {}, idempotency_key, work, replay))
-        found = await access.reading(
-            lambda reader: review_contradictions(reader, reviewer=REVIEWER)
-        )
+        found = await access.long_read("review_contradictions", {})
         payload = payloads.review_payload(planned, found, limit)
         if isinstance(report, int):  # a repeat: the first review's audit, as of its event
             page = await access(lambda memory: payloads.event_page(memory, report, 0, limit))
@@ -964,8 +949,9 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         (`text`, ready to read), preferring claims relevant to `query`; it also lists
         recently withdrawn claims so you stop relying on them. It reads a snapshot beside
         other calls (writers do not wait for it)."""
-        return await access.reading(
-            lambda memory: cast(payloads.ContextPayload, memory.context(budget, query).as_dict())
+        return cast(
+            payloads.ContextPayload,
+            await access.long_read("context", {"budget": budget, "query": query}),
         )
 
     @tool(reading)
@@ -981,29 +967,10 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         items (`counts`, and `conflict_count`, `retires_count`, `keeps_count` per item, give
         the full lengths; `cursor`: this same call's next page). It reads a snapshot beside
         other calls and gives up past a time budget."""
-        from theory.diagnosis import diagnose as run_diagnose
-
-        def work(memory: Memory) -> payloads.DiagnosePayload:
-            view, offset, call_digest = paged(access, memory, "diagnose", {}, cursor)
-            deadline = time.monotonic() + READ_BUDGET_S
-            nogoods = [0]
-
-            def budget(done: int) -> None:
-                nogoods[0] += done
-                if time.monotonic() > deadline:
-                    raise InputError(
-                        f"diagnose: past its time budget of {READ_BUDGET_S:g} s "
-                        f"after {nogoods[0]} nogood(s); nothing was written"
-                    )
-
-            with view.snapshot():
-                event = view.as_of_event or view.last_event
-                report = run_diagnose(view.structure(), view.blocked_ids(), DIAGNOSES, budget)
-            return payloads.diagnose_payload(
-                {**report.to_dict(), "applied": None}, event, limit, offset, call_digest
-            )
-
-        return await access.reading(work)
+        return cast(
+            payloads.DiagnosePayload,
+            await access.long_read("diagnose", {"limit": limit, "cursor": cursor}),
+        )
 
     @tool(reading)
     async def check(
@@ -1017,18 +984,10 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         beside other calls (writers do not wait for it); a page stops early at its time
         budget, and `cursor` (this same call) continues where it stopped."""
 
-        def work(memory: Memory) -> payloads.CheckPayload:
-            view, offset, call_digest = paged(access, memory, "check", {}, cursor)
-            return payloads.check_payload(
-                view,
-                limit,
-                offset,
-                call_digest,
-                deadline=time.monotonic() + READ_BUDGET_S,
-                max_bytes=PAGE_BYTES,
-            )
-
-        return await access.reading(work)
+        return cast(
+            payloads.CheckPayload,
+            await access.long_read("check", {"limit": limit, "cursor": cursor}),
+        )
 
     @tool(
         reading,
@@ -1118,10 +1077,9 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         description=f"The current working context at {CONTEXT_BUDGET} tokens.",
     )
     async def context_resource() -> str:
-        from jtms.memory.context import render_text
-
-        return await access.reading(
-            lambda memory: render_text(memory.context(CONTEXT_BUDGET)), ResourceError
+        return cast(
+            str,
+            await access.long_read("context_text", {"budget": CONTEXT_BUDGET}, ResourceError),
         )
 
     server.access = access  # the explorer page reads and writes through the same lock

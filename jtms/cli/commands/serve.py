@@ -121,7 +121,7 @@ def run_serve(args: argparse.Namespace) -> int:
         token = read_token(args.token_file) if args.token_file else None
         check_bind(address[0], token)
     memory = Memory.open(args.db)
-    access = MemoryAccess(memory, reader=lambda: Memory.open(args.db))
+    access = MemoryAccess(memory, worker=args.db)  # the long reads in a worker process
     server = build_server(access, read_only=args.read_only)
     try:
         if address is None:
