@@ -18,19 +18,18 @@ its next pages as of that event).
 
 from __future__ import annotations
 
-import asyncio
-import multiprocessing
 import os
-import signal
+import pickle
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Protocol, cast
+from typing import Any, BinaryIO, Protocol, cast
+
+import anyio.to_thread
 
 from jtms.memory.memory import Memory
 from jtms.views import pages, payloads
@@ -177,85 +176,119 @@ def guarded(work: Callable[[], Any]) -> tuple[bool, Any]:
 
 
 # --- the worker process ---------------------------------------------------------------------------
-_memory: Memory | None = None  # in the worker process: its own connection to the memory
-_views = ViewCache()
-
-
-def _started() -> None:
-    """In the worker, first: Ctrl-C is the serving process's to handle, and nothing the
-    worker prints may reach the serving process's stdout (the stdio transport's stream)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-
-
-def _run(location: str, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
-    """In the worker: the long read ``name`` on the worker's memory (opened on first use)."""
-    global _memory
-
-    def work() -> Any:
-        global _memory
-        if _memory is None:
-            _memory = Memory.open(location)
-        return READS[name](_memory, _views, **arguments)
-
+def serve_reads(requests: BinaryIO, answers: BinaryIO) -> None:
+    """The worker's loop: the memory's location first, then each ``(name, arguments)``
+    read from ``requests`` answered on ``answers`` with ``(ok, result or message)``
+    (pickles), until ``requests`` ends (the serving process closed it, or died)."""
+    views = ViewCache()
+    memory: Memory | None = None
     try:
-        found = guarded(work)
-    except Exception as error:  # anything else: its first line, as the SDK would say it
-        found = (
-            False,
-            f"{name}: {str(error).splitlines()[0] if str(error) else type(error).__name__}",
-        )
-    if not found[0] and _memory is not None and "database error" in str(found[1]):
-        _memory.close()  # a fault of the connection: the next read opens a new one
-        _memory = None
-    return found
+        location = pickle.load(requests)
+    except EOFError:
+        return
+    while True:
+        try:
+            name, arguments = pickle.load(requests)
+        except EOFError:
+            break
+
+        def work() -> Any:
+            nonlocal memory
+            if memory is None:
+                memory = Memory.open(location)
+            return READS[name](memory, views, **arguments)
+
+        try:
+            found = guarded(work)
+        except Exception as error:  # anything else: its first line, as the SDK would say it
+            said = str(error).splitlines()[0] if str(error) else type(error).__name__
+            found = (False, f"{name}: {said}")
+        if not found[0] and memory is not None and str(found[1]).startswith("database error"):
+            memory.close()  # a fault of the connection: the next read opens a new one
+            memory = None
+        try:
+            pickle.dump(found, answers, protocol=pickle.HIGHEST_PROTOCOL)
+            answers.flush()
+        except BrokenPipeError:  # the serving process is gone
+            break
+    if memory is not None:
+        memory.close()
 
 
 class Worker:
-    """One worker process (started on first use, ``spawn``: a fresh interpreter, no copy of
-    the serving process's threads or locks) that runs the long reads on its own connection
-    to the memory at ``location`` (a file or a URL, with its password). The reads run one
-    at a time, in the order asked; a worker that dies is replaced and the read asked again
-    once."""
+    """A worker process (``python -m jtms.serve.longreads``, started on first use: a fresh
+    interpreter, nothing of the serving process's threads, locks or main script) that runs
+    the long reads on its own connection to the memory at ``location`` (a file or a URL,
+    with its password; sent over the pipe, never on a command line). Reads run one at a
+    time, in the order asked; the caller's thread only waits on the pipe (the interpreter
+    lock is free meanwhile). A worker that dies is replaced and the read asked once more
+    (a read writes nothing)."""
 
     def __init__(self, location: str) -> None:
         self.location = location
-        self._pool: ProcessPoolExecutor | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
-    def _executor(self) -> ProcessPoolExecutor:
-        with self._lock:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_started,
-                )
-            return self._pool
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._process is None or self._process.poll() is not None:
+            path = os.pathsep.join(p for p in sys.path if p)  # the serving process's modules
+            process = subprocess.Popen(
+                [sys.executable, "-m", "jtms.serve.longreads"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": path},
+                start_new_session=True,  # Ctrl-C is the serving process's to handle
+            )
+            assert process.stdin is not None
+            pickle.dump(self.location, process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self._process = process
+        return self._process
 
-    def _drop(self, pool: ProcessPoolExecutor) -> None:
+    def call_now(self, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+        """``(True, result)`` of the long read ``name`` or ``(False, a one-line message)``,
+        waiting for it on this thread."""
         with self._lock:
-            if self._pool is pool:
-                self._pool = None
-        pool.shutdown(wait=False, cancel_futures=True)
+            for _attempt in (1, 2):
+                process = self._started()
+                assert process.stdin is not None and process.stdout is not None
+                try:
+                    pickle.dump((name, arguments), process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                    process.stdin.flush()
+                    return cast(tuple[bool, Any], pickle.load(process.stdout))
+                except (OSError, EOFError, pickle.UnpicklingError):
+                    self._stop(process)
+            return False, f"{name}: the reading process stopped; nothing was written"
 
     async def call(self, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
-        """``(True, result)`` of the long read ``name`` or ``(False, a one-line message)``;
-        the serving thread only awaits the worker's answer."""
-        for attempt in (1, 2):
-            pool = self._executor()
-            try:
-                future = pool.submit(_run, self.location, name, arguments)
-                return await asyncio.wrap_future(future)
-            except BrokenProcessPool:
-                self._drop(pool)
-                if attempt == 2:
-                    return False, f"{name}: the reading process stopped; nothing was written"
-        raise AssertionError("unreachable")  # pragma: no cover
+        """:meth:`call_now` on a worker thread (the event loop keeps serving)."""
+        return await anyio.to_thread.run_sync(self.call_now, name, arguments)
+
+    def _stop(self, process: subprocess.Popen[bytes]) -> None:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+        if self._process is process:
+            self._process = None
 
     def close(self) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        """Stop the worker now, even in the middle of a read (the server is going away; a
+        read writes nothing)."""
+        process = self._process
+        if process is not None:
+            self._stop(process)
+
+
+def main() -> None:
+    """The worker process: requests on stdin, answers on the original stdout; anything the
+    reads print goes to stderr (never into the answers)."""
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    serve_reads(sys.stdin.buffer, answers)
+
+
+if __name__ == "__main__":
+    main()
