@@ -322,15 +322,21 @@ def run(n_claims: int, calls: int, seed: int, folder: Path) -> dict[str, Any]:
 def state_during_check(n_claims: int, seed: int, folder: Path, seconds: float) -> dict[str, Any]:
     """`state` of one id over HTTP, alone and while another client runs `check` pages
     back to back (each page certificates of 50 claims plus the verdicts of every claim):
-    the long read runs on the server's second connection, beside the writers' lock, so the
-    short call waits only for the interpreter, never for the check (goal: p99 under 50 ms)."""
+    the long read runs in the server's worker process (``jtms.serve.longreads``), so the
+    short call waits neither for the writers' lock nor for the interpreter lock (goal: p99
+    under 50 ms). The load average before and after is recorded: on a shared machine it
+    says more about the spread than anything else."""
     document = make_graph(n_claims, n_claims // 5, seed=seed)
     db = str(folder / "bench-during-check.db")
     with Memory.create(db) as memory:
         memory.import_graph(document)
     del document
     process, url = http_server(db)
-    result: dict[str, Any] = {"claims": n_claims, "seconds": seconds}
+    result: dict[str, Any] = {
+        "claims": n_claims,
+        "seconds": seconds,
+        "load_before": os.getloadavg()[0],
+    }
     try:
 
         async def main() -> None:
@@ -368,6 +374,7 @@ def state_during_check(n_claims: int, seed: int, folder: Path, seconds: float) -
                     await anyio.sleep(0.5)  # the first page is computing
                     result["state_during_check"] = percentiles(await states(seconds))
                     running[0] = False
+                result["load_after"] = os.getloadavg()[0]
                 result["check_pages"] = len(pages)
                 result["check_page_p50_s"] = round(statistics.median(pages), 3)
 

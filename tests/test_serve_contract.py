@@ -344,7 +344,7 @@ def test_long_reads_in_a_worker_process_read_and_page_as_in_process(memory_locat
     `jtms serve` does) give the results, pages and cursors of the same reads in process (on
     SQLite and PostgreSQL), each page of a result as of its first page's event; a bad call
     is a one-line error without the server's location and the server keeps serving; a
-    worker that dies is replaced."""
+    worker that dies is replaced, and one that does not answer in time is stopped."""
     location = memory_location()
     with Memory.create(location) as memory:
         memory.import_graph(
@@ -400,6 +400,12 @@ def test_long_reads_in_a_worker_process_read_and_page_as_in_process(memory_locat
                 worker._process.wait()
                 again = await call(far, "check", limit=6)
                 assert without_seconds(again)["counts"] == firsts[0]["counts"]
+                worker.limit_s = 0.001  # no read answers so soon: stopped, replaced
+                message = await error(far, "check", limit=6)
+                assert "stopped after 0.001 s without an answer" in message
+                assert (await call(far, "state", ids=["e1"]))["active"] == ["e1"]
+                worker.limit_s = 120.0
+                assert (await call(far, "check", limit=6))["counts"] == firsts[0]["counts"]
 
     try:
         anyio.run(main)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
 import sqlite3
 import subprocess
 import sys
@@ -40,6 +41,10 @@ VIEWS = 8  # views of past events kept open for the pages read as of them
 PAGE_BYTES = 200_000  # JSON of one `check` page's claims: it stops there
 DIAGNOSES = 10  # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
 REVIEWER = "jtms-review"  # the reviewer name `jtms review` uses
+READ_LIMIT_S = 120.0
+"""Seconds after which a read in the worker process is stopped (the worker is replaced and
+the call is a one-line error). ``READ_BUDGET_S`` is checked between claims, and one claim's
+certificates can take minutes on some graphs; a thread could not be stopped, a process can."""
 
 
 class Views(Protocol):
@@ -222,10 +227,12 @@ class Worker:
     with its password; sent over the pipe, never on a command line). Reads run one at a
     time, in the order asked; the caller's thread only waits on the pipe (the interpreter
     lock is free meanwhile). A worker that dies is replaced and the read asked once more
-    (a read writes nothing)."""
+    (a read writes nothing); one that has not answered in ``limit_s`` seconds is stopped and
+    replaced, and the call is a one-line error."""
 
-    def __init__(self, location: str) -> None:
+    def __init__(self, location: str, limit_s: float = READ_LIMIT_S) -> None:
         self.location = location
+        self.limit_s = limit_s
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -254,6 +261,13 @@ class Worker:
                 try:
                     pickle.dump((name, arguments), process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
                     process.stdin.flush()
+                    answered, _, _ = select.select([process.stdout], [], [], self.limit_s)
+                    if not answered:
+                        self._stop(process)
+                        return False, (
+                            f"{name}: stopped after {self.limit_s:g} s without an answer; "
+                            f"ask for a smaller `limit`; nothing was written"
+                        )
                     return cast(tuple[bool, Any], pickle.load(process.stdout))
                 except (OSError, EOFError, pickle.UnpicklingError):
                     self._stop(process)
