@@ -41,6 +41,10 @@ VIEWS = 8  # views of past events kept open for the pages read as of them
 PAGE_BYTES = 200_000  # JSON of one `check` page's claims: it stops there
 DIAGNOSES = 10  # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
 REVIEWER = "jtms-review"  # the reviewer name `jtms review` uses
+WORKER_NICE = 5
+"""The worker's scheduling niceness: on a busy machine the serving process's short calls get
+the CPU before a long read's next slice (about 3 to 1 when both wait); an idle core is the
+worker's all the same."""
 READ_LIMIT_S = 120.0
 """Seconds after which a read in the worker process is stopped (the worker is replaced and
 the call is a one-line error). ``READ_BUDGET_S`` is checked between claims, and one claim's
@@ -298,6 +302,7 @@ class Worker:
 def main() -> None:
     """The worker process: requests on stdin, answers on the original stdout; anything the
     reads print goes to stderr (never into the answers)."""
+    os.nice(WORKER_NICE)
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
