@@ -4,8 +4,8 @@ functions of a memory, and the worker process that runs them beside the server.
 A long read is pure Python for seconds (a ``check`` page of 20,000 claims: about 2.5 s). Run
 on a thread of the serving process it holds the interpreter lock for all that time but the
 lock's switch interval, and every short call (``state`` of one id: a few milliseconds of
-work, a dozen hand-overs between the event loop and a worker thread) waits up to a switch
-interval at each hand-over: 116 ms p99 instead of 3.4 ms. So the serving process runs them in
+work, several hand-overs between the event loop and a worker thread) waits up to a switch
+interval at each hand-over (docs/serve.md, "Long reads"). So the serving process runs them in
 a :class:`Worker`, a process with its own connection to the same memory (its own state,
 caught up before each read like any reader): the serving thread only waits on a pipe and
 then decodes one page. The results are the same functions' results: pages and cursors are
@@ -13,7 +13,7 @@ identical wherever they run (a cursor names the event its first page read; the w
 its next pages as of that event).
 
 >>> worker = Worker("agent.db")                                      # doctest: +SKIP
->>> status, page = await worker.call("check", {"limit": 50, "cursor": None})  # doctest: +SKIP
+>>> ok, page = await worker.call("check", {"limit": 50, "cursor": None})  # doctest: +SKIP
 """
 
 from __future__ import annotations
