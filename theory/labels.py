@@ -256,13 +256,15 @@ def all_labels(
     nodes: Iterable[int] | None = None,
     budget: int = LABEL_BUDGET,
     formed_budget: int = FORMED_BUDGET,
+    formed: list[int] | None = None,
 ) -> dict[int, list[int] | None]:
     """Labels (bitsets, Python ints: bit n for evidence number n) of ``nodes`` (default all)
     and their cones, computed once, shared.
 
     A claim whose label would exceed ``budget`` sets, in a component whose products would
     form more than ``formed_budget`` sets, or that depends on such a claim, gets None: the
-    caller falls back to SAT for it.
+    caller falls back to SAT for it. ``formed``, when given, receives the number of sets
+    the products formed (the work done, for a portfolio's accounting).
     """
     cone = ancestor_numbers(index, range(index.size) if nodes is None else nodes)
     is_evidence = index.is_evidence
@@ -270,6 +272,7 @@ def all_labels(
     algebra = _Algebra((width + 63) >> 6, formed_budget)
     labels: dict[int, np.ndarray] = {n: algebra.single(n) for n in cone if is_evidence[n]}
     failed: set[int] = set()
+    total = 0
     claims = [n for n in cone if not is_evidence[n]]
     for component in strongly_connected_components(index, claims):
         members = set(component)
@@ -288,7 +291,11 @@ def all_labels(
                     continue
             except LabelBudgetExceeded:
                 pass
+            finally:
+                total += algebra.formed
         failed.update(component)
+    if formed is not None:
+        formed.append(total)
     result: dict[int, list[int] | None] = {n: None for n in failed}
     shifts = [64 * w for w in range(algebra.words)]
     for n, rows in labels.items():
