@@ -836,8 +836,8 @@ def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
 
 def _label_steps(program: SupportProgram) -> Iterator[Step]:
     """The Python label algebra (:func:`theory.labels.all_labels`) on the cone of
-    ``program``'s one root as a portfolio arm: run afresh under a budget of sets formed,
-    doubled after each run that exceeds it (:func:`theory.portfolio.restarted`), each set
+    ``program``'s one root as a portfolio arm: run afresh under a budget of sets formed
+    (shared out over the cone's claims), doubled after each run that exceeds it (:func:`theory.portfolio.restarted`), each set
     formed one unit of work (about what a solver decision costs)."""
     from theory.labels import UNBOUNDED, all_labels
 
@@ -846,7 +846,8 @@ def _label_steps(program: SupportProgram) -> Iterator[Step]:
 
     def attempt(budget: int) -> tuple[bool, int, Iterable[frozenset[str]]]:
         formed: list[int] = []
-        label = all_labels(index, [root], UNBOUNDED, budget, formed=formed)[root]
+        per_member = max(1, budget // max(1, len(program.claims)))
+        label = all_labels(index, [root], UNBOUNDED, per_member, formed=formed)[root]
         if label is None:
             return False, sum(formed), ()
         return True, sum(formed), [index.names_of_bits(bits) for bits in label]

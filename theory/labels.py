@@ -36,10 +36,17 @@ LABEL_BUDGET = 256
 ``minimal_justifications`` runs the compiled labels of :mod:`theory.label_kernel` under a
 work budget instead)."""
 
-FORMED_BUDGET = 1 << 22
-"""Sets that the products of one component may form (before minimisation) before the label
-algebra gives up on it: about a second of array work, past which the labels are blowing up
-and the SAT core is the better method."""
+FORMED_BUDGET = 1 << 17
+"""Sets that the products of one component may form per member (before minimisation;
+comparisons count too, :data:`COMPARISONS_PER_SET`) before the label algebra gives up on
+it: about 40 ms of array work per member, past which the labels are blowing up and the SAT
+core is the better method. The 70-claim loop of ``tests/cases/loops_back_edges.json`` takes
+about half of it."""
+
+GROWTH = 4
+"""A label on its way to the fixpoint may hold this many times the final budget of sets
+before the algebra gives up on its component (it shrinks again as smaller sets arrive: the
+labels of ``tests/cases/`` peak at about twice their final size)."""
 
 UNBOUNDED = 1 << 62
 """A budget no label reaches (``method="labels"``: never give up)."""
@@ -53,11 +60,12 @@ class _Algebra:
     """Antichains of evidence sets as ``(k, words)`` uint64 arrays, and their products,
     with a count of the sets formed (:data:`FORMED_BUDGET`)."""
 
-    def __init__(self, words: int, formed_budget: int):
+    def __init__(self, words: int, formed_budget: int, label_cap: int):
         import numpy as np
 
         self.np = np
         self.words = words
+        self.label_cap = label_cap
         self.formed_budget = formed_budget
         self.formed = 0
         self.empty = np.zeros((0, words), dtype=np.uint64)
@@ -70,6 +78,12 @@ class _Algebra:
     def unit(self) -> np.ndarray:
         """The label of "always": the empty set."""
         return self.np.zeros((1, self.words), dtype=self.np.uint64)
+
+    def charge(self, work: int) -> None:
+        """Count ``work`` against :data:`FORMED_BUDGET` (sets formed, or comparisons)."""
+        self.formed += work
+        if self.formed > self.formed_budget:
+            raise LabelBudgetExceeded
 
     def distinct(self, sets: np.ndarray) -> np.ndarray:
         """The rows of ``sets``, each once (in sorted order)."""
@@ -89,6 +103,7 @@ class _Algebra:
         np = self.np
         if not len(sets) or not len(by):
             return np.zeros(len(sets), dtype=bool)
+        self.charge(COMPARISON_WORK + len(sets) * len(by) * self.words // COMPARISONS_PER_SET)
         if self.words == 1:
             flat, small = sets[:, 0], by[:, 0]
             step = max(1, (1 << 21) // len(small))
@@ -121,6 +136,7 @@ class _Algebra:
         if len(sets) < 2:
             return sets
         if len(sets) <= PAIRWISE_UP_TO:  # every pair at once (rows distinct: strict subsets)
+            self.charge(COMPARISON_WORK + len(sets) ** 2 * self.words // COMPARISONS_PER_SET)
             if self.words == 1:
                 flat = sets[:, 0]
                 inside = (flat[:, None] & flat[None, :]) == flat[None, :]
@@ -148,16 +164,19 @@ class _Algebra:
         if not len(left) or not len(right):
             return self.empty
         formed = len(left) * len(right)
-        self.formed += formed
-        if self.formed > self.formed_budget:
-            raise LabelBudgetExceeded
+        self.charge(formed)
         if len(left) == 1:
             unions = right | left
         elif len(right) == 1:
             unions = left | right
         else:
             unions = (left[:, None, :] | right[None, :, :]).reshape(-1, self.words)
-        return self.minimal(unions) if formed > MINIMISE_FROM else unions
+        if formed <= MINIMISE_FROM:
+            return unions
+        found = self.minimal(unions)
+        if len(found) > self.label_cap:  # a label on its way would exceed it
+            raise LabelBudgetExceeded
+        return found
 
     def merge(self, label: np.ndarray, found: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """``label`` with the sets ``found`` added, minimised, and the rows that are new."""
@@ -168,8 +187,18 @@ class _Algebra:
         if not len(new):
             return label, new
         kept = label[~self.covered(label, new)] if len(label) else label
+        if len(kept) + len(new) > self.label_cap:
+            raise LabelBudgetExceeded
         return (np.concatenate([kept, new]) if len(kept) else new), new
 
+
+COMPARISONS_PER_SET = 16
+"""Subset tests (per word) that count as much as one set formed against the budget: the
+minimisations count too, so a component whose labels grow large stops however few sets its
+products form."""
+
+COMPARISON_WORK = 64
+"""Sets formed that one array comparison counts for whatever its size (its fixed cost)."""
 
 PAIRWISE_UP_TO = 256
 """Sets up to which :meth:`_Algebra.minimal` compares every pair in one array operation
@@ -262,14 +291,15 @@ def all_labels(
     and their cones, computed once, shared.
 
     A claim whose label would exceed ``budget`` sets, in a component whose products would
-    form more than ``formed_budget`` sets, or that depends on such a claim, gets None: the
+    form more than ``formed_budget`` sets per member, or that depends on such a claim, gets
+    None: the
     caller falls back to SAT for it. ``formed``, when given, receives the number of sets
     the products formed (the work done, for a portfolio's accounting).
     """
     cone = ancestor_numbers(index, range(index.size) if nodes is None else nodes)
     is_evidence = index.is_evidence
     width = max((n for n in cone if is_evidence[n]), default=0) + 1
-    algebra = _Algebra((width + 63) >> 6, formed_budget)
+    algebra = _Algebra((width + 63) >> 6, formed_budget, min(UNBOUNDED, GROWTH * budget))
     labels: dict[int, np.ndarray] = {n: algebra.single(n) for n in cone if is_evidence[n]}
     failed: set[int] = set()
     total = 0
@@ -285,6 +315,7 @@ def all_labels(
         )
         if not inputs_failed:
             algebra.formed = 0
+            algebra.formed_budget = formed_budget * len(component)
             try:
                 _solve_component(index, component, labels, algebra)
                 if all(len(labels[m]) <= budget for m in component):
