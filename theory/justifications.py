@@ -855,6 +855,10 @@ def _label_steps(program: SupportProgram) -> Iterator[Step]:
     return restarted(attempt, first=LABEL_FIRST)
 
 
+LABEL_ENTRY = RANKED_ENTRY
+"""Work charged to the label arm of :func:`enumerate_minimal` before its first turn: its
+first use imports numpy (about 0.1 s), which a query that the lazy loop answers at once
+should not pay."""
 LABEL_FIRST = 50_000
 """Sets formed that the label arm of :func:`enumerate_minimal` may spend on its first run
 (a few milliseconds of array work): labels that stay small are then answered before any
@@ -874,13 +878,14 @@ def enumerate_minimal(
     formula, so no exponential number of them), which starts once the lazy one has done
     about the work of building its rankings; on one root, also the Python label algebra
     ("labels", :func:`_label_steps`, unless ``labels`` is false: exact and fastest while
-    labels stay small, restarted under doubled budgets where they blow up) and the compiled
+    labels stay small, restarted under doubled budgets where they blow up; it starts after
+    :data:`LABEL_ENTRY`) and the compiled
     methods (:func:`_compiled_steps`, after :data:`COMPILED_ENTRY`). Any prefix of it is a
     valid answer under a ``limit``, and the order is reproducible (work counts, not clock
     time). ``winner``, when given, receives the name of the arm that finished."""
     arms = [Arm("lazy", lambda: JustificationEnumerator(program, solver=solver).steps())]
     if labels and len(program.roots) == 1:
-        arms.append(Arm("labels", lambda: _label_steps(program)))
+        arms.append(Arm("labels", lambda: _label_steps(program), entry=LABEL_ENTRY))
     if program.cyclic:
         arms.append(
             Arm(
