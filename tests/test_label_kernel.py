@@ -37,6 +37,43 @@ def test_kernel_labels_equal_the_reference_and_brute_force(structure):
         assert frozenset(index.names_of_bits(b) for b in reference[targets[k]]) == expected
 
 
+@settings(max_examples=100)
+@given(jst.support_structures(max_evidence=8, max_claims=8, cycles=True))
+def test_python_labels_over_several_words_equal_brute_force(structure):
+    """Evidence numbered past 64 (64 items before the graph's, in no cone): the Python
+    label algebra's sets span two words (theory.labels._Algebra)."""
+    padding = [f"!pad{i:02d}" for i in range(64)]
+    padded = SupportStructure.build(
+        padding + sorted(structure.evidence), structure.claims, structure.justifications
+    )
+    index = index_of(padded)
+    claims = sorted(padded.claims)
+    targets = [index.number[c] for c in claims]
+    reference = all_labels(index, targets, budget=1 << 62)
+    for claim, target in zip(claims, targets):
+        expected = brute_force_minimal_justifications(structure, claim)
+        assert frozenset(index.names_of_bits(b) for b in reference[target]) == expected
+
+
+@settings(max_examples=200)
+@given(
+    jst.support_structures(max_evidence=7, max_claims=8, cycles=True),
+    st.integers(0, 4),
+    st.integers(0, 60),
+)
+def test_python_label_budgets_never_change_an_answer(structure, budget, formed_budget):
+    """Over either budget a claim's label is None; a label given is exact and within it."""
+    index = index_of(structure)
+    claims = sorted(structure.claims)
+    targets = [index.number[c] for c in claims]
+    found = all_labels(index, targets, budget=budget, formed_budget=formed_budget)
+    for claim, target in zip(claims, targets):
+        if found[target] is not None:
+            expected = brute_force_minimal_justifications(structure, claim)
+            assert frozenset(index.names_of_bits(b) for b in found[target]) == expected
+            assert len(expected) <= budget
+
+
 @settings(max_examples=200)
 @given(
     jst.support_structures(max_evidence=7, max_claims=8, cycles=True),

@@ -175,3 +175,24 @@ def test_the_portfolio_stops_at_the_first_arm_that_finishes_and_passes_on_every_
     assert list(portfolio) == [a, b]
     assert portfolio.winner == "quick"
     assert portfolio.work == {"slow": 15, "quick": 10}
+
+
+@pytest.mark.parametrize("name", ["loops_back_edges.json", "loops_dense_random.json"])
+def test_check_certificates_of_the_case_files_come_from_shared_labels(name):
+    """`jtms check` on the case files takes every unsafe claim's certificates from one pass of
+    the label algebra within its default budgets (no claim sent to the SAT core, so a
+    one-shot check never loads the compiled kernels there), in well under a second of CPU."""
+    from theory.fixpoint import base_active
+    from theory.graphfile import load_graph
+    from theory.labels import all_labels
+    from theory.safety import verdicts
+
+    structure = load_graph(CASES / name)
+    index = index_of(structure)
+    facts = verdicts(index, base_active(structure))
+    unsafe = [n for n in range(index.size) if facts.unsafe_bits(n)]
+    started = time.process_time()
+    labels = all_labels(index, unsafe)
+    seconds = time.process_time() - started
+    assert unsafe and all(labels[n] is not None for n in unsafe)
+    assert seconds < DEADLINE / 5

@@ -834,19 +834,58 @@ def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
     yield 0, tuple(_compiled_answer(program.index, program.roots[0], solver)), True
 
 
+def _label_steps(program: SupportProgram) -> Iterator[Step]:
+    """The Python label algebra (:func:`theory.labels.all_labels`) on the cone of
+    ``program``'s one root as a portfolio arm: run afresh under a budget of sets formed
+    (shared out over the cone's claims), doubled after each run that exceeds it (:func:`theory.portfolio.restarted`), each set
+    formed one unit of work (about what a solver decision costs)."""
+    from theory.labels import UNBOUNDED, all_labels
+
+    root = program.roots[0]
+    index = program.index
+
+    def attempt(budget: int) -> tuple[bool, int, Iterable[frozenset[str]]]:
+        formed: list[int] = []
+        per_member = max(1, budget // max(1, len(program.claims)))
+        label = all_labels(index, [root], UNBOUNDED, per_member, formed=formed)[root]
+        if label is None:
+            return False, sum(formed), ()
+        return True, sum(formed), [index.names_of_bits(bits) for bits in label]
+
+    return restarted(attempt, first=LABEL_FIRST)
+
+
+LABEL_ENTRY = RANKED_ENTRY
+"""Work charged to the label arm of :func:`enumerate_minimal` before its first turn: its
+first use imports numpy (about 0.1 s), which a query that the lazy loop answers at once
+should not pay."""
+LABEL_FIRST = 50_000
+"""Sets formed that the label arm of :func:`enumerate_minimal` may spend on its first run
+(a few milliseconds of array work): labels that stay small are then answered before any
+solver is built."""
+
+
 def enumerate_minimal(
-    program: SupportProgram, solver: str = DEFAULT_SOLVER, winner: list[str] | None = None
+    program: SupportProgram,
+    solver: str = DEFAULT_SOLVER,
+    winner: list[str] | None = None,
+    labels: bool = True,
 ) -> Iterator[frozenset[str]]:
     """The minimal justifications of ``program``'s roots, each once, by a portfolio
     (:mod:`theory.portfolio`) of two solver loops (:meth:`JustificationEnumerator.steps`):
     over the completion with lazy loop formulas ("lazy", the fastest where few loops need
     cutting) and over the level-ranked completion ("ranked", :mod:`theory.ranking`: no loop
     formula, so no exponential number of them), which starts once the lazy one has done
-    about the work of building its rankings, and, on one root, the compiled methods
-    (:func:`_compiled_steps`, after :data:`COMPILED_ENTRY`). Any prefix of it is a valid answer under a
-    ``limit``, and the order is reproducible (work counts, not clock time). ``winner``,
-    when given, receives the name of the loop that finished."""
+    about the work of building its rankings; on one root, also the Python label algebra
+    ("labels", :func:`_label_steps`, unless ``labels`` is false: exact and fastest while
+    labels stay small, restarted under doubled budgets where they blow up; it starts after
+    :data:`LABEL_ENTRY`) and the compiled
+    methods (:func:`_compiled_steps`, after :data:`COMPILED_ENTRY`). Any prefix of it is a
+    valid answer under a ``limit``, and the order is reproducible (work counts, not clock
+    time). ``winner``, when given, receives the name of the arm that finished."""
     arms = [Arm("lazy", lambda: JustificationEnumerator(program, solver=solver).steps())]
+    if labels and len(program.roots) == 1:
+        arms.append(Arm("labels", lambda: _label_steps(program), entry=LABEL_ENTRY))
     if program.cyclic:
         arms.append(
             Arm(
@@ -874,23 +913,27 @@ def _minimal_interpreted(
     label_budget: int | None,
     encoding: str,
 ) -> frozenset[frozenset[str]]:
-    """:func:`minimal_justifications` without the compiled kernels: the Python label
-    algebra (:mod:`theory.labels`; with ``"auto"`` within :data:`~theory.labels.LABEL_BUDGET`
-    sets, and not on a cone with a support loop, where it iterates slowly) and the SAT
-    core's solver loop (:meth:`JustificationEnumerator.__iter__`)."""
+    """:func:`minimal_justifications` without the compiled kernels: with ``"auto"``, the
+    portfolio of :func:`enumerate_minimal` (the Python label algebra of :mod:`theory.labels`
+    and the SAT core's solver loops); with a ``label_budget``, the labels within it first;
+    ``"labels"`` and ``"sat"`` run that method alone."""
     budget = LABEL_BUDGET if label_budget is None else label_budget
-    program: SupportProgram | None = None
     if method != "labels" and encoding == "completion":
         index = index_of(structure)
         program = SupportProgram.of(index, index.number[claim])
-        if method == "sat" or program.cyclic or limit is not None:
-            return frozenset(islice(enumerate_minimal(program, solver), limit))
+        # "auto": the labels are an arm of the portfolio (under a label_budget, only after
+        # they stayed within it, as the compiled path does)
+        if method == "sat" or limit is not None or label_budget is None:
+            found = enumerate_minimal(program, solver, labels=method == "auto")
+            return frozenset(islice(found, limit))
+        label = label_of(structure, claim, budget=budget) if budget > 0 else None
+        if label is not None:
+            return label
+        return frozenset(enumerate_minimal(program, solver, labels=False))
     if method != "sat" and limit is None:
-        found = label_of(structure, claim, budget=budget if method == "auto" else UNBOUNDED)
-        if found is not None:
-            return found
-    if program is not None:
-        return frozenset(islice(enumerate_minimal(program, solver), limit))
+        found_label = label_of(structure, claim, budget=budget if method == "auto" else UNBOUNDED)
+        if found_label is not None:
+            return found_label
     enumerator = JustificationEnumerator.for_claim(
         structure, claim, solver=solver, encoding=encoding
     )

@@ -3,27 +3,50 @@
 The label of evidence e is {{e}}; the label of a claim is the set of minimal elements of
 the union over its justifications of the pairwise-union product of its antecedents'
 labels. Cyclic components are iterated from empty labels to the least fixpoint, so loops
-never justify themselves. Sets are bitsets (Python ints) over the evidence.
+never justify themselves.
+
+The labels of every node of a cone are computed in one pass over its strongly connected
+components (so a check that needs many claims' labels shares them), with sets as rows of
+64-bit words (numpy) over the evidence, so that a product and its minimisation are array
+operations rather than one Python operation per pair of sets. A cyclic component is solved
+*semi-naively*: each round multiplies only the sets that the last round added (a product
+with at least one new factor), so a set is combined with the others once, not once per round.
 
 Fast while labels stay small, but an intermediate label can blow up even when the final
-one is tiny (root = y OR (y AND X)); :func:`label_of` therefore takes a budget and gives
-up (returns None) when any label exceeds it, and the solver core falls back to SAT.
+one is tiny (root = y OR (y AND X)); :func:`all_labels` therefore takes a budget of sets per
+label and of sets formed per component, and gives up on a component (its labels None) when
+either is exceeded: the solver core then takes over.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from theory.graphalgo import ancestor_numbers, solve_component, strongly_connected_components
+from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
 from theory.structure import SupportStructure
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LABEL_BUDGET = 256
 """Sets a label may hold before the label algebra gives up and the SAT core takes over
 (the default of :func:`all_labels`, :func:`label_of` and the checker's certificates;
 ``minimal_justifications`` runs the compiled labels of :mod:`theory.label_kernel` under a
-work budget instead). Labels stay fast up to a few hundred sets; past that their pairwise
-products blow up (``python -m benchmarks.bench_justifications``)."""
+work budget instead)."""
+
+FORMED_BUDGET = 1 << 17
+"""Sets that the products of one component may form per member (before minimisation;
+comparisons count too, :data:`COMPARISONS_PER_SET`) before the label algebra gives up on
+it: about 40 ms of array work per member, past which the labels are blowing up and the SAT
+core is the better method. The 70-claim loop of ``tests/cases/loops_back_edges.json`` takes
+about half of it."""
+
+GROWTH = 4
+"""A label on its way to the fixpoint may hold this many times the final budget of sets
+before the algebra gives up on its component (it shrinks again as smaller sets arrive: the
+labels of ``tests/cases/`` peak at about twice their final size)."""
 
 UNBOUNDED = 1 << 62
 """A budget no label reaches (``method="labels"``: never give up)."""
@@ -33,83 +56,289 @@ class LabelBudgetExceeded(Exception):
     pass
 
 
-def minimize(sets: set[int] | list[int]) -> list[int]:
-    """The antichain of minimal bitsets (drop every superset of another member)."""
-    kept: list[int] = []
-    for candidate in sorted(set(sets), key=lambda bits: (bits.bit_count(), bits)):
-        if not any(k & candidate == k for k in kept):
-            kept.append(candidate)
-    return kept
+class _Algebra:
+    """Antichains of evidence sets as ``(k, words)`` uint64 arrays, and their products,
+    with a count of the sets formed (:data:`FORMED_BUDGET`)."""
+
+    def __init__(self, words: int, formed_budget: int, label_cap: int):
+        import numpy as np
+
+        self.np = np
+        self.words = words
+        self.label_cap = label_cap
+        self.formed_budget = formed_budget
+        self.formed = 0
+        self.empty = np.zeros((0, words), dtype=np.uint64)
+
+    def single(self, bit: int) -> np.ndarray:
+        row = self.np.zeros((1, self.words), dtype=self.np.uint64)
+        row[0, bit >> 6] = self.np.uint64(1 << (bit & 63))
+        return row
+
+    def unit(self) -> np.ndarray:
+        """The label of "always": the empty set."""
+        return self.np.zeros((1, self.words), dtype=self.np.uint64)
+
+    def charge(self, work: int) -> None:
+        """Count ``work`` against :data:`FORMED_BUDGET` (sets formed, or comparisons)."""
+        self.formed += work
+        if self.formed > self.formed_budget:
+            raise LabelBudgetExceeded
+
+    def distinct(self, sets: np.ndarray) -> np.ndarray:
+        """The rows of ``sets``, each once (in sorted order)."""
+        np = self.np
+        if len(sets) < 2:
+            return sets
+        if self.words == 1:
+            sets = np.sort(sets, axis=0)
+        else:
+            sets = sets[np.lexsort(sets.T[::-1])]
+        keep = np.ones(len(sets), dtype=bool)
+        keep[1:] = (sets[1:] != sets[:-1]).any(axis=1)
+        return sets[keep]
+
+    def covered(self, sets: np.ndarray, by: np.ndarray) -> np.ndarray:
+        """Per row of ``sets``: whether some row of ``by`` is a subset of it (equal included)."""
+        np = self.np
+        if not len(sets) or not len(by):
+            return np.zeros(len(sets), dtype=bool)
+        self.charge(COMPARISON_WORK + len(sets) * len(by) * self.words // COMPARISONS_PER_SET)
+        if self.words == 1:
+            flat, small = sets[:, 0], by[:, 0]
+            step = max(1, (1 << 21) // len(small))
+            if len(flat) <= step:
+                return ((flat[:, None] & small[None, :]) == small[None, :]).any(axis=1)
+            result = np.empty(len(flat), dtype=bool)
+            for start in range(0, len(flat), step):
+                chunk = flat[start : start + step]
+                inside = (chunk[:, None] & small[None, :]) == small[None, :]
+                result[start : start + step] = inside.any(axis=1)
+            return result
+        result = np.empty(len(sets), dtype=bool)
+        step = max(1, (1 << 21) // (len(by) * self.words))
+        for start in range(0, len(sets), step):
+            chunk = sets[start : start + step]
+            inside = (chunk[:, None, :] & by[None, :, :]) == by[None, :, :]
+            result[start : start + step] = inside.all(axis=2).any(axis=1)
+        return result
+
+    def minimal(self, sets: np.ndarray, against: np.ndarray | None = None) -> np.ndarray:
+        """The minimal rows of ``sets`` (each once) that contain no row of ``against``.
+
+        Rows of one size are never subsets of each other, so the sets are taken size by
+        size from the smallest, each size's rows all minimal, the larger ones filtered by
+        them: the cost is the rows times the minimal ones."""
+        np = self.np
+        sets = self.distinct(sets)
+        if against is not None and len(against) and len(sets):
+            sets = sets[~self.covered(sets, against)]
+        if len(sets) < 2:
+            return sets
+        if len(sets) <= PAIRWISE_UP_TO:  # every pair at once (rows distinct: strict subsets)
+            self.charge(COMPARISON_WORK + len(sets) ** 2 * self.words // COMPARISONS_PER_SET)
+            if self.words == 1:
+                flat = sets[:, 0]
+                inside = (flat[:, None] & flat[None, :]) == flat[None, :]
+            else:
+                inside = ((sets[:, None, :] & sets[None, :, :]) == sets[None, :, :]).all(axis=2)
+            return sets[inside.sum(axis=1) == 1]
+        sizes = np.bitwise_count(sets).sum(axis=1, dtype=np.int64)
+        order = np.argsort(sizes, kind="stable")
+        sets, sizes = sets[order], sizes[order]
+        kept = []
+        while len(sets):
+            level = sizes == sizes[0]
+            group = sets[level]
+            kept.append(group)
+            rest = ~level
+            sets, sizes = sets[rest], sizes[rest]
+            if len(sets):
+                keep = ~self.covered(sets, group)
+                sets, sizes = sets[keep], sizes[keep]
+        return kept[0] if len(kept) == 1 else np.concatenate(kept)
+
+    def product(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """The unions of a row of ``left`` and a row of ``right``, each once (minimised
+        only when many, for the next product: the caller minimises the result)."""
+        if not len(left) or not len(right):
+            return self.empty
+        formed = len(left) * len(right)
+        self.charge(formed)
+        if len(left) == 1:
+            unions = right | left
+        elif len(right) == 1:
+            unions = left | right
+        else:
+            unions = (left[:, None, :] | right[None, :, :]).reshape(-1, self.words)
+        if formed <= MINIMISE_FROM:
+            return unions
+        found = self.minimal(unions)
+        if len(found) > self.label_cap:  # a label on its way would exceed it
+            raise LabelBudgetExceeded
+        return found
+
+    def merge(self, label: np.ndarray, found: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """``label`` with the sets ``found`` added, minimised, and the rows that are new."""
+        np = self.np
+        if not found:
+            return label, self.empty
+        new = self.minimal(found[0] if len(found) == 1 else np.concatenate(found), against=label)
+        if not len(new):
+            return label, new
+        kept = label[~self.covered(label, new)] if len(label) else label
+        if len(kept) + len(new) > self.label_cap:
+            raise LabelBudgetExceeded
+        return (np.concatenate([kept, new]) if len(kept) else new), new
 
 
-def _product(left: list[int], right: list[int], budget: int) -> list[int]:
-    result = {a | b for a in left for b in right}
-    if len(result) > budget * 4:
-        raise LabelBudgetExceeded
-    return minimize(result)
+COMPARISONS_PER_SET = 16
+"""Subset tests (per word) that count as much as one set formed against the budget: the
+minimisations count too, so a component whose labels grow large stops however few sets its
+products form."""
+
+COMPARISON_WORK = 64
+"""Sets formed that one array comparison counts for whatever its size (its fixed cost)."""
+
+PAIRWISE_UP_TO = 256
+"""Sets up to which :meth:`_Algebra.minimal` compares every pair in one array operation
+(above, size by size)."""
+
+MINIMISE_FROM = 4096
+"""Sets a product forms from which it is minimised before the next factor (a smaller one is
+only left for the caller's minimisation: an array operation costs more than the sets)."""
 
 
-def _label_of_justification(
-    antecedents: Iterable[int], labels: Mapping[int, list[int] | None], budget: int
-) -> list[int]:
-    current = [0]
-    for a in antecedents:
-        label = labels[a]
-        assert label is not None  # components over an overflowed label are skipped
-        current = _product(current, label, budget)
-        if not current:
-            return []
+def _product_of(algebra: _Algebra, factors: list[np.ndarray]) -> np.ndarray:
+    """The sets of the product of ``factors`` (not all minimal), the smallest taken first."""
+    factors = sorted(factors, key=len)
+    current = factors[0] if factors else algebra.unit()
+    for factor in factors[1:]:
+        current = algebra.product(current, factor)
+        if not len(current):
+            break
     return current
 
 
-def _claim_label(
-    n: int, index: SupportIndex, labels: Mapping[int, list[int] | None], budget: int
-) -> list[int]:
-    union: set[int] = set()
-    for j in index.justs_of[n]:
-        union.update(_label_of_justification(index.just_antecedents[j], labels, budget))
-    result = minimize(union)
-    if len(result) > budget:
-        raise LabelBudgetExceeded
-    return result
+def _solve_component(
+    index: SupportIndex,
+    component: list[int],
+    labels: dict[int, np.ndarray],
+    algebra: _Algebra,
+) -> None:
+    """The least fixpoint of the labels of one component, semi-naively (module docstring):
+    round r adds, for each justification with antecedents inside, the products in which the
+    first factor from the sets new in round r - 1 is that of antecedent i, the antecedents
+    before i taken whole and those after i without their new sets."""
+    members = set(component)
+    justs_of, just_antecedents = index.justs_of, index.just_antecedents
+    if not is_cyclic_component(index, component):
+        n = component[0]
+        found = [
+            _product_of(algebra, [labels[a] for a in just_antecedents[j]]) for j in justs_of[n]
+        ]
+        labels[n] = algebra.merge(algebra.empty, found)[0]
+        return
+    # per member: (outside product, inside antecedents) of each live justification
+    rules: dict[int, list[tuple[np.ndarray, list[int]]]] = {}
+    current: dict[int, np.ndarray] = {}
+    new: dict[int, np.ndarray] = {}
+    for m in component:
+        rules[m] = []
+        base = []
+        for j in justs_of[m]:
+            antecedents = just_antecedents[j]
+            outside = algebra.minimal(
+                _product_of(algebra, [labels[a] for a in antecedents if a not in members])
+            )
+            if not len(outside):
+                continue
+            inside = [a for a in antecedents if a in members]
+            if inside:
+                rules[m].append((outside, inside))
+            else:
+                base.append(outside)
+        current[m], new[m] = algebra.merge(algebra.empty, base)
+    while any(len(rows) for rows in new.values()):
+        older = {m: current[m][: len(current[m]) - len(new[m])] for m in component}
+        changed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for m in component:
+            found = []
+            for outside, inside in rules[m]:
+                for i, a in enumerate(inside):
+                    if not len(new[a]):
+                        continue
+                    factors = [outside, new[a]]
+                    factors.extend(current[b] for b in inside[:i])
+                    factors.extend(older[b] for b in inside[i + 1 :])
+                    found.append(_product_of(algebra, factors))
+            if found:
+                changed[m] = algebra.merge(current[m], found)
+        new = {m: algebra.empty for m in component}
+        for m, (label, added) in changed.items():
+            current[m], new[m] = label, added
+    labels.update(current)
 
 
 def all_labels(
-    index: SupportIndex, nodes: Iterable[int] | None = None, budget: int = LABEL_BUDGET
+    index: SupportIndex,
+    nodes: Iterable[int] | None = None,
+    budget: int = LABEL_BUDGET,
+    formed_budget: int = FORMED_BUDGET,
+    formed: list[int] | None = None,
 ) -> dict[int, list[int] | None]:
-    """Labels (bitsets) of ``nodes`` (default all) and their cones, computed once, shared.
+    """Labels (bitsets, Python ints: bit n for evidence number n) of ``nodes`` (default all)
+    and their cones, computed once, shared.
 
-    A claim whose label would exceed ``budget`` sets, or that depends on such a claim, gets
-    None: the caller falls back to SAT for it.
+    A claim whose label would exceed ``budget`` sets, in a component whose products would
+    form more than ``formed_budget`` sets per member, or that depends on such a claim, gets
+    None: the
+    caller falls back to SAT for it. ``formed``, when given, receives the number of sets
+    the products formed (the work done, for a portfolio's accounting).
     """
     cone = ancestor_numbers(index, range(index.size) if nodes is None else nodes)
-    labels: dict[int, list[int] | None] = {n: [1 << n] for n in cone if index.is_evidence[n]}
-    claims = [n for n in cone if not index.is_evidence[n]]
+    is_evidence = index.is_evidence
+    width = max((n for n in cone if is_evidence[n]), default=0) + 1
+    algebra = _Algebra((width + 63) >> 6, formed_budget, min(UNBOUNDED, GROWTH * budget))
+    labels: dict[int, np.ndarray] = {n: algebra.single(n) for n in cone if is_evidence[n]}
+    failed: set[int] = set()
+    total = 0
+    claims = [n for n in cone if not is_evidence[n]]
     for component in strongly_connected_components(index, claims):
         members = set(component)
-        inputs_overflow = any(
-            labels.get(a, 0) is None
+        inputs_failed = any(
+            a in failed
             for m in component
             for j in index.justs_of[m]
             for a in index.just_antecedents[j]
             if a not in members
         )
-        if inputs_overflow:
-            for m in component:
-                labels[m] = None
+        if not inputs_failed:
+            algebra.formed = 0
+            algebra.formed_budget = formed_budget * len(component)
+            try:
+                _solve_component(index, component, labels, algebra)
+                if all(len(labels[m]) <= budget for m in component):
+                    continue
+            except LabelBudgetExceeded:
+                pass
+            finally:
+                total += algebra.formed
+        failed.update(component)
+    if formed is not None:
+        formed.append(total)
+    result: dict[int, list[int] | None] = {n: None for n in failed}
+    shifts = [64 * w for w in range(algebra.words)]
+    for n, rows in labels.items():
+        if n in failed:
             continue
-        try:
-            solve_component(
-                index,
-                component,
-                labels,
-                initial=[],
-                update=lambda m: _claim_label(m, index, labels, budget),
-            )
-        except LabelBudgetExceeded:
-            for m in component:
-                labels[m] = None
-    return labels
+        if algebra.words == 1:
+            result[n] = rows[:, 0].tolist()
+        else:
+            result[n] = [
+                sum(word << shift for word, shift in zip(row, shifts)) for row in rows.tolist()
+            ]
+    return result
 
 
 def label_of(
@@ -118,7 +347,9 @@ def label_of(
     """The minimal justifications of ``claim``, or None if a label exceeds ``budget`` sets."""
     index = index_of(structure)
     target = index.number[structure.require_claim(claim)]
-    label = all_labels(index, [target], budget)[target]
+    label = all_labels(
+        index, [target], budget, UNBOUNDED if budget >= UNBOUNDED else FORMED_BUDGET
+    )[target]
     if label is None:
         return None
     return frozenset(index.names_of_bits(bits) for bits in label)

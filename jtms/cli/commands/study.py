@@ -29,7 +29,6 @@ from jtms.cli.arguments import at_least
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import check_output, open_output
-from jtms.fuzz.plugins import load_callable
 from theory.errors import InputError
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
@@ -115,6 +114,9 @@ def register(subparsers: Any) -> None:
 
 
 def _load_answerer(spec: str) -> Any:
+    # jtms.fuzz imports hypothesis (about 0.3 s): only when a study runs, not with every command
+    from jtms.fuzz.plugins import load_callable
+
     try:
         return load_callable(spec)
     except InputError as error:
