@@ -43,7 +43,7 @@ from enumerations.flat import (
     MAX_COUNTEREXAMPLES,
     Counterexample,
     FlatTally,
-    _describe,
+    describe_counterexample,
     minimal_points,
 )
 from enumerations.monotone import U64, monotone_tables, variable_word
@@ -380,7 +380,7 @@ def _counterexample(data: QuarterTables, r: int, t: int, ia1: int) -> Counterexa
     )
     minimal = minimal_points(batch, n)
     influence = influence_survival(batch, minimal, n)
-    return _describe(n, 0, minimal, batch, influence)
+    return describe_counterexample(n, 0, minimal, batch, influence)
 
 
 def row_function_counts(n: int, start: int = 0, stop: int | None = None) -> np.ndarray:

@@ -4,7 +4,7 @@ the clauses the step teaches in one compiled call, with no Python round trip per
 
 The formula is a cone's completion (:func:`theory.cone_cnf.cone_cnf`, both directions) and
 the root. Each model's evidence goes to the exchange step
-(:func:`theory.exchange._step`): true, it teaches "not all of M" for every justification M
+(:func:`theory.exchange.exchange_step`): true, it teaches "not all of M" for every justification M
 it found (one, the model's evidence shrunk, with the :data:`ATTEMPTS` that
 :func:`~theory.justifications.minimal_justifications` gives it); false, "some evidence
 outside a maximal false set" F and the loop formulas of the loops that hold the root up
@@ -40,9 +40,9 @@ from typing import Any
 import numba
 import numpy as np
 
-from theory.cone_cnf import ConeCNF, _loop_cuts
-from theory.exchange import Exchange, _step
-from theory.label_kernel import _grow
+from theory.cone_cnf import ConeCNF, loop_cut_arrays
+from theory.exchange import Exchange, exchange_step
+from theory.label_kernel import doubled
 
 DECISIONS, CONFLICTS, MODELS, STOPPED = range(4)
 """Indices of :func:`search`'s counts (``STOPPED``: 1 when the budget ran out first)."""
@@ -123,7 +123,7 @@ def search(
         exchange.tally,
         exchange.attempts,
         exchange.patience,
-        *oracle._args(),
+        *oracle.kernel_args(),
         counts,
         max(2, reduce_from),
         budget,
@@ -138,11 +138,11 @@ def _room(
     """The clause arrays, grown so that one more clause of ``width`` literals fits
     (``wat``: two watches per clause, each its next watch and its blocker)."""
     while used + width > lits.shape[0]:
-        lits = _grow(lits)
+        lits = doubled(lits)
     if 4 * (clauses + 1) > wat.shape[0]:
-        c_start = _grow(c_start)
-        c_size = _grow(c_size)
-        wat = _grow(wat)
+        c_start = doubled(c_start)
+        c_size = doubled(c_size)
+        wat = doubled(wat)
     return lits, c_start, c_size, wat
 
 
@@ -662,8 +662,8 @@ def _search(
                         stamp[at] = stamps
                         lbd += 1
                 if n_learnts == learnt_of.shape[0]:
-                    learnt_of = _grow(learnt_of)
-                    lbd_of = _grow(lbd_of)
+                    learnt_of = doubled(learnt_of)
+                    lbd_of = doubled(lbd_of)
                 learnt_of[n_learnts] = clauses
                 lbd_of[n_learnts] = lbd
                 n_learnts += 1
@@ -790,7 +790,7 @@ def _search(
             if lv[v + V] == 1:
                 present[m] = v - 1
                 m += 1
-        kind, rows, cols, count, flat, start = _step(
+        kind, rows, cols, count, flat, start = exchange_step(
             present[:m],
             rows,
             cols,
@@ -831,7 +831,7 @@ def _search(
             for z in range(flat.shape[0]):
                 inside[flat[z]] = 0
             grown = np.nonzero(inside)[0]
-            cut, cut_start = _loop_cuts(
+            cut, cut_start = loop_cut_arrays(
                 evidence[grown],
                 holds,
                 body,
