@@ -61,7 +61,7 @@ CHUNK = 1 << 16  # tables per kernel call (cache-sized temporaries; measured 2^1
 # The kernels write into a preallocated :class:`Workspace` (``out=`` everywhere): no array
 # is allocated per batch. That matters beyond speed in this process: Dask workers run with
 # ``MALLOC_TRIM_THRESHOLD_`` set, where every fresh temporary of a few hundred KiB is a new
-# mmap and page faults, and an allocating kernel measured 6x slower there.
+# mmap and page faults, and an allocating kernel is several times slower there.
 Words = tuple  # tuple[np.ndarray, ...]
 
 

@@ -25,12 +25,11 @@ implication list per literal, visited first; first-UIP learning with
 local minimisation; VSIDS activities in a binary heap on large formulas; every decision
 false (small models first), no restarts;
 learnt clauses cleaned up from :data:`REDUCE_FROM` on (the clauses of the step and of the
-formula stay). On the layered cases of ``python -m benchmarks.bench_justifications
---loops`` it takes 0.35-0.49x of the time of the same search over CaDiCaL through
-python-sat (the column "one search, CaDiCaL", on e422b1a), whose per-model round trip
-(solve, get the model, add the clauses) costs more than its faster propagation saves,
-even with the exchange step saving it models; the tests check it against that search and
-against brute force.
+formula stay). It is compiled rather than a call to a faster external solver because the
+search is many small solves: over CaDiCaL through python-sat, the round trip per model
+(solve, get the model, add the clauses) costs more than the faster propagation saves
+(``python -m benchmarks.bench_justifications --loops`` compares the two). The tests check
+it against that search and against brute force.
 """
 
 from __future__ import annotations
@@ -58,9 +57,9 @@ model costs little, and the sets the attempts found, learnt out of the solver's 
 it more conflicts than the models they saved."""
 ACTIVITY_DECAY = 0.75
 """VSIDS decay per conflict. The search never restarts, so a fast decay keeps its
-decisions on the variables of the last conflicts: 0.75 had the best mean ratio to clingo
-of 0.95, 0.85, 0.75 and 0.6 on the layered graphs of ``bench_justifications --loops`` and
-``--held-out`` (runs with the constant edited; the 984-justification case gains most)."""
+decisions on the variables of the last conflicts; the value is tuned on the layered graphs
+of ``bench_justifications --loops`` and ``--held-out``, where the cases with the most
+justifications depend on it most."""
 REDUCE_FROM = 500
 """Learnt clauses kept before the first clean-up, which deletes the half of them with the
 most decision levels (LBD) that are not reasons now; the bound grows by
@@ -68,8 +67,8 @@ most decision levels (LBD) that are not reasons now; the bound grows by
 REDUCE_GROWTH = 1.1
 HEAP_FROM = 4096
 """Variables from which decisions come from a binary heap of activities; below, a scan of
-every variable is cheaper than keeping the heap through every backjump (about 10% of the
-search on the 984-justification case of ``bench_justifications --loops``, 295 variables).
+every variable is cheaper than keeping the heap through every backjump on the formulas
+of a few hundred variables this search mostly gets.
 A scan keeps the :data:`CANDIDATES` best free variables: until the next backjump no
 variable becomes free and no activity changes, so the next decision is the first of them
 still free, and the scan runs again only when none is."""

@@ -18,10 +18,8 @@ founded model still satisfies every clause):
 - then, from clause ``forward`` on, the other direction: ``AND(antecedents) -> h_n`` and
   ``AND(antecedents) -> b_j`` for every kept justification. The least fixpoint satisfies
   them, so they cut no justification; with them the evidence alone fixes every acyclic
-  claim, and a solver decides fewer variables per model (on the 984-justification case of
-  ``bench_justifications --loops``: 22, against 62 in the run of the release before, over
-  the root-true half alone), at the price of more clauses to load
-  (:data:`theory.justifications.REVERSE_AFTER`).
+  claim, and a solver decides far fewer variables per model than over the root-true half
+  alone, at the price of more clauses to load (:data:`theory.justifications.REVERSE_AFTER`).
 
 Variables: evidence position p of the oracle is variable p + 1, so a model's first E
 literals are the evidence. The tests compare it with :mod:`theory.completion` through the

@@ -396,9 +396,9 @@ def fixpoints(
     inside it. ``queued`` must be all zero (and is left so).
 
     A justification's word is the AND of all its antecedents' words, with no early exit
-    once it is zero: whether it is zero is data, and the branches it mispredicted cost
-    more than the loads they saved (without them the one search took 0.87x the time on the
-    held-out graphs of ``bench_justifications``, by ``bench_search_revisions``)."""
+    once it is zero: whether it is zero is data, and the branches an early exit
+    mispredicts cost more than the loads it saves (``bench_search_revisions`` compares such
+    variants of the one search on the held-out graphs of ``bench_justifications``)."""
     a_start, a_local, kept_start, comp_of, comp_nodes, comp_start, cyclic = shape
     for c in range(comp_start.shape[0] - 1):
         top = 0

@@ -47,10 +47,10 @@ and each unit of work there costs more time than elsewhere (many small products)
 
 LOOP_WORK_PER_NODE = 2_000
 """A cone with a support loop gets at most this much work per node of the cone: where
-labels answer such a cone they need little (per node, about 6 on the long cycles of
-``python -m benchmarks.bench_justifications --loops`` and up to 800 on its nested
-components), while its layered graphs with back-edges are not answered within the whole
-budget (its second table), which they spent before the search took over."""
+labels answer such a cone they need little per node (long cycles and nested components
+of ``python -m benchmarks.bench_justifications --loops`` stay well below it), while
+layered graphs with back-edges are not answered within any budget, so every unit spent
+on them delays the search that answers them."""
 
 OK, OVER_SETS, OVER_WORK = 0, 1, 2
 """Status of a target: its label, a label over the set budget on its way, or the work
