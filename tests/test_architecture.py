@@ -59,14 +59,14 @@ def module_files() -> Iterator[tuple[str, Path]]:
 
 
 @functools.cache
-def source_of(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
+def tree_of(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 @functools.cache
 def imports_of(path: Path) -> list[str]:
     """Project modules imported by the file, outside ``TYPE_CHECKING`` blocks."""
-    tree = ast.parse(source_of(path))
+    tree = tree_of(path)
     typing_only: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
@@ -168,11 +168,10 @@ def private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-def underscore_imports(module: str, source: str) -> list[str]:
+def underscore_imports(module: str, tree: ast.Module) -> list[str]:
     """``"MODULE: OTHER._name"`` for each underscore name of another project module that the
     source imports (``from OTHER import _name``) or reads from an imported module
     (``OTHER._name`` after ``import OTHER`` or ``from PACKAGE import OTHER``)."""
-    tree = ast.parse(source)
     found = []
     modules: dict[str, str] = {}  # local name -> project module it names
     for node in ast.walk(tree):
@@ -199,12 +198,13 @@ def underscore_imports(module: str, source: str) -> list[str]:
     return sorted(set(found))
 
 
-def all_underscore_imports() -> set[str]:
-    return {
+@functools.cache
+def all_underscore_imports() -> frozenset[str]:
+    return frozenset(
         found
         for module, path in MODULES.items()
-        for found in underscore_imports(module, source_of(path))
-    }
+        for found in underscore_imports(module, tree_of(path))
+    )
 
 
 def test_no_new_underscore_imports_across_modules():
@@ -223,12 +223,13 @@ def test_the_check_sees_a_planted_underscore_import():
         "def f():\n"
         "    return label_kernel._minimize, counting._private, _own\n"
     )
-    assert underscore_imports("theory.exchange", planted) == [
+    assert underscore_imports("theory.exchange", ast.parse(planted)) == [
         "theory.exchange: proofs.counting._private",
         "theory.exchange: theory.cone_kernel._derive",
         "theory.exchange: theory.label_kernel._minimize",
     ]
-    assert underscore_imports("theory.cone_kernel", "from theory.cone_kernel import _derive") == []
+    own = ast.parse("from theory.cone_kernel import _derive")
+    assert underscore_imports("theory.cone_kernel", own) == []
 
 
 # --- the design page's table names every package and module group ---------------------------
