@@ -6,10 +6,10 @@ Run:  python -m benchmarks.bench_search_revisions REV [--sweep 60 --seed 7 | --h
 Machines of this kind are noisy, so a change to :mod:`theory.cdcl` or :mod:`theory.exchange`
 is measured as a ratio between the two searches run alternately on each graph (CPU
 seconds of this process, median of ``--repeats`` after one untimed run of each), never
-against a figure from another run. The revision's ``theory/cone_kernel.py``,
-``cone_cnf.py``, ``exchange.py`` and ``cdcl.py`` are read with ``git show`` and compiled
-afresh under other module names (importing each other, not the working tree's); so is the
-working tree's copy of the same four files, so both sides pay the same compilation and
+against a figure from another run. The revision's ``theory/label_kernel.py``,
+``cone_kernel.py``, ``cone_cnf.py``, ``exchange.py`` and ``cdcl.py`` are read with ``git show``
+and compiled afresh under other module names (importing each other, not the working tree's);
+so is the working tree's copy of the same five files, so both sides pay the same compilation and
 neither reads a cache the other wrote. Every graph's sets must agree; the table also says
 whether the two took the same search path (the same decisions, conflicts and models).
 """
@@ -34,8 +34,9 @@ from benchmarks.bench_justifications import LAYERED_HELD_OUT, sweep_parameters
 from benchmarks.generate import layered_cyclic
 from theory.index import index_of
 
-MODULES = ("cone_kernel", "cone_cnf", "exchange", "cdcl")
-"""The files of a search, each importing only those before it (and the rest of theory/)."""
+MODULES = ("label_kernel", "cone_kernel", "cone_cnf", "exchange", "cdcl")
+"""The files of a search, each importing only those before it (and the rest of theory/):
+label_kernel too, whose helpers the others import, so a revision is read with its own."""
 ROOT = Path(__file__).resolve().parent.parent
 
 

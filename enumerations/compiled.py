@@ -3,9 +3,9 @@
 Same question as :mod:`enumerations.flat` (the numpy kernel, kept as the reference): for each
 monotone f, do exact and influence revision agree on every audit, and is that the same as
 f having exactly one minimal justification? Here every function is checked one at a time
-in a compiled loop, at about 5e8 functions per CPU-second on this machine instead of the
-numpy kernel's 2e7 at n = 7 (``python -m benchmarks.bench_kernel``), which makes the full
-n = 7 run (2,414,682,040,998 functions) a matter of core-hours. A quarter has 2**k <= 32 bits,
+in a compiled loop, over an order of magnitude faster than the numpy kernel at n = 7
+(``python -m benchmarks.bench_kernel`` measures both), which makes the full n = 7 run
+(2,414,682,040,998 functions) a matter of core-hours. A quarter has 2**k <= 32 bits,
 so the loop works on uint32 (16 lanes per AVX-512 vector, where the CPU has it).
 
 **Quarters.** Write k = n - 2. A table of f is four *quarters*, each the table of a
@@ -43,7 +43,7 @@ from enumerations.flat import (
     MAX_COUNTEREXAMPLES,
     Counterexample,
     FlatTally,
-    _describe,
+    describe_counterexample,
     minimal_points,
 )
 from enumerations.monotone import U64, monotone_tables, variable_word
@@ -380,7 +380,7 @@ def _counterexample(data: QuarterTables, r: int, t: int, ia1: int) -> Counterexa
     )
     minimal = minimal_points(batch, n)
     influence = influence_survival(batch, minimal, n)
-    return _describe(n, 0, minimal, batch, influence)
+    return describe_counterexample(n, 0, minimal, batch, influence)
 
 
 def row_function_counts(n: int, start: int = 0, stop: int | None = None) -> np.ndarray:

@@ -61,7 +61,7 @@ CHUNK = 1 << 16  # tables per kernel call (cache-sized temporaries; measured 2^1
 # The kernels write into a preallocated :class:`Workspace` (``out=`` everywhere): no array
 # is allocated per batch. That matters beyond speed in this process: Dask workers run with
 # ``MALLOC_TRIM_THRESHOLD_`` set, where every fresh temporary of a few hundred KiB is a new
-# mmap and page faults, and an allocating kernel measured 6x slower there.
+# mmap and page faults, and an allocating kernel is several times slower there.
 Words = tuple  # tuple[np.ndarray, ...]
 
 
@@ -269,7 +269,12 @@ def table_int(tables: Words, k: int) -> int:
     return sum(int(column[k]) << (64 * w) for w, column in enumerate(tables))
 
 
-def _describe(n: int, k: int, minimal: Words, exact: Words, influence: Words) -> Counterexample:
+def describe_counterexample(
+    n: int, k: int, minimal: Words, exact: Words, influence: Words
+) -> Counterexample:
+    """The counterexample of table ``k`` of a batch: its minimal justifications and the
+    smallest audit on which exact and influence revision disagree, or, when they agree
+    everywhere, the theorem's witness audit {e} for e in one justification and not another."""
     full = (1 << n) - 1
     m = table_int(minimal, k)
     points = [p for p in range(1 << n) if m >> p & 1]
@@ -330,7 +335,10 @@ def tally_tables(
     np.logical_and(bad, active, out=bad)
     mismatches = int(np.count_nonzero(bad))
     if mismatches:  # before the flags are reused below
-        witnesses = [_describe(n, int(k), minimal, ex, inf) for k in np.flatnonzero(bad)[:limit]]
+        witnesses = [
+            describe_counterexample(n, int(k), minimal, ex, inf)
+            for k in np.flatnonzero(bad)[:limit]
+        ]
     np.logical_and(unique, active, out=unique)
     np.logical_and(agree, active, out=agree)
     result = FlatTally(

@@ -3,9 +3,8 @@
 For every monotone function (generated in pure Python by the same pair construction), build
 the support structure ``c <- S`` for each minimal true set ``S`` with
 :class:`theory.structure.SupportStructure`, and compare ``theory.revision.exact`` with
-``theory.revision.influence`` on every audit ``R ⊆ E`` one call at a time. Slow (the issue
-measured 145-265 s for n = 6); it is the oracle for the vectorised kernel (tests: n <= 4,
-benchmark: n <= 5).
+``theory.revision.influence`` on every audit ``R ⊆ E`` one call at a time. Slow (minutes
+for n = 6); it is the oracle for the vectorised kernel (tests: n <= 4, benchmark: n <= 5).
 """
 
 from __future__ import annotations

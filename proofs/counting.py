@@ -133,7 +133,7 @@ def cnf_counts(encoding: Encoding) -> dict[str, int]:
     return counts
 
 
-def _z3_cnf(
+def z3_cnf(
     facts: list[z3.BoolRef], coordinates: list[z3.BoolRef]
 ) -> tuple[list[list[int]], list[int]]:
     """z3's own clausal form of ``facts`` (tactics simplify, card2bv, bit-blast, tseitin-cnf),
@@ -174,7 +174,7 @@ def _z3_cnf(
 
 def _count_z3(facts: list[z3.BoolRef], coordinates: list[z3.BoolRef]) -> int:
     """Models of ``facts`` projected on the Boolean ``coordinates`` (blocking enumeration)."""
-    clauses, projection = _z3_cnf(facts, coordinates)
+    clauses, projection = z3_cnf(facts, coordinates)
     if [] in clauses:
         return 0
     count = 0

@@ -12,7 +12,7 @@ two things this module checks for the actual constraints, on every monotone func
 
 For the CNF, a table is kept when the monotonicity + lex clauses are satisfiable with the
 table fixed (the prefix-equality chain variables are existential); for z3, the lex facts
-are put through z3's own clausal form (:func:`proofs.counting._z3_cnf`) and tested the same
+are put through z3's own clausal form (:func:`proofs.counting.z3_cnf`) and tested the same
 way.
 
 >>> check_symmetry(3).ok
@@ -93,7 +93,7 @@ def cnf_kept(tables: list[Table], n: int, variant: str = "sound") -> set[Table]:
 
 def z3_kept(tables: list[Table], n: int, variant: str = "sound") -> set[Table]:
     bits = Z3Encoding("boundary", n).bits
-    clauses, projection = counting._z3_cnf(z3_lex_leader(bits, n, variant), bits)
+    clauses, projection = counting.z3_cnf(z3_lex_leader(bits, n, variant), bits)
     assert projection == [x + 1 for x in range(1 << n)]
     return _kept(clauses, tables)
 

@@ -45,6 +45,6 @@ def test_a_revision_git_cannot_show_is_exit_2(capsys):
     assert bench.main(["no-such-revision-xyz", "--sweep", "1", "--repeats", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert (
-        err.startswith("error: git cannot show no-such-revision-xyz:theory/cone_kernel.py")
+        err.startswith(f"error: git cannot show no-such-revision-xyz:theory/{bench.MODULES[0]}.py")
         and "\n" not in err
     )

@@ -4,7 +4,7 @@ the clauses the step teaches in one compiled call, with no Python round trip per
 
 The formula is a cone's completion (:func:`theory.cone_cnf.cone_cnf`, both directions) and
 the root. Each model's evidence goes to the exchange step
-(:func:`theory.exchange._step`): true, it teaches "not all of M" for every justification M
+(:func:`theory.exchange.exchange_step`): true, it teaches "not all of M" for every justification M
 it found (one, the model's evidence shrunk, with the :data:`ATTEMPTS` that
 :func:`~theory.justifications.minimal_justifications` gives it); false, "some evidence
 outside a maximal false set" F and the loop formulas of the loops that hold the root up
@@ -25,12 +25,11 @@ implication list per literal, visited first; first-UIP learning with
 local minimisation; VSIDS activities in a binary heap on large formulas; every decision
 false (small models first), no restarts;
 learnt clauses cleaned up from :data:`REDUCE_FROM` on (the clauses of the step and of the
-formula stay). On the layered cases of ``python -m benchmarks.bench_justifications
---loops`` it takes 0.35-0.49x of the time of the same search over CaDiCaL through
-python-sat (the column "one search, CaDiCaL", on e422b1a), whose per-model round trip
-(solve, get the model, add the clauses) costs more than its faster propagation saves,
-even with the exchange step saving it models; the tests check it against that search and
-against brute force.
+formula stay). It is compiled rather than a call to a faster external solver because the
+search is many small solves: over CaDiCaL through python-sat, the round trip per model
+(solve, get the model, add the clauses) costs more than the faster propagation saves
+(``python -m benchmarks.bench_justifications --loops`` compares the two). The tests check
+it against that search and against brute force.
 """
 
 from __future__ import annotations
@@ -40,9 +39,9 @@ from typing import Any
 import numba
 import numpy as np
 
-from theory.cone_cnf import ConeCNF, _loop_cuts
-from theory.exchange import Exchange, _step
-from theory.label_kernel import _grow
+from theory.cone_cnf import ConeCNF, loop_cut_arrays
+from theory.exchange import Exchange, exchange_step
+from theory.label_kernel import doubled
 
 DECISIONS, CONFLICTS, MODELS, STOPPED = range(4)
 """Indices of :func:`search`'s counts (``STOPPED``: 1 when the budget ran out first)."""
@@ -58,9 +57,9 @@ model costs little, and the sets the attempts found, learnt out of the solver's 
 it more conflicts than the models they saved."""
 ACTIVITY_DECAY = 0.75
 """VSIDS decay per conflict. The search never restarts, so a fast decay keeps its
-decisions on the variables of the last conflicts: 0.75 had the best mean ratio to clingo
-of 0.95, 0.85, 0.75 and 0.6 on the layered graphs of ``bench_justifications --loops`` and
-``--held-out`` (runs with the constant edited; the 984-justification case gains most)."""
+decisions on the variables of the last conflicts; the value is tuned on the layered graphs
+of ``bench_justifications --loops`` and ``--held-out``, where the cases with the most
+justifications depend on it most."""
 REDUCE_FROM = 500
 """Learnt clauses kept before the first clean-up, which deletes the half of them with the
 most decision levels (LBD) that are not reasons now; the bound grows by
@@ -68,8 +67,8 @@ most decision levels (LBD) that are not reasons now; the bound grows by
 REDUCE_GROWTH = 1.1
 HEAP_FROM = 4096
 """Variables from which decisions come from a binary heap of activities; below, a scan of
-every variable is cheaper than keeping the heap through every backjump (about 10% of the
-search on the 984-justification case of ``bench_justifications --loops``, 295 variables).
+every variable is cheaper than keeping the heap through every backjump on the formulas
+of a few hundred variables this search mostly gets.
 A scan keeps the :data:`CANDIDATES` best free variables: until the next backjump no
 variable becomes free and no activity changes, so the next decision is the first of them
 still free, and the scan runs again only when none is."""
@@ -123,7 +122,7 @@ def search(
         exchange.tally,
         exchange.attempts,
         exchange.patience,
-        *oracle._args(),
+        *oracle.kernel_args(),
         counts,
         max(2, reduce_from),
         budget,
@@ -138,11 +137,11 @@ def _room(
     """The clause arrays, grown so that one more clause of ``width`` literals fits
     (``wat``: two watches per clause, each its next watch and its blocker)."""
     while used + width > lits.shape[0]:
-        lits = _grow(lits)
+        lits = doubled(lits)
     if 4 * (clauses + 1) > wat.shape[0]:
-        c_start = _grow(c_start)
-        c_size = _grow(c_size)
-        wat = _grow(wat)
+        c_start = doubled(c_start)
+        c_size = doubled(c_size)
+        wat = doubled(wat)
     return lits, c_start, c_size, wat
 
 
@@ -662,8 +661,8 @@ def _search(
                         stamp[at] = stamps
                         lbd += 1
                 if n_learnts == learnt_of.shape[0]:
-                    learnt_of = _grow(learnt_of)
-                    lbd_of = _grow(lbd_of)
+                    learnt_of = doubled(learnt_of)
+                    lbd_of = doubled(lbd_of)
                 learnt_of[n_learnts] = clauses
                 lbd_of[n_learnts] = lbd
                 n_learnts += 1
@@ -790,7 +789,7 @@ def _search(
             if lv[v + V] == 1:
                 present[m] = v - 1
                 m += 1
-        kind, rows, cols, count, flat, start = _step(
+        kind, rows, cols, count, flat, start = exchange_step(
             present[:m],
             rows,
             cols,
@@ -831,7 +830,7 @@ def _search(
             for z in range(flat.shape[0]):
                 inside[flat[z]] = 0
             grown = np.nonzero(inside)[0]
-            cut, cut_start = _loop_cuts(
+            cut, cut_start = loop_cut_arrays(
                 evidence[grown],
                 holds,
                 body,

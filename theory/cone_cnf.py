@@ -18,10 +18,8 @@ founded model still satisfies every clause):
 - then, from clause ``forward`` on, the other direction: ``AND(antecedents) -> h_n`` and
   ``AND(antecedents) -> b_j`` for every kept justification. The least fixpoint satisfies
   them, so they cut no justification; with them the evidence alone fixes every acyclic
-  claim, and a solver decides fewer variables per model (on the 984-justification case of
-  ``bench_justifications --loops``: 22, against 62 in the run of the release before, over
-  the root-true half alone), at the price of more clauses to load
-  (:data:`theory.justifications.REVERSE_AFTER`).
+  claim, and a solver decides far fewer variables per model than over the root-true half
+  alone, at the price of more clauses to load (:data:`theory.justifications.REVERSE_AFTER`).
 
 Variables: evidence position p of the oracle is variable p + 1, so a model's first E
 literals are the evidence. The tests compare it with :mod:`theory.completion` through the
@@ -36,8 +34,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from theory.cone_kernel import ConeOracle, _unfounded
-from theory.label_kernel import _grow
+from theory.cone_kernel import ConeOracle, unfounded_loops
+from theory.label_kernel import doubled
 
 DISTRIBUTE = 16
 """Most clauses spent on one acyclic claim's ``h -> OR(bodies)`` without body variables
@@ -110,8 +108,8 @@ def loop_cuts(cnf: ConeCNF, oracle: ConeOracle, present: Any) -> list[list[int]]
     the loop, for each member u. Every founded model satisfies them; a model holding the
     root under ``present`` violates one, and they cut the same loop under any evidence.
     A loop with a premise outside it gets none (it is always supported)."""
-    literals, start = _loop_cuts(
-        np.asarray(present, dtype=np.int64), cnf.holds, cnf.body, *oracle._args()
+    literals, start = loop_cut_arrays(
+        np.asarray(present, dtype=np.int64), cnf.holds, cnf.body, *oracle.kernel_args()
     )
     rows = literals.tolist()
     bounds = start.tolist()
@@ -119,7 +117,7 @@ def loop_cuts(cnf: ConeCNF, oracle: ConeOracle, present: Any) -> list[list[int]]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _loop_cuts(
+def loop_cut_arrays(
     present: Any,
     holds: Any,
     body: Any,
@@ -144,7 +142,7 @@ def _loop_cuts(
     mask: Any,
 ) -> Any:
     """:func:`loop_cuts`, flattened: clause i is ``literals[start[i]:start[i + 1]]``."""
-    members, member_start, external, ext_start = _unfounded(
+    members, member_start, external, ext_start = unfounded_loops(
         present,
         position,
         a_start,
@@ -193,9 +191,9 @@ def _loop_cuts(
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _clause(literals: Any, start: Any, count: int, used: int, clause: Any, size: int) -> Any:
     while used + size > literals.shape[0]:
-        literals = _grow(literals)
+        literals = doubled(literals)
     if count + 2 > start.shape[0]:
-        start = _grow(start)
+        start = doubled(start)
     literals[used : used + size] = clause[:size]
     start[count + 1] = used + size
     return literals, start, count + 1, used + size
@@ -404,4 +402,13 @@ def ranked_cone_cnf(oracle: ConeOracle, index: Any, root: int) -> ConeCNF | bool
     )
 
 
-__all__ = ["DISTRIBUTE", "PREMISE", "UNUSED", "ConeCNF", "cone_cnf", "loop_cuts", "ranked_cone_cnf"]
+__all__ = [
+    "DISTRIBUTE",
+    "PREMISE",
+    "UNUSED",
+    "ConeCNF",
+    "cone_cnf",
+    "loop_cut_arrays",
+    "loop_cuts",
+    "ranked_cone_cnf",
+]

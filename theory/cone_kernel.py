@@ -80,7 +80,7 @@ class ConeOracle:
         """Nodes in the cone."""
         return int(self.w_start.shape[0] - 1)
 
-    def _args(self) -> tuple[Any, ...]:
+    def kernel_args(self) -> tuple[Any, ...]:
         return (
             self.position,
             *self.shape,
@@ -96,13 +96,13 @@ class ConeOracle:
     def holds(self, present: Iterable[int]) -> bool:
         """Whether the root is in the least fixpoint when exactly the evidence ``present``
         (node numbers; evidence outside the cone is ignored) is present."""
-        return bool(_holds_of(np.fromiter(present, dtype=np.int64), *self._args()))
+        return bool(_holds_of(np.fromiter(present, dtype=np.int64), *self.kernel_args()))
 
     def examine(self, present: Iterable[int]) -> tuple[bool, np.ndarray]:
         """``(True, M)``: the root holds under ``present``, and M (node numbers) is a minimal
         true subset of it; or ``(False, O)``: it does not, and O is the evidence of the cone
         outside a maximal false superset of it (some member of O is in every true set)."""
-        kind, result = _examine(np.fromiter(present, dtype=np.int64), *self._args())
+        kind, result = _examine(np.fromiter(present, dtype=np.int64), *self.kernel_args())
         return bool(kind), self.evidence[result]
 
     def unfounded(self, present: Iterable[int]) -> list[tuple[list[int], list[int]]]:
@@ -123,8 +123,8 @@ class ConeOracle:
     def unfounded_local(self, present: Iterable[int]) -> list[tuple[np.ndarray, np.ndarray]]:
         """:meth:`unfounded` in the cone's own numbering: local node and kept-justification
         indices (``nodes[x]``, ``kept[k]`` give the index's numbers)."""
-        members, member_start, external, ext_start = _unfounded(
-            np.fromiter(present, dtype=np.int64), *self._args()
+        members, member_start, external, ext_start = unfounded_loops(
+            np.fromiter(present, dtype=np.int64), *self.kernel_args()
         )
         return [
             (
@@ -229,7 +229,7 @@ def _prepare(
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _holds(
+def root_holds(
     mask: Any,
     ev_local: Any,
     premises: Any,
@@ -347,7 +347,7 @@ def _holds_of(
     mask: Any,
 ) -> bool:
     _mask_of(present, position, mask)
-    return _holds(
+    return root_holds(
         mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack
     )
 
@@ -357,7 +357,7 @@ def _support(
     held: Any, root: int, shape: Any, ev_local: Any, stack: Any, seen: Any, mask: Any
 ) -> None:
     """Keep in ``mask`` only the evidence of the derivation of the root that the last
-    :func:`_holds` recorded in ``held`` (a true subset: the derivation stands on it)."""
+    :func:`root_holds` recorded in ``held`` (a true subset: the derivation stands on it)."""
     a_start, a_local = shape[0], shape[1]
     seen[:] = 0
     seen[root] = 1
@@ -379,7 +379,7 @@ def _support(
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _fixpoints(
+def fixpoints(
     word: Any,
     full: Any,
     shape: Any,
@@ -396,9 +396,9 @@ def _fixpoints(
     inside it. ``queued`` must be all zero (and is left so).
 
     A justification's word is the AND of all its antecedents' words, with no early exit
-    once it is zero: whether it is zero is data, and the branches it mispredicted cost
-    more than the loads they saved (without them the one search took 0.87x the time on the
-    held-out graphs of ``bench_justifications``, by ``bench_search_revisions``)."""
+    once it is zero: whether it is zero is data, and the branches an early exit
+    mispredicts cost more than the loads it saves (``bench_search_revisions`` compares such
+    variants of the one search on the held-out graphs of ``bench_justifications``)."""
     a_start, a_local, kept_start, comp_of, comp_nodes, comp_start, cyclic = shape
     for c in range(comp_start.shape[0] - 1):
         top = 0
@@ -439,7 +439,7 @@ def _fixpoints(
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _without_each(
+def without_each(
     mask: Any,
     tried: Any,
     m: int,
@@ -454,7 +454,7 @@ def _without_each(
     stack: Any,
 ) -> Any:
     """The root in the least fixpoints of ``mask`` less each of ``tried[:m]`` (m <= 64
-    positions, all in ``mask``), in one pass of :func:`_fixpoints`: bit i of the result is
+    positions, all in ``mask``), in one pass of :func:`fixpoints`: bit i of the result is
     set when the root is in that of ``mask`` less ``tried[i]``, and bit m (when m < 64)
     when it is in that of ``mask`` itself."""
     lanes = min(m + 1, 64)
@@ -468,7 +468,7 @@ def _without_each(
         word[ev_local[e]] = full & (np.uint64(0) - np.uint64(mask[e]))
     for i in range(m):
         word[ev_local[tried[i]]] &= ~(np.uint64(1) << np.uint64(i))
-    _fixpoints(word, full, shape, w_start, w_just, just_claim, queued, stack)
+    fixpoints(word, full, shape, w_start, w_just, just_claim, queued, stack)
     return word[root] & full
 
 
@@ -491,12 +491,12 @@ def _critical(
 ) -> Any:
     """Which of the evidence ``tried[:m]`` (m <= 64 positions, all in ``mask``) the root
     needs: bit i of the result is set when the root is not in the least fixpoint of
-    ``mask`` less ``tried[i]`` (:func:`_without_each`)."""
+    ``mask`` less ``tried[i]`` (:func:`without_each`)."""
     full = (
         np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
     )
     return (
-        ~_without_each(
+        ~without_each(
             mask, tried, m, shape, ev_local, w_start, w_just, just_claim, root, word, queued, stack
         )
         & full
@@ -504,7 +504,7 @@ def _critical(
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _shrink(
+def shrink_true(
     mask: Any,
     shape: Any,
     ev_local: Any,
@@ -518,7 +518,7 @@ def _shrink(
     held: Any,
     stack: Any,
 ) -> None:
-    """Shrink ``mask``, just found true by :func:`_holds`, to a minimal true subset. First
+    """Shrink ``mask``, just found true by :func:`root_holds`, to a minimal true subset. First
     only the evidence of the recorded derivation is kept; then :func:`_critical` tests up
     to 64 members at once: those the root needs stay needed in every subset, and the
     others are dropped one by one where the root still holds without them (one fixpoint
@@ -566,7 +566,7 @@ def _shrink(
             if needed[e] or not mask[e]:
                 continue
             mask[e] = 0
-            if _holds(mask, *args):
+            if root_holds(mask, *args):
                 _support(held, root, shape, ev_local, stack, seen, mask)
             else:
                 mask[e] = 1
@@ -599,15 +599,15 @@ def _examine(
     shape = (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic)
     _mask_of(present, position, mask)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
-    if _holds(mask, *args):
-        _shrink(mask, shape, *args)
+    if root_holds(mask, *args):
+        shrink_true(mask, shape, *args)
         return 1, np.nonzero(mask)[0]
-    _grow(mask, *args)
+    grow_false(mask, *args)
     return 0, np.nonzero(mask == 0)[0]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _grow(
+def grow_false(
     mask: Any,
     ev_local: Any,
     premises: Any,
@@ -624,7 +624,7 @@ def _grow(
     whose addition keeps the root out. The least fixpoint of the mask is computed once and
     then extended by each item (what the item adds is logged, and undone when the root
     comes in), so an item costs what it derives rather than a fixpoint from nothing."""
-    _holds(
+    root_holds(
         mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack
     )
     node_log = np.empty(held.shape[0], dtype=np.int64)
@@ -649,7 +649,7 @@ def _grow(
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _unfounded(
+def unfounded_loops(
     present: Any,
     position: Any,
     a_start: Any,
@@ -671,9 +671,12 @@ def _unfounded(
     stack: Any,
     mask: Any,
 ) -> Any:
+    """The compiled :meth:`ConeOracle.unfounded_local`: ``(members, member_start,
+    external, ext_start)``, loop i being ``members[member_start[i]:member_start[i + 1]]``
+    and its outside justifications ``external[ext_start[i]:ext_start[i + 1]]``."""
     _mask_of(present, position, mask)
     held[:] = 0
-    _holds(
+    root_holds(
         mask, ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack
     )
     count = w_start.shape[0] - 1
@@ -768,4 +771,12 @@ def _unfounded(
     )
 
 
-__all__ = ["ConeOracle"]
+__all__ = [
+    "ConeOracle",
+    "fixpoints",
+    "grow_false",
+    "root_holds",
+    "shrink_true",
+    "unfounded_loops",
+    "without_each",
+]

@@ -31,7 +31,14 @@ import numba
 import numpy as np
 
 from theory.bitops import popcount
-from theory.cone_kernel import ConeOracle, _fixpoints, _grow, _holds, _shrink, _without_each
+from theory.cone_kernel import (
+    ConeOracle,
+    fixpoints,
+    grow_false,
+    root_holds,
+    shrink_true,
+    without_each,
+)
 
 ATTEMPTS = 256
 """Exchange attempts (one per member of each new set, breadth first) within one step, before
@@ -85,7 +92,7 @@ class Exchange:
     def step_positions(self, present: np.ndarray) -> tuple[bool, np.ndarray, np.ndarray]:
         """:meth:`step` on evidence positions of the cone (``oracle.evidence[p]`` is the node
         of position p), the sets flattened: set i is ``flat[start[i]:start[i + 1]]``."""
-        kind, self.rows, self.cols, self.count, flat, start = _step(
+        kind, self.rows, self.cols, self.count, flat, start = exchange_step(
             present,
             self.rows,
             self.cols,
@@ -94,7 +101,7 @@ class Exchange:
             self.tally,
             self.attempts,
             self.patience,
-            *self.oracle._args()[1:],
+            *self.oracle.kernel_args()[1:],
         )
         return bool(kind), flat, start
 
@@ -209,7 +216,7 @@ def _pool(
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _step(
+def exchange_step(
     present: Any,
     rows: Any,
     cols: Any,
@@ -237,6 +244,12 @@ def _step(
     stack: Any,
     mask: Any,
 ) -> Any:
+    """The compiled :meth:`Exchange.step_positions`: decide the evidence positions
+    ``present`` against the cone (the arguments after ``patience`` are
+    :meth:`~theory.cone_kernel.ConeOracle.kernel_args` less its first), then exchange
+    from every new set within ``attempts``. Returns ``(kind, rows, cols, count, flat,
+    start)``: kind 1 with the new sets flattened, or 0 with the one set of positions
+    outside a maximal false superset; the found sets' rows and columns, grown as needed."""
     shape = (a_start, a_local, claim_kept, comp_of, comp_nodes, comp_start, cyclic)
     args = (ev_local, premises, w_start, w_just, just_claim, just_size, root, missing, held, stack)
     n = mask.shape[0]
@@ -252,7 +265,7 @@ def _step(
         # a model of the compiled solver is nearly always a minimal true set already: one
         # pass of 64-lane fixpoints decides the set (lane m) and the set less each member
         # (lane i) at once, where holding and shrinking would take a fixpoint and a pass
-        held_in = _without_each(
+        held_in = without_each(
             mask,
             present,
             m,
@@ -268,11 +281,11 @@ def _step(
         )
         minimal = held_in == np.uint64(1) << np.uint64(m)
     if not minimal:
-        if not _holds(mask, *args):
-            _grow(mask, *args)
+        if not root_holds(mask, *args):
+            grow_false(mask, *args)
             outside = np.nonzero(mask == 0)[0]
             return 0, rows, cols, count, outside, np.array([0, outside.shape[0]], dtype=np.int64)
-        _shrink(mask, shape, *args)
+        shrink_true(mask, shape, *args)
     first = count
     rows, cols = _append(rows, cols, count, mask, freq)
     count += 1
@@ -326,7 +339,7 @@ def _step(
             for i in range(m):  # without a branch: whether pool i holds x is data
                 v |= ((pools[i, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)) << np.uint64(i)
             word[ev_local[x]] = v
-        _fixpoints(word, bits, shape, w_start, w_just, just_claim, queued, stack)
+        fixpoints(word, bits, shape, w_start, w_just, just_claim, queued, stack)
         good = word[root]
         batch_first = count
         for i in range(m):
@@ -349,10 +362,10 @@ def _step(
                 pools[i, chosen >> 6] &= ~(np.uint64(1) << np.uint64(chosen & 63))
             for x in range(n):
                 mask[x] = (pools[i, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
-            if not _holds(mask, *args):  # also records the derivation the shrink starts from
+            if not root_holds(mask, *args):  # also records the derivation the shrink starts from
                 misses += 1
                 continue
-            _shrink(mask, shape, *args)
+            shrink_true(mask, shape, *args)
             rows, cols = _append(rows, cols, count, mask, freq)
             count += 1
             tally[2] += 1
@@ -363,4 +376,4 @@ def _step(
     return 1, rows, cols, count, flat, start
 
 
-__all__ = ["ATTEMPTS", "Exchange"]
+__all__ = ["ATTEMPTS", "Exchange", "exchange_step"]

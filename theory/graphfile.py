@@ -30,7 +30,8 @@ def paused_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while building large acyclic containers.
 
     Building a 100k-claim graph allocates millions of small objects, and the collector's
-    repeated passes over them took two thirds of the time; nothing built here is cyclic.
+    repeated passes over them would cost more than the building; nothing built here is
+    cyclic.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -124,8 +125,8 @@ def _first_line(error: BaseException) -> str:
 def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) -> SupportStructure:
     """Validate a decoded graph document and build the structure.
 
-    ``pause_gc`` pauses the cyclic garbage collector meanwhile (2.3x faster on 100k claims,
-    ``python -m benchmarks.bench_ablation``, which turns it off to measure the difference).
+    ``pause_gc`` pauses the cyclic garbage collector meanwhile (:func:`paused_gc`;
+    ``python -m benchmarks.bench_ablation`` turns it off to measure the difference).
     """
     try:
         if not pause_gc:

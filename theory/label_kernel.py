@@ -47,10 +47,10 @@ and each unit of work there costs more time than elsewhere (many small products)
 
 LOOP_WORK_PER_NODE = 2_000
 """A cone with a support loop gets at most this much work per node of the cone: where
-labels answer such a cone they need little (per node, about 6 on the long cycles of
-``python -m benchmarks.bench_justifications --loops`` and up to 800 on its nested
-components), while its layered graphs with back-edges are not answered within the whole
-budget (its second table), which they spent before the search took over."""
+labels answer such a cone they need little per node (long cycles and nested components
+of ``python -m benchmarks.bench_justifications --loops`` stay well below it), while
+layered graphs with back-edges are not answered within any budget, so every unit spent
+on them delays the search that answers them."""
 
 OK, OVER_SETS, OVER_WORK = 0, 1, 2
 """Status of a target: its label, a label over the set budget on its way, or the work
@@ -176,14 +176,15 @@ def sets_of_ids(index: SupportIndex, found: Labels, k: int) -> frozenset[frozens
 
 
 __all__ = [
-    "FlatIndex",
-    "Labels",
     "OK",
     "OVER_SETS",
     "OVER_WORK",
     "UNLIMITED",
+    "FlatIndex",
+    "Labels",
     "components",
     "cone",
+    "doubled",
     "flat_index",
     "labels",
     "offsets",
@@ -427,7 +428,9 @@ def _grow_rows(rows: Any) -> Any:
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _grow(values: Any) -> Any:
+def doubled(values: Any) -> Any:
+    """A new int64 array of twice the length of ``values``, starting with them (the rest
+    uninitialised): how the compiled kernels grow a buffer that is full."""
     grown = np.empty(2 * values.shape[0], dtype=np.int64)
     grown[: values.shape[0]] = values
     return grown
@@ -768,7 +771,7 @@ def _run(
                                     bad = True
                                 if tail == events.shape[0]:
                                     events = _grow_rows(events)
-                                    event_node = _grow(event_node)
+                                    event_node = doubled(event_node)
                                 events[tail] = found[t]
                                 event_node[tail] = x
                                 tail += 1
