@@ -115,9 +115,9 @@ REVERSE_AFTER = 64
 """Models of the one search after which its solver also gets the other direction of the
 completion (:class:`theory.cone_cnf.ConeCNF`, clauses from ``forward`` on): fewer
 decisions per model from then on, for more clauses to load, which only a long enumeration
-repays (64 was chosen among 1, 32, 64 and never with a script outside the repository; the
-column "one search, CaDiCaL" of ``python -m benchmarks.bench_justifications --loops``
-times the result). The compiled solver of :mod:`theory.cdcl` takes them from the start."""
+repays (tuned on ``python -m benchmarks.bench_justifications --loops``, whose column "one
+search, CaDiCaL" times it). The compiled solver of :mod:`theory.cdcl` takes them from the
+start."""
 ENCODINGS = ("completion", "unrolled")
 
 
@@ -817,7 +817,7 @@ def minimal_justifications(
     return enumerator.all_minimal()
 
 
-def _compiled_answer(
+def compiled_answer(
     index: Any, target: int, solver: str = DEFAULT_SOLVER
 ) -> frozenset[frozenset[str]]:
     """The compiled default: labels within :data:`LABEL_WORK`, then :func:`_portfolio_search`."""
@@ -828,10 +828,10 @@ def _compiled_answer(
 
 
 def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
-    """:func:`_compiled_answer` as one portfolio step: it loads the kernels, which a
+    """:func:`compiled_answer` as one portfolio step: it loads the kernels, which a
     one-shot process pays for only when the solver loops have spent :data:`COMPILED_ENTRY`
     without finishing."""
-    yield 0, tuple(_compiled_answer(program.index, program.roots[0], solver)), True
+    yield 0, tuple(compiled_answer(program.index, program.roots[0], solver)), True
 
 
 def _label_steps(program: SupportProgram) -> Iterator[Step]:

@@ -685,9 +685,9 @@ def _report_from_sat(
     ``compiled``, every minimal justification by the compiled methods, so kinds and
     survivors are lookups as from a label."""
     if compiled:
-        from theory.justifications import _compiled_answer
+        from theory.justifications import compiled_answer
 
-        everything = _compiled_answer(index, index.number[claim])
+        everything = compiled_answer(index, index.number[claim])
         number = index.number
         label = [sum(1 << number[e] for e in found) for found in everything]
         return _report_from_label(index, facts, claim, label, max_listed)

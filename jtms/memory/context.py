@@ -301,7 +301,7 @@ def _alternatives(
     index: "GrowingIndex", state: "SupportState", claim: int, used: int
 ) -> tuple[tuple[str, ...], ...]:
     """Every intact justification of ``claim`` (all antecedents active) but ``used`` (the
-    certificate's), as sorted antecedent ids, shortest first: all of them, always (DESIGN.md:
+    certificate's), as sorted antecedent ids, shortest first: all of them, always (docs/design.md:
     a rendered claim shows every intact support)."""
     active, ids, antecedents = state.active, index.ids, index.just_antecedents
     return tuple(
