@@ -28,10 +28,12 @@ plan that is never applied.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
+from itertools import chain, compress
 
 from theory.fixpoint import active_numbers, rederive
 from theory.structure import SupportStructure
@@ -39,8 +41,10 @@ from theory.structure import SupportStructure
 NO_SUPPORT = -1
 NO_RANK = 1 << 62
 
+Ints = MutableSequence[int]  # a list, or an array("i") / array("q") read from a checkpoint
 
-class Adjacency(Sequence[list[int]]):
+
+class Adjacency(Sequence[Sequence[int]]):
     """Node -> a list of numbers: a frozen base in compressed-row form (``offsets``, ``flat``:
     the items of node ``n`` are ``flat[offsets[n]:offsets[n + 1]]``) plus appended items.
 
@@ -51,9 +55,9 @@ class Adjacency(Sequence[list[int]]):
 
     __slots__ = ("_offsets", "_flat", "_base", "_extra", "_tail")
 
-    def __init__(self, offsets: list[int] | None = None, flat: list[int] | None = None) -> None:
-        self._offsets = offsets if offsets is not None else [0]
-        self._flat = flat if flat is not None else []
+    def __init__(self, offsets: Ints | None = None, flat: Ints | None = None) -> None:
+        self._offsets: Ints = offsets if offsets is not None else [0]
+        self._flat: Ints = flat if flat is not None else []
         self._base = len(self._offsets) - 1
         self._extra: dict[int, list[int]] = {}  # base node -> items added later
         self._tail: list[list[int]] = []  # nodes added after the base
@@ -61,7 +65,7 @@ class Adjacency(Sequence[list[int]]):
     def __len__(self) -> int:
         return self._base + len(self._tail)
 
-    def __getitem__(self, n: int) -> list[int]:  # type: ignore[override]
+    def __getitem__(self, n: int) -> Sequence[int]:  # type: ignore[override]
         base = self._base
         if n >= base:
             return self._tail[n - base]
@@ -70,8 +74,26 @@ class Adjacency(Sequence[list[int]]):
         if self._extra:
             extra = self._extra.get(n)
             if extra:
-                return items + extra
+                return [*items, *extra]
         return items
+
+    def many(self, nodes: list[int]) -> Iterator[Sequence[int]]:
+        """``self[n]`` for each of ``nodes``, without a Python call per node when the
+        adjacency is all compressed base or all appended lists (the common cases: a memory
+        opened from a checkpoint, or built in this process)."""
+        if not self._extra and not self._tail:
+            offsets = self._offsets
+            return map(
+                self._flat.__getitem__,
+                map(
+                    slice,
+                    map(offsets.__getitem__, nodes),
+                    map(offsets.__getitem__, map((1).__add__, nodes)),
+                ),
+            )
+        if not self._base and not self._extra:
+            return map(self._tail.__getitem__, nodes)
+        return map(self.__getitem__, nodes)
 
     def add(self, n: int, item: int) -> None:
         if n >= self._base:
@@ -127,9 +149,9 @@ class Antecedents(Sequence[tuple[int, ...]]):
 
     __slots__ = ("offsets", "flat")
 
-    def __init__(self, offsets: list[int] | None = None, flat: list[int] | None = None) -> None:
-        self.offsets = offsets if offsets is not None else [0]
-        self.flat = flat if flat is not None else []
+    def __init__(self, offsets: Ints | None = None, flat: Ints | None = None) -> None:
+        self.offsets: Ints = offsets if offsets is not None else [0]
+        self.flat: Ints = flat if flat is not None else []
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -152,8 +174,8 @@ class Antecedents(Sequence[tuple[int, ...]]):
         self.flat.extend(antecedents)
         self.offsets.append(len(self.flat))
 
-    def compressed(self) -> tuple[list[int], list[int]]:
-        """(offsets, flat) of every justification (the lists themselves, not copies)."""
+    def compressed(self) -> tuple[Ints, Ints]:
+        """(offsets, flat) of every justification (the arrays themselves, not copies)."""
         return self.offsets, self.flat
 
 
@@ -164,7 +186,7 @@ class GrowingIndex:
         self.ids: list[str] = []
         self.number: dict[str, int] = {}
         self.is_evidence = bytearray()
-        self.just_claim: list[int] = []
+        self.just_claim: Ints = []
         self.just_antecedents = Antecedents()
         self.justs_of = Adjacency()
         self.watchers = Adjacency()
@@ -175,11 +197,11 @@ class GrowingIndex:
         cls,
         ids: list[str],
         is_evidence: bytearray,
-        just_claim: list[int],
-        antecedents: tuple[list[int], list[int]],
-        justs_of: tuple[list[int], list[int]],
-        watchers: tuple[list[int], list[int]],
-        consumers: tuple[list[int], list[int]],
+        just_claim: Ints,
+        antecedents: tuple[Ints, Ints],
+        justs_of: tuple[Ints, Ints],
+        watchers: tuple[Ints, Ints],
+        consumers: tuple[Ints, Ints],
     ) -> "GrowingIndex":
         """An index from compressed rows (a checkpoint): O(nodes) C-level work, no per-node lists."""
         index = cls()
@@ -326,8 +348,8 @@ class SupportState:
         self.index = index
         self.blocks: dict[int, int] = {n: k for n, k in (blocks or {}).items() if k > 0}
         self.active = bytearray(index.size)
-        self.support: list[int] = [NO_SUPPORT] * index.size
-        self.rank: list[int] = [NO_RANK] * index.size
+        self.support: array[int] = array("q", [NO_SUPPORT]) * index.size
+        self.rank: array[int] = array("q", [NO_RANK]) * index.size
         self._derive_all()
 
     @classmethod
@@ -336,8 +358,8 @@ class SupportState:
         index: GrowingIndex,
         blocks: dict[int, int],
         active: bytearray,
-        support: list[int],
-        rank: list[int],
+        support: Sequence[int],
+        rank: Sequence[int],
         pointer: bytes | None = None,
     ) -> "SupportState":
         """A state from saved flags, pointers and ranks (no fixpoint is computed).
@@ -349,8 +371,8 @@ class SupportState:
         state.index = index
         state.blocks = {n: k for n, k in blocks.items() if k > 0}
         state.active = bytearray(active)
-        state.support = list(support)
-        state.rank = list(rank)
+        state.support = array("q", support)
+        state.rank = array("q", rank)
         state.pointer = (
             bytearray(pointer) if pointer is not None else state._pointer_flags(state.support)
         )
@@ -542,21 +564,23 @@ class SupportState:
     def support_region(self, roots: Iterable[int]) -> list[int]:
         """``roots`` plus every active claim whose support pointer passes through them.
 
-        A breadth-first walk over pointer dependents (:meth:`dependents_of`, inlined: the
-        watchers of a node flagged in :attr:`pointer`): the cost is the region and the
-        justifications using its nodes, never the rest of the memory.
+        A breadth-first walk over pointer dependents (:meth:`dependents_of`), one level at a
+        time: the watchers of a level, those flagged in :attr:`pointer`, their claims not
+        seen yet, all with C-level iteration. The cost is the region and the justifications
+        using its nodes, never the rest of the memory.
         """
         index = self.index
-        watchers, just_claim, pointer = index.watchers, index.just_claim, self.pointer
+        watchers, claim_of, flagged = index.watchers, index.just_claim.__getitem__, self.pointer
         region = list(dict.fromkeys(roots))
         seen = set(region)
-        for n in region:  # grows while it is walked
-            for j in watchers[n]:
-                if pointer[j]:
-                    c = just_claim[j]
-                    if c not in seen:
-                        seen.add(c)
-                        region.append(c)
+        level = region
+        while level:
+            using = list(chain.from_iterable(watchers.many(level)))
+            claims = set(map(claim_of, compress(using, map(flagged.__getitem__, using))))
+            claims -= seen
+            seen |= claims
+            level = list(claims)
+            region += level
         return region
 
     def plan_retract(self, roots: Iterable[int]) -> Plan:

@@ -94,12 +94,14 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
     )
 
 
-def _ints(data: bytes, code: str, swap: bool) -> list[int]:
+def _ints(data: bytes, code: str, swap: bool) -> "array[int]":
+    """The section as a flat array (no Python int object per item: opening a memory of a
+    million claims copies bytes, and the hot loops read compact memory)."""
     values = array(code)
     values.frombytes(data)
     if swap:
         values.byteswap()
-    return values.tolist()
+    return values
 
 
 def decode(data: bytes, event: int) -> Restored | None:
