@@ -145,6 +145,8 @@ class _Loaded:
 
     def nogood_changes(self, nodes: Iterable[int]) -> dict[str, bool]:
         """Nogoods naming one of ``nodes`` whose status differs from the state now (updated)."""
+        if not self.nogoods_of:  # no nogood: nothing to look up for each changed node
+            return {}
         active = self.state.active
         changed: dict[str, bool] = {}
         for g in sorted({g for n in nodes for g in self.nogoods_of.get(n, ())}):
