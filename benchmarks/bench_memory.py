@@ -73,8 +73,8 @@ class Clock:
         )
 
 
-def _process(argv: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one child process."""
+def _process(argv: list[str], accept: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """Wall and CPU seconds of one child process (which must exit with a code in ``accept``)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -83,7 +83,7 @@ def _process(argv: list[str]) -> tuple[float, float]:
     )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
+    if done.returncode not in accept:
         raise SystemExit(f"{argv[:2]} failed: {done.stderr[-400:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -247,10 +247,15 @@ def run_curve(sizes: list[int], rounds: int, seed: int, folder: Path) -> list[di
         document = make_graph(n, seed=seed, back_edges=0.05)
         n_evidence = n // 5
         db = folder / f"curve-{n}.db"
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         with Memory.create(db) as memory:
             memory.import_graph(document, source="bench")
-        row: dict = {"claims": n, "import_s": round(time.perf_counter() - started, 1)}
+        row: dict = {
+            "claims": n,
+            "import_s": round(time.perf_counter() - started, 1),
+            "import_cpu_s": round(time.process_time() - cpu, 1),
+            "file_mb": round(os.path.getsize(db) / 1e6, 1),
+        }
         del document
         gc.collect()
         rng = random.Random(seed + 3)
@@ -274,6 +279,28 @@ def run_curve(sizes: list[int], rounds: int, seed: int, folder: Path) -> list[di
                 memory.reinstate(outcome.audit_id)
             memory.close()
         row["audit_size"] = size
+        # one cold audit (a table) and `jtms check --summary`, each a new process
+        roots = [f"e{i}" for i in rng.sample(range(n_evidence), size)]
+        help_wall, help_cpu = _process(_jtms() + ["--help"])
+        cold_wall, cold_cpu = _process(
+            _jtms() + ["audit", "--invalidate", ",".join(roots), "--reason", "r", "--db", str(db)]
+        )
+        row["help_ms"], row["help_cpu_ms"] = round(help_wall * 1000), round(help_cpu * 1000)
+        row["cold_audit_text_ms"], row["cold_audit_text_cpu_ms"] = (
+            round(cold_wall * 1000),
+            round(cold_cpu * 1000),
+        )
+        check_wall, check_cpu = _process(_jtms() + ["check", "--db", str(db), "--summary"], (0, 1))
+        row["check_summary_s"], row["check_summary_cpu_s"] = (
+            round(check_wall, 1),
+            round(check_cpu, 1),
+        )
+        # peak resident sizes so far (monotonic): this process (import, open, audits) and the
+        # largest child (the cold commands, the check)
+        row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        row["peak_child_rss_mb"] = round(
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        )
         for name, clock in [
             ("open", open_clock),
             ("first_audit", first_clock),
