@@ -302,3 +302,22 @@ def test_kept_of_a_dry_run_corrects_a_pointer_the_audit_breaks():
         assert memory.kept(["e1"], retired=retired) == [("c", ("e2",)), ("d", ("c",))]
         with pytest.raises(Exception, match="no justification of it survives"):
             memory.kept(["e1"], retired={"e1", "e2"})
+
+
+def test_kept_page_is_a_window_of_kept(memory_location):
+    """``kept_page`` names only one page, and it is exactly that window of ``kept`` (real
+    audits and dry runs), with the full count."""
+    claims = [f"c{i:02d}" for i in range(30)]
+    pairs = [(c, ["e0", "e1"] if i % 3 else ["e0"]) for i, c in enumerate(claims)]
+    pairs += [(c, ["e1"]) for c in claims[::2]]  # a second justification: kept after e0 goes
+    structure = SupportStructure.build(["e0", "e1"], claims, pairs)
+    with Memory.create(memory_location()) as memory:
+        memory.import_graph(structure)
+        preview = memory.preview(["e0"])
+        full = memory.kept(["e0"], retired=preview.retired)
+        assert full and len(full) < len(claims)
+        for offset, limit in [(0, None), (0, 3), (2, 4), (len(full) - 1, 5), (len(full), 2)]:
+            window = full[offset:] if limit is None else full[offset : offset + limit]
+            assert memory.kept_page(["e0"], preview.retired, offset, limit) == (len(full), window)
+        memory.audit(["e0"], reason="test")
+        assert memory.kept_page(["e0"], offset=1, limit=2) == (len(full), full[1:3])

@@ -28,10 +28,12 @@ plan that is never applied.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
+from itertools import chain, compress
 
 from theory.fixpoint import active_numbers, rederive
 from theory.structure import SupportStructure
@@ -39,8 +41,10 @@ from theory.structure import SupportStructure
 NO_SUPPORT = -1
 NO_RANK = 1 << 62
 
+Ints = MutableSequence[int]  # a list, or an array("i") / array("q") read from a checkpoint
 
-class Adjacency(Sequence[list[int]]):
+
+class Adjacency(Sequence[Sequence[int]]):
     """Node -> a list of numbers: a frozen base in compressed-row form (``offsets``, ``flat``:
     the items of node ``n`` are ``flat[offsets[n]:offsets[n + 1]]``) plus appended items.
 
@@ -51,9 +55,9 @@ class Adjacency(Sequence[list[int]]):
 
     __slots__ = ("_offsets", "_flat", "_base", "_extra", "_tail")
 
-    def __init__(self, offsets: list[int] | None = None, flat: list[int] | None = None) -> None:
-        self._offsets = offsets if offsets is not None else [0]
-        self._flat = flat if flat is not None else []
+    def __init__(self, offsets: Ints | None = None, flat: Ints | None = None) -> None:
+        self._offsets: Ints = offsets if offsets is not None else [0]
+        self._flat: Ints = flat if flat is not None else []
         self._base = len(self._offsets) - 1
         self._extra: dict[int, list[int]] = {}  # base node -> items added later
         self._tail: list[list[int]] = []  # nodes added after the base
@@ -61,7 +65,7 @@ class Adjacency(Sequence[list[int]]):
     def __len__(self) -> int:
         return self._base + len(self._tail)
 
-    def __getitem__(self, n: int) -> list[int]:  # type: ignore[override]
+    def __getitem__(self, n: int) -> Sequence[int]:  # type: ignore[override]
         base = self._base
         if n >= base:
             return self._tail[n - base]
@@ -70,8 +74,26 @@ class Adjacency(Sequence[list[int]]):
         if self._extra:
             extra = self._extra.get(n)
             if extra:
-                return items + extra
+                return [*items, *extra]
         return items
+
+    def many(self, nodes: list[int]) -> Iterator[Sequence[int]]:
+        """``self[n]`` for each of ``nodes``, without a Python call per node when the
+        adjacency is all compressed base or all appended lists (the common cases: a memory
+        opened from a checkpoint, or built in this process)."""
+        if not self._extra and not self._tail:
+            offsets = self._offsets
+            return map(
+                self._flat.__getitem__,
+                map(
+                    slice,
+                    map(offsets.__getitem__, nodes),
+                    map(offsets.__getitem__, map((1).__add__, nodes)),
+                ),
+            )
+        if not self._base and not self._extra:
+            return map(self._tail.__getitem__, nodes)
+        return map(self.__getitem__, nodes)
 
     def add(self, n: int, item: int) -> None:
         if n >= self._base:
@@ -117,91 +139,44 @@ class Adjacency(Sequence[list[int]]):
 
 
 class Antecedents(Sequence[tuple[int, ...]]):
-    """Justification -> its sorted antecedent numbers: a compressed base plus appended tuples
-    (tuples of the base are built on first use and kept)."""
+    """Justification -> its sorted antecedent numbers, in compressed-row form that grows by
+    appending: the antecedents of ``j`` are ``flat[offsets[j]:offsets[j + 1]]``.
 
-    __slots__ = ("_offsets", "_flat", "_base", "_cache", "_tail")
-
-    def __init__(self, offsets: list[int] | None = None, flat: list[int] | None = None) -> None:
-        self._offsets = offsets if offsets is not None else [0]
-        self._flat = flat if flat is not None else []
-        self._base = len(self._offsets) - 1
-        self._cache: list[tuple[int, ...] | None] = [None] * self._base
-        self._tail: list[tuple[int, ...]] = []
-
-    def __len__(self) -> int:
-        return self._base + len(self._tail)
-
-    def __getitem__(self, j: int) -> tuple[int, ...]:  # type: ignore[override]
-        base = self._base
-        if j >= base:
-            return self._tail[j - base]
-        found = self._cache[j]
-        if found is None:
-            offsets = self._offsets
-            found = self._cache[j] = tuple(self._flat[offsets[j] : offsets[j + 1]])
-        return found
-
-    def __iter__(self) -> Iterator[tuple[int, ...]]:
-        for j in range(len(self)):
-            yield self[j]
-
-    def append(self, antecedents: tuple[int, ...]) -> None:
-        self._tail.append(antecedents)
-
-    def compressed(self) -> tuple[list[int], list[int]]:
-        """(offsets, flat) of every justification: the base as it is, then the added ones."""
-        offsets, flat = list(self._offsets), list(self._flat)
-        for antecedents in self._tail:
-            flat.extend(antecedents)
-            offsets.append(len(flat))
-        return offsets, flat
-
-
-class Dependents:
-    """Node -> the claims whose support pointer uses it, kept incrementally.
-
-    The base comes compressed from a checkpoint (no per-node set is built when a memory
-    opens); a node's set is materialized the first time a pointer through it changes.
+    No per-justification object is kept (a memory of a million claims holds two int lists,
+    not millions of tuples); reading ``antecedents[j]`` builds a tuple, and the hot loops of
+    :class:`SupportState` slice ``flat`` directly.
     """
 
-    __slots__ = ("_offsets", "_flat", "_base", "_sets")
+    __slots__ = ("offsets", "flat")
 
-    def __init__(self, offsets: list[int] | None = None, flat: list[int] | None = None) -> None:
-        self._offsets = offsets if offsets is not None else [0]
-        self._flat = flat if flat is not None else []
-        self._base = len(self._offsets) - 1
-        self._sets: dict[int, set[int]] = {}
+    def __init__(self, offsets: Ints | None = None, flat: Ints | None = None) -> None:
+        self.offsets: Ints = offsets if offsets is not None else [0]
+        self.flat: Ints = flat if flat is not None else []
 
-    def get(self, n: int) -> "set[int] | list[int]":
-        found = self._sets.get(n)
-        if found is not None:
-            return found
-        if n < self._base:
-            offsets = self._offsets
-            return self._flat[offsets[n] : offsets[n + 1]]
-        return []
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
 
-    def _own(self, n: int) -> set[int]:
-        found = self._sets.get(n)
-        if found is None:
-            found = self._sets[n] = set(self.get(n))
-        return found
+    def __getitem__(self, j: int) -> tuple[int, ...]:  # type: ignore[override]
+        offsets = self.offsets
+        return tuple(self.flat[offsets[j] : offsets[j + 1]])
 
-    def add(self, n: int, claim: int) -> None:
-        self._own(n).add(claim)
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        flat, offsets = self.flat, self.offsets
+        for j in range(len(offsets) - 1):
+            yield tuple(flat[offsets[j] : offsets[j + 1]])
 
-    def discard(self, n: int, claim: int) -> None:
-        self._own(n).discard(claim)
+    def lengths(self) -> list[int]:
+        """The number of antecedents of every justification."""
+        offsets = self.offsets
+        return [b - a for a, b in zip(offsets, offsets[1:])]
 
-    def compressed(self, size: int) -> tuple[list[int], list[int]]:
-        """(offsets, flat) of nodes ``0 .. size - 1``, for a checkpoint."""
-        offsets: list[int] = [0]
-        flat: list[int] = []
-        for n in range(size):
-            flat.extend(sorted(self.get(n)))
-            offsets.append(len(flat))
-        return offsets, flat
+    def append(self, antecedents: Sequence[int]) -> None:
+        self.flat.extend(antecedents)
+        self.offsets.append(len(self.flat))
+
+    def compressed(self) -> tuple[Ints, Ints]:
+        """(offsets, flat) of every justification (the arrays themselves, not copies)."""
+        return self.offsets, self.flat
 
 
 class GrowingIndex:
@@ -211,7 +186,7 @@ class GrowingIndex:
         self.ids: list[str] = []
         self.number: dict[str, int] = {}
         self.is_evidence = bytearray()
-        self.just_claim: list[int] = []
+        self.just_claim: Ints = []
         self.just_antecedents = Antecedents()
         self.justs_of = Adjacency()
         self.watchers = Adjacency()
@@ -222,11 +197,11 @@ class GrowingIndex:
         cls,
         ids: list[str],
         is_evidence: bytearray,
-        just_claim: list[int],
-        antecedents: tuple[list[int], list[int]],
-        justs_of: tuple[list[int], list[int]],
-        watchers: tuple[list[int], list[int]],
-        consumers: tuple[list[int], list[int]],
+        just_claim: Ints,
+        antecedents: tuple[Ints, Ints],
+        justs_of: tuple[Ints, Ints],
+        watchers: tuple[Ints, Ints],
+        consumers: tuple[Ints, Ints],
     ) -> "GrowingIndex":
         """An index from compressed rows (a checkpoint): O(nodes) C-level work, no per-node lists."""
         index = cls()
@@ -373,8 +348,8 @@ class SupportState:
         self.index = index
         self.blocks: dict[int, int] = {n: k for n, k in (blocks or {}).items() if k > 0}
         self.active = bytearray(index.size)
-        self.support: list[int] = [NO_SUPPORT] * index.size
-        self.rank: list[int] = [NO_RANK] * index.size
+        self.support: array[int] = array("q", [NO_SUPPORT]) * index.size
+        self.rank: array[int] = array("q", [NO_RANK]) * index.size
         self._derive_all()
 
     @classmethod
@@ -383,9 +358,9 @@ class SupportState:
         index: GrowingIndex,
         blocks: dict[int, int],
         active: bytearray,
-        support: list[int],
-        rank: list[int],
-        dependents: tuple[list[int], list[int]] | None = None,
+        support: Sequence[int],
+        rank: Sequence[int],
+        pointer: bytes | None = None,
     ) -> "SupportState":
         """A state from saved flags, pointers and ranks (no fixpoint is computed).
 
@@ -396,13 +371,11 @@ class SupportState:
         state.index = index
         state.blocks = {n: k for n, k in blocks.items() if k > 0}
         state.active = bytearray(active)
-        state.support = list(support)
-        state.rank = list(rank)
-        if dependents is not None:
-            state.dependents = Dependents(*dependents)
-        else:
-            state.dependents = Dependents()
-            state._index_pointers(range(len(state.support)))
+        state.support = array("q", support)
+        state.rank = array("q", rank)
+        state.pointer = (
+            bytearray(pointer) if pointer is not None else state._pointer_flags(state.support)
+        )
         state.grow()
         return state
 
@@ -422,7 +395,7 @@ class SupportState:
         )
         rank = self.rank
         support = self.support
-        missing = [len(a) for a in just_antecedents]
+        missing = just_antecedents.lengths()
         queue: list[int] = []
         for n in range(index.size):
             if flags[n] and index.is_evidence[n]:
@@ -450,24 +423,28 @@ class SupportState:
         self.active = bytearray(flags)
         if len(queue) != sum(flags):  # pragma: no cover - the fixpoint is a derivation
             raise AssertionError("support pointers do not cover the least fixpoint")
-        self.dependents = Dependents()
-        self._index_pointers(range(index.size))
+        self.pointer = self._pointer_flags(support)
 
-    def _index_pointers(self, claims: Iterable[int]) -> None:
-        """Record the pointers of ``claims`` in :attr:`dependents`."""
-        support, ants, add = self.support, self.index.just_antecedents, self.dependents.add
-        for c in claims:
-            j = support[c]
+    def _pointer_flags(self, support: Sequence[int]) -> bytearray:
+        """One byte per justification: 1 when it is its claim's support pointer."""
+        flags = bytearray(len(self.index.just_claim))
+        for j in support:
             if j != NO_SUPPORT:
-                for a in ants[j]:
-                    add(a, c)
+                flags[j] = 1
+        return flags
 
-    def dependents_of(self, n: int) -> "set[int] | list[int]":
-        """The claims whose support pointer has ``n`` as an antecedent."""
-        return self.dependents.get(n)
+    def dependents_of(self, n: int) -> list[int]:
+        """The claims whose support pointer has ``n`` as an antecedent: the watchers of ``n``
+        (the justifications using it) flagged in :attr:`pointer`."""
+        pointer, just_claim = self.pointer, self.index.just_claim
+        return [just_claim[j] for j in self.index.watchers[n] if pointer[j]]
 
     def grow(self) -> None:
-        """Make room for nodes appended to the index since the last call (inactive, no pointer)."""
+        """Make room for nodes and justifications appended to the index since the last call
+        (inactive, no pointer)."""
+        added = len(self.index.just_claim) - len(self.pointer)
+        if added > 0:
+            self.pointer.extend(bytes(added))
         missing = self.index.size - len(self.active)
         if missing > 0:
             self.active.extend(bytes(missing))
@@ -560,17 +537,21 @@ class SupportState:
         position = {c: i for i, c in enumerate(derived)}
         index = self.index
         rank = self.rank
+        justs_of = index.justs_of
+        offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
         new_rank: dict[int, int] = {}
         result: dict[int, int] = {}
         for i, c in enumerate(derived):
             best, best_rank = NO_SUPPORT, NO_RANK
-            for j in index.justs_of[c]:
+            for j in justs_of[c]:
                 level = 1
-                for a in index.just_antecedents[j]:
+                for a in flat[offsets[j] : offsets[j + 1]]:
                     p = position.get(a, -1)
                     if not after[a] or p >= i:
                         break
-                    level = max(level, 1 + (new_rank[a] if p >= 0 else rank[a]))
+                    below = 1 + (new_rank[a] if p >= 0 else rank[a])
+                    if below > level:
+                        level = below
                 else:
                     if level < best_rank or best == NO_SUPPORT:
                         best, best_rank = j, level
@@ -581,18 +562,25 @@ class SupportState:
         return result, new_rank
 
     def support_region(self, roots: Iterable[int]) -> list[int]:
-        """``roots`` plus every active claim whose support pointer passes through them."""
-        dependents_of = self.dependents_of
+        """``roots`` plus every active claim whose support pointer passes through them.
+
+        A breadth-first walk over pointer dependents (:meth:`dependents_of`), one level at a
+        time: the watchers of a level, those flagged in :attr:`pointer`, their claims not
+        seen yet, all with C-level iteration. The cost is the region and the justifications
+        using its nodes, never the rest of the memory.
+        """
+        index = self.index
+        watchers, claim_of, flagged = index.watchers, index.just_claim.__getitem__, self.pointer
         region = list(dict.fromkeys(roots))
         seen = set(region)
-        k = 0
-        while k < len(region):
-            n = region[k]
-            k += 1
-            for c in dependents_of(n):
-                if c not in seen:
-                    seen.add(c)
-                    region.append(c)
+        level = region
+        while level:
+            using = list(chain.from_iterable(watchers.many(level)))
+            claims = set(map(claim_of, compress(using, map(flagged.__getitem__, using))))
+            claims -= seen
+            seen |= claims
+            level = list(claims)
+            region += level
         return region
 
     def plan_retract(self, roots: Iterable[int]) -> Plan:
@@ -607,30 +595,35 @@ class SupportState:
         switching), and then its dependents are left alone; otherwise it goes *out* and its
         pointer dependents are visited. Phase 2 re-derives the out claims from outside support
         with :func:`theory.fixpoint.rederive` (so a loop of out claims is never kept).
+
+        Everything here is sized by ``Z`` and the justifications of its nodes: sets and
+        dicts over region nodes, slices of the flat antecedent list, and one copy of the
+        active flags for the re-derivation.
         """
         roots = tuple(dict.fromkeys(roots))
+        self.grow()
         index = self.index
         active, support, rank = self.active, self.support, self.rank
-        just_antecedents, justs_of = index.just_antecedents, index.justs_of
-        dependents_of = self.dependents_of
+        justs_of, watchers, just_claim = index.justs_of, index.watchers, index.just_claim
+        offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
+        pointer = self.pointer
         root_set = set(roots)
         region = set(self.support_region(roots))
         heap = [(rank[r], r) for r in roots if active[r]]
         heapify(heap)
         queued = {r for _, r in heap}
         out: list[int] = []
-        out_set: set[int] = set()
         switched: dict[int, int] = {}
         visited = 0
         while heap:
-            _, c = heappop(heap)
+            c = heappop(heap)[1]
             visited += 1
             if c not in root_set:
                 current = support[c]
                 for j in justs_of[c]:
                     if j == current:
                         continue
-                    for a in just_antecedents[j]:
+                    for a in flat[offsets[j] : offsets[j + 1]]:
                         if not active[a] or (a in region and a not in switched):
                             break
                     else:
@@ -639,19 +632,25 @@ class SupportState:
                 if c in switched:
                     continue
             out.append(c)
-            out_set.add(c)
-            for d in dependents_of(c):
-                if d not in queued:
-                    queued.add(d)
-                    heappush(heap, (rank[d], d))
+            for j in watchers[c]:  # its pointer dependents
+                if pointer[j]:
+                    d = just_claim[j]
+                    if d not in queued:
+                        queued.add(d)
+                        heappush(heap, (rank[d], d))
         after = bytearray(active)
         for n in out:
             after[n] = 0
         derived = rederive(index, after, [n for n in out if n not in root_set])
         supports, ranks = self._supports_in_order(after, derived)
         for c, j in switched.items():
+            level = 0
+            for a in flat[offsets[j] : offsets[j + 1]]:
+                below = ranks.get(a, rank[a])
+                if below > level:
+                    level = below
             supports[c] = j
-            ranks[c] = 1 + max((ranks.get(a, rank[a]) for a in just_antecedents[j]), default=0)
+            ranks[c] = 1 + level
         deactivated = tuple(n for n in out if not after[n])
         return Plan(
             blocked=roots,
@@ -716,6 +715,8 @@ class SupportState:
 
     # --- applying ---------------------------------------------------------------------------
     def apply(self, plan: Plan) -> None:
+        """Make the plan's changes: block counts, flags, pointers (and their flags) and ranks:
+        O(plan), no per-node structure to update."""
         self.grow()
         blocks = self.blocks
         for n in plan.blocked:
@@ -726,14 +727,12 @@ class SupportState:
                 blocks[n] = left
             else:
                 blocks.pop(n, None)
-        active, support, rank = self.active, self.support, self.rank
-        ants, dependents = self.index.just_antecedents, self.dependents
+        active, support, rank, pointer = self.active, self.support, self.rank, self.pointer
         for n in plan.deactivated:
             active[n] = 0
             old = support[n]
             if old != NO_SUPPORT:
-                for a in ants[old]:
-                    dependents.discard(a, n)
+                pointer[old] = 0
                 support[n] = NO_SUPPORT
             rank[n] = NO_RANK
         is_evidence = self.index.is_evidence
@@ -743,13 +742,9 @@ class SupportState:
                 rank[n] = 0
         for c, j in plan.supports.items():
             old = support[c]
-            if old == j:
-                continue
             if old != NO_SUPPORT:
-                for a in ants[old]:
-                    dependents.discard(a, c)
-            for a in ants[j]:
-                dependents.add(a, c)
+                pointer[old] = 0
+            pointer[j] = 1
             support[c] = j
         for c, r in plan.ranks.items():
             rank[c] = r
@@ -774,12 +769,8 @@ class SupportState:
                 continue
             if not all(self.active[a] for a in index.just_antecedents[j]):
                 problems.append(f"support pointer of {index.ids[n]!r} is not intact")
-        just_claim = index.just_claim
-        for n in range(index.size):
-            pointed = {c for j in index.watchers[n] if self.support[c := just_claim[j]] == j}
-            if pointed != set(self.dependents.get(n)):
-                problems.append(f"pointer dependents of {index.ids[n]!r} are out of date")
-                break
+        if bytes(self.pointer) != bytes(self._pointer_flags(self.support)):
+            problems.append("pointer flags differ from the support pointers")
         if not problems:
             for n in range(index.size):
                 if self.active[n] and not index.is_evidence[n] and n not in depth:

@@ -2,7 +2,7 @@
 
 A checkpoint lets a process open a memory in O(read): it reads this blob (the node ids and
 kinds, the justifications and the adjacency in compressed-row form, then the active flags,
-support pointers, ranks and pointer dependents, the block counts and the open audits) and the log tail after
+support pointers and ranks, the block counts and the open audits) and the log tail after
 ``event``; no fixpoint is recomputed and no per-node Python structure is built up front
 (:class:`theory.incremental.Adjacency`). The blob is derived data: a stored memory without
 one (or with one this code cannot read) is replayed from its log instead, with the same
@@ -10,8 +10,11 @@ result (``Memory.integrity_problems`` compares the two).
 
 Format: a magic line, one line of JSON (event, counts, byte order, blocks, audits, section
 lengths), then the sections: ids (UTF-8, NUL-separated), evidence flags (one byte per node),
-eleven int32 arrays (justification claims; antecedents, justifications-of, watchers,
-consumers and pointer dependents as offsets + items), the active flags, and the pointers and ranks (int64).
+nine int32 arrays (justification claims; antecedents, justifications-of, watchers and
+consumers as offsets + items), the active flags, the pointers and ranks (int64), and the
+pointer flags (one byte per justification: it is its claim's support pointer). Version 4 blobs,
+which held pointer dependents instead of the flags, are still read (the flags are then
+computed from the pointers).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from dataclasses import dataclass
 
 from theory.incremental import GrowingIndex, SupportState
 
-MAGIC = b"jtms-checkpoint 4\n"
+MAGIC = b"jtms-checkpoint 5\n"
+READABLE = (MAGIC, b"jtms-checkpoint 4\n")
 _INT_SECTIONS = (
     "just_claim",
     "ant_offsets",
@@ -34,8 +38,6 @@ _INT_SECTIONS = (
     "w_flat",
     "c_offsets",
     "c_flat",
-    "d_offsets",
-    "d_flat",
 )
 
 
@@ -58,7 +60,6 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
     jo_offsets, jo_flat = index.justs_of.compressed()
     w_offsets, w_flat = index.watchers.compressed()
     c_offsets, c_flat = index.consumers.compressed()
-    d_offsets, d_flat = state.dependents.compressed(size)
     ints = {
         "just_claim": index.just_claim,
         "ant_offsets": ant_offsets,
@@ -69,8 +70,6 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
         "w_flat": w_flat,
         "c_offsets": c_offsets,
         "c_flat": c_flat,
-        "d_offsets": d_offsets,
-        "d_flat": d_flat,
     }
     sections = [("ids", "\x00".join(index.ids).encode()), ("evidence", bytes(index.is_evidence))]
     sections += [(name, array("i", ints[name]).tobytes()) for name in _INT_SECTIONS]
@@ -78,6 +77,7 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
         ("active", bytes(state.active[:size])),
         ("support", array("q", state.support[:size]).tobytes()),
         ("rank", array("q", state.rank[:size]).tobytes()),
+        ("pointer", bytes(state.pointer[: len(index.just_claim)])),
     ]
     header = {
         "event": event,
@@ -94,21 +94,24 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
     )
 
 
-def _ints(data: bytes, code: str, swap: bool) -> list[int]:
+def _ints(data: bytes, code: str, swap: bool) -> "array[int]":
+    """The section as a flat array (no Python int object per item: opening a memory of a
+    million claims copies bytes, and the hot loops read compact memory)."""
     values = array(code)
     values.frombytes(data)
     if swap:
         values.byteswap()
-    return values.tolist()
+    return values
 
 
 def decode(data: bytes, event: int) -> Restored | None:
     """The index and state a blob saved, or None if it is not a usable checkpoint at ``event``."""
-    if not data.startswith(MAGIC):
+    magic = next((m for m in READABLE if data.startswith(m)), None)
+    if magic is None:
         return None
     try:
-        end = data.index(b"\n", len(MAGIC))
-        header = json.loads(data[len(MAGIC) : end])
+        end = data.index(b"\n", len(magic))
+        header = json.loads(data[len(magic) : end])
         if header["event"] != event:
             return None
         size, count = int(header["nodes"]), int(header["justifications"])
@@ -136,7 +139,7 @@ def decode(data: bytes, event: int) -> Restored | None:
             or len(ints["jo_offsets"]) != size + 1
             or len(ints["w_offsets"]) != size + 1
             or len(ints["c_offsets"]) != size + 1
-            or len(ints["d_offsets"]) != size + 1
+            or ("pointer" in parts and len(parts["pointer"]) != count)
         ):
             return None
         blocks = {int(n): int(k) for n, k in header["blocks"]}
@@ -152,9 +155,7 @@ def decode(data: bytes, event: int) -> Restored | None:
         (ints["w_offsets"], ints["w_flat"]),
         (ints["c_offsets"], ints["c_flat"]),
     )
-    state = SupportState.restore(
-        index, blocks, active, support, rank, (ints["d_offsets"], ints["d_flat"])
-    )
+    state = SupportState.restore(index, blocks, active, support, rank, parts.get("pointer"))
     return Restored(index, state, audits, size, count)
 
 

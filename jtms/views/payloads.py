@@ -19,7 +19,7 @@ with Memory.create("jtms.db") as memory:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict  # pydantic (the MCP output schemas) needs it below 3.12
@@ -258,13 +258,19 @@ def paginate(
     tool: str = "",
     event: int = 0,
     call_digest: str = "",
+    cut: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """``payload`` with each of its ``lists`` cut to ``[offset, offset + limit)``, their full
     lengths in ``counts`` and the next page's ``cursor`` (None when none is left;
-    :mod:`jtms.views.pages`). With ``limit`` None and ``offset`` 0 nothing is cut."""
-    counts = {name: len(payload[name]) for name in lists}
+    :mod:`jtms.views.pages`). With ``limit`` None and ``offset`` 0 nothing is cut.
+
+    ``cut``: lists of ``lists`` that the caller already cut to the page, with their full
+    lengths."""
+    cut = cut or {}
+    counts = {name: cut[name] if name in cut else len(payload[name]) for name in lists}
     for name in lists:
-        payload[name] = window(payload[name], offset, limit)
+        if name not in cut:
+            payload[name] = window(payload[name], offset, limit)
     payload["counts"] = counts
     payload["cursor"] = next_cursor(tool, event, offset, limit, list(counts.values()), call_digest)
     return payload
@@ -355,7 +361,8 @@ def audit_payload(
     a dry run's reads as of ``event`` (the event the preview read, by default the latest)
     and belongs to the dry-run call (``call_digest``)."""
     retired = result.retired
-    kept = memory.kept(roots, retired=retired)  # a dry run: what stays intact after it
+    # a dry run: what stays intact after it; only the page is named
+    kept_count, kept = memory.kept_page(roots, retired=retired, offset=offset, limit=limit)
     payload = {
         "audit_id": result.audit_id,
         "dry_run": bool(dry_run),
@@ -376,6 +383,7 @@ def audit_payload(
         tool=tool,
         event=at,
         call_digest=call_digest,
+        cut={"kept": kept_count},
     )
 
 
