@@ -6,6 +6,8 @@ reads beside the writers' lock, and one-line errors without server paths."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -400,9 +402,13 @@ def test_long_reads_in_a_worker_process_read_and_page_as_in_process(memory_locat
                 worker._process.wait()
                 again = await call(far, "check", limit=6)
                 assert without_seconds(again)["counts"] == firsts[0]["counts"]
-                worker.limit_s = 0.001  # no read answers so soon: stopped, replaced
+                # a worker that hangs (stopped by a signal, so it cannot answer however
+                # the threads are scheduled) is stopped after limit_s and replaced
+                assert worker._process is not None
+                os.kill(worker._process.pid, signal.SIGSTOP)
+                worker.limit_s = 0.5
                 message = await error(far, "check", limit=6)
-                assert "stopped after 0.001 s without an answer" in message
+                assert "stopped after 0.5 s without an answer" in message
                 assert (await call(far, "state", ids=["e1"]))["active"] == ["e1"]
                 worker.limit_s = 120.0
                 assert (await call(far, "check", limit=6))["counts"] == firsts[0]["counts"]
