@@ -4,6 +4,7 @@ a deadline, so a stall fails the run instead of hanging it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -157,6 +158,26 @@ def test_the_cli_answers_the_case_files(name, claim):
         )
         assert result.returncode in (0, 1), result.stderr
         assert time.monotonic() - started < 45
+
+
+@pytest.mark.parametrize("name", ["loops_back_edges.json", "loops_dense_random.json"])
+def test_check_text_is_sized_for_a_person(name, capsys):
+    """Without --json, `jtms check` shows each claim's first minimal justifications and the
+    first violations, and says how many more --json has (it printed 5,000 lines, and rendering
+    them was most of the command's time, on these 120-144 claims)."""
+    from jtms.cli.commands.theorycmds import REPORT_SETS, SUMMARY_ROWS
+    from jtms.cli.console import main
+
+    assert main(["check", str(CASES / name)]) == 1
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    nodes = json.loads((CASES / name).read_text())["nodes"]
+    claims = sum(1 for node in nodes if node["kind"] == "claim")
+    assert len(lines) < 3 * claims + SUMMARY_ROWS + 20
+    assert "more violation(s) (--json lists them all)" in text
+    assert " in all)" in text
+    row = next(line for line in lines if line.startswith("│ c") and "UNSAFE" in line)
+    assert row.count("{") <= REPORT_SETS
 
 
 def test_the_portfolio_stops_at_the_first_arm_that_finishes_and_passes_on_every_set():

@@ -196,7 +196,12 @@ def report_payload(report: SafetyReport) -> dict[str, Any]:
     return report.to_dict()
 
 
+REPORT_SETS = 3  # minimal justifications shown per claim by `jtms check` without --json
+
+
 def print_report(report: SafetyReport, title: str) -> None:
+    """The tables for people: per claim its state, verdict and first minimal justifications
+    (their number when there are more), then the first violations; ``--json`` has them all."""
     out = console()
     claims = sorted(report.claims, key=lambda c: c.id)
     rows = []
@@ -204,8 +209,12 @@ def print_report(report: SafetyReport, title: str) -> None:
         if not claim.active:
             rows.append((claim.id, "inactive", "safe", "-"))
             continue
-        listed = ", ".join(format_set(s) for s in sorted_sets(claim.minimal_justifications))
-        if not claim.minimal_justifications_complete:
+        found = sorted_sets(claim.minimal_justifications)
+        listed = ", ".join(format_set(s) for s in found[:REPORT_SETS])
+        if len(found) > REPORT_SETS:
+            more = "" if claim.minimal_justifications_complete else "+"
+            listed += f", ... ({len(found)}{more} in all)"
+        elif not claim.minimal_justifications_complete:
             listed = listed + ", ..." if listed else "(not computed: --summary)"
         rows.append((claim.id, "active", "safe" if claim.influence_safe else "UNSAFE", listed))
     out.print(table(title, ["claim", "state", "influence", "minimal justifications"], rows))
@@ -224,9 +233,13 @@ def print_report(report: SafetyReport, title: str) -> None:
             table(
                 "Violations (influence retires the claim, exact keeps it)",
                 ["claim", "kind", "witness audit", "surviving justification"],
-                violations,
+                violations[:SUMMARY_ROWS],
             )
         )
+        if len(violations) > SUMMARY_ROWS:
+            out.print(
+                f"... and {len(violations) - SUMMARY_ROWS} more violation(s) (--json lists them all)"
+            )
     unsafe = len(report.unsafe)
     verdict = (
         "influence-safe"
