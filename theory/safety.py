@@ -413,9 +413,14 @@ def summarize_structure(
     return SafetySummary(all(c.influence_safe for c in summaries), summaries)
 
 
-COUNT_BUDGET = 256 << 20
-"""Bytes :func:`count_verdicts` gives the sets of one block of evidence (ancestors per
-component, critical sets per claim); a larger block than fits is split."""
+COUNT_BUDGET = 512 << 20
+"""Bytes :func:`count_verdicts` gives its sets: a quarter to the critical sets (per claim,
+all the evidence at once unless they do not fit, then in ranges), the rest to the
+ancestors (per component) of one block of evidence, whose size follows from what the last
+block used."""
+
+FIRST_BLOCK = 4096
+"""Evidence items in the first block of :func:`count_verdicts`, which measures the rest."""
 
 
 class SafetyCounts:
@@ -546,10 +551,29 @@ def count_verdicts(
     row_of[claim_nodes] = np.arange(len(claim_nodes), dtype=np.int64)
     order = kernel.order(is_evidence, just_start, justs, ante_start, antes, kept, flags)
     components = len(order.comp_start) - 1
-    # a block of one evidence item always fits: a set of at most one item per component / claim
-    anc = np.empty(max(budget // 8, components + 1), dtype=np.int32)
-    anc_words = np.empty(max(budget // 32, components + 1), dtype=np.uint64)
+    ev_start, ev_bits, pc_start, pcomps = kernel.component_inputs(
+        bit_of,
+        row_of,
+        just_start,
+        justs,
+        ante_start,
+        antes,
+        kept,
+        order.comp_nodes,
+        order.comp_start,
+        order.comp_of,
+    )
+    # a quarter of the budget for critical sets (small: inside every minimal justification),
+    # the rest for one block's ancestors; buffers are touched only as far as they are used
     crit = np.empty(max(budget // 16, len(claim_nodes) + 1), dtype=np.int32)
+    crit_start = np.zeros(len(claim_nodes) + 1, dtype=np.int64)
+    crit_len = np.zeros(len(claim_nodes) + 1, dtype=np.int64)
+    # a block of one evidence item always fits: at most one word or item per component
+    pool = np.empty(max((3 * budget // 4) // 8, components + 1), dtype=np.uint64)
+    pool_items = pool.view(np.int32)
+    dense = np.zeros(max(1, components), dtype=np.uint8)
+    anc_start = np.zeros(max(1, components), dtype=np.int64)
+    anc_len = np.zeros(max(1, components), dtype=np.int64)
     top = np.zeros(size, dtype=np.uint8)
     count = np.zeros(size, dtype=np.int64)
     shown = np.zeros((size, max(0, examples)), dtype=np.int32)
@@ -557,12 +581,14 @@ def count_verdicts(
     critical_claim: list[Any] = []
     critical_bit: list[Any] = []
     total_bits = len(by_id)
-    first, span, reported = 0, max(1, total_bits), 0
-    while first < total_bits:
-        last = min(total_bits, first + span)
-        pair_claims, pair_bits = kernel.block(
-            first,
-            last,
+    reported = 0
+    crit_lo, crit_span = 0, max(1, total_bits)
+    span = min(total_bits, FIRST_BLOCK)  # then sized by what the last block used
+    while crit_lo < total_bits:  # critical sets: all the evidence at once unless too many
+        crit_hi = min(total_bits, crit_lo + crit_span)
+        fitted = kernel.critical(
+            crit_lo,
+            crit_hi,
             bit_of,
             row_of,
             just_start,
@@ -571,38 +597,76 @@ def count_verdicts(
             antes,
             kept,
             flags,
-            order.comp_nodes,
-            order.comp_start,
-            order.comp_of,
             order.part_nodes,
             order.part_start,
             order.part_of,
             order.succ_start,
             order.succ,
-            anc,
-            anc_words,
             crit,
+            crit_start,
+            crit_len,
             top,
-            count,
-            shown,
-            listed,
         )
-        if len(pair_claims) == 2 and pair_claims[0] == kernel.OVERFLOW and not len(pair_bits):
-            # the block's sets did not fit the budget: a block smaller by at least the share
-            # of the components that fitted (sets grow along the order, so a bit more)
-            reached = int(pair_claims[1]) / max(1, components)
-            span = max(1, min(span // 2, int(span * reached * 0.8)))
+        if not fitted:
+            crit_span = max(1, crit_span // 2)
             continue
+        first = crit_lo
+        while first < crit_hi:  # ancestors: one block of evidence at a time
+            last = min(crit_hi, first + max(1, span))
+            done, used = kernel.ancestors(
+                first,
+                last,
+                ev_start,
+                ev_bits,
+                pc_start,
+                pcomps,
+                pool_items,
+                pool,
+                dense,
+                anc_start,
+                anc_len,
+            )
+            if done < components:  # did not fit: smaller by at least the share that fitted
+                span = max(1, min((last - first) // 2, int((last - first) * done / components)))
+                continue
+            kernel.tally(
+                first,
+                last,
+                crit_lo,
+                row_of,
+                flags,
+                order.comp_of,
+                crit,
+                crit_start,
+                crit_len,
+                top,
+                pool_items,
+                pool,
+                dense,
+                anc_start,
+                anc_len,
+                count,
+                shown,
+                listed,
+            )
+            # the next block as large as fits, judged by this one (sets grow with the span)
+            room = 8 * len(pool)
+            grown = (last - first) * room * 0.8 / max(1, used)
+            span = int(min(max(grown, 1), 4 * (last - first) + 64))
+            first = last
+            if progress is not None:
+                due = len(wanted) * first // total_bits
+                progress(due - reported)
+                reported = due
+        pair_claims, pair_bits = kernel.critical_pairs(
+            crit_lo, row_of, flags, top, crit, crit_start, crit_len, count
+        )
         critical_claim.append(pair_claims)
         critical_bit.append(pair_bits)
-        first = last
-        if progress is not None:
-            due = len(wanted) * first // total_bits
-            progress(due - reported)
-            reported = due
+        crit_lo = crit_hi
     if progress is not None and reported < len(wanted):
         progress(len(wanted) - reported)
-    del anc, crit, order
+    del pool, pool_items, crit, order
     claim_of = np.concatenate(critical_claim) if critical_claim else np.zeros(0, dtype=np.int32)
     bits = np.concatenate(critical_bit) if critical_bit else np.zeros(0, dtype=np.int64)
     still_safe = count[claim_of] == 0  # listed while safe, then found unsafe: dropped

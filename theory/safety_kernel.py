@@ -7,15 +7,19 @@ justifications of OR over their antecedents, with "all" (no intact justification
 yet) as the top. What differs is only how it runs, so that memory is bounded by what is kept:
 
 - Both fixpoints are bitwise: whether evidence ``e`` is in a node's set depends only on
-  whether it is in the others'. So the evidence is cut into blocks and each block is
-  solved on its own within fixed buffers; a block whose sets do not fit is split. What
-  survives a block is per node: the number of violations found so far, the first few
-  witnesses, and (while a claim has none) its critical evidence, which is its unique
-  minimal justification when it stays safe. The reference holds an integer bitset of up
-  to E bits per node.
+  whether it is in the others'. So the evidence can be cut into ranges, each solved on
+  its own within fixed buffers. Critical sets (small: inside every minimal justification)
+  are solved for all the evidence at once (:func:`critical`), in ranges only when they do
+  not fit; ancestors (large: most of the evidence, for a claim downstream of a big loop)
+  one block at a time (:func:`ancestors`), each block as large as the last one's use says
+  fits, then :func:`tally` counts. What survives is per node: the number of violations,
+  the first few witnesses, and (while a claim has none) its critical evidence, which is
+  its unique minimal justification when it stays safe. The reference holds an integer
+  bitset of up to E bits per node.
 - Ancestors are kept per strongly connected component (its members share them), as a
-  sorted list while sparse and as bitset words when dense; critical sets (small: inside
-  every minimal justification) as lists.
+  sorted list while sparse and as bitset words when dense, read through one short row per
+  component of its direct evidence and its predecessor components
+  (:func:`component_inputs`, computed once); critical sets per claim as sorted lists.
 - The order is computed once: the components of the claims through the justifications in
   force, in topological order, for the ancestors; and those through intact justifications
   between active claims, for the critical sets (a loop is solved with a worklist from the
@@ -236,10 +240,6 @@ def _intact(
     return result
 
 
-OVERFLOW = -1
-"""What :func:`block` returns in place of its pairs when a buffer is too small for the block."""
-
-
 @numba.njit(cache=True, nogil=True, boundscheck=False)
 def _update(
     m: int,
@@ -309,7 +309,61 @@ def _update(
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def block(
+def component_inputs(
+    bit_of: np.ndarray,
+    row_of: np.ndarray,
+    just_start: np.ndarray,
+    justs: np.ndarray,
+    ante_start: np.ndarray,
+    antes: np.ndarray,
+    kept: np.ndarray,
+    comp_nodes: np.ndarray,
+    comp_start: np.ndarray,
+    comp_of: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per component (compressed rows): the bits of the evidence among the antecedents of
+    its members' justifications in force, sorted and distinct, and the other components
+    among them, distinct. Computed once, so that each block of evidence reads one short row
+    per component instead of every justification of every member."""
+    components = comp_start.shape[0] - 1
+    size = row_of.shape[0]
+    seen = np.full(size, -1, dtype=np.int64)  # node -> the last component that listed it
+    seen_comp = np.full(components + 1, -1, dtype=np.int64)
+    ev_start = np.zeros(components + 1, dtype=np.int64)
+    pc_start = np.zeros(components + 1, dtype=np.int64)
+    bits = np.empty(max(1, antes.shape[0]), dtype=np.int32)
+    preds = np.empty(max(1, antes.shape[0]), dtype=np.int32)
+    n_bits = 0
+    n_preds = 0
+    for c in range(components):
+        first = n_bits
+        for q in range(comp_start[c], comp_start[c + 1]):
+            m = comp_nodes[q]
+            for k in range(just_start[m], just_start[m + 1]):
+                j = justs[k]
+                if not kept[j]:
+                    continue
+                for p in range(ante_start[j], ante_start[j + 1]):
+                    a = antes[p]
+                    if row_of[a] < 0:
+                        if seen[a] != c:
+                            seen[a] = c
+                            bits[n_bits] = bit_of[a]
+                            n_bits += 1
+                        continue
+                    ca = comp_of[a]
+                    if ca != c and seen_comp[ca] != c:
+                        seen_comp[ca] = c
+                        preds[n_preds] = ca
+                        n_preds += 1
+        bits[first:n_bits].sort()
+        ev_start[c + 1] = n_bits
+        pc_start[c + 1] = n_preds
+    return ev_start, bits[:n_bits].copy(), pc_start, preds[:n_preds].copy()
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def critical(
     lo_bit: int,
     hi_bit: int,
     bit_of: np.ndarray,
@@ -320,118 +374,26 @@ def block(
     antes: np.ndarray,
     kept: np.ndarray,
     active: np.ndarray,
-    comp_nodes: np.ndarray,
-    comp_start: np.ndarray,
-    comp_of: np.ndarray,
     part_nodes: np.ndarray,
     part_start: np.ndarray,
     part_of: np.ndarray,
     succ_start: np.ndarray,
     succ: np.ndarray,
-    anc_items: np.ndarray,
-    anc_words: np.ndarray,
     crit_items: np.ndarray,
+    crit_start: np.ndarray,
+    crit_len: np.ndarray,
     top: np.ndarray,
-    count: np.ndarray,
-    examples: np.ndarray,
-    listed: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Solve the evidence bits ``lo_bit .. hi_bit - 1``.
-
-    Ancestors are one set per component (its members share them): a sorted list of bit
-    offsets in ``anc_items`` while it holds at most one in 32 of the block's bits, else
-    ``ceil(span / 64)`` bitset words in ``anc_words`` (the smaller of the two). Critical
-    sets are one list per claim (``row_of``) in ``crit_items``, deduplicated with stamps. When a buffer is too small the
-    block is abandoned (``count`` untouched) and the first array returned is
-    ``[OVERFLOW, c]``, c the number of components whose ancestors fitted (all of them when
-    the critical sets did not). Otherwise each active claim's violations in the block are added
-    to ``count``, its first witnesses (bit numbers) to ``examples`` (``listed`` of them so
-    far), and the (claim, bit) pairs of the critical evidence of the claims with no
-    violation so far are returned.
-    """
+) -> bool:
+    """The critical sets of the evidence bits ``lo_bit .. hi_bit - 1``: per claim (``row_of``)
+    a sorted list of bit offsets (from ``lo_bit``) in ``crit_items`` at ``crit_start``,
+    ``crit_len`` long; ``top[m]`` set where no intact justification counts. Each part (a
+    component through intact justifications) is a greatest fixpoint, solved with a
+    worklist from the top. False when ``crit_items`` is too small (nothing else is valid)."""
     size = row_of.shape[0]
     span = hi_bit - lo_bit
     mark = np.full(max(1, span), -1, dtype=np.int64)
     epoch = np.zeros(1, dtype=np.int64)
-    failed = np.full(2, OVERFLOW, dtype=np.int32), np.zeros(0, dtype=np.int64)
-    components = comp_start.shape[0] - 1
-    words = (span + 63) >> 6
-    acc = np.zeros(max(1, words), dtype=np.uint64)  # the union being formed, as a bitmap
-    items = np.empty(max(1, span), dtype=np.int32)  # its members while it is sparse
-    dense = np.zeros(components, dtype=np.uint8)  # ancestors stored as `words` bitset words
-    anc_start = np.zeros(components, dtype=np.int64)
-    anc_len = np.zeros(components, dtype=np.int64)  # members (sparse: also the list's length)
-    fill = 0
-    dense_fill = 0
-    capacity = anc_items.shape[0]
-    dense_capacity = anc_words.shape[0]
-    for c in range(components):
-        n_items = 0
-        is_dense = False
-        for q in range(comp_start[c], comp_start[c + 1]):
-            m = comp_nodes[q]
-            for k in range(just_start[m], just_start[m + 1]):
-                j = justs[k]
-                if not kept[j]:
-                    continue
-                for p in range(ante_start[j], ante_start[j + 1]):
-                    a = antes[p]
-                    if row_of[a] < 0:
-                        b = bit_of[a]
-                        if lo_bit <= b < hi_bit:
-                            x = b - lo_bit
-                            bit = np.uint64(1) << np.uint64(x & 63)
-                            if not acc[x >> 6] & bit:
-                                acc[x >> 6] |= bit
-                                if not is_dense:
-                                    items[n_items] = x
-                                    n_items += 1
-                        continue
-                    ca = comp_of[a]
-                    if ca == c:
-                        continue
-                    if dense[ca]:
-                        is_dense = True
-                        base = anc_start[ca]
-                        for w in range(words):
-                            acc[w] |= anc_words[base + w]
-                        continue
-                    for t in range(anc_start[ca], anc_start[ca] + anc_len[ca]):
-                        x = anc_items[t]
-                        bit = np.uint64(1) << np.uint64(x & 63)
-                        if not acc[x >> 6] & bit:
-                            acc[x >> 6] |= bit
-                            if not is_dense:
-                                items[n_items] = x
-                                n_items += 1
-        if not is_dense and n_items * 32 <= span:  # sparse: a sorted list, the bitmap cleared
-            if fill + n_items > capacity:
-                failed[0][1] = c
-                return failed
-            for i in range(n_items):
-                x = items[i]
-                acc[x >> 6] = 0
-                anc_items[fill + i] = x
-            anc_items[fill : fill + n_items].sort()
-            anc_start[c] = fill
-            anc_len[c] = n_items
-            fill += n_items
-        else:  # dense: the bitmap's words
-            if dense_fill + words > dense_capacity:
-                failed[0][1] = c
-                return failed
-            total = 0
-            for w in range(words):
-                anc_words[dense_fill + w] = acc[w]
-                total += popcount(acc[w])
-                acc[w] = 0
-            dense[c] = 1
-            anc_start[c] = dense_fill
-            anc_len[c] = total
-            dense_fill += words
     rows = crit_items.shape[0]
-    crit_start = np.zeros(size, dtype=np.int64)
-    crit_len = np.zeros(size, dtype=np.int64)
     fill = 0
     res = np.empty(max(1, span), dtype=np.int32)
     tmp = np.empty(max(1, span), dtype=np.int32)
@@ -484,8 +446,7 @@ def block(
                 continue
             if top[m] == 1 or found > crit_len[r]:
                 if fill + found > rows:
-                    failed[0][1] = components
-                    return failed
+                    return False
                 crit_start[r] = fill
                 fill += found
             top[m] = 0
@@ -501,27 +462,156 @@ def block(
                         tail -= length
                     queue[tail] = d
                     pending += 1
-    pairs = 0
+    for m in range(size):
+        r = row_of[m]
+        if r >= 0 and active[m] and not top[m] and crit_len[r] > 1:
+            crit_items[crit_start[r] : crit_start[r] + crit_len[r]].sort()
+    return True
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def ancestors(
+    lo_bit: int,
+    hi_bit: int,
+    ev_start: np.ndarray,
+    ev_bits: np.ndarray,
+    pc_start: np.ndarray,
+    pcomps: np.ndarray,
+    pool_items: np.ndarray,
+    pool_words: np.ndarray,
+    dense: np.ndarray,
+    anc_start: np.ndarray,
+    anc_len: np.ndarray,
+) -> tuple[int, int]:
+    """The ancestors of every component in the evidence bits ``lo_bit .. hi_bit - 1``.
+
+    A set is a sorted list of bit offsets (from ``lo_bit``) while it holds at most one in 32
+    of the block's bits, else ``ceil(span / 64)`` bitset words. ``pool_items`` (int32) and
+    ``pool_words`` (uint64) are two views of one buffer: lists fill it from the bottom,
+    words from the top, so the block's resident size is at most that buffer whatever the
+    mix. Returns (components done, bytes used): all of them, or the number that fitted
+    when the buffer was too small (nothing is then valid).
+    """
+    components = ev_start.shape[0] - 1
+    span = hi_bit - lo_bit
+    words = (span + 63) >> 6
+    acc = np.zeros(max(1, words), dtype=np.uint64)  # the union being formed, as a bitmap
+    items = np.empty(max(1, span), dtype=np.int32)  # its members while it is sparse
+    total_words = pool_words.shape[0]
+    fill = 0  # int32 items from the bottom
+    dense_fill = 0  # words from the top
+    for c in range(components):
+        dense[c] = 0
+        n_items = 0
+        is_dense = False
+        row_lo, row_hi = ev_start[c], ev_start[c + 1]
+        i = row_lo + np.searchsorted(ev_bits[row_lo:row_hi], lo_bit)
+        while i < row_hi and ev_bits[i] < hi_bit:
+            x = ev_bits[i] - lo_bit
+            acc[x >> 6] |= np.uint64(1) << np.uint64(x & 63)
+            items[n_items] = x
+            n_items += 1
+            i += 1
+        for p in range(pc_start[c], pc_start[c + 1]):
+            ca = pcomps[p]
+            if anc_len[ca] == 0:
+                continue
+            if dense[ca]:
+                is_dense = True
+                base = anc_start[ca]
+                for w in range(words):
+                    acc[w] |= pool_words[base + w]
+                continue
+            for t in range(anc_start[ca], anc_start[ca] + anc_len[ca]):
+                x = pool_items[t]
+                bit = np.uint64(1) << np.uint64(x & 63)
+                if not acc[x >> 6] & bit:
+                    acc[x >> 6] |= bit
+                    if not is_dense:
+                        items[n_items] = x
+                        n_items += 1
+        if not is_dense and n_items * 32 <= span:  # sparse: a sorted list, the bitmap cleared
+            if 4 * (fill + n_items) > 8 * (total_words - dense_fill):
+                return c, 4 * fill + 8 * dense_fill
+            for i in range(n_items):
+                x = items[i]
+                acc[x >> 6] = 0
+                pool_items[fill + i] = x
+            pool_items[fill : fill + n_items].sort()
+            anc_start[c] = fill
+            anc_len[c] = n_items
+            fill += n_items
+        else:  # dense: the bitmap's words
+            if 4 * fill > 8 * (total_words - dense_fill - words):
+                return c, 4 * fill + 8 * dense_fill
+            dense_fill += words
+            base = total_words - dense_fill
+            total = 0
+            for w in range(words):
+                pool_words[base + w] = acc[w]
+                total += popcount(acc[w])
+                acc[w] = 0
+            dense[c] = 1
+            anc_start[c] = base
+            anc_len[c] = total
+    return components, 4 * fill + 8 * dense_fill
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def tally(
+    lo_bit: int,
+    hi_bit: int,
+    crit_lo: int,
+    row_of: np.ndarray,
+    active: np.ndarray,
+    comp_of: np.ndarray,
+    crit_items: np.ndarray,
+    crit_start: np.ndarray,
+    crit_len: np.ndarray,
+    top: np.ndarray,
+    pool_items: np.ndarray,
+    pool_words: np.ndarray,
+    dense: np.ndarray,
+    anc_start: np.ndarray,
+    anc_len: np.ndarray,
+    count: np.ndarray,
+    examples: np.ndarray,
+    listed: np.ndarray,
+) -> None:
+    """Add each active claim's violations in the bits ``lo_bit .. hi_bit - 1`` (its
+    ancestors there that are not critical; critical offsets are from ``crit_lo``) to
+    ``count``, and its first witnesses (bit numbers) to ``examples``."""
+    size = row_of.shape[0]
+    span = hi_bit - lo_bit
+    words = (span + 63) >> 6
+    mark = np.full(max(1, span), -1, dtype=np.int64)
     cap = examples.shape[1]
+    stamp = 0
     for m in range(size):
         r = row_of[m]
         if r < 0 or not active[m] or top[m]:
             continue
         c = comp_of[m]
-        epoch[0] += 1
-        stamp = epoch[0]
+        if anc_len[c] == 0:
+            continue
+        stamp += 1
         shared = 0
+        # the claim's critical bits in this block: a slice of its sorted list
+        first = crit_start[r]
+        last = first + crit_len[r]
+        a = first + np.searchsorted(crit_items[first:last], lo_bit - crit_lo)
+        b = first + np.searchsorted(crit_items[first:last], hi_bit - crit_lo)
         if dense[c]:
             base = anc_start[c]
-            for t in range(crit_start[r], crit_start[r] + crit_len[r]):
-                x = crit_items[t]
+            for t in range(a, b):
+                x = crit_items[t] + crit_lo - lo_bit
                 mark[x] = stamp
-                if anc_words[base + (x >> 6)] & (np.uint64(1) << np.uint64(x & 63)):
+                if pool_words[base + (x >> 6)] & (np.uint64(1) << np.uint64(x & 63)):
                     shared += 1
             count[m] += anc_len[c] - shared
             w = 0
             while listed[m] < cap and w < words:
-                v = anc_words[base + w]
+                v = pool_words[base + w]
                 while v and listed[m] < cap:
                     low = v & (~v + np.uint64(1))
                     x = 64 * w + popcount(low - np.uint64(1))
@@ -531,22 +621,41 @@ def block(
                     v ^= low
                 w += 1
         else:
-            ancestors = anc_items[anc_start[c] : anc_start[c] + anc_len[c]]
-            for t in range(crit_start[r], crit_start[r] + crit_len[r]):
-                x = crit_items[t]
+            found = pool_items[anc_start[c] : anc_start[c] + anc_len[c]]
+            for t in range(a, b):
+                x = crit_items[t] + crit_lo - lo_bit
                 mark[x] = stamp
-                i = np.searchsorted(ancestors, x)
-                if i < ancestors.shape[0] and ancestors[i] == x:
+                i = np.searchsorted(found, x)
+                if i < found.shape[0] and found[i] == x:
                     shared += 1
-            count[m] += ancestors.shape[0] - shared
+            count[m] += found.shape[0] - shared
             i = 0
-            while listed[m] < cap and i < ancestors.shape[0]:
-                x = ancestors[i]
+            while listed[m] < cap and i < found.shape[0]:
+                x = found[i]
                 if mark[x] != stamp:
                     examples[m, listed[m]] = lo_bit + x
                     listed[m] += 1
                 i += 1
-        if count[m] == 0:
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def critical_pairs(
+    crit_lo: int,
+    row_of: np.ndarray,
+    active: np.ndarray,
+    top: np.ndarray,
+    crit_items: np.ndarray,
+    crit_start: np.ndarray,
+    crit_len: np.ndarray,
+    count: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The (claim, bit) pairs of the critical evidence of the claims with no violation so
+    far (their unique minimal justification while they stay safe), claims in node order."""
+    size = row_of.shape[0]
+    pairs = 0
+    for m in range(size):
+        r = row_of[m]
+        if r >= 0 and active[m] and not top[m] and count[m] == 0:
             pairs += crit_len[r]
     claim_of = np.empty(pairs, dtype=np.int32)
     critical_bits = np.empty(pairs, dtype=np.int64)
@@ -557,6 +666,6 @@ def block(
             continue
         for t in range(crit_start[r], crit_start[r] + crit_len[r]):
             claim_of[k] = m
-            critical_bits[k] = lo_bit + crit_items[t]
+            critical_bits[k] = crit_lo + crit_items[t]
             k += 1
     return claim_of, critical_bits
