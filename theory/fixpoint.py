@@ -137,10 +137,19 @@ def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list
     just_claim = index.just_claim
     justs_of = index.justs_of
     missing: dict[int, int] = {}
-    for n in region:
-        for j in justs_of[n]:
-            antecedents = just_antecedents[j]
-            missing[j] = len(antecedents) - sum([1 for a in antecedents if active[a]])
+    compressed = getattr(just_antecedents, "compressed", None)
+    many = getattr(justs_of, "many", None)
+    if compressed is not None and many is not None:  # a growing index: slices, no tuples
+        offsets, flat = compressed()
+        for justs in many(region):
+            for j in justs:
+                row = flat[offsets[j] : offsets[j + 1]]
+                missing[j] = len(row) - sum(map(active.__getitem__, row))
+    else:
+        for n in region:
+            for j in justs_of[n]:
+                antecedents = just_antecedents[j]
+                missing[j] = len(antecedents) - sum([1 for a in antecedents if active[a]])
     stack: list[int] = []
     for j, count in missing.items():
         c = just_claim[j]
@@ -149,9 +158,15 @@ def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list
             stack.append(c)
     derived = list(stack)
     watchers = index.watchers
+    rows = getattr(watchers, "rows", None)
+    compressed_rows = rows() if rows is not None else None
+    if compressed_rows is not None:  # a growing index's compressed adjacency: slices
+        w_offsets, w_flat = compressed_rows
     while stack:
         n = stack.pop()
-        for j in watchers[n]:
+        for j in (
+            watchers[n] if compressed_rows is None else w_flat[w_offsets[n] : w_offsets[n + 1]]
+        ):
             left = missing.get(j)
             if left is not None:
                 missing[j] = left - 1

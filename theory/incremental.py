@@ -34,6 +34,7 @@ from collections.abc import Container, Iterable, Iterator, MutableSequence, Sequ
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress
+from typing import Any
 
 from theory.fixpoint import active_numbers, rederive
 from theory.structure import SupportStructure
@@ -112,6 +113,26 @@ class Adjacency(Sequence[Sequence[int]]):
 
     def add_nodes(self, count: int) -> None:
         self._tail.extend([] for _ in range(count))
+
+    def rows(self) -> tuple[Ints, Ints] | None:
+        """(offsets, flat) when every node is in the compressed base (nothing added one by
+        one since it): hot loops slice these instead of calling ``self[n]``; else None.
+        The caller must not modify them."""
+        if self._tail or self._extra:
+            return None
+        return self._offsets, self._flat
+
+    def add_rows(self, offsets: list[int], flat: list[int]) -> None:
+        """Append nodes whose items are ``flat[offsets[k]:offsets[k + 1]]`` (compressed rows,
+        ``offsets[0] == 0``): they join the compressed base when no node was appended one by
+        one since it (a bulk import into a new or just opened memory), else one list each."""
+        if self._tail:
+            self._tail.extend([flat[a:b] for a, b in zip(offsets, offsets[1:])])
+            return
+        shift = len(self._flat)
+        self._flat.extend(flat)
+        self._offsets.extend([k + shift for k in offsets[1:]] if shift else offsets[1:])
+        self._base += len(offsets) - 1
 
     def compressed(self) -> tuple[list[int], list[int]]:
         """(offsets, flat) of every node, for a checkpoint: the base is copied in blocks,
@@ -271,6 +292,59 @@ class GrowingIndex:
                 add_watch(a, j)
                 add_consumer(a, claim)
             j += 1
+
+    def extend_rows(
+        self,
+        nodes: Sequence[tuple[str, bool]],
+        claims: Sequence[int],
+        offsets: Sequence[int],
+        flat: Sequence[int],
+    ) -> None:
+        """Append a self-contained graph: ``nodes``, then justification ``k`` of claim
+        ``claims[k]`` with antecedents ``flat[offsets[k]:offsets[k + 1]]`` (sorted, distinct,
+        ``offsets[0] == 0``), every claim and antecedent among the new nodes (a bulk import).
+
+        The same index as :meth:`extend` gives (adjacency in justification order, consumers
+        in first-use order), grouped with numpy instead of item by item.
+        """
+        import numpy as np
+
+        first, count = len(self.ids), len(nodes)
+        j0 = len(self.just_claim)
+        claim = np.asarray(claims, dtype=np.int64) - first
+        ants = np.asarray(flat, dtype=np.int64) - first
+        offs = np.asarray(offsets, dtype=np.int64)
+        if len(claim) and (claim.min() < 0 or claim.max() >= count):
+            raise ValueError("a justification's claim is not among the new nodes")
+        if len(ants) and (ants.min() < 0 or ants.max() >= count):
+            raise ValueError("an antecedent is not among the new nodes")
+        ids, number = self.ids, self.number
+        for offset, (node_id, _) in enumerate(nodes):
+            ids.append(node_id)
+            number[node_id] = first + offset
+        self.is_evidence.extend(bytes(1 if evidence else 0 for _, evidence in nodes))
+        self.just_claim.extend((claim + first).tolist())
+        antecedents = self.just_antecedents
+        base = len(antecedents.flat)
+        antecedents.flat.extend((ants + first).tolist())
+        antecedents.offsets.extend((offs[1:] + base).tolist())
+
+        def grouped(keys: Any, values: Any) -> tuple[list[int], list[int]]:
+            order = np.argsort(keys, kind="stable")  # within a node: in the given order
+            starts = np.zeros(count + 1, dtype=np.int64)
+            np.cumsum(np.bincount(keys, minlength=count), out=starts[1:])
+            return starts.tolist(), values[order].tolist()
+
+        just = np.arange(j0, j0 + len(claim), dtype=np.int64)
+        self.justs_of.add_rows(*grouped(claim, just))
+        of_antecedent = np.repeat(just, np.diff(offs))
+        self.watchers.add_rows(*grouped(ants, of_antecedent))
+        # consumers: each (antecedent, claim) pair once, in the order of its first use
+        pair = ants * max(1, count) + np.repeat(claim, np.diff(offs))
+        unique, first_use = np.unique(pair, return_index=True)
+        by_use = np.lexsort((first_use, unique // max(1, count)))
+        unique = unique[by_use]
+        self.consumers.add_rows(*grouped(unique // max(1, count), unique % max(1, count) + first))
 
     def add_justification(self, claim: int, antecedents: Iterable[int]) -> int:
         j = len(self.just_claim)
@@ -537,7 +611,7 @@ class SupportState:
         position = {c: i for i, c in enumerate(derived)}
         index = self.index
         rank = self.rank
-        justs_of = index.justs_of
+        justs_of, is_evidence = index.justs_of, index.is_evidence
         offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
         new_rank: dict[int, int] = {}
         result: dict[int, int] = {}
@@ -549,7 +623,12 @@ class SupportState:
                     p = position.get(a, -1)
                     if not after[a] or p >= i:
                         break
-                    below = 1 + (new_rank[a] if p >= 0 else rank[a])
+                    if p >= 0:
+                        below = 1 + new_rank[a]
+                    elif is_evidence[a]:  # rank 0, also when active only from this plan on
+                        below = 1
+                    else:
+                        below = 1 + rank[a]
                     if below > level:
                         level = below
                 else:
@@ -707,6 +786,69 @@ class SupportState:
         return Plan(
             unblocked=unblock,
             region=len(base) + len(region),
+            visited=len(region),
+            activated=tuple(base) + tuple(derived),
+            supports=supports,
+            ranks=ranks,
+        )
+
+    def plan_import(self, first: int, first_just: int) -> Plan:
+        """:meth:`plan_extend` for the nodes numbered from ``first`` and the justifications
+        from ``first_just`` when they are a self-contained graph appended to the index (no
+        justification of theirs uses an older node): the region is exactly the new nodes.
+
+        The fixpoint comes from :func:`rederive` as in every plan; the pointers from one
+        breadth-first pass over the new justifications (counter propagation from the new
+        evidence, as :meth:`_derive_all` does), each claim taking the first justification
+        that completes, so its rank is the least a derivation gives it.
+        """
+        self.grow()
+        index = self.index
+        size = index.size
+        blocks = self.blocks
+        is_evidence = index.is_evidence
+        after = bytearray(self.active)
+        base = [n for n in range(first, size) if is_evidence[n] and n not in blocks]
+        for n in base:
+            after[n] = 1
+        region = [n for n in range(first, size) if not is_evidence[n] and n not in blocks]
+        derived = rederive(index, after, region)
+        just_claim = index.just_claim
+        offsets = index.just_antecedents.offsets
+        rows = index.watchers.rows()
+        watchers: Sequence[Sequence[int]] = index.watchers
+        first_watched = 0
+        if rows is not None:  # after a bulk extension: slices, not a call per node
+            w_offsets, w_flat = rows
+            watchers = [w_flat[a:b] for a, b in zip(w_offsets[first:], w_offsets[first + 1 :])]
+            first_watched = first
+        missing = [b - a for a, b in zip(offsets[first_just:], offsets[first_just + 1 :])]
+        supports: dict[int, int] = {}
+        ranks: dict[int, int] = {}
+        rank_of = dict.fromkeys(base, 0)
+        queue: list[int] = list(base)
+        for k, count in enumerate(missing):  # justifications without antecedents
+            c = just_claim[first_just + k]
+            if count == 0 and after[c] and c not in supports:
+                supports[c], ranks[c], rank_of[c] = first_just + k, 1, 1
+                queue.append(c)
+        k = 0
+        while k < len(queue):
+            n = queue[k]
+            k += 1
+            above = rank_of[n] + 1  # the queue is in rank order: n completes at its rank
+            for j in watchers[n - first_watched]:
+                left = missing[j - first_just] - 1
+                missing[j - first_just] = left
+                if left == 0:
+                    c = just_claim[j]
+                    if after[c] and c not in supports:
+                        supports[c], ranks[c], rank_of[c] = j, above, above
+                        queue.append(c)
+        if len(supports) != len(derived):  # pragma: no cover - the fixpoint is a derivation
+            raise AssertionError("support pointers do not cover the imported fixpoint")
+        return Plan(
+            region=size - first,
             visited=len(region),
             activated=tuple(base) + tuple(derived),
             supports=supports,

@@ -249,6 +249,22 @@ class RepeatedCall(Exception):
         self.event = event
 
 
+def _compressed_justifications(
+    structure: SupportStructure, number: Mapping[str, int]
+) -> tuple[list[int], list[int], list[int]]:
+    """The structure's justifications as compressed rows in the numbering ``number``:
+    claims, offsets and flat antecedents (each justification's sorted, distinct)."""
+    claims: list[int] = []
+    offsets = [0]
+    flat: list[int] = []
+    get = number.__getitem__
+    for j in structure.justifications:
+        claims.append(number[j.claim])
+        flat.extend(sorted(map(get, j.antecedents)))
+        offsets.append(len(flat))
+    return claims, offsets, flat
+
+
 class Memory:
     """A persistent memory of evidence and claims with exact, incremental revision."""
 
@@ -1136,39 +1152,47 @@ class Memory:
             first_node, first_just = index.size, len(index.just_claim)
             ordered = sorted(structure.evidence) + sorted(structure.claims)
             n_evidence = len(structure.evidence)
-            number = {node_id: first_node + k for k, node_id in enumerate(ordered)}
-            index.extend(
+            number = dict(zip(ordered, range(first_node, first_node + len(ordered))))
+            claims, offsets, flat = _compressed_justifications(structure, number)
+            index.extend_rows(
                 [(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
-                (
-                    (number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
-                    for j in structure.justifications
-                ),
-                canonical=True,
+                claims,
+                offsets,
+                flat,
             )
             # the graph is self-contained: nothing stored changes status; the new nodes are
             # derived among themselves (a region of exactly the new graph)
-            plan = loaded.state.plan_extend(seeds=range(first_node, index.size))
-            active = set(plan.activated)
+            plan = loaded.state.plan_import(first_node, first_just)
+            status = loaded.state.active  # only the new nodes are read: not yet applied
+            after = bytearray(status[first_node:])
+            for n in plan.activated:
+                after[n - first_node] = 1
             nodes = structure.nodes
-            rows = []
-            for offset, node_id in enumerate(ordered):
-                num = first_node + offset
-                extra = extras.get(node_id, {})
-                rows.append(
-                    NewNode(
-                        num,
-                        node_id,
-                        nodes[node_id].kind.value,
-                        nodes[node_id].text,
-                        extra.get("author", author),
-                        extra.get("expression"),
-                        extra.get("value"),
-                        event,
-                        ACTIVE if num in active else INACTIVE,
-                    )
+            rows = [
+                NewNode(
+                    first_node + offset,
+                    node_id,
+                    "evidence" if offset < n_evidence else "claim",
+                    nodes[node_id].text,
+                    author,
+                    None,
+                    None,
+                    event,
+                    ACTIVE if after[offset] else INACTIVE,
                 )
+                for offset, node_id in enumerate(ordered)
+            ]
+            for offset, node_id in enumerate(ordered):
+                extra = extras.get(node_id)
+                if extra:
+                    rows[offset] = replace(
+                        rows[offset],
+                        author=extra.get("author", author),
+                        expression=extra.get("expression"),
+                        value=extra.get("value"),
+                    )
             self._store.add_nodes(rows)
-            self._insert_justifications(index, range(first_just, len(index.just_claim)), event)
+            self._store.add_justification_rows(first_just, claims, offsets, flat, event)
             activated = index.names(plan.activated)
             nogoods = [
                 NogoodRow(

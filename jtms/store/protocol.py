@@ -322,6 +322,18 @@ class Store(Protocol):
 
     def add_justifications(self, justifications: Iterable[JustificationRow]) -> None: ...
 
+    def add_justification_rows(
+        self,
+        first: int,
+        claims: Sequence[int],
+        offsets: Sequence[int],
+        flat: Sequence[int],
+        event: int,
+    ) -> None:
+        """Justifications ``first``, ``first + 1``, ...: claim ``claims[k]``, antecedents
+        ``flat[offsets[k]:offsets[k + 1]]`` (compressed rows: a bulk import, no row objects)."""
+        ...
+
     def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None: ...
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:

@@ -29,6 +29,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -793,6 +794,20 @@ class SqliteStore:
         self._db.executemany(
             "INSERT INTO justifications (num, claim, antecedents, event) VALUES (?, ?, ?, ?)",
             ((j.num, j.claim, " ".join(map(str, j.antecedents)), j.event) for j in justifications),
+        )
+
+    def add_justification_rows(
+        self,
+        first: int,
+        claims: Sequence[int],
+        offsets: Sequence[int],
+        flat: Sequence[int],
+        event: int,
+    ) -> None:
+        texts = [" ".join(map(str, flat[a:b])) for a, b in zip(offsets, offsets[1:])]
+        self._db.executemany(
+            "INSERT INTO justifications (num, claim, antecedents, event) VALUES (?, ?, ?, ?)",
+            zip(range(first, first + len(claims)), claims, texts, repeat(event)),
         )
 
     def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None:

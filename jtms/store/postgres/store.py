@@ -660,6 +660,21 @@ class PostgresStore:
             lines,
         )
 
+    def add_justification_rows(
+        self,
+        first: int,
+        claims: Sequence[int],
+        offsets: Sequence[int],
+        flat: Sequence[int],
+        event: int,
+    ) -> None:
+        tail = f"}}\t{event}\n"
+        lines = "".join(
+            f"{first + k}\t{claim}\t{{" + ",".join(map(str, flat[a:b])) + tail
+            for k, (claim, a, b) in enumerate(zip(claims, offsets, offsets[1:]))
+        )
+        self._copy("COPY justifications (num, claim, antecedents, event) FROM STDIN", lines)
+
     def add_justifications(self, justifications: Iterable[JustificationRow]) -> None:
         lines = "".join(
             f"{j.num}\t{j.claim}\t{{{','.join(map(str, j.antecedents))}}}\t{j.event}\n"
