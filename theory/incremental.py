@@ -318,11 +318,10 @@ class GrowingIndex:
             raise ValueError("a justification's claim is not among the new nodes")
         if len(ants) and (ants.min() < 0 or ants.max() >= count):
             raise ValueError("an antecedent is not among the new nodes")
-        ids, number = self.ids, self.number
-        for offset, (node_id, _) in enumerate(nodes):
-            ids.append(node_id)
-            number[node_id] = first + offset
-        self.is_evidence.extend(bytes(1 if evidence else 0 for _, evidence in nodes))
+        new_ids = [node_id for node_id, _ in nodes]
+        self.ids.extend(new_ids)
+        self.number.update(zip(new_ids, range(first, first + count)))
+        self.is_evidence.extend(bytes([1 if evidence else 0 for _, evidence in nodes]))
         self.just_claim.extend((claim + first).tolist())
         antecedents = self.just_antecedents
         base = len(antecedents.flat)

@@ -259,7 +259,7 @@ def _compressed_justifications(
     flat: list[int] = []
     get = number.__getitem__
     for j in structure.justifications:
-        claims.append(number[j.claim])
+        claims.append(get(j.claim))
         flat.extend(sorted(map(get, j.antecedents)))
         offsets.append(len(flat))
     return claims, offsets, flat
@@ -1185,8 +1185,7 @@ class Memory:
             for offset, node_id in enumerate(ordered):
                 extra = extras.get(node_id)
                 if extra:
-                    rows[offset] = replace(
-                        rows[offset],
+                    rows[offset] = rows[offset]._replace(
                         author=extra.get("author", author),
                         expression=extra.get("expression"),
                         value=extra.get("value"),

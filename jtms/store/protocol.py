@@ -59,7 +59,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 ACTIVE, INACTIVE = "active", "inactive"
 EVENT_KINDS = (
@@ -109,9 +109,10 @@ class NodeRow:
     status: str
 
 
-@dataclass(frozen=True)
-class NewNode:
-    """A node to insert (the writer chooses ``num``: the next dense number)."""
+class NewNode(NamedTuple):
+    """A node to insert (the writer chooses ``num``: the next dense number). A named tuple
+    in the column order of ``nodes``, so a backend binds it as it is (bulk imports insert
+    hundreds of thousands)."""
 
     num: int
     id: str

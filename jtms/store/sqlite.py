@@ -784,10 +784,7 @@ class SqliteStore:
         self._db.executemany(
             "INSERT INTO nodes (num, id, kind, text, author, expression, value, event, status)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                (n.num, n.id, n.kind, n.text, n.author, n.expression, n.value, n.event, n.status)
-                for n in nodes
-            ),
+            nodes,  # named tuples in the column order
         )
 
     def add_justifications(self, justifications: Iterable[JustificationRow]) -> None:
@@ -819,9 +816,9 @@ class SqliteStore:
         )
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
-        self._db.executemany(
-            "INSERT INTO supports (node, justification, rank, event) VALUES (?, ?, ?, ?)",
-            ((n, j, r, event) for n, j, r in pointers),
+        self._db.executemany(  # the event is an int: a literal, so the triples bind as they are
+            f"INSERT INTO supports (node, justification, rank, event) VALUES (?, ?, ?, {int(event)})",
+            pointers,
         )
 
     def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
