@@ -182,9 +182,9 @@ def test_context_scales_linearly_on_a_chain(tmp_path: Path) -> None:
     with chain_memory(tmp_path / "chain.db", 2500) as memory:
         memory.context(10)  # load the state once (not what is measured)
         for budget in (2000, 10**6):
-            started = time.perf_counter()
+            started = time.process_time()  # CPU: a loaded machine stretches wall time
             context = memory.context(budget)
-            seconds = time.perf_counter() - started
+            seconds = time.process_time() - started
             assert seconds <= 2.0, seconds  # the benchmark's bound is 0.5 s on an idle core
             assert context.tokens <= budget
         assert len(context.requested) == 2500 and context.claims[0].id == "c1"
