@@ -125,3 +125,28 @@ def test_ranks_stay_derivation_depths_after_an_audit_and_its_reinstatement(struc
     state.apply(state.plan_extend(unblock=roots))
     assert state.verify() == []
     _ranks_are_derivations(state)
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(cycles=True, max_evidence=5, max_claims=8), st.data())
+def test_downstream_of_an_opened_memorys_arrays_is_the_walk(structure, data):
+    """downstream_numbers on compressed rows held in arrays (a memory opened from its
+    checkpoint: the numpy levels) equals the plain walk over the same index."""
+    from array import array
+
+    from theory.revision import downstream_numbers
+
+    index = GrowingIndex.of(structure)
+    offsets, flat = index.consumers.compressed()
+    as_arrays = GrowingIndex.of(structure)
+    as_arrays.consumers = type(index.consumers)(array("q", offsets), array("i", flat))
+    roots = set(data.draw(st.sets(st.sampled_from(range(index.size)), min_size=1)))
+    expected, seen, frontier = set(roots), set(roots), list(roots)
+    while frontier:
+        n = frontier.pop()
+        for c in index.consumers[n]:
+            if c not in seen:
+                seen.add(c)
+                frontier.append(c)
+    assert downstream_numbers(as_arrays, roots) == seen == downstream_numbers(index, roots)
+    assert expected <= seen

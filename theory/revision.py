@@ -12,8 +12,10 @@ and inactive after it. For every structure and audit, ``none ⊆ exact ⊆ influ
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Protocol
 
 from theory.canonical import sorted_ids
@@ -49,17 +51,53 @@ class Revision:
 
 
 def downstream_numbers(index: IndexView, roots: Iterable[int]) -> set[int]:
-    """``roots`` and every node reachable from them along antecedent -> claim edges."""
+    """``roots`` and every node reachable from them along antecedent -> claim edges.
+
+    Breadth-first, a level at a time with set operations (C-level work per level, not a
+    Python step per edge: the downstream of an audit can be most of a million-claim memory).
+    """
     seen = set(roots)
-    stack = list(seen)
     consumers = index.consumers
-    while stack:
-        n = stack.pop()
-        for c in consumers[n]:
-            if c not in seen:
-                seen.add(c)
-                stack.append(c)
+    rows = getattr(consumers, "rows", None)
+    compressed = rows() if rows is not None else None
+    if compressed is not None:
+        offsets, flat = compressed
+        if isinstance(offsets, array) and isinstance(flat, array):  # an opened memory's
+            return _downstream_of_arrays(offsets, flat, seen)
+    frontier = list(seen)
+    many = getattr(consumers, "many", None)  # a growing index: rows without a call per node
+    while frontier:
+        rows = many(frontier) if many is not None else map(consumers.__getitem__, frontier)
+        new = set(chain.from_iterable(rows))
+        new -= seen
+        seen |= new
+        frontier = list(new)
     return seen
+
+
+def _downstream_of_arrays(offsets: array[int], flat: array[int], roots: set[int]) -> set[int]:
+    """:func:`downstream_numbers` over compressed rows held in ``array`` objects (read
+    without a copy): each level gathered and filtered with numpy."""
+    import numpy as np
+
+    starts_of = np.frombuffer(offsets, dtype=np.dtype(offsets.typecode))
+    items = np.frombuffer(flat, dtype=np.dtype(flat.typecode))
+    seen = np.zeros(len(starts_of) - 1, dtype=bool)
+    frontier = np.fromiter(roots, dtype=np.int64, count=len(roots))
+    seen[frontier] = True
+    while frontier.size:
+        starts, ends = starts_of[frontier], starts_of[frontier + 1]
+        lengths = (ends - starts).astype(np.int64)
+        total = int(lengths.sum())
+        if not total:
+            break
+        # positions of every row's items, concatenated: start of the row + offset within it
+        begin = np.repeat(starts.astype(np.int64) - np.cumsum(lengths) + lengths, lengths)
+        reached = items[begin + np.arange(total, dtype=np.int64)]
+        reached = np.unique(reached[~seen[reached]])
+        seen[reached] = True
+        frontier = reached
+    return set(np.flatnonzero(seen).tolist())
 
 
 def exact_retired_numbers(

@@ -1332,8 +1332,10 @@ class Memory:
             name = ids.__getitem__
             if limit is None or offset < 0 or limit < 0:
                 ordered = sorted(claims, key=name)
-            else:  # the first offset + limit only
-                ordered = heapq.nsmallest(offset + limit, claims, key=name)
+            else:  # the first offset + limit only (ids are unique: compared as they are)
+                number = index.number
+                smallest = heapq.nsmallest(offset + limit, map(name, claims))
+                ordered = [number[i] for i in smallest]
             page = ordered[offset:] if limit is None else ordered[offset : offset + limit]
             result = []
             for n in page:
