@@ -837,8 +837,9 @@ def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
 def _label_steps(program: SupportProgram) -> Iterator[Step]:
     """The Python label algebra (:func:`theory.labels.all_labels`) on the cone of
     ``program``'s one root as a portfolio arm: run afresh under a budget of sets formed
-    (shared out over the cone's claims), doubled after each run that exceeds it (:func:`theory.portfolio.restarted`), each set
-    formed one unit of work (about what a solver decision costs)."""
+    (shared out over the cone's claims), doubled after each run that exceeds it
+    (:func:`theory.portfolio.restarted`), each set formed :data:`LABEL_UNIT` units of work
+    (about the CPU time of that many steps of the solver loops)."""
     from theory.labels import UNBOUNDED, all_labels
 
     root = program.roots[0]
@@ -849,11 +850,19 @@ def _label_steps(program: SupportProgram) -> Iterator[Step]:
         per_member = max(1, budget // max(1, len(program.claims)))
         label = all_labels(index, [root], UNBOUNDED, per_member, formed=formed)[root]
         if label is None:
-            return False, sum(formed), ()
-        return True, sum(formed), [index.names_of_bits(bits) for bits in label]
+            return False, LABEL_UNIT * sum(formed), ()
+        return True, LABEL_UNIT * sum(formed), [index.names_of_bits(bits) for bits in label]
 
     return restarted(attempt, first=LABEL_FIRST)
 
+
+LABEL_UNIT = 8
+"""Work the label arm of :func:`enumerate_minimal` is charged per set it forms: the portfolio
+balances work, so a unit must cost about the same CPU time in every arm. Measured with the
+arms timed on loop-family goals (a draw no benchmark uses, seed 777): a set formed costs a
+median 8.1 steps of the lazy solver loop (quartiles 2.7-12.8); charged 1, the label arm took
+most of the time of queries another arm answered (on the loop-family benchmark, seed 0, the
+interpreted path had 17 goals over 10x clingo with 1, 7 with 8)."""
 
 LABEL_ENTRY = RANKED_ENTRY
 """Work charged to the label arm of :func:`enumerate_minimal` before its first turn: its
