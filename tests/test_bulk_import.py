@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from jtms.memory.memory import Memory
 from theory import strategies as jst
-from theory.incremental import GrowingIndex, SupportState
+from theory.incremental import GrowingIndex, SupportState, justification_rows
 from theory.structure import SupportStructure
 
 
@@ -19,15 +19,6 @@ def _renamed(structure: SupportStructure, prefix: str) -> SupportStructure:
         [prefix + c for c in structure.claims],
         [(prefix + j.claim, [prefix + a for a in j.antecedents]) for j in structure.justifications],
     )
-
-
-def _rows(structure: SupportStructure, number: dict[str, int]):
-    claims, offsets, flat = [], [0], []
-    for j in structure.justifications:
-        claims.append(number[j.claim])
-        flat.extend(sorted(number[a] for a in j.antecedents))
-        offsets.append(len(flat))
-    return claims, offsets, flat
 
 
 def _adjacency(index: GrowingIndex) -> list:
@@ -56,11 +47,14 @@ def _ranks_are_derivations(state: SupportState) -> None:
     jst.support_structures(cycles=True, max_evidence=5, max_claims=8),
     jst.support_structures(cycles=True, max_evidence=5, max_claims=8),
     st.booleans(),
+    st.data(),
 )
-def test_a_bulk_extension_is_the_item_by_item_one(before, graph, one_by_one):
+def test_a_bulk_extension_is_the_item_by_item_one(before, graph, one_by_one, data):
     """After an existing graph (its last node added one by one, or not), extend_rows gives
-    the adjacency extend gives, and plan_import the fixpoint plan_extend gives."""
+    the adjacency extend gives (justifications in any order: consumers keep their order of
+    first use), and plan_import the fixpoint plan_extend gives."""
     graph = _renamed(graph, "new_")
+    order = data.draw(st.permutations(range(len(graph.justifications))), label="order")
     built = []
     for bulk in (False, True):
         index = GrowingIndex.of(before)
@@ -71,7 +65,12 @@ def test_a_bulk_extension_is_the_item_by_item_one(before, graph, one_by_one):
         ordered = sorted(graph.evidence) + sorted(graph.claims)
         number = {n: first + k for k, n in enumerate(ordered)}
         nodes = [(n, k < len(graph.evidence)) for k, n in enumerate(ordered)]
-        claims, offsets, flat = _rows(graph, number)
+        claims, offsets, flat = justification_rows(graph, number)
+        rows = [(claims[k], flat[offsets[k] : offsets[k + 1]]) for k in order]
+        claims, offsets, flat = [c for c, _ in rows], [0], []
+        for _, antecedents in rows:
+            flat.extend(antecedents)
+            offsets.append(len(flat))
         if bulk:
             index.extend_rows(nodes, claims, offsets, flat)
             plan = state.plan_import(first, first_just)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Container, Iterable, Iterator, MutableSequence, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress
@@ -198,6 +198,23 @@ class Antecedents(Sequence[tuple[int, ...]]):
     def compressed(self) -> tuple[Ints, Ints]:
         """(offsets, flat) of every justification (the arrays themselves, not copies)."""
         return self.offsets, self.flat
+
+
+def justification_rows(
+    structure: SupportStructure, number: Mapping[str, int]
+) -> tuple[list[int], list[int], list[int]]:
+    """The structure's justifications as compressed rows in the numbering ``number``
+    (claims, offsets, flat antecedents, each justification's sorted), the input of
+    :meth:`GrowingIndex.extend_rows`."""
+    claims: list[int] = []
+    offsets = [0]
+    flat: list[int] = []
+    get = number.__getitem__
+    for j in structure.justifications:
+        claims.append(get(j.claim))
+        flat.extend(sorted(map(get, j.antecedents)))
+        offsets.append(len(flat))
+    return claims, offsets, flat
 
 
 class GrowingIndex:
@@ -370,14 +387,7 @@ class GrowingIndex:
         nodes = [(n, True) for n in sorted(structure.evidence)]
         nodes += [(n, False) for n in sorted(structure.claims)]
         number = {node_id: k for k, (node_id, _) in enumerate(nodes)}
-        index.extend(
-            nodes,
-            (
-                (number[j.claim], tuple(sorted([number[a] for a in j.antecedents])))
-                for j in structure.justifications
-            ),
-            canonical=True,
-        )
+        index.extend_rows(nodes, *justification_rows(structure, number))
         return index
 
     def structure(self, texts: dict[str, str] | None = None) -> SupportStructure:
@@ -390,6 +400,54 @@ class GrowingIndex:
             for c, ants in zip(self.just_claim, self.just_antecedents)
         ]
         return SupportStructure.build(evidence, claims, pairs, texts=texts)
+
+
+def _derivation_pointers(
+    index: GrowingIndex, flags: Sequence[int], sources: Sequence[int], first: int, first_just: int
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Support pointers and ranks of the claims flagged in ``flags`` that the justifications
+    numbered from ``first_just`` derive from ``sources`` (flagged evidence, rank 0).
+
+    Breadth-first counter propagation, each claim taking the first of its justifications to
+    complete: the queue is in rank order, so a claim's rank is one above that of the last
+    antecedent to complete, the least a derivation gives it. Every justification from
+    ``first_just`` must use only nodes numbered from ``first`` (the whole index, or a
+    self-contained graph appended to it): watchers below ``first`` are not read.
+    """
+    just_claim = index.just_claim
+    offsets = index.just_antecedents.offsets
+    watchers: Sequence[Sequence[int]] = index.watchers
+    rows = index.watchers.rows()
+    shift = 0
+    if rows is not None:  # compressed rows: slices, not a call per node
+        w_offsets, w_flat = rows
+        watchers = [w_flat[a:b] for a, b in zip(w_offsets[first:], w_offsets[first + 1 :])]
+        shift = first
+    missing = [b - a for a, b in zip(offsets[first_just:], offsets[first_just + 1 :])]
+    supports: dict[int, int] = {}
+    ranks: dict[int, int] = dict.fromkeys(sources, 0)
+    queue: list[int] = list(sources)
+    for k, count in enumerate(missing):  # justifications without antecedents
+        c = just_claim[first_just + k]
+        if count == 0 and flags[c] and c not in supports:
+            supports[c], ranks[c] = first_just + k, 1
+            queue.append(c)
+    k = 0
+    while k < len(queue):
+        n = queue[k]
+        k += 1
+        above = ranks[n] + 1
+        for j in watchers[n - shift]:
+            left = missing[j - first_just] - 1
+            missing[j - first_just] = left
+            if left == 0:
+                c = just_claim[j]
+                if flags[c] and c not in supports:
+                    supports[c], ranks[c] = j, above
+                    queue.append(c)
+    for n in sources:
+        del ranks[n]
+    return supports, ranks
 
 
 @dataclass
@@ -455,46 +513,23 @@ class SupportState:
     def _derive_all(self) -> None:
         """The fixpoint from :func:`active_numbers` (theory decides), then pointers for it.
 
-        The pointers come from a breadth-first derivation over the active nodes (counter
-        propagation restricted to them), each claim taking its lightest justification among
-        those already derived: small derivations keep audit regions small.
+        The pointers come from a breadth-first derivation over the active nodes
+        (:func:`_derivation_pointers`), each claim taking the first justification to complete,
+        so its rank is the least a derivation gives it: small derivations keep audit regions
+        small.
         """
         index = self.index
         flags = active_numbers(index, blocked=list(self.blocks))
-        just_claim, just_antecedents, watchers = (
-            index.just_claim,
-            index.just_antecedents,
-            index.watchers,
-        )
-        rank = self.rank
-        support = self.support
-        missing = just_antecedents.lengths()
-        queue: list[int] = []
-        for n in range(index.size):
-            if flags[n] and index.is_evidence[n]:
-                rank[n] = 0
-                queue.append(n)
-        for j, count in enumerate(missing):
-            if count == 0:
-                c = just_claim[j]
-                if flags[c] and support[c] == NO_SUPPORT:
-                    support[c] = j
-                    rank[c] = 1
-                    queue.append(c)
-        k = 0
-        while k < len(queue):
-            n = queue[k]
-            k += 1
-            for j in watchers[n]:
-                missing[j] -= 1
-                if missing[j] == 0:
-                    c = just_claim[j]
-                    if flags[c] and support[c] == NO_SUPPORT:
-                        support[c] = j
-                        rank[c] = 1 + max(rank[a] for a in just_antecedents[j])
-                        queue.append(c)
+        sources = [n for n in range(index.size) if flags[n] and index.is_evidence[n]]
+        supports, ranks = _derivation_pointers(index, flags, sources, 0, 0)
+        rank, support = self.rank, self.support
+        for n in sources:
+            rank[n] = 0
+        for c, j in supports.items():
+            support[c] = j
+            rank[c] = ranks[c]
         self.active = bytearray(flags)
-        if len(queue) != sum(flags):  # pragma: no cover - the fixpoint is a derivation
+        if len(sources) + len(supports) != sum(flags):  # pragma: no cover - a derivation
             raise AssertionError("support pointers do not cover the least fixpoint")
         self.pointer = self._pointer_flags(support)
 
@@ -796,10 +831,9 @@ class SupportState:
         from ``first_just`` when they are a self-contained graph appended to the index (no
         justification of theirs uses an older node): the region is exactly the new nodes.
 
-        The fixpoint comes from :func:`rederive` as in every plan; the pointers from one
-        breadth-first pass over the new justifications (counter propagation from the new
-        evidence, as :meth:`_derive_all` does), each claim taking the first justification
-        that completes, so its rank is the least a derivation gives it.
+        The fixpoint comes from :func:`rederive` as in every plan; the pointers from
+        :func:`_derivation_pointers` over the new justifications, as :meth:`_derive_all`
+        takes them over the whole index.
         """
         self.grow()
         index = self.index
@@ -812,38 +846,7 @@ class SupportState:
             after[n] = 1
         region = [n for n in range(first, size) if not is_evidence[n] and n not in blocks]
         derived = rederive(index, after, region)
-        just_claim = index.just_claim
-        offsets = index.just_antecedents.offsets
-        rows = index.watchers.rows()
-        watchers: Sequence[Sequence[int]] = index.watchers
-        first_watched = 0
-        if rows is not None:  # after a bulk extension: slices, not a call per node
-            w_offsets, w_flat = rows
-            watchers = [w_flat[a:b] for a, b in zip(w_offsets[first:], w_offsets[first + 1 :])]
-            first_watched = first
-        missing = [b - a for a, b in zip(offsets[first_just:], offsets[first_just + 1 :])]
-        supports: dict[int, int] = {}
-        ranks: dict[int, int] = {}
-        rank_of = dict.fromkeys(base, 0)
-        queue: list[int] = list(base)
-        for k, count in enumerate(missing):  # justifications without antecedents
-            c = just_claim[first_just + k]
-            if count == 0 and after[c] and c not in supports:
-                supports[c], ranks[c], rank_of[c] = first_just + k, 1, 1
-                queue.append(c)
-        k = 0
-        while k < len(queue):
-            n = queue[k]
-            k += 1
-            above = rank_of[n] + 1  # the queue is in rank order: n completes at its rank
-            for j in watchers[n - first_watched]:
-                left = missing[j - first_just] - 1
-                missing[j - first_just] = left
-                if left == 0:
-                    c = just_claim[j]
-                    if after[c] and c not in supports:
-                        supports[c], ranks[c], rank_of[c] = j, above, above
-                        queue.append(c)
+        supports, ranks = _derivation_pointers(index, after, base, first, first_just)
         if len(supports) != len(derived):  # pragma: no cover - the fixpoint is a derivation
             raise AssertionError("support pointers do not cover the imported fixpoint")
         return Plan(

@@ -98,7 +98,7 @@ from theory.errors import InputError
 from theory.fixpoint import active_numbers
 from theory.graphfile import parse_graph, paused_gc
 from theory.ids import check_id
-from theory.incremental import NO_RANK, GrowingIndex, Plan, SupportState
+from theory.incremental import NO_RANK, GrowingIndex, Plan, SupportState, justification_rows
 from theory.revision import downstream_numbers
 from theory.structure import Kind, Nogood, SupportStructure
 
@@ -247,22 +247,6 @@ class RepeatedCall(Exception):
         super().__init__(f"idempotency_key {key!r}: already written by event {event}")
         self.key = key
         self.event = event
-
-
-def _compressed_justifications(
-    structure: SupportStructure, number: Mapping[str, int]
-) -> tuple[list[int], list[int], list[int]]:
-    """The structure's justifications as compressed rows in the numbering ``number``:
-    claims, offsets and flat antecedents (each justification's sorted, distinct)."""
-    claims: list[int] = []
-    offsets = [0]
-    flat: list[int] = []
-    get = number.__getitem__
-    for j in structure.justifications:
-        claims.append(get(j.claim))
-        flat.extend(sorted(map(get, j.antecedents)))
-        offsets.append(len(flat))
-    return claims, offsets, flat
 
 
 class Memory:
@@ -1153,7 +1137,7 @@ class Memory:
             ordered = sorted(structure.evidence) + sorted(structure.claims)
             n_evidence = len(structure.evidence)
             number = dict(zip(ordered, range(first_node, first_node + len(ordered))))
-            claims, offsets, flat = _compressed_justifications(structure, number)
+            claims, offsets, flat = justification_rows(structure, number)
             index.extend_rows(
                 [(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
                 claims,
@@ -1163,33 +1147,26 @@ class Memory:
             # the graph is self-contained: nothing stored changes status; the new nodes are
             # derived among themselves (a region of exactly the new graph)
             plan = loaded.state.plan_import(first_node, first_just)
-            status = loaded.state.active  # only the new nodes are read: not yet applied
-            after = bytearray(status[first_node:])
-            for n in plan.activated:
-                after[n - first_node] = 1
+            active = set(plan.activated)
             nodes = structure.nodes
-            rows = [
-                NewNode(
-                    first_node + offset,
-                    node_id,
-                    "evidence" if offset < n_evidence else "claim",
-                    nodes[node_id].text,
-                    author,
-                    None,
-                    None,
-                    event,
-                    ACTIVE if after[offset] else INACTIVE,
-                )
-                for offset, node_id in enumerate(ordered)
-            ]
+            none: dict[str, Any] = {}
+            rows = []
             for offset, node_id in enumerate(ordered):
-                extra = extras.get(node_id)
-                if extra:
-                    rows[offset] = rows[offset]._replace(
-                        author=extra.get("author", author),
-                        expression=extra.get("expression"),
-                        value=extra.get("value"),
+                num = first_node + offset
+                extra = extras.get(node_id, none)
+                rows.append(
+                    NewNode(
+                        num,
+                        node_id,
+                        "evidence" if offset < n_evidence else "claim",
+                        nodes[node_id].text,
+                        extra.get("author", author),
+                        extra.get("expression"),
+                        extra.get("value"),
+                        event,
+                        ACTIVE if num in active else INACTIVE,
                     )
+                )
             self._store.add_nodes(rows)
             self._store.add_justification_rows(first_just, claims, offsets, flat, event)
             activated = index.names(plan.activated)
