@@ -198,6 +198,34 @@ def test_the_portfolio_stops_at_the_first_arm_that_finishes_and_passes_on_every_
     assert portfolio.work == {"slow": 15, "quick": 10}
 
 
+def test_each_arm_is_timed_in_its_own_steps():
+    """Arm.seconds is the CPU time of that arm's steps only (what calibrates LABEL_UNIT)."""
+
+    def busy():
+        started = time.process_time()
+        while time.process_time() - started < 0.05:
+            pass
+        yield 1, (), False
+        yield 1, (frozenset({"a"}),), True
+
+    def idle():
+        while True:
+            yield 1, (), False
+
+    arms = [Arm("busy", busy), Arm("idle", idle)]
+    list(Portfolio(arms))
+    assert arms[0].seconds >= 0.05 > arms[1].seconds
+
+
+def test_enumerate_minimal_reports_each_arms_work_and_time():
+    structure, goals, _ = members("dense", 1, seed=5)[0]
+    index = index_of(structure)
+    costs: dict = {}
+    found = set(enumerate_minimal(SupportProgram.of(index, index.number[goals[0]]), costs=costs))
+    assert found == set(clingo_minimal_justifications(structure, goals[0]))
+    assert "lazy" in costs and all(work > 0 and seconds >= 0 for work, seconds in costs.values())
+
+
 @pytest.mark.parametrize("name", ["loops_back_edges.json", "loops_dense_random.json"])
 def test_check_certificates_of_the_case_files_come_from_shared_labels(name):
     """`jtms check` on the case files takes every unsafe claim's certificates from one pass of

@@ -858,11 +858,12 @@ def _label_steps(program: SupportProgram) -> Iterator[Step]:
 
 LABEL_UNIT = 8
 """Work the label arm of :func:`enumerate_minimal` is charged per set it forms: the portfolio
-balances work, so a unit must cost about the same CPU time in every arm. Measured with the
-arms timed on loop-family goals (a draw no benchmark uses, seed 777): a set formed costs a
-median 8.1 steps of the lazy solver loop (quartiles 2.7-12.8); charged 1, the label arm took
-most of the time of queries another arm answered (on the loop-family benchmark, seed 0, the
-interpreted path had 17 goals over 10x clingo with 1, 7 with 8)."""
+balances work, so a unit must cost about the same CPU time in every arm. Charged 8, a unit of
+the label arm costs a median 1.5 lazy-loop steps (quartiles 0.56-2.97; so a set formed about
+12 steps) in ``python -m benchmarks.bench_portfolio_units`` (seed 777, a draw no other
+benchmark uses). Charged 1, the label arm took most of the time of queries that a solver
+loop answered: on the loop-family benchmark, seed 0, the interpreted path had 17 goals over
+10x clingo, against 7-9 charged 8."""
 
 LABEL_ENTRY = RANKED_ENTRY
 """Work charged to the label arm of :func:`enumerate_minimal` before its first turn: its
@@ -879,6 +880,7 @@ def enumerate_minimal(
     solver: str = DEFAULT_SOLVER,
     winner: list[str] | None = None,
     labels: bool = True,
+    costs: dict[str, tuple[int, float]] | None = None,
 ) -> Iterator[frozenset[str]]:
     """The minimal justifications of ``program``'s roots, each once, by a portfolio
     (:mod:`theory.portfolio`) of two solver loops (:meth:`JustificationEnumerator.steps`):
@@ -891,7 +893,9 @@ def enumerate_minimal(
     :data:`LABEL_ENTRY`) and the compiled
     methods (:func:`_compiled_steps`, after :data:`COMPILED_ENTRY`). Any prefix of it is a
     valid answer under a ``limit``, and the order is reproducible (work counts, not clock
-    time). ``winner``, when given, receives the name of the arm that finished."""
+    time). ``winner``, when given, receives the name of the arm that finished; ``costs``,
+    each arm's work (its entry charge included) and the CPU seconds it took (what calibrates
+    :data:`LABEL_UNIT`: ``benchmarks/bench_portfolio_units.py``)."""
     arms = [Arm("lazy", lambda: JustificationEnumerator(program, solver=solver).steps())]
     if labels and len(program.roots) == 1:
         arms.append(Arm("labels", lambda: _label_steps(program), entry=LABEL_ENTRY))
@@ -911,6 +915,8 @@ def enumerate_minimal(
     yield from portfolio
     if winner is not None and portfolio.winner is not None:
         winner.append(portfolio.winner)
+    if costs is not None:
+        costs.update((a.name, (a.work, a.seconds)) for a in arms if a.steps is not None)
 
 
 def _minimal_interpreted(

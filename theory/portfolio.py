@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from time import process_time
 
 Found = tuple[frozenset[str], ...]
 Step = tuple[int, Found, bool]
@@ -52,6 +53,7 @@ class Arm:
     entry: int = 0
     work: int = 0
     steps: Iterator[Step] | None = None
+    seconds: float = 0.0  # CPU time of its steps: what a unit of its work costs is seconds / work
 
 
 @dataclass
@@ -74,6 +76,7 @@ class Portfolio:
         try:
             while True:
                 arm = min(self.arms, key=lambda a: a.work)  # the first of the least worked
+                started = process_time()
                 if arm.steps is None:
                     arm.steps = arm.start()
                 try:
@@ -81,6 +84,8 @@ class Portfolio:
                 except StopIteration:
                     self.winner = arm.name
                     return
+                finally:
+                    arm.seconds += process_time() - started
                 arm.work += max(1, work)
                 for s in sets:
                     if s not in self.found:

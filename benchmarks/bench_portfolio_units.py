@@ -1,0 +1,87 @@
+"""What a unit of work costs in each arm of the interpreted portfolio, in CPU time.
+
+    python -m benchmarks.bench_portfolio_units [--seed 777] [--count 3] [--goals 2] [--json]
+
+The portfolio (:mod:`theory.portfolio`) advances the arm that has done the least work, so its
+bound (a query costs about the number of arms times the best arm's work) holds in time only
+if a unit of work costs about the same in every arm. For each goal of ``--count`` members of
+every loop family (:mod:`benchmarks.loop_families`, drawn with ``--seed``; 777 is a draw no
+other benchmark uses), :func:`theory.justifications.enumerate_minimal` runs with its costs
+recorded, and each arm's seconds per unit of work is divided by the lazy solver loop's on the
+same goal (arms under 2 ms of CPU on a goal are left out: too short to time). The label arm's
+work is charged :data:`~theory.justifications.LABEL_UNIT` units per set formed, so its ratio
+near 1 means the charge is calibrated; ``ratio x LABEL_UNIT`` is what a set formed costs in
+lazy-loop steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+from benchmarks.loop_families import FAMILIES, members
+from theory.completion import SupportProgram
+from theory.index import index_of
+from theory.justifications import DEFAULT_SOLVER, LABEL_UNIT, enumerate_minimal
+
+SHORTEST = 0.002  # CPU seconds: an arm's time on a goal below this is not a measurement
+
+
+def unit_costs(seed: int, count: int, goals: int) -> dict[str, list[float]]:
+    """Per arm, its seconds per unit of work over the lazy loop's, one value per goal."""
+    ratios: dict[str, list[float]] = {"labels": [], "ranked": []}
+    for family in FAMILIES:
+        for structure, claims, _ in members(family, count, seed=seed):
+            index = index_of(structure)
+            for claim in claims[:goals]:
+                costs: dict[str, tuple[int, float]] = {}
+                program = SupportProgram.of(index, index.number[claim])
+                for _ in enumerate_minimal(program, DEFAULT_SOLVER, costs=costs):
+                    pass
+                work, seconds = costs.get("lazy", (0, 0.0))
+                if seconds < SHORTEST or work <= 0:
+                    continue
+                per_lazy = seconds / work
+                for arm, found in ratios.items():
+                    arm_work, arm_seconds = costs.get(arm, (0, 0.0))
+                    if arm_seconds >= SHORTEST and arm_work > 0:
+                        found.append(arm_seconds / arm_work / per_lazy)
+    return ratios
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=777, help="the draw (default 777)")
+    parser.add_argument("--count", type=int, default=3, help="members per family (default 3)")
+    parser.add_argument("--goals", type=int, default=2, help="goals per member (default 2)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    warmup, goals, _ = members("back_edges", 1, seed=12345)[0]  # imports and first calls
+    program = SupportProgram.of(index_of(warmup), index_of(warmup).number[goals[0]])
+    for _ in enumerate_minimal(program, DEFAULT_SOLVER):
+        pass
+    ratios = unit_costs(args.seed, args.count, args.goals)
+    rows = []
+    for arm, found in ratios.items():
+        row: dict = {"arm": arm, "goals": len(found)}
+        if len(found) >= 2:
+            low, median, high = statistics.quantiles(found, n=4)
+            row.update(median=round(median, 2), q1=round(low, 2), q3=round(high, 2))
+        rows.append(row)
+    if args.json:
+        print(json.dumps({"seed": args.seed, "label_unit": LABEL_UNIT, "arms": rows}))
+        return
+    print(f"seconds per unit of work over the lazy loop's (LABEL_UNIT = {LABEL_UNIT})")
+    for row in rows:
+        if "median" in row:
+            print(
+                f"  {row['arm']:7} {row['goals']:3} goals: median {row['median']:.2f}"
+                f" (quartiles {row['q1']:.2f}-{row['q3']:.2f})"
+            )
+        else:
+            print(f"  {row['arm']:7} {row['goals']:3} goals: too few to say")
+
+
+if __name__ == "__main__":
+    main()
