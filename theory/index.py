@@ -9,6 +9,8 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from operator import attrgetter
 from typing import Protocol
 
 from theory.structure import SupportStructure
@@ -55,8 +57,24 @@ class SupportIndex:
     just_claim: tuple[int, ...]  # justification number -> claim number
     just_antecedents: tuple[tuple[int, ...], ...]
     justs_of: tuple[tuple[int, ...], ...]  # node -> justifications concluding it
-    watchers: tuple[tuple[int, ...], ...]  # node -> justifications it is an antecedent of
-    consumers: tuple[tuple[int, ...], ...]  # node -> claims it is an antecedent of (deduplicated)
+
+    # The two reverse views are built on first use: a query that only follows
+    # justifications downward from a goal (the labels, the solver's cone) never reads them,
+    # and they are a third of the index's cost.
+    @cached_property
+    def watchers(self) -> tuple[tuple[int, ...], ...]:
+        """Node -> the justifications it is an antecedent of, in justification order."""
+        watchers: list[list[int]] = [[] for _ in range(len(self.ids))]
+        for j, antecedents in enumerate(self.just_antecedents):
+            for a in antecedents:
+                watchers[a].append(j)
+        return tuple(map(tuple, watchers))
+
+    @cached_property
+    def consumers(self) -> tuple[tuple[int, ...], ...]:
+        """Node -> the claims it is an antecedent of (deduplicated, ascending)."""
+        claim = self.just_claim
+        return tuple(tuple(sorted({claim[j] for j in ws})) if ws else () for ws in self.watchers)
 
     @property
     def size(self) -> int:
@@ -101,27 +119,23 @@ def _build(structure: SupportStructure) -> SupportIndex:
     number = {node_id: n for n, node_id in enumerate(ids)}
     size = len(ids)
     is_evidence = b"\x01" * len(evidence) + bytes(size - len(evidence))  # evidence first
-    just_claim: list[int] = []
-    just_antecedents: list[tuple[int, ...]] = []
+    justifications = structure.justifications
+    get = number.__getitem__
+    just_claim = tuple(map(get, map(attrgetter("claim"), justifications)))
+    just_antecedents = tuple(
+        [
+            tuple(sorted(map(get, ants))) if len(ants) > 1 else tuple(map(get, ants))
+            for ants in map(attrgetter("antecedents"), justifications)
+        ]
+    )
     justs_of: list[list[int]] = [[] for _ in range(size)]
-    watchers: list[list[int]] = [[] for _ in range(size)]
-    consumers: list[set[int]] = [set() for _ in range(size)]
-    for j, justification in enumerate(structure.justifications):
-        claim = number[justification.claim]
-        antecedents = tuple(sorted([number[a] for a in justification.antecedents]))
-        just_claim.append(claim)
-        just_antecedents.append(antecedents)
+    for j, claim in enumerate(just_claim):
         justs_of[claim].append(j)
-        for a in antecedents:
-            watchers[a].append(j)
-            consumers[a].add(claim)
     return SupportIndex(
         ids=ids,
         number=number,
         is_evidence=is_evidence,
-        just_claim=tuple(just_claim),
-        just_antecedents=tuple(just_antecedents),
-        justs_of=tuple(tuple(js) for js in justs_of),
-        watchers=tuple(tuple(ws) for ws in watchers),
-        consumers=tuple(tuple(sorted(cs)) for cs in consumers),
+        just_claim=just_claim,
+        just_antecedents=just_antecedents,
+        justs_of=tuple(map(tuple, justs_of)),
     )
