@@ -11,7 +11,11 @@ recorded, and each arm's seconds per unit of work is divided by the lazy solver 
 same goal (arms under 2 ms of CPU on a goal are left out: too short to time). The label arm's
 work is charged :data:`~theory.justifications.LABEL_UNIT` units per set formed, so its ratio
 near 1 means the charge is calibrated; ``ratio x LABEL_UNIT`` is what a set formed costs in
-lazy-loop steps.
+lazy-loop steps. The ranked arm is charged :data:`~theory.justifications.ENTRY_PER_CLAUSE`
+units per clause of its rankings before its first turn, for building them: the row
+``ranked build`` times that build (the ranked solver loop's encoding and its python-sat
+solver) per clause of :meth:`~theory.completion.SupportProgram.ranking_size`, over the lazy
+loop's seconds per unit and over the charge, so near 1 is calibrated again.
 """
 
 from __future__ import annotations
@@ -19,18 +23,25 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import time
 
 from benchmarks.loop_families import FAMILIES, members
 from theory.completion import SupportProgram
 from theory.index import index_of
-from theory.justifications import DEFAULT_SOLVER, LABEL_UNIT, enumerate_minimal
+from theory.justifications import (
+    DEFAULT_SOLVER,
+    ENTRY_PER_CLAUSE,
+    LABEL_UNIT,
+    JustificationEnumerator,
+    enumerate_minimal,
+)
 
 SHORTEST = 0.002  # CPU seconds: an arm's time on a goal below this is not a measurement
 
 
 def unit_costs(seed: int, count: int, goals: int) -> dict[str, list[float]]:
     """Per arm, its seconds per unit of work over the lazy loop's, one value per goal."""
-    ratios: dict[str, list[float]] = {"labels": [], "ranked": []}
+    ratios: dict[str, list[float]] = {"labels": [], "ranked": [], "ranked build": []}
     for family in FAMILIES:
         for structure, claims, _ in members(family, count, seed=seed):
             index = index_of(structure)
@@ -43,10 +54,21 @@ def unit_costs(seed: int, count: int, goals: int) -> dict[str, list[float]]:
                 if seconds < SHORTEST or work <= 0:
                     continue
                 per_lazy = seconds / work
-                for arm, found in ratios.items():
+                for arm in ("labels", "ranked"):
                     arm_work, arm_seconds = costs.get(arm, (0, 0.0))
                     if arm_seconds >= SHORTEST and arm_work > 0:
-                        found.append(arm_seconds / arm_work / per_lazy)
+                        ratios[arm].append(arm_seconds / arm_work / per_lazy)
+                if program.cyclic:
+                    started = time.process_time()
+                    built = JustificationEnumerator(program, solver=DEFAULT_SOLVER, ranked=True)
+                    solver = built._solver()
+                    seconds = time.process_time() - started
+                    if solver is not None:
+                        solver.delete()
+                    clauses = program.ranking_size()
+                    if seconds >= SHORTEST and clauses > 0:
+                        per_clause = seconds / clauses / per_lazy
+                        ratios["ranked build"].append(per_clause / ENTRY_PER_CLAUSE)
     return ratios
 
 
@@ -70,17 +92,29 @@ def main(argv: list[str] | None = None) -> None:
             row.update(median=round(median, 2), q1=round(low, 2), q3=round(high, 2))
         rows.append(row)
     if args.json:
-        print(json.dumps({"seed": args.seed, "label_unit": LABEL_UNIT, "arms": rows}))
+        print(
+            json.dumps(
+                {
+                    "seed": args.seed,
+                    "label_unit": LABEL_UNIT,
+                    "entry_per_clause": ENTRY_PER_CLAUSE,
+                    "arms": rows,
+                }
+            )
+        )
         return
-    print(f"seconds per unit of work over the lazy loop's (LABEL_UNIT = {LABEL_UNIT})")
+    print(
+        "seconds per unit of work over the lazy loop's"
+        f" (LABEL_UNIT = {LABEL_UNIT}, ENTRY_PER_CLAUSE = {ENTRY_PER_CLAUSE})"
+    )
     for row in rows:
         if "median" in row:
             print(
-                f"  {row['arm']:7} {row['goals']:3} goals: median {row['median']:.2f}"
+                f"  {row['arm']:12} {row['goals']:3} goals: median {row['median']:.2f}"
                 f" (quartiles {row['q1']:.2f}-{row['q3']:.2f})"
             )
         else:
-            print(f"  {row['arm']:7} {row['goals']:3} goals: too few to say")
+            print(f"  {row['arm']:12} {row['goals']:3} goals: too few to say")
 
 
 if __name__ == "__main__":

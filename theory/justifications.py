@@ -76,10 +76,14 @@ a process that has loaded them already (:func:`kernels_loaded`; loading them is 
 charged to a small graph's query, since with numba's cache cold it takes about a minute):
 on long cycles the solver loops' loop clauses cut little per model, while the compiled
 labels answer at once."""
-ENTRY_PER_CLAUSE = 8
+ENTRY_PER_CLAUSE = 25
 """Work charged to the level-ranked arm of the solver loop's portfolio per clause of its
-rankings (:meth:`~theory.completion.SupportProgram.ranking_size`) before its first turn:
-building a clause in Python costs about what eight solver decisions do."""
+rankings (:meth:`~theory.completion.SupportProgram.ranking_size`) before its first turn, for
+building them: its first step builds the whole encoding and its solver, which the portfolio
+cannot interrupt. Building a clause in Python and adding it to python-sat costs a median 25
+(seed 777) and 29 (seed 778) steps of the lazy loop (``python -m
+benchmarks.bench_portfolio_units``, row ``ranked build``). Charged 8, the ranked arm spent
+most of the CPU time of queries that the lazy loop answered."""
 RANKED_ENTRY = 20_000
 """Work charged to the level-ranked arm of a portfolio before its first turn: it starts
 once the lazy-loop arm has spent as much (about its first restart budget), so a query that
