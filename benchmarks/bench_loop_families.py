@@ -49,7 +49,7 @@ CHILD_WARMUP = SupportStructure.build(
     ["x", "y", "z"],
     [("x", ["y"]), ("y", ["x"]), ("x", ["w1"]), ("y", ["w2", "z"]), ("z", ["x"]), ("z", ["w3"])],
 )
-"""The untimed first query of every child (a support loop, three minimal justifications)."""
+"""The untimed first query of every child (support loops; x has two minimal justifications)."""
 
 
 def _child(

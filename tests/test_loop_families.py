@@ -245,3 +245,20 @@ def test_check_certificates_of_the_case_files_come_from_shared_labels(name):
     seconds = time.process_time() - started
     assert unsafe and all(labels[n] is not None for n in unsafe)
     assert seconds < DEADLINE / 5
+
+
+@pytest.mark.parametrize("warmup", [True, False])
+def test_the_benchmark_child_times_one_query_and_returns_its_answer(warmup):
+    """bench_loop_families's forked child: the answer it sends back is the goal's (never the
+    warm-up graph's), and its time is the goal's CPU seconds, under the deadline."""
+    from benchmarks.bench_loop_families import CHILD_WARMUP, timed_child
+
+    structure, goals, _ = case_files()[1]
+    expected = sorted(sorted(s) for s in clingo_minimal_justifications(structure, goals[0]))
+    for method in ("clingo", "auto", "interpreted"):
+        seconds, answer = timed_child(method, structure, goals[0], 60.0, warmup)
+        assert answer == expected, method
+        assert seconds is not None and 0.0 < seconds < 60.0, method
+    warm_answer = minimal_justifications(CHILD_WARMUP, "x")
+    assert sorted(sorted(s) for s in warm_answer) != expected
+    assert len(warm_answer) == 2
