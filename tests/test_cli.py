@@ -199,3 +199,51 @@ def test_bad_counts_exit_2(capsys, argv):
         main([str(EXAMPLES / "or_world.json") if a == "{or}" else a for a in argv])
     captured = capsys.readouterr()
     assert stop.value.code == 2 and captured.out == "" and captured.err.count("\n") == 1
+
+
+def test_command_modules_name_the_module_that_registers_each_command():
+    """COMMAND_MODULES is what registering every command module gives (a command added to a
+    module without its line here would still run, through the full parser, but slower)."""
+    import importlib
+    import pkgutil
+
+    import jtms.cli.commands
+    from jtms.cli.console import COMMAND_MODULES, _Parser
+
+    registered = {}
+    for info in pkgutil.iter_modules(jtms.cli.commands.__path__):
+        module = importlib.import_module(f"jtms.cli.commands.{info.name}")
+        subparsers = _Parser(prog="jtms").add_subparsers(dest="command")
+        if getattr(module, "register", None) is not None:
+            module.register(subparsers)
+            registered.update(dict.fromkeys(subparsers.choices, info.name))
+    assert registered == COMMAND_MODULES
+
+
+@pytest.mark.parametrize("command", ["check", "supports", "audit", "prove", "study", "serve"])
+def test_one_command_parser_reads_its_command_as_the_full_parser_does(command):
+    from jtms.cli.console import build_parser
+
+    def subcommand_help(parser):
+        action = next(a for a in parser._actions if a.dest == "command")
+        return action.choices[command].format_help()
+
+    assert subcommand_help(build_parser(command)) == subcommand_help(build_parser())
+    assert list(build_parser(command)._actions[-1].choices) != list(
+        build_parser()._actions[-1].choices
+    )  # the one-command parser really registered less
+
+
+def test_a_cold_check_imports_no_other_command():
+    code = (
+        "import sys\n"
+        "from jtms.cli.console import main\n"
+        f"main(['check', {str(EXAMPLES / 'and_world.json')!r}, '--json'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('jtms.cli.commands.')),"
+        " file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "['jtms.cli.commands.theorycmds']"
