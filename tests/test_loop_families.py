@@ -198,6 +198,75 @@ def test_the_portfolio_stops_at_the_first_arm_that_finishes_and_passes_on_every_
     assert portfolio.work == {"slow": 15, "quick": 10}
 
 
+def _burn(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+@pytest.mark.parametrize("balance", ["work", "time"])
+def test_a_portfolio_balanced_by_time_bounds_the_cpu_of_an_arm_whose_units_are_dear(balance):
+    """An arm that reports little work for much CPU time (the ranked encoding of a long
+    cycle) takes nearly all the time under work balancing; balanced by time, the arm that
+    finishes gets half of it, whatever the units."""
+    a = frozenset({"a"})
+
+    def dear():  # 1 unit of work, 5 ms of CPU, never finishes
+        while True:
+            _burn(0.005)
+            yield 1, (), False
+
+    def cheap():  # 20 units of work, 2 ms of CPU, finishes after 10 steps
+        for _ in range(9):
+            _burn(0.002)
+            yield 20, (), False
+        _burn(0.002)
+        yield 20, (a,), True
+
+    portfolio = Portfolio([Arm("dear", dear), Arm("cheap", cheap)], balance=balance)
+    assert portfolio.run() == {a}
+    assert portfolio.winner == "cheap"
+    dear_seconds, cheap_seconds = (arm.seconds for arm in portfolio.arms)
+    if balance == "time":  # at most one step of overshoot
+        assert dear_seconds <= cheap_seconds + 0.01
+    else:  # what work balancing does with such units
+        assert dear_seconds > 10 * cheap_seconds
+
+
+def test_a_portfolio_refuses_an_unknown_balance():
+    with pytest.raises(ValueError, match="balance"):
+        Portfolio([], balance="wall")
+
+
+def test_the_interpreted_sat_path_shares_time_on_a_long_cycle():
+    """The first member of the cycles family at seed 777, in a process without the compiled
+    kernels (a one-shot command's): balanced by work the ranked arm (20 times dearer per unit
+    there) held up the lazy arm for about a minute; balanced by time, about 8 s."""
+    code = (
+        "import sys, time\n"
+        "from benchmarks.loop_families import members\n"
+        "from benchmarks.peers import clingo_minimal_justifications\n"
+        "from theory.justifications import kernels_loaded, minimal_justifications\n"
+        "structure, goals, _ = members('cycles', 1, seed=777)[0]\n"
+        "started = time.process_time()\n"
+        "found = minimal_justifications(structure, goals[0], method='sat', compiled=False)\n"
+        "seconds = time.process_time() - started\n"
+        "assert not kernels_loaded()\n"
+        "assert found == clingo_minimal_justifications(structure, goals[0])\n"
+        "print(seconds)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert float(done.stdout.split()[-1]) < 30
+
+
 def test_each_arm_is_timed_in_its_own_steps():
     """Arm.seconds is the CPU time of that arm's steps only (what calibrates LABEL_UNIT)."""
 

@@ -885,6 +885,7 @@ def enumerate_minimal(
     winner: list[str] | None = None,
     labels: bool = True,
     costs: dict[str, tuple[int, float]] | None = None,
+    balance: str = "work",
 ) -> Iterator[frozenset[str]]:
     """The minimal justifications of ``program``'s roots, each once, by a portfolio
     (:mod:`theory.portfolio`) of two solver loops (:meth:`JustificationEnumerator.steps`):
@@ -899,7 +900,10 @@ def enumerate_minimal(
     valid answer under a ``limit``, and the order is reproducible (work counts, not clock
     time). ``winner``, when given, receives the name of the arm that finished; ``costs``,
     each arm's work (its entry charge included) and the CPU seconds it took (what calibrates
-    :data:`LABEL_UNIT`: ``benchmarks/bench_portfolio_units.py``)."""
+    :data:`LABEL_UNIT`: ``benchmarks/bench_portfolio_units.py``). ``balance="time"`` gives
+    each step to the arm that has used the least CPU time instead of the least work
+    (:class:`~theory.portfolio.Portfolio`): a bound in time on any graph, for a caller that
+    takes every answer, since the order of the answers is then no longer reproducible."""
     arms = [Arm("lazy", lambda: JustificationEnumerator(program, solver=solver).steps())]
     if labels and len(program.roots) == 1:
         arms.append(Arm("labels", lambda: _label_steps(program), entry=LABEL_ENTRY))
@@ -915,7 +919,7 @@ def enumerate_minimal(
             arms.append(
                 Arm("compiled", lambda: _compiled_steps(program, solver), entry=COMPILED_ENTRY)
             )
-    portfolio = Portfolio(arms)
+    portfolio = Portfolio(arms, balance=balance)
     yield from portfolio
     if winner is not None and portfolio.winner is not None:
         winner.append(portfolio.winner)
@@ -942,13 +946,16 @@ def _minimal_interpreted(
         program = SupportProgram.of(index, index.number[claim])
         # "auto": the labels are an arm of the portfolio (under a label_budget, only after
         # they stayed within it, as the compiled path does)
+        # every answer: the arms share CPU time (a bound in time whatever a unit of work
+        # costs on this graph); under a limit, work (a reproducible prefix)
+        balance = "work" if limit is not None else "time"
         if method == "sat" or limit is not None or label_budget is None:
-            found = enumerate_minimal(program, solver, labels=method == "auto")
+            found = enumerate_minimal(program, solver, labels=method == "auto", balance=balance)
             return frozenset(islice(found, limit))
         label = label_of(structure, claim, budget=budget) if budget > 0 else None
         if label is not None:
             return label
-        return frozenset(enumerate_minimal(program, solver, labels=False))
+        return frozenset(enumerate_minimal(program, solver, labels=False, balance=balance))
     if method != "sat" and limit is None:
         found_label = label_of(structure, claim, budget=budget if method == "auto" else UNBOUNDED)
         if found_label is not None:

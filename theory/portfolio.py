@@ -15,6 +15,16 @@ arm that is best on it, plus one step of overshoot, whatever the graph; work cou
 than clock time make the interleaving, and so a query's answer under a ``limit``,
 reproducible.
 
+That bound is in work units, and it holds in time only as far as a unit costs the same in
+every arm, which constants calibrate on average but cannot on every graph: on a long cycle
+(the first member of the cycles family at seed 777, 344 nodes) a unit of the ranked arm's
+work cost 20 times one of the lazy arm's, so in 20 s the ranked arm took 19 s, and the lazy
+arm, which finishes alone in 8 s, had run for 0.8 s. A caller that takes every answer (no ``limit``: the answer is
+the same set whichever arm finishes) can therefore balance CPU time instead
+(``balance="time"``): each step then goes to the arm that has used the least CPU time, its
+entry counted as :data:`UNIT_SECONDS` a unit, and a query costs at most about (number of arms)
+times the CPU time of the best arm on it, plus one step.
+
 An arm that cannot resume (a compiled search returns only when it ends or its budget runs
 out) is restarted with a doubled budget (:func:`restarted`): the work thrown away is at most
 the work of the run that finishes, the classic doubling argument (Luby, Sinclair and
@@ -36,6 +46,13 @@ Step = tuple[int, Found, bool]
 """One step of an arm: the work it did, the minimal justifications it found, and whether
 the arm has finished (its sets so far are then all of them; an arm's steps may also just
 end)."""
+
+UNIT_SECONDS = 1e-7
+"""CPU seconds that a unit of an arm's entry charge counts for under ``balance="time"``:
+about one step of the lazy solver loop (0.02-0.14 us in ``bench_portfolio_units.py``'s
+goals)."""
+
+BALANCES = ("work", "time")
 
 FIRST_BUDGET = 20_000
 """The budget of a restarted arm's first run (work units: about 1-2 ms of compiled search)."""
@@ -65,6 +82,11 @@ class Portfolio:
     arms: list[Arm]
     winner: str | None = None
     found: set[frozenset[str]] = field(default_factory=set)
+    balance: str = "work"
+
+    def __post_init__(self) -> None:
+        if self.balance not in BALANCES:
+            raise ValueError(f"balance must be one of {BALANCES}, not {self.balance!r}")
 
     @property
     def work(self) -> dict[str, int]:
@@ -73,9 +95,13 @@ class Portfolio:
     def __iter__(self) -> Iterator[frozenset[str]]:
         for arm in self.arms:
             arm.work = arm.entry
+        if self.balance == "work":
+            spent: Callable[[Arm], float] = lambda a: a.work  # noqa: E731
+        else:
+            spent = lambda a: a.seconds + a.entry * UNIT_SECONDS  # noqa: E731
         try:
             while True:
-                arm = min(self.arms, key=lambda a: a.work)  # the first of the least worked
+                arm = min(self.arms, key=spent)  # the first of the least spent
                 started = process_time()
                 if arm.steps is None:
                     arm.steps = arm.start()
@@ -119,4 +145,13 @@ def restarted(
         budget *= 2
 
 
-__all__ = ["FIRST_BUDGET", "Arm", "Found", "Portfolio", "Step", "restarted"]
+__all__ = [
+    "BALANCES",
+    "FIRST_BUDGET",
+    "UNIT_SECONDS",
+    "Arm",
+    "Found",
+    "Portfolio",
+    "Step",
+    "restarted",
+]
