@@ -946,16 +946,21 @@ def _minimal_interpreted(
         program = SupportProgram.of(index, index.number[claim])
         # "auto": the labels are an arm of the portfolio (under a label_budget, only after
         # they stayed within it, as the compiled path does)
-        # every answer: the arms share CPU time (a bound in time whatever a unit of work
-        # costs on this graph); under a limit, work (a reproducible prefix)
-        balance = "work" if limit is not None else "time"
+        # Solver loops alone, every answer: they share CPU time, since what a unit of work
+        # costs differs between their encodings by up to 20x on one graph. With the label
+        # arm ("auto"), and under a limit (a reproducible prefix), they share work.
         if method == "sat" or limit is not None or label_budget is None:
-            found = enumerate_minimal(program, solver, labels=method == "auto", balance=balance)
+            found = enumerate_minimal(
+                program,
+                solver,
+                labels=method == "auto",
+                balance="time" if method == "sat" and limit is None else "work",
+            )
             return frozenset(islice(found, limit))
         label = label_of(structure, claim, budget=budget) if budget > 0 else None
         if label is not None:
             return label
-        return frozenset(enumerate_minimal(program, solver, labels=False, balance=balance))
+        return frozenset(enumerate_minimal(program, solver, labels=False, balance="time"))
     if method != "sat" and limit is None:
         found_label = label_of(structure, claim, budget=budget if method == "auto" else UNBOUNDED)
         if found_label is not None:
