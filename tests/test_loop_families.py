@@ -331,3 +331,21 @@ def test_the_benchmark_child_times_one_query_and_returns_its_answer(warmup):
     warm_answer = minimal_justifications(CHILD_WARMUP, "x")
     assert sorted(sorted(s) for s in warm_answer) != expected
     assert len(warm_answer) == 2
+
+
+def test_the_interpreted_child_does_not_see_the_compiled_kernels(monkeypatch):
+    """A one-shot command has not loaded the kernels, so the benchmark's interpreted child
+    must not see those its parent loaded (its portfolio would get the compiled arm)."""
+    import theory.justifications as justifications
+    from benchmarks import bench_loop_families
+    from benchmarks.bench_loop_families import CHILD_WARMUP, timed_child
+
+    assert justifications.kernels_loaded()  # this module's fixture loaded them
+
+    def probe(structure, claim):
+        return frozenset([frozenset([str(justifications.kernels_loaded())])])
+
+    monkeypatch.setitem(bench_loop_families.METHODS, "interpreted", probe)
+    monkeypatch.setitem(bench_loop_families.METHODS, "auto", probe)
+    assert timed_child("interpreted", CHILD_WARMUP, "x", 60.0)[1] == [["False"]]
+    assert timed_child("auto", CHILD_WARMUP, "x", 60.0)[1] == [["True"]]
