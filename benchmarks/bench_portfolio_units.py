@@ -16,14 +16,23 @@ units per clause of its rankings before its first turn, for building them: the r
 ``ranked build`` times that build (the ranked solver loop's encoding and its python-sat
 solver) per clause of :meth:`~theory.completion.SupportProgram.ranking_size`, over the lazy
 loop's seconds per unit and over the charge, so near 1 is calibrated again.
+
+``--long-cycle`` measures instead why solver loops that run alone balance CPU time rather
+than work (:class:`theory.portfolio.Portfolio`): on the first member of the cycles family
+at seed 777 (a 338-claim cyclic component), the solver loops alone (lazy and ranked, as
+``minimal_justifications(method="sat", compiled=False)`` runs them), balanced by each way,
+each in a forked child with a deadline (``--deadline`` seconds, default 60): CPU seconds and
+each arm's work and CPU time when it finishes, or that it did not finish in time.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import statistics
 import time
+from typing import Any
 
 from benchmarks.loop_families import FAMILIES, members
 from theory.completion import SupportProgram
@@ -72,13 +81,69 @@ def unit_costs(seed: int, count: int, goals: int) -> dict[str, list[float]]:
     return ratios
 
 
+def _long_cycle_child(connection: Any, balance: str) -> None:
+    structure, goals, _ = members("cycles", 1, seed=777)[0]
+    index = index_of(structure)
+    program = SupportProgram.of(index, index.number[goals[0]])
+    costs: dict[str, tuple[int, float]] = {}
+    started = time.process_time()
+    found = list(enumerate_minimal(program, labels=False, balance=balance, costs=costs))
+    connection.send((time.process_time() - started, len(found), costs))
+
+
+def long_cycle(deadline: float) -> list[dict]:
+    """Per balance: CPU seconds, sets found and each arm's (work, seconds), or None past
+    ``deadline``."""
+    rows = []
+    context = multiprocessing.get_context("fork")
+    for balance in ("time", "work"):
+        receive, send = context.Pipe(duplex=False)
+        child = context.Process(target=_long_cycle_child, args=(send, balance))
+        child.start()
+        send.close()
+        row: dict = {"balance": balance, "seconds": None}
+        if receive.poll(deadline):
+            seconds, sets, costs = receive.recv()
+            row.update(
+                seconds=round(seconds, 2),
+                sets=sets,
+                arms={a: {"work": w, "seconds": round(c, 2)} for a, (w, c) in costs.items()},
+            )
+        child.kill()
+        child.join()
+        rows.append(row)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=777, help="the draw (default 777)")
     parser.add_argument("--count", type=int, default=3, help="members per family (default 3)")
     parser.add_argument("--goals", type=int, default=2, help="goals per member (default 2)")
+    parser.add_argument(
+        "--long-cycle",
+        action="store_true",
+        help="the solver loops alone on a long cycle, balanced by time and by work",
+    )
+    parser.add_argument(
+        "--deadline", type=float, default=60.0, help="seconds per run of --long-cycle"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.long_cycle:
+        found = long_cycle(args.deadline)
+        if args.json:
+            print(json.dumps(found))
+            return
+        for row in found:
+            if row["seconds"] is None:
+                print(f"  by {row['balance']}: no answer within {args.deadline:g} s")
+                continue
+            arms = ", ".join(
+                f"{a} {v['work']:,} units in {v['seconds']:.2f} s" for a, v in row["arms"].items()
+            )
+            print(f"  by {row['balance']}: {row['sets']} sets in {row['seconds']:.2f} s ({arms})")
+        return
     warmup, goals, _ = members("back_edges", 1, seed=12345)[0]  # imports and first calls
     program = SupportProgram.of(index_of(warmup), index_of(warmup).number[goals[0]])
     for _ in enumerate_minimal(program, DEFAULT_SOLVER):

@@ -240,8 +240,9 @@ def test_a_portfolio_refuses_an_unknown_balance():
 
 def test_the_interpreted_sat_path_shares_time_on_a_long_cycle():
     """The first member of the cycles family at seed 777, in a process without the compiled
-    kernels (a one-shot command's): balanced by work the ranked arm (20 times dearer per unit
-    there) held up the lazy arm for about a minute; balanced by time, about 8 s."""
+    kernels (a one-shot command's): balanced by work the ranked arm (many times dearer per
+    unit there) holds up the lazy arm past a minute; balanced by time it takes seconds
+    (``python -m benchmarks.bench_portfolio_units --long-cycle``)."""
     code = (
         "import sys, time\n"
         "from benchmarks.loop_families import members\n"

@@ -17,17 +17,17 @@ reproducible.
 
 That bound is in work units, and it holds in time only as far as a unit costs the same in
 every arm, which constants calibrate on average but cannot on every graph: on a long cycle
-(the first member of the cycles family at seed 777, 344 nodes) a unit of the ranked arm's
-work cost 20 times one of the lazy arm's, so in 20 s the ranked arm took 19 s, and the lazy
-arm, which finishes alone in 8 s, had run for 0.8 s. A caller that takes every answer (no ``limit``: the answer is
-the same set whichever arm finishes) can therefore balance CPU time instead
-(``balance="time"``): each step then goes to the arm that has used the least CPU time, its
-entry counted as :data:`UNIT_SECONDS` a unit, and a query costs at most about (number of arms)
-times the CPU time of the best arm on it, plus one step.
-The interpreted path does so where only solver loops run (``method="sat"``, the checker's
-uncapped certificates); with the label arm it keeps work, which measured better on the loop
-families: balanced by time, the interpreted default's family totals rose 1.2-1.8x (seed 0),
-since the entry charges and the label arm's unit are calibrated in work.
+a unit of the ranked encoding's solver loop can cost many times one of the lazy loop's, and
+the ranked arm then takes nearly all the CPU time while the lazy arm, which would finish,
+barely moves (``python -m benchmarks.bench_portfolio_units --long-cycle``). A caller that
+takes every answer (no ``limit``: the answer is the same set whichever arm finishes) can
+therefore balance CPU time instead (``balance="time"``): each step then goes to the arm that
+has used the least CPU time, its entry counted as :data:`UNIT_SECONDS` a unit, and a query
+costs at most about (number of arms) times the CPU time of the best arm on it, plus one
+step. The interpreted path does so where solver loops run alone (``method="sat"``, and
+after a ``label_budget`` was exceeded); with the label arm it keeps work, which measured
+better on the loop families, since the entry charges and the label arm's unit are
+calibrated in work.
 
 An arm that cannot resume (a compiled search returns only when it ends or its budget runs
 out) is restarted with a doubled budget (:func:`restarted`): the work thrown away is at most

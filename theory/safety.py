@@ -758,10 +758,7 @@ def _report_from_sat(
     program = SupportProgram.of(index, index.number[claim])
     # the portfolio of solver loops: no support loop can stall the listing
     listed = list(
-        islice(
-            enumerate_minimal(program, balance="work" if max_listed is not None else "time"),
-            None if max_listed is None else max_listed + 1,
-        )
+        islice(enumerate_minimal(program), None if max_listed is None else max_listed + 1)
     )
     complete = max_listed is None or len(listed) <= max_listed
     # exact queries past the cap on the level-ranked encoding: every model founded, so
