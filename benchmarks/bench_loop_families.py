@@ -12,9 +12,10 @@ clingo's domRec enumeration (benchmarks/peers.py), each in a forked child with a
 (``--timeout`` seconds: a stall is a timeout, not a hung benchmark), CPU seconds of the
 child's call. Before that call the child asks the same method about a small looped graph
 that no run uses (:data:`CHILD_WARMUP`), untimed: a forked child's first touch of each page
-of the parent's memory (code, caches, the method's objects) is a copy-on-write fault, about
-4 us a page, which a process that runs the method does not pay per query; it cost about
-1.5 ms a goal for either method, more than most goals take. ``--cold-child`` skips it.
+of the parent's memory (code, caches, the method's objects) is a copy-on-write fault, which
+a process that runs the method does not pay per query: timed, they cost a median 1.2 ms a
+goal for clingo and 0.8 ms for ``auto`` (seed 0), more than most goals take.
+``--cold-child`` skips it.
 Per family: the median and the largest ratio to clingo, the goals over 10x
 clingo, those over 1 s where clingo took under 50 ms, timeouts, and whether every answer
 equals clingo's.
