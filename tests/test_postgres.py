@@ -558,3 +558,135 @@ def test_an_idle_session_ended_by_the_server_is_opened_again(memory, dsn):
         assert not warm.is_active("c1")  # reconnected, caught up
         warm.add_evidence("e9")  # and writes again
         assert "e9" in other.active_ids() and warm.integrity_problems() == []
+
+
+# --- the batch layout of revisions and supports ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # a batch must start where the stored ones end
+        "INSERT INTO {s}.revision_batches VALUES (999, 'active', 2, '{{1}}')",
+        "INSERT INTO {s}.support_batches VALUES (2, 2, '{{2}}', '{{0}}', '{{1}}')",
+        # two new batches of one statement must follow each other
+        "INSERT INTO {s}.revision_batches SELECT n, 'active', 2, '{{1,2}}' FROM "
+        "(SELECT coalesce(max(seq), 0) + 1 AS n FROM {s}.revisions UNION ALL "
+        "SELECT coalesce(max(seq), 0) + 2 FROM {s}.revisions) t",
+    ],
+)
+def test_batch_sequence_numbers_stay_dense(memory, dsn, statement):
+    with Memory.open(memory) as m:
+        m.audit(["e1", "e2"], reason="r")
+    before = _dump(memory)
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        with pytest.raises(psycopg.errors.ForeignKeyViolation, match="do not follow"):
+            connection.execute(statement.format(s=f'"{_schema(memory)}"'))
+    assert _dump(memory) == before
+
+
+def test_history_and_withdrawals_match_sqlite(dsn, memories, tmp_path):
+    """The per-node reads of the batch layout (history, the last withdrawal, the withdrawn
+    list) give SQLite's answers after audits and reinstatements of overlapping regions."""
+    n = 120
+    graph = {
+        "nodes": [{"id": f"e{k}", "kind": "evidence"} for k in range(6)]
+        + [{"id": f"c{k}", "kind": "claim"} for k in range(n)],
+        "justifications": [
+            {"claim": f"c{k}", "antecedents": [f"e{k % 6}"] + ([f"c{k - 7}"] if k >= 7 else [])}
+            for k in range(n)
+        ]
+        + [{"claim": f"c{k}", "antecedents": [f"e{(k + 1) % 6}"]} for k in range(0, n, 5)],
+    }
+    answers = []
+    for location in (str(tmp_path / "m.db"), _fresh(dsn, memories)):
+        with Memory.create(location) as m:
+            m.import_graph(graph, source="g")
+            first = m.audit(["e0", "e1"], reason="one")
+            m.audit(["e2"], reason="two")
+            m.reinstate(first.audit_id)
+            m.audit(["e1", "e3"], reason="three")
+            ids = [f"e{k}" for k in range(6)] + [f"c{k}" for k in range(n)]
+            answers.append(
+                (
+                    {
+                        i: [{k: v for k, v in r.items() if k != "time"} for r in m.history(i)]
+                        for i in ids
+                    },
+                    {i: m.explain(i).withdrawn_by for i in ids},
+                    [{k: v for k, v in r.items() if k != "time"} for r in m.withdrawn()],
+                )
+            )
+    sqlite, postgres = answers
+    assert any(len(h) > 2 for h in sqlite[0].values())
+    assert postgres == sqlite
+
+
+def _install_per_row_layout(dsn: str, location: str, source: str) -> None:
+    """A memory of the per-row layout (schema version 3, as the previous release made it),
+    holding every row of ``source``."""
+    schema, origin = f'"{_schema(location)}"', f'"{_schema(source)}"'
+    old_schema = (ROOT / "tests" / "fixtures" / "postgres_schema_v3.sql").read_text()
+    tables = (
+        "events",
+        "nodes",
+        "justifications",
+        "revisions",
+        "supports",
+        "nogoods",
+        "nogood_revisions",
+        "idempotency_keys",
+    )
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        with connection.transaction():
+            connection.execute(f"CREATE SCHEMA {schema}")
+            connection.execute(f"SET LOCAL search_path TO {schema}")
+            connection.execute(old_schema)
+            for table in tables:
+                connection.execute(
+                    f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
+                    f"FOR EACH ROW EXECUTE FUNCTION refuse_change()"
+                )
+                connection.execute(
+                    f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
+                    f"FOR EACH STATEMENT EXECUTE FUNCTION refuse_change()"
+                )
+                connection.execute(
+                    f"CREATE TRIGGER {table}_references AFTER INSERT ON {table} REFERENCING "
+                    f"NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION check_references()"
+                )
+            for table in ("meta", "checkpoints", *tables):
+                connection.execute(
+                    f"INSERT INTO {schema}.{table} SELECT * FROM {origin}.{table} ORDER BY 1"
+                )
+            connection.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+
+
+def test_upgrade_brings_the_per_row_layout_to_batches(dsn, memories, capsys):
+    source, old = _fresh(dsn, memories), _fresh(dsn, memories)
+    with Memory.create(source) as m:
+        m.import_graph(GRAPH, source="graph.json")
+        audit = m.audit(["e1"], reason="r")
+        m.reinstate(audit.audit_id)
+        m.audit(["e1", "e2"], reason="again")
+    _install_per_row_layout(dsn, old, source)
+    with pytest.raises(InputError, match="schema version 3.*jtms upgrade --db"):
+        Memory.open(old)
+    code, out, err = _run(capsys, "upgrade", "--db", old)
+    assert code == 0, err
+    assert _dump(old) == _dump(source)
+    code, out, err = _run(capsys, "upgrade", "--db", old)
+    assert code == 0 and "already up to date" in out
+    tables = []
+    for location in (source, old):
+        with Memory.open(location) as m:
+            assert m.integrity_problems() == []
+            m.reinstate(max(m.open_audits()))
+            m.audit(["e2"], reason="after")
+            tables.append(
+                {
+                    t: [{k: v for k, v in r.items() if k != "time"} for r in m.table(t)]
+                    for t in ("events", "revisions", "supports")
+                }
+            )
+    assert tables[0] == tables[1]

@@ -295,9 +295,11 @@ class Memory:
 
     @classmethod
     def upgrade(cls, path: str | Path) -> bool:
-        """Bring an SQLite memory of an older schema version to this one, in one transaction.
+        """Bring a memory of an older schema version to this one, in one transaction.
 
-        Version 1 kept no support pointers: the state at the last event is derived once and
+        PostgreSQL: version 3 stored a row per revision and per support pointer; version 4
+        stores the rows of one write as one batch (same sequence numbers). SQLite: version 1
+        kept no support pointers: the state at the last event is derived once and
         its pointers are stored with that event. Version 2 kept no idempotency keys (a new,
         empty table). Returns False when there was nothing to do.
         """

@@ -24,6 +24,7 @@ from theory.errors import InputError
 from theory.ids import text_problem
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jtms.store.postgres import PostgresStore
     from jtms.store.sqlite import SqliteStore
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
@@ -95,14 +96,14 @@ def create_store(
 
 def upgrade_store(
     location: str | Path, durability: str = "full", busy_timeout: float | None = None
-) -> "SqliteStore":
-    """An SQLite memory of an older schema version, opened to be upgraded (``jtms upgrade``)."""
+) -> "SqliteStore | PostgresStore":
+    """A memory of an older schema version, opened to be upgraded (``jtms upgrade``): an
+    SQLite file of version 1 or 2, or a PostgreSQL memory of the per-row layout (version 3)."""
     location = check_location(location)
     if location.startswith(POSTGRES_PREFIXES):
-        raise InputError(
-            "only SQLite memories have older schema versions to upgrade",
-            source=location.split("?", 1)[0],
-        )
+        from jtms.store.postgres import PostgresStore
+
+        return PostgresStore.open(location, durability, busy_timeout, upgrading=True)
     from jtms.store.sqlite import SqliteStore
 
     return SqliteStore.open(location, durability, busy_timeout, upgrading=True)

@@ -149,8 +149,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         subparsers.add_parser(
             "upgrade",
             help="bring a memory written by an older jtms to this schema version",
-            description="Upgrade an SQLite memory of an older schema version in place, in one "
-            "transaction (example: jtms upgrade --db old.db).",
+            description="Upgrade a memory of an older schema version in place, in one "
+            "transaction: an SQLite file of version 1 or 2, or a PostgreSQL memory of "
+            "version 3 (a row per revision; version 4 stores them in batches). Examples: "
+            "jtms upgrade --db old.db; jtms upgrade --db "
+            "'postgresql://USER@HOST:5432/DB?memory=NAME'.",
         )
     )
     p.set_defaults(func=run_upgrade)

@@ -7,7 +7,11 @@ A location is ``postgresql://USER[:PASSWORD]@HOST:PORT/DBNAME?memory=NAME`` (doc
 4; ``memory`` defaults to ``default``; every other query parameter goes to libpq, e.g.
 ``sslmode=require``). One database holds many memories: each is its own PostgreSQL schema
 ``jtms_NAME`` with the same tables as the SQLite backend, and a connection only ever names
-that schema (its ``search_path``), so no read or write crosses memories.
+that schema (its ``search_path``), so no read or write crosses memories. Revisions and support
+pointers are stored one row of arrays per write (``revision_batches``, ``support_batches``:
+an audit revises hundreds of nodes, and a row each was most of its time on the server); the
+views ``revisions`` and ``supports`` give SQLite's rows (docs/postgres.md, "How the log is laid
+out").
 
 ```python
 from jtms.store import create_store, open_store
@@ -20,7 +24,8 @@ with store.read():                                                             #
 The guarantees are the database's own:
 
 - **Append-only.** Triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on events, nodes,
-  justifications, revisions and supports (only the derived ``checkpoints`` are replaced).
+  justifications and the batches, and ``UPDATE`` and ``DELETE`` on the views (only the derived
+  ``checkpoints`` are replaced).
   References (a justification's claim, a revision's node, every row's event) are checked by
   statement-level triggers on the inserted rows, so a bulk ``COPY`` is checked in one join
   rather than row by row (nothing referenced can ever be deleted, so checking inserts is

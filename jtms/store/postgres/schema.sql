@@ -43,24 +43,43 @@ CREATE TABLE justifications (
     event       bigint NOT NULL
 );
 
-CREATE TABLE revisions (
-    seq    bigint PRIMARY KEY,
-    node   integer NOT NULL,
-    status text NOT NULL CHECK (status IN ('active', 'inactive')),
-    event  bigint NOT NULL
+-- Revisions and support pointers are stored one row per batch, not per node: the nodes an
+-- event revises to one status (or whose pointers it sets) in one array, in sequence order. An
+-- audit writes hundreds of them, and a row per node costs a heap tuple, three index entries
+-- and a transition-table row each: most of an audit's time on the server. Node i of a batch
+-- (1-based) has sequence number first_seq + i - 1; batches are dense: each starts where the
+-- one before ends. The views `revisions` and `supports` below are the per-row tables of the
+-- SQLite backend (same columns, same sequence numbers), and what every reader uses.
+CREATE TABLE revision_batches (
+    first_seq bigint PRIMARY KEY,
+    status    text NOT NULL CHECK (status IN ('active', 'inactive')),
+    event     bigint NOT NULL,
+    nodes     integer[] NOT NULL CHECK (cardinality(nodes) > 0 AND array_ndims(nodes) = 1)
 );
-CREATE INDEX revisions_by_node ON revisions (node, seq);
-CREATE INDEX revisions_by_event ON revisions (event);
+CREATE INDEX revision_batches_by_event ON revision_batches (event);
+CREATE INDEX revision_batches_by_node ON revision_batches USING gin (nodes);  -- history
 
-CREATE TABLE supports (
-    seq           bigint PRIMARY KEY,
-    node          integer NOT NULL,
-    justification integer NOT NULL,
-    rank          bigint NOT NULL,
-    event         bigint NOT NULL
+CREATE TABLE support_batches (
+    first_seq      bigint PRIMARY KEY,
+    event          bigint NOT NULL,
+    nodes          integer[] NOT NULL,
+    justifications integer[] NOT NULL,
+    ranks          bigint[] NOT NULL,
+    CHECK (cardinality(nodes) > 0 AND array_ndims(nodes) = 1
+           AND array_ndims(justifications) = 1 AND array_ndims(ranks) = 1
+           AND cardinality(justifications) = cardinality(nodes)
+           AND cardinality(ranks) = cardinality(nodes))
 );
-CREATE INDEX supports_by_event ON supports (event);
-CREATE INDEX supports_by_node ON supports (node, seq);
+CREATE INDEX support_batches_by_event ON support_batches (event);
+
+CREATE VIEW revisions AS
+SELECT b.first_seq + t.ord - 1 AS seq, t.node, b.status, b.event
+  FROM revision_batches b, unnest(b.nodes) WITH ORDINALITY AS t(node, ord);
+
+CREATE VIEW supports AS
+SELECT b.first_seq + t.ord - 1 AS seq, t.node, t.justification, t.rank, b.event
+  FROM support_batches b,
+       unnest(b.nodes, b.justifications, b.ranks) WITH ORDINALITY AS t(node, justification, rank, ord);
 
 -- Nodes that must not all be active together; they change no status by themselves.
 CREATE TABLE nogoods (
@@ -139,8 +158,8 @@ BEGIN
               OR (SELECT max(a) > nodes_max OR min(a) < 0 FROM new_rows, unnest(antecedents) a) THEN
             bad := 'a justification refers to a missing node';
         END IF;
-    ELSIF bad IS NULL AND TG_TABLE_NAME = 'revisions' THEN
-        IF (SELECT max(node) > nodes_max OR min(node) < 0 FROM new_rows) THEN
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'revision_batches' THEN
+        IF (SELECT max(a) > nodes_max OR min(a) < 0 FROM new_rows, unnest(nodes) a) THEN
             bad := 'a revision refers to a missing node';
         END IF;
     ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogoods' THEN
@@ -150,17 +169,56 @@ BEGIN
     ELSIF bad IS NULL AND TG_TABLE_NAME = 'nogood_revisions' THEN
         SELECT 'a revision of a missing nogood ' || r.nogood INTO bad FROM new_rows r
          WHERE NOT EXISTS (SELECT 1 FROM nogoods g WHERE g.id = r.nogood) LIMIT 1;
-    ELSIF bad IS NULL AND TG_TABLE_NAME = 'supports' THEN
+    ELSIF bad IS NULL AND TG_TABLE_NAME = 'support_batches' THEN
         SELECT max(num) INTO justifications_max FROM justifications;
-        IF (SELECT max(node) > nodes_max OR min(node) < 0 OR max(justification) > justifications_max
-                   OR min(justification) < 0 FROM new_rows) THEN
+        IF (SELECT max(t.node) > nodes_max OR min(t.node) < 0
+                   OR max(t.justification) > justifications_max OR min(t.justification) < 0
+              FROM new_rows, unnest(nodes, justifications) AS t(node, justification)) THEN
             bad := 'a support refers to a missing node or justification';
+        END IF;
+    END IF;
+    -- batches keep sequence numbers dense and unique: the new ones, in order, start where
+    -- the stored batch before them ends (the first at 1); one index lookup
+    IF bad IS NULL AND TG_TABLE_NAME IN ('revision_batches', 'support_batches') THEN
+        SELECT min(first_seq) INTO low FROM new_rows;
+        IF TG_TABLE_NAME = 'revision_batches' THEN
+            SELECT coalesce((SELECT first_seq + cardinality(nodes) FROM revision_batches
+                              WHERE first_seq < low ORDER BY first_seq DESC LIMIT 1), 1) INTO high;
+        ELSE
+            SELECT coalesce((SELECT first_seq + cardinality(nodes) FROM support_batches
+                              WHERE first_seq < low ORDER BY first_seq DESC LIMIT 1), 1) INTO high;
+        END IF;
+        IF low <> high THEN
+            bad := 'sequence numbers from ' || low || ' do not follow the stored ones (next: ' || high || ')';
+        ELSE
+            SELECT 'sequence numbers from ' || r.first_seq || ' do not follow the batch before' INTO bad
+              FROM (SELECT first_seq, lag(first_seq + cardinality(nodes)) OVER (ORDER BY first_seq) AS prev
+                      FROM new_rows) r
+             WHERE r.prev <> r.first_seq LIMIT 1;
         END IF;
     END IF;
     IF bad IS NOT NULL THEN
         RAISE EXCEPTION '%: %', TG_TABLE_NAME, bad USING ERRCODE = 'foreign_key_violation';
     END IF;
     RETURN NULL;
+END $$;
+
+-- The views revisions and supports take no UPDATE or DELETE (refuse_change, per row), and a
+-- row inserted into one becomes a batch of one (so it passes the batches' checks).
+CREATE FUNCTION insert_revision_row() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+BEGIN
+    INSERT INTO revision_batches (first_seq, status, event, nodes)
+    VALUES (NEW.seq, NEW.status, NEW.event, ARRAY[NEW.node]);
+    RETURN NEW;
+END $$;
+
+CREATE FUNCTION insert_support_row() RETURNS trigger LANGUAGE plpgsql
+    SET search_path FROM CURRENT AS $$
+BEGIN
+    INSERT INTO support_batches (first_seq, event, nodes, justifications, ranks)
+    VALUES (NEW.seq, NEW.event, ARRAY[NEW.node], ARRAY[NEW.justification], ARRAY[NEW.rank]);
+    RETURN NEW;
 END $$;
 
 -- Listeners learn of every committed write (payload: the newest event id).

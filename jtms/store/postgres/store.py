@@ -40,21 +40,29 @@ IMMUTABLE_TABLES = (
     "events",
     "nodes",
     "justifications",
-    "revisions",
-    "supports",
+    "revision_batches",
+    "support_batches",
     "nogoods",
     "nogood_revisions",
     "idempotency_keys",
 )
-COPY_ABOVE = 200  # rows: larger batches go through COPY, smaller ones in one INSERT ... unnest
+BATCH_ROWS = 10_000  # revisions or support pointers per stored batch row (an import writes more)
+BATCHED_VIEWS = {"revisions": "insert_revision_row", "supports": "insert_support_row"}
+"""The per-row views over the batch tables, and the function a row inserted into each runs."""
+POSTGRES_SCHEMA_VERSION = 4
+"""The layout of a PostgreSQL memory: version 3 (SQLite's) with revisions and supports stored
+in batches (``schema.sql``); a version-3 memory is brought to it by ``jtms upgrade``."""
 
 SCHEMA = resources.files("jtms.store.postgres").joinpath("schema.sql").read_text(encoding="utf-8")
 """The tables and functions of one memory (``schema.sql`` beside this module)."""
 
 
-def _triggers(schema: str) -> list[sql.Composed]:
+def _triggers(schema: str, only: Sequence[str] | None = None) -> list[sql.Composed]:
+    """The triggers of a memory's tables and views (``only``: of these tables and views)."""
     statements: list[sql.Composed] = []
     for table in IMMUTABLE_TABLES:
+        if only is not None and table not in only:
+            continue
         statements.append(
             sql.SQL(
                 "CREATE TRIGGER {name} BEFORE UPDATE OR DELETE ON {table} "
@@ -73,6 +81,27 @@ def _triggers(schema: str) -> list[sql.Composed]:
                 "FOR EACH STATEMENT EXECUTE FUNCTION check_references()"
             ).format(name=sql.Identifier(f"{table}_references"), table=sql.Identifier(table))
         )
+    for view, function in BATCHED_VIEWS.items():
+        if only is not None and view not in only:
+            continue
+        statements.append(
+            sql.SQL(
+                "CREATE TRIGGER {name} INSTEAD OF UPDATE OR DELETE ON {view} "
+                "FOR EACH ROW EXECUTE FUNCTION refuse_change()"
+            ).format(name=sql.Identifier(f"{view}_append_only"), view=sql.Identifier(view))
+        )
+        statements.append(
+            sql.SQL(
+                "CREATE TRIGGER {name} INSTEAD OF INSERT ON {view} "
+                "FOR EACH ROW EXECUTE FUNCTION {function}()"
+            ).format(
+                name=sql.Identifier(f"{view}_insert"),
+                view=sql.Identifier(view),
+                function=sql.Identifier(function),
+            )
+        )
+    if only is not None and "events" not in only:
+        return statements
     statements.append(
         sql.SQL(
             "CREATE TRIGGER events_notify AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows "
@@ -105,6 +134,7 @@ class PostgresStore:
         self._listener: psycopg.Connection[Any] | None = None
         self._depth = 0
         self._durability = "full"
+        self.schema_version = POSTGRES_SCHEMA_VERSION
         #: how writers are serialised: "lock" (the advisory lock; always used by jtms) or
         #: "serializable" (SERIALIZABLE transactions, no lock: a concurrent writer fails with
         #: "could not serialize" and must retry; only benchmarks/bench_postgres.py sets it)
@@ -119,6 +149,7 @@ class PostgresStore:
         busy_timeout: float | None,
         create: bool,
         init_time: str | None = None,
+        upgrading: bool = False,
     ) -> "PostgresStore":
         durability_setting(durability)
         timeout = busy_timeout_setting(busy_timeout)
@@ -127,7 +158,7 @@ class PostgresStore:
         try:
             if create:
                 cls._install(connection, place, init_time or _now())
-            key = cls._check(connection, place)
+            key, version = cls._check(connection, place, upgrading)
         except psycopg.Error as error:
             connection.close()
             raise fault(error, place.shown) from None
@@ -135,6 +166,7 @@ class PostgresStore:
             connection.close()
             raise
         store = cls(connection, place, key, timeout)
+        store.schema_version = version
         store.set_durability(durability)
         return store
 
@@ -154,10 +186,17 @@ class PostgresStore:
 
     @classmethod
     def open(
-        cls, location: str, durability: str = "full", busy_timeout: float | None = None
+        cls,
+        location: str,
+        durability: str = "full",
+        busy_timeout: float | None = None,
+        upgrading: bool = False,
     ) -> "PostgresStore":
-        """An existing memory of this database; anything else is refused, nothing written."""
-        return cls._attach(location, durability, busy_timeout, create=False)
+        """An existing memory of this database; anything else is refused, nothing written.
+
+        ``upgrading``: also accept a memory of the previous layout (for :meth:`upgrade_schema`).
+        """
+        return cls._attach(location, durability, busy_timeout, create=False, upgrading=upgrading)
 
     @staticmethod
     def _install(
@@ -173,7 +212,7 @@ class PostgresStore:
                     connection.execute(statement)
                 connection.execute(
                     "INSERT INTO meta (key, value) VALUES (%s, %s), (%s, %s)",
-                    ("application", APPLICATION, "schema_version", str(SCHEMA_VERSION)),
+                    ("application", APPLICATION, "schema_version", str(POSTGRES_SCHEMA_VERSION)),
                 )
                 connection.execute(
                     "INSERT INTO events (id, kind, time) VALUES (1, 'init', %s)", (init_time,)
@@ -191,8 +230,11 @@ class PostgresStore:
             ) from None
 
     @staticmethod
-    def _check(connection: psycopg.Connection[Any], place: PostgresLocation) -> int:
-        """The memory's lock key, after checking that the schema is a jtms memory we read."""
+    def _check(
+        connection: psycopg.Connection[Any], place: PostgresLocation, upgrading: bool = False
+    ) -> tuple[int, int]:
+        """The memory's lock key and schema version, after checking that the schema is a jtms
+        memory we read (``upgrading``: or one ``jtms upgrade`` brings to this version)."""
         row = connection.execute(
             "SELECT oid::bigint FROM pg_namespace WHERE nspname = %s", (place.schema,)
         ).fetchone()
@@ -216,16 +258,82 @@ class PostgresStore:
         if values.get("application") != APPLICATION:
             raise InputError(f"schema {place.schema!r} is not a jtms memory", source=place.shown)
         version = values.get("schema_version")
-        if version != str(SCHEMA_VERSION):
+        upgradable = version == str(SCHEMA_VERSION)  # the per-row layout, before batches
+        if version != str(POSTGRES_SCHEMA_VERSION) and not (upgrading and upgradable):
             shown = (version or "missing")[:20]
+            if upgradable:
+                advice = f"run `jtms upgrade --db {place.shown}`"
+            elif version and version.isdigit() and int(version) > POSTGRES_SCHEMA_VERSION:
+                advice = "written by a newer jtms: upgrade jtms-revision"
+            else:
+                advice = (
+                    "export it with the jtms that wrote it (`jtms export`), then import it "
+                    "into a new memory"
+                )
             raise InputError(
-                f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: "
-                f"export it with the jtms that wrote it (`jtms export`), then import "
-                f"it into a new memory",
+                f"schema version {shown}, this jtms reads version {POSTGRES_SCHEMA_VERSION}: "
+                f"{advice}",
                 source=place.shown,
             )
         oid = int(row[0])
-        return oid - (1 << 32) if oid >= (1 << 31) else oid
+        return (oid - (1 << 32) if oid >= (1 << 31) else oid), int(version or 0)
+
+    @property
+    def needs_upgrade(self) -> bool:
+        """True for a memory of the previous layout (opened with ``upgrading=True``)."""
+        return self.schema_version != POSTGRES_SCHEMA_VERSION
+
+    def upgrade_schema(self) -> None:
+        """Inside :meth:`write`: bring a memory of the per-row layout (version 3) to batches.
+
+        The rows of each run of consecutive sequence numbers of one event (and status) become
+        one batch, so every revision and support keeps its sequence number."""
+        if not self.needs_upgrade:
+            return
+        db = self._db
+        for table in ("revisions", "supports"):
+            for trigger in (f"{table}_append_only", f"{table}_no_truncate", f"{table}_references"):
+                db.execute(
+                    sql.SQL("DROP TRIGGER IF EXISTS {} ON {}").format(
+                        sql.Identifier(trigger), sql.Identifier(table)
+                    )
+                )
+            db.execute(
+                sql.SQL("ALTER TABLE {} RENAME TO {}").format(
+                    sql.Identifier(table), sql.Identifier(f"old_{table}")
+                )
+            )
+            for index in (f"{table}_by_event", f"{table}_by_node"):
+                db.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(index)))
+        start = SCHEMA.index("CREATE TABLE revision_batches")
+        end = SCHEMA.index("-- Nodes that must not all be active together")
+        db.execute(SCHEMA[start:end])
+        # the reference checks of batches, and the views' triggers' functions
+        functions = SCHEMA[SCHEMA.index("CREATE FUNCTION check_references()") :]
+        functions = functions[: functions.index("-- Listeners learn of every committed write")]
+        db.execute(functions.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION"))
+        db.execute(
+            "INSERT INTO revision_batches (first_seq, status, event, nodes) "
+            "SELECT min(seq), status, event, array_agg(node ORDER BY seq) FROM "
+            "(SELECT *, seq - row_number() OVER (PARTITION BY event, status ORDER BY seq) AS run "
+            " FROM old_revisions) r GROUP BY event, status, run ORDER BY 1"
+        )
+        db.execute(
+            "INSERT INTO support_batches (first_seq, event, nodes, justifications, ranks) "
+            "SELECT min(seq), event, array_agg(node ORDER BY seq), "
+            "array_agg(justification ORDER BY seq), array_agg(rank ORDER BY seq) FROM "
+            "(SELECT *, seq - row_number() OVER (PARTITION BY event ORDER BY seq) AS run "
+            " FROM old_supports) s GROUP BY event, run ORDER BY 1"
+        )
+        db.execute("DROP TABLE old_revisions, old_supports")
+        batched = ("revision_batches", "support_batches", *BATCHED_VIEWS)
+        for statement in _triggers(self._place.schema, batched):
+            db.execute(statement)
+        db.execute(
+            "UPDATE meta SET value = %s WHERE key = 'schema_version'",
+            (str(POSTGRES_SCHEMA_VERSION),),
+        )
+        self.schema_version = POSTGRES_SCHEMA_VERSION
 
     @property
     def backend_pid(self) -> int:
@@ -482,10 +590,11 @@ class PostgresStore:
         rows += [
             HistoryRow(int(seq), status, int(event), kind, when, actor, reason)
             for seq, status, event, kind, when, actor, reason in self._rows(
-                "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason "
-                "FROM revisions r JOIN events e ON e.id = r.event WHERE r.node = %s "
-                "ORDER BY r.seq",
-                (num,),
+                "SELECT b.first_seq + t.ord - 1, b.status, e.id, e.kind, e.time, e.actor, "
+                "e.reason FROM revision_batches b JOIN events e ON e.id = b.event, "
+                "unnest(b.nodes) WITH ORDINALITY AS t(node, ord) "
+                "WHERE b.nodes @> ARRAY[%s]::integer[] AND t.node = %s ORDER BY 1",
+                (num, num),
             )
         ]
         return rows
@@ -521,8 +630,8 @@ class PostgresStore:
 
     def last_deactivation(self, num: int) -> int | None:
         rows = self._rows(
-            "SELECT event FROM revisions WHERE node = %s AND status = 'inactive' "
-            "ORDER BY seq DESC LIMIT 1",
+            "SELECT b.event FROM revision_batches b WHERE b.nodes @> ARRAY[%s]::integer[] "
+            "AND b.status = 'inactive' ORDER BY b.first_seq DESC LIMIT 1",
             (num,),
         )
         return int(rows[0][0]) if rows else None
@@ -598,6 +707,18 @@ class PostgresStore:
                 "WHERE j.num = s.justification) OR NOT EXISTS (SELECT 1 FROM events e WHERE "
                 "e.id = s.event)",
             ),
+            *(
+                (
+                    f"{what} sequence numbers are not dense",
+                    f"SELECT 1 FROM (SELECT first_seq, lag(first_seq + cardinality(nodes), 1, "
+                    f"1::bigint) OVER (ORDER BY first_seq) AS prev FROM {table}) b "
+                    f"WHERE b.prev <> b.first_seq LIMIT 1",
+                )
+                for what, table in (
+                    ("revision", "revision_batches"),
+                    ("support", "support_batches"),
+                )
+            ),
             (
                 "a node refers to a missing event",
                 "SELECT n.num FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = n.event)",
@@ -614,6 +735,10 @@ class PostgresStore:
         }
         for table in IMMUTABLE_TABLES:
             for trigger in (f"{table}_append_only", f"{table}_no_truncate", f"{table}_references"):
+                if trigger not in enabled:
+                    problems.append(f"postgres integrity: trigger {trigger} is missing or disabled")
+        for view in BATCHED_VIEWS:
+            for trigger in (f"{view}_append_only", f"{view}_insert"):
                 if trigger not in enabled:
                     problems.append(f"postgres integrity: trigger {trigger} is missing or disabled")
         return problems
@@ -684,46 +809,25 @@ class PostgresStore:
 
     def add_revisions(self, event: int, status: str, nodes: Iterable[int]) -> None:
         numbers = list(nodes)
-        if len(numbers) > COPY_ABOVE:
-            base = self._next_seq("revisions")
-            self._copy(
-                "COPY revisions (seq, node, status, event) FROM STDIN",
-                "".join(f"{base + k}\t{n}\t{status}\t{event}\n" for k, n in enumerate(numbers)),
-            )
-        elif numbers:
+        for start in range(0, len(numbers), BATCH_ROWS):
             self._db.execute(
-                "INSERT INTO revisions (seq, node, status, event) "
-                "SELECT base.seq + t.ord, t.node, %s, %s "
-                "FROM (SELECT coalesce(max(seq), 0) AS seq FROM revisions) base, "
-                "unnest(%s::integer[]) WITH ORDINALITY AS t(node, ord)",
-                (status, event, numbers),
+                "INSERT INTO revision_batches (first_seq, status, event, nodes) "
+                "SELECT coalesce((SELECT first_seq + cardinality(nodes) FROM revision_batches "
+                "ORDER BY first_seq DESC LIMIT 1), 1), %s, %s, %s::integer[]",
+                (status, event, _array(numbers[start : start + BATCH_ROWS])),
             )
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
         triples = list(pointers)
-        if len(triples) > COPY_ABOVE:
-            base = self._next_seq("supports")
-            self._copy(
-                "COPY supports (seq, node, justification, rank, event) FROM STDIN",
-                "".join(
-                    f"{base + k}\t{n}\t{j}\t{r}\t{event}\n" for k, (n, j, r) in enumerate(triples)
-                ),
-            )
-        elif triples:
-            nodes, justifications, ranks = (list(column) for column in zip(*triples))
+        for start in range(0, len(triples), BATCH_ROWS):
+            nodes, justifications, ranks = zip(*triples[start : start + BATCH_ROWS])
             self._db.execute(
-                "INSERT INTO supports (seq, node, justification, rank, event) "
-                "SELECT base.seq + t.ord, t.node, t.justification, t.rank, %s "
-                "FROM (SELECT coalesce(max(seq), 0) AS seq FROM supports) base, "
-                "unnest(%s::integer[], %s::integer[], %s::bigint[]) "
-                "WITH ORDINALITY AS t(node, justification, rank, ord)",
-                (event, nodes, justifications, ranks),
+                "INSERT INTO support_batches (first_seq, event, nodes, justifications, ranks) "
+                "SELECT coalesce((SELECT first_seq + cardinality(nodes) FROM support_batches "
+                "ORDER BY first_seq DESC LIMIT 1), 1), %s, %s::integer[], %s::integer[], "
+                "%s::bigint[]",
+                (event, _array(nodes), _array(justifications), _array(ranks)),
             )
-
-    def _next_seq(self, table: str) -> int:
-        """The next sequence number of ``table`` (inside write(): nobody else can insert)."""
-        query = sql.SQL("SELECT coalesce(max(seq), 0) + 1 FROM {}").format(sql.Identifier(table))
-        return int(self._rows(query)[0][0])
 
     def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
         rows = [(g.id, list(g.nodes), g.text, g.author, g.event, g.status) for g in nogoods]
@@ -805,6 +909,12 @@ class PostgresStore:
                     return newest
 
 
+def _array(numbers: Iterable[int]) -> str:
+    """Integers as a PostgreSQL array literal (``{1,2,3}``): one text parameter, which the
+    server parses, instead of one adapted Python int per element."""
+    return "{" + ",".join(map(str, numbers)) + "}"
+
+
 def _json_list(values: Sequence[str]) -> str:
     """A list as the SQLite backend stores it (JSON text), for backend-independent rows."""
     return json.dumps(list(values))
@@ -818,4 +928,11 @@ def _copy_text(value: str | None) -> str:
     return "\\N" if value is None else value.translate(_COPY_ESCAPES)
 
 
-__all__ = ["COPY_ABOVE", "IMMUTABLE_TABLES", "JTMS_LOCK_CLASS", "SCHEMA", "PostgresStore"]
+__all__ = [
+    "BATCH_ROWS",
+    "IMMUTABLE_TABLES",
+    "JTMS_LOCK_CLASS",
+    "POSTGRES_SCHEMA_VERSION",
+    "SCHEMA",
+    "PostgresStore",
+]
