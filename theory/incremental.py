@@ -679,10 +679,20 @@ class SupportState:
 
         A breadth-first walk over pointer dependents (:meth:`dependents_of`), one level at a
         time: the watchers of a level, those flagged in :attr:`pointer`, their claims not
-        seen yet, all with C-level iteration. The cost is the region and the justifications
-        using its nodes, never the rest of the memory.
+        seen yet. The cost is the region and the justifications using its nodes, never the
+        rest of the memory. On the flat arrays of a memory opened from a checkpoint a level
+        is a few numpy operations (:func:`_region_of_arrays`); otherwise C-level iteration
+        over the adjacency lists. Both give the same nodes.
         """
         index = self.index
+        rows = index.watchers.rows()
+        if (
+            rows is not None
+            and isinstance(rows[0], array)
+            and isinstance(rows[1], array)
+            and isinstance(index.just_claim, array)
+        ):
+            return _region_of_arrays(roots, rows[0], rows[1], index.just_claim, self.pointer)
         watchers, claim_of, flagged = index.watchers, index.just_claim.__getitem__, self.pointer
         region = list(dict.fromkeys(roots))
         seen = set(region)
@@ -955,6 +965,39 @@ def state_of(structure: SupportStructure, blocked: Iterable[str] = ()) -> Suppor
     for node_id in structure.require(blocked):
         blocks[index.number[node_id]] = 1
     return SupportState(index, blocks)
+
+
+def _region_of_arrays(
+    roots: Iterable[int], offsets: array, flat: array, just_claim: array, pointer: bytearray
+) -> list[int]:
+    """:meth:`SupportState.support_region` over compressed watcher rows (``offsets``,
+    ``flat``), the claim of each justification and the pointer flags: per level, the watcher
+    slices of its nodes gathered in one index array, the flagged ones' claims, minus those
+    seen. The arrays are read in place (no copy); the seen mask is one byte per node."""
+    import numpy as np
+
+    offs, items, claim = (
+        np.frombuffer(a, dtype=f"{'i' if a.typecode.islower() else 'u'}{a.itemsize}")
+        for a in (offsets, flat, just_claim)
+    )
+    flagged = np.frombuffer(pointer, dtype=np.uint8)
+    region = list(dict.fromkeys(roots))
+    level = np.array(region, dtype=np.int64)
+    seen = np.zeros(len(offs) - 1, dtype=bool)
+    seen[level] = True
+    while level.size:
+        starts = offs[level]
+        lengths = offs[level + 1] - starts
+        total = int(lengths.sum())
+        if not total:
+            break
+        ends = np.cumsum(lengths)
+        using = items[np.arange(total) + np.repeat(starts - (ends - lengths), lengths)]
+        claims = claim[using[flagged[using] != 0]]
+        level = np.unique(claims[~seen[claims]])
+        seen[level] = True
+        region += level.tolist()
+    return region
 
 
 __all__ = ["GrowingIndex", "NO_SUPPORT", "Plan", "SupportState", "state_of"]
