@@ -42,6 +42,21 @@ def _ranks_are_derivations(state: SupportState) -> None:
             assert state.rank[n] == 1 + max(below, default=0)
 
 
+def _assigned_ranks_are_derivations(state: SupportState, plan) -> None:
+    """The ranks contract of docs/memory.md after applying ``plan``: every rank it assigned
+    is 1 + the largest of its pointer's antecedents' (evidence 0), and no active node has a
+    rank derived from "no rank" (2^62)."""
+    from theory.incremental import NO_RANK
+
+    index = state.index
+    for c in plan.supports:
+        below = [state.rank[a] for a in index.just_antecedents[state.support[c]]]
+        assert state.rank[c] == 1 + max(below, default=0), index.ids[c]
+    for n in range(index.size):
+        if state.active[n]:
+            assert state.rank[n] < NO_RANK and (state.rank[n] == 0) == bool(index.is_evidence[n])
+
+
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(
     jst.support_structures(cycles=True, max_evidence=5, max_claims=8),
@@ -120,10 +135,11 @@ def test_ranks_stay_derivation_depths_after_an_audit_and_its_reinstatement(struc
     state = SupportState(GrowingIndex.of(structure))
     index = state.index
     roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
-    state.apply(state.plan_retract(roots))
-    state.apply(state.plan_extend(unblock=roots))
-    assert state.verify() == []
-    _ranks_are_derivations(state)
+    for plan in (state.plan_retract(roots), None):
+        plan = plan or state.plan_extend(unblock=roots)
+        state.apply(plan)
+        assert state.verify() == []
+        _assigned_ranks_are_derivations(state, plan)
 
 
 @settings(max_examples=150)
@@ -149,3 +165,201 @@ def test_downstream_of_an_opened_memorys_arrays_is_the_walk(structure, data):
                 frontier.append(c)
     assert downstream_numbers(as_arrays, roots) == seen == downstream_numbers(index, roots)
     assert expected <= seen
+
+
+# --- a graph document straight into rows (theory.graphfile.graph_rows) ------------------------
+
+
+def _document(data: st.DataObject, structure: SupportStructure) -> dict:
+    """A document of ``structure`` in a drawn order, with texts, repeated justifications and
+    repeated antecedents (all of which the readers must normalise alike)."""
+    nodes = [
+        {"id": n.id, "kind": n.kind.value}
+        | (
+            {"text": data.draw(st.text(max_size=3), label="text")}
+            if data.draw(st.booleans())
+            else {}
+        )
+        for n in structure.nodes.values()
+    ]
+    justifications = [
+        {"claim": j.claim, "antecedents": sorted(j.antecedents) * data.draw(st.integers(1, 2))}
+        for j in structure.justifications
+    ]
+    justifications += (
+        data.draw(st.lists(st.sampled_from(justifications), max_size=2)) if (justifications) else []
+    )
+    return {
+        "nodes": data.draw(st.permutations(nodes), label="node order"),
+        "justifications": data.draw(st.permutations(justifications), label="order"),
+    }
+
+
+def _broken(data: st.DataObject, document: dict) -> dict:
+    """``document`` with one drawn change, most of which make it invalid."""
+    import copy
+
+    broken = copy.deepcopy(document)
+    nodes, justifications = broken["nodes"], broken["justifications"]
+    change = data.draw(
+        st.sampled_from(
+            [
+                "unknown antecedent",
+                "duplicate id",
+                "evidence justified",
+                "kind",
+                "id type",
+                "node key",
+                "justification key",
+                "antecedents type",
+                "unknown claim",
+                "comma id",
+                "nogood",
+                "empty nogoods",
+                "text type",
+                "claim type",
+                "top key",
+                "nodes type",
+                "antecedent type",
+                "spaced id",
+            ]
+        ),
+        label="change",
+    )
+    node = data.draw(st.sampled_from(nodes), label="node") if nodes else None
+    justification = (
+        data.draw(st.sampled_from(justifications), label="justification")
+        if justifications
+        else None
+    )
+    evidence = [n["id"] for n in nodes if n["kind"] == "evidence"]
+    if change == "unknown antecedent" and justification:
+        justification["antecedents"].append("nowhere")
+    elif change == "duplicate id" and node:
+        nodes.append(dict(node))
+    elif change == "evidence justified" and evidence:
+        justifications.append({"claim": evidence[0], "antecedents": []})
+    elif change == "kind" and node:
+        node["kind"] = "axiom"
+    elif change == "id type" and node:
+        node["id"] = 7
+    elif change == "node key" and node:
+        node["txt"] = "x"
+    elif change == "justification key" and justification:
+        justification["because"] = []
+    elif change == "antecedents type" and justification:
+        justification["antecedents"] = "e0"
+    elif change == "unknown claim":
+        justifications.append({"claim": "nowhere", "antecedents": []})
+    elif change == "comma id" and node:
+        node["id"] = node["id"] + ",x"
+    elif change == "nogood" and node:
+        broken["nogoods"] = [{"id": "n!", "nodes": [node["id"]]}]
+    elif change == "empty nogoods":
+        broken["nogoods"] = []
+    elif change == "text type" and node:
+        node["text"] = 3
+    elif change == "claim type" and justification:
+        justification["claim"] = ["c"]
+    elif change == "top key":
+        broken["graph"] = {}
+    elif change == "nodes type":
+        broken["nodes"] = {}
+    elif change == "antecedent type" and justification:
+        justification["antecedents"].append(None)
+    elif change == "spaced id" and node:
+        node["id"] = " " + node["id"]
+    return broken
+
+
+@settings(max_examples=300)
+@given(data=st.data(), cycles=st.booleans())
+def test_graph_rows_read_a_document_as_the_parser_does(data, cycles):
+    """graph_rows gives the rows of the parsed structure on a valid document, and None on any
+    document the parser refuses (or with nogoods: those take the parser's path)."""
+    from jtms.memory.memory import _rows_of
+    from theory.errors import InputError
+    from theory.graphfile import graph_rows, parse_graph
+
+    structure = data.draw(jst.support_structures(cycles=cycles, max_evidence=4, max_claims=6))
+    document = _document(data, structure)
+    if data.draw(st.booleans(), label="break it"):
+        document = _broken(data, document)
+    try:
+        parsed = parse_graph(document)
+    except InputError:
+        assert graph_rows(document) is None
+        return
+    rows = graph_rows(document)
+    if parsed.nogoods:
+        assert rows is None
+        return
+    assert rows == _rows_of(parsed)
+
+
+def test_an_import_through_rows_equals_one_through_the_structure(tmp_path):
+    """The same document imported as a document (rows) and as a parsed structure: the same
+    stored memory, before and after an audit."""
+    from jtms.memory.jsonl import export_lines
+    from theory.graphfile import parse_graph
+
+    document = {
+        "nodes": [{"id": f"e{k}", "kind": "evidence", "text": f"obs {k}"} for k in range(5)]
+        + [{"id": f"c{k}", "kind": "claim"} for k in range(8)],
+        "justifications": [
+            {"claim": f"c{k}", "antecedents": [f"e{k % 5}", f"c{(k + 3) % 8}"]} for k in range(8)
+        ]
+        + [{"claim": f"c{k}", "antecedents": [f"e{(k + 1) % 5}"]} for k in range(0, 8, 2)]
+        + [{"claim": "c1", "antecedents": ["e1", "c4", "e1"]}],
+    }
+    dumps = []
+    for name, graph in (("doc", document), ("structure", parse_graph(document))):
+        with Memory.create(tmp_path / f"{name}.db") as memory:
+            memory.add_evidence("x0")  # numbers of the import start after the memory's
+            memory.import_graph(graph, source="g")
+            memory.audit(["e1"], reason="r")
+            dumps.append(
+                [line.split('"time"')[0] for line in export_lines(memory) if '"time"' in line]
+                + [line for line in export_lines(memory) if '"time"' not in line]
+            )
+    assert dumps[0] == dumps[1]
+
+
+@settings(max_examples=300)
+@given(jst.support_structures(cycles=True, max_evidence=5, max_claims=10), st.data())
+def test_assigned_ranks_are_derivation_depths_through_audits_and_reinstatements(structure, data):
+    """Through any sequence of audits and reinstatements, every rank a plan assigns is one
+    above its pointer's antecedents' after the plan (docs/memory.md: ranks order work)."""
+    state = SupportState(GrowingIndex.of(structure))
+    index = state.index
+    open_audits: list[list[int]] = []
+    for _ in range(data.draw(st.integers(1, 4), label="steps")):
+        if open_audits and data.draw(st.booleans(), label="reinstate"):
+            plan = state.plan_extend(unblock=open_audits.pop())
+        else:
+            roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
+            plan = state.plan_retract(roots)
+            open_audits.append(roots)
+        state.apply(plan)
+        assert state.verify() == []
+        _assigned_ranks_are_derivations(state, plan)
+
+
+def test_a_claim_rederived_on_a_switched_claim_ranks_above_its_new_rank():
+    """b8 <- e0 | c5 and c5 <- e0 | c6, e1: auditing e0, b8 is visited first (same rank,
+    lower number) and goes out while c5 is still in the region; c5 then switches to (c6, e1),
+    one level up, and b8 is re-derived on c5: its rank must be above c5's new rank (it took
+    c5's old one before)."""
+    structure = SupportStructure.build(
+        ["e0", "e1"],
+        ["b8", "c5", "c6"],
+        [("b8", ["e0"]), ("b8", ["c5"]), ("c5", ["e0"]), ("c5", ["c6", "e1"]), ("c6", [])],
+    )
+    state = SupportState(GrowingIndex.of(structure))
+    index = state.index
+    b8, c5 = index.numbers(["b8", "c5"])
+    plan = state.plan_retract(index.numbers(["e0"]))
+    assert plan.deactivated == (index.number["e0"],)
+    assert plan.ranks[c5] == 2 and plan.ranks[b8] == 3
+    state.apply(plan)
+    _assigned_ranks_are_derivations(state, plan)

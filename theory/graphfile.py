@@ -17,8 +17,9 @@ import gc
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from theory.errors import GraphError, InputError
 from theory.ids import id_problem
@@ -220,6 +221,107 @@ def _parse(data: Any) -> SupportStructure:
     return SupportStructure.build(
         evidence, claims, pairs, texts=texts, nogoods=_parse_nogoods(data.get("nogoods", []))
     )
+
+
+@dataclass(frozen=True)
+class GraphRows:
+    """A graph document read straight into numbered rows (:func:`graph_rows`).
+
+    Node ``k`` is ``ids[k]``: the evidence first (``ids[:evidence]``), then the claims, each
+    part sorted, as :meth:`jtms.memory.memory.Memory.import_graph` numbers them. Justification
+    ``i`` concludes ``claims[i]`` from ``flat[offsets[i]:offsets[i + 1]]`` (sorted, distinct),
+    in document order with repeats dropped: the compressed rows of
+    :func:`theory.incremental.justification_rows` over the parsed structure.
+    """
+
+    ids: list[str]
+    evidence: int
+    texts: dict[str, str]  # the nodes with a non-empty text
+    claims: list[int]
+    offsets: list[int]
+    flat: list[int]
+
+
+def graph_rows(data: Any) -> GraphRows | None:
+    """The numbered rows of a valid graph document without nogoods, read in one pass over
+    its nodes and one over its justifications, building no :class:`SupportStructure`
+    (a million-claim import builds two million justification objects otherwise).
+
+    ``None`` for anything else: an invalid document, and one with nogoods. The caller then
+    reads it with :func:`parse_graph`, which says what is wrong, so this reader only has to
+    recognise valid documents; it accepts exactly what :func:`parse_graph` accepts and gives
+    the same graph (``tests/test_bulk_import.py`` checks both on valid and broken documents).
+
+    >>> rows = graph_rows({"nodes": [{"id": "c", "kind": "claim"}, {"id": "e", "kind": "evidence"}],
+    ...                    "justifications": [{"claim": "c", "antecedents": ["e", "e"]}]})
+    >>> rows.ids, rows.claims, rows.flat
+    (['e', 'c'], [1], [0])
+    """
+    if type(data) is not dict or not data.keys() <= TOP_KEYS or data.get("nogoods"):
+        return None
+    nodes, justifications = data.get("nodes"), data.get("justifications", [])
+    if type(nodes) is not list or type(justifications) is not list:
+        return None
+    if "nogoods" in data and type(data["nogoods"]) is not list:
+        return None
+    evidence: list[str] = []
+    claims: list[str] = []
+    texts: dict[str, str] = {}
+    evidence_kind, claim_kind, node_keys = Kind.EVIDENCE.value, Kind.CLAIM.value, NODE_KEYS
+    with paused_gc():
+        for node in nodes:
+            if type(node) is not dict or not node.keys() <= node_keys:
+                return None
+            node_id, kind = node.get("id"), node.get("kind")
+            if type(node_id) is not str or id_problem(node_id) is not None:
+                return None
+            if kind == evidence_kind:
+                evidence.append(node_id)
+            elif kind == claim_kind:
+                claims.append(node_id)
+            else:
+                return None
+            text = node.get("text", "")
+            if type(text) is not str:
+                return None
+            if text:
+                texts[node_id] = text
+        evidence.sort()
+        claims.sort()
+        ids = evidence + claims
+        number = dict(zip(ids, range(len(ids))))
+        if len(number) != len(ids):  # a repeated id
+            return None
+        first_claim = len(evidence)
+        get = number.get
+        claim_of: list[int] = []
+        offsets = [0]
+        flat: list[int] = []
+        seen: set[tuple[int, ...]] = set()
+        for justification in justifications:
+            if type(justification) is not dict or not justification.keys() <= JUSTIFICATION_KEYS:
+                return None
+            claim_id = justification.get("claim")
+            if type(claim_id) is not str:
+                return None
+            claim = get(claim_id)
+            antecedents = justification.get("antecedents", [])
+            if claim is None or claim < first_claim or type(antecedents) is not list:
+                return None
+            if not set(map(type, antecedents)) <= _ONLY_STR:
+                return None
+            numbers = set(map(get, antecedents))
+            if None in numbers:
+                return None
+            row = sorted(cast("set[int]", numbers))
+            key = (claim, *row)
+            if key in seen:  # a repeated justification adds nothing (SupportStructure.build)
+                continue
+            seen.add(key)
+            claim_of.append(claim)
+            flat.extend(row)
+            offsets.append(len(flat))
+    return GraphRows(ids, first_claim, texts, claim_of, offsets, flat)
 
 
 def _parse_nogoods(nogoods: Any) -> list[Nogood]:

@@ -339,28 +339,44 @@ class GrowingIndex:
         self.ids.extend(new_ids)
         self.number.update(zip(new_ids, range(first, first + count)))
         self.is_evidence.extend(bytes([1 if evidence else 0 for _, evidence in nodes]))
-        self.just_claim.extend((claim + first).tolist())
-        antecedents = self.just_antecedents
-        base = len(antecedents.flat)
-        antecedents.flat.extend((ants + first).tolist())
-        antecedents.offsets.extend((offs[1:] + base).tolist())
+        # into an empty index (a new memory's import, GrowingIndex.of): flat int arrays, as a
+        # memory opened from a checkpoint holds them (no Python int object per item)
+        empty = not first and not j0 and count < 1 << 31 and len(ants) < 1 << 31
+        flat_ints = _int_array if empty else _int_list
+        if empty:
+            self.just_claim = flat_ints(claim)
+            self.just_antecedents = Antecedents(flat_ints(offs), flat_ints(ants))
+        else:
+            self.just_claim.extend((claim + first).tolist())
+            antecedents = self.just_antecedents
+            base = len(antecedents.flat)
+            antecedents.flat.extend((ants + first).tolist())
+            antecedents.offsets.extend((offs[1:] + base).tolist())
 
-        def grouped(keys: Any, values: Any) -> tuple[list[int], list[int]]:
+        def grouped(keys: Any, values: Any) -> tuple[Ints, Ints]:
             order = np.argsort(keys, kind="stable")  # within a node: in the given order
             starts = np.zeros(count + 1, dtype=np.int64)
             np.cumsum(np.bincount(keys, minlength=count), out=starts[1:])
-            return starts.tolist(), values[order].tolist()
+            return flat_ints(starts), flat_ints(values[order])
+
+        def add(adjacency: Adjacency, rows: tuple[Ints, Ints]) -> Adjacency:
+            if empty:
+                return Adjacency(*rows)
+            adjacency.add_rows(*rows)  # type: ignore[arg-type]
+            return adjacency
 
         just = np.arange(j0, j0 + len(claim), dtype=np.int64)
-        self.justs_of.add_rows(*grouped(claim, just))
+        self.justs_of = add(self.justs_of, grouped(claim, just))
         of_antecedent = np.repeat(just, np.diff(offs))
-        self.watchers.add_rows(*grouped(ants, of_antecedent))
+        self.watchers = add(self.watchers, grouped(ants, of_antecedent))
         # consumers: each (antecedent, claim) pair once, in the order of its first use
         pair = ants * max(1, count) + np.repeat(claim, np.diff(offs))
         unique, first_use = np.unique(pair, return_index=True)
         by_use = np.lexsort((first_use, unique // max(1, count)))
         unique = unique[by_use]
-        self.consumers.add_rows(*grouped(unique // max(1, count), unique % max(1, count) + first))
+        self.consumers = add(
+            self.consumers, grouped(unique // max(1, count), unique % max(1, count) + first)
+        )
 
     def add_justification(self, claim: int, antecedents: Iterable[int]) -> int:
         j = len(self.just_claim)
@@ -639,12 +655,14 @@ class SupportState:
 
     # --- planning ---------------------------------------------------------------------------
     def _supports_in_order(
-        self, after: bytearray, derived: Sequence[int]
+        self, after: bytearray, derived: Sequence[int], moved: Mapping[int, int] | None = None
     ) -> tuple[dict[int, int], dict[int, int]]:
-        """A pointer for each derived claim, consistent with the derivation order of ``derived``."""
+        """A pointer for each derived claim, consistent with the derivation order of ``derived``
+        (``moved``: the new ranks of other claims the same plan changes)."""
         position = {c: i for i, c in enumerate(derived)}
         index = self.index
         rank = self.rank
+        moved_rank = (moved or {}).get
         justs_of, is_evidence = index.justs_of, index.is_evidence
         offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
         new_rank: dict[int, int] = {}
@@ -662,7 +680,7 @@ class SupportState:
                     elif is_evidence[a]:  # rank 0, also when active only from this plan on
                         below = 1
                     else:
-                        below = 1 + rank[a]
+                        below = 1 + moved_rank(a, rank[a])
                     if below > level:
                         level = below
                 else:
@@ -693,6 +711,11 @@ class SupportState:
             and isinstance(index.just_claim, array)
         ):
             return _region_of_arrays(roots, rows[0], rows[1], index.just_claim, self.pointer)
+        return self.region_walk(roots)
+
+    def region_walk(self, roots: Iterable[int]) -> list[int]:
+        """:meth:`support_region` over the adjacency lists, whatever their storage."""
+        index = self.index
         watchers, claim_of, flagged = index.watchers, index.just_claim.__getitem__, self.pointer
         region = list(dict.fromkeys(roots))
         seen = set(region)
@@ -765,15 +788,21 @@ class SupportState:
         for n in out:
             after[n] = 0
         derived = rederive(index, after, [n for n in out if n not in root_set])
-        supports, ranks = self._supports_in_order(after, derived)
+        # each rank the plan assigns is 1 + the largest of its pointer's antecedents' after
+        # the plan: a switched claim's first (in the order of switching: its antecedents are
+        # outside Z or switched before it), then the re-derived ones, which may rest on
+        # switched claims. Claims that keep their pointer keep their rank (docs/memory.md)
+        moved: dict[int, int] = {}
         for c, j in switched.items():
             level = 0
             for a in flat[offsets[j] : offsets[j + 1]]:
-                below = ranks.get(a, rank[a])
+                below = moved.get(a, rank[a])
                 if below > level:
                     level = below
-            supports[c] = j
-            ranks[c] = 1 + level
+            moved[c] = 1 + level
+        supports, ranks = self._supports_in_order(after, derived, moved)
+        supports.update(switched)
+        ranks.update(moved)
         deactivated = tuple(n for n in out if not after[n])
         return Plan(
             blocked=roots,
@@ -965,6 +994,20 @@ def state_of(structure: SupportStructure, blocked: Iterable[str] = ()) -> Suppor
     for node_id in structure.require(blocked):
         blocks[index.number[node_id]] = 1
     return SupportState(index, blocks)
+
+
+def _int_array(values: Any) -> "array[int]":
+    """A numpy integer array as a flat ``array("i")`` (one copy of its bytes)."""
+    import numpy as np
+
+    result = array("i")
+    result.frombytes(np.ascontiguousarray(values, dtype=np.int32).tobytes())
+    return result
+
+
+def _int_list(values: Any) -> list[int]:
+    """A numpy integer array as a list of Python ints."""
+    return values.tolist()  # type: ignore[no-any-return]
 
 
 def _region_of_arrays(

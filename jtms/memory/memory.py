@@ -96,7 +96,7 @@ from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 from theory.errors import InputError
 from theory.fixpoint import active_numbers
-from theory.graphfile import parse_graph, paused_gc
+from theory.graphfile import GraphRows, graph_rows, parse_graph, paused_gc
 from theory.ids import check_id
 from theory.incremental import NO_RANK, GrowingIndex, Plan, SupportState, justification_rows
 from theory.revision import downstream_numbers
@@ -197,17 +197,25 @@ def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -
             ) from None
 
 
-def _check_texts(structure: SupportStructure, source: str) -> None:
+def _check_texts(texts: Iterable[tuple[str, str]], nogoods: Iterable[Nogood], source: str) -> None:
     """Refuse a graph with a node's or a nogood's text that cannot be stored (too long, NUL,
     a lone surrogate: :func:`jtms.memory.limits.text_problem`) before anything is written."""
-    for node_id, node in structure.nodes.items():
-        text = node.text
+    for node_id, text in texts:
         if len(text) > MAX_TEXT or "\x00" in text or not (text.isascii() or _encodes(text)):
             raise InputError(f"text {text_problem(text, MAX_TEXT)}", source=source, node=node_id)
-    for nogood in structure.nogoods:
+    for nogood in nogoods:
         problem = text_problem(nogood.text, MAX_TEXT)
         if problem is not None:
             raise InputError(f"text {problem}", source=source, node=nogood.id)
+
+
+def _rows_of(structure: SupportStructure) -> GraphRows:
+    """A structure's nodes and justifications as :func:`theory.graphfile.graph_rows` gives
+    those of a document (evidence, then claims, each sorted; numbered from 0)."""
+    ids = sorted(structure.evidence) + sorted(structure.claims)
+    claims, offsets, flat = justification_rows(structure, dict(zip(ids, range(len(ids)))))
+    texts = {n.id: n.text for n in structure.nodes.values() if n.text}
+    return GraphRows(ids, len(structure.evidence), texts, claims, offsets, flat)
 
 
 def _encodes(text: str) -> bool:
@@ -1089,14 +1097,22 @@ class Memory:
     ) -> Change:
         started = time.perf_counter()
         extras: dict[str, dict[str, Any]] = {}
+        nogoods: tuple[Nogood, ...] = ()
         if isinstance(graph, SupportStructure):
-            structure = graph
-            for node_id in [*structure.nodes, *(g.id for g in structure.nogoods)]:
+            for node_id in [*graph.nodes, *(g.id for g in graph.nogoods)]:
                 check_id(node_id, "id", source)
+            rows, nogoods = _rows_of(graph), graph.nogoods
         else:
-            structure = parse_graph(graph, source=source)
+            read = graph_rows(graph)  # a plain valid document, straight into numbered rows
+            if read is None:  # anything else: the full reader says what is wrong
+                structure = parse_graph(graph, source=source)
+                read, nogoods = _rows_of(structure), structure.nogoods
+            rows = read
+            extra_keys = ("author", "expression", "value")
             for node in graph.get("nodes", []):
-                extra = {k: node[k] for k in ("author", "expression", "value") if k in node}
+                if node.keys().isdisjoint(extra_keys):
+                    continue
+                extra = {k: node[k] for k in extra_keys if k in node}
                 for key, value in extra.items():
                     if value is not None and not isinstance(value, str):
                         raise InputError(
@@ -1123,23 +1139,28 @@ class Memory:
                     )
                 if extra.get("expression") is not None:
                     _check_calculation(node["id"], extra["expression"], extra["value"], source)
-                if extra:
-                    extras[node["id"]] = extra
-        _check_texts(structure, source)
+                extras[node["id"]] = extra
+        _check_texts(rows.texts.items(), nogoods, source)
 
         def work(loaded: _Loaded) -> WorkResult:
             index = loaded.index
-            for node_id in sorted([*structure.nodes, *(g.id for g in structure.nogoods)]):
-                if node_id in index.number or node_id in loaded.nogoods:
-                    raise InputError(
-                        "duplicate id (already in the memory)", source=source, node=node_id
-                    )
+            number = index.number
+            clashes = [
+                node_id
+                for node_id in (*rows.ids, *(g.id for g in nogoods))
+                if node_id in number or node_id in loaded.nogoods
+            ]
+            if clashes:
+                raise InputError(
+                    "duplicate id (already in the memory)", source=source, node=min(clashes)
+                )
             event = self._event("import", actor=author, source=source)
             first_node, first_just = index.size, len(index.just_claim)
-            ordered = sorted(structure.evidence) + sorted(structure.claims)
-            n_evidence = len(structure.evidence)
-            number = dict(zip(ordered, range(first_node, first_node + len(ordered))))
-            claims, offsets, flat = justification_rows(structure, number)
+            ordered, n_evidence = rows.ids, rows.evidence
+            claims, offsets, flat = rows.claims, rows.offsets, rows.flat
+            if first_node:  # rows are numbered from 0; this graph's nodes follow the memory's
+                claims = [c + first_node for c in claims]
+                flat = [a + first_node for a in flat]
             index.extend_rows(
                 [(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
                 claims,
@@ -1150,18 +1171,18 @@ class Memory:
             # derived among themselves (a region of exactly the new graph)
             plan = loaded.state.plan_import(first_node, first_just)
             active = set(plan.activated)
-            nodes = structure.nodes
+            texts = rows.texts
             none: dict[str, Any] = {}
-            rows = []
+            new_nodes = []
             for offset, node_id in enumerate(ordered):
                 num = first_node + offset
                 extra = extras.get(node_id, none)
-                rows.append(
+                new_nodes.append(
                     NewNode(
                         num,
                         node_id,
                         "evidence" if offset < n_evidence else "claim",
-                        nodes[node_id].text,
+                        texts.get(node_id, ""),
                         extra.get("author", author),
                         extra.get("expression"),
                         extra.get("value"),
@@ -1169,10 +1190,10 @@ class Memory:
                         ACTIVE if num in active else INACTIVE,
                     )
                 )
-            self._store.add_nodes(rows)
+            self._store.add_nodes(new_nodes)
             self._store.add_justification_rows(first_just, claims, offsets, flat, event)
             activated = index.names(plan.activated)
-            nogoods = [
+            nogood_rows = [
                 NogoodRow(
                     g.id,
                     tuple(sorted(g.nodes)),
@@ -1181,11 +1202,11 @@ class Memory:
                     event,
                     ACTIVE if g.nodes <= activated else INACTIVE,
                 )
-                for g in sorted(structure.nogoods, key=lambda g: g.id)
+                for g in sorted(nogoods, key=lambda g: g.id)
             ]
-            self._store.add_nogoods(nogoods)
-            loaded.add_nogoods(nogoods)
-            loaded.nogood_active.update((g.id, g.status == ACTIVE) for g in nogoods)
+            self._store.add_nogoods(nogood_rows)
+            loaded.add_nogoods(nogood_rows)
+            loaded.nogood_active.update((g.id, g.status == ACTIVE) for g in nogood_rows)
             return event, plan, Change(event, activated, 0.0, len(ordered))
 
         change = self._write(work)
