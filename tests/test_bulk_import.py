@@ -363,3 +363,32 @@ def test_a_claim_rederived_on_a_switched_claim_ranks_above_its_new_rank():
     assert plan.ranks[c5] == 2 and plan.ranks[b8] == 3
     state.apply(plan)
     _assigned_ranks_are_derivations(state, plan)
+
+
+@settings(max_examples=300)
+@given(jst.support_structures(cycles=True, max_evidence=5, max_claims=10), st.data())
+def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
+    """The two counting paths of theory.fixpoint.rederive (flat lists for a large region, a
+    dict for a small one) derive the same claims in the same order."""
+    from theory.fixpoint import _rederive_large, _rederive_small
+
+    state = SupportState(GrowingIndex.of(structure))
+    index = state.index
+    roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
+    plan = state.plan_retract(roots)
+    after = bytearray(state.active)
+    for n in plan.deactivated:
+        after[n] = 0
+    candidates = [n for n in plan.deactivated if n not in roots] + list(plan.supports)
+    for n in candidates:  # inactive; the region is some of them (the rest stay out)
+        after[n] = 0
+    region = (
+        data.draw(st.lists(st.sampled_from(candidates), unique=True), label="region")
+        if (candidates)
+        else []
+    )
+    small, large = bytearray(after), bytearray(after)
+    assert _rederive_small(index, small, list(region)) == _rederive_large(
+        index, large, list(region)
+    )
+    assert small == large

@@ -432,13 +432,8 @@ def _derivation_pointers(
     """
     just_claim = index.just_claim
     offsets = index.just_antecedents.offsets
-    watchers: Sequence[Sequence[int]] = index.watchers
-    rows = index.watchers.rows()
-    shift = 0
-    if rows is not None:  # compressed rows: slices, not a call per node
-        w_offsets, w_flat = rows
-        watchers = [w_flat[a:b] for a, b in zip(w_offsets[first:], w_offsets[first + 1 :])]
-        shift = first
+    watchers = index.watchers
+    rows = watchers.rows()
     missing = [b - a for a, b in zip(offsets[first_just:], offsets[first_just + 1 :])]
     supports: dict[int, int] = {}
     ranks: dict[int, int] = dict.fromkeys(sources, 0)
@@ -453,7 +448,7 @@ def _derivation_pointers(
         n = queue[k]
         k += 1
         above = ranks[n] + 1
-        for j in watchers[n - shift]:
+        for j in watchers[n] if rows is None else rows[1][rows[0][n] : rows[0][n + 1]]:
             left = missing[j - first_just] - 1
             missing[j - first_just] = left
             if left == 0:
