@@ -135,7 +135,8 @@ def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list
     """
     region = list(region)
     rows = getattr(index.justs_of, "rows", None)
-    if 8 * len(region) >= len(active) and rows is not None and rows() is not None:
+    flat = getattr(index.just_antecedents, "compressed", None)
+    if 8 * len(region) >= len(active) and flat is not None and rows is not None and rows():
         return _rederive_large(index, active, region)
     return _rederive_small(index, active, region)
 
