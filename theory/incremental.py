@@ -756,12 +756,17 @@ class SupportState:
         out: list[int] = []
         switched: dict[int, int] = {}
         visited = 0
+        # compressed rows (a memory opened from a checkpoint or built by an import): slices
+        # instead of a method call per node
+        j_rows, w_rows = justs_of.rows(), watchers.rows()
+        j_offsets, j_flat = j_rows if j_rows is not None else ((), ())
+        w_offsets, w_flat = w_rows if w_rows is not None else ((), ())
         while heap:
             c = heappop(heap)[1]
             visited += 1
             if c not in root_set:
                 current = support[c]
-                for j in justs_of[c]:
+                for j in justs_of[c] if j_rows is None else j_flat[j_offsets[c] : j_offsets[c + 1]]:
                     if j == current:
                         continue
                     for a in flat[offsets[j] : offsets[j + 1]]:
@@ -773,7 +778,8 @@ class SupportState:
                 if c in switched:
                     continue
             out.append(c)
-            for j in watchers[c]:  # its pointer dependents
+            # its pointer dependents
+            for j in watchers[c] if w_rows is None else w_flat[w_offsets[c] : w_offsets[c + 1]]:
                 if pointer[j]:
                     d = just_claim[j]
                     if d not in queued:
