@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from jtms.memory.memory import Memory
 from theory import strategies as jst
-from theory.incremental import GrowingIndex, SupportState, justification_rows
+from theory.incremental import GraphRows, GrowingIndex, SupportState, justification_rows
 from theory.structure import SupportStructure
 
 
@@ -277,7 +277,6 @@ def _broken(data: st.DataObject, document: dict) -> dict:
 def test_graph_rows_read_a_document_as_the_parser_does(data, cycles):
     """graph_rows gives the rows of the parsed structure on a valid document, and None on any
     document the parser refuses (or with nogoods: those take the parser's path)."""
-    from jtms.memory.memory import _rows_of
     from theory.errors import InputError
     from theory.graphfile import graph_rows, parse_graph
 
@@ -294,7 +293,7 @@ def test_graph_rows_read_a_document_as_the_parser_does(data, cycles):
     if parsed.nogoods:
         assert rows is None
         return
-    assert rows == _rows_of(parsed)
+    assert rows == GraphRows.of(parsed)
 
 
 def test_an_import_through_rows_equals_one_through_the_structure(tmp_path):
@@ -370,7 +369,7 @@ def test_a_claim_rederived_on_a_switched_claim_ranks_above_its_new_rank():
 def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
     """The two counting paths of theory.fixpoint.rederive (flat lists for a large region, a
     dict for a small one) derive the same claims in the same order."""
-    from theory.fixpoint import _rederive_large, _rederive_small
+    from theory.fixpoint import _rederive
 
     state = SupportState(GrowingIndex.of(structure))
     index = state.index
@@ -388,7 +387,7 @@ def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
         else []
     )
     small, large = bytearray(after), bytearray(after)
-    assert _rederive_small(index, small, list(region)) == _rederive_large(
-        index, large, list(region)
+    assert _rederive(index, small, list(region), flat_counts=False) == _rederive(
+        index, large, list(region), flat_counts=True
     )
     assert small == large

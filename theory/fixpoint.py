@@ -134,40 +134,46 @@ def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list
     instead of a dict (same counting, same result and order).
     """
     region = list(region)
-    rows = getattr(index.justs_of, "rows", None)
-    flat = getattr(index.just_antecedents, "compressed", None)
-    if 8 * len(region) >= len(active) and flat is not None and rows is not None and rows():
-        return _rederive_large(index, active, region)
-    return _rederive_small(index, active, region)
+    return _rederive(index, active, region, flat_counts=8 * len(region) >= len(active))
 
 
-def _rederive_small(index: IndexView, active: bytearray, region: list[int]) -> list[int]:
-    """:func:`rederive` with a dict of counters and a set: sized by the region only."""
-    in_region = set(region)
+def _rederive(
+    index: IndexView, active: bytearray, region: list[int], flat_counts: bool
+) -> list[int]:
+    """The counting of :func:`rederive`: per justification of a region claim, its inactive
+    antecedents; claims whose count reaches zero are derived, and each derived claim counts
+    down the justifications it is an antecedent of. ``flat_counts``: the counters in one list
+    indexed by justification (a large region: an import), else in a dict sized by the region;
+    the same counting either way, so the same result and order."""
     just_antecedents = index.just_antecedents
     just_claim = index.just_claim
     justs_of = index.justs_of
-    missing: dict[int, int] = {}
+    missing: dict[int, int] | list[int] = [0] * len(just_claim) if flat_counts else {}
+    counted: list[int] = []  # the region claims' justifications, in counting order
     compressed = getattr(just_antecedents, "compressed", None)
     many = getattr(justs_of, "many", None)
     if compressed is not None and many is not None:  # a growing index: slices, no tuples
         offsets, flat = compressed()
+        is_active = active.__getitem__
         for justs in many(region):
             for j in justs:
                 row = flat[offsets[j] : offsets[j + 1]]
-                missing[j] = len(row) - sum(map(active.__getitem__, row))
+                missing[j] = len(row) - sum(map(is_active, row))
+                counted.append(j)
     else:
         for n in region:
             for j in justs_of[n]:
                 antecedents = just_antecedents[j]
                 missing[j] = len(antecedents) - sum([1 for a in antecedents if active[a]])
+                counted.append(j)
     stack: list[int] = []
-    for j, count in missing.items():
+    for j in counted:
         c = just_claim[j]
-        if count == 0 and not active[c]:
+        if missing[j] == 0 and not active[c]:
             active[c] = 1
             stack.append(c)
     derived = list(stack)
+    left_of = missing.get if isinstance(missing, dict) else missing.__getitem__
     watchers = index.watchers
     rows = getattr(watchers, "rows", None)
     compressed_rows = rows() if rows is not None else None
@@ -178,57 +184,12 @@ def _rederive_small(index: IndexView, active: bytearray, region: list[int]) -> l
         for j in (
             watchers[n] if compressed_rows is None else w_flat[w_offsets[n] : w_offsets[n + 1]]
         ):
-            left = missing.get(j)
-            if left is not None:
+            left = left_of(j)
+            if left:  # None or 0: not a region claim's, or complete already
                 missing[j] = left - 1
                 if left == 1:
-                    c = just_claim[j]
-                    if not active[c] and c in in_region:
-                        active[c] = 1
-                        stack.append(c)
-                        derived.append(c)
-    return derived
-
-
-def _rederive_large(index: IndexView, active: bytearray, region: list[int]) -> list[int]:
-    """:func:`rederive` for a region that is a large part of the index (an import: the whole
-    new graph), on its compressed rows: the counters in one list indexed by justification
-    (-1: not a region claim's), instead of a dict and a set that outgrow the CPU's caches.
-    The same counting, so the same result and order."""
-    just_claim = index.just_claim
-    offsets, flat = index.just_antecedents.compressed()  # type: ignore[attr-defined]
-    j_offsets, j_flat = index.justs_of.rows()  # type: ignore[attr-defined]
-    missing = [-1] * len(just_claim)
-    counted = active.__getitem__
-    order: list[int] = []
-    for n in region:
-        for j in j_flat[j_offsets[n] : j_offsets[n + 1]]:
-            row = flat[offsets[j] : offsets[j + 1]]
-            missing[j] = len(row) - sum(map(counted, row))
-            order.append(j)
-    stack: list[int] = []
-    for j in order:
-        if missing[j] == 0:
-            c = just_claim[j]
-            if not active[c]:
-                active[c] = 1
-                stack.append(c)
-    derived = list(stack)
-    watchers = index.watchers
-    compressed_rows = watchers.rows() if hasattr(watchers, "rows") else None
-    while stack:
-        n = stack.pop()
-        for j in (
-            watchers[n]
-            if compressed_rows is None
-            else compressed_rows[1][compressed_rows[0][n] : compressed_rows[0][n + 1]]
-        ):
-            left = missing[j]
-            if left > 0:
-                missing[j] = left - 1
-                if left == 1:
-                    c = just_claim[j]
-                    if not active[c]:  # a counted justification is a region claim's
+                    c = just_claim[j]  # a region claim: only theirs are counted
+                    if not active[c]:
                         active[c] = 1
                         stack.append(c)
                         derived.append(c)

@@ -17,12 +17,12 @@ import gc
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from theory.errors import GraphError, InputError
 from theory.ids import id_problem
+from theory.incremental import GraphRows
 from theory.structure import Kind, Nogood, SupportStructure
 
 
@@ -223,34 +223,17 @@ def _parse(data: Any) -> SupportStructure:
     )
 
 
-@dataclass(frozen=True)
-class GraphRows:
-    """A graph document read straight into numbered rows (:func:`graph_rows`).
-
-    Node ``k`` is ``ids[k]``: the evidence first (``ids[:evidence]``), then the claims, each
-    part sorted, as :meth:`jtms.memory.memory.Memory.import_graph` numbers them. Justification
-    ``i`` concludes ``claims[i]`` from ``flat[offsets[i]:offsets[i + 1]]`` (sorted, distinct),
-    in document order with repeats dropped: the compressed rows of
-    :func:`theory.incremental.justification_rows` over the parsed structure.
-    """
-
-    ids: list[str]
-    evidence: int
-    texts: dict[str, str]  # the nodes with a non-empty text
-    claims: list[int]
-    offsets: list[int]
-    flat: list[int]
-
-
 def graph_rows(data: Any) -> GraphRows | None:
-    """The numbered rows of a valid graph document without nogoods, read in one pass over
-    its nodes and one over its justifications, building no :class:`SupportStructure`
+    """The numbered rows (:class:`theory.incremental.GraphRows`) of a valid graph document
+    without nogoods, read in one pass over its nodes and one over its justifications, building
+    no :class:`SupportStructure`
     (a million-claim import builds two million justification objects otherwise).
 
     ``None`` for anything else: an invalid document, and one with nogoods. The caller then
     reads it with :func:`parse_graph`, which says what is wrong, so this reader only has to
     recognise valid documents; it accepts exactly what :func:`parse_graph` accepts and gives
-    the same graph (``tests/test_bulk_import.py`` checks both on valid and broken documents).
+    the same rows as :meth:`GraphRows.of` the parsed structure (``tests/test_bulk_import.py``
+    checks both on valid and broken documents).
 
     >>> rows = graph_rows({"nodes": [{"id": "c", "kind": "claim"}, {"id": "e", "kind": "evidence"}],
     ...                    "justifications": [{"claim": "c", "antecedents": ["e", "e"]}]})

@@ -217,6 +217,37 @@ def justification_rows(
     return claims, offsets, flat
 
 
+@dataclass(frozen=True)
+class GraphRows:
+    """A graph as numbered rows: the numbering of every bulk build (:meth:`GrowingIndex.of`,
+    an import).
+
+    Node ``k`` is ``ids[k]``: the evidence first (``ids[:evidence]``), then the claims, each
+    part sorted. Justification ``i`` concludes ``claims[i]`` from
+    ``flat[offsets[i]:offsets[i + 1]]`` (sorted, distinct), in the structure's order. A graph
+    document is read straight into these by :func:`theory.graphfile.graph_rows`.
+    """
+
+    ids: list[str]
+    evidence: int
+    texts: dict[str, str]  # the nodes with a non-empty text
+    claims: list[int]
+    offsets: list[int]
+    flat: list[int]
+
+    @classmethod
+    def of(cls, structure: SupportStructure) -> "GraphRows":
+        ids = sorted(structure.evidence) + sorted(structure.claims)
+        claims, offsets, flat = justification_rows(structure, dict(zip(ids, range(len(ids)))))
+        texts = {n.id: n.text for n in structure.nodes.values() if n.text}
+        return cls(ids, len(structure.evidence), texts, claims, offsets, flat)
+
+    def nodes(self) -> list[tuple[str, bool]]:
+        """(id, is evidence) of every node, in number order (:meth:`GrowingIndex.extend_rows`)."""
+        evidence = self.evidence
+        return [(node_id, k < evidence) for k, node_id in enumerate(self.ids)]
+
+
 class GrowingIndex:
     """Integer adjacency that can grow (nodes and justifications are appended, never removed)."""
 
@@ -400,10 +431,8 @@ class GrowingIndex:
     def of(cls, structure: SupportStructure) -> "GrowingIndex":
         """The index of a structure (evidence first, then claims, each sorted by id)."""
         index = cls()
-        nodes = [(n, True) for n in sorted(structure.evidence)]
-        nodes += [(n, False) for n in sorted(structure.claims)]
-        number = {node_id: k for k, (node_id, _) in enumerate(nodes)}
-        index.extend_rows(nodes, *justification_rows(structure, number))
+        rows = GraphRows.of(structure)
+        index.extend_rows(rows.nodes(), rows.claims, rows.offsets, rows.flat)
         return index
 
     def structure(self, texts: dict[str, str] | None = None) -> SupportStructure:
@@ -1044,4 +1073,4 @@ def _region_of_arrays(
     return region
 
 
-__all__ = ["GrowingIndex", "NO_SUPPORT", "Plan", "SupportState", "state_of"]
+__all__ = ["GraphRows", "GrowingIndex", "NO_SUPPORT", "Plan", "SupportState", "state_of"]

@@ -96,9 +96,9 @@ from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 from theory.errors import InputError
 from theory.fixpoint import active_numbers
-from theory.graphfile import GraphRows, graph_rows, parse_graph, paused_gc
+from theory.graphfile import graph_rows, parse_graph, paused_gc
 from theory.ids import check_id
-from theory.incremental import NO_RANK, GrowingIndex, Plan, SupportState, justification_rows
+from theory.incremental import NO_RANK, GraphRows, GrowingIndex, Plan, SupportState
 from theory.revision import downstream_numbers
 from theory.structure import Kind, Nogood, SupportStructure
 
@@ -207,15 +207,6 @@ def _check_texts(texts: Iterable[tuple[str, str]], nogoods: Iterable[Nogood], so
         problem = text_problem(nogood.text, MAX_TEXT)
         if problem is not None:
             raise InputError(f"text {problem}", source=source, node=nogood.id)
-
-
-def _rows_of(structure: SupportStructure) -> GraphRows:
-    """A structure's nodes and justifications as :func:`theory.graphfile.graph_rows` gives
-    those of a document (evidence, then claims, each sorted; numbered from 0)."""
-    ids = sorted(structure.evidence) + sorted(structure.claims)
-    claims, offsets, flat = justification_rows(structure, dict(zip(ids, range(len(ids)))))
-    texts = {n.id: n.text for n in structure.nodes.values() if n.text}
-    return GraphRows(ids, len(structure.evidence), texts, claims, offsets, flat)
 
 
 def _encodes(text: str) -> bool:
@@ -1101,12 +1092,12 @@ class Memory:
         if isinstance(graph, SupportStructure):
             for node_id in [*graph.nodes, *(g.id for g in graph.nogoods)]:
                 check_id(node_id, "id", source)
-            rows, nogoods = _rows_of(graph), graph.nogoods
+            rows, nogoods = GraphRows.of(graph), graph.nogoods
         else:
             read = graph_rows(graph)  # a plain valid document, straight into numbered rows
             if read is None:  # anything else: the full reader says what is wrong
                 structure = parse_graph(graph, source=source)
-                read, nogoods = _rows_of(structure), structure.nogoods
+                read, nogoods = GraphRows.of(structure), structure.nogoods
             rows = read
             extra_keys = ("author", "expression", "value")
             for node in graph.get("nodes", []):
@@ -1161,12 +1152,7 @@ class Memory:
             if first_node:  # rows are numbered from 0; this graph's nodes follow the memory's
                 claims = [c + first_node for c in claims]
                 flat = [a + first_node for a in flat]
-            index.extend_rows(
-                [(node_id, k < n_evidence) for k, node_id in enumerate(ordered)],
-                claims,
-                offsets,
-                flat,
-            )
+            index.extend_rows(rows.nodes(), claims, offsets, flat)
             # the graph is self-contained: nothing stored changes status; the new nodes are
             # derived among themselves (a region of exactly the new graph)
             plan = loaded.state.plan_import(first_node, first_just)
