@@ -1,6 +1,7 @@
 -- The tables, functions and checks of one memory (one PostgreSQL schema).
 -- Run with the memory's schema as search_path; the per-table triggers are added by
--- jtms.store.postgres.store (they name each table).
+-- jtms.store.postgres.store (they name each table). Lines "-- section: NAME" mark what
+-- `jtms upgrade` runs again on a memory of an older layout (PostgresStore.upgrade_schema).
 CREATE TABLE meta (
     key   text PRIMARY KEY,
     value text NOT NULL
@@ -43,6 +44,7 @@ CREATE TABLE justifications (
     event       bigint NOT NULL
 );
 
+-- section: batches
 -- Revisions and support pointers are stored one row per batch, not per node: the nodes an
 -- event revises to one status (or whose pointers it sets) in one array, in sequence order. An
 -- audit writes hundreds of them, and a row per node costs a heap tuple, three index entries
@@ -81,6 +83,7 @@ SELECT b.first_seq + t.ord - 1 AS seq, t.node, t.justification, t.rank, b.event
   FROM support_batches b,
        unnest(b.nodes, b.justifications, b.ranks) WITH ORDINALITY AS t(node, justification, rank, ord);
 
+-- section: end
 -- Nodes that must not all be active together; they change no status by themselves.
 CREATE TABLE nogoods (
     id     text PRIMARY KEY,
@@ -119,6 +122,7 @@ BEGIN
         USING ERRCODE = 'insufficient_privilege';
 END $$;
 
+-- section: checks (CREATE OR REPLACE on an upgrade)
 -- References of inserted rows, checked once per statement (COPY included). Node and
 -- justification numbers are dense (0, 1, ...: checked here at every insert), so a reference
 -- to one is valid exactly when it lies in [0, max]: one aggregate over the inserted rows and
@@ -221,6 +225,7 @@ BEGIN
     RETURN NEW;
 END $$;
 
+-- section: end
 -- Listeners learn of every committed write (payload: the newest event id).
 CREATE FUNCTION notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -306,13 +306,11 @@ class PostgresStore:
             )
             for index in (f"{table}_by_event", f"{table}_by_node"):
                 db.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(index)))
-        start = SCHEMA.index("CREATE TABLE revision_batches")
-        end = SCHEMA.index("-- Nodes that must not all be active together")
-        db.execute(SCHEMA[start:end])
+        db.execute(_schema_section("batches"))
         # the reference checks of batches, and the views' triggers' functions
-        functions = SCHEMA[SCHEMA.index("CREATE FUNCTION check_references()") :]
-        functions = functions[: functions.index("-- Listeners learn of every committed write")]
-        db.execute(functions.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION"))
+        db.execute(
+            _schema_section("checks").replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION")
+        )
         db.execute(
             "INSERT INTO revision_batches (first_seq, status, event, nodes) "
             "SELECT min(seq), status, event, array_agg(node ORDER BY seq) FROM "
@@ -917,6 +915,13 @@ class PostgresStore:
 
 
 NEWEST_EVENT = "SELECT coalesce(max(id), 0) FROM events"
+
+
+def _schema_section(name: str) -> str:
+    """The statements of ``schema.sql`` between ``-- section: NAME`` and the next
+    ``-- section: end``."""
+    start = SCHEMA.index(f"-- section: {name}")
+    return SCHEMA[start : SCHEMA.index("-- section: end", start)]
 
 
 def _last_result(cursor: psycopg.Cursor[Any]) -> int:
