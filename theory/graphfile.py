@@ -22,8 +22,7 @@ from typing import Any, cast
 
 from theory.errors import GraphError, InputError
 from theory.ids import id_problem
-from theory.incremental import GraphRows
-from theory.structure import Kind, Nogood, SupportStructure
+from theory.structure import GraphRows, Kind, Nogood, SupportStructure
 
 
 @contextmanager
@@ -224,7 +223,7 @@ def _parse(data: Any) -> SupportStructure:
 
 
 def graph_rows(data: Any) -> GraphRows | None:
-    """The numbered rows (:class:`theory.incremental.GraphRows`) of a valid graph document
+    """The numbered rows (:class:`theory.structure.GraphRows`) of a valid graph document
     without nogoods, read in one pass over its nodes and one over its justifications, building
     no :class:`SupportStructure`
     (a million-claim import builds two million justification objects otherwise).

@@ -37,7 +37,7 @@ from itertools import chain, compress
 from typing import Any
 
 from theory.fixpoint import active_numbers, rederive
-from theory.structure import SupportStructure
+from theory.structure import GraphRows, SupportStructure, justification_rows
 
 NO_SUPPORT = -1
 NO_RANK = 1 << 62
@@ -198,54 +198,6 @@ class Antecedents(Sequence[tuple[int, ...]]):
     def compressed(self) -> tuple[Ints, Ints]:
         """(offsets, flat) of every justification (the arrays themselves, not copies)."""
         return self.offsets, self.flat
-
-
-def justification_rows(
-    structure: SupportStructure, number: Mapping[str, int]
-) -> tuple[list[int], list[int], list[int]]:
-    """The structure's justifications as compressed rows in the numbering ``number``
-    (claims, offsets, flat antecedents, each justification's sorted), the input of
-    :meth:`GrowingIndex.extend_rows`."""
-    claims: list[int] = []
-    offsets = [0]
-    flat: list[int] = []
-    get = number.__getitem__
-    for j in structure.justifications:
-        claims.append(get(j.claim))
-        flat.extend(sorted(map(get, j.antecedents)))
-        offsets.append(len(flat))
-    return claims, offsets, flat
-
-
-@dataclass(frozen=True)
-class GraphRows:
-    """A graph as numbered rows: the numbering of every bulk build (:meth:`GrowingIndex.of`,
-    an import).
-
-    Node ``k`` is ``ids[k]``: the evidence first (``ids[:evidence]``), then the claims, each
-    part sorted. Justification ``i`` concludes ``claims[i]`` from
-    ``flat[offsets[i]:offsets[i + 1]]`` (sorted, distinct), in the structure's order. A graph
-    document is read straight into these by :func:`theory.graphfile.graph_rows`.
-    """
-
-    ids: list[str]
-    evidence: int
-    texts: dict[str, str]  # the nodes with a non-empty text
-    claims: list[int]
-    offsets: list[int]
-    flat: list[int]
-
-    @classmethod
-    def of(cls, structure: SupportStructure) -> "GraphRows":
-        ids = sorted(structure.evidence) + sorted(structure.claims)
-        claims, offsets, flat = justification_rows(structure, dict(zip(ids, range(len(ids)))))
-        texts = {n.id: n.text for n in structure.nodes.values() if n.text}
-        return cls(ids, len(structure.evidence), texts, claims, offsets, flat)
-
-    def nodes(self) -> list[tuple[str, bool]]:
-        """(id, is evidence) of every node, in number order (:meth:`GrowingIndex.extend_rows`)."""
-        evidence = self.evidence
-        return [(node_id, k < evidence) for k, node_id in enumerate(self.ids)]
 
 
 class GrowingIndex:
@@ -1073,4 +1025,12 @@ def _region_of_arrays(
     return region
 
 
-__all__ = ["GraphRows", "GrowingIndex", "NO_SUPPORT", "Plan", "SupportState", "state_of"]
+__all__ = [
+    "GraphRows",
+    "GrowingIndex",
+    "NO_SUPPORT",
+    "Plan",
+    "SupportState",
+    "justification_rows",
+    "state_of",
+]

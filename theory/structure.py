@@ -204,3 +204,51 @@ def _checked_nogoods(nogoods: Iterable[Nogood], nodes: Mapping[str, Node]) -> tu
                 raise GraphError(f"unknown node {node_id!r} in nogood {nogood.id!r}", node=node_id)
         checked.append(Nogood(nogood.id, frozenset(nogood.nodes), nogood.text))
     return tuple(checked)
+
+
+def justification_rows(
+    structure: SupportStructure, number: Mapping[str, int]
+) -> tuple[list[int], list[int], list[int]]:
+    """The structure's justifications as compressed rows in the numbering ``number``
+    (claims, offsets, flat antecedents, each justification's sorted), the input of
+    :meth:`theory.incremental.GrowingIndex.extend_rows`."""
+    claims: list[int] = []
+    offsets = [0]
+    flat: list[int] = []
+    get = number.__getitem__
+    for j in structure.justifications:
+        claims.append(get(j.claim))
+        flat.extend(sorted(map(get, j.antecedents)))
+        offsets.append(len(flat))
+    return claims, offsets, flat
+
+
+@dataclass(frozen=True)
+class GraphRows:
+    """A graph as numbered rows: the numbering of every bulk build (:meth:`theory.incremental.GrowingIndex.of`,
+    an import).
+
+    Node ``k`` is ``ids[k]``: the evidence first (``ids[:evidence]``), then the claims, each
+    part sorted. Justification ``i`` concludes ``claims[i]`` from
+    ``flat[offsets[i]:offsets[i + 1]]`` (sorted, distinct), in the structure's order. A graph
+    document is read straight into these by :func:`theory.graphfile.graph_rows`.
+    """
+
+    ids: list[str]
+    evidence: int
+    texts: dict[str, str]  # the nodes with a non-empty text
+    claims: list[int]
+    offsets: list[int]
+    flat: list[int]
+
+    @classmethod
+    def of(cls, structure: SupportStructure) -> "GraphRows":
+        ids = sorted(structure.evidence) + sorted(structure.claims)
+        claims, offsets, flat = justification_rows(structure, dict(zip(ids, range(len(ids)))))
+        texts = {n.id: n.text for n in structure.nodes.values() if n.text}
+        return cls(ids, len(structure.evidence), texts, claims, offsets, flat)
+
+    def nodes(self) -> list[tuple[str, bool]]:
+        """(id, is evidence) of every node, in number order (:meth:`theory.incremental.GrowingIndex.extend_rows`)."""
+        evidence = self.evidence
+        return [(node_id, k < evidence) for k, node_id in enumerate(self.ids)]
