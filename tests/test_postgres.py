@@ -152,6 +152,33 @@ def test_references_are_checked_by_the_database(memory, dsn, statement, message)
     assert _dump(memory) == before
 
 
+def test_a_statement_sent_unawaited_that_fails_fails_its_write(memory, monkeypatch):
+    """A write's inserts are sent in pipeline mode, their answers awaited with COMMIT's: one
+    that the database refuses (here a revision of a missing node, sent with the audit's
+    support pointers) still fails the write, with the database's reason; nothing is written,
+    the memory's state is read again, and the next write works."""
+    from jtms.store.postgres.store import PostgresStore
+
+    before = _dump(memory)
+    original = PostgresStore.add_supports
+
+    def add_supports_and_a_bad_revision(self, event, pointers):
+        original(self, event, pointers)
+        self.add_revisions(event, "inactive", [10**6])
+
+    with Memory.open(memory) as m:
+        assert m.active_ids() == {"e1", "e2", "c1", "c2"}
+        monkeypatch.setattr(PostgresStore, "add_supports", add_supports_and_a_bad_revision)
+        with pytest.raises(InputError, match="missing node"):
+            m.audit(["e1", "e2"], reason="refused")
+        monkeypatch.undo()
+        assert m.active_ids() == {"e1", "e2", "c1", "c2"} and m.open_audits() == {}
+        assert _dump(memory) == before
+        retired = m.audit(["e1"], reason="lands").retired
+        assert retired == {"e1"}  # c1 stands on e2
+        assert m.integrity_problems() == []
+
+
 def test_writers_to_one_memory_wait_for_each_other_but_not_for_other_memories(dsn, memories):
     """A writer holding memory A's lock blocks a second writer of A (past a short busy
     timeout: exit 2 saying how long it waited), never a writer of B."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
@@ -135,6 +135,8 @@ class PostgresStore:
         self._depth = 0
         self._durability = "full"
         self._last_event: int | None = None  # the newest event id when this transaction began
+        # a write's statements, sent unawaited (pipeline mode), while it is entered
+        self._pipeline: AbstractContextManager[psycopg.Pipeline] | None = None
         self.schema_version = POSTGRES_SCHEMA_VERSION
         #: how writers are serialised: "lock" (the advisory lock; always used by jtms) or
         #: "serializable" (SERIALIZABLE transactions, no lock: a concurrent writer fails with
@@ -291,6 +293,7 @@ class PostgresStore:
         one batch, so every revision and support keeps its sequence number."""
         if not self.needs_upgrade:
             return
+        self._unpipe()  # schema.sql's sections are scripts of many statements
         db = self._db
         for table in ("revisions", "supports"):
             for trigger in (f"{table}_append_only", f"{table}_no_truncate", f"{table}_references"):
@@ -430,17 +433,43 @@ class PostgresStore:
             ) from None
         self._depth += 1
         try:
+            self._pipe()
             yield
             self._depth -= 1
             self._db.execute("COMMIT")
+            self._unpipe()
         except psycopg.Error as error:
             self._depth = 0
+            self._unpipe(failed=True)
             self._end("ROLLBACK")
             raise fault(error, self.location) from None
         except BaseException:
             self._depth = 0
+            self._unpipe(failed=True)
             self._end("ROLLBACK")
             raise
+
+    def _pipe(self) -> None:
+        """Send a write's statements in pipeline mode: each goes to the server at once and runs
+        there while this process goes on (planning, applying the plan to its state); their
+        results are awaited together with COMMIT's, one round trip for the whole write. A
+        statement whose result is read (a query) or a COPY waits as before."""
+        if self._pipeline is None:
+            pipeline = self._db.pipeline()
+            pipeline.__enter__()
+            self._pipeline = pipeline
+
+    def _unpipe(self, failed: bool = False) -> None:
+        """Await every statement sent (raising the first error) and leave pipeline mode; after
+        a failure, leave it quietly (the caller rolls back)."""
+        pipeline, self._pipeline = self._pipeline, None
+        if pipeline is None:
+            return
+        if failed:
+            error = psycopg.OperationalError("the write failed")
+            pipeline.__exit__(type(error), error, None)
+        else:
+            pipeline.__exit__(None, None, None)
 
     def _end(self, statement: str) -> None:
         """End the transaction if the connection still has one (a lost one has none)."""
@@ -759,11 +788,23 @@ class PostgresStore:
         target: int | None = None,
         source: str | None = None,
     ) -> int:
+        values = (kind, time, actor, reason, list(roots) if roots is not None else None, target, source)
+        if self.serialise == "lock" and self._last_event is not None:
+            # the advisory lock is held and the newest id was read after it was granted: the
+            # next id is known here, so the insert is sent without waiting for its answer
+            event = self._last_event + 1
+            self._db.execute(
+                "INSERT INTO events (id, kind, time, actor, reason, roots, target, source) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                (event, *values),
+            )
+            self._last_event = event
+            return event
         self._last_event = None  # this transaction adds one
         rows = self._rows(
             "INSERT INTO events (id, kind, time, actor, reason, roots, target, source) "
             "SELECT coalesce(max(id), 0) + 1, %s, %s, %s, %s, %s, %s, %s FROM events RETURNING id",
-            (kind, time, actor, reason, list(roots) if roots is not None else None, target, source),
+            values,
         )
         return int(rows[0][0])
 
@@ -874,8 +915,12 @@ class PostgresStore:
 
     def _copy(self, statement: str, data: str) -> None:
         if data:
+            piped = self._pipeline is not None
+            self._unpipe()  # COPY cannot run in pipeline mode
             with self._db.cursor().copy(statement) as copy:  # type: ignore[arg-type]
                 copy.write(data)
+            if piped:
+                self._pipe()
 
     # --- notifications ------------------------------------------------------------------------
     def wait_for_change(self, after: int, timeout: float) -> int:
