@@ -391,3 +391,63 @@ def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
         index, large, list(region), flat_counts=True
     )
     assert small == large
+
+
+def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_location):
+    """Plain nodes (no text, author or calculation) and annotated ones are written by two
+    statements: each stored row has the columns the document gave, in its number's place."""
+    document = {
+        "nodes": [
+            {"id": "e0", "kind": "evidence"},
+            {"id": "e1", "kind": "evidence", "text": "seen"},
+            {"id": "e2", "kind": "evidence", "expression": "2*3", "value": "6"},
+            {"id": "e3", "kind": "evidence", "author": "bo"},
+            {"id": "c0", "kind": "claim"},
+            {"id": "c1", "kind": "claim", "text": "so"},
+            {"id": "c2", "kind": "claim", "author": "cy"},
+            {"id": "c3", "kind": "claim"},
+            {"id": "c4", "kind": "claim", "text": "unfounded"},
+        ],
+        "justifications": [
+            {"claim": "c0", "antecedents": ["e0"]},
+            {"claim": "c1", "antecedents": ["e1", "c0"]},
+            {"claim": "c2", "antecedents": ["e2"]},
+        ],
+    }
+    location = memory_location()
+    with Memory.create(location) as memory:
+        memory.add_evidence("x0")
+        memory.import_graph(document, source="g", author="ana")
+        memory.import_graph(
+            {
+                "nodes": [
+                    {"id": "e8", "kind": "evidence", "expression": "1+1", "value": "2"},
+                    {"id": "e9", "kind": "evidence"},
+                    {"id": "c7", "kind": "claim", "text": "unfounded too"},
+                    {"id": "c8", "kind": "claim"},
+                    {"id": "c9", "kind": "claim"},
+                ],
+                "justifications": [{"claim": "c9", "antecedents": ["e9", "e8"]}],
+            },
+            source="h",
+        )
+        rows = {row["id"]: row for row in memory.table("nodes")}
+    expected = {  # id: (num, kind, text, author, expression, value, event, status)
+        "x0": (0, "evidence", "", None, None, None, 2, "active"),
+        "e0": (1, "evidence", "", "ana", None, None, 3, "active"),
+        "e1": (2, "evidence", "seen", "ana", None, None, 3, "active"),
+        "e2": (3, "evidence", "", "ana", "2*3", "6", 3, "active"),
+        "e3": (4, "evidence", "", "bo", None, None, 3, "active"),
+        "c0": (5, "claim", "", "ana", None, None, 3, "active"),
+        "c1": (6, "claim", "so", "ana", None, None, 3, "active"),
+        "c2": (7, "claim", "", "cy", None, None, 3, "active"),
+        "c3": (8, "claim", "", "ana", None, None, 3, "inactive"),
+        "c4": (9, "claim", "unfounded", "ana", None, None, 3, "inactive"),
+        "e8": (10, "evidence", "", None, "1+1", "2", 4, "active"),
+        "e9": (11, "evidence", "", None, None, None, 4, "active"),
+        "c7": (12, "claim", "unfounded too", None, None, None, 4, "inactive"),
+        "c8": (13, "claim", "", None, None, None, 4, "inactive"),
+        "c9": (14, "claim", "", None, None, None, 4, "active"),
+    }
+    columns = ("num", "kind", "text", "author", "expression", "value", "event", "status")
+    assert {node: tuple(row[c] for c in columns) for node, row in rows.items()} == expected

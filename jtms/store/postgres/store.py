@@ -788,7 +788,8 @@ class PostgresStore:
         target: int | None = None,
         source: str | None = None,
     ) -> int:
-        values = (kind, time, actor, reason, list(roots) if roots is not None else None, target, source)
+        listed = list(roots) if roots is not None else None
+        values = (kind, time, actor, reason, listed, target, source)
         if self.serialise == "lock" and self._last_event is not None:
             # the advisory lock is held and the newest id was read after it was granted: the
             # next id is known here, so the insert is sent without waiting for its answer
