@@ -4,7 +4,7 @@ well-founded pointers whose ranks are one above their antecedents')."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from jtms.memory.memory import Memory
@@ -451,3 +451,33 @@ def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_locat
     }
     columns = ("num", "kind", "text", "author", "expression", "value", "event", "status")
     assert {node: tuple(row[c] for c in columns) for node, row in rows.items()} == expected
+
+
+_PLAIN_PIECES = st.sampled_from(["a", "Z9", "-", " ", "x" * 130])  # ids near the rules' edges
+_ODD_PIECES = st.sampled_from(["a", ",", "\t", "\x7f", "é", "\u200b", "", "\n", " ,", ", "])
+_IDS = st.lists(
+    st.lists(_PLAIN_PIECES, max_size=3).map("".join)
+    | st.lists(_ODD_PIECES, max_size=3).map("".join)
+    | st.text(max_size=6),
+    max_size=6,
+)
+
+
+@settings(max_examples=600)
+@given(_IDS)
+@example(["a ", "b"])
+@example(["a", " b"])
+@example([" a", "b"])
+@example(["a", "b "])
+@example(["a", "", "b"])
+@example(["a", "x" * 257])
+@example(["a,b", "c"])
+@example(["a", "b\x7f"])
+@example(["é ", "b"])
+def test_all_ids_at_once_agrees_with_each_id(values):
+    """The import checks all ids in one pass over their comma-joined text; its answer is
+    always the one id-by-id check's (spaces beside commas, control and non-ASCII characters,
+    empty and overlong ids)."""
+    from theory.ids import all_ids, id_problem
+
+    assert all_ids(values) == all(id_problem(value) is None for value in values)

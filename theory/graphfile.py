@@ -17,11 +17,12 @@ import gc
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, cast
 
 from theory.errors import GraphError, InputError
-from theory.ids import id_problem
+from theory.ids import all_ids, id_problem
 from theory.structure import GraphRows, Kind, Nogood, SupportStructure
 
 
@@ -143,6 +144,10 @@ TOP_KEYS = frozenset({"nodes", "justifications", "nogoods"})
 NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value"})
 JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
 _ONLY_STR = frozenset({str})  # antecedents: exactly str, checked per list in C (set of the types)
+_ONLY_DICT = frozenset({dict})
+_ONLY_LIST = frozenset({list})
+_NO_ANTECEDENTS: list[Any] = []  # what a justification without the key reads (never changed)
+_KINDS = frozenset(kind.value for kind in Kind)
 
 
 def _known_keys(
@@ -246,64 +251,128 @@ def graph_rows(data: Any) -> GraphRows | None:
         return None
     if "nogoods" in data and type(data["nogoods"]) is not list:
         return None
-    evidence: list[str] = []
-    claims: list[str] = []
-    texts: dict[str, str] = {}
-    evidence_kind, claim_kind, node_keys = Kind.EVIDENCE.value, Kind.CLAIM.value, NODE_KEYS
     with paused_gc():
-        for node in nodes:
-            if type(node) is not dict or not node.keys() <= node_keys:
-                return None
-            node_id, kind = node.get("id"), node.get("kind")
-            if type(node_id) is not str or id_problem(node_id) is not None:
-                return None
-            if kind == evidence_kind:
-                evidence.append(node_id)
-            elif kind == claim_kind:
-                claims.append(node_id)
-            else:
-                return None
-            text = node.get("text", "")
-            if type(text) is not str:
-                return None
-            if text:
-                texts[node_id] = text
-        evidence.sort()
-        claims.sort()
-        ids = evidence + claims
-        number = dict(zip(ids, range(len(ids))))
-        if len(number) != len(ids):  # a repeated id
+        try:
+            return _rows_of(nodes, justifications)
+        except TypeError:  # an unhashable kind, say: invalid, and parse_graph says why
             return None
-        first_claim = len(evidence)
-        get = number.get
-        claim_of: list[int] = []
-        offsets = [0]
-        flat: list[int] = []
-        seen: set[tuple[int, ...]] = set()
-        for justification in justifications:
-            if type(justification) is not dict or not justification.keys() <= JUSTIFICATION_KEYS:
-                return None
-            claim_id = justification.get("claim")
-            if type(claim_id) is not str:
-                return None
-            claim = get(claim_id)
-            antecedents = justification.get("antecedents", [])
-            if claim is None or claim < first_claim or type(antecedents) is not list:
-                return None
-            if not set(map(type, antecedents)) <= _ONLY_STR:
-                return None
-            numbers = set(map(get, antecedents))
-            if None in numbers:
-                return None
-            row = sorted(cast("set[int]", numbers))
-            key = (claim, *row)
-            if key in seen:  # a repeated justification adds nothing (SupportStructure.build)
-                continue
-            seen.add(key)
-            claim_of.append(claim)
-            flat.extend(row)
-            offsets.append(len(flat))
-    return GraphRows(ids, first_claim, texts, claim_of, offsets, flat)
+
+
+def _rows_of(nodes: list[Any], justifications: list[Any]) -> GraphRows | None:
+    """:func:`graph_rows` of the two lists: each check is one pass in C over all items (the
+    types of all ids as one set, say), then one Python pass numbers each justification."""
+    if not set(map(type, nodes)) <= _ONLY_DICT:
+        return None
+    if not set().union(*map(dict.keys, nodes)) <= NODE_KEYS:
+        return None
+    node_ids = cast("list[str]", list(map(dict.get, nodes, repeat("id"))))  # checked below
+    kinds = list(map(dict.get, nodes, repeat("kind")))
+    node_texts = cast("list[str]", list(map(dict.get, nodes, repeat("text"), repeat(""))))
+    if not set(map(type, node_ids)) <= _ONLY_STR or not set(map(type, node_texts)) <= _ONLY_STR:
+        return None
+    if not set(kinds) <= _KINDS or not all_ids(node_ids):
+        return None
+    evidence_kind = Kind.EVIDENCE.value
+    evidence = sorted([n for n, kind in zip(node_ids, kinds) if kind == evidence_kind])
+    claims = sorted([n for n, kind in zip(node_ids, kinds) if kind != evidence_kind])
+    texts = {n: text for n, text in zip(node_ids, node_texts) if text}
+    ids = evidence + claims
+    number = dict(zip(ids, range(len(ids))))
+    if len(number) != len(ids):  # a repeated id
+        return None
+    first_claim = len(evidence)
+    get = number.get
+    if not set(map(type, justifications)) <= _ONLY_DICT:
+        return None
+    if not set().union(*map(dict.keys, justifications)) <= JUSTIFICATION_KEYS:
+        return None
+    claim_ids = cast("list[str]", list(map(dict.get, justifications, repeat("claim"))))
+    if not set(map(type, claim_ids)) <= _ONLY_STR:
+        return None
+    claim_numbers = cast("list[int]", list(map(get, claim_ids)))  # None: checked next
+    if None in claim_numbers or (claim_numbers and min(claim_numbers) < first_claim):
+        return None
+    lists = list(map(dict.get, justifications, repeat("antecedents"), repeat(_NO_ANTECEDENTS)))
+    if not set(map(type, lists)) <= _ONLY_LIST:
+        return None
+    antecedent_ids = list(chain.from_iterable(lists))
+    if not set(map(type, antecedent_ids)) <= _ONLY_STR:
+        return None
+    numbers = cast("list[int]", list(map(get, antecedent_ids)))  # None: checked next
+    if None in numbers:
+        return None
+    sizes = list(map(len, lists))
+    rows = _distinct_rows(claim_numbers, sizes, numbers)
+    if rows is None:
+        rows = _distinct_rows_one_by_one(claim_numbers, sizes, numbers)
+    return GraphRows(ids, first_claim, texts, *rows)
+
+
+Rows = tuple[list[int], list[int], list[int]]
+
+
+def _distinct_rows_one_by_one(claims: list[int], sizes: list[int], numbers: list[int]) -> Rows:
+    """Justification ``k`` of claim ``claims[k]`` has the antecedents ``numbers`` from
+    ``sum(sizes[:k])`` on: each row sorted without repeats, and a justification equal to an
+    earlier one of its claim dropped (it adds nothing, as in ``SupportStructure.build``).
+    Returns the claims, offsets and flat antecedents of the rows kept."""
+    claim_of: list[int] = []
+    offsets = [0]
+    flat: list[int] = []
+    seen: set[tuple[int, ...]] = set()
+    start = 0
+    for claim, size in zip(claims, sizes):
+        end = start + size
+        row = numbers[start:end] if size < 2 else sorted(set(numbers[start:end]))
+        start = end
+        key = (claim, *row)
+        if key in seen:
+            continue
+        seen.add(key)
+        claim_of.append(claim)
+        flat.extend(row)
+        offsets.append(len(flat))
+    return claim_of, offsets, flat
+
+
+def _distinct_rows(claims: list[int], sizes: list[int], numbers: list[int]) -> Rows | None:
+    """:func:`_distinct_rows_one_by_one` in array operations, for the common case of no
+    repeated justification: rows are sorted and cleared of repeats by one sort of all
+    antecedents, and each row gets a 64-bit fingerprint of its claim and its set of
+    antecedents. ``None`` when two fingerprints are equal (a repeated justification, or,
+    rarely, two different ones that collide): the caller then goes one by one, exactly."""
+    import numpy as np
+
+    count = len(claims)
+    if count == 0:
+        return [], [0], []
+    row_of = np.repeat(np.arange(count, dtype=np.int64), np.asarray(sizes, dtype=np.int64))
+    # one sort orders each row and the rows stay in place (node numbers are below 2**31)
+    keys = np.sort((row_of << 32) | np.asarray(numbers, dtype=np.int64))
+    if len(keys):
+        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]  # repeats within a row
+    values, row_of = keys & 0xFFFFFFFF, keys >> 32
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_of, minlength=count), out=offsets[1:])
+    with np.errstate(over="ignore"):
+        summed = np.zeros(len(values) + 1, dtype=np.uint64)
+        np.cumsum(_mix(values.astype(np.uint64)), out=summed[1:])
+        fingerprint = summed[offsets[1:]] - summed[offsets[:-1]]
+        fingerprint += _mix(np.asarray(claims, dtype=np.uint64) ^ np.uint64(0x5BD1E995))
+    fingerprint.sort()
+    if bool((fingerprint[1:] == fingerprint[:-1]).any()):
+        return None
+    return list(claims), offsets.tolist(), values.tolist()
+
+
+def _mix(x: Any) -> Any:
+    """splitmix64's finaliser on a uint64 array: a well-spread 64-bit image of each value."""
+    import numpy as np
+
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
 
 def _parse_nogoods(nogoods: Any) -> list[Nogood]:

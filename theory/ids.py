@@ -16,6 +16,7 @@ Python API, the MCP server) refuses other ids with the same message, through
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 from theory.errors import InputError
@@ -47,6 +48,33 @@ def id_problem(value: Any) -> str | None:
     elif any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs") for ch in value):
         return "contains a control character or a lone surrogate (not valid UTF-8)"
     return None
+
+
+def all_ids(values: Sequence[str]) -> bool:
+    """Whether every string of ``values`` can be an id (:func:`id_problem` is None for each).
+
+    ASCII ids are checked all at once, joined by the comma that none of them may contain: the
+    joined text is printable (no control character), has one comma per gap (no id holds one),
+    no space beside a comma or at either end (no surrounding whitespace: in printable ASCII
+    that is the space alone), and the lengths are within bounds. Anything else is checked id by
+    id, so the answer is always :func:`id_problem`'s.
+
+    >>> all_ids(["e1", "c 2"]), all_ids(["e1", " c2"]), all_ids(["a,b"])
+    (True, False, False)
+    """
+    joined = SEPARATOR.join(values)
+    if (
+        joined.isascii()
+        and joined.isprintable()
+        and joined.count(SEPARATOR) == len(values) - 1
+        and not joined.startswith(" ")
+        and not joined.endswith(" ")
+        and ", " not in joined
+        and " ," not in joined
+        and 0 < min(map(len, values)) <= max(map(len, values)) <= MAX_ID_LENGTH
+    ):
+        return True
+    return all(id_problem(value) is None for value in values)
 
 
 def _shown(value: Any) -> str:
