@@ -367,8 +367,11 @@ def test_a_claim_rederived_on_a_switched_claim_ranks_above_its_new_rank():
 @settings(max_examples=300)
 @given(jst.support_structures(cycles=True, max_evidence=5, max_claims=10), st.data())
 def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
-    """The two counting paths of theory.fixpoint.rederive (flat lists for a large region, a
-    dict for a small one) derive the same claims in the same order."""
+    """The counting paths of theory.fixpoint.rederive (for a large region: in numpy over flat
+    arrays, or in a flat list over slices; a dict for a small one) derive the same claims in
+    the same order."""
+    from unittest import mock
+
     from theory.fixpoint import _rederive
 
     state = SupportState(GrowingIndex.of(structure))
@@ -386,11 +389,12 @@ def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
         if (candidates)
         else []
     )
-    small, large = bytearray(after), bytearray(after)
-    assert _rederive(index, small, list(region), flat_counts=False) == _rederive(
-        index, large, list(region), flat_counts=True
-    )
-    assert small == large
+    small, large, sliced = bytearray(after), bytearray(after), bytearray(after)
+    derived = _rederive(index, small, list(region), flat_counts=False)
+    assert _rederive(index, large, list(region), flat_counts=True) == derived
+    with mock.patch("theory.fixpoint._flat_rows", return_value=None):  # no arrays: slices
+        assert _rederive(index, sliced, list(region), flat_counts=True) == derived
+    assert small == large == sliced
 
 
 def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_location):
@@ -481,3 +485,29 @@ def test_all_ids_at_once_agrees_with_each_id(values):
     from theory.ids import all_ids, id_problem
 
     assert all_ids(values) == all(id_problem(value) is None for value in values)
+
+
+def test_rederive_derives_in_the_order_of_the_region_on_every_counting_path():
+    """Claims derivable at once come out in the region's order (then in propagation order),
+    whichever path counts: the order of a plan's activations and revisions depends on it."""
+    from contextlib import nullcontext
+    from unittest import mock
+
+    from theory.fixpoint import _rederive
+
+    structure = SupportStructure.build(
+        ["e1", "e2", "e3"],
+        ["a", "b", "c", "d"],
+        [("a", ["e1"]), ("b", ["e2"]), ("c", ["e3"]), ("d", ["a", "b"])],
+    )
+    index = GrowingIndex.of(structure)  # flat arrays, as a new memory's import builds it
+    region = [index.number[n] for n in ("c", "a", "d", "b")]
+    expected = [index.number[n] for n in ("c", "a", "b", "d")]
+    for flat_counts in (False, True):
+        for arrays in (True, False):
+            active = bytearray(index.size)
+            for e in ("e1", "e2", "e3"):
+                active[index.number[e]] = 1
+            slices = mock.patch("theory.fixpoint._flat_rows", return_value=None)
+            with nullcontext() if arrays else slices:
+                assert _rederive(index, active, list(region), flat_counts=flat_counts) == expected

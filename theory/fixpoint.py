@@ -13,9 +13,11 @@ justification counts its antecedents not yet active and fires when the count rea
 from __future__ import annotations
 
 import weakref
+from array import array
 from collections.abc import Collection, Iterable
+from typing import Any
 
-from theory.index import IndexView, index_of
+from theory.index import IndexView, array_view, gathered_rows, index_of
 from theory.structure import SupportStructure
 
 
@@ -137,6 +139,49 @@ def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list
     return _rederive(index, active, region, flat_counts=8 * len(region) >= len(active))
 
 
+def _flat_rows(index: IndexView) -> tuple[Any, Any, Any, Any] | None:
+    """The justifications of each node and the antecedents of each justification as flat
+    ``array`` rows (offsets, items), when the index holds them so (a memory's index built
+    by an import into a new memory, or opened from a checkpoint); else None."""
+    rows = getattr(index.justs_of, "rows", None)
+    compressed = getattr(index.just_antecedents, "compressed", None)
+    if rows is None or compressed is None:
+        return None
+    justs, antecedents = rows(), compressed()
+    if justs is None or not all(isinstance(a, array) for a in (*justs, *antecedents)):
+        return None
+    return (*justs, *antecedents)
+
+
+def _counts_of_arrays(
+    active: bytearray,
+    region: list[int],
+    justs_offsets: Any,
+    justs_flat: Any,
+    offsets: Any,
+    flat: Any,
+    count: int,
+) -> tuple[list[int], list[int]]:
+    """The counting of :func:`_rederive` in array operations: the justifications of the
+    region's claims in order, and for each its antecedents not flagged in ``active`` (a
+    list of ``count`` counters, zero for every other justification)."""
+    import numpy as np
+
+    flags = array_view(active)
+    counted, _ = gathered_rows(
+        array_view(justs_offsets), array_view(justs_flat), np.asarray(region, dtype=np.int64)
+    )
+    counted = counted.astype(np.int64)
+    antecedents, lengths = gathered_rows(array_view(offsets), array_view(flat), counted)
+    summed = np.zeros(len(antecedents) + 1, dtype=np.int64)
+    np.cumsum(flags[antecedents], out=summed[1:])
+    ends = np.cumsum(lengths)
+    missing = np.zeros(count, dtype=np.int64)
+    missing[counted] = lengths - (summed[ends] - summed[ends - lengths])
+    del flags  # the bytearray may grow again once no view holds its buffer
+    return missing.tolist(), counted.tolist()
+
+
 def _rederive(
     index: IndexView, active: bytearray, region: list[int], flat_counts: bool
 ) -> list[int]:
@@ -152,7 +197,10 @@ def _rederive(
     counted: list[int] = []  # the region claims' justifications, in counting order
     compressed = getattr(just_antecedents, "compressed", None)
     many = getattr(justs_of, "many", None)
-    if compressed is not None and many is not None:  # a growing index: slices, no tuples
+    rows = _flat_rows(index) if flat_counts else None
+    if rows is not None:  # flat arrays (an import into a new memory): counted in numpy
+        missing, counted = _counts_of_arrays(active, region, *rows, len(just_claim))
+    elif compressed is not None and many is not None:  # a growing index: slices, no tuples
         offsets, flat = compressed()
         is_active = active.__getitem__
         for justs in many(region):

@@ -37,6 +37,7 @@ from itertools import chain, compress
 from typing import Any
 
 from theory.fixpoint import active_numbers, rederive
+from theory.index import array_view, gathered_rows
 from theory.structure import GraphRows, SupportStructure, justification_rows
 
 NO_SUPPORT = -1
@@ -1001,23 +1002,15 @@ def _region_of_arrays(
     seen. The arrays are read in place (no copy); the seen mask is one byte per node."""
     import numpy as np
 
-    offs, items, claim = (
-        np.frombuffer(a, dtype=f"{'i' if a.typecode.islower() else 'u'}{a.itemsize}")
-        for a in (offsets, flat, just_claim)
-    )
-    flagged = np.frombuffer(pointer, dtype=np.uint8)
+    offs, items, claim, flagged = map(array_view, (offsets, flat, just_claim, pointer))
     region = list(dict.fromkeys(roots))
     level = np.array(region, dtype=np.int64)
     seen = np.zeros(len(offs) - 1, dtype=bool)
     seen[level] = True
     while level.size:
-        starts = offs[level]
-        lengths = offs[level + 1] - starts
-        total = int(lengths.sum())
-        if not total:
+        using, _ = gathered_rows(offs, items, level)
+        if not using.size:
             break
-        ends = np.cumsum(lengths)
-        using = items[np.arange(total) + np.repeat(starts - (ends - lengths), lengths)]
         claims = claim[using[flagged[using] != 0]]
         level = np.unique(claims[~seen[claims]])
         seen[level] = True

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
-from typing import Protocol
+from typing import Any, Protocol
 
 from theory.structure import SupportStructure
 
@@ -139,3 +139,33 @@ def _build(structure: SupportStructure) -> SupportIndex:
         just_antecedents=just_antecedents,
         justs_of=tuple(map(tuple, justs_of)),
     )
+
+
+def array_view(values: Any) -> Any:
+    """A numpy view (no copy) of an ``array("i")``/``array("q")`` or a ``bytearray``
+    (unsigned bytes): the flat rows of a compressed index, read in place."""
+    import numpy as np
+
+    if isinstance(values, bytearray):
+        return np.frombuffer(values, dtype=np.uint8)
+    kind = "i" if values.typecode.islower() else "u"
+    return np.frombuffer(values, dtype=f"{kind}{values.itemsize}")
+
+
+def gathered_rows(offsets: Any, flat: Any, rows: Any) -> tuple[Any, Any]:
+    """The items of compressed rows ``rows`` (numpy: ``flat[offsets[r]:offsets[r + 1]]`` for
+    each ``r`` in order, concatenated) and the length of each row, in a few array operations.
+
+    >>> import numpy as np
+    >>> items, lengths = gathered_rows(np.array([0, 2, 2, 5]), np.array([7, 8, 9, 10, 11]),
+    ...                                np.array([2, 0, 1]))
+    >>> items.tolist(), lengths.tolist()
+    ([9, 10, 11, 7, 8], [3, 2, 0])
+    """
+    import numpy as np
+
+    starts = offsets[rows].astype(np.int64)
+    lengths = offsets[rows + 1] - starts
+    ends = np.cumsum(lengths)
+    total = int(ends[-1]) if len(ends) else 0
+    return flat[np.arange(total) + np.repeat(starts - (ends - lengths), lengths)], lengths
