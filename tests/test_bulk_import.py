@@ -435,6 +435,17 @@ def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_locat
             },
             source="h",
         )
+        memory.import_graph(  # an author and no node of its own: every node is the author's
+            {
+                "nodes": [
+                    {"id": "e7", "kind": "evidence", "text": "x"},
+                    {"id": "c6", "kind": "claim"},
+                ],
+                "justifications": [{"claim": "c6", "antecedents": ["e7"]}],
+            },
+            source="i",
+            author="dee",
+        )
         rows = {row["id"]: row for row in memory.table("nodes")}
     expected = {  # id: (num, kind, text, author, expression, value, event, status)
         "x0": (0, "evidence", "", None, None, None, 2, "active"),
@@ -452,6 +463,8 @@ def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_locat
         "c7": (12, "claim", "unfounded too", None, None, None, 4, "inactive"),
         "c8": (13, "claim", "", None, None, None, 4, "inactive"),
         "c9": (14, "claim", "", None, None, None, 4, "active"),
+        "e7": (15, "evidence", "x", "dee", None, None, 5, "active"),
+        "c6": (16, "claim", "", "dee", None, None, 5, "active"),
     }
     columns = ("num", "kind", "text", "author", "expression", "value", "event", "status")
     assert {node: tuple(row[c] for c in columns) for node, row in rows.items()} == expected
@@ -511,3 +524,33 @@ def test_rederive_derives_in_the_order_of_the_region_on_every_counting_path():
             slices = mock.patch("theory.fixpoint._flat_rows", return_value=None)
             with nullcontext() if arrays else slices:
                 assert _rederive(index, active, list(region), flat_counts=flat_counts) == expected
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=14), st.data())
+def test_derivation_pointers_alike_a_rank_at_a_time_and_item_by_item(structure, data):
+    """theory.incremental._derivation_pointers over flat arrays (a whole rank in array
+    operations, or item by item below SMALL_LEVEL slots) gives the pointers and ranks of the
+    queue over lists, in the same order (the order the support rows are written in)."""
+    from unittest import mock
+
+    from theory.fixpoint import active_numbers
+    from theory.incremental import _derivation_pointers
+
+    arrays = GrowingIndex.of(structure)  # flat arrays
+    lists = GrowingIndex()  # per-node lists, the queue's path
+    lists.extend(
+        [(arrays.ids[n], bool(arrays.is_evidence[n])) for n in range(arrays.size)],
+        [(c, arrays.just_antecedents[j]) for j, c in enumerate(arrays.just_claim)],
+        canonical=True,
+    )
+    blocked = set(data.draw(st.lists(st.sampled_from(range(arrays.size)), max_size=3)))
+    flags = bytearray(active_numbers(arrays, blocked=sorted(blocked)))
+    sources = [n for n in range(arrays.size) if flags[n] and arrays.is_evidence[n]]
+    expected = _derivation_pointers(lists, bytearray(flags), sources, 0, 0)
+    assert [list(d.items()) for d in expected] == [
+        list(d.items()) for d in _derivation_pointers(arrays, bytearray(flags), sources, 0, 0)
+    ]
+    with mock.patch("theory.incremental.SMALL_LEVEL", 0):  # every rank in array operations
+        got = _derivation_pointers(arrays, bytearray(flags), sources, 0, 0)
+    assert [list(d.items()) for d in expected] == [list(d.items()) for d in got]

@@ -34,7 +34,7 @@ from collections.abc import Container, Iterable, Iterator, Mapping, MutableSeque
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress
-from typing import Any
+from typing import Any, cast
 
 from theory.fixpoint import active_numbers, rederive
 from theory.index import array_view, gathered_rows
@@ -416,6 +416,15 @@ def _derivation_pointers(
     offsets = index.just_antecedents.offsets
     watchers = index.watchers
     rows = watchers.rows()
+    if (
+        rows is not None
+        and isinstance(flags, bytearray)
+        and all(isinstance(a, array) for a in (*rows, just_claim, offsets))
+    ):  # flat arrays (an import into a new memory): a level at a time in numpy
+        arrays = cast("tuple[array, array]", rows)
+        return _derivation_pointers_of_arrays(
+            arrays, cast(array, just_claim), cast(array, offsets), flags, sources, first_just
+        )
     missing = [b - a for a, b in zip(offsets[first_just:], offsets[first_just + 1 :])]
     supports: dict[int, int] = {}
     ranks: dict[int, int] = dict.fromkeys(sources, 0)
@@ -440,6 +449,100 @@ def _derivation_pointers(
                     queue.append(c)
     for n in sources:
         del ranks[n]
+    return supports, ranks
+
+
+SMALL_LEVEL = 64
+"""Nodes of one rank below which :func:`_derivation_pointers_of_arrays` counts item by item
+(a deep, narrow graph: a chain) rather than in array operations."""
+
+
+def _derivation_pointers_of_arrays(
+    watchers: tuple[array, array],
+    just_claim: array,
+    offsets: array,
+    flags: bytearray,
+    sources: Sequence[int],
+    first_just: int,
+) -> tuple[dict[int, int], dict[int, int]]:
+    """:func:`_derivation_pointers` over flat arrays, a rank at a time: the same pointers and
+    ranks, in the same order.
+
+    The queue of the breadth-first derivation holds the nodes of one rank after those of the
+    rank below, so a whole rank is processed at once: its nodes' watcher slots in queue
+    order, each justification's count going down by its slots there. One completes where its
+    last slot lies; each claim takes the completed justification whose last slot comes first
+    (the one the item-by-item queue would meet first), and the claims enter the next rank in
+    that order. The counters are an ``array("q")`` and the pointer flags a ``bytearray``, read
+    by numpy in place, so that a small rank (a chain's) is counted item by item at list
+    speed instead of paying for array operations.
+    """
+    import numpy as np
+
+    w_offsets, w_flat = watchers
+    w_offs, w_items, claim_of = map(array_view, (w_offsets, w_flat, just_claim))
+    antecedent_counts = np.diff(array_view(offsets)[first_just:]).astype(np.int64)
+    missing = array("q", antecedent_counts.tobytes())
+    left_np = np.frombuffer(missing, dtype=np.int64)
+    has = bytearray(len(flags))  # claims given a pointer
+    has_np, flag_np = np.frombuffer(has, dtype=np.uint8), np.frombuffer(flags, dtype=np.uint8)
+
+    def first_per_claim(justs: Any) -> tuple[Any, Any]:
+        """Of completed justifications in completion order, each eligible claim's first."""
+        claims = claim_of[justs].astype(np.int64)
+        eligible = (flag_np[claims] != 0) & (has_np[claims] == 0)
+        claims, justs = claims[eligible], justs[eligible]
+        _, first = np.unique(claims, return_index=True)
+        first.sort()
+        return claims[first], justs[first]
+
+    empty = np.flatnonzero(antecedent_counts == 0) + first_just  # justifications without
+    claims, justs = first_per_claim(empty)  # antecedents: rank 1, first in its queue
+    has_np[claims] = 1
+    next_claims: list[int] = claims.tolist()
+    next_justs: list[int] = justs.tolist()
+    got_claims: list[int] = []
+    got_justs: list[int] = []
+    got_ranks: list[int] = []
+    level, rank = list(sources), 0
+    while True:
+        if len(level) < SMALL_LEVEL:
+            for n in level:
+                for j in w_flat[w_offsets[n] : w_offsets[n + 1]]:
+                    k = j - first_just
+                    left = missing[k] - 1
+                    missing[k] = left
+                    if left == 0:
+                        c = just_claim[j]
+                        if flags[c] and not has[c]:
+                            has[c] = 1
+                            next_claims.append(c)
+                            next_justs.append(j)
+        else:
+            slots, _ = gathered_rows(w_offs, w_items, np.asarray(level, dtype=np.int64))
+            if slots.size:
+                order = np.argsort(slots, kind="stable")  # a justification's slots in order
+                ordered = slots[order]
+                last = np.flatnonzero(np.append(ordered[1:] != ordered[:-1], True))
+                counts = np.diff(np.append(-1, last))
+                justs = ordered[last].astype(np.int64)
+                local = justs - first_just
+                completed = left_np[local] == counts
+                left_np[local] -= counts
+                by_slot = np.argsort(order[last][completed], kind="stable")
+                claims, justs = first_per_claim(justs[completed][by_slot])
+                has_np[claims] = 1
+                next_claims += claims.tolist()
+                next_justs += justs.tolist()
+        if not next_claims:
+            break
+        rank += 1
+        got_claims += next_claims
+        got_justs += next_justs
+        got_ranks += [rank] * len(next_claims)
+        level, next_claims, next_justs = next_claims, [], []
+    supports = dict(zip(got_claims, got_justs))
+    ranks = dict(zip(got_claims, got_ranks))
     return supports, ranks
 
 
