@@ -135,10 +135,13 @@ class Adjacency(Sequence[Sequence[int]]):
         self._offsets.extend([k + shift for k in offsets[1:]] if shift else offsets[1:])
         self._base += len(offsets) - 1
 
-    def compressed(self) -> tuple[list[int], list[int]]:
-        """(offsets, flat) of every node, for a checkpoint: the base is copied in blocks,
-        only the nodes with added items and the added nodes are visited one by one."""
+    def compressed(self) -> tuple[Ints, Ints]:
+        """(offsets, flat) of every node, for a checkpoint: the base itself when nothing was
+        added since it (the caller must not modify it), else the base copied in blocks, and
+        only the nodes with added items and the added nodes visited one by one."""
         base_offsets, base_flat = self._offsets, self._flat
+        if not self._extra and not self._tail:
+            return base_offsets, base_flat
         offsets = list(base_offsets)
         flat: list[int] = []
         last, shift = 0, 0

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sys
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from theory.incremental import GrowingIndex, SupportState
@@ -54,7 +55,8 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
     """The index and the state at ``event`` as a checkpoint blob."""
     index = state.index
     size = index.size
-    if any("\x00" in node_id for node_id in index.ids):
+    ids = "\x00".join(index.ids)
+    if ids.count("\x00") != max(size - 1, 0):  # a NUL inside an id
         raise ValueError("an id contains NUL: no checkpoint")  # the log still serves
     ant_offsets, ant_flat = index.just_antecedents.compressed()
     jo_offsets, jo_flat = index.justs_of.compressed()
@@ -71,8 +73,8 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
         "c_offsets": c_offsets,
         "c_flat": c_flat,
     }
-    sections = [("ids", "\x00".join(index.ids).encode()), ("evidence", bytes(index.is_evidence))]
-    sections += [(name, array("i", ints[name]).tobytes()) for name in _INT_SECTIONS]
+    sections = [("ids", ids.encode()), ("evidence", bytes(index.is_evidence))]
+    sections += [(name, _int32_bytes(ints[name])) for name in _INT_SECTIONS]
     sections += [
         ("active", bytes(state.active[:size])),
         ("support", array("q", state.support[:size]).tobytes()),
@@ -92,6 +94,13 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
         [MAGIC, json.dumps(header, separators=(",", ":")).encode(), b"\n"]
         + [data for _, data in sections]
     )
+
+
+def _int32_bytes(values: Sequence[int]) -> bytes:
+    """The values as 32-bit ints in native byte order (an ``array("i")`` as it is)."""
+    if isinstance(values, array) and values.typecode == "i":
+        return values.tobytes()
+    return array("i", values).tobytes()
 
 
 def _ints(data: bytes, code: str, swap: bool) -> "array[int]":
