@@ -554,3 +554,23 @@ def test_derivation_pointers_alike_a_rank_at_a_time_and_item_by_item(structure, 
     with mock.patch("theory.incremental.SMALL_LEVEL", 0):  # every rank in array operations
         got = _derivation_pointers(arrays, bytearray(flags), sources, 0, 0)
     assert [list(d.items()) for d in expected] == [list(d.items()) for d in got]
+
+
+@given(
+    st.sampled_from([41, 1 << 40, 1 << 61]).flatmap(
+        lambda bound: st.tuples(
+            st.lists(st.integers(0, 40) | st.integers(bound - 3, bound - 1), max_size=60),
+            st.just(bound),
+        )
+    )
+)
+def test_stable_order_is_the_stable_argsort(keys_and_bound):
+    """theory.index.stable_order (one plain sort of key * n + position, or the stable argsort
+    when that could overflow) orders equal keys by position, as a stable sort does."""
+    import numpy as np
+
+    from theory.index import stable_order
+
+    keys, bound = keys_and_bound
+    values = np.asarray(keys, dtype=np.int64)
+    assert stable_order(values, bound).tolist() == np.argsort(values, kind="stable").tolist()

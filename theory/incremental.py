@@ -37,7 +37,7 @@ from itertools import chain, compress
 from typing import Any, cast
 
 from theory.fixpoint import active_numbers, rederive
-from theory.index import array_view, gathered_rows
+from theory.index import array_view, gathered_rows, stable_order
 from theory.structure import GraphRows, SupportStructure, justification_rows
 
 NO_SUPPORT = -1
@@ -341,7 +341,7 @@ class GrowingIndex:
             antecedents.offsets.extend((offs[1:] + base).tolist())
 
         def grouped(keys: Any, values: Any) -> tuple[Ints, Ints]:
-            order = np.argsort(keys, kind="stable")  # within a node: in the given order
+            order = stable_order(keys, count)  # within a node: in the given order
             starts = np.zeros(count + 1, dtype=np.int64)
             np.cumsum(np.bincount(keys, minlength=count), out=starts[1:])
             return flat_ints(starts), flat_ints(values[order])
@@ -357,13 +357,17 @@ class GrowingIndex:
         of_antecedent = np.repeat(just, np.diff(offs))
         self.watchers = add(self.watchers, grouped(ants, of_antecedent))
         # consumers: each (antecedent, claim) pair once, in the order of its first use
-        pair = ants * max(1, count) + np.repeat(claim, np.diff(offs))
-        unique, first_use = np.unique(pair, return_index=True)
-        by_use = np.lexsort((first_use, unique // max(1, count)))
-        unique = unique[by_use]
-        self.consumers = add(
-            self.consumers, grouped(unique // max(1, count), unique % max(1, count) + first)
-        )
+        width = max(1, count)
+        pair = ants * width + np.repeat(claim, np.diff(offs))
+        unique = pair
+        if len(pair):
+            in_order = stable_order(pair, width * width)  # equal pairs in order of use
+            pairs = pair[in_order]
+            runs = np.flatnonzero(np.append(True, pairs[1:] != pairs[:-1]))
+            unique, first_use = pairs[runs], in_order[runs]
+            by_use = stable_order((unique // width) * len(pair) + first_use, width * len(pair))
+            unique = unique[by_use]
+        self.consumers = add(self.consumers, grouped(unique // width, unique % width + first))
 
     def add_justification(self, claim: int, antecedents: Iterable[int]) -> int:
         j = len(self.just_claim)
