@@ -302,45 +302,22 @@ def _rows_of(nodes: list[Any], justifications: list[Any]) -> GraphRows | None:
     if None in numbers:
         return None
     sizes = list(map(len, lists))
-    rows = _distinct_rows(claim_numbers, sizes, numbers)
-    if rows is None:
-        rows = _distinct_rows_one_by_one(claim_numbers, sizes, numbers)
-    return GraphRows(ids, first_claim, texts, *rows)
+    return GraphRows(ids, first_claim, texts, *_distinct_rows(claim_numbers, sizes, numbers))
 
 
 Rows = tuple[list[int], list[int], list[int]]
 
 
-def _distinct_rows_one_by_one(claims: list[int], sizes: list[int], numbers: list[int]) -> Rows:
+def _distinct_rows(claims: list[int], sizes: list[int], numbers: list[int]) -> Rows:
     """Justification ``k`` of claim ``claims[k]`` has the antecedents ``numbers`` from
     ``sum(sizes[:k])`` on: each row sorted without repeats, and a justification equal to an
     earlier one of its claim dropped (it adds nothing, as in ``SupportStructure.build``).
-    Returns the claims, offsets and flat antecedents of the rows kept."""
-    claim_of: list[int] = []
-    offsets = [0]
-    flat: list[int] = []
-    seen: set[tuple[int, ...]] = set()
-    start = 0
-    for claim, size in zip(claims, sizes):
-        end = start + size
-        row = numbers[start:end] if size < 2 else sorted(set(numbers[start:end]))
-        start = end
-        key = (claim, *row)
-        if key in seen:
-            continue
-        seen.add(key)
-        claim_of.append(claim)
-        flat.extend(row)
-        offsets.append(len(flat))
-    return claim_of, offsets, flat
+    Returns the claims, offsets and flat antecedents of the rows kept.
 
-
-def _distinct_rows(claims: list[int], sizes: list[int], numbers: list[int]) -> Rows | None:
-    """:func:`_distinct_rows_one_by_one` in array operations, for the common case of no
-    repeated justification: rows are sorted and cleared of repeats by one sort of all
+    In array operations: rows are sorted and cleared of repeats by one sort of all
     antecedents, and each row gets a 64-bit fingerprint of its claim and its set of
-    antecedents. ``None`` when two fingerprints are equal (a repeated justification, or,
-    rarely, two different ones that collide): the caller then goes one by one, exactly."""
+    antecedents. Only rows that share a fingerprint (a repeated justification, or, rarely,
+    two different ones that collide) are compared exactly."""
     import numpy as np
 
     count = len(claims)
@@ -352,17 +329,33 @@ def _distinct_rows(claims: list[int], sizes: list[int], numbers: list[int]) -> R
     if len(keys):
         keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]  # repeats within a row
     values, row_of = keys & 0xFFFFFFFF, keys >> 32
+    lengths = np.bincount(row_of, minlength=count)
     offsets = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of, minlength=count), out=offsets[1:])
+    np.cumsum(lengths, out=offsets[1:])
     with np.errstate(over="ignore"):
         summed = np.zeros(len(values) + 1, dtype=np.uint64)
         np.cumsum(_mix(values.astype(np.uint64)), out=summed[1:])
         fingerprint = summed[offsets[1:]] - summed[offsets[:-1]]
         fingerprint += _mix(np.asarray(claims, dtype=np.uint64) ^ np.uint64(0x5BD1E995))
-    fingerprint.sort()
-    if bool((fingerprint[1:] == fingerprint[:-1]).any()):
-        return None
-    return list(claims), offsets.tolist(), values.tolist()
+    ordered = np.sort(fingerprint)
+    if not bool((ordered[1:] == ordered[:-1]).any()):
+        return list(claims), offsets.tolist(), values.tolist()
+    by_print = np.argsort(fingerprint, kind="stable")  # equal fingerprints: document order
+    ordered = fingerprint[by_print]
+    shared = np.flatnonzero(np.append(ordered[1:] == ordered[:-1], False))
+    keep = np.ones(count, dtype=bool)
+    seen: set[tuple[int, ...]] = set()
+    bounds = offsets.tolist()
+    for k in sorted(set(shared.tolist()) | set((shared + 1).tolist())):
+        row = int(by_print[k])
+        key = (claims[row], *values[bounds[row] : bounds[row + 1]].tolist())
+        if key in seen:
+            keep[row] = False
+        seen.add(key)
+    values = values[np.repeat(keep, lengths)]
+    offsets = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
+    np.cumsum(lengths[keep], out=offsets[1:])
+    return np.asarray(claims)[keep].tolist(), offsets.tolist(), values.tolist()
 
 
 def _mix(x: Any) -> Any:
