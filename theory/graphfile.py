@@ -229,9 +229,9 @@ def _parse(data: Any) -> SupportStructure:
 
 def graph_rows(data: Any) -> GraphRows | None:
     """The numbered rows (:class:`theory.structure.GraphRows`) of a valid graph document
-    without nogoods, read in one pass over its nodes and one over its justifications, building
-    no :class:`SupportStructure`
-    (a million-claim import builds two million justification objects otherwise).
+    without nogoods, read in passes in C over all its nodes and all its justifications and in
+    array operations, building no :class:`SupportStructure` (a million-claim import builds two
+    million justification objects otherwise).
 
     ``None`` for anything else: an invalid document, and one with nogoods. The caller then
     reads it with :func:`parse_graph`, which says what is wrong, so this reader only has to
@@ -260,7 +260,8 @@ def graph_rows(data: Any) -> GraphRows | None:
 
 def _rows_of(nodes: list[Any], justifications: list[Any]) -> GraphRows | None:
     """:func:`graph_rows` of the two lists: each check is one pass in C over all items (the
-    types of all ids as one set, say), then one Python pass numbers each justification."""
+    types of all ids as one set, say), every antecedent is numbered by one map, and the rows
+    are sorted and deduplicated in array operations (:func:`_distinct_rows`)."""
     if not set(map(type, nodes)) <= _ONLY_DICT:
         return None
     if not set().union(*map(dict.keys, nodes)) <= NODE_KEYS:
@@ -305,10 +306,10 @@ def _rows_of(nodes: list[Any], justifications: list[Any]) -> GraphRows | None:
     return GraphRows(ids, first_claim, texts, *_distinct_rows(claim_numbers, sizes, numbers))
 
 
-Rows = tuple[list[int], list[int], list[int]]
+_Rows = tuple[list[int], list[int], list[int]]
 
 
-def _distinct_rows(claims: list[int], sizes: list[int], numbers: list[int]) -> Rows:
+def _distinct_rows(claims: list[int], sizes: list[int], numbers: list[int]) -> _Rows:
     """Justification ``k`` of claim ``claims[k]`` has the antecedents ``numbers`` from
     ``sum(sizes[:k])`` on: each row sorted without repeats, and a justification equal to an
     earlier one of its claim dropped (it adds nothing, as in ``SupportStructure.build``).
