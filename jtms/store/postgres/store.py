@@ -573,7 +573,12 @@ class PostgresStore:
         ]
 
     def checkpoint(self) -> Checkpoint | None:
-        rows = self._rows("SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1")
+        # in binary: the blob comes as its bytes, not as hex text to decode (11.8 MB at 100k
+        # claims: about 90 -> 20 ms, most of a cold command's time after its imports)
+        cursor = self._db.cursor(binary=True)
+        rows = cursor.execute(
+            "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1"
+        ).fetchall()
         return Checkpoint(int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
     def nogoods(self, after: int = 0) -> list[NogoodRow]:
