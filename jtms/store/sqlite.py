@@ -780,24 +780,32 @@ class SqliteStore:
         return int(cursor.lastrowid or 0)
 
     def add_nodes(self, nodes: Iterable[NewNode]) -> None:
-        # an import's nodes mostly carry no text, author or calculation: those bind four
-        # values instead of nine (binding is most of the cost of a row), the rest all nine
+        # binding is most of the cost of a row, so each node binds only the columns it uses:
+        # four with no text, author or calculation (an import's nodes, mostly), six with a
+        # text or an author, all nine with a calculation (or of another event)
         rows = nodes if isinstance(nodes, list) else list(nodes)
         if not rows:
             return
         event = int(rows[0].event)
-        plain = [
-            n.event == event and not n.text and n.author is n.expression is n.value is None
-            for n in rows
-        ]
+        full = [n.event != event or n.expression is not None or n.value is not None for n in rows]
+        noted = [bool(n.text) or n.author is not None for n in rows]
         self._db.executemany(
             f"INSERT INTO nodes (num, id, kind, event, status) VALUES (?, ?, ?, {event}, ?)",
-            [(n.num, n.id, n.kind, n.status) for n, short in zip(rows, plain) if short],
+            [(n.num, n.id, n.kind, n.status) for n, f, t in zip(rows, full, noted) if not f | t],
+        )
+        self._db.executemany(
+            "INSERT INTO nodes (num, id, kind, text, author, event, status) "
+            f"VALUES (?, ?, ?, ?, ?, {event}, ?)",
+            [
+                (n.num, n.id, n.kind, n.text, n.author, n.status)
+                for n, f, t in zip(rows, full, noted)
+                if t and not f
+            ],
         )
         self._db.executemany(
             "INSERT INTO nodes (num, id, kind, text, author, expression, value, event, status)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [n for n, short in zip(rows, plain) if not short],  # named tuples, column order
+            [n for n, f in zip(rows, full) if f],  # named tuples, in column order
         )
 
     def add_justifications(self, justifications: Iterable[JustificationRow]) -> None:
