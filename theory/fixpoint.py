@@ -13,11 +13,10 @@ justification counts its antecedents not yet active and fires when the count rea
 from __future__ import annotations
 
 import weakref
-from array import array
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from theory.index import IndexView, array_view, gathered_rows, index_of
+from theory.index import IndexView, all_arrays, array_view, gathered_rows, index_of
 from theory.structure import SupportStructure
 
 
@@ -148,7 +147,7 @@ def _flat_rows(index: IndexView) -> tuple[Any, Any, Any, Any] | None:
     if rows is None or compressed is None:
         return None
     justs, antecedents = rows(), compressed()
-    if justs is None or not all(isinstance(a, array) for a in (*justs, *antecedents)):
+    if justs is None or not all_arrays(*justs, *antecedents):
         return None
     return (*justs, *antecedents)
 

@@ -37,7 +37,7 @@ from itertools import chain, compress
 from typing import Any, cast
 
 from theory.fixpoint import active_numbers, rederive
-from theory.index import array_view, gathered_rows, stable_order
+from theory.index import all_arrays, array_view, first_occurrences, gathered_rows, stable_order
 from theory.structure import GraphRows, SupportStructure, justification_rows
 
 NO_SUPPORT = -1
@@ -359,14 +359,8 @@ class GrowingIndex:
         # consumers: each (antecedent, claim) pair once, in the order of its first use
         width = max(1, count)
         pair = ants * width + np.repeat(claim, np.diff(offs))
-        unique = pair
-        if len(pair):
-            in_order = stable_order(pair, width * width)  # equal pairs in order of use
-            pairs = pair[in_order]
-            runs = np.flatnonzero(np.append(True, pairs[1:] != pairs[:-1]))
-            unique, first_use = pairs[runs], in_order[runs]
-            by_use = stable_order((unique // width) * len(pair) + first_use, width * len(pair))
-            unique = unique[by_use]
+        unique = pair[first_occurrences(pair, width * width)]  # in order of first use
+        unique = unique[stable_order(unique // width, width)]
         self.consumers = add(self.consumers, grouped(unique // width, unique % width + first))
 
     def add_justification(self, claim: int, antecedents: Iterable[int]) -> int:
@@ -424,9 +418,7 @@ def _derivation_pointers(
     watchers = index.watchers
     rows = watchers.rows()
     if (
-        rows is not None
-        and isinstance(flags, bytearray)
-        and all(isinstance(a, array) for a in (*rows, just_claim, offsets))
+        rows is not None and isinstance(flags, bytearray) and all_arrays(*rows, just_claim, offsets)
     ):  # flat arrays (an import into a new memory): a level at a time in numpy
         arrays = cast("tuple[array, array]", rows)
         return _derivation_pointers_of_arrays(
@@ -499,8 +491,7 @@ def _derivation_pointers_of_arrays(
         claims = claim_of[justs].astype(np.int64)
         eligible = (flag_np[claims] != 0) & (has_np[claims] == 0)
         claims, justs = claims[eligible], justs[eligible]
-        _, first = np.unique(claims, return_index=True)
-        first.sort()
+        first = first_occurrences(claims, len(flags))
         return claims[first], justs[first]
 
     empty = np.flatnonzero(antecedent_counts == 0) + first_just  # justifications without
@@ -528,7 +519,7 @@ def _derivation_pointers_of_arrays(
         else:
             slots, _ = gathered_rows(w_offs, w_items, np.asarray(level, dtype=np.int64))
             if slots.size:
-                order = np.argsort(slots, kind="stable")  # a justification's slots in order
+                order = stable_order(slots, len(just_claim))  # a justification's in order
                 ordered = slots[order]
                 last = np.flatnonzero(np.append(ordered[1:] != ordered[:-1], True))
                 counts = np.diff(np.append(-1, last))
@@ -536,7 +527,7 @@ def _derivation_pointers_of_arrays(
                 local = justs - first_just
                 completed = left_np[local] == counts
                 left_np[local] -= counts
-                by_slot = np.argsort(order[last][completed], kind="stable")
+                by_slot = np.argsort(order[last][completed])  # distinct slots
                 claims, justs = first_per_claim(justs[completed][by_slot])
                 has_np[claims] = 1
                 next_claims += claims.tolist()
@@ -791,12 +782,7 @@ class SupportState:
         """
         index = self.index
         rows = index.watchers.rows()
-        if (
-            rows is not None
-            and isinstance(rows[0], array)
-            and isinstance(rows[1], array)
-            and isinstance(index.just_claim, array)
-        ):
+        if rows is not None and all_arrays(*rows, index.just_claim):
             return _region_of_arrays(roots, rows[0], rows[1], index.just_claim, self.pointer)
         return self.region_walk(roots)
 
@@ -1104,7 +1090,7 @@ def _int_list(values: Any) -> list[int]:
 
 
 def _region_of_arrays(
-    roots: Iterable[int], offsets: array, flat: array, just_claim: array, pointer: bytearray
+    roots: Iterable[int], offsets: Ints, flat: Ints, just_claim: Ints, pointer: bytearray
 ) -> list[int]:
     """:meth:`SupportState.support_region` over compressed watcher rows (``offsets``,
     ``flat``), the claim of each justification and the pointer flags: per level, the watcher

@@ -7,6 +7,7 @@ flat lists instead of string-keyed dicts.
 from __future__ import annotations
 
 import weakref
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -187,3 +188,26 @@ def stable_order(keys: Any, bound: int) -> Any:
     if count and bound * count < 1 << 62:
         return np.sort(keys.astype(np.int64) * count + np.arange(count)) % count
     return np.argsort(keys, kind="stable")
+
+
+def first_occurrences(keys: Any, bound: int) -> Any:
+    """The positions of the first occurrence of each distinct key (integers in
+    ``[0, bound)``), in ascending order.
+
+    >>> import numpy as np
+    >>> first_occurrences(np.array([3, 1, 3, 0, 1]), 4).tolist()
+    [0, 1, 3]
+    """
+    import numpy as np
+
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64)
+    order = stable_order(keys, bound)
+    ordered = keys[order]
+    return np.sort(order[np.flatnonzero(np.append(True, ordered[1:] != ordered[:-1]))])
+
+
+def all_arrays(*values: Any) -> bool:
+    """Whether every value is a flat ``array`` (an index built by an import into a new memory,
+    or opened from a checkpoint), which numpy can read in place."""
+    return all(isinstance(value, array) for value in values)

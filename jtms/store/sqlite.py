@@ -791,7 +791,7 @@ class SqliteStore:
         noted = [bool(n.text) or n.author is not None for n in rows]
         self._db.executemany(
             f"INSERT INTO nodes (num, id, kind, event, status) VALUES (?, ?, ?, {event}, ?)",
-            [(n.num, n.id, n.kind, n.status) for n, f, t in zip(rows, full, noted) if not f | t],
+            [(n.num, n.id, n.kind, n.status) for n, f, t in zip(rows, full, noted) if not (f or t)],
         )
         self._db.executemany(
             "INSERT INTO nodes (num, id, kind, text, author, event, status) "
