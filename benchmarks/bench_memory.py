@@ -116,6 +116,27 @@ def _drop(location: str, db_url: str | None) -> None:
     drop_memories([location])
 
 
+GRAPHS = ("bench", "agent")
+
+
+def graph_document(n_claims: int, seed: int, graph: str = "bench", texts: bool = False) -> dict:
+    """The benchmark's graph document: ``bench`` (``bench_reconsolidation.make_graph``, 5%
+    back-edges) or ``agent`` (``benchmarks.generate.memory``: antecedents drawn from recent
+    items, depth-limited chains, 5% back-edges); both name N/5 evidence ``e0``... ``texts``:
+    every node gets a text, as imported documents often have."""
+    if graph == "agent":
+        from benchmarks.generate import memory
+        from theory.graphfile import graph_to_dict
+
+        document = graph_to_dict(memory(n_claims, seed=seed, back_edges=0.05))
+    else:
+        document = make_graph(n_claims, seed=seed, back_edges=0.05)
+    if texts:
+        for node in document["nodes"]:
+            node["text"] = f"observation {node['id']}"
+    return document
+
+
 def run_goals(
     n_claims: int,
     rounds: int,
@@ -124,8 +145,10 @@ def run_goals(
     peers: bool,
     db_url: str | None = None,
     import_rounds: int = 3,
+    graph: str = "bench",
+    texts: bool = False,
 ) -> dict:
-    document = make_graph(n_claims, seed=seed, back_edges=0.05)
+    document = graph_document(n_claims, seed, graph, texts)
     n_evidence = n_claims // 5
     size = max(1, n_evidence // 100)
     db = _location(folder, db_url, f"bench_goals_{n_claims}")
@@ -135,6 +158,7 @@ def run_goals(
         "evidence": n_evidence,
         "audit_size": size,
         "rounds": rounds,
+        "graph": graph + (" with texts" if texts else ""),
     }
     # the import and ltms's build alternate, import_rounds times each (medians: one import is
     # a second or two, and this machine's noise is of that order); the first memory is kept
@@ -350,6 +374,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curve", default=None, help="sizes, e.g. 10000,100000,1000000")
     parser.add_argument("--no-peers", action="store_true", help="skip ltms")
     parser.add_argument(
+        "--graph",
+        choices=GRAPHS,
+        default="bench",
+        help="bench: make_graph (the default); agent: benchmarks.generate.memory",
+    )
+    parser.add_argument("--texts", action="store_true", help="give every node a text")
+    parser.add_argument(
         "--import-rounds",
         type=int,
         default=3,
@@ -374,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
                 not args.no_peers,
                 args.db_url,
                 args.import_rounds,
+                args.graph,
+                args.texts,
             )
             print(json.dumps(results), flush=True)
     if args.out:
