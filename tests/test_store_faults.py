@@ -300,3 +300,38 @@ def test_upgrade_a_version_1_memory(tmp_path, capsys):
         assert memory.explain("c2").evidence == ("e2",)
         assert memory.audit(["e2"], reason="r").retired == {"e2", "c1", "c2"}
         assert memory.integrity_problems() == []
+
+
+def test_upgrade_drops_an_index_no_statement_reads(tmp_path, capsys):
+    """An SQLite memory of an earlier release of version 3 holds ``supports_by_node``, an
+    index no query reads that cost every write a page per pointer. New memories lack it;
+    ``jtms upgrade`` drops it from an older file (and says so), then has nothing left to do."""
+    import json
+
+    path = tmp_path / "m.db"
+    with Memory.create(path) as memory:
+        memory.import_graph(
+            {"nodes": [{"id": "e1", "kind": "evidence"}, {"id": "c1", "kind": "claim"}],
+             "justifications": [{"claim": "c1", "antecedents": ["e1"]}]}
+        )
+
+    def indexes() -> set[str]:
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+            return {name for (name,) in rows}
+
+    assert "supports_by_node" not in indexes() and "supports_by_event" in indexes()
+    assert main(["upgrade", "--db", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["upgraded"] is False
+    with contextlib.closing(sqlite3.connect(path)) as connection:  # as an earlier release left it
+        connection.execute("CREATE INDEX supports_by_node ON supports (node, seq)")
+        connection.commit()
+    assert main(["upgrade", "--db", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["upgraded"] is True
+    assert "supports_by_node" not in indexes()
+    assert main(["upgrade", "--db", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["upgraded"] is False
+    with Memory.open(path) as memory:
+        assert memory.integrity_problems() == []
+        memory.audit(["e1"], reason="test")
+        assert memory.active_ids() == frozenset()

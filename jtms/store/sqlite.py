@@ -52,6 +52,10 @@ from theory.errors import InputError
 
 SCHEMA_VERSION = 3
 UPGRADABLE = ("1", "2")  # versions `jtms upgrade` brings to SCHEMA_VERSION
+# indexes earlier releases created that no statement reads: every row written kept them up to
+# date, at a page per row for rows of scattered nodes (a commit wrote its pages to the WAL).
+# New memories lack them; `jtms upgrade` drops them from an older file.
+RETIRED_INDEXES = ("supports_by_node",)
 APPLICATION = "jtms-memory"
 
 SCHEMA = """
@@ -115,7 +119,6 @@ CREATE TABLE supports (
     event         INTEGER NOT NULL REFERENCES events (id)
 );
 CREATE INDEX supports_by_event ON supports (event);
-CREATE INDEX supports_by_node ON supports (node, seq);
 CREATE INDEX nodes_by_event ON nodes (event);
 
 -- Nodes that must not all be active together; they change no status by themselves.
@@ -256,6 +259,7 @@ class SqliteStore:
         self.writable = writable
         self.busy_timeout = busy_timeout
         self.schema_version = SCHEMA_VERSION
+        self._retired: list[str] = []  # retired indexes present (read when upgrading)
 
     # --- opening ------------------------------------------------------------------------------
     @classmethod
@@ -451,17 +455,30 @@ class SqliteStore:
             )
         store = cls(connection, location, writable, timeout)
         store.schema_version = int(version) if version else SCHEMA_VERSION
+        if upgrading:
+            store._retired = [
+                name
+                for (name,) in connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN "
+                    f"({', '.join('?' * len(RETIRED_INDEXES))})",
+                    RETIRED_INDEXES,
+                )
+            ]
         return store
 
     @property
     def needs_upgrade(self) -> bool:
-        """True for a memory of an older schema version (opened with ``upgrading=True``)."""
-        return self.schema_version != SCHEMA_VERSION
+        """True for a memory of an older schema version, or one holding an index this
+        version retired (opened with ``upgrading=True``)."""
+        return self.schema_version != SCHEMA_VERSION or bool(self._retired)
 
     def upgrade_schema(self) -> None:
         """Inside :meth:`write`: bring a memory of an older version to this one (new tables
         only; from version 1 the caller then stores the support pointers of the current
         state)."""
+        for name in self._retired:
+            self._db.execute(f"DROP INDEX IF EXISTS {name}")
+        self._retired = []
         if self.schema_version == SCHEMA_VERSION:
             return
         pattern = re.compile(r"CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) (\w+)")
