@@ -250,6 +250,92 @@ def test_writers_refresh_the_checkpoint_as_the_tail_grows(memory_location, monke
         assert memory.integrity_problems() == []
 
 
+def test_a_refresh_over_an_unchanged_index_stores_the_state_alone(memory_location, monkeypatch):
+    """Audits change the state, not the index: their checkpoint refresh stores a state blob
+    over the full one of the import (two rows, the full one kept), opening reads both and
+    never recomputes the fixpoint; an addition grows the index and the next refresh is full
+    again. A state blob whose full one is gone is not used, and is not built on."""
+    import jtms.memory.memory as reconsolidation
+    from jtms.memory import checkpoint
+
+    monkeypatch.setattr(reconsolidation, "CHECKPOINT_MIN_ROWS", 3)
+    path = memory_location()
+
+    def stored(memory: Memory) -> tuple[int, int | None, int]:
+        """The newest checkpoint's event, its base, and its size."""
+        with memory.snapshot():
+            saved = memory._store.checkpoint()
+            assert saved is not None
+            return saved.event, checkpoint.base_of(saved.data), len(saved.data)
+
+    def rows(memory: Memory) -> int:
+        with memory.snapshot():
+            found = memory._store._db.execute("SELECT count(*) FROM checkpoints").fetchall()
+        return int(found[0][0])
+
+    def reopened_state(memory: Memory) -> set[str]:
+        """The state a new process opens: from the stored checkpoints, not from the log."""
+        full = stored(memory)[1] or stored(memory)[0]
+        with monkeypatch.context() as patch:
+            patch.setattr(SupportState, "_derive_all", lambda self: 1 / 0)
+            with Memory.open(path) as other:
+                active = set(other.active_ids())
+                assert other._loaded is not None and other._loaded.full_checkpoint is not None
+                assert other._loaded.full_checkpoint[0] == full
+                assert other.integrity_problems() == []
+                return active
+
+    with Memory.create(path) as memory:
+        imported = memory.import_graph(GRAPH, source="g").event_id
+        event, base, full_size = stored(memory)
+        assert (event, base) == (imported, None)
+        first = memory.audit(["e1", "e2"], reason="r")  # 4 statuses + 1 row: a refresh
+        event, base, size = stored(memory)
+        assert (event, base) == (first.audit_id, imported) and size < full_size
+        assert rows(memory) == 2
+        assert reopened_state(memory) == set(memory.active_ids())
+        back = memory.reinstate(first.audit_id)  # 4 statuses and pointers: a refresh
+        assert stored(memory)[:2] == (back.event_id, imported) and rows(memory) == 2
+        assert reopened_state(memory) == set(memory.active_ids())
+        memory.add_claim("c9", [["e3"], ["c1"]])  # the index grows
+        third = memory.audit(["e1", "e2", "e3"], reason="r")
+        assert stored(memory)[:2] == (third.audit_id, None) and rows(memory) == 1
+        assert reopened_state(memory) == set(memory.active_ids())
+        back = memory.reinstate(third.audit_id)
+        assert stored(memory)[:2] == (back.event_id, third.audit_id)
+        fourth = memory.audit(["e2"], reason="r")
+        with memory._store.write():  # another writer's refresh dropped the full one
+            memory._store._db.execute(f"DELETE FROM checkpoints WHERE event = {third.audit_id}")
+        expected = set(memory.active_ids())
+        with Memory.open(path) as other:  # the state blob alone is not used: the log serves
+            assert set(other.active_ids()) == expected and other.integrity_problems() == []
+        memory.reinstate(fourth.audit_id)
+        memory.checkpoint()  # the refresh finds no full blob to build on: a full one
+        assert stored(memory)[1] is None and rows(memory) == 1
+        assert reopened_state(memory) == set(memory.active_ids())
+
+
+def test_a_state_blob_is_used_only_over_its_own_full_blob():
+    from jtms.memory import checkpoint
+    from theory.incremental import GrowingIndex
+
+    index = GrowingIndex()
+    index.extend([("e1", True), ("c1", False)], [(1, (0,))], canonical=True)
+    state = SupportState(index)
+    full = checkpoint.encode(state, {}, 5)
+    blob = checkpoint.encode_state(state, {}, 7, base=5)
+    assert checkpoint.base_of(blob) == 5 and checkpoint.base_of(full) is None
+    restored = checkpoint.decode(blob, 7, full)
+    assert restored is not None and bytes(restored.state.active) == bytes(state.active)
+    assert checkpoint.decode(blob, 7, None) is None  # no base
+    assert checkpoint.decode(blob, 6, full) is None  # not this event
+    assert checkpoint.decode(blob, 7, blob) is None  # a base that is no full blob
+    assert checkpoint.decode(blob, 7, checkpoint.encode(state, {}, 4)) is None  # another base
+    index.extend([("c2", False)], [(2, (1,))], canonical=True)
+    grown = SupportState(index)
+    assert checkpoint.decode(checkpoint.encode_state(grown, {}, 7, base=5), 7, full) is None
+
+
 # --- many processes ------------------------------------------------------------------------------
 
 

@@ -311,8 +311,10 @@ def test_upgrade_drops_an_index_no_statement_reads(tmp_path, capsys):
     path = tmp_path / "m.db"
     with Memory.create(path) as memory:
         memory.import_graph(
-            {"nodes": [{"id": "e1", "kind": "evidence"}, {"id": "c1", "kind": "claim"}],
-             "justifications": [{"claim": "c1", "antecedents": ["e1"]}]}
+            {
+                "nodes": [{"id": "e1", "kind": "evidence"}, {"id": "c1", "kind": "claim"}],
+                "justifications": [{"claim": "c1", "antecedents": ["e1"]}],
+            }
         )
 
     def indexes() -> set[str]:

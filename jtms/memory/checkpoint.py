@@ -15,6 +15,13 @@ consumers as offsets + items), the active flags, the pointers and ranks (int64),
 pointer flags (one byte per justification: it is its claim's support pointer). Version 4 blobs,
 which held pointer dependents instead of the flags, are still read (the flags are then
 computed from the pointers).
+
+The index only grows, and only an import or an addition grows it; audits and reinstatements
+change the state alone. So a checkpoint taken while the index is the one a stored full blob
+holds is a *state blob* (:func:`encode_state`): a magic line, a header naming that blob's
+event as its ``base``, and only the active flags, pointers, ranks and pointer flags, about a
+sixth of the bytes at 100,000 claims. Opening reads both (:func:`base_of` says which), and a
+state blob whose base is gone or does not match is not used (the log serves).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from theory.incremental import GrowingIndex, SupportState
 
 MAGIC = b"jtms-checkpoint 5\n"
 READABLE = (MAGIC, b"jtms-checkpoint 4\n")
+STATE_MAGIC = b"jtms-checkpoint-state 1\n"
 _INT_SECTIONS = (
     "just_claim",
     "ant_offsets",
@@ -75,23 +83,43 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
     }
     sections = [("ids", ids.encode()), ("evidence", bytes(index.is_evidence))]
     sections += [(name, _int32_bytes(ints[name])) for name in _INT_SECTIONS]
-    sections += [
+    return _blob(MAGIC, state, audits, {"event": event}, sections + _state_sections(state))
+
+
+def encode_state(state: SupportState, audits: dict[int, list[int]], event: int, base: int) -> bytes:
+    """The state at ``event`` alone, over the index that the full blob of event ``base`` holds
+    (the caller knows the index has not grown since)."""
+    return _blob(STATE_MAGIC, state, audits, {"event": event, "base": base}, _state_sections(state))
+
+
+def _state_sections(state: SupportState) -> list[tuple[str, bytes]]:
+    size, count = state.index.size, len(state.index.just_claim)
+    return [
         ("active", bytes(state.active[:size])),
         ("support", array("q", state.support[:size]).tobytes()),
         ("rank", array("q", state.rank[:size]).tobytes()),
-        ("pointer", bytes(state.pointer[: len(index.just_claim)])),
+        ("pointer", bytes(state.pointer[:count])),
     ]
+
+
+def _blob(
+    magic: bytes,
+    state: SupportState,
+    audits: dict[int, list[int]],
+    head: dict[str, int],
+    sections: list[tuple[str, bytes]],
+) -> bytes:
     header = {
-        "event": event,
-        "nodes": size,
-        "justifications": len(index.just_claim),
+        **head,
+        "nodes": state.index.size,
+        "justifications": len(state.index.just_claim),
         "byteorder": sys.byteorder,
         "blocks": sorted(state.blocks.items()),
         "audits": sorted([a, roots] for a, roots in audits.items()),
         "sections": [[name, len(data)] for name, data in sections],
     }
     return b"".join(
-        [MAGIC, json.dumps(header, separators=(",", ":")).encode(), b"\n"]
+        [magic, json.dumps(header, separators=(",", ":")).encode(), b"\n"]
         + [data for _, data in sections]
     )
 
@@ -113,30 +141,69 @@ def _ints(data: bytes, code: str, swap: bool) -> "array[int]":
     return values
 
 
-def decode(data: bytes, event: int) -> Restored | None:
-    """The index and state a blob saved, or None if it is not a usable checkpoint at ``event``."""
-    magic = next((m for m in READABLE if data.startswith(m)), None)
+def _read(data: bytes, magics: tuple[bytes, ...]) -> tuple[dict, dict[str, bytes]] | None:
+    """The header and the sections of a blob of one of ``magics``, or None."""
+    magic = next((m for m in magics if data.startswith(m)), None)
     if magic is None:
         return None
     try:
         end = data.index(b"\n", len(magic))
         header = json.loads(data[len(magic) : end])
-        if header["event"] != event:
-            return None
-        size, count = int(header["nodes"]), int(header["justifications"])
-        swap = header["byteorder"] != sys.byteorder
         parts: dict[str, bytes] = {}
         position = end + 1
         for name, length in header["sections"]:
             parts[name] = data[position : position + length]
             position += length
-        if position != len(data):
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+    if position != len(data) or not isinstance(header, dict):
+        return None
+    return header, parts
+
+
+def base_of(data: bytes) -> int | None:
+    """The event of the full blob a state blob builds on; None for a full blob (or bytes that
+    are no checkpoint)."""
+    read = _read(data, (STATE_MAGIC,))
+    if read is None:
+        return None
+    try:
+        return int(read[0]["base"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def decode(data: bytes, event: int, base: bytes | None = None) -> Restored | None:
+    """The index and state a blob saved, or None if it is not a usable checkpoint at ``event``.
+
+    A state blob needs ``base``, the full blob of the event :func:`base_of` names: the index
+    comes from that one, the state from this one."""
+    read = _read(data, READABLE + (STATE_MAGIC,))
+    if read is None:
+        return None
+    header, parts = read
+    if data.startswith(STATE_MAGIC):
+        below = _read(base, READABLE) if base is not None else None
+        if below is None:
             return None
-        ids = parts["ids"].decode().split("\x00") if size else []
-        ints = {name: _ints(parts[name], "i", swap) for name in _INT_SECTIONS}
+        index_header, index_parts = below
+    else:
+        index_header, index_parts = header, parts
+    try:
+        if header["event"] != event:
+            return None
+        size, count = int(header["nodes"]), int(header["justifications"])
+        if (int(index_header["nodes"]), int(index_header["justifications"])) != (size, count):
+            return None
+        if header.get("base", index_header["event"]) != index_header["event"]:
+            return None
+        swap = header["byteorder"] != sys.byteorder
+        index_swap = index_header["byteorder"] != sys.byteorder
+        ids = index_parts["ids"].decode().split("\x00") if size else []
+        ints = {name: _ints(index_parts[name], "i", index_swap) for name in _INT_SECTIONS}
         support, rank = _ints(parts["support"], "q", swap), _ints(parts["rank"], "q", swap)
         active = bytearray(parts["active"])
-        evidence = bytearray(parts["evidence"])
+        evidence = bytearray(index_parts["evidence"])
         if (
             len(ids) != size
             or len(evidence) != size
@@ -168,4 +235,4 @@ def decode(data: bytes, event: int) -> Restored | None:
     return Restored(index, state, audits, size, count)
 
 
-__all__ = ["Restored", "decode", "encode"]
+__all__ = ["Restored", "base_of", "decode", "encode", "encode_state"]

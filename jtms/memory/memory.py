@@ -31,7 +31,8 @@ Across processes (any backend of :mod:`jtms.store`):
   exactly the state the writers held.
 - **Open in O(read).** A checkpoint (:mod:`jtms.memory.checkpoint`: flags, pointers and ranks at an
   event) plus the log tail after it rebuild the state without computing a fixpoint. Writers
-  refresh the checkpoint when the tail grows past an eighth of the memory.
+  refresh the checkpoint when the tail grows past an eighth of the memory; while no node or
+  justification was added since the stored full one, the refresh stores the state alone.
 
 Test seam: ``Memory.test_hook`` (None by default) is called with the name of each point where
 another process can commit between two of this memory's reads or writes: ``"read"`` (before a
@@ -122,6 +123,9 @@ class _Loaded:
     seen_event: int
     audits: dict[int, list[int]] = field(default_factory=dict)  # open audits -> root numbers
     tail: int = 0  # status and pointer rows written since the checkpoint
+    # the stored full checkpoint this state's index matches: (event, nodes, justifications);
+    # while the index has not grown, a new checkpoint stores only the state over it
+    full_checkpoint: tuple[int, int, int] | None = None
     nogoods: dict[str, NogoodRow] = field(default_factory=dict)  # in creation order
     nogood_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     nogood_active: dict[str, bool] = field(default_factory=dict)  # a contradiction now?
@@ -467,14 +471,16 @@ class Memory:
         saved = store.checkpoint() if use_checkpoint else None
         if saved is not None and saved.event > last:
             saved = None
-        restored = (
-            checkpoint.decode(saved.data, saved.event)
-            if saved is not None and saved.event <= last
-            else None
-        )
-        if restored is not None and saved is not None:
+        restored, full = None, None
+        if saved is not None:
+            base = checkpoint.base_of(saved.data)  # a state blob: its index is in another
+            below = store.checkpoint(base) if base is not None else None
+            restored = checkpoint.decode(saved.data, saved.event, below.data if below else None)
+            full = saved.event if base is None else base
+        if restored is not None and saved is not None and full is not None:
             index = restored.index
             loaded = _Loaded(index, restored.state, saved.event, restored.audits)
+            loaded.full_checkpoint = (full, restored.nodes, restored.justifications)
             first_justification = restored.justifications
         else:
             index = GrowingIndex()
@@ -570,11 +576,21 @@ class Memory:
             return saved.event if saved is not None else None
 
     def _save_checkpoint(self, loaded: _Loaded) -> None:
+        event, index = loaded.seen_event, loaded.index
+        full = loaded.full_checkpoint
+        if full is not None and full[0] < event and full[1:] == (index.size, len(index.just_claim)):
+            # the index is the one the stored full blob holds: store the state alone (an
+            # audit's refresh writes about a sixth of the bytes), unless that blob is gone
+            data = checkpoint.encode_state(loaded.state, loaded.audits, event, full[0])
+            if self._store.put_checkpoint(Checkpoint(event, data), keep=full[0]):
+                loaded.tail = 0
+                return
         try:
-            data = checkpoint.encode(loaded.state, loaded.audits, loaded.seen_event)
+            data = checkpoint.encode(loaded.state, loaded.audits, event)
         except ValueError:  # an id this format cannot hold: opening replays the log instead
             return
-        self._store.put_checkpoint(Checkpoint(loaded.seen_event, data))
+        self._store.put_checkpoint(Checkpoint(event, data))
+        loaded.full_checkpoint = (event, index.size, len(index.just_claim))
         loaded.tail = 0
 
     def _write(self, work: Callable[[_Loaded], WorkResult], new_event: bool = True) -> Any:

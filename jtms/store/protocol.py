@@ -247,8 +247,8 @@ class Store(Protocol):
         """Support pointers written by events ``after < event <= upto``, by seq."""
         ...
 
-    def checkpoint(self) -> Checkpoint | None:
-        """The latest checkpoint, or None."""
+    def checkpoint(self, event: int | None = None) -> Checkpoint | None:
+        """The latest checkpoint (or the one of ``event``), or None."""
         ...
 
     def nogoods(self, after: int = 0) -> list[NogoodRow]:
@@ -345,8 +345,10 @@ class Store(Protocol):
 
     def add_nogood_revisions(self, event: int, status: str, nogoods: Iterable[str]) -> None: ...
 
-    def put_checkpoint(self, checkpoint: Checkpoint) -> None:
-        """Store ``checkpoint`` (it may drop older ones)."""
+    def put_checkpoint(self, checkpoint: Checkpoint, keep: int | None = None) -> bool:
+        """Store ``checkpoint`` and drop every other one but that of event ``keep`` (the full
+        checkpoint a state-only one builds on). With ``keep`` given but not stored, store
+        nothing and return False."""
         ...
 
     def idempotency_key(self, key: str) -> tuple[int, str] | None:

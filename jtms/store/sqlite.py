@@ -636,9 +636,12 @@ class SqliteStore:
             )
         ]
 
-    def checkpoint(self) -> Checkpoint | None:
+    def checkpoint(self, event: int | None = None) -> Checkpoint | None:
         row = self._db.execute(
             "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1"
+            if event is None
+            else "SELECT event, data FROM checkpoints WHERE event = ?",
+            () if event is None else (event,),
         ).fetchone()
         return Checkpoint(int(row[0]), bytes(row[1])) if row else None
 
@@ -875,12 +878,18 @@ class SqliteStore:
             ((g, status, event) for g in nogoods),
         )
 
-    def put_checkpoint(self, checkpoint: Checkpoint) -> None:
-        self._db.execute("DELETE FROM checkpoints")
+    def put_checkpoint(self, checkpoint: Checkpoint, keep: int | None = None) -> bool:
+        if keep is None:
+            self._db.execute("DELETE FROM checkpoints")
+        elif self._db.execute("SELECT 1 FROM checkpoints WHERE event = ?", (keep,)).fetchone():
+            self._db.execute("DELETE FROM checkpoints WHERE event <> ?", (keep,))
+        else:
+            return False
         self._db.execute(
             "INSERT INTO checkpoints (event, data) VALUES (?, ?)",
             (checkpoint.event, checkpoint.data),
         )
+        return True
 
     def idempotency_key(self, key: str) -> tuple[int, str] | None:
         row = self._db.execute(

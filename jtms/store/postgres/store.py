@@ -572,13 +572,18 @@ class PostgresStore:
             )
         ]
 
-    def checkpoint(self) -> Checkpoint | None:
+    def checkpoint(self, event: int | None = None) -> Checkpoint | None:
         # in binary: the blob comes as its bytes, not as hex text to decode (11.8 MB at 100k
         # claims: about 90 -> 20 ms, most of a cold command's time after its imports)
         cursor = self._db.cursor(binary=True)
-        rows = cursor.execute(
-            "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1"
-        ).fetchall()
+        if event is None:
+            rows = cursor.execute(
+                "SELECT event, data FROM checkpoints ORDER BY event DESC LIMIT 1"
+            ).fetchall()
+        else:
+            rows = cursor.execute(
+                "SELECT event, data FROM checkpoints WHERE event = %s", (event,)
+            ).fetchall()
         return Checkpoint(int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
     def nogoods(self, after: int = 0) -> list[NogoodRow]:
@@ -902,12 +907,18 @@ class PostgresStore:
                 (status, event, names),
             )
 
-    def put_checkpoint(self, checkpoint: Checkpoint) -> None:
-        self._db.execute("DELETE FROM checkpoints")
+    def put_checkpoint(self, checkpoint: Checkpoint, keep: int | None = None) -> bool:
+        if keep is None:
+            self._db.execute("DELETE FROM checkpoints")
+        elif self._rows("SELECT 1 FROM checkpoints WHERE event = %s", (keep,)):
+            self._db.execute("DELETE FROM checkpoints WHERE event <> %s", (keep,))
+        else:
+            return False
         self._db.execute(
             "INSERT INTO checkpoints (event, data) VALUES (%s, %s)",
             (checkpoint.event, checkpoint.data),
         )
+        return True
 
     def idempotency_key(self, key: str) -> tuple[int, str] | None:
         rows = self._rows("SELECT event, request FROM idempotency_keys WHERE key = %s", (key,))
