@@ -57,6 +57,11 @@ UPGRADABLE = ("1", "2")  # versions `jtms upgrade` brings to SCHEMA_VERSION
 # New memories lack them; `jtms upgrade` drops them from an older file.
 RETIRED_INDEXES = ("supports_by_node",)
 APPLICATION = "jtms-memory"
+# pages in the WAL before a commit copies them into the file (SQLite's default is 1,000). An
+# audit rewrites the same index pages as the audits before it (the revisions by node), and
+# one copy writes each page once however many commits changed it: at 10,000 (a WAL of up to
+# 40 MB) the copies cost an audit of 200 evidence on 100k claims about 4 ms less a commit.
+WAL_AUTOCHECKPOINT = 10_000
 
 SCHEMA = """
 CREATE TABLE meta (
@@ -283,6 +288,7 @@ class SqliteStore:
         )
         connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")  # per connection
         connection.execute(f"PRAGMA synchronous = {durability.upper()}")  # per connection
+        connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT}")  # per connection
         return connection
 
     @classmethod
