@@ -160,6 +160,7 @@ def test_empty_sqlite_database(tmp_path, capsys):
     "version, advice",
     [
         ("1", "jtms upgrade"),
+        ("3", "jtms upgrade"),
         ("99", "upgrade jtms-revision"),
         ("two", "restore the memory from a backup"),
     ],
@@ -170,7 +171,7 @@ def test_other_schema_version(db, capsys, version, advice):
     connection.commit()
     connection.close()
     for argv in WRITES + READS:
-        err = _fails(capsys, argv, db, f"schema version {version}, this jtms reads version 3")
+        err = _fails(capsys, argv, db, f"schema version {version}, this jtms reads version 4")
         assert advice in err
 
 
@@ -290,7 +291,7 @@ def test_upgrade_a_version_1_memory(tmp_path, capsys):
         INSERT INTO revisions (node, status, event) VALUES (0, 'inactive', 3);
     """)
     connection.close()
-    err = _fails(capsys, ["history", "c1"], path, "schema version 1, this jtms reads version 3")
+    err = _fails(capsys, ["history", "c1"], path, "schema version 1, this jtms reads version 4")
     assert f"run `jtms upgrade --db {path}`" in err
     assert main(["upgrade", "--db", str(path)]) == 0
     assert main(["upgrade", "--db", str(path)]) == 0  # nothing left to do
@@ -337,3 +338,112 @@ def test_upgrade_drops_an_index_no_statement_reads(tmp_path, capsys):
         assert memory.integrity_problems() == []
         memory.audit(["e1"], reason="test")
         assert memory.active_ids() == frozenset()
+
+
+def _per_node_truth(path: Path) -> tuple[dict, dict, dict]:
+    """Each node's revisions, last deactivation and last status, read from the revisions
+    table alone (what node_revisions must give)."""
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        rows = connection.execute("SELECT seq, node, status, event FROM revisions ORDER BY seq")
+        seqs: dict[int, list[int]] = {}
+        last_off: dict[int, int] = {}
+        last: dict[int, str] = {}
+        for seq, node, status, event in rows:
+            seqs.setdefault(node, []).append(seq)
+            last[node] = status
+            if status == "inactive":
+                last_off[node] = event
+    return seqs, last_off, last
+
+
+def test_node_revisions_are_written_in_bulk_and_read_with_the_rows_since(tmp_path, monkeypatch):
+    """History by node comes from node_revisions (bulk-written every few audits here) plus the
+    revisions written since; at every step it equals the revisions table read node by node,
+    and integrity checks the two agree."""
+    from jtms.store import sqlite as backend
+
+    monkeypatch.setattr(backend, "NODE_REVISIONS_PENDING", 5)
+    path = tmp_path / "m.db"
+    memory = Memory.create(path)
+    nodes = [{"id": f"e{i}", "kind": "evidence"} for i in range(6)]
+    nodes += [{"id": f"c{i}", "kind": "claim"} for i in range(6)]
+    justifications = [{"claim": f"c{i}", "antecedents": [f"e{i}"]} for i in range(6)]
+    justifications += [{"claim": f"c{i}", "antecedents": [f"c{i - 1}"]} for i in range(1, 6)]
+    memory.import_graph({"nodes": nodes, "justifications": justifications})
+    store = memory._store
+    merged = 0
+    for step in range(12):
+        audit = memory.audit([f"e{step % 6}", f"e{(step * 5) % 6}"], reason=f"step {step}")
+        if step % 3:
+            memory.reinstate(audit.audit_id)
+        seqs, last_off, last = _per_node_truth(path)
+        with memory.snapshot():
+            for num in range(12):
+                assert [r.seq for r in store.history(num)[1:]] == seqs.get(num, []), (step, num)
+                assert store.last_deactivation(num) == last_off.get(num)
+            status = store.stored_status()
+            assert {n: status[n] for n in last} == last
+            assert sorted(w.node for w in store.withdrawals()) == sorted(
+                memory._loaded_now().index.ids[n] for n, s in last.items() if s == "inactive"
+            )
+            merged = store._db.execute("SELECT count(*) FROM node_revisions").fetchone()[0]
+        assert memory.integrity_problems() == []
+    assert merged > 0  # the bulk writes happened
+    memory.close()
+    with contextlib.closing(sqlite3.connect(path)) as connection:  # an index that lost a row
+        connection.execute(
+            "DELETE FROM node_revisions WHERE (node, seq) = "
+            "(SELECT node, seq FROM node_revisions LIMIT 1)"
+        )
+        connection.commit()
+    with Memory.open(path) as memory:
+        assert "node_revisions differs from the revisions it indexes" in memory.integrity_problems()
+
+
+def test_upgrade_from_version_3_indexes_the_revisions_by_node(tmp_path, capsys, monkeypatch):
+    """Version 3 indexed revisions row by row (revisions_by_node). Such a memory is refused
+    with the advice; `jtms upgrade` writes node_revisions and drops the index; history is
+    the same as before."""
+    import json
+
+    from jtms.store import sqlite as backend
+
+    monkeypatch.setattr(backend, "NODE_REVISIONS_PENDING", 3)
+    path = tmp_path / "m.db"
+    with Memory.create(path) as memory:
+        memory.import_graph(
+            {
+                "nodes": [
+                    {"id": "e1", "kind": "evidence"},
+                    {"id": "e2", "kind": "evidence"},
+                    {"id": "c1", "kind": "claim"},
+                ],
+                "justifications": [
+                    {"claim": "c1", "antecedents": ["e1"]},
+                    {"claim": "c1", "antecedents": ["e2"]},
+                ],
+            }
+        )
+        for _ in range(3):
+            memory.reinstate(memory.audit(["e1", "e2"], reason="r").audit_id)
+        memory.audit(["e1"], reason="last")
+    assert main(["history", "c1", "--db", str(path), "--json"]) == 0
+    before = json.loads(capsys.readouterr().out)
+    with contextlib.closing(sqlite3.connect(path)) as connection:  # as version 3 left it
+        connection.executescript("""
+            DROP TABLE node_revisions;
+            DELETE FROM meta WHERE key = 'revisions_indexed';
+            CREATE INDEX revisions_by_node ON revisions (node, seq);
+            UPDATE meta SET value = '3' WHERE key = 'schema_version';
+        """)
+    err = _fails(capsys, ["history", "c1"], path, "schema version 3, this jtms reads version 4")
+    assert f"run `jtms upgrade --db {path}`" in err
+    assert main(["upgrade", "--db", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["history", "c1", "--db", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == before
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        names = {n for (n,) in connection.execute("SELECT name FROM sqlite_master")}
+    assert "node_revisions" in names and "revisions_by_node" not in names
+    with Memory.open(path) as memory:
+        assert memory.integrity_problems() == []

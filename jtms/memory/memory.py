@@ -305,7 +305,8 @@ class Memory:
         stores the rows of one write as one batch (same sequence numbers). SQLite: version 1
         kept no support pointers: the state at the last event is derived once and
         its pointers are stored with that event. Version 2 kept no idempotency keys (a new,
-        empty table). Returns False when there was nothing to do.
+        empty table). Version 3 indexed the revisions by node row by row; version 4 writes
+        them to ``node_revisions`` in bulk. Returns False when there was nothing to do.
         """
         backend = upgrade_store(_location(path))
         try:

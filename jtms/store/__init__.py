@@ -98,7 +98,7 @@ def upgrade_store(
     location: str | Path, durability: str = "full", busy_timeout: float | None = None
 ) -> "SqliteStore | PostgresStore":
     """A memory of an older schema version, opened to be upgraded (``jtms upgrade``): an
-    SQLite file of version 1 or 2, or a PostgreSQL memory of the per-row layout (version 3)."""
+    SQLite file of version 1, 2 or 3, or a PostgreSQL memory of the per-row layout (version 3)."""
     location = check_location(location)
     if location.startswith(POSTGRES_PREFIXES):
         from jtms.store.postgres import PostgresStore

@@ -50,12 +50,25 @@ from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 from theory.errors import InputError
 
-SCHEMA_VERSION = 3
-UPGRADABLE = ("1", "2")  # versions `jtms upgrade` brings to SCHEMA_VERSION
+SCHEMA_VERSION = 4
+UPGRADABLE = ("1", "2", "3")  # versions `jtms upgrade` brings to SCHEMA_VERSION
 # indexes earlier releases created that no statement reads: every row written kept them up to
 # date, at a page per row for rows of scattered nodes (a commit wrote its pages to the WAL).
 # New memories lack them; `jtms upgrade` drops them from an older file.
-RETIRED_INDEXES = ("supports_by_node",)
+RETIRED_INDEXES = ("supports_by_node", "revisions_by_node")
+# revisions written since the last bulk write of node_revisions, at most (see add_revisions)
+NODE_REVISIONS_PENDING = 32_768
+_INDEXED = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'revisions_indexed'"
+# the seqs of node ? (bound twice): bulk-written ones, then those written since, by seq
+_SEQS_OF_NODE = (
+    "SELECT seq FROM node_revisions WHERE node = ? UNION ALL "
+    f"SELECT seq FROM revisions WHERE seq > ({_INDEXED}) AND node = ?"
+)
+# the last revision of each node that has one
+_LATEST_SEQS = (
+    "SELECT max(seq) FROM (SELECT node, seq FROM node_revisions UNION ALL "
+    f"SELECT node, seq FROM revisions WHERE seq > ({_INDEXED})) GROUP BY node"
+)
 APPLICATION = "jtms-memory"
 # pages in the WAL before a commit copies them into the file (SQLite's default is 1,000). An
 # audit rewrites the same index pages as the audits before it (the revisions by node), and
@@ -112,8 +125,17 @@ CREATE TABLE revisions (
     status TEXT NOT NULL CHECK (status IN ('active', 'inactive')),
     event  INTEGER NOT NULL REFERENCES events (id)
 );
-CREATE INDEX revisions_by_node ON revisions (node, seq);
 CREATE INDEX revisions_by_event ON revisions (event);
+
+-- The revisions of each node (history): derived from revisions, written in bulk. An audit
+-- changes the status of nodes scattered over the memory: indexed row by row, each of its
+-- rows dirtied a page of its own. Rows up to meta's 'revisions_indexed' (a seq) are here;
+-- later ones are read from revisions by their seq (at most NODE_REVISIONS_PENDING).
+CREATE TABLE node_revisions (
+    node INTEGER NOT NULL,
+    seq  INTEGER NOT NULL,
+    PRIMARY KEY (node, seq)
+) WITHOUT ROWID;
 
 -- One row per support pointer assigned (creation, reactivation, switch), by event.
 CREATE TABLE supports (
@@ -365,7 +387,11 @@ class SqliteStore:
                 db.execute(statement)
             db.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))],
+                [
+                    ("application", APPLICATION),
+                    ("schema_version", str(SCHEMA_VERSION)),
+                    ("revisions_indexed", "0"),
+                ],
             )
             db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (init_time or _now(),))
             db.execute("COMMIT")
@@ -497,6 +523,7 @@ class SqliteStore:
         for name, statement in wanted.items():
             if name not in have:
                 self._db.execute(statement)
+        self._index_revisions(rebuild=True)  # version 3 indexed them row by row
         self._db.execute(
             "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
         )
@@ -699,8 +726,8 @@ class SqliteStore:
             HistoryRow(*row)
             for row in self._db.execute(
                 "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
-                "JOIN events e ON e.id = r.event WHERE r.node = ? ORDER BY r.seq",
-                (num,),
+                f"JOIN events e ON e.id = r.event WHERE r.seq IN ({_SEQS_OF_NODE}) ORDER BY r.seq",
+                (num, num),
             )
         ]
         return rows
@@ -736,9 +763,9 @@ class SqliteStore:
 
     def last_deactivation(self, num: int) -> int | None:
         row = self._db.execute(
-            "SELECT event FROM revisions WHERE node = ? AND status = 'inactive' "
+            f"SELECT event FROM revisions WHERE seq IN ({_SEQS_OF_NODE}) AND status = 'inactive' "
             "ORDER BY seq DESC LIMIT 1",
-            (num,),
+            (num, num),
         ).fetchone()
         return int(row[0]) if row else None
 
@@ -748,16 +775,14 @@ class SqliteStore:
             for row in self._db.execute(
                 "SELECT n.id, r.event, e.kind, e.reason, e.actor, e.time FROM revisions r "
                 "JOIN nodes n ON n.num = r.node JOIN events e ON e.id = r.event "
-                "WHERE r.seq IN (SELECT max(seq) FROM revisions GROUP BY node) "
-                "AND r.status = 'inactive' ORDER BY r.seq DESC"
+                f"WHERE r.seq IN ({_LATEST_SEQS}) AND r.status = 'inactive' ORDER BY r.seq DESC"
             )
         ]
 
     def stored_status(self) -> dict[int, str]:
         status = dict(self._db.execute("SELECT num, status FROM nodes"))
         for node, value in self._db.execute(
-            "SELECT node, status FROM revisions WHERE seq IN "
-            "(SELECT max(seq) FROM revisions GROUP BY node)"
+            f"SELECT node, status FROM revisions WHERE seq IN ({_LATEST_SEQS})"
         ):
             status[node] = value
         return status
@@ -776,6 +801,15 @@ class SqliteStore:
             problems.extend(f"sqlite integrity: {line}" for line in result)
         for table, rowid, parent, _ in self._db.execute("PRAGMA foreign_key_check"):
             problems.append(f"foreign key: {table} row {rowid} refers to a missing {parent}")
+        if self.schema_version == SCHEMA_VERSION:
+            differ = self._db.execute(
+                "SELECT count(*) FROM (SELECT node, seq FROM node_revisions EXCEPT "
+                f"SELECT node, seq FROM revisions WHERE seq <= ({_INDEXED})) UNION ALL "
+                f"SELECT count(*) FROM (SELECT node, seq FROM revisions WHERE seq <= ({_INDEXED}) "
+                "EXCEPT SELECT node, seq FROM node_revisions)"
+            ).fetchall()
+            if any(count for (count,) in differ):
+                problems.append("node_revisions differs from the revisions it indexes")
         return problems
 
     # --- writes -------------------------------------------------------------------------------
@@ -862,6 +896,26 @@ class SqliteStore:
             "INSERT INTO revisions (node, status, event) SELECT value, ?, ? FROM json_each(?)",
             (status, event, json.dumps(list(nodes))),
         )
+        pending = self._db.execute(
+            f"SELECT coalesce(max(seq), 0) - ({_INDEXED}) FROM revisions"
+        ).fetchone()[0]
+        if pending > NODE_REVISIONS_PENDING:
+            self._index_revisions()
+
+    def _index_revisions(self, rebuild: bool = False) -> None:
+        """Write the revisions after meta's 'revisions_indexed' into node_revisions, in node
+        order (one pass over its pages for many audits), and move the mark to the last one.
+        ``rebuild``: from nothing (the upgrade from a version that indexed row by row)."""
+        db = self._db
+        if rebuild:
+            db.execute("DELETE FROM node_revisions")
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('revisions_indexed', '0')")
+        last = db.execute("SELECT coalesce(max(seq), 0) FROM revisions").fetchone()[0]
+        db.execute(
+            "INSERT INTO node_revisions (node, seq) SELECT node, seq FROM revisions "
+            f"WHERE seq > ({_INDEXED}) ORDER BY node, seq"
+        )
+        db.execute("UPDATE meta SET value = ? WHERE key = 'revisions_indexed'", (str(last),))
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
         self._db.executemany(  # the event is an int: a literal, so the triples bind as they are

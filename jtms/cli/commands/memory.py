@@ -150,8 +150,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "upgrade",
             help="bring a memory written by an older jtms to this schema version",
             description="Upgrade a memory of an older schema version in place, in one "
-            "transaction: an SQLite file of version 1 or 2, or a PostgreSQL memory of "
-            "version 3 (a row per revision; version 4 stores them in batches). Examples: "
+            "transaction: an SQLite file of version 1, 2 or 3 (version 4 writes the revisions "
+            "by node in bulk), or a PostgreSQL memory of version 3 (a row per revision; "
+            "version 4 stores them in batches). Examples: "
             "jtms upgrade --db old.db; jtms upgrade --db "
             "'postgresql://USER@HOST:5432/DB?memory=NAME'.",
         )

@@ -32,7 +32,7 @@ from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 
 # one stored model: the same application tag, schema version and busy-timeout rule
-from jtms.store.sqlite import APPLICATION, SCHEMA_VERSION
+from jtms.store.sqlite import APPLICATION
 from theory.errors import InputError
 
 JTMS_LOCK_CLASS = 0x6A746D73  # "jtms": the first key of every memory's advisory lock
@@ -50,6 +50,7 @@ BATCH_ROWS = 10_000  # revisions or support pointers per stored batch row (an im
 BATCHED_VIEWS = {"revisions": "insert_revision_row", "supports": "insert_support_row"}
 """The per-row views over the batch tables, and the function a row inserted into each runs."""
 POSTGRES_SCHEMA_VERSION = 4
+PER_ROW_VERSION = 3  # the per-row layout, before batches (`jtms upgrade` converts it)
 """The layout of a PostgreSQL memory: version 3 (SQLite's) with revisions and supports stored
 in batches (``schema.sql``); a version-3 memory is brought to it by ``jtms upgrade``."""
 
@@ -261,7 +262,7 @@ class PostgresStore:
         if values.get("application") != APPLICATION:
             raise InputError(f"schema {place.schema!r} is not a jtms memory", source=place.shown)
         version = values.get("schema_version")
-        upgradable = version == str(SCHEMA_VERSION)  # the per-row layout, before batches
+        upgradable = version == str(PER_ROW_VERSION)
         if version != str(POSTGRES_SCHEMA_VERSION) and not (upgrading and upgradable):
             shown = (version or "missing")[:20]
             if upgradable:
