@@ -654,7 +654,16 @@ def _install_per_row_layout(dsn: str, location: str, source: str) -> None:
     holding every row of ``source``."""
     schema, origin = f'"{_schema(location)}"', f'"{_schema(source)}"'
     old_schema = (ROOT / "tests" / "fixtures" / "postgres_schema_v3.sql").read_text()
-    from jtms.store.sqlite import IMMUTABLE_TABLES as tables  # the per-row layout's tables
+    tables = (  # the per-row layout's append-only tables
+        "events",
+        "nodes",
+        "justifications",
+        "revisions",
+        "supports",
+        "nogoods",
+        "nogood_revisions",
+        "idempotency_keys",
+    )
 
     with psycopg.connect(dsn, autocommit=True) as connection:
         with connection.transaction():

@@ -303,10 +303,9 @@ def test_upgrade_a_version_1_memory(tmp_path, capsys):
         assert memory.integrity_problems() == []
 
 
-def test_upgrade_drops_an_index_no_statement_reads(tmp_path, capsys):
-    """An SQLite memory of an earlier release of version 3 holds ``supports_by_node``, an
-    index no query reads that cost every write a page per pointer. New memories lack it;
-    ``jtms upgrade`` drops it from an older file (and says so), then has nothing left to do."""
+def test_a_new_memory_is_current_and_has_no_per_row_indexes(tmp_path, capsys):
+    """A new SQLite memory holds support batches and node_revisions, none of version 3's
+    per-row tables and indexes, and `jtms upgrade` has nothing to do."""
     import json
 
     path = tmp_path / "m.db"
@@ -317,21 +316,10 @@ def test_upgrade_drops_an_index_no_statement_reads(tmp_path, capsys):
                 "justifications": [{"claim": "c1", "antecedents": ["e1"]}],
             }
         )
-
-    def indexes() -> set[str]:
-        with contextlib.closing(sqlite3.connect(path)) as connection:
-            rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
-            return {name for (name,) in rows}
-
-    assert "supports_by_node" not in indexes() and "supports_by_event" in indexes()
-    assert main(["upgrade", "--db", str(path), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["upgraded"] is False
-    with contextlib.closing(sqlite3.connect(path)) as connection:  # as an earlier release left it
-        connection.execute("CREATE INDEX supports_by_node ON supports (node, seq)")
-        connection.commit()
-    assert main(["upgrade", "--db", str(path), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["upgraded"] is True
-    assert "supports_by_node" not in indexes()
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        names = {n for (n,) in connection.execute("SELECT name FROM sqlite_master")}
+    assert {"support_batches", "node_revisions", "support_batches_by_event"} <= names
+    assert not names & {"supports", "supports_by_node", "revisions_by_node", "supports_by_event"}
     assert main(["upgrade", "--db", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["upgraded"] is False
     with Memory.open(path) as memory:
@@ -429,13 +417,35 @@ def test_upgrade_from_version_3_indexes_the_revisions_by_node(tmp_path, capsys, 
         memory.audit(["e1"], reason="last")
     assert main(["history", "c1", "--db", str(path), "--json"]) == 0
     before = json.loads(capsys.readouterr().out)
+    with Memory.open(path) as memory:
+        active = memory.active_ids()
+        with memory.snapshot():
+            pointers = memory._store.supports(-1, memory._store.last_event())
+    assert len({p.event for p in pointers}) > 2
     with contextlib.closing(sqlite3.connect(path)) as connection:  # as version 3 left it
         connection.executescript("""
             DROP TABLE node_revisions;
             DELETE FROM meta WHERE key = 'revisions_indexed';
             CREATE INDEX revisions_by_node ON revisions (node, seq);
+            DROP TABLE support_batches;
+            CREATE TABLE supports (
+                seq           INTEGER PRIMARY KEY,
+                node          INTEGER NOT NULL REFERENCES nodes (num),
+                justification INTEGER NOT NULL REFERENCES justifications (num),
+                rank          INTEGER NOT NULL,
+                event         INTEGER NOT NULL REFERENCES events (id)
+            );
+            CREATE INDEX supports_by_event ON supports (event);
+            CREATE INDEX supports_by_node ON supports (node, seq);
+            CREATE TRIGGER supports_no_update BEFORE UPDATE ON supports
+                BEGIN SELECT RAISE(ABORT, 'supports are immutable (append-only memory)'); END;
             UPDATE meta SET value = '3' WHERE key = 'schema_version';
         """)
+        connection.executemany(
+            "INSERT INTO supports VALUES (?, ?, ?, ?, ?)",
+            [(p.seq, p.node, p.justification, p.rank, p.event) for p in pointers],
+        )
+        connection.commit()
     err = _fails(capsys, ["history", "c1"], path, "schema version 3, this jtms reads version 4")
     assert f"run `jtms upgrade --db {path}`" in err
     assert main(["upgrade", "--db", str(path)]) == 0
@@ -444,6 +454,60 @@ def test_upgrade_from_version_3_indexes_the_revisions_by_node(tmp_path, capsys, 
     assert json.loads(capsys.readouterr().out) == before
     with contextlib.closing(sqlite3.connect(path)) as connection:
         names = {n for (n,) in connection.execute("SELECT name FROM sqlite_master")}
-    assert "node_revisions" in names and "revisions_by_node" not in names
+    assert {"node_revisions", "support_batches"} <= names
+    assert not names & {"revisions_by_node", "supports", "supports_by_node", "supports_no_update"}
     with Memory.open(path) as memory:
         assert memory.integrity_problems() == []
+        assert memory.active_ids() == active
+        with memory.snapshot():
+            assert memory._store.supports(-1, memory._store.last_event()) == pointers
+        memory.reinstate(memory.audit(["e2"], reason="after").audit_id)
+        assert memory.integrity_problems() == []
+
+
+def test_integrity_reads_every_support_batch(tmp_path):
+    """The support pointers are arrays in one row per write: integrity checks each pointer's
+    justification is one of its node's, and that the sequence numbers are dense."""
+    from array import array
+
+    path = tmp_path / "m.db"
+    with Memory.create(path) as memory:
+        memory.import_graph(
+            {
+                "nodes": [{"id": "e1", "kind": "evidence"}, {"id": "e2", "kind": "evidence"}]
+                + [{"id": "c1", "kind": "claim"}, {"id": "c2", "kind": "claim"}],
+                "justifications": [
+                    {"claim": "c1", "antecedents": ["e1"]},
+                    {"claim": "c1", "antecedents": ["e2"]},
+                    {"claim": "c2", "antecedents": ["c1"]},
+                ],
+            }
+        )
+        memory.audit(["e1"], reason="switches c1")
+        assert memory.integrity_problems() == []
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        connection.execute("DROP TRIGGER support_batches_no_update")
+        (first, data) = connection.execute(
+            "SELECT first_seq, justifications FROM support_batches ORDER BY first_seq LIMIT 1"
+        ).fetchone()
+        wrong = array("q")
+        wrong.frombytes(data)
+        wrong[0] = 2 if wrong[0] != 2 else 0  # c2's justification for c1, or c1's for c2
+        connection.execute(
+            "UPDATE support_batches SET justifications = ? WHERE first_seq = ?",
+            (wrong.tobytes(), first),
+        )
+        connection.commit()
+    with Memory.open(path) as memory:
+        assert any("is not one of node" in p for p in memory.integrity_problems())
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        connection.execute(
+            "UPDATE support_batches SET justifications = ? WHERE first_seq = ?", (data, first)
+        )
+        connection.execute(
+            "UPDATE support_batches SET first_seq = first_seq + 1 "
+            "WHERE first_seq = (SELECT max(first_seq) FROM support_batches)"
+        )
+        connection.commit()
+    with Memory.open(path) as memory:
+        assert any("not dense" in p for p in memory.integrity_problems())

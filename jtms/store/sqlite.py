@@ -26,9 +26,13 @@ import json
 import os
 import re
 import sqlite3
+import sys
 import time
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict
+from itertools import repeat, starmap
 from pathlib import Path
 from typing import Any
 
@@ -137,15 +141,19 @@ CREATE TABLE node_revisions (
     PRIMARY KEY (node, seq)
 ) WITHOUT ROWID;
 
--- One row per support pointer assigned (creation, reactivation, switch), by event.
-CREATE TABLE supports (
-    seq           INTEGER PRIMARY KEY,
-    node          INTEGER NOT NULL REFERENCES nodes (num),
-    justification INTEGER NOT NULL REFERENCES justifications (num),
-    rank          INTEGER NOT NULL,
-    event         INTEGER NOT NULL REFERENCES events (id)
+-- The support pointers one write assigned (creation, reactivation, a switch to another
+-- justification) as one row: pointer k (sequence number first_seq + k) is node k of nodes,
+-- justification k and rank k, each array little-endian 64-bit integers. They are read by
+-- event (catch-up, opening), never by node; the rows of `supports` come from them.
+CREATE TABLE support_batches (
+    first_seq      INTEGER PRIMARY KEY,
+    event          INTEGER NOT NULL REFERENCES events (id),
+    count          INTEGER NOT NULL CHECK (count > 0),
+    nodes          BLOB NOT NULL CHECK (length(nodes) = 8 * count),
+    justifications BLOB NOT NULL CHECK (length(justifications) = 8 * count),
+    ranks          BLOB NOT NULL CHECK (length(ranks) = 8 * count)
 );
-CREATE INDEX supports_by_event ON supports (event);
+CREATE INDEX support_batches_by_event ON support_batches (event);
 CREATE INDEX nodes_by_event ON nodes (event);
 
 -- Nodes that must not all be active together; they change no status by themselves.
@@ -187,7 +195,7 @@ IMMUTABLE_TABLES = (
     "nodes",
     "justifications",
     "revisions",
-    "supports",
+    "support_batches",
     "nogoods",
     "nogood_revisions",
     "idempotency_keys",
@@ -219,6 +227,23 @@ def _split(script: str) -> list[str]:
     if current.strip():
         statements.append(current.strip())
     return statements
+
+
+def _int64_bytes(values: Sequence[int]) -> bytes:
+    """The values as little-endian 64-bit integers (a column of support_batches)."""
+    packed = array("q", values)
+    if sys.byteorder != "little":
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _int64s(data: bytes) -> "array[int]":
+    """A column of support_batches read back."""
+    values = array("q")
+    values.frombytes(data)
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values
 
 
 def _fault(
@@ -524,6 +549,16 @@ class SqliteStore:
             if name not in have:
                 self._db.execute(statement)
         self._index_revisions(rebuild=True)  # version 3 indexed them row by row
+        if "supports" in have:  # versions 2 and 3: a row per pointer; now a row per write
+            rows = self._db.execute(
+                "SELECT event, node, justification, rank FROM supports ORDER BY seq"
+            ).fetchall()
+            start = 0
+            for end in range(1, len(rows) + 1):
+                if end == len(rows) or rows[end][0] != rows[start][0]:
+                    self.add_supports(rows[start][0], (r[1:] for r in rows[start:end]))
+                    start = end
+            self._db.execute("DROP TABLE supports")  # its triggers and indexes with it
         self._db.execute(
             "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
         )
@@ -660,14 +695,25 @@ class SqliteStore:
         ]
 
     def supports(self, after: int, upto: int) -> list[SupportRow]:
-        return [
-            SupportRow(*row)
-            for row in self._db.execute(
-                "SELECT seq, node, justification, rank, event FROM supports WHERE event > ? "
-                "AND event <= ? ORDER BY seq",
-                (after, upto),
+        rows: list[SupportRow] = []
+        for first, event, count, nodes, justifications, ranks in self._db.execute(
+            "SELECT first_seq, event, count, nodes, justifications, ranks FROM support_batches "
+            "WHERE event > ? AND event <= ? ORDER BY first_seq",
+            (after, upto),
+        ):
+            rows.extend(
+                starmap(
+                    SupportRow,
+                    zip(
+                        range(first, first + count),
+                        _int64s(nodes),
+                        _int64s(justifications),
+                        _int64s(ranks),
+                        repeat(event),
+                    ),
+                )
             )
-        ]
+        return rows
 
     def checkpoint(self, event: int | None = None) -> Checkpoint | None:
         row = self._db.execute(
@@ -790,6 +836,8 @@ class SqliteStore:
     def rows(self, table: str) -> list[dict[str, Any]]:
         if table not in TABLES:
             raise InputError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
+        if table == "supports":  # stored as one row of arrays per write
+            return [asdict(row) for row in self.supports(-1, self.last_event())]
         cursor = self._db.execute(f"SELECT * FROM {table} ORDER BY 1")
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor]
@@ -810,6 +858,19 @@ class SqliteStore:
             ).fetchall()
             if any(count for (count,) in differ):
                 problems.append("node_revisions differs from the revisions it indexes")
+            claim_of = dict(self._db.execute("SELECT num, claim FROM justifications"))
+            expected = 1
+            for row in self.supports(-1, self.last_event()):
+                if row.seq != expected:
+                    problems.append(f"support sequence numbers are not dense at {row.seq}")
+                    break
+                expected += 1
+                if claim_of.get(row.justification) != row.node:
+                    problems.append(
+                        f"support {row.seq}: justification {row.justification} is not one of "
+                        f"node {row.node}'s"
+                    )
+                    break
         return problems
 
     # --- writes -------------------------------------------------------------------------------
@@ -918,9 +979,17 @@ class SqliteStore:
         db.execute("UPDATE meta SET value = ? WHERE key = 'revisions_indexed'", (str(last),))
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
-        self._db.executemany(  # the event is an int: a literal, so the triples bind as they are
-            f"INSERT INTO supports (node, justification, rank, event) VALUES (?, ?, ?, {int(event)})",
-            pointers,
+        # one row of three arrays: an import's million pointers are one insert, an audit's
+        # thousand do not cost a row (and its index entry) each
+        columns = list(zip(*pointers))
+        if not columns:
+            return
+        nodes, justifications, ranks = (_int64_bytes(c) for c in columns)
+        self._db.execute(
+            "INSERT INTO support_batches (first_seq, event, count, nodes, justifications, ranks) "
+            "SELECT coalesce((SELECT first_seq + count FROM support_batches "
+            "ORDER BY first_seq DESC LIMIT 1), 1), ?, ?, ?, ?, ?",
+            (event, len(columns[0]), nodes, justifications, ranks),
         )
 
     def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
