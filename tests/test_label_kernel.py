@@ -74,6 +74,47 @@ def test_python_label_budgets_never_change_an_answer(structure, budget, formed_b
             assert len(expected) <= budget
 
 
+@settings(max_examples=300)
+@given(
+    jst.support_structures(max_evidence=10, max_claims=8, cycles=True),
+    st.integers(0, 6),
+    st.integers(0, 200),
+    st.booleans(),
+)
+def test_python_ints_and_arrays_give_the_same_labels_for_the_same_work(
+    structure, budget, formed_budget, padded
+):
+    """theory.labels solves a component over Python ints and, past SMALL_PAIRS, again over
+    arrays: both representations give the same labels, give up on the same components and
+    count the same work (the portfolio interleaves methods by that count)."""
+    import theory.labels as labels_module
+
+    if padded:  # evidence numbered past 64: sets of two words
+        padding = [f"!pad{i:02d}" for i in range(64)]
+        structure = SupportStructure.build(
+            padding + sorted(structure.evidence), structure.claims, structure.justifications
+        )
+    index = index_of(structure)
+    targets = [index.number[c] for c in sorted(structure.claims)]
+    answers = []
+    # always arrays, mixed, ints up to the largest the algebra allows
+    for small_pairs in (0, 16, labels_module.MINIMISE_FROM):
+        saved = labels_module.SMALL_PAIRS
+        labels_module.SMALL_PAIRS = small_pairs
+        try:
+            formed: list[int] = []
+            found = all_labels(index, targets, budget, formed_budget, formed=formed)
+        finally:
+            labels_module.SMALL_PAIRS = saved
+        answers.append(
+            (
+                {n: None if sets is None else sorted(sets) for n, sets in found.items()},
+                formed,
+            )
+        )
+    assert answers[0] == answers[1] == answers[2]
+
+
 @settings(max_examples=200)
 @given(
     jst.support_structures(max_evidence=7, max_claims=8, cycles=True),

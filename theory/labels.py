@@ -6,11 +6,15 @@ labels. Cyclic components are iterated from empty labels to the least fixpoint, 
 never justify themselves.
 
 The labels of every node of a cone are computed in one pass over its strongly connected
-components (so a check that needs many claims' labels shares them), with sets as rows of
-64-bit words (numpy) over the evidence, so that a product and its minimisation are array
-operations rather than one Python operation per pair of sets. A cyclic component is solved
-*semi-naively*: each round multiplies only the sets that the last round added (a product
-with at least one new factor), so a set is combined with the others once, not once per round.
+components (so a check that needs many claims' labels shares them). A component is solved
+over sets as Python ints (bit n for evidence number n), where a label and a product are a few
+sets and one Python operation per pair costs less than an array operation's fixed cost; a
+component whose operations grow past :data:`SMALL_PAIRS` pairs is solved again with sets as
+rows of 64-bit words (numpy), where a product and its minimisation are array operations. Both
+count the same work against the budgets, so the work done, and where a budget stops it, does
+not depend on the representation. A cyclic component is solved *semi-naively*: each round
+multiplies only the sets that the last round added (a product with at least one new factor),
+so a set is combined with the others once, not once per round.
 
 Fast while labels stay small, but an intermediate label can blow up even when the final
 one is tiny (root = y OR (y AND X)); :func:`all_labels` therefore takes a budget of sets per
@@ -21,7 +25,7 @@ either is exceeded: the solver core then takes over.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
 from theory.index import SupportIndex, index_of
@@ -56,34 +60,146 @@ class LabelBudgetExceeded(Exception):
     pass
 
 
+class _TooBig(Exception):
+    """An operation of the Python-int algebra over :data:`SMALL_PAIRS`: the component is
+    solved again in arrays."""
+
+
+Label = list[int]
+"""A label in the Python-int algebra: evidence sets as ints (bit n for evidence n), an
+antichain; never changed in place once made (labels share lists)."""
+
+
 class _Algebra:
-    """Antichains of evidence sets as ``(k, words)`` uint64 arrays, and their products,
-    with a count of the sets formed (:data:`FORMED_BUDGET`)."""
+    """Antichains of evidence sets as lists of Python ints, and their products, with a
+    count of the work done (:data:`FORMED_BUDGET`): fast while labels are small. An
+    operation past :data:`SMALL_PAIRS` raises :class:`_TooBig`; :attr:`arrays` is then the
+    same algebra over rows of 64-bit words, which counts the same work (one counter)."""
 
     def __init__(self, words: int, formed_budget: int, label_cap: int):
-        import numpy as np
-
-        self.np = np
         self.words = words
         self.label_cap = label_cap
         self.formed_budget = formed_budget
         self.formed = 0
-        self.empty = np.zeros((0, words), dtype=np.uint64)
+        self.empty: Label = []
+        self._arrays: _ArrayAlgebra | None = None
 
-    def single(self, bit: int) -> np.ndarray:
-        row = self.np.zeros((1, self.words), dtype=self.np.uint64)
-        row[0, bit >> 6] = self.np.uint64(1 << (bit & 63))
-        return row
+    @property
+    def arrays(self) -> _ArrayAlgebra:
+        if self._arrays is None:
+            self._arrays = _ArrayAlgebra(self)
+        return self._arrays
 
-    def unit(self) -> np.ndarray:
+    def single(self, bit: int) -> Label:
+        return [1 << bit]
+
+    def unit(self) -> Label:
         """The label of "always": the empty set."""
-        return self.np.zeros((1, self.words), dtype=self.np.uint64)
+        return [0]
 
     def charge(self, work: int) -> None:
         """Count ``work`` against :data:`FORMED_BUDGET` (sets formed, or comparisons)."""
         self.formed += work
         if self.formed > self.formed_budget:
             raise LabelBudgetExceeded
+
+    def covered(self, sets: Label, by: Label) -> list[bool]:
+        """Per set of ``sets``: whether some set of ``by`` is a subset of it (equal included)."""
+        if not sets or not by:
+            return [False] * len(sets)
+        if len(sets) * len(by) > SMALL_PAIRS:
+            raise _TooBig
+        self.charge(COMPARISON_WORK + len(sets) * len(by) * self.words // COMPARISONS_PER_SET)
+        return [any(b & s == b for b in by) for s in sets]
+
+    def minimal(self, sets: Label, against: Label | None = None) -> Label:
+        """The minimal sets of ``sets`` (each once) that contain no set of ``against``: by
+        size, each kept unless a kept one is inside it (a subset is never larger)."""
+        sets = sorted(set(sets))
+        if against and sets:
+            sets = [s for s, inside in zip(sets, self.covered(sets, against)) if not inside]
+        if len(sets) < 2:
+            return sets
+        if len(sets) ** 2 > SMALL_PAIRS:
+            raise _TooBig
+        # every pair, counted as the array algebra counts it (len(sets) <= PAIRWISE_UP_TO)
+        self.charge(COMPARISON_WORK + len(sets) ** 2 * self.words // COMPARISONS_PER_SET)
+        sets.sort(key=int.bit_count)
+        kept: Label = []
+        for s in sets:
+            for k in kept:
+                if k & s == k:
+                    break
+            else:
+                kept.append(s)
+        return kept
+
+    def product(self, left: Label, right: Label) -> Label:
+        """The unions of a set of ``left`` and a set of ``right`` (not minimised: at most
+        :data:`SMALL_PAIRS` of them, fewer than :data:`MINIMISE_FROM`)."""
+        if not left or not right:
+            return self.empty
+        formed = len(left) * len(right)
+        if formed > SMALL_PAIRS:
+            raise _TooBig
+        self.charge(formed)
+        if len(left) == 1:
+            one = left[0]
+            return [one | r for r in right]
+        if len(right) == 1:
+            one = right[0]
+            return [one | s for s in left]
+        return [a | b for a in left for b in right]
+
+    def merge(self, label: Label, found: list[Label]) -> tuple[Label, Label]:
+        """``label`` with the sets ``found`` added, minimised, and the sets that are new."""
+        if not found:
+            return label, self.empty
+        new = self.minimal(found[0] if len(found) == 1 else [s for f in found for s in f], label)
+        if not new:
+            return label, new
+        if label:
+            kept = [k for k, inside in zip(label, self.covered(label, new)) if not inside]
+        else:
+            kept = label
+        if len(kept) + len(new) > self.label_cap:
+            raise LabelBudgetExceeded
+        return (kept + new if kept else new), new
+
+
+class _ArrayAlgebra:
+    """:class:`_Algebra` over ``(k, words)`` uint64 arrays (one row a set), for components
+    whose labels or products are large; it counts its work on the algebra it belongs to."""
+
+    def __init__(self, owner: _Algebra):
+        import numpy as np
+
+        self.np = np
+        self.owner = owner
+        self.words = owner.words
+        self.label_cap = owner.label_cap
+        self.charge = owner.charge
+        self.empty = np.zeros((0, self.words), dtype=np.uint64)
+
+    def rows(self, sets: Label) -> np.ndarray:
+        """Python-int sets as rows of words."""
+        np = self.np
+        if self.words == 1:
+            return np.array(sets, dtype=np.uint64).reshape(len(sets), 1)
+        size = 8 * self.words
+        data = b"".join([s.to_bytes(size, "little") for s in sets])
+        return np.frombuffer(data, dtype="<u8").astype(np.uint64).reshape(len(sets), self.words)
+
+    def ints(self, rows: np.ndarray) -> Label:
+        """Rows of words as Python-int sets."""
+        if self.words == 1:
+            return rows[:, 0].tolist()  # type: ignore[no-any-return]
+        data = rows.astype("<u8").tobytes()
+        size = 8 * self.words
+        return [int.from_bytes(data[k : k + size], "little") for k in range(0, len(data), size)]
+
+    def unit(self) -> np.ndarray:
+        return self.np.zeros((1, self.words), dtype=self.np.uint64)
 
     def distinct(self, sets: np.ndarray) -> np.ndarray:
         """The rows of ``sets``, each once (in sorted order)."""
@@ -204,12 +320,19 @@ PAIRWISE_UP_TO = 256
 """Sets up to which :meth:`_Algebra.minimal` compares every pair in one array operation
 (above, size by size)."""
 
+SMALL_PAIRS = 128
+"""Pairs of sets (a product's, a subset test's, a minimisation's) up to which the labels of
+a component are worked out over Python ints, one operation per pair (some 30-60 ns); past
+it, the component is solved again over rows of 64-bit words (numpy), where an operation
+costs a fixed few microseconds, about what this many pairs cost in Python, and then little
+per pair. At most :data:`MINIMISE_FROM`."""
+
 MINIMISE_FROM = 4096
 """Sets a product forms from which it is minimised before the next factor (a smaller one is
 only left for the caller's minimisation: an array operation costs more than the sets)."""
 
 
-def _product_of(algebra: _Algebra, factors: list[np.ndarray]) -> np.ndarray:
+def _product_of(algebra: Any, factors: list[Any]) -> Any:
     """The sets of the product of ``factors`` (not all minimal), the smallest taken first."""
     factors = sorted(factors, key=len)
     current = factors[0] if factors else algebra.unit()
@@ -223,8 +346,8 @@ def _product_of(algebra: _Algebra, factors: list[np.ndarray]) -> np.ndarray:
 def _solve_component(
     index: SupportIndex,
     component: list[int],
-    labels: dict[int, np.ndarray],
-    algebra: _Algebra,
+    labels: dict[int, Any],
+    algebra: Any,  # _Algebra or _ArrayAlgebra: the same methods over their own sets
 ) -> None:
     """The least fixpoint of the labels of one component, semi-naively (module docstring):
     round r adds, for each justification with antecedents inside, the products in which the
@@ -240,9 +363,9 @@ def _solve_component(
         labels[n] = algebra.merge(algebra.empty, found)[0]
         return
     # per member: (outside product, inside antecedents) of each live justification
-    rules: dict[int, list[tuple[np.ndarray, list[int]]]] = {}
-    current: dict[int, np.ndarray] = {}
-    new: dict[int, np.ndarray] = {}
+    rules: dict[int, list[tuple[Any, list[int]]]] = {}
+    current: dict[int, Any] = {}
+    new: dict[int, Any] = {}
     for m in component:
         rules[m] = []
         base = []
@@ -261,7 +384,7 @@ def _solve_component(
         current[m], new[m] = algebra.merge(algebra.empty, base)
     while any(len(rows) for rows in new.values()):
         older = {m: current[m][: len(current[m]) - len(new[m])] for m in component}
-        changed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        changed: dict[int, tuple[Any, Any]] = {}
         for m in component:
             found = []
             for outside, inside in rules[m]:
@@ -278,6 +401,25 @@ def _solve_component(
         for m, (label, added) in changed.items():
             current[m], new[m] = label, added
     labels.update(current)
+
+
+def _solve_in_arrays(
+    index: SupportIndex, component: list[int], labels: dict[int, Label], arrays: _ArrayAlgebra
+) -> None:
+    """:func:`_solve_component` over rows of words: the labels of the component's outside
+    antecedents in, its members' labels out, as Python ints."""
+    members = set(component)
+    just_antecedents = index.just_antecedents
+    inputs = {
+        a: arrays.rows(labels[a])
+        for m in component
+        for j in index.justs_of[m]
+        for a in just_antecedents[j]
+        if a not in members
+    }
+    _solve_component(index, component, inputs, arrays)
+    for m in component:
+        labels[m] = arrays.ints(inputs[m])
 
 
 def all_labels(
@@ -300,7 +442,7 @@ def all_labels(
     is_evidence = index.is_evidence
     width = max((n for n in cone if is_evidence[n]), default=0) + 1
     algebra = _Algebra((width + 63) >> 6, formed_budget, min(UNBOUNDED, GROWTH * budget))
-    labels: dict[int, np.ndarray] = {n: algebra.single(n) for n in cone if is_evidence[n]}
+    labels: dict[int, Label] = {n: algebra.single(n) for n in cone if is_evidence[n]}
     failed: set[int] = set()
     total = 0
     claims = [n for n in cone if not is_evidence[n]]
@@ -317,7 +459,11 @@ def all_labels(
             algebra.formed = 0
             algebra.formed_budget = formed_budget * len(component)
             try:
-                _solve_component(index, component, labels, algebra)
+                try:
+                    _solve_component(index, component, labels, algebra)
+                except _TooBig:  # large labels: again from the start, in arrays
+                    algebra.formed = 0
+                    _solve_in_arrays(index, component, labels, algebra.arrays)
                 if all(len(labels[m]) <= budget for m in component):
                     continue
             except LabelBudgetExceeded:
@@ -328,16 +474,9 @@ def all_labels(
     if formed is not None:
         formed.append(total)
     result: dict[int, list[int] | None] = {n: None for n in failed}
-    shifts = [64 * w for w in range(algebra.words)]
-    for n, rows in labels.items():
-        if n in failed:
-            continue
-        if algebra.words == 1:
-            result[n] = rows[:, 0].tolist()
-        else:
-            result[n] = [
-                sum(word << shift for word, shift in zip(row, shifts)) for row in rows.tolist()
-            ]
+    for n, sets in labels.items():
+        if n not in failed:
+            result[n] = sets
     return result
 
 
