@@ -863,11 +863,12 @@ def _label_steps(program: SupportProgram) -> Iterator[Step]:
 LABEL_UNIT = 8
 """Work the label arm of :func:`enumerate_minimal` is charged per set it forms: the portfolio
 balances work, so a unit must cost about the same CPU time in every arm. Charged 8, a unit of
-the label arm costs a median 1.5 lazy-loop steps (quartiles 0.56-2.97; so a set formed about
-12 steps) in ``python -m benchmarks.bench_portfolio_units`` (seed 777, a draw no other
-benchmark uses). Charged 1, the label arm took most of the time of queries that a solver
-loop answered: on the loop-family benchmark, seed 0, the interpreted path had 17 goals over
-10x clingo, against 7-9 charged 8."""
+the label arm costs a median 0.86 lazy-loop steps (quartiles 0.35-1.58) in ``python -m
+benchmarks.bench_portfolio_units`` (seed 777, a draw no other benchmark uses). Charged 1,
+the label arm took most of the time of queries that a solver loop answered (on the
+loop-family benchmark, seed 0, 17 goals of the interpreted path over 10x clingo, against 7-9
+charged 8), and charged 3 or 5 the case files and nested loops took longer than charged 8
+(seeds 0-2)."""
 
 LABEL_ENTRY = RANKED_ENTRY
 """Work charged to the label arm of :func:`enumerate_minimal` before its first turn: its
