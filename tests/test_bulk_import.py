@@ -591,3 +591,51 @@ def test_first_occurrences_are_numpys_unique_first_indices_in_order(keys):
     values = np.asarray(keys, dtype=np.int64)
     expected = sorted(np.unique(values, return_index=True)[1].tolist()) if keys else []
     assert first_occurrences(values, 21).tolist() == expected
+
+
+@given(st.lists(st.integers(-5, 40), max_size=60))
+def test_distinct_sorted_is_numpys_unique(values):
+    """theory.index.distinct_sorted: np.unique of an integer array, without numpy.ma."""
+    import numpy as np
+
+    from theory.index import distinct_sorted
+
+    array = np.asarray(values, dtype=np.int64)
+    assert distinct_sorted(array).tolist() == np.unique(array).tolist()
+
+
+def test_an_audit_of_a_memory_opened_from_its_checkpoint_never_imports_numpy_ma(tmp_path):
+    """np.unique imports numpy.ma on its first call (about 27 ms of a one-shot `jtms audit`);
+    the support region and the downstream walk do without it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    path = tmp_path / "m.db"
+    claims = [f"c{i}" for i in range(50)]
+    with Memory.create(path) as memory:
+        memory.import_graph(
+            {
+                "nodes": [{"id": "e0", "kind": "evidence"}, {"id": "e1", "kind": "evidence"}]
+                + [{"id": c, "kind": "claim"} for c in claims],
+                "justifications": [{"claim": "c0", "antecedents": ["e0"]}]
+                + [{"claim": "c0", "antecedents": ["e1", "c49"]}]
+                + [{"claim": c, "antecedents": [p]} for p, c in zip(claims, claims[1:])],
+            }
+        )
+        memory.checkpoint()  # opening reads it: the index as flat arrays
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from jtms.memory.memory import Memory
+        with Memory.open({str(path)!r}) as memory:
+            result = memory.audit(["e0"], reason="r")
+        assert len(result.retired) == 51, sorted(result.retired)
+        print("numpy.ma" in sys.modules)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -37,7 +37,14 @@ from itertools import chain, compress
 from typing import Any, cast
 
 from theory.fixpoint import active_numbers, rederive
-from theory.index import all_arrays, array_view, first_occurrences, gathered_rows, stable_order
+from theory.index import (
+    all_arrays,
+    array_view,
+    distinct_sorted,
+    first_occurrences,
+    gathered_rows,
+    stable_order,
+)
 from theory.structure import GraphRows, SupportStructure, justification_rows
 
 NO_SUPPORT = -1
@@ -1108,7 +1115,7 @@ def _region_of_arrays(
         if not using.size:
             break
         claims = claim[using[flagged[using] != 0]]
-        level = np.unique(claims[~seen[claims]])
+        level = distinct_sorted(claims[~seen[claims]])
         seen[level] = True
         region += level.tolist()
     return region

@@ -207,6 +207,26 @@ def first_occurrences(keys: Any, bound: int) -> Any:
     return np.sort(order[np.flatnonzero(np.append(True, ordered[1:] != ordered[:-1]))])
 
 
+def distinct_sorted(values: Any) -> Any:
+    """The distinct values of an integer array, ascending: ``np.unique`` without its test for
+    a masked array, whose first call imports ``numpy.ma`` (about 27 ms of a one-shot
+    command's audit).
+
+    >>> import numpy as np
+    >>> distinct_sorted(np.array([3, 1, 3, 0, 1])).tolist()
+    [0, 1, 3]
+    """
+    import numpy as np
+
+    ordered = np.sort(values)
+    if len(ordered) < 2:
+        return ordered
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 def all_arrays(*values: Any) -> bool:
     """Whether every value is a flat ``array`` (an index built by an import into a new memory,
     or opened from a checkpoint), which numpy can read in place."""

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from theory.canonical import sorted_ids
 from theory.errors import InputError
 from theory.fixpoint import base_active, rederive
-from theory.index import IndexView, SupportIndex, index_of
+from theory.index import IndexView, SupportIndex, distinct_sorted, index_of
 from theory.structure import SupportStructure
 
 
@@ -94,7 +94,7 @@ def _downstream_of_arrays(offsets: array[int], flat: array[int], roots: set[int]
         # positions of every row's items, concatenated: start of the row + offset within it
         begin = np.repeat(starts.astype(np.int64) - np.cumsum(lengths) + lengths, lengths)
         reached = items[begin + np.arange(total, dtype=np.int64)]
-        reached = np.unique(reached[~seen[reached]])
+        reached = distinct_sorted(reached[~seen[reached]])
         seen[reached] = True
         frontier = reached
     return set(np.flatnonzero(seen).tolist())
