@@ -41,7 +41,8 @@ def test_kernel_labels_equal_the_reference_and_brute_force(structure):
 @given(jst.support_structures(max_evidence=8, max_claims=8, cycles=True))
 def test_python_labels_over_several_words_equal_brute_force(structure):
     """Evidence numbered past 64 (64 items before the graph's, in no cone): the Python
-    label algebra's sets span two words (theory.labels._Algebra)."""
+    label algebra's sets span two words (theory.labels' ints past 64 bits, and its rows of
+    words where a component is solved in arrays)."""
     padding = [f"!pad{i:02d}" for i in range(64)]
     padded = SupportStructure.build(
         padding + sorted(structure.evidence), structure.claims, structure.justifications

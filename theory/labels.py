@@ -175,7 +175,6 @@ class _ArrayAlgebra:
         import numpy as np
 
         self.np = np
-        self.owner = owner
         self.words = owner.words
         self.label_cap = owner.label_cap
         self.charge = owner.charge
@@ -317,15 +316,16 @@ COMPARISON_WORK = 64
 """Sets formed that one array comparison counts for whatever its size (its fixed cost)."""
 
 PAIRWISE_UP_TO = 256
-"""Sets up to which :meth:`_Algebra.minimal` compares every pair in one array operation
+"""Sets up to which :meth:`_ArrayAlgebra.minimal` compares every pair in one array operation
 (above, size by size)."""
 
 SMALL_PAIRS = 128
 """Pairs of sets (a product's, a subset test's, a minimisation's) up to which the labels of
-a component are worked out over Python ints, one operation per pair (some 30-60 ns); past
-it, the component is solved again over rows of 64-bit words (numpy), where an operation
-costs a fixed few microseconds, about what this many pairs cost in Python, and then little
-per pair. At most :data:`MINIMISE_FROM`."""
+a component are worked out over Python ints, one operation per pair; past it, the component
+is solved again over rows of 64-bit words (numpy), where an operation has a fixed cost of
+about what this many pairs cost in Python and then costs little per pair. 64 to 1024 measured
+within 5% of each other on the loop families (docs/benchmarks.md). At most
+:data:`MINIMISE_FROM`."""
 
 MINIMISE_FROM = 4096
 """Sets a product forms from which it is minimised before the next factor (a smaller one is
