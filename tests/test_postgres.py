@@ -705,6 +705,7 @@ def test_upgrade_brings_the_per_row_layout_to_batches(dsn, memories, capsys):
     assert _dump(old) == _dump(source)
     code, out, err = _run(capsys, "upgrade", "--db", old)
     assert code == 0 and "already up to date" in out
+    assert _checkpoint_storage(dsn, old) == "e"
     tables = []
     for location in (source, old):
         with Memory.open(location) as m:
@@ -718,3 +719,47 @@ def test_upgrade_brings_the_per_row_layout_to_batches(dsn, memories, capsys):
                 }
             )
     assert tables[0] == tables[1]
+
+
+def _checkpoint_storage(dsn: str, location: str) -> str:
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT a.attstorage FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relname = 'checkpoints' AND a.attname = 'data'",
+            (_schema(location),),
+        ).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def test_checkpoints_are_stored_uncompressed_and_upgrade_makes_them_so(dsn, memories, capsys):
+    """A checkpoint blob of megabytes, compressed by PostgreSQL's default storage, took about
+    ten times as long to store as uncompressed (docs/postgres.md): new memories store it
+    EXTERNAL, and ``jtms upgrade`` brings an older memory there (its rows stay readable)."""
+    location = _fresh(dsn, memories)
+    with Memory.create(location) as m:
+        m.import_graph(GRAPH, source="graph.json")
+        m.checkpoint()
+    assert _checkpoint_storage(dsn, location) == "e"
+    code, out, err = _run(capsys, "upgrade", "--db", location)
+    assert code == 0 and "already up to date" in out
+    with psycopg.connect(dsn, autocommit=True) as connection:  # as memories were made before
+        connection.execute(
+            f'ALTER TABLE "{_schema(location)}".checkpoints ALTER COLUMN data SET STORAGE EXTENDED'
+        )
+    with Memory.open(location) as m:  # opens as it is, without upgrading
+        assert m.is_active("c2") and m.checkpoint_event is not None
+    assert _checkpoint_storage(dsn, location) == "x"
+    code, out, err = _run(capsys, "upgrade", "--db", location)
+    assert code == 0 and "upgraded" in out, err
+    assert _checkpoint_storage(dsn, location) == "e"
+    with Memory.open(location) as m:
+        assert m.integrity_problems() == [] and m.is_active("c2")
+        m.audit(["e1", "e2"], reason="r")
+        m.checkpoint()
+        assert not m.is_active("c2")
+    with Memory.open(location) as m:
+        assert not m.is_active("c2")
+    code, out, err = _run(capsys, "upgrade", "--db", location)
+    assert code == 0 and "already up to date" in out

@@ -306,7 +306,9 @@ class Memory:
         kept no support pointers: the state at the last event is derived once and
         its pointers are stored with that event. Version 2 kept no idempotency keys (a new,
         empty table). Version 3 indexed the revisions by node row by row; version 4 writes
-        them to ``node_revisions`` in bulk. Returns False when there was nothing to do.
+        them to ``node_revisions`` in bulk. A PostgreSQL memory whose checkpoints are stored
+        compressed (made before they were stored uncompressed) gets them uncompressed.
+        Returns False when there was nothing to do.
         """
         backend = upgrade_store(_location(path))
         try:

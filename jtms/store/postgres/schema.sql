@@ -107,6 +107,9 @@ CREATE TABLE checkpoints (
     event bigint PRIMARY KEY,
     data  bytea NOT NULL
 );
+-- stored out of line uncompressed: compressing a blob of megabytes (pglz) took longer than
+-- anything else an audit that refreshes the checkpoint does
+ALTER TABLE checkpoints ALTER COLUMN data SET STORAGE EXTERNAL;
 
 -- The idempotency key of a write (written in the event's transaction): a repeat of the
 -- same call with the same key returns the first one's result and writes nothing.

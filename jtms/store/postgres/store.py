@@ -116,6 +116,18 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def _compressed_checkpoints(connection: psycopg.Connection[Any], schema: str) -> bool:
+    """Whether the memory in ``schema`` stores its checkpoints with PostgreSQL's default
+    storage (compressed), not ``EXTERNAL`` as ``schema.sql`` now makes them."""
+    row = connection.execute(
+        "SELECT a.attstorage FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = %s AND c.relname = 'checkpoints' AND a.attname = 'data'",
+        (schema,),
+    ).fetchone()
+    return row is not None and str(row[0]) != "e"
+
+
 class PostgresStore:
     """One memory (a schema) in a PostgreSQL database. See :mod:`jtms.store.protocol`."""
 
@@ -139,6 +151,9 @@ class PostgresStore:
         # a write's statements, sent unawaited (pipeline mode), while it is entered
         self._pipeline: AbstractContextManager[psycopg.Pipeline] | None = None
         self.schema_version = POSTGRES_SCHEMA_VERSION
+        # checkpoints stored compressed (a memory made before their storage was EXTERNAL);
+        # read only when opened for an upgrade
+        self._compressed_checkpoints = False
         #: how writers are serialised: "lock" (the advisory lock; always used by jtms) or
         #: "serializable" (SERIALIZABLE transactions, no lock: a concurrent writer fails with
         #: "could not serialize" and must retry; only benchmarks/bench_postgres.py sets it)
@@ -171,6 +186,8 @@ class PostgresStore:
             raise
         store = cls(connection, place, key, timeout)
         store.schema_version = version
+        if upgrading:
+            store._compressed_checkpoints = _compressed_checkpoints(connection, place.schema)
         store.set_durability(durability)
         return store
 
@@ -284,17 +301,31 @@ class PostgresStore:
 
     @property
     def needs_upgrade(self) -> bool:
-        """True for a memory of the previous layout (opened with ``upgrading=True``)."""
-        return self.schema_version != POSTGRES_SCHEMA_VERSION
+        """True for a memory of the previous layout, or one whose checkpoints are stored
+        compressed (opened with ``upgrading=True``)."""
+        return self.schema_version != POSTGRES_SCHEMA_VERSION or self._compressed_checkpoints
 
     def upgrade_schema(self) -> None:
-        """Inside :meth:`write`: bring a memory of the per-row layout (version 3) to batches.
+        """Inside :meth:`write`: bring a memory of the per-row layout (version 3) to batches,
+        and store checkpoints uncompressed.
 
         The rows of each run of consecutive sequence numbers of one event (and status) become
-        one batch, so every revision and support keeps its sequence number."""
+        one batch, so every revision and support keeps its sequence number. A checkpoint is a
+        blob of megabytes that a writer replaces every few thousand rows; PostgreSQL's
+        default storage compresses it (pglz), which took about ten times as long as storing
+        it (``schema.sql`` says ``STORAGE EXTERNAL`` for new memories). Stored checkpoints
+        stay as they are; the next one is written uncompressed."""
         if not self.needs_upgrade:
             return
         self._unpipe()  # schema.sql's sections are scripts of many statements
+        if self.schema_version != POSTGRES_SCHEMA_VERSION:
+            self._batches_of_rows()
+        if self._compressed_checkpoints:
+            self._db.execute("ALTER TABLE checkpoints ALTER COLUMN data SET STORAGE EXTERNAL")
+            self._compressed_checkpoints = False
+
+    def _batches_of_rows(self) -> None:
+        """The per-row layout (version 3) to batches (:meth:`upgrade_schema`)."""
         db = self._db
         for table in ("revisions", "supports"):
             for trigger in (f"{table}_append_only", f"{table}_no_truncate", f"{table}_references"):
