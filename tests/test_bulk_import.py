@@ -639,3 +639,40 @@ def test_an_audit_of_a_memory_opened_from_its_checkpoint_never_imports_numpy_ma(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+@settings(max_examples=300)
+@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=12), st.data())
+def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data):
+    """Phase 1 of plan_retract a rank at a time (theory.incremental._retract_by_ranks) gives
+    the same plan whether each rank goes through array operations (SMALL_LEVEL 1) or item by
+    item (SMALL_LEVEL above every rank), and the same statuses as the visit claim by claim
+    (no compressed rows); every state stays verified and ranks stay derivation depths."""
+    from unittest import mock
+
+    import theory.incremental
+
+    states = [SupportState(GrowingIndex.of(structure)) for _ in range(3)]
+    index = states[0].index
+    open_audits: list[list[int]] = []
+    for _ in range(data.draw(st.integers(1, 4), label="steps")):
+        if open_audits and data.draw(st.booleans(), label="reinstate"):
+            unblock = open_audits.pop()
+            plans = [state.plan_extend(unblock=unblock) for state in states]
+        else:
+            roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
+            with mock.patch.object(theory.incremental, "SMALL_LEVEL", 1):
+                in_arrays = states[0].plan_retract(roots)
+            with mock.patch.object(theory.incremental, "SMALL_LEVEL", 1 << 30):
+                item_by_item = states[1].plan_retract(roots)
+            with mock.patch.object(theory.incremental, "all_arrays", lambda *values: False):
+                by_claim = states[2].plan_retract(roots)
+            assert in_arrays == item_by_item
+            assert set(by_claim.deactivated) == set(in_arrays.deactivated)
+            plans = [in_arrays, item_by_item, by_claim]
+            open_audits.append(roots)
+        for state, plan in zip(states, plans):
+            state.apply(plan)
+            assert state.verify() == []
+            _assigned_ranks_are_derivations(state, plan)
+        assert states[0].active == states[2].active

@@ -829,75 +829,90 @@ class SupportState:
         roots = tuple(dict.fromkeys(roots))
         self.grow()
         index = self.index
-        active, support, rank = self.active, self.support, self.rank
+        active, rank = self.active, self.rank
         justs_of, watchers, just_claim = index.justs_of, index.watchers, index.just_claim
         offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
-        pointer = self.pointer
         root_set = set(roots)
-        region = set(self.support_region(roots))
-        heap = [(rank[r], r) for r in roots if active[r]]
-        heapify(heap)
-        queued = {r for _, r in heap}
-        out: list[int] = []
-        switched: dict[int, int] = {}
-        visited = 0
+        region = self.support_region(roots)
+        # usable[a]: an antecedent a new justification may rest on now: active outside Z, or
+        # switched already (one byte a node: the test of each antecedent is an index, and of
+        # a whole justification one pass in C)
+        usable = bytearray(active)
+        for n in region:
+            usable[n] = 0
         # compressed rows (a memory opened from a checkpoint or built by an import): slices
-        # instead of a method call per node
+        # instead of a method call per node, and whole ranks at a time in array operations
         j_rows, w_rows = justs_of.rows(), watchers.rows()
-        j_offsets, j_flat = j_rows if j_rows is not None else ((), ())
-        w_offsets, w_flat = w_rows if w_rows is not None else ((), ())
-        while heap:
-            c = heappop(heap)[1]
-            visited += 1
-            if c not in root_set:
-                current = support[c]
-                for j in justs_of[c] if j_rows is None else j_flat[j_offsets[c] : j_offsets[c + 1]]:
-                    if j == current:
-                        continue
-                    for a in flat[offsets[j] : offsets[j + 1]]:
-                        if not active[a] or (a in region and a not in switched):
-                            break
-                    else:
-                        switched[c] = j
-                        break
-                if c in switched:
-                    continue
-            out.append(c)
-            # its pointer dependents
-            for j in watchers[c] if w_rows is None else w_flat[w_offsets[c] : w_offsets[c + 1]]:
-                if pointer[j]:
-                    d = just_claim[j]
-                    if d not in queued:
-                        queued.add(d)
-                        heappush(heap, (rank[d], d))
+        if (
+            j_rows is not None
+            and w_rows is not None
+            and all_arrays(*j_rows, *w_rows, offsets, flat, just_claim)
+        ):
+            out, switched, moved, visited = _retract_by_ranks(
+                roots, self, usable, j_rows, w_rows, (offsets, flat)
+            )
+        else:
+            out, switched, visited = self._retract_visit(roots, usable)
+            moved = _switched_ranks(switched, rank, offsets, flat)
         after = bytearray(active)
         for n in out:
             after[n] = 0
         derived = rederive(index, after, [n for n in out if n not in root_set])
         # each rank the plan assigns is 1 + the largest of its pointer's antecedents' after
-        # the plan: a switched claim's first (in the order of switching: its antecedents are
-        # outside Z or switched before it), then the re-derived ones, which may rest on
-        # switched claims. Claims that keep their pointer keep their rank (docs/memory.md)
-        moved: dict[int, int] = {}
-        for c, j in switched.items():
-            level = 0
-            for a in flat[offsets[j] : offsets[j + 1]]:
-                below = moved.get(a, rank[a])
-                if below > level:
-                    level = below
-            moved[c] = 1 + level
+        # the plan: a switched claim's first (``moved``), then the re-derived ones, which may
+        # rest on switched claims. Claims that keep their pointer keep their rank
+        # (docs/memory.md)
         supports, ranks = self._supports_in_order(after, derived, moved)
         supports.update(switched)
         ranks.update(moved)
         deactivated = tuple(n for n in out if not after[n])
         return Plan(
             blocked=roots,
-            region=len(region) + len(root_set - region),
+            region=len(region),
             visited=visited,
             deactivated=deactivated,
             supports=supports,
             ranks=ranks,
         )
+
+    def _retract_visit(
+        self, roots: tuple[int, ...], usable: bytearray
+    ) -> tuple[list[int], dict[int, int], int]:
+        """Phase 1 of :meth:`plan_retract` claim by claim: the claims visited, lowest rank
+        first, that go out, those that switch (claim: justification, in the order of
+        switching) and how many were visited. ``usable`` is updated as claims switch."""
+        index = self.index
+        active, support, rank, pointer = self.active, self.support, self.rank, self.pointer
+        justs_of, watchers, just_claim = index.justs_of, index.watchers, index.just_claim
+        offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
+        can_use = usable.__getitem__
+        root_set = set(roots)
+        heap = [(rank[r], r) for r in roots if active[r]]
+        heapify(heap)
+        queued = {r for _, r in heap}
+        out: list[int] = []
+        switched: dict[int, int] = {}
+        visited = 0
+        while heap:
+            c = heappop(heap)[1]
+            visited += 1
+            if c not in root_set:
+                current = support[c]
+                for j in justs_of[c]:
+                    if j != current and all(map(can_use, flat[offsets[j] : offsets[j + 1]])):
+                        switched[c] = j
+                        usable[c] = 1
+                        break
+                if c in switched:
+                    continue
+            out.append(c)
+            for j in watchers[c]:  # its pointer dependents
+                if pointer[j]:
+                    d = just_claim[j]
+                    if d not in queued:
+                        queued.add(d)
+                        heappush(heap, (rank[d], d))
+        return out, switched, visited
 
     def plan_extend(self, seeds: Iterable[int] = (), unblock: Iterable[int] = ()) -> Plan:
         """Unblock ``unblock`` (one block each) and re-derive from ``seeds``; the fixpoint grows.
@@ -1094,6 +1109,161 @@ def _int_array(values: Any) -> "array[int]":
 def _int_list(values: Any) -> list[int]:
     """A numpy integer array as a list of Python ints."""
     return values.tolist()  # type: ignore[no-any-return]
+
+
+def _switched_ranks(
+    switched: Mapping[int, int], rank: Sequence[int], offsets: Sequence[int], flat: Sequence[int]
+) -> dict[int, int]:
+    """The new rank of each switched claim (``switched``: claim -> justification, in the
+    order of switching, so its antecedents are outside ``Z`` or switched before it): 1 + the
+    largest rank of its antecedents after the switches."""
+    moved: dict[int, int] = {}
+    for c, j in switched.items():
+        level = 0
+        for a in flat[offsets[j] : offsets[j + 1]]:
+            below = moved.get(a, rank[a])
+            if below > level:
+                level = below
+        moved[c] = 1 + level
+    return moved
+
+
+def _retract_by_ranks(
+    roots: tuple[int, ...],
+    state: SupportState,
+    usable: bytearray,
+    justs: tuple[Ints, Ints],
+    watchers: tuple[Ints, Ints],
+    antecedents: tuple[Ints, Ints],
+) -> tuple[list[int], dict[int, int], dict[int, int], int]:
+    """Phase 1 of :meth:`SupportState.plan_retract` over compressed rows, a rank at a time
+    (:meth:`SupportState._retract_visit` claim by claim): the claims queued at the lowest
+    rank pending are visited together. Each non-root one switches to its first
+    justification (other than its pointer) whose antecedents are all usable *before* this
+    rank, so a switch rests on claims outside ``Z`` or switched at a lower rank (a
+    well-founded order, as claim by claim); the others go out and queue their pointer
+    dependents. A claim that a same-rank switch would have let switch goes out instead and
+    phase 2 re-derives it: the plan's statuses are the same, some pointers differ.
+
+    An audit's region spans a few ranks (7 to 10 in ``bench_memory``'s graphs), so this is
+    a few dozen array operations where the visit claim by claim costs microseconds a claim;
+    a rank of fewer than :data:`SMALL_LEVEL` claims (a chain) is visited claim by claim.
+    """
+    import numpy as np
+
+    index = state.index
+    active, support, rank, pointer = state.active, state.support, state.rank, state.pointer
+    j_offsets, j_flat = justs
+    w_offsets, w_flat = watchers
+    a_offsets, a_flat = antecedents
+    just_claim = index.just_claim
+    j_offs, j_items, w_offs, w_items, a_offs, a_items, claim_of = map(
+        array_view, (j_offsets, j_flat, w_offsets, w_flat, a_offsets, a_flat, just_claim)
+    )
+    support_np, rank_np, pointer_np, usable_np = map(array_view, (support, rank, pointer, usable))
+    size = len(active)
+    queued = bytearray(size)
+    queued_np = array_view(queued)
+    is_root = bytearray(size)
+    pending: dict[int, list[int]] = {}
+    for r in roots:
+        is_root[r] = 1
+        if active[r] and not queued[r]:
+            queued[r] = 1
+            pending.setdefault(rank[r], []).append(r)
+    levels = list(pending)
+    heapify(levels)
+    out: list[int] = []
+    switched: dict[int, int] = {}
+    moved: dict[int, int] = {}  # the new rank of each switched claim
+    new_rank = array("q", rank)  # ranks as this plan leaves them (a copy, ~1 MB at 100k)
+    new_rank_np = array_view(new_rank)
+    visited = 0
+    can_use = usable.__getitem__
+
+    def queue(claims: Any) -> None:
+        """Queue the claims of an array of distinct claims not queued yet, by rank."""
+        queued_np[claims] = 1
+        ranks_of = rank_np[claims]
+        for value in distinct_sorted(ranks_of).tolist():
+            found = claims[ranks_of == value].tolist() if len(claims) > 1 else claims.tolist()
+            waiting = pending.get(value)
+            if waiting is None:
+                pending[value] = found
+                heappush(levels, value)
+            else:
+                waiting += found
+
+    while levels:
+        level = sorted(pending.pop(heappop(levels)))
+        visited += len(level)
+        if len(level) < SMALL_LEVEL:
+            going: list[int] = []
+            turned: list[tuple[int, int]] = []
+            for c in level:
+                if not is_root[c]:
+                    current = support[c]
+                    for j in j_flat[j_offsets[c] : j_offsets[c + 1]]:
+                        if j != current and all(
+                            map(can_use, a_flat[a_offsets[j] : a_offsets[j + 1]])
+                        ):
+                            turned.append((c, j))
+                            break
+                    else:
+                        going.append(c)
+                    continue
+                going.append(c)
+            for c, j in turned:
+                level_of = 0
+                for a in a_flat[a_offsets[j] : a_offsets[j + 1]]:
+                    if new_rank[a] > level_of:
+                        level_of = new_rank[a]
+                moved[c] = new_rank[c] = 1 + level_of
+                switched[c] = j
+                usable[c] = 1
+            out += going
+            dependents = set()
+            for c in going:
+                for j in w_flat[w_offsets[c] : w_offsets[c + 1]]:
+                    if pointer[j]:
+                        d = just_claim[j]
+                        if not queued[d]:
+                            dependents.add(d)
+            if dependents:
+                queue(np.array(sorted(dependents), dtype=np.int64))
+            continue
+        claims = np.array(level, dtype=np.int64)
+        roots_here = array_view(is_root)[claims] != 0
+        candidates = claims[~roots_here]
+        justs_found, counts = gathered_rows(j_offs, j_items, candidates)
+        owner = np.repeat(candidates, counts)
+        other = justs_found != support_np[owner]
+        justs_found, owner = justs_found[other], owner[other]
+        ants, sizes = gathered_rows(a_offs, a_items, justs_found)
+        unusable = np.repeat(np.arange(len(justs_found)), sizes)[usable_np[ants] == 0]
+        fine = np.bincount(unusable, minlength=len(justs_found)) == 0
+        justs_found, owner = justs_found[fine], owner[fine]
+        first = first_occurrences(owner, size)  # each claim's first usable justification
+        turned_claims, turned_justs = owner[first], justs_found[first]
+        if len(turned_claims):
+            # 1 + the largest rank of the antecedents (outside Z, or switched below)
+            ants, sizes = gathered_rows(a_offs, a_items, turned_justs)
+            # (a 0 after the last row: an empty justification may come last; it ranks 1)
+            below = np.append(new_rank_np[ants], 0)
+            levels_of = np.maximum.reduceat(below, np.cumsum(sizes) - sizes) + 1
+            levels_of[sizes == 0] = 1
+            new_rank_np[turned_claims] = levels_of
+            moved.update(zip(turned_claims.tolist(), levels_of.tolist()))
+            switched.update(zip(turned_claims.tolist(), turned_justs.tolist()))
+            usable_np[turned_claims] = 1
+        going_np = claims[~np.isin(claims, turned_claims, assume_unique=True)]
+        out += going_np.tolist()
+        using, _ = gathered_rows(w_offs, w_items, going_np)
+        dependents_np = claim_of[using[pointer_np[using] != 0]]
+        dependents_np = distinct_sorted(dependents_np[queued_np[dependents_np] == 0])
+        if len(dependents_np):
+            queue(dependents_np.astype(np.int64))
+    return out, switched, moved, visited
 
 
 def _region_of_arrays(
