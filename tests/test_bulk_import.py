@@ -373,8 +373,9 @@ def test_a_claim_rederived_on_a_switched_claim_ranks_above_its_new_rank():
 @given(jst.support_structures(cycles=True, max_evidence=5, max_claims=10), st.data())
 def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
     """The counting paths of theory.fixpoint.rederive (for a large region: in numpy over flat
-    arrays, or in a flat list over slices; a dict for a small one) derive the same claims in
-    the same order."""
+    arrays, or in a flat list over slices; a dict for a small one, counted over slices or,
+    from ARRAY_COUNTS_FROM region claims, in numpy) derive the same claims in the same
+    order."""
     from unittest import mock
 
     from theory.fixpoint import _rederive
@@ -394,12 +395,15 @@ def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
         if (candidates)
         else []
     )
-    small, large, sliced = bytearray(after), bytearray(after), bytearray(after)
-    derived = _rederive(index, small, list(region), flat_counts=False)
+    small, large, sliced, keyed = (bytearray(after) for _ in range(4))
+    with mock.patch("theory.fixpoint.ARRAY_COUNTS_FROM", 1 << 30):  # a dict, slices
+        derived = _rederive(index, small, list(region), flat_counts=False)
     assert _rederive(index, large, list(region), flat_counts=True) == derived
     with mock.patch("theory.fixpoint._flat_rows", return_value=None):  # no arrays: slices
         assert _rederive(index, sliced, list(region), flat_counts=True) == derived
-    assert small == large == sliced
+    with mock.patch("theory.fixpoint.ARRAY_COUNTS_FROM", 0):  # in arrays, into a dict
+        assert _rederive(index, keyed, list(region), flat_counts=False) == derived
+    assert small == large == sliced == keyed
 
 
 def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_location):

@@ -121,6 +121,12 @@ def active_state(
     return frozenset(ids[n] for n, flag in enumerate(flags) if flag)
 
 
+ARRAY_COUNTS_FROM = 64
+"""Region claims from which :func:`rederive` counts in array operations when the index
+holds flat arrays (below, a Python loop over a few slices is cheaper than the arrays' fixed
+cost); the counters then go in a dict sized by the region, unless it is a large one."""
+
+
 def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list[int]:
     """Bounded re-derivation: which nodes of ``region`` the rest of ``active`` supports.
 
@@ -159,11 +165,12 @@ def _counts_of_arrays(
     justs_flat: Any,
     offsets: Any,
     flat: Any,
-    count: int,
-) -> tuple[list[int], list[int]]:
+    count: int | None,
+) -> tuple[list[int] | dict[int, int], list[int]]:
     """The counting of :func:`_rederive` in array operations: the justifications of the
     region's claims in order, and for each its antecedents not flagged in ``active`` (a
-    list of ``count`` counters, zero for every other justification)."""
+    list of ``count`` counters, zero for every other justification; with ``count`` None, a
+    dict of the region's justifications only, sized by the region)."""
     import numpy as np
 
     flags = array_view(active)
@@ -175,10 +182,14 @@ def _counts_of_arrays(
     summed = np.zeros(len(antecedents) + 1, dtype=np.int64)
     np.cumsum(flags[antecedents], out=summed[1:])
     ends = np.cumsum(lengths)
-    missing = np.zeros(count, dtype=np.int64)
-    missing[counted] = lengths - (summed[ends] - summed[ends - lengths])
+    left = lengths - (summed[ends] - summed[ends - lengths])
     del flags  # the bytearray may grow again once no view holds its buffer
-    return missing.tolist(), counted.tolist()
+    justs = counted.tolist()
+    if count is None:
+        return dict(zip(justs, left.tolist())), justs
+    missing = np.zeros(count, dtype=np.int64)
+    missing[counted] = left
+    return missing.tolist(), justs
 
 
 def _rederive(
@@ -196,9 +207,11 @@ def _rederive(
     counted: list[int] = []  # the region claims' justifications, in counting order
     compressed = getattr(just_antecedents, "compressed", None)
     many = getattr(justs_of, "many", None)
-    rows = _flat_rows(index) if flat_counts else None
-    if rows is not None:  # flat arrays (an import into a new memory): counted in numpy
-        missing, counted = _counts_of_arrays(active, region, *rows, len(just_claim))
+    rows = _flat_rows(index) if flat_counts or len(region) >= ARRAY_COUNTS_FROM else None
+    if rows is not None:  # flat arrays (an import, or opened from a checkpoint): in numpy
+        missing, counted = _counts_of_arrays(
+            active, region, *rows, len(just_claim) if flat_counts else None
+        )
     elif compressed is not None and many is not None:  # a growing index: slices, no tuples
         offsets, flat = compressed()
         is_active = active.__getitem__

@@ -822,9 +822,14 @@ class SupportState:
         pointer dependents are visited. Phase 2 re-derives the out claims from outside support
         with :func:`theory.fixpoint.rederive` (so a loop of out claims is never kept).
 
-        Everything here is sized by ``Z`` and the justifications of its nodes: sets and
-        dicts over region nodes, slices of the flat antecedent list, and one copy of the
-        active flags for the re-derivation.
+        On compressed rows phase 1 goes a rank at a time in array operations
+        (:func:`_retract_by_ranks`); otherwise claim by claim (:meth:`_retract_visit`). Both
+        give the same statuses.
+
+        The work is sized by ``Z`` and the justifications of its nodes: sets and dicts over
+        region nodes, slices of the flat antecedent list. Besides, a few flat copies of the
+        memory's size are made in C (the active flags for the usable antecedents and the
+        re-derivation; on compressed rows the ranks, 8 bytes a node, and two byte masks).
         """
         roots = tuple(dict.fromkeys(roots))
         self.grow()
