@@ -680,3 +680,33 @@ def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data)
             assert state.verify() == []
             _assigned_ranks_are_derivations(state, plan)
         assert states[0].active == states[2].active
+
+
+@settings(max_examples=200)
+@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=12), st.data())
+def test_apply_in_arrays_equals_apply_one_by_one(structure, data):
+    """SupportState.apply assigns a plan of APPLY_IN_ARRAYS_FROM nodes or more as arrays: the
+    same flags, pointers, pointer flags, ranks and blocks as one by one, through audits,
+    reinstatements and additions of evidence."""
+    from unittest import mock
+
+    import theory.incremental
+
+    arrays, loop = (SupportState(GrowingIndex.of(structure)) for _ in range(2))
+    index = arrays.index
+    open_audits: list[list[int]] = []
+    for _ in range(data.draw(st.integers(1, 5), label="steps")):
+        if open_audits and data.draw(st.booleans(), label="reinstate"):
+            plan = arrays.plan_extend(unblock=open_audits.pop())
+        else:
+            roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
+            plan = arrays.plan_retract(roots)
+            open_audits.append(roots)
+        with mock.patch.object(theory.incremental, "APPLY_IN_ARRAYS_FROM", 0):
+            arrays.apply(plan)
+        with mock.patch.object(theory.incremental, "APPLY_IN_ARRAYS_FROM", 1 << 30):
+            loop.apply(plan)
+        assert arrays.active == loop.active and arrays.pointer == loop.pointer
+        assert arrays.support == loop.support and arrays.rank == loop.rank
+        assert arrays.blocks == loop.blocks
+        assert arrays.verify() == []
