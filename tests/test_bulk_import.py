@@ -335,18 +335,24 @@ def test_assigned_ranks_are_derivation_depths_through_audits_and_reinstatements(
     """Through any sequence of audits and reinstatements, every rank a plan assigns is one
     above its pointer's antecedents' after the plan (docs/memory.md: ranks order work)."""
     state = SupportState(GrowingIndex.of(structure))
-    index = state.index
-    open_audits: list[list[int]] = []
-    for _ in range(data.draw(st.integers(1, 4), label="steps")):
-        if open_audits and data.draw(st.booleans(), label="reinstate"):
-            plan = state.plan_extend(unblock=open_audits.pop())
-        else:
-            roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
-            plan = state.plan_retract(roots)
-            open_audits.append(roots)
+    for plan in _random_plans(state, structure, data, 4):
         state.apply(plan)
         assert state.verify() == []
         _assigned_ranks_are_derivations(state, plan)
+
+
+def _random_plans(state: SupportState, structure, data, most: int):
+    """Plans of ``state`` for 1 to ``most`` random steps, each an audit of random nodes or the
+    reinstatement of an open one (the caller applies each plan before the next is drawn)."""
+    index = state.index
+    open_audits: list[list[int]] = []
+    for _ in range(data.draw(st.integers(1, most), label="steps")):
+        if open_audits and data.draw(st.booleans(), label="reinstate"):
+            yield state.plan_extend(unblock=open_audits.pop())
+        else:
+            roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
+            open_audits.append(roots)
+            yield state.plan_retract(roots)
 
 
 def test_a_claim_rederived_on_a_switched_claim_ranks_above_its_new_rank():
@@ -686,22 +692,14 @@ def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=12), st.data())
 def test_apply_in_arrays_equals_apply_one_by_one(structure, data):
     """SupportState.apply assigns a plan of APPLY_IN_ARRAYS_FROM nodes or more as arrays: the
-    same flags, pointers, pointer flags, ranks and blocks as one by one, through audits,
-    reinstatements and additions of evidence."""
+    same flags, pointers, pointer flags, ranks and blocks as one by one, through audits and
+    reinstatements."""
     from unittest import mock
 
     import theory.incremental
 
     arrays, loop = (SupportState(GrowingIndex.of(structure)) for _ in range(2))
-    index = arrays.index
-    open_audits: list[list[int]] = []
-    for _ in range(data.draw(st.integers(1, 5), label="steps")):
-        if open_audits and data.draw(st.booleans(), label="reinstate"):
-            plan = arrays.plan_extend(unblock=open_audits.pop())
-        else:
-            roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
-            plan = arrays.plan_retract(roots)
-            open_audits.append(roots)
+    for plan in _random_plans(arrays, structure, data, 5):
         with mock.patch.object(theory.incremental, "APPLY_IN_ARRAYS_FROM", 0):
             arrays.apply(plan)
         with mock.patch.object(theory.incremental, "APPLY_IN_ARRAYS_FROM", 1 << 30):
