@@ -414,7 +414,8 @@ def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
 
 def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_location):
     """Plain nodes (no text, author or calculation) and annotated ones are written by two
-    statements: each stored row has the columns the document gave, in its number's place."""
+    statements, and a plain document's nodes as columns: each stored row has the columns the
+    document gave, in its number's place (ids with COPY's escape characters too)."""
     document = {
         "nodes": [
             {"id": "e0", "kind": "evidence"},
@@ -461,6 +462,17 @@ def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_locat
             source="i",
             author="dee",
         )
+        memory.import_graph(  # plain (ids and kinds only): written as columns (add_node_rows)
+            {
+                "nodes": [
+                    {"id": "c\\N", "kind": "claim"},
+                    {"id": "e\\t é", "kind": "evidence"},
+                    {"id": "c5", "kind": "claim"},
+                ],
+                "justifications": [{"claim": "c5", "antecedents": ["e\\t é"]}],
+            },
+            source="j",
+        )
         rows = {row["id"]: row for row in memory.table("nodes")}
     expected = {  # id: (num, kind, text, author, expression, value, event, status)
         "x0": (0, "evidence", "", None, None, None, 2, "active"),
@@ -480,6 +492,9 @@ def test_an_import_stores_every_column_of_plain_and_annotated_nodes(memory_locat
         "c9": (14, "claim", "", None, None, None, 4, "active"),
         "e7": (15, "evidence", "x", "dee", None, None, 5, "active"),
         "c6": (16, "claim", "", "dee", None, None, 5, "active"),
+        "e\\t é": (17, "evidence", "", None, None, None, 6, "active"),
+        "c5": (18, "claim", "", None, None, None, 6, "active"),
+        "c\\N": (19, "claim", "", None, None, None, 6, "inactive"),
     }
     columns = ("num", "kind", "text", "author", "expression", "value", "event", "status")
     assert {node: tuple(row[c] for c in columns) for node, row in rows.items()} == expected

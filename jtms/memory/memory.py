@@ -187,6 +187,46 @@ def _moment(moment: Any) -> Any:
     raise InputError(f"as_of must be an event id or an ISO time, got {type(moment).__name__}")
 
 
+def _new_nodes(
+    first: int,
+    ordered: Sequence[str],
+    n_evidence: int,
+    texts: Mapping[str, str],
+    extras: Mapping[str, Mapping[str, Any]],
+    author: str | None,
+    event: int,
+    statuses: Sequence[str],
+) -> list[NewNode]:
+    """The rows of an import's nodes ``first``, ``first + 1``, ... (``ordered``: evidence
+    first), with their texts, and authors and calculations from ``extras`` (else ``author``
+    and none)."""
+    count = len(ordered)
+    if extras:
+        none: dict[str, Any] = {}
+        found = [extras.get(node_id, none) for node_id in ordered]
+        authors: Iterable[str | None] = [extra.get("author", author) for extra in found]
+        calculations: Iterable[str | None] = [extra.get("expression") for extra in found]
+        values: Iterable[str | None] = [extra.get("value") for extra in found]
+    else:
+        authors, calculations, values = repeat(author), repeat(None), repeat(None)
+    return list(  # columns zipped into rows in C (an import has 100,000s)
+        map(
+            NewNode._make,
+            zip(
+                range(first, first + count),
+                ordered,
+                chain(repeat("evidence", n_evidence), repeat("claim", count - n_evidence)),
+                map(texts.get, ordered, repeat("")) if texts else repeat(""),
+                authors,
+                calculations,
+                values,
+                repeat(event),
+                statuses,
+            ),
+        )
+    )
+
+
 def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
     """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
     from jtms.calc.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
@@ -1188,31 +1228,15 @@ class Memory:
             for num in plan.activated:
                 statuses[num - first_node] = ACTIVE
             texts = rows.texts
-            if extras:
-                none: dict[str, Any] = {}
-                found = [extras.get(node_id, none) for node_id in ordered]
-                authors: Iterable[str | None] = [extra.get("author", author) for extra in found]
-                calculations: Iterable[str | None] = [extra.get("expression") for extra in found]
-                values: Iterable[str | None] = [extra.get("value") for extra in found]
+            if not texts and not extras and author is None:
+                # a plain document (ids and kinds only): columns, no row objects
+                self._store.add_node_rows(first_node, ordered, n_evidence, statuses, event)
             else:
-                authors, calculations, values = repeat(author), repeat(None), repeat(None)
-            new_nodes = list(  # columns zipped into rows in C (an import has 100,000s)
-                map(
-                    NewNode._make,
-                    zip(
-                        range(first_node, first_node + count),
-                        ordered,
-                        chain(repeat("evidence", n_evidence), repeat("claim", count - n_evidence)),
-                        map(texts.get, ordered, repeat("")) if texts else repeat(""),
-                        authors,
-                        calculations,
-                        values,
-                        repeat(event),
-                        statuses,
-                    ),
+                self._store.add_nodes(
+                    _new_nodes(
+                        first_node, ordered, n_evidence, texts, extras, author, event, statuses
+                    )
                 )
-            )
-            self._store.add_nodes(new_nodes)
             self._store.add_justification_rows(first_just, claims, offsets, flat, event)
             activated = index.names(plan.activated)
             nogood_rows = [

@@ -321,6 +321,14 @@ class Store(Protocol):
 
     def add_nodes(self, nodes: Iterable[NewNode]) -> None: ...
 
+    def add_node_rows(
+        self, first: int, ids: Sequence[str], evidence: int, statuses: Sequence[str], event: int
+    ) -> None:
+        """Nodes ``first``, ``first + 1``, ...: ids ``ids``, the first ``evidence`` of them
+        evidence and the rest claims, with ``statuses``, no text, author or calculation (a
+        bulk import of a plain document, no row objects)."""
+        ...
+
     def add_justifications(self, justifications: Iterable[JustificationRow]) -> None: ...
 
     def add_justification_rows(

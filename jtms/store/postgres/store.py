@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timezone
 from importlib import resources
+from itertools import chain, repeat
 from typing import Any
 
 import psycopg
@@ -868,6 +869,22 @@ class PostgresStore:
             )
             + "\n"
             for n in nodes
+        )
+        self._copy(
+            "COPY nodes (num, id, kind, text, author, expression, value, event, status) FROM STDIN",
+            lines,
+        )
+
+    def add_node_rows(
+        self, first: int, ids: Sequence[str], evidence: int, statuses: Sequence[str], event: int
+    ) -> None:
+        after = f"\t\t\\N\t\\N\t\\N\t{int(event)}\t"  # text '', no author or calculation
+        kinds = chain(repeat("evidence", evidence), repeat("claim", len(ids) - evidence))
+        lines = "".join(
+            f"{num}\t{_copy_text(node_id)}\t{kind}{after}{status}\n"
+            for num, node_id, kind, status in zip(
+                range(first, first + len(ids)), ids, kinds, statuses
+            )
         )
         self._copy(
             "COPY nodes (num, id, kind, text, author, expression, value, event, status) FROM STDIN",
