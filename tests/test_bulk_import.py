@@ -723,3 +723,38 @@ def test_apply_in_arrays_equals_apply_one_by_one(structure, data):
         assert arrays.support == loop.support and arrays.rank == loop.rank
         assert arrays.blocks == loop.blocks
         assert arrays.verify() == []
+
+
+def test_a_switch_is_usable_from_the_next_rank_on():
+    """a <- e0 | e1, b <- e0 | a, c <- b: auditing e0, a and b are one rank. Rank by rank, a
+    switches to e1 but b may not rest on a in the same rank: b goes out (and c after it), and
+    phase 2 re-derives both on a; claim by claim, b switches to a after a did. Same statuses,
+    one visit more, and the arrays and the item-by-item rule agree."""
+    from unittest import mock
+
+    import theory.incremental
+
+    structure = SupportStructure.build(
+        ["e0", "e1"],
+        ["a", "b", "c"],
+        [("a", ["e0"]), ("a", ["e1"]), ("b", ["e0"]), ("b", ["a"]), ("c", ["b"])],
+    )
+    plans = []
+    for small, arrays in ((1, True), (1 << 30, True), (1, False)):
+        state = SupportState(GrowingIndex.of(structure))
+        roots = state.index.numbers(["e0"])
+        with mock.patch.object(theory.incremental, "SMALL_LEVEL", small):
+            if arrays:
+                plans.append(state.plan_retract(roots))
+            else:
+                with mock.patch.object(theory.incremental, "all_arrays", lambda *v: False):
+                    plans.append(state.plan_retract(roots))
+        state.apply(plans[-1])
+        assert state.verify() == []
+        assert state.index.names(n for n in range(5) if state.active[n]) == {"e1", "a", "b", "c"}
+    in_arrays, item_by_item, by_claim = plans
+    assert in_arrays == item_by_item
+    assert (in_arrays.visited, by_claim.visited) == (4, 3)
+    index = GrowingIndex.of(structure)
+    b_on_a = index.justs_of[index.number["b"]][1]
+    assert in_arrays.supports[index.number["b"]] == by_claim.supports[index.number["b"]] == b_on_a

@@ -30,7 +30,15 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Container, Iterable, Iterator, Mapping, MutableSequence, Sequence
+from collections.abc import (
+    Callable,
+    Container,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableSequence,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress
@@ -891,8 +899,8 @@ class SupportState:
         first, that go out, those that switch (claim: justification, in the order of
         switching) and how many were visited. ``usable`` is updated as claims switch."""
         index = self.index
-        active, support, rank, pointer = self.active, self.support, self.rank, self.pointer
-        justs_of, watchers, just_claim = index.justs_of, index.watchers, index.just_claim
+        active, support, rank = self.active, self.support, self.rank
+        justs_of = index.justs_of
         offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
         can_use = usable.__getitem__
         root_set = set(roots)
@@ -906,21 +914,16 @@ class SupportState:
             c = heappop(heap)[1]
             visited += 1
             if c not in root_set:
-                current = support[c]
-                for j in justs_of[c]:
-                    if j != current and all(map(can_use, flat[offsets[j] : offsets[j + 1]])):
-                        switched[c] = j
-                        usable[c] = 1
-                        break
-                if c in switched:
+                j = _first_usable(justs_of[c], support[c], offsets, flat, can_use)
+                if j is not None:
+                    switched[c] = j
+                    usable[c] = 1
                     continue
             out.append(c)
-            for j in watchers[c]:  # its pointer dependents
-                if pointer[j]:
-                    d = just_claim[j]
-                    if d not in queued:
-                        queued.add(d)
-                        heappush(heap, (rank[d], d))
+            for d in self.dependents_of(c):
+                if d not in queued:
+                    queued.add(d)
+                    heappush(heap, (rank[d], d))
         return out, switched, visited
 
     def plan_extend(self, seeds: Iterable[int] = (), unblock: Iterable[int] = ()) -> Plan:
@@ -1158,20 +1161,37 @@ def _int_list(values: Any) -> list[int]:
     return values.tolist()  # type: ignore[no-any-return]
 
 
+def _first_usable(
+    justs: Iterable[int],
+    current: int,
+    offsets: Sequence[int],
+    flat: Sequence[int],
+    can_use: Callable[[int], int],
+) -> int | None:
+    """The first of ``justs`` other than the pointer ``current`` whose antecedents are all
+    usable (phase 1 of :meth:`SupportState.plan_retract`), or None."""
+    for j in justs:
+        if j != current and all(map(can_use, flat[offsets[j] : offsets[j + 1]])):
+            return j
+    return None
+
+
+def _rank_on(
+    j: int, offsets: Sequence[int], flat: Sequence[int], rank_of: Callable[[int], int]
+) -> int:
+    """The rank a claim takes on justification ``j``: 1 + the largest rank of its antecedents
+    (``rank_of``, ranks after the switches before it; 1 for no antecedent)."""
+    return 1 + max(map(rank_of, flat[offsets[j] : offsets[j + 1]]), default=0)
+
+
 def _switched_ranks(
     switched: Mapping[int, int], rank: Sequence[int], offsets: Sequence[int], flat: Sequence[int]
 ) -> dict[int, int]:
     """The new rank of each switched claim (``switched``: claim -> justification, in the
-    order of switching, so its antecedents are outside ``Z`` or switched before it): 1 + the
-    largest rank of its antecedents after the switches."""
+    order of switching, so its antecedents are outside ``Z`` or switched before it)."""
     moved: dict[int, int] = {}
     for c, j in switched.items():
-        level = 0
-        for a in flat[offsets[j] : offsets[j + 1]]:
-            below = moved.get(a, rank[a])
-            if below > level:
-                level = below
-        moved[c] = 1 + level
+        moved[c] = _rank_on(j, offsets, flat, lambda a: moved.get(a, rank[a]))
     return moved
 
 
@@ -1233,7 +1253,7 @@ def _retract_by_ranks(
         queued_np[claims] = 1
         ranks_of = rank_np[claims]
         for value in distinct_sorted(ranks_of).tolist():
-            found = claims[ranks_of == value].tolist() if len(claims) > 1 else claims.tolist()
+            found = claims[ranks_of == value].tolist()
             waiting = pending.get(value)
             if waiting is None:
                 pending[value] = found
@@ -1245,37 +1265,20 @@ def _retract_by_ranks(
         level = sorted(pending.pop(heappop(levels)))
         visited += len(level)
         if len(level) < SMALL_LEVEL:
-            going: list[int] = []
-            turned: list[tuple[int, int]] = []
+            turned = []
             for c in level:
                 if not is_root[c]:
-                    current = support[c]
-                    for j in j_flat[j_offsets[c] : j_offsets[c + 1]]:
-                        if j != current and all(
-                            map(can_use, a_flat[a_offsets[j] : a_offsets[j + 1]])
-                        ):
-                            turned.append((c, j))
-                            break
-                    else:
-                        going.append(c)
-                    continue
-                going.append(c)
-            for c, j in turned:
-                level_of = 0
-                for a in a_flat[a_offsets[j] : a_offsets[j + 1]]:
-                    if new_rank[a] > level_of:
-                        level_of = new_rank[a]
-                moved[c] = new_rank[c] = 1 + level_of
+                    justs_here = j_flat[j_offsets[c] : j_offsets[c + 1]]
+                    j = _first_usable(justs_here, support[c], a_offsets, a_flat, can_use)
+                    if j is not None:
+                        turned.append((c, j))
+            for c, j in turned:  # usable from the next rank on
+                moved[c] = new_rank[c] = _rank_on(j, a_offsets, a_flat, new_rank.__getitem__)
                 switched[c] = j
                 usable[c] = 1
+            going = [c for c in level if not usable[c]]  # level claims are in Z: 0 unless turned
             out += going
-            dependents = set()
-            for c in going:
-                for j in w_flat[w_offsets[c] : w_offsets[c + 1]]:
-                    if pointer[j]:
-                        d = just_claim[j]
-                        if not queued[d]:
-                            dependents.add(d)
+            dependents = {d for c in going for d in state.dependents_of(c) if not queued[d]}
             if dependents:
                 queue(np.array(sorted(dependents), dtype=np.int64))
             continue
@@ -1303,7 +1306,7 @@ def _retract_by_ranks(
             moved.update(zip(turned_claims.tolist(), levels_of.tolist()))
             switched.update(zip(turned_claims.tolist(), turned_justs.tolist()))
             usable_np[turned_claims] = 1
-        going_np = claims[~np.isin(claims, turned_claims, assume_unique=True)]
+        going_np = claims[usable_np[claims] == 0]  # level claims are in Z: 0 unless turned
         out += going_np.tolist()
         using, _ = gathered_rows(w_offs, w_items, going_np)
         dependents_np = claim_of[using[pointer_np[using] != 0]]

@@ -910,8 +910,8 @@ class SqliteStore:
         event = int(rows[0].event)
         full = [n.event != event or n.expression is not None or n.value is not None for n in rows]
         noted = [bool(n.text) or n.author is not None for n in rows]
-        self._db.executemany(
-            f"INSERT INTO nodes (num, id, kind, event, status) VALUES (?, ?, ?, {event}, ?)",
+        self._insert_plain_nodes(
+            event,
             [(n.num, n.id, n.kind, n.status) for n, f, t in zip(rows, full, noted) if not (f or t)],
         )
         self._db.executemany(
@@ -932,14 +932,21 @@ class SqliteStore:
     def add_node_rows(
         self, first: int, ids: Sequence[str], evidence: int, statuses: Sequence[str], event: int
     ) -> None:
-        self._db.executemany(  # the event is an int: a literal, bound once
-            f"INSERT INTO nodes (num, id, kind, event, status) VALUES (?, ?, ?, {int(event)}, ?)",
+        self._insert_plain_nodes(
+            event,
             zip(
                 range(first, first + len(ids)),
                 ids,
                 chain(repeat("evidence", evidence), repeat("claim", len(ids) - evidence)),
                 statuses,
             ),
+        )
+
+    def _insert_plain_nodes(self, event: int, rows: Iterable[tuple[int, str, str, str]]) -> None:
+        """(num, id, kind, status) rows of nodes with no text, author or calculation."""
+        self._db.executemany(  # the event is an int: a literal, bound once
+            f"INSERT INTO nodes (num, id, kind, event, status) VALUES (?, ?, ?, {int(event)}, ?)",
+            rows,
         )
 
     def add_justifications(self, justifications: Iterable[JustificationRow]) -> None:

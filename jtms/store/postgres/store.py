@@ -871,7 +871,7 @@ class PostgresStore:
             for n in nodes
         )
         self._copy(
-            "COPY nodes (num, id, kind, text, author, expression, value, event, status) FROM STDIN",
+            _COPY_NODES,
             lines,
         )
 
@@ -887,7 +887,7 @@ class PostgresStore:
             )
         )
         self._copy(
-            "COPY nodes (num, id, kind, text, author, expression, value, event, status) FROM STDIN",
+            _COPY_NODES,
             lines,
         )
 
@@ -1053,6 +1053,9 @@ def _json_list(values: Sequence[str]) -> str:
     return json.dumps(list(values))
 
 
+_COPY_NODES = (
+    "COPY nodes (num, id, kind, text, author, expression, value, event, status) FROM STDIN"
+)
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
