@@ -39,8 +39,9 @@ def test_no_timed_audit_of_the_benchmark_repeats_an_earlier_one(tmp_path, monkey
         return 0.01, 0.01
 
     monkeypatch.setattr(bench_memory, "_process", in_process)
-    result = bench_memory.run_goals(2000, 3, 5, tmp_path, peers=True, import_rounds=1)
-    assert result["ltms_same_retired"] and result["integrity_ok"]
+    # without the peer: ltms is a benchmark dependency, not a test one
+    result = bench_memory.run_goals(2000, 3, 5, tmp_path, peers=False, import_rounds=1)
+    assert result["integrity_ok"]
     assert len(named) == 15  # five phases of 3 rounds
     ids = list(itertools.chain.from_iterable(named))
     assert len(ids) == len(set(ids)) == 15 * 4
