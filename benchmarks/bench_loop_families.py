@@ -8,14 +8,21 @@ files of tests/cases: each goal claim is asked of ``minimal_justifications`` by 
 (``auto``) with the compiled kernels loaded and warm (``compiled=True``), by the default
 without them (``compiled=False``: the path of a one-shot command on a small graph, so its
 portfolio gets no compiled arm although this process has loaded the kernels), and of
-clingo's domRec enumeration (benchmarks/peers.py), each in a forked child with a deadline
-(``--timeout`` seconds: a stall is a timeout, not a hung benchmark), CPU seconds of the
-child's call. Before that call the child asks the same method about a small looped graph
-that no run uses (:data:`CHILD_WARMUP`), untimed: a forked child's first touch of each page
-of the parent's memory (code, caches, the method's objects) is a copy-on-write fault, which
-a process that runs the method does not pay per query: timed, they cost a median 1.2 ms a
-goal for clingo and 0.8 ms for ``auto`` (seed 0), more than most goals take.
-``--cold-child`` skips it.
+clingo's domRec enumeration (benchmarks/peers.py). The figure is CPU seconds of the call.
+
+Each method runs in its own long-lived worker process (:class:`Worker`), as a program that
+asks many questions does. Every goal is sent as a graph document and read into a new
+structure before the clock starts, so no goal finds an index or a cache an earlier goal
+built: it pays for everything about its graph, as a command reading the file does. A goal
+past ``--timeout`` seconds is a timeout: its worker is killed and a new one takes over.
+
+``--fork-per-goal`` instead forks a child from this process for every goal. A child's first
+writes to each page it shares with its parent are copy-on-write faults that no running
+program pays per query, and they cost the method that allocates more Python objects more
+(docs/benchmarks.md gives both harnesses' figures). Before the timed query each forked child
+asks the same method about a small looped graph that no run uses (:data:`CHILD_WARMUP`),
+untimed, which removes part of those faults; ``--cold-child`` skips it.
+
 Per family: the median and the largest ratio to clingo, the goals over 10x
 clingo, those over 1 s where clingo took under 50 ms, timeouts, and whether every answer
 equals clingo's.
@@ -24,15 +31,17 @@ equals clingo's.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from benchmarks.loop_families import FAMILIES, Member, case_files, members
 from benchmarks.peers import clingo_minimal_justifications
+from theory.graphfile import graph_to_dict, parse_graph
 from theory.justifications import minimal_justifications
 from theory.structure import SupportStructure
 
@@ -91,6 +100,82 @@ def timed_child(
     return None, None
 
 
+def _serve(connection: Any, method: str) -> None:
+    """A :class:`Worker`'s loop: answer (graph document, claim) with (CPU seconds, answer)
+    until it receives None."""
+    # the objects inherited from the parent (its graphs, its caches) are out of this process's
+    # collections: a full collection would walk, and copy page by page, the parent's heap in
+    # the middle of some goal (a 1 ms goal measured 89 ms)
+    gc.freeze()
+    if method == "interpreted":  # as in _child: a one-shot command has no compiled kernels
+        import theory.justifications
+
+        theory.justifications.kernels_loaded = lambda: False  # type: ignore[assignment]
+    METHODS[method](CHILD_WARMUP, "x")
+    while True:
+        request = connection.recv()
+        if request is None:
+            return
+        document, claim = request
+        structure = parse_graph(document)  # a new structure: no index of an earlier goal
+        started = time.process_time()
+        found = METHODS[method](structure, claim)
+        seconds = time.process_time() - started
+        connection.send((seconds, sorted(sorted(s) for s in found)))
+
+
+class Worker:
+    """One method answering goals in a long-lived process of its own, with a deadline per
+    goal: past it the process is killed and a new one started for the next goal.
+
+    >>> with Worker("clingo") as clingo:                      # doctest: +SKIP
+    ...     seconds, answer = clingo.ask(graph_to_dict(structure), "c0", timeout=10.0)
+    """
+
+    def __init__(self, method: str) -> None:
+        if method not in METHODS:
+            raise ValueError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+        self.method = method
+        self._start()
+
+    def _start(self) -> None:
+        context = multiprocessing.get_context("fork")
+        self._connection, theirs = context.Pipe()
+        self._process = context.Process(target=_serve, args=(theirs, self.method), daemon=True)
+        self._process.start()
+        theirs.close()
+
+    def ask(self, document: dict[str, Any], claim: str, timeout: float) -> tuple[float | None, Any]:
+        """CPU seconds and answer (sorted lists of ids) for ``claim`` of the graph
+        ``document``, or (None, None) past ``timeout`` seconds of waiting."""
+        self._connection.send((document, claim))
+        if self._connection.poll(timeout):
+            return cast("tuple[float, Any]", self._connection.recv())
+        self._process.kill()
+        self._process.join()
+        self._connection.close()
+        self._start()
+        return None, None
+
+    def close(self) -> None:
+        if self._process.is_alive():
+            try:
+                self._connection.send(None)
+            except OSError:
+                pass
+            self._process.join(5)
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
+        self._connection.close()
+
+    def __enter__(self) -> "Worker":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def warm() -> None:
     """Load and compile the kernels (the children inherit them)."""
     tiny = SupportStructure.build(
@@ -111,27 +196,48 @@ def warm() -> None:
 
 
 def run(
-    count: int, seed: int, timeout: float, methods: list[str], warmup: bool = True
+    count: int,
+    seed: int,
+    timeout: float,
+    methods: list[str],
+    warmup: bool = True,
+    fork_per_goal: bool = False,
 ) -> list[dict]:
+    """One row per goal: each method's CPU seconds (None: past ``timeout``), the number of
+    minimal sets, and whether each method's answer equals clingo's. In :class:`Worker`
+    processes, or with ``fork_per_goal`` in a child forked for each goal (``warmup``: after
+    an untimed query of :data:`CHILD_WARMUP`)."""
     rows = []
     groups: list[tuple[str, list[Member]]] = [
         (name, members(name, count, seed)) for name in FAMILIES
     ]
     groups.append(("case files", case_files()))
-    for family, drawn in groups:
-        for structure, goals, description in drawn:
-            for claim in goals:
-                row: dict = {"family": family, "graph": description, "claim": claim}
-                clingo_seconds, expected = timed_child("clingo", structure, claim, timeout, warmup)
-                row["clingo"] = clingo_seconds
-                row["sets"] = None if expected is None else len(expected)
-                for method in methods:
-                    seconds, answer = timed_child(method, structure, claim, timeout, warmup)
-                    row[method] = seconds
-                    row[f"{method}_agrees"] = (
-                        None if answer is None or expected is None else answer == expected
-                    )
-                rows.append(row)
+    workers = {} if fork_per_goal else {m: Worker(m) for m in ["clingo", *methods]}
+
+    def ask(method: str, structure: SupportStructure, document: Any, claim: str) -> Any:
+        if fork_per_goal:
+            return timed_child(method, structure, claim, timeout, warmup)
+        return workers[method].ask(document, claim, timeout)
+
+    try:
+        for family, drawn in groups:
+            for structure, goals, description in drawn:
+                document = graph_to_dict(structure)
+                for claim in goals:
+                    row: dict = {"family": family, "graph": description, "claim": claim}
+                    clingo_seconds, expected = ask("clingo", structure, document, claim)
+                    row["clingo"] = clingo_seconds
+                    row["sets"] = None if expected is None else len(expected)
+                    for method in methods:
+                        seconds, answer = ask(method, structure, document, claim)
+                        row[method] = seconds
+                        row[f"{method}_agrees"] = (
+                            None if answer is None or expected is None else answer == expected
+                        )
+                    rows.append(row)
+    finally:
+        for worker in workers.values():
+            worker.close()
     return rows
 
 
@@ -221,9 +327,15 @@ def main(argv: list[str] | None = None) -> None:
         help="comma-separated, of: auto, interpreted, cadical (auto over python-sat's CaDiCaL)",
     )
     parser.add_argument(
+        "--fork-per-goal",
+        action="store_true",
+        help="a child forked for each goal instead of a worker process per method "
+        "(copy-on-write faults of the fork included: see above)",
+    )
+    parser.add_argument(
         "--cold-child",
         action="store_true",
-        help="time each child's first query (copy-on-write faults of the fork included)",
+        help="with --fork-per-goal: time each child's first query, with no warm-up query",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -231,7 +343,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.count < 1 or any(m not in METHODS or m == "clingo" for m in methods):
         parser.error("--count needs at least 1, --methods names of auto, interpreted, cadical")
     warm()
-    rows = run(args.count, args.seed, args.timeout, methods, warmup=not args.cold_child)
+    if args.cold_child and not args.fork_per_goal:
+        parser.error("--cold-child needs --fork-per-goal (a worker is warm by design)")
+    rows = run(
+        args.count,
+        args.seed,
+        args.timeout,
+        methods,
+        warmup=not args.cold_child,
+        fork_per_goal=args.fork_per_goal,
+    )
     table = summary(rows, methods)
     if args.json:
         print(json.dumps({"summary": table, "goals": rows}, indent=2))

@@ -350,3 +350,52 @@ def test_the_interpreted_child_does_not_see_the_compiled_kernels(monkeypatch):
     monkeypatch.setitem(bench_loop_families.METHODS, "auto", probe)
     assert timed_child("interpreted", CHILD_WARMUP, "x", 60.0)[1] == [["False"]]
     assert timed_child("auto", CHILD_WARMUP, "x", 60.0)[1] == [["True"]]
+
+
+def test_the_benchmark_worker_answers_each_goal_on_a_new_graph_and_survives_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """bench_loop_families's Worker: each method's answer for a case file's goal is clingo's;
+    a goal past its deadline gives (None, None) and a new process answers the next goal; the
+    worker has frozen what it inherited, so no full collection walks the parent's heap
+    inside a timed call; and each goal gets a graph of its own (no structure, so no cache,
+    is shared between goals)."""
+    import gc
+
+    from benchmarks import bench_loop_families
+    from benchmarks.bench_loop_families import Worker
+    from theory.graphfile import graph_to_dict
+
+    structure, goals, _ = case_files()[1]
+    document = graph_to_dict(structure)
+    expected = sorted(sorted(s) for s in clingo_minimal_justifications(structure, goals[0]))
+    for method in ("clingo", "auto", "interpreted"):
+        with Worker(method) as worker:
+            seconds, answer = worker.ask(document, goals[0], 60.0)
+        assert answer == expected, method
+        assert seconds is not None and 0.0 < seconds < 60.0, method
+
+    seen: list[object] = []  # the graphs asked about, kept (so no id is reused)
+    inherited = [object()]  # made after the last freeze of this process: collectable here
+
+    def probe(graph: object, claim: str) -> frozenset[frozenset[str]]:
+        if claim == "spin":
+            while True:
+                pass
+        if graph is not bench_loop_families.CHILD_WARMUP:
+            seen.append(graph)
+        graphs = len({id(g) for g in seen})
+        frozen = not any(o is inherited for o in gc.get_objects())
+        return frozenset([frozenset([f"frozen={frozen}", f"graphs={graphs}"])])
+
+    monkeypatch.setitem(bench_loop_families.METHODS, "auto", probe)
+    with Worker("auto") as worker:
+        first = worker.ask(document, goals[0], 60.0)[1]
+        second = worker.ask(document, goals[0], 60.0)[1]
+        started = time.monotonic()
+        assert worker.ask(document, "spin", 1.0) == (None, None)
+        assert time.monotonic() - started < 10.0
+        after = worker.ask(document, goals[0], 60.0)[1]
+    assert first == [["frozen=True", "graphs=1"]]
+    assert second == [["frozen=True", "graphs=2"]]  # a new structure for the second goal
+    assert after == [["frozen=True", "graphs=1"]]  # a new process after the timeout
