@@ -43,6 +43,7 @@ from theory.index import index_of
 from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
 from theory.portfolio import Arm, Portfolio, Step, restarted
 from theory.structure import SupportStructure
+from theory.unfounded import ConeFixpoint
 
 if TYPE_CHECKING:  # numpy is imported where the compiled path runs: a small query stays without it
     import numpy as np
@@ -64,12 +65,16 @@ CALL_WORK_PER_VARIABLE = 4
 """Variables of the formula per unit of work charged for one python-sat call (a call
 costs the round trip and the model, linear in the variables, besides its decisions)."""
 CHECK_WORK_PER_JUSTIFICATION = 20
-"""Work charged for the founded check of one model (:meth:`SupportProgram.loop_clauses`)
-per justification of a claim in a cyclic component: the check runs in Python, about what
-twenty solver decisions cost per justification it visits."""
+"""Work charged for the founded check of a model (:meth:`SupportProgram.loop_clauses`) per
+justification of a held claim it visits: the check runs in Python, about what twenty
+solver decisions cost per justification."""
 CUT_WORK_PER_LITERAL = 10
 """Work charged per literal of the loop clauses a check adds (built in Python, then added
 to the solver)."""
+GROW_WORK_PER_STEP = 2
+"""Work charged per step (a counter changed, a claim visited) of growing a false model's
+evidence to a maximal false set and finding the loops under it (:mod:`theory.unfounded`),
+which run in Python."""
 COMPILED_ENTRY = 400_000
 """Work after which the solver loops' portfolio also gives the compiled methods a turn, in
 a process that has loaded them already (:func:`kernels_loaded`; loading them is never
@@ -416,9 +421,18 @@ def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[l
     under the evidence ``present`` (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), as
     clauses over the copy's variables: valid for every founded model, and unlike the
     evidence clause they cut the same loop under any evidence."""
+    return _loop_formulas(oracle.unfounded(present), copy)
+
+
+def _loop_formulas(
+    loops: Iterable[tuple[list[int], list[int]]], copy: ProgramCopy
+) -> list[list[int]]:
+    """The loop formula of each (members, external justifications) loop over the copy's
+    variables: ``-h_u`` or the body of some external justification, for each member u; none
+    for a loop with an external justification that always holds."""
     holds, body = copy.holds, copy.body
     clauses: list[list[int]] = []
-    for members, external in oracle.unfounded(present):
+    for members, external in loops:
         bodies = [body.get(j, False) for j in external]
         if any(b is True for b in bodies):
             continue
@@ -471,14 +485,13 @@ class JustificationEnumerator:
         )
         self.encoding, self._copy = encoded
         self._relevance: tuple[Solver | None, dict[str, int], Any] | None = None
-        # work of one founded check of a model (Python, over the cyclic components'
-        # justifications), for a portfolio's accounting
-        self._check_work = 0
+        # a false model's evidence grows to a maximal false set (theory.unfounded), as the
+        # compiled search does: its cuts reach every model inside that set
+        self._cone: ConeFixpoint | None = None
         if isinstance(self.source, SupportProgram) and not ranked:
-            justs_of = self.source.index.justs_of
-            self._check_work = CHECK_WORK_PER_JUSTIFICATION * sum(
-                len(justs_of[n]) for members in self.source.cyclic for n in members
-            )
+            self._cone = ConeFixpoint(self.source)
+            number = self.source.index.number
+            self._var_of_number = {number[e]: v for e, v in self.var.items()}
 
     @classmethod
     def for_claim(
@@ -549,13 +562,16 @@ class JustificationEnumerator:
     def _minimal_steps(
         self, solver: Solver, model: list[int]
     ) -> Generator[int, None, frozenset[str] | None]:
-        """Shrink the model's evidence to a minimal justification, or None when the model
-        is held up only by a support loop before any true set was met (the loop clauses
-        that cut it are added to ``solver``); yields the work of each solver slice.
+        """Shrink the model's evidence to a minimal justification, or None when its
+        evidence is false before any true set was met (the clauses that cut it are added
+        to ``solver``); yields the work of each solver slice.
 
         Every model met is checked (:meth:`SupportProgram.loop_clauses`; nothing to check
-        on a ranked encoding); a founded one's
-        evidence X is a true set, so the clause "not all of X" is added for good: it blocks
+        on a ranked encoding), and the loop clauses of one that a loop holds up are added.
+        Its evidence X is decided by the least fixpoint (:mod:`theory.unfounded`): a false
+        X grows to a maximal false set Y, and "some evidence outside Y" and the loop
+        formulas of the loops under Y are added, which cut every model inside Y at once.
+        A true X (founded model or not) gets the clause "not all of X" for good: it blocks
         X and its supersets, none of which is a minimal justification other than X, and
         every strict subset of X satisfies it. Then a model with evidence inside X is asked
         for (assumptions: the evidence outside X absent): UNSAT means X is minimal (a
@@ -566,13 +582,33 @@ class JustificationEnumerator:
         var = self.var
         bound: list[int] | None = None  # assumptions of the last true set met
         last: list[str] = []
+        copy = self._copy
         while True:
-            cuts = self.source.loop_clauses(self.pool, self._copy, model)
-            if self._check_work:
-                yield self._check_work + CUT_WORK_PER_LITERAL * sum(map(len, cuts))
-            if cuts:
-                for clause in cuts:
+            checked = copy.checked if isinstance(copy, ProgramCopy) else 0
+            cuts = self.source.loop_clauses(self.pool, copy, model)
+            if isinstance(copy, ProgramCopy) and not copy.ranked:
+                yield CHECK_WORK_PER_JUSTIFICATION * (copy.checked - checked) + (
+                    CUT_WORK_PER_LITERAL * sum(map(len, cuts))
+                )
+            for clause in cuts:
+                solver.add_clause(clause)
+            true = not cuts
+            if cuts and self._cone is not None:
+                # a loop of the model holds itself up, yet its evidence may hold the roots
+                # all the same (the least fixpoint decides, as in the compiled search); if
+                # not, it grows to a maximal false set whose cuts reach further
+                cone = self._cone
+                before = cone.work
+                present = [e for e, v in self._var_of_number.items() if model[v - 1] > 0]
+                maximal = cone.grow(present)
+                true = maximal is None
+                grown = [] if maximal is None else self._grown_cuts(maximal)
+                for clause in grown:
                     solver.add_clause(clause)
+                yield GROW_WORK_PER_STEP * (cone.work - before) + (
+                    CUT_WORK_PER_LITERAL * sum(map(len, grown))
+                )
+            if not true:
                 if bound is None:
                     return None
                 assumptions = bound
@@ -586,6 +622,18 @@ class JustificationEnumerator:
             if not (yield from _limited(solver, assumptions, self.pool.top)):
                 return frozenset(last)
             model = self._model(solver)
+
+    def _grown_cuts(self, grown: frozenset[int]) -> list[list[int]]:
+        """For a maximal false set Y (evidence node numbers,
+        :meth:`~theory.unfounded.ConeFixpoint.grow`): "some evidence outside Y", and the
+        loop formula of each loop of the claims Y could hold only through loops."""
+        cone = self._cone
+        assert cone is not None and isinstance(self._copy, ProgramCopy)
+        var_of = self._var_of_number
+        outside = [var_of[e] for e in cone.evidence if e not in grown]
+        if not outside:  # the roots hold under no evidence: no model is founded
+            return [[-self.encoding.root]] if isinstance(self.encoding.root, int) else []
+        return [outside, *_loop_formulas(cone.unfounded(grown), self._copy)]
 
     def __iter__(self) -> Iterator[frozenset[str]]:
         """Yield every minimal justification exactly once (in no particular order)."""
