@@ -60,7 +60,6 @@ class ProgramCopy:
     root: int | bool
     ranked: bool = False  # level rankings: every model founded (theory.ranking)
     loops_added: int = 0
-    checked: int = 0  # justifications of held members the founded checks have visited
     plans: list["ComponentPlan"] = field(
         default_factory=list
     )  # one per cyclic component, on first use
@@ -330,7 +329,6 @@ class SupportProgram:
             held = [i for i, h in enumerate(plan.holds) if model[h - 1] > 0]
             if not held:
                 continue
-            copy.checked += sum(len(plan.of_member[i]) for i in held)
             intact, founded = self._founded_members(plan, model, held)
             if len(founded) < len(held):
                 return self._cuts(

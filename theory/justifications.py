@@ -64,17 +64,13 @@ STEP_CONFLICTS = 1_000
 CALL_WORK_PER_VARIABLE = 4
 """Variables of the formula per unit of work charged for one python-sat call (a call
 costs the round trip and the model, linear in the variables, besides its decisions)."""
-CHECK_WORK_PER_JUSTIFICATION = 20
-"""Work charged for the founded check of a model (:meth:`SupportProgram.loop_clauses`) per
-justification of a held claim it visits: the check runs in Python, about what twenty
-solver decisions cost per justification."""
 CUT_WORK_PER_LITERAL = 10
 """Work charged per literal of the loop clauses a check adds (built in Python, then added
 to the solver)."""
 GROW_WORK_PER_STEP = 2
-"""Work charged per step (a counter changed, a claim visited) of growing a false model's
-evidence to a maximal false set and finding the loops under it (:mod:`theory.unfounded`),
-which run in Python."""
+"""Work charged per step (a counter changed, a claim visited) of deciding a model's evidence
+by the least fixpoint, growing a false one to a maximal false set and finding the loops under
+it (:mod:`theory.unfounded`), which run in Python."""
 COMPILED_ENTRY = 400_000
 """Work after which the solver loops' portfolio also gives the compiled methods a turn, in
 a process that has loaded them already (:func:`kernels_loaded`; loading them is never
@@ -566,12 +562,11 @@ class JustificationEnumerator:
         evidence is false before any true set was met (the clauses that cut it are added
         to ``solver``); yields the work of each solver slice.
 
-        Every model met is checked (:meth:`SupportProgram.loop_clauses`; nothing to check
-        on a ranked encoding), and the loop clauses of one that a loop holds up are added.
-        Its evidence X is decided by the least fixpoint (:mod:`theory.unfounded`): a false
-        X grows to a maximal false set Y, and "some evidence outside Y" and the loop
-        formulas of the loops under Y are added, which cut every model inside Y at once.
-        A true X (founded model or not) gets the clause "not all of X" for good: it blocks
+        Every model's evidence X is decided by the least fixpoint (:mod:`theory.unfounded`;
+        on a ranked encoding every model is founded): a false X grows to a maximal false
+        set Y, and "some evidence outside Y" and the loop formulas of the loops under Y are
+        added, which cut every model inside Y at once. A true X (even in a model that a
+        loop holds up) gets the clause "not all of X" for good: it blocks
         X and its supersets, none of which is a minimal justification other than X, and
         every strict subset of X satisfies it. Then a model with evidence inside X is asked
         for (assumptions: the evidence outside X absent): UNSAT means X is minimal (a
@@ -582,32 +577,24 @@ class JustificationEnumerator:
         var = self.var
         bound: list[int] | None = None  # assumptions of the last true set met
         last: list[str] = []
-        copy = self._copy
+        cone = self._cone
         while True:
-            checked = copy.checked if isinstance(copy, ProgramCopy) else 0
-            cuts = self.source.loop_clauses(self.pool, copy, model)
-            if isinstance(copy, ProgramCopy) and not copy.ranked:
-                yield CHECK_WORK_PER_JUSTIFICATION * (copy.checked - checked) + (
-                    CUT_WORK_PER_LITERAL * sum(map(len, cuts))
-                )
-            for clause in cuts:
-                solver.add_clause(clause)
-            true = not cuts
-            if cuts and self._cone is not None:
-                # a loop of the model holds itself up, yet its evidence may hold the roots
-                # all the same (the least fixpoint decides, as in the compiled search); if
-                # not, it grows to a maximal false set whose cuts reach further
-                cone = self._cone
+            if cone is not None:
+                # the least fixpoint decides the model's evidence, as in the compiled search:
+                # a false one grows to a maximal false set, whose cuts reach every model in it
                 before = cone.work
                 present = [e for e, v in self._var_of_number.items() if model[v - 1] > 0]
                 maximal = cone.grow(present)
                 true = maximal is None
-                grown = [] if maximal is None else self._grown_cuts(maximal)
-                for clause in grown:
-                    solver.add_clause(clause)
+                cuts = [] if maximal is None else self._grown_cuts(maximal)
                 yield GROW_WORK_PER_STEP * (cone.work - before) + (
-                    CUT_WORK_PER_LITERAL * sum(map(len, grown))
+                    CUT_WORK_PER_LITERAL * sum(map(len, cuts))
                 )
+            else:  # a ranked copy or the unrolled circuit: every model is founded
+                cuts = self.source.loop_clauses(self.pool, self._copy, model)
+                true = not cuts
+            for clause in cuts:
+                solver.add_clause(clause)
             if not true:
                 if bound is None:
                     return None

@@ -46,72 +46,79 @@ members with no antecedent in it (justification numbers)."""
 
 class ConeFixpoint:
     """The least and greatest fixpoints of ``program``'s cone under sets of its evidence
-    (node numbers), by counters over the cone's justifications."""
+    (node numbers), by counters over the cone's justifications. Inside, the cone's nodes and
+    justifications are numbered from 0 (lists, not dictionaries, on the hot path)."""
 
     def __init__(self, program: SupportProgram) -> None:
         index = program.index
-        self.roots = program.roots
         self.evidence = list(program.evidence)
         self.claims = list(program.claims)
-        claim_set = set(self.claims)
-        self.just_claim: dict[int, int] = {}
-        self.antecedents: dict[int, tuple[int, ...]] = {}
-        self.justs_of: dict[int, list[int]] = {n: [] for n in self.claims}
-        self.watch: dict[int, list[int]] = {n: [] for n in (*self.evidence, *self.claims)}
+        nodes = [*self.evidence, *self.claims]
+        local = {n: x for x, n in enumerate(nodes)}
+        self._nodes = nodes
+        self._local = local
+        self._first_claim = len(self.evidence)
+        self._roots = [local[r] for r in program.roots]
+        self._just: list[int] = []  # local justification -> its number in the index
+        self._claim: list[int] = []  # local justification -> local claim
+        self._antecedents: list[tuple[int, ...]] = []
+        self._justs_of: list[list[int]] = [[] for _ in nodes]
+        self._watch: list[list[int]] = [[] for _ in nodes]
         for n in self.claims:
+            c = local[n]
             for j in index.justs_of[n]:
-                antecedents = index.just_antecedents[j]
-                self.just_claim[j] = n
-                self.antecedents[j] = antecedents
-                self.justs_of[n].append(j)
+                k = len(self._just)
+                antecedents = tuple(local[a] for a in index.just_antecedents[j])
+                self._just.append(j)
+                self._claim.append(c)
+                self._antecedents.append(antecedents)
+                self._justs_of[c].append(k)
                 for a in antecedents:
-                    self.watch[a].append(j)
-        self.claim_set = claim_set
+                    self._watch[a].append(k)
+        self._sizes = [len(a) for a in self._antecedents]
+        self._premises = [k for k, size in enumerate(self._sizes) if size == 0]
         self.work = 0
-        self._grown: tuple[frozenset[int], set[int]] | None = None  # the last grow's set
+        self._grown: tuple[frozenset[int], bytearray] | None = None  # the last grow's set
 
     # --- the least fixpoint -------------------------------------------------------------
-    def _least(self, present: Iterable[int]) -> tuple[dict[int, int], set[int]]:
-        """Counters (antecedents not derived, per justification) and the derived claims."""
-        remaining = {j: len(a) for j, a in self.antecedents.items()}
-        derived: set[int] = set()
-        stack = [j for j, left in remaining.items() if left == 0]  # premises
-        for j in stack:
-            c = self.just_claim[j]
-            if c not in derived:
-                derived.add(c)
-        self._propagate([*present, *derived], remaining, derived)
+    def _least(self, present: Iterable[int]) -> tuple[list[int], bytearray]:
+        """Counters (antecedents not derived, per justification) and the derived flags of
+        the least fixpoint of the evidence ``present`` (local numbers)."""
+        remaining = self._sizes.copy()
+        derived = bytearray(len(self._nodes))
+        frontier = list(present)
+        for x in frontier:
+            derived[x] = 1
+        for k in self._premises:
+            c = self._claim[k]
+            if not derived[c]:
+                derived[c] = 1
+                frontier.append(c)
+        self._propagate(frontier, remaining, derived)
         return remaining, derived
 
     def _propagate(
         self,
         frontier: list[int],
-        remaining: dict[int, int],
-        derived: set[int],
-        counted: list[int] | None = None,
-        added: list[int] | None = None,
+        remaining: list[int],
+        derived: bytearray,
         goal: set[int] | None = None,
     ) -> bool:
-        """Derive from the nodes of ``frontier`` on; ``counted`` and ``added`` (when given)
-        log the counters lowered and the claims derived, to undo them. With ``goal`` (the
-        roots not derived yet, emptied as they are), stop as soon as every root is derived
-        and return True (the caller undoes the trial)."""
-        watch, just_claim = self.watch, self.just_claim
+        """Derive from the nodes of ``frontier`` on. With ``goal`` (the roots not derived
+        yet, emptied as they are), stop as soon as every root is derived and return True
+        (the caller drops the trial)."""
+        watch, claim = self._watch, self._claim
         work = 0
         while frontier:
             n = frontier.pop()
-            for j in watch[n]:
+            for k in watch[n]:
                 work += 1
-                left = remaining[j] - 1
-                remaining[j] = left
-                if counted is not None:
-                    counted.append(j)
+                left = remaining[k] - 1
+                remaining[k] = left
                 if left == 0:
-                    c = just_claim[j]
-                    if c not in derived:
-                        derived.add(c)
-                        if added is not None:
-                            added.append(c)
+                    c = claim[k]
+                    if not derived[c]:
+                        derived[c] = 1
                         frontier.append(c)
                         if goal is not None and c in goal:
                             goal.discard(c)
@@ -121,36 +128,35 @@ class ConeFixpoint:
         self.work += work
         return False
 
+    def _locals(self, evidence: Iterable[int]) -> list[int]:
+        local = self._local
+        return [local[e] for e in evidence]
+
     def holds(self, present: Iterable[int]) -> bool:
         """Whether every root is in the least fixpoint of the evidence ``present``."""
-        _, derived = self._least(present)
-        return all(r in derived for r in self.roots)
+        _, derived = self._least(self._locals(present))
+        return all(derived[r] for r in self._roots)
 
     def grow(self, present: Iterable[int]) -> frozenset[int] | None:
         """A maximal false set containing ``present``: each other evidence of the cone, in
         number order, joins it unless the roots would then all hold. None when the roots
         hold under ``present`` itself (no false set contains it)."""
-        given = set(present)
+        given = self._locals(present)
         remaining, derived = self._least(given)
-        roots = self.roots
-        missing_roots = {r for r in roots if r not in derived}
+        missing_roots = {r for r in self._roots if not derived[r]}
         if not missing_roots:
             return None
-        grown = set(given)
-        for e in self.evidence:
-            if e in given:
+        for x in range(self._first_claim):
+            if derived[x]:  # present already
                 continue
-            counted: list[int] = []
-            added: list[int] = []
-            if self._propagate([e], remaining, derived, counted, added, set(missing_roots)):
-                for j in counted:  # undo: e would make the roots hold
-                    remaining[j] += 1
-                derived.difference_update(added)
-                self.work += len(counted)
-            else:
-                grown.add(e)
-                missing_roots.difference_update(added)
-        result = frozenset(grown)
+            # a trial on copies (two copies in C cost less than logging each change)
+            trial_remaining, trial_derived = remaining.copy(), derived[:]
+            trial_derived[x] = 1
+            if not self._propagate([x], trial_remaining, trial_derived, goal=set(missing_roots)):
+                remaining, derived = trial_remaining, trial_derived
+                missing_roots = {r for r in missing_roots if not derived[r]}
+        evidence = self.evidence
+        result = frozenset(evidence[x] for x in range(self._first_claim) if derived[x])
         self._grown = (result, derived)
         return result
 
@@ -165,57 +171,60 @@ class ConeFixpoint:
         if self._grown is not None and self._grown[0] == given:  # the least fixpoint of grow
             derived = self._grown[1]
         else:
-            _, derived = self._least(given)
+            _, derived = self._least(self._locals(given))
+        first_claim, antecedents, claim = self._first_claim, self._antecedents, self._claim
         # the greatest fixpoint: every claim, less those left with no justification whose
         # antecedents are all present or still in
-        missing = {
-            j: sum(1 for a in ante if a not in self.claim_set and a not in given)
-            for j, ante in self.antecedents.items()
-        }
-        alive = {n: sum(1 for j in self.justs_of[n] if missing[j] == 0) for n in self.claims}
-        kept = set(self.claims)
-        gone = [n for n, count in alive.items() if count == 0]
+        inside = bytearray(len(self._nodes))
+        for x in range(first_claim):
+            inside[x] = derived[x]
+        for x in range(first_claim, len(self._nodes)):
+            inside[x] = 1
+        missing = [sum(1 for a in ante if not inside[a]) for ante in antecedents]
+        alive = [sum(1 for k in ks if missing[k] == 0) for ks in self._justs_of]
+        gone = [x for x in range(first_claim, len(self._nodes)) if alive[x] == 0]
         work = len(missing)
         while gone:
-            n = gone.pop()
-            if n not in kept:
+            x = gone.pop()
+            if not inside[x]:
                 continue
-            kept.discard(n)
-            for j in self.watch[n]:
+            inside[x] = 0
+            for k in self._watch[x]:
                 work += 1
-                missing[j] += 1
-                if missing[j] == 1:
-                    c = self.just_claim[j]
+                missing[k] += 1
+                if missing[k] == 1:
+                    c = claim[k]
                     alive[c] -= 1
-                    if alive[c] == 0 and c in kept:
+                    if alive[c] == 0 and inside[c]:
                         gone.append(c)
-        unfounded = kept - derived
+        unfounded = [
+            x for x in range(first_claim, len(self._nodes)) if inside[x] and not derived[x]
+        ]
         if not unfounded:
             self.work += work
             return []
+        in_set = bytearray(len(self._nodes))
+        for x in unfounded:
+            in_set[x] = 1
+        justs_of = self._justs_of
 
-        def predecessors(n: int) -> list[int]:
-            return [
-                a
-                for j in self.justs_of[n]
-                if missing[j] == 0
-                for a in self.antecedents[j]
-                if a in unfounded
-            ]
+        def predecessors(x: int) -> list[int]:
+            return [a for k in justs_of[x] if missing[k] == 0 for a in antecedents[k] if in_set[a]]
 
         loops: list[Loop] = []
-        for members in tarjan(sorted(unfounded), predecessors):
-            inside = set(members)
+        nodes, just = self._nodes, self._just
+        for members in tarjan(unfounded, predecessors):
             if len(members) == 1 and members[0] not in predecessors(members[0]):
                 continue  # not a loop: held up by another component of the set
+            member = set(members)
             external = [
-                j
-                for n in members
-                for j in self.justs_of[n]
-                if not any(a in inside for a in self.antecedents[j])
+                just[k]
+                for x in members
+                for k in justs_of[x]
+                if not any(a in member for a in antecedents[k])
             ]
-            work += sum(len(self.justs_of[n]) for n in members)
-            loops.append((sorted(members), external))
+            work += sum(len(justs_of[x]) for x in members)
+            loops.append((sorted(nodes[x] for x in members), external))
         self.work += work
         return loops
 
