@@ -61,7 +61,7 @@ def test_grow_gives_a_maximal_false_set(structure: SupportStructure, data: st.Da
     claim = data.draw(st.sampled_from(sorted(structure.claims)))
     program = SupportProgram.of(index, index.number[claim])
     present = set(data.draw(st.sets(st.sampled_from(program.evidence))) if program.evidence else ())
-    grown = ConeFixpoint(program).grow(present)
+    grown = ConeFixpoint(program).grow([*present, *present])  # a repeat counts once
     if _holds(index, program, present):
         assert grown is None
         return

@@ -86,9 +86,11 @@ class ConeFixpoint:
         the least fixpoint of the evidence ``present`` (local numbers)."""
         remaining = self._sizes.copy()
         derived = bytearray(len(self._nodes))
-        frontier = list(present)
-        for x in frontier:
-            derived[x] = 1
+        frontier: list[int] = []
+        for x in present:
+            if not derived[x]:  # once each, however often it is given
+                derived[x] = 1
+                frontier.append(x)
         for k in self._premises:
             c = self._claim[k]
             if not derived[c]:
