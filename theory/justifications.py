@@ -434,6 +434,7 @@ def _loop_formulas(
             continue
         lits: list[int] = [b for b in bodies if b is not False]  # type: ignore[misc]
         clauses.extend([-holds[u]] + lits for u in members if u in holds)
+        copy.loops_added += 1
     return clauses
 
 
