@@ -763,3 +763,35 @@ def test_checkpoints_are_stored_uncompressed_and_upgrade_makes_them_so(dsn, memo
         assert not m.is_active("c2")
     code, out, err = _run(capsys, "upgrade", "--db", location)
     assert code == 0 and "already up to date" in out
+
+
+# --- integer arrays in PostgreSQL's binary format -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "numbers",
+    [[], [0], [1, -2, 3], list(range(5000)), [(1 << 31) - 1, -(1 << 31)]],
+    ids=["empty", "zero", "signs", "long", "bounds"],
+)
+def test_integer_arrays_reach_the_server_as_sent(dsn: str, numbers: list[int]) -> None:
+    """jtms.store.postgres.arrays: what an audit sends as integer[] and bigint[] (its
+    revisions, support pointers and ranks) arrives element for element, with its type."""
+    from jtms.store.postgres.arrays import BigIntArray, IntArray
+    from jtms.store.postgres.connection import connect
+
+    with connect(dsn, dsn) as connection:
+        wide = [n * (1 << 20) for n in numbers]
+        row = connection.execute(
+            "SELECT %s, pg_typeof(%s)::text, %s, pg_typeof(%s)::text",
+            (IntArray(numbers), IntArray(numbers), BigIntArray(wide), BigIntArray(wide)),
+        ).fetchone()
+    assert row == (numbers, "integer[]", wide, "bigint[]")
+
+
+def test_an_integer_out_of_range_is_refused_before_it_is_sent() -> None:
+    from jtms.store.postgres.arrays import IntArray
+
+    with pytest.raises(OverflowError):
+        IntArray([1 << 31])
+    with pytest.raises(OverflowError):
+        IntArray([-(1 << 31) - 1])

@@ -636,12 +636,19 @@ class Memory:
         loaded.full_checkpoint = (event, index.size, len(index.just_claim))
         loaded.tail = 0
 
-    def _write(self, work: Callable[[_Loaded], WorkResult], new_event: bool = True) -> Any:
+    def _write(
+        self,
+        work: Callable[[_Loaded], WorkResult],
+        new_event: bool = True,
+        finish: Callable[[Any], Any] | None = None,
+    ) -> Any:
         """Run ``work`` in one write transaction on the latest state.
 
         ``work`` returns (event id, plan, result); the plan's pointers are stored with the
         event and the plan is applied to the in-memory state before COMMIT (a failure drops
-        the in-memory state: it is reloaded lazily).
+        the in-memory state: it is reloaded lazily). ``finish(result)``, when given, runs
+        last before COMMIT and its value is returned: work that needs no database (naming
+        what changed) done while a server still runs the statements sent.
         """
         if self._pinned is not None:
             raise InputError(f"a view as of event {self._pinned} is read-only", source=self.path)
@@ -686,6 +693,8 @@ class Memory:
                     loaded.seen_event = event
                     if new_event and loaded.tail > max(CHECKPOINT_MIN_ROWS, loaded.index.size // 8):
                         self._save_checkpoint(loaded)
+                    if finish is not None:
+                        value = finish(value)
                     self._point("commit")
                     if self._before_commit is not None:
                         self._before_commit()
@@ -1299,14 +1308,18 @@ class Memory:
 
         def work(loaded: _Loaded) -> WorkResult:
             ids, numbers = self._roots(loaded, roots)
-            plan = loaded.state.plan_retract(numbers)
+            # the event first: a server (PostgreSQL) stores it while the plan is made
             event = self._event("audit", actor=reviewer, reason=reason, roots=list(ids))
+            plan = loaded.state.plan_retract(numbers)
             self._store.add_revisions(event, INACTIVE, plan.deactivated)
             loaded.audits[event] = numbers
             return event, plan, (event, ids, plan, loaded)
 
-        event, ids, plan, loaded = self._write(work)
-        return self._result(event, ids, plan, loaded, started, reason, reviewer)
+        def named(value: tuple[int, tuple[str, ...], Plan, _Loaded]) -> Any:
+            return (*value, value[3].index.names(value[2].deactivated))
+
+        event, ids, plan, loaded, retired = self._write(work, finish=named)
+        return self._result(event, ids, plan, loaded, started, reason, reviewer, retired)
 
     def _result(
         self,
@@ -1317,12 +1330,13 @@ class Memory:
         started: float,
         reason: str,
         reviewer: str | None,
+        retired: frozenset[str] | None = None,
     ) -> AuditResult:
         index = loaded.index
         return AuditResult(
             audit_id,
             ids,
-            index.names(plan.deactivated),
+            index.names(plan.deactivated) if retired is None else retired,
             plan.region,
             time.perf_counter() - started,
             reason,

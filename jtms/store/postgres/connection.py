@@ -7,6 +7,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
+from jtms.store.postgres import arrays
 from jtms.store.postgres.location import parse_location
 from theory.errors import InputError
 
@@ -32,9 +33,11 @@ def connect(conninfo: str, shown: str) -> psycopg.Connection[Any]:
         if key not in given
     }
     try:
-        return psycopg.connect(conninfo, autocommit=True, **defaults)
+        connection = psycopg.connect(conninfo, autocommit=True, **defaults)
     except psycopg.Error as error:
         raise InputError(f"cannot connect to PostgreSQL: {one_line(error)}", source=shown) from None
+    arrays.register(connection)
+    return connection
 
 
 def server_problem(conninfo: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from jtms.store.postgres.arrays import BigIntArray, IntArray
 from jtms.store.postgres.connection import connect, fault, has_meta, one_line
 from jtms.store.postgres.location import PostgresLocation, parse_location
 from jtms.store.protocol import (
@@ -919,8 +920,8 @@ class PostgresStore:
             self._db.execute(
                 "INSERT INTO revision_batches (first_seq, status, event, nodes) "
                 "SELECT coalesce((SELECT first_seq + cardinality(nodes) FROM revision_batches "
-                "ORDER BY first_seq DESC LIMIT 1), 1), %s, %s, %s::integer[]",
-                (status, event, _array(numbers[start : start + BATCH_ROWS])),
+                "ORDER BY first_seq DESC LIMIT 1), 1), %s, %s, %s",
+                (status, event, IntArray(numbers[start : start + BATCH_ROWS])),
             )
 
     def add_supports(self, event: int, pointers: Iterable[tuple[int, int, int]]) -> None:
@@ -930,9 +931,8 @@ class PostgresStore:
             self._db.execute(
                 "INSERT INTO support_batches (first_seq, event, nodes, justifications, ranks) "
                 "SELECT coalesce((SELECT first_seq + cardinality(nodes) FROM support_batches "
-                "ORDER BY first_seq DESC LIMIT 1), 1), %s, %s::integer[], %s::integer[], "
-                "%s::bigint[]",
-                (event, _array(nodes), _array(justifications), _array(ranks)),
+                "ORDER BY first_seq DESC LIMIT 1), 1), %s, %s, %s, %s",
+                (event, IntArray(nodes), IntArray(justifications), BigIntArray(ranks)),
             )
 
     def add_nogoods(self, nogoods: Iterable[NogoodRow]) -> None:
@@ -1040,12 +1040,6 @@ def _last_result(cursor: psycopg.Cursor[Any]) -> int:
     while cursor.nextset():
         pass
     return int(cursor.fetchone()[0])  # type: ignore[index]
-
-
-def _array(numbers: Iterable[int]) -> str:
-    """Integers as a PostgreSQL array literal (``{1,2,3}``): one text parameter, which the
-    server parses, instead of one adapted Python int per element."""
-    return "{" + ",".join(map(str, numbers)) + "}"
 
 
 def _json_list(values: Sequence[str]) -> str:
