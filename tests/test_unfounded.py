@@ -154,3 +154,28 @@ def test_grown_cuts_finish_the_case_files_where_the_models_own_cuts_do_not(
     own._cone = None  # each false model's own loop cuts only
     with pytest.raises(TimeoutError):
         frozenset(own)
+
+
+@settings(max_examples=150, deadline=None)
+@given(CYCLIC, st.data())
+def test_the_solver_loop_on_several_roots_equals_brute_force(
+    structure: SupportStructure, data: st.DataObject
+) -> None:
+    """On a conjunction of roots (what the checker's certificates ask), every minimal
+    evidence set under which all of them hold, by subsets of the cone's evidence."""
+    from itertools import combinations
+
+    index = index_of(structure)
+    claims = sorted(structure.claims)
+    roots = data.draw(st.sets(st.sampled_from(claims), min_size=min(2, len(claims)), max_size=3))
+    program = SupportProgram.of(index, [index.number[r] for r in roots])
+    evidence = program.evidence
+    true_sets = [
+        frozenset(chosen)
+        for size in range(len(evidence) + 1)
+        for chosen in combinations(evidence, size)
+        if _holds(index, program, set(chosen))
+    ]
+    minimal = {s for s in true_sets if not any(t < s for t in true_sets)}
+    expected = frozenset(frozenset(index.ids[e] for e in s) for s in minimal)
+    assert frozenset(JustificationEnumerator(program)) == expected
