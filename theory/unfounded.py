@@ -76,6 +76,8 @@ class ConeFixpoint:
                 for a in antecedents:
                     self._watch[a].append(k)
         self._sizes = [len(a) for a in self._antecedents]
+        first = self._first_claim
+        self._evidence_count = [sum(1 for a in ante if a < first) for ante in self._antecedents]
         self._premises = [k for k, size in enumerate(self._sizes) if size == 0]
         self.work = 0
         self._grown: tuple[frozenset[int], bytearray] | None = None  # the last grow's set
@@ -177,21 +179,26 @@ class ConeFixpoint:
         first_claim, antecedents, claim = self._first_claim, self._antecedents, self._claim
         # the greatest fixpoint: every claim, less those left with no justification whose
         # antecedents are all present or still in
-        inside = bytearray(len(self._nodes))
+        size = len(self._nodes)
+        inside = bytearray(derived[:first_claim]) + b"\x01" * (size - first_claim)
+        missing = self._evidence_count.copy()  # every claim inside: the absent evidence
+        watch = self._watch
         for x in range(first_claim):
-            inside[x] = derived[x]
-        for x in range(first_claim, len(self._nodes)):
-            inside[x] = 1
-        missing = [sum(1 for a in ante if not inside[a]) for ante in antecedents]
-        alive = [sum(1 for k in ks if missing[k] == 0) for ks in self._justs_of]
-        gone = [x for x in range(first_claim, len(self._nodes)) if alive[x] == 0]
+            if inside[x]:
+                for k in watch[x]:
+                    missing[k] -= 1
+        alive = [0] * size
+        for k, left in enumerate(missing):
+            if not left:
+                alive[claim[k]] += 1
+        gone = [x for x in range(first_claim, size) if not alive[x]]
         work = len(missing)
         while gone:
             x = gone.pop()
             if not inside[x]:
                 continue
             inside[x] = 0
-            for k in self._watch[x]:
+            for k in watch[x]:
                 work += 1
                 missing[k] += 1
                 if missing[k] == 1:
@@ -199,9 +206,7 @@ class ConeFixpoint:
                     alive[c] -= 1
                     if alive[c] == 0 and inside[c]:
                         gone.append(c)
-        unfounded = [
-            x for x in range(first_claim, len(self._nodes)) if inside[x] and not derived[x]
-        ]
+        unfounded = [x for x in range(first_claim, size) if inside[x] and not derived[x]]
         if not unfounded:
             self.work += work
             return []
