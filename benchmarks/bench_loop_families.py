@@ -63,16 +63,21 @@ CHILD_WARMUP = SupportStructure.build(
 """The untimed first query of every child (support loops; x has two minimal justifications)."""
 
 
-def _child(
-    connection: Any, method: str, structure: SupportStructure, claim: str, warmup: bool = True
-) -> None:
+def _as_process_of(method: str) -> None:
+    """Make this (child or worker) process one that ``method`` runs in: for "interpreted",
+    the path of a one-shot command, which has not loaded the compiled kernels. The parent has
+    (for the other methods), so without this the interpreted portfolio would also get its
+    compiled arm (theory.justifications.enumerate_minimal)."""
     if method == "interpreted":
-        # the path of a one-shot command, which has not loaded the compiled kernels: the
-        # parent has (for the other methods), so without this the interpreted portfolio
-        # would also get its compiled arm (theory.justifications.enumerate_minimal)
         import theory.justifications
 
         theory.justifications.kernels_loaded = lambda: False  # type: ignore[assignment]
+
+
+def _child(
+    connection: Any, method: str, structure: SupportStructure, claim: str, warmup: bool = True
+) -> None:
+    _as_process_of(method)
     if warmup:
         METHODS[method](CHILD_WARMUP, "x")
     started = time.process_time()
@@ -107,10 +112,7 @@ def _serve(connection: Any, method: str) -> None:
     # collections: a full collection would walk, and copy page by page, the parent's heap in
     # the middle of some goal (a 1 ms goal measured 89 ms)
     gc.freeze()
-    if method == "interpreted":  # as in _child: a one-shot command has no compiled kernels
-        import theory.justifications
-
-        theory.justifications.kernels_loaded = lambda: False  # type: ignore[assignment]
+    _as_process_of(method)
     METHODS[method](CHILD_WARMUP, "x")
     while True:
         request = connection.recv()

@@ -121,14 +121,14 @@ def test_the_solver_loop_with_grown_cuts_equals_brute_force(structure: SupportSt
 
 
 @pytest.mark.parametrize(("file", "claim", "bound"), [(0, "c7_0", 200), (1, "c2", 190)])
-def test_grown_cuts_finish_the_case_files_where_the_models_own_cuts_do_not(
+def test_grown_cuts_finish_the_case_files_in_few_solver_calls(
     monkeypatch, file: int, claim: str, bound: int
 ) -> None:  # type: ignore[no-untyped-def]
-    """On the regression files of tests/cases the solver loop with each false model's own
-    loop cuts needed thousands of models without finishing. Growing each false model to a
-    maximal false set, as the compiled search does, finishes with clingo's answer in 135
-    (c7_0) and 128 (c2) solver calls: ``bound`` is that and half again; without the loop
-    formulas of the loops under the grown set, c7_0 took 292."""
+    """On the regression files of tests/cases the solver loop that cut only each false
+    model's own loops needed thousands of models without finishing. Growing each false model
+    to a maximal false set, as the compiled search does, finishes with clingo's answer in 142
+    (c7_0) and 121 (c2) solver calls: ``bound`` is about that and half again; without the
+    loop formulas of the loops under the grown set, c7_0 took 292."""
     import theory.justifications as justifications
     from benchmarks.loop_families import case_files
     from benchmarks.peers import clingo_minimal_justifications
@@ -141,19 +141,12 @@ def test_grown_cuts_finish_the_case_files_where_the_models_own_cuts_do_not(
 
     def counted(*args):  # type: ignore[no-untyped-def]
         calls[0] += 1
-        if calls[0] > 3000:
-            raise TimeoutError
         return (yield from limited(*args))
 
     monkeypatch.setattr(justifications, "_limited", counted)
     found = frozenset(JustificationEnumerator(program))
     assert found == clingo_minimal_justifications(structure, claim)
     assert calls[0] <= bound, calls[0]
-    calls[0] = 0
-    own = JustificationEnumerator(program)
-    own._cone = None  # each false model's own loop cuts only
-    with pytest.raises(TimeoutError):
-        frozenset(own)
 
 
 @settings(max_examples=150, deadline=None)

@@ -592,8 +592,7 @@ class JustificationEnumerator:
                     CUT_WORK_PER_LITERAL * sum(map(len, cuts))
                 )
             else:  # a ranked copy or the unrolled circuit: every model is founded
-                cuts = self.source.loop_clauses(self.pool, self._copy, model)
-                true = not cuts
+                cuts, true = [], True
             for clause in cuts:
                 solver.add_clause(clause)
             if not true:

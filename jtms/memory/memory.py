@@ -1316,7 +1316,8 @@ class Memory:
             return event, plan, (event, ids, plan, loaded)
 
         def named(value: tuple[int, tuple[str, ...], Plan, _Loaded]) -> Any:
-            return (*value, value[3].index.names(value[2].deactivated))
+            event, ids, plan, loaded = value
+            return event, ids, plan, loaded, loaded.index.names(plan.deactivated)
 
         event, ids, plan, loaded, retired = self._write(work, finish=named)
         return self._result(event, ids, plan, loaded, started, reason, reviewer, retired)
