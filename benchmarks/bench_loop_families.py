@@ -110,7 +110,7 @@ def _serve(connection: Any, method: str) -> None:
     until it receives None."""
     # the objects inherited from the parent (its graphs, its caches) are out of this process's
     # collections: a full collection would walk, and copy page by page, the parent's heap in
-    # the middle of some goal (a 1 ms goal measured 89 ms)
+    # the middle of some goal
     gc.freeze()
     _as_process_of(method)
     METHODS[method](CHILD_WARMUP, "x")

@@ -4,8 +4,7 @@ An audit stores hundreds of node numbers, justification numbers and ranks as ``i
 and ``bigint[]`` parameters. Written as text (``{1,2,3}``), each number is formatted in
 Python and parsed again by the server's ``array_in``. In the binary format the array is one
 header and, per element, its length (4) and its value in network byte order: numpy writes
-all of it in one operation and the server copies it. On a 1,200-element array: 24 us to
-build against 100 us for the text, and 0.045 ms of server time against 0.08 ms.
+all of it in one operation and the server copies it.
 
 Usage: wrap the numbers (``IntArray(numbers)`` for ``integer[]``, ``BigIntArray(numbers)``
 for ``bigint[]``) and pass them as a query parameter of a connection that :func:`register`
