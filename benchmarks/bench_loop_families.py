@@ -1,6 +1,7 @@
 """Minimal justifications on the loop families (benchmarks/loop_families.py) against clingo.
 
 Run:  python -m benchmarks.bench_loop_families [--count 12] [--seed 0] [--timeout 10] [--json]
+      python -m benchmarks.bench_loop_families --families held-out [--scale 3]
       (also ``python -m benchmarks.bench_justifications --families``)
 
 For every family, ``--count`` members with parameters drawn per seed, and the two regression
@@ -9,6 +10,9 @@ files of tests/cases: each goal claim is asked of ``minimal_justifications`` by 
 without them (``compiled=False``: the path of a one-shot command on a small graph, so its
 portfolio gets no compiled arm although this process has loaded the kernels), and of
 clingo's domRec enumeration (benchmarks/peers.py). The figure is CPU seconds of the call.
+``--families held-out`` asks the same of the seven shapes of
+:data:`benchmarks.loop_families.HELD_OUT` instead, which no constant of the core was chosen
+on (``--scale`` multiplies their sizes).
 
 Each method runs in its own long-lived worker process (:class:`Worker`), as a program that
 asks many questions does. Every goal is sent as a graph document and read into a new
@@ -39,7 +43,7 @@ import time
 from collections.abc import Callable
 from typing import Any, cast
 
-from benchmarks.loop_families import FAMILIES, Member, case_files, members
+from benchmarks.loop_families import FAMILIES, HELD_OUT, Member, case_files, members
 from benchmarks.peers import clingo_minimal_justifications
 from theory.graphfile import graph_to_dict, parse_graph
 from theory.justifications import minimal_justifications
@@ -204,16 +208,21 @@ def run(
     methods: list[str],
     warmup: bool = True,
     fork_per_goal: bool = False,
+    held_out: bool = False,
+    scale: int = 1,
 ) -> list[dict]:
     """One row per goal: each method's CPU seconds (None: past ``timeout``), the number of
     minimal sets, and whether each method's answer equals clingo's. In :class:`Worker`
     processes, or with ``fork_per_goal`` in a child forked for each goal (``warmup``: after
-    an untimed query of :data:`CHILD_WARMUP`)."""
+    an untimed query of :data:`CHILD_WARMUP`). The benchmark's families and the case files,
+    or with ``held_out`` the shapes of :data:`~benchmarks.loop_families.HELD_OUT` at
+    ``scale``."""
     rows = []
     groups: list[tuple[str, list[Member]]] = [
-        (name, members(name, count, seed)) for name in FAMILIES
+        (name, members(name, count, seed, scale)) for name in (HELD_OUT if held_out else FAMILIES)
     ]
-    groups.append(("case files", case_files()))
+    if not held_out:
+        groups.append(("case files", case_files()))
     workers = {} if fork_per_goal else {m: Worker(m) for m in ["clingo", *methods]}
 
     def ask(method: str, structure: SupportStructure, document: Any, claim: str) -> Any:
@@ -339,6 +348,19 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="with --fork-per-goal: time each child's first query, with no warm-up query",
     )
+    parser.add_argument(
+        "--families",
+        choices=("benchmark", "held-out"),
+        default="benchmark",
+        help="the six families and the case files (default), or the seven held-out shapes "
+        "that no constant of the core was chosen on (benchmarks/loop_families.py: HELD_OUT)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=1,
+        help="with --families held-out: multiply the sizes of the graphs (default 1)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
@@ -347,6 +369,8 @@ def main(argv: list[str] | None = None) -> None:
     warm()
     if args.cold_child and not args.fork_per_goal:
         parser.error("--cold-child needs --fork-per-goal (a worker is warm by design)")
+    if args.scale < 1 or (args.scale != 1 and args.families != "held-out"):
+        parser.error("--scale needs --families held-out and a value of at least 1")
     rows = run(
         args.count,
         args.seed,
@@ -354,6 +378,8 @@ def main(argv: list[str] | None = None) -> None:
         methods,
         warmup=not args.cold_child,
         fork_per_goal=args.fork_per_goal,
+        held_out=args.families == "held-out",
+        scale=args.scale,
     )
     table = summary(rows, methods)
     if args.json:

@@ -20,6 +20,26 @@ graph, so these differ in the shape of their loops:
 
 plus the two regression files of ``tests/cases`` (:func:`case_files`), graphs on which the
 core once stalled.
+
+:data:`HELD_OUT` holds seven more shapes that no constant of the core was chosen on: the
+check that the core holds beyond the families above (``python -m
+benchmarks.bench_loop_families --families held-out [--scale 3]``). Their generators take a
+``scale`` that multiplies their sizes:
+
+- ``hubs``: a few hub claims that support each other, and many claims each supported by a
+  hub with another claim or evidence (every loop runs through the hubs);
+- ``bipartite``: two sides of claims, each supported only by claims of the other side, a
+  quarter of them also by evidence (every loop alternates sides);
+- ``wide``: every claim 3-6 alternatives of 1-3 antecedents (many justifications per claim);
+- ``preferential``: claims supported by earlier claims drawn by preferential attachment (a
+  few claims in most cones), with back-edges from later claims;
+- ``necklace``: rings of mutually supporting claims, each ring joined both ways to the next
+  (loops in series);
+- ``deep_chain``: one chain of a few hundred claims, with short back-edges and a few long ones
+  (deep cones, small loops all along);
+- ``triples``: bodies of three antecedents, two claims and evidence or any three (conjunctive
+  loops).
+
 Every member is a :class:`~theory.structure.SupportStructure` with the goal claims to ask.
 """
 
@@ -181,6 +201,184 @@ FAMILIES: dict[str, Callable[[int], Member]] = {
 }
 
 
+def _sample_goals(rng: random.Random, claims: list[str], k: int = 3) -> list[str]:
+    return rng.sample(claims, min(k, len(claims)))
+
+
+def hubs(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    h, n, e = rng.randint(3, 8) * scale, rng.randint(40, 110) * scale, rng.randint(8, 25)
+    evidence = [f"e{i}" for i in range(e)]
+    hub = [f"h{i}" for i in range(h)]
+    claims = [f"c{i}" for i in range(n)]
+    pairs: list[tuple[str, list[str]]] = []
+    for x in hub:
+        for _ in range(rng.randint(2, 4)):
+            body = {rng.choice(hub + claims) for _ in range(rng.randint(1, 2))} - {x}
+            pairs.append((x, sorted(body) or [rng.choice(evidence)]))
+        pairs.append((x, [rng.choice(evidence)]))
+    for c in claims:
+        for _ in range(rng.randint(1, 3)):
+            body = {rng.choice(hub)}
+            if rng.random() < 0.6:
+                body.add(rng.choice(claims))
+            if rng.random() < 0.3:
+                body.add(rng.choice(evidence))
+            body.discard(c)
+            pairs.append((c, sorted(body)))
+    return (
+        SupportStructure.build(evidence, hub + claims, pairs),
+        _sample_goals(rng, claims),
+        f"hubs={h} claims={n}",
+    )
+
+
+def bipartite(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    a, b, e = rng.randint(20, 60) * scale, rng.randint(20, 60) * scale, rng.randint(8, 20)
+    evidence = [f"e{i}" for i in range(e)]
+    left, right = [f"a{i}" for i in range(a)], [f"b{i}" for i in range(b)]
+    pairs: list[tuple[str, list[str]]] = []
+    for side, other in ((left, right), (right, left)):
+        for c in side:
+            for _ in range(rng.randint(1, 4)):
+                pairs.append((c, sorted(set(rng.sample(other, rng.randint(1, 2))))))
+            if rng.random() < 0.25:
+                pairs.append((c, sorted(set(rng.sample(evidence, rng.randint(1, 2))))))
+    return (
+        SupportStructure.build(evidence, left + right, pairs),
+        _sample_goals(rng, left + right),
+        f"sides={a}+{b}",
+    )
+
+
+def wide(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    n, e, p = rng.randint(30, 80) * scale, rng.randint(10, 25), rng.choice([0.3, 0.4, 0.5])
+    evidence = [f"e{i}" for i in range(e)]
+    claims = [f"c{i}" for i in range(n)]
+    pairs: list[tuple[str, list[str]]] = []
+    for c in claims:
+        for _ in range(rng.randint(3, 6)):
+            body = {
+                rng.choice(claims) if rng.random() < p else rng.choice(evidence)
+                for _ in range(rng.randint(1, 3))
+            }
+            body.discard(c)
+            if body:
+                pairs.append((c, sorted(body)))
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        _sample_goals(rng, claims),
+        f"claims={n} p={p}",
+    )
+
+
+def preferential(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    n, e = rng.randint(60, 200) * scale, rng.randint(10, 30)
+    evidence = [f"e{i}" for i in range(e)]
+    claims = [f"c{i}" for i in range(n)]
+    weights = [1.0] * n
+    pairs: list[tuple[str, list[str]]] = []
+    for i, c in enumerate(claims):
+        for _ in range(rng.randint(1, 3)):
+            if i and rng.random() < 0.8:
+                chosen = set(
+                    rng.choices(range(i), weights=weights[:i], k=rng.randint(1, min(2, i)))
+                )
+                for j in chosen:
+                    weights[j] += 1
+                body = {claims[j] for j in chosen}
+            else:
+                body = set(rng.sample(evidence, rng.randint(1, 2)))
+            pairs.append((c, sorted(body)))
+        if i > 5 and rng.random() < 0.3:  # a back-edge: an earlier claim supported by this one
+            pairs.append((claims[rng.randrange(i)], [c]))
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        _sample_goals(rng, claims[-20:]),
+        f"claims={n}",
+    )
+
+
+def necklace(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    beads, size, e = rng.randint(4, 14) * scale, rng.randint(3, 7), rng.randint(6, 15)
+    evidence = [f"e{i}" for i in range(e)]
+    claims: list[str] = []
+    pairs: list[tuple[str, list[str]]] = []
+    previous: list[str] = []
+    for bead in range(beads):
+        ring = [f"n{bead}_{i}" for i in range(size)]
+        claims += ring
+        for i, x in enumerate(ring):
+            pairs += [(x, [ring[i - 1]]), (ring[i - 1], [x])]
+        if previous:
+            pairs += [(ring[0], [previous[-1]]), (previous[-1], [ring[0]])]
+        else:
+            pairs.append((ring[0], [rng.choice(evidence)]))
+        for _ in range(rng.randint(0, 2)):
+            pairs.append((rng.choice(ring), sorted(set(rng.sample(evidence, rng.randint(1, 2))))))
+        previous = ring
+    goals = [claims[-1], claims[len(claims) // 2], rng.choice(claims)]
+    return SupportStructure.build(evidence, claims, pairs), goals, f"beads={beads} size={size}"
+
+
+def deep_chain(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    n, e = rng.randint(100, 300) * scale, rng.randint(5, 15)
+    evidence = [f"e{i}" for i in range(e)]
+    claims = [f"c{i}" for i in range(n)]
+    pairs: list[tuple[str, list[str]]] = [(claims[0], [evidence[0]])]
+    for i in range(1, n):
+        pairs.append((claims[i], [claims[i - 1]]))
+        if rng.random() < 0.3:  # a short loop
+            pairs.append((claims[i - 1], [claims[i]]))
+        if rng.random() < 0.1:  # another way in, with evidence
+            pairs.append((claims[i], sorted({claims[rng.randrange(i)], rng.choice(evidence)})))
+        if rng.random() < 0.05:  # a long back-edge
+            pairs.append((claims[rng.randrange(i)], [claims[i]]))
+    goals = [claims[-1], claims[n // 2], claims[rng.randrange(n)]]
+    return SupportStructure.build(evidence, claims, pairs), goals, f"claims={n}"
+
+
+def triples(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    n, e = rng.randint(40, 120) * scale, rng.randint(10, 30)
+    evidence = [f"e{i}" for i in range(e)]
+    claims = [f"c{i}" for i in range(n)]
+    pairs: list[tuple[str, list[str]]] = []
+    for c in claims:
+        for _ in range(rng.randint(1, 3)):
+            if rng.random() < 0.5:
+                body = set(rng.sample(claims, 2)) | {rng.choice(evidence)}
+            else:
+                body = set(rng.sample(claims + evidence, 3))
+            body.discard(c)
+            pairs.append((c, sorted(body)))
+        if rng.random() < 0.15:
+            pairs.append((c, [rng.choice(evidence)]))
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        _sample_goals(rng, claims),
+        f"claims={n}",
+    )
+
+
+HELD_OUT: dict[str, Callable[..., Member]] = {
+    "hubs": hubs,
+    "bipartite": bipartite,
+    "wide": wide,
+    "preferential": preferential,
+    "necklace": necklace,
+    "deep_chain": deep_chain,
+    "triples": triples,
+}
+"""Shapes no constant of the core was chosen on (see the module docstring); each generator
+takes ``(seed, scale=1)``."""
+
+
 def case_files(directory: Path = CASES) -> list[Member]:
     """The regression files with the claims that stalled the core on them."""
     from theory.graphfile import load_graph
@@ -194,9 +392,14 @@ def case_files(directory: Path = CASES) -> list[Member]:
     return found
 
 
-def members(family: str, count: int, seed: int = 0) -> list[Member]:
-    """``count`` members of ``family``, seeds ``seed * 1000 + i``."""
+def members(family: str, count: int, seed: int = 0, scale: int = 1) -> list[Member]:
+    """``count`` members of ``family`` (of :data:`FAMILIES` or :data:`HELD_OUT`), seeds
+    ``seed * 1000 + i``; ``scale`` multiplies the sizes of a held-out family."""
+    if family in HELD_OUT:
+        return [HELD_OUT[family](seed * 1000 + i, scale) for i in range(count)]
+    if scale != 1:
+        raise ValueError(f"scale applies to the held-out families, not to {family!r}")
     return [FAMILIES[family](seed * 1000 + i) for i in range(count)]
 
 
-__all__ = ["CASES", "FAMILIES", "Member", "case_files", "members"]
+__all__ = ["CASES", "FAMILIES", "HELD_OUT", "Member", "case_files", "members"]

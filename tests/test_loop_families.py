@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.loop_families import CASES, FAMILIES, case_files, members
+from benchmarks.loop_families import CASES, FAMILIES, HELD_OUT, case_files, members
 from benchmarks.peers import clingo_minimal_justifications
 from theory.completion import SupportProgram
 from theory.index import index_of
@@ -108,6 +108,29 @@ def test_every_family_every_method_equals_clingo(family):
                     )
                 else:
                     assert found == expected, (family, description, claim, method)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("family", sorted(HELD_OUT))
+def test_every_held_out_shape_auto_and_interpreted_equal_clingo(family):
+    """One member of each held-out shape (no constant of the core was chosen on them), every
+    goal, the compiled and the interpreted default and the solver core alone; the timeout
+    fails a stall."""
+    for structure, goals, description in members(family, 2, seed=13):
+        for claim in goals:
+            expected = clingo_minimal_justifications(structure, claim)
+            for method in ("auto", "auto-interpreted", "sat"):
+                found = _methods(structure, claim)[method]()
+                assert found == expected, (family, description, claim, method)
+
+
+def test_held_out_shapes_scale_and_benchmark_families_do_not():
+    small, _, _ = members("necklace", 1, seed=3)[0]
+    large, _, _ = members("necklace", 1, seed=3, scale=2)[0]
+    assert len(large.nodes) > len(small.nodes)
+    with pytest.raises(ValueError, match="held-out"):
+        members("dense", 1, scale=2)
+    assert not set(HELD_OUT) & set(FAMILIES)
 
 
 @pytest.mark.slow
