@@ -17,6 +17,15 @@ units per clause of its rankings before its first turn, for building them: the r
 solver) per clause of :meth:`~theory.completion.SupportProgram.ranking_size`, over the lazy
 loop's seconds per unit and over the charge, so near 1 is calibrated again.
 
+``--compiled`` measures the same for the compiled portfolio
+(:func:`theory.justifications._portfolio_search`), whose ranked arms are charged for building
+their encoding :data:`~theory.justifications.RANKED_WORK_PER_CLAUSE` units per clause of
+the rankings: per goal of the loop families and of the held-out shapes, the compiled lazy
+search's seconds per unit of work (decisions, and
+:data:`~theory.cdcl.CONFLICT_WORK` per conflict) when it runs to the end, and the ranked
+encoding's build (:func:`theory.cone_cnf.ranked_cone_cnf`) per clause of the rankings in
+those units, against the charge.
+
 ``--long-cycle`` measures instead why solver loops that run alone balance CPU time rather
 than work (:class:`theory.portfolio.Portfolio`): on the first member of the cycles family
 at seed 777 (a 338-claim cyclic component), the solver loops alone (lazy and ranked, as
@@ -81,6 +90,48 @@ def unit_costs(seed: int, count: int, goals: int) -> dict[str, list[float]]:
     return ratios
 
 
+def compiled_unit_costs(seed: int, count: int, goals: int) -> dict[str, list[float]]:
+    """Per goal: the compiled lazy search's microseconds per unit of work, and the ranked
+    build's microseconds per clause of the rankings over that (cyclic cones only)."""
+    from benchmarks.loop_families import HELD_OUT
+    from theory.cdcl import CONFLICT_WORK, CONFLICTS, DECISIONS, search
+    from theory.cone_cnf import cone_cnf, ranked_cone_cnf
+    from theory.cone_kernel import ConeOracle
+    from theory.exchange import Exchange
+
+    found: dict[str, list[float]] = {"lazy us per unit": [], "ranked build per clause": []}
+    for family in [*FAMILIES, *HELD_OUT]:
+        for structure, claims, _ in members(family, count, seed=seed):
+            index = index_of(structure)
+            for claim in claims[:goals]:
+                root = index.number[claim]
+                oracle = ConeOracle(index, root)
+                cnf = cone_cnf(oracle)
+                runs, seconds = 0, 0.0
+                while seconds < SHORTEST and runs < 100:  # repeated: most goals take < 1 ms
+                    started = time.process_time()
+                    counts = search(cnf, Exchange(oracle, attempts=0))
+                    seconds += time.process_time() - started
+                    runs += 1
+                work = int(counts[DECISIONS] + CONFLICT_WORK * counts[CONFLICTS])
+                if work <= 0:
+                    continue
+                per_unit = seconds / runs / work
+                found["lazy us per unit"].append(per_unit * 1e6)
+                program = SupportProgram.of(index, root)
+                clauses = program.ranking_size()
+                if not program.cyclic or clauses == 0:
+                    continue
+                runs, build = 0, 0.0
+                while build < SHORTEST and runs < 100:
+                    started = time.process_time()
+                    ranked_cone_cnf(oracle, index, root)
+                    build += time.process_time() - started
+                    runs += 1
+                found["ranked build per clause"].append(build / runs / clauses / per_unit)
+    return found
+
+
 def _long_cycle_child(connection: Any, balance: str) -> None:
     structure, goals, _ = members("cycles", 1, seed=777)[0]
     index = index_of(structure)
@@ -128,8 +179,38 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--deadline", type=float, default=60.0, help="seconds per run of --long-cycle"
     )
+    parser.add_argument(
+        "--compiled",
+        action="store_true",
+        help="the compiled portfolio: its lazy search's unit and the ranked build per clause",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.compiled:
+        from benchmarks.bench_loop_families import warm
+        from theory.justifications import RANKED_WORK_PER_CLAUSE
+
+        warm()  # the kernels loaded and compiled before anything is timed
+
+        table = []
+        for name, measured in compiled_unit_costs(args.seed, args.count, args.goals).items():
+            entry: dict = {"measure": name, "goals": len(measured)}
+            if len(measured) >= 2:
+                low, median, high = statistics.quantiles(measured, n=4)
+                entry.update(
+                    median=round(median, 3),
+                    q1=round(low, 3),
+                    q3=round(high, 3),
+                    max=round(max(measured), 3),
+                )
+            table.append(entry)
+        if args.json:
+            print(json.dumps({"charge_per_clause": RANKED_WORK_PER_CLAUSE, "rows": table}))
+            return
+        print(f"charge per ranking clause: {RANKED_WORK_PER_CLAUSE:g} units")
+        for entry in table:
+            print("  " + ", ".join(f"{k} {v}" for k, v in entry.items()))
+        return
     if args.long_cycle:
         found = long_cycle(args.deadline)
         if args.json:
@@ -150,12 +231,12 @@ def main(argv: list[str] | None = None) -> None:
         pass
     ratios = unit_costs(args.seed, args.count, args.goals)
     rows = []
-    for arm, found in ratios.items():
-        row: dict = {"arm": arm, "goals": len(found)}
-        if len(found) >= 2:
-            low, median, high = statistics.quantiles(found, n=4)
-            row.update(median=round(median, 2), q1=round(low, 2), q3=round(high, 2))
-        rows.append(row)
+    for arm, per_goal in ratios.items():
+        line: dict = {"arm": arm, "goals": len(per_goal)}
+        if len(per_goal) >= 2:
+            low, middle, high = statistics.quantiles(per_goal, n=4)
+            line.update(median=round(middle, 2), q1=round(low, 2), q3=round(high, 2))
+        rows.append(line)
     if args.json:
         print(
             json.dumps(

@@ -165,3 +165,52 @@ def test_the_candidates_of_a_decision_are_the_best_free_variables_in_order(varia
     )[:k]
     assert cand[:n].tolist() == expected
     assert cand_activity[:n].tolist() == [activity[v] for v in expected]
+
+
+@settings(max_examples=200)
+@given(structure_and_claim(max_evidence=10, max_claims=10), st.integers(1, 40))
+def test_a_run_after_one_out_of_budget_resumes_from_the_sets_found(case, budget):
+    """Runs that share an exchange: the first stops at ``budget``; the next starts with its
+    sets blocked, so together they find exactly the brute-force sets, each once (the
+    resumed run has a model for no set the first found)."""
+    structure, claim = case
+    index = index_of(structure)
+    expected = brute_force_minimal_justifications(structure, claim)
+    if expected == {frozenset()}:
+        return
+    oracle = ConeOracle(index, index.number[claim])
+    cnf = cone_cnf(oracle)
+    exchange = Exchange(oracle, attempts=0)
+    first = search(cnf, exchange, budget=budget)
+    before = exchange.count
+    rest = search(cnf, exchange)
+    assert named(index, exchange) == expected
+    assert exchange.count == len(expected)  # no set found twice
+    assert rest[MODELS] + before >= len(expected) and first[MODELS] >= before
+
+
+def test_the_compiled_portfolio_charges_the_ranked_build_before_building(monkeypatch):
+    """A cone whose lazy search needs a restart (about 38,000 units) and whose rankings are
+    large (about 46,000 clauses): the ranked arm's first turn comes after the lazy arm's
+    first run, and it charges the build instead of building, so the lazy arm finishes with
+    no ranked encoding built."""
+    from benchmarks.loop_families import members
+    from benchmarks.peers import clingo_minimal_justifications
+    from theory import cone_cnf as cone_cnf_module
+    from theory.justifications import _portfolio_search
+
+    pytest.importorskip("clingo")
+    structure, _, _ = members("wide", 1, seed=4, scale=2)[0]
+    index = index_of(structure)
+    builds = []
+    original = cone_cnf_module.ranked_cone_cnf
+
+    def counted(*args):
+        builds.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(cone_cnf_module, "ranked_cone_cnf", counted)
+    winner: list[str] = []
+    found = _portfolio_search(index, index.number["c15"], winner=winner)
+    assert found == clingo_minimal_justifications(structure, "c15")
+    assert winner == ["lazy"] and builds == []

@@ -40,7 +40,7 @@ import numba
 import numpy as np
 
 from theory.cone_cnf import ConeCNF, loop_cut_arrays
-from theory.exchange import Exchange, exchange_step
+from theory.exchange import Exchange, _positions, exchange_step
 from theory.label_kernel import doubled
 
 DECISIONS, CONFLICTS, MODELS, STOPPED = range(4)
@@ -80,7 +80,10 @@ def search(
 ) -> np.ndarray:
     """Enumerate every minimal justification of the exchange's cone into ``exchange``
     (:meth:`~theory.exchange.Exchange.found` lists them after); returns the counts
-    ``[decisions, conflicts, models, stopped]``. ``reduce_from``: learnt clauses kept before the
+    ``[decisions, conflicts, models, stopped]``. The sets ``exchange`` holds already (an
+    earlier run's that ran out of budget) are blocked from the start ("not all of M", as the
+    step teaches), so a run after a stopped one resumes the enumeration instead of finding
+    them again. ``reduce_from``: learnt clauses kept before the
     first clean-up (:data:`REDUCE_FROM`). ``budget`` (work: decisions plus
     :data:`CONFLICT_WORK` per conflict; negative: none) stops the search before a decision
     past it, with ``stopped`` 1 and only some justifications found: the lazy loop formulas
@@ -486,6 +489,11 @@ def _search(
     stamp = np.zeros(V + 2, dtype=np.int64)
     stamps = 0
     pending = clauses  # clauses [pending, pending_end) are stored but not attached yet
+    if count > 0:  # sets an earlier run found (it ran out of budget): "not all of M" each
+        found_flat, found_start = _positions(rows, 0, count)
+        lits, c_start, c_size, wat, clauses, used = _store(
+            found_flat, found_start, -1, lits, c_start, c_size, wat, clauses, used
+        )
     pending_end = clauses
     conflict = -1
     # the best free variables of the last scan (cand[next_cand:n_cand] still to try); a

@@ -89,6 +89,13 @@ RANKED_ENTRY = 20_000
 """Work charged to the level-ranked arm of a portfolio before its first turn: it starts
 once the lazy-loop arm has spent as much (about its first restart budget), so a query that
 the usual method answers at once never builds the larger ranked encoding."""
+RANKED_WORK_PER_CLAUSE = 1
+"""Work a ranked arm of the compiled portfolio (:func:`_portfolio_search`) is charged per
+clause of the level rankings (:meth:`~theory.completion.SupportProgram.ranking_size`) for
+building its encoding, when its turn first comes and before it builds: the build is one step
+the portfolio cannot interrupt, and on a large cyclic cone it took longer than the lazy arm's
+whole answer. A ranking clause costs a median 0.73 units of the compiled lazy search to build
+(quartiles 0.29-1.44; ``python -m benchmarks.bench_portfolio_units --compiled``, seed 777)."""
 COMPILED_FROM = 20_000
 """Graph size (nodes) from which ``minimal_justifications`` loads the compiled kernels into a
 process that has not loaded them yet. Loading costs about 0.5 s once; below this size the
@@ -300,12 +307,15 @@ def _compiled_search(
 
 def _cdcl_arm(index: Any, oracle: Any, cnf: Any) -> Iterator[Step]:
     """The compiled search of :mod:`theory.cdcl` over ``cnf`` as a portfolio arm, restarted
-    with a doubled budget each time it runs out (:func:`theory.portfolio.restarted`)."""
+    with a doubled budget each time it runs out (:func:`theory.portfolio.restarted`). The
+    runs share one :class:`~theory.exchange.Exchange`: a run starts with the sets the runs
+    before it found blocked, so only the solver's learnt clauses are thrown away."""
     from theory.cdcl import ATTEMPTS, CONFLICT_WORK, CONFLICTS, DECISIONS, STOPPED, search
     from theory.exchange import Exchange
 
+    exchange = Exchange(oracle, attempts=ATTEMPTS)
+
     def attempt(budget: int) -> tuple[bool, int, Iterable[frozenset[str]]]:
-        exchange = Exchange(oracle, attempts=ATTEMPTS)
         counts = search(cnf, exchange, budget=budget)
         finished = not counts[STOPPED]
         return (
@@ -376,6 +386,12 @@ def _portfolio_search(
         return ranked[0]
 
     def ranked_arm(run: Callable[[Any], Iterator[Step]]) -> Iterator[Step]:
+        if not ranked:  # the build is one step the portfolio cannot interrupt: charge it first
+            yield (
+                SupportProgram.of(index, root).ranking_size() * RANKED_WORK_PER_CLAUSE,
+                (),
+                False,
+            )
         encoded = ranked_cnf()
         if isinstance(encoded, bool):  # cannot happen past the premise test; exact anyway
             yield 0, ((frozenset(),) if encoded else ()), True
