@@ -40,7 +40,7 @@ import numba
 import numpy as np
 
 from theory.cone_cnf import ConeCNF, loop_cut_arrays
-from theory.exchange import Exchange, _positions, exchange_step
+from theory.exchange import Exchange, exchange_step, row_positions
 from theory.label_kernel import doubled
 
 DECISIONS, CONFLICTS, MODELS, STOPPED = range(4)
@@ -490,7 +490,7 @@ def _search(
     stamps = 0
     pending = clauses  # clauses [pending, pending_end) are stored but not attached yet
     if count > 0:  # sets an earlier run found (it ran out of budget): "not all of M" each
-        found_flat, found_start = _positions(rows, 0, count)
+        found_flat, found_start = row_positions(rows, 0, count)
         lits, c_start, c_size, wat, clauses, used = _store(
             found_flat, found_start, -1, lits, c_start, c_size, wat, clauses, used
         )

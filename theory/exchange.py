@@ -107,7 +107,7 @@ class Exchange:
 
     def found(self) -> list[np.ndarray]:
         """Every justification found so far (node numbers)."""
-        flat, start = _positions(self.rows, 0, self.count)
+        flat, start = row_positions(self.rows, 0, self.count)
         chosen = self.oracle.evidence[flat]
         return [chosen[start[i] : start[i + 1]] for i in range(self.count)]
 
@@ -115,15 +115,16 @@ class Exchange:
         """Every justification found so far, each as the ids of its evidence (``ids[n]``
         names node n): what :meth:`found` gives, named in one pass over one flat list
         instead of one array per set (half the time on hundreds of sets)."""
-        flat, start = _positions(self.rows, 0, self.count)
+        flat, start = row_positions(self.rows, 0, self.count)
         names = [ids[n] for n in self.oracle.evidence[flat].tolist()]
         bounds = start.tolist()
         return frozenset([frozenset(names[bounds[i] : bounds[i + 1]]) for i in range(self.count)])
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def _positions(rows: Any, first: int, last: int) -> Any:
-    """Rows ``first:last`` as evidence positions, flattened."""
+def row_positions(rows: Any, first: int, last: int) -> Any:
+    """Rows ``first:last`` of found sets as evidence positions, flattened: set i is
+    ``flat[start[i]:start[i + 1]]``; returns ``(flat, start)``."""
     start = np.zeros(last - first + 1, dtype=np.int64)
     for r in range(first, last):
         c = 0
@@ -290,7 +291,7 @@ def exchange_step(
     rows, cols = _append(rows, cols, count, mask, freq)
     count += 1
     if attempts <= 0 or patience <= 0:
-        flat, start = _positions(rows, first, count)
+        flat, start = row_positions(rows, first, count)
         return 1, rows, cols, count, flat, start
     words = rows.shape[1]
     full = np.empty(words, dtype=np.uint64)
@@ -372,8 +373,8 @@ def exchange_step(
             misses = 0
             if hit.shape[0] < cols.shape[1]:
                 hit = np.zeros(cols.shape[1], dtype=np.uint64)
-    flat, start = _positions(rows, first, count)
+    flat, start = row_positions(rows, first, count)
     return 1, rows, cols, count, flat, start
 
 
-__all__ = ["ATTEMPTS", "Exchange", "exchange_step"]
+__all__ = ["ATTEMPTS", "Exchange", "exchange_step", "row_positions"]
