@@ -94,7 +94,7 @@ def compiled_unit_costs(seed: int, count: int, goals: int) -> dict[str, list[flo
     """Per goal: the compiled lazy search's microseconds per unit of work, and the ranked
     build's microseconds per clause of the rankings over that (cyclic cones only)."""
     from benchmarks.loop_families import HELD_OUT
-    from theory.cdcl import CONFLICT_WORK, CONFLICTS, DECISIONS, search
+    from theory.cdcl import ATTEMPTS, CONFLICT_WORK, CONFLICTS, DECISIONS, search
     from theory.cone_cnf import cone_cnf, ranked_cone_cnf
     from theory.cone_kernel import ConeOracle
     from theory.exchange import Exchange
@@ -110,7 +110,7 @@ def compiled_unit_costs(seed: int, count: int, goals: int) -> dict[str, list[flo
                 runs, seconds = 0, 0.0
                 while seconds < SHORTEST and runs < 100:  # repeated: most goals take < 1 ms
                     started = time.process_time()
-                    counts = search(cnf, Exchange(oracle, attempts=0))
+                    counts = search(cnf, Exchange(oracle, attempts=ATTEMPTS))
                     seconds += time.process_time() - started
                     runs += 1
                 work = int(counts[DECISIONS] + CONFLICT_WORK * counts[CONFLICTS])

@@ -5,8 +5,8 @@ the clauses the step teaches in one compiled call, with no Python round trip per
 The formula is a cone's completion (:func:`theory.cone_cnf.cone_cnf`, both directions) and
 the root. Each model's evidence goes to the exchange step
 (:func:`theory.exchange.exchange_step`): true, it teaches "not all of M" for every justification M
-it found (one, the model's evidence shrunk, with the :data:`ATTEMPTS` that
-:func:`~theory.justifications.minimal_justifications` gives it); false, "some evidence
+it found (the model's evidence shrunk, and those that :data:`ATTEMPTS` exchange tries
+find after it); false, "some evidence
 outside a maximal false set" F and the loop formulas of the loops that hold the root up
 under F (:func:`theory.cone_cnf.loop_cuts`): the outside
 clause already cuts the model, and the loops of F, rather than those of the model's own
@@ -48,13 +48,17 @@ DECISIONS, CONFLICTS, MODELS, STOPPED = range(4)
 CONFLICT_WORK = 10
 """Work of one conflict in decisions, for :func:`search`'s budget (a conflict analyses and
 learns, a decision only assigns and propagates)."""
-ATTEMPTS = 0
+ATTEMPTS = 64
 """Exchange attempts per model in the step of this solver's search (the ``attempts`` of the
 :class:`~theory.exchange.Exchange` that :func:`theory.justifications.minimal_justifications`
-hands it): none, so each model shrinks to one justification. Behind a solver's round trip
-per model (python-sat) the exchange's :data:`~theory.exchange.ATTEMPTS` save models; here a
-model costs little, and the sets the attempts found, learnt out of the solver's order, cost
-it more conflicts than the models they saved."""
+hands it): after a true model, up to this many tries for more justifications without the
+solver (and at most :data:`~theory.exchange.PATIENCE` failed tries in a row). A model of a
+cone's completion assigns every variable of the cone, so on cones of a few hundred variables
+a model costs more than the tries: with none, the search took 5-20% longer on the case files,
+the nested, dense and layered families and the held-out preferential and bipartite shapes,
+and 0.1-0.3 ms less in all on the cycles and necklaces, where tries find little
+(``python -m benchmarks.bench_exchange_attempts``, three draws; 16 and 64 within a few
+percent of each other)."""
 ACTIVITY_DECAY = 0.75
 """VSIDS decay per conflict. The search never restarts, so a fast decay keeps its
 decisions on the variables of the last conflicts; the value is tuned on the layered graphs

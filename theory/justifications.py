@@ -6,11 +6,11 @@ The minimal justifications of claim c are the minimal evidence sets X with f_c(X
 completion of the cone (built by a compiled pass, :mod:`theory.cone_cnf`), the same
 search that an incremental python-sat solver runs elsewhere: each model's evidence is decided
 exactly by a compiled least fixpoint (:mod:`theory.cone_kernel`) and the step taken on it
-(:mod:`theory.exchange`) shrinks a true one to a justification (over python-sat, where a
-model costs a round trip, it also learns the justifications it finds by exchanging members
-of the found ones, so a model stands for several; the compiled solver's models cost less
-than the conflicts those sets add, :data:`theory.cdcl.ATTEMPTS`); a false model teaches a
-maximal false set and the loop formulas of that set's loops. :meth:`JustificationEnumerator.all_minimal`
+(:mod:`theory.exchange`) shrinks a true one to a justification and learns the
+justifications it finds by exchanging members of the found ones, so a model stands for
+several (:data:`theory.cdcl.ATTEMPTS` tries per model in the compiled solver); a false
+model teaches a maximal false set and the loop formulas of that set's loops.
+:meth:`JustificationEnumerator.all_minimal`
 is the same run over the Python encoding of :mod:`theory.completion`. The enumerator's
 iterator (the solver loop, used with a limit) is a map-solver loop over the evidence
 variables: find a model, block the supersets of its evidence set X (a true set once the
@@ -255,7 +255,7 @@ def _compiled_search(
     """:meth:`JustificationEnumerator.all_minimal` with the encoding built by a compiled
     pass over the cone (:mod:`theory.cone_cnf`) instead of :class:`SupportProgram`, and
     by default the compiled solver of :mod:`theory.cdcl` (every model, step and clause in
-    one compiled call, the step without exchange attempts: :data:`theory.cdcl.ATTEMPTS`);
+    one compiled call, the step with :data:`theory.cdcl.ATTEMPTS` exchange tries per model);
     ``solver_name`` runs the same search over that python-sat solver
     instead (the completion's other direction added after :data:`REVERSE_AFTER` models).
     ``stats``, when given, receives the counts of the run (models decided, exchange
