@@ -110,8 +110,9 @@ def timed_child(
 
 
 def _serve(connection: Any, method: str) -> None:
-    """A :class:`Worker`'s loop: answer (graph document, claim) with (CPU seconds, answer)
-    until it receives None."""
+    """A :class:`Worker`'s loop: answer (graph document, claim, repeat) with (CPU seconds,
+    answer) until it receives None; the seconds are the median of ``repeat`` queries, each
+    on the document read afresh."""
     # the objects inherited from the parent (its graphs, its caches) are out of this process's
     # collections: a full collection would walk, and copy page by page, the parent's heap in
     # the middle of some goal
@@ -122,12 +123,14 @@ def _serve(connection: Any, method: str) -> None:
         request = connection.recv()
         if request is None:
             return
-        document, claim = request
-        structure = parse_graph(document)  # a new structure: no index of an earlier goal
-        started = time.process_time()
-        found = METHODS[method](structure, claim)
-        seconds = time.process_time() - started
-        connection.send((seconds, sorted(sorted(s) for s in found)))
+        document, claim, repeat = request
+        times = []
+        for _ in range(repeat):
+            structure = parse_graph(document)  # a new structure: no index of an earlier query
+            started = time.process_time()
+            found = METHODS[method](structure, claim)
+            times.append(time.process_time() - started)
+        connection.send((statistics.median(times), sorted(sorted(s) for s in found)))
 
 
 class Worker:
@@ -151,11 +154,14 @@ class Worker:
         self._process.start()
         theirs.close()
 
-    def ask(self, document: dict[str, Any], claim: str, timeout: float) -> tuple[float | None, Any]:
-        """CPU seconds and answer (sorted lists of ids) for ``claim`` of the graph
-        ``document``, or (None, None) past ``timeout`` seconds of waiting."""
-        self._connection.send((document, claim))
-        if self._connection.poll(timeout):
+    def ask(
+        self, document: dict[str, Any], claim: str, timeout: float, repeat: int = 1
+    ) -> tuple[float | None, Any]:
+        """CPU seconds (the median of ``repeat`` queries) and answer (sorted lists of ids)
+        for ``claim`` of the graph ``document``, or (None, None) past ``timeout`` seconds of
+        waiting for each query."""
+        self._connection.send((document, claim, repeat))
+        if self._connection.poll(timeout * repeat):
             return cast("tuple[float, Any]", self._connection.recv())
         self._process.kill()
         self._process.join()
@@ -210,13 +216,14 @@ def run(
     fork_per_goal: bool = False,
     held_out: bool = False,
     scale: int = 1,
+    repeat: int = 1,
 ) -> list[dict]:
     """One row per goal: each method's CPU seconds (None: past ``timeout``), the number of
     minimal sets, and whether each method's answer equals clingo's. In :class:`Worker`
     processes, or with ``fork_per_goal`` in a child forked for each goal (``warmup``: after
     an untimed query of :data:`CHILD_WARMUP`). The benchmark's families and the case files,
     or with ``held_out`` the shapes of :data:`~benchmarks.loop_families.HELD_OUT` at
-    ``scale``."""
+    ``scale``. A worker times each goal ``repeat`` times (the median)."""
     rows = []
     groups: list[tuple[str, list[Member]]] = [
         (name, members(name, count, seed, scale)) for name in (HELD_OUT if held_out else FAMILIES)
@@ -228,7 +235,7 @@ def run(
     def ask(method: str, structure: SupportStructure, document: Any, claim: str) -> Any:
         if fork_per_goal:
             return timed_child(method, structure, claim, timeout, warmup)
-        return workers[method].ask(document, claim, timeout)
+        return workers[method].ask(document, claim, timeout, repeat)
 
     try:
         for family, drawn in groups:
@@ -361,6 +368,13 @@ def main(argv: list[str] | None = None) -> None:
         default=1,
         help="with --families held-out: multiply the sizes of the graphs (default 1)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="time each goal this many times, each on its graph read afresh, and take the "
+        "median (default 1; goals of a few milliseconds move by a tenth between runs)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
@@ -369,6 +383,8 @@ def main(argv: list[str] | None = None) -> None:
     warm()
     if args.cold_child and not args.fork_per_goal:
         parser.error("--cold-child needs --fork-per-goal (a worker is warm by design)")
+    if args.repeat < 1 or (args.repeat != 1 and args.fork_per_goal):
+        parser.error("--repeat needs a value of at least 1, and the worker harness")
     if args.scale < 1 or (args.scale != 1 and args.families != "held-out"):
         parser.error("--scale needs --families held-out and a value of at least 1")
     rows = run(
@@ -380,6 +396,7 @@ def main(argv: list[str] | None = None) -> None:
         fork_per_goal=args.fork_per_goal,
         held_out=args.families == "held-out",
         scale=args.scale,
+        repeat=args.repeat,
     )
     table = summary(rows, methods)
     if args.json:

@@ -418,10 +418,12 @@ def test_the_benchmark_worker_answers_each_goal_on_a_new_graph_and_survives_a_ti
     with Worker("auto") as worker:
         first = worker.ask(document, goals[0], 60.0)[1]
         second = worker.ask(document, goals[0], 60.0)[1]
+        repeated = worker.ask(document, goals[0], 60.0, repeat=3)[1]
         started = time.monotonic()
         assert worker.ask(document, "spin", 1.0) == (None, None)
         assert time.monotonic() - started < 10.0
         after = worker.ask(document, goals[0], 60.0)[1]
     assert first == [["frozen=True", "graphs=1"]]
     assert second == [["frozen=True", "graphs=2"]]  # a new structure for the second goal
+    assert repeated == [["frozen=True", "graphs=5"]]  # and for each repeat of a goal
     assert after == [["frozen=True", "graphs=1"]]  # a new process after the timeout
