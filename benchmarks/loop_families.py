@@ -205,12 +205,16 @@ def _sample_goals(rng: random.Random, claims: list[str], k: int = 3) -> list[str
     return rng.sample(claims, min(k, len(claims)))
 
 
+def _ids(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}{i}" for i in range(count)]
+
+
 def hubs(seed: int, scale: int = 1) -> Member:
     rng = random.Random(seed)
     h, n, e = rng.randint(3, 8) * scale, rng.randint(40, 110) * scale, rng.randint(8, 25)
-    evidence = [f"e{i}" for i in range(e)]
+    evidence = _ids("e", e)
     hub = [f"h{i}" for i in range(h)]
-    claims = [f"c{i}" for i in range(n)]
+    claims = _ids("c", n)
     pairs: list[tuple[str, list[str]]] = []
     for x in hub:
         for _ in range(rng.randint(2, 4)):
@@ -236,7 +240,7 @@ def hubs(seed: int, scale: int = 1) -> Member:
 def bipartite(seed: int, scale: int = 1) -> Member:
     rng = random.Random(seed)
     a, b, e = rng.randint(20, 60) * scale, rng.randint(20, 60) * scale, rng.randint(8, 20)
-    evidence = [f"e{i}" for i in range(e)]
+    evidence = _ids("e", e)
     left, right = [f"a{i}" for i in range(a)], [f"b{i}" for i in range(b)]
     pairs: list[tuple[str, list[str]]] = []
     for side, other in ((left, right), (right, left)):
@@ -255,8 +259,8 @@ def bipartite(seed: int, scale: int = 1) -> Member:
 def wide(seed: int, scale: int = 1) -> Member:
     rng = random.Random(seed)
     n, e, p = rng.randint(30, 80) * scale, rng.randint(10, 25), rng.choice([0.3, 0.4, 0.5])
-    evidence = [f"e{i}" for i in range(e)]
-    claims = [f"c{i}" for i in range(n)]
+    evidence = _ids("e", e)
+    claims = _ids("c", n)
     pairs: list[tuple[str, list[str]]] = []
     for c in claims:
         for _ in range(rng.randint(3, 6)):
@@ -277,8 +281,8 @@ def wide(seed: int, scale: int = 1) -> Member:
 def preferential(seed: int, scale: int = 1) -> Member:
     rng = random.Random(seed)
     n, e = rng.randint(60, 200) * scale, rng.randint(10, 30)
-    evidence = [f"e{i}" for i in range(e)]
-    claims = [f"c{i}" for i in range(n)]
+    evidence = _ids("e", e)
+    claims = _ids("c", n)
     weights = [1.0] * n
     pairs: list[tuple[str, list[str]]] = []
     for i, c in enumerate(claims):
@@ -305,7 +309,7 @@ def preferential(seed: int, scale: int = 1) -> Member:
 def necklace(seed: int, scale: int = 1) -> Member:
     rng = random.Random(seed)
     beads, size, e = rng.randint(4, 14) * scale, rng.randint(3, 7), rng.randint(6, 15)
-    evidence = [f"e{i}" for i in range(e)]
+    evidence = _ids("e", e)
     claims: list[str] = []
     pairs: list[tuple[str, list[str]]] = []
     previous: list[str] = []
@@ -328,8 +332,8 @@ def necklace(seed: int, scale: int = 1) -> Member:
 def deep_chain(seed: int, scale: int = 1) -> Member:
     rng = random.Random(seed)
     n, e = rng.randint(100, 300) * scale, rng.randint(5, 15)
-    evidence = [f"e{i}" for i in range(e)]
-    claims = [f"c{i}" for i in range(n)]
+    evidence = _ids("e", e)
+    claims = _ids("c", n)
     pairs: list[tuple[str, list[str]]] = [(claims[0], [evidence[0]])]
     for i in range(1, n):
         pairs.append((claims[i], [claims[i - 1]]))
@@ -346,8 +350,8 @@ def deep_chain(seed: int, scale: int = 1) -> Member:
 def triples(seed: int, scale: int = 1) -> Member:
     rng = random.Random(seed)
     n, e = rng.randint(40, 120) * scale, rng.randint(10, 30)
-    evidence = [f"e{i}" for i in range(e)]
-    claims = [f"c{i}" for i in range(n)]
+    evidence = _ids("e", e)
+    claims = _ids("c", n)
     pairs: list[tuple[str, list[str]]] = []
     for c in claims:
         for _ in range(rng.randint(1, 3)):
