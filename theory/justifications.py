@@ -99,9 +99,10 @@ whole answer. A ranking clause costs a median 0.73 units of the compiled lazy se
 COMPILED_FROM = 20_000
 """Graph size (nodes) from which ``minimal_justifications`` loads the compiled kernels into a
 process that has not loaded them yet. Loading costs about 0.5 s once; below this size the
-Python path answers a query in less (``jtms supports`` on a 10,000-claim cycle: 0.27 s in
-all), so a one-shot command stays fast, while a process that has loaded the kernels uses
-them for every graph."""
+Python path answers a query in less (``jtms supports`` on a 10,000-claim cycle: 0.39 s in
+all, the process's start included; ``python -m benchmarks.bench_justifications --loops``,
+its ``cli_supports``), so a one-shot command stays fast, while a process that has loaded the
+kernels uses them for every graph."""
 
 
 def kernels_loaded() -> bool:

@@ -382,10 +382,20 @@ def _solve_component(
             else:
                 base.append(outside)
         current[m], new[m] = algebra.merge(algebra.empty, base)
-    while any(len(rows) for rows in new.values()):
-        older = {m: current[m][: len(current[m]) - len(new[m])] for m in component}
+    # a round visits only the members with a justification through a member that gained sets
+    # in the round before (its watchers), in component order: on a long cycle a round changes
+    # a few members, and visiting all of them made the rounds cost the square of its length
+    position = {m: k for k, m in enumerate(component)}
+    watchers: dict[int, set[int]] = {m: set() for m in component}
+    for m in component:
+        for _, inside in rules[m]:
+            for a in inside:
+                watchers[a].add(m)
+    fresh = [m for m in component if len(new[m])]
+    while fresh:
+        older = {a: current[a][: len(current[a]) - len(new[a])] for a in fresh}
         changed: dict[int, tuple[Any, Any]] = {}
-        for m in component:
+        for m in sorted(set().union(*(watchers[a] for a in fresh)), key=position.__getitem__):
             found = []
             for outside, inside in rules[m]:
                 for i, a in enumerate(inside):
@@ -393,13 +403,17 @@ def _solve_component(
                         continue
                     factors = [outside, new[a]]
                     factors.extend(current[b] for b in inside[:i])
-                    factors.extend(older[b] for b in inside[i + 1 :])
+                    factors.extend(older.get(b, current[b]) for b in inside[i + 1 :])
                     found.append(_product_of(algebra, factors))
             if found:
                 changed[m] = algebra.merge(current[m], found)
-        new = {m: algebra.empty for m in component}
+        for a in fresh:
+            new[a] = algebra.empty
         for m, (label, added) in changed.items():
             current[m], new[m] = label, added
+        fresh = sorted(
+            (m for m, (_, added) in changed.items() if len(added)), key=position.__getitem__
+        )
     labels.update(current)
 
 
