@@ -10,8 +10,8 @@ exactly by a compiled least fixpoint (:mod:`theory.cone_kernel`) and the step ta
 justifications it finds by exchanging members of the found ones, so a model stands for
 several (:data:`theory.cdcl.ATTEMPTS` tries per model in the compiled solver); a false
 model teaches a maximal false set and the loop formulas of that set's loops.
-:meth:`JustificationEnumerator.all_minimal`
-is the same run over the Python encoding of :mod:`theory.completion`. The enumerator's
+:meth:`JustificationEnumerator.all_minimal` is the same run over the Python encoding of
+:mod:`theory.completion`. The enumerator's
 iterator (the solver loop, used with a limit) is a map-solver loop over the evidence
 variables: find a model, block the supersets of its evidence set X (a true set once the
 model is checked well-founded), ask for a model inside X, and repeat until UNSAT proves the
