@@ -380,3 +380,26 @@ def test_add_justification_and_claim_roots(db):
             memory.add_justification("c2", ["e4"])
         with pytest.raises(InputError, match="evidence cannot have a justification"):
             memory.add_justification("e4", ["e3"])
+
+
+def test_explain_text_shows_the_ends_of_a_long_certificate(tmp_path, capsys):
+    """A claim at the end of a 300-claim chain: the text shows --limit steps (default 50),
+    the half nearest the evidence and the half nearest the claim, and says how many it left
+    out; --all shows every step, and --json lists every step."""
+    claims = [f"c{i}" for i in range(300)]
+    pairs = [("c0", ["e"])] + [(claims[i], [claims[i - 1]]) for i in range(1, 300)]
+    db = tmp_path / "chain.db"
+    with Memory.create(db) as memory:
+        memory.import_graph(SupportStructure.build(["e"], claims, pairs))
+    assert main(["explain", "c299", "--db", str(db)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 + 50 + 1
+    assert lines[1] == "  c0 <- e" and lines[-1] == "  c299 <- c298"
+    assert lines[26].startswith("  ... 250 more of 300 steps")
+    assert main(["explain", "c299", "--db", str(db), "--limit", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:] == ["  c0 <- e", "  c1 <- c0", lines[3], "  c298 <- c297", "  c299 <- c298"]
+    assert main(["explain", "c299", "--db", str(db), "--all"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 301
+    out = _json(capsys, ["explain", "c299", "--db", str(db)])
+    assert len(out["certificate"]) == 300
