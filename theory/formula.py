@@ -159,17 +159,34 @@ def _compile(index: SupportIndex, cone: set[int]) -> SupportCircuit:
             )
             continue
         members = set(component)
+        position = {m: k for k, m in enumerate(component)}
+        watchers: dict[int, set[int]] = {m: set() for m in component}
+        for m in component:
+            for j in justs_of[m]:
+                for a in just_antecedents[j]:
+                    if a in members:
+                        watchers[a].add(m)
         current = {m: circuit.FALSE for m in component}
+        # Kleene rounds; a round recomputes only the members with an antecedent whose gate
+        # the round before changed (the others would get the same gate back from the table),
+        # and the rounds stop once none changed: the same circuit, gate for gate, as k full
+        # rounds, without the k * k gate lookups that made a long cycle quadratic
+        dirty = list(component)
         for _ in range(len(component)):
-            current = {
-                m: circuit.or_(
+            if not dirty:
+                break
+            changed: dict[int, int] = {}
+            for m in dirty:
+                value = circuit.or_(
                     circuit.and_(
                         current[a] if a in members else gate[a] for a in just_antecedents[j]
                     )
                     for j in justs_of[m]
                 )
-                for m in component
-            }
+                if value != current[m]:
+                    changed[m] = value
+            current.update(changed)
+            dirty = sorted({w for m in changed for w in watchers[m]}, key=position.__getitem__)
         gate.update(current)
     ids = index.ids
     return SupportCircuit(circuit, {ids[n]: g for n, g in gate.items() if not is_evidence[n]})
