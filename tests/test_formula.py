@@ -28,8 +28,7 @@ def _k_full_rounds(structure):
         if not is_cyclic_component(index, component):
             n = component[0]
             gate[n] = circuit.or_(
-                circuit.and_(gate[a] for a in index.just_antecedents[j])
-                for j in index.justs_of[n]
+                circuit.and_(gate[a] for a in index.just_antecedents[j]) for j in index.justs_of[n]
             )
             continue
         members = set(component)
@@ -38,8 +37,7 @@ def _k_full_rounds(structure):
             current = {
                 m: circuit.or_(
                     circuit.and_(
-                        current[a] if a in members else gate[a]
-                        for a in index.just_antecedents[j]
+                        current[a] if a in members else gate[a] for a in index.just_antecedents[j]
                     )
                     for j in index.justs_of[m]
                 )
