@@ -354,7 +354,9 @@ def _encode(
     return literals[:used].copy(), start[: clauses + 1].copy(), holds, body, top, forward
 
 
-def ranked_cone_cnf(oracle: ConeOracle, index: Any, root: int) -> ConeCNF | bool:
+def ranked_cone_cnf(
+    oracle: ConeOracle, index: Any, root: int, program: Any = None
+) -> ConeCNF | bool:
     """The root-true completion of the oracle's cone (of node ``root`` of ``index``) with level rankings instead of loop
     formulas (:mod:`theory.ranking`, through :class:`theory.completion.SupportProgram`), laid
     out as a :class:`ConeCNF` for the compiled solver: evidence position p is variable
@@ -375,7 +377,8 @@ def ranked_cone_cnf(oracle: ConeOracle, index: Any, root: int) -> ConeCNF | bool
 
     from theory.completion import SupportProgram
 
-    program = SupportProgram.of(index, root)
+    if program is None:  # the caller may have built it already (to size the rankings)
+        program = SupportProgram.of(index, root)
     pool = IDPool()
     for node in oracle.evidence.tolist():  # position p -> variable p + 1
         pool.id(("x", node))

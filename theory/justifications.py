@@ -379,20 +379,22 @@ def _portfolio_search(
     root_kept = oracle.shape[2]
     if (cnf.body[root_kept[0] : root_kept[1]] == PREMISE).any():
         return frozenset([frozenset()])
-    ranked: list[Any] = []
+    ranked: list[Any] = []  # the ranked encoding, once built
+    programs: list[SupportProgram] = []  # its program, once sized
+
+    def program() -> SupportProgram:
+        if not programs:
+            programs.append(SupportProgram.of(index, root))
+        return programs[0]
 
     def ranked_cnf() -> Any:
         if not ranked:
-            ranked.append(ranked_cone_cnf(oracle, index, root))
+            ranked.append(ranked_cone_cnf(oracle, index, root, program()))
         return ranked[0]
 
     def ranked_arm(run: Callable[[Any], Iterator[Step]]) -> Iterator[Step]:
         if not ranked:  # the build is one step the portfolio cannot interrupt: charge it first
-            yield (
-                SupportProgram.of(index, root).ranking_size() * RANKED_WORK_PER_CLAUSE,
-                (),
-                False,
-            )
+            yield program().ranking_size() * RANKED_WORK_PER_CLAUSE, (), False
         encoded = ranked_cnf()
         if isinstance(encoded, bool):  # cannot happen past the premise test; exact anyway
             yield 0, ((frozenset(),) if encoded else ()), True

@@ -493,19 +493,17 @@ def run_explain(args: argparse.Namespace) -> int:
             f"{e.id} ({e.kind}) is active"
             + (f", resting on evidence {', '.join(e.evidence)}" if e.kind == "claim" else "")
         )
-        steps = list(e.certificate)
+        steps = [
+            f"  {step.claim} <- {' AND '.join(step.antecedents) or '(premise)'}"
+            for step in e.certificate
+        ]
         shown = _rows(args)
-        hidden = 0 if shown is None else max(0, len(steps) - shown)
-        if hidden:  # the steps nearest the evidence and those nearest the node, in order
-            first = shown // 2 if shown is not None else 0
-            steps = steps[:first] + steps[first + hidden :]
-        for position, step in enumerate(steps):
-            if hidden and position == first:
-                out.print(
-                    f"  ... {hidden} more of {len(e.certificate)} steps "
-                    "(--all shows all, --json lists all)"
-                )
-            out.print(f"  {step.claim} <- {' AND '.join(step.antecedents) or '(premise)'}")
+        if shown is not None and len(steps) > shown:  # the ends: nearest the evidence, the node
+            hidden = len(steps) - shown
+            note = f"  ... {hidden} more of {len(steps)} steps (--all shows all, --json lists all)"
+            steps = [*steps[: shown // 2], note, *steps[shown // 2 + hidden :]]
+        for line in steps:
+            out.print(line)
     else:
         out.print(f"{e.id} ({e.kind}) is inactive")
         if e.blocked_by:
