@@ -360,7 +360,11 @@ def _pysat_arm(
 
 
 def _portfolio_search(
-    index: Any, root: int, solver_name: str = BUILTIN, winner: list[str] | None = None
+    index: Any,
+    root: int,
+    solver_name: str = BUILTIN,
+    winner: list[str] | None = None,
+    limit: int | None = None,
 ) -> frozenset[frozenset[str]]:
     """Every minimal justification of node ``root`` by a portfolio (:mod:`theory.portfolio`)
     of the compiled one search over the completion with lazy loop formulas ("lazy") and
@@ -370,7 +374,10 @@ def _portfolio_search(
     that python-sat solver. The lazy arm is the fastest where loops are few to cut; the
     ranked ones never need a loop formula, so a graph whose loops would take the lazy arm
     exponentially many models costs at most about three times the ranked arm's work.
-    ``winner``, when given, receives the name of the arm that finished."""
+    ``winner``, when given, receives the name of the arm that finished. With a ``limit``,
+    the first ``limit`` sets the portfolio passes on (a reproducible prefix: the
+    interleaving counts work, not time), so a claim with very many minimal justifications
+    costs what its first ones cost."""
     from theory.cone_cnf import PREMISE, cone_cnf, ranked_cone_cnf
     from theory.cone_kernel import ConeOracle
 
@@ -425,7 +432,7 @@ def _portfolio_search(
             ),
         ]
     portfolio = Portfolio(arms)
-    found = portfolio.run()
+    found = frozenset(portfolio) if limit is None else frozenset(islice(portfolio, limit))
     if winner is not None and portfolio.winner is not None:
         winner.append(portfolio.winner)
     return found
@@ -879,10 +886,26 @@ def compiled_answer(
     index: Any, target: int, solver: str = DEFAULT_SOLVER
 ) -> frozenset[frozenset[str]]:
     """The compiled default: labels within :data:`LABEL_WORK`, then :func:`_portfolio_search`."""
+    return compiled_listing(index, target, None, solver)[0]
+
+
+def compiled_listing(
+    index: Any, target: int, limit: int | None, solver: str = DEFAULT_SOLVER
+) -> tuple[frozenset[frozenset[str]], bool]:
+    """:func:`compiled_answer` stopped at ``limit`` sets (None: no limit), and whether the
+    answer is complete. Labels that finish within :data:`LABEL_WORK` give every set (so
+    possibly more than ``limit``, complete); otherwise the portfolio's first ``limit``
+    sets, complete when it finished with fewer (at exactly ``limit`` sets it cannot tell).
+    A claim can have tens of thousands of minimal justifications (``jtms check`` on an agent
+    memory with support loops lists 64 of them): the listing then costs what the first
+    ``limit`` cost, not what all of them do."""
     from theory.label_kernel import labels, sets_of_ids
 
     found = sets_of_ids(index, labels(index, [target], max_work=LABEL_WORK), 0)
-    return _portfolio_search(index, target, solver) if found is None else found
+    if found is not None:
+        return found, True
+    found = _portfolio_search(index, target, solver, limit=limit)
+    return found, limit is None or len(found) < limit
 
 
 def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:

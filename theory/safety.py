@@ -745,40 +745,54 @@ def _report_from_label(
 def _report_from_sat(
     index: SupportIndex, facts: Verdicts, claim: str, max_listed: int | None, compiled: bool = False
 ) -> ClaimReport:
-    """Certificates from the SAT core: enumerate up to the cap, then exact queries; with
-    ``compiled``, every minimal justification by the compiled methods, so kinds and
-    survivors are lookups as from a label."""
+    """Certificates from the SAT core: enumerate up to the cap (by the compiled methods with
+    ``compiled``, by the portfolio of solver loops otherwise); when that is every minimal
+    justification, kinds and survivors are lookups as from a label, else exact queries
+    (on the level-ranked encoding) answer the kinds and survivors the listed sets leave
+    open. A claim with tens of thousands of minimal justifications so costs about what its
+    first ``max_listed`` cost."""
+    n = index.number[claim]
+    cap = None if max_listed is None else max_listed + 1
+    program: SupportProgram | None = None
     if compiled:
-        from theory.justifications import compiled_answer
+        from theory.justifications import compiled_listing
 
-        everything = compiled_answer(index, index.number[claim])
+        found, complete = compiled_listing(index, n, cap)
+        listed = _ordered(found)
+    else:
+        program = SupportProgram.of(index, n)
+        # the portfolio of solver loops: no support loop can stall the listing
+        listed = list(islice(enumerate_minimal(program), cap))
+        complete = cap is None or len(listed) < cap
+    if complete:
         number = index.number
-        label = [sum(1 << number[e] for e in found) for found in everything]
+        label = [sum(1 << number[e] for e in found) for found in listed]
         return _report_from_label(index, facts, claim, label, max_listed)
-    program = SupportProgram.of(index, index.number[claim])
-    # the portfolio of solver loops: no support loop can stall the listing
-    listed = list(
-        islice(enumerate_minimal(program), None if max_listed is None else max_listed + 1)
-    )
-    complete = max_listed is None or len(listed) <= max_listed
-    # exact queries past the cap on the level-ranked encoding: every model founded, so
-    # none of them needs a loop formula
-    enumerator = JustificationEnumerator(program, ranked=True)
-    ordered = _ordered(listed if complete else listed[:max_listed])
+    ordered = _ordered(listed[:max_listed])
     known = _ordered(listed)
     relevant = frozenset().union(*known) if known else frozenset()
-    violations = []
-    for e in sorted(index.names_of_bits(facts.unsafe_bits(index.number[claim]))):
-        survivor = next((s for s in known if e not in s), None)
-        if complete:
-            kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
-        else:
-            kind = (
-                ALTERNATIVE_SUPPORT
-                if (e in relevant or enumerator.is_relevant(e))
-                else REDUNDANT_INFLUENCE
+    # exact queries past the cap on the level-ranked encoding: every model founded, so
+    # none of them needs a loop formula (built only when a query is needed)
+    enumerator: JustificationEnumerator | None = None
+
+    def queries() -> JustificationEnumerator:
+        nonlocal enumerator
+        if enumerator is None:
+            enumerator = JustificationEnumerator(
+                program or SupportProgram.of(index, n), ranked=True
             )
-            survivor = survivor or enumerator.surviving([e])
+        return enumerator
+
+    violations = []
+    for e in sorted(index.names_of_bits(facts.unsafe_bits(n))):
+        survivor = next((s for s in known if e not in s), None)
+        kind = (
+            ALTERNATIVE_SUPPORT
+            if (e in relevant or queries().is_relevant(e))
+            else REDUNDANT_INFLUENCE
+        )
+        survivor = survivor or queries().surviving([e])
         violations.append(Violation(kind, frozenset([e]), survivor))
-    enumerator.close()
-    return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), complete)
+    if enumerator is not None:
+        enumerator.close()
+    return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), False)
