@@ -11,7 +11,8 @@ themselves. What differs is only how it runs:
   and names the result;
 - sets are rows of ``ceil(E / 64)`` 64-bit words over the E evidence of the cone;
 - a cyclic component is solved semi-naively: each set a member gains is pushed once through
-  the justifications that watch it (the reference re-evaluates whole members);
+  the justifications that watch it (the reference re-evaluates whole members), smallest
+  sets first, so that only sets of the least fixpoint's labels are pushed on;
 - a justification of a claim whose antecedents include all of another justification's of
   the same claim is skipped: it can hold only when the smaller one holds, so it adds no
   minimal set (``root = y OR (y AND X)`` never computes the label of X);
@@ -722,16 +723,34 @@ def _run(
                             seed_just_list.append(j)
                 seed_claim = np.array(seed_claim_list, dtype=np.int64)
                 seed_just = np.array(seed_just_list, dtype=np.int64)
+                # Events leave in order of their sets' sizes (a bucket queue, first in first
+                # out within a size): a product is never smaller than the set that forms it,
+                # so when a set of size s leaves, every set smaller than s has been formed,
+                # and a set still in its member's label then is a minimal set of the least
+                # fixpoint. Only those are pushed on: a set later replaced by a smaller one
+                # never forms products (in arrival order, chains with several ways in formed
+                # thousands of such sets per member).
                 events = np.zeros((16, words), dtype=np.uint64)
                 event_node = np.full(16, -1, dtype=np.int64)
-                head, tail = 0, 1
-                while head < tail and not bad:
+                event_next = np.full(16, -1, dtype=np.int64)
+                bucket_head = np.full(evidence + 2, -1, dtype=np.int64)
+                bucket_tail = np.full(evidence + 2, -1, dtype=np.int64)
+                bucket_head[0] = bucket_tail[0] = 0  # the first event: the empty set
+                size, tail = 0, 1
+                while not bad:
                     if work[0] > max_work:
                         spent = True
                         break
+                    while size <= evidence and bucket_head[size] < 0:
+                        size += 1
+                    if size > evidence:
+                        break
+                    head = bucket_head[size]
+                    bucket_head[size] = event_next[head]
+                    if bucket_head[size] < 0:
+                        bucket_tail[size] = -1
                     a = event_node[head]
                     row = events[head].copy()
-                    head += 1
                     if a >= 0:
                         if not _contains(lab, cnt, a, row):
                             continue  # a smaller set replaced it; that one's event covers it
@@ -772,8 +791,19 @@ def _run(
                                 if tail == events.shape[0]:
                                     events = _grow_rows(events)
                                     event_node = doubled(event_node)
+                                    event_next = doubled(event_next)
                                 events[tail] = found[t]
                                 event_node[tail] = x
+                                event_next[tail] = -1
+                                grown = 0
+                                for w in range(words):
+                                    grown += popcount(found[t, w])
+                                if bucket_tail[grown] < 0:
+                                    bucket_head[grown] = tail
+                                else:
+                                    event_next[bucket_tail[grown]] = tail
+                                bucket_tail[grown] = tail
+                                size = min(size, grown)  # never lower past the first event
                                 tail += 1
                         if bad:
                             break
