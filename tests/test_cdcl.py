@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from benchmarks.generate import layered_cyclic, nested_loops
 from tests.claim_cases import structure_and_claim
 from theory import SupportStructure
-from theory.cdcl import CONFLICTS, DECISIONS, MODELS, REDUCE_FROM, search
+from theory.cdcl import CONFLICTS, DECISIONS, MODELS, REDUCE_FROM, STOPPED, search
 from theory.cone_cnf import cone_cnf
 from theory.cone_kernel import ConeOracle
 from theory.exchange import Exchange
@@ -214,3 +214,42 @@ def test_the_compiled_portfolio_charges_the_ranked_build_before_building(monkeyp
     found = _portfolio_search(index, index.number["c15"], winner=winner)
     assert found == clingo_minimal_justifications(structure, "c15")
     assert winner == ["lazy"] and builds == []
+
+
+@settings(max_examples=200)
+@given(structure_and_claim(max_evidence=8), st.integers(1, 6), st.sampled_from([0, 64]))
+def test_a_limit_stops_the_search_once_that_many_sets_are_found(case, limit, attempts):
+    """Stopped at ``limit`` sets: each a minimal justification, at least ``limit`` of them
+    (an exchange step may find several at once) unless there are fewer, and then all."""
+    structure, claim = case
+    index = index_of(structure)
+    expected = brute_force_minimal_justifications(structure, claim)
+    if expected == {frozenset()}:
+        return  # a premise: the caller answers without a search
+    oracle = ConeOracle(index, index.number[claim])
+    exchange = Exchange(oracle, attempts=attempts)
+    counts = search(cone_cnf(oracle), exchange, limit=limit)
+    found = named(index, exchange)
+    assert found <= expected
+    if len(expected) < limit:
+        assert found == expected and not counts[STOPPED]
+    else:
+        assert len(found) >= limit
+    if counts[STOPPED]:  # a later run resumes from what this one found
+        search(cone_cnf(oracle), exchange)
+        assert named(index, exchange) == expected
+
+
+@pytest.mark.parametrize("attempts", [0, 64])
+def test_a_limit_leaves_most_of_a_large_answer_unfound(attempts):
+    """A chain of 12 two-way choices: 4,096 minimal justifications; a limit of 5 stops the
+    search after a handful of them."""
+    evidence = [f"{k}{i}" for i in range(12) for k in "ef"]
+    pairs = [("c0", ["e0"]), ("c0", ["f0"])]
+    for i in range(1, 12):
+        pairs += [(f"c{i}", [f"c{i - 1}", f"e{i}"]), (f"c{i}", [f"c{i - 1}", f"f{i}"])]
+    index = index_of(SupportStructure.build(evidence, [f"c{i}" for i in range(12)], pairs))
+    oracle = ConeOracle(index, index.number["c11"])
+    exchange = Exchange(oracle, attempts=attempts)
+    counts = search(cone_cnf(oracle), exchange, limit=5)
+    assert counts[STOPPED] and 5 <= len(named(index, exchange)) < 200

@@ -80,7 +80,11 @@ CANDIDATES = 8
 
 
 def search(
-    cnf: ConeCNF, exchange: Exchange, reduce_from: int = REDUCE_FROM, budget: int = -1
+    cnf: ConeCNF,
+    exchange: Exchange,
+    reduce_from: int = REDUCE_FROM,
+    budget: int = -1,
+    limit: int = -1,
 ) -> np.ndarray:
     """Enumerate every minimal justification of the exchange's cone into ``exchange``
     (:meth:`~theory.exchange.Exchange.found` lists them after); returns the counts
@@ -92,7 +96,9 @@ def search(
     :data:`CONFLICT_WORK` per conflict; negative: none) stops the search before a decision
     past it, with ``stopped`` 1 and only some justifications found: the lazy loop formulas
     can need a number of models exponential in the cone, and a caller with other methods
-    (:mod:`theory.portfolio`) must be able to hand the query on.
+    (:mod:`theory.portfolio`) must be able to hand the query on. ``limit`` (negative: none)
+    stops it the same way once ``exchange`` holds that many sets (a caller that lists the
+    first few of a claim with thousands).
 
     The root must have no premise (its only minimal justification would be the empty set,
     which the caller answers without a search).
@@ -133,6 +139,7 @@ def search(
         counts,
         max(2, reduce_from),
         budget,
+        limit,
     )
     return counts
 
@@ -389,6 +396,7 @@ def _search(
     counts: Any,
     reduce_from: int,
     budget: int,
+    limit: int,
 ) -> Any:
     V = variables
     size = evidence.shape[0]  # evidence position p is variable p + 1
@@ -784,7 +792,9 @@ def _search(
                 best = v
                 break
         if best != 0:
-            if budget >= 0 and counts[0] + CONFLICT_WORK * counts[1] >= budget:
+            if (budget >= 0 and counts[0] + CONFLICT_WORK * counts[1] >= budget) or (
+                0 <= limit <= count
+            ):
                 counts[3] = 1  # out of budget: what was found is a part of the answer
                 break
             counts[0] += 1

@@ -306,18 +306,20 @@ def _compiled_search(
     return exchange.named(index.ids)
 
 
-def _cdcl_arm(index: Any, oracle: Any, cnf: Any) -> Iterator[Step]:
+def _cdcl_arm(index: Any, oracle: Any, cnf: Any, limit: int | None = None) -> Iterator[Step]:
     """The compiled search of :mod:`theory.cdcl` over ``cnf`` as a portfolio arm, restarted
     with a doubled budget each time it runs out (:func:`theory.portfolio.restarted`). The
     runs share one :class:`~theory.exchange.Exchange`: a run starts with the sets the runs
-    before it found blocked, so only the solver's learnt clauses are thrown away."""
+    before it found blocked, so only the solver's learnt clauses are thrown away. With a
+    ``limit``, a run also stops once the sets found number that many (a step then ends with
+    at least ``limit`` sets, which is all a caller stopping there takes)."""
     from theory.cdcl import ATTEMPTS, CONFLICT_WORK, CONFLICTS, DECISIONS, STOPPED, search
     from theory.exchange import Exchange
 
     exchange = Exchange(oracle, attempts=ATTEMPTS)
 
     def attempt(budget: int) -> tuple[bool, int, Iterable[frozenset[str]]]:
-        counts = search(cnf, exchange, budget=budget)
+        counts = search(cnf, exchange, budget=budget, limit=-1 if limit is None else limit)
         finished = not counts[STOPPED]
         return (
             finished,
@@ -410,10 +412,10 @@ def _portfolio_search(
 
     if solver_name == BUILTIN:
         arms = [
-            Arm("lazy", lambda: _cdcl_arm(index, oracle, cnf)),
+            Arm("lazy", lambda: _cdcl_arm(index, oracle, cnf, limit)),
             Arm(
                 "ranked",
-                lambda: ranked_arm(lambda c: _cdcl_arm(index, oracle, c)),
+                lambda: ranked_arm(lambda c: _cdcl_arm(index, oracle, c, limit)),
                 entry=RANKED_ENTRY,
             ),
             Arm(
