@@ -63,6 +63,39 @@ def test_supports_json(capsys):
     assert json.loads(out) == {"claim": "claim", "minimal_justifications": [["a"], ["b"]]}
 
 
+def test_supports_table_stops_at_fifty_rows_and_says_more_exist(capsys, tmp_path):
+    # c6 <- c5, e6 | c5, f6 ... c0 <- e0 | f0: 2**7 = 128 minimal justifications
+    evidence = [f"{k}{i}" for i in range(7) for k in "ef"]
+    claims = [f"c{i}" for i in range(7)]
+    justifications = [
+        {"claim": "c0", "antecedents": ["e0"]},
+        {"claim": "c0", "antecedents": ["f0"]},
+    ]
+    for i in range(1, 7):
+        for k in "ef":
+            justifications.append({"claim": f"c{i}", "antecedents": [f"c{i - 1}", f"{k}{i}"]})
+    graph = tmp_path / "chain.json"
+    graph.write_text(
+        json.dumps(
+            {
+                "nodes": [{"id": e, "kind": "evidence"} for e in evidence]
+                + [{"id": c, "kind": "claim"} for c in claims],
+                "justifications": justifications,
+            }
+        )
+    )
+    code, out, _ = run(capsys, "supports", graph, "--claim", "c6")
+    assert code == 0
+    assert "│ 50 │" in out and "│ 51 │" not in out
+    assert "has over 50 minimal justifications" in out and "--all" in out
+    code, out, _ = run(capsys, "supports", graph, "--claim", "c6", "--all")
+    assert "│ 128 │" in out and "over 50" not in out
+    code, out, _ = run(capsys, "supports", graph, "--claim", "c6", "--json")
+    assert len(json.loads(out)["minimal_justifications"]) == 128
+    code, out, _ = run(capsys, "supports", graph, "--claim", "c6", "--limit", "3")
+    assert "│ 3 │" in out and "│ 4 │" not in out and "over 50" not in out
+
+
 @pytest.mark.parametrize(
     "rule,retired,active",
     [

@@ -30,6 +30,9 @@ from theory.safety import (
 )
 from theory.structure import SupportStructure
 
+SHOWN = 50
+"""Minimal justifications the table of ``jtms supports`` shows without ``--all``."""
+
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     formatter = argparse.RawDescriptionHelpFormatter
@@ -51,6 +54,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     supports.add_argument("--claim", required=True, metavar="ID", help="the claim to explain")
     supports.add_argument(
         "--limit", type=at_least(1), default=None, metavar="N", help="stop after N justifications"
+    )
+    supports.add_argument(
+        "--all",
+        action="store_true",
+        help=f"the table shows every justification (default: the first {SHOWN}, and a line "
+        "saying that more exist; --json lists every one)",
     )
     supports.add_argument(
         "--formula", action="store_true", help="also print the support formula (sympy DNF)"
@@ -138,14 +147,27 @@ def run_supports(args: argparse.Namespace) -> int:
         claim = structure.require_claim(args.claim)
     except InputError as error:
         raise error.with_source(args.graph) from None
-    found = minimal_justifications(structure, claim, limit=args.limit)
+    # a table for a person stops at SHOWN rows, and the enumeration one set past them: a
+    # claim can have tens of thousands, which took minutes to list and to draw
+    shown = args.limit is None and not args.all and not args.json
+    limit = SHOWN + 1 if shown else args.limit
+    found = minimal_justifications(structure, claim, limit=limit)
     payload = {"claim": claim, "minimal_justifications": sorted_sets(found)}
     if args.json:
         print_json(payload)
         return ExitCode.OK
     out = console()
-    rows = [(i + 1, format_set(s), len(s)) for i, s in enumerate(payload["minimal_justifications"])]
+    listed = payload["minimal_justifications"]
+    more = shown and len(listed) > SHOWN
+    rows = [
+        (i + 1, format_set(s), len(s)) for i, s in enumerate(listed[:SHOWN] if more else listed)
+    ]
     out.print(table(f"Minimal justifications of {claim}", ["#", "evidence", "size"], rows))
+    if more:
+        out.print(
+            f"... and more: {claim} has over {SHOWN} minimal justifications (--all shows "
+            "every one, --json lists every one, --limit N stops after N)"
+        )
     if not rows:
         out.print(f"{claim} has no justification: it is never active.")
     if args.formula:
