@@ -81,6 +81,7 @@ def test_no_active_nogood_exits_zero(capsys: pytest.CaptureFixture[str], tmp_pat
             "text": "",
             "active": False,
             "conflicts": [],
+            "conflicts_complete": True,
             "diagnosable": True,
         }
     ]

@@ -125,6 +125,30 @@ def test_diagnoses_match_the_definition_acyclic(g: SupportStructure) -> None:
     assert _as_rows(diagnoses(g)) == brute_force_diagnoses(g)
 
 
+@settings(max_examples=200)
+@given(
+    jst.graphs_with_nogoods(max_evidence=5, max_claims=6, cycles=True),
+    st.data(),
+    st.integers(1, 2),
+)
+def test_diagnoses_past_a_capped_conflict_listing_match_the_definition(
+    g: SupportStructure, data: st.DataObject, cap: int
+) -> None:
+    """Conflict sets listed up to ``cap``: a nogood with more is diagnosed through its
+    support circuit instead of its conflict sets, with the same diagnoses."""
+    blocked = data.draw(jst.audits(g, max_size=2), label="blocked")
+    found = contradictions(g, blocked=blocked, max_listed=cap)
+    everything = contradictions(g, blocked=blocked, max_listed=None)
+    for capped, full in zip(found, everything):
+        assert capped.conflicts <= full.conflicts
+        assert capped.conflicts_complete == (len(full.conflicts) <= cap)
+        assert len(capped.conflicts) == min(cap, len(full.conflicts))
+        assert capped.diagnosable == full.diagnosable
+    expected = brute_force_diagnoses(g, blocked)
+    assert _as_rows(diagnoses(g, found, blocked=blocked)) == expected
+    assert _as_rows(diagnoses(g, found, blocked=blocked, limit=1)) == expected[:1]
+
+
 def test_benchmark_smoke() -> None:
     """The benchmark's checks at a small size: stored and in-memory diagnoses agree, SAT and
     clingo conflict sets agree (the full run: python -m benchmarks.bench_diagnosis)."""

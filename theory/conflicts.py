@@ -35,14 +35,24 @@ from theory.formula import compile_support
 from theory.justifications import JustificationEnumerator
 from theory.structure import Kind, Nogood, SupportStructure
 
+CONFLICTS_LISTED = 64
+"""Conflict sets :func:`contradictions` lists per nogood by default: the conjunction of a few
+claims' support functions can have millions of minimal true sets (on an agent memory with
+support loops, two claims with tens of thousands of minimal justifications each), and the
+diagnoses do not need them (:func:`theory.diagnosis.diagnoses` encodes such a nogood's
+support circuit instead)."""
+
 
 @dataclass(frozen=True)
 class Contradiction:
-    """A nogood, whether it is active, and its conflict sets (empty when it is not active)."""
+    """A nogood, whether it is active, and its conflict sets (empty when it is not active);
+    ``conflicts_complete`` is false when the listing stopped at its cap (the sets listed are
+    then the smallest of those found, and some exist beyond them)."""
 
     nogood: Nogood
     active: bool
     conflicts: frozenset[frozenset[str]]
+    conflicts_complete: bool = True
 
     @property
     def diagnosable(self) -> bool:
@@ -88,13 +98,17 @@ def contradictions(
     nogoods: Iterable[Nogood] | None = None,
     blocked: Iterable[str] = (),
     progress: Callable[[int], None] | None = None,
+    max_listed: int | None = CONFLICTS_LISTED,
 ) -> tuple[Contradiction, ...]:
     """Every nogood (default: the structure's own) with its activity and conflict sets.
 
     Activity is read off the least fixpoint; an inactive nogood has no conflict set (the
     support functions are monotone and every present evidence item is already on). Sorted
-    by nogood id. ``progress(1)`` is called after each nogood.
+    by nogood id. ``progress(1)`` is called after each nogood. At most ``max_listed``
+    conflict sets are listed per nogood (None: all); the enumeration stops one past them.
     """
+    if max_listed is not None and max_listed < 1:
+        raise ValueError(f"max_listed must be at least 1 (or None: all), not {max_listed}")
     chosen = structure.nogoods if nogoods is None else tuple(nogoods)
     blocked_ids = structure.require(blocked)
     reduced = structure.under_audit(blocked_ids)
@@ -104,9 +118,15 @@ def contradictions(
         nodes = structure.require(nogood.nodes)
         is_active = nodes <= active
         conflicts: frozenset[frozenset[str]] = frozenset()
+        complete = True
         if is_active:
-            conflicts = frozenset(conflict_enumerator(reduced, nodes))
-        result.append(Contradiction(nogood, is_active, conflicts))
+            cap = None if max_listed is None else max_listed + 1
+            found = list(islice(conflict_enumerator(reduced, nodes), cap))
+            complete = max_listed is None or len(found) <= max_listed
+            if not complete:  # the smallest of those found
+                found = sorted(found, key=lambda s: (len(s), sorted(s)))[:max_listed]
+            conflicts = frozenset(found)
+        result.append(Contradiction(nogood, is_active, conflicts, complete))
         if progress is not None:
             progress(1)
     return tuple(result)

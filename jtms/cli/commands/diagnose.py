@@ -196,6 +196,8 @@ def print_report(report: DiagnosisReport, source: str) -> None:
             conflicts = "{} (holds without evidence)"
         else:
             conflicts = ", ".join(format_set(s) for s in sorted_sets(c.conflicts))
+            if not c.conflicts_complete:
+                conflicts += f", ... (more: the first {len(c.conflicts)} shown)"
         rows.append(
             (
                 c.nogood.id,
