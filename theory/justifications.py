@@ -510,6 +510,8 @@ class JustificationEnumerator:
         )
         self.encoding, self._copy = encoded
         self._relevance: tuple[Solver | None, dict[str, int], Any] | None = None
+        self._unselected: list[int] | None = None
+        self._slot: dict[str, int] = {}
         # a false model's evidence grows to a maximal false set (theory.unfounded), as the
         # compiled search does: its cuts reach every model inside that set
         self._cone: ConeFixpoint | None = None
@@ -762,7 +764,11 @@ class JustificationEnumerator:
         solver, selectors, on_copy = self._relevance
         if solver is None:
             return False
-        assumptions = [selectors[e] if e == item else -selectors[e] for e in self.variables]
+        if self._unselected is None:  # every selector off, built once: a check asks hundreds
+            self._unselected = [-selectors[e] for e in self.variables]
+            self._slot = {e: k for k, e in enumerate(self.variables)}
+        assumptions = self._unselected.copy()
+        assumptions[self._slot[item]] = selectors[item]
         return self._solve(solver, assumptions, copy=on_copy) is not None
 
     def _relevance_solver(self) -> tuple[Solver | None, dict[str, int], Any]:
