@@ -22,6 +22,16 @@ def named(index, exchange):
     return exchange.named(index.ids)
 
 
+def _prepared(case):
+    """(index, brute-force sets, oracle) of a drawn claim, or None for a premise."""
+    structure, claim = case
+    index = index_of(structure)
+    expected = brute_force_minimal_justifications(structure, claim)
+    if expected == {frozenset()}:
+        return None
+    return index, expected, ConeOracle(index, index.number[claim])
+
+
 @settings(max_examples=400)
 @given(
     structure_and_claim(max_evidence=8),
@@ -33,12 +43,10 @@ def test_it_finds_exactly_the_minimal_justifications(case, attempts, patience, r
     """Whatever the exchange step leaves to the solver (attempts 0: every justification
     is a model of its own) and however often the learnt clauses are cleaned up, the
     search ends with exactly the brute-force sets."""
-    structure, claim = case
-    index = index_of(structure)
-    expected = brute_force_minimal_justifications(structure, claim)
-    if expected == {frozenset()}:
+    prepared = _prepared(case)
+    if prepared is None:
         return  # a premise: the caller answers without a search
-    oracle = ConeOracle(index, index.number[claim])
+    index, expected, oracle = prepared
     exchange = Exchange(oracle, attempts=attempts, patience=patience)
     counts = search(cone_cnf(oracle), exchange, reduce_from=reduce_from)
     assert named(index, exchange) == expected
@@ -221,12 +229,10 @@ def test_the_compiled_portfolio_charges_the_ranked_build_before_building(monkeyp
 def test_a_limit_stops_the_search_once_that_many_sets_are_found(case, limit, attempts):
     """Stopped at ``limit`` sets: each a minimal justification, at least ``limit`` of them
     (an exchange step may find several at once) unless there are fewer, and then all."""
-    structure, claim = case
-    index = index_of(structure)
-    expected = brute_force_minimal_justifications(structure, claim)
-    if expected == {frozenset()}:
+    prepared = _prepared(case)
+    if prepared is None:
         return  # a premise: the caller answers without a search
-    oracle = ConeOracle(index, index.number[claim])
+    index, expected, oracle = prepared
     exchange = Exchange(oracle, attempts=attempts)
     counts = search(cone_cnf(oracle), exchange, limit=limit)
     found = named(index, exchange)
