@@ -11,7 +11,11 @@ items, then by ids. The ranking is exact and needs no enumeration of the costly 
 MaxSAT problem (python-sat's RC2) over one variable ``x_e`` per candidate evidence item
 (kept) and one ``y_c`` per active claim downstream of them (stays active):
 
-- hard: every conflict set loses an item, ``OR over e in S of NOT x_e``;
+- hard: every conflict set loses an item, ``OR over e in S of NOT x_e``; for a nogood whose
+  conflict sets were not all listed (:data:`theory.conflicts.CONFLICTS_LISTED`: they can
+  number millions), the same in one formula, ``NOT f_N(x)``, the conjunction of its nodes'
+  support functions on the circuit asserted false (the negative one-sided encoding of
+  :mod:`theory.cnf`), over every evidence item of its cone;
 - hard: ``y_c -> f_c(x)``, the support function of c (least fixpoint, so loops never keep a
   claim) on the solver core's circuit, evidence outside the candidates fixed present;
 - soft: ``y_c`` with weight ``W = candidates + 1``, ``x_e`` with weight 1.
