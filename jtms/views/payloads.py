@@ -291,8 +291,9 @@ class ContradictionPayload(TypedDict):
     text: str
     active: bool
     conflicts: list[list[str]]
+    conflicts_complete: bool  # false: more conflict sets exist than were listed (64)
     diagnosable: bool
-    conflict_count: int
+    conflict_count: int  # the conflict sets listed (before this page's cut)
 
 
 class DiagnosisPayload(TypedDict):
