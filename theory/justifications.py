@@ -511,6 +511,8 @@ class JustificationEnumerator:
         self.encoding, self._copy = encoded
         self._relevance: tuple[Solver | None, dict[str, int], Any] | None = None
         self._unselected: list[int] | None = None
+        self.last_witness: frozenset[str] = frozenset()
+        """After :meth:`is_relevant` answered True: an X with f(X) false and f(X + item) true."""
         self._slot: dict[str, int] = {}
         # a false model's evidence grows to a maximal false set (theory.unfounded), as the
         # compiled search does: its cuts reach every model inside that set
@@ -769,7 +771,13 @@ class JustificationEnumerator:
             self._slot = {e: k for k, e in enumerate(self.variables)}
         assumptions = self._unselected.copy()
         assumptions[self._slot[item]] = selectors[item]
-        return self._solve(solver, assumptions, copy=on_copy) is not None
+        model = self._solve(solver, assumptions, copy=on_copy)
+        if model is None:
+            return False
+        self.last_witness = frozenset(
+            e for e, v in self.var.items() if model[v - 1] > 0 and e != item
+        )
+        return True
 
     def _relevance_solver(self) -> tuple[Solver | None, dict[str, int], Any]:
         pool = self.pool

@@ -783,16 +783,38 @@ def _report_from_sat(
             )
         return enumerator
 
+    witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
+    maximal_false = _maximal_false(index, n) if compiled else None
+    if maximal_false is not None:
+        relevant = relevant | maximal_false(())
     violations = []
-    for e in sorted(index.names_of_bits(facts.unsafe_bits(n))):
+    for e in witnesses:
         survivor = next((s for s in known if e not in s), None)
-        kind = (
-            ALTERNATIVE_SUPPORT
-            if (e in relevant or queries().is_relevant(e))
-            else REDUNDANT_INFLUENCE
-        )
+        if e not in relevant and queries().is_relevant(e):
+            relevant = relevant | {e}
+            if maximal_false is not None:
+                relevant = relevant | maximal_false(queries().last_witness)
+        kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
         survivor = survivor or queries().surviving([e])
         violations.append(Violation(kind, frozenset([e]), survivor))
     if enumerator is not None:
         enumerator.close()
     return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), False)
+
+
+def _maximal_false(index: SupportIndex, n: int) -> Callable[[Iterable[str]], frozenset[str]]:
+    """Relevance in bulk (the compiled oracle of :mod:`theory.cone_kernel`): a function from
+    evidence X with f(X) false to the evidence outside a maximal false superset Y of X. Each
+    such item e is relevant, for f(Y) is false and f(Y + e) true, so a minimal true subset of
+    Y + e holds e. One grow from nothing, and one from each witness a relevance query finds,
+    settles many items at once (on the compiled path: it loads the kernels)."""
+    from theory.cone_kernel import ConeOracle
+
+    oracle = ConeOracle(index, n)
+    number, ids = index.number, index.ids
+
+    def outside(present: Iterable[str]) -> frozenset[str]:
+        true, found = oracle.examine(number[e] for e in present)
+        return frozenset() if true else frozenset(ids[x] for x in found.tolist())
+
+    return outside
