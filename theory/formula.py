@@ -14,7 +14,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
+from theory.graphalgo import (
+    ancestor_numbers,
+    component_watchers,
+    is_cyclic_component,
+    strongly_connected_components,
+)
 from theory.index import SupportIndex, index_of
 from theory.structure import SupportStructure
 
@@ -160,12 +165,10 @@ def _compile(index: SupportIndex, cone: set[int]) -> SupportCircuit:
             continue
         members = set(component)
         position = {m: k for k, m in enumerate(component)}
-        watchers: dict[int, set[int]] = {m: set() for m in component}
-        for m in component:
-            for j in justs_of[m]:
-                for a in just_antecedents[j]:
-                    if a in members:
-                        watchers[a].add(m)
+        watchers = component_watchers(
+            component,
+            lambda m: (a for j in justs_of[m] for a in just_antecedents[j] if a in members),
+        )
         current = {m: circuit.FALSE for m in component}
         # Kleene rounds; a round recomputes only the members with an antecedent whose gate
         # the round before changed (the others would get the same gate back from the table),

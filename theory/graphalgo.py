@@ -112,6 +112,20 @@ def tarjan(nodes: Iterable[int], predecessors: Callable[[int], Iterable[int]]) -
     return components
 
 
+def component_watchers(
+    component: list[int], inside: Callable[[int], Iterable[int]]
+) -> dict[int, set[int]]:
+    """Member -> the members with a justification through it, given ``inside(m)``: the
+    antecedents of m's justifications that are members. A fixpoint round over a cyclic
+    component recomputes only the watchers of what changed (on a long cycle a round changes
+    a few members; recomputing all of them made the rounds cost the square of its length)."""
+    watchers: dict[int, set[int]] = {m: set() for m in component}
+    for m in component:
+        for a in inside(m):
+            watchers[a].add(m)
+    return watchers
+
+
 def is_cyclic_component(index: IndexView, component: list[int]) -> bool:
     if len(component) > 1:
         return True

@@ -27,7 +27,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
+from theory.graphalgo import (
+    ancestor_numbers,
+    component_watchers,
+    is_cyclic_component,
+    strongly_connected_components,
+)
 from theory.index import SupportIndex, index_of
 from theory.structure import SupportStructure
 
@@ -382,15 +387,12 @@ def _solve_component(
             else:
                 base.append(outside)
         current[m], new[m] = algebra.merge(algebra.empty, base)
-    # a round visits only the members with a justification through a member that gained sets
-    # in the round before (its watchers), in component order: on a long cycle a round changes
-    # a few members, and visiting all of them made the rounds cost the square of its length
+    # a round visits only the watchers of the members that gained sets in the round before,
+    # in component order
     position = {m: k for k, m in enumerate(component)}
-    watchers: dict[int, set[int]] = {m: set() for m in component}
-    for m in component:
-        for _, inside in rules[m]:
-            for a in inside:
-                watchers[a].add(m)
+    watchers = component_watchers(
+        component, lambda m: (a for _, inside in rules[m] for a in inside)
+    )
     fresh = [m for m in component if len(new[m])]
     while fresh:
         older = {a: current[a][: len(current[a]) - len(new[a])] for a in fresh}
