@@ -21,4 +21,14 @@ def sorted_sets(sets: Iterable[Iterable[str]]) -> list[list[str]]:
     return sorted((sorted(s) for s in sets), key=lambda s: (len(s), s))
 
 
-__all__ = ["sorted_ids", "sorted_sets"]
+def smallest_first(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
+    """A family of id sets, kept as sets, in the order of :func:`sorted_sets` (by size, then
+    ids): which of them a capped listing keeps.
+
+    >>> smallest_first([frozenset("ab"), frozenset("c")])
+    [frozenset({'c'}), frozenset({'a', 'b'})]
+    """
+    return sorted(sets, key=lambda s: (len(s), sorted(s)))
+
+
+__all__ = ["smallest_first", "sorted_ids", "sorted_sets"]

@@ -26,12 +26,13 @@ nogood naming one is not active.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
+from theory.canonical import smallest_first
 from theory.fixpoint import active_state
-from theory.formula import compile_support
+from theory.formula import Circuit, compile_support
 from theory.justifications import JustificationEnumerator
 from theory.structure import Kind, Nogood, SupportStructure
 
@@ -61,17 +62,31 @@ class Contradiction:
         return frozenset() not in self.conflicts
 
 
+def nogood_circuit(
+    structure: SupportStructure, node_sets: Sequence[Iterable[str]]
+) -> tuple[Circuit, list[int]]:
+    """One support circuit (:func:`theory.formula.compile_support`) with a root per node set
+    N: the gate of f_N(X) = AND over n in N of f_n(X), true exactly when all of N is active."""
+    wanted = [structure.require(nodes) for nodes in node_sets]
+    everything = frozenset().union(*wanted)
+    compiled = compile_support(
+        structure, sorted(n for n in everything if structure.kind(n) is Kind.CLAIM)
+    )
+    circuit = compiled.circuit
+    roots = []
+    for nodes in wanted:
+        gates = [compiled.root(c) for c in sorted(nodes) if structure.kind(c) is Kind.CLAIM]
+        gates += [circuit.var(e) for e in sorted(nodes) if structure.kind(e) is Kind.EVIDENCE]
+        roots.append(circuit.and_(gates))
+    return circuit, roots
+
+
 def conflict_enumerator(
     structure: SupportStructure, nodes: Iterable[str]
 ) -> JustificationEnumerator:
     """The SAT enumerator of the minimal true sets of AND over ``nodes`` of their support."""
-    wanted = structure.require(nodes)
-    claims = sorted(n for n in wanted if structure.kind(n) is Kind.CLAIM)
-    compiled = compile_support(structure, claims)
-    circuit = compiled.circuit
-    gates = [compiled.root(c) for c in claims]
-    gates += [circuit.var(e) for e in sorted(wanted) if structure.kind(e) is Kind.EVIDENCE]
-    return JustificationEnumerator(circuit, circuit.and_(gates))
+    circuit, (root,) = nogood_circuit(structure, [nodes])
+    return JustificationEnumerator(circuit, root)
 
 
 def conflict_sets(
@@ -124,7 +139,7 @@ def contradictions(
             found = list(islice(conflict_enumerator(reduced, nodes), cap))
             complete = max_listed is None or len(found) <= max_listed
             if not complete:  # the smallest of those found
-                found = sorted(found, key=lambda s: (len(s), sorted(s)))[:max_listed]
+                found = smallest_first(found)[:max_listed]
             conflicts = frozenset(found)
         result.append(Contradiction(nogood, is_active, conflicts, complete))
         if progress is not None:

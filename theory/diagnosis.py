@@ -48,8 +48,9 @@ from pysat.examples.hitman import Hitman
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF, IDPool
 
+from theory.canonical import smallest_first
 from theory.cnf import encode
-from theory.conflicts import Contradiction, contradictions
+from theory.conflicts import Contradiction, contradictions, nogood_circuit
 from theory.fixpoint import active_state
 from theory.formula import compile_support
 from theory.index import index_of
@@ -181,7 +182,7 @@ def diagnoses(
     to_resolve = [c for c in found if c.active and c.diagnosable]
     listed = [c for c in to_resolve if c.conflicts_complete]
     capped = [c for c in to_resolve if not c.conflicts_complete]
-    conflicts = sorted({s for c in listed for s in c.conflicts}, key=lambda s: (len(s), sorted(s)))
+    conflicts = smallest_first({s for c in listed for s in c.conflicts})
     if not to_resolve or limit == 0:
         return ()
     reduced = structure.under_audit(blocked_ids)
@@ -189,39 +190,24 @@ def diagnoses(
     # stopped at its cap: its support circuit, asserted false (the negative encoding has a
     # model exactly where the kept evidence leaves some node of the nogood inactive), over
     # every evidence item of its cone
-    circuit_roots: list[int] = []
-    circuit = None
+    circuit, circuit_roots = nogood_circuit(reduced, [c.nogood.nodes for c in capped])
     candidate_set = set().union(*conflicts) if conflicts else set()
-    if capped:
-        nodes = frozenset().union(*(c.nogood.nodes for c in capped))
-        claims = sorted(n for n in nodes if reduced.kind(n) is Kind.CLAIM)
-        compiled = compile_support(reduced, claims)
-        circuit = compiled.circuit
-        for c in capped:
-            gates = [
-                compiled.root(n) if reduced.kind(n) is Kind.CLAIM else circuit.var(n)
-                for n in sorted(c.nogood.nodes)
-            ]
-            root = circuit.and_(gates)
-            circuit_roots.append(root)
-            candidate_set |= circuit.variables(root)
+    for root in circuit_roots:
+        candidate_set |= circuit.variables(root)
     candidates = sorted(candidate_set)
     pool = IDPool()
     keep = {e: pool.id(("x", e)) for e in candidates}
     wcnf = WCNF()
     for conflict in conflicts:
         wcnf.append([-keep[e] for e in sorted(conflict)])
-    if circuit is not None:
-        for k, root in enumerate(circuit_roots):
-            encoding = encode(
-                circuit, root, pool, keep.__getitem__, positive=False, tag=f"nogood{k}"
-            )
-            if encoding.root is True:  # cannot happen to a diagnosable nogood; exact anyway
-                return ()
-            for defining in encoding.clauses:
-                wcnf.append(defining)
-            if encoding.root is not False:
-                wcnf.append([-encoding.root])
+    for k, root in enumerate(circuit_roots):
+        encoding = encode(circuit, root, pool, keep.__getitem__, positive=False, tag=f"nogood{k}")
+        if encoding.root is True:  # cannot happen to a diagnosable nogood; exact anyway
+            return ()
+        for defining in encoding.clauses:
+            wcnf.append(defining)
+        if encoding.root is not False:
+            wcnf.append([-encoding.root])
     active = active_state(structure, blocked=blocked_ids)
     # a claim still active with every candidate invalidated is never retired (monotone)
     affected = sorted(

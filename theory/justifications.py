@@ -511,8 +511,6 @@ class JustificationEnumerator:
         self.encoding, self._copy = encoded
         self._relevance: tuple[Solver | None, dict[str, int], Any] | None = None
         self._unselected: list[int] | None = None
-        self.last_witness: frozenset[str] = frozenset()
-        """After :meth:`is_relevant` answered True: an X with f(X) false and f(X + item) true."""
         self._slot: dict[str, int] = {}
         # a false model's evidence grows to a maximal false set (theory.unfounded), as the
         # compiled search does: its cuts reach every model inside that set
@@ -751,21 +749,26 @@ class JustificationEnumerator:
             return None
 
     def is_relevant(self, item: str) -> bool:
-        """Whether ``item`` lies in some minimal justification.
+        """Whether ``item`` lies in some minimal justification (:meth:`relevance_witness`)."""
+        return self.relevance_witness(item) is not None
 
-        Exactly when some X without ``item`` has f(X) false and f(X + item) true. One
-        incremental solver per claim holds two copies of the encoding sharing the evidence
-        variables x: an "on" copy (root true) whose inputs are x OR s and an "off" copy (root
-        false) whose inputs are x AND NOT s, where s are per-item selectors; a query assumes
-        the selector of ``item`` and no other. Only the "on" copy can need loop clauses.
+    def relevance_witness(self, item: str) -> frozenset[str] | None:
+        """An X without ``item`` with f(X) false and f(X + item) true, or None when there is
+        none: ``item`` lies in some minimal justification exactly when there is one.
+
+        One incremental solver per claim holds two copies of the encoding sharing the
+        evidence variables x: an "on" copy (root true) whose inputs are x OR s and an "off"
+        copy (root false) whose inputs are x AND NOT s, where s are per-item selectors; a
+        query assumes the selector of ``item`` and no other. Only the "on" copy can need
+        loop clauses.
         """
         if item not in self.var or isinstance(self.encoding.root, bool):
-            return False
+            return None
         if self._relevance is None:
             self._relevance = self._relevance_solver()
         solver, selectors, on_copy = self._relevance
         if solver is None:
-            return False
+            return None
         if self._unselected is None:  # every selector off, built once: a check asks hundreds
             self._unselected = [-selectors[e] for e in self.variables]
             self._slot = {e: k for k, e in enumerate(self.variables)}
@@ -773,11 +776,8 @@ class JustificationEnumerator:
         assumptions[self._slot[item]] = selectors[item]
         model = self._solve(solver, assumptions, copy=on_copy)
         if model is None:
-            return False
-        self.last_witness = frozenset(
-            e for e, v in self.var.items() if model[v - 1] > 0 and e != item
-        )
-        return True
+            return None
+        return frozenset(e for e, v in self.var.items() if model[v - 1] > 0 and e != item)
 
     def _relevance_solver(self) -> tuple[Solver | None, dict[str, int], Any]:
         pool = self.pool
@@ -922,6 +922,25 @@ def compiled_listing(
         return found, True
     found = _portfolio_search(index, target, solver, limit=limit)
     return found, limit is None or len(found) < limit
+
+
+def outside_maximal_false(index: Any, target: int) -> Callable[[Iterable[str]], frozenset[str]]:
+    """Relevance in bulk, by the compiled oracle of :mod:`theory.cone_kernel`: a function from
+    evidence X with f(X) false (f: the support function of node ``target``) to the evidence
+    outside a maximal false superset Y of X. Each such item e lies in some minimal
+    justification: f(Y) is false and f(Y + e) true, so a minimal true subset of Y + e holds
+    e. A grow from nothing, or from a :meth:`JustificationEnumerator.relevance_witness`,
+    settles many items at once (it loads the kernels)."""
+    from theory.cone_kernel import ConeOracle
+
+    oracle = ConeOracle(index, target)
+    number, ids = index.number, index.ids
+
+    def outside(present: Iterable[str]) -> frozenset[str]:
+        true, found = oracle.examine(number[e] for e in present)
+        return frozenset() if true else frozenset(ids[x] for x in found.tolist())
+
+    return outside
 
 
 def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:

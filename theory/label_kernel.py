@@ -676,10 +676,10 @@ def _run(
         else:
             lab.append(np.zeros((0, words), dtype=np.uint64))
     over = np.zeros(count, dtype=np.uint8)  # 1: over the set budget (or above such a claim)
-    # the buckets of a loop's events by set size (one pair of arrays for every component)
+    # the buckets of a loop's events by set size (one pair of arrays for every component:
+    # each loop below leaves them empty)
     bucket_head = np.full(evidence + 2, -1, dtype=np.int64)
     bucket_tail = np.full(evidence + 2, -1, dtype=np.int64)
-    size_floor = evidence + 1  # buckets from here on may be non-empty (none yet)
     done = np.zeros(count, dtype=np.uint8)
     spent = False
     for component in range(len(comp_start) - 1):
@@ -737,10 +737,7 @@ def _run(
                 events = np.zeros((16, words), dtype=np.uint64)
                 event_node = np.full(16, -1, dtype=np.int64)
                 event_next = np.full(16, -1, dtype=np.int64)
-                for b in range(size_floor, evidence + 1):  # empty after a component left early
-                    bucket_head[b] = bucket_tail[b] = -1
                 bucket_head[0] = bucket_tail[0] = 0  # the first event: the empty set
-                size_floor = 0
                 size, tail = 0, 1
                 while not bad:
                     if work[0] > max_work:
@@ -749,9 +746,7 @@ def _run(
                     while size <= evidence and bucket_head[size] < 0:
                         size += 1
                     if size > evidence:
-                        size_floor = evidence + 1  # every bucket empty
                         break
-                    size_floor = size  # the buckets below are empty
                     head = bucket_head[size]
                     bucket_head[size] = event_next[head]
                     if bucket_head[size] < 0:
@@ -810,7 +805,9 @@ def _run(
                                 else:
                                     event_next[bucket_tail[grown]] = tail
                                 bucket_tail[grown] = tail
-                                size = min(size, grown)  # never lower past the first event
+                                # a product holds the set that formed it, so grown >= size;
+                                # the min keeps the queue exact even were it not
+                                size = min(size, grown)
                                 tail += 1
                         if bad:
                             break
@@ -818,6 +815,8 @@ def _run(
                         break
                 if spent:
                     break
+                for b in range(size, evidence + 1):  # left early (over the set budget)
+                    bucket_head[b] = bucket_tail[b] = -1
                 for z in range(first, last):
                     x = comp_nodes[z]
                     lab[x] = lab[x][: cnt[x]].copy()

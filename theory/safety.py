@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any, Literal
 
-from theory.canonical import sorted_ids, sorted_sets
+from theory.canonical import smallest_first, sorted_ids, sorted_sets
 from theory.completion import SupportProgram
 from theory.errors import GraphError
 from theory.fixpoint import base_active
@@ -39,8 +39,10 @@ from theory.index import IndexView, SupportIndex, index_of
 from theory.justifications import (
     COMPILED_FROM,
     JustificationEnumerator,
+    compiled_listing,
     enumerate_minimal,
     kernels_loaded,
+    outside_maximal_false,
 )
 from theory.labels import LABEL_BUDGET, all_labels
 from theory.structure import SupportStructure
@@ -722,15 +724,11 @@ def check_claim(structure: SupportStructure, claim: str, **options: Any) -> Clai
     return check_structure(structure, [claim], **options).claims[0]
 
 
-def _ordered(sets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
-    return sorted(sets, key=lambda s: (len(s), sorted(s)))
-
-
 def _report_from_label(
     index: SupportIndex, facts: Verdicts, claim: str, label: list[int], max_listed: int | None
 ) -> ClaimReport:
     """Certificates from a complete label: kinds and survivors are lookups."""
-    everything = _ordered(index.names_of_bits(bits) for bits in label)
+    everything = smallest_first(index.names_of_bits(bits) for bits in label)
     relevant = frozenset().union(*everything) if everything else frozenset()
     violations = []
     for e in sorted(index.names_of_bits(facts.unsafe_bits(index.number[claim]))):
@@ -755,10 +753,8 @@ def _report_from_sat(
     cap = None if max_listed is None else max_listed + 1
     program: SupportProgram | None = None
     if compiled:
-        from theory.justifications import compiled_listing
-
         found, complete = compiled_listing(index, n, cap)
-        listed = _ordered(found)
+        listed = smallest_first(found)
     else:
         program = SupportProgram.of(index, n)
         # the portfolio of solver loops: no support loop can stall the listing
@@ -768,9 +764,9 @@ def _report_from_sat(
         number = index.number
         label = [sum(1 << number[e] for e in found) for found in listed]
         return _report_from_label(index, facts, claim, label, max_listed)
-    ordered = _ordered(listed[:max_listed])
-    known = _ordered(listed)
-    relevant = frozenset().union(*known) if known else frozenset()
+    ordered = smallest_first(listed[:max_listed])
+    known = smallest_first(listed)
+    known_relevant = frozenset().union(*known) if known else frozenset()
     # exact queries past the cap on the level-ranked encoding: every model founded, so
     # none of them needs a loop formula (built only when a query is needed)
     enumerator: JustificationEnumerator | None = None
@@ -783,38 +779,24 @@ def _report_from_sat(
             )
         return enumerator
 
-    witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
-    maximal_false = _maximal_false(index, n) if compiled else None
-    if maximal_false is not None:
-        relevant = relevant | maximal_false(())
+    relevant = set(known_relevant)
+    # on the compiled path, the items outside a maximal false set are relevant: one grow
+    # from nothing and one from each witness a query finds settle many at once
+    outside = outside_maximal_false(index, n) if compiled else None
+    if outside is not None:
+        relevant |= outside(())
     violations = []
-    for e in witnesses:
+    for e in sorted(index.names_of_bits(facts.unsafe_bits(n))):
         survivor = next((s for s in known if e not in s), None)
-        if e not in relevant and queries().is_relevant(e):
-            relevant = relevant | {e}
-            if maximal_false is not None:
-                relevant = relevant | maximal_false(queries().last_witness)
+        if e not in relevant:
+            witness = queries().relevance_witness(e)
+            if witness is not None:
+                relevant.add(e)
+                if outside is not None:
+                    relevant |= outside(witness)
         kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
         survivor = survivor or queries().surviving([e])
         violations.append(Violation(kind, frozenset([e]), survivor))
     if enumerator is not None:
         enumerator.close()
     return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), False)
-
-
-def _maximal_false(index: SupportIndex, n: int) -> Callable[[Iterable[str]], frozenset[str]]:
-    """Relevance in bulk (the compiled oracle of :mod:`theory.cone_kernel`): a function from
-    evidence X with f(X) false to the evidence outside a maximal false superset Y of X. Each
-    such item e is relevant, for f(Y) is false and f(Y + e) true, so a minimal true subset of
-    Y + e holds e. One grow from nothing, and one from each witness a relevance query finds,
-    settles many items at once (on the compiled path: it loads the kernels)."""
-    from theory.cone_kernel import ConeOracle
-
-    oracle = ConeOracle(index, n)
-    number, ids = index.number, index.ids
-
-    def outside(present: Iterable[str]) -> frozenset[str]:
-        true, found = oracle.examine(number[e] for e in present)
-        return frozenset() if true else frozenset(ids[x] for x in found.tolist())
-
-    return outside
