@@ -44,3 +44,14 @@ class InputError(ValueError):
 
 class GraphError(InputError):
     """A support structure that violates the graph format of docs/design.md section 4."""
+
+
+class Undecided(RuntimeError):
+    """A search spent its budget without an answer (an NP-hard query on a hard instance:
+    :meth:`theory.justifications.JustificationEnumerator.relevance_witness` with
+    ``conflicts``). The caller reports the question as open rather than waiting on it."""
+
+    def __init__(self, question: str, conflicts: int):
+        self.question = question
+        self.conflicts = conflicts
+        super().__init__(f"{question}: no answer within {conflicts} conflicts")

@@ -38,6 +38,7 @@ from pysat.solvers import Solver
 
 from theory.cnf import Encoding, encode
 from theory.completion import ProgramCopy, SupportProgram
+from theory.errors import Undecided
 from theory.formula import Circuit, SupportCircuit, compile_support
 from theory.index import index_of
 from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
@@ -477,6 +478,10 @@ def _as_steps(work: Generator[int, None, Any]) -> Generator[Step, None, Any]:
         yield done, (), False
 
 
+_RelevanceSolver = tuple[Solver, dict[str, int], Any, Any, tuple[int | bool, int | bool]]
+"""The relevance solver, the selectors, the on and off copies and their roots."""
+
+
 class JustificationEnumerator:
     """Minimal justifications, surviving justifications and relevance for one claim.
 
@@ -509,7 +514,9 @@ class JustificationEnumerator:
             self.pool, self.var.__getitem__, positive=True, ranked=ranked
         )
         self.encoding, self._copy = encoded
-        self._relevance: tuple[Solver | None, dict[str, int], Any] | None = None
+        self._relevance: _RelevanceSolver | None = None
+        self.conflicts = 0
+        """Solver conflicts spent so far by queries given a ``conflicts`` budget."""
         self._unselected: list[int] | None = None
         self._slot: dict[str, int] = {}
         # a false model's evidence grows to a maximal false set (theory.unfounded), as the
@@ -554,19 +561,29 @@ class JustificationEnumerator:
         return solver
 
     def _solve(
-        self, solver: Solver, assumptions: Sequence[int] = (), copy: Any = None
+        self,
+        solver: Solver,
+        assumptions: Sequence[int] = (),
+        copy: Any = None,
+        conflicts: int | None = None,
     ) -> list[int] | None:
         """A model whose root is well-founded, or None: solve, and while the model's root is
-        held up only by a support loop, add the loop clauses that cut it and solve again."""
+        held up only by a support loop, add the loop clauses that cut it and solve again.
+        With ``conflicts``, the calls together spend at most that many conflicts, then
+        :class:`~theory.errors.Undecided` is raised."""
         copy = self._copy if copy is None else copy
-        while solver.solve(assumptions=list(assumptions)):
-            model = self._model(solver)
-            cuts = self.source.loop_clauses(self.pool, copy, model)
-            if not cuts:
-                return model
-            for clause in cuts:
-                solver.add_clause(clause)
-        return None
+        spent = _Conflicts(solver, conflicts)
+        try:
+            while spent.solve(assumptions):
+                model = self._model(solver)
+                cuts = self.source.loop_clauses(self.pool, copy, model)
+                if not cuts:
+                    return model
+                for clause in cuts:
+                    solver.add_clause(clause)
+            return None
+        finally:
+            self.conflicts += spent.spent()
 
     def _model(self, solver: Solver) -> list[int]:
         """The solver's model over every variable of the pool: a variable that occurs in no
@@ -752,34 +769,102 @@ class JustificationEnumerator:
         """Whether ``item`` lies in some minimal justification (:meth:`relevance_witness`)."""
         return self.relevance_witness(item) is not None
 
-    def relevance_witness(self, item: str) -> frozenset[str] | None:
+    def relevance_witness(
+        self, item: str, conflicts: int | None = None, target: str | None = None
+    ) -> frozenset[str] | None:
         """An X without ``item`` with f(X) false and f(X + item) true, or None when there is
         none: ``item`` lies in some minimal justification exactly when there is one.
 
-        One incremental solver per claim holds two copies of the encoding sharing the
-        evidence variables x: an "on" copy (root true) whose inputs are x OR s and an "off"
-        copy (root false) whose inputs are x AND NOT s, where s are per-item selectors; a
-        query assumes the selector of ``item`` and no other. Only the "on" copy can need
-        loop clauses.
+        Deciding this is NP-hard, and some instances are hard in practice (graphs with
+        large support loops, where clingo takes minutes too): with ``conflicts``, the query
+        gives up after that many solver conflicts and raises
+        :class:`~theory.errors.Undecided` (deterministic, unlike a time limit).
+
+        ``target`` asks about another claim of the cone (f: its support function), on a
+        ranked enumerator of a :class:`~theory.completion.SupportProgram`. The members of one
+        strongly connected component share their cone, so one enumerator serves them all,
+        and what its solver learns about the cone carries from claim to claim.
+
+        One incremental solver holds two copies of the encoding sharing the evidence
+        variables x: an "on" copy (root true) whose inputs are x OR s and an "off" copy
+        (root false) whose inputs are x AND NOT s, where s are per-item selectors; a query
+        assumes the selector of ``item`` and no other, and the root of each copy. Only the
+        "on" copy can need loop clauses (never on a ranked encoding).
         """
-        if item not in self.var or isinstance(self.encoding.root, bool):
+        if item not in self.var:
             return None
-        if self._relevance is None:
-            self._relevance = self._relevance_solver()
-        solver, selectors, on_copy = self._relevance
-        if solver is None:
+        roots = self._roots(target)
+        if roots is None:
             return None
+        solver, selectors, on_copy, _, _ = self._relevance  # type: ignore[misc]
         if self._unselected is None:  # every selector off, built once: a check asks hundreds
             self._unselected = [-selectors[e] for e in self.variables]
             self._slot = {e: k for k, e in enumerate(self.variables)}
         assumptions = self._unselected.copy()
         assumptions[self._slot[item]] = selectors[item]
-        model = self._solve(solver, assumptions, copy=on_copy)
+        assumptions += roots
+        try:
+            model = self._solve(solver, assumptions, copy=on_copy, conflicts=conflicts)
+        except Undecided:
+            raise Undecided(f"is {item!r} relevant", conflicts or 0) from None
         if model is None:
             return None
         return frozenset(e for e, v in self.var.items() if model[v - 1] > 0 and e != item)
 
-    def _relevance_solver(self) -> tuple[Solver | None, dict[str, int], Any]:
+    def relevance_among(
+        self, items: Iterable[str], conflicts: int | None = None, target: str | None = None
+    ) -> tuple[frozenset[str], frozenset[str]] | None:
+        """Whether any of ``items`` lies in some minimal justification, in one query:
+        ``(Y, S)`` with S a nonempty subset of ``items``, f(Y) false and f(Y + S) true, or
+        None when none of them does. Adding S to Y one item at a time, f turns true at
+        some item s, which is relevant, with the evidence before it as its witness (see
+        :meth:`relevance_witness`; the least fixpoint finds s in polynomial time). Where
+        some items are hard to decide alone, the solver proves the easiest one, and one
+        UNSAT answer settles all the rest. ``conflicts`` and ``target`` as in
+        :meth:`relevance_witness`."""
+        chosen = sorted({e for e in items if e in self.var})
+        if not chosen:
+            return None
+        roots = self._roots(target)
+        if roots is None:
+            return None
+        solver, selectors, on_copy, _, _ = self._relevance  # type: ignore[misc]
+        # the selectors of the other items off; some chosen one is on in any model, since
+        # with none on, both copies would see the same evidence, true in one, false in the other
+        inside = set(chosen)
+        assumptions = [-selectors[e] for e in self.variables if e not in inside] + roots
+        try:
+            model = self._solve(solver, assumptions, copy=on_copy, conflicts=conflicts)
+        except Undecided:
+            raise Undecided(f"is any of {len(chosen)} items relevant", conflicts or 0) from None
+        if model is None:
+            return None
+        selected = frozenset(e for e in chosen if model[selectors[e] - 1] > 0)
+        present = frozenset(e for e, v in self.var.items() if model[v - 1] > 0)
+        return present - selected, selected
+
+    def _roots(self, target: str | None) -> list[int] | None:
+        """The assumptions "f_target(on copy) true, f_target(off copy) false" (the relevance
+        solver built on first use), or None when f is constant."""
+        if self._relevance is None:
+            self._relevance = self._relevance_solver()
+        _, _, on_copy, off_copy, roots = self._relevance
+        if target is None:
+            if isinstance(self.encoding.root, bool):
+                return None
+            on_root, off_root = roots
+        else:
+            if not (self.ranked and isinstance(self.source, SupportProgram)):
+                raise ValueError("a target other than the root needs a ranked SupportProgram")
+            number = self.source.index.number[target]
+            if number not in on_copy.holds:
+                raise ValueError(f"claim {target!r} is not in the cone")
+            on_root, off_root = on_copy.holds[number], off_copy.holds[number]
+        if on_root is False or off_root is True:
+            return None
+        return [lit for lit in (on_root, -off_root) if not isinstance(lit, bool)]
+
+    def _relevance_solver(self) -> _RelevanceSolver:
         pool = self.pool
         selectors = {e: pool.id(("s", e)) for e in self.variables}
         on_input = {e: pool.id(("on-in", e)) for e in self.variables}
@@ -787,23 +872,18 @@ class JustificationEnumerator:
         on, on_copy = self.source.encode(
             pool, on_input.__getitem__, positive=True, tag="on", ranked=self.ranked
         )
-        off, _ = self.source.encode(pool, off_input.__getitem__, positive=False, tag="off")
-        if on.root is False or off.root is True:
-            return None, selectors, on_copy
+        off, off_copy = self.source.encode(pool, off_input.__getitem__, positive=False, tag="off")
         clauses = on.clauses + off.clauses
         for e in self.variables:
             x, s = self.var[e], selectors[e]
             clauses.append([-on_input[e], x, s])  # on-input  <=  x OR s
             clauses.append([-x, s, off_input[e]])  # off-input >=  x AND NOT s
+        # the roots are assumed per query (relevance_witness), so any claim can be one
         solver = Solver(name=self.solver_name, bootstrap_with=clauses)
-        if on.root is not True:
-            solver.add_clause([on.root])
-        if off.root is not False:
-            solver.add_clause([-off.root])
-        return solver, selectors, on_copy
+        return solver, selectors, on_copy, off_copy, (on.root, off.root)
 
     def close(self) -> None:
-        if self._relevance is not None and self._relevance[0] is not None:
+        if self._relevance is not None:
             self._relevance[0].delete()
         self._relevance = None
 
@@ -924,23 +1004,103 @@ def compiled_listing(
     return found, limit is None or len(found) < limit
 
 
-def outside_maximal_false(index: Any, target: int) -> Callable[[Iterable[str]], frozenset[str]]:
-    """Relevance in bulk, by the compiled oracle of :mod:`theory.cone_kernel`: a function from
-    evidence X with f(X) false (f: the support function of node ``target``) to the evidence
-    outside a maximal false superset Y of X. Each such item e lies in some minimal
-    justification: f(Y) is false and f(Y + e) true, so a minimal true subset of Y + e holds
-    e. A grow from nothing, or from a :meth:`JustificationEnumerator.relevance_witness`,
-    settles many items at once (it loads the kernels)."""
-    from theory.cone_kernel import ConeOracle
+class _Conflicts:
+    """One query's conflict budget over the solver calls it makes (None: no budget)."""
 
-    oracle = ConeOracle(index, target)
-    number, ids = index.number, index.ids
+    def __init__(self, solver: Solver, budget: int | None):
+        self.solver = solver
+        self.budget = budget
+        self.start = 0 if budget is None else self._total()
 
-    def outside(present: Iterable[str]) -> frozenset[str]:
-        true, found = oracle.examine(number[e] for e in present)
-        return frozenset() if true else frozenset(ids[x] for x in found.tolist())
+    def _total(self) -> int:
+        return int(self.solver.accum_stats().get("conflicts", 0))
 
-    return outside
+    def spent(self) -> int:
+        """Conflicts spent since the start (0 without a budget: not counted)."""
+        return 0 if self.budget is None else self._total() - self.start
+
+    def solve(self, assumptions: Sequence[int]) -> bool:
+        if self.budget is None:
+            return bool(self.solver.solve(assumptions=list(assumptions)))
+        left = self.budget - self.spent()
+        if left <= 0:
+            raise Undecided("query", self.budget)
+        self.solver.conf_budget(left)
+        try:
+            answer = self.solver.solve_limited(assumptions=list(assumptions))
+        except NotImplementedError:  # a solver without budgets (lingeling): no limit
+            return bool(self.solver.solve(assumptions=list(assumptions)))
+        if answer is None:
+            raise Undecided("query", self.budget)
+        return bool(answer)
+
+
+class ConeQueries:
+    """Questions about the support function f of node ``target`` that the least fixpoint
+    answers in polynomial time, by the compiled oracle of :mod:`theory.cone_kernel` (it
+    loads the kernels).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> from theory.index import index_of
+    >>> g = SupportStructure.build(["a", "b", "r"], ["c"], [("c", ["a"]), ("c", ["b", "r"])])
+    >>> index = index_of(g)
+    >>> cone = ConeQueries(index, index.number["c"])
+    >>> sorted(cone.outside(["b"]))   # {b} is maximal false: a or r makes c hold
+    ['a', 'r']
+    >>> cone.outside(["b", "r"])      # f({b, r}) is true: nothing to grow
+    frozenset()
+    >>> sorted(cone.surviving(["a"])), cone.surviving(["a", "b"])
+    (['b', 'r'], None)
+    """
+
+    def __init__(self, index: Any, target: int):
+        from theory.cone_kernel import ConeOracle
+
+        self.oracle = ConeOracle(index, target)
+        self.number, self.ids = index.number, index.ids
+
+    def outside(self, present: Iterable[str]) -> frozenset[str]:
+        """Relevance in bulk: for evidence X with f(X) false, the evidence outside a maximal
+        false superset Y of X. Each such item e lies in some minimal justification: f(Y) is
+        false and f(Y + e) true, so a minimal true subset of Y + e holds e. A grow from
+        nothing, or from a :meth:`JustificationEnumerator.relevance_witness`, settles many
+        items at once. Empty when f(X) is true."""
+        number = self.number
+        true, found = self.oracle.examine(number[e] for e in present)
+        return frozenset() if true else frozenset(self.ids[x] for x in found.tolist())
+
+    def holds(self, present: Iterable[str]) -> bool:
+        """f(present)."""
+        return bool(self.oracle.holds([self.number[e] for e in present]))
+
+    def turning_item(self, base: Iterable[str], added: Iterable[str]) -> tuple[str, frozenset[str]]:
+        """For f(base) false and f(base + added) true: the item of ``added`` at which f turns
+        true when they join ``base`` one at a time (in id order), and the evidence before
+        it. That item is relevant, with that evidence as its witness."""
+        current = set(base)
+        for e in sorted(added):
+            if self.holds(current | {e}):
+                return e, frozenset(current)
+            current.add(e)
+        raise ValueError("f(base + added) is false")
+
+    def minimal_within(self, present: Iterable[str]) -> frozenset[str] | None:
+        """A minimal justification inside ``present`` (the least fixpoint shrinks it), or
+        None when f(present) is false. For a relevance witness X of e, the one inside
+        X + e holds e, and every item of it is relevant too."""
+        true, found = self.oracle.examine(self.number[e] for e in present)
+        return frozenset(self.ids[x] for x in found.tolist()) if true else None
+
+    def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
+        """A minimal justification avoiding every item of ``without`` (the least fixpoint
+        shrinks the cone's other evidence to a minimal true set), or None when there is
+        none."""
+        absent = {self.number[e] for e in without}
+        evidence = self.oracle.evidence.tolist()
+        true, found = self.oracle.examine(e for e in evidence if e not in absent)
+        return frozenset(self.ids[x] for x in found.tolist()) if true else None
 
 
 def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:

@@ -32,17 +32,17 @@ from typing import Any, Literal
 
 from theory.canonical import smallest_first, sorted_ids, sorted_sets
 from theory.completion import SupportProgram
-from theory.errors import GraphError
+from theory.errors import GraphError, Undecided
 from theory.fixpoint import base_active
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import IndexView, SupportIndex, index_of
 from theory.justifications import (
     COMPILED_FROM,
+    ConeQueries,
     JustificationEnumerator,
     compiled_listing,
     enumerate_minimal,
     kernels_loaded,
-    outside_maximal_false,
 )
 from theory.labels import LABEL_BUDGET, all_labels
 from theory.structure import SupportStructure
@@ -53,14 +53,30 @@ the compiled kernels (about 0.5 s once) and lists them with the compiled search:
 solver loop takes 0.05-0.3 s per claim on graphs with large support loops."""
 ALTERNATIVE_SUPPORT = "alternative_support"
 REDUNDANT_INFLUENCE = "redundant_influence"
+UNDECIDED = "undecided"
+"""The kind of a violation whose relevance query spent :data:`RELEVANCE_CONFLICTS` without
+an answer: the violation (the witness audit, the surviving justification) is exact, only
+whether its item lies in some minimal justification is left open."""
+RELEVANCE_CONFLICTS = 20_000
+"""Solver conflicts the relevance queries of one claim may spend together
+(``check_structure(relevance_budget=)``, ``jtms check --relevance-budget``). Deciding
+relevance is NP-hard and, on memories with support loops of hundreds of claims, some
+queries take minutes (clingo's too), while on the benchmark memories every query ends
+within a few hundred conflicts (docs/benchmarks.md). A budget in conflicts, not seconds,
+so a report is reproducible."""
+RELEVANCE_FIRST = 250
+"""Conflicts each open relevance query of a claim gets in the first pass over them."""
+RELEVANCE_GROWTH = 4
+"""Factor by which each later pass raises the per-query budget."""
 
 
 @dataclass(frozen=True)
 class Violation:
     """The one-item audit ``audit`` retires the claim under influence but not under exact.
 
-    ``kind`` is :data:`ALTERNATIVE_SUPPORT` or :data:`REDUNDANT_INFLUENCE`; ``None`` when the
-    check ran without certificates (``certificates=False``), which classifies nothing.
+    ``kind`` is :data:`ALTERNATIVE_SUPPORT` or :data:`REDUNDANT_INFLUENCE`; :data:`UNDECIDED`
+    when its relevance query ran out of budget; ``None`` when the check ran without
+    certificates (``certificates=False``), which classifies nothing.
     """
 
     kind: str | None
@@ -90,6 +106,7 @@ class ClaimReport:
     violations: tuple[Violation, ...]
     minimal_justifications: frozenset[frozenset[str]]
     minimal_justifications_complete: bool = True
+    kinds_complete: bool = True  # no violation left UNDECIDED
 
     def to_dict(self) -> dict[str, Any]:
         """One entry of ``claims`` in ``jtms check --json``."""
@@ -102,6 +119,7 @@ class ClaimReport:
             "minimal_justifications_complete": self.minimal_justifications_complete,
             "influence_safe": self.influence_safe,
             "violations": [violation.to_dict() for violation in self.violations],
+            "kinds_complete": self.kinds_complete,
         }
 
 
@@ -233,12 +251,16 @@ def check_structure(
     blocked: Iterable[str] = (),
     max_justifications: int | None | Literal["unset"] = "unset",
     deadline: float | None = None,
+    relevance_budget: int | None = RELEVANCE_CONFLICTS,
 ) -> SafetyReport:
     """Check every claim (or the given ones) for influence-safety.
 
     ``max_listed`` caps the minimal justifications listed per unsafe claim
-    (``minimal_justifications_complete`` says whether the list is whole); violation kinds
-    and surviving justifications stay exact regardless. Certificates come from the label
+    (``minimal_justifications_complete`` says whether the list is whole); surviving
+    justifications and violation kinds stay exact regardless, except that a kind whose
+    relevance query spends ``relevance_budget`` solver conflicts is reported
+    :data:`UNDECIDED` (``kinds_complete`` false; None: no budget, which can take minutes
+    per query on memories with support loops of hundreds of claims). Certificates come from the label
     algebra where labels stay within ``label_budget`` sets, from the SAT core otherwise.
     With ``certificates=False`` only the verdicts and witness audits are computed.
     ``progress(k)`` is called after each k claims checked. ``blocked`` are the nodes that
@@ -281,39 +303,50 @@ def check_structure(
     )
     reports = []
     unclassified: dict[str, Violation] = {}
-    for claim in wanted:
-        n = index.number[claim]
-        if not facts.active[n]:
-            report = ClaimReport(claim, False, True, (), frozenset())
-        elif not facts.unsafe_bits(n):
-            critical = facts.critical[n]
-            assert critical is not None  # an active claim has a critical set
-            report = ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(critical)]))
-        elif not certificates:
-            witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
-            # a witness-only violation is a value: one object per evidence item, shared
-            # (a 100k-claim graph has millions of them)
-            report = ClaimReport(
-                claim,
-                True,
-                False,
-                tuple(
-                    unclassified.get(e)
-                    or unclassified.setdefault(e, Violation(None, frozenset([e]), None))
-                    for e in witnesses
-                ),
-                frozenset(),
-                False,
-            )
-        elif (label := labels.get(n)) is not None:
-            report = _report_from_label(index, facts, claim, label, max_listed)
-        else:
-            report = _report_from_sat(index, facts, claim, max_listed, compiled)
-        reports.append(report)
-        if progress is not None:
-            progress(1)
-        if deadline is not None and time.monotonic() > deadline:
-            break
+    # the compiled path checks many claims: the members of one component share a solver
+    solvers = RelevanceSolvers(index) if compiled else None
+    try:
+        for claim in wanted:
+            n = index.number[claim]
+            if not facts.active[n]:
+                report = ClaimReport(claim, False, True, (), frozenset())
+            elif not facts.unsafe_bits(n):
+                critical = facts.critical[n]
+                assert critical is not None  # an active claim has a critical set
+                report = ClaimReport(
+                    claim, True, True, (), frozenset([index.names_of_bits(critical)])
+                )
+            elif not certificates:
+                witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
+                # a witness-only violation is a value: one object per evidence item, shared
+                # (a 100k-claim graph has millions of them)
+                report = ClaimReport(
+                    claim,
+                    True,
+                    False,
+                    tuple(
+                        unclassified.get(e)
+                        or unclassified.setdefault(e, Violation(None, frozenset([e]), None))
+                        for e in witnesses
+                    ),
+                    frozenset(),
+                    False,
+                    False,  # kinds not computed
+                )
+            elif (label := labels.get(n)) is not None:
+                report = _report_from_label(index, facts, claim, label, max_listed)
+            else:
+                report = _report_from_sat(
+                    index, facts, claim, max_listed, compiled, relevance_budget, solvers
+                )
+            reports.append(report)
+            if progress is not None:
+                progress(1)
+            if deadline is not None and time.monotonic() > deadline:
+                break
+    finally:
+        if solvers is not None:
+            solvers.close()
     return SafetyReport(all(r.influence_safe for r in reports), tuple(reports))
 
 
@@ -348,6 +381,7 @@ class ClaimSummary:
             "violations": [
                 {"kind": None, "audit": [e], "surviving_justification": None} for e in self.examples
             ],
+            "kinds_complete": self.influence_safe,  # an unsafe claim's kinds: not computed
             "violation_count": self.violation_count,
             "violations_complete": self.violation_count == len(self.examples),
         }
@@ -740,15 +774,54 @@ def _report_from_label(
     return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
 
 
+class RelevanceSolvers:
+    """The ranked relevance enumerators of one check, shared by the members of each strongly
+    connected component (they share their cone, so one solver and what it learns serve
+    them all); the :data:`KEPT` most recently used stay open."""
+
+    KEPT = 8
+
+    def __init__(self, index: SupportIndex):
+        self.index = index
+        self.open: dict[int, JustificationEnumerator] = {}
+
+    def of(self, program: SupportProgram) -> JustificationEnumerator:
+        """The enumerator for ``program``'s one root (a claim)."""
+        (root,) = program.roots
+        position = program.component.get(root)
+        key = root if position is None else min(program.cyclic[position])
+        enumerator = self.open.pop(key, None)
+        if enumerator is None:
+            enumerator = JustificationEnumerator(program, ranked=True)
+            if len(self.open) >= self.KEPT:
+                self.open.pop(next(iter(self.open))).close()
+        self.open[key] = enumerator  # most recently used last
+        return enumerator
+
+    def close(self) -> None:
+        for enumerator in self.open.values():
+            enumerator.close()
+        self.open.clear()
+
+
 def _report_from_sat(
-    index: SupportIndex, facts: Verdicts, claim: str, max_listed: int | None, compiled: bool = False
+    index: SupportIndex,
+    facts: Verdicts,
+    claim: str,
+    max_listed: int | None,
+    compiled: bool = False,
+    relevance_budget: int | None = None,
+    solvers: RelevanceSolvers | None = None,
 ) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap (by the compiled methods with
     ``compiled``, by the portfolio of solver loops otherwise); when that is every minimal
     justification, kinds and survivors are lookups as from a label, else exact queries
-    (on the level-ranked encoding) answer the kinds and survivors the listed sets leave
-    open. A claim with tens of thousands of minimal justifications so costs about what its
-    first ``max_listed`` cost."""
+    answer the kinds and survivors the listed sets leave open: relevance on the
+    level-ranked encoding (``solvers`` shares one per strongly connected component), at
+    most ``relevance_budget`` conflicts for the claim's queries together (a kind past it is
+    :data:`UNDECIDED`); survivors by the least fixpoint on the compiled path. A claim with
+    tens of thousands of minimal justifications so costs about what its first
+    ``max_listed`` cost."""
     n = index.number[claim]
     cap = None if max_listed is None else max_listed + 1
     program: SupportProgram | None = None
@@ -770,33 +843,100 @@ def _report_from_sat(
     # exact queries past the cap on the level-ranked encoding: every model founded, so
     # none of them needs a loop formula (built only when a query is needed)
     enumerator: JustificationEnumerator | None = None
+    shared = solvers is not None
 
     def queries() -> JustificationEnumerator:
-        nonlocal enumerator
+        nonlocal enumerator, program
         if enumerator is None:
-            enumerator = JustificationEnumerator(
-                program or SupportProgram.of(index, n), ranked=True
-            )
+            program = program or SupportProgram.of(index, n)
+            if solvers is not None:
+                enumerator = solvers.of(program)
+            else:
+                enumerator = JustificationEnumerator(program, ranked=True)
         return enumerator
 
     relevant = set(known_relevant)
     # on the compiled path, the items outside a maximal false set are relevant: one grow
     # from nothing and one from each witness a query finds settle many at once
-    outside = outside_maximal_false(index, n) if compiled else None
-    if outside is not None:
-        relevant |= outside(())
+    cone = ConeQueries(index, n) if compiled else None
+    if cone is not None:
+        relevant |= cone.outside(())
+    items = sorted(index.names_of_bits(facts.unsafe_bits(n)))
+    irrelevant: set[str] = set()
+    # the claim's relevance queries share its budget (the solver keeps what it learns), the
+    # cheap ones first, so a few hard items cannot starve the many easy ones
+    pending = [e for e in items if e not in relevant]
+    start = queries().conflicts if pending else 0
+
+    def left() -> int | None:
+        return (
+            None if relevance_budget is None else relevance_budget - (queries().conflicts - start)
+        )
+
+    def settled(e: str, witness: frozenset[str]) -> None:
+        relevant.add(e)
+        if cone is not None:  # the witness settles more items at once
+            relevant.update(cone.outside(witness))
+            relevant.update(cone.minimal_within(witness | {e}) or ())
+
+    # each open item alone first, RELEVANCE_FIRST conflicts each; then (compiled path) the
+    # rest together: each query asks whether any of them is relevant, so the solver proves
+    # the easiest one, and one UNSAT answer settles all that remain; the interpreted path
+    # gives each item RELEVANCE_GROWTH times more per pass instead
+    per_query = RELEVANCE_FIRST
+    together = False
+    while pending:
+        budget = left()
+        if budget is not None and budget <= 0:
+            break
+        if together:
+            assert cone is not None
+            try:
+                among = queries().relevance_among(pending, conflicts=budget, target=claim)
+            except Undecided:
+                break
+            if among is None:
+                irrelevant.update(pending)
+                break
+            turned, before = cone.turning_item(*among)
+            settled(turned, before)
+            pending = [p for p in pending if p not in relevant]
+            continue
+        still = []
+        for e in pending:
+            if e in relevant:  # settled by a grow since the last pass
+                continue
+            allowed = None if budget is None else min(per_query, left() or 0)
+            if allowed is not None and allowed <= 0:
+                still.append(e)
+                continue
+            try:
+                witness = queries().relevance_witness(
+                    e, conflicts=allowed, target=claim if shared else None
+                )
+            except Undecided:
+                still.append(e)
+                continue
+            if witness is None:
+                irrelevant.add(e)
+            else:
+                settled(e, witness)
+        pending = [e for e in still if e not in relevant]
+        per_query *= RELEVANCE_GROWTH
+        together = shared and cone is not None
     violations = []
-    for e in sorted(index.names_of_bits(facts.unsafe_bits(n))):
+    for e in items:
         survivor = next((s for s in known if e not in s), None)
-        if e not in relevant:
-            witness = queries().relevance_witness(e)
-            if witness is not None:
-                relevant.add(e)
-                if outside is not None:
-                    relevant |= outside(witness)
-        kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
-        survivor = survivor or queries().surviving([e])
+        if e in relevant:
+            kind = ALTERNATIVE_SUPPORT
+        elif e in irrelevant:
+            kind = REDUNDANT_INFLUENCE
+        else:
+            kind = UNDECIDED
+        if survivor is None:
+            survivor = cone.surviving([e]) if cone is not None else queries().surviving([e])
         violations.append(Violation(kind, frozenset([e]), survivor))
-    if enumerator is not None:
+    if enumerator is not None and not shared:
         enumerator.close()
-    return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), False)
+    complete = all(v.kind != UNDECIDED for v in violations)
+    return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), False, complete)

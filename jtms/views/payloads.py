@@ -180,6 +180,7 @@ class CheckedClaim(TypedDict):
     minimal_justifications_complete: bool
     influence_safe: bool
     violations: list[Violation]
+    kinds_complete: bool  # no violation kind left "undecided" (or, summarized, uncomputed)
     violation_count: int
 
 

@@ -21,6 +21,7 @@ from theory.index import IndexView, index_of
 from theory.justifications import minimal_justifications
 from theory.revision import RULES, revise, revise_in_force
 from theory.safety import (
+    RELEVANCE_CONFLICTS,
     SafetyCounts,
     SafetyReport,
     SafetySummary,
@@ -105,7 +106,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "it. Each unsafe claim gets its violations: a one-item witness audit {e} that\n"
             "influence would retire it for, and the justification that survives. Kinds:\n"
             "  alternative_support  e is in one minimal justification, another survives\n"
-            "  redundant_influence  e reaches the claim only through a redundant justification\n\n"
+            "  redundant_influence  e reaches the claim only through a redundant justification\n"
+            "  undecided            its relevance query ran out of --relevance-budget (the\n"
+            "                       violation and its survivor are exact; kinds_complete false)\n\n"
             "Exit code 0 when every claim is safe, 1 otherwise, 2 on bad input.\n\n"
             "examples:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json\n"
             "  jtms check --db jtms.db      # the stored memory, as it stands after its audits"
@@ -129,6 +132,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         metavar="N",
         help="list at most N minimal justifications per unsafe claim "
         "(default 64; 0 = all; --max-justifications is its old name)",
+    )
+    check.add_argument(
+        "--relevance-budget",
+        type=at_least(0),
+        default=RELEVANCE_CONFLICTS,
+        metavar="CONFLICTS",
+        help="solver conflicts the relevance queries of one unsafe claim may spend together "
+        f"(default {RELEVANCE_CONFLICTS}; 0 = no limit): deciding a kind is NP-hard, and on "
+        "memories with support loops of hundreds of claims a query can take minutes; past "
+        "the budget the kind is 'undecided'",
     )
     check.add_argument(
         "--summary",
@@ -432,7 +445,12 @@ def _checked(
                 update(done[0])
 
             report = check_structure(
-                structure, claims, max_listed=limit, progress=advance, blocked=blocked
+                structure,
+                claims,
+                max_listed=limit,
+                progress=advance,
+                blocked=blocked,
+                relevance_budget=args.relevance_budget or None,
             )
     except InputError as error:
         raise error.with_source(source) from None
