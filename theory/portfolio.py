@@ -45,6 +45,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from time import process_time
 
+from theory.canonical import smallest_first
+
 Found = tuple[frozenset[str], ...]
 Step = tuple[int, Found, bool]
 """One step of an arm: the work it did, the minimal justifications it found, and whether
@@ -117,10 +119,12 @@ class Portfolio:
                 finally:
                     arm.seconds += process_time() - started
                 arm.work += max(1, work)
-                for s in sets:
-                    if s not in self.found:
-                        self.found.add(s)
-                        yield s
+                # a step's new sets in the canonical order (smallest first, then by ids), not
+                # in the hash order of a set of strings: a caller that stops after k sets
+                # gets the same k in every process
+                for s in smallest_first(s for s in sets if s not in self.found):
+                    self.found.add(s)
+                    yield s
                 if done:
                     self.winner = arm.name
                     return
