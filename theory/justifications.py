@@ -796,17 +796,14 @@ class JustificationEnumerator:
         roots = self._roots(target)
         if roots is None:
             return None
-        solver, selectors, on_copy, _, _ = self._relevance  # type: ignore[misc]
+        selectors = self._relevance[1]  # type: ignore[index]
         if self._unselected is None:  # every selector off, built once: a check asks hundreds
             self._unselected = [-selectors[e] for e in self.variables]
             self._slot = {e: k for k, e in enumerate(self.variables)}
         assumptions = self._unselected.copy()
         assumptions[self._slot[item]] = selectors[item]
         assumptions += roots
-        try:
-            model = self._solve(solver, assumptions, copy=on_copy, conflicts=conflicts)
-        except Undecided:
-            raise Undecided(f"is {item!r} relevant", conflicts or 0) from None
+        model = self._ask(assumptions, conflicts, f"is {item!r} relevant")
         if model is None:
             return None
         return frozenset(e for e, v in self.var.items() if model[v - 1] > 0 and e != item)
@@ -828,20 +825,27 @@ class JustificationEnumerator:
         roots = self._roots(target)
         if roots is None:
             return None
-        solver, selectors, on_copy, _, _ = self._relevance  # type: ignore[misc]
+        selectors = self._relevance[1]  # type: ignore[index]
         # the selectors of the other items off; some chosen one is on in any model, since
         # with none on, both copies would see the same evidence, true in one, false in the other
         inside = set(chosen)
         assumptions = [-selectors[e] for e in self.variables if e not in inside] + roots
-        try:
-            model = self._solve(solver, assumptions, copy=on_copy, conflicts=conflicts)
-        except Undecided:
-            raise Undecided(f"is any of {len(chosen)} items relevant", conflicts or 0) from None
+        model = self._ask(assumptions, conflicts, f"is any of {len(chosen)} items relevant")
         if model is None:
             return None
         selected = frozenset(e for e in chosen if model[selectors[e] - 1] > 0)
         present = frozenset(e for e, v in self.var.items() if model[v - 1] > 0)
         return present - selected, selected
+
+    def _ask(
+        self, assumptions: list[int], conflicts: int | None, question: str
+    ) -> list[int] | None:
+        """One relevance query: a founded model under ``assumptions``, or None."""
+        solver, _, on_copy, _, _ = self._relevance  # type: ignore[misc]
+        try:
+            return self._solve(solver, assumptions, copy=on_copy, conflicts=conflicts)
+        except Undecided:
+            raise Undecided(question, conflicts or 0) from None
 
     def _roots(self, target: str | None) -> list[int] | None:
         """The assumptions "f_target(on copy) true, f_target(off copy) false" (the relevance
