@@ -510,10 +510,7 @@ class JustificationEnumerator:
         self.pool = IDPool()
         self.var = {e: self.pool.id(("x", e)) for e in self.variables}
         self.ranked = ranked
-        encoded: tuple[Encoding, Any] = self.source.encode(
-            self.pool, self.var.__getitem__, positive=True, ranked=ranked
-        )
-        self.encoding, self._copy = encoded
+        self._encoded: tuple[Encoding, Any] | None = None  # built on first use
         self._relevance: _RelevanceSolver | None = None
         self.conflicts = 0
         """Solver conflicts spent so far by queries given a ``conflicts`` budget."""
@@ -526,6 +523,23 @@ class JustificationEnumerator:
             self._cone = ConeFixpoint(self.source)
             number = self.source.index.number
             self._var_of_number = {number[e]: v for e, v in self.var.items()}
+
+    @property
+    def encoding(self) -> Encoding:
+        """The clauses of ``f_c = 1`` (one copy, root true), built on first use: a check's
+        relevance queries never need them, only their own two copies."""
+        return self._encode()[0]
+
+    @property
+    def _copy(self) -> Any:
+        return self._encode()[1]
+
+    def _encode(self) -> tuple[Encoding, Any]:
+        if self._encoded is None:
+            self._encoded = self.source.encode(
+                self.pool, self.var.__getitem__, positive=True, ranked=self.ranked
+            )
+        return self._encoded
 
     @classmethod
     def for_claim(
