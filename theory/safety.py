@@ -777,26 +777,30 @@ def _report_from_label(
 class RelevanceSolvers:
     """The ranked relevance enumerators of one check, shared by the members of each strongly
     connected component (they share their cone, so one solver and what it learns serve
-    them all); the :data:`KEPT` most recently used stay open."""
+    them all); the :data:`KEPT` most recently used stay open. A claim in no cyclic
+    component shares its cone with no other claim: its enumerator is closed after it."""
 
-    KEPT = 8
+    KEPT = 4  # a solver over a cone of thousands of claims holds hundreds of MB
 
     def __init__(self, index: SupportIndex):
         self.index = index
         self.open: dict[int, JustificationEnumerator] = {}
 
-    def of(self, program: SupportProgram) -> JustificationEnumerator:
-        """The enumerator for ``program``'s one root (a claim)."""
+    def of(self, program: SupportProgram) -> tuple[JustificationEnumerator, bool]:
+        """The enumerator for ``program``'s one root (a claim), and whether it is shared
+        (else the caller closes it)."""
         (root,) = program.roots
         position = program.component.get(root)
-        key = root if position is None else min(program.cyclic[position])
+        if position is None:
+            return JustificationEnumerator(program, ranked=True), False
+        key = min(program.cyclic[position])
         enumerator = self.open.pop(key, None)
         if enumerator is None:
             enumerator = JustificationEnumerator(program, ranked=True)
             if len(self.open) >= self.KEPT:
                 self.open.pop(next(iter(self.open))).close()
         self.open[key] = enumerator  # most recently used last
-        return enumerator
+        return enumerator, True
 
     def close(self) -> None:
         for enumerator in self.open.values():
@@ -843,14 +847,14 @@ def _report_from_sat(
     # exact queries past the cap on the level-ranked encoding: every model founded, so
     # none of them needs a loop formula (built only when a query is needed)
     enumerator: JustificationEnumerator | None = None
-    shared = solvers is not None
+    shared = False  # the enumerator serves other claims too: the check closes it
 
     def queries() -> JustificationEnumerator:
-        nonlocal enumerator, program
+        nonlocal enumerator, program, shared
         if enumerator is None:
             program = program or SupportProgram.of(index, n)
             if solvers is not None:
-                enumerator = solvers.of(program)
+                enumerator, shared = solvers.of(program)
             else:
                 enumerator = JustificationEnumerator(program, ranked=True)
         return enumerator
@@ -911,9 +915,7 @@ def _report_from_sat(
                 still.append(e)
                 continue
             try:
-                witness = queries().relevance_witness(
-                    e, conflicts=allowed, target=claim if shared else None
-                )
+                witness = queries().relevance_witness(e, conflicts=allowed, target=claim)
             except Undecided:
                 still.append(e)
                 continue
@@ -923,7 +925,7 @@ def _report_from_sat(
                 settled(e, witness)
         pending = [e for e in still if e not in relevant]
         per_query *= RELEVANCE_GROWTH
-        together = shared and cone is not None
+        together = cone is not None
     violations = []
     for e in items:
         survivor = next((s for s in known if e not in s), None)
