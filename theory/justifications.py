@@ -530,6 +530,10 @@ class JustificationEnumerator:
         relevance queries never need them, only their own two copies."""
         return self._encode()[0]
 
+    @encoding.setter
+    def encoding(self, value: Encoding) -> None:
+        self._encoded = (value, self._encode()[1])
+
     @property
     def _copy(self) -> Any:
         return self._encode()[1]
