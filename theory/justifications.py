@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -478,8 +479,16 @@ def _as_steps(work: Generator[int, None, Any]) -> Generator[Step, None, Any]:
         yield done, (), False
 
 
-_RelevanceSolver = tuple[Solver, dict[str, int], Any, Any, tuple[int | bool, int | bool]]
-"""The relevance solver, the selectors, the on and off copies and their roots."""
+@dataclass
+class _Relevance:
+    """The relevance solver of one enumerator: two copies of the encoding (see
+    :meth:`JustificationEnumerator.relevance_witness`) and their roots."""
+
+    solver: Solver
+    selectors: dict[str, int]
+    on: Any  # the root-true copy (a ProgramCopy, or None for an unrolled circuit)
+    off: Any
+    roots: tuple[int | bool, int | bool]
 
 
 class JustificationEnumerator:
@@ -511,7 +520,7 @@ class JustificationEnumerator:
         self.var = {e: self.pool.id(("x", e)) for e in self.variables}
         self.ranked = ranked
         self._encoded: tuple[Encoding, Any] | None = None  # built on first use
-        self._relevance: _RelevanceSolver | None = None
+        self._relevance: _Relevance | None = None
         self.conflicts = 0
         """Solver conflicts spent so far by queries given a ``conflicts`` budget."""
         self._unselected: list[int] | None = None
@@ -811,17 +820,18 @@ class JustificationEnumerator:
         """
         if item not in self.var:
             return None
-        roots = self._roots(target)
-        if roots is None:
+        asked = self._asked(target)
+        if asked is None:
             return None
-        selectors = self._relevance[1]  # type: ignore[index]
+        relevance, roots = asked
+        selectors = relevance.selectors
         if self._unselected is None:  # every selector off, built once: a check asks hundreds
             self._unselected = [-selectors[e] for e in self.variables]
             self._slot = {e: k for k, e in enumerate(self.variables)}
         assumptions = self._unselected.copy()
         assumptions[self._slot[item]] = selectors[item]
         assumptions += roots
-        model = self._ask(assumptions, conflicts, f"is {item!r} relevant")
+        model = self._ask(relevance, assumptions, conflicts, f"is {item!r} relevant")
         if model is None:
             return None
         return frozenset(e for e, v in self.var.items() if model[v - 1] > 0 and e != item)
@@ -840,15 +850,17 @@ class JustificationEnumerator:
         chosen = sorted({e for e in items if e in self.var})
         if not chosen:
             return None
-        roots = self._roots(target)
-        if roots is None:
+        asked = self._asked(target)
+        if asked is None:
             return None
-        selectors = self._relevance[1]  # type: ignore[index]
+        relevance, roots = asked
+        selectors = relevance.selectors
         # the selectors of the other items off; some chosen one is on in any model, since
         # with none on, both copies would see the same evidence, true in one, false in the other
         inside = set(chosen)
         assumptions = [-selectors[e] for e in self.variables if e not in inside] + roots
-        model = self._ask(assumptions, conflicts, f"is any of {len(chosen)} items relevant")
+        question = f"is any of {len(chosen)} items relevant"
+        model = self._ask(relevance, assumptions, conflicts, question)
         if model is None:
             return None
         selected = frozenset(e for e in chosen if model[selectors[e] - 1] > 0)
@@ -856,25 +868,27 @@ class JustificationEnumerator:
         return present - selected, selected
 
     def _ask(
-        self, assumptions: list[int], conflicts: int | None, question: str
+        self, relevance: _Relevance, assumptions: list[int], conflicts: int | None, question: str
     ) -> list[int] | None:
         """One relevance query: a founded model under ``assumptions``, or None."""
-        solver, _, on_copy, _, _ = self._relevance  # type: ignore[misc]
         try:
-            return self._solve(solver, assumptions, copy=on_copy, conflicts=conflicts)
+            return self._solve(
+                relevance.solver, assumptions, copy=relevance.on, conflicts=conflicts
+            )
         except Undecided:
             raise Undecided(question, conflicts or 0) from None
 
-    def _roots(self, target: str | None) -> list[int] | None:
-        """The assumptions "f_target(on copy) true, f_target(off copy) false" (the relevance
-        solver built on first use), or None when f is constant."""
+    def _asked(self, target: str | None) -> tuple[_Relevance, list[int]] | None:
+        """The relevance solver (built on first use) and the assumptions "f_target true in
+        the on copy, false in the off copy", or None when f is constant."""
         if self._relevance is None:
             self._relevance = self._relevance_solver()
-        _, _, on_copy, off_copy, roots = self._relevance
+        relevance = self._relevance
+        on_copy, off_copy = relevance.on, relevance.off
         if target is None:
             if isinstance(self.encoding.root, bool):
                 return None
-            on_root, off_root = roots
+            on_root, off_root = relevance.roots
         else:
             if not (self.ranked and isinstance(self.source, SupportProgram)):
                 raise ValueError("a target other than the root needs a ranked SupportProgram")
@@ -884,9 +898,9 @@ class JustificationEnumerator:
             on_root, off_root = on_copy.holds[number], off_copy.holds[number]
         if on_root is False or off_root is True:
             return None
-        return [lit for lit in (on_root, -off_root) if not isinstance(lit, bool)]
+        return relevance, [lit for lit in (on_root, -off_root) if not isinstance(lit, bool)]
 
-    def _relevance_solver(self) -> _RelevanceSolver:
+    def _relevance_solver(self) -> _Relevance:
         pool = self.pool
         selectors = {e: pool.id(("s", e)) for e in self.variables}
         on_input = {e: pool.id(("on-in", e)) for e in self.variables}
@@ -902,11 +916,11 @@ class JustificationEnumerator:
             clauses.append([-x, s, off_input[e]])  # off-input >=  x AND NOT s
         # the roots are assumed per query (relevance_witness), so any claim can be one
         solver = Solver(name=self.solver_name, bootstrap_with=clauses)
-        return solver, selectors, on_copy, off_copy, (on.root, off.root)
+        return _Relevance(solver, selectors, on_copy, off_copy, (on.root, off.root))
 
     def close(self) -> None:
         if self._relevance is not None:
-            self._relevance[0].delete()
+            self._relevance.solver.delete()
         self._relevance = None
 
 
@@ -1083,6 +1097,9 @@ class ConeQueries:
         self.oracle = ConeOracle(index, target)
         self.number, self.ids = index.number, index.ids
 
+    def _names(self, numbers: Any) -> frozenset[str]:
+        return frozenset(self.ids[x] for x in numbers.tolist())
+
     def outside(self, present: Iterable[str]) -> frozenset[str]:
         """Relevance in bulk: for evidence X with f(X) false, the evidence outside a maximal
         false superset Y of X. Each such item e lies in some minimal justification: f(Y) is
@@ -1091,7 +1108,7 @@ class ConeQueries:
         items at once. Empty when f(X) is true."""
         number = self.number
         true, found = self.oracle.examine(number[e] for e in present)
-        return frozenset() if true else frozenset(self.ids[x] for x in found.tolist())
+        return frozenset() if true else self._names(found)
 
     def holds(self, present: Iterable[str]) -> bool:
         """f(present)."""
@@ -1112,17 +1129,16 @@ class ConeQueries:
         """A minimal justification inside ``present`` (the least fixpoint shrinks it), or
         None when f(present) is false. For a relevance witness X of e, the one inside
         X + e holds e, and every item of it is relevant too."""
-        true, found = self.oracle.examine(self.number[e] for e in present)
-        return frozenset(self.ids[x] for x in found.tolist()) if true else None
+        number = self.number
+        true, found = self.oracle.examine(number[e] for e in present)
+        return self._names(found) if true else None
 
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
         """A minimal justification avoiding every item of ``without`` (the least fixpoint
         shrinks the cone's other evidence to a minimal true set), or None when there is
         none."""
-        absent = {self.number[e] for e in without}
-        evidence = self.oracle.evidence.tolist()
-        true, found = self.oracle.examine(e for e in evidence if e not in absent)
-        return frozenset(self.ids[x] for x in found.tolist()) if true else None
+        absent = set(without)
+        return self.minimal_within(e for e in self._names(self.oracle.evidence) if e not in absent)
 
 
 def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:

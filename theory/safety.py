@@ -304,7 +304,7 @@ def check_structure(
     reports = []
     unclassified: dict[str, Violation] = {}
     # the compiled path checks many claims: the members of one component share a solver
-    solvers = RelevanceSolvers(index) if compiled else None
+    solvers = RelevanceSolvers() if compiled else None
     try:
         for claim in wanted:
             n = index.number[claim]
@@ -782,8 +782,7 @@ class RelevanceSolvers:
 
     KEPT = 4  # a solver over a cone of thousands of claims holds hundreds of MB
 
-    def __init__(self, index: SupportIndex):
-        self.index = index
+    def __init__(self) -> None:
         self.open: dict[int, JustificationEnumerator] = {}
 
     def of(self, program: SupportProgram) -> tuple[JustificationEnumerator, bool]:
@@ -829,21 +828,19 @@ def _report_from_sat(
     n = index.number[claim]
     cap = None if max_listed is None else max_listed + 1
     program: SupportProgram | None = None
+    found: Collection[frozenset[str]]
     if compiled:
         found, complete = compiled_listing(index, n, cap)
-        listed = smallest_first(found)
     else:
         program = SupportProgram.of(index, n)
         # the portfolio of solver loops: no support loop can stall the listing
-        listed = list(islice(enumerate_minimal(program), cap))
-        complete = cap is None or len(listed) < cap
+        found = list(islice(enumerate_minimal(program), cap))
+        complete = cap is None or len(found) < cap
     if complete:
         number = index.number
-        label = [sum(1 << number[e] for e in found) for found in listed]
+        label = [sum(1 << number[e] for e in s) for s in found]
         return _report_from_label(index, facts, claim, label, max_listed)
-    ordered = smallest_first(listed[:max_listed])
-    known = smallest_first(listed)
-    known_relevant = frozenset().union(*known) if known else frozenset()
+    known = smallest_first(found)
     # exact queries past the cap on the level-ranked encoding: every model founded, so
     # none of them needs a loop formula (built only when a query is needed)
     enumerator: JustificationEnumerator | None = None
@@ -859,73 +856,13 @@ def _report_from_sat(
                 enumerator = JustificationEnumerator(program, ranked=True)
         return enumerator
 
-    relevant = set(known_relevant)
     # on the compiled path, the items outside a maximal false set are relevant: one grow
     # from nothing and one from each witness a query finds settle many at once
     cone = ConeQueries(index, n) if compiled else None
-    if cone is not None:
-        relevant |= cone.outside(())
     items = sorted(index.names_of_bits(facts.unsafe_bits(n)))
-    irrelevant: set[str] = set()
-    # the claim's relevance queries share its budget (the solver keeps what it learns), the
-    # cheap ones first, so a few hard items cannot starve the many easy ones
-    pending = [e for e in items if e not in relevant]
-    start = queries().conflicts if pending else 0
-
-    def left() -> int | None:
-        return (
-            None if relevance_budget is None else relevance_budget - (queries().conflicts - start)
-        )
-
-    def settled(e: str, witness: frozenset[str]) -> None:
-        relevant.add(e)
-        if cone is not None:  # the witness settles more items at once
-            relevant.update(cone.outside(witness))
-            relevant.update(cone.minimal_within(witness | {e}) or ())
-
-    # each open item alone first, RELEVANCE_FIRST conflicts each; then (compiled path) the
-    # rest together: each query asks whether any of them is relevant, so the solver proves
-    # the easiest one, and one UNSAT answer settles all that remain; the interpreted path
-    # gives each item RELEVANCE_GROWTH times more per pass instead
-    per_query = RELEVANCE_FIRST
-    together = False
-    while pending:
-        budget = left()
-        if budget is not None and budget <= 0:
-            break
-        if together:
-            assert cone is not None
-            try:
-                among = queries().relevance_among(pending, conflicts=budget, target=claim)
-            except Undecided:
-                break
-            if among is None:
-                irrelevant.update(pending)
-                break
-            turned, before = cone.turning_item(*among)
-            settled(turned, before)
-            pending = [p for p in pending if p not in relevant]
-            continue
-        still = []
-        for e in pending:
-            if e in relevant:  # settled by a grow since the last pass
-                continue
-            allowed = None if budget is None else min(per_query, left() or 0)
-            if allowed is not None and allowed <= 0:
-                still.append(e)
-                continue
-            try:
-                witness = queries().relevance_witness(e, conflicts=allowed, target=claim)
-            except Undecided:
-                still.append(e)
-                continue
-            if witness is None:
-                irrelevant.add(e)
-            else:
-                settled(e, witness)
-        pending = [e for e in still if e not in relevant]
-        per_query *= RELEVANCE_GROWTH
-        together = cone is not None
+    relevant, irrelevant = _relevance(
+        claim, items, set().union(*known), queries, cone, relevance_budget
+    )
     violations = []
     for e in items:
         survivor = next((s for s in known if e not in s), None)
@@ -941,4 +878,77 @@ def _report_from_sat(
     if enumerator is not None and not shared:
         enumerator.close()
     complete = all(v.kind != UNDECIDED for v in violations)
-    return ClaimReport(claim, True, False, tuple(violations), frozenset(ordered), False, complete)
+    listed = frozenset(known[:max_listed])
+    return ClaimReport(claim, True, False, tuple(violations), listed, False, complete)
+
+
+def _relevance(
+    claim: str,
+    items: list[str],
+    relevant: set[str],
+    queries: Callable[[], JustificationEnumerator],
+    cone: ConeQueries | None,
+    budget: int | None,
+) -> tuple[set[str], set[str]]:
+    """The items (evidence of ``claim``'s cone) that lie in some minimal justification and
+    those that lie in none, starting from the ``relevant`` ones known; an item in neither
+    was left open by the ``budget`` of conflicts the claim's queries share.
+
+    Each open item is asked alone first (:data:`RELEVANCE_FIRST` conflicts); then, with
+    ``cone`` (the compiled path), the rest together: each query asks whether any of them is
+    relevant, so the solver proves the easiest one, and one UNSAT answer settles all that
+    remain. Without ``cone``, each pass gives every open item :data:`RELEVANCE_GROWTH` times
+    more instead. Every witness found settles more items at once (with ``cone``)."""
+    relevant = set(relevant)
+    irrelevant: set[str] = set()
+
+    def settled(e: str, witness: frozenset[str]) -> None:
+        relevant.add(e)
+        if cone is not None:
+            relevant.update(cone.outside(witness))
+            relevant.update(cone.minimal_within(witness | {e}) or ())
+
+    if cone is not None:
+        relevant |= cone.outside(())
+    pending = [e for e in items if e not in relevant]
+    if not pending:
+        return relevant, irrelevant
+    enumerator = queries()
+    start = enumerator.conflicts
+
+    def left() -> int | None:
+        return None if budget is None else budget - (enumerator.conflicts - start)
+
+    per_query = RELEVANCE_FIRST
+    first = True
+    while pending:
+        remaining = left()
+        if remaining is not None and remaining <= 0:
+            break
+        if not first and cone is not None:
+            try:
+                among = enumerator.relevance_among(pending, conflicts=remaining, target=claim)
+            except Undecided:
+                break
+            if among is None:
+                irrelevant.update(pending)
+                break
+            settled(*cone.turning_item(*among))
+        else:
+            for e in pending:
+                remaining = left()
+                if e in relevant or (remaining is not None and remaining <= 0):
+                    continue
+                allowed = None if remaining is None else min(per_query, remaining)
+                try:
+                    witness = enumerator.relevance_witness(e, conflicts=allowed, target=claim)
+                except Undecided:
+                    continue
+                if witness is None:
+                    irrelevant.add(e)
+                else:
+                    settled(e, witness)
+            per_query *= RELEVANCE_GROWTH
+            first = False
+        pending = [e for e in pending if e not in relevant and e not in irrelevant]
+    return relevant, irrelevant
