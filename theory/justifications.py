@@ -523,8 +523,6 @@ class JustificationEnumerator:
         self._relevance: _Relevance | None = None
         self.conflicts = 0
         """Solver conflicts spent so far by queries given a ``conflicts`` budget."""
-        self._unselected: list[int] | None = None
-        self._slot: dict[str, int] = {}
         # a false model's evidence grows to a maximal false set (theory.unfounded), as the
         # compiled search does: its cuts reach every model inside that set
         self._cone: ConeFixpoint | None = None
@@ -815,26 +813,12 @@ class JustificationEnumerator:
         One incremental solver holds two copies of the encoding sharing the evidence
         variables x: an "on" copy (root true) whose inputs are x OR s and an "off" copy
         (root false) whose inputs are x AND NOT s, where s are per-item selectors; a query
-        assumes the selector of ``item`` and no other, and the root of each copy. Only the
+        assumes every other item's selector off, and the root of each copy. Only the
         "on" copy can need loop clauses (never on a ranked encoding).
         """
-        if item not in self.var:
-            return None
-        asked = self._asked(target)
-        if asked is None:
-            return None
-        relevance, roots = asked
-        selectors = relevance.selectors
-        if self._unselected is None:  # every selector off, built once: a check asks hundreds
-            self._unselected = [-selectors[e] for e in self.variables]
-            self._slot = {e: k for k, e in enumerate(self.variables)}
-        assumptions = self._unselected.copy()
-        assumptions[self._slot[item]] = selectors[item]
-        assumptions += roots
-        model = self._ask(relevance, assumptions, conflicts, f"is {item!r} relevant")
-        if model is None:
-            return None
-        return frozenset(e for e, v in self.var.items() if model[v - 1] > 0 and e != item)
+        # the one-item case of relevance_among: S is {item}, and Y the witness
+        among = self.relevance_among([item], conflicts, target)
+        return None if among is None else among[0]
 
     def relevance_among(
         self, items: Iterable[str], conflicts: int | None = None, target: str | None = None
@@ -859,7 +843,11 @@ class JustificationEnumerator:
         # with none on, both copies would see the same evidence, true in one, false in the other
         inside = set(chosen)
         assumptions = [-selectors[e] for e in self.variables if e not in inside] + roots
-        question = f"is any of {len(chosen)} items relevant"
+        question = (
+            f"is {chosen[0]!r} relevant"
+            if len(chosen) == 1
+            else (f"is any of {len(chosen)} items relevant")
+        )
         model = self._ask(relevance, assumptions, conflicts, question)
         if model is None:
             return None
