@@ -146,6 +146,29 @@ def test_the_check_reports_what_its_budget_left_open_and_nothing_else():
             assert violation.kind == wider_kinds[e]
 
 
+@pytest.mark.timeout(120)
+def test_a_small_budget_still_asks_the_open_items_together(monkeypatch):
+    # the first pass (each item alone) may spend half the budget: with 4,000 conflicts and
+    # about 70 open items at 250 each, it would otherwise spend all and leave none for the
+    # query that asks the rest together
+    budgets: list[int | None] = []
+    among = JustificationEnumerator.relevance_among
+
+    def spy(self, items, conflicts=None, target=None):
+        budgets.append(conflicts)
+        return among(self, items, conflicts=conflicts, target=target)
+
+    monkeypatch.setattr(JustificationEnumerator, "relevance_among", spy)
+    import theory.label_kernel  # noqa: F401  (loaded kernels: the compiled path)
+
+    report = check_structure(_hard_memory(), ["c100"], relevance_budget=4_000).claims[0]
+    # relevance_witness asks one item through relevance_among, with 250 conflicts at most
+    together = [b for b in budgets if b is None or b > 250]
+    assert together, "the items left open were never asked together"
+    assert together[0] is not None and together[0] >= 1_500
+    assert not report.kinds_complete
+
+
 def test_check_cli_takes_a_relevance_budget(tmp_path, capsys):
     from jtms.cli import main
 

@@ -895,7 +895,8 @@ def _relevance(
     was left open by the ``budget`` of conflicts the claim's queries share.
 
     Each open item is asked alone first (:data:`RELEVANCE_FIRST` conflicts); then, with
-    ``cone`` (the compiled path), the rest together: each query asks whether any of them is
+    ``cone`` (the compiled path, whose first pass spends half the budget at most), the
+    rest together: each query asks whether any of them is
     relevant, so the solver proves the easiest one, and one UNSAT answer settles all that
     remain. Without ``cone``, each pass gives every open item :data:`RELEVANCE_GROWTH` times
     more instead. Every witness found settles more items at once (with ``cone``)."""
@@ -935,8 +936,13 @@ def _relevance(
                 break
             settled(*cone.turning_item(*among))
         else:
+            # The first pass may spend half the budget, so that a small budget still
+            # leaves the items asked together their turn.
+            reserve = 0 if budget is None or cone is None or not first else budget - budget // 2
             for e in pending:
                 remaining = left()
+                if remaining is not None:
+                    remaining -= reserve
                 if e in relevant or (remaining is not None and remaining <= 0):
                     continue
                 allowed = None if remaining is None else min(per_query, remaining)
