@@ -50,15 +50,36 @@ def measure(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--claims", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--back-edges", type=float, default=0.2)
-    parser.add_argument("--check", nargs="+", default=["c100", "c300", "c302"])
-    parser.add_argument(
-        "--budgets", nargs="+", type=int, default=[5000, 20000, 100000], help="0 = no limit"
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " "),
+        epilog=__doc__.split("\n\n", 2)[2],
     )
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--claims", type=int, default=1000, help="claims of benchmarks.generate.memory (1000)"
+    )
+    parser.add_argument("--seed", type=int, default=7, help="the generator's seed (7)")
+    parser.add_argument(
+        "--back-edges",
+        type=float,
+        default=0.2,
+        help="chance that an antecedent is a later claim, making support loops (0.2)",
+    )
+    parser.add_argument(
+        "--check",
+        nargs="+",
+        default=["c100", "c300", "c302"],
+        metavar="CLAIM",
+        help="claims to check, each alone (c100 c300 c302)",
+    )
+    parser.add_argument(
+        "--budgets",
+        nargs="+",
+        type=int,
+        default=[5000, 20000, 100000],
+        metavar="CONFLICTS",
+        help="relevance budgets per claim, 0 = no limit (5000 20000 100000)",
+    )
+    parser.add_argument("--json", action="store_true", help="rows as JSON, not a table")
     args = parser.parse_args()
     rows = measure(args.claims, args.seed, args.back_edges, args.check, args.budgets)
     if args.json:
