@@ -75,15 +75,18 @@ def test_one_query_asks_whether_any_of_many_items_is_relevant(structure, data):
             assert any(s <= witness | {turned} for s in minimal)
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
 @settings(max_examples=100, deadline=None)
-@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
-def test_kinds_asked_together_equal_kinds_asked_one_by_one(structure):
+@given(structure=jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
+def test_kinds_asked_together_equal_kinds_asked_one_by_one(structure, compiled):
     full = check_structure(structure)
     with pytest.MonkeyPatch.context() as patch:
-        # the compiled path, a listing cut at 2 sets, and no budget for the queries one by
-        # one: every item the listing leaves open goes to the queries together
+        # the compiled path (or the interpreted one), a listing cut at 2 sets, and no
+        # budget for the queries one by one: every item the listing leaves open goes to
+        # the queries together
         patch.setattr(justifications, "LABEL_WORK", 0)
-        patch.setattr(safety, "COMPILED_CHECK_FROM", 0)
+        patch.setattr(safety, "COMPILED_CHECK_FROM", 0 if compiled else 10**9)
+        patch.setattr(safety, "kernels_loaded", lambda: compiled)
         patch.setattr(safety, "RELEVANCE_FIRST", 0)
         together = check_structure(structure, max_listed=1, label_budget=0)
     for a, b in zip(full.claims, together.claims):
@@ -93,13 +96,14 @@ def test_kinds_asked_together_equal_kinds_asked_one_by_one(structure):
         assert b.kinds_complete
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 @settings(max_examples=100, deadline=None)
-@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
-def test_cone_queries_find_a_minimal_justification_avoiding_the_audit(structure):
+@given(structure=jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
+def test_cone_queries_find_a_minimal_justification_avoiding_the_audit(structure, compiled):
     index = index_of(structure)
     for claim in sorted(structure.claims):
         minimal = brute_force_minimal_justifications(structure, claim)
-        cone = ConeQueries(index, index.number[claim])
+        cone = ConeQueries(index, index.number[claim], compiled=compiled)
         for item in sorted(structure.evidence):
             survivor = cone.surviving([item])
             avoiding = {s for s in minimal if item not in s}

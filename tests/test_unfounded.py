@@ -73,6 +73,44 @@ def test_grow_gives_a_maximal_false_set(structure: SupportStructure, data: st.Da
 
 @settings(max_examples=200, deadline=None)
 @given(CYCLIC, st.data())
+def test_shrink_and_examine_give_a_minimal_true_subset_or_the_evidence_outside_a_grow(
+    structure: SupportStructure, data: st.DataObject
+) -> None:
+    index = index_of(structure)
+    claim = data.draw(st.sampled_from(sorted(structure.claims)))
+    program = SupportProgram.of(index, index.number[claim])
+    present = set(data.draw(st.sets(st.sampled_from(program.evidence))) if program.evidence else ())
+    minimal = {
+        frozenset(index.number[e] for e in s)
+        for s in brute_force_minimal_justifications(structure, claim)
+    }
+    cone = ConeFixpoint(program)
+    shrunk = cone.shrink(present)
+    true, found = cone.examine(present)
+    if _holds(index, program, present):
+        assert shrunk in minimal and shrunk <= present  # minimal: no other set inside it
+        assert true and found == shrunk
+    else:
+        assert shrunk is None and not true
+        grown = set(program.evidence) - found
+        assert present <= grown and not _holds(index, program, grown)
+        assert all(_holds(index, program, grown | {e}) for e in found)
+
+
+def test_shrink_drops_what_a_derivation_used_but_does_not_need() -> None:
+    # c fires through {b, r} first (its first justification), yet {b} alone holds it
+    g = SupportStructure.build(
+        ["b", "r", "p"], ["c", "d"], [("c", ["b", "r"]), ("c", ["b"]), ("d", ["c", "p"])]
+    )
+    index = index_of(g)
+    for claim, expected in (("c", {"b"}), ("d", {"b", "p"})):
+        cone = ConeFixpoint(SupportProgram.of(index, index.number[claim]))
+        shrunk = cone.shrink(index.number[e] for e in ("b", "r", "p"))
+        assert shrunk is not None and {index.ids[x] for x in shrunk} == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(CYCLIC, st.data())
 def test_unfounded_gives_the_loops_of_what_only_loops_hold(
     structure: SupportStructure, data: st.DataObject
 ) -> None:

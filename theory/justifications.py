@@ -1061,8 +1061,9 @@ class _Conflicts:
 
 class ConeQueries:
     """Questions about the support function f of node ``target`` that the least fixpoint
-    answers in polynomial time, by the compiled oracle of :mod:`theory.cone_kernel` (it
-    loads the kernels).
+    answers in polynomial time: by the compiled oracle of :mod:`theory.cone_kernel` (it
+    loads the kernels), or with ``compiled=False`` by its Python counterpart
+    (:class:`theory.unfounded.ConeFixpoint`), which answers alike.
 
     Examples
     --------
@@ -1079,14 +1080,26 @@ class ConeQueries:
     (['b', 'r'], None)
     """
 
-    def __init__(self, index: Any, target: int):
-        from theory.cone_kernel import ConeOracle
+    def __init__(
+        self,
+        index: Any,
+        target: int,
+        *,
+        compiled: bool = True,
+        program: SupportProgram | None = None,
+    ):
+        self.oracle: Any
+        if compiled:
+            from theory.cone_kernel import ConeOracle
 
-        self.oracle = ConeOracle(index, target)
+            self.oracle = ConeOracle(index, target)
+        else:
+            self.oracle = ConeFixpoint(program or SupportProgram.of(index, target))
         self.number, self.ids = index.number, index.ids
 
     def _names(self, numbers: Any) -> frozenset[str]:
-        return frozenset(self.ids[x] for x in numbers.tolist())
+        ids = self.ids
+        return frozenset(ids[x] for x in getattr(numbers, "tolist", lambda: numbers)())
 
     def outside(self, present: Iterable[str]) -> frozenset[str]:
         """Relevance in bulk: for evidence X with f(X) false, the evidence outside a maximal

@@ -65,9 +65,9 @@ queries take minutes (clingo's too), while on the benchmark memories every query
 within a few hundred conflicts (docs/benchmarks.md). A budget in conflicts, not seconds,
 so a report is reproducible."""
 RELEVANCE_FIRST = 250
-"""Conflicts each open relevance query of a claim gets in the first pass over them."""
-RELEVANCE_GROWTH = 4
-"""Factor by which each later pass raises the per-query budget."""
+"""Conflicts each open relevance query of a claim gets in the first pass over them, which
+may spend half of :data:`RELEVANCE_CONFLICTS` at most: the items still open are then asked
+together."""
 
 
 @dataclass(frozen=True)
@@ -856,9 +856,10 @@ def _report_from_sat(
                 enumerator = JustificationEnumerator(program, ranked=True)
         return enumerator
 
-    # on the compiled path, the items outside a maximal false set are relevant: one grow
-    # from nothing and one from each witness a query finds settle many at once
-    cone = ConeQueries(index, n) if compiled else None
+    # the items outside a maximal false set are relevant: one grow from nothing and one
+    # from each witness a query finds settle many at once (the least fixpoint, compiled
+    # or in Python)
+    cone = ConeQueries(index, n, compiled=compiled, program=program)
     items = sorted(index.names_of_bits(facts.unsafe_bits(n)))
     relevant, irrelevant = _relevance(
         claim, items, set().union(*known), queries, cone, relevance_budget
@@ -873,7 +874,7 @@ def _report_from_sat(
         else:
             kind = UNDECIDED
         if survivor is None:
-            survivor = cone.surviving([e]) if cone is not None else queries().surviving([e])
+            survivor = cone.surviving([e])
         violations.append(Violation(kind, frozenset([e]), survivor))
     if enumerator is not None and not shared:
         enumerator.close()
@@ -887,30 +888,27 @@ def _relevance(
     items: list[str],
     relevant: set[str],
     queries: Callable[[], JustificationEnumerator],
-    cone: ConeQueries | None,
+    cone: ConeQueries,
     budget: int | None,
 ) -> tuple[set[str], set[str]]:
     """The items (evidence of ``claim``'s cone) that lie in some minimal justification and
     those that lie in none, starting from the ``relevant`` ones known; an item in neither
     was left open by the ``budget`` of conflicts the claim's queries share.
 
-    Each open item is asked alone first (:data:`RELEVANCE_FIRST` conflicts); then, with
-    ``cone`` (the compiled path, whose first pass spends half the budget at most), the
-    rest together: each query asks whether any of them is
-    relevant, so the solver proves the easiest one, and one UNSAT answer settles all that
-    remain. Without ``cone``, each pass gives every open item :data:`RELEVANCE_GROWTH` times
-    more instead. Every witness found settles more items at once (with ``cone``)."""
+    The items outside a maximal false set are relevant (``cone``: the least fixpoint).
+    Each open item is then asked alone (:data:`RELEVANCE_FIRST` conflicts, half the budget
+    at most for the whole pass), and the rest together: each query asks whether any of
+    them is relevant, so the solver proves the easiest one, and one UNSAT answer settles
+    all that remain. Every witness found settles more items at once."""
     relevant = set(relevant)
     irrelevant: set[str] = set()
 
     def settled(e: str, witness: frozenset[str]) -> None:
         relevant.add(e)
-        if cone is not None:
-            relevant.update(cone.outside(witness))
-            relevant.update(cone.minimal_within(witness | {e}) or ())
+        relevant.update(cone.outside(witness))
+        relevant.update(cone.minimal_within(witness | {e}) or ())
 
-    if cone is not None:
-        relevant |= cone.outside(())
+    relevant |= cone.outside(())
     pending = [e for e in items if e not in relevant]
     if not pending:
         return relevant, irrelevant
@@ -920,41 +918,38 @@ def _relevance(
     def left() -> int | None:
         return None if budget is None else budget - (enumerator.conflicts - start)
 
-    per_query = RELEVANCE_FIRST
-    first = True
+    # the first pass may spend half the budget, so that a small budget still leaves the
+    # items asked together their turn
+    reserve = 0 if budget is None else budget - budget // 2
+    for e in pending:
+        remaining = left()
+        if remaining is not None:
+            remaining -= reserve
+            if remaining <= 0:
+                break
+        if e in relevant:
+            continue
+        allowed = RELEVANCE_FIRST if remaining is None else min(RELEVANCE_FIRST, remaining)
+        try:
+            witness = enumerator.relevance_witness(e, conflicts=allowed, target=claim)
+        except Undecided:
+            continue
+        if witness is None:
+            irrelevant.add(e)
+        else:
+            settled(e, witness)
+    pending = [e for e in pending if e not in relevant and e not in irrelevant]
     while pending:
         remaining = left()
         if remaining is not None and remaining <= 0:
             break
-        if not first and cone is not None:
-            try:
-                among = enumerator.relevance_among(pending, conflicts=remaining, target=claim)
-            except Undecided:
-                break
-            if among is None:
-                irrelevant.update(pending)
-                break
-            settled(*cone.turning_item(*among))
-        else:
-            # The first pass may spend half the budget, so that a small budget still
-            # leaves the items asked together their turn.
-            reserve = 0 if budget is None or cone is None or not first else budget - budget // 2
-            for e in pending:
-                remaining = left()
-                if remaining is not None:
-                    remaining -= reserve
-                if e in relevant or (remaining is not None and remaining <= 0):
-                    continue
-                allowed = None if remaining is None else min(per_query, remaining)
-                try:
-                    witness = enumerator.relevance_witness(e, conflicts=allowed, target=claim)
-                except Undecided:
-                    continue
-                if witness is None:
-                    irrelevant.add(e)
-                else:
-                    settled(e, witness)
-            per_query *= RELEVANCE_GROWTH
-            first = False
-        pending = [e for e in pending if e not in relevant and e not in irrelevant]
+        try:
+            among = enumerator.relevance_among(pending, conflicts=remaining, target=claim)
+        except Undecided:
+            break
+        if among is None:
+            irrelevant.update(pending)
+            break
+        settled(*cone.turning_item(*among))
+        pending = [e for e in pending if e not in relevant]
     return relevant, irrelevant

@@ -83,9 +83,12 @@ class ConeFixpoint:
         self._grown: tuple[frozenset[int], bytearray] | None = None  # the last grow's set
 
     # --- the least fixpoint -------------------------------------------------------------
-    def _least(self, present: Iterable[int]) -> tuple[list[int], bytearray]:
+    def _least(
+        self, present: Iterable[int], fired: list[int] | None = None
+    ) -> tuple[list[int], bytearray]:
         """Counters (antecedents not derived, per justification) and the derived flags of
-        the least fixpoint of the evidence ``present`` (local numbers)."""
+        the least fixpoint of the evidence ``present`` (local numbers); ``fired`` as for
+        :meth:`_propagate`."""
         remaining = self._sizes.copy()
         derived = bytearray(len(self._nodes))
         frontier: list[int] = []
@@ -98,8 +101,69 @@ class ConeFixpoint:
             if not derived[c]:
                 derived[c] = 1
                 frontier.append(c)
-        self._propagate(frontier, remaining, derived)
+                if fired is not None:
+                    fired[c] = k
+        self._propagate(frontier, remaining, derived, fired=fired)
         return remaining, derived
+
+    def _derivation_evidence(self, present: list[int]) -> list[int] | None:
+        """The evidence (local numbers) a derivation of every root from ``present`` uses,
+        in number order, or None when the roots do not all hold: a true subset of
+        ``present``, often far smaller."""
+        fired = [-1] * len(self._nodes)
+        _, derived = self._least(present, fired)
+        if not all(derived[r] for r in self._roots):
+            return None
+        first, antecedents = self._first_claim, self._antecedents
+        used = bytearray(len(self._nodes))
+        stack = list(self._roots)
+        for r in stack:
+            used[r] = 1
+        while stack:
+            x = stack.pop()
+            if x < first:
+                continue
+            for a in antecedents[fired[x]]:  # derived before x: the walk ends
+                if not used[a]:
+                    used[a] = 1
+                    stack.append(a)
+        self.work += len(self._nodes)
+        return [x for x in range(first) if used[x]]
+
+    def shrink(self, present: Iterable[int]) -> frozenset[int] | None:
+        """A minimal true subset of the evidence ``present`` (a minimal justification of
+        the roots inside it), or None when the roots do not all hold under ``present``.
+        The evidence of a derivation is kept; then each member in number order is dropped
+        where the roots still hold without it (keeping the new derivation's evidence), so
+        every member left is needed (as :func:`theory.cone_kernel.shrink_true`)."""
+        kept = self._derivation_evidence(self._locals(present))
+        if kept is None:
+            return None
+        needed: set[int] = set()
+        while True:
+            x = next((x for x in kept if x not in needed), None)
+            if x is None:
+                break
+            smaller = self._derivation_evidence([y for y in kept if y != x])
+            if smaller is None:
+                needed.add(x)
+            else:
+                kept = smaller
+        evidence = self.evidence
+        return frozenset(evidence[x] for x in kept)
+
+    def examine(self, present: Iterable[int]) -> tuple[bool, frozenset[int]]:
+        """``(True, M)``: the roots hold under the evidence ``present`` (node numbers) and M
+        is a minimal true subset of it (:meth:`shrink`); or ``(False, O)``: they do not,
+        and O is the cone's evidence outside a maximal false superset of it (:meth:`grow`).
+        As :meth:`theory.cone_kernel.ConeOracle.examine`."""
+        given = list(present)
+        grown = self.grow(given)
+        if grown is None:
+            minimal = self.shrink(given)
+            assert minimal is not None
+            return True, minimal
+        return False, frozenset(self.evidence) - grown
 
     def _propagate(
         self,
@@ -107,10 +171,12 @@ class ConeFixpoint:
         remaining: list[int],
         derived: bytearray,
         goal: set[int] | None = None,
+        fired: list[int] | None = None,
     ) -> bool:
         """Derive from the nodes of ``frontier`` on. With ``goal`` (the roots not derived
         yet, emptied as they are), stop as soon as every root is derived and return True
-        (the caller drops the trial)."""
+        (the caller drops the trial). ``fired`` receives, for each claim derived, the
+        justification that derived it (a derivation: its antecedents came first)."""
         watch, claim = self._watch, self._claim
         work = 0
         while frontier:
@@ -124,6 +190,8 @@ class ConeFixpoint:
                     if not derived[c]:
                         derived[c] = 1
                         frontier.append(c)
+                        if fired is not None:
+                            fired[c] = k
                         if goal is not None and c in goal:
                             goal.discard(c)
                             if not goal:
@@ -133,8 +201,9 @@ class ConeFixpoint:
         return False
 
     def _locals(self, evidence: Iterable[int]) -> list[int]:
+        """Local numbers of the cone's members of ``evidence`` (others cannot matter)."""
         local = self._local
-        return [local[e] for e in evidence]
+        return [x for x in map(local.get, evidence) if x is not None]
 
     def holds(self, present: Iterable[int]) -> bool:
         """Whether every root is in the least fixpoint of the evidence ``present``."""
