@@ -775,7 +775,10 @@ class JustificationEnumerator:
         return exchange.named(index.ids)
 
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
-        """A minimal justification avoiding every item of ``without``, or None."""
+        """A minimal justification avoiding every item of ``without``, or None, asked of
+        this enumerator's encoding (the tests cross-check encodings with it). The check
+        asks :meth:`ConeQueries.surviving`, which the least fixpoint answers in polynomial
+        time."""
         without = frozenset(without)
         if self.encoding.root is True:
             return frozenset()
