@@ -105,3 +105,54 @@ def test_unknown_encoding_is_refused():
 
     with pytest.raises(ValueError):
         minimal_justifications(ring(3), "c0", method="sat", encoding="magic")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5), st.integers(0, 5))
+def test_a_loop_formula_in_either_clause_form_says_the_same(members, bodies):
+    # "some member held -> some external body held", over h variables 1..m and body
+    # variables m+1..m+b: the clauses (a fresh variable where that is shorter) must allow
+    # exactly the assignments the formula allows, and use the fewer literals of the forms
+    from itertools import product
+
+    from pysat.formula import IDPool
+
+    from theory.completion import ProgramCopy
+
+    g = SupportStructure.build(["e"], ["c"], [("c", ["e"])])
+    program = SupportProgram.of(index_of(g), index_of(g).number["c"])
+    pool = IDPool(start_from=members + bodies + 1)
+    copy = ProgramCopy("t", True, {}, {n: n for n in range(1, members + 1)}, {}, True)
+    lits = list(range(members + 1, members + bodies + 1))
+    clauses = program.loop_formula_clauses(pool, copy, list(range(1, members + 1)), lits)
+    assert sum(map(len, clauses)) == min(members * (bodies + 1), 2 * members + bodies + 1), clauses
+    extra = sorted({abs(x) for c in clauses for x in c} - set(range(1, members + bodies + 1)))
+    for values in product([False, True], repeat=members + bodies):
+        formula = not any(values[:members]) or any(values[members:])
+
+        def satisfied(assignment):
+            return all(any(assignment[abs(x)] == (x > 0) for x in c) for c in clauses)
+
+        base = {v + 1: values[v] for v in range(members + bodies)}
+        allowed = any(
+            satisfied({**base, **dict(zip(extra, aux))})
+            for aux in product([False, True], repeat=len(extra))
+        )
+        assert allowed == formula, (values, clauses)
+
+
+def test_the_grown_cuts_state_a_loop_formula_in_linear_size():
+    # a cycle of 30 claims, each also held by its own evidence: under no evidence the
+    # whole cycle is one unfounded loop with 30 external bodies, a formula of 30 x 31
+    # literals when each member repeats every body, 2 x 30 + 30 + 1 with a fresh variable
+    n = 30
+    evidence = [f"e{i}" for i in range(n)]
+    claims = [f"c{i}" for i in range(n)]
+    justifications = [(f"c{i}", [f"c{(i + 1) % n}"]) for i in range(n)]
+    justifications += [(f"c{i}", [f"e{i}"]) for i in range(n)]
+    g = SupportStructure.build(evidence, claims, justifications)
+    index = index_of(g)
+    enumerator = JustificationEnumerator(SupportProgram.of(index, index.number["c0"]))
+    outside, *loops = enumerator._grown_cuts(frozenset())
+    assert len(outside) == n
+    assert loops and sum(map(len, loops)) <= 2 * n + n + 1

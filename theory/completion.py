@@ -299,7 +299,7 @@ class SupportProgram:
         if any(b is True for b in external):
             return []
         bodies = [b for b in external if b is not False]
-        return self._loop_clauses_of(pool, copy, sorted(members), bodies)  # type: ignore[arg-type]
+        return self.loop_formula_clauses(pool, copy, sorted(members), bodies)  # type: ignore[arg-type]
 
     # --- the lazy part --------------------------------------------------------------------
     def loop_clauses(
@@ -421,19 +421,23 @@ class SupportProgram:
             if premise or any(model[abs(b) - 1] == b for b in bodies):
                 continue  # held from outside in this model: not the culprit
             clauses.extend(
-                self._loop_clauses_of(pool, copy, [plan.members[i] for i in part], bodies)
+                self.loop_formula_clauses(pool, copy, [plan.members[i] for i in part], bodies)
             )
         if not clauses:
             raise AssertionError("an unfounded model without a violated loop formula")
         return clauses
 
-    def _loop_clauses_of(
+    def loop_formula_clauses(
         self, pool: IDPool, copy: ProgramCopy, members: list[int], bodies: list[int]
     ) -> list[list[int]]:
-        """``h_n -> s`` for n in ``members`` and ``s -> OR(bodies)``."""
+        """The loop formula "some member held -> some external body held" of ``members``
+        (node numbers) over ``copy``'s variables, in the fewer literals of two clause
+        forms: ``h_n -> OR(bodies)`` for each member n (|members| x (|bodies| + 1)), or
+        ``h_n -> s`` for each and ``s -> OR(bodies)`` with s a fresh variable of ``pool``
+        (2 |members| + |bodies| + 1: linear, where the first is quadratic)."""
         copy.loops_added += 1
-        if len(members) == 1:
-            return [[-copy.holds[members[0]]] + bodies]
+        if len(members) * (len(bodies) + 1) <= 2 * len(members) + len(bodies) + 1:
+            return [[-copy.holds[n]] + bodies for n in members]
         s = pool.id((copy.tag, "loop", next(self._fresh)))
         clauses: list[list[int]] = [[-s] + bodies]
         clauses.extend([-copy.holds[n], s] for n in sorted(members))

@@ -442,20 +442,26 @@ def _portfolio_search(
     return found
 
 
-def _loop_cuts(oracle: Any, copy: ProgramCopy, present: Sequence[int]) -> list[list[int]]:
+def _loop_cuts(
+    oracle: Any, program: SupportProgram, pool: IDPool, copy: ProgramCopy, present: Sequence[int]
+) -> list[list[int]]:
     """The loop formula of each loop of the claims a model could hold only through loops
     under the evidence ``present`` (:meth:`~theory.cone_kernel.ConeOracle.unfounded`), as
     clauses over the copy's variables: valid for every founded model, and unlike the
     evidence clause they cut the same loop under any evidence."""
-    return _loop_formulas(oracle.unfounded(present), copy)
+    return _loop_formulas(oracle.unfounded(present), program, pool, copy)
 
 
 def _loop_formulas(
-    loops: Iterable[tuple[list[int], list[int]]], copy: ProgramCopy
+    loops: Iterable[tuple[list[int], list[int]]],
+    program: SupportProgram,
+    pool: IDPool,
+    copy: ProgramCopy,
 ) -> list[list[int]]:
     """The loop formula of each (members, external justifications) loop over the copy's
-    variables: ``-h_u`` or the body of some external justification, for each member u; none
-    for a loop with an external justification that always holds."""
+    variables, in clauses linear in the loop's size
+    (:meth:`~theory.completion.SupportProgram.loop_formula_clauses`); none for a loop with
+    an external justification that always holds."""
     holds, body = copy.holds, copy.body
     clauses: list[list[int]] = []
     for members, external in loops:
@@ -463,8 +469,9 @@ def _loop_formulas(
         if any(b is True for b in bodies):
             continue
         lits: list[int] = [b for b in bodies if b is not False]  # type: ignore[misc]
-        clauses.extend([-holds[u]] + lits for u in members if u in holds)
-        copy.loops_added += 1
+        held = [u for u in members if u in holds]
+        if held:
+            clauses.extend(program.loop_formula_clauses(pool, copy, held, lits))
     return clauses
 
 
@@ -692,7 +699,9 @@ class JustificationEnumerator:
         outside = [var_of[e] for e in cone.evidence if e not in grown]
         if not outside:  # the roots hold under no evidence: no model is founded
             return [[-self.encoding.root]] if isinstance(self.encoding.root, int) else []
-        return [outside, *_loop_formulas(cone.unfounded(grown), self._copy)]
+        assert isinstance(self.source, SupportProgram)
+        loops = cone.unfounded(grown)
+        return [outside, *_loop_formulas(loops, self.source, self.pool, self._copy)]
 
     def __iter__(self) -> Iterator[frozenset[str]]:
         """Yield every minimal justification exactly once (in no particular order)."""
@@ -764,10 +773,13 @@ class JustificationEnumerator:
         relevant = position_of_var >= 0
         var_of_position[position_of_var[relevant]] = np.arange(1, size + 1)[relevant]
         copy = self._copy if isinstance(self._copy, ProgramCopy) else None
+        program = self.source if isinstance(self.source, SupportProgram) else None
 
         def cuts(present: np.ndarray) -> list[list[int]]:
             return (
-                [] if copy is None else _loop_cuts(oracle, copy, oracle.evidence[present].tolist())
+                []
+                if copy is None or program is None
+                else _loop_cuts(oracle, program, self.pool, copy, oracle.evidence[present].tolist())
             )
 
         with solver:
