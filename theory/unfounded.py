@@ -201,9 +201,12 @@ class ConeFixpoint:
         return False
 
     def _locals(self, evidence: Iterable[int]) -> list[int]:
-        """Local numbers of the cone's members of ``evidence`` (others cannot matter)."""
+        """Local numbers of the cone's members of ``evidence`` (others cannot matter), in
+        order: the derivation a propagation records follows the order it is given, so a
+        set of ids (whose order follows the hash seed) gives the same answer in every
+        process."""
         local = self._local
-        return [x for x in map(local.get, evidence) if x is not None]
+        return sorted(x for x in map(local.get, evidence) if x is not None)
 
     def holds(self, present: Iterable[int]) -> bool:
         """Whether every root is in the least fixpoint of the evidence ``present``."""
