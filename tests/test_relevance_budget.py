@@ -210,3 +210,30 @@ def test_the_check_report_is_the_same_in_every_process(tmp_path):
         assert any(not c["minimal_justifications_complete"] for c in claims if c["active"])
         outputs.append(claims)
     assert outputs[0] == outputs[1]
+
+
+@pytest.mark.timeout(120)
+def test_kinds_left_open_by_a_budget_are_the_same_in_every_process(tmp_path):
+    # a budget in conflicts makes a report reproducible only if every query is asked in
+    # the same order: two claims take the interpreted path (no compiled kernels), whose
+    # least fixpoint once followed the hash order of a set of ids
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "hard.json"
+    save_graph(_hard_memory(), path)
+    outputs = []
+    for seed in ("1", "2", "3"):
+        done = subprocess.run(
+            [sys.executable, "-m", "jtms", "check", str(path), "--claim", "c300,c100", "--json"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        claims = json.loads(done.stdout)["claims"]
+        assert not all(c["kinds_complete"] for c in claims)  # the budget was spent
+        outputs.append(claims)
+    assert outputs[0] == outputs[1] == outputs[2]

@@ -16,10 +16,18 @@ from theory.graphfile import (
 )
 from theory.justifications import minimal_justifications
 from theory.revision import RULES, Revision, RevisionRule, exact, influence, none, revise
-from theory.safety import ClaimReport, SafetyReport, Violation, check_structure
+from theory.safety import (
+    CheckStream,
+    ClaimReport,
+    SafetyReport,
+    Violation,
+    check_structure,
+    stream_check,
+)
 from theory.structure import Justification, Kind, Node, SupportStructure
 
 __all__ = [
+    "CheckStream",
     "ClaimReport",
     "GraphError",
     "InputError",
@@ -45,4 +53,5 @@ __all__ = [
     "parse_graph",
     "revise",
     "save_graph",
+    "stream_check",
 ]

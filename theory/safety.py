@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any, Literal
@@ -286,6 +287,75 @@ def check_structure(
             stacklevel=2,
         )
         max_listed = max_justifications
+    run = stream_check(
+        structure,
+        claims,
+        max_listed=max_listed,
+        certificates=certificates,
+        label_budget=label_budget,
+        blocked=blocked,
+        relevance_budget=relevance_budget,
+    )
+    reports = []
+    with closing(run):
+        for report in run:
+            reports.append(report)
+            if progress is not None:
+                progress(1)
+            if deadline is not None and time.monotonic() > deadline:
+                break
+    return SafetyReport(all(r.influence_safe for r in reports), tuple(reports))
+
+
+@dataclass
+class CheckStream:
+    """A check under way (:func:`stream_check`): what the verdicts say before any
+    certificate, and the claims' reports one at a time, in :attr:`claims` order, so a
+    caller can write each one out and keep none (``jtms check --json``: the memory a
+    report of many violations takes is one claim's). Close it (or exhaust it) to free its
+    solvers."""
+
+    claims: tuple[str, ...]
+    """The claims checked, in the order of their reports."""
+    influence_safe: bool
+    """Whether every claim checked is influence-safe (the verdicts decide it up front)."""
+    unsafe: int
+    """How many of them are not."""
+    reports: Iterator[ClaimReport]
+
+    def __iter__(self) -> Iterator[ClaimReport]:
+        return self.reports
+
+    def close(self) -> None:
+        close = getattr(self.reports, "close", None)
+        if close is not None:
+            close()
+
+
+def stream_check(
+    structure: SupportStructure,
+    claims: Iterable[str] | None = None,
+    *,
+    max_listed: int | None = 64,
+    certificates: bool = True,
+    label_budget: int = LABEL_BUDGET,
+    blocked: Iterable[str] = (),
+    relevance_budget: int | None = RELEVANCE_CONFLICTS,
+) -> CheckStream:
+    """:func:`check_structure` one claim at a time: the verdicts are computed at once, each
+    claim's certificates as its report is asked for. The options are
+    :func:`check_structure`'s.
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a", "b"], ["c", "d"], [("c", ["a"]), ("c", ["b"]), ("d", ["a"])])
+    >>> run = stream_check(g)
+    >>> run.claims, run.influence_safe, run.unsafe
+    (('c', 'd'), False, 1)
+    >>> [(r.id, len(r.violations)) for r in run]
+    [('c', 2), ('d', 0)]
+    """
     structure = structure.under_audit(blocked)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
@@ -293,6 +363,26 @@ def check_structure(
         sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
     )
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
+    return CheckStream(
+        tuple(wanted),
+        not unsafe,
+        len(unsafe),
+        _claim_reports(
+            index, facts, wanted, unsafe, max_listed, certificates, label_budget, relevance_budget
+        ),
+    )
+
+
+def _claim_reports(
+    index: SupportIndex,
+    facts: Verdicts,
+    wanted: list[str],
+    unsafe: list[int],
+    max_listed: int | None,
+    certificates: bool,
+    label_budget: int,
+    relevance_budget: int | None,
+) -> Iterator[ClaimReport]:
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
     # many claims for the SAT core: the compiled search lists each at a fraction of the
     # solver loop's cost, which repays loading the kernels (:data:`COMPILED_CHECK_FROM`)
@@ -301,7 +391,6 @@ def check_structure(
         or index.size >= COMPILED_FROM
         or sum(1 for n in unsafe if labels.get(n) is None) >= COMPILED_CHECK_FROM
     )
-    reports = []
     unclassified: dict[str, Violation] = {}
     # the compiled path checks many claims: the members of one component share a solver
     solvers = RelevanceSolvers() if compiled else None
@@ -309,18 +398,16 @@ def check_structure(
         for claim in wanted:
             n = index.number[claim]
             if not facts.active[n]:
-                report = ClaimReport(claim, False, True, (), frozenset())
+                yield ClaimReport(claim, False, True, (), frozenset())
             elif not facts.unsafe_bits(n):
                 critical = facts.critical[n]
                 assert critical is not None  # an active claim has a critical set
-                report = ClaimReport(
-                    claim, True, True, (), frozenset([index.names_of_bits(critical)])
-                )
+                yield ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(critical)]))
             elif not certificates:
                 witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
                 # a witness-only violation is a value: one object per evidence item, shared
                 # (a 100k-claim graph has millions of them)
-                report = ClaimReport(
+                yield ClaimReport(
                     claim,
                     True,
                     False,
@@ -334,20 +421,14 @@ def check_structure(
                     False,  # kinds not computed
                 )
             elif (label := labels.get(n)) is not None:
-                report = _report_from_label(index, facts, claim, label, max_listed)
+                yield _report_from_label(index, facts, claim, label, max_listed)
             else:
-                report = _report_from_sat(
+                yield _report_from_sat(
                     index, facts, claim, max_listed, compiled, relevance_budget, solvers
                 )
-            reports.append(report)
-            if progress is not None:
-                progress(1)
-            if deadline is not None and time.monotonic() > deadline:
-                break
     finally:
         if solvers is not None:
             solvers.close()
-    return SafetyReport(all(r.influence_safe for r in reports), tuple(reports))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,40 @@ def print_json(payload: Any, compact: bool = False) -> None:
     else:
         sys.stdout.write(json.dumps(payload, indent=2))
     sys.stdout.write("\n")
+
+
+def print_json_stream(
+    head: dict[str, Any],
+    key: str,
+    items: Iterable[Any],
+    tail: Callable[[], dict[str, Any]],
+    compact: bool = False,
+) -> None:
+    """Write the object ``{**head, key: [*items], **tail()}`` as :func:`print_json` would,
+    character for character, but one item at a time: a list of many large items (a check's
+    claims, each with its violations) never sits in memory whole, as a payload or as its
+    text. ``tail`` is called after the last item (for what is known only then: seconds)."""
+    write = sys.stdout.write
+    if compact:
+        encode = json.JSONEncoder(separators=(",", ":")).encode
+        write("{" + "".join(f"{encode(k)}:{encode(v)}," for k, v in head.items()))
+        write(encode(key) + ":[")
+        for k, item in enumerate(items):
+            write(("," if k else "") + encode(item))
+        write("]" + "".join(f",{encode(k)}:{encode(v)}" for k, v in tail().items()) + "}\n")
+        return
+
+    def dump(value: Any, depth: int) -> str:  # nested at ``depth``: JSON text has no raw newline
+        return json.dumps(value, indent=2).replace("\n", "\n" + "  " * depth)
+
+    write("{\n" + "".join(f"  {json.dumps(k)}: {dump(v, 1)},\n" for k, v in head.items()))
+    write(f"  {json.dumps(key)}: [")
+    empty = True
+    for item in items:
+        write(("\n" if empty else ",\n") + "    " + dump(item, 2))
+        empty = False
+    write("]" if empty else "\n  ]")
+    write("".join(f",\n  {json.dumps(k)}: {dump(v, 1)}" for k, v in tail().items()) + "\n}\n")
 
 
 def writable_file(path: str | os.PathLike[str], option: str) -> Path:

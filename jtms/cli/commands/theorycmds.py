@@ -6,12 +6,14 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import closing
 from itertools import islice
 from typing import Any
 
 from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
-from jtms.cli.output import console, format_set, print_json, sorted_sets, table
+from jtms.cli.output import console, format_set, print_json, print_json_stream, sorted_sets, table
 from jtms.cli.progress import progress_bar
 from jtms.cli.sources import add_source_arguments, print_import_report, read_from
 from jtms.interchange import Imported
@@ -28,6 +30,7 @@ from theory.safety import (
     check_structure,
     claim_numbers,
     count_verdicts,
+    stream_check,
 )
 from theory.structure import SupportStructure
 
@@ -434,11 +437,46 @@ def _checked(
     imported: Imported | None = None,
 ) -> int:
     limit = None if args.max_listed == 0 else args.max_listed
+    relevance_budget = args.relevance_budget or None
+    if args.json:  # claim by claim: a report of many violations is never held whole
+        try:
+            run = stream_check(
+                structure,
+                None if claims is None else sorted(claims),  # the payload's order: by id
+                max_listed=limit,
+                blocked=blocked,
+                relevance_budget=relevance_budget,
+            )
+        except InputError as error:
+            raise error.with_source(source) from None
+
+        def entries() -> Iterator[dict[str, Any]]:
+            for claim in run:
+                entry = claim.to_dict()
+                if args.db:  # the keys of the MCP tool `check`: with the lengths of its lists
+                    entry.setdefault("violation_count", len(entry["violations"]))
+                yield entry
+
+        def tail() -> dict[str, Any]:
+            rest: dict[str, Any] = {"seconds": round(time.perf_counter() - started, 6)}
+            if imported is not None:
+                rest["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
+            rest["counts"] = {"claims": len(run.claims), "unsafe": run.unsafe}
+            rest["cursor"] = None
+            return rest
+
+        with closing(run):
+            print_json_stream(
+                {"influence_safe": run.influence_safe},
+                "claims",
+                entries(),
+                tail,
+                compact=len(run.claims) > 1000,
+            )
+        return ExitCode.of(run.influence_safe)
     done = [0]
     try:
-        with progress_bar(
-            "checking", total, enabled=not args.json and total > 2000, every=500
-        ) as update:
+        with progress_bar("checking", total, enabled=total > 2000, every=500) as update:
 
             def advance(k: int) -> None:
                 done[0] += k
@@ -450,24 +488,12 @@ def _checked(
                 max_listed=limit,
                 progress=advance,
                 blocked=blocked,
-                relevance_budget=args.relevance_budget or None,
+                relevance_budget=relevance_budget,
             )
     except InputError as error:
         raise error.with_source(source) from None
-    if args.json:
-        payload = report.to_dict()
-        payload["seconds"] = round(time.perf_counter() - started, 6)
-        if imported is not None:
-            payload["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
-        payload["counts"] = {"claims": len(report.claims), "unsafe": len(report.unsafe)}
-        payload["cursor"] = None
-        if args.db:  # the keys of the MCP tool `check`: with the lengths of its lists
-            for claim in payload["claims"]:
-                claim.setdefault("violation_count", len(claim["violations"]))
-        print_json(payload, compact=len(payload["claims"]) > 1000)
-    else:
-        print_report(report, f"Influence-safety of {source}")
-    if imported is not None and not args.json:
+    print_report(report, f"Influence-safety of {source}")
+    if imported is not None:
         print_import_report(imported)
     return ExitCode.of(report.influence_safe)
 
