@@ -54,13 +54,19 @@ def _reaches(edges: dict[int, set[int]], start: int) -> set[int]:
     return seen
 
 
-@settings(max_examples=200, deadline=None)
-@given(CYCLIC, st.data())
-def test_grow_gives_a_maximal_false_set(structure: SupportStructure, data: st.DataObject) -> None:
+def _drawn_cone(structure: SupportStructure, data: st.DataObject):
+    """A claim drawn from ``structure``, its cone, and a set of the cone's evidence."""
     index = index_of(structure)
     claim = data.draw(st.sampled_from(sorted(structure.claims)))
     program = SupportProgram.of(index, index.number[claim])
     present = set(data.draw(st.sets(st.sampled_from(program.evidence))) if program.evidence else ())
+    return index, claim, program, present
+
+
+@settings(max_examples=200, deadline=None)
+@given(CYCLIC, st.data())
+def test_grow_gives_a_maximal_false_set(structure: SupportStructure, data: st.DataObject) -> None:
+    index, claim, program, present = _drawn_cone(structure, data)
     grown = ConeFixpoint(program).grow([*present, *present])  # a repeat counts once
     if _holds(index, program, present):
         assert grown is None
@@ -76,10 +82,7 @@ def test_grow_gives_a_maximal_false_set(structure: SupportStructure, data: st.Da
 def test_shrink_and_examine_give_a_minimal_true_subset_or_the_evidence_outside_a_grow(
     structure: SupportStructure, data: st.DataObject
 ) -> None:
-    index = index_of(structure)
-    claim = data.draw(st.sampled_from(sorted(structure.claims)))
-    program = SupportProgram.of(index, index.number[claim])
-    present = set(data.draw(st.sets(st.sampled_from(program.evidence))) if program.evidence else ())
+    index, claim, program, present = _drawn_cone(structure, data)
     minimal = {
         frozenset(index.number[e] for e in s)
         for s in brute_force_minimal_justifications(structure, claim)
@@ -114,10 +117,7 @@ def test_shrink_drops_what_a_derivation_used_but_does_not_need() -> None:
 def test_unfounded_gives_the_loops_of_what_only_loops_hold(
     structure: SupportStructure, data: st.DataObject
 ) -> None:
-    index = index_of(structure)
-    claim = data.draw(st.sampled_from(sorted(structure.claims)))
-    program = SupportProgram.of(index, index.number[claim])
-    present = set(data.draw(st.sets(st.sampled_from(program.evidence))) if program.evidence else ())
+    index, claim, program, present = _drawn_cone(structure, data)
     off = [e for e in program.evidence if e not in present]
     least = {n for n in program.claims if active_numbers(index, evidence_off=off)[n]}
     unfounded = _greatest(index, program, present) - least
