@@ -62,3 +62,44 @@ def test_check_summary_counts_billions_of_violations_under_a_memory_limit(tmp_pa
     first = payload["claims"][0]
     assert (first["id"], first["violation_count"]) == ("c000000", 11)
     assert [v["audit"] for v in first["violations"]] == [["e000000"], ["e000001"], ["e000002"]]
+
+
+def _cyclic_garbage(run) -> dict[str, int]:
+    """Run ``run`` with the cyclic collector paused, as `jtms check` does, and count by
+    type what only that collector could free afterwards."""
+    import collections
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        run()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        return dict(collections.Counter(type(o).__name__ for o in gc.garbage))
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+def test_the_check_makes_no_cyclic_garbage(monkeypatch):
+    # `jtms check` pauses the cyclic collector (its passes over a large graph cost more
+    # than the check): whatever a cycle holds then stays until the process ends. A pool of
+    # SAT variables (python-sat's IDPool) is a cycle, and a 500-claim check of this memory
+    # kept 500 MB of them.
+    import theory.label_kernel  # noqa: F401  (the compiled path)
+    from benchmarks import generate
+    from theory import safety
+    from theory.safety import check_structure
+
+    hard = generate.memory(1000, seed=7, back_edges=0.2)
+
+    def check() -> None:  # SAT claims of the big loop, and claims the labels answer
+        check_structure(hard, ["c500", "c501", "c502", "c3"], relevance_budget=500)
+
+    check()  # first imports and compilations make cycles of their own
+    assert _cyclic_garbage(check) == {}
+    monkeypatch.setattr(safety, "kernels_loaded", lambda: False)  # the interpreted path
+    monkeypatch.setattr(safety, "COMPILED_CHECK_FROM", 10**9)
+    assert _cyclic_garbage(check) == {}

@@ -373,13 +373,12 @@ def ranked_cone_cnf(
     >>> cnf.forward == len(cnf.start) - 1, cnf.variables > 3
     (True, True)
     """
-    from pysat.formula import IDPool
-
+    from theory.cnf import VariablePool
     from theory.completion import SupportProgram
 
     if program is None:  # the caller may have built it already (to size the rankings)
         program = SupportProgram.of(index, root)
-    pool = IDPool()
+    pool = VariablePool()
     for node in oracle.evidence.tolist():  # position p -> variable p + 1
         pool.id(("x", node))
     number = index.number

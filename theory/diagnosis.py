@@ -46,10 +46,10 @@ from typing import Any
 
 from pysat.examples.hitman import Hitman
 from pysat.examples.rc2 import RC2
-from pysat.formula import WCNF, IDPool
+from pysat.formula import WCNF
 
 from theory.canonical import smallest_first
-from theory.cnf import encode
+from theory.cnf import VariablePool, encode
 from theory.conflicts import Contradiction, contradictions, nogood_circuit
 from theory.fixpoint import active_state
 from theory.formula import compile_support
@@ -195,7 +195,7 @@ def diagnoses(
     for root in circuit_roots:
         candidate_set |= circuit.variables(root)
     candidates = sorted(candidate_set)
-    pool = IDPool()
+    pool = VariablePool()
     keep = {e: pool.id(("x", e)) for e in candidates}
     wcnf = WCNF()
     for conflict in conflicts:

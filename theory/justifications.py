@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-from theory.cnf import Encoding, encode
+from theory.cnf import Encoding, VariablePool, encode
 from theory.completion import ProgramCopy, SupportProgram
 from theory.errors import Undecided
 from theory.formula import Circuit, SupportCircuit, compile_support
@@ -523,7 +523,7 @@ class JustificationEnumerator:
         self.prefer_absent = prefer_absent
         self.solver_name = LOOP_SOLVER if solver == BUILTIN else solver
         self.variables = self.source.variables
-        self.pool = IDPool()
+        self.pool = VariablePool()
         self.var = {e: self.pool.id(("x", e)) for e in self.variables}
         self.ranked = ranked
         self._encoded: tuple[Encoding, Any] | None = None  # built on first use

@@ -24,6 +24,7 @@ either is exceeded: the solver core then takes over.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -182,8 +183,14 @@ class _ArrayAlgebra:
         self.np = np
         self.words = owner.words
         self.label_cap = owner.label_cap
-        self.charge = owner.charge
+        self._owner = weakref.ref(owner)  # the owner holds this one: no reference cycle
         self.empty = np.zeros((0, self.words), dtype=np.uint64)
+
+    def charge(self, work: int) -> None:
+        """Count ``work`` on the owner's counter (:meth:`_Algebra.charge`)."""
+        owner = self._owner()
+        assert owner is not None
+        owner.charge(work)
 
     def rows(self, sets: Label) -> np.ndarray:
         """Python-int sets as rows of words."""
