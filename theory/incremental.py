@@ -263,8 +263,7 @@ class GrowingIndex:
         return [self.number[i] for i in ids]
 
     def names(self, numbers: Iterable[int]) -> frozenset[str]:
-        ids = self.ids
-        return frozenset(ids[n] for n in numbers)
+        return frozenset(map(self.ids.__getitem__, numbers))
 
     def add_node(self, node_id: str, evidence: bool) -> int:
         n = len(self.ids)
