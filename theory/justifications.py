@@ -1113,8 +1113,10 @@ class ConeQueries:
         self.number, self.ids = index.number, index.ids
 
     def _names(self, numbers: Any) -> frozenset[str]:
-        ids = self.ids
-        return frozenset(ids[x] for x in getattr(numbers, "tolist", lambda: numbers)())
+        """Names of node numbers: an array from the compiled oracle, a set from Python's."""
+        if hasattr(numbers, "tolist"):  # numpy is not imported on the interpreted path
+            numbers = numbers.tolist()
+        return frozenset(map(self.ids.__getitem__, numbers))
 
     def outside(self, present: Iterable[str]) -> frozenset[str]:
         """Relevance in bulk: for evidence X with f(X) false, the evidence outside a maximal
@@ -1145,16 +1147,21 @@ class ConeQueries:
         """A minimal justification inside ``present`` (the least fixpoint shrinks it), or
         None when f(present) is false. For a relevance witness X of e, the one inside
         X + e holds e, and every item of it is relevant too."""
-        number = self.number
-        true, found = self.oracle.examine(number[e] for e in present)
+        return self._minimal([self.number[e] for e in present])
+
+    def _minimal(self, present: list[int]) -> frozenset[str] | None:
+        true, found = self.oracle.examine(present)
         return self._names(found) if true else None
 
     def surviving(self, without: Iterable[str]) -> frozenset[str] | None:
         """A minimal justification avoiding every item of ``without`` (the least fixpoint
         shrinks the cone's other evidence to a minimal true set), or None when there is
         none."""
-        absent = set(without)
-        return self.minimal_within(e for e in self._names(self.oracle.evidence) if e not in absent)
+        absent = {self.number.get(e) for e in without}
+        evidence = self.oracle.evidence
+        if hasattr(evidence, "tolist"):  # the compiled oracle's array
+            evidence = evidence.tolist()
+        return self._minimal([x for x in evidence if x not in absent])
 
 
 def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:

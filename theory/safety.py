@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from itertools import chain, islice
@@ -321,15 +321,13 @@ class CheckStream:
     """Whether every claim checked is influence-safe (the verdicts decide it up front)."""
     unsafe: int
     """How many of them are not."""
-    reports: Iterator[ClaimReport]
+    reports: Generator[ClaimReport, None, None]
 
     def __iter__(self) -> Iterator[ClaimReport]:
         return self.reports
 
     def close(self) -> None:
-        close = getattr(self.reports, "close", None)
-        if close is not None:
-            close()
+        self.reports.close()
 
 
 def stream_check(
@@ -382,7 +380,7 @@ def _claim_reports(
     certificates: bool,
     label_budget: int,
     relevance_budget: int | None,
-) -> Iterator[ClaimReport]:
+) -> Generator[ClaimReport, None, None]:
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
     # many claims for the SAT core: the compiled search lists each at a fraction of the
     # solver loop's cost, which repays loading the kernels (:data:`COMPILED_CHECK_FROM`)
@@ -903,7 +901,7 @@ def _report_from_sat(
     answer the kinds and survivors the listed sets leave open: relevance on the
     level-ranked encoding (``solvers`` shares one per strongly connected component), at
     most ``relevance_budget`` conflicts for the claim's queries together (a kind past it is
-    :data:`UNDECIDED`); survivors by the least fixpoint on the compiled path. A claim with
+    :data:`UNDECIDED`); survivors by the least fixpoint (compiled, or in Python). A claim with
     tens of thousands of minimal justifications so costs about what its first
     ``max_listed`` cost."""
     n = index.number[claim]
