@@ -758,3 +758,42 @@ def test_a_switch_is_usable_from_the_next_rank_on():
     index = GrowingIndex.of(structure)
     b_on_a = index.justs_of[index.number["b"]][1]
     assert in_arrays.supports[index.number["b"]] == by_claim.supports[index.number["b"]] == b_on_a
+
+
+def _ids_one_by_one(values, what, limit, allow_empty=True):
+    """check_ids as it was: each value checked in turn, the limit when one more comes."""
+    from theory.errors import InputError
+    from theory.ids import check_id
+
+    items = []
+    for value in values:
+        if len(items) == limit:
+            raise InputError(f"{what} holds more than {limit} ids (at most {limit})")
+        items.append(check_id(value, f"{what} id"))
+    if not items and not allow_empty:
+        raise InputError(f"{what} is empty (name at least one id)")
+    return items
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(
+        st.sampled_from(["e1", "c 2", " x", "a,b", "", "é", "y\x00", "z" * 257, 7, None, "q"]),
+        max_size=6,
+    ),
+    st.integers(0, 7),
+    st.booleans(),
+)
+def test_check_ids_all_at_once_answers_as_id_by_id(values, limit, allow_empty):
+    """jtms.memory.limits.check_ids checks an audit's ids in one pass when it can; its result
+    or its error (which id, or the limit) is always the one of checking each id in turn."""
+    from jtms.memory.limits import check_ids
+    from theory.errors import InputError
+
+    def outcome(check):
+        try:
+            return check(iter(values), "roots", limit, allow_empty=allow_empty)
+        except InputError as error:
+            return ("error", str(error), error.node)
+
+    assert outcome(check_ids) == outcome(_ids_one_by_one)
