@@ -425,14 +425,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--db-url", default=None, help="a PostgreSQL database URL: the memory goes there"
     )
+    parser.add_argument(
+        "--planner",
+        choices=("auto", "compiled", "python"),
+        default="auto",
+        help="how this process plans audits: auto (the Python planner until it has planned "
+        "for theory.incremental.PLANNER_AFTER_S, then the compiled one: a 20-round run never "
+        "gets there), compiled (loaded first, as a long-lived process has it) or python "
+        "(never compiled). Cold commands are new processes: auto",
+    )
     args = parser.parse_args(argv)
+    import theory.incremental
+
+    if args.planner == "compiled":
+        theory.incremental.load_compiled_planner()
+    elif args.planner == "python":
+        theory.incremental.PLANNER_AFTER_S = float("inf")
     with tempfile.TemporaryDirectory() as tmp:
         if args.curve:
             results: object = run_curve(
                 [int(s) for s in args.curve.split(",")], args.rounds, args.seed, Path(tmp)
             )
         else:
-            results = run_goals(
+            goals = run_goals(
                 args.claims,
                 args.rounds,
                 args.seed,
@@ -443,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.graph,
                 args.texts,
             )
+            goals["planner"] = args.planner
+            results = goals
             print(json.dumps(results), flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2) + "\n")

@@ -686,10 +686,12 @@ def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data)
             plans = [state.plan_extend(unblock=unblock) for state in states]
         else:
             roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
+            # the Python planner (the compiled one, when loaded, is compared with it in
+            # tests/test_retract_kernel.py)
             with mock.patch.object(theory.incremental, "SMALL_LEVEL", 1):
-                in_arrays = states[0].plan_retract(roots)
+                in_arrays = states[0]._plan_retract(tuple(roots))
             with mock.patch.object(theory.incremental, "SMALL_LEVEL", 1 << 30):
-                item_by_item = states[1].plan_retract(roots)
+                item_by_item = states[1]._plan_retract(tuple(roots))
             with mock.patch.object(theory.incremental, "all_arrays", lambda *values: False):
                 by_claim = states[2].plan_retract(roots)
             assert in_arrays == item_by_item
@@ -745,7 +747,7 @@ def test_a_switch_is_usable_from_the_next_rank_on():
         roots = state.index.numbers(["e0"])
         with mock.patch.object(theory.incremental, "SMALL_LEVEL", small):
             if arrays:
-                plans.append(state.plan_retract(roots))
+                plans.append(state._plan_retract(tuple(roots)))
             else:
                 with mock.patch.object(theory.incremental, "all_arrays", lambda *v: False):
                     plans.append(state.plan_retract(roots))

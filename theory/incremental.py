@@ -28,6 +28,8 @@ plan that is never applied.
 
 from __future__ import annotations
 
+import sys
+import time
 from array import array
 from collections import Counter
 from collections.abc import (
@@ -41,7 +43,7 @@ from collections.abc import (
 )
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
-from itertools import chain, compress
+from itertools import chain, compress, repeat
 from typing import Any, cast
 
 from theory.fixpoint import active_numbers, rederive
@@ -562,6 +564,42 @@ def _derivation_pointers_of_arrays(
     return supports, ranks
 
 
+class PointerMap(Mapping[int, int]):
+    """claim -> value held as two integer arrays, as the compiled planner returns them
+    (:mod:`theory.retract_kernel`): a plan's pointers or ranks. Applying and storing a plan
+    read the arrays; a dict is built only for a reader that asks item by item.
+
+    >>> import numpy as np
+    >>> pointers = PointerMap(np.array([7, 3]), np.array([70, 30]))
+    >>> len(pointers), pointers[3], list(pointers), pointers == {3: 30, 7: 70}
+    (2, 30, [7, 3], True)
+    """
+
+    __slots__ = ("keys_array", "values_array", "_items")
+
+    def __init__(self, keys: Any, values: Any) -> None:
+        self.keys_array = keys
+        self.values_array = values
+        self._items: dict[int, int] | None = None
+
+    def _dict(self) -> dict[int, int]:
+        if self._items is None:
+            self._items = dict(zip(self.keys_array.tolist(), self.values_array.tolist()))
+        return self._items
+
+    def __getitem__(self, claim: int) -> int:
+        return self._dict()[claim]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._dict())
+
+    def __len__(self) -> int:
+        return len(self.keys_array)
+
+    def __repr__(self) -> str:
+        return repr(self._dict())
+
+
 @dataclass
 class Plan:
     """A planned change of the state: what becomes inactive, what becomes active, new pointers."""
@@ -572,13 +610,16 @@ class Plan:
     visited: int = 0  # claims re-examined (retraction: lost a pointer)
     deactivated: tuple[int, ...] = ()  # active before, inactive after (retired)
     activated: tuple[int, ...] = ()  # inactive before, active after
-    supports: dict[int, int] = field(default_factory=dict)  # claim -> its new support pointer
-    ranks: dict[int, int] = field(default_factory=dict)  # claim -> its new rank
+    # claim -> its new support pointer; claim -> its new rank (a dict, or a PointerMap)
+    supports: Mapping[int, int] = field(default_factory=dict)
+    ranks: Mapping[int, int] = field(default_factory=dict)
 
     @property
     def rederived(self) -> tuple[int, ...]:
         """Claims of the region that lost their pointer but stayed active (a new pointer)."""
         if not self.activated:  # a retraction: every new pointer is on a claim that stays active
+            if isinstance(self.supports, PointerMap):
+                return tuple(self.supports.keys_array.tolist())
             return tuple(self.supports)
         activated = set(self.activated)
         return tuple(c for c in self.supports if c not in activated)
@@ -835,7 +876,10 @@ class SupportState:
 
         On compressed rows phase 1 goes a rank at a time in array operations
         (:func:`_retract_by_ranks`); otherwise claim by claim (:meth:`_retract_visit`). Both
-        give the same statuses.
+        give the same statuses. A process that has loaded the compiled planner
+        (:mod:`theory.retract_kernel`: after :data:`PLANNER_AFTER_S` of planning here, or
+        :func:`load_compiled_planner`) plans on compressed rows in one compiled call: the
+        same plan as the rank-at-a-time rule, node for node.
 
         The work is sized by ``Z`` and the justifications of its nodes: sets and dicts over
         region nodes, slices of the flat antecedent list. Besides, a few flat copies of the
@@ -844,6 +888,31 @@ class SupportState:
         """
         roots = tuple(dict.fromkeys(roots))
         self.grow()
+        index = self.index
+        planner = _compiled_planner()
+        if planner is not None:
+            rows = _flat_rows_of(index)
+            if rows is not None and all_arrays(self.support, self.rank):
+                retired, claims, pointers, ranks, size, visited = planner.plan_retract(
+                    roots, self.active, self.support, self.rank, self.pointer,
+                    index.is_evidence, *rows,
+                )  # fmt: skip
+                return Plan(
+                    blocked=roots,
+                    region=size,
+                    visited=visited,
+                    deactivated=retired,
+                    supports=PointerMap(claims, pointers),
+                    ranks=PointerMap(claims, ranks),
+                )
+        started = time.perf_counter()
+        try:
+            return self._plan_retract(roots)
+        finally:
+            _PLANNING[0] += time.perf_counter() - started
+
+    def _plan_retract(self, roots: tuple[int, ...]) -> Plan:
+        """:meth:`plan_retract` in Python (the reference of :mod:`theory.retract_kernel`)."""
         index = self.index
         active, rank = self.active, self.rank
         justs_of, watchers, just_claim = index.justs_of, index.watchers, index.just_claim
@@ -1072,15 +1141,14 @@ class SupportState:
             evidence = came[np.frombuffer(self.index.is_evidence, dtype=np.uint8)[came] != 0]
             rank[evidence] = 0
         if plan.supports:
-            claims = np.fromiter(plan.supports.keys(), np.int64, len(plan.supports))
-            justs = np.fromiter(plan.supports.values(), np.int64, len(plan.supports))
+            claims, justs = _columns(plan.supports)
             old = support[claims]
             pointer[old[old != NO_SUPPORT]] = 0
             pointer[justs] = 1
             support[claims] = justs
         if plan.ranks:
-            claims = np.fromiter(plan.ranks.keys(), np.int64, len(plan.ranks))
-            rank[claims] = np.fromiter(plan.ranks.values(), np.int64, len(plan.ranks))
+            claims, ranks = _columns(plan.ranks)
+            rank[claims] = ranks
 
     # --- checking ---------------------------------------------------------------------------
     def verify(self) -> list[str]:
@@ -1144,6 +1212,84 @@ def state_of(structure: SupportStructure, blocked: Iterable[str] = ()) -> Suppor
     for node_id in structure.require(blocked):
         blocks[index.number[node_id]] = 1
     return SupportState(index, blocks)
+
+
+PLANNER_AFTER_S = 0.5
+"""Seconds a process spends planning retractions in Python before it loads the compiled
+planner (:mod:`theory.retract_kernel`): loading numba and the kernel costs about that much
+(0.4-0.6 s measured), so a process never pays more than about twice what it would have paid
+had it known its future (the rent-or-buy rule); a one-shot command, whose audit plans in
+milliseconds, never loads it."""
+
+_PLANNING = [0.0]  # seconds this process has spent in the Python planner
+
+
+def load_compiled_planner() -> bool:
+    """Load the compiled planner now (a long-lived process that audits often: a server, a
+    benchmark), rather than after :data:`PLANNER_AFTER_S` of planning; whether it loaded.
+
+    Plans are the same either way (``tests/test_retract_kernel.py``)."""
+    try:
+        import theory.retract_kernel  # noqa: F401
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return False
+    return True
+
+
+def _compiled_planner() -> Any:
+    """:mod:`theory.retract_kernel` when it is loaded, or loaded now because this process
+    has planned for :data:`PLANNER_AFTER_S`; else None."""
+    module = sys.modules.get("theory.retract_kernel")
+    if module is None and _PLANNING[0] >= PLANNER_AFTER_S:
+        _PLANNING[0] = float("-inf")  # one try
+        if load_compiled_planner():
+            module = sys.modules.get("theory.retract_kernel")
+    return module
+
+
+def _flat_rows_of(index: GrowingIndex) -> tuple[Any, ...] | None:
+    """The justification, watcher and antecedent rows (offsets, items) and the claim of each
+    justification, when all are flat arrays (a memory opened from a checkpoint or built by
+    an import); else None."""
+    j_rows, w_rows = index.justs_of.rows(), index.watchers.rows()
+    antecedents = index.just_antecedents.compressed()
+    if j_rows is None or w_rows is None:
+        return None
+    if not all_arrays(*j_rows, *w_rows, *antecedents, index.just_claim):
+        return None
+    return j_rows, w_rows, antecedents, index.just_claim
+
+
+def _columns(pairs: Mapping[int, int]) -> tuple[Any, Any]:
+    """The keys and values of a plan's mapping as two int64 arrays, in its order."""
+    import numpy as np
+
+    if isinstance(pairs, PointerMap):
+        return pairs.keys_array, pairs.values_array
+    return (
+        np.fromiter(pairs.keys(), np.int64, len(pairs)),
+        np.fromiter(pairs.values(), np.int64, len(pairs)),
+    )
+
+
+def pointer_rows(plan: Plan) -> Iterator[tuple[int, int, int]]:
+    """(claim, pointer, rank) of each new pointer of ``plan``, in claim order (the rows a
+    store writes: its index by node then grows at its end, not at random pages); a claim
+    the plan gives no rank has :data:`NO_RANK`."""
+    supports, ranks = plan.supports, plan.ranks
+    if (
+        isinstance(supports, PointerMap)
+        and isinstance(ranks, PointerMap)
+        and ranks.keys_array is supports.keys_array
+    ):
+        order = supports.keys_array.argsort(kind="stable")
+        return zip(
+            supports.keys_array[order].tolist(),
+            supports.values_array[order].tolist(),
+            ranks.values_array[order].tolist(),
+        )
+    claims = sorted(supports)
+    return zip(claims, map(supports.__getitem__, claims), map(ranks.get, claims, repeat(NO_RANK)))
 
 
 def _int_array(values: Any) -> "array[int]":
@@ -1345,6 +1491,7 @@ __all__ = [
     "GrowingIndex",
     "NO_SUPPORT",
     "Plan",
+    "PointerMap",
     "SupportState",
     "justification_rows",
     "state_of",

@@ -1,0 +1,191 @@
+"""The compiled retraction planner (theory.retract_kernel) plans what the Python one plans:
+the same retired nodes in the same order, the same pointers and ranks in the same order, the
+same region size and visit count, through audits and reinstatements; and a process loads it
+only once it has planned long enough to repay the loading (or is told to)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theory.incremental as incremental
+from theory import strategies as jst
+from theory.incremental import GrowingIndex, SupportState
+from theory.retract_kernel import plan_retract as compiled_plan_retract
+from theory.structure import SupportStructure
+
+
+def _compiled(state: SupportState, roots: tuple[int, ...]) -> incremental.Plan:
+    rows = incremental._flat_rows_of(state.index)
+    assert rows is not None, "GrowingIndex.of gives flat arrays"
+    retired, claims, pointers, ranks, region, visited = compiled_plan_retract(
+        roots, state.active, state.support, state.rank, state.pointer,
+        state.index.is_evidence, *rows,
+    )  # fmt: skip
+    return incremental.Plan(
+        blocked=roots,
+        region=region,
+        visited=visited,
+        deactivated=retired,
+        supports=incremental.PointerMap(claims, pointers),
+        ranks=incremental.PointerMap(claims, ranks),
+    )
+
+
+def _same_plan(got: incremental.Plan, expected: incremental.Plan) -> None:
+    assert got == expected
+    # the orders too: the retired nodes as they went out, the pointers as they were made
+    assert list(got.supports.items()) == list(expected.supports.items())
+    assert list(got.ranks.items()) == list(expected.ranks.items())
+
+
+def _run(state: SupportState, steps: list[tuple[str, list[int]]]) -> int:
+    """Audit and reinstate ``steps`` on ``state``, comparing each audit's compiled plan with
+    the Python planner's; the number of audits compared."""
+    open_audits: list[tuple[int, ...]] = []
+    compared = 0
+    for kind, nodes in steps:
+        if kind == "reinstate" and open_audits:
+            plan = state.plan_extend(unblock=open_audits.pop())
+        else:
+            roots = tuple(dict.fromkeys(nodes))
+            plan = state._plan_retract(roots)
+            _same_plan(_compiled(state, roots), plan)
+            compared += 1
+            open_audits.append(roots)
+        state.apply(plan)
+        assert state.verify() == []
+    return compared
+
+
+@settings(max_examples=400)
+@given(jst.support_structures(cycles=True, max_evidence=6, max_claims=14), st.data())
+def test_the_compiled_plan_is_the_python_plan(structure, data):
+    state = SupportState(GrowingIndex.of(structure))
+    index = state.index
+    steps = []
+    for _ in range(data.draw(st.integers(1, 6), label="steps")):
+        if data.draw(st.booleans(), label="reinstate"):
+            steps.append(("reinstate", []))
+        else:
+            roots = data.draw(jst.audits(structure, min_size=1), label="roots")
+            steps.append(("audit", index.numbers(roots)))
+    _run(state, steps)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_the_compiled_plan_is_the_python_plan_on_a_memory_with_loops(seed):
+    """A generated memory of 3,000 claims with back-edges (support loops, regions over
+    several ranks, claims that switch and claims re-derived), audits of 1 to 60 nodes,
+    evidence and claims, some reinstated."""
+    from benchmarks.generate import memory
+
+    structure = memory(3000, seed=seed, back_edges=0.1)
+    state = SupportState(GrowingIndex.of(structure))
+    rng = random.Random(seed)
+    size = state.index.size
+    steps = []
+    for _ in range(40):
+        if rng.random() < 0.3:
+            steps.append(("reinstate", []))
+        else:
+            steps.append(("audit", rng.sample(range(size), rng.randint(1, 60))))
+    assert _run(state, steps) >= 20
+
+
+def test_a_switch_waits_for_the_next_rank():
+    """a <- e0 | e1, b <- e0 | a, c <- b, auditing e0: a switches to e1, b may not rest on a
+    in the same rank, so b goes out with c and both are re-derived (b on a)."""
+    structure = SupportStructure.build(
+        ["e0", "e1"],
+        ["a", "b", "c"],
+        [("a", ["e0"]), ("a", ["e1"]), ("b", ["e0"]), ("b", ["a"]), ("c", ["b"])],
+    )
+    state = SupportState(GrowingIndex.of(structure))
+    index = state.index
+    roots = tuple(index.numbers(["e0"]))
+    plan = _compiled(state, roots)
+    _same_plan(plan, state._plan_retract(roots))
+    assert index.names(plan.deactivated) == {"e0"}
+    assert index.names(plan.rederived) == {"a", "b", "c"}
+    assert (plan.region, plan.visited) == (4, 4)
+
+
+def test_plan_retract_uses_the_compiled_planner_once_loaded():
+    """With the kernel loaded, SupportState.plan_retract answers from it (the Python
+    planner is not called) and gives the Python plan."""
+    from unittest import mock
+
+    from benchmarks.generate import memory
+
+    state = SupportState(GrowingIndex.of(memory(500, seed=5, back_edges=0.1)))
+    roots = tuple(state.index.numbers([f"e{i}" for i in range(0, 60, 3)]))
+    expected = state._plan_retract(roots)
+    assert incremental.load_compiled_planner()
+    with mock.patch.object(SupportState, "_plan_retract", side_effect=AssertionError("python")):
+        _same_plan(state.plan_retract(roots), expected)
+
+
+def test_a_process_loads_the_planner_after_planning_long_enough():
+    """Rent or buy: a fresh process plans in Python and does not import numba for it; once
+    it has planned for PLANNER_AFTER_S (here lowered to 0) the next plan loads the kernel."""
+    script = textwrap.dedent(
+        """
+        import sys
+        import theory.incremental as incremental
+        from theory.incremental import GrowingIndex, SupportState
+        from theory.structure import SupportStructure
+
+        structure = SupportStructure.build(
+            ["e0", "e1"], ["a", "b"], [("a", ["e0"]), ("a", ["e1"]), ("b", ["a"])]
+        )
+        state = SupportState(GrowingIndex.of(structure))
+        roots = tuple(state.index.numbers(["e0"]))
+        first = state.plan_retract(roots)
+        print("numba" in sys.modules, "theory.retract_kernel" in sys.modules)
+        incremental.PLANNER_AFTER_S = 0.0
+        second = state.plan_retract(roots)
+        assert first == second
+        print("theory.retract_kernel" in sys.modules)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True"]
+
+
+def test_a_rederived_claim_takes_its_justification_of_least_rank():
+    """a <- e0 | e1, b <- a, c <- e0 | b | a; auditing e0: a switches to e1 (rank 1), c goes
+    out (its others rest on the region) and is re-derived. Of its two complete
+    justifications, c <- b would rank 3 (b keeps rank 2) and c <- a ranks 2: the pointer is
+    the least rank's, not the first complete one's."""
+    structure = SupportStructure.build(
+        ["e0", "e1"],
+        ["a", "b", "c"],
+        [
+            ("a", ["e0"]),
+            ("a", ["e1"]),
+            ("b", ["a"]),
+            ("c", ["e0"]),
+            ("c", ["b"]),
+            ("c", ["a"]),
+        ],
+    )
+    state = SupportState(GrowingIndex.of(structure))
+    index = state.index
+    c = index.number["c"]
+    on_b, on_a = (j for j in index.justs_of[c] if index.just_antecedents[j] != (0,))
+    if index.just_antecedents[on_b] == (index.number["a"],):
+        on_a, on_b = on_b, on_a
+    roots = tuple(index.numbers(["e0"]))
+    plan = _compiled(state, roots)
+    _same_plan(plan, state._plan_retract(roots))
+    assert (plan.supports[c], plan.ranks[c]) == (on_a, 2)
