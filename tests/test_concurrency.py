@@ -13,8 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jtms.memory.memory import Memory
+from theory import strategies as jst
 from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.graphfile import parse_graph
@@ -334,6 +337,43 @@ def test_a_state_blob_is_used_only_over_its_own_full_blob():
     index.extend([("c2", False)], [(2, (1,))], canonical=True)
     grown = SupportState(index)
     assert checkpoint.decode(checkpoint.encode_state(grown, {}, 7, base=5), 7, full) is None
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(cycles=True, max_evidence=5, max_claims=10), st.data())
+def test_a_checkpoint_restores_the_state_in_either_width(structure, data):
+    """A blob restores the active flags, pointers, ranks and pointer flags it was made from,
+    whether it holds them as int32 (the default) or as int64 with the flags (past 2**31, and
+    the version-5 and state-1 blobs of earlier releases, which are still read)."""
+    from unittest import mock
+
+    from jtms.memory import checkpoint
+    from theory.incremental import GrowingIndex
+
+    state = SupportState(GrowingIndex.of(structure))
+    roots = state.index.numbers(data.draw(jst.audits(structure, min_size=1)))
+    state.apply(state.plan_retract(roots))
+    narrow_full = checkpoint.encode(state, {}, 5)
+    with mock.patch.object(checkpoint, "NARROW", 0):
+        wide_full = checkpoint.encode(state, {}, 5)
+        wide_state = checkpoint.encode_state(state, {}, 7, base=5)
+    assert len(narrow_full) < len(wide_full)
+    old_full = wide_full.replace(checkpoint.MAGIC, b"jtms-checkpoint 5\n", 1)
+    old_state = wide_state.replace(checkpoint.STATE_MAGIC, b"jtms-checkpoint-state 1\n", 1)
+    for blob, event, base in (
+        (narrow_full, 5, None),
+        (checkpoint.encode_state(state, {}, 7, base=5), 7, narrow_full),
+        (wide_full, 5, None),
+        (old_full, 5, None),
+        (old_state, 7, old_full),
+    ):
+        restored = checkpoint.decode(blob, event, base)
+        assert restored is not None
+        got = restored.state
+        assert bytes(got.active) == bytes(state.active)
+        assert list(got.support) == list(state.support) and list(got.rank) == list(state.rank)
+        assert bytes(got.pointer) == bytes(state.pointer)
+        assert got.verify() == []
 
 
 # --- many processes ------------------------------------------------------------------------------

@@ -689,6 +689,10 @@ class SupportState:
     def _pointer_flags(self, support: Sequence[int]) -> bytearray:
         """One byte per justification: 1 when it is its claim's support pointer."""
         flags = bytearray(len(self.index.just_claim))
+        if isinstance(support, array):  # a checkpoint's pointers: one array assignment
+            pointers = array_view(support)
+            array_view(flags)[pointers[pointers != NO_SUPPORT]] = 1
+            return flags
         for j in support:
             if j != NO_SUPPORT:
                 flags[j] = 1
