@@ -189,3 +189,28 @@ def test_a_rederived_claim_takes_its_justification_of_least_rank():
     plan = _compiled(state, roots)
     _same_plan(plan, state._plan_retract(roots))
     assert (plan.supports[c], plan.ranks[c]) == (on_a, 2)
+
+
+@pytest.mark.parametrize(
+    "family",
+    ["back_edges", "dense", "pairs", "nested", "cycles", "grid", "hubs", "wide", "deep_chain"],
+)
+def test_the_compiled_plan_is_the_python_plan_on_the_loop_families(family):
+    """Shapes the planner was not written for (benchmarks.loop_families: one big component,
+    nested components, long cycles, grids, hubs, deep chains): two members each, 25 steps of
+    audits (1 to 8 random nodes) and reinstatements."""
+    from benchmarks.loop_families import FAMILIES, HELD_OUT
+
+    make = FAMILIES.get(family) or HELD_OUT[family]
+    for seed in (101, 202):
+        structure = make(seed)[0]
+        state = SupportState(GrowingIndex.of(structure))
+        rng = random.Random(seed)
+        size = state.index.size
+        steps = []
+        for _ in range(25):
+            if rng.random() < 0.3:
+                steps.append(("reinstate", []))
+            else:
+                steps.append(("audit", rng.sample(range(size), min(size, rng.randint(1, 8)))))
+        _run(state, steps)
