@@ -23,6 +23,9 @@ Measured, medians over the rounds, wall and CPU:
 - ``warm``: the audit of a warm memory, commit included (synchronous=FULL), against ltms's
   in-memory retraction of the same evidence on the same graph (<= 0.3x), as medians and as
   means (``warm_vs_ltms_mean``: the mean counts the checkpoint refreshes that fall in audits);
+- with ``--grow``, each warm audit follows the addition of one evidence and one claim
+  (not timed; ltms adds them too), as an agent adds what it learns between audits: an open
+  memory holds additions in per-node lists until its index is compacted;
 - ``catch_up``: another connection (a writer process, for SQLite) audits; the next call of a
   warm memory (``is_active``) applies it from the log, against doing that audit (<= 3x).
 
@@ -151,6 +154,7 @@ def run_goals(
     import_rounds: int = 3,
     graph: str = "bench",
     texts: bool = False,
+    grow: bool = False,
 ) -> dict:
     document = graph_document(n_claims, seed, graph, texts)
     n_evidence = n_claims // 5
@@ -163,6 +167,7 @@ def run_goals(
         "audit_size": size,
         "rounds": rounds,
         "graph": graph + (" with texts" if texts else ""),
+        "grow": grow,
     }
     # the import and ltms's build alternate, import_rounds times each (medians: one import is
     # a second or two, and this machine's noise is of that order); the first memory is kept
@@ -231,7 +236,14 @@ def run_goals(
     warm.active_ids()
     warm_clock, ltms_clock = Clock(), Clock()
     same = True
-    for roots in sets:
+    for k, roots in enumerate(sets):
+        if grow:  # as an agent does between audits: one new evidence, one claim on it
+            evidence, claim = f"grown_e{k}", f"grown_c{k}"
+            antecedents = [evidence, roots[0]]  # so that the audit retires the claim
+            warm.add_evidence(evidence)
+            warm.add_claim(claim, [antecedents])
+            if ltms is not None:
+                ltms.add(evidence, claim, antecedents)
         gc.disable()
         with warm_clock:
             outcome = warm.audit(roots, reason="bench warm")
@@ -416,6 +428,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--texts", action="store_true", help="give every node a text")
     parser.add_argument(
+        "--grow",
+        action="store_true",
+        help="before each warm audit, add one evidence and one claim resting on it and on "
+        "the audit's first root (outside the clock; ltms adds them too), as an agent adds "
+        "what it learns between audits",
+    )
+    parser.add_argument(
         "--import-rounds",
         type=int,
         default=3,
@@ -457,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.import_rounds,
                 args.graph,
                 args.texts,
+                args.grow,
             )
             goals["planner"] = args.planner
             results = goals

@@ -122,6 +122,13 @@ class LTMS:
     def active(self):
         return {n.datum for n in self.tms.nodes if n.is_in}
 
+    def add(self, evidence, claim, antecedents):
+        """A new enabled assumption, and a claim justified by ``antecedents``."""
+        self.nodes[evidence] = self.tms.create_node(evidence, assumption=True)
+        self.tms.enable_assumption(self.nodes[evidence])
+        self.nodes[claim] = self.tms.create_node(claim)
+        self.tms.justify_node("j", self.nodes[claim], [self.nodes[a] for a in antecedents])
+
     def audit(self, roots):
         for r in roots:
             self.tms.retract_assumption(self.nodes[r])

@@ -214,3 +214,80 @@ def test_the_compiled_plan_is_the_python_plan_on_the_loop_families(family):
             else:
                 steps.append(("audit", rng.sample(range(size), min(size, rng.randint(1, 8)))))
         _run(state, steps)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.lists(st.integers(0, 50), max_size=4), max_size=8),
+    st.booleans(),
+    st.lists(
+        st.tuples(st.integers(0, 12), st.integers(0, 50)) | st.just(None),
+        max_size=20,
+    ),
+)
+def test_compacting_an_adjacency_keeps_every_row(base_rows, as_arrays, additions):
+    """Adjacency.compact folds items added one by one (to base nodes, and to nodes appended
+    after the base) into flat int32 rows: every row reads the same, in the same order, rows()
+    gives them flat, and adding afterwards still works."""
+    from array import array
+
+    from theory.incremental import Adjacency
+
+    offsets, flat = [0], []
+    for row in base_rows:
+        flat += row
+        offsets.append(len(flat))
+    adjacency = (
+        Adjacency(array("i", offsets), array("i", flat)) if as_arrays else Adjacency(offsets, flat)
+    )
+    for addition in additions:
+        if addition is None:
+            adjacency.add_nodes(1)
+        elif len(adjacency):
+            adjacency.add(addition[0] % len(adjacency), addition[1])
+    expected = [list(adjacency[n]) for n in range(len(adjacency))]
+    adjacency.compact()
+    assert [list(adjacency[n]) for n in range(len(adjacency))] == expected
+    rows = adjacency.rows()
+    assert rows is not None and all(isinstance(r, array) for r in rows)
+    assert not adjacency.loose()
+    if len(adjacency):
+        adjacency.add(0, 99)
+        adjacency.add_nodes(1)
+        adjacency.add(len(adjacency) - 1, 7)
+        last = len(adjacency) - 1
+        assert list(adjacency[0]) == [*expected[0], 99] and list(adjacency[last]) == [7]
+
+
+@pytest.mark.parametrize("compaction_cost", [0.0, 1e9])
+def test_a_memory_that_gains_claims_plans_on_flat_rows_again(tmp_path, compaction_cost):
+    """An open memory that adds claims holds them in per-node lists, where the planners'
+    flat-row paths cannot go. Rent or buy: the first audit after an addition compacts the
+    index (no compaction measured yet); after that, an audit compacts first when the plans
+    on loose rows since the last compaction, counting this one as costing what the last did,
+    reach what the last compaction took. Here that cost is set: with 0 every audit compacts,
+    with 1e9 none after the first does. Every state equals a reopened one's."""
+    from benchmarks.generate import memory as generated
+    from jtms.memory.memory import Memory
+    from theory.graphfile import graph_to_dict
+
+    path = tmp_path / "m.db"
+    with Memory.create(path) as memory:
+        memory.import_graph(graph_to_dict(generated(2000, seed=4, back_edges=0.1)))
+        memory.checkpoint()
+    with Memory.open(path) as memory:
+        memory.active_ids()
+        for k in range(4):
+            memory.add_evidence(f"new_e{k}")
+            memory.add_claim(f"new_c{k}", [[f"new_e{k}", "e3"], ["e4"]])
+            assert memory._loaded.index.loose()
+            result = memory.audit([f"e{k + 3}", f"new_e{k}"], reason="r")
+            index = memory._loaded.index
+            renting = k > 0 and compaction_cost > 0
+            assert index.loose() == renting
+            assert (incremental._flat_rows_of(index) is None) == renting
+            index.compaction_cost = compaction_cost
+            with Memory.open(path) as other:
+                assert set(other.active_ids()) == set(memory.active_ids())
+            memory.reinstate(result.audit_id)
+        assert memory.integrity_problems() == []

@@ -140,6 +140,58 @@ class Adjacency(Sequence[Sequence[int]]):
             return None
         return self._offsets, self._flat
 
+    def loose(self) -> bool:
+        """Whether items were added one by one since the compressed base (:meth:`rows` is
+        None until :meth:`compact`)."""
+        return bool(self._extra or self._tail)
+
+    def compact(self) -> None:
+        """Fold the items added one by one into the compressed base, as ``array("i")`` rows
+        (every node keeps its items in the same order: base items, then added ones), so the
+        hot loops read flat rows again (:meth:`rows`). O(items) in array operations."""
+        import numpy as np
+
+        if not self.loose() and all_arrays(self._offsets, self._flat):
+            return
+
+        def numbers(values: Ints, dtype: Any) -> Any:
+            return array_view(values) if isinstance(values, array) else np.asarray(values, dtype)
+
+        base, extra = self._base, self._extra
+        base_offsets = numbers(self._offsets, np.int64).astype(np.int64)
+        base_flat = numbers(self._flat, np.int32)
+        # offsets: each base node's start moves by the items added to the nodes before it
+        moved = np.zeros(base + 1, dtype=np.int64)
+        ordered = sorted(extra)
+        for n in ordered:
+            moved[n + 1] += len(extra[n])
+        offsets = np.empty(len(self) + 1, dtype=np.int64)
+        offsets[: base + 1] = base_offsets + np.cumsum(moved)
+        tail_lengths = np.fromiter(map(len, self._tail), np.int64, len(self._tail))
+        offsets[base + 1 :] = offsets[base] + np.cumsum(tail_lengths)
+        # items: the base in runs between the nodes with added items, copied as blocks
+        flat = np.empty(int(offsets[-1]), dtype=np.int32)
+        at = first = 0
+        for n in ordered:
+            run = base_flat[base_offsets[first] : base_offsets[n + 1]]
+            flat[at : at + len(run)] = run
+            at += len(run)
+            items = extra[n]
+            flat[at : at + len(items)] = items
+            at += len(items)
+            first = n + 1
+        run = base_flat[base_offsets[first] : base_offsets[base]]
+        flat[at : at + len(run)] = run
+        at += len(run)
+        if self._tail:
+            flat[at:] = list(chain.from_iterable(self._tail))
+        del base_flat  # a view of the old base: released before that array is replaced
+        self._offsets, self._flat = array("i"), array("i")
+        self._offsets.frombytes(offsets.astype(np.int32).tobytes())
+        self._flat.frombytes(flat.tobytes())
+        self._base = len(self._offsets) - 1
+        self._extra, self._tail = {}, []
+
     def add_rows(self, offsets: list[int], flat: list[int]) -> None:
         """Append nodes whose items are ``flat[offsets[k]:offsets[k + 1]]`` (compressed rows,
         ``offsets[0] == 0``): they join the compressed base when no node was appended one by
@@ -233,6 +285,7 @@ class GrowingIndex:
         self.justs_of = Adjacency()
         self.watchers = Adjacency()
         self.consumers = Adjacency()  # node -> the claims it is an antecedent of
+        self.compaction_cost = 0.0  # seconds the last compact() took (none yet: 0)
 
     @classmethod
     def from_compressed(
@@ -263,6 +316,31 @@ class GrowingIndex:
 
     def numbers(self, ids: Iterable[str]) -> list[int]:
         return [self.number[i] for i in ids]
+
+    def loose(self) -> bool:
+        """Whether nodes or justifications were added one by one since the index was last
+        compressed (an addition to an open memory): the planners' flat-row paths then wait
+        for :meth:`compact`."""
+        return (
+            self.justs_of.loose()
+            or self.watchers.loose()
+            or not all_arrays(self.just_claim, *self.just_antecedents.compressed())
+        )
+
+    def compact(self) -> None:
+        """Bring every row back to flat ``array("i")`` form (:meth:`Adjacency.compact`; the
+        claims and antecedents of justifications as arrays too), recording in
+        :attr:`compaction_cost` the seconds it took. The rows mean the same after."""
+        started = time.perf_counter()
+        for adjacency in (self.justs_of, self.watchers, self.consumers):
+            adjacency.compact()
+        if not isinstance(self.just_claim, array):
+            self.just_claim = array("i", self.just_claim)
+        antecedents = self.just_antecedents
+        if not all_arrays(antecedents.offsets, antecedents.flat):
+            antecedents.offsets = array("i", antecedents.offsets)
+            antecedents.flat = array("i", antecedents.flat)
+        self.compaction_cost = time.perf_counter() - started
 
     def names(self, numbers: Iterable[int]) -> frozenset[str]:
         return frozenset(map(self.ids.__getitem__, numbers))
@@ -630,6 +708,8 @@ class SupportState:
 
     def __init__(self, index: GrowingIndex, blocks: dict[int, int] | None = None):
         self.index = index
+        self._loose_spent = 0.0  # seconds of plans on loose rows since the last compaction
+        self._loose_last = 0.0  # seconds of the last plan on loose rows
         self.blocks: dict[int, int] = {n: k for n, k in (blocks or {}).items() if k > 0}
         self.active = bytearray(index.size)
         self.support: array[int] = array("q", [NO_SUPPORT]) * index.size
@@ -653,6 +733,7 @@ class SupportState:
         """
         state = cls.__new__(cls)
         state.index = index
+        state._loose_spent = state._loose_last = 0.0
         state.blocks = {n: k for n, k in blocks.items() if k > 0}
         state.active = bytearray(active)
         state.support = array("q", support)
@@ -893,6 +974,15 @@ class SupportState:
         roots = tuple(dict.fromkeys(roots))
         self.grow()
         index = self.index
+        # rows added one by one (an open memory that gains claims) send the plan down the
+        # slowest path until the index is compacted: rent or buy again, compacting once the
+        # plans made on loose rows, this one counted as costing what the last did, have cost
+        # what the last compaction did
+        loose = index.loose()
+        if loose and self._loose_spent + self._loose_last >= index.compaction_cost:
+            index.compact()
+            self._loose_spent = 0.0
+            loose = False
         planner = _compiled_planner()
         if planner is not None:
             rows = _flat_rows_of(index)
@@ -913,7 +1003,11 @@ class SupportState:
         try:
             return self._plan_retract(roots)
         finally:
-            _PLANNING[0] += time.perf_counter() - started
+            spent = time.perf_counter() - started
+            _PLANNING[0] += spent
+            if loose:
+                self._loose_spent += spent
+                self._loose_last = spent
 
     def _plan_retract(self, roots: tuple[int, ...]) -> Plan:
         """:meth:`plan_retract` in Python (the reference of :mod:`theory.retract_kernel`)."""
