@@ -318,6 +318,89 @@ def test_a_refresh_over_an_unchanged_index_stores_the_state_alone(memory_locatio
         assert reopened_state(memory) == set(memory.active_ids())
 
 
+def test_a_refresh_after_a_few_additions_stores_the_state_alone(memory_location, monkeypatch):
+    """A memory that gains a few claims (at most 1/8 of the nodes and justifications of its
+    full blob) refreshes with a state blob over the grown index: opening reads the full blob,
+    the nodes and justifications added since from the store, then the state, and never
+    recomputes the fixpoint. Past 1/8, the refresh is a full blob again."""
+    import jtms.memory.memory as reconsolidation
+    from jtms.memory import checkpoint
+
+    monkeypatch.setattr(reconsolidation, "CHECKPOINT_MIN_ROWS", 3)
+    path = memory_location()
+    graph = {
+        "nodes": [{"id": f"e{k}", "kind": "evidence"} for k in range(20)]
+        + [{"id": f"c{k}", "kind": "claim"} for k in range(30)],
+        "justifications": [
+            {"claim": f"c{k}", "antecedents": [f"e{k % 20}"] + ([f"c{k - 1}"] if k else [])}
+            for k in range(30)
+        ]
+        + [{"claim": f"c{k}", "antecedents": [f"e{(k + 7) % 20}"]} for k in range(0, 30, 3)],
+    }
+
+    def stored(memory: Memory) -> tuple[int, int | None]:
+        with memory.snapshot():
+            saved = memory._store.checkpoint()
+            assert saved is not None
+            return saved.event, checkpoint.base_of(saved.data)
+
+    def reopened(memory: Memory, full: int) -> set[str]:
+        with monkeypatch.context() as patch:
+            patch.setattr(SupportState, "_derive_all", lambda self: 1 / 0)
+            with Memory.open(path) as other:
+                active = set(other.active_ids())
+                assert other._loaded is not None and other._loaded.full_checkpoint is not None
+                assert other._loaded.full_checkpoint[0] == full
+                assert other.integrity_problems() == []
+                return active
+
+    with Memory.create(path) as memory:
+        imported = memory.import_graph(graph, source="g").event_id
+        for k in range(3):  # 3 nodes and 4 justifications: within 1/8 of 50 and of 40
+            memory.add_evidence(f"n{k}")
+            memory.add_claim(f"m{k}", [[f"n{k}", "c3"]] + ([["e5"]] if k == 0 else []))
+            audit = memory.audit(["e0", "e7", f"n{k}"], reason="r")  # 7 retired: a refresh
+            event, base = stored(memory)
+            assert (event, base) == (audit.audit_id, imported)
+            assert reopened(memory, imported) == set(memory.active_ids())
+            memory.reinstate(audit.audit_id)
+            assert reopened(memory, imported) == set(memory.active_ids())
+        for k in range(3, 8):  # 8 nodes added: past 1/8 of 50
+            memory.add_evidence(f"n{k}")
+        audit = memory.audit(["e0", "e7"], reason="r")
+        assert stored(memory) == (audit.audit_id, None)
+        assert reopened(memory, audit.audit_id) == set(memory.active_ids())
+
+
+def test_a_state_blob_over_a_grown_index_needs_the_additions():
+    """checkpoint.decode of a state blob taken after the index grew: without a way to read
+    the additions it is not used; with one, the index and state are those encoded."""
+    from jtms.memory import checkpoint
+    from theory.incremental import GrowingIndex
+
+    index = GrowingIndex()
+    index.extend([("e1", True), ("c1", False)], [(1, (0,))], canonical=True)
+    full = checkpoint.encode(SupportState(index), {}, 5)
+    index.extend([("e2", True), ("c2", False)], [(3, (1, 2)), (1, (2,))], canonical=True)
+    grown = SupportState(index)
+    blob = checkpoint.encode_state(grown, {}, 7, base=5)
+    assert checkpoint.decode(blob, 7, full) is None
+
+    def extend(target: GrowingIndex, nodes: int, justifications: int) -> None:
+        assert (target.size, len(target.just_claim)) == (2, 1) and (nodes, justifications) == (4, 3)
+        target.extend([("e2", True), ("c2", False)], [(3, (1, 2)), (1, (2,))], canonical=True)
+
+    restored = checkpoint.decode(blob, 7, full, extend)
+    assert restored is not None
+    assert (restored.nodes, restored.justifications) == (4, 3)
+    assert (restored.base_nodes, restored.base_justifications) == (2, 1)
+    assert restored.index.ids == index.ids
+    assert bytes(restored.state.active) == bytes(grown.active)
+    assert list(restored.state.support) == list(grown.support)
+    assert bytes(restored.state.pointer) == bytes(grown.pointer)
+    assert restored.state.verify() == []
+
+
 def test_a_state_blob_is_used_only_over_its_own_full_blob():
     from jtms.memory import checkpoint
     from theory.incremental import GrowingIndex

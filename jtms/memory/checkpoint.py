@@ -22,10 +22,13 @@ dependents instead) are still read.
 
 The index only grows, and only an import or an addition grows it; audits and reinstatements
 change the state alone. So a checkpoint taken while the index is the one a stored full blob
-holds is a *state blob* (:func:`encode_state`): a magic line, a header naming that blob's
-event as its ``base``, and only the active flags, pointers, ranks and pointer flags, about a
-sixth of the bytes at 100,000 claims. Opening reads both (:func:`base_of` says which), and a
-state blob whose base is gone or does not match is not used (the log serves).
+holds, or that one grown by a few nodes and justifications (an agent's additions between
+audits: ``jtms.memory.memory.GROWN_STATE_BLOB``), is a *state blob* (:func:`encode_state`): a
+magic line, a header naming that blob's event as its ``base``, and only the active flags,
+pointers and ranks, about a tenth of the bytes at 100,000 claims. Opening reads both
+(:func:`base_of` says which), appends the nodes and justifications added since the full blob
+from the store (:data:`Extend`), then restores the state. A state blob whose base is gone or
+does not match is not used (the log serves).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from __future__ import annotations
 import json
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +68,14 @@ class Restored:
     audits: dict[int, list[int]]
     nodes: int  # nodes covered by the checkpoint (numbers below this)
     justifications: int  # justifications covered by it
+    base_nodes: int = -1  # nodes the full blob holds (a state blob may cover more): -1, all
+    base_justifications: int = -1
+
+
+Extend = Callable[[GrowingIndex, int, int], None]
+"""``extend(index, nodes, justifications)``: append to ``index`` (the full blob's) the nodes
+and justifications numbered below ``nodes`` and ``justifications`` that it lacks, from the
+store (a state blob taken after the memory gained some)."""
 
 
 def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> bytes:
@@ -96,7 +107,8 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
 
 def encode_state(state: SupportState, audits: dict[int, list[int]], event: int, base: int) -> bytes:
     """The state at ``event`` alone, over the index that the full blob of event ``base`` holds
-    (the caller knows the index has not grown since)."""
+    or one grown from it since (nodes and justifications appended: an open memory that
+    gained claims, which opening reads from the store: :data:`Extend`)."""
     return _blob(STATE_MAGIC, state, audits, {"event": event, "base": base}, _state_sections(state))
 
 
@@ -209,11 +221,15 @@ def base_of(data: bytes) -> int | None:
         return None
 
 
-def decode(data: bytes, event: int, base: bytes | None = None) -> Restored | None:
+def decode(
+    data: bytes, event: int, base: bytes | None = None, extend: Extend | None = None
+) -> Restored | None:
     """The index and state a blob saved, or None if it is not a usable checkpoint at ``event``.
 
     A state blob needs ``base``, the full blob of the event :func:`base_of` names: the index
-    comes from that one, the state from this one."""
+    comes from that one, the state from this one. A state blob over more nodes or
+    justifications than its base holds also needs ``extend``, which appends those to the
+    base's index before the state is restored over it."""
     read = _read(data, READABLE + STATE_READABLE)
     if read is None:
         return None
@@ -229,28 +245,31 @@ def decode(data: bytes, event: int, base: bytes | None = None) -> Restored | Non
         if header["event"] != event:
             return None
         size, count = int(header["nodes"]), int(header["justifications"])
-        if (int(index_header["nodes"]), int(index_header["justifications"])) != (size, count):
+        held, held_count = int(index_header["nodes"]), int(index_header["justifications"])
+        if (held, held_count) != (size, count) and (
+            extend is None or held > size or held_count > count or parts is index_parts
+        ):
             return None
         if header.get("base", index_header["event"]) != index_header["event"]:
             return None
         swap = header["byteorder"] != sys.byteorder
         index_swap = index_header["byteorder"] != sys.byteorder
-        ids = index_parts["ids"].decode().split("\x00") if size else []
+        ids = index_parts["ids"].decode().split("\x00") if held else []
         ints = {name: _ints(index_parts[name], "i", index_swap) for name in _INT_SECTIONS}
         support, rank = _pointers_and_ranks(parts, swap)
         active = bytearray(parts["active"])
         evidence = bytearray(index_parts["evidence"])
         if (
-            len(ids) != size
-            or len(evidence) != size
+            len(ids) != held
+            or len(evidence) != held
             or len(active) != size
             or len(support) != size
             or len(rank) != size
-            or len(ints["just_claim"]) != count
-            or len(ints["ant_offsets"]) != count + 1
-            or len(ints["jo_offsets"]) != size + 1
-            or len(ints["w_offsets"]) != size + 1
-            or len(ints["c_offsets"]) != size + 1
+            or len(ints["just_claim"]) != held_count
+            or len(ints["ant_offsets"]) != held_count + 1
+            or len(ints["jo_offsets"]) != held + 1
+            or len(ints["w_offsets"]) != held + 1
+            or len(ints["c_offsets"]) != held + 1
             or ("pointer" in parts and len(parts["pointer"]) != count)
         ):
             return None
@@ -267,8 +286,13 @@ def decode(data: bytes, event: int, base: bytes | None = None) -> Restored | Non
         (ints["w_offsets"], ints["w_flat"]),
         (ints["c_offsets"], ints["c_flat"]),
     )
+    if (held, held_count) != (size, count):
+        assert extend is not None
+        extend(index, size, count)
+        if (index.size, len(index.just_claim)) != (size, count):
+            return None
     state = SupportState.restore(index, blocks, active, support, rank, parts.get("pointer"))
-    return Restored(index, state, audits, size, count)
+    return Restored(index, state, audits, size, count, held, held_count)
 
 
-__all__ = ["Restored", "base_of", "decode", "encode", "encode_state"]
+__all__ = ["Extend", "Restored", "base_of", "decode", "encode", "encode_state"]

@@ -110,6 +110,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CHECKPOINT_MIN_ROWS = 4096  # refresh the checkpoint when the log tail since it holds more
 # status and pointer rows than this and than 1/8 of the nodes
+GROWN_STATE_BLOB = 8  # a refresh stores the state alone while the index has grown by at most
+# 1/8 of the nodes and of the justifications the full blob holds; past that, a full blob
 
 
 def _now() -> str:
@@ -518,12 +520,20 @@ class Memory:
         if saved is not None:
             base = checkpoint.base_of(saved.data)  # a state blob: its index is in another
             below = store.checkpoint(base) if base is not None else None
-            restored = checkpoint.decode(saved.data, saved.event, below.data if below else None)
+            restored = checkpoint.decode(
+                saved.data, saved.event, below.data if below else None, self._extend_to
+            )
             full = saved.event if base is None else base
         if restored is not None and saved is not None and full is not None:
             index = restored.index
             loaded = _Loaded(index, restored.state, saved.event, restored.audits)
-            loaded.full_checkpoint = (full, restored.nodes, restored.justifications)
+            loaded.full_checkpoint = (
+                full,
+                restored.base_nodes if restored.base_nodes >= 0 else restored.nodes,
+                restored.base_justifications
+                if restored.base_justifications >= 0
+                else restored.justifications,
+            )
             first_justification = restored.justifications
         else:
             index = GrowingIndex()
@@ -546,6 +556,19 @@ class Memory:
         self._replay(loaded, last, rows)
         loaded.add_nogoods([r for r in store.nogoods() if r.event <= last])
         return loaded
+
+    def _extend_to(self, index: GrowingIndex, nodes: int, justifications: int) -> None:
+        """Append to ``index`` the stored nodes and justifications numbered below ``nodes``
+        and ``justifications`` that it lacks (:data:`checkpoint.Extend`: a state blob over
+        an index grown since its full blob)."""
+        store = self._store
+        rows = store.nodes(index.size)[: nodes - index.size]
+        added = store.justifications(len(index.just_claim))
+        index.extend(
+            [(r.id, r.evidence) for r in rows],
+            ((j.claim, j.antecedents) for j in added[: justifications - len(index.just_claim)]),
+            canonical=True,
+        )
 
     def _catch_up(self, loaded: _Loaded, last: int) -> None:
         """Apply what the events after ``loaded.seen_event`` wrote (O(changes))."""
@@ -621,9 +644,17 @@ class Memory:
     def _save_checkpoint(self, loaded: _Loaded) -> None:
         event, index = loaded.seen_event, loaded.index
         full = loaded.full_checkpoint
-        if full is not None and full[0] < event and full[1:] == (index.size, len(index.just_claim)):
-            # the index is the one the stored full blob holds: store the state alone (an
-            # audit's refresh writes about a sixth of the bytes), unless that blob is gone
+        count = len(index.just_claim)
+        if (
+            full is not None
+            and full[0] < event
+            and full[1] <= index.size <= full[1] + full[1] // GROWN_STATE_BLOB
+            and full[2] <= count <= full[2] + full[2] // GROWN_STATE_BLOB
+        ):
+            # the index is the one the stored full blob holds, or that one and a few nodes
+            # and justifications since (opening reads those from the store): store the state
+            # alone (an audit's refresh writes about a tenth of the bytes), unless that blob
+            # is gone
             data = checkpoint.encode_state(loaded.state, loaded.audits, event, full[0])
             if self._store.put_checkpoint(Checkpoint(event, data), keep=full[0]):
                 loaded.tail = 0
