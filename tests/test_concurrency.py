@@ -253,6 +253,19 @@ def test_writers_refresh_the_checkpoint_as_the_tail_grows(memory_location, monke
         assert memory.integrity_problems() == []
 
 
+def _reopened_from_checkpoints(path: str, monkeypatch, full: int) -> set[str]:
+    """The active ids a new process opens from the stored checkpoints (whose full blob is of
+    event ``full``), never recomputing the fixpoint; its integrity check passes."""
+    with monkeypatch.context() as patch:
+        patch.setattr(SupportState, "_derive_all", lambda self: 1 / 0)
+        with Memory.open(path) as other:
+            active = set(other.active_ids())
+            assert other._loaded is not None and other._loaded.full_checkpoint is not None
+            assert other._loaded.full_checkpoint[0] == full
+            assert other.integrity_problems() == []
+            return active
+
+
 def test_a_refresh_over_an_unchanged_index_stores_the_state_alone(memory_location, monkeypatch):
     """Audits change the state, not the index: their checkpoint refresh stores a state blob
     over the full one of the import (two rows, the full one kept), opening reads both and
@@ -277,16 +290,7 @@ def test_a_refresh_over_an_unchanged_index_stores_the_state_alone(memory_locatio
         return int(found[0][0])
 
     def reopened_state(memory: Memory) -> set[str]:
-        """The state a new process opens: from the stored checkpoints, not from the log."""
-        full = stored(memory)[1] or stored(memory)[0]
-        with monkeypatch.context() as patch:
-            patch.setattr(SupportState, "_derive_all", lambda self: 1 / 0)
-            with Memory.open(path) as other:
-                active = set(other.active_ids())
-                assert other._loaded is not None and other._loaded.full_checkpoint is not None
-                assert other._loaded.full_checkpoint[0] == full
-                assert other.integrity_problems() == []
-                return active
+        return _reopened_from_checkpoints(path, monkeypatch, stored(memory)[1] or stored(memory)[0])
 
     with Memory.create(path) as memory:
         imported = memory.import_graph(GRAPH, source="g").event_id
@@ -345,14 +349,7 @@ def test_a_refresh_after_a_few_additions_stores_the_state_alone(memory_location,
             return saved.event, checkpoint.base_of(saved.data)
 
     def reopened(memory: Memory, full: int) -> set[str]:
-        with monkeypatch.context() as patch:
-            patch.setattr(SupportState, "_derive_all", lambda self: 1 / 0)
-            with Memory.open(path) as other:
-                active = set(other.active_ids())
-                assert other._loaded is not None and other._loaded.full_checkpoint is not None
-                assert other._loaded.full_checkpoint[0] == full
-                assert other.integrity_problems() == []
-                return active
+        return _reopened_from_checkpoints(path, monkeypatch, full)
 
     with Memory.create(path) as memory:
         imported = memory.import_graph(graph, source="g").event_id

@@ -64,6 +64,20 @@ def _run(state: SupportState, steps: list[tuple[str, list[int]]]) -> int:
     return compared
 
 
+def _random_steps(
+    state: SupportState, rng: random.Random, count: int, most: int
+) -> list[tuple[str, list[int]]]:
+    """``count`` steps: reinstatements (three in ten) and audits of 1 to ``most`` random
+    nodes of ``state``."""
+    size = state.index.size
+    return [
+        ("reinstate", [])
+        if rng.random() < 0.3
+        else ("audit", rng.sample(range(size), min(size, rng.randint(1, most))))
+        for _ in range(count)
+    ]
+
+
 @settings(max_examples=400)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=14), st.data())
 def test_the_compiled_plan_is_the_python_plan(structure, data):
@@ -88,15 +102,7 @@ def test_the_compiled_plan_is_the_python_plan_on_a_memory_with_loops(seed):
 
     structure = memory(3000, seed=seed, back_edges=0.1)
     state = SupportState(GrowingIndex.of(structure))
-    rng = random.Random(seed)
-    size = state.index.size
-    steps = []
-    for _ in range(40):
-        if rng.random() < 0.3:
-            steps.append(("reinstate", []))
-        else:
-            steps.append(("audit", rng.sample(range(size), rng.randint(1, 60))))
-    assert _run(state, steps) >= 20
+    assert _run(state, _random_steps(state, random.Random(seed), 40, 60)) >= 20
 
 
 def test_a_switch_waits_for_the_next_rank():
@@ -205,15 +211,7 @@ def test_the_compiled_plan_is_the_python_plan_on_the_loop_families(family):
     for seed in (101, 202):
         structure = make(seed)[0]
         state = SupportState(GrowingIndex.of(structure))
-        rng = random.Random(seed)
-        size = state.index.size
-        steps = []
-        for _ in range(25):
-            if rng.random() < 0.3:
-                steps.append(("reinstate", []))
-            else:
-                steps.append(("audit", rng.sample(range(size), min(size, rng.randint(1, 8)))))
-        _run(state, steps)
+        _run(state, _random_steps(state, random.Random(seed), 25, 8))
 
 
 @settings(max_examples=300)
