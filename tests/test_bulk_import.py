@@ -405,7 +405,9 @@ def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
     with mock.patch("theory.fixpoint.ARRAY_COUNTS_FROM", 1 << 30):  # a dict, slices
         derived = _rederive(index, small, list(region), flat_counts=False)
     assert _rederive(index, large, list(region), flat_counts=True) == derived
-    with mock.patch("theory.fixpoint._flat_rows", return_value=None):  # no arrays: slices
+    with mock.patch(
+        "theory.fixpoint.flat_justification_rows", return_value=None
+    ):  # no arrays: slices
         assert _rederive(index, sliced, list(region), flat_counts=True) == derived
     with mock.patch("theory.fixpoint.ARRAY_COUNTS_FROM", 0):  # in arrays, into a dict
         assert _rederive(index, keyed, list(region), flat_counts=False) == derived
@@ -551,7 +553,7 @@ def test_rederive_derives_in_the_order_of_the_region_on_every_counting_path():
             active = bytearray(index.size)
             for e in ("e1", "e2", "e3"):
                 active[index.number[e]] = 1
-            slices = mock.patch("theory.fixpoint._flat_rows", return_value=None)
+            slices = mock.patch("theory.fixpoint.flat_justification_rows", return_value=None)
             with nullcontext() if arrays else slices:
                 assert _rederive(index, active, list(region), flat_counts=flat_counts) == expected
 

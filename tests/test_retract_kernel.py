@@ -22,7 +22,7 @@ from theory.structure import SupportStructure
 
 
 def _compiled(state: SupportState, roots: tuple[int, ...]) -> incremental.Plan:
-    rows = incremental._flat_rows_of(state.index)
+    rows = state.index.flat_rows()
     assert rows is not None, "GrowingIndex.of gives flat arrays"
     retired, claims, pointers, ranks, region, visited = compiled_plan_retract(
         roots, state.active, state.support, state.rank, state.pointer,
@@ -283,7 +283,7 @@ def test_a_memory_that_gains_claims_plans_on_flat_rows_again(tmp_path, compactio
             index = memory._loaded.index
             renting = k > 0 and compaction_cost > 0
             assert index.loose() == renting
-            assert (incremental._flat_rows_of(index) is None) == renting
+            assert (index.flat_rows() is None) == renting
             index.compaction_cost = compaction_cost
             with Memory.open(path) as other:
                 assert set(other.active_ids()) == set(memory.active_ids())

@@ -144,7 +144,7 @@ def rederive(index: IndexView, active: bytearray, region: Iterable[int]) -> list
     return _rederive(index, active, region, flat_counts=8 * len(region) >= len(active))
 
 
-def _flat_rows(index: IndexView) -> tuple[Any, Any, Any, Any] | None:
+def flat_justification_rows(index: IndexView) -> tuple[Any, Any, Any, Any] | None:
     """The justifications of each node and the antecedents of each justification as flat
     ``array`` rows (offsets, items), when the index holds them so (a memory's index built
     by an import into a new memory, or opened from a checkpoint); else None."""
@@ -207,7 +207,9 @@ def _rederive(
     counted: list[int] = []  # the region claims' justifications, in counting order
     compressed = getattr(just_antecedents, "compressed", None)
     many = getattr(justs_of, "many", None)
-    rows = _flat_rows(index) if flat_counts or len(region) >= ARRAY_COUNTS_FROM else None
+    rows = (
+        flat_justification_rows(index) if flat_counts or len(region) >= ARRAY_COUNTS_FROM else None
+    )
     if rows is not None:  # flat arrays (an import, or opened from a checkpoint): in numpy
         missing, counted = _counts_of_arrays(
             active, region, *rows, len(just_claim) if flat_counts else None

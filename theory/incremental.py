@@ -46,7 +46,7 @@ from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
 from typing import Any, cast
 
-from theory.fixpoint import active_numbers, rederive
+from theory.fixpoint import active_numbers, flat_justification_rows, rederive
 from theory.index import (
     all_arrays,
     array_view,
@@ -317,15 +317,20 @@ class GrowingIndex:
     def numbers(self, ids: Iterable[str]) -> list[int]:
         return [self.number[i] for i in ids]
 
+    def flat_rows(self) -> tuple[Any, ...] | None:
+        """The justification, watcher and antecedent rows (offsets, items) and the claim of
+        each justification, when all are flat arrays (a memory opened from a checkpoint or
+        built by an import, or compacted since); else None."""
+        rows, watchers = flat_justification_rows(self), self.watchers.rows()
+        if rows is None or watchers is None or not all_arrays(*watchers, self.just_claim):
+            return None
+        j_offsets, j_flat, a_offsets, a_flat = rows
+        return (j_offsets, j_flat), watchers, (a_offsets, a_flat), self.just_claim
+
     def loose(self) -> bool:
-        """Whether nodes or justifications were added one by one since the index was last
-        compressed (an addition to an open memory): the planners' flat-row paths then wait
-        for :meth:`compact`."""
-        return (
-            self.justs_of.loose()
-            or self.watchers.loose()
-            or not all_arrays(self.just_claim, *self.just_antecedents.compressed())
-        )
+        """Whether the planners' flat rows are missing (:meth:`flat_rows` is None: nodes or
+        justifications were added one by one to an open memory) until :meth:`compact`."""
+        return self.flat_rows() is None
 
     def compact(self) -> None:
         """Bring every row back to flat ``array("i")`` form (:meth:`Adjacency.compact`; the
@@ -669,7 +674,7 @@ class PointerMap(Mapping[int, int]):
         return self._dict()[claim]
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._dict())
+        return iter(self.keys_array.tolist())  # distinct claims: the dict's order
 
     def __len__(self) -> int:
         return len(self.keys_array)
@@ -696,8 +701,6 @@ class Plan:
     def rederived(self) -> tuple[int, ...]:
         """Claims of the region that lost their pointer but stayed active (a new pointer)."""
         if not self.activated:  # a retraction: every new pointer is on a claim that stays active
-            if isinstance(self.supports, PointerMap):
-                return tuple(self.supports.keys_array.tolist())
             return tuple(self.supports)
         activated = set(self.activated)
         return tuple(c for c in self.supports if c not in activated)
@@ -985,7 +988,7 @@ class SupportState:
             loose = False
         planner = _compiled_planner()
         if planner is not None:
-            rows = _flat_rows_of(index)
+            rows = index.flat_rows()
             if rows is not None and all_arrays(self.support, self.rank):
                 retired, claims, pointers, ranks, size, visited = planner.plan_retract(
                     roots, self.active, self.support, self.rank, self.pointer,
@@ -1343,19 +1346,6 @@ def _compiled_planner() -> Any:
         if load_compiled_planner():
             module = sys.modules.get("theory.retract_kernel")
     return module
-
-
-def _flat_rows_of(index: GrowingIndex) -> tuple[Any, ...] | None:
-    """The justification, watcher and antecedent rows (offsets, items) and the claim of each
-    justification, when all are flat arrays (a memory opened from a checkpoint or built by
-    an import); else None."""
-    j_rows, w_rows = index.justs_of.rows(), index.watchers.rows()
-    antecedents = index.just_antecedents.compressed()
-    if j_rows is None or w_rows is None:
-        return None
-    if not all_arrays(*j_rows, *w_rows, *antecedents, index.just_claim):
-        return None
-    return j_rows, w_rows, antecedents, index.just_claim
 
 
 def _columns(pairs: Mapping[int, int]) -> tuple[Any, Any]:

@@ -1114,9 +1114,7 @@ class ConeQueries:
 
     def _names(self, numbers: Any) -> frozenset[str]:
         """Names of node numbers: an array from the compiled oracle, a set from Python's."""
-        if hasattr(numbers, "tolist"):  # numpy is not imported on the interpreted path
-            numbers = numbers.tolist()
-        return frozenset(map(self.ids.__getitem__, numbers))
+        return frozenset(map(self.ids.__getitem__, _listed(numbers)))
 
     def outside(self, present: Iterable[str]) -> frozenset[str]:
         """Relevance in bulk: for evidence X with f(X) false, the evidence outside a maximal
@@ -1158,10 +1156,13 @@ class ConeQueries:
         shrinks the cone's other evidence to a minimal true set), or None when there is
         none."""
         absent = {self.number.get(e) for e in without}
-        evidence = self.oracle.evidence
-        if hasattr(evidence, "tolist"):  # the compiled oracle's array
-            evidence = evidence.tolist()
-        return self._minimal([x for x in evidence if x not in absent])
+        return self._minimal([x for x in _listed(self.oracle.evidence) if x not in absent])
+
+
+def _listed(numbers: Any) -> Any:
+    """Node numbers as Python ints: a numpy array's (the compiled oracle's) as a list, any
+    other collection as it is (numpy is not imported on the interpreted path)."""
+    return numbers.tolist() if hasattr(numbers, "tolist") else numbers
 
 
 def _compiled_steps(program: SupportProgram, solver: str) -> Iterator[Step]:
