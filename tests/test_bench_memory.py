@@ -45,3 +45,13 @@ def test_no_timed_audit_of_the_benchmark_repeats_an_earlier_one(tmp_path, monkey
     assert len(named) == 15  # five phases of 3 rounds
     ids = list(itertools.chain.from_iterable(named))
     assert len(ids) == len(set(ids)) == 15 * 4
+
+
+def test_the_history_index_probe_times_its_batches(tmp_path):
+    """benchmarks/probe_history_index.py: a table of N rows, then batches of new rows, one
+    line per size with one time per batch."""
+    from benchmarks.probe_history_index import probe
+
+    times = probe(2_000, 2, tmp_path)
+    assert len(times) == 2 and all(t > 0 for t in times)
+    assert not list(tmp_path.iterdir())  # the table's file is removed
