@@ -280,3 +280,40 @@ def test_a_cold_check_imports_no_other_command():
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "['jtms.cli.commands.theorycmds']"
+
+
+def test_a_cold_audit_imports_no_sat_solver(tmp_path, capsys):
+    """`jtms audit` needs the fixpoint, not the SAT stack behind minimal justifications and
+    the checker (pysat and the completion encodings: about 20 ms of a one-shot process):
+    :mod:`theory` loads its names on first use and the PROV reader imports the checker only
+    when it reads PROV."""
+    db = tmp_path / "m.db"
+    assert run(capsys, "init", "--db", db)[0] == 0
+    assert run(capsys, "import", EXAMPLES / "and_world.json", "--db", db)[0] == 0
+    code = (
+        "import sys\n"
+        "from jtms.cli.console import main\n"
+        f"main(['audit', '--invalidate', 'a', '--reason', 'r', '--db', {str(db)!r}])\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pysat'"
+        " or m in ('theory.justifications', 'theory.safety')), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_every_name_of_theory_loads_from_its_module():
+    import importlib
+
+    import theory
+
+    for name in theory.__all__:
+        value = getattr(theory, name)
+        if name not in ("GraphError", "InputError"):
+            module = importlib.import_module(f"theory.{theory._MODULES[name]}")
+            assert value is getattr(module, name)
+    assert set(dir(theory)) >= set(theory.__all__)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        theory.nothing  # noqa: B018

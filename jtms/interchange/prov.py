@@ -42,7 +42,6 @@ from jtms.interchange.imported import ChoiceDependence, Imported, ImportReport
 from theory.errors import InputError
 from theory.ids import id_problem
 from theory.optional import import_optional
-from theory.safety import summarize_structure
 from theory.structure import SupportStructure
 
 DERIVATION_CHOICES = ("and", "or", "separate")
@@ -339,6 +338,8 @@ def imported_from(reading: ProvReading, source: str, derivations: str | None) ->
 
 def verdict_table(structure: SupportStructure, audit: Iterable[str]) -> dict[str, str]:
     """Each claim's verdict under ``audit``: ``inactive``, ``safe`` or ``unsafe``."""
+    from theory.safety import summarize_structure  # the SAT stack: only when reading PROV
+
     summary = summarize_structure(structure, blocked=audit, examples=0)
     return {
         c.id: ("inactive" if not c.active else "safe" if c.influence_safe else "unsafe")
