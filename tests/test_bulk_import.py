@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from jtms.memory.memory import Memory
 from theory import strategies as jst
+from theory.ids import id_problem
 from theory.incremental import GraphRows, GrowingIndex, SupportState, justification_rows
 from theory.structure import SupportStructure
 
@@ -801,3 +802,51 @@ def test_check_ids_all_at_once_answers_as_id_by_id(values, limit, allow_empty):
             return ("error", str(error), error.node)
 
     assert outcome(check_ids) == outcome(_ids_one_by_one)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ids=st.lists(
+        st.text(st.characters(codec="utf-8"), min_size=1, max_size=12).filter(
+            lambda value: id_problem(value) is None
+        ),
+        min_size=1,
+        max_size=12,
+        unique=True,
+    ),
+    data=st.data(),
+)
+def test_a_plain_import_stores_any_ids_kinds_and_statuses(tmp_path_factory, ids, data):
+    """A plain document's nodes are written as columns (SQLite: one statement over a JSON
+    array of the ids and a byte string of the statuses): every id (quotes, backslashes,
+    characters outside the BMP) comes back with its kind and its status, numbered densely."""
+    evidence = data.draw(st.integers(0, len(ids)), label="evidence")
+    nodes = [
+        {"id": node, "kind": "evidence" if k < evidence else "claim"} for k, node in enumerate(ids)
+    ]
+    justifications = [
+        {"claim": ids[c], "antecedents": data.draw(st.sets(st.sampled_from(ids[:c]), min_size=1))}
+        for c in range(evidence, len(ids))
+        if c and data.draw(st.booleans())
+    ]
+    for justification in justifications:
+        justification["antecedents"] = sorted(justification["antecedents"])
+    path = tmp_path_factory.mktemp("plain") / "m.db"
+    with Memory.create(str(path)) as memory:
+        memory.import_graph({"nodes": nodes, "justifications": justifications}, source="g")
+        rows = sorted(
+            (row["num"], row["id"], row["kind"], row["status"]) for row in memory.table("nodes")
+        )
+        active = {node for node in ids if memory.is_active(node)}
+    assert [num for num, _, _, _ in rows] == list(range(len(ids)))
+    assert {node: kind for _, node, kind, _ in rows} == {n["id"]: n["kind"] for n in nodes}
+    assert {node for _, node, _, status in rows if status == "active"} == active
+    derived = {n["id"] for n in nodes if n["kind"] == "evidence"}
+    changed = True
+    while changed:
+        changed = False
+        for j in justifications:
+            if j["claim"] not in derived and set(j["antecedents"]) <= derived:
+                derived.add(j["claim"])
+                changed = True
+    assert active == derived
