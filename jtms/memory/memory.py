@@ -1421,12 +1421,17 @@ class Memory:
                 smallest = heapq.nsmallest(offset + limit, map(name, claims))
                 ordered = [number[i] for i in smallest]
             page = ordered[offset:] if limit is None else ordered[offset : offset + limit]
+            # each row a slice of the flat antecedents (a page of every kept claim can hold
+            # most of the memory: no tuple built per justification)
+            offsets, flat = antecedents.offsets, antecedents.flat
             result = []
             for n in page:
-                justification = support[n]
-                if not gone.isdisjoint(antecedents[justification]):
-                    justification = self._surviving(loaded, n, gone)
-                names = [ids[a] for a in antecedents[justification]]
+                j = support[n]
+                row = flat[offsets[j] : offsets[j + 1]]
+                if gone and not gone.isdisjoint(row):
+                    j = self._surviving(loaded, n, gone)
+                    row = flat[offsets[j] : offsets[j + 1]]
+                names = [ids[a] for a in row]
                 if len(names) > 1:
                     names.sort()
                 result.append((ids[n], tuple(names)))
