@@ -981,27 +981,26 @@ class SupportState:
         # slowest path until the index is compacted: rent or buy again, compacting once the
         # plans made on loose rows, this one counted as costing what the last did, have cost
         # what the last compaction did
-        loose = index.loose()
-        if loose and self._loose_spent + self._loose_last >= index.compaction_cost:
+        rows = index.flat_rows()  # None: loose (GrowingIndex.loose)
+        if rows is None and self._loose_spent + self._loose_last >= index.compaction_cost:
             index.compact()
             self._loose_spent = 0.0
-            loose = False
-        planner = _compiled_planner()
-        if planner is not None:
             rows = index.flat_rows()
-            if rows is not None and all_arrays(self.support, self.rank):
-                retired, claims, pointers, ranks, size, visited = planner.plan_retract(
-                    roots, self.active, self.support, self.rank, self.pointer,
-                    index.is_evidence, *rows,
-                )  # fmt: skip
-                return Plan(
-                    blocked=roots,
-                    region=size,
-                    visited=visited,
-                    deactivated=retired,
-                    supports=PointerMap(claims, pointers),
-                    ranks=PointerMap(claims, ranks),
-                )
+        loose = rows is None
+        planner = _compiled_planner()
+        if planner is not None and rows is not None and all_arrays(self.support, self.rank):
+            retired, claims, pointers, ranks, size, visited = planner.plan_retract(
+                roots, self.active, self.support, self.rank, self.pointer,
+                index.is_evidence, *rows,
+            )  # fmt: skip
+            return Plan(
+                blocked=roots,
+                region=size,
+                visited=visited,
+                deactivated=retired,
+                supports=PointerMap(claims, pointers),
+                ranks=PointerMap(claims, ranks),
+            )
         started = time.perf_counter()
         try:
             return self._plan_retract(roots)

@@ -68,8 +68,8 @@ class Restored:
     audits: dict[int, list[int]]
     nodes: int  # nodes covered by the checkpoint (numbers below this)
     justifications: int  # justifications covered by it
-    base_nodes: int = -1  # nodes the full blob holds (a state blob may cover more): -1, all
-    base_justifications: int = -1
+    base_nodes: int  # nodes the full blob holds (a state blob may cover more)
+    base_justifications: int  # justifications the full blob holds
 
 
 Extend = Callable[[GrowingIndex, int, int], None]

@@ -527,13 +527,7 @@ class Memory:
         if restored is not None and saved is not None and full is not None:
             index = restored.index
             loaded = _Loaded(index, restored.state, saved.event, restored.audits)
-            loaded.full_checkpoint = (
-                full,
-                restored.base_nodes if restored.base_nodes >= 0 else restored.nodes,
-                restored.base_justifications
-                if restored.base_justifications >= 0
-                else restored.justifications,
-            )
+            loaded.full_checkpoint = (full, restored.base_nodes, restored.base_justifications)
             first_justification = restored.justifications
         else:
             index = GrowingIndex()
