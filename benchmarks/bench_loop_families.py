@@ -10,7 +10,7 @@ files of tests/cases: each goal claim is asked of ``minimal_justifications`` by 
 without them (``compiled=False``: the path of a one-shot command on a small graph, so its
 portfolio gets no compiled arm although this process has loaded the kernels), and of
 clingo's domRec enumeration (benchmarks/peers.py). The figure is CPU seconds of the call.
-``--families held-out`` asks the same of the seven shapes of
+``--families held-out`` asks the same of the twelve shapes of
 :data:`benchmarks.loop_families.HELD_OUT` instead, which no constant of the core was chosen
 on (``--scale`` multiplies their sizes).
 
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> None:
         "--families",
         choices=("benchmark", "held-out"),
         default="benchmark",
-        help="the six families and the case files (default), or the seven held-out shapes "
+        help="the six families and the case files (default), or the twelve held-out shapes "
         "that no constant of the core was chosen on (benchmarks/loop_families.py: HELD_OUT)",
     )
     parser.add_argument(

@@ -21,7 +21,7 @@ graph, so these differ in the shape of their loops:
 plus the two regression files of ``tests/cases`` (:func:`case_files`), graphs on which the
 core once stalled.
 
-:data:`HELD_OUT` holds seven more shapes that no constant of the core was chosen on: the
+:data:`HELD_OUT` holds twelve more shapes that no constant of the core was chosen on: the
 check that the core holds beyond the families above (``python -m
 benchmarks.bench_loop_families --families held-out [--scale 3]``). Their generators take a
 ``scale`` that multiplies their sizes:
@@ -38,7 +38,17 @@ benchmarks.bench_loop_families --families held-out [--scale 3]``). Their generat
 - ``deep_chain``: one chain of a few hundred claims, with short back-edges and a few long ones
   (deep cones, small loops all along);
 - ``triples``: bodies of three antecedents, two claims and evidence or any three (conjunctive
-  loops).
+  loops);
+- ``clique``: claims each supported by most others alone, half of them also by evidence (one
+  complete component);
+- ``conjunctive``: bodies of two claims, a quarter of them evidence alone (every loop
+  conjunctive, many sets per claim);
+- ``ladder``: two chains supported both ways along and across their rungs, a few rungs
+  entered by evidence;
+- ``loop_tree``: a tree of rings, each ring entered from two claims of its children, evidence
+  only at the leaves (goals at the root cross every level);
+- ``wheel``: a hub supported by every claim of a rim, each rim claim by the hub with its
+  neighbour, by its other neighbour, and a few by evidence.
 
 Every member is a :class:`~theory.structure.SupportStructure` with the goal claims to ask.
 """
@@ -370,6 +380,117 @@ def triples(seed: int, scale: int = 1) -> Member:
     )
 
 
+def clique(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    k, e, p = rng.randint(10, 30) * scale, rng.randint(3, 10), rng.choice([0.5, 0.7, 0.9])
+    evidence = _ids("e", e)
+    claims = _ids("c", k)
+    pairs: list[tuple[str, list[str]]] = []
+    for c in claims:
+        pairs += [(c, [d]) for d in claims if d != c and rng.random() < p]
+        if rng.random() < 0.5:
+            pairs.append((c, sorted(set(rng.sample(evidence, rng.randint(1, 2))))))
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        _sample_goals(rng, claims),
+        f"claims={k} p={p}",
+    )
+
+
+def conjunctive(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    n, e = rng.randint(20, 60) * scale, rng.randint(5, 15)
+    evidence = _ids("e", e)
+    claims = _ids("c", n)
+    pairs: list[tuple[str, list[str]]] = []
+    for c in claims:
+        for _ in range(rng.randint(1, 3)):
+            if rng.random() < 0.25:
+                body = set(rng.sample(evidence, rng.randint(1, 2)))
+            else:
+                body = set(rng.sample(claims, 2))
+            pairs.append((c, sorted(body)))
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        _sample_goals(rng, claims),
+        f"claims={n} evidence={e}",
+    )
+
+
+def ladder(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    length, e = rng.randint(10, 40) * scale, rng.randint(4, 12)
+    evidence = _ids("e", e)
+    left, right = _ids("a", length), _ids("b", length)
+    pairs: list[tuple[str, list[str]]] = []
+    for i in range(length):
+        for side in (left, right):
+            if i:
+                pairs.append((side[i], [side[i - 1]]))
+            if i + 1 < length:
+                pairs.append((side[i], [side[i + 1]]))
+        pairs += [(left[i], [right[i]]), (right[i], [left[i]])]
+        if rng.random() < 0.15:
+            pairs.append((rng.choice((left[i], right[i])), [rng.choice(evidence)]))
+        if rng.random() < 0.1:
+            pairs.append((left[i], sorted({right[i], rng.choice(evidence)})))
+    if not any(body[0].startswith("e") for _, body in pairs):
+        pairs.append((left[0], [evidence[0]]))
+    return (
+        SupportStructure.build(evidence, left + right, pairs),
+        [left[-1], right[length // 2], rng.choice(left + right)],
+        f"rungs={length}",
+    )
+
+
+def loop_tree(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    depth, width, e = rng.randint(3, 4), rng.randint(2, 3) + scale - 1, rng.randint(4, 10)
+    evidence = _ids("e", e)
+    claims: list[str] = []
+    pairs: list[tuple[str, list[str]]] = []
+
+    def component(level: int, name: str) -> list[str]:
+        size = rng.randint(3, 6)
+        ring = [f"{name}_{i}" for i in range(size)]
+        claims.extend(ring)
+        for i, x in enumerate(ring):
+            pairs.append((x, [ring[(i + 1) % size]]))
+            if rng.random() < 0.3:
+                pairs.append((x, [ring[(i + 2) % size]]))
+        if level == depth:
+            pairs.extend((x, [rng.choice(evidence)]) for x in rng.sample(ring, 2))
+        else:
+            for j in range(width):
+                child = component(level + 1, f"{name}{j}")
+                pairs.append((rng.choice(ring), sorted({rng.choice(child), rng.choice(child)})))
+        return ring
+
+    top = component(1, "r")
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        [top[0], *_sample_goals(rng, claims, 2)],
+        f"depth={depth} width={width}",
+    )
+
+
+def wheel(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    n, e = rng.randint(15, 50) * scale, rng.randint(3, 8)
+    evidence = _ids("e", e)
+    rim = _ids("c", n)
+    pairs: list[tuple[str, list[str]]] = [("hub", [c]) for c in rim]
+    for i, c in enumerate(rim):
+        pairs += [(c, sorted({"hub", rim[(i + 1) % n]})), (c, [rim[i - 1]])]
+        if rng.random() < 0.2:
+            pairs.append((c, [rng.choice(evidence)]))
+    return (
+        SupportStructure.build(evidence, ["hub", *rim], pairs),
+        ["hub", *_sample_goals(rng, rim, 2)],
+        f"rim={n}",
+    )
+
+
 HELD_OUT: dict[str, Callable[..., Member]] = {
     "hubs": hubs,
     "bipartite": bipartite,
@@ -378,6 +499,11 @@ HELD_OUT: dict[str, Callable[..., Member]] = {
     "necklace": necklace,
     "deep_chain": deep_chain,
     "triples": triples,
+    "clique": clique,
+    "conjunctive": conjunctive,
+    "ladder": ladder,
+    "loop_tree": loop_tree,
+    "wheel": wheel,
 }
 """Shapes no constant of the core was chosen on (see the module docstring); each generator
 takes ``(seed, scale=1)``."""
