@@ -11,7 +11,7 @@ import os
 import pkgutil
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import jtms.cli.commands
 from jtms.cli.exit_codes import ExitCode
@@ -33,8 +33,40 @@ violation, 2 bad input or usage.
 """
 
 
+class _StoreOnce(argparse.Action):
+    """argparse's ``store``, refusing an option given twice in one command line.
+
+    Plain ``store`` keeps the last value silently: ``audit --invalidate a --invalidate b``
+    would audit ``b`` alone and commit. Options meant to repeat say so (``append``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, **kwargs)  # type: ignore[arg-type]
+        self._namespace: argparse.Namespace | None = None  # the parse that last set it
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        if self.option_strings and self._namespace is namespace:
+            parser.error(
+                f"argument {'/'.join(self.option_strings)}: given more than once "
+                "(give it once; a list is one comma-separated value)"
+            )
+        self._namespace = namespace
+        setattr(namespace, self.dest, values)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse exits 2 on usage errors already; keep its message to one line."""
+    """argparse exits 2 on usage errors already; keep its message to one line. An option
+    given twice is an error (:class:`_StoreOnce`), not the last one silently kept."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     def error(self, message: str) -> NoReturn:  # pragma: no cover - exercised via CLI tests
         message = shorten(message.replace("\n", " "), MAX_PROBLEM)  # a 1 MB argument, cut

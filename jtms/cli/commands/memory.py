@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from jtms.cli.arguments import db_option
+from jtms.cli.arguments import at_least, db_option
 from jtms.cli.output import console, print_json, table
 from jtms.cli.sources import add_source_arguments, read_from, report_lines
 from jtms.memory.limits import (
@@ -60,7 +60,7 @@ def _paging(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--limit",
-        type=int,
+        type=at_least(1),  # refused while parsing: before a write command writes anything
         default=None,
         metavar="N",
         help=f"at most N items of each list: tables show N rows (default "
@@ -224,7 +224,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "--format",
         choices=["text", "dot", "mermaid"],
         default="text",
-        help="dot / mermaid: the certificate (or broken justifications) as a drawing",
+        help="dot / mermaid: the certificate (or broken justifications) as a drawing "
+        "(with --json: {id, format, drawing})",
     )
     _paging(p)
     p.set_defaults(func=run_explain)
@@ -480,7 +481,11 @@ def run_explain(args: argparse.Namespace) -> int:
         if args.format != "text":
             from jtms.views.drawing import FORMATS, certificate_drawing
 
-            print(FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9)), end="")
+            drawing = FORMATS[args.format](certificate_drawing(memory, args.id, cap=10**9))
+            if args.json:  # --json is one JSON document on stdout: the drawing is its value
+                print_json({"id": args.id, "format": args.format, "drawing": drawing})
+            else:
+                print(drawing, end="")
             return 0
     if args.json:
         with _reading(args) as memory:
