@@ -32,7 +32,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import IO, Any
 
@@ -57,10 +57,14 @@ def _problem(error: OSError) -> str:
     return error.strerror or type(error).__name__
 
 
-def plan(path: str, option: str, what: str = "the output") -> tuple[str, bool]:
+def plan(
+    path: str, option: str, what: str = "the output", keep: Sequence[str] = ()
+) -> tuple[str, bool]:
     """Where to write ``path`` and whether atomically: (the file to write, atomic?).
 
-    Refuses (InputError) a directory, a link loop, a missing folder, an unwritable place.
+    Refuses (InputError) a directory (or a name ending in a slash), a link loop, a missing
+    folder, an unwritable place, and any of the files in ``keep``: those the command reads
+    (``jtms export --db m.db -o m.db`` would replace the memory with its own export).
     """
     if path == STDOUT:
         return path, False
@@ -74,6 +78,11 @@ def plan(path: str, option: str, what: str = "the output") -> tuple[str, bool]:
         raise _fail(option, path, _problem(error), what) from None
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise _fail(option, path, "is a directory", what)
+    if path.endswith(("/", os.sep)):  # "out/" names a folder, never a file "out"
+        raise _fail(option, path, "names a directory (it ends with a slash)", what)
+    for kept in keep:
+        if _same_file(path, kept):
+            raise _fail(option, path, f"is {shorten(kept)!r}, which this command reads", what)
     if info is not None and not (stat.S_ISREG(info.st_mode) and info.st_nlink == 1):
         if not os.access(path, os.W_OK):
             raise _fail(option, path, "not writable", what)
@@ -87,18 +96,43 @@ def plan(path: str, option: str, what: str = "the output") -> tuple[str, bool]:
     return target, True
 
 
-def check_output(path: str, option: str, what: str = "the output") -> None:
+def _same_file(path: str, other: str) -> bool:
+    """Whether writing ``path`` would write the file ``other`` (the same file through a
+    link or another spelling, or the same path where neither exists yet)."""
+    try:
+        return os.path.samefile(path, other)
+    except OSError:  # one of them does not exist (yet)
+        return os.path.realpath(path) == os.path.realpath(other)
+
+
+def _new_file_mode() -> int:
+    """The permission bits ``open()`` gives a new file: 0o666 less the umask (a temporary
+    file is made 0o600; the output it becomes is an ordinary new file)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def check_output(
+    path: str, option: str, what: str = "the output", keep: Sequence[str] = ()
+) -> None:
     """Refuse, before any work, an output path that :func:`open_output` would refuse."""
-    plan(path, option, what)
+    plan(path, option, what, keep)
 
 
 @contextmanager
 def open_output(
-    path: str, option: str, *, binary: bool = False, what: str = "the output"
+    path: str,
+    option: str,
+    *,
+    binary: bool = False,
+    what: str = "the output",
+    keep: Sequence[str] = (),
 ) -> Iterator[IO[Any]]:
     """A file to write the output of ``option`` to (see the module docstring); ``what`` names
-    the output in messages ("cannot write the export: no space left on the device")."""
-    target, atomic = plan(path, option, what)
+    the output in messages ("cannot write the export: no space left on the device");
+    ``keep``: files the output must not replace (:func:`plan`)."""
+    target, atomic = plan(path, option, what, keep)
     if target == STDOUT:
         stream: IO[Any] = sys.stdout.buffer if binary else sys.stdout
         yield stream
@@ -143,8 +177,12 @@ def open_output(
         handle.flush()
         os.fsync(handle.fileno())
         handle.close()
+        try:  # a replaced file keeps its bits; a new one gets what open() would give it
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except OSError:
+            mode = _new_file_mode()
         with suppress(OSError):
-            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+            os.chmod(temporary, mode)
         os.replace(temporary, target)
     except OSError as error:
         _close_quietly(handle)

@@ -72,6 +72,16 @@ def check_location(location: Any) -> str:
     return location
 
 
+def database_files(location: str | Path) -> tuple[str, ...]:
+    """The files that hold the memory at ``location``: an SQLite database and its ``-wal``,
+    ``-shm`` and ``-journal`` files; none for a PostgreSQL URL (or ``:memory:``). Output that
+    would replace one of them is refused (``jtms export -o``)."""
+    location = os.fspath(location)
+    if location.startswith(POSTGRES_PREFIXES) or location == ":memory:":
+        return ()
+    return tuple(location + suffix for suffix in ("", "-wal", "-shm", "-journal"))
+
+
 def open_store(
     location: str | Path, durability: str = "full", busy_timeout: float | None = None
 ) -> Store:
@@ -115,6 +125,7 @@ __all__ = [
     "EventRow",
     "Store",
     "check_location",
+    "database_files",
     "create_store",
     "open_store",
     "upgrade_store",

@@ -11,6 +11,7 @@ from typing import IO, Any
 from jtms.cli.arguments import db_option
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import STDOUT, check_output, open_output
+from jtms.store import database_files
 
 ORDER = 21  # right after the memory commands in `jtms --help`
 
@@ -147,8 +148,10 @@ def run_export(args: argparse.Namespace) -> int:
         with open_output(STDOUT, "--output", what="the export") as out:
             write(location, out)
         return 0
-    check_output(args.output, "--output", "the export")  # before any work
-    with open_output(args.output, "--output", what="the export") as out:
+    # before any work; never over the memory's own files
+    keep = database_files(location)
+    check_output(args.output, "--output", "the export", keep)
+    with open_output(args.output, "--output", what="the export", keep=keep) as out:
         summary = write(location, out)
     if args.json:
         print_json({**summary.as_dict(), "output": args.output})
