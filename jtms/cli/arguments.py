@@ -29,6 +29,18 @@ def default_db() -> str:
     return os.environ.get("JTMS_DB", "").strip() or DEFAULT_DB
 
 
+def location(text: str) -> str:
+    """A ``--db`` value a command line can use: not SQLite's ``:memory:``, which each process
+    creates empty and forgets at exit (``jtms init --db :memory:`` would report a memory
+    that no later command finds). The Python API accepts it (:meth:`Memory.create`)."""
+    if text.strip() == ":memory:":
+        raise argparse.ArgumentTypeError(
+            "':memory:' is a database that lives only as long as one command: name a file "
+            "or a postgresql:// URL"
+        )
+    return text
+
+
 def db_option(
     parser: argparse.ArgumentParser, *, instead_of_file: bool = False, help: str = "the memory"
 ) -> None:
@@ -41,6 +53,7 @@ def db_option(
         parser.add_argument(
             "--db",
             nargs="?",
+            type=location,
             const=default_db(),
             default=None,
             metavar="LOCATION",
@@ -48,7 +61,11 @@ def db_option(
         )
     else:
         parser.add_argument(
-            "--db", default=default_db(), metavar="LOCATION", help=f"{help}: {LOCATION_HELP}"
+            "--db",
+            type=location,
+            default=default_db(),
+            metavar="LOCATION",
+            help=f"{help}: {LOCATION_HELP}",
         )
 
 
@@ -100,6 +117,7 @@ __all__ = [
     "at_least",
     "db_option",
     "default_db",
+    "location",
     "id_list",
     "positive_float",
 ]
