@@ -21,7 +21,7 @@ from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, cast
 
-from theory.errors import GraphError, InputError
+from theory.errors import GraphError, InputError, shorten
 from theory.ids import all_ids, id_problem
 from theory.structure import GraphRows, Kind, Nogood, SupportStructure
 
@@ -104,10 +104,34 @@ def loads_graph(text: str, source: str = "<string>") -> SupportStructure:
     return parse_graph(_decode(text, source), source=source)
 
 
+class _DuplicateKey(Exception):
+    """A JSON object naming one key twice (raised while decoding)."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """One decoded JSON object, refusing a key given twice: ``json`` would keep the last
+    silently (``{"kind": "evidence", "kind": "claim"}`` a claim, a second
+    ``"justifications": []`` dropping the first list)."""
+    decoded = dict(pairs)
+    if len(decoded) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return decoded
+
+
 def _decode(text: str, source: str) -> Any:
     try:
         with paused_gc():
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_object)
+    except _DuplicateKey as error:
+        raise GraphError(
+            f"an object gives the key {shorten(str(error.args[0]), 80)!r} twice (JSON would "
+            "keep only the last one): give each key once",
+            source=source,
+        ) from None
     except json.JSONDecodeError as error:
         raise GraphError(
             f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}",
@@ -146,7 +170,7 @@ JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
 _ONLY_STR = frozenset({str})  # antecedents: exactly str, checked per list in C (set of the types)
 _ONLY_DICT = frozenset({dict})
 _ONLY_LIST = frozenset({list})
-_NO_ANTECEDENTS: list[Any] = []  # what a justification without the key reads (never changed)
+_NO_ANTECEDENTS = None  # what a justification without the key reads: not a list, so invalid
 _KINDS = frozenset(kind.value for kind in Kind)
 
 
@@ -216,7 +240,13 @@ def _parse(data: Any) -> SupportStructure:
             _known_keys(
                 justification, justification_keys, f"justifications[{position}]", node=claim
             )
-        antecedents = justification.get("antecedents", [])
+        if "antecedents" not in justification:  # a forgotten key must not make a premise
+            raise GraphError(
+                f"justifications[{position}] needs 'antecedents' (a list of ids; [] makes "
+                "the claim a premise)",
+                node=claim,
+            )
+        antecedents = justification["antecedents"]
         if not isinstance(antecedents, list) or not set(map(type, antecedents)) <= _ONLY_STR:
             raise GraphError(
                 f"justifications[{position}]: 'antecedents' must be a list of ids", node=claim

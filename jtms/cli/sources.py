@@ -8,6 +8,7 @@ import argparse
 
 from jtms.interchange import Imported, read_source
 from jtms.interchange.prov import DERIVATION_CHOICES
+from theory.structure import SupportStructure
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +35,20 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         "(all sources needed), or (each source suffices), separate (all sources, "
         "one more alternative); required when the document has one",
     )
+
+
+def load_graph_file(path: str) -> SupportStructure:
+    """A jtms graph file for a command that reads it (``jtms check FILE``): the graph
+    (:func:`theory.graphfile.load_graph`), with its texts and calculations checked as a
+    memory's import checks them (:func:`jtms.memory.documents.check_document`), so a file
+    is valid or invalid the same way for every command."""
+    from jtms.memory.documents import check_document
+    from theory.graphfile import load_document, parse_graph
+
+    document = load_document(path)
+    structure = parse_graph(document, source=path)
+    check_document(document, structure, path)
+    return structure
 
 
 def read_from(args: argparse.Namespace, path: str) -> Imported | None:

@@ -57,8 +57,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jtms.memory import checkpoint
+from jtms.memory.documents import check_calculation, check_texts, node_extras
 from jtms.memory.limits import (
-    LIMITS,
     MAX_ANTECEDENTS,
     MAX_BUDGET,
     MAX_EVENT,
@@ -77,7 +77,6 @@ from jtms.memory.limits import (
     check_seconds,
     check_text,
     show_int,
-    text_problem,
 )
 from jtms.memory.results import AuditResult, Change, Explanation, Step
 from jtms.store import check_location, create_store, open_store, upgrade_store
@@ -227,41 +226,6 @@ def _new_nodes(
             ),
         )
     )
-
-
-def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
-    """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
-    from jtms.calc.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
-
-    for what, text in (("expression", expression), ("value", value)):
-        if not isinstance(text, str):
-            raise InputError(f"{what} must be a string", source=source, node=node_id)
-        try:
-            check_expression(text)
-        except UnsafeExpression as error:
-            raise InputError(
-                f"{what} {text[:60]!r}: {error.problem}", source=source, node=node_id
-            ) from None
-
-
-def _check_texts(texts: Iterable[tuple[str, str]], nogoods: Iterable[Nogood], source: str) -> None:
-    """Refuse a graph with a node's or a nogood's text that cannot be stored (too long, NUL,
-    a lone surrogate: :func:`jtms.memory.limits.text_problem`) before anything is written."""
-    for node_id, text in texts:
-        if len(text) > MAX_TEXT or "\x00" in text or not (text.isascii() or _encodes(text)):
-            raise InputError(f"text {text_problem(text, MAX_TEXT)}", source=source, node=node_id)
-    for nogood in nogoods:
-        problem = text_problem(nogood.text, MAX_TEXT)
-        if problem is not None:
-            raise InputError(f"text {problem}", source=source, node=nogood.id)
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _justifications(value: Any) -> list[list[str]]:
@@ -1026,7 +990,7 @@ class Memory:
         if (expression is None) != (value is None):
             raise InputError("a calculation needs both an expression and its value", node=node_id)
         if expression is not None:
-            _check_calculation(node_id, expression, value, self.path)
+            check_calculation(node_id, expression, value, self.path)
 
         def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, node_id)
@@ -1192,39 +1156,8 @@ class Memory:
                 structure = parse_graph(graph, source=source)
                 read, nogoods = GraphRows.of(structure), structure.nogoods
             rows = read
-            extra_keys = ("author", "expression", "value")
-            for node in graph.get("nodes", []):
-                if node.keys().isdisjoint(extra_keys):
-                    continue
-                extra = {k: node[k] for k in extra_keys if k in node}
-                for key, value in extra.items():
-                    if value is not None and not isinstance(value, str):
-                        raise InputError(
-                            f"{key!r} must be a string", source=source, node=node["id"]
-                        )
-                    problem = (
-                        None
-                        if value is None
-                        else text_problem(
-                            value, LIMITS["source" if key == "author" else "expression"]
-                        )
-                    )
-                    if problem is not None:
-                        raise InputError(f"{key!r} {problem}", source=source, node=node["id"])
-                if ("expression" in extra) != ("value" in extra):
-                    raise InputError(
-                        "a calculation needs both 'expression' and 'value'",
-                        source=source,
-                        node=node["id"],
-                    )
-                if extra.get("expression") is not None and node["kind"] != "evidence":
-                    raise InputError(
-                        "only evidence records a calculation", source=source, node=node["id"]
-                    )
-                if extra.get("expression") is not None:
-                    _check_calculation(node["id"], extra["expression"], extra["value"], source)
-                extras[node["id"]] = extra
-        _check_texts(rows.texts.items(), nogoods, source)
+            extras = node_extras(graph, None, source)
+        check_texts(rows.texts.items(), nogoods, source)
 
         def work(loaded: _Loaded) -> WorkResult:
             index = loaded.index

@@ -16,12 +16,12 @@ from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, sorted_sets, table
 from jtms.cli.progress import progress_bar
+from jtms.cli.sources import load_graph_file
 from jtms.memory.contradictions import apply_diagnosis
 from jtms.memory.memory import Memory
 from jtms.views import payloads
 from theory.diagnosis import DiagnosisReport, diagnose
 from theory.errors import InputError
-from theory.graphfile import load_graph
 from theory.structure import SupportStructure
 
 DEFAULT_MAX_DIAGNOSES = 10
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             if args.apply is not None:
                 applied = apply_diagnosis(memory, report, args.apply, args.reviewer)
     else:
-        structure, source = load_graph(args.graph), args.graph
+        structure, source = load_graph_file(args.graph), args.graph
         show = not args.json and len(structure.nogoods) > 20
         try:
             report = report_of(structure, limit=limit, show_progress=show)

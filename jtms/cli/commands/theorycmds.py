@@ -15,10 +15,10 @@ from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, print_json_stream, sorted_sets, table
 from jtms.cli.progress import progress_bar
-from jtms.cli.sources import add_source_arguments, print_import_report, read_from
+from jtms.cli.sources import add_source_arguments, load_graph_file, print_import_report, read_from
 from jtms.interchange import Imported
 from theory.errors import InputError
-from theory.graphfile import load_graph, paused_gc
+from theory.graphfile import paused_gc
 from theory.index import IndexView, index_of
 from theory.justifications import minimal_justifications
 from theory.revision import RULES, revise, revise_in_force
@@ -158,7 +158,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def run_supports(args: argparse.Namespace) -> int:
-    structure = load_graph(args.graph)
+    structure = load_graph_file(args.graph)
     try:
         claim = structure.require_claim(args.claim)
     except InputError as error:
@@ -199,7 +199,7 @@ def run_supports(args: argparse.Namespace) -> int:
 
 def run_revise(args: argparse.Namespace) -> int:
     imported = read_from(args, args.graph)
-    structure = load_graph(args.graph) if imported is None else imported.structure
+    structure = load_graph_file(args.graph) if imported is None else imported.structure
     try:
         if imported is not None and imported.audit:  # after the audit the source has in force
             result = revise_in_force(structure, imported.audit, args.audit, args.rule)
@@ -345,11 +345,11 @@ def run_check(args: argparse.Namespace) -> int:
     elif args.graph:
         imported = read_from(args, args.graph)
         if imported is None:
-            structure, source = load_graph(args.graph), args.graph
+            structure, source = load_graph_file(args.graph), args.graph
         else:  # another tool's memory, as it stands after the audit it records
             structure, blocked, source = imported.structure, imported.audit, args.graph
     else:
-        structure, source = load_graph(args.graph), args.graph
+        structure, source = load_graph_file(args.graph), args.graph
     started = time.perf_counter()
     claims = args.claim
     total = len(claims) if claims else len(structure.claims)
@@ -375,7 +375,7 @@ def _summary_check(args: argparse.Namespace) -> int:
                 state = memory.state  # the stored graph and the audits in force
                 counts = _counted(args, state.index, tuple(state.blocks), state.active)
         else:
-            structure = load_graph(args.graph)
+            structure = load_graph_file(args.graph)
             counts = _counted(args, index_of(structure), (), None)
     except InputError as error:
         raise error.with_source(source) from None
