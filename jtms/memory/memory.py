@@ -76,6 +76,7 @@ from jtms.memory.limits import (
     check_int,
     check_seconds,
     check_text,
+    event_time,
     show_int,
     text_problem,
 )
@@ -229,8 +230,9 @@ def _new_nodes(
     )
 
 
-def _check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
-    """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2)."""
+def check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
+    """Refuse a calculation the reviewer could not re-execute safely (bad input, exit 2):
+    the one check of ``add_evidence``, graph imports and ``jtms import-memory``."""
     from jtms.calc.safe_expr import UnsafeExpression, check_expression  # static: evaluates nothing
 
     for what, text in (("expression", expression), ("value", value)):
@@ -418,7 +420,14 @@ class Memory:
                 moment = moment.replace(tzinfo=timezone.utc)
             found = 0
             for event in self._store.events(0, last):
-                if datetime.fromisoformat(event.time) <= moment:
+                stored = event_time(event.time)
+                if stored is None:  # written behind the toolkit's back: say so, once
+                    raise InputError(
+                        f"event {event.id}: stored time {event.time[:40]!r} is not an ISO "
+                        "time with a UTC offset (a damaged memory)",
+                        source=self.path,
+                    )
+                if stored <= moment:
                     found = event.id
             if not found:
                 raise InputError(
@@ -1026,7 +1035,7 @@ class Memory:
         if (expression is None) != (value is None):
             raise InputError("a calculation needs both an expression and its value", node=node_id)
         if expression is not None:
-            _check_calculation(node_id, expression, value, self.path)
+            check_calculation(node_id, expression, value, self.path)
 
         def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, node_id)
@@ -1222,7 +1231,7 @@ class Memory:
                         "only evidence records a calculation", source=source, node=node["id"]
                     )
                 if extra.get("expression") is not None:
-                    _check_calculation(node["id"], extra["expression"], extra["value"], source)
+                    check_calculation(node["id"], extra["expression"], extra["value"], source)
                 extras[node["id"]] = extra
         _check_texts(rows.texts.items(), nogoods, source)
 
@@ -1730,4 +1739,4 @@ def load_memory(db_path: str | Path) -> tuple[SupportStructure, frozenset[str]]:
         return memory.structure(), memory.blocked_ids()
 
 
-__all__ = ["Memory", "load_memory", "load_structure"]
+__all__ = ["Memory", "check_calculation", "load_memory", "load_structure"]
