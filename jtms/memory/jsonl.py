@@ -39,11 +39,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from jtms.memory.limits import MAX_EVENT, MAX_TEXT, text_problem
+from jtms.memory.limits import MAX_EVENT, MAX_TEXT, show_int, text_problem
 from jtms.memory.memory import Memory
 from jtms.store import create_store
 from jtms.store.protocol import TABLES, JustificationRow, NewNode, NogoodRow, Store
-from theory.errors import InputError
+from theory.errors import InputError, shorten
 from theory.ids import id_problem
 
 FORMAT = "jtms-memory"
@@ -229,6 +229,28 @@ def _check_row(table: str, row: Any, where: str) -> dict[str, Any]:
     return row
 
 
+def _check_version(version: Any, source: str) -> None:
+    """Refuse a header whose version is not this jtms's (a number: ``"1"`` and ``true`` are
+    not 1), naming what it holds instead."""
+    if type(version) is int and version == VERSION:
+        return
+    if type(version) is int:
+        raise InputError(
+            f"export format version {show_int(version)}, this jtms reads version {VERSION}",
+            source=source,
+        )
+    shown = (
+        json.dumps(shorten(version, 20))
+        if isinstance(version, str)
+        else json.dumps(version)
+        if version is None or isinstance(version, (bool, float))
+        else f"a JSON {'list' if isinstance(version, list) else 'object'}"
+    )
+    raise InputError(
+        f"export format version must be the number {VERSION}, got {shown}", source=source
+    )
+
+
 def read_export(lines: Iterable[str], source: str) -> list[_Event]:
     """Parse and check an export file: the events in order, each with the rows it wrote.
 
@@ -263,12 +285,7 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
                     f"{FORMAT!r} header; `jtms export` writes one)",
                     source=source,
                 )
-            if record.get("version") != VERSION:
-                raise InputError(
-                    f"export format version {str(record.get('version'))[:20]}, this "
-                    f"jtms reads version {VERSION}",
-                    source=source,
-                )
+            _check_version(record.get("version"), source)
             tables = record.get("tables")
             if not isinstance(tables, list) or any(t not in COLUMNS for t in tables):
                 raise InputError(
@@ -279,7 +296,11 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
             header = True
             continue
         if "end" in record:
-            if set(record) != {"end"} or record["end"] != counts:
+            if (
+                set(record) != {"end"}
+                or record["end"] != counts
+                or not all(type(count) is int for count in record["end"].values())
+            ):
                 raise InputError(
                     f"{where}: the end line's counts do not match the rows read ({counts})",
                     source=source,
