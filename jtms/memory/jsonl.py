@@ -706,7 +706,8 @@ def import_memory(
 ) -> Summary:
     """Create a memory at ``location`` holding exactly the export file at ``path``.
 
-    ``location`` must not hold a memory yet (refused with "already exists"). Everything is
+    ``location`` must not hold a memory yet (refused with "already exists"). The whole file
+    is read and checked first (:func:`read_export`: a bad one creates nothing). Everything is
     written in one transaction; the new memory is then opened and checked
     (:meth:`Memory.integrity_problems`, which recomputes the least fixpoint with theory); if
     the file was not consistent, the new memory is removed again and the error says why.
