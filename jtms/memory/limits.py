@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Iterable
+from datetime import datetime
 from itertools import islice
 from typing import Any
 
@@ -191,6 +192,26 @@ def check_flag(value: Any, what: str) -> bool:
     return value
 
 
+def event_time(value: str) -> datetime | None:
+    """The moment an event's stored ``time`` names, or None when it names none.
+
+    Every backend writes an ISO 8601 time with a UTC offset (``datetime.isoformat`` of an
+    aware time: ``2026-12-01T08:30:00.000+00:00``). ``Memory.event_at`` (``--as-of``)
+    compares moments with what this returns, so a time without an offset or not ISO at all
+    cannot be compared: ``jtms import-memory`` refuses an export holding one.
+
+    >>> event_time("2026-12-01T08:30:00.000+00:00").year, event_time("yesterday")
+    (2026, None)
+    >>> event_time("2026-12-01T08:30:00") is None  # no UTC offset: not comparable
+    True
+    """
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.utcoffset() is not None else None
+
+
 def show_int(value: int) -> str:
     """``value`` in decimal, or a description when it is past Python's digit limit.
 
@@ -231,6 +252,7 @@ __all__ = [
     "check_int",
     "check_seconds",
     "check_text",
+    "event_time",
     "parse_int",
     "parse_seconds",
     "show_int",

@@ -76,6 +76,7 @@ from jtms.memory.limits import (
     check_int,
     check_seconds,
     check_text,
+    event_time,
     show_int,
 )
 from jtms.memory.results import AuditResult, Change, Explanation, Step
@@ -382,7 +383,14 @@ class Memory:
                 moment = moment.replace(tzinfo=timezone.utc)
             found = 0
             for event in self._store.events(0, last):
-                if datetime.fromisoformat(event.time) <= moment:
+                stored = event_time(event.time)
+                if stored is None:  # written behind the toolkit's back: say so, once
+                    raise InputError(
+                        f"event {event.id}: stored time {event.time[:40]!r} is not an ISO "
+                        "time with a UTC offset (a damaged memory)",
+                        source=self.path,
+                    )
+                if stored <= moment:
                     found = event.id
             if not found:
                 raise InputError(
