@@ -45,8 +45,8 @@ benchmarks.bench_loop_families --families held-out [--scale 3]``). Their generat
   conjunctive, many sets per claim);
 - ``ladder``: two chains supported both ways along and across their rungs, a few rungs
   entered by evidence;
-- ``loop_tree``: a tree of rings, each ring entered from two claims of its children, evidence
-  only at the leaves (goals at the root cross every level);
+- ``loop_tree``: a tree of rings (``scale`` times longer), each ring entered from two claims
+  of its children, evidence only at the leaves (goals at the root cross every level);
 - ``wheel``: a hub supported by every claim of a rim, each rim claim by the hub with its
   neighbour, by its other neighbour, and a few by evidence.
 
@@ -445,13 +445,13 @@ def ladder(seed: int, scale: int = 1) -> Member:
 
 def loop_tree(seed: int, scale: int = 1) -> Member:
     rng = random.Random(seed)
-    depth, width, e = rng.randint(3, 4), rng.randint(2, 3) + scale - 1, rng.randint(4, 10)
+    depth, width, e = rng.randint(3, 4), rng.randint(2, 3), rng.randint(4, 10)
     evidence = _ids("e", e)
     claims: list[str] = []
     pairs: list[tuple[str, list[str]]] = []
 
     def component(level: int, name: str) -> list[str]:
-        size = rng.randint(3, 6)
+        size = rng.randint(3, 6) * scale
         ring = [f"{name}_{i}" for i in range(size)]
         claims.extend(ring)
         for i, x in enumerate(ring):
@@ -462,15 +462,15 @@ def loop_tree(seed: int, scale: int = 1) -> Member:
             pairs.extend((x, [rng.choice(evidence)]) for x in rng.sample(ring, 2))
         else:
             for j in range(width):
-                child = component(level + 1, f"{name}{j}")
+                child = component(level + 1, f"{name}.{j}")
                 pairs.append((rng.choice(ring), sorted({rng.choice(child), rng.choice(child)})))
         return ring
 
     top = component(1, "r")
     return (
         SupportStructure.build(evidence, claims, pairs),
-        [top[0], *_sample_goals(rng, claims, 2)],
-        f"depth={depth} width={width}",
+        [top[0], *_sample_goals(rng, claims[1:], 2)],  # claims[0] is top[0]
+        f"depth={depth} width={width} claims={len(claims)}",
     )
 
 
