@@ -138,6 +138,22 @@ def test_errors_are_one_line_and_name_no_server_path(tmp_path):
     serve(db, body)
 
 
+def test_explain_as_of_reads_only_ascii_digits_as_an_event(tmp_path):
+    """ "²".isdigit() is true, and int("²") raises; "٣" and "１２" were read as events 3 and 12.
+    Only ASCII digits name an event; anything else is an ISO time or the one-line refusal."""
+    db = fan(tmp_path / "m.db", 3)
+
+    async def body(client: Client, memory: Memory) -> None:
+        for as_of in ("²", "³", "①", "٣", "１２", "٣ "):
+            message = await error(client, "explain", id="c1", as_of=as_of)
+            assert "expected an event id or an ISO time" in message, (as_of, message)
+        last = memory.last_event
+        assert (await call(client, "explain", id="c1", as_of=f" {last} "))["active"] is True
+        assert "no event 12" in await error(client, "explain", id="c1", as_of="12")
+
+    serve(db, body)
+
+
 # --- 2. bounded, paged results -------------------------------------------------------------------
 def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
     db = fan(tmp_path / "m.db", 130)

@@ -422,6 +422,19 @@ def once(
     return keyed
 
 
+def event_moment(as_of: int | str | None) -> int | str | None:
+    """``explain``'s ``as_of`` as ``Memory.event_at`` reads it: a string of ASCII digits is
+    an event id; any other string is an ISO time (or refused there with the one-line
+    message). "²" and "٣" pass ``str.isdigit``, so they are not read as event ids.
+
+    >>> event_moment(" 12 "), event_moment("１２"), event_moment("2026-01-02")
+    (12, '１２', '2026-01-02')
+    """
+    if isinstance(as_of, str) and limits.is_digits(as_of.strip()):
+        return int(as_of.strip())
+    return as_of
+
+
 def structured(payload: Mapping[str, Any]) -> CallToolResult:
     """A tool result: ``payload`` as structured content, and its compact JSON text once as the
     text copy (for clients that read only ``content``).
@@ -907,7 +920,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         its inactive antecedents). `as_of` explains the node as it was then. Each list
         holds at most `limit` items (`counts`: their lengths; `cursor`: this same call's
         next page)."""
-        moment = int(as_of) if isinstance(as_of, str) and as_of.strip().isdigit() else as_of
+        moment = event_moment(as_of)
 
         def work(memory: Memory) -> payloads.ExplainPayload:
             arguments = {"id": id, "as_of": as_of}

@@ -74,6 +74,17 @@ _LATEST_SEQS = (
     f"SELECT node, seq FROM revisions WHERE seq > ({_INDEXED})) GROUP BY node"
 )
 APPLICATION = "jtms-memory"
+
+
+def newer_version(version: str | None, ours: int) -> bool:
+    """Whether a memory's stored schema ``version`` is a later one than ``ours`` (a newer
+    jtms wrote it). Only ASCII digits are a version: ``"²".isdigit()`` is true too, and a
+    damaged meta row must be reported, not crash ``int``."""
+    if not version or len(version) > 18 or not version.isascii() or not version.isdigit():
+        return False
+    return int(version) > ours
+
+
 # pages in the WAL before a commit copies them into the file (SQLite's default is 1,000). An
 # audit rewrites the same index pages as the audits before it (the revisions by node), and
 # one copy writes each page once however many commits changed it: at 10,000 (a WAL of up to
@@ -502,7 +513,7 @@ class SqliteStore:
             shown = (version or "missing")[:20]
             if version in UPGRADABLE:
                 advice = f"run `jtms upgrade --db {location}`"
-            elif version and version.isdigit() and int(version) > SCHEMA_VERSION:
+            elif newer_version(version, SCHEMA_VERSION):
                 advice = "written by a newer jtms: upgrade jtms-revision"
             else:
                 advice = "not a version any jtms wrote; restore the memory from a backup"
@@ -1090,5 +1101,6 @@ __all__ = [
     "BUSY_TIMEOUT_S",
     "SCHEMA_VERSION",
     "SqliteStore",
+    "newer_version",
     "plant_foreign_evidence",
 ]

@@ -34,7 +34,7 @@ from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 
 # one stored model: the same application tag, schema version and busy-timeout rule
-from jtms.store.sqlite import APPLICATION
+from jtms.store.sqlite import APPLICATION, newer_version
 from theory.errors import InputError
 
 JTMS_LOCK_CLASS = 0x6A746D73  # "jtms": the first key of every memory's advisory lock
@@ -286,7 +286,7 @@ class PostgresStore:
             shown = (version or "missing")[:20]
             if upgradable:
                 advice = f"run `jtms upgrade --db {place.shown}`"
-            elif version and version.isdigit() and int(version) > POSTGRES_SCHEMA_VERSION:
+            elif newer_version(version, POSTGRES_SCHEMA_VERSION):
                 advice = "written by a newer jtms: upgrade jtms-revision"
             else:
                 advice = (
