@@ -78,6 +78,75 @@ def test_unknown_arguments_are_refused_and_nothing_is_written(tmp_path):
     serve(db, body)
 
 
+WRONG = {  # values of each JSON type, the lax readings of the SDK and pydantic among them
+    "null": [None],
+    "boolean": [True, False],
+    "integer": [0, 1, 5],
+    "number": [5.0, 1.5],
+    "string": ["no", "off", "0", "5", "true", "null", '["e1"]', '[["e1"]]'],
+    "array": [[], ["e1"], [1]],
+    "object": [{}, {"id": "e1"}],
+}
+
+
+def accepted(schema: dict[str, Any]) -> set[str]:
+    """The JSON types an argument's published schema takes (an integer is a number too)."""
+    types = {b["type"] for b in (schema, *schema.get("anyOf", ())) if "type" in b}
+    return types | ({"number"} if "number" in types else set())
+
+
+def test_every_argument_of_every_tool_refuses_every_wrong_json_type(tmp_path):
+    """Booleans only true/false, integers only JSON integers, lists only arrays, strings only
+    strings: no "no" read as false (a real audit), no true read as 1, no '["e2"]' read as a
+    list, no "null" read as null. Each refusal names the argument and writes nothing."""
+    db = fan(tmp_path / "m.db", 3)
+    with Memory.open(db) as memory:
+        audit_id = memory.audit(["e2"], reason="r").audit_id
+    valid: dict[str, dict[str, Any]] = {
+        "add_evidence": {"id": "new"},
+        "add_claim": {"id": "new", "justifications": [["e1"]]},
+        "add_justification": {"claim": "c1", "antecedents": ["e1"]},
+        "audit": {"invalidate": ["e1"], "reason": "r"},
+        "add_nogood": {"id": "ng", "nodes": ["e1", "c1"]},
+        "reinstate": {"audit_id": audit_id},
+        "review": {},
+        "state": {},
+        "explain": {"id": "c1"},
+        "history": {"id": "c1"},
+        "context": {"budget": 100},
+        "diagnose": {},
+        "check": {},
+        "page": {"event_id": audit_id},
+    }
+
+    async def body(client: Client, memory: Memory) -> None:
+        before = memory.last_event
+        tools = (await client.list_tools()).tools
+        assert {t.name for t in tools} == set(valid)  # a new tool needs its valid call here
+        tried = 0
+        for entry in tools:
+            for name, schema in entry.input_schema["properties"].items():
+                takes = accepted(schema)
+                assert takes, (entry.name, name)
+                for kind, values in WRONG.items():
+                    if kind in takes:
+                        continue
+                    for value in values:
+                        arguments = {**valid[entry.name], name: value}
+                        message = await error(client, entry.name, **arguments)
+                        assert f"bad arguments: {name}" in message, (entry.name, name, value)
+                        assert memory.last_event == before, (entry.name, name, value, message)
+                        tried += 1
+        assert tried > 300
+        said = await error(client, "audit", invalidate=["e1"], reason="r", dry_run="no")
+        assert said.endswith("bad arguments: dry_run: expected true or false, got a string")
+        said = await error(client, "explain", id="c1", as_of=[3])
+        assert said.endswith("as_of: expected an integer or a string, got an array")
+        assert memory.is_active("e1") and memory.last_event == before
+
+    serve(db, body)
+
+
 def test_every_string_and_list_has_the_shared_limit(tmp_path):
     db = fan(tmp_path / "m.db", 3)
 

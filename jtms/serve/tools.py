@@ -43,9 +43,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from jtms.memory import limits
 from jtms.memory.memory import Memory, RepeatedCall
@@ -226,13 +227,43 @@ class SubscriberBus:
         return unsubscribe
 
 
-def _problem(error: Mapping[str, Any]) -> str:
+_EXPECTED = {
+    "bool_type": "true or false",
+    "int_type": "an integer",
+    "string_type": "a string",
+    "list_type": "an array",
+    "float_type": "a number",
+    "dict_type": "an object",
+}  # pydantic's type errors (strict mode), as a model reads the JSON type it should send
+
+
+def _json_kind(value: Any) -> str:
+    """The JSON type of an argument's value, in words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number with a fraction or exponent"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _where(loc: Iterable[Any]) -> str:
+    """An error's location as a model reads it: ``justifications[0][1]``."""
+    parts = list(loc) or ["arguments"]
+    where = str(parts[0])
+    for part in parts[1:]:
+        where += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return where
+
+
+def _problem(where: str, error: Mapping[str, Any]) -> str:
     """One pydantic validation error as a model reads it: the argument, what was wrong, the
     limit."""
-    loc = error.get("loc") or ()
-    where = str(loc[0]) if loc else "arguments"
-    for part in loc[1:]:
-        where += f"[{part}]" if isinstance(part, int) else f".{part}"
     ctx = error.get("ctx") or {}
     kind = error.get("type", "")
     given = error.get("input")
@@ -243,6 +274,33 @@ def _problem(error: Mapping[str, Any]) -> str:
     if kind == "missing":
         return f"{where}: missing (a required argument)"
     return f"{where}: {error.get('msg', 'invalid')}"
+
+
+def problems(errors: Iterable[Mapping[str, Any]]) -> str:
+    """The one line of a call's validation errors, one problem per argument (or list item).
+
+    A union's branches each report an error (``as_of`` given a list: not an integer, not
+    a string); they are one problem: what the value should have been, and what it was. A
+    value of the right type that breaks a limit is that limit, without the other branches'
+    type errors. (The tools take no nested objects, so a location's text parts past the
+    argument's name are a union's branch tags, and are left out.)
+
+    >>> problems([{"type": "bool_type", "loc": ("dry_run",), "input": "no", "msg": ""}])
+    'dry_run: expected true or false, got a string'
+    """
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    for error in errors:
+        loc = [p for k, p in enumerate(error.get("loc") or ()) if k == 0 or isinstance(p, int)]
+        found.setdefault(_where(loc), []).append(error)
+    lines: list[str] = []
+    for where, said in found.items():
+        other = [e for e in said if e.get("type") not in _EXPECTED]
+        if other:
+            lines.extend(_problem(where, e) for e in other)
+            continue
+        wanted = " or ".join(dict.fromkeys(_EXPECTED[e["type"]] for e in said))
+        lines.append(f"{where}: expected {wanted}, got {_json_kind(said[0].get('input'))}")
+    return "; ".join(lines)
 
 
 class MemoryServer(MCPServer):  # type: ignore[type-arg]
@@ -267,9 +325,41 @@ class MemoryServer(MCPServer):  # type: ignore[type-arg]
         except ToolError as error:
             cause = error.__cause__
             if isinstance(cause, ValidationError):
-                problems = "; ".join(_problem(e) for e in cause.errors())
-                raise ToolError(f"Error executing tool {name}: bad arguments: {problems}") from None
+                said = problems(cause.errors())
+                raise ToolError(f"Error executing tool {name}: bad arguments: {said}") from None
             raise
+
+
+class StrictArguments(FuncMetadata):
+    """A tool's argument metadata with the SDK's two leniencies off, so an argument of the
+    wrong JSON type is refused (``bad arguments: NAME: ...``) before anything runs:
+
+    - no pre-parsing of JSON inside a string (the SDK reads ``'["e2"]'`` as a list and
+      ``"null"`` as null, for clients that send lists as strings);
+    - pydantic's strict mode (its lax mode reads ``"no"``, ``"off"``, ``0`` as false, so
+      ``audit(dry_run="no")`` ran a real audit, and ``true``, ``"5"``, ``5.0`` as integers).
+
+    Booleans are then only true/false, integers only JSON integers, lists only arrays and
+    strings only strings, as the published input schema says."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
+def strict_arguments(metadata: FuncMetadata) -> StrictArguments:
+    """``metadata`` with its argument model validated in strict mode and no JSON
+    pre-parsing (:class:`StrictArguments`); the output schema and model are kept."""
+
+    class Strict(metadata.arg_model):  # type: ignore[name-defined,misc]
+        model_config = ConfigDict(strict=True)
+
+    Strict.__name__ = Strict.__qualname__ = metadata.arg_model.__name__
+    return StrictArguments(
+        arg_model=cast(type[ArgModelBase], Strict),
+        output_schema=metadata.output_schema,
+        output_model=metadata.output_model,
+        wrap_output=metadata.wrap_output,
+    )
 
 
 def unknown_arguments(tool: str, unknown: Iterable[str], known: Iterable[str]) -> str:
@@ -580,6 +670,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             assert metadata.output_schema is not None, fn.__name__
             metadata.output_schema = output or published_schema(metadata.output_schema)
             metadata.output_model = None  # the result comes built (structured): published only
+            entry.fn_metadata = strict_arguments(metadata)
             tools.append(entry)
             return fn
 
