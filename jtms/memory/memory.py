@@ -951,9 +951,14 @@ class Memory:
             return result
 
     def calculations(self) -> list[tuple[str, str, str]]:
-        """(id, expression, recorded value) of every evidence that records a calculation."""
+        """(id, expression, recorded value) of every evidence that records a calculation (in
+        a view of the past: of the evidence that existed then)."""
         with self.snapshot():
-            return self._store.calculations()
+            rows = self._store.calculations()
+            if self._pinned is None:
+                return rows
+            known = self._loaded_now().index.number
+            return [row for row in rows if row[0] in known]
 
     def table(self, name: str) -> list[dict[str, Any]]:
         """Every stored row of ``events``, ``nodes``, ``justifications``, ``revisions`` or
