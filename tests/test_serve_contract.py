@@ -19,10 +19,11 @@ import pytest
 from mcp import Client
 
 from jtms.memory import limits
-from jtms.memory.memory import Memory
+from jtms.memory.memory import Memory, RepeatedCall
 from jtms.serve.tools import MemoryAccess, build_server
 from jtms.views import payloads
 from tests.serve_helpers import call, error
+from theory.errors import InputError
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -385,6 +386,68 @@ def test_a_key_written_by_another_process_while_waiting_for_the_lock(tmp_path):
         serve(db, body)
     finally:
         other.close()
+
+
+def test_a_review_key_is_kept_even_when_nothing_was_audited(memory_location):
+    """A review under a key that finds nothing to audit stores the key (no event), so a
+    retry after the memory changed audits nothing; every repeat returns the first review's
+    result (rebuilt as of its event), not a fresh re-execution's, even after a restart. A
+    dry run takes no key. On SQLite and PostgreSQL."""
+    location = memory_location()
+    with Memory.create(location) as memory:
+        memory.add_evidence("e1")
+        memory.add_evidence("calc", expression="6*7", value="41")
+        memory.add_claim("c1", [["calc"]])
+        withdrawn = memory.audit(["calc"], reason="known wrong").audit_id
+    first: dict[str, Any] = {}
+
+    async def before(client: Client, memory: Memory) -> None:
+        events = memory.last_event
+        first["none"] = await call(client, "review", idempotency_key="K")
+        assert first["none"]["audit_id"] is None and first["none"]["checked"] == 0
+        assert memory.last_event == events and memory.idempotency_key("K") is not None
+        await call(client, "reinstate", audit_id=withdrawn)  # the wrong calc counts again
+        events = memory.last_event
+        assert await call(client, "review", idempotency_key="K") == first["none"]
+        assert memory.last_event == events and memory.is_active("calc")
+        first["audit"] = await call(client, "review", idempotency_key="K2")
+        assert first["audit"]["audit_id"] == events + 1 and first["audit"]["checked"] == 1
+        assert [d["id"] for d in first["audit"]["discrepancies"]] == ["calc"]
+        await call(client, "add_evidence", id="calc2", expression="1+1", value="3")
+        events = memory.last_event
+        assert await call(client, "review", idempotency_key="K2") == first["audit"]
+        for tool, arguments in (
+            ("audit", {"invalidate": ["e1"], "reason": "r", "dry_run": True}),
+            ("review", {"dry_run": True}),
+        ):
+            message = await error(client, tool, **arguments, idempotency_key="K3")
+            assert "idempotency_key: a dry run writes nothing" in message, tool
+        await call(client, "add_evidence", id="n1", idempotency_key="E")
+        assert "already used by another call" in await error(client, "review", idempotency_key="E")
+        assert memory.last_event == events + 1 and memory.idempotency_key("K3") is None
+
+    serve(location, before)
+
+    async def after(client: Client, memory: Memory) -> None:  # a new server, a new connection
+        events = memory.last_event
+        assert await call(client, "review", idempotency_key="K") == first["none"]
+        assert await call(client, "review", idempotency_key="K2") == first["audit"]
+        assert memory.last_event == events and memory.is_active("calc2")
+
+    serve(location, after)
+    with Memory.open(location) as memory:
+        events = memory.last_event
+        stored = memory.idempotency_key("K")
+        assert stored is not None
+        with pytest.raises(RepeatedCall) as repeated:
+            memory.keep_key("K", stored[1], 1)
+        assert repeated.value.event == stored[0] and repeated.value.request == stored[1]
+        with pytest.raises(InputError, match="already used by another call"):
+            memory.keep_key("K", "another call", 1)
+        with pytest.raises(InputError, match="no event"):
+            memory.keep_key("K4", "a call", events + 1)
+        memory.keep_key("K4", "a call", 2)
+        assert memory.idempotency_key("K4") == (2, "a call") and memory.last_event == events
 
 
 # --- 4. long reads beside the writers' lock -------------------------------------------------------

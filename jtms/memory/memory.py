@@ -48,7 +48,7 @@ from __future__ import annotations
 import heapq
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -63,6 +63,7 @@ from jtms.memory.limits import (
     MAX_BUDGET,
     MAX_EVENT,
     MAX_EXPRESSION,
+    MAX_IDEMPOTENCY_KEY,
     MAX_JUSTIFICATIONS,
     MAX_NUMBER_TEXT,
     MAX_QUERY,
@@ -285,14 +286,27 @@ def _justifications(value: Any) -> list[list[str]]:
 WorkResult = tuple[int, Plan | None, Any]
 
 
+def _check_idempotency_key(key: Any) -> str:
+    """``key`` when it is a text of 1 to ``MAX_IDEMPOTENCY_KEY`` characters."""
+    text = check_text(key, "idempotency_key", MAX_IDEMPOTENCY_KEY)
+    if not text:
+        raise InputError(
+            "idempotency_key is empty (give a key of 1 to "
+            f"{MAX_IDEMPOTENCY_KEY} characters, or none)"
+        )
+    return text
+
+
 class RepeatedCall(Exception):
     """A write under an idempotency key that an earlier write already used
-    (:meth:`Memory.keyed`): nothing was written; ``event`` is the first write's event."""
+    (:meth:`Memory.keyed`): nothing was written; ``event`` is the first write's event and
+    ``request`` the digest it was stored with (one of the call's outcomes)."""
 
-    def __init__(self, key: str, event: int):
+    def __init__(self, key: str, event: int, request: str = ""):
         super().__init__(f"idempotency_key {key!r}: already written by event {event}")
         self.key = key
         self.event = event
+        self.request = request
 
 
 class Memory:
@@ -309,8 +323,8 @@ class Memory:
         self.loads = 0
         self._pinned: int | None = None  # a read-only view as of this event (Memory.as_of)
         self._owns_store = True
-        self._keyed: tuple[str, str] | None = (
-            None  # (key, request) of the next write (Memory.keyed)
+        self._keyed: tuple[str, str, frozenset[str]] | None = (
+            None  # (key, request, its other outcomes) of the next write (Memory.keyed)
         )
         #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
         self.test_hook: Callable[[str], None] | None = None
@@ -725,17 +739,40 @@ class Memory:
         return value
 
     # --- idempotency keys ---------------------------------------------------------------------
-    def _check_key(self, key: str, request: str) -> None:
+    def _check_key(self, key: str, request: str, outcomes: Collection[str] = ()) -> None:
         found = self._store.idempotency_key(key)
         if found is None:
             return
         event, first = found
-        if first != request:
+        if first != request and first not in outcomes:
             raise InputError(
                 f"idempotency_key {key!r} was already used by another call "
                 f"(event {event}); use a new key for a new call"
             )
-        raise RepeatedCall(key, event)
+        raise RepeatedCall(key, event, first)
+
+    def keep_key(self, key: str, request: str, event: int, outcomes: Collection[str] = ()) -> None:
+        """Store ``key`` for a call that needed no write (a review that found nothing to
+        audit), with ``event``, the event its result was read as of: a repeat then returns
+        that result rebuilt as of ``event`` and a later retry writes nothing, as for a key
+        stored by a write (:meth:`keyed`). Nothing but the key is written (no event).
+        :class:`RepeatedCall` when the key is stored already with ``request`` or one of
+        ``outcomes`` (the same call's other digests), :class:`InputError` when another
+        call used it."""
+        _check_idempotency_key(key)
+        if isinstance(event, bool) or not isinstance(event, int):
+            raise InputError(f"event must be an integer, got {type(event).__name__}")
+
+        def work(loaded: _Loaded) -> WorkResult:
+            self._check_key(key, request, outcomes)
+            if not 1 <= event <= loaded.seen_event:
+                raise InputError(
+                    f"no event {show_int(event)} (events are 1 to {loaded.seen_event})"
+                )
+            self._store.add_idempotency_key(key, request, event)
+            return loaded.seen_event, None, None
+
+        self._write(work, new_event=False)
 
     def idempotency_key(self, key: str) -> tuple[int, str] | None:
         """The event that a write made under ``key`` (:meth:`keyed`) and the digest of its
@@ -745,25 +782,20 @@ class Memory:
             return found if found is not None and self._until(found[0]) else None
 
     @contextmanager
-    def keyed(self, key: str, request: str) -> Iterator["Memory"]:
+    def keyed(self, key: str, request: str, outcomes: Collection[str] = ()) -> Iterator["Memory"]:
         """The first write inside this block stores ``key`` with its event, in its
         transaction; when ``key`` is stored already (by any process, before or while this
         one waited for the write lock) that write raises :class:`RepeatedCall` (with the
-        event) and writes nothing, or :class:`InputError` when the key's first write had
-        another ``request`` (a digest of the call: the tool and its arguments).
+        event and the digest stored) and writes nothing, or :class:`InputError` when the
+        key's first write had another ``request`` (a digest of the call: the tool and its
+        arguments) and none of ``outcomes`` (digests of the same call's other outcomes,
+        e.g. a review that wrote nothing: :meth:`keep_key`).
 
         >>> with memory.keyed("k-17", digest):        # doctest: +SKIP
         ...     memory.add_evidence("e1")
         """
-        from jtms.memory.limits import MAX_IDEMPOTENCY_KEY, check_text
-
-        check_text(key, "idempotency_key", MAX_IDEMPOTENCY_KEY)
-        if not key:
-            raise InputError(
-                "idempotency_key is empty (give a key of 1 to "
-                f"{MAX_IDEMPOTENCY_KEY} characters, or none)"
-            )
-        self._keyed = (key, request)
+        _check_idempotency_key(key)
+        self._keyed = (key, request, frozenset(outcomes))
         try:
             yield self
         finally:

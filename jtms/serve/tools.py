@@ -512,6 +512,59 @@ def once(
     return keyed
 
 
+DRY_RUN_KEY = (
+    "idempotency_key: a dry run writes nothing, so it takes no key (give the key to the "
+    "real call); nothing was written"
+)
+REVIEW_AUDITED = pages.digest({"tool": "review"})  # the key of a review that audited
+REVIEW_UNCHANGED = pages.digest({"tool": "review", "audited": False})  # ... that found nothing
+
+
+def first_review(key: str) -> Callable[[Memory], tuple[int, bool] | None]:
+    """The work that finds the review stored under ``key``: ``(event, audited)``, None when
+    the key is new; refused when another call used it."""
+
+    def work(memory: Memory) -> tuple[int, bool] | None:
+        found = memory.idempotency_key(key)
+        if found is None:
+            return None
+        event, request = found
+        if request not in (REVIEW_AUDITED, REVIEW_UNCHANGED):
+            raise InputError(
+                f"idempotency_key {key!r} was already used by another call "
+                f"(event {event}); use a new key for a new call"
+            )
+        return event, request == REVIEW_AUDITED
+
+    return work
+
+
+def review_write(planned: Any, key: str | None) -> Callable[[Memory], tuple[int, bool] | None]:
+    """The work that audits the discrepancies a review's ``planned`` re-execution found
+    (``planned.audit`` is then that audit) and stores ``key`` with it; when there are none,
+    the key alone, with the event the plan read (:meth:`Memory.keep_key`), so a retry
+    later cannot audit what this review did not. ``(event, audited)`` of the first review
+    when another process stored ``key`` meanwhile (nothing written), else None."""
+    from jtms.calc.reviewer import audit_discrepancies
+
+    def work(memory: Memory) -> tuple[int, bool] | None:
+        try:
+            if planned.discrepancies and key is None:
+                audit_discrepancies(memory, planned, REVIEWER)
+            elif planned.discrepancies and key is not None:
+                with memory.keyed(key, REVIEW_AUDITED, (REVIEW_UNCHANGED,)):
+                    audit_discrepancies(memory, planned, REVIEWER)
+            elif key is not None:
+                event = planned.event or memory.last_event
+                memory.keep_key(key, REVIEW_UNCHANGED, event, (REVIEW_AUDITED,))
+        except RepeatedCall as repeated:
+            planned.audit = None
+            return repeated.event, repeated.request == REVIEW_AUDITED
+        return None
+
+    return work
+
+
 def event_moment(as_of: int | str | None) -> int | str | None:
     """``explain``'s ``as_of`` as ``Memory.event_at`` reads it: a string of ASCII digits is
     an event id; any other string is an ISO time (or refused there with the one-line
@@ -851,6 +904,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             return cast(payloads.AuditPayload, payloads.event_page(memory, event, 0, limit))
 
         if dry_run:
+            if idempotency_key is not None:
+                raise ToolError(DRY_RUN_KEY)
             return await access(preview)
         if cursor is not None:
             raise ToolError(
@@ -935,30 +990,36 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw.
         Each list holds at most `limit` items (`counts`: their lengths; the audit's next
         `retired` page: `page` with `cursor`). The re-execution runs on a snapshot, beside
-        other calls; only the audit waits for the writers' lock."""
-        from jtms.calc.reviewer import audit_discrepancies
-
-        planned = await access.long_read("review_plan", {})
-
-        def work(memory: Memory) -> Any:
-            return audit_discrepancies(memory, planned, REVIEWER)
-
-        def replay(memory: Memory, event: int) -> Any:
-            planned.audit = None
-            return event
-
-        report: Any = planned
-        if not dry_run and (planned.discrepancies or idempotency_key is not None):
-            report = await access(once("review", {}, idempotency_key, work, replay))
+        other calls; only the audit waits for the writers' lock. A repeat with the same
+        `idempotency_key` returns the first review's result (also one that audited nothing)
+        and writes nothing; a dry run takes no key."""
+        if dry_run and idempotency_key is not None:
+            raise ToolError(DRY_RUN_KEY)
+        first = None if idempotency_key is None else await access(first_review(idempotency_key))
+        if first is None:
+            planned = await access.long_read("review_plan", {})
+            if not dry_run:
+                first = await access(review_write(planned, idempotency_key))
+        if first is not None:  # a repeat: the first review's result, rebuilt
+            return await review_replay(*first, limit)
         found = await access.long_read("review_contradictions", {})
         payload = payloads.review_payload(planned, found, limit)
-        if isinstance(report, int):  # a repeat: the first review's audit, as of its event
-            page = await access(lambda memory: payloads.event_page(memory, report, 0, limit))
-            payload["audit_id"], payload["retired"] = report, page["retired"]
-            payload["cursor"] = page["cursor"]
-            payload["counts"]["retired"] = page["counts"]["retired"]
         if payload["audit_id"] is not None:
             await changed(payload["retired"], payload["audit_id"])
+        return payload
+
+    async def review_replay(event: int, audited: bool, limit: int) -> payloads.ReviewPayload:
+        """The result of the review that stored its key with ``event``, rebuilt: its plan
+        re-executed as of the event it read (the one before its audit, or ``event`` when
+        it audited nothing), the contradictions as of ``event``, its audit's first page."""
+        planned = await access.long_read("review_plan", {"as_of": event - 1 if audited else event})
+        found = await access.long_read("review_contradictions", {"as_of": event})
+        payload = payloads.review_payload(planned, found, limit)
+        if audited:
+            page = await access(lambda memory: payloads.event_page(memory, event, 0, limit))
+            payload["audit_id"], payload["retired"] = event, page["retired"]
+            payload["cursor"] = page["cursor"]
+            payload["counts"]["retired"] = page["counts"]["retired"]
         return payload
 
     # --- reading tools -------------------------------------------------------------------------
