@@ -5,6 +5,7 @@ reads beside the writers' lock, and one-line errors without server paths."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -267,6 +268,112 @@ def test_state_and_history_pages_read_the_first_pages_event(tmp_path):
         assert len((await call(client, "state"))["active"]) == 50  # the default limit
         history = await call(client, "history", id="c1", limit=1)
         assert history["counts"] == {"revisions": 1, "audited_by": 0} and history["cursor"] is None
+
+    serve(db, body)
+
+
+def reencoded(cursor: str, event: int | None = None, offset: int | None = None) -> str:
+    """``cursor`` with its event or offset edited, its signature kept (a forgery)."""
+    body, _, mac = cursor.rpartition(".")
+    data = body.removeprefix("jc1.")
+    fields = json.loads(base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)))
+    fields[1] = fields[1] if event is None else event
+    fields[2] = fields[2] if offset is None else offset
+    text = json.dumps(fields, separators=(",", ":")).encode()
+    return "jc1." + base64.urlsafe_b64encode(text).decode().rstrip("=") + "." + mac
+
+
+def test_cursors_are_signed_by_the_memory(memory_location):
+    """A cursor is signed with the memory's secret: an edited offset or event, an unsigned
+    or re-signed cursor and another memory's cursor are refused with the one-line message;
+    the memory's own cursors are read, also by a new server (the secret is stored)."""
+    first, other = memory_location(), memory_location()
+    for location, width in ((first, 5), (other, 2)):
+        with Memory.create(location) as memory:
+            memory.import_graph(
+                {"nodes": [{"id": f"e{k}", "kind": "evidence"} for k in range(width * 3)]}
+            )
+            for k in range(3):
+                memory.add_evidence(f"late{k}")
+    kept: dict[str, Any] = {}
+
+    async def body(client: Client, memory: Memory) -> None:
+        page = await call(client, "state", limit=3)
+        cursor = kept["state"] = page["cursor"]
+        assert cursor.count(".") == 2 and memory.secret() is not None
+        assert (await call(client, "state", limit=3, cursor=cursor))["active"][0] == "e11"
+        body, _, mac = cursor.rpartition(".")
+        for forged in (
+            reencoded(cursor, offset=4),  # skips one
+            reencoded(cursor, offset=0),  # repeats the first page
+            reencoded(cursor, event=1),  # the memory as of its init
+            body,  # unsigned
+            f"{body}.{'A' * len(mac)}",
+            cursor + "x",
+        ):
+            message = await error(client, "state", limit=3, cursor=forged)
+            assert "cursor: not a cursor of this memory's results" in message, forged
+        audited = await call(client, "audit", invalidate=["e0"], reason="r", limit=1)
+        assert audited["cursor"] is None  # e0 alone: one page
+        preview = await call(client, "audit", invalidate=["e1"], reason="r", dry_run=True)
+        assert preview["cursor"] is None
+        kept["check"] = (await call(client, "check", limit=1))["cursor"]
+
+    serve(first, body)
+
+    async def again(client: Client, memory: Memory) -> None:  # a new server: the same secret
+        assert (await call(client, "state", limit=3, cursor=kept["state"]))["active"][0] == "e11"
+
+    serve(first, again)
+
+    async def elsewhere(client: Client, memory: Memory) -> None:
+        assert memory.last_event >= 3  # the cursor's event exists here too
+        for cursor in (kept["state"],):
+            message = await error(client, "state", limit=3, cursor=cursor)
+            assert "not a cursor of this memory's results" in message
+
+    serve(other, elsewhere)
+
+
+def test_a_memory_created_before_secrets_gets_one_on_first_use(tmp_path):
+    """A memory without a secret (created by an earlier jtms) gets one written on first use
+    (a meta row, no event); a read-only server writes nothing and signs with a secret of its
+    own process."""
+    import sqlite3
+
+    db = fan(tmp_path / "m.db", 3)
+    connection = sqlite3.connect(db)
+    with connection:
+        connection.execute("DELETE FROM meta WHERE key = 'secret'")
+    connection.close()
+
+    def run_read_only(body: Callable[[Client, Memory], Awaitable[None]]) -> None:
+        memory = Memory.open(db)
+        access = MemoryAccess(memory)
+
+        async def main() -> None:
+            async with Client(build_server(access, read_only=True)) as client:
+                await body(client, memory)
+
+        try:
+            anyio.run(main)
+        finally:
+            access.close()
+            memory.close()
+
+    async def read_only(client: Client, memory: Memory) -> None:
+        page = await call(client, "state", limit=2)
+        assert (await call(client, "state", limit=2, cursor=page["cursor"]))["counts"]
+        assert memory.secret(create=False) is None
+
+    run_read_only(read_only)
+
+    async def body(client: Client, memory: Memory) -> None:
+        events = memory.last_event
+        page = await call(client, "state", limit=2)
+        assert (await call(client, "state", limit=2, cursor=page["cursor"]))["counts"]
+        secret = memory.secret(create=False)
+        assert secret is not None and len(secret) == 64 and memory.last_event == events
 
     serve(db, body)
 

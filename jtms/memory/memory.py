@@ -801,6 +801,24 @@ class Memory:
         finally:
             self._keyed = None
 
+    def secret(self, create: bool = True) -> str | None:
+        """This memory's random secret (a meta row, 64 hex digits, written when the memory
+        was created), with which the MCP server signs the cursors it hands out: no client can
+        forge or edit one, and another memory refuses it. A memory created before memories
+        had one gets it now, in a write of its own that adds no event (readers never see a
+        change), when ``create`` and the memory can be written; else None (a view of the
+        past, a read-only file or role)."""
+        with self.snapshot():
+            found = self._store.secret()
+        if found is not None or not create or self._pinned is not None or self._depth:
+            return found
+        try:
+            with self._store.write():  # no event and no state: nothing to catch up on
+                self._store.add_secret()
+                return self._store.secret()
+        except InputError:  # read-only: the caller keeps a secret of its own
+            return None
+
     def _event(self, kind: str, **fields: Any) -> int:
         return self._store.append_event(kind, _now(), **fields)
 

@@ -32,6 +32,7 @@ import difflib
 import functools
 import inspect
 import json
+import secrets
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, TypeVar, cast
@@ -408,6 +409,10 @@ class MemoryAccess:
         self._views = ViewCache()
         in_memory = memory.path == ":memory:"  # another process cannot open it
         self._worker = Worker(worker) if worker is not None and not in_memory else None
+        self._secret: str | None = None
+        #: whether a memory created before memories had a secret gets one written on first
+        #: use (:meth:`Memory.secret`); ``build_server(read_only=True)`` writes nothing
+        self.create_secret = True
 
     @staticmethod
     def _same_location(memory: Memory) -> Callable[[], Memory] | None:
@@ -446,6 +451,33 @@ class MemoryAccess:
         """``memory`` as of ``event`` (:meth:`Memory.as_of`), kept for the next pages (the
         caller holds ``memory``'s lock)."""
         return self._views.view(memory, event)
+
+    def secret(self) -> str:
+        """The secret this server signs its cursors with: the memory's
+        (:meth:`Memory.secret`), so they survive a restart and every server of the memory
+        reads them; for a memory that has none and is not written here (read-only), a
+        random one of this process, whose cursors then end with it."""
+        if self._secret is None:
+            found = self.run(lambda memory: memory.secret(create=self.create_secret))
+            self._secret = found if found is not None else secrets.token_hex(32)
+        return self._secret
+
+    async def unsigned(self, cursor: str) -> str:
+        """A call's ``cursor`` without its signature, refused (a tool error) unless this
+        memory signed it: an edited event or offset, another memory's cursor."""
+        secret = await anyio.to_thread.run_sync(self.secret)
+        try:
+            return pages.verified(cursor, secret)
+        except InputError as problem:
+            raise ToolError(str(problem)) from None
+
+    async def signed(self, payload: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``payload`` with its ``cursor`` (if any) signed with the memory's secret."""
+        cursor = payload.get("cursor")
+        if not isinstance(cursor, str):
+            return payload
+        secret = await anyio.to_thread.run_sync(self.secret)
+        return {**payload, "cursor": pages.sign(cursor, secret)}
 
     def close(self) -> None:
         if self._worker is not None:
@@ -654,6 +686,7 @@ def node_uri(node_id: str) -> str:
 def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     """The MCP server of the memory behind ``access`` (``read_only``: only the reading tools)."""
     bus = SubscriberBus()
+    access.create_secret = not read_only
     tools: list[Tool] = []
     own_events: set[int] = set()  # this server's writes: published when made
     watcher: list[asyncio.Task[None]] = []
@@ -710,7 +743,9 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
             @functools.wraps(fn)  # the same name, description and signature (arguments, schema)
             async def call(**arguments: Any) -> CallToolResult:
-                return structured(await fn(**arguments))
+                if isinstance(arguments.get("cursor"), str):  # signed by this memory only
+                    arguments["cursor"] = await access.unsigned(arguments["cursor"])
+                return structured(await access.signed(await fn(**arguments)))
 
             entry = Tool.from_function(
                 call,

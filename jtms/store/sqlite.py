@@ -76,6 +76,15 @@ _LATEST_SEQS = (
 APPLICATION = "jtms-memory"
 
 
+def new_secret() -> str:
+    """A memory's random secret (meta ``secret``): 32 bytes from the system's CSPRNG, as hex.
+    The MCP server signs its cursors with it (:mod:`jtms.views.pages`), so no client can
+    forge one and no other memory accepts one."""
+    import secrets
+
+    return secrets.token_hex(32)
+
+
 def newer_version(version: str | None, ours: int) -> bool:
     """Whether a memory's stored schema ``version`` is a later one than ``ours`` (a newer
     jtms wrote it). Only ASCII digits are a version: ``"²".isdigit()`` is true too, and a
@@ -427,6 +436,7 @@ class SqliteStore:
                     ("application", APPLICATION),
                     ("schema_version", str(SCHEMA_VERSION)),
                     ("revisions_indexed", "0"),
+                    ("secret", new_secret()),
                 ],
             )
             db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (init_time or _now(),))
@@ -1069,6 +1079,15 @@ class SqliteStore:
             (key, request, event),
         )
 
+    def secret(self) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'secret'").fetchone()
+        return str(row[0]) if row else None
+
+    def add_secret(self) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('secret', ?)", (new_secret(),)
+        )
+
 
 def _now() -> str:
     from datetime import datetime, timezone
@@ -1101,6 +1120,7 @@ __all__ = [
     "BUSY_TIMEOUT_S",
     "SCHEMA_VERSION",
     "SqliteStore",
+    "new_secret",
     "newer_version",
     "plant_foreign_evidence",
 ]
