@@ -35,7 +35,7 @@ TOOLS = {
     "context": {"budget", "query"},
     "check": PAGE,
     "review": {"dry_run", "limit"} | KEY,
-    "add_nogood": {"id", "nodes"} | KEY,
+    "add_nogood": {"id", "nodes", "limit"} | KEY,
     "diagnose": PAGE,
     "page": {"cursor", "event_id", "limit"},
 }
@@ -159,6 +159,8 @@ def test_nogoods_and_diagnose_as_the_cli(tmp_path):
                     "id": "n1",
                     "nodes": ["effective", "inert"],
                     "active": True,
+                    "counts": {"nodes": 2},
+                    "cursor": None,
                 }
                 assert "unknown id" in await error(client, "add_nogood", id="n2", nodes=["ghost"])
                 assert lists(await call(client, "state", ids=["n1", "inert"])) == {

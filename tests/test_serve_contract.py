@@ -18,10 +18,11 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp_types import TextContent
 
 from jtms.memory import limits
 from jtms.memory.memory import Memory, RepeatedCall
-from jtms.serve.tools import MemoryAccess, build_server
+from jtms.serve.tools import RESULT_BYTES, MemoryAccess, build_server
 from jtms.views import payloads
 from tests.serve_helpers import call, error
 from theory.errors import InputError
@@ -232,7 +233,7 @@ def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
     async def body(client: Client, memory: Memory) -> None:
         audited = await call(client, "audit", invalidate=["e0"], reason="r", limit=50)
         assert list(audited)[0] == "audit_id"
-        assert audited["counts"] == {"retired": 2, "kept": 129}
+        assert audited["counts"] == {"audit": 1, "retired": 2, "kept": 129}
         assert len(audited["kept"]) == 50 and audited["cursor"]
         complete = payloads.event_page(memory, audited["audit_id"])
         kept = list(audited["kept"])
@@ -240,7 +241,7 @@ def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
         await call(client, "reinstate", audit_id=audited["audit_id"])  # the memory moves on
         while cursor:
             page = await call(client, "page", cursor=cursor, limit=50)
-            assert page["counts"] == {"retired": 2, "kept": 129}
+            assert page["counts"] == {"audit": 1, "retired": 2, "kept": 129}
             kept += page["kept"]
             cursor = page["cursor"]
         assert kept == complete["kept"] and len(kept) == 129
@@ -410,6 +411,71 @@ def test_a_dry_run_and_a_check_page_on(tmp_path):
             claims += checked["claims"]
         assert [c["id"] for c in claims] == sorted(f"c{k}" for k in range(30))
         assert checked["counts"] == {"claims": 30, "unsafe": 29}
+
+    serve(db, body)
+
+
+def long_id(prefix: str, k: int) -> str:
+    return f"{prefix}{k}".ljust(256, "x")  # an id of the longest length
+
+
+def test_results_of_long_ids_can_be_read_at_some_limit(tmp_path):
+    """With ids of 256 characters, inside the documented limits: an audit of 2,000 of them
+    and a nogood over 2,000 page their echoed lists (`audit`, `nodes`) like every other
+    list, so `limit` 1 (and `page`) always reads them; a `check` page of a claim with two
+    justifications of 1,000 antecedents lists what fits and counts the rest."""
+    db = str(tmp_path / "m.db")
+    with Memory.create(db) as memory:
+        memory.import_graph(
+            {
+                "nodes": [{"id": long_id("e", k), "kind": "evidence"} for k in range(4000)]
+                + [{"id": "big", "kind": "claim"}],
+                "justifications": [
+                    {"claim": "big", "antecedents": [long_id("e", k) for k in range(1000)]},
+                    {"claim": "big", "antecedents": [long_id("e", k) for k in range(1000, 2000)]},
+                ],
+            }
+        )
+    roots = sorted(long_id("e", k) for k in range(2000, 4000))
+
+    async def fits(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+        result = await client.call_tool(tool, arguments)
+        assert not result.is_error, str(result.content)[:300]
+        (content,) = result.content
+        assert isinstance(content, TextContent) and len(content.text) <= RESULT_BYTES
+        assert result.structured_content is not None
+        return result.structured_content
+
+    async def body(client: Client, memory: Memory) -> None:
+        audited = await fits(client, "audit", invalidate=roots, reason="bulk", limit=1)
+        assert audited["counts"] == {"audit": 2000, "retired": 2000, "kept": 0}
+        assert audited["audit"] == roots[:1] and audited["cursor"]
+        listed, cursor = list(audited["audit"]), audited["cursor"]
+        while cursor:
+            page = await fits(client, "page", cursor=cursor, limit=400)
+            listed += page["audit"]
+            cursor = page["cursor"]
+        assert listed == roots
+        first = await fits(client, "page", event_id=audited["audit_id"], limit=1)
+        assert first["audit"] == roots[:1] and first["counts"]["audit"] == 2000
+        nodes = [long_id("e", k) for k in range(2000)]
+        added = await fits(client, "add_nogood", id="ng", nodes=nodes, idempotency_key="n")
+        assert added["counts"] == {"nodes": 2000} and added["nodes"] == sorted(nodes)[:50]
+        again = await fits(client, "add_nogood", id="ng", nodes=nodes, idempotency_key="n")
+        assert again == added
+        more = await fits(client, "page", cursor=added["cursor"], limit=1)
+        assert more["nodes"] == sorted(nodes)[50:51] and more["id"] == "ng"
+        assert (await fits(client, "page", event_id=added["event_id"], limit=3))["nodes"] == (
+            sorted(nodes)[:3]
+        )
+        for limit in (1, 2, 50):
+            checked = await fits(client, "check", limit=limit)
+            (claim,) = checked["claims"]
+            assert claim["id"] == "big" and claim["influence_safe"] is False
+            assert claim["minimal_justification_count"] == min(limit, 2)
+            assert claim["minimal_justifications_complete"] is (limit >= 2)
+            assert claim["violation_count"] == 2000
+            assert len(claim["violations"]) <= limit
 
     serve(db, body)
 

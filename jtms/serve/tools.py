@@ -965,23 +965,21 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
                 ),
             ),
         ],
+        limit: Limit = pages.DEFAULT_LIMIT,
         idempotency_key: IdempotencyKey = None,
     ) -> payloads.NogoodAdded:
         """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
         together. It changes no status; `active` says whether they all hold now (a live
-        contradiction). Then call `diagnose` to learn which evidence to audit."""
+        contradiction). Then call `diagnose` to learn which evidence to audit. The result
+        repeats at most `limit` of the `nodes`, sorted (`counts`: how many; `page` with the
+        `cursor` gives the next)."""
 
         def work(memory: Memory) -> payloads.NogoodAdded:
             change = memory.add_nogood(id, nodes)
-            return payloads.nogood_added(change, id, nodes, memory.is_active(id))
+            return payloads.nogood_added(change, id, nodes, memory.is_active(id), limit)
 
         def replay(memory: Memory, event: int) -> payloads.NogoodAdded:
-            return {
-                "event_id": event,
-                "id": id,
-                "nodes": sorted(set(nodes)),
-                "active": since(memory, event).is_active(id),
-            }
+            return cast(payloads.NogoodAdded, payloads.event_page(memory, event, 0, limit))
 
         result = await access(
             once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key, work, replay)
@@ -1196,8 +1194,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             "additionalProperties": True,
             "description": (
                 "the result of the write that made the event, as that writing tool returns it: "
-                "audit (audit_id, retired, kept, counts, cursor), reinstate (reactivated) or "
-                "add_justification (activated)"
+                "audit (audit_id, audit, retired, kept, counts, cursor), reinstate "
+                "(reactivated), add_justification (activated) or add_nogood (nodes)"
             ),
         },
     )
@@ -1207,7 +1205,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             Field(
                 max_length=400,
                 description=(
-                    "the `cursor` of a write's result (audit, reinstate, add_justification, review)"
+                    "the `cursor` of a write's result (audit, reinstate, add_justification, add_nogood, review)"
                 ),
             ),
         ] = None,
@@ -1223,10 +1221,11 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         ] = None,
         limit: Limit = pages.DEFAULT_LIMIT,
     ) -> dict[str, Any]:
-        """A page of a write's result, read as of the write's event: the next `retired` and
-        `kept` of an audit, `reactivated` of a reinstatement, `activated` of an added
-        justification. Give the `cursor` the result carried, or an `event_id` (e.g. an
-        `audit_id`) for its first page at any later time."""
+        """A page of a write's result, read as of the write's event: the next `audit`,
+        `retired` and `kept` of an audit, `reactivated` of a reinstatement, `activated` of an
+        added justification, `nodes` of an added nogood. Give the `cursor` the result
+        carried, or an `event_id` (e.g. an `audit_id`) for its first page at any later
+        time."""
         if (cursor is None) == (event_id is None):
             raise ToolError("page: give either `cursor` or `event_id`")
 
