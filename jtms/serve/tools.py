@@ -311,6 +311,24 @@ class MemoryServer(MCPServer):  # type: ignore[type-arg]
     access: "MemoryAccess"
     arguments: dict[str, tuple[str, ...]]  # tool name -> its argument names
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport and server loop (what ``MCPServer.run_stdio_async``
+        runs), with every line answered: a line the transport cannot parse (a lone
+        surrogate escape, a 5,000-digit integer, deep nesting) gets a JSON-RPC error with
+        the request's id where it can be read, instead of no response
+        (:class:`jtms.serve.stdio.AnsweringReadStream`)."""
+        from mcp.server.stdio import stdio_server
+
+        from jtms.serve.stdio import AnsweringReadStream
+
+        lowlevel = self._lowlevel_server
+        async with stdio_server() as (read_stream, write_stream):
+            await lowlevel.run(
+                AnsweringReadStream(read_stream, write_stream),
+                write_stream,
+                lowlevel.create_initialization_options(),
+            )
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult | InputRequiredResult:
