@@ -249,3 +249,6 @@ def test_a_view_lists_only_what_existed_then(db):
         back = memory.reinstate(audit.audit_id)
         assert memory.events(after=4)[0]["activated"] == ["c1", "c2", "e1", "e2"]
         assert memory.events(after=4)[0]["target"] == audit.audit_id == back.event_id - 2
+        memory.add_evidence("calc", expression="6*7", value="42")  # what `review` re-executes
+        assert view.calculations() == [] and memory.as_of(back.event_id).calculations() == []
+        assert memory.calculations() == [("calc", "6*7", "42")]

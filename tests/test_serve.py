@@ -35,7 +35,7 @@ TOOLS = {
     "context": {"budget", "query"},
     "check": PAGE,
     "review": {"dry_run", "limit"} | KEY,
-    "add_nogood": {"id", "nodes"} | KEY,
+    "add_nogood": {"id", "nodes", "limit"} | KEY,
     "diagnose": PAGE,
     "page": {"cursor", "event_id", "limit"},
 }
@@ -159,6 +159,8 @@ def test_nogoods_and_diagnose_as_the_cli(tmp_path):
                     "id": "n1",
                     "nodes": ["effective", "inert"],
                     "active": True,
+                    "counts": {"nodes": 2},
+                    "cursor": None,
                 }
                 assert "unknown id" in await error(client, "add_nogood", id="n2", nodes=["ghost"])
                 assert lists(await call(client, "state", ids=["n1", "inert"])) == {
@@ -478,3 +480,85 @@ def test_subscribers_are_notified_of_writes_by_other_processes(tmp_path):
             assert node["status"] == "inactive"
 
     anyio.run(main)
+
+
+def test_stdio_answers_every_line_it_cannot_parse(tmp_path):
+    """The SDK's stdio reader dropped a line it could not parse (a lone surrogate escape, a
+    5,000-digit integer, arrays nested 5,000 deep): the client waited forever. Each is now
+    answered with a JSON-RPC error carrying the request's id when it can be read (else id
+    null), nothing is written, and the server keeps serving."""
+    import os
+    import select
+    import subprocess
+    import time
+
+    from jtms.serve.stdio import request_id
+
+    assert request_id('{"jsonrpc":"2.0","id":"k\\"1","x":"}"}') == 'k"1'
+    assert request_id('[{"id":1}]') is None and request_id('{"a":{"id":1}}') is None
+    db = two_chains(tmp_path / "m.db")
+    with Memory.open(db) as memory:
+        events = memory.last_event
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jtms", "serve", "--db", db],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env(),
+    )
+    assert process.stdin is not None and process.stdout is not None
+    received: list[dict[str, Any]] = []
+    pending = b""
+
+    def send(line: str) -> None:
+        assert process.stdin is not None
+        process.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
+        process.stdin.flush()
+
+    def answer(request: object, seconds: float = 30) -> dict[str, Any]:
+        nonlocal pending
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for message in received:
+                if message.get("id") == request:
+                    received.remove(message)
+                    return message
+            assert process.stdout is not None
+            if select.select([process.stdout], [], [], 0.2)[0]:
+                pending += os.read(process.stdout.fileno(), 1 << 20)
+                *lines, pending = pending.split(b"\n")
+                received.extend(json.loads(line) for line in lines if line.strip())
+        raise AssertionError(f"no answer to {request!r} in {seconds} s")
+
+    def call_line(request: int, tool: str, arguments: str) -> str:
+        return (
+            f'{{"jsonrpc":"2.0","id":{request},"method":"tools/call",'
+            f'"params":{{"name":"{tool}","arguments":{arguments}}}}}'
+        )
+
+    try:
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        init["clientInfo"] = {"name": "test", "version": "0"}
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+        assert "result" in answer(1)
+        send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        send(call_line(2, "add_evidence", '{"id":"\\ud800x"}'))
+        send(call_line(3, "reinstate", '{"audit_id":' + "9" * 5000 + "}"))
+        send(call_line(4, "state", '{"ids":' + "[" * 5000 + "]" * 5000 + "}"))
+        send('{"jsonrpc":"2.0","id":"k-5","method":"tools/call","params":{"name":"add_evidence"')
+        send("")  # a blank line: nothing to answer
+        send('{"jsonrpc":"2.0","id":6}')  # JSON, but not a JSON-RPC message
+        send("{not json")
+        for request, code in ((2, -32700), (3, -32700), (4, -32700), (6, -32600), (None, -32700)):
+            error = answer(request)["error"]
+            assert error["code"] == code and "nothing was done" in error["message"], error
+        assert answer("k-5")["error"]["code"] == -32700  # a cut line: its id is still read
+        send('{"jsonrpc":"2.0","id":9,"method":"ping"}')
+        assert answer(9)["result"] == {}
+        assert received == []  # one answer a line, the blank one none
+    finally:
+        process.stdin.close()
+        process.wait(30)
+        process.stdout.close()
+    with Memory.open(db) as memory:
+        assert memory.last_event == events

@@ -5,6 +5,7 @@ reads beside the writers' lock, and one-line errors without server paths."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -17,12 +18,14 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp_types import TextContent
 
 from jtms.memory import limits
-from jtms.memory.memory import Memory
-from jtms.serve.tools import MemoryAccess, build_server
+from jtms.memory.memory import Memory, RepeatedCall
+from jtms.serve.tools import RESULT_BYTES, MemoryAccess, build_server
 from jtms.views import payloads
 from tests.serve_helpers import call, error
+from theory.errors import InputError
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -74,6 +77,75 @@ def test_unknown_arguments_are_refused_and_nothing_is_written(tmp_path):
         assert "'colour'" in await error(client, "add_evidence", id="z", colour="red")
         assert memory.last_event == before and "z" not in memory
         assert memory.is_active("e1")
+
+    serve(db, body)
+
+
+WRONG = {  # values of each JSON type, the lax readings of the SDK and pydantic among them
+    "null": [None],
+    "boolean": [True, False],
+    "integer": [0, 1, 5],
+    "number": [5.0, 1.5],
+    "string": ["no", "off", "0", "5", "true", "null", '["e1"]', '[["e1"]]'],
+    "array": [[], ["e1"], [1]],
+    "object": [{}, {"id": "e1"}],
+}
+
+
+def accepted(schema: dict[str, Any]) -> set[str]:
+    """The JSON types an argument's published schema takes (an integer is a number too)."""
+    types = {b["type"] for b in (schema, *schema.get("anyOf", ())) if "type" in b}
+    return types | ({"number"} if "number" in types else set())
+
+
+def test_every_argument_of_every_tool_refuses_every_wrong_json_type(tmp_path):
+    """Booleans only true/false, integers only JSON integers, lists only arrays, strings only
+    strings: no "no" read as false (a real audit), no true read as 1, no '["e2"]' read as a
+    list, no "null" read as null. Each refusal names the argument and writes nothing."""
+    db = fan(tmp_path / "m.db", 3)
+    with Memory.open(db) as memory:
+        audit_id = memory.audit(["e2"], reason="r").audit_id
+    valid: dict[str, dict[str, Any]] = {
+        "add_evidence": {"id": "new"},
+        "add_claim": {"id": "new", "justifications": [["e1"]]},
+        "add_justification": {"claim": "c1", "antecedents": ["e1"]},
+        "audit": {"invalidate": ["e1"], "reason": "r"},
+        "add_nogood": {"id": "ng", "nodes": ["e1", "c1"]},
+        "reinstate": {"audit_id": audit_id},
+        "review": {},
+        "state": {},
+        "explain": {"id": "c1"},
+        "history": {"id": "c1"},
+        "context": {"budget": 100},
+        "diagnose": {},
+        "check": {},
+        "page": {"event_id": audit_id},
+    }
+
+    async def body(client: Client, memory: Memory) -> None:
+        before = memory.last_event
+        tools = (await client.list_tools()).tools
+        assert {t.name for t in tools} == set(valid)  # a new tool needs its valid call here
+        tried = 0
+        for entry in tools:
+            for name, schema in entry.input_schema["properties"].items():
+                takes = accepted(schema)
+                assert takes, (entry.name, name)
+                for kind, values in WRONG.items():
+                    if kind in takes:
+                        continue
+                    for value in values:
+                        arguments = {**valid[entry.name], name: value}
+                        message = await error(client, entry.name, **arguments)
+                        assert f"bad arguments: {name}" in message, (entry.name, name, value)
+                        assert memory.last_event == before, (entry.name, name, value, message)
+                        tried += 1
+        assert tried > 300
+        said = await error(client, "audit", invalidate=["e1"], reason="r", dry_run="no")
+        assert said.endswith("bad arguments: dry_run: expected true or false, got a string")
+        said = await error(client, "explain", id="c1", as_of=[3])
+        assert said.endswith("as_of: expected an integer or a string, got an array")
+        assert memory.is_active("e1") and memory.last_event == before
 
     serve(db, body)
 
@@ -138,6 +210,22 @@ def test_errors_are_one_line_and_name_no_server_path(tmp_path):
     serve(db, body)
 
 
+def test_explain_as_of_reads_only_ascii_digits_as_an_event(tmp_path):
+    """ "²".isdigit() is true, and int("²") raises; "٣" and "１２" were read as events 3 and 12.
+    Only ASCII digits name an event; anything else is an ISO time or the one-line refusal."""
+    db = fan(tmp_path / "m.db", 3)
+
+    async def body(client: Client, memory: Memory) -> None:
+        for as_of in ("²", "³", "①", "٣", "１２", "٣ "):
+            message = await error(client, "explain", id="c1", as_of=as_of)
+            assert "expected an event id or an ISO time" in message, (as_of, message)
+        last = memory.last_event
+        assert (await call(client, "explain", id="c1", as_of=f" {last} "))["active"] is True
+        assert "no event 12" in await error(client, "explain", id="c1", as_of="12")
+
+    serve(db, body)
+
+
 # --- 2. bounded, paged results -------------------------------------------------------------------
 def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
     db = fan(tmp_path / "m.db", 130)
@@ -145,7 +233,7 @@ def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
     async def body(client: Client, memory: Memory) -> None:
         audited = await call(client, "audit", invalidate=["e0"], reason="r", limit=50)
         assert list(audited)[0] == "audit_id"
-        assert audited["counts"] == {"retired": 2, "kept": 129}
+        assert audited["counts"] == {"audit": 1, "retired": 2, "kept": 129}
         assert len(audited["kept"]) == 50 and audited["cursor"]
         complete = payloads.event_page(memory, audited["audit_id"])
         kept = list(audited["kept"])
@@ -153,7 +241,7 @@ def test_an_audit_comes_in_pages_read_as_of_its_event(tmp_path):
         await call(client, "reinstate", audit_id=audited["audit_id"])  # the memory moves on
         while cursor:
             page = await call(client, "page", cursor=cursor, limit=50)
-            assert page["counts"] == {"retired": 2, "kept": 129}
+            assert page["counts"] == {"audit": 1, "retired": 2, "kept": 129}
             kept += page["kept"]
             cursor = page["cursor"]
         assert kept == complete["kept"] and len(kept) == 129
@@ -181,6 +269,112 @@ def test_state_and_history_pages_read_the_first_pages_event(tmp_path):
         assert len((await call(client, "state"))["active"]) == 50  # the default limit
         history = await call(client, "history", id="c1", limit=1)
         assert history["counts"] == {"revisions": 1, "audited_by": 0} and history["cursor"] is None
+
+    serve(db, body)
+
+
+def reencoded(cursor: str, event: int | None = None, offset: int | None = None) -> str:
+    """``cursor`` with its event or offset edited, its signature kept (a forgery)."""
+    body, _, mac = cursor.rpartition(".")
+    data = body.removeprefix("jc1.")
+    fields = json.loads(base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)))
+    fields[1] = fields[1] if event is None else event
+    fields[2] = fields[2] if offset is None else offset
+    text = json.dumps(fields, separators=(",", ":")).encode()
+    return "jc1." + base64.urlsafe_b64encode(text).decode().rstrip("=") + "." + mac
+
+
+def test_cursors_are_signed_by_the_memory(memory_location):
+    """A cursor is signed with the memory's secret: an edited offset or event, an unsigned
+    or re-signed cursor and another memory's cursor are refused with the one-line message;
+    the memory's own cursors are read, also by a new server (the secret is stored)."""
+    first, other = memory_location(), memory_location()
+    for location, width in ((first, 5), (other, 2)):
+        with Memory.create(location) as memory:
+            memory.import_graph(
+                {"nodes": [{"id": f"e{k}", "kind": "evidence"} for k in range(width * 3)]}
+            )
+            for k in range(3):
+                memory.add_evidence(f"late{k}")
+    kept: dict[str, Any] = {}
+
+    async def body(client: Client, memory: Memory) -> None:
+        page = await call(client, "state", limit=3)
+        cursor = kept["state"] = page["cursor"]
+        assert cursor.count(".") == 2 and memory.secret() is not None
+        assert (await call(client, "state", limit=3, cursor=cursor))["active"][0] == "e11"
+        body, _, mac = cursor.rpartition(".")
+        for forged in (
+            reencoded(cursor, offset=4),  # skips one
+            reencoded(cursor, offset=0),  # repeats the first page
+            reencoded(cursor, event=1),  # the memory as of its init
+            body,  # unsigned
+            f"{body}.{'A' * len(mac)}",
+            cursor + "x",
+        ):
+            message = await error(client, "state", limit=3, cursor=forged)
+            assert "cursor: not a cursor of this memory's results" in message, forged
+        audited = await call(client, "audit", invalidate=["e0"], reason="r", limit=1)
+        assert audited["cursor"] is None  # e0 alone: one page
+        preview = await call(client, "audit", invalidate=["e1"], reason="r", dry_run=True)
+        assert preview["cursor"] is None
+        kept["check"] = (await call(client, "check", limit=1))["cursor"]
+
+    serve(first, body)
+
+    async def again(client: Client, memory: Memory) -> None:  # a new server: the same secret
+        assert (await call(client, "state", limit=3, cursor=kept["state"]))["active"][0] == "e11"
+
+    serve(first, again)
+
+    async def elsewhere(client: Client, memory: Memory) -> None:
+        assert memory.last_event >= 3  # the cursor's event exists here too
+        for cursor in (kept["state"],):
+            message = await error(client, "state", limit=3, cursor=cursor)
+            assert "not a cursor of this memory's results" in message
+
+    serve(other, elsewhere)
+
+
+def test_a_memory_created_before_secrets_gets_one_on_first_use(tmp_path):
+    """A memory without a secret (created by an earlier jtms) gets one written on first use
+    (a meta row, no event); a read-only server writes nothing and signs with a secret of its
+    own process."""
+    import sqlite3
+
+    db = fan(tmp_path / "m.db", 3)
+    connection = sqlite3.connect(db)
+    with connection:
+        connection.execute("DELETE FROM meta WHERE key = 'secret'")
+    connection.close()
+
+    def run_read_only(body: Callable[[Client, Memory], Awaitable[None]]) -> None:
+        memory = Memory.open(db)
+        access = MemoryAccess(memory)
+
+        async def main() -> None:
+            async with Client(build_server(access, read_only=True)) as client:
+                await body(client, memory)
+
+        try:
+            anyio.run(main)
+        finally:
+            access.close()
+            memory.close()
+
+    async def read_only(client: Client, memory: Memory) -> None:
+        page = await call(client, "state", limit=2)
+        assert (await call(client, "state", limit=2, cursor=page["cursor"]))["counts"]
+        assert memory.secret(create=False) is None
+
+    run_read_only(read_only)
+
+    async def body(client: Client, memory: Memory) -> None:
+        events = memory.last_event
+        page = await call(client, "state", limit=2)
+        assert (await call(client, "state", limit=2, cursor=page["cursor"]))["counts"]
+        secret = memory.secret(create=False)
+        assert secret is not None and len(secret) == 64 and memory.last_event == events
 
     serve(db, body)
 
@@ -217,6 +411,71 @@ def test_a_dry_run_and_a_check_page_on(tmp_path):
             claims += checked["claims"]
         assert [c["id"] for c in claims] == sorted(f"c{k}" for k in range(30))
         assert checked["counts"] == {"claims": 30, "unsafe": 29}
+
+    serve(db, body)
+
+
+def long_id(prefix: str, k: int) -> str:
+    return f"{prefix}{k}".ljust(256, "x")  # an id of the longest length
+
+
+def test_results_of_long_ids_can_be_read_at_some_limit(tmp_path):
+    """With ids of 256 characters, inside the documented limits: an audit of 2,000 of them
+    and a nogood over 2,000 page their echoed lists (`audit`, `nodes`) like every other
+    list, so `limit` 1 (and `page`) always reads them; a `check` page of a claim with two
+    justifications of 1,000 antecedents lists what fits and counts the rest."""
+    db = str(tmp_path / "m.db")
+    with Memory.create(db) as memory:
+        memory.import_graph(
+            {
+                "nodes": [{"id": long_id("e", k), "kind": "evidence"} for k in range(4000)]
+                + [{"id": "big", "kind": "claim"}],
+                "justifications": [
+                    {"claim": "big", "antecedents": [long_id("e", k) for k in range(1000)]},
+                    {"claim": "big", "antecedents": [long_id("e", k) for k in range(1000, 2000)]},
+                ],
+            }
+        )
+    roots = sorted(long_id("e", k) for k in range(2000, 4000))
+
+    async def fits(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+        result = await client.call_tool(tool, arguments)
+        assert not result.is_error, str(result.content)[:300]
+        (content,) = result.content
+        assert isinstance(content, TextContent) and len(content.text) <= RESULT_BYTES
+        assert result.structured_content is not None
+        return result.structured_content
+
+    async def body(client: Client, memory: Memory) -> None:
+        audited = await fits(client, "audit", invalidate=roots, reason="bulk", limit=1)
+        assert audited["counts"] == {"audit": 2000, "retired": 2000, "kept": 0}
+        assert audited["audit"] == roots[:1] and audited["cursor"]
+        listed, cursor = list(audited["audit"]), audited["cursor"]
+        while cursor:
+            page = await fits(client, "page", cursor=cursor, limit=400)
+            listed += page["audit"]
+            cursor = page["cursor"]
+        assert listed == roots
+        first = await fits(client, "page", event_id=audited["audit_id"], limit=1)
+        assert first["audit"] == roots[:1] and first["counts"]["audit"] == 2000
+        nodes = [long_id("e", k) for k in range(2000)]
+        added = await fits(client, "add_nogood", id="ng", nodes=nodes, idempotency_key="n")
+        assert added["counts"] == {"nodes": 2000} and added["nodes"] == sorted(nodes)[:50]
+        again = await fits(client, "add_nogood", id="ng", nodes=nodes, idempotency_key="n")
+        assert again == added
+        more = await fits(client, "page", cursor=added["cursor"], limit=1)
+        assert more["nodes"] == sorted(nodes)[50:51] and more["id"] == "ng"
+        assert (await fits(client, "page", event_id=added["event_id"], limit=3))["nodes"] == (
+            sorted(nodes)[:3]
+        )
+        for limit in (1, 2, 50):
+            checked = await fits(client, "check", limit=limit)
+            (claim,) = checked["claims"]
+            assert claim["id"] == "big" and claim["influence_safe"] is False
+            assert claim["minimal_justification_count"] == min(limit, 2)
+            assert claim["minimal_justifications_complete"] is (limit >= 2)
+            assert claim["violation_count"] == 2000
+            assert len(claim["violations"]) <= limit
 
     serve(db, body)
 
@@ -300,6 +559,68 @@ def test_a_key_written_by_another_process_while_waiting_for_the_lock(tmp_path):
         serve(db, body)
     finally:
         other.close()
+
+
+def test_a_review_key_is_kept_even_when_nothing_was_audited(memory_location):
+    """A review under a key that finds nothing to audit stores the key (no event), so a
+    retry after the memory changed audits nothing; every repeat returns the first review's
+    result (rebuilt as of its event), not a fresh re-execution's, even after a restart. A
+    dry run takes no key. On SQLite and PostgreSQL."""
+    location = memory_location()
+    with Memory.create(location) as memory:
+        memory.add_evidence("e1")
+        memory.add_evidence("calc", expression="6*7", value="41")
+        memory.add_claim("c1", [["calc"]])
+        withdrawn = memory.audit(["calc"], reason="known wrong").audit_id
+    first: dict[str, Any] = {}
+
+    async def before(client: Client, memory: Memory) -> None:
+        events = memory.last_event
+        first["none"] = await call(client, "review", idempotency_key="K")
+        assert first["none"]["audit_id"] is None and first["none"]["checked"] == 0
+        assert memory.last_event == events and memory.idempotency_key("K") is not None
+        await call(client, "reinstate", audit_id=withdrawn)  # the wrong calc counts again
+        events = memory.last_event
+        assert await call(client, "review", idempotency_key="K") == first["none"]
+        assert memory.last_event == events and memory.is_active("calc")
+        first["audit"] = await call(client, "review", idempotency_key="K2")
+        assert first["audit"]["audit_id"] == events + 1 and first["audit"]["checked"] == 1
+        assert [d["id"] for d in first["audit"]["discrepancies"]] == ["calc"]
+        await call(client, "add_evidence", id="calc2", expression="1+1", value="3")
+        events = memory.last_event
+        assert await call(client, "review", idempotency_key="K2") == first["audit"]
+        for tool, arguments in (
+            ("audit", {"invalidate": ["e1"], "reason": "r", "dry_run": True}),
+            ("review", {"dry_run": True}),
+        ):
+            message = await error(client, tool, **arguments, idempotency_key="K3")
+            assert "idempotency_key: a dry run writes nothing" in message, tool
+        await call(client, "add_evidence", id="n1", idempotency_key="E")
+        assert "already used by another call" in await error(client, "review", idempotency_key="E")
+        assert memory.last_event == events + 1 and memory.idempotency_key("K3") is None
+
+    serve(location, before)
+
+    async def after(client: Client, memory: Memory) -> None:  # a new server, a new connection
+        events = memory.last_event
+        assert await call(client, "review", idempotency_key="K") == first["none"]
+        assert await call(client, "review", idempotency_key="K2") == first["audit"]
+        assert memory.last_event == events and memory.is_active("calc2")
+
+    serve(location, after)
+    with Memory.open(location) as memory:
+        events = memory.last_event
+        stored = memory.idempotency_key("K")
+        assert stored is not None
+        with pytest.raises(RepeatedCall) as repeated:
+            memory.keep_key("K", stored[1], 1)
+        assert repeated.value.event == stored[0] and repeated.value.request == stored[1]
+        with pytest.raises(InputError, match="already used by another call"):
+            memory.keep_key("K", "another call", 1)
+        with pytest.raises(InputError, match="no event"):
+            memory.keep_key("K4", "a call", events + 1)
+        memory.keep_key("K4", "a call", 2)
+        assert memory.idempotency_key("K4") == (2, "a call") and memory.last_event == events
 
 
 # --- 4. long reads beside the writers' lock -------------------------------------------------------

@@ -56,6 +56,7 @@ class ReviewReport:
     tolerance: Tolerance = field(default_factory=Tolerance)
     time_limit: float = DEFAULT_TIME_LIMIT
     workers: int = 0
+    event: int = 0  # the event whose calculations were re-executed (0: not known)
 
     def as_dict(self) -> dict[str, Any]:
         def row(d: Discrepancy) -> dict[str, Any]:
@@ -157,6 +158,7 @@ def review(
     time_limit = check_seconds(time_limit, "time_limit", MAX_TIME_LIMIT, positive=True)
     report = ReviewReport(tolerance=tolerance or Tolerance(), time_limit=time_limit)
     with memory.snapshot():  # one consistent read; the audit below plans on the latest state
+        report.event = memory.as_of_event or memory.last_event
         blocked = memory.blocked_ids()
         rows = memory.calculations()
     rows = [(node_id, str(e), str(v)) for node_id, e, v in rows if node_id not in blocked]

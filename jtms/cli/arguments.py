@@ -16,6 +16,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from jtms.memory.limits import ascii_float, ascii_int
+
 DEFAULT_DB = "jtms.db"
 LOCATION_HELP = (
     "a file (SQLite) or postgresql://USER@HOST:PORT/DBNAME?memory=NAME "
@@ -78,15 +80,13 @@ def id_list(text: str) -> list[str]:
 
 
 def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
-    """A whole number >= ``minimum`` (and <= ``maximum`` when given)."""
+    """A whole number in ASCII digits (:func:`ascii_int`: not "٣", not "1_000") >=
+    ``minimum`` (and <= ``maximum`` when given)."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected a whole number, got {text[:40]!r}"
-            ) from None
+        value = ascii_int(text.strip())
+        if value is None:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}")
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
         # without a maximum, at most sys.maxsize: larger counts overflow C APIs (islice, ...)
@@ -100,12 +100,27 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def integer(text: str) -> int:
+    """A whole number in ASCII digits (argparse's ``type=int`` would read "٣" as 3)."""
+    value = ascii_int(text.strip())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}")
+    return value
+
+
+def number(text: str) -> float:
+    """A number in ASCII (argparse's ``type=float`` would read "٣" as 3.0)."""
+    value = ascii_float(text.strip())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A finite number > 0 (seconds, tolerances)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    value = ascii_float(text.strip())  # ASCII only: float() reads "٣" as 3
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}")
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text[:40]}")
     return value
@@ -119,5 +134,7 @@ __all__ = [
     "default_db",
     "location",
     "id_list",
+    "integer",
+    "number",
     "positive_float",
 ]

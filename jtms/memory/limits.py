@@ -21,6 +21,7 @@ theory.errors.InputError: reason contains a NUL character
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Iterable
 from datetime import datetime
@@ -148,31 +149,73 @@ def check_seconds(value: Any, what: str, maximum: float, *, positive: bool = Fal
     return value
 
 
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: no re.ASCII needed for an explicit class
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(
+    r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE
+)
+
+
+def is_digits(text: str) -> bool:
+    """Whether ``text`` is one or more ASCII decimal digits: ``str.isdigit`` is also true of
+    "²", "①" and "٣", which ``int`` refuses (a crash) or reads as another script's digit.
+
+    >>> is_digits("42"), is_digits("²"), is_digits("٣"), is_digits("")
+    (True, False, False, False)
+    """
+    return _DIGITS.fullmatch(text) is not None
+
+
+def ascii_int(text: str) -> int | None:
+    """The whole number ``text`` writes in ASCII decimal digits (an optional sign, at most
+    :data:`MAX_NUMBER_TEXT` characters), else None. ``int`` alone would also read other
+    scripts' digits ("١٢" is 12), underscores and surrounding spaces.
+
+    >>> ascii_int("-12"), ascii_int("１２"), ascii_int("1_000"), ascii_int(" 7")
+    (-12, None, None, None)
+    """
+    if len(text) > MAX_NUMBER_TEXT or _WHOLE.fullmatch(text) is None:
+        return None
+    return int(text)
+
+
+def ascii_float(text: str) -> float | None:
+    """The number ``text`` writes in ASCII (digits, a point, an exponent; ``inf`` and ``nan``
+    for the callers to refuse by name), at most :data:`MAX_NUMBER_TEXT` characters, else
+    None: ``float`` alone also reads "٣" as 3 and "1_0" as 10.
+
+    >>> ascii_float("2.5e1"), ascii_float("٣"), ascii_float("1_0")
+    (25.0, None, None)
+    """
+    if len(text) > MAX_NUMBER_TEXT or _NUMBER.fullmatch(text) is None:
+        return None
+    return float(text)
+
+
 def parse_seconds(text: str, what: str, maximum: float, *, positive: bool = False) -> float:
     """A number of seconds written as text (a flag, an environment variable), checked as
     :func:`check_seconds` does: ``inf``, ``nan``, ``1e300`` and ``-1`` are refused."""
     if len(text) > MAX_NUMBER_TEXT:
         raise InputError(f"{what} must be a number of seconds, got {len(text)} characters")
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{what} must be a number of seconds, got {text[:40]!r}") from None
+    value = ascii_float(text.strip())
+    if value is None:
+        raise InputError(f"{what} must be a number of seconds, got {text[:40]!r}")
     return check_seconds(value, what, maximum, positive=positive)
 
 
 def parse_int(text: str, what: str, minimum: int | None = None, maximum: int | None = None) -> int:
-    """A whole number written as text, checked as :func:`check_int` does; a number of more
-    than :data:`MAX_NUMBER_TEXT` characters is refused before it is converted."""
+    """A whole number written as text in ASCII digits (:func:`ascii_int`; surrounding
+    spaces ignored), checked as :func:`check_int` does; a number of more than
+    :data:`MAX_NUMBER_TEXT` characters is refused before it is converted."""
     stripped = text.strip()
     if len(stripped) > MAX_NUMBER_TEXT:
         raise InputError(
             f"{what} must be a whole number of at most {MAX_NUMBER_TEXT} "
             f"characters, got {len(stripped)}"
         )
-    try:
-        value = int(stripped)
-    except ValueError:
-        raise InputError(f"{what} must be a whole number, got {text[:40]!r}") from None
+    value = ascii_int(stripped)
+    if value is None:
+        raise InputError(f"{what} must be a whole number, got {text[:40]!r}")
     return check_int(value, what, minimum, maximum)
 
 
@@ -246,6 +289,8 @@ __all__ = [
     "MAX_TEXT",
     "MAX_TIME_LIMIT",
     "MAX_WAIT",
+    "ascii_float",
+    "ascii_int",
     "check_choice",
     "check_flag",
     "check_ids",
@@ -253,6 +298,7 @@ __all__ = [
     "check_seconds",
     "check_text",
     "event_time",
+    "is_digits",
     "parse_int",
     "parse_seconds",
     "show_int",

@@ -48,7 +48,7 @@ from __future__ import annotations
 import heapq
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -63,6 +63,7 @@ from jtms.memory.limits import (
     MAX_BUDGET,
     MAX_EVENT,
     MAX_EXPRESSION,
+    MAX_IDEMPOTENCY_KEY,
     MAX_JUSTIFICATIONS,
     MAX_NUMBER_TEXT,
     MAX_QUERY,
@@ -250,14 +251,27 @@ def _justifications(value: Any) -> list[list[str]]:
 WorkResult = tuple[int, Plan | None, Any]
 
 
+def _check_idempotency_key(key: Any) -> str:
+    """``key`` when it is a text of 1 to ``MAX_IDEMPOTENCY_KEY`` characters."""
+    text = check_text(key, "idempotency_key", MAX_IDEMPOTENCY_KEY)
+    if not text:
+        raise InputError(
+            "idempotency_key is empty (give a key of 1 to "
+            f"{MAX_IDEMPOTENCY_KEY} characters, or none)"
+        )
+    return text
+
+
 class RepeatedCall(Exception):
     """A write under an idempotency key that an earlier write already used
-    (:meth:`Memory.keyed`): nothing was written; ``event`` is the first write's event."""
+    (:meth:`Memory.keyed`): nothing was written; ``event`` is the first write's event and
+    ``request`` the digest it was stored with (one of the call's outcomes)."""
 
-    def __init__(self, key: str, event: int):
+    def __init__(self, key: str, event: int, request: str = ""):
         super().__init__(f"idempotency_key {key!r}: already written by event {event}")
         self.key = key
         self.event = event
+        self.request = request
 
 
 class Memory:
@@ -274,8 +288,8 @@ class Memory:
         self.loads = 0
         self._pinned: int | None = None  # a read-only view as of this event (Memory.as_of)
         self._owns_store = True
-        self._keyed: tuple[str, str] | None = (
-            None  # (key, request) of the next write (Memory.keyed)
+        self._keyed: tuple[str, str, frozenset[str]] | None = (
+            None  # (key, request, its other outcomes) of the next write (Memory.keyed)
         )
         #: the test seam (see the module docstring): called with "read", "write", "load", "commit"
         self.test_hook: Callable[[str], None] | None = None
@@ -697,17 +711,40 @@ class Memory:
         return value
 
     # --- idempotency keys ---------------------------------------------------------------------
-    def _check_key(self, key: str, request: str) -> None:
+    def _check_key(self, key: str, request: str, outcomes: Collection[str] = ()) -> None:
         found = self._store.idempotency_key(key)
         if found is None:
             return
         event, first = found
-        if first != request:
+        if first != request and first not in outcomes:
             raise InputError(
                 f"idempotency_key {key!r} was already used by another call "
                 f"(event {event}); use a new key for a new call"
             )
-        raise RepeatedCall(key, event)
+        raise RepeatedCall(key, event, first)
+
+    def keep_key(self, key: str, request: str, event: int, outcomes: Collection[str] = ()) -> None:
+        """Store ``key`` for a call that needed no write (a review that found nothing to
+        audit), with ``event``, the event its result was read as of: a repeat then returns
+        that result rebuilt as of ``event`` and a later retry writes nothing, as for a key
+        stored by a write (:meth:`keyed`). Nothing but the key is written (no event).
+        :class:`RepeatedCall` when the key is stored already with ``request`` or one of
+        ``outcomes`` (the same call's other digests), :class:`InputError` when another
+        call used it."""
+        _check_idempotency_key(key)
+        if isinstance(event, bool) or not isinstance(event, int):
+            raise InputError(f"event must be an integer, got {type(event).__name__}")
+
+        def work(loaded: _Loaded) -> WorkResult:
+            self._check_key(key, request, outcomes)
+            if not 1 <= event <= loaded.seen_event:
+                raise InputError(
+                    f"no event {show_int(event)} (events are 1 to {loaded.seen_event})"
+                )
+            self._store.add_idempotency_key(key, request, event)
+            return loaded.seen_event, None, None
+
+        self._write(work, new_event=False)
 
     def idempotency_key(self, key: str) -> tuple[int, str] | None:
         """The event that a write made under ``key`` (:meth:`keyed`) and the digest of its
@@ -717,29 +754,42 @@ class Memory:
             return found if found is not None and self._until(found[0]) else None
 
     @contextmanager
-    def keyed(self, key: str, request: str) -> Iterator["Memory"]:
+    def keyed(self, key: str, request: str, outcomes: Collection[str] = ()) -> Iterator["Memory"]:
         """The first write inside this block stores ``key`` with its event, in its
         transaction; when ``key`` is stored already (by any process, before or while this
         one waited for the write lock) that write raises :class:`RepeatedCall` (with the
-        event) and writes nothing, or :class:`InputError` when the key's first write had
-        another ``request`` (a digest of the call: the tool and its arguments).
+        event and the digest stored) and writes nothing, or :class:`InputError` when the
+        key's first write had another ``request`` (a digest of the call: the tool and its
+        arguments) and none of ``outcomes`` (digests of the same call's other outcomes,
+        e.g. a review that wrote nothing: :meth:`keep_key`).
 
         >>> with memory.keyed("k-17", digest):        # doctest: +SKIP
         ...     memory.add_evidence("e1")
         """
-        from jtms.memory.limits import MAX_IDEMPOTENCY_KEY, check_text
-
-        check_text(key, "idempotency_key", MAX_IDEMPOTENCY_KEY)
-        if not key:
-            raise InputError(
-                "idempotency_key is empty (give a key of 1 to "
-                f"{MAX_IDEMPOTENCY_KEY} characters, or none)"
-            )
-        self._keyed = (key, request)
+        _check_idempotency_key(key)
+        self._keyed = (key, request, frozenset(outcomes))
         try:
             yield self
         finally:
             self._keyed = None
+
+    def secret(self, create: bool = True) -> str | None:
+        """This memory's random secret (a meta row, 64 hex digits, written when the memory
+        was created), with which the MCP server signs the cursors it hands out: no client can
+        forge or edit one, and another memory refuses it. A memory created before memories
+        had one gets it now, in a write of its own that adds no event (readers never see a
+        change), when ``create`` and the memory can be written; else None (a view of the
+        past, a read-only file or role)."""
+        with self.snapshot():
+            found = self._store.secret()
+        if found is not None or not create or self._pinned is not None or self._depth:
+            return found
+        try:
+            with self._store.write():  # no event and no state: nothing to catch up on
+                self._store.add_secret()
+                return self._store.secret()
+        except InputError:  # read-only: the caller keeps a secret of its own
+            return None
 
     def _event(self, kind: str, **fields: Any) -> int:
         return self._store.append_event(kind, _now(), **fields)
@@ -923,9 +973,14 @@ class Memory:
             return result
 
     def calculations(self) -> list[tuple[str, str, str]]:
-        """(id, expression, recorded value) of every evidence that records a calculation."""
+        """(id, expression, recorded value) of every evidence that records a calculation (in
+        a view of the past: of the evidence that existed then)."""
         with self.snapshot():
-            return self._store.calculations()
+            rows = self._store.calculations()
+            if self._pinned is None:
+                return rows
+            known = self._loaded_now().index.number
+            return [row for row in rows if row[0] in known]
 
     def table(self, name: str) -> list[dict[str, Any]]:
         """Every stored row of ``events``, ``nodes``, ``justifications``, ``revisions`` or

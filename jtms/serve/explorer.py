@@ -33,6 +33,7 @@ from mcp.server.transport_security import TransportSecurityMiddleware, Transport
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
+from jtms.memory.limits import is_digits
 from jtms.memory.memory import Memory
 from jtms.serve.http import TOKEN_COOKIE
 from jtms.serve.tools import MemoryAccess
@@ -627,8 +628,8 @@ class Explorer:
         if refused is not None:
             return refused
         raw = (await form(request)).get("audit_id", "")
-        if not raw.isdigit():
-            raise InputError(f"audit id must be an integer, got {raw!r}")
+        if not is_digits(raw) or len(raw) > 30:
+            raise InputError(f"audit id must be an integer, got {raw[:40]!r}")
         change = await self.access(lambda memory: memory.reinstate(int(raw)), InputError)
         return RedirectResponse(f"/audits?changed={change.event_id}#audit-{raw}", status_code=303)
 
@@ -639,7 +640,7 @@ class Explorer:
         it retired or reactivated and the first of them, for the top of the audit timeline."""
         if raw is None:
             return ""
-        if not raw.isdigit() or len(raw) > 30:
+        if not is_digits(raw) or len(raw) > 30:
             raise InputError(f"changed must be an event id, got {raw[:40]!r}")
         number = int(raw)
         found = memory.events(after=number - 1, until=number) if number > 0 else []
@@ -956,7 +957,7 @@ def local_path(raw: str | None) -> str:
 def bounded(raw: str | None, default: int, low: int = 1) -> int:
     """A count from the query (``limit``, ``offset``): ``default`` when absent or not a
     number, else clamped to ``low``..100,000."""
-    if raw is None or not raw.isdigit():
+    if raw is None or not is_digits(raw):
         return default
     return max(low, min(int(raw[:12]), 100_000))
 

@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from jtms.memory.limits import MAX_IDS, MAX_TEXT
+from jtms.memory.limits import MAX_IDS, MAX_TEXT, is_digits
 from jtms.serve.tools import MemoryServer
 from theory.errors import InputError
 
@@ -173,8 +173,8 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = Headers(scope=scope).get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await self.refusal(declared)(scope, receive, send)
+        if declared is not None and is_digits(declared) and int(declared[:30]) > self.limit:
+            await self.refusal(declared[:30])(scope, receive, send)
             return
         body = bytearray()
         messages: list[Message] = []

@@ -142,19 +142,24 @@ def context_text(memory: Memory, views: Views, budget: int) -> str:
     return render_text(memory.context(budget))
 
 
-def review_plan(memory: Memory, views: Views) -> Any:
+def review_plan(memory: Memory, views: Views, as_of: int | None = None) -> Any:
     """The review's re-execution of every calculation, writing nothing (a ``ReviewReport``:
-    the writing process audits its discrepancies under the writers' lock)."""
+    the writing process audits its discrepancies under the writers' lock); ``as_of``: on
+    the memory as of that event (a repeat under an idempotency key rebuilds the first
+    review's result)."""
     from jtms.calc.reviewer import review
 
-    return review(memory, reviewer=REVIEWER, dry_run=True)
+    view = memory if as_of is None else views.view(memory, as_of)
+    return review(view, reviewer=REVIEWER, dry_run=True)
 
 
-def review_contradictions(memory: Memory, views: Views) -> Any:
-    """The active contradictions and the cheapest diagnosis, for ``review``."""
+def review_contradictions(memory: Memory, views: Views, as_of: int | None = None) -> Any:
+    """The active contradictions and the cheapest diagnosis, for ``review`` (``as_of``: as
+    of that event)."""
     from jtms.memory.contradictions import review_contradictions as found
 
-    return found(memory, reviewer=REVIEWER)
+    view = memory if as_of is None else views.view(memory, as_of)
+    return found(view, reviewer=REVIEWER)
 
 
 READS: dict[str, Callable[..., Any]] = {

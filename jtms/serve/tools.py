@@ -32,6 +32,7 @@ import difflib
 import functools
 import inspect
 import json
+import secrets
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, TypeVar, cast
@@ -43,9 +44,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from jtms.memory import limits
 from jtms.memory.memory import Memory, RepeatedCall
@@ -226,13 +228,43 @@ class SubscriberBus:
         return unsubscribe
 
 
-def _problem(error: Mapping[str, Any]) -> str:
+_EXPECTED = {
+    "bool_type": "true or false",
+    "int_type": "an integer",
+    "string_type": "a string",
+    "list_type": "an array",
+    "float_type": "a number",
+    "dict_type": "an object",
+}  # pydantic's type errors (strict mode), as a model reads the JSON type it should send
+
+
+def _json_kind(value: Any) -> str:
+    """The JSON type of an argument's value, in words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number with a fraction or exponent"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _where(loc: Iterable[Any]) -> str:
+    """An error's location as a model reads it: ``justifications[0][1]``."""
+    parts = list(loc) or ["arguments"]
+    where = str(parts[0])
+    for part in parts[1:]:
+        where += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return where
+
+
+def _problem(where: str, error: Mapping[str, Any]) -> str:
     """One pydantic validation error as a model reads it: the argument, what was wrong, the
     limit."""
-    loc = error.get("loc") or ()
-    where = str(loc[0]) if loc else "arguments"
-    for part in loc[1:]:
-        where += f"[{part}]" if isinstance(part, int) else f".{part}"
     ctx = error.get("ctx") or {}
     kind = error.get("type", "")
     given = error.get("input")
@@ -245,12 +277,57 @@ def _problem(error: Mapping[str, Any]) -> str:
     return f"{where}: {error.get('msg', 'invalid')}"
 
 
+def problems(errors: Iterable[Mapping[str, Any]]) -> str:
+    """The one line of a call's validation errors, one problem per argument (or list item).
+
+    A union's branches each report an error (``as_of`` given a list: not an integer, not
+    a string); they are one problem: what the value should have been, and what it was. A
+    value of the right type that breaks a limit is that limit, without the other branches'
+    type errors. (The tools take no nested objects, so a location's text parts past the
+    argument's name are a union's branch tags, and are left out.)
+
+    >>> problems([{"type": "bool_type", "loc": ("dry_run",), "input": "no", "msg": ""}])
+    'dry_run: expected true or false, got a string'
+    """
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    for error in errors:
+        loc = [p for k, p in enumerate(error.get("loc") or ()) if k == 0 or isinstance(p, int)]
+        found.setdefault(_where(loc), []).append(error)
+    lines: list[str] = []
+    for where, said in found.items():
+        other = [e for e in said if e.get("type") not in _EXPECTED]
+        if other:
+            lines.extend(_problem(where, e) for e in other)
+            continue
+        wanted = " or ".join(dict.fromkeys(_EXPECTED[e["type"]] for e in said))
+        lines.append(f"{where}: expected {wanted}, got {_json_kind(said[0].get('input'))}")
+    return "; ".join(lines)
+
+
 class MemoryServer(MCPServer):  # type: ignore[type-arg]
     """An :class:`MCPServer` whose argument errors are one-line tool errors, and whose tools
     refuse unknown arguments (a misspelt ``dry_run`` must not run a real audit)."""
 
     access: "MemoryAccess"
     arguments: dict[str, tuple[str, ...]]  # tool name -> its argument names
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport and server loop (what ``MCPServer.run_stdio_async``
+        runs), with every line answered: a line the transport cannot parse (a lone
+        surrogate escape, a 5,000-digit integer, deep nesting) gets a JSON-RPC error with
+        the request's id where it can be read, instead of no response
+        (:class:`jtms.serve.stdio.AnsweringReadStream`)."""
+        from mcp.server.stdio import stdio_server
+
+        from jtms.serve.stdio import AnsweringReadStream
+
+        lowlevel = self._lowlevel_server
+        async with stdio_server() as (read_stream, write_stream):
+            await lowlevel.run(
+                AnsweringReadStream(read_stream, write_stream),
+                write_stream,
+                lowlevel.create_initialization_options(),
+            )
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
@@ -267,9 +344,41 @@ class MemoryServer(MCPServer):  # type: ignore[type-arg]
         except ToolError as error:
             cause = error.__cause__
             if isinstance(cause, ValidationError):
-                problems = "; ".join(_problem(e) for e in cause.errors())
-                raise ToolError(f"Error executing tool {name}: bad arguments: {problems}") from None
+                said = problems(cause.errors())
+                raise ToolError(f"Error executing tool {name}: bad arguments: {said}") from None
             raise
+
+
+class StrictArguments(FuncMetadata):
+    """A tool's argument metadata with the SDK's two leniencies off, so an argument of the
+    wrong JSON type is refused (``bad arguments: NAME: ...``) before anything runs:
+
+    - no pre-parsing of JSON inside a string (the SDK reads ``'["e2"]'`` as a list and
+      ``"null"`` as null, for clients that send lists as strings);
+    - pydantic's strict mode (its lax mode reads ``"no"``, ``"off"``, ``0`` as false, so
+      ``audit(dry_run="no")`` ran a real audit, and ``true``, ``"5"``, ``5.0`` as integers).
+
+    Booleans are then only true/false, integers only JSON integers, lists only arrays and
+    strings only strings, as the published input schema says."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
+def strict_arguments(metadata: FuncMetadata) -> StrictArguments:
+    """``metadata`` with its argument model validated in strict mode and no JSON
+    pre-parsing (:class:`StrictArguments`); the output schema and model are kept."""
+
+    class Strict(metadata.arg_model):  # type: ignore[name-defined,misc]
+        model_config = ConfigDict(strict=True)
+
+    Strict.__name__ = Strict.__qualname__ = metadata.arg_model.__name__
+    return StrictArguments(
+        arg_model=cast(type[ArgModelBase], Strict),
+        output_schema=metadata.output_schema,
+        output_model=metadata.output_model,
+        wrap_output=metadata.wrap_output,
+    )
 
 
 def unknown_arguments(tool: str, unknown: Iterable[str], known: Iterable[str]) -> str:
@@ -318,6 +427,10 @@ class MemoryAccess:
         self._views = ViewCache()
         in_memory = memory.path == ":memory:"  # another process cannot open it
         self._worker = Worker(worker) if worker is not None and not in_memory else None
+        self._secret: str | None = None
+        #: whether a memory created before memories had a secret gets one written on first
+        #: use (:meth:`Memory.secret`); ``build_server(read_only=True)`` writes nothing
+        self.create_secret = True
 
     @staticmethod
     def _same_location(memory: Memory) -> Callable[[], Memory] | None:
@@ -356,6 +469,33 @@ class MemoryAccess:
         """``memory`` as of ``event`` (:meth:`Memory.as_of`), kept for the next pages (the
         caller holds ``memory``'s lock)."""
         return self._views.view(memory, event)
+
+    def secret(self) -> str:
+        """The secret this server signs its cursors with: the memory's
+        (:meth:`Memory.secret`), so they survive a restart and every server of the memory
+        reads them; for a memory that has none and is not written here (read-only), a
+        random one of this process, whose cursors then end with it."""
+        if self._secret is None:
+            found = self.run(lambda memory: memory.secret(create=self.create_secret))
+            self._secret = found if found is not None else secrets.token_hex(32)
+        return self._secret
+
+    async def unsigned(self, cursor: str) -> str:
+        """A call's ``cursor`` without its signature, refused (a tool error) unless this
+        memory signed it: an edited event or offset, another memory's cursor."""
+        secret = await anyio.to_thread.run_sync(self.secret)
+        try:
+            return pages.verified(cursor, secret)
+        except InputError as problem:
+            raise ToolError(str(problem)) from None
+
+    async def signed(self, payload: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``payload`` with its ``cursor`` (if any) signed with the memory's secret."""
+        cursor = payload.get("cursor")
+        if not isinstance(cursor, str):
+            return payload
+        secret = await anyio.to_thread.run_sync(self.secret)
+        return {**payload, "cursor": pages.sign(cursor, secret)}
 
     def close(self) -> None:
         if self._worker is not None:
@@ -420,6 +560,72 @@ def once(
             return replay(memory, repeated.event)
 
     return keyed
+
+
+DRY_RUN_KEY = (
+    "idempotency_key: a dry run writes nothing, so it takes no key (give the key to the "
+    "real call); nothing was written"
+)
+REVIEW_AUDITED = pages.digest({"tool": "review"})  # the key of a review that audited
+REVIEW_UNCHANGED = pages.digest({"tool": "review", "audited": False})  # ... that found nothing
+
+
+def first_review(key: str) -> Callable[[Memory], tuple[int, bool] | None]:
+    """The work that finds the review stored under ``key``: ``(event, audited)``, None when
+    the key is new; refused when another call used it."""
+
+    def work(memory: Memory) -> tuple[int, bool] | None:
+        found = memory.idempotency_key(key)
+        if found is None:
+            return None
+        event, request = found
+        if request not in (REVIEW_AUDITED, REVIEW_UNCHANGED):
+            raise InputError(
+                f"idempotency_key {key!r} was already used by another call "
+                f"(event {event}); use a new key for a new call"
+            )
+        return event, request == REVIEW_AUDITED
+
+    return work
+
+
+def review_write(planned: Any, key: str | None) -> Callable[[Memory], tuple[int, bool] | None]:
+    """The work that audits the discrepancies a review's ``planned`` re-execution found
+    (``planned.audit`` is then that audit) and stores ``key`` with it; when there are none,
+    the key alone, with the event the plan read (:meth:`Memory.keep_key`), so a retry
+    later cannot audit what this review did not. ``(event, audited)`` of the first review
+    when another process stored ``key`` meanwhile (nothing written), else None."""
+    from jtms.calc.reviewer import audit_discrepancies
+
+    def work(memory: Memory) -> tuple[int, bool] | None:
+        try:
+            if planned.discrepancies and key is None:
+                audit_discrepancies(memory, planned, REVIEWER)
+            elif planned.discrepancies and key is not None:
+                with memory.keyed(key, REVIEW_AUDITED, (REVIEW_UNCHANGED,)):
+                    audit_discrepancies(memory, planned, REVIEWER)
+            elif key is not None:
+                event = planned.event or memory.last_event
+                memory.keep_key(key, REVIEW_UNCHANGED, event, (REVIEW_AUDITED,))
+        except RepeatedCall as repeated:
+            planned.audit = None
+            return repeated.event, repeated.request == REVIEW_AUDITED
+        return None
+
+    return work
+
+
+def event_moment(as_of: int | str | None) -> int | str | None:
+    """``explain``'s ``as_of`` as ``Memory.event_at`` reads it: a string of ASCII digits is
+    an event id; any other string is an ISO time (or refused there with the one-line
+    message). "²" and "٣" pass ``str.isdigit``, so they are not read as event ids.
+
+    >>> event_moment(" 12 "), event_moment("１２"), event_moment("2026-01-02")
+    (12, '１２', '2026-01-02')
+    """
+    if isinstance(as_of, str) and limits.is_digits(as_of.strip()):
+        return int(as_of.strip())
+    return as_of
 
 
 def structured(payload: Mapping[str, Any]) -> CallToolResult:
@@ -498,6 +704,7 @@ def node_uri(node_id: str) -> str:
 def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
     """The MCP server of the memory behind ``access`` (``read_only``: only the reading tools)."""
     bus = SubscriberBus()
+    access.create_secret = not read_only
     tools: list[Tool] = []
     own_events: set[int] = set()  # this server's writes: published when made
     watcher: list[asyncio.Task[None]] = []
@@ -554,7 +761,9 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
             @functools.wraps(fn)  # the same name, description and signature (arguments, schema)
             async def call(**arguments: Any) -> CallToolResult:
-                return structured(await fn(**arguments))
+                if isinstance(arguments.get("cursor"), str):  # signed by this memory only
+                    arguments["cursor"] = await access.unsigned(arguments["cursor"])
+                return structured(await access.signed(await fn(**arguments)))
 
             entry = Tool.from_function(
                 call,
@@ -567,6 +776,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             assert metadata.output_schema is not None, fn.__name__
             metadata.output_schema = output or published_schema(metadata.output_schema)
             metadata.output_model = None  # the result comes built (structured): published only
+            entry.fn_metadata = strict_arguments(metadata)
             tools.append(entry)
             return fn
 
@@ -747,6 +957,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             return cast(payloads.AuditPayload, payloads.event_page(memory, event, 0, limit))
 
         if dry_run:
+            if idempotency_key is not None:
+                raise ToolError(DRY_RUN_KEY)
             return await access(preview)
         if cursor is not None:
             raise ToolError(
@@ -771,23 +983,21 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
                 ),
             ),
         ],
+        limit: Limit = pages.DEFAULT_LIMIT,
         idempotency_key: IdempotencyKey = None,
     ) -> payloads.NogoodAdded:
         """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
         together. It changes no status; `active` says whether they all hold now (a live
-        contradiction). Then call `diagnose` to learn which evidence to audit."""
+        contradiction). Then call `diagnose` to learn which evidence to audit. The result
+        repeats at most `limit` of the `nodes`, sorted (`counts`: how many; `page` with the
+        `cursor` gives the next)."""
 
         def work(memory: Memory) -> payloads.NogoodAdded:
             change = memory.add_nogood(id, nodes)
-            return payloads.nogood_added(change, id, nodes, memory.is_active(id))
+            return payloads.nogood_added(change, id, nodes, memory.is_active(id), limit)
 
         def replay(memory: Memory, event: int) -> payloads.NogoodAdded:
-            return {
-                "event_id": event,
-                "id": id,
-                "nodes": sorted(set(nodes)),
-                "active": since(memory, event).is_active(id),
-            }
+            return cast(payloads.NogoodAdded, payloads.event_page(memory, event, 0, limit))
 
         result = await access(
             once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key, work, replay)
@@ -831,30 +1041,36 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw.
         Each list holds at most `limit` items (`counts`: their lengths; the audit's next
         `retired` page: `page` with `cursor`). The re-execution runs on a snapshot, beside
-        other calls; only the audit waits for the writers' lock."""
-        from jtms.calc.reviewer import audit_discrepancies
-
-        planned = await access.long_read("review_plan", {})
-
-        def work(memory: Memory) -> Any:
-            return audit_discrepancies(memory, planned, REVIEWER)
-
-        def replay(memory: Memory, event: int) -> Any:
-            planned.audit = None
-            return event
-
-        report: Any = planned
-        if not dry_run and (planned.discrepancies or idempotency_key is not None):
-            report = await access(once("review", {}, idempotency_key, work, replay))
+        other calls; only the audit waits for the writers' lock. A repeat with the same
+        `idempotency_key` returns the first review's result (also one that audited nothing)
+        and writes nothing; a dry run takes no key."""
+        if dry_run and idempotency_key is not None:
+            raise ToolError(DRY_RUN_KEY)
+        first = None if idempotency_key is None else await access(first_review(idempotency_key))
+        if first is None:
+            planned = await access.long_read("review_plan", {})
+            if not dry_run:
+                first = await access(review_write(planned, idempotency_key))
+        if first is not None:  # a repeat: the first review's result, rebuilt
+            return await review_replay(*first, limit)
         found = await access.long_read("review_contradictions", {})
         payload = payloads.review_payload(planned, found, limit)
-        if isinstance(report, int):  # a repeat: the first review's audit, as of its event
-            page = await access(lambda memory: payloads.event_page(memory, report, 0, limit))
-            payload["audit_id"], payload["retired"] = report, page["retired"]
-            payload["cursor"] = page["cursor"]
-            payload["counts"]["retired"] = page["counts"]["retired"]
         if payload["audit_id"] is not None:
             await changed(payload["retired"], payload["audit_id"])
+        return payload
+
+    async def review_replay(event: int, audited: bool, limit: int) -> payloads.ReviewPayload:
+        """The result of the review that stored its key with ``event``, rebuilt: its plan
+        re-executed as of the event it read (the one before its audit, or ``event`` when
+        it audited nothing), the contradictions as of ``event``, its audit's first page."""
+        planned = await access.long_read("review_plan", {"as_of": event - 1 if audited else event})
+        found = await access.long_read("review_contradictions", {"as_of": event})
+        payload = payloads.review_payload(planned, found, limit)
+        if audited:
+            page = await access(lambda memory: payloads.event_page(memory, event, 0, limit))
+            payload["audit_id"], payload["retired"] = event, page["retired"]
+            payload["cursor"] = page["cursor"]
+            payload["counts"]["retired"] = page["counts"]["retired"]
         return payload
 
     # --- reading tools -------------------------------------------------------------------------
@@ -907,7 +1123,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         its inactive antecedents). `as_of` explains the node as it was then. Each list
         holds at most `limit` items (`counts`: their lengths; `cursor`: this same call's
         next page)."""
-        moment = int(as_of) if isinstance(as_of, str) and as_of.strip().isdigit() else as_of
+        moment = event_moment(as_of)
 
         def work(memory: Memory) -> payloads.ExplainPayload:
             arguments = {"id": id, "as_of": as_of}
@@ -996,8 +1212,8 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             "additionalProperties": True,
             "description": (
                 "the result of the write that made the event, as that writing tool returns it: "
-                "audit (audit_id, retired, kept, counts, cursor), reinstate (reactivated) or "
-                "add_justification (activated)"
+                "audit (audit_id, audit, retired, kept, counts, cursor), reinstate "
+                "(reactivated), add_justification (activated) or add_nogood (nodes)"
             ),
         },
     )
@@ -1007,7 +1223,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             Field(
                 max_length=400,
                 description=(
-                    "the `cursor` of a write's result (audit, reinstate, add_justification, review)"
+                    "the `cursor` of a write's result (audit, reinstate, add_justification, add_nogood, review)"
                 ),
             ),
         ] = None,
@@ -1023,10 +1239,11 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         ] = None,
         limit: Limit = pages.DEFAULT_LIMIT,
     ) -> dict[str, Any]:
-        """A page of a write's result, read as of the write's event: the next `retired` and
-        `kept` of an audit, `reactivated` of a reinstatement, `activated` of an added
-        justification. Give the `cursor` the result carried, or an `event_id` (e.g. an
-        `audit_id`) for its first page at any later time."""
+        """A page of a write's result, read as of the write's event: the next `audit`,
+        `retired` and `kept` of an audit, `reactivated` of a reinstatement, `activated` of an
+        added justification, `nodes` of an added nogood. Give the `cursor` the result
+        carried, or an `event_id` (e.g. an `audit_id`) for its first page at any later
+        time."""
         if (cursor is None) == (event_id is None):
             raise ToolError("page: give either `cursor` or `event_id`")
 

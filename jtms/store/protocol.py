@@ -367,6 +367,15 @@ class Store(Protocol):
         """Inside :meth:`write`: ``key`` belongs to the write of ``event`` (a new key only)."""
         ...
 
+    def secret(self) -> str | None:
+        """The memory's random secret (meta ``secret``, written at creation), or None in a
+        memory created before memories had one."""
+        ...
+
+    def add_secret(self) -> None:
+        """Inside :meth:`write`: a new random secret for a memory that has none."""
+        ...
+
 
 class StoreBackend(Protocol):
     """A backend module's store class: how a memory is created and opened at a location."""

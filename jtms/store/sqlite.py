@@ -74,6 +74,26 @@ _LATEST_SEQS = (
     f"SELECT node, seq FROM revisions WHERE seq > ({_INDEXED})) GROUP BY node"
 )
 APPLICATION = "jtms-memory"
+
+
+def new_secret() -> str:
+    """A memory's random secret (meta ``secret``): 32 bytes from the system's CSPRNG, as hex.
+    The MCP server signs its cursors with it (:mod:`jtms.views.pages`), so no client can
+    forge one and no other memory accepts one."""
+    import secrets
+
+    return secrets.token_hex(32)
+
+
+def newer_version(version: str | None, ours: int) -> bool:
+    """Whether a memory's stored schema ``version`` is a later one than ``ours`` (a newer
+    jtms wrote it). Only ASCII digits are a version: ``"²".isdigit()`` is true too, and a
+    damaged meta row must be reported, not crash ``int``."""
+    if not version or len(version) > 18 or not version.isascii() or not version.isdigit():
+        return False
+    return int(version) > ours
+
+
 # pages in the WAL before a commit copies them into the file (SQLite's default is 1,000). An
 # audit rewrites the same index pages as the audits before it (the revisions by node), and
 # one copy writes each page once however many commits changed it: at 10,000 (a WAL of up to
@@ -416,6 +436,7 @@ class SqliteStore:
                     ("application", APPLICATION),
                     ("schema_version", str(SCHEMA_VERSION)),
                     ("revisions_indexed", "0"),
+                    ("secret", new_secret()),
                 ],
             )
             db.execute("INSERT INTO events (kind, time) VALUES ('init', ?)", (init_time or _now(),))
@@ -502,7 +523,7 @@ class SqliteStore:
             shown = (version or "missing")[:20]
             if version in UPGRADABLE:
                 advice = f"run `jtms upgrade --db {location}`"
-            elif version and version.isdigit() and int(version) > SCHEMA_VERSION:
+            elif newer_version(version, SCHEMA_VERSION):
                 advice = "written by a newer jtms: upgrade jtms-revision"
             else:
                 advice = "not a version any jtms wrote; restore the memory from a backup"
@@ -1058,6 +1079,15 @@ class SqliteStore:
             (key, request, event),
         )
 
+    def secret(self) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'secret'").fetchone()
+        return str(row[0]) if row else None
+
+    def add_secret(self) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('secret', ?)", (new_secret(),)
+        )
+
 
 def _now() -> str:
     from datetime import datetime, timezone
@@ -1090,5 +1120,7 @@ __all__ = [
     "BUSY_TIMEOUT_S",
     "SCHEMA_VERSION",
     "SqliteStore",
+    "new_secret",
+    "newer_version",
     "plant_foreign_evidence",
 ]

@@ -9,7 +9,10 @@ pages fit together however the memory changes meanwhile.
 
 A cursor is opaque to its reader: a base64url text of the tool it belongs to, the event it
 reads as of, the next offset and a digest of the call's other arguments (a cursor passed to
-another call is refused rather than read with the wrong arguments).
+another call is refused rather than read with the wrong arguments). What the MCP server
+hands out is that text signed (:func:`sign`: HMAC-SHA256 with the memory's secret), and it
+reads only cursors whose signature is the memory's (:func:`verified`): an edited offset or
+event, or another memory's cursor, is refused with the same one-line message.
 
 >>> cursor = encode(Cursor("state", event=7, offset=50, digest=digest({"ids": None})))
 >>> decode(cursor, "state").offset
@@ -23,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import hmac
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +41,12 @@ DEFAULT_LIMIT = 50
 MAX_LIMIT = 1_000
 """The most items of each list one page may hold (a page stays far under 1 MiB)."""
 PREFIX = "jc1."
+MAX_CURSOR = 400
+"""The longest cursor text a call may carry (a signed one is about 110 characters)."""
+NOT_A_CURSOR = (
+    "cursor: not a cursor of this memory's results (pass the `cursor` a "
+    "result gave, unchanged, with the same other arguments)"
+)
 
 
 @dataclass(frozen=True)
@@ -67,11 +77,8 @@ def encode(cursor: Cursor) -> str:
 def decode(text: Any, tool: str | None = None, call_digest: str | None = None) -> Cursor:
     """The cursor ``text`` names; refused (one line) when it is not one this module wrote,
     belongs to another tool than ``tool``, or to a call with other arguments."""
-    bad = InputError(
-        "cursor: not a cursor of this memory's results (pass the `cursor` a "
-        "result gave, unchanged, with the same other arguments)"
-    )
-    if not isinstance(text, str) or not text.startswith(PREFIX) or len(text) > 400:
+    bad = InputError(NOT_A_CURSOR)
+    if not isinstance(text, str) or not text.startswith(PREFIX) or len(text) > MAX_CURSOR:
         raise bad
     body = text[len(PREFIX) :]
     try:
@@ -100,6 +107,39 @@ def decode(text: Any, tool: str | None = None, call_digest: str | None = None) -
     return cursor
 
 
+def _signature(text: str, secret: str) -> str:
+    mac = hmac.new(secret.encode(), text.encode("utf-8", "surrogatepass"), hashlib.sha256)
+    return base64.urlsafe_b64encode(mac.digest()[:16]).decode().rstrip("=")
+
+
+def sign(text: str, secret: str) -> str:
+    """The cursor ``text`` (what :func:`encode` wrote) with its signature: ``TEXT.MAC``, the
+    MAC an HMAC-SHA256 of the text (the tool, event, offset and digest it encodes) keyed by
+    ``secret`` (the memory's, :meth:`jtms.memory.memory.Memory.secret`), cut to 128 bits.
+
+    >>> signed = sign(encode(Cursor("state", 7, 50)), "s3cret")
+    >>> verified(signed, "s3cret") == encode(Cursor("state", 7, 50))
+    True
+    """
+    return f"{text}.{_signature(text, secret)}"
+
+
+def verified(text: Any, secret: str) -> str:
+    """The cursor ``text`` without its signature, when ``secret`` signed it (:func:`sign`);
+    else refused with the one-line message of :func:`decode`: an unsigned cursor, one whose
+    event, offset or other fields were edited, or one signed by another memory."""
+    if not isinstance(text, str) or len(text) > MAX_CURSOR:
+        raise InputError(NOT_A_CURSOR)
+    body, dot, mac = text.rpartition(".")
+    if not dot or not body.startswith(PREFIX):
+        raise InputError(NOT_A_CURSOR)
+    if not hmac.compare_digest(
+        mac.encode("utf-8", "surrogatepass"), _signature(body, secret).encode()
+    ):
+        raise InputError(NOT_A_CURSOR)
+    return body
+
+
 def window(items: Sequence[T], offset: int, limit: int | None) -> list[T]:
     """``items[offset:offset + limit]`` (all from ``offset`` when ``limit`` is None)."""
     return list(items[offset:] if limit is None else items[offset : offset + limit])
@@ -122,11 +162,15 @@ def next_cursor(
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "MAX_CURSOR",
     "MAX_LIMIT",
+    "NOT_A_CURSOR",
     "Cursor",
     "decode",
     "digest",
     "encode",
     "next_cursor",
+    "sign",
+    "verified",
     "window",
 ]

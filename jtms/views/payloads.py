@@ -182,6 +182,7 @@ class CheckedClaim(TypedDict):
     violations: list[Violation]
     kinds_complete: bool  # no violation kind left "undecided" (or, summarized, uncomputed)
     violation_count: int
+    minimal_justification_count: int  # listed before a page's cut (limit, bytes)
 
 
 class CheckPayload(TypedDict):
@@ -278,12 +279,15 @@ def paginate(
 
 
 class NogoodAdded(TypedDict):
-    """``add-nogood``: the event, the nogood's nodes and whether they are all active now."""
+    """``add-nogood``: the event, the nogood's nodes (a page of them) and whether they are
+    all active now."""
 
     event_id: int
     id: str
     nodes: list[str]
     active: bool
+    counts: dict[str, int]
+    cursor: str | None
 
 
 class ContradictionPayload(TypedDict):
@@ -318,13 +322,28 @@ class DiagnosePayload(TypedDict):
     cursor: str | None
 
 
-def nogood_added(change: Change, nogood_id: str, nodes: Iterable[str], active: bool) -> NogoodAdded:
-    return {
+def nogood_added(
+    change: Change,
+    nogood_id: str,
+    nodes: Iterable[str],
+    active: bool,
+    limit: int | None = None,
+) -> NogoodAdded:
+    """``add-nogood``'s result; ``limit``: one page of its ``nodes`` (the next from the
+    event's pages, :func:`event_page`)."""
+    payload = {
         "event_id": change.event_id,
         "id": nogood_id,
         "nodes": sorted(set(nodes)),
         "active": active,
     }
+    return paginate(
+        payload,
+        ("nodes",),
+        limit=limit,
+        tool="event",  # type: ignore[return-value]
+        event=change.event_id,
+    )
 
 
 def node_added(change: Change, node_id: str) -> NodeAdded:
@@ -358,7 +377,9 @@ def audit_payload(
 ) -> AuditPayload:
     """The audit (or dry run) ``result`` of ``roots``, with the downstream claims it keeps.
 
-    ``limit``/``offset``: one page of ``retired`` and ``kept`` (:func:`paginate`). A real
+    ``limit``/``offset``: one page of ``audit`` (the roots, as many as the call gave: 10,000
+    ids of 256 characters would not fit one result), ``retired`` and ``kept``
+    (:func:`paginate`). A real
     audit's ``cursor`` reads as of the audit's event (any later call can ask for its pages);
     a dry run's reads as of ``event`` (the event the preview read, by default the latest)
     and belongs to the dry-run call (``call_digest``)."""
@@ -379,7 +400,7 @@ def audit_payload(
         at, tool = (memory.last_event if event is None else event), "audit"
     return paginate(
         payload,
-        ("retired", "kept"),
+        ("audit", "retired", "kept"),
         offset=offset,
         limit=limit,  # type: ignore[return-value]
         tool=tool,
@@ -408,9 +429,10 @@ def event_page(
     memory: Memory, event: int, offset: int = 0, limit: int | None = None
 ) -> dict[str, Any]:
     """The result of the write that made ``event`` (an audit, a reinstatement, an added
-    justification), read as of that event: the page ``[offset, offset + limit)`` of its
-    lists, as the writing tool returned it (``seconds`` is 0: nothing was timed). The pages
-    of an earlier result, and the result of a repeated call with an idempotency key."""
+    justification, an added nogood), read as of that event: the page ``[offset, offset +
+    limit)`` of its lists, as the writing tool returned it (``seconds`` is 0: nothing was
+    timed). The pages of an earlier result, and the result of a repeated call with an
+    idempotency key."""
     from theory.errors import InputError
 
     past = memory.as_of(event)
@@ -428,7 +450,7 @@ def event_page(
             "kept": [{"id": claim, "surviving_justification": list(ants)} for claim, ants in kept],
             "seconds": 0.0,
         }
-        lists: tuple[str, ...] = ("retired", "kept")
+        lists: tuple[str, ...] = ("audit", "retired", "kept")
     elif kind == "reinstate":
         payload = {
             "audit_id": row["target"],
@@ -436,6 +458,15 @@ def event_page(
             "reactivated": sorted_ids(row["activated"]),
         }
         lists = ("reactivated",)
+    elif kind == "add-nogood":
+        (nogood_id,) = row["created"]
+        payload = {
+            "event_id": event,
+            "id": nogood_id,
+            "nodes": sorted(set(past.node(nogood_id)["nodes"])),
+            "active": past.is_active(nogood_id),
+        }
+        lists = ("nodes",)
     elif kind == "add-justification":
         payload = {
             "event_id": event,
@@ -446,7 +477,7 @@ def event_page(
     else:
         raise InputError(
             f"event {event} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}: "
-            f"only audits, reinstatements and added justifications have pages"
+            f"only audits, reinstatements, added justifications and nogoods have pages"
         )
     return paginate(payload, lists, offset=offset, limit=limit, tool="event", event=event)
 
@@ -572,6 +603,27 @@ def diagnose_payload(
     return payload  # type: ignore[return-value]
 
 
+def fit_claim(claim: dict[str, Any], budget: int) -> dict[str, Any]:
+    """``claim`` (an item of ``check``'s ``claims``) in at most ``budget`` bytes of JSON, as
+    far as its lists go: its ``violations``, then its ``minimal_justifications``, each
+    listed whole and in order while they fit (a cut id list would read as a smaller
+    justification). A claim with two justifications of 1,000 ids of 256 characters is
+    500 KB; ``violation_count`` and ``minimal_justification_count`` still say how many
+    there are, so what was left out is counted."""
+    import json
+
+    fitted = {**claim, "violations": [], "minimal_justifications": []}
+    size = len(json.dumps(fitted, separators=(",", ":")))
+    for name in ("violations", "minimal_justifications"):
+        for item in claim[name]:
+            cost = len(json.dumps(item, separators=(",", ":"))) + 1
+            if size + cost > budget:
+                break
+            fitted[name].append(item)
+            size += cost
+    return fitted
+
+
 def check_payload(
     memory: Memory,
     limit: int | None = None,
@@ -585,10 +637,13 @@ def check_payload(
     the verdicts alone (near-linear, :func:`theory.safety.summarize_structure`); ``claims``
     the page ``[offset, offset + limit)`` of the claims by id with their certificates
     (:func:`theory.safety.check_structure`; with a ``limit``, each claim's ``violations``
-    and ``minimal_justifications`` cut to it too, ``violation_count`` giving the length).
-    The page stops early past ``deadline`` (a ``time.monotonic()`` value) or once its claims
-    take ``max_bytes`` of JSON (at least one claim is listed); ``cursor`` then continues
-    where it stopped."""
+    and ``minimal_justifications`` cut to it too, ``violation_count`` and
+    ``minimal_justification_count`` giving the lengths). The page stops early past
+    ``deadline`` (a ``time.monotonic()`` value) or once its claims take ``max_bytes`` of
+    JSON (at least one claim is listed); ``cursor`` then continues where it stopped. With
+    ``max_bytes``, each claim takes at most half of it (:func:`fit_claim`: its violations
+    and justifications listed whole while they fit, the counts saying how many there
+    were), so a page at ``limit`` 1 always fits however long a claim's justifications."""
     import json
     import time
 
@@ -609,8 +664,10 @@ def check_payload(
     size = 0
     for claim in report.to_dict()["claims"]:
         claim["violation_count"] = len(claim["violations"])
+        claim["minimal_justification_count"] = len(claim["minimal_justifications"])
         claim["violations"] = window(claim["violations"], 0, limit)
         if max_bytes is not None:
+            claim = fit_claim(claim, max_bytes // 2)
             size += len(json.dumps(claim, separators=(",", ":")))
             if claims and size > max_bytes:
                 break

@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.markup import escape
 
+from jtms.cli.arguments import integer
 from jtms.cli.output import console, print_json, table, writable_file
 from jtms.cli.output_file import check_output, open_output, plan
 from theory.errors import InputError
@@ -48,7 +49,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     parser.add_argument(
         "--max-n",
-        type=int,
+        type=integer,
         default=6,
         metavar="N",
         help="largest n for the exhaustive flat run, 0..6 (default 6)",
@@ -57,7 +58,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--plot", metavar="FILE", help="save a PNG of counts and time per n")
     parser.add_argument(
         "--workers",
-        type=int,
+        type=integer,
         default=1,
         metavar="K",
         help="local worker processes (default 1: in this process)",
@@ -72,12 +73,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     parser.add_argument(
         "--n7-slice",
-        type=int,
+        type=integer,
         default=0,
         metavar="ROWS",
         help="also check ROWS random n=7 shards and estimate the full run",
     )
-    parser.add_argument("--seed", type=int, default=7, help="seed of the n=7 slice (default 7)")
+    parser.add_argument("--seed", type=integer, default=7, help="seed of the n=7 slice (default 7)")
     parser.add_argument(
         "--graphs",
         action="store_true",
@@ -85,21 +86,21 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     parser.add_argument(
         "--graph-evidence",
-        type=int,
+        type=integer,
         default=None,
         metavar="E",
         help="graph enumeration: evidence nodes (default 3)",
     )
     parser.add_argument(
         "--graph-claims",
-        type=int,
+        type=integer,
         default=None,
         metavar="C",
         help="graph enumeration: claim nodes (default 3)",
     )
     parser.add_argument(
         "--graph-justifications",
-        type=int,
+        type=integer,
         default=None,
         metavar="J",
         help="graph enumeration: at most J justifications in total (default 4)",
@@ -112,7 +113,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     parser.add_argument(
         "--graph-max-shards",
-        type=int,
+        type=integer,
         default=None,
         metavar="N",
         help="with --graph-out: check at most N more shards in this session "
@@ -146,7 +147,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     parser.add_argument(
         "--plan-parts",
-        type=int,
+        type=integer,
         default=None,
         metavar="K",
         help="with --n7: print K row ranges of equal work for K separate runs, then exit",

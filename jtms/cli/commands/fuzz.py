@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from rich.text import Text
 
 from jtms.cli import output
+from jtms.cli.arguments import integer
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output_file import check_output, write_output
 from jtms.cli.progress import progress_bar
@@ -62,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     budget = parser.add_argument_group("budget and output")
     budget.add_argument(
         "--examples",
-        type=int,
+        type=integer,
         default=None,
         metavar="N",
         help=f"examples to run (default {DEFAULT_EXAMPLES}; with --differential: "
@@ -70,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     budget.add_argument(
         "--seed",
-        type=int,
+        type=integer,
         default=None,
         metavar="S",
         help="random seed (default: a fresh one, printed in the report)",
@@ -85,23 +86,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     budget.add_argument("--json", action="store_true", help="machine-readable output")
     shape = parser.add_argument_group("generated graphs (--rule)")
-    shape.add_argument("--max-evidence", type=int, default=5, metavar="N")
-    shape.add_argument("--max-claims", type=int, default=6, metavar="N")
+    shape.add_argument("--max-evidence", type=integer, default=5, metavar="N")
+    shape.add_argument("--max-claims", type=integer, default=6, metavar="N")
     shape.add_argument(
         "--max-alternatives",
         "--max-justifications",
         dest="max_alternatives",
-        type=int,
+        type=integer,
         default=3,
         metavar="N",
         help="alternative justifications per claim (--max-justifications: its old name)",
     )
     shape.add_argument(
-        "--max-antecedents", type=int, default=3, metavar="N", help="conjuncts per justification"
+        "--max-antecedents",
+        type=integer,
+        default=3,
+        metavar="N",
+        help="conjuncts per justification",
     )
-    shape.add_argument("--max-depth", type=int, default=None, metavar="N")
+    shape.add_argument("--max-depth", type=integer, default=None, metavar="N")
     shape.add_argument(
-        "--max-fan-in", type=int, default=None, metavar="N", help="distinct antecedents per claim"
+        "--max-fan-in",
+        type=integer,
+        default=None,
+        metavar="N",
+        help="distinct antecedents per claim",
     )
     shape.add_argument(
         "--cycles",

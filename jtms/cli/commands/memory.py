@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from jtms.cli.arguments import at_least, db_option
+from jtms.cli.arguments import at_least, db_option, integer
 from jtms.cli.output import console, print_json, table
 from jtms.cli.sources import add_source_arguments, read_from, report_lines
 from jtms.memory.limits import (
@@ -17,7 +17,9 @@ from jtms.memory.limits import (
     MAX_REASON,
     MAX_REVIEWER,
     MAX_TIME_LIMIT,
+    ascii_float,
     check_text,
+    is_digits,
     parse_int,
     parse_seconds,
 )
@@ -102,7 +104,7 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
             yield memory
             return
         text = moment.strip()
-        if text.isdigit():
+        if is_digits(text):
             if len(text) > len(str(MAX_EVENT)) or int(text) > MAX_EVENT or int(text) < 1:
                 raise InputError(
                     f"--as-of: no event {shorten(text.lstrip('0') or '0', 40)}"
@@ -115,10 +117,9 @@ def _reading(args: argparse.Namespace) -> Iterator[Memory]:
 
 def _tolerance(text: str) -> float:
     """A finite tolerance >= 0 (argparse type: a bad one is a one-line usage error)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    value = ascii_float(text.strip())  # ASCII only: float() reads "٣" as 3
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}")
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text[:40]!r}")
     return value
@@ -235,7 +236,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "context", help="compile the active memory into a working context under a token budget"
         )
     )
-    p.add_argument("--budget", type=int, required=True, metavar="N")
+    p.add_argument("--budget", type=integer, required=True, metavar="N")
     p.add_argument("--query", default=None)
     _as_of(p)
     p.set_defaults(func=run_context)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from jtms.cli.arguments import integer, number
 from jtms.cli.output import console, print_json, table, writable_folder
 from theory.errors import InputError
 
@@ -54,12 +55,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--max-n",
-        type=int,
+        type=integer,
         default=6,
         metavar="N",
         help="prove the bounded statements for n = min-n .. N evidence items (default 6)",
     )
-    parser.add_argument("--min-n", type=int, default=1, metavar="N", help="smallest n (default 1)")
+    parser.add_argument(
+        "--min-n", type=integer, default=1, metavar="N", help="smallest n (default 1)"
+    )
     parser.add_argument(
         "--solvers",
         default="cadical,z3",
@@ -67,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--z3-max-n",
-        type=int,
+        type=integer,
         default=None,
         metavar="N",
         help="run z3 only up to this n (it is slower than CaDiCaL beyond n = 10)",
@@ -85,14 +88,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--mutants-n",
-        type=int,
+        type=integer,
         default=3,
         metavar="N",
         help="n at which the bounded mutants are solved (default 3; 0 skips them)",
     )
     parser.add_argument(
         "--certify-max-n",
-        type=int,
+        type=integer,
         default=0,
         metavar="N",
         help="log CaDiCaL's DRUP proof and check it for n <= N (default 0: off)",
@@ -125,7 +128,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=number,
         default=120.0,
         metavar="SECONDS",
         help="z3 timeout per general proof step (default 120)",

@@ -29,6 +29,7 @@ from jtms.cli.arguments import at_least
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import check_output, open_output
+from jtms.memory.limits import ascii_int
 from theory.errors import InputError
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
@@ -36,10 +37,9 @@ PLOT_FORMATS = (".png", ".svg", ".pdf")
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
+    value = ascii_int(text.strip())  # ASCII digits only: int() reads "٣" as 3
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text[:40]!r}")
     if not 0 <= value < 2**63:
         raise argparse.ArgumentTypeError(f"expected a seed in 0..2**63-1, got {text!r}")
     return value

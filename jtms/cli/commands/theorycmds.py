@@ -457,6 +457,9 @@ def _checked(
                 entry = claim.to_dict()
                 if args.db:  # the keys of the MCP tool `check`: with the lengths of its lists
                     entry.setdefault("violation_count", len(entry["violations"]))
+                    entry.setdefault(
+                        "minimal_justification_count", len(entry["minimal_justifications"])
+                    )
                 yield entry
 
         def tail() -> dict[str, Any]:

@@ -34,7 +34,7 @@ from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 
 # one stored model: the same application tag, schema version and busy-timeout rule
-from jtms.store.sqlite import APPLICATION
+from jtms.store.sqlite import APPLICATION, new_secret, newer_version
 from theory.errors import InputError
 
 JTMS_LOCK_CLASS = 0x6A746D73  # "jtms": the first key of every memory's advisory lock
@@ -234,8 +234,15 @@ class PostgresStore:
                 for statement in _triggers(place.schema):
                     connection.execute(statement)
                 connection.execute(
-                    "INSERT INTO meta (key, value) VALUES (%s, %s), (%s, %s)",
-                    ("application", APPLICATION, "schema_version", str(POSTGRES_SCHEMA_VERSION)),
+                    "INSERT INTO meta (key, value) VALUES (%s, %s), (%s, %s), (%s, %s)",
+                    (
+                        "application",
+                        APPLICATION,
+                        "schema_version",
+                        str(POSTGRES_SCHEMA_VERSION),
+                        "secret",
+                        new_secret(),
+                    ),
                 )
                 connection.execute(
                     "INSERT INTO events (id, kind, time) VALUES (1, 'init', %s)", (init_time,)
@@ -286,7 +293,7 @@ class PostgresStore:
             shown = (version or "missing")[:20]
             if upgradable:
                 advice = f"run `jtms upgrade --db {place.shown}`"
-            elif version and version.isdigit() and int(version) > POSTGRES_SCHEMA_VERSION:
+            elif newer_version(version, POSTGRES_SCHEMA_VERSION):
                 advice = "written by a newer jtms: upgrade jtms-revision"
             else:
                 advice = (
@@ -977,6 +984,16 @@ class PostgresStore:
         self._db.execute(
             "INSERT INTO idempotency_keys (key, request, event) VALUES (%s, %s, %s)",
             (key, request, event),
+        )
+
+    def secret(self) -> str | None:
+        rows = self._rows("SELECT value FROM meta WHERE key = 'secret'")
+        return str(rows[0][0]) if rows else None
+
+    def add_secret(self) -> None:
+        self._db.execute(
+            "INSERT INTO meta (key, value) VALUES ('secret', %s) ON CONFLICT (key) DO NOTHING",
+            (new_secret(),),
         )
 
     def _copy(self, statement: str, data: str) -> None:
