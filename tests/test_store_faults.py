@@ -163,6 +163,7 @@ def test_empty_sqlite_database(tmp_path, capsys):
         ("3", "jtms upgrade"),
         ("99", "upgrade jtms-revision"),
         ("two", "restore the memory from a backup"),
+        ("\u00b2", "restore the memory from a backup"),  # a digit int() does not read
     ],
 )
 def test_other_schema_version(db, capsys, version, advice):
@@ -173,6 +174,21 @@ def test_other_schema_version(db, capsys, version, advice):
     for argv in WRITES + READS:
         err = _fails(capsys, argv, db, f"schema version {version}, this jtms reads version 4")
         assert advice in err
+
+
+@pytest.mark.parametrize(
+    "version, shown",
+    [("v\x852", "'v\\x852'"), ("1\u20282", "'1\\u20282'"), ("9" * 5000, "9" * 20)],
+)
+def test_a_schema_version_is_shown_in_one_line(db, capsys, version, shown):
+    """A version with a line break (NEL, LINE SEPARATOR) is shown as its repr, a long one cut;
+    5000 digits are not read as a number (int() refuses them)."""
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+    connection.commit()
+    connection.close()
+    err = _fails(capsys, ["history", "e1"], db, f"schema version {shown}, this jtms reads")
+    assert "restore the memory from a backup" in err
 
 
 def test_writer_lock_held_past_the_busy_timeout(db, capsys, monkeypatch):

@@ -110,6 +110,27 @@ def corrupt_row(location: str, table: str, row: Any, problem: str) -> CorruptMem
     )
 
 
+def shown_version(version: Any) -> str:
+    """A stored schema version as a message shows it: the text itself when printable (at
+    most 20 characters), else its repr (a line break in it must not break the message)."""
+    if not version:
+        return "missing"
+    if isinstance(version, str) and version[:20].isprintable():
+        return version[:20]
+    return shorten(repr(version), 20)
+
+
+def newer_version(version: Any, current: int) -> bool:
+    """Whether a stored schema version is a number above ``current`` (a newer jtms wrote it)."""
+    return (
+        isinstance(version, str)
+        and version.isascii()
+        and version.isdigit()
+        and len(version) < 20
+        and int(version) > current
+    )
+
+
 @dataclass(frozen=True)
 class EventRow:
     """One event of the log. ``roots``: the audited ids (audits only); ``target``: the audit a
@@ -435,5 +456,7 @@ __all__ = [
     "TABLES",
     "WithdrawalRow",
     "corrupt_row",
+    "newer_version",
     "shown",
+    "shown_version",
 ]

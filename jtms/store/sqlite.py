@@ -53,7 +53,9 @@ from jtms.store.protocol import (
     SupportRow,
     WithdrawalRow,
     corrupt_row,
+    newer_version,
     shown,
+    shown_version,
 )
 from jtms.store.settings import BUSY_TIMEOUT_S
 from jtms.store.settings import busy_timeout as busy_timeout_setting
@@ -578,15 +580,15 @@ class SqliteStore:
         version = rows.get("schema_version")
         if version != str(SCHEMA_VERSION) and not (upgrading and version in UPGRADABLE):
             connection.close()
-            shown = (version or "missing")[:20]
             if version in UPGRADABLE:
                 advice = f"run `jtms upgrade --db {location}`"
-            elif version and version.isdigit() and int(version) > SCHEMA_VERSION:
+            elif newer_version(version, SCHEMA_VERSION):
                 advice = "written by a newer jtms: upgrade jtms-revision"
             else:
                 advice = "not a version any jtms wrote; restore the memory from a backup"
             raise InputError(
-                f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: {advice}",
+                f"schema version {shown_version(version)}, this jtms reads version "
+                f"{SCHEMA_VERSION}: {advice}",
                 source=location,
             )
         store = cls(connection, location, writable, timeout)

@@ -29,6 +29,8 @@ from jtms.store.protocol import (
     RevisionRow,
     SupportRow,
     WithdrawalRow,
+    newer_version,
+    shown_version,
 )
 from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
@@ -283,10 +285,9 @@ class PostgresStore:
         version = values.get("schema_version")
         upgradable = version == str(PER_ROW_VERSION)
         if version != str(POSTGRES_SCHEMA_VERSION) and not (upgrading and upgradable):
-            shown = (version or "missing")[:20]
             if upgradable:
                 advice = f"run `jtms upgrade --db {place.shown}`"
-            elif version and version.isdigit() and int(version) > POSTGRES_SCHEMA_VERSION:
+            elif newer_version(version, POSTGRES_SCHEMA_VERSION):
                 advice = "written by a newer jtms: upgrade jtms-revision"
             else:
                 advice = (
@@ -294,7 +295,8 @@ class PostgresStore:
                     "into a new memory"
                 )
             raise InputError(
-                f"schema version {shown}, this jtms reads version {POSTGRES_SCHEMA_VERSION}: "
+                f"schema version {shown_version(version)}, this jtms reads version "
+                f"{POSTGRES_SCHEMA_VERSION}: "
                 f"{advice}",
                 source=place.shown,
             )
