@@ -33,6 +33,7 @@ from jtms.store.protocol import (
     corrupt_row,
     shown,
 )
+from theory.ids import id_problem
 from theory.incremental import NO_RANK, GrowingIndex
 
 
@@ -237,7 +238,9 @@ def check_nogoods(location: str, nogoods: Sequence[NogoodRow], index: GrowingInd
     """Every nogood's id is not a node's, and its nodes are nodes of the index."""
     number = index.number
     for row in nogoods:
-        if type(row.id) is not str or row.id in number:
+        if id_problem(row.id) is not None:
+            problem = f"id {shown(row.id)} {id_problem(row.id)}"
+        elif row.id in number:
             problem = f"id {shown(row.id)} is a node's"
         else:
             unknown = [n for n in row.nodes if type(n) is not str or n not in number]
