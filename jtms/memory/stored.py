@@ -10,9 +10,10 @@ gaps, and that an audit's roots and a nogood's nodes are known ids. A row edited
 the row and the problem (:class:`jtms.store.protocol.CorruptMemory`, exit 2), rather than an
 ``IndexError`` deep inside the state.
 
-Each check is one pass in C over a column (``array("q", ...)``, ``min``, ``max``, one numpy
-comparison), so opening a memory of 100,000 claims from its log costs the same as before;
-only when a check fails are the rows read again, in Python, to name the first bad one.
+Each check is one pass in C over a column (``array("q", ...)``, then numpy's ``min``, ``max``
+or ``diff`` on it), and the index is then extended from those columns rather than from the
+rows, so opening a memory of 100,000 claims from its log costs what it did; only when a check
+fails are the rows read again, in Python, to name the first bad one.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def _first_bad(rows: Sequence[Any], bad: Callable[[Any], bool]) -> Any:
 
 
 def _number(value: Any) -> bool:
+    """Whether ``value`` is an integer (not a bool, a float or a numeric text)."""
     return type(value) is int
 
 
@@ -177,7 +179,7 @@ def check_supports(
 ) -> "tuple[array[int], array[int], array[int]]":
     """Every support pointer names a node, a justification and a rank (zero to
     :data:`NO_RANK`). Whether the justification is one of the node's is for
-    ``Memory.integrity_problems`` to report (``jtms check``): the state holds such a pointer
+    ``Memory.integrity_problems`` to report: the state holds such a pointer
     without failing, and the memory stays open to be examined. Returns the nodes, the
     justifications and the ranks, for the caller to read instead of the rows."""
     size, count = index.size, len(index.just_claim)
@@ -185,11 +187,14 @@ def check_supports(
     justifications = _ints(map(attrgetter("justification"), pointers))
     ranks = _ints(map(attrgetter("rank"), pointers))
     if (
-        _within(nodes, 0, size)
+        nodes is not None
+        and justifications is not None
+        and ranks is not None
+        and _within(nodes, 0, size)
         and _within(justifications, 0, count)
         and _within(ranks, 0, NO_RANK + 1)
     ):
-        return nodes, justifications, ranks  # type: ignore[return-value]
+        return nodes, justifications, ranks
     row = _first_bad(pointers, lambda r: _pointer_problem(r, index) is not None)
     raise corrupt_row(location, "supports", row.seq, _pointer_problem(row, index) or "")
 

@@ -313,18 +313,22 @@ def _antecedent_numbers(location: str, rows: Sequence[Sequence[Any]]) -> list[Ju
             for num, claim, antecedents, event in rows
         ]
     except ValueError:
-        pass
-    for num, _, antecedents, _ in rows:
-        try:
-            tuple(map(int, antecedents.split()))
-        except ValueError:
-            raise corrupt_row(
-                location,
-                "justifications",
-                num,
-                f"antecedents {shown(antecedents)} are not space-separated node numbers",
-            ) from None
-    raise AssertionError("unreachable: a row failed to parse once")  # pragma: no cover
+        num, _, antecedents, _ = next(row for row in rows if not _numbers(row[2]))
+        raise corrupt_row(
+            location,
+            "justifications",
+            num,
+            f"antecedents {shown(antecedents)} are not space-separated node numbers",
+        ) from None
+
+
+def _numbers(text: str) -> bool:
+    """Whether ``text`` reads as space-separated integers."""
+    try:
+        tuple(map(int, text.split()))
+    except ValueError:
+        return False
+    return True
 
 
 def _fault(
