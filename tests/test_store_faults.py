@@ -624,7 +624,7 @@ def _edit(path: Path, *statements: str | tuple[str, tuple[Any, ...]]) -> None:
         ),
         (
             "UPDATE justifications SET claim = 'c1' WHERE num = 1",
-            "justifications row 1: claim 'c1' is not an integer",
+            "justifications row 1: claim 'c1' is not a claim of this memory",
         ),
         (
             "UPDATE nodes SET event = 99 WHERE num = 5",
@@ -635,6 +635,14 @@ def _edit(path: Path, *statements: str | tuple[str, tuple[Any, ...]]) -> None:
             "nodes row 9: the numbers have a gap (there is no 5)",
         ),
         ("UPDATE nodes SET status = 'maybe' WHERE num = 2", "nodes row 2: status 'maybe' is not"),
+        (
+            "UPDATE nodes SET event = 'x' WHERE num = 2",
+            "nodes row 2: event 'x' is not an event of this memory (1 to 6)",
+        ),
+        (
+            "UPDATE justifications SET event = 2.5 WHERE num = 4",
+            "justifications row 4: event 2.5 is not an event of this memory (1 to 6)",
+        ),
         ("UPDATE revisions SET node = 99 WHERE seq = 1", "revisions row 1: node 99 is not a node"),
         (
             "UPDATE support_batches SET justifications = x'ffffffffffffffff' "

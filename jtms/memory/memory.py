@@ -1557,9 +1557,12 @@ class Memory:
             loaded = self._loaded_now()
             for row in self._store.justifications(0):
                 if row.event == event:
-                    if not 0 <= row.claim < loaded.index.size:
+                    if type(row.claim) is not int or not 0 <= row.claim < loaded.index.size:
                         raise corrupt_row(
-                            self.path, "justifications", row.num, f"claim {row.claim} is no node"
+                            self.path,
+                            "justifications",
+                            row.num,
+                            f"claim {shown(row.claim)} is not a claim of this memory",
                         )
                     return loaded.index.ids[row.claim]
             raise InputError(f"event {event} added no justification", source=self.path)
