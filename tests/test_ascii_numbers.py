@@ -23,7 +23,7 @@ from jtms.memory import limits
 from jtms.memory.memory import Memory
 from jtms.serve.explorer import Explorer, bounded
 from jtms.serve.http import BodyLimit
-from jtms.store.sqlite import newer_version
+from jtms.store.protocol import newer_version
 from tests.serve_helpers import http_server
 from theory.errors import InputError
 

@@ -612,6 +612,96 @@ def test_batch_sequence_numbers_stay_dense(memory, dsn, statement):
     assert _dump(memory) == before
 
 
+def _raw_rows(dsn: str, location: str) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table of a memory, read with SQL (a corrupt memory cannot be
+    exported): what must be the same before and after a command that fails."""
+    schema = _schema(location)
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        tables = [
+            name
+            for (name,) in connection.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s "
+                "AND table_type = 'BASE TABLE' ORDER BY table_name",
+                (schema,),
+            )
+        ]
+        return {
+            t: connection.execute(f'SELECT * FROM "{schema}"."{t}" ORDER BY 1').fetchall()
+            for t in tables
+        }
+
+
+@pytest.mark.parametrize(
+    "statement, message",
+    [
+        (
+            "UPDATE {s}.justifications SET antecedents = '{{999}}' WHERE num = 0",
+            "justifications row 0: antecedents [999]: 999 is not a node of this memory",
+        ),
+        (
+            "UPDATE {s}.justifications SET antecedents = '{{NULL}}' WHERE num = 0",
+            "justifications row 0: antecedents [None]: None is not a node of this memory",
+        ),
+        (
+            "UPDATE {s}.justifications SET antecedents = '{{{{0}},{{1}}}}' WHERE num = 0",
+            "justifications row 0: antecedents [[0], [1]]: [0] is not a node of this memory",
+        ),
+        (
+            "UPDATE {s}.justifications SET antecedents = '{{2,2}}' WHERE num = 2",
+            "justifications row 2: antecedents [2, 2] are not sorted without repeats",
+        ),
+        (
+            "UPDATE {s}.justifications SET claim = 0 WHERE num = 1",
+            "justifications row 1: claim 0 is not a claim of this memory",
+        ),
+        (
+            "UPDATE {s}.events SET roots = '{{zzz}}' WHERE kind = 'audit'",
+            "events row 3: root 'zzz' is not a node of this memory",
+        ),
+        (
+            "UPDATE {s}.events SET roots = ARRAY[NULL]::text[] WHERE kind = 'audit'",
+            "events row 3: root None is not a node of this memory",
+        ),
+        (
+            "UPDATE {s}.events SET id = 10 WHERE id = 2",
+            "events row 3: no event 2 before it (event ids have no gaps)",
+        ),
+        (
+            "UPDATE {s}.nodes SET event = 99 WHERE num = 3",
+            "nodes row 3: event 99 is not an event of this memory (1 to 3)",
+        ),
+        (
+            "UPDATE {s}.revision_batches SET nodes = '{{99}}'",
+            "node 99 is not a node of this memory",
+        ),
+        (
+            "UPDATE {s}.support_batches SET ranks = array_fill(-5::bigint, "
+            "ARRAY[cardinality(ranks)]) WHERE event = 3",
+            "rank -5 is not a derivation rank",
+        ),
+        (
+            "INSERT INTO {s}.nogoods VALUES ('g1', '{{e1,zz}}', '', NULL, 3, 'inactive', 1)",
+            "nogoods row 'g1': node 'zz' is not a node of this memory",
+        ),
+    ],
+)
+def test_a_row_edited_by_hand_is_a_corrupt_memory(memory, dsn, capsys, statement, message):
+    """Rows edited behind the triggers (session_replication_role = replica turns them off):
+    every command says corrupt memory in one line naming the row, exits 2 and writes nothing."""
+    with Memory.open(memory) as m:
+        m.audit(["e1"], reason="r")  # event 3: a revision batch and a support batch
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute("SET session_replication_role = replica")
+        connection.execute(statement.format(s=f'"{_schema(memory)}"'))
+    before = _raw_rows(dsn, memory)
+    for argv in (["state", "--json"], ["history", "c1"], ["add-evidence", "e9"]):
+        code, _, err = _run(capsys, *argv, "--db", memory)
+        assert code == 2, (argv, err)
+        assert "corrupt memory (" in err and message in err, err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert _raw_rows(dsn, memory) == before
+
+
 def test_history_and_withdrawals_match_sqlite(dsn, memories, tmp_path):
     """The per-node reads of the batch layout (history, the last withdrawal, the withdrawn
     list) give SQLite's answers after audits and reinstatements of overlapping regions."""

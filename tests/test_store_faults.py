@@ -4,19 +4,28 @@ are compared before and after each command)."""
 from __future__ import annotations
 
 import contextlib
+import functools
+import io
+import json
 import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
+from jtms.store.protocol import CorruptMemory
 from theory.errors import InputError
+from theory.ids import id_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 WRITES = [
@@ -163,6 +172,7 @@ def test_empty_sqlite_database(tmp_path, capsys):
         ("3", "jtms upgrade"),
         ("99", "upgrade jtms-revision"),
         ("two", "restore the memory from a backup"),
+        ("\u00b2", "restore the memory from a backup"),  # a digit int() does not read
     ],
 )
 def test_other_schema_version(db, capsys, version, advice):
@@ -173,6 +183,21 @@ def test_other_schema_version(db, capsys, version, advice):
     for argv in WRITES + READS:
         err = _fails(capsys, argv, db, f"schema version {version}, this jtms reads version 4")
         assert advice in err
+
+
+@pytest.mark.parametrize(
+    "version, shown",
+    [("v\x852", "'v\\x852'"), ("1\u20282", "'1\\u20282'"), ("9" * 5000, "9" * 20)],
+)
+def test_a_schema_version_is_shown_in_one_line(db, capsys, version, shown):
+    """A version with a line break (NEL, LINE SEPARATOR) is shown as its repr, a long one cut;
+    5000 digits are not read as a number (int() refuses them)."""
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+    connection.commit()
+    connection.close()
+    err = _fails(capsys, ["history", "e1"], db, f"schema version {shown}, this jtms reads")
+    assert "restore the memory from a backup" in err
 
 
 def test_writer_lock_held_past_the_busy_timeout(db, capsys, monkeypatch):
@@ -511,3 +536,315 @@ def test_integrity_reads_every_support_batch(tmp_path):
         connection.commit()
     with Memory.open(path) as memory:
         assert any("not dense" in p for p in memory.integrity_problems())
+
+
+# --- rows edited by hand ----------------------------------------------------------------------
+#
+# A memory whose triggers were dropped and whose rows were then edited: every command says
+# "corrupt memory (TABLE row ROW: PROBLEM)" in one line and exits 2, never a traceback, and
+# nothing is written.
+
+EDITED_GRAPH = {
+    "nodes": [{"id": "e1", "kind": "evidence"}, {"id": "e2", "kind": "evidence"}]
+    + [{"id": c, "kind": "claim"} for c in ("c1", "c2", "c3")],
+    "justifications": [
+        {"claim": "c1", "antecedents": ["e1"]},  # 0: antecedents '0'
+        {"claim": "c1", "antecedents": ["e2"]},  # 1: '1'
+        {"claim": "c2", "antecedents": ["c1", "e2"]},  # 2: '1 2'
+        {"claim": "c3", "antecedents": ["c2"]},  # 3: '3'
+    ],
+    "nogoods": [{"id": "g1", "nodes": ["c3", "e1"]}],
+}
+
+
+def _edited_memory(path: Path, checkpoint: bool = False) -> None:
+    """Events 1 (init) to 6: an import, an audit of e1, its reinstatement, a claim c4 on c1
+    and an audit of e2 (nodes 0-5, justifications 0-4, revisions, pointers, a nogood)."""
+    with Memory.create(path) as memory:
+        memory.import_graph(EDITED_GRAPH)
+        memory.reinstate(memory.audit(["e1"], reason="r").audit_id)
+        memory.add_claim("c4", [["c1"]])
+        memory.audit(["e2"], reason="r")
+        if checkpoint:
+            memory.checkpoint()
+
+
+def _edit(path: Path, *statements: str | tuple[str, tuple[Any, ...]]) -> None:
+    """Drop the memory's triggers (and let CHECK constraints pass), then run ``statements``
+    (each SQL, or SQL and its parameters): what a person editing the file by hand can do."""
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+        ).fetchall():
+            connection.execute(f"DROP TRIGGER {name}")
+        connection.execute("PRAGMA ignore_check_constraints = ON")
+        connection.execute("PRAGMA synchronous = OFF")  # a test file: no need to sync it
+        for statement in statements:
+            sql, parameters = (statement, ()) if isinstance(statement, str) else statement
+            connection.execute(sql, parameters)
+        connection.commit()
+
+
+@pytest.mark.parametrize(
+    "statement, message",
+    [
+        (  # the cases of the bug report: an IndexError, a ValueError, a JSONDecodeError, ...
+            "UPDATE justifications SET antecedents = '999' WHERE num = 0",
+            "justifications row 0: antecedents [999]: 999 is not a node of this memory",
+        ),
+        (
+            "UPDATE justifications SET antecedents = 'x y' WHERE num = 0",
+            "justifications row 0: antecedents 'x y' are not space-separated node numbers",
+        ),
+        (
+            "INSERT INTO events (id, kind, time, roots) "
+            "VALUES (7, 'audit', '2026-12-05T14:16:11.000+00:00', 'zzz')",
+            "events row 7: roots 'zzz' are not a JSON list of node ids",
+        ),
+        ("UPDATE nodes SET id = x'ff' WHERE id = 'c2'", "nodes row 3: id b'\\xff' is not text"),
+        (  # ... a TypeError in sorting the ids, and an AssertionError in `history`
+            "UPDATE events SET id = 10 WHERE id = 2",
+            "events row 3: no event 2 before it (event ids have no gaps)",
+        ),
+        (  # more of the schema's invariants
+            "UPDATE justifications SET antecedents = '2 1' WHERE num = 2",
+            "justifications row 2: antecedents [2, 1] are not sorted without repeats",
+        ),
+        (
+            "UPDATE justifications SET antecedents = '-1' WHERE num = 3",
+            "justifications row 3: antecedents [-1]: -1 is not a node of this memory",
+        ),
+        (
+            "UPDATE justifications SET claim = 99 WHERE num = 1",
+            "justifications row 1: claim 99 is not a claim of this memory",
+        ),
+        (
+            "UPDATE justifications SET claim = 0 WHERE num = 1",
+            "justifications row 1: claim 0 is not a claim of this memory",
+        ),
+        (
+            "UPDATE justifications SET claim = 'c1' WHERE num = 1",
+            "justifications row 1: claim 'c1' is not a claim of this memory",
+        ),
+        (
+            "UPDATE nodes SET event = 99 WHERE num = 5",
+            "nodes row 5: event 99 is not an event of this memory (1 to 6)",
+        ),
+        (
+            "UPDATE nodes SET num = 9 WHERE num = 5",
+            "nodes row 9: the numbers have a gap (there is no 5)",
+        ),
+        ("UPDATE nodes SET status = 'maybe' WHERE num = 2", "nodes row 2: status 'maybe' is not"),
+        (
+            "UPDATE nodes SET event = 'x' WHERE num = 2",
+            "nodes row 2: event 'x' is not an event of this memory (1 to 6)",
+        ),
+        (
+            "UPDATE justifications SET event = 2.5 WHERE num = 4",
+            "justifications row 4: event 2.5 is not an event of this memory (1 to 6)",
+        ),
+        ("UPDATE revisions SET node = 99 WHERE seq = 1", "revisions row 1: node 99 is not a node"),
+        (
+            "UPDATE support_batches SET justifications = x'ffffffffffffffff' "
+            "WHERE first_seq = (SELECT max(first_seq) FROM support_batches)",
+            "justification -1 is not a justification of this memory",
+        ),
+        (
+            "UPDATE support_batches SET nodes = 'abcdefgh' "
+            "WHERE first_seq = (SELECT max(first_seq) FROM support_batches)",
+            "nodes, justifications and ranks are not 1 64-bit integers each",
+        ),
+        (
+            'UPDATE events SET roots = \'["e1", "nobody"]\' WHERE id = 3',
+            "events row 3: root 'nobody' is not a node of this memory",
+        ),
+        ("UPDATE nogoods SET nodes = '[\"zz\"]'", "nogoods row 'g1': node 'zz' is not a node"),
+        ("UPDATE nogoods SET id = 'c1'", "nogoods row 'c1': id 'c1' is a node's"),
+    ],
+)
+def test_a_row_edited_by_hand_is_a_corrupt_memory(tmp_path, capsys, statement, message):
+    path = tmp_path / "memory.db"
+    _edited_memory(path)
+    _edit(path, statement)
+    for argv in (["state", "--json"], ["history", "c1"], WRITES[1]):
+        err = _fails(capsys, argv, path, message)
+        assert "corrupt memory (" in err and err.endswith("; nothing written"), err
+
+
+def test_a_corrupt_memory_is_one_line_from_the_console_script(tmp_path):
+    """The same through ``python -m jtms`` in a process of its own: exit 2, one line."""
+    path = tmp_path / "memory.db"
+    _edited_memory(path)
+    _edit(path, "UPDATE justifications SET antecedents = '999' WHERE num = 0")
+    before = path.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "jtms", "state", "--json", "--db", str(path)],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.strip().splitlines() == [
+        f"jtms: error: {path}: corrupt memory (justifications row 0: antecedents [999]: 999 is "
+        "not a node of this memory); nothing written"
+    ]
+    assert path.read_bytes() == before
+
+
+@functools.cache
+def _edited_templates() -> dict[bool, bytes]:
+    """The bytes of the memory of :func:`_edited_memory`, without and with a checkpoint."""
+    with tempfile.TemporaryDirectory() as folder:
+        made = {}
+        for checkpoint in (False, True):
+            path = Path(folder) / f"{checkpoint}.db"
+            _edited_memory(path, checkpoint)
+            made[checkpoint] = path.read_bytes()
+    return made
+
+
+def _rows_of(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table of the memory (the tables it has)."""
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        tables = [
+            name
+            for (name,) in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            )
+        ]
+        return {t: connection.execute(f"SELECT * FROM {t}").fetchall() for t in tables}
+
+
+def _columns_of(path: Path, table: str) -> list[str]:
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        return [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
+
+
+# values of every SQLite type, with many near the ones stored (small numbers, ids, JSON lists
+# of ids, lists of numbers), so that edits reach the checks past the parsers
+_NEAR_IDS = st.sampled_from(["e1", "e2", "c1", "c2", "c3", "c4", "g1", "zz", ""])
+_VALUES = st.one_of(
+    st.integers(-3, 12),
+    st.integers(-(2**63), 2**63 - 1),
+    st.binary(max_size=24),
+    _NEAR_IDS,
+    st.lists(_NEAR_IDS, max_size=3).map(json.dumps),
+    st.lists(st.integers(-2, 9), max_size=3).map(lambda ns: " ".join(map(str, ns))),
+    st.sampled_from(
+        ["active", "inactive", "audit", "claim", "evidence", "2026-01-01T00:00:00+00:00"]
+    ),
+    st.none() | st.floats(allow_nan=False) | st.text(max_size=12),
+)
+# one value of each kind that breaks a column somewhere (the sweep below sets each in turn)
+_BAD_VALUES = [None, -1, 99, 2**63 - 1, 1.5, "", "x y", "zz", "[]", '["zz"]', "999", b"\xff"]
+_BAD_VALUES += [b"\xff" * 8, "active", "claim"]
+
+# the columns opening a memory reads (its index, state, audits and nogoods)
+_LOADED = [
+    (table, column)
+    for table, columns in {
+        "events": "id kind time roots target",
+        "nodes": "num id kind event status",
+        "justifications": "num claim antecedents event",
+        "revisions": "seq node status event",
+        "support_batches": "first_seq event count nodes justifications ranks",
+        "nogoods": "id nodes event status",
+        "checkpoints": "event data",
+    }.items()
+    for column in columns.split()
+]
+_TABLES = sorted({t for t, _ in _LOADED}) + [
+    "node_revisions",
+    "nogood_revisions",
+    "idempotency_keys",
+    "meta",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    checkpoint=st.sampled_from([False, False, True]),  # a checkpoint covers the rows before it
+    where=st.one_of(
+        st.sampled_from(_LOADED), st.tuples(st.sampled_from(_TABLES), st.integers(0, 8))
+    ),
+    pick=st.integers(0, 10**6),
+    value=_VALUES,
+)
+def test_any_one_value_edited_by_hand_opens_or_is_a_corrupt_memory(checkpoint, where, pick, value):
+    """One column of one row of a small memory set to any value of any type (triggers
+    dropped, CHECK constraints off): opening it and reading its state either works or raises
+    CorruptMemory (exit 2 from the CLI, one line), never another exception; nothing is written."""
+    table, column = where
+    outcome = _edit_one_value(_edited_templates()[checkpoint], table, column, pick, value)
+    event(outcome)
+
+
+def test_each_column_read_on_opening_set_to_each_kind_of_bad_value():
+    """The sweep beside the random test: every column that opening reads, in the first and
+    the last row of its table, set to each value of :data:`_BAD_VALUES` in turn."""
+    template = _edited_templates()[False]
+    outcomes: dict[str, int] = {}
+    for table, column in _LOADED:
+        for pick in (0, -1):
+            for value in _BAD_VALUES:
+                outcome = _edit_one_value(template, table, column, pick, value)
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    assert outcomes.get("CorruptMemory", 0) > 100, outcomes  # the sweep reaches the checks
+
+
+def _edit_one_value(template: bytes, table: str, column: str | int, pick: int, value: Any) -> str:
+    """Set ``column`` (a name, or a position among the table's columns) of row ``pick`` of
+    ``table`` in a copy of the memory ``template`` to ``value``, then read it every way
+    (:func:`_read_everything`, ``jtms state``): what happened, or AssertionError."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "memory.db"
+        path.write_bytes(template)
+        rows = _rows_of(path).get(table, [])
+        if not rows:
+            return "no such row"  # (a memory without a checkpoint has no checkpoint rows)
+        row = rows[pick % len(rows)]
+        columns = _columns_of(path, table)
+        if isinstance(column, int):
+            column = columns[column % len(columns)]
+        where = " AND ".join(f"{c} IS ?" for c in columns)
+        try:
+            _edit(path, (f"UPDATE {table} SET {column} = ? WHERE {where}", (value, *row)))
+        except sqlite3.Error:
+            return "the edit was refused"  # NOT NULL, UNIQUE or an INTEGER PRIMARY KEY
+        before = path.read_bytes()
+        outcome = _read_everything(path, table)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["state", "--json", "--db", str(path)])
+        shown = f"{table}.{column} = {value!r}: {err.getvalue()}"
+        assert code in (0, 2), shown
+        if code == 2:
+            assert len(err.getvalue().strip().splitlines()) == 1, shown
+            assert "Traceback" not in err.getvalue(), shown
+        assert path.read_bytes() == before, shown
+        return outcome
+
+
+def _read_everything(path: Path, table: str) -> str:
+    """Open the memory and read its state, the history and the record of each node, and the
+    events: each works or raises CorruptMemory (another InputError only for the meta table:
+    a foreign file or another schema version). Says which."""
+    try:
+        with Memory.open(path) as memory, memory.snapshot():
+            ids = list(memory.state.index.ids)
+            memory.active_ids()
+            memory.open_audits()
+            memory.nogoods()
+            memory.events()
+            for node_id in ids:
+                if id_problem(node_id) is None:  # (no caller can name another: InputError)
+                    memory.history(node_id)
+                    memory.node(node_id)
+    except CorruptMemory:
+        return "CorruptMemory"
+    except InputError:
+        if table != "meta":
+            raise
+        return "InputError"
+    return "read"

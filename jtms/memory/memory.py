@@ -53,6 +53,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from itertools import chain, repeat
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,10 +78,18 @@ from jtms.memory.limits import (
     check_int,
     check_seconds,
     check_text,
-    event_time,
     show_int,
 )
 from jtms.memory.results import AuditResult, Change, Explanation, Step
+from jtms.memory.stored import (
+    check_events,
+    check_justifications,
+    check_nogoods,
+    check_numbered,
+    check_revisions,
+    check_supports,
+    root_numbers,
+)
 from jtms.store import check_location, create_store, open_store, upgrade_store
 from jtms.store.protocol import (
     ACTIVE,
@@ -94,6 +103,8 @@ from jtms.store.protocol import (
     RevisionRow,
     Store,
     WithdrawalRow,
+    corrupt_row,
+    shown,
 )
 from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
@@ -397,20 +408,23 @@ class Memory:
                 moment = moment.replace(tzinfo=timezone.utc)
             found = 0
             for event in self._store.events(0, last):
-                stored = event_time(event.time)
-                if stored is None:  # written behind the toolkit's back: say so, once
-                    raise InputError(
-                        f"event {event.id}: stored time {event.time[:40]!r} is not an ISO "
-                        "time with a UTC offset (a damaged memory)",
-                        source=self.path,
-                    )
-                if stored <= moment:
+                if self._event_time(event.id, event.time) <= moment:
                     found = event.id
             if not found:
                 raise InputError(
                     f"the memory did not exist yet at {moment.isoformat()}", source=self.path
                 )
             return found
+
+    def _event_time(self, event: int, when: str) -> datetime:
+        """The time an event was written (stored as ISO text with its zone)."""
+        try:
+            moment = datetime.fromisoformat(when)
+        except ValueError:
+            moment = None
+        if moment is None or moment.tzinfo is None:
+            raise corrupt_row(self.path, "events", event, f"time {shown(when)} is not an ISO time")
+        return moment
 
     def as_of(self, moment: "int | str | datetime") -> "Memory":
         """A read-only view of the memory as it was at an event (id or ISO time).
@@ -514,54 +528,67 @@ class Memory:
             index = restored.index
             loaded = _Loaded(index, restored.state, saved.event, restored.audits)
             loaded.full_checkpoint = (full, restored.base_nodes, restored.base_justifications)
-            first_justification = restored.justifications
         else:
             index = GrowingIndex()
             empty = SupportState.restore(index, {}, bytearray(), [], [])
             loaded = _Loaded(index, empty, 0, {})
-            first_justification = 0
-        rows = store.nodes(index.size)
-        if rows and (rows[0].num != index.size or rows[-1].num != index.size + len(rows) - 1):
-            raise InputError("node numbers are not dense (corrupt store)", source=self.path)
-        justifications = store.justifications(first_justification)
+        rows, justifications = self._rows_after(index)
         if rows and rows[-1].event > last:  # a view of the past: what existed at ``last``
             rows = [r for r in rows if r.event <= last]
         if justifications and justifications[-1].event > last:
             justifications = [j for j in justifications if j.event <= last]
+        self._extend_index(index, rows, justifications)
+        self._replay(loaded, last, rows)
+        nogoods = [r for r in store.nogoods() if r.event <= last]
+        check_nogoods(self.path, nogoods, index)
+        loaded.add_nogoods(nogoods)
+        return loaded
+
+    def _rows_after(self, index: GrowingIndex) -> tuple[list[NodeRow], list[JustificationRow]]:
+        """The nodes and justifications stored after those ``index`` holds, numbered on from
+        its own and in the order of their events (a corrupt memory is refused here:
+        :func:`jtms.memory.stored.check_numbered`)."""
+        store = self._store
+        newest = store.last_event()
+        rows = store.nodes(index.size)
+        check_numbered(self.path, "nodes", rows, index.size, newest)
+        justifications = store.justifications(len(index.just_claim))
+        check_numbered(self.path, "justifications", justifications, len(index.just_claim), newest)
+        return rows, justifications
+
+    def _extend_index(
+        self, index: GrowingIndex, rows: list[NodeRow], justifications: list[JustificationRow]
+    ) -> None:
+        """Append ``rows`` (:meth:`_rows_after`, maybe a prefix) and ``justifications`` to
+        ``index``, once every claim and antecedent is known to be one of its nodes then."""
+        evidence = index.is_evidence
+        if rows and justifications:
+            evidence = evidence + bytes(map(attrgetter("evidence"), rows))
+        claims, antecedents = check_justifications(self.path, justifications, evidence)
         index.extend(
-            [(r.id, r.evidence) for r in rows],
-            ((j.claim, j.antecedents) for j in justifications),
+            list(zip(map(attrgetter("id"), rows), map(attrgetter("evidence"), rows))),
+            zip(claims, antecedents),
             canonical=True,
         )
-        self._replay(loaded, last, rows)
-        loaded.add_nogoods([r for r in store.nogoods() if r.event <= last])
-        return loaded
 
     def _extend_to(self, index: GrowingIndex, nodes: int, justifications: int) -> None:
         """Append to ``index`` the stored nodes and justifications numbered below ``nodes``
         and ``justifications`` that it lacks (:data:`checkpoint.Extend`: a state blob over
         an index grown since its full blob)."""
-        store = self._store
-        rows = store.nodes(index.size)[: nodes - index.size]
-        added = store.justifications(len(index.just_claim))
-        index.extend(
-            [(r.id, r.evidence) for r in rows],
-            ((j.claim, j.antecedents) for j in added[: justifications - len(index.just_claim)]),
-            canonical=True,
+        rows, added = self._rows_after(index)
+        self._extend_index(
+            index, rows[: nodes - index.size], added[: justifications - len(index.just_claim)]
         )
 
     def _catch_up(self, loaded: _Loaded, last: int) -> None:
         """Apply what the events after ``loaded.seen_event`` wrote (O(changes))."""
         store = self._store
         index = loaded.index
-        rows = store.nodes(index.size)
-        index.extend(
-            [(r.id, r.evidence) for r in rows],
-            ((j.claim, j.antecedents) for j in store.justifications(len(index.just_claim))),
-            canonical=True,
-        )
+        rows, justifications = self._rows_after(index)
+        self._extend_index(index, rows, justifications)
         nogoods = store.nogoods(after=loaded.seen_event)
         self._replay(loaded, last, rows)
+        check_nogoods(self.path, nogoods, index)
         loaded.refresh_nogoods()
         loaded.add_nogoods(nogoods)
 
@@ -572,14 +599,20 @@ class Memory:
         state.grow()
         status: dict[int, str] = {r.num: r.status for r in new_rows}
         revisions = store.revisions(after, last)
+        check_revisions(self.path, revisions, index.size)
         for revision in revisions:
             status[revision.node] = revision.status
-        pointers = {p.node: (p.justification, p.rank) for p in store.supports(after, last)}
+        nodes, justifications, pointer_ranks = check_supports(
+            self.path, store.supports(after, last), index
+        )
+        pointers = dict(zip(nodes, zip(justifications, pointer_ranks)))
         blocked: list[int] = []
         unblocked: list[int] = []
-        for event in store.events(after, last):
+        events = store.events(after, last)
+        check_events(self.path, events, after, last)
+        for event in events:
             if event.kind == "audit" and event.roots is not None:
-                numbers = index.numbers(event.roots)
+                numbers = root_numbers(self.path, event, index)
                 loaded.audits[event.id] = numbers
                 blocked.extend(numbers)
             elif event.kind == "reinstate" and event.target is not None:
@@ -945,7 +978,9 @@ class Memory:
             for nogood in loaded.nogoods.values():
                 if after < nogood.event <= last:
                     change(nogood.event, "created", nogood.id)
-            for revision in self._store.revisions(after, last):
+            revisions = self._store.revisions(after, last)
+            check_revisions(self.path, revisions, len(ids))
+            for revision in revisions:
                 change(
                     revision.event,
                     "activated" if revision.status == ACTIVE else "deactivated",
@@ -1004,9 +1039,12 @@ class Memory:
                     "nodes": list(nogood.nodes),
                     "created": created.time if created else None,
                 }
-            self._number(node_id, self._loaded_now())
+            num = self._number(node_id, self._loaded_now())
             record = self._store.node_record(node_id)
-            assert record is not None
+            if record is None:  # the node's row names an event that is not there
+                raise corrupt_row(
+                    self.path, "nodes", num, "its event is not an event of this memory"
+                )
             return record
 
     # --- adding -----------------------------------------------------------------------------
@@ -1507,6 +1545,13 @@ class Memory:
             loaded = self._loaded_now()
             for row in self._store.justifications(0):
                 if row.event == event:
+                    if type(row.claim) is not int or not 0 <= row.claim < loaded.index.size:
+                        raise corrupt_row(
+                            self.path,
+                            "justifications",
+                            row.num,
+                            f"claim {shown(row.claim)} is not a claim of this memory",
+                        )
                     return loaded.index.ids[row.claim]
             raise InputError(f"event {event} added no justification", source=self.path)
 

@@ -43,7 +43,11 @@ Transactions are explicit and connection-agnostic (a backend owns its connection
 Reads outside a transaction are not allowed (they could mix snapshots); backends may raise.
 Every database fault (unreadable, corrupt, foreign, read-only, locked, wrong schema version)
 surfaces as one :class:`theory.errors.InputError` with a one-line message; nothing is
-changed by a failed call.
+changed by a failed call. A stored row that breaks the model above (a memory edited by hand
+with its triggers dropped: an antecedent that is no node, roots that are not a JSON list of
+known ids, an id stored as a blob, a gap in the event ids) is a :class:`CorruptMemory` naming
+the table, the row and the problem: the readers check what they parse (types, JSON, numbers)
+and ``Memory`` checks what needs the index (ranges, references, order) as it builds its state.
 
 Example (any backend; ``Memory`` does this for you)::
 
@@ -61,7 +65,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from theory.errors import InputError, shorten
+
 ACTIVE, INACTIVE = "active", "inactive"
+STATUSES = frozenset((ACTIVE, INACTIVE))
 EVENT_KINDS = (
     "init",
     "import",
@@ -81,6 +88,47 @@ TABLES = (
     "nogoods",
     "nogood_revisions",
 )
+
+
+class CorruptMemory(InputError):
+    """A stored row that breaks the schema's invariants (see the module docstring). It is an
+    :class:`InputError`, so the CLI says it in one line and exits 2; raised where the row is
+    parsed, before a bad value can make Python fail somewhere later with a traceback."""
+
+
+def shown(value: Any) -> str:
+    """A stored value as a message shows it: its repr, cut (a row may hold megabytes)."""
+    return shorten(repr(value))
+
+
+def corrupt_row(location: str, table: str, row: Any, problem: str) -> CorruptMemory:
+    """The error for row ``row`` (its key) of ``table`` in the memory at ``location``: one
+    line in the style of the other faults of a database (``corrupt memory (...); nothing
+    written``)."""
+    return CorruptMemory(
+        f"corrupt memory ({table} row {shown(row)}: {problem}); nothing written", source=location
+    )
+
+
+def shown_version(version: Any) -> str:
+    """A stored schema version as a message shows it: the text itself when printable (at
+    most 20 characters), else its repr (a line break in it must not break the message)."""
+    if not version:
+        return "missing"
+    if isinstance(version, str) and version[:20].isprintable():
+        return version[:20]
+    return shorten(repr(version), 20)
+
+
+def newer_version(version: Any, current: int) -> bool:
+    """Whether a stored schema version is a number above ``current`` (a newer jtms wrote it)."""
+    return (
+        isinstance(version, str)
+        and version.isascii()
+        and version.isdigit()
+        and len(version) < 20
+        and int(version) > current
+    )
 
 
 @dataclass(frozen=True)
@@ -401,6 +449,7 @@ __all__ = [
     "ACTIVE",
     "StoreBackend",
     "Checkpoint",
+    "CorruptMemory",
     "EVENT_KINDS",
     "EventRow",
     "HistoryRow",
@@ -410,8 +459,13 @@ __all__ = [
     "NodeRow",
     "NogoodRow",
     "RevisionRow",
+    "STATUSES",
     "Store",
     "SupportRow",
     "TABLES",
     "WithdrawalRow",
+    "corrupt_row",
+    "newer_version",
+    "shown",
+    "shown_version",
 ]

@@ -33,12 +33,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from itertools import repeat, starmap
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from jtms.store.protocol import (
+    EVENT_KINDS,
+    STATUSES,
     TABLES,
     Checkpoint,
+    CorruptMemory,
     EventRow,
     HistoryRow,
     JustificationRow,
@@ -48,6 +52,10 @@ from jtms.store.protocol import (
     RevisionRow,
     SupportRow,
     WithdrawalRow,
+    corrupt_row,
+    newer_version,
+    shown,
+    shown_version,
 )
 from jtms.store.settings import BUSY_TIMEOUT_S
 from jtms.store.settings import busy_timeout as busy_timeout_setting
@@ -83,15 +91,6 @@ def new_secret() -> str:
     import secrets
 
     return secrets.token_hex(32)
-
-
-def newer_version(version: str | None, ours: int) -> bool:
-    """Whether a memory's stored schema ``version`` is a later one than ``ours`` (a newer
-    jtms wrote it). Only ASCII digits are a version: ``"²".isdigit()`` is true too, and a
-    damaged meta row must be reported, not crash ``int``."""
-    if not version or len(version) > 18 or not version.isascii() or not version.isdigit():
-        return False
-    return int(version) > ours
 
 
 # pages in the WAL before a commit copies them into the file (SQLite's default is 1,000). An
@@ -266,6 +265,83 @@ def _int64s(data: bytes) -> "array[int]":
     return values
 
 
+# What a reader accepts in a column: SQLite stores any value in any column (a text that looks
+# like no number stays text in an INTEGER column, a blob stays a blob in a TEXT one), and the
+# triggers that keep rows append-only can be dropped. Each reader checks the columns it returns
+# in one pass in C (the set of the types, or of the values, of a column) and names the first
+# bad row only when there is one.
+_INT: frozenset[type] = frozenset((int,))
+_TEXT: frozenset[type] = frozenset((str,))
+_OPTIONAL_TEXT: frozenset[type] = frozenset((str, type(None)))
+_KINDS = ("evidence", "claim")
+_WHAT = {_INT: "an integer", _TEXT: "text", _OPTIONAL_TEXT: "text"}
+
+
+def _check_types(
+    location: str,
+    table: str,
+    rows: Sequence[Sequence[Any]],
+    column: int,
+    name: str,
+    kinds: frozenset[type],
+) -> None:
+    """Refuse ``rows`` (of ``table``, keyed by their first item) whose ``column`` holds a value
+    whose type is not among ``kinds`` (:class:`CorruptMemory` naming the first such row)."""
+    if set(map(type, map(itemgetter(column), rows))) <= kinds:
+        return
+    row = next(r for r in rows if type(r[column]) not in kinds)
+    raise corrupt_row(location, table, row[0], f"{name} {shown(row[column])} is not {_WHAT[kinds]}")
+
+
+def _check_values(
+    location: str,
+    table: str,
+    rows: Sequence[Sequence[Any]],
+    column: int,
+    name: str,
+    allowed: Iterable[Any],
+) -> None:
+    """Refuse ``rows`` whose ``column`` holds a value outside ``allowed`` (a status, a kind)."""
+    allowed = set(allowed)
+    if set(map(itemgetter(column), rows)) <= allowed:
+        return
+    row = next(r for r in rows if r[column] not in allowed)
+    raise corrupt_row(
+        location,
+        table,
+        row[0],
+        f"{name} {shown(row[column])} is not one of {', '.join(sorted(allowed))}",
+    )
+
+
+def _antecedent_numbers(location: str, rows: Sequence[Sequence[Any]]) -> list[JustificationRow]:
+    """The (num, claim, antecedents, event) rows of justifications with their antecedents
+    parsed (space-separated node numbers), or :class:`CorruptMemory` naming the first row that
+    holds something else; the ranges are checked by ``Memory``, which knows the nodes."""
+    try:
+        return [
+            JustificationRow(num, claim, tuple(map(int, antecedents.split())), event)
+            for num, claim, antecedents, event in rows
+        ]
+    except ValueError:
+        num, _, antecedents, _ = next(row for row in rows if not _numbers(row[2]))
+        raise corrupt_row(
+            location,
+            "justifications",
+            num,
+            f"antecedents {shown(antecedents)} are not space-separated node numbers",
+        ) from None
+
+
+def _numbers(text: str) -> bool:
+    """Whether ``text`` reads as space-separated integers."""
+    try:
+        tuple(map(int, text.split()))
+    except ValueError:
+        return False
+    return True
+
+
 def _fault(
     error: sqlite3.Error, location: str, waited: float | None = None, timeout: float | None = None
 ) -> InputError:
@@ -284,7 +360,7 @@ def _fault(
             source=location,
         )
     if "malformed" in text or "not a database" in text or "corrupt" in text:
-        return InputError(f"corrupt memory ({text}); nothing written", source=location)
+        return CorruptMemory(f"corrupt memory ({text}); nothing written", source=location)
     name = getattr(error, "sqlite_errorname", "")
     return InputError(
         f"database error ({text}{', ' + name if name else ''}); nothing written", source=location
@@ -520,7 +596,6 @@ class SqliteStore:
         version = rows.get("schema_version")
         if version != str(SCHEMA_VERSION) and not (upgrading and version in UPGRADABLE):
             connection.close()
-            shown = (version or "missing")[:20]
             if version in UPGRADABLE:
                 advice = f"run `jtms upgrade --db {location}`"
             elif newer_version(version, SCHEMA_VERSION):
@@ -528,7 +603,8 @@ class SqliteStore:
             else:
                 advice = "not a version any jtms wrote; restore the memory from a backup"
             raise InputError(
-                f"schema version {shown}, this jtms reads version {SCHEMA_VERSION}: {advice}",
+                f"schema version {shown_version(version)}, this jtms reads version "
+                f"{SCHEMA_VERSION}: {advice}",
                 source=location,
             )
         store = cls(connection, location, writable, timeout)
@@ -644,19 +720,47 @@ class SqliteStore:
     def last_event(self) -> int:
         return int(self._db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
 
-    @staticmethod
-    def _event_row(row: tuple[Any, ...]) -> EventRow:
+    def _event_row(self, row: tuple[Any, ...]) -> EventRow:
+        """An event as stored, its columns checked (:meth:`_event_problem`)."""
         event_id, kind, when, actor, reason, roots, target, source = row
+        listed = None
+        if roots is not None:
+            try:
+                listed = json.loads(roots) if type(roots) is str else None
+            except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
+                pass
+        problem = self._event_problem(row, listed)
+        if problem is not None:
+            raise corrupt_row(self.location, "events", event_id, problem)
         return EventRow(
             event_id,
             kind,
             when,
             actor,
             reason,
-            tuple(json.loads(roots)) if roots is not None else None,
+            tuple(listed) if listed is not None else None,
             target,
             source,
         )
+
+    @staticmethod
+    def _event_problem(row: tuple[Any, ...], roots: Any) -> str | None:
+        """What is wrong with an event row (``roots``: its roots parsed), or None."""
+        _, kind, when, actor, reason, stored_roots, target, source = row
+        if kind not in EVENT_KINDS:
+            return f"kind {shown(kind)} is not an event kind"
+        if type(when) is not str:
+            return f"time {shown(when)} is not text"
+        for name, value in (("actor", actor), ("reason", reason), ("source", source)):
+            if value is not None and type(value) is not str:
+                return f"{name} {shown(value)} is not text"
+        if stored_roots is not None and (
+            type(roots) is not list or not all(type(r) is str for r in roots)
+        ):
+            return f"roots {shown(stored_roots)} are not a JSON list of node ids"
+        if target is not None and type(target) is not int:
+            return f"target {shown(target)} is not an event id"
+        return None
 
     _EVENT_COLUMNS = "id, kind, time, actor, reason, roots, target, source"
 
@@ -687,51 +791,80 @@ class SqliteStore:
         ]
 
     def nodes(self, first: int = 0) -> list[NodeRow]:
+        rows = self._db.execute(
+            "SELECT num, id, kind, event, status FROM nodes WHERE num >= ? ORDER BY num", (first,)
+        ).fetchall()
+        # the events (and the claims of justifications below) Memory reads as arrays of
+        # 64-bit integers, which refuse any other type: checked there, not twice
+        # (jtms.memory.stored.check_numbered); Memory.upgrade reads old memories only
+        self._check_rows(
+            "nodes", rows, ((1, "id", _TEXT),), ((2, "kind", _KINDS), (4, "status", STATUSES))
+        )
         return [
             NodeRow(num, node_id, kind == "evidence", event, status)
-            for num, node_id, kind, event, status in self._db.execute(
-                "SELECT num, id, kind, event, status FROM nodes WHERE num >= ? ORDER BY num",
-                (first,),
-            )
+            for num, node_id, kind, event, status in rows
         ]
 
     def justifications(self, first: int = 0) -> list[JustificationRow]:
-        return [
-            JustificationRow(num, claim, tuple(map(int, antecedents.split())), event)
-            for num, claim, antecedents, event in self._db.execute(
-                "SELECT num, claim, antecedents, event FROM justifications WHERE num >= ? "
-                "ORDER BY num",
-                (first,),
-            )
-        ]
+        rows = self._db.execute(
+            "SELECT num, claim, antecedents, event FROM justifications WHERE num >= ? ORDER BY num",
+            (first,),
+        ).fetchall()
+        self._check_rows("justifications", rows, ((2, "antecedents", _TEXT),))
+        return _antecedent_numbers(self.location, rows)
 
     def revisions(self, after: int, upto: int) -> list[RevisionRow]:
-        return [
-            RevisionRow(*row)
-            for row in self._db.execute(
-                "SELECT seq, node, status, event FROM revisions WHERE event > ? AND event <= ? "
-                "ORDER BY seq",
-                (after, upto),
-            )
-        ]
+        rows = self._db.execute(
+            "SELECT seq, node, status, event FROM revisions WHERE event > ? AND event <= ? "
+            "ORDER BY seq",
+            (after, upto),
+        ).fetchall()
+        self._check_rows(
+            "revisions", rows, ((1, "node", _INT), (3, "event", _INT)), ((2, "status", STATUSES),)
+        )
+        return list(starmap(RevisionRow, rows))
+
+    def _check_rows(
+        self,
+        table: str,
+        rows: Sequence[Sequence[Any]],
+        types: Iterable[tuple[int, str, frozenset[type]]],
+        values: Iterable[tuple[int, str, Iterable[Any]]] = (),
+    ) -> None:
+        """Refuse rows of ``table`` with a column of another type than ``types`` names, or
+        with a value outside those ``values`` names (:class:`CorruptMemory`)."""
+        for column, name, kinds in types:
+            _check_types(self.location, table, rows, column, name, kinds)
+        for column, name, allowed in values:
+            _check_values(self.location, table, rows, column, name, allowed)
+
+    def _support_batch(self, row: tuple[Any, ...]) -> "tuple[array[int], ...]":
+        """The three arrays of a support_batches row, or :class:`CorruptMemory` when its
+        columns are not an event id, a count and three blobs of ``count`` 64-bit integers."""
+        first, event, count, *blobs = row
+        if type(event) is not int:
+            problem = f"event {shown(event)} is not an integer"
+        elif type(count) is not int or count <= 0:
+            problem = f"count {shown(count)} is not a positive integer"
+        elif not all(type(b) is bytes and len(b) == 8 * count for b in blobs):
+            problem = f"nodes, justifications and ranks are not {count} 64-bit integers each"
+        else:
+            return tuple(map(_int64s, blobs))
+        raise corrupt_row(self.location, "support_batches", first, problem)
 
     def supports(self, after: int, upto: int) -> list[SupportRow]:
         rows: list[SupportRow] = []
-        for first, event, count, nodes, justifications, ranks in self._db.execute(
+        for row in self._db.execute(
             "SELECT first_seq, event, count, nodes, justifications, ranks FROM support_batches "
             "WHERE event > ? AND event <= ? ORDER BY first_seq",
             (after, upto),
         ):
+            first, event, count = row[:3]
+            nodes, justifications, ranks = self._support_batch(row)
             rows.extend(
                 starmap(
                     SupportRow,
-                    zip(
-                        range(first, first + count),
-                        _int64s(nodes),
-                        _int64s(justifications),
-                        _int64s(ranks),
-                        repeat(event),
-                    ),
+                    zip(range(first, first + count), nodes, justifications, ranks, repeat(event)),
                 )
             )
         return rows
@@ -743,33 +876,81 @@ class SqliteStore:
             else "SELECT event, data FROM checkpoints WHERE event = ?",
             () if event is None else (event,),
         ).fetchone()
-        return Checkpoint(int(row[0]), bytes(row[1])) if row else None
+        if row is None or type(row[0]) is not int or type(row[1]) is not bytes:
+            # none, or derived data this code cannot read: the log serves (jtms.memory.checkpoint)
+            return None
+        return Checkpoint(row[0], row[1])
 
     def nogoods(self, after: int = 0) -> list[NogoodRow]:
+        rows = self._db.execute(
+            "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > ? "
+            "ORDER BY event, rowid",
+            (after,),
+        ).fetchall()
+        self._check_rows(
+            "nogoods",
+            rows,
+            (
+                (0, "id", _TEXT),
+                (1, "nodes", _TEXT),
+                (2, "text", _TEXT),
+                (3, "author", _OPTIONAL_TEXT),
+                (4, "event", _INT),
+            ),
+            ((5, "status", STATUSES),),
+        )
         return [
-            NogoodRow(nogood_id, tuple(json.loads(nodes)), text, author, event, status)
-            for nogood_id, nodes, text, author, event, status in self._db.execute(
-                "SELECT id, nodes, text, author, event, status FROM nogoods WHERE event > ? "
-                "ORDER BY event, rowid",
-                (after,),
-            )
+            NogoodRow(nogood_id, self._nogood_nodes(nogood_id, nodes), text, author, event, status)
+            for nogood_id, nodes, text, author, event, status in rows
         ]
+
+    def _nogood_nodes(self, nogood_id: str, nodes: str) -> tuple[str, ...]:
+        """A nogood's nodes column parsed: a JSON list of node ids, else :class:`CorruptMemory`."""
+        try:
+            listed = json.loads(nodes)
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
+            listed = None
+        if type(listed) is not list or not all(type(n) is str for n in listed):
+            raise corrupt_row(
+                self.location,
+                "nogoods",
+                nogood_id,
+                f"nodes {shown(nodes)} are not a JSON list of node ids",
+            )
+        return tuple(listed)
 
     # --- reads for people ---------------------------------------------------------------------
     def texts(self) -> dict[str, str]:
-        return dict(self._db.execute("SELECT id, text FROM nodes"))
+        rows = self._db.execute("SELECT num, id, text FROM nodes").fetchall()
+        self._check_rows("nodes", rows, ((1, "id", _TEXT), (2, "text", _TEXT)))
+        return dict(map(itemgetter(1, 2), rows))
 
     def creation_events(self) -> dict[str, int]:
-        return dict(self._db.execute("SELECT id, event FROM nodes"))
+        rows = self._db.execute("SELECT num, id, event FROM nodes").fetchall()
+        self._check_rows("nodes", rows, ((1, "id", _TEXT), (2, "event", _INT)))
+        return dict(map(itemgetter(1, 2), rows))
 
     def node_record(self, node_id: str) -> dict[str, Any] | None:
         row = self._db.execute(
-            "SELECT n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
+            "SELECT n.num, n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
             "FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = ?",
             (node_id,),
         ).fetchone()
+        if row is None:
+            return None
+        self._check_rows(
+            "nodes",
+            [row],
+            (
+                (3, "text", _TEXT),
+                (4, "author", _OPTIONAL_TEXT),
+                (5, "expression", _OPTIONAL_TEXT),
+                (6, "value", _OPTIONAL_TEXT),
+                (7, "the time of its event", _TEXT),
+            ),
+        )
         keys = ("id", "kind", "text", "author", "expression", "value", "created")
-        return dict(zip(keys, row)) if row else None
+        return dict(zip(keys, row[1:]))
 
     def calculations(self) -> list[tuple[str, str, str]]:
         return [
@@ -782,41 +963,45 @@ class SqliteStore:
 
     def history(self, num: int) -> list[HistoryRow]:
         rows = [
-            HistoryRow(0, *row)
+            (0, *row)
             for row in self._db.execute(
                 "SELECT n.status, e.id, e.kind, e.time, e.actor, e.reason FROM nodes n "
                 "JOIN events e ON e.id = n.event WHERE n.num = ?",
                 (num,),
             )
         ]
-        rows += [
-            HistoryRow(*row)
-            for row in self._db.execute(
-                "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
-                f"JOIN events e ON e.id = r.event WHERE r.seq IN ({_SEQS_OF_NODE}) ORDER BY r.seq",
-                (num, num),
-            )
-        ]
-        return rows
+        rows += self._db.execute(
+            "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM revisions r "
+            f"JOIN events e ON e.id = r.event WHERE r.seq IN ({_SEQS_OF_NODE}) ORDER BY r.seq",
+            (num, num),
+        ).fetchall()
+        return self._history_rows(rows)
 
     def nogood_history(self, nogood_id: str) -> list[HistoryRow]:
         rows = [
-            HistoryRow(0, *row)
+            (0, *row)
             for row in self._db.execute(
                 "SELECT g.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogoods g "
                 "JOIN events e ON e.id = g.event WHERE g.id = ?",
                 (nogood_id,),
             )
         ]
-        rows += [
-            HistoryRow(*row)
-            for row in self._db.execute(
-                "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogood_revisions r "
-                "JOIN events e ON e.id = r.event WHERE r.nogood = ? ORDER BY r.seq",
-                (nogood_id,),
-            )
-        ]
-        return rows
+        rows += self._db.execute(
+            "SELECT r.seq, r.status, e.id, e.kind, e.time, e.actor, e.reason FROM nogood_revisions r "
+            "JOIN events e ON e.id = r.event WHERE r.nogood = ? ORDER BY r.seq",
+            (nogood_id,),
+        ).fetchall()
+        return self._history_rows(rows)
+
+    def _history_rows(self, rows: list[tuple[Any, ...]]) -> list[HistoryRow]:
+        """(seq, status, event, kind, time, actor, reason) rows as history, the columns of
+        their events that a reader shows checked (:class:`CorruptMemory`)."""
+        self._check_rows(
+            "events",
+            [row[2:] for row in rows],  # (id, kind, time, actor, reason), keyed by the id
+            ((2, "time", _TEXT), (3, "actor", _OPTIONAL_TEXT), (4, "reason", _OPTIONAL_TEXT)),
+        )
+        return list(starmap(HistoryRow, rows))
 
     def audits_naming(self, node_id: str) -> list[int]:
         return [
@@ -1121,6 +1306,5 @@ __all__ = [
     "SCHEMA_VERSION",
     "SqliteStore",
     "new_secret",
-    "newer_version",
     "plant_foreign_evidence",
 ]

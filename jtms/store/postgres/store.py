@@ -29,12 +29,14 @@ from jtms.store.protocol import (
     RevisionRow,
     SupportRow,
     WithdrawalRow,
+    newer_version,
+    shown_version,
 )
 from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
 
 # one stored model: the same application tag, schema version and busy-timeout rule
-from jtms.store.sqlite import APPLICATION, new_secret, newer_version
+from jtms.store.sqlite import APPLICATION, new_secret
 from theory.errors import InputError
 
 JTMS_LOCK_CLASS = 0x6A746D73  # "jtms": the first key of every memory's advisory lock
@@ -290,7 +292,6 @@ class PostgresStore:
         version = values.get("schema_version")
         upgradable = version == str(PER_ROW_VERSION)
         if version != str(POSTGRES_SCHEMA_VERSION) and not (upgrading and upgradable):
-            shown = (version or "missing")[:20]
             if upgradable:
                 advice = f"run `jtms upgrade --db {place.shown}`"
             elif newer_version(version, POSTGRES_SCHEMA_VERSION):
@@ -301,7 +302,8 @@ class PostgresStore:
                     "into a new memory"
                 )
             raise InputError(
-                f"schema version {shown}, this jtms reads version {POSTGRES_SCHEMA_VERSION}: "
+                f"schema version {shown_version(version)}, this jtms reads version "
+                f"{POSTGRES_SCHEMA_VERSION}: "
                 f"{advice}",
                 source=place.shown,
             )
