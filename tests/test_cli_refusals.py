@@ -17,6 +17,7 @@ import pytest
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
+from tests.cli_helpers import refused
 
 
 @pytest.fixture
@@ -35,20 +36,6 @@ def location(memory_location: Callable[[], str]) -> Iterator[str]:
 def last_event(location: str) -> int:
     with Memory.open(location) as memory:
         return memory.last_event
-
-
-def refused(capsys: pytest.CaptureFixture[str], argv: list[str], message: str = "") -> str:
-    """``jtms ARGV``: exit 2, one line on stderr (containing ``message``), nothing on stdout."""
-    capsys.readouterr()
-    try:
-        code = main(argv)
-    except SystemExit as exit_:  # argparse usage errors
-        code = exit_.code if isinstance(exit_.code, int) else 2
-    out, err = capsys.readouterr()
-    assert code == 2, (argv[:3], code, out, err)
-    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    assert message in err, err
-    return err
 
 
 # --- a bad option of a write command writes nothing --------------------------------------------

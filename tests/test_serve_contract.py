@@ -46,10 +46,12 @@ def fan(path: Path, width: int = 130) -> str:
     return db
 
 
-def serve(db: str, body: Callable[[Client, Memory], Awaitable[None]]) -> None:
+def serve(
+    db: str, body: Callable[[Client, Memory], Awaitable[None]], read_only: bool = False
+) -> None:
     memory = Memory.open(db)
     access = MemoryAccess(memory)
-    server = build_server(access)
+    server = build_server(access, read_only=read_only)
 
     async def main() -> None:
         with anyio.fail_after(120):
@@ -348,26 +350,12 @@ def test_a_memory_created_before_secrets_gets_one_on_first_use(tmp_path):
         connection.execute("DELETE FROM meta WHERE key = 'secret'")
     connection.close()
 
-    def run_read_only(body: Callable[[Client, Memory], Awaitable[None]]) -> None:
-        memory = Memory.open(db)
-        access = MemoryAccess(memory)
-
-        async def main() -> None:
-            async with Client(build_server(access, read_only=True)) as client:
-                await body(client, memory)
-
-        try:
-            anyio.run(main)
-        finally:
-            access.close()
-            memory.close()
-
-    async def read_only(client: Client, memory: Memory) -> None:
+    async def reads_only(client: Client, memory: Memory) -> None:
         page = await call(client, "state", limit=2)
         assert (await call(client, "state", limit=2, cursor=page["cursor"]))["counts"]
         assert memory.secret(create=False) is None
 
-    run_read_only(read_only)
+    serve(db, reads_only, read_only=True)
 
     async def body(client: Client, memory: Memory) -> None:
         events = memory.last_event
