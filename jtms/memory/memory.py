@@ -273,6 +273,17 @@ def _check_idempotency_key(key: Any) -> str:
     return text
 
 
+def _check_request(request: Any, outcomes: Any) -> tuple[str, frozenset[str]]:
+    """A keyed call's digest and its other outcomes' digests: texts of at most
+    ``MAX_IDEMPOTENCY_KEY`` characters each (a collection of them for ``outcomes``)."""
+    request = check_text(request, "request", MAX_IDEMPOTENCY_KEY)
+    if isinstance(outcomes, (str, bytes)) or not isinstance(outcomes, Collection):
+        raise InputError(
+            f"outcomes must be a collection of request digests, got {type(outcomes).__name__}"
+        )
+    return request, frozenset(check_text(o, "outcomes", MAX_IDEMPOTENCY_KEY) for o in outcomes)
+
+
 class RepeatedCall(Exception):
     """A write under an idempotency key that an earlier write already used
     (:meth:`Memory.keyed`): nothing was written; ``event`` is the first write's event and
@@ -299,6 +310,9 @@ class Memory:
         self.loads = 0
         self._pinned: int | None = None  # a read-only view as of this event (Memory.as_of)
         self._owns_store = True
+        self._origin: Memory | None = None  # a view's memory (its store's owner)
+        self._closed = False
+        self._keyed_block: str | None = None  # the key of the keyed() block running
         self._keyed: tuple[str, str, frozenset[str]] | None = (
             None  # (key, request, its other outcomes) of the next write (Memory.keyed)
         )
@@ -376,8 +390,17 @@ class Memory:
             backend.close()
 
     def close(self) -> None:
-        if self._owns_store:
+        """Close the memory's connection; every later call is an :class:`InputError` ("the
+        memory is closed"), on either backend. Closing twice is harmless."""
+        if self._owns_store and not self._closed:
             self._store.close()
+        self._closed = True
+
+    def _check_open(self) -> None:
+        """Refuse a call on a closed memory (or a view of one) with one line, rather than
+        the driver's error (SQLite) or a connection that quietly keeps serving (PostgreSQL)."""
+        if self._closed or (self._origin is not None and self._origin._closed):
+            raise InputError("the memory is closed (open it again)", source=self.path)
 
     # --- the past ---------------------------------------------------------------------------------
     def event_at(self, moment: "int | str | datetime") -> int:
@@ -441,6 +464,7 @@ class Memory:
         view = Memory(self._store, self.path)
         view._pinned = event
         view._owns_store = False
+        view._origin = self if self._origin is None else self._origin
         return view
 
     @property
@@ -459,7 +483,9 @@ class Memory:
 
     def set_durability(self, durability: str) -> None:
         """``full`` (sync every commit), ``normal`` (survive a process crash) or ``off``."""
-        self._store.set_durability(durability_setting(durability))
+        setting = durability_setting(durability)
+        self._check_open()
+        self._store.set_durability(setting)
 
     # --- snapshots, loading and catching up -------------------------------------------------------
     def _point(self, name: str) -> None:
@@ -474,11 +500,13 @@ class Memory:
         ...     active, texts = memory.active_ids(), memory.texts()
 
         Every read method already runs in a snapshot of its own; inside this block they all
-        share one (and one in-memory state). Writing inside it is an error.
+        share one (and one in-memory state). Writing (or :meth:`wait_for_change`) inside it
+        is a ``RuntimeError``: a misuse of the API, not bad input.
         """
         if self._depth:
             yield self
             return
+        self._check_open()
         self._point("read")
         with self._store.read():
             self._depth += 1
@@ -694,6 +722,7 @@ class Memory:
         last before COMMIT and its value is returned: work that needs no database (naming
         what changed) done while a server still runs the statements sent.
         """
+        self._check_open()
         if self._pinned is not None:
             raise InputError(f"a view as of event {self._pinned} is read-only", source=self.path)
         if self._depth:
@@ -765,6 +794,8 @@ class Memory:
         ``outcomes`` (the same call's other digests), :class:`InputError` when another
         call used it."""
         _check_idempotency_key(key)
+        request, digests = _check_request(request, outcomes)
+        outcomes = digests
         if isinstance(event, bool) or not isinstance(event, int):
             raise InputError(f"event must be an integer, got {type(event).__name__}")
 
@@ -782,6 +813,7 @@ class Memory:
     def idempotency_key(self, key: str) -> tuple[int, str] | None:
         """The event that a write made under ``key`` (:meth:`keyed`) and the digest of its
         request, or None when no write used that key (in a view of the past: by then)."""
+        key = _check_idempotency_key(key)
         with self.snapshot():
             found = self._store.idempotency_key(key)
             return found if found is not None and self._until(found[0]) else None
@@ -800,11 +832,17 @@ class Memory:
         ...     memory.add_evidence("e1")
         """
         _check_idempotency_key(key)
-        self._keyed = (key, request, frozenset(outcomes))
+        request, digests = _check_request(request, outcomes)
+        if self._keyed_block is not None:  # the inner key would replace the outer one's
+            raise InputError(
+                f"keyed blocks do not nest (inside the block of {self._keyed_block!r})",
+                source=self.path,
+            )
+        self._keyed, self._keyed_block = (key, request, digests), key
         try:
             yield self
         finally:
-            self._keyed = None
+            self._keyed, self._keyed_block = None, None
 
     def secret(self, create: bool = True) -> str | None:
         """This memory's random secret (a meta row, 64 hex digits, written when the memory
@@ -1429,6 +1467,8 @@ class Memory:
         if retired is not None:
             retired = check_ids(retired, "retired", sys.maxsize)
         offset = check_int(offset, "offset")
+        if limit is not None:
+            limit = check_int(limit, "limit", 0)
         with self.snapshot():
             loaded = self._loaded_now()
             _, numbers = self._roots(loaded, roots)

@@ -1,0 +1,106 @@
+"""The Python API's arguments found unchecked by a fuzzing pass (2026-12-05): each is an
+:class:`InputError` naming the argument, never a ``TypeError`` or a driver's error, and a
+closed memory refuses every call the same way on both backends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from jtms.memory.memory import Memory
+from theory.errors import InputError
+
+
+@pytest.fixture
+def memory(memory_location: Callable[[], str]) -> Iterator[Memory]:
+    where = memory_location()
+    with Memory.create(where, durability="off") as created:
+        created.add_evidence("e1")
+        created.add_claim("c1", [["e1"]])
+        created.add_claim("c2", [["c1"]])
+    with Memory.open(where) as opened:
+        yield opened
+
+
+@pytest.mark.parametrize("limit", ["3", 1.5, True, -5, None.__class__, [1]])
+def test_kept_page_checks_its_limit(memory: Memory, limit: Any) -> None:
+    with pytest.raises(InputError, match="limit"):
+        memory.kept_page(["e1"], limit=limit)
+    assert memory.kept_page(["e1"], limit=1)[0] == memory.kept_page(["e1"])[0]
+
+
+@pytest.mark.parametrize("key", [2**70, "a\ud800", None, True, b"k", ""])
+def test_idempotency_key_checks_the_key(memory: Memory, key: Any) -> None:
+    with pytest.raises(InputError, match="idempotency_key"):
+        memory.idempotency_key(key)
+
+
+@pytest.mark.parametrize(
+    "request_, outcomes, what",
+    [
+        (None, (), "request"),
+        ("a\ud800", (), "request"),
+        (5, (), "request"),
+        (b"x", (), "request"),
+        ("digest", None, "outcomes"),
+        ("digest", 5, "outcomes"),
+        ("digest", "abc", "outcomes"),
+        ("digest", [None], "outcomes"),
+    ],
+)
+def test_keyed_calls_check_request_and_outcomes(
+    memory: Memory, request_: Any, outcomes: Any, what: str
+) -> None:
+    before = memory.last_event
+    with pytest.raises(InputError, match=what):
+        memory.keep_key("k1", request_, before, outcomes)
+    with pytest.raises(InputError, match=what):
+        with memory.keyed("k2", request_, outcomes):
+            memory.add_evidence("e2")
+    assert memory.last_event == before and memory.idempotency_key("k1") is None
+
+
+@pytest.mark.parametrize("write_first", [False, True])
+def test_keyed_blocks_do_not_nest(memory: Memory, write_first: bool) -> None:
+    """Nested before the outer block's write, the inner key replaced the outer one's: a
+    retry of the outer call would have written twice."""
+    with memory.keyed("outer", "d1"):
+        if write_first:
+            memory.add_evidence("e2")
+        with pytest.raises(InputError, match="do not nest"):
+            with memory.keyed("inner", "d2"):
+                memory.add_evidence("e3")
+        if not write_first:
+            memory.add_evidence("e2")
+    assert memory.idempotency_key("outer") is not None
+    assert memory.idempotency_key("inner") is None and "e3" not in memory
+
+
+CALLS: list[tuple[str, Callable[[Memory], object]]] = [
+    ("last_event", lambda m: m.last_event),
+    ("active_ids", lambda m: m.active_ids()),
+    ("explain", lambda m: m.explain("c1")),
+    ("contains", lambda m: "c1" in m),
+    ("as_of", lambda m: m.as_of(1)),
+    ("state", lambda m: m.state),
+    ("snapshot", lambda m: m.snapshot().__enter__()),
+    ("wait_for_change", lambda m: m.wait_for_change(timeout=0)),
+    ("set_durability", lambda m: m.set_durability("off")),
+    ("add_evidence", lambda m: m.add_evidence("z")),
+    ("audit", lambda m: m.audit(["e1"], reason="r")),
+]
+
+
+@pytest.mark.parametrize("name, call", CALLS, ids=[name for name, _ in CALLS])
+def test_a_closed_memory_refuses_every_call(memory: Memory, name: str, call: Callable) -> None:
+    """SQLite raised the driver's ProgrammingError; PostgreSQL kept reading and writing."""
+    view = memory.as_of(memory.last_event)
+    memory.close()
+    with pytest.raises(InputError, match="closed"):
+        call(memory)
+    if name not in ("add_evidence", "audit", "set_durability"):
+        with pytest.raises(InputError, match="closed"):
+            call(view)
+    memory.close()  # twice: harmless
