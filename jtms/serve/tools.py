@@ -1180,9 +1180,11 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         `retires` and `keeps`. Nothing is written: pass a diagnosis's `invalidate` to `audit`
         (`dry_run` first). `undiagnosable` lists contradictions that hold without evidence.
         `applied` is always null here (the CLI's `--apply`). Each list holds at most `limit`
-        items (`counts`, and `conflict_count`, `retires_count`, `keeps_count` per item, give
-        the full lengths; `cursor`: this same call's next page). It reads a snapshot beside
-        other calls and gives up past a time budget."""
+        items, and what fits in a page of about 200 KB (`counts`, and `conflict_count`,
+        `node_count`, `invalidate_count`, `retires_count`, `keeps_count` per item, give the
+        full lengths; `cursor`: this same call's next page; `jtms diagnose --db --json`
+        lists all). It reads a snapshot beside other calls and gives up past a time
+        budget."""
         return cast(
             payloads.DiagnosePayload,
             await access.long_read("diagnose", {"limit": limit, "cursor": cursor}),
