@@ -516,6 +516,13 @@ def test_contradictions_of_long_ids_can_be_read_at_limit_1(tmp_path):
         widest = await fits(client, "diagnose", limit=1000)  # fits at every limit
         assert len(widest["diagnoses"]) == 10 and widest["cursor"] is None
         assert 1 < len(widest["contradictions"][0]["nodes"]) < 2000
+        reviewed = await fits(client, "review", limit=1)
+        assert reviewed["counts"]["contradictions"] == 1 and reviewed["retired"] == ["calc"]
+        (contradiction,) = reviewed["contradictions"]
+        cut(contradiction)
+        counted(reviewed["proposed_diagnosis"])
+        previewed = await fits(client, "review", limit=1000, dry_run=True)
+        assert previewed["contradictions"][0]["node_count"] == 2000
 
     serve(db, body)
 

@@ -231,12 +231,20 @@ class ReviewPayload(TypedDict):
 
 
 def review_payload(
-    report: "ReviewReport", found: "ContradictionReview", limit: int | None = None
+    report: "ReviewReport",
+    found: "ContradictionReview",
+    limit: int | None = None,
+    max_bytes: int | None = None,
 ) -> ReviewPayload:
     """``review``: the discrepancies and their audit, then the active contradictions, the
     cheapest diagnosis and its audit (when applied). ``limit``: at most that many items of
     each list (``counts`` has their lengths; the audit's ``retired`` pages come from its
-    event, ``cursor``)."""
+    event, ``cursor``), each contradiction's and the diagnosis's lists too (with their
+    lengths, as in ``diagnose``: :func:`counted_contradiction`, :func:`counted_diagnosis`).
+
+    ``max_bytes``: the contradictions and the proposed diagnosis take at most about that
+    many bytes of JSON (:func:`fit_review_diagnosis`), so the result fits the server's cap
+    at ``limit`` 1 however long the nogoods (``diagnose`` pages the rest)."""
     payload: dict[str, Any] = {**report.as_dict(), **found.to_dict()}
     audit_id = payload.get("audit_id")
     paginate(
@@ -246,9 +254,26 @@ def review_payload(
         tool="event",
         event=audit_id or 0,
     )
+    fit_review_diagnosis(payload, limit, max_bytes)
     if audit_id is None or limit is None or len(payload["retired"]) >= payload["counts"]["retired"]:
         payload["cursor"] = None
     return payload  # type: ignore[return-value]
+
+
+def fit_review_diagnosis(payload: dict[str, Any], limit: int | None, max_bytes: int | None) -> None:
+    """Cut ``review``'s ``contradictions`` (already a page) and ``proposed_diagnosis`` in
+    place: each list of theirs to ``limit`` with its length beside it; with ``max_bytes``,
+    each contradiction to a quarter of it, the contradictions listed while they take half
+    of it (``counts`` keeps how many there are) and the diagnosis to the other half."""
+    quarter = None if max_bytes is None else max_bytes // 4
+    contradictions = [counted_contradiction(c, limit, quarter) for c in payload["contradictions"]]
+    if max_bytes is not None and contradictions:
+        contradictions = contradictions[: rows_that_fit([contradictions], max_bytes // 2)]
+    payload["contradictions"] = contradictions
+    proposed = payload["proposed_diagnosis"]
+    if proposed is not None:
+        half = None if max_bytes is None else max_bytes // 2
+        payload["proposed_diagnosis"] = counted_diagnosis(proposed, limit, half)
 
 
 def paginate(
