@@ -23,7 +23,7 @@ from mcp_types import TextContent
 from jtms.memory import limits
 from jtms.memory.memory import Memory, RepeatedCall
 from jtms.serve.tools import RESULT_BYTES, MemoryAccess, build_server
-from jtms.views import payloads
+from jtms.views import pages, payloads
 from tests.serve_helpers import call, error
 from theory.errors import InputError
 
@@ -466,6 +466,103 @@ def test_results_of_long_ids_can_be_read_at_some_limit(tmp_path):
             assert len(claim["violations"]) <= limit
 
     serve(db, body)
+
+
+def test_contradictions_of_long_ids_can_be_read_at_limit_1(tmp_path):
+    """A nogood over 2,000 evidence ids of 256 characters (inside the documented limits) is
+    an active contradiction whose `nodes` and one conflict set are 516 KB each: `diagnose`
+    and `review` at `limit` 1 list what fits of each contradiction and each diagnosis and
+    count the rest (`node_count`, `conflict_count`, `invalidate_count`, ...), so their
+    results are read rather than refused over the byte cap."""
+    db = str(tmp_path / "m.db")
+    nodes = [long_id("e", k) for k in range(2000)]
+    with Memory.create(db) as memory:
+        memory.import_graph({"nodes": [{"id": i, "kind": "evidence"} for i in nodes]})
+        memory.add_evidence("calc", expression="6*7", value="41")  # a wrong calculation
+        memory.add_nogood("ng", nodes)
+        assert memory.is_active("ng")
+
+    async def fits(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+        result = await client.call_tool(tool, arguments)
+        assert not result.is_error, str(result.content)[:300]
+        (content,) = result.content
+        assert isinstance(content, TextContent) and len(content.text) <= RESULT_BYTES
+        assert result.structured_content is not None
+        return result.structured_content
+
+    def cut(contradiction: dict[str, Any]) -> None:
+        assert contradiction["nogood"] == "ng" and contradiction["active"] is True
+        assert contradiction["node_count"] == 2000 and len(contradiction["nodes"]) <= 1
+        assert contradiction["nodes"] == sorted(nodes)[: len(contradiction["nodes"])]
+        assert contradiction["conflict_count"] == 1 and contradiction["conflicts_complete"]
+        assert contradiction["conflicts"] == []  # the one set (516 KB) does not fit
+
+    def counted(diagnosis: dict[str, Any]) -> None:
+        assert diagnosis["invalidate_count"] == 1 and len(diagnosis["invalidate"]) == 1
+        assert diagnosis["retires_count"] == 1 and len(diagnosis["retires"]) <= 1
+        assert diagnosis["keeps_count"] == len(diagnosis["keeps"]) == 0
+
+    async def body(client: Client, memory: Memory) -> None:
+        found = await fits(client, "diagnose", limit=1)
+        assert found["counts"] == {"contradictions": 1, "diagnoses": 10, "undiagnosable": 0}
+        (contradiction,) = found["contradictions"]
+        cut(contradiction)
+        (diagnosis,) = found["diagnoses"]
+        counted(diagnosis)
+        assert diagnosis["invalidate"][0] in nodes and found["cursor"]
+        more = await fits(client, "diagnose", limit=9, cursor=found["cursor"])
+        assert more["contradictions"] == [] and more["cursor"] is None
+        assert len({d["invalidate"][0] for d in found["diagnoses"] + more["diagnoses"]}) == 10
+        widest = await fits(client, "diagnose", limit=1000)  # fits at every limit
+        assert len(widest["diagnoses"]) == 10 and widest["cursor"] is None
+        assert 1 < len(widest["contradictions"][0]["nodes"]) < 2000
+        reviewed = await fits(client, "review", limit=1)
+        assert reviewed["counts"]["contradictions"] == 1 and reviewed["retired"] == ["calc"]
+        (contradiction,) = reviewed["contradictions"]
+        cut(contradiction)
+        counted(reviewed["proposed_diagnosis"])
+        previewed = await fits(client, "review", limit=1000, dry_run=True)
+        assert previewed["contradictions"][0]["node_count"] == 2000
+
+    serve(db, body)
+
+
+def test_a_diagnose_page_stops_at_its_bytes_and_the_cursor_goes_on():
+    """Pages of `diagnose` cut by bytes: the contradictions and diagnoses share one offset,
+    so a page that stops early (at `max_bytes`) stops every list there, and its cursor
+    starts the next page at the first item left out."""
+    big = [long_id("e", k) for k in range(100)]  # 25 KB of ids
+
+    def contradiction(k: int) -> dict[str, Any]:
+        return {
+            "nogood": f"n{k}",
+            "nodes": big,
+            "text": "",
+            "active": True,
+            "conflicts": [big],
+            "conflicts_complete": True,
+            "diagnosable": True,
+        }
+
+    report = {
+        "contradictions": [contradiction(k) for k in range(5)],
+        "diagnoses": [],
+        "undiagnosable": [],
+        "applied": None,
+    }
+    listed: list[str] = []
+    offset, cursor = 0, "first"
+    while cursor:
+        page = payloads.diagnose_payload(report, 3, limit=100, offset=offset, max_bytes=60_000)
+        assert page["counts"]["contradictions"] == 5
+        assert all(
+            c["node_count"] == 100 and c["conflict_count"] == 1 for c in page["contradictions"]
+        )
+        assert all(len(c["conflicts"]) == 1 for c in page["contradictions"])  # 25 KB: fits half
+        listed += [c["nogood"] for c in page["contradictions"]]
+        cursor = page["cursor"]
+        offset = pages.decode(cursor).offset if cursor else 0
+    assert listed == [f"n{k}" for k in range(5)]
 
 
 # --- 3. retries are safe --------------------------------------------------------------------------

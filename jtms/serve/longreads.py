@@ -38,7 +38,7 @@ from theory.errors import InputError
 
 READ_BUDGET_S = 20.0  # seconds a long read (check, diagnose) may compute one page
 VIEWS = 8  # views of past events kept open for the pages read as of them
-PAGE_BYTES = 200_000  # JSON of one `check` page's claims: it stops there
+PAGE_BYTES = 200_000  # JSON of one `check` page's claims (`diagnose`'s items): it stops there
 DIAGNOSES = 10  # diagnoses listed, as `jtms diagnose --max-diagnoses` by default
 REVIEWER = "jtms-review"  # the reviewer name `jtms review` uses
 WORKER_NICE = 5
@@ -124,7 +124,12 @@ def diagnose(
         event = view.as_of_event or view.last_event
         report = run_diagnose(view.structure(), view.blocked_ids(), DIAGNOSES, budget)
     return payloads.diagnose_payload(
-        {**report.to_dict(), "applied": None}, event, limit, offset, call_digest
+        {**report.to_dict(), "applied": None},
+        event,
+        limit,
+        offset,
+        call_digest,
+        max_bytes=PAGE_BYTES,
     )
 
 

@@ -1040,8 +1040,11 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         calculations that cannot be re-executed safely (they are not audited). `contradictions`
         lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw.
         Each list holds at most `limit` items (`counts`: their lengths; the audit's next
-        `retired` page: `page` with `cursor`). The re-execution runs on a snapshot, beside
-        other calls; only the audit waits for the writers' lock. A repeat with the same
+        `retired` page: `page` with `cursor`); the contradictions' and the diagnosis's lists
+        are cut to what fits too, with their lengths (`node_count`, `conflict_count`,
+        `invalidate_count`, ...; `jtms diagnose --db --json` lists them all). The
+        re-execution runs on a snapshot, beside other calls; only the audit waits for the
+        writers' lock. A repeat with the same
         `idempotency_key` returns the first review's result (also one that audited nothing)
         and writes nothing; a dry run takes no key."""
         if dry_run and idempotency_key is not None:
@@ -1054,7 +1057,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         if first is not None:  # a repeat: the first review's result, rebuilt
             return await review_replay(*first, limit)
         found = await access.long_read("review_contradictions", {})
-        payload = payloads.review_payload(planned, found, limit)
+        payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
         if payload["audit_id"] is not None:
             await changed(payload["retired"], payload["audit_id"])
         return payload
@@ -1065,7 +1068,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         it audited nothing), the contradictions as of ``event``, its audit's first page."""
         planned = await access.long_read("review_plan", {"as_of": event - 1 if audited else event})
         found = await access.long_read("review_contradictions", {"as_of": event})
-        payload = payloads.review_payload(planned, found, limit)
+        payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
         if audited:
             page = await access(lambda memory: payloads.event_page(memory, event, 0, limit))
             payload["audit_id"], payload["retired"] = event, page["retired"]
@@ -1180,9 +1183,11 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         `retires` and `keeps`. Nothing is written: pass a diagnosis's `invalidate` to `audit`
         (`dry_run` first). `undiagnosable` lists contradictions that hold without evidence.
         `applied` is always null here (the CLI's `--apply`). Each list holds at most `limit`
-        items (`counts`, and `conflict_count`, `retires_count`, `keeps_count` per item, give
-        the full lengths; `cursor`: this same call's next page). It reads a snapshot beside
-        other calls and gives up past a time budget."""
+        items, and what fits in a page of about 200 KB (`counts`, and `conflict_count`,
+        `node_count`, `invalidate_count`, `retires_count`, `keeps_count` per item, give the
+        full lengths; `cursor`: this same call's next page; `jtms diagnose --db --json`
+        lists all). It reads a snapshot beside other calls and gives up past a time
+        budget."""
         return cast(
             payloads.DiagnosePayload,
             await access.long_read("diagnose", {"limit": limit, "cursor": cursor}),

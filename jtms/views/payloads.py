@@ -231,12 +231,20 @@ class ReviewPayload(TypedDict):
 
 
 def review_payload(
-    report: "ReviewReport", found: "ContradictionReview", limit: int | None = None
+    report: "ReviewReport",
+    found: "ContradictionReview",
+    limit: int | None = None,
+    max_bytes: int | None = None,
 ) -> ReviewPayload:
     """``review``: the discrepancies and their audit, then the active contradictions, the
     cheapest diagnosis and its audit (when applied). ``limit``: at most that many items of
     each list (``counts`` has their lengths; the audit's ``retired`` pages come from its
-    event, ``cursor``)."""
+    event, ``cursor``), each contradiction's and the diagnosis's lists too (with their
+    lengths, as in ``diagnose``: :func:`counted_contradiction`, :func:`counted_diagnosis`).
+
+    ``max_bytes``: the contradictions and the proposed diagnosis take at most about that
+    many bytes of JSON (:func:`fit_review_diagnosis`), so the result fits the server's cap
+    at ``limit`` 1 however long the nogoods (``diagnose`` pages the rest)."""
     payload: dict[str, Any] = {**report.as_dict(), **found.to_dict()}
     audit_id = payload.get("audit_id")
     paginate(
@@ -246,9 +254,26 @@ def review_payload(
         tool="event",
         event=audit_id or 0,
     )
+    fit_review_diagnosis(payload, limit, max_bytes)
     if audit_id is None or limit is None or len(payload["retired"]) >= payload["counts"]["retired"]:
         payload["cursor"] = None
     return payload  # type: ignore[return-value]
+
+
+def fit_review_diagnosis(payload: dict[str, Any], limit: int | None, max_bytes: int | None) -> None:
+    """Cut ``review``'s ``contradictions`` (already a page) and ``proposed_diagnosis`` in
+    place: each list of theirs to ``limit`` with its length beside it; with ``max_bytes``,
+    each contradiction to a quarter of it, the contradictions listed while they take half
+    of it (``counts`` keeps how many there are) and the diagnosis to the other half."""
+    quarter = None if max_bytes is None else max_bytes // 4
+    contradictions = [counted_contradiction(c, limit, quarter) for c in payload["contradictions"]]
+    if max_bytes is not None and contradictions:
+        contradictions = contradictions[: rows_that_fit([contradictions], max_bytes // 2)]
+    payload["contradictions"] = contradictions
+    proposed = payload["proposed_diagnosis"]
+    if proposed is not None:
+        half = None if max_bytes is None else max_bytes // 2
+        payload["proposed_diagnosis"] = counted_diagnosis(proposed, limit, half)
 
 
 def paginate(
@@ -299,6 +324,7 @@ class ContradictionPayload(TypedDict):
     conflicts_complete: bool  # false: more conflict sets exist than were listed (64)
     diagnosable: bool
     conflict_count: int  # the conflict sets listed (before this page's cut)
+    node_count: int  # the nogood's nodes (before this page's cut)
 
 
 class DiagnosisPayload(TypedDict):
@@ -306,6 +332,7 @@ class DiagnosisPayload(TypedDict):
     retires: list[str]
     keeps: list[str]
     retired_claims: int
+    invalidate_count: int
     retires_count: int
     keeps_count: int
 
@@ -570,58 +597,128 @@ def explain_payload(
 DIAGNOSE_LISTS = ("contradictions", "diagnoses", "undiagnosable")
 
 
+def json_size(value: Any) -> int:
+    """Characters of ``value``'s compact JSON, non-ASCII escaped: never fewer than the
+    server's copy of it (which keeps non-ASCII characters as they are)."""
+    import json
+
+    return len(json.dumps(value, separators=(",", ":")))
+
+
+def fit_lists(item: Mapping[str, Any], names: Sequence[str], budget: int) -> dict[str, Any]:
+    """``item`` in at most ``budget`` bytes of JSON, as far as its lists ``names`` go: each
+    listed whole and in order, one after the other, while they fit (an item of a list is
+    never cut: a cut id list would read as a smaller set). The caller keeps each list's
+    length beside it (``*_count``), so what was left out is counted."""
+    fitted = {**item, **{name: [] for name in names}}
+    size = json_size(fitted)
+    for name in names:
+        for entry in item[name]:
+            cost = json_size(entry) + 1
+            if size + cost > budget:
+                break
+            fitted[name].append(entry)
+            size += cost
+    return fitted
+
+
+def rows_that_fit(columns: Sequence[Sequence[Any]], max_bytes: int) -> int:
+    """How many rows of a page's ``columns`` (lists cut at one shared offset, row ``k``
+    their ``k``-th items) take at most ``max_bytes`` of JSON; at least one, so a page
+    always moves on."""
+    rows = max((len(column) for column in columns), default=0)
+    size = 0
+    for k in range(rows):
+        size += sum(json_size(column[k]) + 1 for column in columns if k < len(column))
+        if k and size > max_bytes:
+            return k
+    return rows
+
+
+def counted_contradiction(
+    item: Mapping[str, Any], limit: int | None, budget: int | None = None
+) -> dict[str, Any]:
+    """A contradiction of ``diagnose`` with its ``conflicts`` and ``nodes`` cut to ``limit``
+    and, with a ``budget``, to that many bytes (:func:`fit_lists`: conflict sets first, the
+    smallest first, as they tell what to withdraw); ``conflict_count`` and ``node_count``
+    give their lengths. A nogood may name 10,000 ids of 256 characters: 2.6 MB."""
+    counted = {
+        **item,
+        "conflict_count": len(item["conflicts"]),
+        "node_count": len(item["nodes"]),
+        "conflicts": window(item["conflicts"], 0, limit),
+        "nodes": window(item["nodes"], 0, limit),
+    }
+    return counted if budget is None else fit_lists(counted, ("conflicts", "nodes"), budget)
+
+
+def counted_diagnosis(
+    item: Mapping[str, Any], limit: int | None, budget: int | None = None
+) -> dict[str, Any]:
+    """A diagnosis with its ``invalidate``, ``retires`` and ``keeps`` cut to ``limit`` and,
+    with a ``budget``, to that many bytes (:func:`fit_lists`, in that order);
+    ``invalidate_count``, ``retires_count`` and ``keeps_count`` give their lengths."""
+    names = ("invalidate", "retires", "keeps")
+    counted = {**item}
+    for name in names:
+        counted[f"{name}_count"] = len(item[name])
+        counted[name] = window(item[name], 0, limit)
+    return counted if budget is None else fit_lists(counted, names, budget)
+
+
 def diagnose_payload(
     report_dict: dict[str, Any],
     event: int,
     limit: int | None = None,
     offset: int = 0,
     call_digest: str = "",
+    max_bytes: int | None = None,
 ) -> DiagnosePayload:
     """``diagnose``'s keys (:meth:`theory.diagnosis.DiagnosisReport.to_dict`), one page of
-    each list, and each contradiction's ``conflicts`` and each diagnosis's ``retires`` and
-    ``keeps`` cut to ``limit`` too (their lengths in ``conflict_count``, ``retires_count``,
-    ``keeps_count``: audit the diagnosis with ``dry_run`` for all)."""
+    each list, and each contradiction's ``conflicts`` and ``nodes`` and each diagnosis's
+    ``invalidate``, ``retires`` and ``keeps`` cut to ``limit`` too (their lengths in
+    ``conflict_count``, ``node_count``, ``invalidate_count``, ``retires_count``,
+    ``keeps_count``: ``jtms diagnose --db --json`` lists them all).
+
+    With ``max_bytes``, each contradiction and each diagnosis takes at most half of it (its
+    lists listed whole while they fit, :func:`fit_lists`) and the page stops once its items
+    take ``max_bytes`` (:func:`rows_that_fit`; ``cursor`` continues there), so a page fits
+    the server's result cap at every ``limit``: a nogood over 2,000 ids of 256 characters
+    was a 1 MB page at ``limit`` 1."""
     payload = dict(report_dict)
+    budget = None if max_bytes is None else max_bytes // 2
+    full = {name: len(payload[name]) for name in DIAGNOSE_LISTS}
+    page = {name: window(payload[name], offset, limit) for name in DIAGNOSE_LISTS}
+    page["contradictions"] = [
+        counted_contradiction(c, limit, budget) for c in page["contradictions"]
+    ]
+    page["diagnoses"] = [counted_diagnosis(d, limit, budget) for d in page["diagnoses"]]
+    rows = max(map(len, page.values()), default=0)
+    if max_bytes is not None:
+        rows = rows_that_fit(list(page.values()), max_bytes)
+    payload.update({name: items[:rows] for name, items in page.items()})
+    shortened = max_bytes is not None and rows < max(map(len, page.values()), default=0)
     paginate(
         payload,
         DIAGNOSE_LISTS,
         offset=offset,
-        limit=limit,
+        limit=rows if shortened else limit,
         tool="diagnose",
         event=event,
         call_digest=call_digest,
+        cut=full,
     )
-    for item in payload["contradictions"]:
-        item["conflict_count"] = len(item["conflicts"])
-        item["conflicts"] = window(item["conflicts"], 0, limit)
-    for item in payload["diagnoses"]:
-        item["retires_count"], item["keeps_count"] = len(item["retires"]), len(item["keeps"])
-        item["retires"], item["keeps"] = (
-            window(item["retires"], 0, limit),
-            window(item["keeps"], 0, limit),
-        )
     return payload  # type: ignore[return-value]
 
 
 def fit_claim(claim: dict[str, Any], budget: int) -> dict[str, Any]:
     """``claim`` (an item of ``check``'s ``claims``) in at most ``budget`` bytes of JSON, as
     far as its lists go: its ``violations``, then its ``minimal_justifications``, each
-    listed whole and in order while they fit (a cut id list would read as a smaller
-    justification). A claim with two justifications of 1,000 ids of 256 characters is
-    500 KB; ``violation_count`` and ``minimal_justification_count`` still say how many
-    there are, so what was left out is counted."""
-    import json
-
-    fitted = {**claim, "violations": [], "minimal_justifications": []}
-    size = len(json.dumps(fitted, separators=(",", ":")))
-    for name in ("violations", "minimal_justifications"):
-        for item in claim[name]:
-            cost = len(json.dumps(item, separators=(",", ":"))) + 1
-            if size + cost > budget:
-                break
-            fitted[name].append(item)
-            size += cost
-    return fitted
+    listed whole and in order while they fit (:func:`fit_lists`). A claim with two
+    justifications of 1,000 ids of 256 characters is 500 KB; ``violation_count`` and
+    ``minimal_justification_count`` still say how many there are, so what was left out is
+    counted."""
+    return fit_lists(claim, ("violations", "minimal_justifications"), budget)
 
 
 def check_payload(
