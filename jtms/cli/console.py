@@ -211,6 +211,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"jtms: error: cannot write the output{where}: {error.strerror or type(error).__name__}"
         )
         return ExitCode.BAD_INPUT
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's code for SIGINT (128 + 2)
+        _discard_stdout()
+        _say("jtms: interrupted")
+        return INTERRUPTED
+
+
+INTERRUPTED = 130
+"""The exit code after Ctrl-C (128 + SIGINT), as shells report a process it stopped."""
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,7 +11,9 @@ What a path names decides how it is written:
   regular file or does not exist yet); the link itself stays a link.
 - **anything else** (``-`` for standard output, a FIFO, a character or block device such as
   ``/dev/null`` or ``/dev/full``, a regular file with several hard links): written through,
-  in place. Such a path is never replaced by a new file.
+  in place. Such a path is never replaced by a new file. A path under ``/dev/`` or
+  ``/proc/`` (``/dev/stdout``, ``/dev/fd/3``) is appended to even when it leads to a regular
+  file: ``jtms fuzz --out /dev/stdout > report.txt`` keeps the report that went there.
 - **a directory, a symbolic-link loop, a missing folder**: refused before any work.
 
 Every failure to write (a full disk, a read-only file system, a device that refuses the
@@ -83,6 +85,10 @@ def plan(
     for kept in keep:
         if _same_file(path, kept):
             raise _fail(option, path, f"is {shorten(kept)!r}, which this command reads", what)
+    if info is not None and _a_stream(path):  # /dev/stdout > report.txt: the shell's file
+        if not os.access(path, os.W_OK):
+            raise _fail(option, path, "not writable", what)
+        return path, False
     if info is not None and not (stat.S_ISREG(info.st_mode) and info.st_nlink == 1):
         if not os.access(path, os.W_OK):
             raise _fail(option, path, "not writable", what)
@@ -94,6 +100,13 @@ def plan(
     if not os.access(folder, os.W_OK) or (info is not None and not os.access(target, os.W_OK)):
         raise _fail(option, path, "not writable", what)
     return target, True
+
+
+def _a_stream(path: str) -> bool:
+    """Whether ``path`` names one of this process's streams or a device (``/dev/stdout``,
+    ``/dev/fd/3``, ``/proc/self/fd/1``, ``/dev/null``): written through and after what is
+    there, never replaced, even when it leads to a regular file (a shell's redirection)."""
+    return os.path.abspath(path).startswith(("/dev/", "/proc/"))
 
 
 def _same_file(path: str, other: str) -> bool:
@@ -142,8 +155,11 @@ def open_output(
             raise _fail(option, path, _problem(error), what) from None
         return
     if not atomic:
+        opening = "a" if _a_stream(target) else "w"  # after what the command printed there
         try:
-            handle: IO[Any] = open(target, "wb") if binary else open(target, "w", encoding="utf-8")
+            handle: IO[Any] = (
+                open(target, opening + "b") if binary else open(target, opening, encoding="utf-8")
+            )
         except OSError as error:
             raise _fail(option, path, _problem(error), what) from None
         try:

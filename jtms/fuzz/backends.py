@@ -12,6 +12,7 @@ step by step (``apply``), comparing every answer with clingo.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -52,12 +53,19 @@ class _FunctionSession:
     blocked: frozenset[str] = frozenset()
 
     def active(self, blocked: frozenset[str]) -> frozenset[str]:
-        try:
-            return frozenset(self.function(self.structure, frozenset(blocked)))
-        except Exception as error:
+        try:  # on a copy: a backend that changes its graph must not change the campaign's
+            got = frozenset(self.function(copy.deepcopy(self.structure), frozenset(blocked)))
+        except (Exception, SystemExit) as error:  # sys.exit() in a backend is no pass
             raise BackendError(
                 f"--backend {self.name!r} raised {error.__class__.__name__}: {error}"
             ) from error
+        strange = [item for item in got if not isinstance(item, str)]
+        if strange:
+            raise BackendError(
+                f"--backend {self.name!r} returned {len(strange)} item(s) that are not ids "
+                f"(strings), e.g. {repr(strange[0])[:60]}"
+            )
+        return got
 
     def apply(self, step: AuditStep) -> frozenset[str]:
         self.blocked = step.apply(self.blocked)

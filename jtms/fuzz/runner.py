@@ -16,6 +16,7 @@ but kept by the rule, *over-revised* ids are retired by the rule but kept by exa
 
 from __future__ import annotations
 
+import copy
 import os
 import random
 import time
@@ -31,7 +32,7 @@ from hypothesis import strategies as st
 from jtms.fuzz.plugins import load_callable
 from jtms.fuzz.shapes import shape
 from theory import strategies as jst
-from theory.errors import InputError
+from theory.errors import InputError, shorten
 from theory.graphfile import graph_to_dict
 from theory.revision import RULES, RevisionRule, exact
 from theory.structure import SupportStructure
@@ -91,12 +92,20 @@ def compare(
 ) -> RuleMismatch | None:
     """``None`` if the rule agrees with exact revision on this pair."""
     expected = exact(structure, audit)
-    try:
-        got = frozenset(rule(structure, audit))
-    except Exception as error:
+    try:  # on a copy: a rule that changes its graph must not change the one reported
+        got = frozenset(rule(copy.deepcopy(structure), audit))
+    except (Exception, SystemExit) as error:  # sys.exit() in a rule is no pass
         last = traceback.extract_tb(error.__traceback__)[-1]
         where = f" at {os.path.basename(last.filename)}:{last.lineno}"
         return RuleMismatch(expected, None, f"{error.__class__.__name__}: {error}{where}")
+    strange = [item for item in got if not isinstance(item, str)]
+    if strange:  # reported as an error: ids are strings, and the report sorts them
+        return RuleMismatch(
+            expected,
+            None,
+            f"the rule returned {len(strange)} item(s) that are not ids (strings), e.g. "
+            f"{shorten(repr(strange[0]), 60)}",
+        )
     if got == expected:
         return None
     return RuleMismatch(expected, got)

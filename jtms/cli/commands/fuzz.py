@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 
 from rich.text import Text
 
@@ -124,12 +125,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+SHAPE_DEFAULTS: dict[str, object] = {
+    "max_evidence": 5,
+    "max_claims": 6,
+    "max_alternatives": 3,
+    "max_antecedents": 3,
+    "max_depth": None,
+    "max_fan_in": None,
+    "cycles": "mixed",
+    "no_premises": False,
+    "no_redundant": False,
+    "evidence_only": False,
+}
+"""The options of the generated graphs (``--rule`` only) and their defaults."""
+
+
 def run(args: argparse.Namespace) -> int:
     if bool(args.rule) == bool(args.differential):
         raise InputError("jtms fuzz: give exactly one of --rule MODULE:FUNCTION or --differential")
     if args.examples is not None and args.examples < 1:
         raise InputError("--examples must be at least 1")
-    if args.out:
+    if args.backend and not args.differential:
+        raise InputError("--backend needs --differential (--rule fuzzes one rule alone)")
+    if args.differential:  # its graphs are the campaign's own: the shape options do not apply
+        given = [
+            f"--{flag.replace('_', '-')}"
+            for flag, default in SHAPE_DEFAULTS.items()
+            if getattr(args, flag) != default
+        ]
+        if given:
+            raise InputError(f"{', '.join(given)}: the graph options apply to --rule only")
+    if args.out == "":
+        raise InputError("--out: an empty file name (name the counterexample's file)")
+    if args.out is not None:
         output.writable_file(args.out, "--out")
         check_output(args.out, "--out")
     if args.hypothesis_dir:
@@ -189,7 +217,8 @@ def _fuzz(args: argparse.Namespace) -> int:
         evidence_only=args.evidence_only,
     )
     examples = args.examples or DEFAULT_EXAMPLES
-    with progress_bar(f"fuzzing {name}", every=50) as update:
+    # the rule's own prints go to stderr: stdout is the report (--json: one JSON document)
+    with progress_bar(f"fuzzing {name}", every=50) as update, redirect_stdout(sys.stderr):
         report = fuzz_rule(
             rule, name=name, examples=examples, seed=args.seed, options=options, progress=update
         )
@@ -309,7 +338,10 @@ def _differential(args: argparse.Namespace) -> int:
     pairs = args.examples or DEFAULT_PAIRS
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     try:
-        with progress_bar("differential vs clingo", every=50) as update:
+        with (
+            progress_bar("differential vs clingo", every=50) as update,
+            redirect_stdout(sys.stderr),
+        ):  # the backends' own prints go to stderr: stdout is the report
             report = differential_campaign(
                 pairs,
                 seed=seed,
