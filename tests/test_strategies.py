@@ -182,3 +182,23 @@ def test_the_old_name_of_max_alternatives_still_works_with_a_warning():
     assert all(len(js) <= 1 for js in graph.justifications_of.values())
     with pytest.raises(InvalidArgument):
         jst.support_structures(max_justifications=1, max_alternatives=2)
+
+
+# --- options the fuzzing pass found unchecked or silently violated ----------------------
+
+
+@pytest.mark.parametrize("option", ["max_evidence", "max_claims"])
+def test_node_counts_above_the_cap_are_refused_naming_the_option(option):
+    # 10**9 used to build a list of a billion ids (10 GB) before the first draw finished
+    with pytest.raises(InvalidArgument, match=option):
+        jst.support_structures(**{option: 10**9})
+    jst.support_structures(**{option: 10_000})  # the documented cap itself is accepted
+
+
+def test_cli_refuses_a_huge_max_evidence_naming_the_flag(capsys):
+    from jtms.cli import main
+
+    argv = ["fuzz", "--rule", "exact", "--examples", "5", "--max-evidence", "1000000000"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("jtms: error:") and "--max-evidence" in err and err.count("\n") == 1

@@ -110,9 +110,25 @@ def _check_int(name: str, value: object, low: int = 0, *, optional: bool = False
         raise InvalidArgument(f"{name}={value!r} must be at least {low}")
 
 
-def _check_range(name: str, low: int, high: int) -> None:
+#: The largest ``max_evidence`` / ``max_claims`` accepted: far above any graph a fuzzing run
+#: can use (a run draws thousands of graphs), low enough that a typo like ``10**9`` is
+#: refused up front instead of building a list of a billion ids.
+_MAX_NODES = 10_000
+
+
+def _check_cap(name: str, value: int, cap: int) -> None:
+    if value > cap:
+        raise InvalidArgument(
+            f"{name}={value!r} is above the cap of {cap} (larger graphs are not useful for "
+            "fuzzing and would exhaust memory)"
+        )
+
+
+def _check_range(name: str, low: int, high: int, cap: int | None = None) -> None:
     _check_int(f"min_{name}", low)
     _check_int(f"max_{name}", high)
+    if cap is not None:
+        _check_cap(f"max_{name}", high, cap)
     if high < low:
         raise InvalidArgument(
             f"need min_{name} <= max_{name}, got min_{name}={low} and max_{name}={high}"
@@ -160,7 +176,9 @@ def support_structures(
 
     Parameters (all optional):
 
-    - ``min_evidence``/``max_evidence``, ``min_claims``/``max_claims``: node counts.
+    - ``min_evidence``/``max_evidence``, ``min_claims``/``max_claims``: node counts;
+      ``max_evidence`` and ``max_claims`` are capped at 10,000 each (above it:
+      ``InvalidArgument``).
     - ``max_alternatives``: alternative justifications (OR) per claim; ``min_alternatives`` (default 0,
       so unjustified, never-active claims occur).
     - ``max_antecedents``: conjuncts (AND) per justification.
@@ -178,8 +196,8 @@ def support_structures(
     - ``max_justifications`` / ``min_justifications``: the old, ambiguous names of
       ``max_alternatives`` / ``min_alternatives`` (deprecated).
     """
-    _check_range("evidence", min_evidence, max_evidence)
-    _check_range("claims", min_claims, max_claims)
+    _check_range("evidence", min_evidence, max_evidence, _MAX_NODES)
+    _check_range("claims", min_claims, max_claims, _MAX_NODES)
     max_alternatives = _renamed(
         "max_justifications", max_justifications, "max_alternatives", max_alternatives, 3
     )
