@@ -10,6 +10,10 @@ from theory import strategies as jst
 from theory.index import index_of
 from theory.revision import downstream_numbers
 
+SMALL = SupportStructure.build(
+    ["e0", "e1"], ["c0", "c1"], [("c0", ["e0"]), ("c1", ["c0", "e1"])]
+)  # 4 nodes
+
 FIND = settings(
     database=None, max_examples=2000, derandomize=True
 )  # shrinks the same way every run
@@ -202,3 +206,56 @@ def test_cli_refuses_a_huge_max_evidence_naming_the_flag(capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("jtms: error:") and "--max-evidence" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "make, names",
+    [
+        (lambda: jst.support_structures(min_alternatives=5, max_alternatives=2), "alternatives"),
+        (lambda: jst.support_structures(min_evidence=3, max_evidence=2), "evidence"),
+        (lambda: jst.support_structures(min_claims=3, max_claims=2), "claims"),
+        (lambda: jst.audits(SMALL, min_size=2, max_size=1), "size"),
+        (lambda: jst.evidence_audits(SMALL, min_size=2, max_size=1), "size"),
+        (lambda: jst.graphs_with_audits(min_audit=2, max_audit=1), "audit"),
+        (lambda: jst.audit_sequences(SMALL, min_steps=2, max_steps=1), "steps"),
+        (lambda: jst.graphs_with_audit_sequences(min_steps=2, max_steps=1), "steps"),
+        (lambda: jst.graphs_with_nogoods(min_nogoods=2, max_nogoods=1), "nogoods"),
+    ],
+)
+def test_min_above_max_is_refused_for_every_pair(make, names):
+    with pytest.raises(InvalidArgument, match=f"min_{names}.*max_{names}"):
+        make()
+
+
+def test_the_old_names_are_the_ones_named_in_messages():
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidArgument) as raised:
+        jst.support_structures(max_justifications="x")
+    assert "max_justifications" in str(raised.value)
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidArgument) as raised:
+        jst.support_structures(min_justifications=-1)
+    assert "min_justifications" in str(raised.value)
+
+
+@pytest.mark.parametrize("max_nodes", ["2", None, 0, 2.5])
+def test_graphs_with_nogoods_checks_max_nodes_when_built(max_nodes):
+    with pytest.raises(InvalidArgument, match="max_nodes"):
+        jst.graphs_with_nogoods(max_nodes=max_nodes)
+
+
+def test_graphs_with_nogoods_is_keyword_only_and_refuses_unknown_options_when_built():
+    with pytest.raises(TypeError):
+        jst.graphs_with_nogoods(1, 2, 3)
+    with pytest.raises(TypeError):
+        jst.graphs_with_nogoods(max_nodez=2)
+
+
+@settings(max_examples=50)
+@given(jst.graphs_with_nogoods(min_evidence=0, max_evidence=0, min_claims=0, max_claims=0))
+def test_an_empty_graph_carries_no_nogood(structure):
+    assert not structure.nodes and not structure.nogoods
+
+
+@settings(max_examples=100)
+@given(jst.graphs_with_nogoods(min_evidence=0, max_evidence=2, min_claims=0, max_claims=2))
+def test_nogoods_respect_max_nodes_on_small_graphs(structure):
+    assert all(1 <= len(n.nodes) <= 3 for n in structure.nogoods)

@@ -129,9 +129,14 @@ def _check_range(name: str, low: int, high: int, cap: int | None = None) -> None
     _check_int(f"max_{name}", high)
     if cap is not None:
         _check_cap(f"max_{name}", high, cap)
-    if high < low:
+    _check_order(f"min_{name}", low, f"max_{name}", high)
+
+
+def _check_order(low_name: str, low: int, high_name: str, high: int | None) -> None:
+    """min > max is refused for every pair, as hypothesis does for ``st.lists``."""
+    if high is not None and high < low:
         raise InvalidArgument(
-            f"need min_{name} <= max_{name}, got min_{name}={low} and max_{name}={high}"
+            f"need {low_name} <= {high_name}, got {low_name}={low} and {high_name}={high}"
         )
 
 
@@ -204,8 +209,12 @@ def support_structures(
     min_alternatives = _renamed(
         "min_justifications", min_justifications, "min_alternatives", min_alternatives, 0
     )
-    _check_int("min_alternatives", min_alternatives)
-    _check_int("max_alternatives", max_alternatives)
+    # name the option the caller gave (the old name when that is what they used)
+    max_name = "max_alternatives" if max_justifications is None else "max_justifications"
+    min_name = "min_alternatives" if min_justifications is None else "min_justifications"
+    _check_int(min_name, min_alternatives)
+    _check_int(max_name, max_alternatives)
+    _check_order(min_name, min_alternatives, max_name, max_alternatives)
     _check_int("max_antecedents", max_antecedents)
     _check_int("max_depth", max_depth, 1, optional=True)
     _check_int("max_fan_in", max_fan_in, optional=True)
@@ -256,7 +265,7 @@ def _support_structures(
         max_depth,
         max_fan_in,
         min_alternatives,
-        max(min_alternatives, max_alternatives),
+        max_alternatives,
         max_antecedents,
         premises,
         redundant,
@@ -379,7 +388,8 @@ def audits(
     _check_structure(structure)
     _check_bool("evidence_only", evidence_only)
     _check_int("min_size", min_size)
-    _check_int("max_size", max_size, min_size, optional=True)
+    _check_int("max_size", max_size, optional=True)
+    _check_order("min_size", min_size, "max_size", max_size)
     pool = audit_pool(structure, evidence_only)
     if not pool:
         return st.just(frozenset())
@@ -406,7 +416,8 @@ def graphs_with_audits(
     """A pair ``(structure, audit)``; ``graph_options`` go to :func:`support_structures`."""
     _check_bool("evidence_only", evidence_only)
     _check_int("min_audit", min_audit)
-    _check_int("max_audit", max_audit, min_audit, optional=True)
+    _check_int("max_audit", max_audit, optional=True)
+    _check_order("min_audit", min_audit, "max_audit", max_audit)
     return _graphs_with_audits(
         support_structures(**graph_options), evidence_only, min_audit, max_audit
     )
@@ -426,20 +437,40 @@ def _graphs_with_audits(
     return structure, frozenset(_subset(draw, pool, min_audit, high))
 
 
-@st.composite
 def graphs_with_nogoods(
-    draw: st.DrawFn,
+    *,
     min_nogoods: int = 1,
     max_nogoods: int = 3,
     max_nodes: int = 3,
     **graph_options: Any,
-) -> SupportStructure:
+) -> st.SearchStrategy[SupportStructure]:
     """A structure (``graph_options`` go to :func:`support_structures`) carrying nogoods
     ``n0..``, each of 1 to ``max_nodes`` nodes, claims first in the pool (shrinks towards
-    fewer nogoods of fewer, earlier claims)."""
+    fewer nogoods of fewer, earlier claims).
+
+    Options are keyword-only and checked when the strategy is built (``InvalidArgument``).
+    A nogood needs a node: a drawn graph without nodes (``min_evidence=0, min_claims=0``)
+    carries no nogood, whatever ``min_nogoods`` says.
+    """
     _check_range("nogoods", min_nogoods, max_nogoods)
-    structure = draw(support_structures(**graph_options))
+    _check_int("max_nodes", max_nodes, 1)
+    return _graphs_with_nogoods(
+        support_structures(**graph_options), min_nogoods, max_nogoods, max_nodes
+    )
+
+
+@st.composite
+def _graphs_with_nogoods(
+    draw: st.DrawFn,
+    graphs: st.SearchStrategy[SupportStructure],
+    min_nogoods: int,
+    max_nogoods: int,
+    max_nodes: int,
+) -> SupportStructure:
+    structure = draw(graphs)
     pool = sorted(structure.claims, key=_natural) + sorted(structure.evidence, key=_natural)
+    if not pool:
+        return structure
     count = draw(_integers(min_nogoods, max_nogoods), label="nogood count")
     nogoods = [
         Nogood(f"n{i}", frozenset(_subset(draw, pool, 1, max_nodes, label="nogood")))
