@@ -259,3 +259,47 @@ def test_an_empty_graph_carries_no_nogood(structure):
 @given(jst.graphs_with_nogoods(min_evidence=0, max_evidence=2, min_claims=0, max_claims=2))
 def test_nogoods_respect_max_nodes_on_small_graphs(structure):
     assert all(1 <= len(n.nodes) <= 3 for n in structure.nogoods)
+
+
+def claims_with_nested_justifications(structure: SupportStructure) -> list[str]:
+    return [
+        claim
+        for claim, js in structure.justifications_of.items()
+        if any(j.antecedents < k.antecedents for j in js for k in js)
+    ]
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(redundant=False, premises=False))
+def test_no_redundant_justifications_without_redundant(structure):
+    # c0 <- e0 next to c0 <- c0, e0 used to be drawn in a quarter of the graphs
+    assert not claims_with_nested_justifications(structure)
+
+
+@settings(max_examples=150)
+@given(jst.support_structures())
+def test_no_redundant_justifications_by_default(structure):
+    assert not claims_with_nested_justifications(structure)
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(max_antecedents=1, max_alternatives=1, redundant=True))
+def test_redundant_mode_keeps_the_bounds(structure):
+    assert all(len(j.antecedents) <= 1 for j in structure.justifications)
+    assert all(len(js) <= 1 for js in structure.justifications_of.values())
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(max_antecedents=2, max_alternatives=2, redundant=True, max_fan_in=2))
+def test_redundant_mode_keeps_the_bounds_with_a_fan_in(structure):
+    assert all(len(j.antecedents) <= 2 for j in structure.justifications)
+    assert all(len(js) <= 2 for js in structure.justifications_of.values())
+
+
+def test_redundant_justifications_are_still_reachable():
+    graph = find(
+        jst.support_structures(redundant=True),
+        lambda s: bool(claims_with_nested_justifications(s)),
+        settings=FIND,
+    )
+    assert claims_with_nested_justifications(graph)

@@ -198,6 +198,9 @@ def support_structures(
     - ``cycles``: allow support loops (including self loops ``c <- c``).
     - ``premises``: allow empty justifications (the claim is a premise).
     - ``redundant``: allow redundant justifications, ``c <- A ∪ {x}`` next to ``c <- A``.
+      With ``redundant=False`` (the default) no justification of a claim contains another
+      justification of the same claim (so a premise ``c <- ()`` is then its only one). In
+      both modes ``max_antecedents`` and ``max_alternatives`` hold.
     - ``max_justifications`` / ``min_justifications``: the old, ambiguous names of
       ``max_alternatives`` / ``min_alternatives`` (deprecated).
     """
@@ -288,13 +291,18 @@ def _support_structures(
                 + [claims[j] for j in range(position, len(claims))]
                 + [claims[j] for j in range(position) if layers[j] >= layers[position]]
             )
+        drawn: list[frozenset[str]] = []
         for antecedents in own:
-            resolved = {
+            resolved = frozenset(
                 r for v in antecedents if (r := _resolve(v, max_evidence, evidence, usable))
-            }
-            if not resolved and not premises:
-                continue
-            justifications.append((claims[position], sorted(resolved)))
+            )
+            if (resolved or premises) and resolved not in drawn:
+                drawn.append(resolved)
+        if not redundant:
+            # no justification of a claim contains another one of the same claim: keep the
+            # minimal ones (two virtual lists may resolve to nested sets)
+            drawn = [a for a in drawn if not any(b < a for b in drawn)]
+        justifications.extend((claims[position], sorted(a)) for a in drawn)
     return SupportStructure.build(evidence, claims, justifications)
 
 
@@ -348,8 +356,11 @@ def _claim_block(
             else:
                 own.append([])
         if redundant:
+            # ``base + [extra]`` next to ``base``, within max_antecedents and max_alternatives
             for base in list(own):
-                if draw(_BOOLEANS):
+                if len(own) >= max_alternatives:
+                    break
+                if len(base) < max_antecedents and draw(_BOOLEANS):
                     if fan is None:
                         extra = draw(_integers(0, virtual - 1))
                     elif fan:
