@@ -303,3 +303,89 @@ def test_redundant_justifications_are_still_reachable():
         settings=FIND,
     )
     assert claims_with_nested_justifications(graph)
+
+
+@pytest.mark.parametrize(
+    "make, option",
+    [
+        (lambda: jst.audits(SMALL, min_size=10), "min_size"),
+        (lambda: jst.evidence_audits(SMALL, min_size=3), "min_size"),
+        (
+            lambda: jst.audit_sequences(SMALL, min_steps=20, max_steps=20, reinstatements=False),
+            "min_steps",
+        ),
+        (lambda: jst.graphs_with_audits(min_audit=50), "min_audit"),
+        (
+            lambda: jst.graphs_with_audit_sequences(
+                min_steps=20, max_steps=20, reinstatements=False
+            ),
+            "min_steps",
+        ),
+        (
+            lambda: jst.support_structures(
+                min_alternatives=1, premises=False, cycles=False, min_evidence=0, max_evidence=0
+            ),
+            "min_alternatives",
+        ),
+        (lambda: jst.support_structures(max_antecedents=0, premises=False), "max_antecedents"),
+        (lambda: jst.support_structures(max_antecedents=0, premises=False), "premises"),
+    ],
+)
+def test_minimums_the_options_cannot_meet_are_refused_when_built(make, option):
+    with pytest.raises(InvalidArgument, match=option):
+        make()
+
+
+@settings(max_examples=100)
+@given(jst.audit_sequences(SMALL, min_steps=4, max_steps=4, reinstatements=False))
+def test_audit_sequences_give_the_steps_asked_for(steps):
+    assert len(steps) == 4
+
+
+@settings(max_examples=100)
+@given(jst.audits(SMALL, min_size=4))
+def test_audits_give_the_size_asked_for(audit):
+    assert len(audit) == 4
+
+
+@settings(max_examples=100)
+@given(jst.graphs_with_audits(min_audit=5, max_evidence=3, max_claims=3))
+def test_min_audit_is_capped_by_the_drawn_graph(case):
+    structure, audit = case
+    assert len(audit) == min(5, len(structure.nodes))
+
+
+@settings(max_examples=100)
+@given(
+    jst.graphs_with_audit_sequences(
+        min_steps=5, max_steps=5, reinstatements=False, max_evidence=3, max_claims=3
+    )
+)
+def test_min_steps_is_capped_by_the_drawn_graph(case):
+    structure, steps = case
+    assert len(steps) == min(5, len(structure.nodes))
+
+
+@settings(max_examples=150)
+@given(
+    jst.support_structures(
+        min_alternatives=3, max_alternatives=3, max_evidence=1, max_claims=1, cycles=False
+    )
+)
+def test_min_alternatives_is_capped_by_the_graph_but_never_below_one(structure):
+    # one evidence node, one claim, no redundancy: c0 <- () or c0 <- e0, not both
+    assert len(structure.justifications_of["c0"]) == 1
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(min_alternatives=1, premises=False, max_alternatives=2))
+def test_min_alternatives_one_justifies_every_claim(structure):
+    assert all(len(structure.justifications_of[c]) >= 1 for c in structure.claims)
+
+
+def test_audit_pool_checks_its_arguments():
+    with pytest.raises(InvalidArgument, match="structure"):
+        jst.audit_pool(None)
+    with pytest.raises(InvalidArgument, match="evidence_only"):
+        jst.audit_pool(SMALL, "yes")
+    assert jst.audit_pool(SMALL) == ["e0", "e1", "c0", "c1"]

@@ -185,7 +185,13 @@ def support_structures(
       ``max_evidence`` and ``max_claims`` are capped at 10,000 each (above it:
       ``InvalidArgument``).
     - ``max_alternatives``: alternative justifications (OR) per claim; ``min_alternatives`` (default 0,
-      so unjustified, never-active claims occur).
+      so unjustified, never-active claims occur). ``min_alternatives`` is capped by what the
+      drawn graph allows, as a unique list is capped by its pool: alternatives that resolve
+      to the same antecedents as another (or, with ``redundant=False``, contain another) are
+      dropped, so a claim with fewer possible antecedent sets gets fewer; with
+      ``min_alternatives >= 1`` every claim still has at least one. Options that leave even
+      the first claim nothing to rest on (no evidence, no premises, no cycles; or
+      ``max_fan_in=0`` without premises) are refused with ``InvalidArgument``.
     - ``max_antecedents``: conjuncts (AND) per justification.
     - ``max_fan_in``: distinct antecedents of one claim over all its justifications (its
       in-degree along influence edges); ``None`` means unbounded.
@@ -196,7 +202,8 @@ def support_structures(
       ``None``: without cycles, claim ``ci`` may use ``c0..c(i-1)`` (depth up to the number
       of claims); with cycles, any claim.
     - ``cycles``: allow support loops (including self loops ``c <- c``).
-    - ``premises``: allow empty justifications (the claim is a premise).
+    - ``premises``: allow empty justifications (the claim is a premise); ``premises=False``
+      needs ``max_antecedents >= 1``.
     - ``redundant``: allow redundant justifications, ``c <- A ∪ {x}`` next to ``c <- A``.
       With ``redundant=False`` (the default) no justification of a claim contains another
       justification of the same claim (so a premise ``c <- ()`` is then its only one). In
@@ -223,6 +230,20 @@ def support_structures(
     _check_int("max_fan_in", max_fan_in, optional=True)
     for name, flag in (("cycles", cycles), ("premises", premises), ("redundant", redundant)):
         _check_bool(name, flag)
+    if not premises and max_antecedents == 0:
+        raise InvalidArgument(
+            "max_antecedents=0 with premises=False leaves no justification to draw "
+            "(every justification would be empty, i.e. a premise)"
+        )
+    if min_alternatives >= 1 and not premises and max_fan_in == 0:
+        raise InvalidArgument(
+            f"{min_name}={min_alternatives} cannot be met with max_fan_in=0 and premises=False"
+        )
+    if min_alternatives >= 1 and not premises and not cycles and max_evidence == 0:
+        raise InvalidArgument(
+            f"{min_name}={min_alternatives} cannot be met with max_evidence=0, premises=False "
+            "and cycles=False: the first claim has nothing to rest on"
+        )
     return _support_structures(
         min_evidence,
         max_evidence,
@@ -382,6 +403,8 @@ def audit_pool(structure: SupportStructure, evidence_only: bool = False) -> list
 
     Evidence first keeps an audit's meaning when the shrinker deletes a claim.
     """
+    _check_structure(structure)
+    _check_bool("evidence_only", evidence_only)
     pool = sorted(structure.evidence, key=_natural)
     if not evidence_only:
         pool += sorted(structure.claims, key=_natural)
@@ -395,17 +418,26 @@ def audits(
     min_size: int = 0,
     max_size: int | None = None,
 ) -> st.SearchStrategy[frozenset[str]]:
-    """Audits of ``structure``: sets of node ids (evidence only if asked)."""
+    """Audits of ``structure``: sets of node ids (evidence only if asked).
+
+    ``min_size`` larger than the pool (the structure's nodes, or its evidence) is refused
+    with ``InvalidArgument``; ``max_size`` larger than the pool is capped by it.
+    """
     _check_structure(structure)
     _check_bool("evidence_only", evidence_only)
     _check_int("min_size", min_size)
     _check_int("max_size", max_size, optional=True)
     _check_order("min_size", min_size, "max_size", max_size)
     pool = audit_pool(structure, evidence_only)
+    if min_size > len(pool):
+        raise InvalidArgument(
+            f"min_size={min_size} is more than the {len(pool)} "
+            f"{'evidence nodes' if evidence_only else 'nodes'} of the structure"
+        )
     if not pool:
         return st.just(frozenset())
     high = len(pool) if max_size is None else min(max_size, len(pool))
-    return _index_lists(len(pool), min(min_size, high), high).map(
+    return _index_lists(len(pool), min_size, high).map(
         lambda positions: frozenset(pool[i] for i in positions)
     )
 
@@ -424,14 +456,30 @@ def graphs_with_audits(
     max_audit: int | None = None,
     **graph_options: Any,
 ) -> st.SearchStrategy[tuple[SupportStructure, frozenset[str]]]:
-    """A pair ``(structure, audit)``; ``graph_options`` go to :func:`support_structures`."""
+    """A pair ``(structure, audit)``; ``graph_options`` go to :func:`support_structures`.
+
+    ``min_audit`` is capped by the drawn graph's pool (its nodes, or its evidence with
+    ``evidence_only``): a smaller graph gets an audit of all of it. A ``min_audit`` above
+    the largest pool the graph options allow is refused with ``InvalidArgument``.
+    """
     _check_bool("evidence_only", evidence_only)
     _check_int("min_audit", min_audit)
     _check_int("max_audit", max_audit, optional=True)
     _check_order("min_audit", min_audit, "max_audit", max_audit)
-    return _graphs_with_audits(
-        support_structures(**graph_options), evidence_only, min_audit, max_audit
-    )
+    graphs = support_structures(**graph_options)
+    largest = _largest_pool(graph_options, evidence_only)
+    if min_audit > largest:
+        raise InvalidArgument(
+            f"min_audit={min_audit} is more than the {largest} nodes the largest graph of "
+            "these options has to audit"
+        )
+    return _graphs_with_audits(graphs, evidence_only, min_audit, max_audit)
+
+
+def _largest_pool(graph_options: dict[str, Any], evidence_only: bool) -> int:
+    """The most nodes an audit can draw from in a graph of ``graph_options``."""
+    evidence = graph_options.get("max_evidence", 5)
+    return evidence if evidence_only else evidence + graph_options.get("max_claims", 6)
 
 
 @st.composite
@@ -522,12 +570,22 @@ def audit_sequences(
     An audit invalidates nodes not yet blocked; a reinstatement restores some of the
     currently blocked nodes (never a node that is not blocked). Replay it with
     :func:`blocked_after`. Shrinks towards fewer, smaller steps and audits only.
+
+    ``min_steps`` the structure cannot give is refused with ``InvalidArgument``: any steps
+    from an empty pool, or, with ``reinstatements=False`` (each audit blocks a new node),
+    more steps than the pool has nodes.
     """
     _check_structure(structure)
     _check_range("steps", min_steps, max_steps)
     _check_int("max_step_size", max_step_size, 1)
     _check_bool("evidence_only", evidence_only)
     _check_bool("reinstatements", reinstatements)
+    most = _most_steps(len(audit_pool(structure, evidence_only)), reinstatements)
+    if min_steps > most:
+        raise InvalidArgument(
+            f"min_steps={min_steps} is more than the {most} steps this structure allows"
+            + ("" if reinstatements else " with reinstatements=False")
+        )
     return _audit_sequences(
         structure, min_steps, max_steps, evidence_only, reinstatements, max_step_size
     )
@@ -554,7 +612,11 @@ def _audit_sequences(
             break
         reinstate = can_reinstate and (not free or draw(_BOOLEANS))
         source = sorted(blocked) if reinstate else free
-        ids = frozenset(_subset(draw, source, 1, max_step_size))
+        high = max_step_size
+        if not reinstatements:
+            # leave a free node for each step still needed to reach min_steps
+            high = min(high, len(free) - max(0, min_steps - len(steps) - 1))
+        ids = frozenset(_subset(draw, source, 1, high))
         if reinstate:
             blocked -= ids
             steps.append(AuditStep(REINSTATE, ids))
@@ -562,6 +624,13 @@ def _audit_sequences(
             blocked |= ids
             steps.append(AuditStep(AUDIT, ids))
     return tuple(steps)
+
+
+def _most_steps(pool: int, reinstatements: bool) -> int:
+    """How many steps a pool of ``pool`` ids allows (unbounded: a large number)."""
+    if not pool:
+        return 0
+    return 2**31 if reinstatements else pool
 
 
 def blocked_after(steps: Iterable[AuditStep]) -> list[frozenset[str]]:
@@ -582,11 +651,23 @@ def graphs_with_audit_sequences(
     reinstatements: bool = True,
     **graph_options: Any,
 ) -> st.SearchStrategy[tuple[SupportStructure, tuple[AuditStep, ...]]]:
-    """A pair ``(structure, steps)``; ``graph_options`` go to :func:`support_structures`."""
+    """A pair ``(structure, steps)``; ``graph_options`` go to :func:`support_structures`.
+
+    ``min_steps`` is capped by what the drawn graph allows (see :func:`audit_sequences`:
+    no steps for an empty graph, one audit per node without reinstatements). A ``min_steps``
+    that even the largest graph of these options cannot give is refused with
+    ``InvalidArgument``.
+    """
     _check_range("steps", min_steps, max_steps)
     _check_bool("evidence_only", evidence_only)
     _check_bool("reinstatements", reinstatements)
     graphs = support_structures(**graph_options)
+    most = _most_steps(_largest_pool(graph_options, evidence_only), reinstatements)
+    if min_steps > most:
+        raise InvalidArgument(
+            f"min_steps={min_steps} is more than the {most} steps the largest graph of these "
+            "options allows" + ("" if reinstatements else " with reinstatements=False")
+        )
     return _graphs_with_audit_sequences(graphs, min_steps, max_steps, evidence_only, reinstatements)
 
 
@@ -600,10 +681,11 @@ def _graphs_with_audit_sequences(
     reinstatements: bool,
 ) -> tuple[SupportStructure, tuple[AuditStep, ...]]:
     structure = draw(graphs)
+    most = _most_steps(len(audit_pool(structure, evidence_only)), reinstatements)
     steps = draw(
         audit_sequences(
             structure,
-            min_steps=min_steps,
+            min_steps=min(min_steps, most),
             max_steps=max_steps,
             evidence_only=evidence_only,
             reinstatements=reinstatements,
