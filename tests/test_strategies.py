@@ -10,6 +10,10 @@ from theory import strategies as jst
 from theory.index import index_of
 from theory.revision import downstream_numbers
 
+SMALL = SupportStructure.build(
+    ["e0", "e1"], ["c0", "c1"], [("c0", ["e0"]), ("c1", ["c0", "e1"])]
+)  # 4 nodes
+
 FIND = settings(
     database=None, max_examples=2000, derandomize=True
 )  # shrinks the same way every run
@@ -182,3 +186,206 @@ def test_the_old_name_of_max_alternatives_still_works_with_a_warning():
     assert all(len(js) <= 1 for js in graph.justifications_of.values())
     with pytest.raises(InvalidArgument):
         jst.support_structures(max_justifications=1, max_alternatives=2)
+
+
+# --- options the fuzzing pass found unchecked or silently violated ----------------------
+
+
+@pytest.mark.parametrize("option", ["max_evidence", "max_claims"])
+def test_node_counts_above_the_cap_are_refused_naming_the_option(option):
+    # 10**9 used to build a list of a billion ids (10 GB) before the first draw finished
+    with pytest.raises(InvalidArgument, match=option):
+        jst.support_structures(**{option: 10**9})
+    jst.support_structures(**{option: 10_000})  # the documented cap itself is accepted
+
+
+def test_cli_refuses_a_huge_max_evidence_naming_the_flag(capsys):
+    from jtms.cli import main
+
+    argv = ["fuzz", "--rule", "exact", "--examples", "5", "--max-evidence", "1000000000"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("jtms: error:") and "--max-evidence" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "make, names",
+    [
+        (lambda: jst.support_structures(min_alternatives=5, max_alternatives=2), "alternatives"),
+        (lambda: jst.support_structures(min_evidence=3, max_evidence=2), "evidence"),
+        (lambda: jst.support_structures(min_claims=3, max_claims=2), "claims"),
+        (lambda: jst.audits(SMALL, min_size=2, max_size=1), "size"),
+        (lambda: jst.evidence_audits(SMALL, min_size=2, max_size=1), "size"),
+        (lambda: jst.graphs_with_audits(min_audit=2, max_audit=1), "audit"),
+        (lambda: jst.audit_sequences(SMALL, min_steps=2, max_steps=1), "steps"),
+        (lambda: jst.graphs_with_audit_sequences(min_steps=2, max_steps=1), "steps"),
+        (lambda: jst.graphs_with_nogoods(min_nogoods=2, max_nogoods=1), "nogoods"),
+    ],
+)
+def test_min_above_max_is_refused_for_every_pair(make, names):
+    with pytest.raises(InvalidArgument, match=f"min_{names}.*max_{names}"):
+        make()
+
+
+def test_the_old_names_are_the_ones_named_in_messages():
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidArgument) as raised:
+        jst.support_structures(max_justifications="x")
+    assert "max_justifications" in str(raised.value)
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidArgument) as raised:
+        jst.support_structures(min_justifications=-1)
+    assert "min_justifications" in str(raised.value)
+
+
+@pytest.mark.parametrize("max_nodes", ["2", None, 0, 2.5])
+def test_graphs_with_nogoods_checks_max_nodes_when_built(max_nodes):
+    with pytest.raises(InvalidArgument, match="max_nodes"):
+        jst.graphs_with_nogoods(max_nodes=max_nodes)
+
+
+def test_graphs_with_nogoods_is_keyword_only_and_refuses_unknown_options_when_built():
+    with pytest.raises(TypeError):
+        jst.graphs_with_nogoods(1, 2, 3)
+    with pytest.raises(TypeError):
+        jst.graphs_with_nogoods(max_nodez=2)
+
+
+@settings(max_examples=50)
+@given(jst.graphs_with_nogoods(min_evidence=0, max_evidence=0, min_claims=0, max_claims=0))
+def test_an_empty_graph_carries_no_nogood(structure):
+    assert not structure.nodes and not structure.nogoods
+
+
+@settings(max_examples=100)
+@given(jst.graphs_with_nogoods(min_evidence=0, max_evidence=2, min_claims=0, max_claims=2))
+def test_nogoods_respect_max_nodes_on_small_graphs(structure):
+    assert all(1 <= len(n.nodes) <= 3 for n in structure.nogoods)
+
+
+def claims_with_nested_justifications(structure: SupportStructure) -> list[str]:
+    return [
+        claim
+        for claim, js in structure.justifications_of.items()
+        if any(j.antecedents < k.antecedents for j in js for k in js)
+    ]
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(redundant=False, premises=False))
+def test_no_redundant_justifications_without_redundant(structure):
+    # c0 <- e0 next to c0 <- c0, e0 used to be drawn in a quarter of the graphs
+    assert not claims_with_nested_justifications(structure)
+
+
+@settings(max_examples=150)
+@given(jst.support_structures())
+def test_no_redundant_justifications_by_default(structure):
+    assert not claims_with_nested_justifications(structure)
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(max_antecedents=1, max_alternatives=1, redundant=True))
+def test_redundant_mode_keeps_the_bounds(structure):
+    assert all(len(j.antecedents) <= 1 for j in structure.justifications)
+    assert all(len(js) <= 1 for js in structure.justifications_of.values())
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(max_antecedents=2, max_alternatives=2, redundant=True, max_fan_in=2))
+def test_redundant_mode_keeps_the_bounds_with_a_fan_in(structure):
+    assert all(len(j.antecedents) <= 2 for j in structure.justifications)
+    assert all(len(js) <= 2 for js in structure.justifications_of.values())
+
+
+def test_redundant_justifications_are_still_reachable():
+    graph = find(
+        jst.support_structures(redundant=True),
+        lambda s: bool(claims_with_nested_justifications(s)),
+        settings=FIND,
+    )
+    assert claims_with_nested_justifications(graph)
+
+
+@pytest.mark.parametrize(
+    "make, option",
+    [
+        (lambda: jst.audits(SMALL, min_size=10), "min_size"),
+        (lambda: jst.evidence_audits(SMALL, min_size=3), "min_size"),
+        (
+            lambda: jst.audit_sequences(SMALL, min_steps=20, max_steps=20, reinstatements=False),
+            "min_steps",
+        ),
+        (lambda: jst.graphs_with_audits(min_audit=50), "min_audit"),
+        (
+            lambda: jst.graphs_with_audit_sequences(
+                min_steps=20, max_steps=20, reinstatements=False
+            ),
+            "min_steps",
+        ),
+        (
+            lambda: jst.support_structures(
+                min_alternatives=1, premises=False, cycles=False, min_evidence=0, max_evidence=0
+            ),
+            "min_alternatives",
+        ),
+        (lambda: jst.support_structures(max_antecedents=0, premises=False), "max_antecedents"),
+        (lambda: jst.support_structures(max_antecedents=0, premises=False), "premises"),
+    ],
+)
+def test_minimums_the_options_cannot_meet_are_refused_when_built(make, option):
+    with pytest.raises(InvalidArgument, match=option):
+        make()
+
+
+@settings(max_examples=100)
+@given(jst.audit_sequences(SMALL, min_steps=4, max_steps=4, reinstatements=False))
+def test_audit_sequences_give_the_steps_asked_for(steps):
+    assert len(steps) == 4
+
+
+@settings(max_examples=100)
+@given(jst.audits(SMALL, min_size=4))
+def test_audits_give_the_size_asked_for(audit):
+    assert len(audit) == 4
+
+
+@settings(max_examples=100)
+@given(jst.graphs_with_audits(min_audit=5, max_evidence=3, max_claims=3))
+def test_min_audit_is_capped_by_the_drawn_graph(case):
+    structure, audit = case  # at least min_audit, or the whole pool when it is smaller
+    assert min(5, len(structure.nodes)) <= len(audit) <= len(structure.nodes)
+
+
+@settings(max_examples=100)
+@given(
+    jst.graphs_with_audit_sequences(
+        min_steps=5, max_steps=5, reinstatements=False, max_evidence=3, max_claims=3
+    )
+)
+def test_min_steps_is_capped_by_the_drawn_graph(case):
+    structure, steps = case
+    assert len(steps) == min(5, len(structure.nodes))
+
+
+@settings(max_examples=150)
+@given(
+    jst.support_structures(
+        min_alternatives=3, max_alternatives=3, max_evidence=1, max_claims=1, cycles=False
+    )
+)
+def test_min_alternatives_is_capped_by_the_graph_but_never_below_one(structure):
+    # one evidence node, one claim, no redundancy: c0 <- () or c0 <- e0, not both
+    assert len(structure.justifications_of["c0"]) == 1
+
+
+@settings(max_examples=150)
+@given(jst.support_structures(min_alternatives=1, premises=False, max_alternatives=2))
+def test_min_alternatives_one_justifies_every_claim(structure):
+    assert all(len(structure.justifications_of[c]) >= 1 for c in structure.claims)
+
+
+def test_audit_pool_checks_its_arguments():
+    with pytest.raises(InvalidArgument, match="structure"):
+        jst.audit_pool(None)
+    with pytest.raises(InvalidArgument, match="evidence_only"):
+        jst.audit_pool(SMALL, "yes")
+    assert jst.audit_pool(SMALL) == ["e0", "e1", "c0", "c1"]

@@ -110,12 +110,33 @@ def _check_int(name: str, value: object, low: int = 0, *, optional: bool = False
         raise InvalidArgument(f"{name}={value!r} must be at least {low}")
 
 
-def _check_range(name: str, low: int, high: int) -> None:
+#: The largest ``max_evidence`` / ``max_claims`` accepted: far above any graph a fuzzing run
+#: can use (a run draws thousands of graphs), low enough that a typo like ``10**9`` is
+#: refused up front instead of building a list of a billion ids.
+_MAX_NODES = 10_000
+
+
+def _check_cap(name: str, value: int, cap: int) -> None:
+    if value > cap:
+        raise InvalidArgument(
+            f"{name}={value!r} is above the cap of {cap} (larger graphs are not useful for "
+            "fuzzing and would exhaust memory)"
+        )
+
+
+def _check_range(name: str, low: int, high: int, cap: int | None = None) -> None:
     _check_int(f"min_{name}", low)
     _check_int(f"max_{name}", high)
-    if high < low:
+    if cap is not None:
+        _check_cap(f"max_{name}", high, cap)
+    _check_order(f"min_{name}", low, f"max_{name}", high)
+
+
+def _check_order(low_name: str, low: int, high_name: str, high: int | None) -> None:
+    """min > max is refused for every pair, as hypothesis does for ``st.lists``."""
+    if high is not None and high < low:
         raise InvalidArgument(
-            f"need min_{name} <= max_{name}, got min_{name}={low} and max_{name}={high}"
+            f"need {low_name} <= {high_name}, got {low_name}={low} and {high_name}={high}"
         )
 
 
@@ -160,9 +181,17 @@ def support_structures(
 
     Parameters (all optional):
 
-    - ``min_evidence``/``max_evidence``, ``min_claims``/``max_claims``: node counts.
+    - ``min_evidence``/``max_evidence``, ``min_claims``/``max_claims``: node counts;
+      ``max_evidence`` and ``max_claims`` are capped at 10,000 each (above it:
+      ``InvalidArgument``).
     - ``max_alternatives``: alternative justifications (OR) per claim; ``min_alternatives`` (default 0,
-      so unjustified, never-active claims occur).
+      so unjustified, never-active claims occur). ``min_alternatives`` is capped by what the
+      drawn graph allows, as a unique list is capped by its pool: alternatives that resolve
+      to the same antecedents as another (or, with ``redundant=False``, contain another) are
+      dropped, so a claim with fewer possible antecedent sets gets fewer; with
+      ``min_alternatives >= 1`` every claim still has at least one. Options that leave even
+      the first claim nothing to rest on (no evidence, no premises, no cycles; or
+      ``max_fan_in=0`` without premises) are refused with ``InvalidArgument``.
     - ``max_antecedents``: conjuncts (AND) per justification.
     - ``max_fan_in``: distinct antecedents of one claim over all its justifications (its
       in-degree along influence edges); ``None`` means unbounded.
@@ -173,26 +202,48 @@ def support_structures(
       ``None``: without cycles, claim ``ci`` may use ``c0..c(i-1)`` (depth up to the number
       of claims); with cycles, any claim.
     - ``cycles``: allow support loops (including self loops ``c <- c``).
-    - ``premises``: allow empty justifications (the claim is a premise).
+    - ``premises``: allow empty justifications (the claim is a premise); ``premises=False``
+      needs ``max_antecedents >= 1``.
     - ``redundant``: allow redundant justifications, ``c <- A ∪ {x}`` next to ``c <- A``.
+      With ``redundant=False`` (the default) no justification of a claim contains another
+      justification of the same claim (so a premise ``c <- ()`` is then its only one). In
+      both modes ``max_antecedents`` and ``max_alternatives`` hold.
     - ``max_justifications`` / ``min_justifications``: the old, ambiguous names of
       ``max_alternatives`` / ``min_alternatives`` (deprecated).
     """
-    _check_range("evidence", min_evidence, max_evidence)
-    _check_range("claims", min_claims, max_claims)
+    _check_range("evidence", min_evidence, max_evidence, _MAX_NODES)
+    _check_range("claims", min_claims, max_claims, _MAX_NODES)
     max_alternatives = _renamed(
         "max_justifications", max_justifications, "max_alternatives", max_alternatives, 3
     )
     min_alternatives = _renamed(
         "min_justifications", min_justifications, "min_alternatives", min_alternatives, 0
     )
-    _check_int("min_alternatives", min_alternatives)
-    _check_int("max_alternatives", max_alternatives)
+    # name the option the caller gave (the old name when that is what they used)
+    max_name = "max_alternatives" if max_justifications is None else "max_justifications"
+    min_name = "min_alternatives" if min_justifications is None else "min_justifications"
+    _check_int(min_name, min_alternatives)
+    _check_int(max_name, max_alternatives)
+    _check_order(min_name, min_alternatives, max_name, max_alternatives)
     _check_int("max_antecedents", max_antecedents)
     _check_int("max_depth", max_depth, 1, optional=True)
     _check_int("max_fan_in", max_fan_in, optional=True)
     for name, flag in (("cycles", cycles), ("premises", premises), ("redundant", redundant)):
         _check_bool(name, flag)
+    if not premises and max_antecedents == 0:
+        raise InvalidArgument(
+            "max_antecedents=0 with premises=False leaves no justification to draw "
+            "(every justification would be empty, i.e. a premise)"
+        )
+    if min_alternatives >= 1 and not premises and max_fan_in == 0:
+        raise InvalidArgument(
+            f"{min_name}={min_alternatives} cannot be met with max_fan_in=0 and premises=False"
+        )
+    if min_alternatives >= 1 and not premises and not cycles and max_evidence == 0:
+        raise InvalidArgument(
+            f"{min_name}={min_alternatives} cannot be met with max_evidence=0, premises=False "
+            "and cycles=False: the first claim has nothing to rest on"
+        )
     return _support_structures(
         min_evidence,
         max_evidence,
@@ -238,7 +289,7 @@ def _support_structures(
         max_depth,
         max_fan_in,
         min_alternatives,
-        max(min_alternatives, max_alternatives),
+        max_alternatives,
         max_antecedents,
         premises,
         redundant,
@@ -261,13 +312,18 @@ def _support_structures(
                 + [claims[j] for j in range(position, len(claims))]
                 + [claims[j] for j in range(position) if layers[j] >= layers[position]]
             )
+        drawn: list[frozenset[str]] = []
         for antecedents in own:
-            resolved = {
+            resolved = frozenset(
                 r for v in antecedents if (r := _resolve(v, max_evidence, evidence, usable))
-            }
-            if not resolved and not premises:
-                continue
-            justifications.append((claims[position], sorted(resolved)))
+            )
+            if (resolved or premises) and resolved not in drawn:
+                drawn.append(resolved)
+        if not redundant:
+            # no justification of a claim contains another one of the same claim: keep the
+            # minimal ones (two virtual lists may resolve to nested sets)
+            drawn = [a for a in drawn if not any(b < a for b in drawn)]
+        justifications.extend((claims[position], sorted(a)) for a in drawn)
     return SupportStructure.build(evidence, claims, justifications)
 
 
@@ -321,8 +377,11 @@ def _claim_block(
             else:
                 own.append([])
         if redundant:
+            # ``base + [extra]`` next to ``base``, within max_antecedents and max_alternatives
             for base in list(own):
-                if draw(_BOOLEANS):
+                if len(own) >= max_alternatives:
+                    break
+                if len(base) < max_antecedents and draw(_BOOLEANS):
                     if fan is None:
                         extra = draw(_integers(0, virtual - 1))
                     elif fan:
@@ -344,6 +403,8 @@ def audit_pool(structure: SupportStructure, evidence_only: bool = False) -> list
 
     Evidence first keeps an audit's meaning when the shrinker deletes a claim.
     """
+    _check_structure(structure)
+    _check_bool("evidence_only", evidence_only)
     pool = sorted(structure.evidence, key=_natural)
     if not evidence_only:
         pool += sorted(structure.claims, key=_natural)
@@ -357,16 +418,26 @@ def audits(
     min_size: int = 0,
     max_size: int | None = None,
 ) -> st.SearchStrategy[frozenset[str]]:
-    """Audits of ``structure``: sets of node ids (evidence only if asked)."""
+    """Audits of ``structure``: sets of node ids (evidence only if asked).
+
+    ``min_size`` larger than the pool (the structure's nodes, or its evidence) is refused
+    with ``InvalidArgument``; ``max_size`` larger than the pool is capped by it.
+    """
     _check_structure(structure)
     _check_bool("evidence_only", evidence_only)
     _check_int("min_size", min_size)
-    _check_int("max_size", max_size, min_size, optional=True)
+    _check_int("max_size", max_size, optional=True)
+    _check_order("min_size", min_size, "max_size", max_size)
     pool = audit_pool(structure, evidence_only)
+    if min_size > len(pool):
+        raise InvalidArgument(
+            f"min_size={min_size} is more than the {len(pool)} "
+            f"{'evidence nodes' if evidence_only else 'nodes'} of the structure"
+        )
     if not pool:
         return st.just(frozenset())
     high = len(pool) if max_size is None else min(max_size, len(pool))
-    return _index_lists(len(pool), min(min_size, high), high).map(
+    return _index_lists(len(pool), min_size, high).map(
         lambda positions: frozenset(pool[i] for i in positions)
     )
 
@@ -385,13 +456,30 @@ def graphs_with_audits(
     max_audit: int | None = None,
     **graph_options: Any,
 ) -> st.SearchStrategy[tuple[SupportStructure, frozenset[str]]]:
-    """A pair ``(structure, audit)``; ``graph_options`` go to :func:`support_structures`."""
+    """A pair ``(structure, audit)``; ``graph_options`` go to :func:`support_structures`.
+
+    ``min_audit`` is capped by the drawn graph's pool (its nodes, or its evidence with
+    ``evidence_only``): a smaller graph gets an audit of all of it. A ``min_audit`` above
+    the largest pool the graph options allow is refused with ``InvalidArgument``.
+    """
     _check_bool("evidence_only", evidence_only)
     _check_int("min_audit", min_audit)
-    _check_int("max_audit", max_audit, min_audit, optional=True)
-    return _graphs_with_audits(
-        support_structures(**graph_options), evidence_only, min_audit, max_audit
-    )
+    _check_int("max_audit", max_audit, optional=True)
+    _check_order("min_audit", min_audit, "max_audit", max_audit)
+    graphs = support_structures(**graph_options)
+    largest = _largest_pool(graph_options, evidence_only)
+    if min_audit > largest:
+        raise InvalidArgument(
+            f"min_audit={min_audit} is more than the {largest} nodes the largest graph of "
+            "these options has to audit"
+        )
+    return _graphs_with_audits(graphs, evidence_only, min_audit, max_audit)
+
+
+def _largest_pool(graph_options: dict[str, Any], evidence_only: bool) -> int:
+    """The most nodes an audit can draw from in a graph of ``graph_options``."""
+    evidence = graph_options.get("max_evidence", 5)
+    return evidence if evidence_only else evidence + graph_options.get("max_claims", 6)
 
 
 @st.composite
@@ -408,20 +496,40 @@ def _graphs_with_audits(
     return structure, frozenset(_subset(draw, pool, min_audit, high))
 
 
-@st.composite
 def graphs_with_nogoods(
-    draw: st.DrawFn,
+    *,
     min_nogoods: int = 1,
     max_nogoods: int = 3,
     max_nodes: int = 3,
     **graph_options: Any,
-) -> SupportStructure:
+) -> st.SearchStrategy[SupportStructure]:
     """A structure (``graph_options`` go to :func:`support_structures`) carrying nogoods
     ``n0..``, each of 1 to ``max_nodes`` nodes, claims first in the pool (shrinks towards
-    fewer nogoods of fewer, earlier claims)."""
+    fewer nogoods of fewer, earlier claims).
+
+    Options are keyword-only and checked when the strategy is built (``InvalidArgument``).
+    A nogood needs a node: a drawn graph without nodes (``min_evidence=0, min_claims=0``)
+    carries no nogood, whatever ``min_nogoods`` says.
+    """
     _check_range("nogoods", min_nogoods, max_nogoods)
-    structure = draw(support_structures(**graph_options))
+    _check_int("max_nodes", max_nodes, 1)
+    return _graphs_with_nogoods(
+        support_structures(**graph_options), min_nogoods, max_nogoods, max_nodes
+    )
+
+
+@st.composite
+def _graphs_with_nogoods(
+    draw: st.DrawFn,
+    graphs: st.SearchStrategy[SupportStructure],
+    min_nogoods: int,
+    max_nogoods: int,
+    max_nodes: int,
+) -> SupportStructure:
+    structure = draw(graphs)
     pool = sorted(structure.claims, key=_natural) + sorted(structure.evidence, key=_natural)
+    if not pool:
+        return structure
     count = draw(_integers(min_nogoods, max_nogoods), label="nogood count")
     nogoods = [
         Nogood(f"n{i}", frozenset(_subset(draw, pool, 1, max_nodes, label="nogood")))
@@ -462,12 +570,22 @@ def audit_sequences(
     An audit invalidates nodes not yet blocked; a reinstatement restores some of the
     currently blocked nodes (never a node that is not blocked). Replay it with
     :func:`blocked_after`. Shrinks towards fewer, smaller steps and audits only.
+
+    ``min_steps`` the structure cannot give is refused with ``InvalidArgument``: any steps
+    from an empty pool, or, with ``reinstatements=False`` (each audit blocks a new node),
+    more steps than the pool has nodes.
     """
     _check_structure(structure)
     _check_range("steps", min_steps, max_steps)
     _check_int("max_step_size", max_step_size, 1)
     _check_bool("evidence_only", evidence_only)
     _check_bool("reinstatements", reinstatements)
+    most = _most_steps(len(audit_pool(structure, evidence_only)), reinstatements)
+    if min_steps > most:
+        raise InvalidArgument(
+            f"min_steps={min_steps} is more than the {most} steps this structure allows"
+            + ("" if reinstatements else " with reinstatements=False")
+        )
     return _audit_sequences(
         structure, min_steps, max_steps, evidence_only, reinstatements, max_step_size
     )
@@ -494,7 +612,11 @@ def _audit_sequences(
             break
         reinstate = can_reinstate and (not free or draw(_BOOLEANS))
         source = sorted(blocked) if reinstate else free
-        ids = frozenset(_subset(draw, source, 1, max_step_size))
+        high = max_step_size
+        if not reinstatements:
+            # leave a free node for each step still needed to reach min_steps
+            high = min(high, len(free) - max(0, min_steps - len(steps) - 1))
+        ids = frozenset(_subset(draw, source, 1, high))
         if reinstate:
             blocked -= ids
             steps.append(AuditStep(REINSTATE, ids))
@@ -502,6 +624,13 @@ def _audit_sequences(
             blocked |= ids
             steps.append(AuditStep(AUDIT, ids))
     return tuple(steps)
+
+
+def _most_steps(pool: int, reinstatements: bool) -> int:
+    """How many steps a pool of ``pool`` ids allows (unbounded: a large number)."""
+    if not pool:
+        return 0
+    return 2**31 if reinstatements else pool
 
 
 def blocked_after(steps: Iterable[AuditStep]) -> list[frozenset[str]]:
@@ -522,11 +651,23 @@ def graphs_with_audit_sequences(
     reinstatements: bool = True,
     **graph_options: Any,
 ) -> st.SearchStrategy[tuple[SupportStructure, tuple[AuditStep, ...]]]:
-    """A pair ``(structure, steps)``; ``graph_options`` go to :func:`support_structures`."""
+    """A pair ``(structure, steps)``; ``graph_options`` go to :func:`support_structures`.
+
+    ``min_steps`` is capped by what the drawn graph allows (see :func:`audit_sequences`:
+    no steps for an empty graph, one audit per node without reinstatements). A ``min_steps``
+    that even the largest graph of these options cannot give is refused with
+    ``InvalidArgument``.
+    """
     _check_range("steps", min_steps, max_steps)
     _check_bool("evidence_only", evidence_only)
     _check_bool("reinstatements", reinstatements)
     graphs = support_structures(**graph_options)
+    most = _most_steps(_largest_pool(graph_options, evidence_only), reinstatements)
+    if min_steps > most:
+        raise InvalidArgument(
+            f"min_steps={min_steps} is more than the {most} steps the largest graph of these "
+            "options allows" + ("" if reinstatements else " with reinstatements=False")
+        )
     return _graphs_with_audit_sequences(graphs, min_steps, max_steps, evidence_only, reinstatements)
 
 
@@ -540,10 +681,11 @@ def _graphs_with_audit_sequences(
     reinstatements: bool,
 ) -> tuple[SupportStructure, tuple[AuditStep, ...]]:
     structure = draw(graphs)
+    most = _most_steps(len(audit_pool(structure, evidence_only)), reinstatements)
     steps = draw(
         audit_sequences(
             structure,
-            min_steps=min_steps,
+            min_steps=min(min_steps, most),
             max_steps=max_steps,
             evidence_only=evidence_only,
             reinstatements=reinstatements,

@@ -133,7 +133,28 @@ class GraphOptions:
     evidence_only: bool = False
 
     def strategy(self) -> st.SearchStrategy[tuple[SupportStructure, frozenset[str]]]:
+        """The cases; the options are checked here (``InvalidArgument`` naming the option)."""
+        self.validate()
         return _cases(self)
+
+    def validate(self) -> None:
+        """Raise hypothesis' ``InvalidArgument`` naming the option if the options are invalid."""
+        for cycles in (True, False) if self.cycles is None else (self.cycles,):
+            self._validate(cycles)
+
+    def _validate(self, cycles: bool) -> None:
+        jst.graphs_with_audits(
+            evidence_only=self.evidence_only,
+            max_evidence=self.max_evidence,
+            max_claims=self.max_claims,
+            max_alternatives=self.max_alternatives,
+            max_antecedents=self.max_antecedents,
+            cycles=cycles,
+            premises=self.premises,
+            max_depth=self.max_depth,
+            max_fan_in=self.max_fan_in,
+            redundant=self.redundant,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -187,6 +188,8 @@ def _hypothesis_home(folder: str | None) -> Iterator[None]:
 
 
 def _fuzz(args: argparse.Namespace) -> int:
+    from hypothesis.errors import InvalidArgument
+
     from jtms.fuzz.runner import GraphOptions, fuzz_rule, load_rule  # hypothesis: only when fuzzing
 
     try:
@@ -216,6 +219,10 @@ def _fuzz(args: argparse.Namespace) -> int:
         redundant=not args.no_redundant,
         evidence_only=args.evidence_only,
     )
+    try:
+        options.validate()
+    except InvalidArgument as error:  # name the flag, exit 2
+        raise InputError(_as_flags(str(error))) from None
     examples = args.examples or DEFAULT_EXAMPLES
     # the rule's own prints go to stderr: stdout is the report (--json: one JSON document)
     with progress_bar(f"fuzzing {name}", every=50) as update, redirect_stdout(sys.stderr):
@@ -224,6 +231,15 @@ def _fuzz(args: argparse.Namespace) -> int:
         )
     found = report.counterexample.structure if report.counterexample is not None else None
     return _finish(args, report.to_dict(), found, _render_fuzz, report.ok)
+
+
+def _as_flags(message: str) -> str:
+    """A strategy's message with its option names spelled as this command's flags."""
+    return re.sub(
+        r"\b(max_(?:evidence|claims|alternatives|antecedents|depth|fan_in))\b",
+        lambda m: "--" + m.group(1).replace("_", "-"),
+        message,
+    )
 
 
 def compact_graph(graph: dict) -> str:
