@@ -40,14 +40,20 @@ from enumerations.graphs import (
 )
 from enumerations.parts import (
     Interval,
+    Malformed,
     PartError,
+    malformed,
     normalise,
     read_part_file,
     save_json_atomically,
+    strict_int,
+    strict_intervals,
+    strict_seconds,
     subtract,
 )
 from theory.revision import RevisionRule
 from theory.revision import exact as theory_exact
+from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE
 
 PART_KIND = "jtms-enumerate-graphs-part"
 PART_VERSION = 1
@@ -114,28 +120,114 @@ class GraphPart:
         save_json_atomically(path, self.to_dict())
 
 
+# the largest family a part file may name: far above anything that can be run
+MAX_FAMILY_NODES = 12
+
+
+def strict_family(value: object, name: str) -> GraphFamily:
+    """The family object :meth:`GraphFamily.to_dict` writes, with integer sizes in range."""
+    keys = ("evidence", "claims", "max_justifications")
+    if not isinstance(value, dict) or sorted(value) != sorted(keys):
+        raise Malformed(f"{name} must be an object with {', '.join(keys)}")
+    evidence = strict_int(value["evidence"], f"{name} evidence", 0, MAX_FAMILY_NODES)
+    claims = strict_int(value["claims"], f"{name} claims", 0, MAX_FAMILY_NODES - evidence)
+    family = GraphFamily(evidence, claims, 0)
+    possible = len(family.candidates())
+    return family.resized(
+        max_justifications=strict_int(
+            value["max_justifications"], f"{name} max_justifications", 0, possible
+        )
+    )
+
+
+def strict_tally(data: object, family: GraphFamily) -> GraphTally:
+    """The tally :meth:`GraphTally.to_dict` wrote, checked to be able to add up: integer
+    counts, parts no larger than their wholes, only the known violation kinds."""
+    if not isinstance(data, dict):
+        raise Malformed("graphs must be an object")
+    if strict_family(data["family"], "graphs family") != family:
+        raise Malformed("graphs family is not the part's family")
+    tally = GraphTally(family)
+    for name in GraphTally._COUNTS:
+        setattr(tally, name, strict_int(data[name], name))
+    t = tally
+    limits = [
+        ("graphs", t.graphs, "labelled graphs", family.labelled_count()),
+        ("classes", t.classes, "graphs", t.graphs),
+        ("cyclic_graphs", t.cyclic_graphs, "classes", t.classes),
+        ("claims", t.claims, "classes times claims", t.classes * family.claims),
+        ("active_claims", t.active_claims, "claims", t.claims),
+        (
+            "safe_claims + unsafe_claims",
+            t.safe_claims + t.unsafe_claims,
+            "active_claims",
+            t.active_claims,
+        ),
+        ("alternative_support", t.alternative_support, "unsafe_claims", t.unsafe_claims),
+        ("redundant_influence", t.redundant_influence, "unsafe_claims", t.unsafe_claims),
+        ("both_kinds", t.both_kinds, "alternative_support", t.alternative_support),
+        ("both_kinds", t.both_kinds, "redundant_influence", t.redundant_influence),
+        ("disagreements", t.disagreements, "classes", t.classes),
+    ]
+    for part, value, whole, bound in limits:
+        if value > bound:
+            raise Malformed(f"{part} {value} exceeds {whole} {bound}")
+    violations = data["violations"]
+    known = (ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE)
+    if not isinstance(violations, dict) or sorted(violations) != sorted(known):
+        raise Malformed(f"violations must be an object with {' and '.join(known)}")
+    tally.violations = {k: strict_int(violations[k], f"violations {k}") for k in known}
+    for kind, claims in (
+        (ALTERNATIVE_SUPPORT, t.alternative_support),
+        (REDUNDANT_INFLUENCE, t.redundant_influence),
+    ):
+        if (tally.violations[kind] == 0) != (claims == 0):
+            raise Malformed(
+                f"violations {kind} {tally.violations[kind]} disagrees with {claims} claims"
+            )
+    examples = data["examples"]
+    if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
+        raise Malformed("examples must be a list of strings")
+    tally.examples = list(examples)
+    tally.cpu_seconds = strict_seconds(data["cpu_seconds"], "cpu_seconds")
+    return tally
+
+
 def load_graph_part(path: str | os.PathLike) -> GraphPart:
-    """Read and validate a graph part file (:class:`PartError` on anything unusable)."""
+    """Read and validate a graph part file (:class:`PartError` on anything unusable).
+
+    Every count and shard number must be a JSON integer (a float or a bool is refused, never
+    truncated), the done shards must lie within ``0 .. shards`` and not overlap, and the
+    tallies must be able to add up (:func:`strict_tally`); an empty ``done`` has an empty
+    tally. Whether ``shards`` is the plan's is checked by :func:`run_graph_part`."""
     path = Path(path)
     data = read_part_file(path, PART_KIND, "a graph part file")
-    if data.get("version") != PART_VERSION:
+    if type(data.get("version")) is not int or data.get("version") != PART_VERSION:
         raise PartError(f"{path}: unsupported part file version {data.get('version')!r}")
     try:
-        tally = GraphTally.from_dict(data["graphs"])
+        family = strict_family(data["family"], "family")
+        shards = strict_int(data["shards"], "shards", 1)
+        digest, rule = data["plan_digest"], data["rule"]
+        if not isinstance(digest, str) or not isinstance(rule, str):
+            raise Malformed("plan_digest and rule must be strings")
+        done = strict_intervals(data["done"], "done", 0, shards)
+        tally = strict_tally(data["graphs"], family)
+        if not done and (tally.classes or tally.graphs):
+            raise Malformed("tallies of graphs but no shard done")
         part = GraphPart(
-            GraphFamily(**{k: int(v) for k, v in data["family"].items()}),
-            int(data["shards"]),
-            str(data["plan_digest"]),
-            str(data["rule"]),
+            family,
+            shards,
+            digest,
+            rule,
             tally,
-            normalise(data["done"]),
-            float(data["wall_seconds"]),
-            int(data["sessions"]),
+            done,
+            strict_seconds(data["wall_seconds"], "wall_seconds"),
+            strict_int(data["sessions"], "sessions"),
         )
-    except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise PartError(f"{path}: malformed part file ({error!r})") from None
-    if any(a < 0 or b > part.shards or a >= b for a, b in part.done):
-        raise PartError(f"{path}: done shards outside 0..{part.shards}")
+    except KeyError as error:
+        raise PartError(f"{path}: malformed part file (no {error} field)") from None
+    except (TypeError, ValueError, IndexError, AttributeError, OverflowError) as error:
+        raise malformed(path, error) from None
     return part
 
 
@@ -164,6 +256,16 @@ def run_graph_part(
             raise PartError(
                 f"{out} holds another run (family {part.family.to_dict()}, rule "
                 f"{part.rule}): use another file or the same family"
+            )
+        if part.shards != len(plan.shards):
+            raise PartError(
+                f"{out}: malformed part file (shards {part.shards} is not the plan's "
+                f"{len(plan.shards)})"
+            )
+        if part.tally.classes > plan.classes:
+            raise PartError(
+                f"{out}: malformed part file (classes {part.tally.classes} exceeds the "
+                f"family's {plan.classes})"
             )
     else:
         part = GraphPart(family, len(plan.shards), digest, rule, GraphTally(family))

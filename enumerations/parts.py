@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,14 +55,77 @@ def save_json_atomically(path: str | os.PathLike, data: dict) -> None:
     os.replace(temporary, path)
 
 
+class Malformed(ValueError):
+    """A field of a part file that is not what :meth:`to_dict` writes (becomes a
+    :class:`PartError` naming the file)."""
+
+
+def malformed(path: Path, error: Exception) -> PartError:
+    """The one line for a part file whose content is unusable."""
+    detail = str(error) if isinstance(error, Malformed) else f"{type(error).__name__}: {error}"
+    return PartError(f"{path}: malformed part file ({detail[:200]})")
+
+
+def strict_int(value: object, name: str, low: int = 0, high: int | None = None) -> int:
+    """``value`` if it is a JSON integer (not a bool, not a float) in ``[low, high]``."""
+    if type(value) is not int:
+        raise Malformed(f"{name} must be an integer, got {str(value)[:40]!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise Malformed(f"{name} must be {bound}, got {value}")
+    return value
+
+
+def strict_seconds(value: object, name: str) -> float:
+    """A non-negative finite number of seconds (an integer or a float, not a bool)."""
+    if type(value) not in (int, float) or not 0 <= value < float("inf"):  # type: ignore[operator]
+        raise Malformed(f"{name} must be a non-negative number, got {str(value)[:40]!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def strict_intervals(value: object, name: str, low: int, high: int) -> list[Interval]:
+    """A list of ``[a, b]`` integer pairs with ``low <= a < b <= high`` that do not overlap,
+    normalised (sorted, adjacent ones joined)."""
+    if not isinstance(value, list):
+        raise Malformed(f"{name} must be a list of [start, stop] pairs")
+    pairs = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2:
+            raise Malformed(f"{name} must be a list of [start, stop] pairs, got {str(item)[:40]}")
+        a = strict_int(item[0], f"{name} start", low, high)
+        b = strict_int(item[1], f"{name} stop", low, high)
+        if a >= b:
+            raise Malformed(f"{name} has an empty interval [{a}, {b}]")
+        pairs.append((a, b))
+    pairs.sort()
+    for (_, b), (c, _) in zip(pairs, pairs[1:]):
+        if c < b:
+            raise Malformed(f"{name} intervals overlap")
+    return normalise(pairs)
+
+
 def read_part_file(path: Path, kind: str, what: str) -> dict:
-    """The JSON object of a part file of ``kind`` (:class:`PartError` on anything unusable)."""
+    """The JSON object of a part file of ``kind`` (:class:`PartError` on anything unusable).
+
+    Only a regular file (or a symbolic link to one) is a part file: it is read back to
+    resume, so a FIFO or a device (``/dev/null``) is refused, never read."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise PartError(f"{path}: no such part file") from None
+    except OSError as error:
+        raise PartError(f"{path}: not a readable part file ({error})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise PartError(f"{path}: not a regular file (a part file is read back to resume)")
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
         raise PartError(f"{path}: no such part file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise PartError(f"{path}: not a readable part file ({error})") from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        # JSONDecodeError, too deep a nesting, an integer of thousands of digits
+        raise malformed(path, error) from None
     if not isinstance(data, dict) or data.get("kind") != kind:
         raise PartError(f"{path}: not {what} (kind {kind!r} expected)")
     return data
@@ -200,41 +264,70 @@ class Part:
 
 
 def load_part(path: str | os.PathLike) -> Part:
-    """Read and validate a part file (:class:`PartError` on anything unusable)."""
+    """Read and validate a part file (:class:`PartError` on anything unusable).
+
+    Every count and row bound must be a JSON integer (a float or a bool is refused, never
+    truncated), the done intervals must lie within the part's rows and not overlap, and the
+    tallies must be able to add up: no count is negative or above the functions checked,
+    and the functions checked are exactly those of the done rows."""
     path = Path(path)
     data = read_part_file(path, PART_KIND, "an n = 7 part file")
-    if data.get("version") != PART_VERSION or data.get("n") != N:
+    if type(data.get("version")) is not int or data.get("version") != PART_VERSION:
         raise PartError(f"{path}: unsupported part file version {data.get('version')!r}")
+    if type(data.get("n")) is not int or data.get("n") != N:
+        raise PartError(f"{path}: not an n = 7 part file (n {data.get('n')!r})")
+    total = rows_total()
     try:
-        rows = (int(data["rows"][0]), int(data["rows"][1]))
-        done = normalise(data["done"])
+        bounds = data["rows"]
+        if not isinstance(bounds, list) or len(bounds) != 2:
+            raise Malformed("rows must be a [start, stop] pair")
+        rows = (
+            strict_int(bounds[0], "rows start", 0, total),
+            strict_int(bounds[1], "rows stop", 0, total),
+        )
+        if rows[0] >= rows[1]:
+            raise Malformed(f"rows {rows[0]}:{rows[1]} is empty")
+        done = strict_intervals(data["done"], "done", rows[0], rows[1])
+        functions = strict_int(data["functions_checked"], "functions_checked")
+        counts = {
+            name: strict_int(data[name], name, 0, functions)
+            for name in ("active", "unique_minimal", "influence_exact", "mismatches")
+        }
+        examples = data["counterexamples"]
+        if not isinstance(examples, list) or not all(isinstance(c, dict) for c in examples):
+            raise Malformed("counterexamples must be a list of objects")
         tally = FlatTally(
             n=N,
-            monotone_functions=int(data["functions_checked"]),
-            active=int(data["active"]),
-            unique_minimal=int(data["unique_minimal"]),
-            influence_exact=int(data["influence_exact"]),
-            mismatches=int(data["mismatches"]),
-            counterexamples=[Counterexample(**c) for c in data["counterexamples"]],
+            monotone_functions=functions,
+            counterexamples=[Counterexample(**c) for c in examples],
+            **counts,
         )
         part = Part(
             rows,
             done,
             tally,
-            float(data["cpu_seconds"]),
-            float(data["wall_seconds"]),
-            int(data["sessions"]),
+            strict_seconds(data["cpu_seconds"], "cpu_seconds"),
+            strict_seconds(data["wall_seconds"], "wall_seconds"),
+            strict_int(data["sessions"], "sessions"),
             path,
         )
-    except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise PartError(f"{path}: malformed part file ({error!r})") from None
-    if not 0 <= rows[0] < rows[1] <= rows_total():
-        raise PartError(f"{path}: rows {rows} out of range")
-    if any(a < rows[0] or b > rows[1] or a >= b for a, b in done):
-        raise PartError(f"{path}: done rows outside the part's rows {rows}")
-    if not coverage(done, rows_total()).overlaps == []:
-        raise PartError(f"{path}: done intervals overlap")
+        expected = done_functions(done)
+        if functions != expected:
+            raise Malformed(
+                f"functions_checked {functions} is not the {expected} functions of the done rows"
+            )
+    except KeyError as error:
+        raise PartError(f"{path}: malformed part file (no {error} field)") from None
+    except (TypeError, ValueError, IndexError, AttributeError, OverflowError) as error:
+        raise malformed(path, error) from None
     return part
+
+
+def done_functions(done: Sequence[Interval]) -> int:
+    """The number of monotone functions of the rows in ``done``."""
+    from enumerations.compiled import row_function_counts
+
+    return sum(int(row_function_counts(N, a, b).sum()) for a, b in done)
 
 
 # --- running ------------------------------------------------------------------------------
