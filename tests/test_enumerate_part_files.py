@@ -118,3 +118,21 @@ def test_device_is_not_a_part_file(capsys):
     assert main(["enumerate", "--merge", os.devnull]) == 2
     err = capsys.readouterr().err
     assert "regular file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_graph_out_symlink_is_written_through(capsys, tmp_path):
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    link.symlink_to(target)
+    assert main(["enumerate", *GRAPHS, "--graph-out", str(link), "--json"]) == 0
+    capsys.readouterr()
+    assert link.is_symlink() and json.loads(target.read_text())["complete"]
+
+
+def test_graph_out_fifo_is_refused(capsys, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert main(["enumerate", *GRAPHS, "--graph-out", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert "--graph-out" in err and len(err.strip().splitlines()) == 1
+    assert main(["enumerate", *GRAPHS, "--graph-out", os.devnull]) == 2
+    assert "--graph-out" in capsys.readouterr().err

@@ -259,6 +259,13 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError("--graph-max-shards needs --graph-out and must be at least 1")
     if args.graph_out:
         writable_file(args.graph_out, "--graph-out")
+        target, atomic = plan(args.graph_out, "--graph-out")
+        if not atomic:  # a part file is saved again and again and read back to resume
+            raise InputError(
+                f"--graph-out {args.graph_out!r}: a part file must be a regular file (or a "
+                "new one), not a device, FIFO or multiply linked file"
+            )
+        args.graph_out = target  # a symbolic link's target: the link stays a link
 
 
 def _family(args: argparse.Namespace) -> Any:
