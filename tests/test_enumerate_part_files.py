@@ -136,3 +136,22 @@ def test_graph_out_fifo_is_refused(capsys, tmp_path):
     assert "--graph-out" in err and len(err.strip().splitlines()) == 1
     assert main(["enumerate", *GRAPHS, "--graph-out", os.devnull]) == 2
     assert "--graph-out" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["--graph-evidence", "200"], "--graph-evidence"),
+        (["--graph-claims", "10"], "--graph-claims"),
+        (["--graph-justifications", "99999999999999999999"], "--graph-justifications"),
+        (["--graph-justifications", "1000000000"], "--graph-justifications"),
+        (
+            ["--graph-evidence", "1", "--graph-claims", "1", "--graph-justifications", "3"],
+            "--graph-justifications",
+        ),
+    ],
+)
+def test_graph_family_is_capped(capsys, argv, flag):
+    assert main(["enumerate", "--max-n", "0", "--graphs", *argv]) == 2
+    err = capsys.readouterr().err
+    assert flag in err and len(err.strip().splitlines()) == 1, err

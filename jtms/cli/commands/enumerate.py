@@ -89,7 +89,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         type=integer,
         default=None,
         metavar="E",
-        help="graph enumeration: evidence nodes (default 3)",
+        help="graph enumeration: evidence nodes (default 3; evidence + claims at most 12)",
     )
     parser.add_argument(
         "--graph-claims",
@@ -103,7 +103,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         type=integer,
         default=None,
         metavar="J",
-        help="graph enumeration: at most J justifications in total (default 4)",
+        help="graph enumeration: at most J justifications in total (default 4; at most "
+        "every possible justification, claims * 2^(evidence + claims - 1))",
     )
     parser.add_argument(
         "--graph-out",
@@ -251,6 +252,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError("--graph-evidence/--graph-claims/--graph-justifications need --graphs")
     if any(s is not None and s < 0 for s in sizes):
         raise InputError("graph sizes must be >= 0")
+    if args.graphs:
+        _check_family_size(args)
     if args.seed < 0:
         raise InputError(f"--seed must be >= 0, got {args.seed}")
     if (args.graph_out or args.graph_max_shards is not None or args.yes) and not args.graphs:
@@ -266,6 +269,32 @@ def _validate(args: argparse.Namespace) -> None:
                 "new one), not a device, FIFO or multiply linked file"
             )
         args.graph_out = target  # a symbolic link's target: the link stays a link
+
+
+# the largest graph family accepted: evidence + claims nodes (far above anything feasible;
+# the default 3 + 3 takes a minute) and, at most, every possible justification of the family
+MAX_GRAPH_NODES = 12
+
+
+def _check_family_size(args: argparse.Namespace) -> None:
+    """Refuse families too large to count (Burnside's count would hang, the plan run out of
+    memory) with one line naming the flag."""
+    from enumerations.graphs import GraphFamily
+
+    default = GraphFamily.default()
+    evidence = default.evidence if args.graph_evidence is None else args.graph_evidence
+    claims = default.claims if args.graph_claims is None else args.graph_claims
+    if evidence + claims > MAX_GRAPH_NODES:
+        flag = "--graph-evidence" if args.graph_evidence is not None else "--graph-claims"
+        raise InputError(
+            f"{flag}: at most {MAX_GRAPH_NODES} evidence + claims nodes, got {evidence} + {claims}"
+        )
+    possible = claims * (1 << max(0, evidence + claims - 1))
+    if args.graph_justifications is not None and args.graph_justifications > possible:
+        raise InputError(
+            f"--graph-justifications: at most {possible} (every possible justification of "
+            f"{evidence} evidence and {claims} claims), got {args.graph_justifications}"
+        )
 
 
 def _family(args: argparse.Namespace) -> Any:
