@@ -72,7 +72,7 @@ def start_executor(
         Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
         if address:
-            with Client(address) as remote:
+            with _connect(Client, address) as remote:
                 yield ShardExecutor("dask", workers, client=remote)
             return
         # silence_logs: closing the cluster can log a harmless heartbeat error per worker
@@ -87,6 +87,25 @@ def start_executor(
             Client(cluster) as local,
         ):
             yield ShardExecutor("dask", workers, client=local)
+
+
+def _connect(client_class: Any, address: str, timeout: float = 10.0) -> Any:
+    """A client of the scheduler at ``address``, or an :class:`InputError` naming
+    ``--dask-address`` (an address dask cannot parse raised ValueError; an unreachable one
+    an OSError after 30 s that read as a failed write)."""
+    from theory.errors import InputError
+
+    try:
+        return client_class(address, timeout=timeout)
+    except (ValueError, TypeError) as error:
+        raise InputError(
+            f"--dask-address {address[:200]!r}: not a scheduler address ({error})"
+        ) from None
+    except (OSError, TimeoutError) as error:
+        raise InputError(
+            f"--dask-address {address[:200]!r}: no scheduler answered within {timeout:g} s "
+            f"({type(error).__name__})"
+        ) from None
 
 
 def choose(workers: int, dask: bool) -> str:

@@ -155,3 +155,19 @@ def test_progress_bar_renders_without_a_terminal():
             update("n = 6", done, 10)
     with _progress(False) as update:
         assert update is None
+
+
+def test_a_bad_dask_address_is_one_line(capsys):
+    """``notaurl`` raised dask's ValueError; an unreachable scheduler read, after 30 s, as
+    "cannot write the output: OSError"."""
+    import pytest
+
+    pytest.importorskip("dask.distributed")
+    for address, message in (
+        ("notaurl", "not a scheduler address"),
+        ("tcp://127.0.0.1:1", "no scheduler answered"),
+    ):
+        capsys.readouterr()
+        assert main(["enumerate", "--max-n", "2", "--dask", "--dask-address", address]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--dask-address" in err and message in err, err
