@@ -174,3 +174,16 @@ def test_disagreement_is_found_in_proofs_not_in_the_cli():
     }
     with pytest.raises(ValueError, match="different questions"):
         disagreement([same[0], ProofResult("refined", 4, "z3", UNSAT, 0.0)])
+
+
+def test_export_probe_never_touches_a_users_files(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".jtms-write-test").write_text("my notes")
+    assert main(["prove", "--max-n", "1", "--mutants-n", "0", "--export", str(out)]) == 0
+    assert (out / ".jtms-write-test").read_text() == "my notes"
+    assert not [p for p in out.iterdir() if p.name.startswith(".jtms-write-test-")]
+    folder = tmp_path / "out2"
+    (folder / ".jtms-write-test").mkdir(parents=True)
+    assert main(["prove", "--max-n", "1", "--mutants-n", "0", "--export", str(folder)]) == 0
+    assert (folder / ".jtms-write-test").is_dir()
