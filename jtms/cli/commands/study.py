@@ -116,11 +116,30 @@ def register(subparsers: Any) -> None:
 def _load_answerer(spec: str) -> Any:
     # jtms.fuzz imports hypothesis (about 0.3 s): only when a study runs, not with every command
     from jtms.fuzz.plugins import load_callable
+    from jtms.studies.readers import Answer
 
     try:
-        return load_callable(spec)
+        function = load_callable(spec)
     except InputError as error:
         raise InputError(f"--answerer {error}") from None
+    name = spec[:200]
+
+    def checked(context_text: str, question: Any) -> Any:
+        """The user's answerer, with a misbehaving one refused in one line (exit 2)."""
+        try:
+            answer = function(context_text, question)
+        except Exception as error:
+            raise InputError(
+                f"--answerer {name} raised {error.__class__.__name__}: {str(error)[:200]}"
+            ) from None
+        if not isinstance(answer, Answer):
+            raise InputError(
+                f"--answerer {name} returned {type(answer).__name__} {repr(answer)[:80]}, "
+                "expected jtms.studies.Answer"
+            )
+        return answer
+
+    return checked
 
 
 def _check_plot(path: str) -> None:
