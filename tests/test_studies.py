@@ -558,3 +558,11 @@ def test_a_misbehaving_answerer_is_one_line_exit_2(body, expected, tmp_path, mon
     assert captured.out == "" and captured.err.strip().splitlines() == [
         f"jtms: error: --answerer {module}:answer {expected}"
     ]
+
+
+def test_scale_beyond_its_bound_is_refused_before_any_work(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["study", "diagnosis", "--scale", "9223372036854775807"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "--scale" in err[-1] and "at most 1,000,000" in err[-1]
