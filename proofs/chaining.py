@@ -43,6 +43,7 @@ from proofs.general import (
     Vocabulary,
     literal,
     not_vacuous,
+    timeout_ms,
 )
 from proofs.results import SAT, UNKNOWN, UNSAT, VACUOUS, ProofResult
 
@@ -58,7 +59,7 @@ def _solve(
     query, the non-vacuity check on the solver's own assertions."""
     v = Vocabulary()
     solver = z3.Solver(ctx=v.ctx)
-    solver.set("timeout", int(timeout_s * 1000))
+    solver.set("timeout", timeout_ms(timeout_s))
     axioms = {"antichain": v.antichain, "singletons": v.singletons}
     for axiom in GENERAL[name].axioms:
         solver.add(axioms[axiom]())

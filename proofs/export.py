@@ -10,6 +10,8 @@ The DIMACS header comments say where f lives (variable X + 1 is f(X), X a bit ma
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import z3
@@ -27,9 +29,10 @@ def stem(name: str, n: int, symmetry: bool) -> str:
 def ensure_writable(directory: Path) -> None:
     """Create ``directory`` and prove it writable now, before any solving (raises OSError)."""
     directory.mkdir(parents=True, exist_ok=True)
-    probe = directory / ".jtms-write-test"
-    probe.write_text("")
-    probe.unlink()
+    # a fresh, unique name: a user's file in the folder is never touched
+    handle, probe = tempfile.mkstemp(dir=directory, prefix=".jtms-write-test-")
+    os.close(handle)
+    os.unlink(probe)
 
 
 def export_instance(

@@ -20,6 +20,7 @@ Each statement below is asserted negated; each mutant weakens one ingredient and
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -506,6 +507,14 @@ GENERAL: dict[str, GeneralStatement] = {
 }
 
 
+def timeout_ms(seconds: float) -> int:
+    """z3's ``timeout`` for ``seconds``: whole milliseconds rounded up and at least 1 (z3
+    reads 0 as no limit), at most z3's 32-bit maximum; ValueError outside (0, 4294967.295]."""
+    if not 0 < seconds <= (2**32 - 1) / 1000:
+        raise ValueError(f"timeout must be > 0 and at most 4294967.295 s, got {seconds!r}")
+    return max(1, min(2**32 - 1, math.ceil(seconds * 1000)))
+
+
 def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = False) -> ProofResult:
     """Refute every part; UNSAT iff all parts are UNSAT, SAT (with a model) if one part is.
 
@@ -519,7 +528,7 @@ def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = Fal
     for k, (label, part) in enumerate(spec.parts):
         v = Vocabulary()
         solver = z3.Solver(ctx=v.ctx)
-        solver.set("timeout", int(timeout_s * 1000))
+        solver.set("timeout", timeout_ms(timeout_s))
         axioms = {"antichain": v.antichain, "singletons": v.singletons}
         for axiom in spec.axioms:
             if not (drop_antichain and axiom == "antichain"):
@@ -527,11 +536,14 @@ def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = Fal
         facts = part(v)
         solver.add(*facts)
         answer = solver.check()
+        model = None
         if answer == z3.sat:  # look for the smallest universe, for a readable countermodel
+            model = solver.model()  # (a smaller search may time out: keep this one)
             for size in range(1, 9):
                 solver.push()
                 solver.add(v.at_most_items(size))
                 if solver.check() == z3.sat:
+                    model = solver.model()
                     break
                 solver.pop()
         step = SAT if answer == z3.sat else UNSAT if answer == z3.unsat else UNKNOWN
@@ -543,7 +555,7 @@ def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = Fal
                 step = entry["result"] = VACUOUS
         steps.append(entry)
         if step == SAT:
-            result, countermodel = SAT, decode_general(v, solver.model(), "refined" in name)
+            result, countermodel = SAT, decode_general(v, model, "refined" in name)
             break
         if step in (UNKNOWN, VACUOUS):
             result = step

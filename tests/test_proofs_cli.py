@@ -174,3 +174,63 @@ def test_disagreement_is_found_in_proofs_not_in_the_cli():
     }
     with pytest.raises(ValueError, match="different questions"):
         disagreement([same[0], ProofResult("refined", 4, "z3", UNSAT, 0.0)])
+
+
+def test_export_probe_never_touches_a_users_files(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".jtms-write-test").write_text("my notes")
+    assert main(["prove", "--max-n", "1", "--mutants-n", "0", "--export", str(out)]) == 0
+    assert (out / ".jtms-write-test").read_text() == "my notes"
+    assert not [p for p in out.iterdir() if p.name.startswith(".jtms-write-test-")]
+    folder = tmp_path / "out2"
+    (folder / ".jtms-write-test").mkdir(parents=True)
+    assert main(["prove", "--max-n", "1", "--mutants-n", "0", "--export", str(folder)]) == 0
+    assert (folder / ".jtms-write-test").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["--max-n", "1", "--mutants-n", "99999999999999999999"], "--mutants-n"),
+        (["--min-n", "99999999999999999999", "--max-n", "99999999999999999999"], "--max-n"),
+        (["--min-n", "40", "--max-n", "40", "--mutants-n", "0"], "--max-n"),
+        (["--max-n", "1", "--mutants-n", "0", "--general", "--timeout", "inf"], "--timeout"),
+        (["--max-n", "1", "--mutants-n", "0", "--general", "--timeout", "1e10"], "--timeout"),
+    ],
+)
+def test_sizes_and_timeouts_beyond_what_proofs_can_do_exit_2(argv, flag, capsys):
+    assert main(["prove", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert flag in captured.err
+
+
+def test_z3_timeout_is_never_zero_and_never_overflows():
+    from proofs.general import timeout_ms
+
+    assert timeout_ms(1e-9) == 1  # z3 reads 0 as "no limit"
+    assert timeout_ms(0.0015) == 2
+    assert timeout_ms((2**32 - 1) / 1000) == 2**32 - 1
+    for bad in (0.0, -1.0, float("inf"), float("nan"), 1e10):
+        with pytest.raises(ValueError):
+            timeout_ms(bad)
+
+
+def test_a_sat_step_whose_smallest_model_search_times_out_keeps_its_model(monkeypatch):
+    import z3
+
+    from proofs.general import GENERAL, prove_general
+    from proofs.results import SAT
+
+    real = z3.Solver.check
+    calls = {"n": 0}
+
+    def check(self, *args):
+        calls["n"] += 1
+        return real(self, *args) if calls["n"] == 1 else z3.unknown  # every later check times out
+
+    monkeypatch.setattr(z3.Solver, "check", check)
+    mutant = next(name for name, spec in GENERAL.items() if spec.mutant_of)
+    result = prove_general(mutant, timeout_s=60)
+    assert result.result == SAT and result.countermodel is not None

@@ -539,3 +539,30 @@ def test_cli_answerer_hook(capsys):
     assert main(["study", "scimap", "--answerer", "jtms.studies.readers:careful"]) == 0
     assert "answerer reader" in capsys.readouterr().out
     assert main(["study", "scimap", "--answerer", "jtms.studies.readers:no_such_thing"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("return None", "returned NoneType None, expected jtms.studies.Answer"),
+        ("return 'yes'", "returned str 'yes', expected jtms.studies.Answer"),
+        ("raise RuntimeError('model down')", "raised RuntimeError: model down"),
+    ],
+)
+def test_a_misbehaving_answerer_is_one_line_exit_2(body, expected, tmp_path, monkeypatch, capsys):
+    module = f"bad_answerer_{abs(hash(body))}"
+    (tmp_path / f"{module}.py").write_text(f"def answer(context, question):\n    {body}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["study", "scimap", "--answerer", f"{module}:answer"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.strip().splitlines() == [
+        f"jtms: error: --answerer {module}:answer {expected}"
+    ]
+
+
+def test_scale_beyond_its_bound_is_refused_before_any_work(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["study", "diagnosis", "--scale", "9223372036854775807"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "--scale" in err[-1] and "at most 1,000,000" in err[-1]

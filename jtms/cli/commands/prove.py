@@ -11,6 +11,13 @@ from theory.errors import InputError
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
+# The largest n --min-n/--max-n/--mutants-n accept: the encodings have 2^n truth-table
+# variables and about 40·2^n clauses (2.7 million at n = 16, gigabytes beyond 20), and
+# solving is already hour-scale at n = 13 (docs/proofs.md); larger n is refused, exit 2.
+MAX_N = 16
+# z3 takes its timeout as a 32-bit count of milliseconds.
+MAX_TIMEOUT_S = (2**32 - 1) / 1000
+
 _DESCRIPTION = """\
 Prove the justification-boundary theorem: influence revision agrees with exact revision on
 every audit of evidence iff the claim has exactly one minimal justification.
@@ -58,10 +65,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=integer,
         default=6,
         metavar="N",
-        help="prove the bounded statements for n = min-n .. N evidence items (default 6)",
+        help="prove the bounded statements for n = min-n .. N evidence items "
+        f"(default 6, at most {MAX_N})",
     )
     parser.add_argument(
-        "--min-n", type=integer, default=1, metavar="N", help="smallest n (default 1)"
+        "--min-n",
+        type=integer,
+        default=1,
+        metavar="N",
+        help=f"smallest n (default 1, at most {MAX_N})",
     )
     parser.add_argument(
         "--solvers",
@@ -91,7 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=integer,
         default=3,
         metavar="N",
-        help="n at which the bounded mutants are solved (default 3; 0 skips them)",
+        help=f"n at which the bounded mutants are solved (default 3, at most {MAX_N}; 0 skips them)",
     )
     parser.add_argument(
         "--certify-max-n",
@@ -131,7 +143,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=number,
         default=120.0,
         metavar="SECONDS",
-        help="z3 timeout per general proof step (default 120)",
+        help="z3 timeout per general proof step (default 120; rounded up to whole "
+        f"milliseconds, at most {MAX_TIMEOUT_S})",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
@@ -157,14 +170,25 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.max_n < 1 or args.min_n < 1 or args.min_n > args.max_n:
         raise InputError("need 1 <= --min-n <= --max-n")
+    for flag, value in (
+        ("--max-n", args.max_n),
+        ("--min-n", args.min_n),
+        ("--mutants-n", args.mutants_n),
+    ):
+        if value > MAX_N:
+            raise InputError(
+                f"{flag} {value} is too large: at most {MAX_N} (the encodings have 2^n variables)"
+            )
     if (
         args.mutants_n < 0
         or args.certify_max_n < 0
         or (args.z3_max_n is not None and args.z3_max_n < 0)
     ):
         raise InputError("--mutants-n, --certify-max-n and --z3-max-n must be >= 0")
-    if not args.timeout > 0:
-        raise InputError(f"--timeout must be > 0, got {args.timeout}")
+    if not 0 < args.timeout <= MAX_TIMEOUT_S:
+        raise InputError(
+            f"--timeout must be > 0 and at most {MAX_TIMEOUT_S} seconds, got {args.timeout:g}"
+        )
     if args.certificate_dir is not None:
         writable_folder(args.certificate_dir, "--certificate-dir")
     z3_max = args.max_n if args.z3_max_n is None else args.z3_max_n

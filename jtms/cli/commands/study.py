@@ -53,6 +53,18 @@ def _positive_list(text: str) -> list[int]:
 
 _positive = at_least(1)
 
+# The largest --scale: a memory of N claims is built in memory and on disk (about 1 kB per
+# claim), so 1,000,000 claims is already about a gigabyte; larger is refused, exit 2.
+MAX_SCALE = 1_000_000
+
+
+def _scale_list(text: str) -> list[int]:
+    sizes = _positive_list(text)
+    for size in sizes:
+        if size > MAX_SCALE:
+            raise argparse.ArgumentTypeError(f"{size} claims is too many: at most {MAX_SCALE:,}")
+    return sizes
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -104,11 +116,11 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--scale",
-        type=_positive_list,
+        type=_scale_list,
         default=None,
         metavar="N1,N2",
         help="diagnosis: also measure repair latency on memories of N claims "
-        "(default 10000,100000; 'none' to skip)",
+        f"(default 10000,100000, each at most {MAX_SCALE:,}; 'none' to skip)",
     )
     p.set_defaults(func=run)
 
@@ -116,11 +128,30 @@ def register(subparsers: Any) -> None:
 def _load_answerer(spec: str) -> Any:
     # jtms.fuzz imports hypothesis (about 0.3 s): only when a study runs, not with every command
     from jtms.fuzz.plugins import load_callable
+    from jtms.studies.readers import Answer
 
     try:
-        return load_callable(spec)
+        function = load_callable(spec)
     except InputError as error:
         raise InputError(f"--answerer {error}") from None
+    name = spec[:200]
+
+    def checked(context_text: str, question: Any) -> Any:
+        """The user's answerer, with a misbehaving one refused in one line (exit 2)."""
+        try:
+            answer = function(context_text, question)
+        except Exception as error:
+            raise InputError(
+                f"--answerer {name} raised {error.__class__.__name__}: {str(error)[:200]}"
+            ) from None
+        if not isinstance(answer, Answer):
+            raise InputError(
+                f"--answerer {name} returned {type(answer).__name__} {repr(answer)[:80]}, "
+                "expected jtms.studies.Answer"
+            )
+        return answer
+
+    return checked
 
 
 def _check_plot(path: str) -> None:
