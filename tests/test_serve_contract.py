@@ -46,6 +46,16 @@ def fan(path: Path, width: int = 130) -> str:
     return db
 
 
+async def fits(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """A tool's result, checked to be a success within the result cap."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, str(result.content)[:300]
+    (content,) = result.content
+    assert isinstance(content, TextContent) and len(content.text) <= RESULT_BYTES
+    assert result.structured_content is not None
+    return result.structured_content
+
+
 def serve(
     db: str, body: Callable[[Client, Memory], Awaitable[None]], read_only: bool = False
 ) -> None:
@@ -426,14 +436,6 @@ def test_results_of_long_ids_can_be_read_at_some_limit(tmp_path):
         )
     roots = sorted(long_id("e", k) for k in range(2000, 4000))
 
-    async def fits(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-        result = await client.call_tool(tool, arguments)
-        assert not result.is_error, str(result.content)[:300]
-        (content,) = result.content
-        assert isinstance(content, TextContent) and len(content.text) <= RESULT_BYTES
-        assert result.structured_content is not None
-        return result.structured_content
-
     async def body(client: Client, memory: Memory) -> None:
         audited = await fits(client, "audit", invalidate=roots, reason="bulk", limit=1)
         assert audited["counts"] == {"audit": 2000, "retired": 2000, "kept": 0}
@@ -481,14 +483,6 @@ def test_contradictions_of_long_ids_can_be_read_at_limit_1(tmp_path):
         memory.add_evidence("calc", expression="6*7", value="41")  # a wrong calculation
         memory.add_nogood("ng", nodes)
         assert memory.is_active("ng")
-
-    async def fits(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-        result = await client.call_tool(tool, arguments)
-        assert not result.is_error, str(result.content)[:300]
-        (content,) = result.content
-        assert isinstance(content, TextContent) and len(content.text) <= RESULT_BYTES
-        assert result.structured_content is not None
-        return result.structured_content
 
     def cut(contradiction: dict[str, Any]) -> None:
         assert contradiction["nogood"] == "ng" and contradiction["active"] is True

@@ -143,7 +143,11 @@ class GraphOptions:
             self._validate(cycles)
 
     def _validate(self, cycles: bool) -> None:
-        jst.graphs_with_audits(
+        self.cases(cycles)  # building the strategy validates its options
+
+    def cases(self, cycles: bool) -> st.SearchStrategy[tuple[SupportStructure, frozenset[str]]]:
+        """The (graph, audit) pairs of these options with support loops or without."""
+        return jst.graphs_with_audits(
             evidence_only=self.evidence_only,
             max_evidence=self.max_evidence,
             max_claims=self.max_claims,
@@ -163,20 +167,7 @@ class GraphOptions:
 @st.composite
 def _cases(draw: st.DrawFn, options: GraphOptions) -> tuple[SupportStructure, frozenset[str]]:
     cycles = options.cycles if options.cycles is not None else draw(st.booleans())
-    return draw(
-        jst.graphs_with_audits(
-            evidence_only=options.evidence_only,
-            max_evidence=options.max_evidence,
-            max_claims=options.max_claims,
-            max_alternatives=options.max_alternatives,
-            max_antecedents=options.max_antecedents,
-            cycles=cycles,
-            premises=options.premises,
-            max_depth=options.max_depth,
-            max_fan_in=options.max_fan_in,
-            redundant=options.redundant,
-        )
-    )
+    return draw(options.cases(cycles))
 
 
 def hypothesis_settings(examples: int, phases: tuple[Phase, ...]) -> settings:

@@ -237,14 +237,7 @@ def _validate(args: argparse.Namespace) -> None:
         writable_file(args.plot, "--plot")
         check_output(args.plot, "--plot")
     if args.out:
-        writable_file(args.out, "--out")
-        target, atomic = plan(args.out, "--out")
-        if not atomic:  # a part file is saved again and again and read back to resume
-            raise InputError(
-                f"--out {args.out!r}: a part file must be a regular file (or a "
-                "new one), not a device, FIFO or multiply linked file"
-            )
-        args.out = target  # a symbolic link's target: the link stays a link
+        args.out = _part_file(args.out, "--out")
     if args.dask_address and not args.dask:
         raise InputError("--dask-address needs --dask")
     sizes = (args.graph_evidence, args.graph_claims, args.graph_justifications)
@@ -261,14 +254,7 @@ def _validate(args: argparse.Namespace) -> None:
     if args.graph_max_shards is not None and (not args.graph_out or args.graph_max_shards < 1):
         raise InputError("--graph-max-shards needs --graph-out and must be at least 1")
     if args.graph_out:
-        writable_file(args.graph_out, "--graph-out")
-        target, atomic = plan(args.graph_out, "--graph-out")
-        if not atomic:  # a part file is saved again and again and read back to resume
-            raise InputError(
-                f"--graph-out {args.graph_out!r}: a part file must be a regular file (or a "
-                "new one), not a device, FIFO or multiply linked file"
-            )
-        args.graph_out = target  # a symbolic link's target: the link stays a link
+        args.graph_out = _part_file(args.graph_out, "--graph-out")
 
 
 # the largest graph family accepted: evidence + claims nodes (far above anything feasible;
@@ -295,6 +281,20 @@ def _check_family_size(args: argparse.Namespace) -> None:
             f"--graph-justifications: at most {possible} (every possible justification of "
             f"{evidence} evidence and {claims} claims), got {args.graph_justifications}"
         )
+
+
+def _part_file(path: str, option: str) -> str:
+    """Where a resumable part file named by ``option`` is written: a regular file (or a new
+    one), a symbolic link's target (the link stays a link); a device, FIFO or multiply
+    linked file is refused, since a part file is saved again and again and read back."""
+    writable_file(path, option)
+    target, atomic = plan(path, option)
+    if not atomic:
+        raise InputError(
+            f"{option} {path!r}: a part file must be a regular file (or a new one), not a "
+            "device, FIFO or multiply linked file"
+        )
+    return target
 
 
 def _family(args: argparse.Namespace) -> Any:
