@@ -141,12 +141,15 @@ def parse_rows(text: str, total: int) -> Interval:
     """``"A:B"`` (either side may be empty) as a checked row interval ``[A, B)``."""
     if text.count(":") != 1:
         raise ValueError(f"--rows must be A:B, got {text!r}")
-    left, right = text.split(":")
-    try:
-        start = int(left) if left.strip() else 0
-        stop = int(right) if right.strip() else total
-    except ValueError:
-        raise ValueError(f"--rows must be A:B with integers, got {text!r}") from None
+    left, right = (side.strip() for side in text.split(":"))
+    # ASCII digits only, as every other number option: int() also reads "١٠" and "1_0"
+    if any(
+        side and not (side.isascii() and side.isdigit() and len(side) <= 18)
+        for side in (left, right)
+    ):
+        raise ValueError(f"--rows must be A:B with whole numbers, got {text[:80]!r}")
+    start = int(left) if left else 0
+    stop = int(right) if right else total
     if not 0 <= start < stop <= total:
         raise ValueError(f"--rows must satisfy 0 <= A < B <= {total:,}, got {text!r}")
     return start, stop

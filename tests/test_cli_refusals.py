@@ -273,3 +273,30 @@ def test_a_drawing_under_json_is_one_json_document(
         assert main(["explain", "c1", "--format", drawing, "--json", "--db", location]) == 0
         shown = json.loads(capsys.readouterr().out)
         assert shown["id"] == "c1" and shown["format"] == drawing and "e1" in shown["drawing"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["enumerate", "--max-n", "0", "--plot", ""], "--plot: an empty value"),
+        (["enumerate", "--max-n", "0", "--graphs", "--graph-out", ""], "--graph-out: an empty"),
+        (["enumerate", "--merge", ""], "--merge: an empty value"),
+        (["prove", "--max-n", "1", "--mutants-n", "0", "--export", ""], "--export: an empty"),
+        (["study", "diagnosis", "--plot", ""], "--plot: an empty value"),
+        (["study", "diagnosis", "--answerer", ""], "--answerer: an empty value"),
+        (["enumerate", "--n7", "--plan-parts", "2", "--rows", "٠:١٠"], "whole numbers"),
+        (["enumerate", "--n7", "--plan-parts", "2", "--rows", "1_0:2_0"], "whole numbers"),
+    ],
+)
+def test_empty_names_and_foreign_digits_are_refused(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+) -> None:
+    """An empty name was read as "not given" (the output silently skipped) or as the current
+    folder (`prove --export ''` wrote there); `--rows` read other scripts' digits."""
+    monkeypatch.chdir(tmp_path)
+    refused(capsys, argv, message)
+    assert list(tmp_path.iterdir()) == []

@@ -15,8 +15,10 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from jtms.memory.limits import ascii_float, ascii_int
+from theory.errors import InputError
 
 DEFAULT_DB = "jtms.db"
 LOCATION_HELP = (
@@ -41,6 +43,25 @@ def location(text: str) -> str:
             "or a postgresql:// URL"
         )
     return text
+
+
+def refuse_empty(args: argparse.Namespace, *names: str) -> None:
+    """Refuse an option given as an empty string (``--plot ''``): read as "not given" it
+    would silently skip the output, or write into the current folder (``--export ''``)."""
+    for name in names:
+        value = getattr(args, name, None)
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if "" in values:
+            flag = "--" + name.replace("_", "-")
+            raise InputError(f"{flag}: an empty value (name it, or leave {flag} out)")
+
+
+def path(text: str) -> Path:
+    """A file or folder name (``type=`` of an option): ``Path("")`` would be the current
+    folder, so an empty name is refused rather than read as ``.``."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty value (name a file or folder)")
+    return Path(text)
 
 
 def db_option(
@@ -133,6 +154,8 @@ __all__ = [
     "db_option",
     "default_db",
     "location",
+    "path",
+    "refuse_empty",
     "id_list",
     "integer",
     "number",

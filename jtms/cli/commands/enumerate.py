@@ -18,7 +18,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from jtms.cli.arguments import integer
+from jtms.cli.arguments import integer, refuse_empty
 from jtms.cli.output import console, print_json, table, writable_file
 from jtms.cli.output_file import check_output, open_output, plan
 from theory.errors import InputError
@@ -212,6 +212,7 @@ MAX_WORKERS = 1024  # local worker processes; beyond, the pool cannot even be cr
 
 
 def _validate(args: argparse.Namespace) -> None:
+    refuse_empty(args, "plot", "out", "graph_out", "merge", "dask_address")
     if args.merge is not None and args.n7:
         raise InputError("--merge and --n7 are separate steps: run the parts, then merge them")
     if (args.rows is not None or args.out or args.plan_parts is not None) and not args.n7:

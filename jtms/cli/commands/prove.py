@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from jtms.cli.arguments import integer, number
+from jtms.cli.arguments import integer, number, path
 from jtms.cli.output import console, print_json, table, writable_folder
 from theory.errors import InputError
 
@@ -120,14 +119,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--certificate-dir",
-        type=Path,
+        type=path,
         default=None,
         metavar="DIR",
         help="write each certified CNF (.cnf) and proof (.drup) here",
     )
     parser.add_argument(
         "--export",
-        type=Path,
+        type=path,
         default=None,
         metavar="DIR",
         help="also write every bounded instance solved as DIMACS (.cnf) and "

@@ -25,7 +25,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from jtms.cli.arguments import at_least
+from jtms.cli.arguments import at_least, refuse_empty
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import check_output, open_output
@@ -189,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
     from jtms.studies import DEFAULT_SEEDS, STUDIES, run_study
     from jtms.studies.endpoints import summarize
 
+    refuse_empty(args, "plot", "answerer")
     names = list(STUDIES) if args.name == "all" else [args.name]
     if args.plot:
         _check_plot(args.plot)
