@@ -78,6 +78,7 @@ from jtms.memory.limits import (
     check_int,
     check_seconds,
     check_text,
+    event_time,
     show_int,
 )
 from jtms.memory.results import AuditResult, Change, Explanation, Step
@@ -440,12 +441,10 @@ class Memory:
             return found
 
     def _event_time(self, event: int, when: str) -> datetime:
-        """The time an event was written (stored as ISO text with its zone)."""
-        try:
-            moment = datetime.fromisoformat(when)
-        except ValueError:
-            moment = None
-        if moment is None or moment.tzinfo is None:
+        """The time an event was written (stored as ISO text with its zone: the one reading,
+        :func:`jtms.memory.limits.event_time`); a damaged one is a corrupt row."""
+        moment = event_time(when) if isinstance(when, str) else None
+        if moment is None:
             raise corrupt_row(self.path, "events", event, f"time {shown(when)} is not an ISO time")
         return moment
 
