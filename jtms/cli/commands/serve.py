@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from jtms.cli.arguments import db_option
+from jtms.memory.limits import is_digits
 from theory.errors import InputError, shorten
 
 if TYPE_CHECKING:
@@ -78,14 +79,7 @@ def parse_address(value: str) -> tuple[str, int]:
     """
     shown = shorten(value, 80)
     host, sep, port = value.rpartition(":")
-    if (
-        not sep
-        or not host
-        or not port.isascii()
-        or not port.isdigit()
-        or len(port) > 5
-        or int(port) > 65535
-    ):
+    if not sep or not host or not is_digits(port) or len(port) > 5 or int(port) > 65535:
         raise InputError(f"--http: expected HOST:PORT, got {shown!r}")
     if host.startswith("[") or host.endswith("]") or ":" in host:
         inner = host[1:-1] if host.startswith("[") and host.endswith("]") else None
