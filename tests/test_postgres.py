@@ -675,6 +675,15 @@ def _raw_rows(dsn: str, location: str) -> dict[str, list[tuple[object, ...]]]:
             "node 99 is not a node of this memory",
         ),
         (
+            "UPDATE {s}.revision_batches SET nodes = '{{NULL}}'",
+            "node None is not a node of this memory",
+        ),
+        (
+            "UPDATE {s}.support_batches SET nodes = array_fill(NULL::integer, "
+            "ARRAY[cardinality(nodes)]) WHERE event = 3",
+            "node None is not a node of this memory",
+        ),
+        (
             "UPDATE {s}.support_batches SET ranks = array_fill(-5::bigint, "
             "ARRAY[cardinality(ranks)]) WHERE event = 3",
             "rank -5 is not a derivation rank",

@@ -88,8 +88,9 @@ from jtms.memory.stored import (
     check_nogoods,
     check_numbered,
     check_revisions,
-    check_supports,
+    revision_columns,
     root_numbers,
+    support_columns,
 )
 from jtms.store import check_location, create_store, open_store, upgrade_store
 from jtms.store.protocol import (
@@ -624,13 +625,21 @@ class Memory:
         store, after = self._store, loaded.seen_event
         state, index = loaded.state, loaded.index
         state.grow()
-        status: dict[int, str] = {r.num: r.status for r in new_rows}
-        revisions = store.revisions(after, last)
-        check_revisions(self.path, revisions, index.size)
-        for revision in revisions:
-            status[revision.node] = revision.status
-        nodes, justifications, pointer_ranks = check_supports(
-            self.path, store.supports(after, last), index
+        # columns, not a row object per revision and pointer (the tail since the checkpoint
+        # holds up to an eighth of the memory: what a cold command reads besides it)
+        final = {r.num: r.status == ACTIVE for r in new_rows}
+        revised, now_active = revision_columns(
+            self.path,
+            lambda: store.revision_columns(after, last),
+            index.size,
+            lambda: store.revisions(after, last),
+        )
+        final.update(zip(revised, map(bool, now_active)))
+        nodes, justifications, pointer_ranks = support_columns(
+            self.path,
+            lambda: store.support_columns(after, last),
+            index,
+            lambda: store.supports(after, last),
         )
         pointers = dict(zip(nodes, zip(justifications, pointer_ranks)))
         blocked: list[int] = []
@@ -645,7 +654,6 @@ class Memory:
             elif event.kind == "reinstate" and event.target is not None:
                 unblocked.extend(loaded.audits.pop(event.target, []))
         active = state.active
-        final = {n: s == ACTIVE for n, s in status.items()}
         supports = {n: j for n, (j, _) in pointers.items() if final.get(n, bool(active[n]))}
         ranks = {n: r for n, (_, r) in pointers.items() if n in supports}
         state.apply(
@@ -659,7 +667,7 @@ class Memory:
             )
         )
         loaded.seen_event = last
-        loaded.tail += len(revisions) + len(pointers)
+        loaded.tail += len(revised) + len(pointers)
 
     def checkpoint(self) -> int:
         """Save the current state as the store's checkpoint now; returns its event id.

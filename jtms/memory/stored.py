@@ -199,6 +199,51 @@ def check_supports(
     raise corrupt_row(location, "supports", row.seq, _pointer_problem(row, index) or "")
 
 
+def revision_columns(
+    location: str,
+    columns: "Callable[[], tuple[array[int], bytes]]",
+    size: int,
+    rows: Callable[[], Sequence[RevisionRow]],
+) -> "tuple[array[int], bytes]":
+    """The columns ``columns`` reads (:meth:`jtms.store.protocol.Store.revision_columns`),
+    checked as :func:`check_revisions` checks rows; ``rows`` reads the same revisions as
+    rows, to name the first bad one, only when a value is out of range or no integer (a NULL
+    in an array of PostgreSQL)."""
+    try:
+        nodes, active = columns()
+    except (TypeError, OverflowError):
+        check_revisions(location, rows(), size)
+        raise  # no stored value is to blame
+    if _within(nodes, 0, size):
+        return nodes, active
+    check_revisions(location, rows(), size)
+    raise corrupt_row(location, "revisions", "?", "a revision of no node of this memory")
+
+
+def support_columns(
+    location: str,
+    columns: "Callable[[], tuple[array[int], array[int], array[int]]]",
+    index: GrowingIndex,
+    rows: Callable[[], Sequence[SupportRow]],
+) -> "tuple[array[int], array[int], array[int]]":
+    """The columns ``columns`` reads (:meth:`jtms.store.protocol.Store.support_columns`),
+    checked as :func:`check_supports` checks rows; ``rows`` reads the same pointers as rows,
+    to name the first bad one, only when a value is out of range or no integer."""
+    try:
+        nodes, justifications, ranks = columns()
+    except (TypeError, OverflowError):
+        check_supports(location, rows(), index)
+        raise  # no stored value is to blame
+    if (
+        _within(nodes, 0, index.size)
+        and _within(justifications, 0, len(index.just_claim))
+        and _within(ranks, 0, NO_RANK + 1)
+    ):
+        return nodes, justifications, ranks
+    check_supports(location, rows(), index)
+    raise corrupt_row(location, "supports", "?", "a pointer out of range")
+
+
 def _pointer_problem(row: SupportRow, index: GrowingIndex) -> str | None:
     """What is wrong with one support pointer, or None."""
     if not _number(row.node) or not 0 <= row.node < index.size:
@@ -262,5 +307,7 @@ __all__ = [
     "check_numbered",
     "check_revisions",
     "check_supports",
+    "revision_columns",
+    "support_columns",
     "root_numbers",
 ]

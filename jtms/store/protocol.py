@@ -60,6 +60,7 @@ Example (any backend; ``Memory`` does this for you)::
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -293,6 +294,18 @@ class Store(Protocol):
 
     def supports(self, after: int, upto: int) -> list[SupportRow]:
         """Support pointers written by events ``after < event <= upto``, by seq."""
+        ...
+
+    def revision_columns(self, after: int, upto: int) -> tuple[array[int], bytes]:
+        """:meth:`revisions` as two columns, by seq: the revised nodes and, for each, 1 when
+        it became active (0: inactive). Opening and catching up read these (no row object
+        per revision); a row that is not a revision is refused as :meth:`revisions`
+        refuses it."""
+        ...
+
+    def support_columns(self, after: int, upto: int) -> tuple[array[int], array[int], array[int]]:
+        """:meth:`supports` as three columns, by seq: the nodes, their justifications and
+        their ranks (a memory that is not hand-edited holds no other values)."""
         ...
 
     def checkpoint(self, event: int | None = None) -> Checkpoint | None:

@@ -824,6 +824,24 @@ class SqliteStore:
         )
         return list(starmap(RevisionRow, rows))
 
+    def revision_columns(self, after: int, upto: int) -> tuple[array[int], bytes]:
+        rows = self._db.execute(
+            "SELECT seq, node, status, event FROM revisions WHERE event > ? AND event <= ? "
+            "ORDER BY seq",
+            (after, upto),
+        ).fetchall()
+        self._check_rows(
+            "revisions", rows, ((1, "node", _INT), (3, "event", _INT)), ((2, "status", STATUSES),)
+        )
+        try:
+            nodes = array("q", map(itemgetter(1), rows))
+        except OverflowError:
+            seq, node = next((r[0], r[1]) for r in rows if not -(1 << 63) <= r[1] < 1 << 63)
+            raise corrupt_row(
+                self.location, "revisions", seq, f"node {shown(node)} is not a node of this memory"
+            ) from None
+        return nodes, bytes(map("active".__eq__, map(itemgetter(2), rows)))
+
     def _check_rows(
         self,
         table: str,
@@ -868,6 +886,17 @@ class SqliteStore:
                 )
             )
         return rows
+
+    def support_columns(self, after: int, upto: int) -> tuple[array[int], array[int], array[int]]:
+        columns: tuple[array[int], array[int], array[int]] = (array("q"), array("q"), array("q"))
+        for row in self._db.execute(
+            "SELECT first_seq, event, count, nodes, justifications, ranks FROM support_batches "
+            "WHERE event > ? AND event <= ? ORDER BY first_seq",
+            (after, upto),
+        ):
+            for column, values in zip(columns, self._support_batch(row)):
+                column.extend(values)
+        return columns
 
     def checkpoint(self, event: int | None = None) -> Checkpoint | None:
         row = self._db.execute(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timezone
@@ -614,6 +615,32 @@ class PostgresStore:
                 (after, upto),
             )
         ]
+
+    def revision_columns(self, after: int, upto: int) -> tuple[array[int], bytes]:
+        # the batches themselves in binary, not the view's row per revision (5,000 revisions:
+        # about 20 -> 3 ms, a cold command's replay of the audits since the checkpoint)
+        cursor = self._db.cursor(binary=True)
+        nodes, active = array("q"), bytearray()
+        for status, batch in cursor.execute(
+            "SELECT status = 'active', nodes FROM revision_batches WHERE event > %s "
+            "AND event <= %s ORDER BY first_seq",
+            (after, upto),
+        ):
+            nodes.extend(batch)
+            active.extend(repeat(status, len(batch)))
+        return nodes, bytes(active)
+
+    def support_columns(self, after: int, upto: int) -> tuple[array[int], array[int], array[int]]:
+        cursor = self._db.cursor(binary=True)
+        columns: tuple[array[int], array[int], array[int]] = (array("q"), array("q"), array("q"))
+        for batch in cursor.execute(
+            "SELECT nodes, justifications, ranks FROM support_batches WHERE event > %s "
+            "AND event <= %s ORDER BY first_seq",
+            (after, upto),
+        ):
+            for column, values in zip(columns, batch):
+                column.extend(values)
+        return columns
 
     def checkpoint(self, event: int | None = None) -> Checkpoint | None:
         # in binary: the blob comes as its bytes, not as hex text to decode (11.8 MB at 100k
