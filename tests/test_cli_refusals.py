@@ -156,6 +156,40 @@ def test_a_family_too_large_to_estimate_is_refused_at_once(tmp_path: Path) -> No
     assert time.perf_counter() - started < 30
 
 
+@pytest.mark.parametrize(
+    "name, magic",
+    [("f.pdf", b"%PDF"), ("f.svg", b"<?xml"), ("f.PNG", b"\x89PNG\r\n\x1a\n")],
+)
+def test_the_plot_format_follows_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, magic: bytes
+) -> None:
+    """`enumerate --plot x.pdf` wrote PNG bytes into x.pdf."""
+    figure = tmp_path / name
+    assert main(["enumerate", "--max-n", "0", "--json", "--plot", str(figure)]) == 0
+    assert figure.read_bytes().startswith(magic)
+
+
+@pytest.mark.parametrize("name", ["f.jpg", "figure", "-"])
+def test_a_plot_without_a_figure_extension_is_refused_before_any_run(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
+    """A format matplotlib does not write here, or no extension at all (standard output
+    too), is one line naming the extensions, before any enumeration and with nothing
+    written."""
+    import enumerations.runs
+
+    def ran(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the enumeration ran")
+
+    monkeypatch.setattr(enumerations.runs, "run_flat", ran)
+    monkeypatch.chdir(tmp_path)
+    refused(capsys, ["enumerate", "--max-n", "6", "--plot", name], ".png, .svg, .pdf")
+    assert list(tmp_path.iterdir()) == []
+
+
 # --- graph documents: one verdict for every command --------------------------------------------
 
 VALID_NODES = [{"id": "a", "kind": "evidence"}, {"id": "c", "kind": "claim"}]

@@ -20,7 +20,7 @@ from rich.markup import escape
 
 from jtms.cli.arguments import integer, refuse_empty
 from jtms.cli.output import console, print_json, table, writable_file
-from jtms.cli.output_file import check_output, open_output, plan
+from jtms.cli.output_file import FIGURE_FORMATS, check_output, figure_format, open_output, plan
 from theory.errors import InputError
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
@@ -55,7 +55,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="largest n for the exhaustive flat run, 0..6 (default 6)",
     )
     parser.add_argument("--json", action="store_true", help="machine output")
-    parser.add_argument("--plot", metavar="FILE", help="save a PNG of counts and time per n")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="save a figure of counts and time per n; its format follows the extension: "
+        + ", ".join(f".{f}" for f in FIGURE_FORMATS),
+    )
     parser.add_argument(
         "--workers",
         type=integer,
@@ -235,6 +240,7 @@ def _validate(args: argparse.Namespace) -> None:
     if args.n7_slice < 0:
         raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
     if args.plot:
+        figure_format(args.plot, "--plot")  # a .pdf got PNG bytes before
         writable_file(args.plot, "--plot")
         check_output(args.plot, "--plot")
     if args.out:
@@ -358,7 +364,7 @@ def run(args: argparse.Namespace) -> int:
         from enumerations.plot import plot_report
 
         with open_output(args.plot, "--plot", binary=True) as figure:
-            plot_report(payload, figure, format="png")
+            plot_report(payload, figure, format=figure_format(args.plot, "--plot"))
     if args.json:
         print_json(payload)
     else:
