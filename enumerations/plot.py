@@ -1,4 +1,4 @@
-"""The PNG report: counts and time per n (matplotlib, headless)."""
+"""The report figure: counts and time per n (matplotlib, headless; PNG, SVG or PDF)."""
 
 from __future__ import annotations
 

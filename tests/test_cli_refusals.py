@@ -18,6 +18,7 @@ import pytest
 from jtms.cli import main
 from jtms.memory.memory import Memory
 from tests.cli_helpers import refused
+from theory.errors import InputError
 
 
 @pytest.fixture
@@ -154,6 +155,95 @@ def test_a_family_too_large_to_estimate_is_refused_at_once(tmp_path: Path) -> No
     assert done.returncode == 2, done.stderr
     assert "--yes" in done.stderr and "241,920 symmetries" in done.stderr
     assert time.perf_counter() - started < 30
+
+
+@pytest.fixture
+def no_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any enumeration started fails the test: a refusal must come first."""
+    import enumerations.runs
+
+    def ran(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the enumeration ran")
+
+    monkeypatch.setattr(enumerations.runs, "run_flat", ran)
+    monkeypatch.setattr(enumerations.runs, "run_n7_slice", ran)
+
+
+@pytest.mark.parametrize(
+    "name, magic",
+    [("f.pdf", b"%PDF"), ("f.svg", b"<?xml"), ("f.PNG", b"\x89PNG\r\n\x1a\n")],
+)
+def test_the_plot_format_follows_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, magic: bytes
+) -> None:
+    """`enumerate --plot x.pdf` wrote PNG bytes into x.pdf."""
+    figure = tmp_path / name
+    assert main(["enumerate", "--max-n", "0", "--json", "--plot", str(figure)]) == 0
+    assert figure.read_bytes().startswith(magic)
+
+
+@pytest.mark.parametrize("name", ["f.jpg", "figure", "-"])
+def test_a_plot_without_a_figure_extension_is_refused_before_any_run(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    no_enumeration: None,
+    name: str,
+) -> None:
+    """A format matplotlib does not write here, or no extension at all (standard output
+    too), is one line naming the extensions, before any enumeration and with nothing
+    written."""
+    monkeypatch.chdir(tmp_path)
+    refused(capsys, ["enumerate", "--max-n", "6", "--plot", name], ".png, .svg, .pdf")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--n7-slice", "100000000"], "all 7,828,354 n = 7 rows"),  # hours, without asking
+        (["--n7-slice", "20001"], "20,001 of the 7,828,354 n = 7 rows"),
+        (["--n7-slice", "40001", "--workers", "2"], "on 2 worker(s)"),
+        (["--n7-slice", "100000000", "--json", "--plot", "p.png"], "pass --yes"),
+    ],
+)
+def test_a_long_n7_slice_needs_yes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    no_enumeration: None,
+    argv: list[str],
+    message: str,
+) -> None:
+    """`--n7-slice` with a huge ROWS ran every n = 7 row as its own shard (hours); a slice
+    estimated above five minutes a worker is now refused before anything runs."""
+    monkeypatch.chdir(tmp_path)
+    err = refused(capsys, ["enumerate", "--max-n", "0", *argv], message)
+    assert "--yes" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_slice_bound_is_five_minutes_a_worker() -> None:
+    import argparse
+
+    from jtms.cli.commands.enumerate import _check_slice_size
+
+    def check(rows: int, workers: int = 1, yes: bool = False) -> None:
+        _check_slice_size(argparse.Namespace(n7_slice=rows, workers=workers, yes=yes))
+
+    check(20_000)
+    check(40_000, workers=2)
+    check(10**12, yes=True)
+    for rows, workers in ((20_001, 1), (40_001, 2)):
+        with pytest.raises(InputError, match="pass --yes"):
+            check(rows, workers)
+
+
+def test_yes_is_taken_with_n7_slice(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--yes` was refused unless --graphs came with it; it now lets a long slice start."""
+    assert main(["enumerate", "--max-n", "0", "--n7-slice", "2", "--yes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n7_slice"]["rows_run"] == 2
+    refused(capsys, ["enumerate", "--max-n", "0", "--yes"], "--yes needs --graphs or --n7-slice")
 
 
 # --- graph documents: one verdict for every command --------------------------------------------

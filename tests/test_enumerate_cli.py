@@ -59,7 +59,7 @@ def test_bad_usage_exits_2(capsys):
     )  # 2.9e9 labelled graphs: a long run needs --yes
     err = capsys.readouterr().err
     assert "labelled graphs" in err and "7,292,875 classes; estimated" in err and "--yes" in err
-    assert main(["enumerate", "--yes"]) == 2  # needs --graphs
+    assert main(["enumerate", "--yes"]) == 2  # needs --graphs or --n7-slice
     assert main(["enumerate", "--graphs", "--graph-max-shards", "3"]) == 2  # needs --graph-out
 
 

@@ -216,6 +216,25 @@ def write_output(path: str, option: str, data: str | bytes, what: str = "the out
         out.write(data)
 
 
+# the figure formats of ``--plot`` (matplotlib writes each from its name, headless on Agg)
+FIGURE_FORMATS = ("png", "svg", "pdf")
+
+
+def figure_format(path: str, option: str) -> str:
+    """The format of the figure file ``path``, read from its extension (any case): one of
+    :data:`FIGURE_FORMATS`. Any other extension, or none (``-`` included), is refused with
+    one line before any work: the bytes would not be what the name says."""
+    extension = os.path.splitext(path)[1][1:].lower()  # ".png" alone: a name, no extension
+    if extension not in FIGURE_FORMATS:
+        got = f"'.{extension}'" if extension else "no extension"
+        raise InputError(
+            f"{option} {shorten(path)!r}: a figure is written as "
+            + ", ".join(f".{f}" for f in FIGURE_FORMATS)
+            + f" (the format follows the extension), got {got}"
+        )
+    return extension
+
+
 def _close_quietly(handle: IO[Any]) -> None:
     """Close after a failure: a second error (the flush of a full disk) is not raised."""
     with suppress(OSError, ValueError):
@@ -227,4 +246,12 @@ def _remove_quietly(path: str) -> None:
         os.unlink(path)
 
 
-__all__ = ["STDOUT", "check_output", "open_output", "plan", "write_output"]
+__all__ = [
+    "FIGURE_FORMATS",
+    "STDOUT",
+    "check_output",
+    "figure_format",
+    "open_output",
+    "plan",
+    "write_output",
+]

@@ -20,16 +20,23 @@ from rich.markup import escape
 
 from jtms.cli.arguments import integer, refuse_empty
 from jtms.cli.output import console, print_json, table, writable_file
-from jtms.cli.output_file import check_output, open_output, plan
+from jtms.cli.output_file import FIGURE_FORMATS, check_output, figure_format, open_output, plan
 from theory.errors import InputError
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
 MUTANTS = ("forgetful", "unpropagated", "loop-keeping")
 # graph families: above this many classes the cost is estimated from a timed sample first,
-# and a run estimated above LONG_GRAPH_RUN core-seconds per worker needs --yes
+# and a run estimated above LONG_RUN core-seconds per worker needs --yes
 ESTIMATE_ABOVE_CLASSES = 200_000
-LONG_GRAPH_RUN = 300.0
+LONG_RUN = 300.0
+# the n = 7 slice: each drawn row is its own shard and builds its own candidates (a full run
+# shares them), so a row costs 13 to 15 ms of CPU, measured serially on the 2-core VM
+# (seed 7: 20 rows in 0.33 s, 200 in 3.06 s, 2,000 in 26.3 s). At 15 ms a slice of more than
+# LONG_RUN / 0.015 = 20,000 rows per worker needs --yes, like a long graph family; a slice
+# of every row (7,828,354, ROWS is capped there) would take about 33 core-hours, where the
+# resumable --n7 run takes 1.4 with the compiled kernel
+N7_SLICE_ROW_SECONDS = 0.015
 # the timed sample first generates every class below the largest size under every symmetry:
 # above this product (symmetries x those classes) that alone takes more than about 15 s here
 # (6/3/4: 3.7e8, planned in 5.7 s), so the family is refused without --yes before it starts
@@ -55,7 +62,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="largest n for the exhaustive flat run, 0..6 (default 6)",
     )
     parser.add_argument("--json", action="store_true", help="machine output")
-    parser.add_argument("--plot", metavar="FILE", help="save a PNG of counts and time per n")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="save a figure of counts and time per n; its format follows the extension: "
+        + ", ".join(f".{f}" for f in FIGURE_FORMATS),
+    )
     parser.add_argument(
         "--workers",
         type=integer,
@@ -76,7 +88,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         type=integer,
         default=0,
         metavar="ROWS",
-        help="also check ROWS random n=7 shards and estimate the full run",
+        help="also check ROWS random n=7 shards (rows) and estimate the full run; more than "
+        "20,000 rows per worker (about 5 min) needs --yes",
     )
     parser.add_argument("--seed", type=integer, default=7, help="seed of the n=7 slice (default 7)")
     parser.add_argument(
@@ -121,7 +134,10 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "(a measured fraction; run again to resume)",
     )
     parser.add_argument(
-        "--yes", action="store_true", help="run a graph family whose estimated cost is long"
+        "--yes",
+        action="store_true",
+        help="start a long run: a graph family or an --n7-slice estimated above 5 minutes "
+        "per worker",
     )
     parser.add_argument(
         "--n7",
@@ -234,7 +250,12 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
     if args.n7_slice < 0:
         raise InputError(f"--n7-slice must be >= 0, got {args.n7_slice}")
+    if args.yes and not (args.graphs or args.n7_slice):
+        raise InputError("--yes needs --graphs or --n7-slice (the runs it lets start)")
+    if args.n7_slice:
+        _check_slice_size(args)
     if args.plot:
+        figure_format(args.plot, "--plot")  # a .pdf got PNG bytes before
         writable_file(args.plot, "--plot")
         check_output(args.plot, "--plot")
     if args.out:
@@ -250,8 +271,8 @@ def _validate(args: argparse.Namespace) -> None:
         _check_family_size(args)
     if args.seed < 0:
         raise InputError(f"--seed must be >= 0, got {args.seed}")
-    if (args.graph_out or args.graph_max_shards is not None or args.yes) and not args.graphs:
-        raise InputError("--graph-out/--graph-max-shards/--yes need --graphs")
+    if (args.graph_out or args.graph_max_shards is not None) and not args.graphs:
+        raise InputError("--graph-out/--graph-max-shards need --graphs")
     if args.graph_max_shards is not None and (not args.graph_out or args.graph_max_shards < 1):
         raise InputError("--graph-max-shards needs --graph-out and must be at least 1")
     if args.graph_out:
@@ -281,6 +302,29 @@ def _check_family_size(args: argparse.Namespace) -> None:
         raise InputError(
             f"--graph-justifications: at most {possible} (every possible justification of "
             f"{evidence} evidence and {claims} claims), got {args.graph_justifications}"
+        )
+
+
+def _check_slice_size(args: argparse.Namespace) -> None:
+    """Refuse, before anything runs, an n = 7 slice estimated above ``LONG_RUN`` seconds per
+    worker unless ``--yes`` is given (``N7_SLICE_ROW_SECONDS``)."""
+    from enumerations.monotone import DEDEKIND
+
+    total = DEDEKIND[6]  # the n = 7 rows: one per monotone function of 6 items
+    rows = min(args.n7_slice, total)
+    per_worker = rows * N7_SLICE_ROW_SECONDS / args.workers
+    if per_worker > LONG_RUN and not args.yes:
+        drawn = (
+            f"all {total:,} n = 7 rows"
+            if rows == total
+            else f"{rows:,} of the {total:,} n = 7 rows"
+        )
+        took = f"{per_worker / 3600:,.1f} h" if per_worker >= 5400 else f"{per_worker / 60:.1f} min"
+        raise InputError(
+            f"--n7-slice {args.n7_slice:,}: {drawn} at about {N7_SLICE_ROW_SECONDS * 1000:.0f} "
+            f"ms a row take an estimated {took} on {args.workers} worker(s), over "
+            f"{LONG_RUN / 60:.0f} min a worker: pass --yes to start it (the full n = 7 run is "
+            "--n7 --out PART.json, resumable)"
         )
 
 
@@ -358,7 +402,7 @@ def run(args: argparse.Namespace) -> int:
         from enumerations.plot import plot_report
 
         with open_output(args.plot, "--plot", binary=True) as figure:
-            plot_report(payload, figure, format="png")
+            plot_report(payload, figure, format=figure_format(args.plot, "--plot"))
     if args.json:
         print_json(payload)
     else:
@@ -399,7 +443,7 @@ def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
         file=sys.stderr,
         flush=True,
     )
-    if per_worker > LONG_GRAPH_RUN and not args.yes:
+    if per_worker > LONG_RUN and not args.yes:
         raise InputError(
             f"graph family {name} ({estimate.labelled:,} labelled graphs) is a long "
             "run: pass --yes to start it (and --graph-out PART.json to make it resumable)"

@@ -28,12 +28,11 @@ from typing import Any
 from jtms.cli.arguments import at_least, refuse_empty
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
-from jtms.cli.output_file import check_output, open_output
+from jtms.cli.output_file import check_output, figure_format, open_output
 from jtms.memory.limits import ascii_int
 from theory.errors import InputError
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
-PLOT_FORMATS = (".png", ".svg", ".pdf")
 
 
 def _seed(text: str) -> int:
@@ -156,9 +155,8 @@ def _load_answerer(spec: str) -> Any:
 
 def _check_plot(path: str) -> None:
     """Bad ``--plot`` is refused before the studies run (exit 2, nothing written)."""
+    figure_format(path, "--plot")
     target = Path(path)
-    if target.suffix.lower() not in PLOT_FORMATS:
-        raise InputError(f"--plot {path!r}: expected a file ending in {', '.join(PLOT_FORMATS)}")
     if not target.parent.is_dir():
         raise InputError(f"--plot {path!r}: no such directory {str(target.parent)!r}")
     check_output(path, "--plot")
@@ -228,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         from jtms.studies.plot import plot
 
         with open_output(args.plot, "--plot", binary=True) as figure:
-            plot(results, figure, format=Path(args.plot).suffix[1:].lower())
+            plot(results, figure, format=figure_format(args.plot, "--plot"))
     if args.json:
         payload: dict[str, Any] = {
             "studies": [r.as_dict() for r in results],
@@ -282,7 +280,7 @@ def _run_sweep(args: argparse.Namespace, names: list[str], seeds_of: Any, one: A
         from jtms.studies.plot import plot_sweep
 
         with open_output(args.plot, "--plot", binary=True) as figure:
-            plot_sweep(results, figure, format=Path(args.plot).suffix[1:].lower())
+            plot_sweep(results, figure, format=figure_format(args.plot, "--plot"))
     violations = [v | {"study": r.study} for r in results for v in r.violations]
     if args.json:
         payload: dict[str, Any] = {"sweep": [r.as_dict() for r in results], "ok": not violations}
