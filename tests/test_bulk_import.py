@@ -609,16 +609,18 @@ def test_stable_order_is_the_stable_argsort(keys_and_bound):
     assert stable_order(values, bound).tolist() == np.argsort(values, kind="stable").tolist()
 
 
-@given(st.lists(st.integers(0, 20), max_size=60))
-def test_first_occurrences_are_numpys_unique_first_indices_in_order(keys):
-    """theory.index.first_occurrences: where each distinct key first occurs, ascending."""
+@given(st.lists(st.integers(0, 20), max_size=60), st.sampled_from([21, 1 << 61]))
+def test_first_occurrences_are_numpys_unique_first_indices_in_order(keys, bound):
+    """theory.index.first_occurrences: where each distinct key first occurs, ascending, for
+    keys of a small range and of one so wide (a million-claim import's pairs) that the
+    plain-sort path would overflow."""
     import numpy as np
 
     from theory.index import first_occurrences
 
     values = np.asarray(keys, dtype=np.int64)
     expected = sorted(np.unique(values, return_index=True)[1].tolist()) if keys else []
-    assert first_occurrences(values, 21).tolist() == expected
+    assert first_occurrences(values, bound).tolist() == expected
 
 
 @given(st.lists(st.integers(-5, 40), max_size=60))

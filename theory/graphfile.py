@@ -333,7 +333,9 @@ def _rows_of(nodes: list[Any], justifications: list[Any]) -> GraphRows | None:
     if None in numbers:
         return None
     sizes = list(map(len, lists))
-    return GraphRows(ids, first_claim, texts, *_distinct_rows(claim_numbers, sizes, numbers))
+    return GraphRows(
+        ids, first_claim, texts, *_distinct_rows(claim_numbers, sizes, numbers), number
+    )
 
 
 _Rows = tuple[list[int], list[int], list[int]]

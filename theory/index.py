@@ -202,9 +202,17 @@ def first_occurrences(keys: Any, bound: int) -> Any:
 
     if not len(keys):
         return np.zeros(0, dtype=np.int64)
-    order = stable_order(keys, bound)
+    if bound * len(keys) < 1 << 62:  # stable_order's plain sort: the first of a run is first
+        order = stable_order(keys, bound)
+        ordered = keys[order]
+        return np.sort(order[np.flatnonzero(np.append(True, ordered[1:] != ordered[:-1]))])
+    # wider keys (an import's antecedent-claim pairs at a million claims): any sort, then the
+    # least position of each run of equal keys, not numpy's stable argsort (4M keys: 0.49 ->
+    # 0.19 s)
+    order = np.argsort(keys)
     ordered = keys[order]
-    return np.sort(order[np.flatnonzero(np.append(True, ordered[1:] != ordered[:-1]))])
+    starts = np.flatnonzero(np.append(True, ordered[1:] != ordered[:-1]))
+    return np.sort(np.minimum.reduceat(order, starts))
 
 
 def distinct_sorted(values: Any) -> Any:

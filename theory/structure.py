@@ -13,7 +13,7 @@ their conflict sets and :mod:`theory.diagnosis` the evidence to withdraw.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from typing import NamedTuple
@@ -240,13 +240,17 @@ class GraphRows:
     claims: list[int]
     offsets: list[int]
     flat: list[int]
+    # ``ids[k] -> k``, as the reader built it to number the rows: an index built from these
+    # rows adopts it rather than hash every id again (1.2M ids: 0.3 s)
+    number: dict[str, int] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, structure: SupportStructure) -> "GraphRows":
         ids = sorted(structure.evidence) + sorted(structure.claims)
-        claims, offsets, flat = justification_rows(structure, dict(zip(ids, range(len(ids)))))
+        number = dict(zip(ids, range(len(ids))))
+        claims, offsets, flat = justification_rows(structure, number)
         texts = {n.id: n.text for n in structure.nodes.values() if n.text}
-        return cls(ids, len(structure.evidence), texts, claims, offsets, flat)
+        return cls(ids, len(structure.evidence), texts, claims, offsets, flat, number)
 
     def nodes(self) -> list[tuple[str, bool]]:
         """(id, is evidence) of every node, in number order (:meth:`theory.incremental.GrowingIndex.extend_rows`)."""

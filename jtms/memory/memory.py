@@ -1324,7 +1324,7 @@ class Memory:
             if first_node:  # rows are numbered from 0; this graph's nodes follow the memory's
                 claims = [c + first_node for c in claims]
                 flat = [a + first_node for a in flat]
-            index.extend_rows(rows.nodes(), claims, offsets, flat)
+            index.extend_rows(rows, claims, offsets, flat)
             # the graph is self-contained: nothing stored changes status; the new nodes are
             # derived among themselves (a region of exactly the new graph)
             plan = loaded.state.plan_import(first_node, first_just)
