@@ -26,8 +26,8 @@ from theory.errors import InputError
 from theory.structure import Nogood, SupportStructure
 
 EXTRA_KEYS = ("author", "expression", "value")
-_EXTRA_SET = frozenset(EXTRA_KEYS)
 """The node fields a memory stores beyond the graph."""
+_EXTRA_SET = frozenset(EXTRA_KEYS)
 
 
 def check_calculation(node_id: str, expression: Any, value: Any, source: str) -> None:
