@@ -21,7 +21,7 @@ graph, so these differ in the shape of their loops:
 plus the two regression files of ``tests/cases`` (:func:`case_files`), graphs on which the
 core once stalled.
 
-:data:`HELD_OUT` holds twelve more shapes that no constant of the core was chosen on: the
+:data:`HELD_OUT` holds thirteen more shapes that no constant of the core was chosen on: the
 check that the core holds beyond the families above (``python -m
 benchmarks.bench_loop_families --families held-out [--scale 3]``). Their generators take a
 ``scale`` that multiplies their sizes:
@@ -48,7 +48,11 @@ benchmarks.bench_loop_families --families held-out [--scale 3]``). Their generat
 - ``loop_tree``: a tree of rings (``scale`` times longer), each ring entered from two claims
   of its children, evidence only at the leaves (goals at the root cross every level);
 - ``wheel``: a hub supported by every claim of a rim, each rim claim by the hub with its
-  neighbour, by its other neighbour, and a few by evidence.
+  neighbour, by its other neighbour, and a few by evidence;
+- ``threshold``: a claim ``t`` supported by every k of n claims ``s_i`` (hundreds of wide
+  bodies), each ``s_i`` by evidence, by ``t`` with the next ``s``, and by a ring that it
+  feeds; ``u`` by ``t`` with ``w``, ``w`` by ``u`` or evidence (found by a stress test of
+  shapes the core had not seen, 2026-12-05: hundreds of wide bodies in one loop).
 
 Every member is a :class:`~theory.structure.SupportStructure` with the goal claims to ask.
 """
@@ -57,6 +61,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from itertools import combinations
+from math import comb
 from pathlib import Path
 
 from benchmarks.generate import nested_loops
@@ -491,6 +497,32 @@ def wheel(seed: int, scale: int = 1) -> Member:
     )
 
 
+def threshold(seed: int, scale: int = 1) -> Member:
+    rng = random.Random(seed)
+    n = rng.randint(6, 9) + 2 * (scale - 1)
+    k = rng.randint(2, min(n - 2, 6))
+    while comb(n, k) > 150 * scale:
+        k -= 1
+    evidence = _ids("e", rng.randint(n, 2 * n))
+    s = _ids("s", n)
+    claims = ["t", "u", "w", *s]
+    pairs: list[tuple[str, list[str]]] = [("t", list(b)) for b in combinations(s, k)]
+    for i, c in enumerate(s):
+        pairs += [(c, [e]) for e in rng.sample(evidence, rng.randint(1, 2))]
+        pairs.append((c, ["t", s[(i + 1) % n]]))
+        ring = [f"a{i}_{j}" for j in range(rng.randint(2, 8))]  # a ring that feeds s_i
+        claims += ring
+        pairs += [(ring[0], [rng.choice(evidence)]), (ring[0], [c])]
+        pairs += [(ring[j], [ring[j - 1]]) for j in range(1, len(ring))]
+        pairs.append((c, [ring[-1], rng.choice(evidence)]))
+    pairs += [("u", ["t", "w"]), ("w", ["u"]), ("w", [rng.choice(evidence)])]
+    return (
+        SupportStructure.build(evidence, claims, pairs),
+        ["t", "u", rng.choice(s)],
+        f"n={n} k={k} bodies of t={comb(n, k)}",
+    )
+
+
 HELD_OUT: dict[str, Callable[..., Member]] = {
     "hubs": hubs,
     "bipartite": bipartite,
@@ -504,6 +536,7 @@ HELD_OUT: dict[str, Callable[..., Member]] = {
     "ladder": ladder,
     "loop_tree": loop_tree,
     "wheel": wheel,
+    "threshold": threshold,
 }
 """Shapes no constant of the core was chosen on (see the module docstring); each generator
 takes ``(seed, scale=1)``."""

@@ -294,6 +294,68 @@ def test_the_interpreted_sat_path_shares_time_on_a_long_cycle():
     assert float(done.stdout.split()[-1]) < 30
 
 
+def test_the_interpreted_default_shares_time_on_hundreds_of_wide_bodies_in_one_loop():
+    """tests/cases/loops_threshold.json (found by a stress test of unseen shapes: ``t``
+    supported by every 6 of 14 claims that loop back through it) in a process without the
+    compiled kernels: balanced by work, the ranked arm, whose units cost about 55 of the lazy
+    loop's here, took 10.7 of 13.2 s that the lazy loop alone answered in 1.7 s. Balanced by
+    time (every answer wanted), the default costs at most about its three arms times the
+    best one's CPU time: the bound this checks against the lazy loop timed alone."""
+    code = (
+        "import time\n"
+        "from theory.completion import SupportProgram\n"
+        "from theory.graphfile import load_graph\n"
+        "from theory.justifications import (\n"
+        "    JustificationEnumerator, index_of, kernels_loaded, minimal_justifications)\n"
+        "from benchmarks.peers import clingo_minimal_justifications\n"
+        "structure = load_graph('tests/cases/loops_threshold.json')\n"
+        "index = index_of(structure)\n"
+        "program = SupportProgram.of(index, index.number['t'])\n"
+        "started = time.process_time()\n"
+        "for _ in JustificationEnumerator(program).steps():\n"
+        "    pass\n"
+        "lazy = time.process_time() - started\n"
+        "started = time.process_time()\n"
+        "found = minimal_justifications(structure, 't', compiled=False)\n"
+        "default = time.process_time() - started\n"
+        "assert not kernels_loaded()\n"
+        "assert found == clingo_minimal_justifications(structure, 't')\n"
+        "print(lazy, default)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lazy, default = map(float, done.stdout.split()[-2:])
+    assert default < 3 * lazy + 1, (lazy, default)
+
+
+def test_the_interpreted_default_balances_time_for_every_answer_and_work_for_a_prefix(
+    monkeypatch,
+):
+    """Every answer: the arms share CPU time (a bound in time on any graph); a ``limit``: they
+    share work, so the prefix is the same in every process."""
+    import theory.justifications as justifications
+
+    seen = []
+    original = justifications.enumerate_minimal
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("balance", "work"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(justifications, "enumerate_minimal", spy)
+    structure, goals, _ = case_files()[1]
+    for limit in (None, 3):
+        minimal_justifications(structure, goals[0], compiled=False, limit=limit)
+    assert seen == ["time", "work"]
+
+
 def test_each_arm_is_timed_in_its_own_steps():
     """Arm.seconds is the CPU time of that arm's steps only (what calibrates LABEL_UNIT)."""
 
