@@ -227,7 +227,7 @@ def _burn(seconds: float) -> None:
         pass
 
 
-@pytest.mark.parametrize("balance", ["work", "time"])
+@pytest.mark.parametrize("balance", ["work", "time", "both"])
 def test_a_portfolio_balanced_by_time_bounds_the_cpu_of_an_arm_whose_units_are_dear(balance):
     """An arm that reports little work for much CPU time (the ranked encoding of a long
     cycle) takes nearly all the time under work balancing; balanced by time, the arm that
@@ -246,14 +246,45 @@ def test_a_portfolio_balanced_by_time_bounds_the_cpu_of_an_arm_whose_units_are_d
         _burn(0.002)
         yield 20, (a,), True
 
-    portfolio = Portfolio([Arm("dear", dear), Arm("cheap", cheap)], balance=balance)
+    # the usual method first: balanced by both, its units are what CPU time is counted in
+    portfolio = Portfolio([Arm("cheap", cheap), Arm("dear", dear)], balance=balance)
     assert portfolio.run() == {a}
     assert portfolio.winner == "cheap"
-    dear_seconds, cheap_seconds = (arm.seconds for arm in portfolio.arms)
-    if balance == "time":  # at most one step of overshoot
+    cheap_seconds, dear_seconds = (arm.seconds for arm in portfolio.arms)
+    if balance in ("time", "both"):  # at most one step of overshoot
         assert dear_seconds <= cheap_seconds + 0.01
     else:  # what work balancing does with such units
         assert dear_seconds > 10 * cheap_seconds
+
+
+@pytest.mark.parametrize("balance", ["work", "time", "both"])
+def test_a_portfolio_balanced_by_both_gives_an_arm_whose_units_are_cheap_no_extra_turns(balance):
+    """An arm that reports much work for little CPU time (the label algebra on nested loops):
+    balanced by time alone it takes as much CPU time as the arm that finishes; by work, or by
+    the larger of work and time, it gets the turns its work allows."""
+    a = frozenset({"a"})
+    turns = []
+
+    def prolific():  # a million units of work in 0.1 ms a step, never finishes
+        while True:
+            turns.append(1)
+            _burn(0.0001)
+            yield 1_000_000, (), False
+
+    def steady():  # 100 units of work in 1 ms a step (dearer than UNIT_SECONDS), 10 steps
+        for _ in range(9):
+            _burn(0.001)
+            yield 100, (), False
+        _burn(0.001)
+        yield 100, (a,), True
+
+    portfolio = Portfolio([Arm("steady", steady), Arm("prolific", prolific)], balance=balance)
+    assert portfolio.run() == {a}
+    assert portfolio.winner == "steady"
+    if balance == "time":
+        assert len(turns) >= 20
+    else:
+        assert len(turns) == 1
 
 
 def test_a_portfolio_refuses_an_unknown_balance():
@@ -338,8 +369,8 @@ def test_the_interpreted_default_shares_time_on_hundreds_of_wide_bodies_in_one_l
 def test_the_interpreted_default_balances_time_for_every_answer_and_work_for_a_prefix(
     monkeypatch,
 ):
-    """Every answer: the arms share CPU time (a bound in time on any graph); a ``limit``: they
-    share work, so the prefix is the same in every process."""
+    """Every answer: the arms share work and CPU time (a bound in time on any graph); a
+    ``limit``: they share work, so the prefix is the same in every process."""
     import theory.justifications as justifications
 
     seen = []
@@ -353,7 +384,7 @@ def test_the_interpreted_default_balances_time_for_every_answer_and_work_for_a_p
     structure, goals, _ = case_files()[1]
     for limit in (None, 3):
         minimal_justifications(structure, goals[0], compiled=False, limit=limit)
-    assert seen == ["time", "work"]
+    assert seen == ["both", "work"]
 
 
 def test_each_arm_is_timed_in_its_own_steps():

@@ -1236,7 +1236,8 @@ def enumerate_minimal(
     time). ``winner``, when given, receives the name of the arm that finished; ``costs``,
     each arm's work (its entry charge included) and the CPU seconds it took (what calibrates
     :data:`LABEL_UNIT`: ``benchmarks/bench_portfolio_units.py``). ``balance="time"`` gives
-    each step to the arm that has used the least CPU time instead of the least work
+    each step to the arm that has used the least CPU time instead of the least work, and
+    ``balance="both"`` to the one with the least of the larger of the two
     (:class:`~theory.portfolio.Portfolio`): a bound in time on any graph, for a caller that
     takes every answer, since the order of the answers is then no longer reproducible."""
     arms = [Arm("lazy", lambda: JustificationEnumerator(program, solver=solver).steps())]
@@ -1281,24 +1282,27 @@ def _minimal_interpreted(
         program = SupportProgram.of(index, index.number[claim])
         # "auto": the labels are an arm of the portfolio (under a label_budget, only after
         # they stayed within it, as the compiled path does)
-        # Every answer: the arms share CPU time, so a query costs at most about (arms) times
-        # the best arm's time on any graph. What a unit of work costs differs between the
-        # arms by 20x-55x on some graphs (a unit of the ranked loop against one of the lazy
-        # loop, on cones where hundreds of wide bodies sit in one loop: balanced by work, the
-        # ranked arm took 10.7 of 13.2 s where the lazy loop answered in 1.7 s). Under a
-        # limit (a prefix that must be the same in every process) they share work.
+        # Every answer: each step goes to the arm with the least of the larger of its work
+        # and its CPU time (balance="both"), so an arm whose units cost more than they are
+        # calibrated to is held to its share of time: what a unit costs differs between the
+        # arms by 20x-55x on some graphs (the ranked loop's against the lazy loop's, where
+        # hundreds of wide bodies sit in one loop: balanced by work alone, the ranked arm
+        # took 10.7 of 13.2 s that the lazy loop answered in 1.7 s), while an arm whose
+        # units are cheap (the labels') gets no more turns than its work allows (balanced by
+        # time alone, the loop families took twice as long). Under a limit (a prefix that
+        # must be the same in every process) the arms share work.
         if method == "sat" or limit is not None or label_budget is None:
             found = enumerate_minimal(
                 program,
                 solver,
                 labels=method == "auto",
-                balance="time" if limit is None else "work",
+                balance="both" if limit is None else "work",
             )
             return frozenset(islice(found, limit))
         label = label_of(structure, claim, budget=budget) if budget > 0 else None
         if label is not None:
             return label
-        return frozenset(enumerate_minimal(program, solver, labels=False, balance="time"))
+        return frozenset(enumerate_minimal(program, solver, labels=False, balance="both"))
     if method != "sat" and limit is None:
         found_label = label_of(structure, claim, budget=budget if method == "auto" else UNBOUNDED)
         if found_label is not None:

@@ -24,10 +24,17 @@ takes every answer (no ``limit``: the answer is the same set whichever arm finis
 therefore balance CPU time instead (``balance="time"``): each step then goes to the arm that
 has used the least CPU time, its entry counted as :data:`UNIT_SECONDS` a unit, and a query
 costs at most about (number of arms) times the CPU time of the best arm on it, plus one
-step. The interpreted path does so where solver loops run alone (``method="sat"``, and
-after a ``label_budget`` was exceeded); with the label arm it keeps work, which measured
-better on the loop families, since the entry charges and the label arm's unit are
-calibrated in work.
+step. Balanced by time alone, though, an arm whose units are cheap (the label algebra's, a
+fiftieth of a lazy-loop step on nested loops) gets as much CPU time as the arm that
+finishes, and the loop families took about twice as long. ``balance="both"`` therefore
+counts each arm's spending as the larger of its work and its CPU time expressed in units of
+the first arm (the usual method, whose seconds per unit of work so far convert it;
+:data:`UNIT_SECONDS` before its first step): an arm whose units cost what the first arm's
+do, or less, advances by work, as calibrated, and one whose units are dearer by time. When
+the first arm finishes, a query so costs at most about (number of arms) times its CPU time,
+plus one step; when another does, about (number of arms) times the larger of that arm's
+time and its work at the first arm's rate. The interpreted path balances both for every
+answer (no ``limit``), and work for a prefix.
 
 An arm that cannot resume (a compiled search returns only when it ends or its budget runs
 out) is restarted with a doubled budget (:func:`restarted`): the work thrown away is at most
@@ -58,7 +65,7 @@ UNIT_SECONDS = 1e-7
 about one step of the lazy solver loop (0.02-0.14 us in ``bench_portfolio_units.py``'s
 goals)."""
 
-BALANCES = ("work", "time")
+BALANCES = ("work", "time", "both")
 
 FIRST_BUDGET = 20_000
 """The budget of a restarted arm's first run (work units: about 1-2 ms of compiled search)."""
@@ -103,8 +110,16 @@ class Portfolio:
             arm.work = arm.entry
         if self.balance == "work":
             spent: Callable[[Arm], float] = lambda a: a.work  # noqa: E731
-        else:
+        elif self.balance == "time":
             spent = lambda a: a.seconds + a.entry * UNIT_SECONDS  # noqa: E731
+        else:  # the larger of its work and its CPU time in units of the first arm's work
+            reference = self.arms[0]
+
+            def spent(a: Arm) -> float:
+                done = reference.work - reference.entry
+                rate = reference.seconds / done if done > 0 and reference.seconds > 0 else None
+                return max(a.work, a.entry + a.seconds / (rate or UNIT_SECONDS))
+
         try:
             while True:
                 arm = min(self.arms, key=spent)  # the first of the least spent

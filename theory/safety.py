@@ -913,8 +913,8 @@ def _report_from_sat(
     else:
         program = SupportProgram.of(index, n)
         # the portfolio of solver loops: no support loop can stall the listing (every set:
-        # its arms share CPU time; a prefix, the same in every process: they share work)
-        balance = "time" if cap is None else "work"
+        # balanced by work and time; a prefix, the same in every process: by work)
+        balance = "both" if cap is None else "work"
         found = list(islice(enumerate_minimal(program, balance=balance), cap))
         complete = cap is None or len(found) < cap
     if complete:
