@@ -292,6 +292,21 @@ def test_a_portfolio_refuses_an_unknown_balance():
         Portfolio([], balance="wall")
 
 
+def _child(code: str, timeout: float) -> str:
+    """What ``code`` prints, run by a new Python process (one that has not loaded the compiled
+    kernels: a one-shot command's), which must succeed."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def test_the_interpreted_sat_path_shares_time_on_a_long_cycle():
     """The first member of the cycles family at seed 777, in a process without the compiled
     kernels (a one-shot command's): balanced by work the ranked arm (many times dearer per
@@ -313,16 +328,7 @@ def test_the_interpreted_sat_path_shares_time_on_a_long_cycle():
         "assert found == clingo_minimal_justifications(structure, goals[0])\n"
         "print(seconds)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert float(done.stdout.split()[-1]) < 30
+    assert float(_child(code, timeout=120).split()[-1]) < 30
 
 
 def test_the_interpreted_default_shares_time_on_hundreds_of_wide_bodies_in_one_loop():
@@ -330,8 +336,9 @@ def test_the_interpreted_default_shares_time_on_hundreds_of_wide_bodies_in_one_l
     supported by every 6 of 14 claims that loop back through it) in a process without the
     compiled kernels: balanced by work, the ranked arm, whose units cost about 55 of the lazy
     loop's here, took 10.7 of 13.2 s that the lazy loop alone answered in 1.7 s. Balanced by
-    time (every answer wanted), the default costs at most about its three arms times the
-    best one's CPU time: the bound this checks against the lazy loop timed alone."""
+    work and time (every answer wanted), the default costs at most about its three arms
+    times the lazy loop's CPU time: the bound this checks against the lazy loop timed
+    alone."""
     code = (
         "import time\n"
         "from theory.completion import SupportProgram\n"
@@ -353,16 +360,7 @@ def test_the_interpreted_default_shares_time_on_hundreds_of_wide_bodies_in_one_l
         "assert found == clingo_minimal_justifications(structure, 't')\n"
         "print(lazy, default)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        cwd=ROOT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    lazy, default = map(float, done.stdout.split()[-2:])
+    lazy, default = map(float, _child(code, timeout=240).split()[-2:])
     assert default < 3 * lazy + 1, (lazy, default)
 
 

@@ -813,7 +813,8 @@ class SqliteStore:
         self._check_rows("justifications", rows, ((2, "antecedents", _TEXT),))
         return _antecedent_numbers(self.location, rows)
 
-    def revisions(self, after: int, upto: int) -> list[RevisionRow]:
+    def _revision_rows(self, after: int, upto: int) -> list[Any]:
+        """The (seq, node, status, event) rows of events ``(after, upto]``, by seq, checked."""
         rows = self._db.execute(
             "SELECT seq, node, status, event FROM revisions WHERE event > ? AND event <= ? "
             "ORDER BY seq",
@@ -822,17 +823,13 @@ class SqliteStore:
         self._check_rows(
             "revisions", rows, ((1, "node", _INT), (3, "event", _INT)), ((2, "status", STATUSES),)
         )
-        return list(starmap(RevisionRow, rows))
+        return rows
+
+    def revisions(self, after: int, upto: int) -> list[RevisionRow]:
+        return list(starmap(RevisionRow, self._revision_rows(after, upto)))
 
     def revision_columns(self, after: int, upto: int) -> tuple[array[int], bytes]:
-        rows = self._db.execute(
-            "SELECT seq, node, status, event FROM revisions WHERE event > ? AND event <= ? "
-            "ORDER BY seq",
-            (after, upto),
-        ).fetchall()
-        self._check_rows(
-            "revisions", rows, ((1, "node", _INT), (3, "event", _INT)), ((2, "status", STATUSES),)
-        )
+        rows = self._revision_rows(after, upto)
         try:
             nodes = array("q", map(itemgetter(1), rows))
         except OverflowError:
