@@ -24,9 +24,9 @@ takes every answer (no ``limit``: the answer is the same set whichever arm finis
 therefore balance CPU time instead (``balance="time"``): each step then goes to the arm that
 has used the least CPU time, its entry counted as :data:`UNIT_SECONDS` a unit, and a query
 costs at most about (number of arms) times the CPU time of the best arm on it, plus one
-step. Balanced by time alone, though, an arm whose units are cheap (the label algebra's, a
-fiftieth of a lazy-loop step on nested loops) gets as much CPU time as the arm that
-finishes, and the loop families took about twice as long. ``balance="both"`` therefore
+step. Balanced by time alone, though, an arm whose units are cheap (the label algebra's,
+a fourth to a seventeenth of a lazy-loop step on nested loops) gets as much CPU time as the
+arm that finishes, and the loop families took about twice as long. ``balance="both"`` therefore
 counts each arm's spending as the larger of its work and its CPU time expressed in units of
 the first arm (the usual method, whose seconds per unit of work so far convert it;
 :data:`UNIT_SECONDS` before its first step): an arm whose units cost what the first arm's
