@@ -140,10 +140,7 @@ class GraphOptions:
     def validate(self) -> None:
         """Raise hypothesis' ``InvalidArgument`` naming the option if the options are invalid."""
         for cycles in (True, False) if self.cycles is None else (self.cycles,):
-            self._validate(cycles)
-
-    def _validate(self, cycles: bool) -> None:
-        self.cases(cycles)  # building the strategy validates its options
+            self.cases(cycles)  # building the strategy validates its options
 
     def cases(self, cycles: bool) -> st.SearchStrategy[tuple[SupportStructure, frozenset[str]]]:
         """The (graph, audit) pairs of these options with support loops or without."""

@@ -693,11 +693,10 @@ def diagnose_payload(
         counted_contradiction(c, limit, budget) for c in page["contradictions"]
     ]
     page["diagnoses"] = [counted_diagnosis(d, limit, budget) for d in page["diagnoses"]]
-    rows = max(map(len, page.values()), default=0)
-    if max_bytes is not None:
-        rows = rows_that_fit(list(page.values()), max_bytes)
+    longest = max(map(len, page.values()), default=0)
+    rows = longest if max_bytes is None else rows_that_fit(list(page.values()), max_bytes)
     payload.update({name: items[:rows] for name, items in page.items()})
-    shortened = max_bytes is not None and rows < max(map(len, page.values()), default=0)
+    shortened = rows < longest
     paginate(
         payload,
         DIAGNOSE_LISTS,
