@@ -590,7 +590,7 @@ def test_derivation_pointers_alike_a_rank_at_a_time_and_item_by_item(structure, 
 
 
 @given(
-    st.sampled_from([41, 1 << 40, 1 << 61]).flatmap(
+    st.sampled_from([41, 1 << 40, 1 << 58, 1 << 61]).flatmap(
         lambda bound: st.tuples(
             st.lists(st.integers(0, 40) | st.integers(bound - 3, bound - 1), max_size=60),
             st.just(bound),
@@ -609,15 +609,24 @@ def test_stable_order_is_the_stable_argsort(keys_and_bound):
     assert stable_order(values, bound).tolist() == np.argsort(values, kind="stable").tolist()
 
 
-@given(st.lists(st.integers(0, 20), max_size=60), st.sampled_from([21, 1 << 61]))
-def test_first_occurrences_are_numpys_unique_first_indices_in_order(keys, bound):
+@given(
+    st.sampled_from([21, 1 << 58, 1 << 61]).flatmap(
+        lambda bound: st.tuples(
+            st.lists(st.integers(0, 20) | st.integers(bound - 3, bound - 1), max_size=60),
+            st.just(bound),
+        )
+    )
+)
+def test_first_occurrences_are_numpys_unique_first_indices_in_order(keys_and_bound):
     """theory.index.first_occurrences: where each distinct key first occurs, ascending, for
-    keys of a small range and of one so wide (a million-claim import's pairs) that the
-    plain-sort path would overflow."""
+    keys of a small range, of one whose plain sort needs unsigned 64 bits (2**58 with 17 keys
+    or more: a million-claim import's pairs) and of one so wide that it would overflow even
+    those."""
     import numpy as np
 
     from theory.index import first_occurrences
 
+    keys, bound = keys_and_bound
     values = np.asarray(keys, dtype=np.int64)
     expected = sorted(np.unique(values, return_index=True)[1].tolist()) if keys else []
     assert first_occurrences(values, bound).tolist() == expected

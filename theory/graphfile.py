@@ -329,8 +329,12 @@ def _rows_of(nodes: list[Any], justifications: list[Any]) -> GraphRows | None:
     antecedent_ids = list(chain.from_iterable(lists))
     if not set(map(type, antecedent_ids)) <= _ONLY_STR:
         return None
-    numbers = cast("list[int]", list(map(get, antecedent_ids)))  # None: checked next
-    if None in numbers:
+    import numpy as np
+
+    # an unknown id is -1, found in the array: ``None in`` a list of 4M numbers reads every
+    # int object once more, in random order at a million claims (0.2 s)
+    numbers = np.asarray(list(map(get, antecedent_ids, repeat(-1))), dtype=np.int64)
+    if len(numbers) and int(numbers.min()) < 0:
         return None
     sizes = list(map(len, lists))
     return GraphRows(
@@ -341,7 +345,7 @@ def _rows_of(nodes: list[Any], justifications: list[Any]) -> GraphRows | None:
 _Rows = tuple[list[int], list[int], list[int]]
 
 
-def _distinct_rows(claims: list[int], sizes: list[int], numbers: list[int]) -> _Rows:
+def _distinct_rows(claims: list[int], sizes: list[int], numbers: Any) -> _Rows:
     """Justification ``k`` of claim ``claims[k]`` has the antecedents ``numbers`` from
     ``sum(sizes[:k])`` on: each row sorted without repeats, and a justification equal to an
     earlier one of its claim dropped (it adds nothing, as in ``SupportStructure.build``).
