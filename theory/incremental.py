@@ -38,6 +38,7 @@ from collections.abc import (
     Iterable,
     Iterator,
     Mapping,
+    MutableMapping,
     MutableSequence,
     Sequence,
 )
@@ -47,6 +48,7 @@ from itertools import chain, compress, repeat
 from typing import Any, cast
 
 from theory.fixpoint import active_numbers, flat_justification_rows, rederive
+from theory.id_table import IdTable
 from theory.index import (
     all_arrays,
     array_view,
@@ -278,7 +280,8 @@ class GrowingIndex:
 
     def __init__(self) -> None:
         self.ids: list[str] = []
-        self.number: dict[str, int] = {}
+        # a dict, or (opened from a checkpoint) an IdTable until lookups are many
+        self.number: MutableMapping[str, int] = {}
         self.is_evidence = bytearray()
         self.just_claim: Ints = []
         self.just_antecedents = Antecedents()
@@ -297,11 +300,18 @@ class GrowingIndex:
         justs_of: tuple[Ints, Ints],
         watchers: tuple[Ints, Ints],
         consumers: tuple[Ints, Ints],
+        id_table: tuple[Ints, Ints] | None = None,
     ) -> "GrowingIndex":
-        """An index from compressed rows (a checkpoint): O(nodes) C-level work, no per-node lists."""
+        """An index from compressed rows (a checkpoint): O(nodes) C-level work, no per-node
+        lists. ``id_table``: the (offsets, slots) of :func:`theory.id_table.table_arrays` for
+        ``ids``, which number the ids without a dict of all of them
+        (:class:`theory.id_table.IdTable`); without it, the dict is built here."""
         index = cls()
         index.ids = ids
-        index.number = dict(zip(ids, range(len(ids))))
+        if id_table is None:
+            index.number = dict(zip(ids, range(len(ids))))
+        else:
+            index.number = IdTable(ids, *id_table, on_built=index._hold_numbers)
         index.is_evidence = is_evidence
         index.just_claim = just_claim
         index.just_antecedents = Antecedents(*antecedents)
@@ -309,6 +319,21 @@ class GrowingIndex:
         index.watchers = Adjacency(*watchers)
         index.consumers = Adjacency(*consumers)
         return index
+
+    def _hold_numbers(self, numbers: dict[str, int]) -> None:
+        """The id table built its dict: hold that from now on (no lookup through the table)."""
+        self.number = numbers
+
+    def numbering_agrees(self) -> bool:
+        """Whether the id table (if the ids are numbered by one) is the one the ids give."""
+        return not isinstance(self.number, IdTable) or self.number.agrees()
+
+    def numbering(self) -> dict[str, int]:
+        """The numbers of every id as a dict, for a caller about to look up many (an import
+        into an opened memory): builds it from the id table if it is not yet."""
+        if isinstance(self.number, IdTable):
+            self.number = self.number.built()
+        return cast("dict[str, int]", self.number)
 
     @property
     def size(self) -> int:

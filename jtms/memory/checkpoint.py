@@ -16,9 +16,13 @@ pointer flags (one byte per justification: it is its claim's support pointer). S
 the pointers and ranks are int32 (an inactive node's rank as -1) when they fit, as they do
 below 2**31 justifications, and the pointer flags are not stored: opening computes them from
 the pointers in one array assignment. That makes a state blob 1.1 MB rather than 2.3 MB at
-100,000 claims, which an audit that refreshes the checkpoint writes and commits. Blobs of
-versions 4 and 5 (64-bit pointers and ranks, version 5 with the flags, version 4 with pointer
-dependents instead) are still read.
+100,000 claims, which an audit that refreshes the checkpoint writes and commits. Version 7
+adds two int32 sections after the nine, ``id_offsets`` and ``id_slots``: the ids' numbers by
+bucket of a hash of each id (:func:`theory.id_table.table_arrays`), so that opening numbers
+the ids an audit names without a dict of all of them (:class:`theory.id_table.IdTable`; a
+table that does not fit its ids is ignored and the dict built). Blobs of versions 4 to 6
+(version 6 without the table; 64-bit pointers and ranks in 4 and 5, version 5 with the
+flags, version 4 with pointer dependents instead) are still read.
 
 The index only grows, and only an import or an addition grows it; audits and reinstatements
 change the state alone. So a checkpoint taken while the index is the one a stored full blob
@@ -40,11 +44,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from theory.id_table import table_arrays
 from theory.incremental import NO_RANK, GrowingIndex, SupportState
 from theory.index import array_view
 
-MAGIC = b"jtms-checkpoint 6\n"
-READABLE = (MAGIC, b"jtms-checkpoint 5\n", b"jtms-checkpoint 4\n")
+MAGIC = b"jtms-checkpoint 7\n"
+READABLE = (MAGIC, b"jtms-checkpoint 6\n", b"jtms-checkpoint 5\n", b"jtms-checkpoint 4\n")
 STATE_MAGIC = b"jtms-checkpoint-state 2\n"
 STATE_READABLE = (STATE_MAGIC, b"jtms-checkpoint-state 1\n")
 NARROW = 1 << 31  # pointers and ranks below this are stored as int32
@@ -102,6 +107,9 @@ def encode(state: SupportState, audits: dict[int, list[int]], event: int) -> byt
     }
     sections = [("ids", ids.encode()), ("evidence", bytes(index.is_evidence))]
     sections += [(name, _int32_bytes(ints[name])) for name in _INT_SECTIONS]
+    if size < 1 << 31:  # int32 numbers
+        offsets, slots = table_arrays(index.ids)
+        sections += [("id_offsets", offsets.tobytes()), ("id_slots", slots.tobytes())]
     return _blob(MAGIC, state, audits, {"event": event}, sections + _state_sections(state))
 
 
@@ -256,6 +264,14 @@ def decode(
         index_swap = index_header["byteorder"] != sys.byteorder
         ids = index_parts["ids"].decode().split("\x00") if held else []
         ints = {name: _ints(index_parts[name], "i", index_swap) for name in _INT_SECTIONS}
+        table = (
+            (
+                _ints(index_parts["id_offsets"], "i", index_swap),
+                _ints(index_parts["id_slots"], "i", index_swap),
+            )
+            if "id_slots" in index_parts and "id_offsets" in index_parts
+            else None
+        )
         support, rank = _pointers_and_ranks(parts, swap)
         active = bytearray(parts["active"])
         evidence = bytearray(index_parts["evidence"])
@@ -277,7 +293,7 @@ def decode(
         audits = {int(a): [int(n) for n in roots] for a, roots in header["audits"]}
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
-    index = GrowingIndex.from_compressed(
+    rows = (
         ids,
         evidence,
         ints["just_claim"],
@@ -286,6 +302,10 @@ def decode(
         (ints["w_offsets"], ints["w_flat"]),
         (ints["c_offsets"], ints["c_flat"]),
     )
+    try:
+        index = GrowingIndex.from_compressed(*rows, id_table=table)
+    except ValueError:  # a damaged id table: the ids are numbered by a dict instead
+        index = GrowingIndex.from_compressed(*rows)
     if (held, held_count) != (size, count):
         assert extend is not None
         extend(index, size, count)

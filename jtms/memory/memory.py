@@ -1307,7 +1307,7 @@ class Memory:
 
         def work(loaded: _Loaded) -> WorkResult:
             index = loaded.index
-            number = index.number
+            number = index.numbering()  # a dict: an import looks up every id it brings
             clashes = [
                 node_id
                 for node_id in (*rows.ids, *(g.id for g in nogoods))
@@ -1774,6 +1774,7 @@ class Memory:
                     or restored.audits != replayed.audits
                     or restored.index.ids != index.ids
                     or list(restored.index.just_antecedents) != list(index.just_antecedents)
+                    or not restored.index.numbering_agrees()
                 ):
                     problems.append(
                         f"the checkpoint at event {saved.event} plus the log differs "
