@@ -132,3 +132,44 @@ def test_a_memory_opened_from_a_checkpoint_numbers_ids_by_the_table(tmp_path):
     with Memory.open(path) as memory:
         assert memory.is_active("c_new")
         assert memory.integrity_problems() == []
+
+
+def test_a_damaged_table_in_a_stored_checkpoint_is_reported_and_answers_stay_right(tmp_path):
+    """The checkpoint's id slots reversed by hand (every value still a number of an id):
+    the reopened memory still finds every id, and integrity_problems names the checkpoint."""
+    import json
+    import sqlite3
+    from array import array
+
+    from jtms import Memory
+
+    path = tmp_path / "m.db"
+    document = {
+        "nodes": [{"id": f"e{i}", "kind": "evidence"} for i in range(50)]
+        + [{"id": f"c{i}", "kind": "claim"} for i in range(100)],
+        "justifications": [{"claim": f"c{i}", "antecedents": [f"e{i % 50}"]} for i in range(100)],
+    }
+    with Memory.create(path) as memory:
+        memory.import_graph(document, source="t")
+        memory.checkpoint()
+        assert memory.integrity_problems() == []
+    db = sqlite3.connect(path)
+    event, data = db.execute("SELECT event, data FROM checkpoints").fetchone()
+    magic_end = data.index(b"\n") + 1
+    header_end = data.index(b"\n", magic_end) + 1
+    position = header_end
+    for name, length in json.loads(data[magic_end:header_end])["sections"]:
+        if name == "id_slots":
+            slots = array("i", data[position : position + length])
+            slots.reverse()
+            data = data[:position] + slots.tobytes() + data[position + length :]
+        position += length
+    db.execute("UPDATE checkpoints SET data = ? WHERE event = ?", (data, event))
+    db.commit()
+    db.close()
+    with Memory.open(path) as memory:
+        assert memory.is_active("c7") and memory.is_active("e49")
+        outcome = memory.audit(["e3"], reason="t")
+        assert outcome.retired == frozenset({"e3", "c3", "c53"})
+        problems = memory.integrity_problems()
+        assert any("checkpoint" in p for p in problems), problems

@@ -282,6 +282,7 @@ class GrowingIndex:
         self.ids: list[str] = []
         # a dict, or (opened from a checkpoint) an IdTable until lookups are many
         self.number: MutableMapping[str, int] = {}
+        self.id_table: IdTable | None = None  # the checkpoint's, when opened from one
         self.is_evidence = bytearray()
         self.just_claim: Ints = []
         self.just_antecedents = Antecedents()
@@ -311,7 +312,8 @@ class GrowingIndex:
         if id_table is None:
             index.number = dict(zip(ids, range(len(ids))))
         else:
-            index.number = IdTable(ids, *id_table, on_built=index._hold_numbers)
+            index.id_table = IdTable(ids, *id_table, on_built=index._hold_numbers)
+            index.number = index.id_table
         index.is_evidence = is_evidence
         index.just_claim = just_claim
         index.just_antecedents = Antecedents(*antecedents)
@@ -325,8 +327,9 @@ class GrowingIndex:
         self.number = numbers
 
     def numbering_agrees(self) -> bool:
-        """Whether the id table (if the ids are numbered by one) is the one the ids give."""
-        return not isinstance(self.number, IdTable) or self.number.agrees()
+        """Whether the id table this index was opened with (if any, and whether or not it
+        has built its dict since) is the one the ids give."""
+        return self.id_table is None or self.id_table.agrees()
 
     def numbering(self) -> dict[str, int]:
         """The numbers of every id as a dict, for a caller about to look up many (an import
