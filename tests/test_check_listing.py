@@ -137,3 +137,74 @@ def test_items_past_the_listed_sets_get_their_kind_by_a_query(compiled):
         "g": ALTERNATIVE_SUPPORT,
         "r": REDUNDANT_INFLUENCE,
     }
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    # two alternatives or more a claim: unsafe claims with more sets than the cap are common
+    jst.support_structures(
+        cycles=True, max_evidence=6, max_claims=7, min_alternatives=2, premises=False
+    ),
+    st.integers(min_value=1, max_value=2),
+    st.integers(min_value=0, max_value=8),
+    st.booleans(),
+)
+def test_classify_gives_the_first_violations_their_kinds_and_the_rest_their_witnesses(
+    structure, cap, quota, compiled
+):
+    """check_structure(classify=N): the reports equal the full check's until N violations
+    are classified; after that a claim whose listing stops at the cap keeps its listing and
+    its witness audits, with no kind and no survivor; nothing else changes."""
+    with _paths(compiled):
+        full = check_structure(structure, max_listed=cap, label_budget=0)
+        quick = check_structure(structure, max_listed=cap, label_budget=0, classify=quota)
+    seen = 0
+    for a, b in zip(full.claims, quick.claims, strict=True):
+        assert (a.id, a.active, a.influence_safe) == (b.id, b.active, b.influence_safe)
+        assert a.minimal_justifications == b.minimal_justifications
+        assert a.minimal_justifications_complete == b.minimal_justifications_complete
+        assert [v.audit for v in a.violations] == [v.audit for v in b.violations]
+        if seen < quota or a.minimal_justifications_complete:
+            assert a == b
+        else:
+            assert all(v.kind is None and v.surviving_justification is None for v in b.violations)
+            assert not b.kinds_complete
+        seen += len(a.violations)
+
+
+def test_the_check_table_classifies_only_what_it_shows(tmp_path):
+    """``jtms check FILE`` (tables) prints the same text whether or not the violations past
+    the first table's rows are classified; on the regression file (a 288-claim agent memory
+    whose claims have thousands of minimal justifications; found by a stress test) the
+    relevance queries of the claims it never shows took 38-46 s, the tables now take a few."""
+    import io
+    import subprocess
+    import sys
+    from contextlib import redirect_stdout
+    from pathlib import Path
+
+    from jtms.cli.commands.theorycmds import SUMMARY_ROWS, print_report
+    from theory.graphfile import load_graph
+
+    path = Path(__file__).parent / "cases" / "check_many_justifications.json"
+    structure = load_graph(path)
+    claims = sorted(structure.claims)[:40]  # the first forty by id: enough violations
+    texts = []
+    for classify in (None, SUMMARY_ROWS):
+        report = check_structure(structure, claims, classify=classify)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            print_report(report, "t")
+        texts.append(out.getvalue())
+    assert texts[0] == texts[1]
+    assert sum(len(c.violations) for c in report.claims) > SUMMARY_ROWS
+    assert any(not c.kinds_complete for c in report.claims)  # something was left unclassified
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "jtms", "check", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert time.perf_counter() - started < 20

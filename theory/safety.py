@@ -253,6 +253,7 @@ def check_structure(
     max_justifications: int | None | Literal["unset"] = "unset",
     deadline: float | None = None,
     relevance_budget: int | None = RELEVANCE_CONFLICTS,
+    classify: int | None = None,
 ) -> SafetyReport:
     """Check every claim (or the given ones) for influence-safety.
 
@@ -269,6 +270,12 @@ def check_structure(
     under them (:meth:`~theory.structure.SupportStructure.under_audit`). ``deadline`` (a
     ``time.monotonic()`` value): stop after the first claim checked past it; the report then
     holds the claims checked so far, in order (at least one), and ``influence_safe`` is theirs.
+    ``classify`` (None: every one): classify (kinds and surviving justifications) the
+    violations of the claims, in order, until this many are; an unsafe claim after that
+    whose certificates need the SAT core gets its listing and its witness audits only (kind
+    None, no surviving justification, ``kinds_complete`` false). A report for people that
+    shows the first violations so skips the relevance queries of the rest, which on graphs
+    whose claims have thousands of minimal justifications are most of the check's time.
 
     Examples
     --------
@@ -295,6 +302,7 @@ def check_structure(
         label_budget=label_budget,
         blocked=blocked,
         relevance_budget=relevance_budget,
+        classify=classify,
     )
     reports = []
     with closing(run):
@@ -339,6 +347,7 @@ def stream_check(
     label_budget: int = LABEL_BUDGET,
     blocked: Iterable[str] = (),
     relevance_budget: int | None = RELEVANCE_CONFLICTS,
+    classify: int | None = None,
 ) -> CheckStream:
     """:func:`check_structure` one claim at a time: the verdicts are computed at once, each
     claim's certificates as its report is asked for. The options are
@@ -366,7 +375,15 @@ def stream_check(
         not unsafe,
         len(unsafe),
         _claim_reports(
-            index, facts, wanted, unsafe, max_listed, certificates, label_budget, relevance_budget
+            index,
+            facts,
+            wanted,
+            unsafe,
+            max_listed,
+            certificates,
+            label_budget,
+            relevance_budget,
+            classify,
         ),
     )
 
@@ -380,6 +397,7 @@ def _claim_reports(
     certificates: bool,
     label_budget: int,
     relevance_budget: int | None,
+    classify: int | None = None,
 ) -> Generator[ClaimReport, None, None]:
     labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
     # many claims for the SAT core: the compiled search lists each at a fraction of the
@@ -419,11 +437,22 @@ def _claim_reports(
                     False,  # kinds not computed
                 )
             elif (label := labels.get(n)) is not None:
-                yield _report_from_label(index, facts, claim, label, max_listed)
+                report = _report_from_label(index, facts, claim, label, max_listed)
+                classify = None if classify is None else classify - len(report.violations)
+                yield report
             else:
-                yield _report_from_sat(
-                    index, facts, claim, max_listed, compiled, relevance_budget, solvers
+                report = _report_from_sat(
+                    index,
+                    facts,
+                    claim,
+                    max_listed,
+                    compiled,
+                    relevance_budget,
+                    solvers,
+                    classified=classify is None or classify > 0,
                 )
+                classify = None if classify is None else classify - len(report.violations)
+                yield report
     finally:
         if solvers is not None:
             solvers.close()
@@ -894,6 +923,7 @@ def _report_from_sat(
     compiled: bool = False,
     relevance_budget: int | None = None,
     solvers: RelevanceSolvers | None = None,
+    classified: bool = True,
 ) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap (by the compiled methods with
     ``compiled``, by the portfolio of solver loops otherwise); when that is every minimal
@@ -903,7 +933,8 @@ def _report_from_sat(
     most ``relevance_budget`` conflicts for the claim's queries together (a kind past it is
     :data:`UNDECIDED`); survivors by the least fixpoint (compiled, or in Python). A claim with
     tens of thousands of minimal justifications so costs about what its first
-    ``max_listed`` cost."""
+    ``max_listed`` cost. Not ``classified`` (``check_structure(classify=)``): a list past
+    the cap leaves the violations witness audits, with no query."""
     n = index.number[claim]
     cap = None if max_listed is None else max_listed + 1
     program: SupportProgram | None = None
@@ -922,6 +953,12 @@ def _report_from_sat(
         label = [sum(1 << number[e] for e in s) for s in found]
         return _report_from_label(index, facts, claim, label, max_listed)
     known = smallest_first(found)
+    if not classified:
+        witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
+        unclassified = tuple(Violation(None, frozenset([e]), None) for e in witnesses)
+        return ClaimReport(
+            claim, True, False, unclassified, frozenset(known[:max_listed]), False, False
+        )
     # exact queries past the cap on the level-ranked encoding: every model founded, so
     # none of them needs a loop formula (built only when a query is needed)
     enumerator: JustificationEnumerator | None = None

@@ -487,13 +487,16 @@ def _checked(
                 done[0] += k
                 update(done[0])
 
+            # the tables show the first SUMMARY_ROWS violations (claims by id): only those
+            # need their kinds and surviving justifications (--json classifies every one)
             report = check_structure(
                 structure,
-                claims,
+                None if claims is None else sorted(claims),
                 max_listed=limit,
                 progress=advance,
                 blocked=blocked,
                 relevance_budget=relevance_budget,
+                classify=SUMMARY_ROWS,
             )
     except InputError as error:
         raise error.with_source(source) from None
