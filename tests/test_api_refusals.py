@@ -104,3 +104,32 @@ def test_a_closed_memory_refuses_every_call(memory: Memory, name: str, call: Cal
         with pytest.raises(InputError, match="closed"):
             call(view)
     memory.close()  # twice: harmless
+
+
+def test_theory_refuses_a_lone_string_where_it_takes_ids():
+    """`exact(g, "ab")` audited the evidence `a` and `b` (a string is an iterable of its
+    characters) and said nothing, though `ab` is a node of its own; `active_state(blocked=)`,
+    `check_structure(claims=)` likewise. Now a lone string, an item that is not a string and
+    a claim that is not a string are each an InputError naming the argument."""
+    import theory
+
+    g = theory.SupportStructure.build(
+        ["a", "b", "ab"], ["c", "cd"], [("c", ["a"]), ("c", ["b"]), ("cd", ["ab"])]
+    )
+    calls: list[Callable[[], object]] = [
+        lambda: theory.exact(g, "ab"),
+        lambda: theory.influence(g, "ab"),
+        lambda: theory.active_state(g, blocked="ab"),
+        lambda: theory.check_structure(g, claims="cd"),
+        lambda: list(theory.stream_check(g, claims="cd")),
+    ]
+    for call in calls:
+        with pytest.raises(InputError, match="got the string"):
+            call()
+    with pytest.raises(InputError, match="audit id 1: not a string"):
+        theory.exact(g, ["a", 1])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="a claim is an id"):
+        theory.minimal_justifications(g, ["c"])  # type: ignore[arg-type]
+    assert theory.exact(g, ["ab"]) == {"ab", "cd"}
+    assert theory.exact(g, iter(["a"])) == {"a"}
+    assert [r.id for r in theory.check_structure(g, claims=("cd",)).claims] == ["cd"]

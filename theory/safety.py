@@ -46,7 +46,7 @@ from theory.justifications import (
     kernels_loaded,
 )
 from theory.labels import LABEL_BUDGET, all_labels
-from theory.structure import SupportStructure
+from theory.structure import SupportStructure, id_list
 
 COMPILED_CHECK_FROM = 4
 """Claims that need the SAT core's certificates from which :func:`check_structure` loads
@@ -358,7 +358,9 @@ def stream_check(
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
     wanted = (
-        sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
+        sorted(structure.claims)
+        if claims is None
+        else [structure.require_claim(c) for c in id_list(claims, "claim")]
     )
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
     return CheckStream(
