@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from theory.canonical import smallest_first, sorted_ids, sorted_sets
 from theory.completion import SupportProgram
-from theory.errors import GraphError, Undecided
+from theory.errors import GraphError, Undecided, count_argument
 from theory.fixpoint import base_active
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import IndexView, SupportIndex, index_of
@@ -354,6 +354,9 @@ def stream_check(
     >>> [(r.id, len(r.violations)) for r in run]
     [('c', 2), ('d', 0)]
     """
+    count_argument(max_listed, "max_listed")
+    count_argument(label_budget, "label_budget", optional=False)
+    count_argument(relevance_budget, "relevance_budget")
     structure = structure.under_audit(blocked)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
