@@ -104,3 +104,64 @@ def test_a_closed_memory_refuses_every_call(memory: Memory, name: str, call: Cal
         with pytest.raises(InputError, match="closed"):
             call(view)
     memory.close()  # twice: harmless
+
+
+def test_theory_refuses_a_lone_string_where_it_takes_ids():
+    """`exact(g, "ab")` audited the evidence `a` and `b` (a string is an iterable of its
+    characters) and said nothing, though `ab` is a node of its own; `active_state(blocked=)`,
+    `check_structure(claims=)` likewise. Now a lone string, an item that is not a string and
+    a claim that is not a string are each an InputError naming the argument."""
+    import theory
+
+    g = theory.SupportStructure.build(
+        ["a", "b", "ab"], ["c", "cd"], [("c", ["a"]), ("c", ["b"]), ("cd", ["ab"])]
+    )
+    calls: list[Callable[[], object]] = [
+        lambda: theory.exact(g, "ab"),
+        lambda: theory.influence(g, "ab"),
+        lambda: theory.active_state(g, blocked="ab"),
+        lambda: theory.check_structure(g, claims="cd"),
+        lambda: list(theory.stream_check(g, claims="cd")),
+    ]
+    for call in calls:
+        with pytest.raises(InputError, match="got the string"):
+            call()
+    with pytest.raises(InputError, match="audit id 1: not a string"):
+        theory.exact(g, ["a", 1])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="a claim is an id"):
+        theory.minimal_justifications(g, ["c"])  # type: ignore[arg-type]
+    assert theory.exact(g, ["ab"]) == {"ab", "cd"}
+    assert theory.exact(g, iter(["a"])) == {"a"}
+    assert [r.id for r in theory.check_structure(g, claims=("cd",)).claims] == ["cd"]
+
+
+def test_theory_counts_and_budgets_are_checked():
+    """`check_structure(g, max_listed=-1)` listed every minimal justification but the last
+    (a slice) and `max_listed=1.5` raised TypeError deep in the listing;
+    `minimal_justifications(g, c, limit=-1)` raised islice's ValueError ("Stop argument for
+    islice()"), naming no argument. Each is now an InputError naming it."""
+    import theory
+
+    g = theory.SupportStructure.build(
+        ["a", "b", "e"], ["c"], [("c", ["a"]), ("c", ["b"]), ("c", ["e"])]
+    )
+    for options in (
+        {"max_listed": -1},
+        {"max_listed": 1.5},
+        {"label_budget": None},
+        {"label_budget": -1},
+        {"relevance_budget": -1},
+        {"relevance_budget": True},
+    ):
+        name = next(iter(options))
+        with pytest.raises(InputError, match=name):
+            theory.check_structure(g, **options)  # type: ignore[arg-type]
+        with pytest.raises(InputError, match=name):
+            theory.stream_check(g, **options)  # type: ignore[arg-type]
+    for limit in (-1, 2.0, "3"):
+        with pytest.raises(InputError, match="limit"):
+            theory.minimal_justifications(g, "c", limit=limit)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="label_budget"):
+        theory.minimal_justifications(g, "c", label_budget=-2)
+    assert len(theory.minimal_justifications(g, "c", limit=2)) == 2
+    assert len(theory.check_structure(g, max_listed=None).claims[0].minimal_justifications) == 3

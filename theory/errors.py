@@ -55,3 +55,21 @@ class Undecided(RuntimeError):
         self.question = question
         self.conflicts = conflicts
         super().__init__(f"{question}: no answer within {conflicts} conflicts")
+
+
+def count_argument(value: object, what: str, *, optional: bool = True) -> int | None:
+    """``value`` if it is a whole number of at least 0 (or None when ``optional``), else an
+    :class:`InputError` naming ``what``: the counts and budgets of the public functions.
+
+    >>> count_argument(-1, "limit")
+    Traceback (most recent call last):
+    ...
+    theory.errors.InputError: limit must be a whole number of at least 0 (or None), got -1
+    """
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        shown = shorten(repr(value)) if isinstance(value, int) else type(value).__name__
+        none = " (or None)" if optional else ""
+        raise InputError(f"{what} must be a whole number of at least 0{none}, got {shown}")
+    return value

@@ -45,9 +45,10 @@ from collections.abc import (
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from theory.fixpoint import active_numbers, flat_justification_rows, rederive
+from theory.graphalgo import strongly_connected_components
 from theory.id_table import IdTable
 from theory.index import (
     all_arrays,
@@ -58,6 +59,8 @@ from theory.index import (
     stable_order,
 )
 from theory.structure import GraphRows, SupportStructure, justification_rows
+
+T = TypeVar("T")
 
 NO_SUPPORT = -1
 NO_RANK = 1 << 62
@@ -917,6 +920,56 @@ class SupportState:
                 flags[a] = 1
         rederive(index, flags, [a for a in upstream if not index.is_evidence[a]])
         return blocked if flags[n] else frozenset()
+
+    def blocking_labels(self, labels: Mapping[int, frozenset[T]]) -> dict[int, frozenset[T]]:
+        """:meth:`blocking_roots` of every inactive node at once, each root read as its
+        ``labels`` (for instance the open audits that block it; a blocked node missing from
+        ``labels`` has none): the union of the labels of ``blocking_roots(n)`` for each
+        inactive ``n`` whose roots carry one.
+
+        Linear in the inactive part and its justifications (plus the unions of labels), where
+        calling :meth:`blocking_roots` for each inactive node is quadratic on a long chain.
+        The roots of ``n`` are the blocked nodes from which ``n`` is reached through inactive
+        nodes, kept only when lifting every block re-derives ``n``: one re-derivation of the
+        whole inactive part decides that for every node (each node's outcome depends on its
+        ancestry alone), and the labels flow along the components of the inactive part in
+        topological order.
+        """
+        index, active, blocks = self.index, self.active, self.blocks
+        inactive = [n for n in range(index.size) if not active[n]]
+        if not inactive or not blocks:
+            return {}
+        flags = bytearray(active)
+        is_evidence = index.is_evidence
+        for a in inactive:
+            if is_evidence[a]:
+                flags[a] = 1
+        rederive(index, flags, [a for a in inactive if not is_evidence[a]])
+        justs_of, just_antecedents = index.justs_of, index.just_antecedents
+        empty: frozenset[T] = frozenset()
+        reached: dict[int, frozenset[T]] = {}
+        result: dict[int, frozenset[T]] = {}
+        for component in strongly_connected_components(index, inactive):
+            inside = set(component)
+            parts: dict[int, frozenset[T]] = {}
+            for c in component:
+                own = labels.get(c, empty) if c in blocks else empty
+                if own:
+                    parts[id(own)] = own
+                for j in justs_of[c]:
+                    for a in just_antecedents[j]:
+                        if a not in inside:
+                            upstream = reached.get(a)
+                            if upstream:
+                                parts[id(upstream)] = upstream
+            if not parts:
+                continue
+            union = next(iter(parts.values())) if len(parts) == 1 else empty.union(*parts.values())
+            for c in component:
+                reached[c] = union
+                if flags[c]:
+                    result[c] = union
+        return result
 
     # --- planning ---------------------------------------------------------------------------
     def _supports_in_order(

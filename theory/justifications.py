@@ -39,7 +39,7 @@ from pysat.solvers import Solver
 
 from theory.cnf import Encoding, VariablePool, encode
 from theory.completion import ProgramCopy, SupportProgram
-from theory.errors import Undecided
+from theory.errors import Undecided, count_argument
 from theory.formula import Circuit, SupportCircuit, compile_support
 from theory.index import index_of
 from theory.labels import LABEL_BUDGET, UNBOUNDED, label_of
@@ -980,6 +980,8 @@ def minimal_justifications(
     >>> sorted(sorted(s) for s in minimal_justifications(g, "A"))
     [['p'], ['q']]
     """
+    count_argument(limit, "limit")
+    count_argument(label_budget, "label_budget")
     if method not in ("auto", "sat", "labels"):
         raise ValueError(f"unknown method {method!r}")
     if encoding not in ENCODINGS:

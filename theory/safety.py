@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from theory.canonical import smallest_first, sorted_ids, sorted_sets
 from theory.completion import SupportProgram
-from theory.errors import GraphError, Undecided
+from theory.errors import GraphError, Undecided, count_argument
 from theory.fixpoint import base_active
 from theory.graphalgo import solve_component, strongly_connected_components
 from theory.index import IndexView, SupportIndex, index_of
@@ -46,7 +46,7 @@ from theory.justifications import (
     kernels_loaded,
 )
 from theory.labels import LABEL_BUDGET, all_labels
-from theory.structure import SupportStructure
+from theory.structure import SupportStructure, id_list
 
 COMPILED_CHECK_FROM = 4
 """Claims that need the SAT core's certificates from which :func:`check_structure` loads
@@ -363,11 +363,16 @@ def stream_check(
     >>> [(r.id, len(r.violations)) for r in run]
     [('c', 2), ('d', 0)]
     """
+    count_argument(max_listed, "max_listed")
+    count_argument(label_budget, "label_budget", optional=False)
+    count_argument(relevance_budget, "relevance_budget")
     structure = structure.under_audit(blocked)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
     wanted = (
-        sorted(structure.claims) if claims is None else [structure.require_claim(c) for c in claims]
+        sorted(structure.claims)
+        if claims is None
+        else [structure.require_claim(c) for c in id_list(claims, "claim")]
     )
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
     return CheckStream(

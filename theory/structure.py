@@ -18,7 +18,7 @@ from enum import Enum
 from functools import cached_property
 from typing import NamedTuple
 
-from theory.errors import GraphError
+from theory.errors import GraphError, InputError, shorten
 
 
 class Kind(str, Enum):
@@ -163,14 +163,18 @@ class SupportStructure:
         return self.nodes[node_id].kind
 
     def require(self, ids: Iterable[str], *, what: str = "id") -> frozenset[str]:
-        """``ids`` as a frozenset, raising :class:`GraphError` for an unknown one."""
-        result = frozenset(ids)
+        """``ids`` as a frozenset, raising :class:`GraphError` for an unknown one and
+        :class:`InputError` for ids that are no collection of strings (a lone string would
+        be read as its characters: ``"ab"`` as the ids ``a`` and ``b``)."""
+        result = frozenset(id_list(ids, what))
         for node_id in sorted(result):
             if node_id not in self.nodes:
                 raise GraphError(f"unknown {what}", node=node_id)
         return result
 
     def require_claim(self, claim: str) -> str:
+        if not isinstance(claim, str):
+            raise InputError(f"a claim is an id (a string), got {type(claim).__name__}")
         if claim not in self.nodes:
             raise GraphError("unknown claim", node=claim)
         if self.nodes[claim].kind is not Kind.CLAIM:
@@ -256,3 +260,27 @@ class GraphRows:
         """(id, is evidence) of every node, in number order (:meth:`theory.incremental.GrowingIndex.extend_rows`)."""
         evidence = self.evidence
         return [(node_id, k < evidence) for k, node_id in enumerate(self.ids)]
+
+
+def id_list(ids: Iterable[str], what: str = "id") -> list[str]:
+    """``ids`` (any iterable of strings but a string itself) as a list.
+
+    >>> id_list(("a", "b"))
+    ['a', 'b']
+    >>> id_list("ab", "audit id")
+    Traceback (most recent call last):
+    ...
+    theory.errors.InputError: expected a collection of audit ids, got the string 'ab' (write ['ab'] for one id)
+    """
+    if isinstance(ids, (str, bytes)):
+        raise InputError(
+            f"expected a collection of {what}s, got the {'string' if isinstance(ids, str) else 'bytes'} "
+            f"{shorten(repr(ids))} (write [{shorten(repr(ids))}] for one id)"
+        )
+    if not isinstance(ids, Iterable):
+        raise InputError(f"expected a collection of {what}s, got {type(ids).__name__}")
+    result = list(ids)
+    for node_id in result:
+        if not isinstance(node_id, str):
+            raise InputError(f"{what} {shorten(repr(node_id))}: not a string")
+    return result

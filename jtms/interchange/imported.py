@@ -9,9 +9,12 @@ comes with the claims whose verdicts depend on that choice.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from theory.canonical import sorted_ids
+from theory.errors import InputError
+from theory.graphfile import MAX_GRAPH_BYTES
 from theory.structure import SupportStructure
 
 
@@ -135,3 +138,22 @@ class Imported:
 
     def audit_list(self) -> list[str]:
         return sorted_ids(self.audit)
+
+
+MAX_SOURCE_BYTES = MAX_GRAPH_BYTES
+"""The most a source document (an ftl-reasons export, a PROV document) may hold, as a graph
+file: reading stops there, so /dev/zero or a FIFO that never ends is refused, not read until
+memory runs out."""
+
+
+def read_text(path: str | Path) -> str:
+    """The UTF-8 text of ``path``, at most :data:`MAX_SOURCE_BYTES` of it (an
+    :class:`InputError` past that; ``OSError`` and ``UnicodeDecodeError`` are the caller's)."""
+    limit = MAX_SOURCE_BYTES
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(
+            f"larger than {limit:,} bytes, the most a source document may hold", source=str(path)
+        )
+    return data.decode("utf-8")

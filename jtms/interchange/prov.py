@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jtms.interchange.imported import ChoiceDependence, Imported, ImportReport
+from jtms.interchange.imported import ChoiceDependence, Imported, ImportReport, read_text
 from theory.errors import InputError
 from theory.ids import id_problem
 from theory.optional import import_optional
@@ -113,7 +113,7 @@ def load_document(path: str | Path) -> Any:
     """Read a PROV document with ``prov`` (one-line errors; its warnings are not printed)."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise InputError("no such file", source=source) from None
     except (OSError, UnicodeDecodeError) as error:

@@ -31,7 +31,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from jtms.interchange.imported import Disagreement, DroppedOutList, Imported, ImportReport
+from jtms.interchange.imported import (
+    Disagreement,
+    DroppedOutList,
+    Imported,
+    ImportReport,
+    read_text,
+)
 from theory.errors import InputError
 from theory.fixpoint import active_state
 from theory.graphalgo import tarjan
@@ -74,7 +80,7 @@ def read_reasons(path: str | Path, *, drop_out_lists: bool = False) -> Imported:
         network = network_from_sqlite(path)
     else:
         try:
-            network = json.loads(Path(path).read_text(encoding="utf-8"))
+            network = json.loads(read_text(path))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             raise InputError(
                 "not an ftl-reasons network: neither its SQLite store nor the JSON "

@@ -1675,6 +1675,18 @@ class Memory:
             sorted(a for a, numbers in loaded.audits.items() if not roots.isdisjoint(numbers))
         )
 
+    def _all_kept_out(self, loaded: _Loaded) -> dict[int, tuple[int, ...]]:
+        """:meth:`_kept_out_by` of every inactive node at once (one pass over the inactive
+        part: :meth:`theory.incremental.SupportState.blocking_labels`)."""
+        by_root: dict[int, set[int]] = {}
+        for audit, numbers in loaded.audits.items():
+            for n in numbers:
+                by_root.setdefault(n, set()).add(audit)
+        labels = {n: frozenset(audits) for n, audits in by_root.items()}
+        return {
+            n: tuple(sorted(audits)) for n, audits in loaded.state.blocking_labels(labels).items()
+        }
+
     def withdrawn(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Inactive nodes that were once active, latest withdrawal first, with the audits that
         keep them out now (``audits``; ``audit``, ``reason`` and ``reviewer`` are the first of
@@ -1686,13 +1698,14 @@ class Memory:
             active, number = loaded.state.active, loaded.index.number
             result: list[dict[str, Any]] = []
             reasons: dict[int, tuple[str | None, str | None, str]] = {}
+            kept_out = self._all_kept_out(loaded)
             for r in self._withdrawals(loaded):
                 if limit is not None and len(result) >= limit:
                     break
                 num = number[r.node]
                 if active[num]:
                     continue
-                audits = self._kept_out_by(loaded, num)
+                audits = kept_out.get(num, ())
                 item = {
                     "id": r.node,
                     "audit": r.event,
