@@ -366,6 +366,7 @@ def stream_check(
     count_argument(max_listed, "max_listed")
     count_argument(label_budget, "label_budget", optional=False)
     count_argument(relevance_budget, "relevance_budget")
+    count_argument(classify, "classify")
     structure = structure.under_audit(blocked)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
