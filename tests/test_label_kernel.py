@@ -428,3 +428,52 @@ def test_a_loop_pushes_on_only_the_sets_of_its_least_fixpoint(seed):
     assert found.status[0] == OK
     assert sets_of_ids(index, found, 0) == frozenset([frozenset(["e0"])])
     assert found.work <= 5 * 600, found.work
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(
+        st.lists(st.integers(0, 191), max_size=4, unique=True) | st.sampled_from([[3], [3, 70]]),
+        max_size=40,
+    )
+)
+def test_minimize_over_several_words_keeps_exactly_the_minimal_distinct_rows(rows):
+    """theory.label_kernel._minimize on rows of three words (sets of items 0-191; repeats,
+    subsets and the empty set drawn often): the distinct minimal rows, each once. Rows of
+    one size are compared for equality only, rows of smaller sizes for subsets."""
+    import numpy as np
+
+    from theory.label_kernel import _minimize
+
+    sets = np.zeros((max(1, len(rows)), 3), dtype=np.uint64)
+    for k, row in enumerate(rows):
+        for item in row:
+            sets[k, item // 64] |= np.uint64(1 << (item % 64))
+    work = np.array([0, 0, 1 << 62], dtype=np.int64)
+    out = _minimize(sets, len(rows), work)
+    got = [
+        frozenset(w * 64 + b for w in range(3) for b in range(64) if int(r[w]) >> b & 1)
+        for r in out
+    ]
+    distinct = {frozenset(row) for row in rows}
+    assert len(got) == len(set(got))
+    assert set(got) == {s for s in distinct if not any(t < s for t in distinct)}
+
+
+def test_an_antichain_of_twenty_thousand_singletons_is_labelled_within_the_work_budget():
+    """A claim with 20,000 alternatives of one evidence item each (a fuzzing pass found it):
+    every row was tested for a subset against every kept row over all 313 words, so the
+    labels gave up at their work budget and the SAT arms took past 100 s. Equal-size rows
+    are now compared for equality only: well within the budget."""
+    from theory.justifications import LABEL_WORK
+    from theory.label_kernel import UNLIMITED
+
+    count = 20_000
+    structure = SupportStructure.build(
+        [f"e{i}" for i in range(count)], ["c"], [("c", [f"e{i}"]) for i in range(count)]
+    )
+    index = index_of(structure)
+    found = labels(index, [index.number["c"]], max_sets=UNLIMITED, max_work=LABEL_WORK)
+    assert found.status[0] == OK
+    result = sets_of_ids(index, found, 0)
+    assert result is not None and len(result) == count

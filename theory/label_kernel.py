@@ -246,15 +246,50 @@ def _minimize(sets: Any, n: int, work: Any) -> Any:
                 kept += 1
         work[0] += tests
         return out[:kept].copy()
-    for i in order:
+    # wide rows (a cone of more than 64 evidence items): a row can hold a kept row of its
+    # own size only if the two are equal, so it is tested for subsets against the kept rows
+    # of smaller sizes only, and for equality against those of its size with its
+    # fingerprint (rows of one size are taken in fingerprint order); each test reads only
+    # the words between the kept row's first and last non-zero ones. An antichain of 20,000
+    # singletons over 20,000 items so costs no subset test (each tested against every kept
+    # row, over all 313 words until the kept one's bit: past a minute)
+    prints = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        h = np.uint64(0x9E3779B97F4A7C15)
+        for w in range(words):
+            h = (h ^ sets[i, w]) * np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(31)
+        prints[i] = h
+    start = 0
+    while start < n:  # each size class of ``order`` in fingerprint order
+        end = start + 1
+        while end < n and sizes[order[end]] == sizes[order[start]]:
+            end += 1
+        if end - start > 1:
+            block = order[start:end].copy()
+            by_print = np.argsort(prints[block])
+            for k in range(end - start):
+                order[start + k] = block[by_print[k]]
+        start = end
+    low = np.empty(n, dtype=np.int64)  # the kept rows' first and last non-zero words
+    high = np.empty(n, dtype=np.int64)
+    smaller = 0  # kept rows of a smaller size than the current row's
+    run = 0  # kept rows from here on share the current row's size and fingerprint
+    for k in range(n):
+        i = order[k]
         if work[0] + tests > work[2]:
             work[0] += tests
             work[1] = 2
             return out[:0].copy()
+        if k == 0 or sizes[i] != sizes[order[k - 1]]:
+            smaller = kept
+            run = kept
+        elif prints[i] != prints[order[k - 1]]:
+            run = kept
         dominated = False
-        for t in range(kept):
+        for t in range(smaller):
             inside = True
-            for w in range(words):
+            for w in range(low[t], high[t] + 1):
                 if out[t, w] & ~sets[i, w]:
                     inside = False
                     break
@@ -263,9 +298,27 @@ def _minimize(sets: Any, n: int, work: Any) -> Any:
                 tests += t + 1
                 break
         if not dominated:
-            tests += kept
+            tests += smaller
+            for t in range(run, kept):  # same size and fingerprint: a duplicate?
+                tests += 1
+                same = True
+                for w in range(words):
+                    if out[t, w] != sets[i, w]:
+                        same = False
+                        break
+                if same:
+                    dominated = True
+                    break
+        if not dominated:
+            lowest, highest = words, -1
             for w in range(words):
                 out[kept, w] = sets[i, w]
+                if sets[i, w]:
+                    if lowest == words:
+                        lowest = w
+                    highest = w
+            low[kept] = lowest if lowest < words else 0
+            high[kept] = highest
             kept += 1
     work[0] += tests
     return out[:kept].copy()
