@@ -165,3 +165,25 @@ def test_theory_counts_and_budgets_are_checked():
         theory.minimal_justifications(g, "c", label_budget=-2)
     assert len(theory.minimal_justifications(g, "c", limit=2)) == 2
     assert len(theory.check_structure(g, max_listed=None).claims[0].minimal_justifications) == 3
+
+
+def test_a_graph_file_is_a_path_not_a_file_descriptor():
+    """theory.load_graph(1) opened descriptor 1 (open() takes ints), read stdout and closed
+    it; anything but a str or a path-like is refused before any file is opened."""
+    import os
+
+    from theory.errors import InputError
+    from theory.graphfile import load_document, load_graph
+
+    read, write = os.pipe()
+    os.write(write, b"{}")  # a descriptor opened would read this, not block
+    os.close(write)
+    try:
+        for bad in (read, 2.5, None, b"g.json"):
+            with pytest.raises(InputError, match="a graph file is a path"):
+                load_graph(bad)  # type: ignore[arg-type]
+            with pytest.raises(InputError):
+                load_document(bad)  # type: ignore[arg-type]
+        os.fstat(read)  # still open
+    finally:
+        os.close(read)

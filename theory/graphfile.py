@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import gc
 import json
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from itertools import chain, repeat
@@ -61,6 +62,9 @@ def load_document(path: str | Path) -> Any:
     :func:`parse_graph`.
     """
     source = str(path)
+    if not isinstance(path, (str, os.PathLike)):
+        # open() takes an int as a file descriptor: load_graph(1) read, then closed, stdout
+        raise InputError(f"a graph file is a path (str or Path), got {type(path).__name__}")
     limit = MAX_GRAPH_BYTES
     try:
         with open(path, "rb") as handle:
