@@ -323,6 +323,20 @@ def test_kept_page_is_a_window_of_kept(memory_location):
         assert memory.kept_page(["e0"], offset=1, limit=2) == (len(full), full[1:3])
 
 
+def _audited_state(
+    data: st.DataObject, cycles: bool, *, max_evidence: int, max_claims: int, min_audits: int
+) -> SupportState:
+    """A random graph's state after ``min_audits`` to 3 random audits (pointers moved)."""
+    structure = data.draw(
+        jst.support_structures(cycles=cycles, max_evidence=max_evidence, max_claims=max_claims)
+    )
+    state = state_of(structure)
+    for _ in range(data.draw(st.integers(min_audits, 3), label="audits")):
+        audit = sorted(data.draw(jst.audits(structure, min_size=1), label="audit"))
+        state.apply(state.plan_retract(state.index.numbers(audit)))
+    return state
+
+
 @settings(max_examples=300)
 @given(data=st.data(), cycles=st.booleans())
 def test_support_region_on_flat_arrays_equals_the_list_walk(data, cycles):
@@ -332,12 +346,8 @@ def test_support_region_on_flat_arrays_equals_the_list_walk(data, cycles):
 
     from theory.incremental import _region_of_arrays
 
-    structure = data.draw(jst.support_structures(cycles=cycles, max_evidence=6, max_claims=12))
-    state = state_of(structure)
+    state = _audited_state(data, cycles, max_evidence=6, max_claims=12, min_audits=0)
     index = state.index
-    for _ in range(data.draw(st.integers(0, 3), label="audits")):
-        audit = sorted(data.draw(jst.audits(structure, min_size=1), label="audit"))
-        state.apply(state.plan_retract(index.numbers(audit)))
     offsets, flat = index.watchers.compressed()
     roots = data.draw(
         st.lists(st.integers(0, index.size - 1), min_size=1, max_size=4), label="roots"
@@ -386,12 +396,8 @@ def test_audits_of_a_memory_opened_from_its_checkpoint_are_exact(tmp_path):
 def test_blocking_labels_are_the_blocking_roots_of_every_inactive_node(data, cycles):
     """The one-pass form equals :meth:`SupportState.blocking_roots` node by node, with audited
     claims, support loops and nodes that no block keeps out (a loop with no base)."""
-    structure = data.draw(jst.support_structures(cycles=cycles, max_evidence=5, max_claims=8))
-    state = state_of(structure)
+    state = _audited_state(data, cycles, max_evidence=5, max_claims=8, min_audits=1)
     index = state.index
-    for _ in range(data.draw(st.integers(1, 3), label="audits")):
-        audit = sorted(data.draw(jst.audits(structure, min_size=1), label="audit"))
-        state.apply(state.plan_retract(index.numbers(audit)))
     labels = {n: frozenset({n}) for n in state.blocks}
     expected = {n: roots for n in range(index.size) if (roots := state.blocking_roots(n))}
     assert state.blocking_labels(labels) == expected
