@@ -566,3 +566,37 @@ def test_scale_beyond_its_bound_is_refused_before_any_work(capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert "--scale" in err[-1] and "at most 1,000,000" in err[-1]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["revisionpair", "--seeds", "20001"],  # about three hours (a fuzzing pass ran it)
+        ["all", "--seeds", "100"],
+        ["diagnosis", "--seeds", "4", "--scale", "1000000,1000000"],  # the scales, per seed
+        ["scimap", "--seeds", "600", "--sweep", "2000,200,120,80"],  # the budgets, per seed
+    ],
+)
+def test_a_long_study_run_is_refused_without_yes_before_any_work(capsys, monkeypatch, argv):
+    """A run estimated above five minutes is exit 2 with its estimate, before any study runs
+    (jtms.studies.run_study is not called); the same run with --yes is let through."""
+    import jtms.studies
+
+    started = []
+
+    def refuse(*args, **kwargs):
+        started.append(args)
+        raise RuntimeError("a study ran")
+
+    monkeypatch.setattr(jtms.studies, "run_study", refuse)
+    assert main(["study", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "pass --yes" in err[-1] and "estimated" in err[-1]
+    assert started == []
+    with pytest.raises(RuntimeError, match="a study ran"):
+        main(["study", *argv, "--yes"])
+
+
+def test_a_short_study_run_needs_no_yes(capsys):
+    assert main(["study", "scimap", "--seeds", "2"]) == 0
+    assert "seeds 1, 2" in capsys.readouterr().out

@@ -57,6 +57,34 @@ _positive = at_least(1)
 MAX_SCALE = 1_000_000
 
 
+# A run estimated above LONG_RUN seconds needs --yes (as `jtms enumerate` asks): CPU seconds
+# of one seed of each study, measured on the 2-core VM (three seeds each, in one process),
+# and of the diagnosis study's repair latency per claim of each --scale memory (10,000
+# claims: 0.42 s; 100,000: 4.7 s). --seeds 20001 of revisionpair was about three hours.
+LONG_RUN = 300.0
+SEED_SECONDS = {"revisionpair": 0.5, "scimap": 0.16, "heterogeneous": 0.33, "diagnosis": 0.45}
+SCALE_SECONDS_PER_CLAIM = 5e-5
+
+
+def _check_run_length(args: argparse.Namespace, names: list[str], scales: list[int]) -> None:
+    """Refuse, before any study runs, a run estimated above ``LONG_RUN`` seconds unless
+    ``--yes`` is given (exit 2, with the estimate)."""
+    points = len(args.sweep) if args.sweep else 1
+    seconds = 0.0
+    for name in names:
+        one = SEED_SECONDS[name]
+        if name == "diagnosis" and not args.sweep:
+            one += SCALE_SECONDS_PER_CLAIM * sum(scales)
+        seconds += args.seeds * points * one
+    if seconds > LONG_RUN and not args.yes:
+        took = f"{seconds / 3600:,.1f} h" if seconds >= 5400 else f"{seconds / 60:.1f} min"
+        raise InputError(
+            f"{args.seeds:,} seed(s) of {', '.join(names)}"
+            + (f" at {points} budgets" if args.sweep else "")
+            + f" take an estimated {took}, over {LONG_RUN / 60:.0f} min: pass --yes to start it"
+        )
+
+
 def _scale_list(text: str) -> list[int]:
     sizes = _positive_list(text)
     for size in sizes:
@@ -120,6 +148,11 @@ def register(subparsers: Any) -> None:
         metavar="N1,N2",
         help="diagnosis: also measure repair latency on memories of N claims "
         f"(default 10000,100000, each at most {MAX_SCALE:,}; 'none' to skip)",
+    )
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help=f"start a run estimated above {LONG_RUN / 60:.0f} minutes (refused without it)",
     )
     p.set_defaults(func=run)
 
@@ -193,6 +226,7 @@ def run(args: argparse.Namespace) -> int:
         _check_plot(args.plot)
     answerer = _load_answerer(args.answerer) if args.answerer else None
     scales = [10_000, 100_000] if args.scale is None else args.scale
+    _check_run_length(args, names, scales)
 
     def seeds_of(name: str) -> list[int]:
         first = DEFAULT_SEEDS[name] if args.seed is None else args.seed
