@@ -325,13 +325,14 @@ def test_revise_from_reasons_is_after_the_retractions(files, capsys):
 def test_a_source_document_is_read_bounded(tmp_path, capsys, monkeypatch, kind, name):
     """`jtms check /dev/zero --from reasons` (or prov, or a FIFO that never ends) read the
     whole stream into memory until the process was killed (SIGKILL, no message): the
-    readers used Path.read_text. They now read at most MAX_SOURCE_BYTES, as a graph file
-    is read, and refuse more in one line (exit 2). Shown with a small cap on a regular file."""
-    import jtms.interchange.imported as imported
+    readers used Path.read_text. They now read at most MAX_GRAPH_BYTES, as a graph file is
+    read (theory.graphfile.read_bounded), and refuse more in one line (exit 2). Shown with
+    a small cap on a regular file."""
+    import theory.graphfile
 
-    monkeypatch.setattr(imported, "MAX_SOURCE_BYTES", 1000)
+    monkeypatch.setattr(theory.graphfile, "MAX_GRAPH_BYTES", 1000)
     path = tmp_path / name
     path.write_text("[" + " " * 2000 + "]")
     options = ["--derivations", "and"] if kind == "prov" else []
     assert main(["check", str(path), "--from", kind, "--json", *options]) == 2
-    assert "larger than 1,000 bytes" in capsys.readouterr().err
+    assert "larger than 1,000 bytes, the most a source document may hold" in capsys.readouterr().err

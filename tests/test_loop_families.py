@@ -227,6 +227,20 @@ def _burn(seconds: float) -> None:
         pass
 
 
+def _finishing(units: int, seconds: float, answer: frozenset[str]):
+    """A synthetic portfolio arm: ``units`` of work and ``seconds`` of CPU a step, the
+    answer ``{answer}`` at its tenth step."""
+
+    def arm():
+        for _ in range(9):
+            _burn(seconds)
+            yield units, (), False
+        _burn(seconds)
+        yield units, (answer,), True
+
+    return arm
+
+
 @pytest.mark.parametrize("balance", ["work", "time", "both"])
 def test_a_portfolio_balanced_by_time_bounds_the_cpu_of_an_arm_whose_units_are_dear(balance):
     """An arm that reports little work for much CPU time (the ranked encoding of a long
@@ -239,13 +253,7 @@ def test_a_portfolio_balanced_by_time_bounds_the_cpu_of_an_arm_whose_units_are_d
             _burn(0.005)
             yield 1, (), False
 
-    def cheap():  # 20 units of work, 2 ms of CPU, finishes after 10 steps
-        for _ in range(9):
-            _burn(0.002)
-            yield 20, (), False
-        _burn(0.002)
-        yield 20, (a,), True
-
+    cheap = _finishing(20, 0.002, a)  # 20 units of work, 2 ms of CPU a step
     # the usual method first: balanced by both, its units are what CPU time is counted in
     portfolio = Portfolio([Arm("cheap", cheap), Arm("dear", dear)], balance=balance)
     assert portfolio.run() == {a}
@@ -271,13 +279,7 @@ def test_a_portfolio_balanced_by_both_gives_an_arm_whose_units_are_cheap_no_extr
             _burn(0.0001)
             yield 1_000_000, (), False
 
-    def steady():  # 100 units of work in 1 ms a step (dearer than UNIT_SECONDS), 10 steps
-        for _ in range(9):
-            _burn(0.001)
-            yield 100, (), False
-        _burn(0.001)
-        yield 100, (a,), True
-
+    steady = _finishing(100, 0.001, a)  # 1 ms a step: dearer than UNIT_SECONDS
     portfolio = Portfolio([Arm("steady", steady), Arm("prolific", prolific)], balance=balance)
     assert portfolio.run() == {a}
     assert portfolio.winner == "steady"

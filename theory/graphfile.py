@@ -54,6 +54,24 @@ def load_graph(path: str | Path) -> SupportStructure:
     return parse_graph(load_document(path), source=str(path))
 
 
+def read_bounded(path: str | Path, what: str = "a file", advice: str = "") -> bytes:
+    """The bytes of the file at ``path``, at most :data:`MAX_GRAPH_BYTES` of them: reading
+    stops there, so /dev/zero or a FIFO that never ends is refused (a :class:`GraphError`
+    saying that ``what`` may hold no more, then ``advice``), not read until memory runs out.
+    ``path`` must be a str or a path-like (``open`` takes an int as a file descriptor: a
+    graph read from 1 would read, then close, stdout). ``OSError`` is the caller's."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"{what} is a path (str or Path), got {type(path).__name__}")
+    limit = MAX_GRAPH_BYTES
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise GraphError(
+            f"larger than {limit:,} bytes, the most {what} may hold{advice}", source=str(path)
+        )
+    return data
+
+
 def load_document(path: str | Path) -> Any:
     """Read and decode a JSON file (not yet validated), with one-line errors naming it.
 
@@ -62,20 +80,8 @@ def load_document(path: str | Path) -> Any:
     :func:`parse_graph`.
     """
     source = str(path)
-    if not isinstance(path, (str, os.PathLike)):
-        # open() takes an int as a file descriptor: load_graph(1) read, then closed, stdout
-        raise InputError(f"a graph file is a path (str or Path), got {type(path).__name__}")
-    limit = MAX_GRAPH_BYTES
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(limit + 1)  # bounded: /dev/zero or a FIFO that never ends
-        if len(data) > limit:
-            raise GraphError(
-                f"larger than {limit:,} bytes, the most a graph file may hold "
-                "(split it and import the parts)",
-                source=source,
-            )
-        text = data.decode("utf-8")
+        text = read_bounded(path, "a graph file", " (split it and import the parts)").decode()
     except FileNotFoundError:
         raise GraphError("no such file", source=source) from None
     except IsADirectoryError:

@@ -413,7 +413,16 @@ def _claim_reports(
         or index.size >= COMPILED_FROM
         or sum(1 for n in unsafe if labels.get(n) is None) >= COMPILED_CHECK_FROM
     )
-    unclassified: dict[str, Violation] = {}
+    shared: dict[str, Violation] = {}
+
+    def witnesses(n: int) -> tuple[Violation, ...]:
+        """The claim's violations as witness audits only (no kind, no survivor): a value,
+        one object per evidence item, shared (a 100k-claim graph has millions of them)."""
+        return tuple(
+            shared.get(e) or shared.setdefault(e, Violation(None, frozenset([e]), None))
+            for e in sorted(index.names_of_bits(facts.unsafe_bits(n)))
+        )
+
     # the compiled path checks many claims: the members of one component share a solver
     solvers = RelevanceSolvers() if compiled else None
     try:
@@ -425,39 +434,24 @@ def _claim_reports(
                 critical = facts.critical[n]
                 assert critical is not None  # an active claim has a critical set
                 yield ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(critical)]))
-            elif not certificates:
-                witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
-                # a witness-only violation is a value: one object per evidence item, shared
-                # (a 100k-claim graph has millions of them)
-                yield ClaimReport(
-                    claim,
-                    True,
-                    False,
-                    tuple(
-                        unclassified.get(e)
-                        or unclassified.setdefault(e, Violation(None, frozenset([e]), None))
-                        for e in witnesses
-                    ),
-                    frozenset(),
-                    False,
-                    False,  # kinds not computed
-                )
-            elif (label := labels.get(n)) is not None:
-                report = _report_from_label(index, facts, claim, label, max_listed)
-                classify = None if classify is None else classify - len(report.violations)
-                yield report
+            elif not certificates:  # kinds not computed
+                yield ClaimReport(claim, True, False, witnesses(n), frozenset(), False, False)
             else:
-                report = _report_from_sat(
-                    index,
-                    facts,
-                    claim,
-                    max_listed,
-                    compiled,
-                    relevance_budget,
-                    solvers,
-                    classified=classify is None or classify > 0,
-                )
-                classify = None if classify is None else classify - len(report.violations)
+                if (label := labels.get(n)) is not None:
+                    report = _report_from_label(index, facts, claim, label, max_listed)
+                else:
+                    report = _report_from_sat(
+                        index,
+                        facts,
+                        claim,
+                        max_listed,
+                        compiled,
+                        relevance_budget,
+                        solvers,
+                        unclassified=None if classify is None or classify > 0 else witnesses,
+                    )
+                if classify is not None:
+                    classify -= len(report.violations)
                 yield report
     finally:
         if solvers is not None:
@@ -929,7 +923,7 @@ def _report_from_sat(
     compiled: bool = False,
     relevance_budget: int | None = None,
     solvers: RelevanceSolvers | None = None,
-    classified: bool = True,
+    unclassified: Callable[[int], tuple[Violation, ...]] | None = None,
 ) -> ClaimReport:
     """Certificates from the SAT core: enumerate up to the cap (by the compiled methods with
     ``compiled``, by the portfolio of solver loops otherwise); when that is every minimal
@@ -939,8 +933,8 @@ def _report_from_sat(
     most ``relevance_budget`` conflicts for the claim's queries together (a kind past it is
     :data:`UNDECIDED`); survivors by the least fixpoint (compiled, or in Python). A claim with
     tens of thousands of minimal justifications so costs about what its first
-    ``max_listed`` cost. Not ``classified`` (``check_structure(classify=)``): a list past
-    the cap leaves the violations witness audits, with no query."""
+    ``max_listed`` cost. With ``unclassified`` (``check_structure(classify=)`` spent), a
+    list past the cap leaves the violations the witness audits it gives, with no query."""
     n = index.number[claim]
     cap = None if max_listed is None else max_listed + 1
     program: SupportProgram | None = None
@@ -959,12 +953,9 @@ def _report_from_sat(
         label = [sum(1 << number[e] for e in s) for s in found]
         return _report_from_label(index, facts, claim, label, max_listed)
     known = smallest_first(found)
-    if not classified:
-        witnesses = sorted(index.names_of_bits(facts.unsafe_bits(n)))
-        unclassified = tuple(Violation(None, frozenset([e]), None) for e in witnesses)
-        return ClaimReport(
-            claim, True, False, unclassified, frozenset(known[:max_listed]), False, False
-        )
+    if unclassified is not None:
+        listed = frozenset(known[:max_listed])
+        return ClaimReport(claim, True, False, unclassified(n), listed, False, False)
     # exact queries past the cap on the level-ranked encoding: every model founded, so
     # none of them needs a loop formula (built only when a query is needed)
     enumerator: JustificationEnumerator | None = None

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from theory.canonical import sorted_ids
-from theory.errors import InputError
-from theory.graphfile import MAX_GRAPH_BYTES
+from theory.graphfile import read_bounded
 from theory.structure import SupportStructure
 
 
@@ -140,20 +139,8 @@ class Imported:
         return sorted_ids(self.audit)
 
 
-MAX_SOURCE_BYTES = MAX_GRAPH_BYTES
-"""The most a source document (an ftl-reasons export, a PROV document) may hold, as a graph
-file: reading stops there, so /dev/zero or a FIFO that never ends is refused, not read until
-memory runs out."""
-
-
 def read_text(path: str | Path) -> str:
-    """The UTF-8 text of ``path``, at most :data:`MAX_SOURCE_BYTES` of it (an
-    :class:`InputError` past that; ``OSError`` and ``UnicodeDecodeError`` are the caller's)."""
-    limit = MAX_SOURCE_BYTES
-    with open(path, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise InputError(
-            f"larger than {limit:,} bytes, the most a source document may hold", source=str(path)
-        )
-    return data.decode("utf-8")
+    """The UTF-8 text of a source document (an ftl-reasons export, a PROV document), bounded
+    as a graph file is (:func:`theory.graphfile.read_bounded`: an :class:`InputError` past
+    the bound; ``OSError`` and ``UnicodeDecodeError`` are the caller's)."""
+    return read_bounded(path, "a source document").decode("utf-8")
