@@ -21,9 +21,9 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.generate import layered, memory
-from theory.formula import compile_support
-from theory.graphfile import graph_to_dict, parse_graph
-from theory.justifications import JustificationEnumerator
+from theory.io.graphfile import graph_to_dict, parse_graph
+from theory.solver.formula import compile_support
+from theory.solver.justifications import JustificationEnumerator
 
 LAYERED = [
     (30, 2, 12, 1, (2, 3), (2, 3)),

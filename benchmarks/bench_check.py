@@ -25,17 +25,17 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.generate import memory
-from theory.fixpoint import base_active
-from theory.graphfile import load_graph, save_graph
-from theory.index import index_of
-from theory.safety import check_structure, verdicts
+from theory.io.graphfile import load_graph, save_graph
+from theory.model.index import index_of
+from theory.safety.check import check_structure, verdicts
+from theory.semantics.fixpoint import base_active
 
 
 def summary_phases(path: Path) -> dict:
     """What ``jtms check --summary`` computes, by phase (CPU seconds, cyclic GC paused as the
     command does): parse, index, the summary (verdicts and counts), JSON."""
-    from theory.graphfile import paused_gc
-    from theory.safety import summarize_structure
+    from theory.io.graphfile import paused_gc
+    from theory.safety.check import summarize_structure
 
     clock = time.process_time
     row: dict = {}

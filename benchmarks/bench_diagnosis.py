@@ -11,12 +11,12 @@ active claims drawn at random (seeded), so every nogood is a contradiction.
 
 Measured (medians over ``--repeats`` runs):
 
-- ``diagnose``: :func:`theory.diagnosis.diagnose` on the graph: every nogood's conflict sets
+- ``diagnose``: :func:`theory.semantics.diagnosis.diagnose` on the graph: every nogood's conflict sets
   and the ``--max-diagnoses`` cheapest diagnoses with their dry-run impact. The issue's
   budget is 2 s at 10k claims.
 - ``memory``: the same through a stored SQLite memory, ``Memory.open`` + ``Memory.diagnose``
   (reads the graph and the nogoods back, audits in force), cold process state.
-- conflict sets per nogood: the SAT core (:func:`theory.conflicts.conflict_sets`) against
+- conflict sets per nogood: the SAT core (:func:`theory.semantics.conflicts.conflict_sets`) against
   clingo (:func:`jtms.fuzz.clingo_oracle.clingo_conflict_sets`: the oracle's program, the
   evidence off-atoms a choice, subset-minimal by ``domRec``, grounding included), both given
   the nogood's support cone only (its nodes' ancestors: the same answer, and clingo would
@@ -42,12 +42,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.generate import memory as memory_graph  # noqa: E402
 from jtms.fuzz.clingo_oracle import clingo_conflict_sets  # noqa: E402
 from jtms.memory.memory import Memory  # noqa: E402
-from theory.conflicts import conflict_sets  # noqa: E402
-from theory.diagnosis import diagnose  # noqa: E402
-from theory.fixpoint import active_state  # noqa: E402
-from theory.graphalgo import ancestor_numbers  # noqa: E402
-from theory.index import index_of  # noqa: E402
-from theory.structure import Nogood, SupportStructure  # noqa: E402
+from theory.model.graphalgo import ancestor_numbers  # noqa: E402
+from theory.model.index import index_of  # noqa: E402
+from theory.model.structure import Nogood, SupportStructure  # noqa: E402
+from theory.semantics.conflicts import conflict_sets  # noqa: E402
+from theory.semantics.diagnosis import diagnose  # noqa: E402
+from theory.semantics.fixpoint import active_state  # noqa: E402
 
 BUDGET_S = 2.0
 

@@ -1,15 +1,15 @@
-"""The compiled search's exchange attempts per model (:data:`theory.cdcl.ATTEMPTS`) against
+"""The compiled search's exchange attempts per model (:data:`theory.solver.cdcl.ATTEMPTS`) against
 its time, per loop family and held-out shape.
 
     python -m benchmarks.bench_exchange_attempts [--attempts 0,16,64] [--seed 61]
         [--held-out-seed 62] [--scale 1] [--json]
 
-After each true model the exchange step of the compiled search (:mod:`theory.exchange`) may
+After each true model the exchange step of the compiled search (:mod:`theory.solver.exchange`) may
 look for more justifications without the solver, up to ``attempts`` tries (and
-:data:`~theory.exchange.PATIENCE` failed tries in a row); the solver then learns all it found
+:data:`~theory.solver.exchange.PATIENCE` failed tries in a row); the solver then learns all it found
 at once. For every goal of 3 members of each loop family (``--seed``), 2 members of each
 held-out shape (``--held-out-seed``, ``--scale``) and the case files, the search
-(:func:`theory.cdcl.search`, run to the end) is timed in process, best of 3, with each number
+(:func:`theory.solver.cdcl.search`, run to the end) is timed in process, best of 3, with each number
 of attempts, and the answers compared. Printed: each group's total milliseconds per setting.
 """
 
@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.loop_families import FAMILIES, HELD_OUT, Member, case_files, members
-from theory.cdcl import search
-from theory.cone_cnf import PREMISE, cone_cnf
-from theory.cone_kernel import ConeOracle
-from theory.exchange import Exchange
-from theory.index import index_of
+from theory.model.index import index_of
+from theory.solver.cdcl import search
+from theory.solver.cone_cnf import PREMISE, cone_cnf
+from theory.solver.cone_kernel import ConeOracle
+from theory.solver.exchange import Exchange
 
 
 def _best_of(

@@ -30,8 +30,8 @@ from jtms.fuzz.differential import (
     differential_campaign,
 )
 from jtms.fuzz.runner import fuzz_rule, hypothesis_settings
-from theory.fixpoint import active_state
-from theory.revision import RULES
+from theory.semantics.fixpoint import active_state
+from theory.semantics.revision import RULES
 
 
 def bench_rules(examples: int, seed: int) -> list[dict]:

@@ -9,7 +9,7 @@ Run:  python -m benchmarks.bench_justifications [--sympy-timeout 60] [--json]
 ``--loops`` runs the support-loop cases (layered graphs with back-edges, long cycles,
 nested strongly connected components): the default method (``auto``), the SAT core with
 the default encoding (completion + loop formulas) in one search (``method="sat"``: the
-compiled solver of :mod:`theory.cdcl`), the same one search over CaDiCaL through
+compiled solver of :mod:`theory.solver.cdcl`), the same one search over CaDiCaL through
 python-sat, the solver loop of a few calls per justification (the enumerator's iterator), the
 unrolled-circuit oracle where it is affordable, and clingo, side by side in one run, plus ``jtms supports`` end to end on the
 long cycles (wall and CPU seconds of the child process). A second table says what the
@@ -39,12 +39,16 @@ from rich.table import Table
 
 from benchmarks.generate import cycle, layered, layered_cyclic, nested_loops
 from benchmarks.peers import clingo_minimal_justifications, sympy_minimal_justifications
-from theory import justifications
-from theory.index import index_of
-from theory.justifications import JustificationEnumerator, _compiled_search, minimal_justifications
-from theory.label_kernel import labels
-from theory.reference import evidence_ancestors
-from theory.structure import SupportStructure
+from theory.model.index import index_of
+from theory.model.structure import SupportStructure
+from theory.solver import justifications
+from theory.solver.justifications import (
+    JustificationEnumerator,
+    _compiled_search,
+    minimal_justifications,
+)
+from theory.solver.label_kernel import labels
+from theory.testing.reference import evidence_ancestors
 
 # (evidence, layers, width, seed, justifications per claim, antecedents per justification)
 LAYERED = [
@@ -159,7 +163,7 @@ LAYERED_CYCLIC = [
     (48, 12, 18, 3, 0.05),
 ]
 # the same family with other seeds and shapes (``--held-out``); used for one choice only, the
-# compiled solver's activity decay (theory.cdcl.ACTIVITY_DECAY), among four values
+# compiled solver's activity decay (theory.solver.cdcl.ACTIVITY_DECAY), among four values
 LAYERED_HELD_OUT = [
     (44, 11, 16, 4, 0.1),
     (48, 12, 18, 5, 0.08),
@@ -203,7 +207,7 @@ def run_loops(repeats: int, oracle_limit: int = UNROLLED_LIMIT) -> list[dict]:
         )
         index = index_of(structure)
         target = [index.number[claim]]
-        # the same one search over CaDiCaL through python-sat instead of theory.cdcl
+        # the same one search over CaDiCaL through python-sat instead of theory.solver.cdcl
         cadical, row["sat_cadical"] = timed(
             lambda: _compiled_search(index, target[0], "cadical195"), times
         )
@@ -392,7 +396,7 @@ def cli_supports(k: int) -> dict:
     import tempfile
     from pathlib import Path
 
-    from theory.graphfile import save_graph
+    from theory.io.graphfile import save_graph
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"cycle{k}.json"
@@ -534,7 +538,7 @@ def main() -> None:
         "--label-work",
         type=int,
         default=None,
-        help="the default method's label work budget (theory.justifications.LABEL_WORK, "
+        help="the default method's label work budget (theory.solver.justifications.LABEL_WORK, "
         f"default {justifications.LABEL_WORK:,}), to compare budgets",
     )
     parser.add_argument(

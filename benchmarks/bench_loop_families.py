@@ -45,15 +45,15 @@ from typing import Any, cast
 
 from benchmarks.loop_families import FAMILIES, HELD_OUT, Member, case_files, members
 from benchmarks.peers import clingo_minimal_justifications
-from theory.graphfile import graph_to_dict, parse_graph
-from theory.justifications import minimal_justifications
-from theory.structure import SupportStructure
+from theory.io.graphfile import graph_to_dict, parse_graph
+from theory.model.structure import SupportStructure
+from theory.solver.justifications import minimal_justifications
 
 METHODS: dict[str, Callable[[SupportStructure, str], frozenset[frozenset[str]]]] = {
     "auto": lambda g, c: minimal_justifications(g, c, compiled=True),
     "interpreted": lambda g, c: minimal_justifications(g, c, compiled=False),
     # the compiled default with every search arm over python-sat's CaDiCaL instead of the
-    # built-in solver (theory/cdcl.py): the comparison behind docs/solver.md's choice
+    # built-in solver (theory/solver/cdcl.py): the comparison behind docs/solver.md's choice
     "cadical": lambda g, c: minimal_justifications(g, c, compiled=True, solver="cadical195"),
     "clingo": clingo_minimal_justifications,
 }
@@ -71,11 +71,11 @@ def _as_process_of(method: str) -> None:
     """Make this (child or worker) process one that ``method`` runs in: for "interpreted",
     the path of a one-shot command, which has not loaded the compiled kernels. The parent has
     (for the other methods), so without this the interpreted portfolio would also get its
-    compiled arm (theory.justifications.enumerate_minimal)."""
+    compiled arm (theory.solver.justifications.enumerate_minimal)."""
     if method == "interpreted":
-        import theory.justifications
+        import theory.solver.justifications
 
-        theory.justifications.kernels_loaded = lambda: False  # type: ignore[assignment]
+        theory.solver.justifications.kernels_loaded = lambda: False  # type: ignore[assignment]
 
 
 def _child(

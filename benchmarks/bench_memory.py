@@ -147,7 +147,7 @@ def graph_document(n_claims: int, seed: int, graph: str = "bench", texts: bool =
     every node gets a text, as imported documents often have."""
     if graph == "agent":
         from benchmarks.generate import memory
-        from theory.graphfile import graph_to_dict
+        from theory.io.graphfile import graph_to_dict
 
         document = graph_to_dict(memory(n_claims, seed=seed, back_edges=0.05))
     else:
@@ -463,17 +463,17 @@ def main(argv: list[str] | None = None) -> int:
         choices=("auto", "compiled", "python"),
         default="auto",
         help="how this process plans audits: auto (the Python planner until it has planned "
-        "for theory.incremental.PLANNER_AFTER_S, then the compiled one: a 20-round run never "
+        "for jtms.engine.incremental.PLANNER_AFTER_S, then the compiled one: a 20-round run never "
         "gets there), compiled (loaded first, as a long-lived process has it) or python "
         "(never compiled). Cold commands are new processes: auto",
     )
     args = parser.parse_args(argv)
-    import theory.incremental
+    import jtms.engine.incremental
 
     if args.planner == "compiled":
-        theory.incremental.load_compiled_planner()
+        jtms.engine.incremental.load_compiled_planner()
     elif args.planner == "python":
-        theory.incremental.PLANNER_AFTER_S = float("inf")
+        jtms.engine.incremental.PLANNER_AFTER_S = float("inf")
     compile_sources()
     with tempfile.TemporaryDirectory() as tmp:
         if args.curve:

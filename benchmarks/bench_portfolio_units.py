@@ -2,32 +2,32 @@
 
     python -m benchmarks.bench_portfolio_units [--seed 777] [--count 3] [--goals 2] [--json]
 
-The portfolio (:mod:`theory.portfolio`) advances the arm that has done the least work, so its
+The portfolio (:mod:`theory.solver.portfolio`) advances the arm that has done the least work, so its
 bound (a query costs about the number of arms times the best arm's work) holds in time only
 if a unit of work costs about the same in every arm. For each goal of ``--count`` members of
 every loop family (:mod:`benchmarks.loop_families`, drawn with ``--seed``; 777 is a draw no
-other benchmark uses), :func:`theory.justifications.enumerate_minimal` runs with its costs
+other benchmark uses), :func:`theory.solver.justifications.enumerate_minimal` runs with its costs
 recorded, and each arm's seconds per unit of work is divided by the lazy solver loop's on the
 same goal (arms under 2 ms of CPU on a goal are left out: too short to time). The label arm's
-work is charged :data:`~theory.justifications.LABEL_UNIT` units per set formed, so its ratio
+work is charged :data:`~theory.solver.justifications.LABEL_UNIT` units per set formed, so its ratio
 near 1 means the charge is calibrated; ``ratio x LABEL_UNIT`` is what a set formed costs in
-lazy-loop steps. The ranked arm is charged :data:`~theory.justifications.ENTRY_PER_CLAUSE`
+lazy-loop steps. The ranked arm is charged :data:`~theory.solver.justifications.ENTRY_PER_CLAUSE`
 units per clause of its rankings before its first turn, for building them: the row
 ``ranked build`` times that build (the ranked solver loop's encoding and its python-sat
-solver) per clause of :meth:`~theory.completion.SupportProgram.ranking_size`, over the lazy
+solver) per clause of :meth:`~theory.solver.completion.SupportProgram.ranking_size`, over the lazy
 loop's seconds per unit and over the charge, so near 1 is calibrated again.
 
 ``--compiled`` measures the same for the compiled portfolio
-(:func:`theory.justifications._portfolio_search`), whose ranked arms are charged for building
-their encoding :data:`~theory.justifications.RANKED_WORK_PER_CLAUSE` units per clause of
+(:func:`theory.solver.justifications._portfolio_search`), whose ranked arms are charged for building
+their encoding :data:`~theory.solver.justifications.RANKED_WORK_PER_CLAUSE` units per clause of
 the rankings: per goal of the loop families and of the held-out shapes, the compiled lazy
 search's seconds per unit of work (decisions, and
-:data:`~theory.cdcl.CONFLICT_WORK` per conflict) when it runs to the end, and the ranked
-encoding's build (:func:`theory.cone_cnf.ranked_cone_cnf`) per clause of the rankings in
+:data:`~theory.solver.cdcl.CONFLICT_WORK` per conflict) when it runs to the end, and the ranked
+encoding's build (:func:`theory.solver.cone_cnf.ranked_cone_cnf`) per clause of the rankings in
 those units, against the charge.
 
 ``--long-cycle`` measures instead why solver loops that run alone balance CPU time rather
-than work (:class:`theory.portfolio.Portfolio`): on the first member of the cycles family
+than work (:class:`theory.solver.portfolio.Portfolio`): on the first member of the cycles family
 at seed 777 (a 338-claim cyclic component), the solver loops alone (lazy and ranked, as
 ``minimal_justifications(method="sat", compiled=False)`` runs them), balanced by each way,
 each in a forked child with a deadline (``--deadline`` seconds, default 60): CPU seconds and
@@ -44,9 +44,9 @@ import time
 from typing import Any
 
 from benchmarks.loop_families import FAMILIES, members
-from theory.completion import SupportProgram
-from theory.index import index_of
-from theory.justifications import (
+from theory.model.index import index_of
+from theory.solver.completion import SupportProgram
+from theory.solver.justifications import (
     DEFAULT_SOLVER,
     ENTRY_PER_CLAUSE,
     LABEL_UNIT,
@@ -94,10 +94,10 @@ def compiled_unit_costs(seed: int, count: int, goals: int) -> dict[str, list[flo
     """Per goal: the compiled lazy search's microseconds per unit of work, and the ranked
     build's microseconds per clause of the rankings over that (cyclic cones only)."""
     from benchmarks.loop_families import HELD_OUT
-    from theory.cdcl import ATTEMPTS, CONFLICT_WORK, CONFLICTS, DECISIONS, search
-    from theory.cone_cnf import cone_cnf, ranked_cone_cnf
-    from theory.cone_kernel import ConeOracle
-    from theory.exchange import Exchange
+    from theory.solver.cdcl import ATTEMPTS, CONFLICT_WORK, CONFLICTS, DECISIONS, search
+    from theory.solver.cone_cnf import cone_cnf, ranked_cone_cnf
+    from theory.solver.cone_kernel import ConeOracle
+    from theory.solver.exchange import Exchange
 
     found: dict[str, list[float]] = {"lazy us per unit": [], "ranked build per clause": []}
     for family in [*FAMILIES, *HELD_OUT]:
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.compiled:
         from benchmarks.bench_loop_families import warm
-        from theory.justifications import RANKED_WORK_PER_CLAUSE
+        from theory.solver.justifications import RANKED_WORK_PER_CLAUSE
 
         warm()  # the kernels loaded and compiled before anything is timed
 

@@ -132,10 +132,10 @@ def run_main(dsn: str, n_claims: int, rounds: int, seed: int, folder: Path) -> d
 
 def bulk_write(document: dict[str, Any], folder: Path, dsn: str, made: list[str]) -> dict[str, Any]:
     """Seconds to write the graph's rows in one transaction of each store (see the docstring)."""
+    from jtms.engine.incremental import state_of
     from jtms.store import create_store
     from jtms.store.protocol import JustificationRow, NewNode
-    from theory.graphfile import parse_graph
-    from theory.incremental import state_of
+    from theory.io.graphfile import parse_graph
 
     state = state_of(parse_graph(document))
     index = state.index
@@ -185,7 +185,7 @@ def bulk_write(document: dict[str, Any], folder: Path, dsn: str, made: list[str]
 def _writer(location: str, mode: str, seconds: float, name: str, out: Path) -> None:
     from jtms.store import open_store
     from jtms.store.protocol import NewNode
-    from theory.errors import InputError
+    from theory.model.errors import InputError
 
     store = open_store(location)
     store.serialise = mode  # type: ignore[attr-defined]

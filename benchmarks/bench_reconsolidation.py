@@ -15,7 +15,7 @@ Measured per round, on the same graph and the same audits:
 - jtms: ``Memory.audit`` = planning on the support region + one SQLite transaction (event +
   one revision row per retired node) committed with ``synchronous=FULL`` in WAL mode;
   the memory is then reinstated (not timed) so every round starts from the same state.
-- from-scratch: :func:`theory.fixpoint.active_numbers` on the whole graph, audited nodes blocked.
+- from-scratch: :func:`theory.semantics.fixpoint.active_numbers` on the whole graph, audited nodes blocked.
 - ltms (PyPI ``ltms``): Forbus & de Kleer JTMS; evidence are enabled assumptions, an audit
   retracts them (two-phase relabelling), in memory, no durability.
 - ftl-reasons (PyPI ``ftl-reasons``): ``reasons.network.Network.retract``, in memory.
@@ -42,9 +42,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jtms.memory.memory import Memory  # noqa: E402
-from theory.fixpoint import active_numbers  # noqa: E402
-from theory.graphfile import parse_graph  # noqa: E402
-from theory.index import index_of  # noqa: E402
+from theory.io.graphfile import parse_graph  # noqa: E402
+from theory.model.index import index_of  # noqa: E402
+from theory.semantics.fixpoint import active_numbers  # noqa: E402
 
 # --- the graph -------------------------------------------------------------------------------
 

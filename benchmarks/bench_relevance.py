@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.generate import memory
-from theory.safety import UNDECIDED, check_structure
+from theory.safety.check import UNDECIDED, check_structure
 
 
 def measure(

@@ -3,10 +3,10 @@ of a git revision against those of the working tree, in one process, on the same
 
 Run:  python -m benchmarks.bench_search_revisions REV [--sweep 60 --seed 7 | --held-out] [--repeats 5] [--json]
 
-Machines of this kind are noisy, so a change to :mod:`theory.cdcl` or :mod:`theory.exchange`
+Machines of this kind are noisy, so a change to :mod:`theory.solver.cdcl` or :mod:`theory.solver.exchange`
 is measured as a ratio between the two searches run alternately on each graph (CPU
 seconds of this process, median of ``--repeats`` after one untimed run of each), never
-against a figure from another run. The revision's ``theory/label_kernel.py``,
+against a figure from another run. The revision's ``theory/solver/label_kernel.py``,
 ``cone_kernel.py``, ``cone_cnf.py``, ``exchange.py`` and ``cdcl.py`` are read with ``git show``
 and compiled afresh under other module names (importing each other, not the working tree's);
 so is the working tree's copy of the same five files, so both sides pay the same compilation and
@@ -32,7 +32,7 @@ from rich.table import Table
 
 from benchmarks.bench_justifications import LAYERED_HELD_OUT, sweep_parameters
 from benchmarks.generate import layered_cyclic
-from theory.index import index_of
+from theory.model.index import index_of
 
 MODULES = ("label_kernel", "cone_kernel", "cone_cnf", "exchange", "cdcl")
 """The files of a search, each importing only those before it (and the rest of theory/):

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import random
 
-from theory.graphfile import save_graph
-from theory.structure import SupportStructure
+from theory.io.graphfile import save_graph
+from theory.model.structure import SupportStructure
 
 
 def layered(

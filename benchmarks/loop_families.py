@@ -54,7 +54,7 @@ benchmarks.bench_loop_families --families held-out [--scale 3]``). Their generat
   feeds; ``u`` by ``t`` with ``w``, ``w`` by ``u`` or evidence (found by a stress test of
   shapes the core had not seen, 2026-12-05: hundreds of wide bodies in one loop).
 
-Every member is a :class:`~theory.structure.SupportStructure` with the goal claims to ask.
+Every member is a :class:`~theory.model.structure.SupportStructure` with the goal claims to ask.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ from math import comb
 from pathlib import Path
 
 from benchmarks.generate import nested_loops
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
 
 Member = tuple[SupportStructure, list[str], str]
 """A graph, the claims to ask, and a description of its drawn parameters."""
@@ -544,7 +544,7 @@ takes ``(seed, scale=1)``."""
 
 def case_files(directory: Path = CASES) -> list[Member]:
     """The regression files with the claims that stalled the core on them."""
-    from theory.graphfile import load_graph
+    from theory.io.graphfile import load_graph
 
     wanted = {"loops_back_edges.json": ["c7_0"], "loops_dense_random.json": ["c0", "c1", "c2"]}
     found = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
 
 
 def _atom(node_id: str) -> str:
@@ -52,7 +52,7 @@ def sympy_minimal_justifications(
     """Minimal DNF of the support formula via sympy (exponential; small cases only)."""
     import sympy
 
-    from theory.formula import compile_support, to_sympy
+    from theory.solver.formula import compile_support, to_sympy
 
     compiled = compile_support(structure, [claim])
     expression = sympy.simplify_logic(

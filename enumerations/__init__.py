@@ -5,7 +5,7 @@
 - :mod:`enumerations.flat`: the vectorised word kernel comparing influence and exact revision
   on every audit of every flat support function, and its shards.
 - :mod:`enumerations.reference`: the straightforward per-function check through
-  :mod:`theory.revision` (the oracle for the kernel).
+  :mod:`theory.semantics.revision` (the oracle for the kernel).
 - :mod:`enumerations.graphs`: every small memory graph (cycles included), the brute-force
   comparison of the rules against the influence-safety checker.
 - :mod:`enumerations.orderly`: one canonical graph per isomorphism class, generated directly;

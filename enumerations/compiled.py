@@ -172,7 +172,7 @@ def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
     _prefer_wide_vectors()
     import numba
 
-    from theory.bitops import popcount as _popcount  # LLVM's ctpop
+    from theory.model.bitops import popcount as _popcount  # LLVM's ctpop
 
     Q = 1 << k
     W = numba.uint32  # a quarter: 2**k <= 32 bits

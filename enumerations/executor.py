@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from theory.optional import import_optional
+from theory.model.optional import import_optional
 
 EXECUTORS = ("serial", "processes", "dask")
 
@@ -93,7 +93,7 @@ def _connect(client_class: Any, address: str, timeout: float = 10.0) -> Any:
     """A client of the scheduler at ``address``, or an :class:`InputError` naming
     ``--dask-address`` (an address dask cannot parse raised ValueError; an unreachable one
     an OSError after 30 s that read as a failed write)."""
-    from theory.errors import InputError
+    from theory.model.errors import InputError
 
     try:
         return client_class(address, timeout=timeout)

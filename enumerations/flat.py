@@ -44,8 +44,8 @@ from enumerations.monotone import (
     valid_mask,
     variable_word,
 )
-from theory.truthtable import item_name as evidence_name  # noqa: F401  (one naming)
-from theory.truthtable import point_names
+from theory.testing.truthtable import item_name as evidence_name  # noqa: F401  (one naming)
+from theory.testing.truthtable import point_names
 
 # survival rule: (tables, minimal points, n, workspace or None) -> survival words
 SurvivalRule = Callable[..., tuple]

@@ -51,9 +51,9 @@ from enumerations.parts import (
     strict_seconds,
     subtract,
 )
-from theory.revision import RevisionRule
-from theory.revision import exact as theory_exact
-from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE
+from theory.safety.check import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE
+from theory.semantics.revision import RevisionRule
+from theory.semantics.revision import exact as theory_exact
 
 PART_KIND = "jtms-enumerate-graphs-part"
 PART_VERSION = 1

@@ -15,10 +15,10 @@ that the classes are as many as Burnside's lemma counts (:mod:`enumerations.burn
 compare the generator with on small families.
 
 For each graph and each claim the brute force, independent of the checker, compares
-``theory.revision.exact`` with ``theory.revision.influence`` on every audit of evidence
+``theory.semantics.revision.exact`` with ``theory.semantics.revision.influence`` on every audit of evidence
 (2**E audits), and takes the minimal justifications (minimal X with c active when exactly
-the evidence X is present) from :func:`theory.reference.brute_force_minimal_justifications`
-and evidence ancestors from :func:`theory.reference.evidence_ancestors`. The checker
+the evidence X is present) from :func:`theory.testing.reference.brute_force_minimal_justifications`
+and evidence ancestors from :func:`theory.testing.reference.evidence_ancestors`. The checker
 (:func:`theory.safety.check_structure`) must agree claim by claim on the verdict, the
 minimal justifications, the witness audits, their kinds (``alternative_support`` when the
 audited evidence lies in some minimal justification, ``redundant_influence`` otherwise) and
@@ -38,15 +38,20 @@ from typing import Any
 
 import numpy as np
 
-from theory.fixpoint import active_state
-from theory.graphalgo import is_cyclic_component, strongly_connected_components
-from theory.index import index_of
-from theory.reference import brute_force_minimal_justifications, evidence_ancestors
-from theory.revision import RevisionRule
-from theory.revision import exact as theory_exact
-from theory.revision import influence as theory_influence
-from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, SafetyReport, check_structure
-from theory.structure import SupportStructure
+from theory.model.graphalgo import is_cyclic_component, strongly_connected_components
+from theory.model.index import index_of
+from theory.model.structure import SupportStructure
+from theory.safety.check import (
+    ALTERNATIVE_SUPPORT,
+    REDUNDANT_INFLUENCE,
+    SafetyReport,
+    check_structure,
+)
+from theory.semantics.fixpoint import active_state
+from theory.semantics.revision import RevisionRule
+from theory.semantics.revision import exact as theory_exact
+from theory.semantics.revision import influence as theory_influence
+from theory.testing.reference import brute_force_minimal_justifications, evidence_ancestors
 
 MAX_EXAMPLES = 10
 

@@ -11,10 +11,10 @@ import numpy as np
 
 from enumerations.flat import Words, Workspace, influence_survival
 from enumerations.monotone import valid_mask
-from theory.fixpoint import active_numbers
-from theory.index import SupportIndex, index_of
-from theory.revision import none
-from theory.structure import SupportStructure
+from theory.model.index import SupportIndex, index_of
+from theory.model.structure import SupportStructure
+from theory.semantics.fixpoint import active_numbers
+from theory.semantics.revision import none
 
 
 # --- flat universes (word rules) ----------------------------------------------------------

@@ -2,8 +2,8 @@
 
 For every monotone function (generated in pure Python by the same pair construction), build
 the support structure ``c <- S`` for each minimal true set ``S`` with
-:class:`theory.structure.SupportStructure`, and compare ``theory.revision.exact`` with
-``theory.revision.influence`` on every audit ``R ⊆ E`` one call at a time. Slow (minutes
+:class:`theory.model.structure.SupportStructure`, and compare ``theory.semantics.revision.exact`` with
+``theory.semantics.revision.influence`` on every audit ``R ⊆ E`` one call at a time. Slow (minutes
 for n = 6); it is the oracle for the vectorised kernel (tests: n <= 4, benchmark: n <= 5).
 """
 
@@ -13,11 +13,11 @@ import time
 from itertools import combinations
 
 from enumerations.flat import MAX_COUNTEREXAMPLES, Counterexample, FlatTally
-from theory.revision import RevisionRule
-from theory.revision import exact as theory_exact
-from theory.revision import influence as theory_influence
-from theory.truthtable import CLAIM, flat_structure, minimal_points, point_names
-from theory.truthtable import item_name as evidence_name
+from theory.semantics.revision import RevisionRule
+from theory.semantics.revision import exact as theory_exact
+from theory.semantics.revision import influence as theory_influence
+from theory.testing.truthtable import CLAIM, flat_structure, minimal_points, point_names
+from theory.testing.truthtable import item_name as evidence_name
 
 
 def monotone_functions_py(n: int) -> list[int]:
@@ -30,7 +30,7 @@ def monotone_functions_py(n: int) -> list[int]:
 
 
 def minimal_points_py(table: int, n: int) -> list[int]:
-    """The minimal points, computed the straightforward way (:mod:`theory.truthtable`)."""
+    """The minimal points, computed the straightforward way (:mod:`theory.testing.truthtable`)."""
     return minimal_points(table, n)
 
 

@@ -3,7 +3,7 @@
 The claim ``c`` gets one justification per minimal point of f; a recorded ancestor set A
 larger than U is realised by one extra, redundant justification ``c <- A`` (it adds
 influence edges without changing f). The witness audit is then recomputed with the
-project's own revision rules (:mod:`theory.revision`), an independent check that the
+project's own revision rules (:mod:`theory.semantics.revision`), an independent check that the
 countermodel really separates exact from influence revision.
 """
 
@@ -12,11 +12,11 @@ from __future__ import annotations
 from itertools import combinations
 
 from proofs.results import Countermodel
-from theory import truthtable
-from theory.graphfile import graph_to_dict
-from theory.revision import exact, influence
-from theory.structure import SupportStructure
-from theory.truthtable import essential_items, point_names
+from theory.io.graphfile import graph_to_dict
+from theory.model.structure import SupportStructure
+from theory.semantics.revision import exact, influence
+from theory.testing import truthtable
+from theory.testing.truthtable import essential_items, point_names
 
 
 def minimal_points(table: list[bool], n: int) -> list[int]:

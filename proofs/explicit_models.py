@@ -29,12 +29,12 @@ from itertools import combinations
 
 import z3
 
-from theory import truthtable
-from theory.fixpoint import base_active
-from theory.index import index_of
-from theory.justifications import minimal_justifications
-from theory.revision import downstream_numbers, exact_retired_numbers
-from theory.structure import SupportStructure
+from theory.model.index import index_of
+from theory.model.structure import SupportStructure
+from theory.semantics.fixpoint import base_active
+from theory.semantics.revision import downstream_numbers, exact_retired_numbers
+from theory.solver.justifications import minimal_justifications
+from theory.testing import truthtable
 
 MAX_ITEMS = 3
 

@@ -6,10 +6,10 @@ from are read off the model: U (``union``), exact and influence revision of c on
 one of the 2^n audits (``exact``, ``influence``; over A for ``refined``), ``unique`` and
 ``agree``. The project's semantic core computes the same quantities independently:
 
-- the minimal justifications by :func:`theory.justifications.minimal_justifications` on the
+- the minimal justifications by :func:`theory.solver.justifications.minimal_justifications` on the
   *redundant* graph ``c <- X`` for every true set X (so the minimal ones must be found, not
   given), U their union;
-- exact and influence revision by :mod:`theory.revision` (the functions behind
+- exact and influence revision by :mod:`theory.semantics.revision` (the functions behind
   ``revision.exact`` and ``revision.influence``, on one index per graph) on the simplest
   graph, one justification per minimal justification, plus ``c <- A`` when A ⊋ U.
 
@@ -32,12 +32,12 @@ from pysat.solvers import Solver
 from proofs import cnf_encoding, counting, reference
 from proofs.reference import Table
 from proofs.z3_bounded import Z3Encoding
-from theory import truthtable
-from theory.fixpoint import base_active
-from theory.index import index_of
-from theory.justifications import minimal_justifications
-from theory.revision import downstream_numbers, exact_retired_numbers
-from theory.structure import SupportStructure
+from theory.model.index import index_of
+from theory.model.structure import SupportStructure
+from theory.semantics.fixpoint import base_active
+from theory.semantics.revision import downstream_numbers, exact_retired_numbers
+from theory.solver.justifications import minimal_justifications
+from theory.testing import truthtable
 
 QUANTITIES = ("union", "exact", "influence", "unique", "agree")
 

@@ -5,7 +5,7 @@ arbitrary table, monotone or not: X is a *minimal point* when f(X) = 1 and f(X \
 for every i in X; U is the union of the minimal points; exact(R) is f(E \\ R) = 0;
 influence(R) is "R meets U" (or the recorded set A for ``refined``). On a monotone table
 these are the notions of docs/design.md section 2 (and :mod:`proofs.quantities` checks them
-against :mod:`theory.revision`); on a non-monotone one they are still well defined, and that is what
+against :mod:`theory.semantics.revision`); on a non-monotone one they are still well defined, and that is what
 lets the *negated assertion* of a proved statement be tested at all: no monotone table
 satisfies it (that is the theorem), so only non-monotone tables show whether the emitted
 assertion accepts exactly the tables its definition says.

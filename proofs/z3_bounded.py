@@ -54,7 +54,7 @@ class Z3Encoding:
     lists the body's monotonicity facts (the rest of the body is a function of any table);
     ``minimal``, ``essential`` (U), ``exact`` and ``influence`` (one term per audit mask R,
     over A for ``refined``) are the terms the assertion is built from, so
-    :mod:`proofs.quantities` can compare each with :mod:`theory.revision`.
+    :mod:`proofs.quantities` can compare each with :mod:`theory.semantics.revision`.
     """
 
     def __init__(self, name: str, n: int, symmetry: bool = False) -> None:

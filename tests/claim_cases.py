@@ -3,7 +3,7 @@ loops, and one of its claims."""
 
 from hypothesis import strategies as st
 
-from theory import strategies as jst
+from theory.testing import strategies as jst
 
 
 @st.composite

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from theory import strategies as jst
-from theory.ids import id_problem
-from theory.structure import Justification, Nogood, SupportStructure
+from theory.model.ids import id_problem
+from theory.model.structure import Justification, Nogood, SupportStructure
+from theory.testing import strategies as jst
 
 PRIMER_PROVN = """\
 document

@@ -38,8 +38,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from jtms.memory.memory import Memory  # noqa: E402
-from theory.errors import InputError  # noqa: E402
-from theory.fixpoint import active_state  # noqa: E402
+from theory.model.errors import InputError  # noqa: E402
+from theory.semantics.fixpoint import active_state  # noqa: E402
 
 EXPECTED = ("already reinstated", "already recorded")
 SEED_EVIDENCE, SEED_CLAIMS = 12, 18

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from jtms.memory.memory import Memory
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 
 @pytest.fixture
@@ -172,8 +172,8 @@ def test_a_graph_file_is_a_path_not_a_file_descriptor():
     it; anything but a str or a path-like is refused before any file is opened."""
     import os
 
-    from theory.errors import InputError
-    from theory.graphfile import load_document, load_graph
+    from theory.io.graphfile import load_document, load_graph
+    from theory.model.errors import InputError
 
     read, write = os.pipe()
     os.write(write, b"{}")  # a descriptor opened would read this, not block

@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "enumerations": 1,
     "proofs": 1,
     "jtms.memory.limits": 1,  # the limits of every entry point: a leaf over theory only
+    "jtms.engine": 1,  # the incremental engine of the memory: over theory only
     "jtms.store": 2,
     "jtms.calc": 2,
     "jtms.memory": 3,
@@ -112,7 +113,7 @@ def layer_problems(graph: dict[str, set[str]]) -> list[str]:
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (theory's Tarjan)."""
-    from theory.graphalgo import tarjan
+    from theory.model.graphalgo import tarjan
 
     names = sorted(set(graph) | {t for targets in graph.values() for t in targets})
     number = {name: n for n, name in enumerate(names)}
@@ -139,16 +140,21 @@ def test_the_check_sees_a_planted_upward_import_and_a_loop():
     planted = {
         **graph,
         "jtms.store.sqlite": graph["jtms.store.sqlite"] | {"jtms.memory.memory"},
-        "theory.fixpoint": graph["theory.fixpoint"] | {"jtms.cli.console"},
+        "theory.semantics.fixpoint": graph["theory.semantics.fixpoint"] | {"jtms.cli.console"},
     }
     problems = layer_problems(planted)
     assert any(p.startswith("jtms.store.sqlite") for p in problems)
-    assert any(p.startswith("theory.fixpoint") for p in problems)
-    looped = {**graph, "theory.structure": graph["theory.structure"] | {"theory.revision"}}
-    assert any("theory.structure" in c for c in cycles(looped))
+    assert any(p.startswith("theory.semantics.fixpoint") for p in problems)
+    looped = {
+        **graph,
+        "theory.model.structure": graph["theory.model.structure"] | {"theory.semantics.revision"},
+    }
+    assert any("theory.model.structure" in c for c in cycles(looped))
 
 
-@pytest.mark.parametrize("module", ["jtms.memory.memory", "jtms.cli.console", "theory.revision"])
+@pytest.mark.parametrize(
+    "module", ["jtms.memory.memory", "jtms.cli.console", "theory.semantics.revision"]
+)
 def test_the_graph_is_read_from_the_source(module):
     assert module in MODULES and project_imports(module)
 
@@ -213,19 +219,19 @@ def test_the_list_of_underscore_imports_left_only_shrinks():
 
 def test_the_check_sees_a_planted_underscore_import():
     planted = (
-        "from theory.cone_kernel import ConeOracle, _derive\n"
-        "from theory import label_kernel\n"
+        "from theory.solver.cone_kernel import ConeOracle, _derive\n"
+        "from theory.solver import label_kernel\n"
         "import proofs.counting as counting\n"
         "def f():\n"
         "    return label_kernel._minimize, counting._private, _own\n"
     )
-    assert underscore_imports("theory.exchange", ast.parse(planted)) == [
-        "theory.exchange: proofs.counting._private",
-        "theory.exchange: theory.cone_kernel._derive",
-        "theory.exchange: theory.label_kernel._minimize",
+    assert underscore_imports("theory.solver.exchange", ast.parse(planted)) == [
+        "theory.solver.exchange: proofs.counting._private",
+        "theory.solver.exchange: theory.solver.cone_kernel._derive",
+        "theory.solver.exchange: theory.solver.label_kernel._minimize",
     ]
-    own = ast.parse("from theory.cone_kernel import _derive")
-    assert underscore_imports("theory.cone_kernel", own) == []
+    own = ast.parse("from theory.solver.cone_kernel import _derive")
+    assert underscore_imports("theory.solver.cone_kernel", own) == []
 
 
 # --- the design page's table names every package and module group ---------------------------
@@ -247,6 +253,7 @@ def design_table() -> set[str]:
 
 def test_the_design_table_names_every_package_and_module_group():
     wings = {path.parent.name for path in (ROOT / "jtms").glob("*/__init__.py")}
-    assert design_table() == set(PACKAGES) | wings
+    rooms = {path.parent.name for path in (ROOT / "theory").glob("*/__init__.py")}
+    assert design_table() == set(PACKAGES) | wings | rooms
     # and the layers above name exactly those wings
     assert {g.split(".")[1] for g in LAYERS if g.count(".") == 1} == wings

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 SEED = {
     "nodes": [

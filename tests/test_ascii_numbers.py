@@ -25,7 +25,7 @@ from jtms.serve.explorer import Explorer, bounded
 from jtms.serve.http import BodyLimit
 from jtms.store.protocol import newer_version
 from tests.serve_helpers import http_server
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 FOREIGN = ["²", "③", "①", "٣", "１２", "٣٤"]
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from jtms.engine.incremental import GraphRows, GrowingIndex, SupportState, justification_rows
 from jtms.memory.memory import Memory
-from theory import strategies as jst
-from theory.ids import id_problem
-from theory.incremental import GraphRows, GrowingIndex, SupportState, justification_rows
-from theory.structure import SupportStructure
+from theory.model.ids import id_problem
+from theory.model.structure import SupportStructure
+from theory.testing import strategies as jst
 
 
 def _renamed(structure: SupportStructure, prefix: str) -> SupportStructure:
@@ -47,7 +47,7 @@ def _assigned_ranks_are_derivations(state: SupportState, plan) -> None:
     """The ranks contract of docs/memory.md after applying ``plan``: every rank it assigned
     is 1 + the largest of its pointer's antecedents' (evidence 0), and no active node has a
     rank derived from "no rank" (2^62)."""
-    from theory.incremental import NO_RANK
+    from jtms.engine.incremental import NO_RANK
 
     index = state.index
     for c in plan.supports:
@@ -150,7 +150,7 @@ def test_downstream_of_an_opened_memorys_arrays_is_the_walk(structure, data):
     checkpoint: the numpy levels) equals the plain walk over the same index."""
     from array import array
 
-    from theory.revision import downstream_numbers
+    from theory.semantics.revision import downstream_numbers
 
     index = GrowingIndex.of(structure)
     offsets, flat = index.consumers.compressed()
@@ -168,7 +168,7 @@ def test_downstream_of_an_opened_memorys_arrays_is_the_walk(structure, data):
     assert expected <= seen
 
 
-# --- a graph document straight into rows (theory.graphfile.graph_rows) ------------------------
+# --- a graph document straight into rows (theory.io.graphfile.graph_rows) ------------------------
 
 
 def _document(data: st.DataObject, structure: SupportStructure) -> dict:
@@ -280,8 +280,8 @@ def test_graph_rows_read_a_document_as_the_parser_does(data, cycles):
     document the parser refuses (or with nogoods: those take the parser's path)."""
     from unittest import mock
 
-    from theory.errors import InputError
-    from theory.graphfile import graph_rows, parse_graph
+    from theory.io.graphfile import graph_rows, parse_graph
+    from theory.model.errors import InputError
 
     structure = data.draw(jst.support_structures(cycles=cycles, max_evidence=4, max_claims=6))
     document = _document(data, structure)
@@ -298,7 +298,7 @@ def test_graph_rows_read_a_document_as_the_parser_does(data, cycles):
         return
     assert rows == GraphRows.of(parsed)
     # every fingerprint equal (a collision on every row): the exact comparison alone decides
-    with mock.patch("theory.graphfile._mix", lambda x: x * 0):
+    with mock.patch("theory.io.graphfile._mix", lambda x: x * 0):
         assert graph_rows(document) == rows
 
 
@@ -306,7 +306,7 @@ def test_an_import_through_rows_equals_one_through_the_structure(tmp_path):
     """The same document imported as a document (rows) and as a parsed structure: the same
     stored memory, before and after an audit."""
     from jtms.memory.jsonl import export_lines
-    from theory.graphfile import parse_graph
+    from theory.io.graphfile import parse_graph
 
     document = {
         "nodes": [{"id": f"e{k}", "kind": "evidence", "text": f"obs {k}"} for k in range(5)]
@@ -379,13 +379,13 @@ def test_a_claim_rederived_on_a_switched_claim_ranks_above_its_new_rank():
 @settings(max_examples=300)
 @given(jst.support_structures(cycles=True, max_evidence=5, max_claims=10), st.data())
 def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
-    """The counting paths of theory.fixpoint.rederive (for a large region: in numpy over flat
+    """The counting paths of theory.semantics.fixpoint.rederive (for a large region: in numpy over flat
     arrays, or in a flat list over slices; a dict for a small one, counted over slices or,
     from ARRAY_COUNTS_FROM region claims, in numpy) derive the same claims in the same
     order."""
     from unittest import mock
 
-    from theory.fixpoint import _rederive
+    from theory.semantics.fixpoint import _rederive
 
     state = SupportState(GrowingIndex.of(structure))
     index = state.index
@@ -403,14 +403,14 @@ def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
         else []
     )
     small, large, sliced, keyed = (bytearray(after) for _ in range(4))
-    with mock.patch("theory.fixpoint.ARRAY_COUNTS_FROM", 1 << 30):  # a dict, slices
+    with mock.patch("theory.semantics.fixpoint.ARRAY_COUNTS_FROM", 1 << 30):  # a dict, slices
         derived = _rederive(index, small, list(region), flat_counts=False)
     assert _rederive(index, large, list(region), flat_counts=True) == derived
     with mock.patch(
-        "theory.fixpoint.flat_justification_rows", return_value=None
+        "theory.semantics.fixpoint.flat_justification_rows", return_value=None
     ):  # no arrays: slices
         assert _rederive(index, sliced, list(region), flat_counts=True) == derived
-    with mock.patch("theory.fixpoint.ARRAY_COUNTS_FROM", 0):  # in arrays, into a dict
+    with mock.patch("theory.semantics.fixpoint.ARRAY_COUNTS_FROM", 0):  # in arrays, into a dict
         assert _rederive(index, keyed, list(region), flat_counts=False) == derived
     assert small == large == sliced == keyed
 
@@ -528,7 +528,7 @@ def test_all_ids_at_once_agrees_with_each_id(values):
     """The import checks all ids in one pass over their comma-joined text; its answer is
     always the one id-by-id check's (spaces beside commas, control and non-ASCII characters,
     empty and overlong ids)."""
-    from theory.ids import all_ids, id_problem
+    from theory.model.ids import all_ids, id_problem
 
     assert all_ids(values) == all(id_problem(value) is None for value in values)
 
@@ -539,7 +539,7 @@ def test_rederive_derives_in_the_order_of_the_region_on_every_counting_path():
     from contextlib import nullcontext
     from unittest import mock
 
-    from theory.fixpoint import _rederive
+    from theory.semantics.fixpoint import _rederive
 
     structure = SupportStructure.build(
         ["e1", "e2", "e3"],
@@ -554,7 +554,9 @@ def test_rederive_derives_in_the_order_of_the_region_on_every_counting_path():
             active = bytearray(index.size)
             for e in ("e1", "e2", "e3"):
                 active[index.number[e]] = 1
-            slices = mock.patch("theory.fixpoint.flat_justification_rows", return_value=None)
+            slices = mock.patch(
+                "theory.semantics.fixpoint.flat_justification_rows", return_value=None
+            )
             with nullcontext() if arrays else slices:
                 assert _rederive(index, active, list(region), flat_counts=flat_counts) == expected
 
@@ -562,13 +564,13 @@ def test_rederive_derives_in_the_order_of_the_region_on_every_counting_path():
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=14), st.data())
 def test_derivation_pointers_alike_a_rank_at_a_time_and_item_by_item(structure, data):
-    """theory.incremental._derivation_pointers over flat arrays (a whole rank in array
+    """jtms.engine.incremental._derivation_pointers over flat arrays (a whole rank in array
     operations, or item by item below SMALL_LEVEL slots) gives the pointers and ranks of the
     queue over lists, in the same order (the order the support rows are written in)."""
     from unittest import mock
 
-    from theory.fixpoint import active_numbers
-    from theory.incremental import _derivation_pointers
+    from jtms.engine.incremental import _derivation_pointers
+    from theory.semantics.fixpoint import active_numbers
 
     arrays = GrowingIndex.of(structure)  # flat arrays
     lists = GrowingIndex()  # per-node lists, the queue's path
@@ -584,7 +586,7 @@ def test_derivation_pointers_alike_a_rank_at_a_time_and_item_by_item(structure, 
     assert [list(d.items()) for d in expected] == [
         list(d.items()) for d in _derivation_pointers(arrays, bytearray(flags), sources, 0, 0)
     ]
-    with mock.patch("theory.incremental.SMALL_LEVEL", 0):  # every rank in array operations
+    with mock.patch("jtms.engine.incremental.SMALL_LEVEL", 0):  # every rank in array operations
         got = _derivation_pointers(arrays, bytearray(flags), sources, 0, 0)
     assert [list(d.items()) for d in expected] == [list(d.items()) for d in got]
 
@@ -598,11 +600,11 @@ def test_derivation_pointers_alike_a_rank_at_a_time_and_item_by_item(structure, 
     )
 )
 def test_stable_order_is_the_stable_argsort(keys_and_bound):
-    """theory.index.stable_order (one plain sort of key * n + position, or the stable argsort
+    """theory.model.index.stable_order (one plain sort of key * n + position, or the stable argsort
     when that could overflow) orders equal keys by position, as a stable sort does."""
     import numpy as np
 
-    from theory.index import stable_order
+    from theory.model.index import stable_order
 
     keys, bound = keys_and_bound
     values = np.asarray(keys, dtype=np.int64)
@@ -618,13 +620,13 @@ def test_stable_order_is_the_stable_argsort(keys_and_bound):
     )
 )
 def test_first_occurrences_are_numpys_unique_first_indices_in_order(keys_and_bound):
-    """theory.index.first_occurrences: where each distinct key first occurs, ascending, for
+    """theory.model.index.first_occurrences: where each distinct key first occurs, ascending, for
     keys of a small range, of one whose plain sort needs unsigned 64 bits (2**58 with 17 keys
     or more: a million-claim import's pairs) and of one so wide that it would overflow even
     those."""
     import numpy as np
 
-    from theory.index import first_occurrences
+    from theory.model.index import first_occurrences
 
     keys, bound = keys_and_bound
     values = np.asarray(keys, dtype=np.int64)
@@ -634,10 +636,10 @@ def test_first_occurrences_are_numpys_unique_first_indices_in_order(keys_and_bou
 
 @given(st.lists(st.integers(-5, 40), max_size=60))
 def test_distinct_sorted_is_numpys_unique(values):
-    """theory.index.distinct_sorted: np.unique of an integer array, without numpy.ma."""
+    """theory.model.index.distinct_sorted: np.unique of an integer array, without numpy.ma."""
     import numpy as np
 
-    from theory.index import distinct_sorted
+    from theory.model.index import distinct_sorted
 
     array = np.asarray(values, dtype=np.int64)
     assert distinct_sorted(array).tolist() == np.unique(array).tolist()
@@ -683,13 +685,13 @@ def test_an_audit_of_a_memory_opened_from_its_checkpoint_never_imports_numpy_ma(
 @settings(max_examples=300)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=12), st.data())
 def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data):
-    """Phase 1 of plan_retract a rank at a time (theory.incremental._retract_by_ranks) gives
+    """Phase 1 of plan_retract a rank at a time (jtms.engine.incremental._retract_by_ranks) gives
     the same plan whether each rank goes through array operations (SMALL_LEVEL 1) or item by
     item (SMALL_LEVEL above every rank), and the same statuses as the visit claim by claim
     (no compressed rows); every state stays verified and ranks stay derivation depths."""
     from unittest import mock
 
-    import theory.incremental
+    import jtms.engine.incremental
 
     states = [SupportState(GrowingIndex.of(structure)) for _ in range(3)]
     index = states[0].index
@@ -702,11 +704,11 @@ def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data)
             roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
             # the Python planner (the compiled one, when loaded, is compared with it in
             # tests/test_retract_kernel.py)
-            with mock.patch.object(theory.incremental, "SMALL_LEVEL", 1):
+            with mock.patch.object(jtms.engine.incremental, "SMALL_LEVEL", 1):
                 in_arrays = states[0]._plan_retract(tuple(roots))
-            with mock.patch.object(theory.incremental, "SMALL_LEVEL", 1 << 30):
+            with mock.patch.object(jtms.engine.incremental, "SMALL_LEVEL", 1 << 30):
                 item_by_item = states[1]._plan_retract(tuple(roots))
-            with mock.patch.object(theory.incremental, "all_arrays", lambda *values: False):
+            with mock.patch.object(jtms.engine.incremental, "all_arrays", lambda *values: False):
                 by_claim = states[2].plan_retract(roots)
             assert in_arrays == item_by_item
             assert set(by_claim.deactivated) == set(in_arrays.deactivated)
@@ -727,13 +729,13 @@ def test_apply_in_arrays_equals_apply_one_by_one(structure, data):
     reinstatements."""
     from unittest import mock
 
-    import theory.incremental
+    import jtms.engine.incremental
 
     arrays, loop = (SupportState(GrowingIndex.of(structure)) for _ in range(2))
     for plan in _random_plans(arrays, structure, data, 5):
-        with mock.patch.object(theory.incremental, "APPLY_IN_ARRAYS_FROM", 0):
+        with mock.patch.object(jtms.engine.incremental, "APPLY_IN_ARRAYS_FROM", 0):
             arrays.apply(plan)
-        with mock.patch.object(theory.incremental, "APPLY_IN_ARRAYS_FROM", 1 << 30):
+        with mock.patch.object(jtms.engine.incremental, "APPLY_IN_ARRAYS_FROM", 1 << 30):
             loop.apply(plan)
         assert arrays.active == loop.active and arrays.pointer == loop.pointer
         assert arrays.support == loop.support and arrays.rank == loop.rank
@@ -748,7 +750,7 @@ def test_a_switch_is_usable_from_the_next_rank_on():
     one visit more, and the arrays and the item-by-item rule agree."""
     from unittest import mock
 
-    import theory.incremental
+    import jtms.engine.incremental
 
     structure = SupportStructure.build(
         ["e0", "e1"],
@@ -759,11 +761,11 @@ def test_a_switch_is_usable_from_the_next_rank_on():
     for small, arrays in ((1, True), (1 << 30, True), (1, False)):
         state = SupportState(GrowingIndex.of(structure))
         roots = state.index.numbers(["e0"])
-        with mock.patch.object(theory.incremental, "SMALL_LEVEL", small):
+        with mock.patch.object(jtms.engine.incremental, "SMALL_LEVEL", small):
             if arrays:
                 plans.append(state._plan_retract(tuple(roots)))
             else:
-                with mock.patch.object(theory.incremental, "all_arrays", lambda *v: False):
+                with mock.patch.object(jtms.engine.incremental, "all_arrays", lambda *v: False):
                     plans.append(state.plan_retract(roots))
         state.apply(plans[-1])
         assert state.verify() == []
@@ -778,8 +780,8 @@ def test_a_switch_is_usable_from_the_next_rank_on():
 
 def _ids_one_by_one(values, what, limit, allow_empty=True):
     """check_ids as it was: each value checked in turn, the limit when one more comes."""
-    from theory.errors import InputError
-    from theory.ids import check_id
+    from theory.model.errors import InputError
+    from theory.model.ids import check_id
 
     items = []
     for value in values:
@@ -804,7 +806,7 @@ def test_check_ids_all_at_once_answers_as_id_by_id(values, limit, allow_empty):
     """jtms.memory.limits.check_ids checks an audit's ids in one pass when it can; its result
     or its error (which id, or the limit) is always the one of checking each id in turn."""
     from jtms.memory.limits import check_ids
-    from theory.errors import InputError
+    from theory.model.errors import InputError
 
     def outcome(check):
         try:

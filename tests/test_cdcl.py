@@ -9,13 +9,13 @@ from hypothesis import strategies as st
 from benchmarks.generate import layered_cyclic, nested_loops
 from tests.claim_cases import structure_and_claim
 from theory import SupportStructure
-from theory.cdcl import CONFLICTS, DECISIONS, MODELS, REDUCE_FROM, STOPPED, search
-from theory.cone_cnf import cone_cnf
-from theory.cone_kernel import ConeOracle
-from theory.exchange import Exchange
-from theory.index import index_of
-from theory.justifications import _compiled_search
-from theory.reference import brute_force_minimal_justifications
+from theory.model.index import index_of
+from theory.solver.cdcl import CONFLICTS, DECISIONS, MODELS, REDUCE_FROM, STOPPED, search
+from theory.solver.cone_cnf import cone_cnf
+from theory.solver.cone_kernel import ConeOracle
+from theory.solver.exchange import Exchange
+from theory.solver.justifications import _compiled_search
+from theory.testing.reference import brute_force_minimal_justifications
 
 
 def named(index, exchange):
@@ -156,7 +156,7 @@ def test_the_candidates_of_a_decision_are_the_best_free_variables_in_order(varia
     first and the lower variable first among equals (activities drawn from a few values,
     so ties are common): the order of a scan for the single best, which the search's
     decisions depend on."""
-    from theory.cdcl import _candidates
+    from theory.solver.cdcl import _candidates
 
     V = len(variables)
     lv = np.zeros(2 * V + 1, dtype=np.int8)
@@ -204,8 +204,8 @@ def test_the_compiled_portfolio_charges_the_ranked_build_before_building(monkeyp
     no ranked encoding built."""
     from benchmarks.loop_families import members
     from benchmarks.peers import clingo_minimal_justifications
-    from theory import cone_cnf as cone_cnf_module
-    from theory.justifications import _portfolio_search
+    from theory.solver import cone_cnf as cone_cnf_module
+    from theory.solver.justifications import _portfolio_search
 
     pytest.importorskip("clingo")
     structure, _, _ = members("wide", 1, seed=4, scale=2)[0]

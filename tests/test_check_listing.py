@@ -9,13 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theory import SupportStructure, safety
-from theory import justifications as justifications_module
-from theory import strategies as jst
-from theory.index import index_of
-from theory.justifications import compiled_listing
-from theory.reference import brute_force_minimal_justifications
-from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
+from theory import SupportStructure
+from theory.model.index import index_of
+from theory.safety import check as safety
+from theory.safety.check import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
+from theory.solver import justifications as justifications_module
+from theory.solver.justifications import compiled_listing
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_minimal_justifications
 
 
 def chain(length: int) -> SupportStructure:
@@ -184,7 +185,7 @@ def test_the_check_table_classifies_only_what_it_shows(tmp_path):
     from pathlib import Path
 
     from jtms.cli.commands.theorycmds import SUMMARY_ROWS, print_report
-    from theory.graphfile import load_graph
+    from theory.io.graphfile import load_graph
 
     path = Path(__file__).parent / "cases" / "check_many_justifications.json"
     structure = load_graph(path)

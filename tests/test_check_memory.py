@@ -88,10 +88,10 @@ def test_the_check_makes_no_cyclic_garbage(monkeypatch):
     # than the check): whatever a cycle holds then stays until the process ends. A pool of
     # SAT variables (python-sat's IDPool) is a cycle, and a 500-claim check of this memory
     # kept 500 MB of them.
-    import theory.label_kernel  # noqa: F401  (the compiled path)
+    import theory.solver.label_kernel  # noqa: F401  (the compiled path)
     from benchmarks import generate
-    from theory import safety
-    from theory.safety import check_structure
+    from theory.safety import check as safety
+    from theory.safety.check import check_structure
 
     hard = generate.memory(1000, seed=7, back_edges=0.2)
 

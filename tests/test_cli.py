@@ -299,7 +299,9 @@ def test_a_cold_audit_imports_no_sat_solver(tmp_path, capsys):
     assert run(capsys, "init", "--db", db)[0] == 0
     assert run(capsys, "import", EXAMPLES / "and_world.json", "--db", db)[0] == 0
     argv = ["audit", "--invalidate", "a", "--reason", "r", "--db", str(db)]
-    wanted = "m.split('.')[0] == 'pysat' or m in ('theory.justifications', 'theory.safety')"
+    wanted = (
+        "m.split('.')[0] == 'pysat' or m in ('theory.solver.justifications', 'theory.safety.check')"
+    )
     assert _modules_after(argv, wanted) == []
 
 

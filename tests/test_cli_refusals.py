@@ -18,7 +18,7 @@ import pytest
 from jtms.cli import main
 from jtms.memory.memory import Memory
 from tests.cli_helpers import refused
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import SupportStructure
-from theory import strategies as jst
-from theory.completion import SupportProgram
-from theory.index import index_of
-from theory.justifications import JustificationEnumerator, minimal_justifications
-from theory.reference import brute_force_minimal_justifications
+from theory.model.index import index_of
+from theory.solver.completion import SupportProgram
+from theory.solver.justifications import JustificationEnumerator, minimal_justifications
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_minimal_justifications
 
 CYCLIC = jst.support_structures(max_evidence=5, max_claims=7, max_alternatives=3, cycles=True)
 
@@ -117,7 +117,7 @@ def test_a_loop_formula_in_either_clause_form_says_the_same(members, bodies):
 
     from pysat.formula import IDPool
 
-    from theory.completion import ProgramCopy
+    from theory.solver.completion import ProgramCopy
 
     g = SupportStructure.build(["e"], ["c"], [("c", ["e"])])
     program = SupportProgram.of(index_of(g), index_of(g).number["c"])

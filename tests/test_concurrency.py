@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jtms.engine.incremental import SupportState
 from jtms.memory.memory import Memory
-from theory import strategies as jst
-from theory.errors import InputError
-from theory.fixpoint import active_state
-from theory.graphfile import parse_graph
-from theory.incremental import SupportState
-from theory.revision import exact
+from theory.io.graphfile import parse_graph
+from theory.model.errors import InputError
+from theory.semantics.fixpoint import active_state
+from theory.semantics.revision import exact
+from theory.testing import strategies as jst
 
 sys.path.insert(0, str(Path(__file__).parent))
 import memory_stress  # noqa: E402
@@ -208,7 +208,7 @@ def test_open_never_recomputes_the_fixpoint(db, monkeypatch):
         memory.add_claim("c5", [["c1"]])
         expected = memory.active_ids()
 
-    def forbidden(self):  # the whole-graph derivation of theory.incremental
+    def forbidden(self):  # the whole-graph derivation of jtms.engine.incremental
         raise AssertionError("the fixpoint of the whole graph was recomputed")
 
     monkeypatch.setattr(SupportState, "_derive_all", forbidden)
@@ -372,8 +372,8 @@ def test_a_refresh_after_a_few_additions_stores_the_state_alone(memory_location,
 def test_a_state_blob_over_a_grown_index_needs_the_additions():
     """checkpoint.decode of a state blob taken after the index grew: without a way to read
     the additions it is not used; with one, the index and state are those encoded."""
+    from jtms.engine.incremental import GrowingIndex
     from jtms.memory import checkpoint
-    from theory.incremental import GrowingIndex
 
     index = GrowingIndex()
     index.extend([("e1", True), ("c1", False)], [(1, (0,))], canonical=True)
@@ -399,8 +399,8 @@ def test_a_state_blob_over_a_grown_index_needs_the_additions():
 
 
 def test_a_state_blob_is_used_only_over_its_own_full_blob():
+    from jtms.engine.incremental import GrowingIndex
     from jtms.memory import checkpoint
-    from theory.incremental import GrowingIndex
 
     index = GrowingIndex()
     index.extend([("e1", True), ("c1", False)], [(1, (0,))], canonical=True)
@@ -427,8 +427,8 @@ def test_a_checkpoint_restores_the_state_in_either_width(structure, data):
     the version-5 and state-1 blobs of earlier releases, which are still read)."""
     from unittest import mock
 
+    from jtms.engine.incremental import GrowingIndex
     from jtms.memory import checkpoint
-    from theory.incremental import GrowingIndex
 
     state = SupportState(GrowingIndex.of(structure))
     roots = state.index.numbers(data.draw(jst.audits(structure, min_size=1)))

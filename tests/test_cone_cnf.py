@@ -9,12 +9,12 @@ from pysat.solvers import Solver
 
 from tests.claim_cases import structure_and_claim
 from theory import SupportStructure
-from theory.cone_cnf import cone_cnf
-from theory.cone_kernel import ConeOracle
-from theory.fixpoint import active_state
-from theory.index import index_of
-from theory.justifications import _compiled_search
-from theory.reference import brute_force_minimal_justifications
+from theory.model.index import index_of
+from theory.semantics.fixpoint import active_state
+from theory.solver.cone_cnf import cone_cnf
+from theory.solver.cone_kernel import ConeOracle
+from theory.solver.justifications import _compiled_search
+from theory.testing.reference import brute_force_minimal_justifications
 
 
 @settings(max_examples=300)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from jtms.cli import main
 from jtms.memory.context import Context, count_tokens
 from jtms.memory.memory import Memory
-from theory import strategies as jst
+from theory.testing import strategies as jst
 
 
 def _check_invariants(memory: Memory, context: Context) -> None:

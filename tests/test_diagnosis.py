@@ -1,16 +1,16 @@
 """Diagnoses: minimal hitting sets of the conflict sets, ranked by their impact, checked
-against the definition by brute force (theory.reference) and against pysat's Hitman."""
+against the definition by brute force (theory.testing.reference) and against pysat's Hitman."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theory import strategies as jst
-from theory.conflicts import contradictions
-from theory.diagnosis import diagnoses, impact, minimal_hitting_sets
-from theory.reference import brute_force_diagnoses
-from theory.structure import Nogood, SupportStructure
+from theory.model.structure import Nogood, SupportStructure
+from theory.semantics.conflicts import contradictions
+from theory.semantics.diagnosis import diagnoses, impact, minimal_hitting_sets
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_diagnoses
 
 
 def world() -> SupportStructure:

@@ -19,9 +19,9 @@ from enumerations.graphs import (
     iso_classes,
     run_graphs,
 )
-from theory import strategies as jst
-from theory.safety import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
+from theory.safety.check import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
+from theory.testing import strategies as jst
 
 
 def test_small_family_agrees_with_the_checker():
@@ -143,7 +143,7 @@ def test_jtms_check_command_agrees_on_enumerated_graphs(tmp_path, capsys):
     import json
 
     from jtms.cli import main
-    from theory.graphfile import save_graph
+    from theory.io.graphfile import save_graph
 
     family = GraphFamily(2, 2, 2)
     reps, _, _ = iso_classes(family)

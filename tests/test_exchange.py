@@ -6,11 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.claim_cases import structure_and_claim
-from theory.cone_kernel import ConeOracle, _critical
-from theory.exchange import Exchange
-from theory.fixpoint import active_state
-from theory.index import index_of
-from theory.reference import brute_force_minimal_justifications
+from theory.model.index import index_of
+from theory.semantics.fixpoint import active_state
+from theory.solver.cone_kernel import ConeOracle, _critical
+from theory.solver.exchange import Exchange
+from theory.testing.reference import brute_force_minimal_justifications
 
 
 @settings(max_examples=300)

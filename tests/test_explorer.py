@@ -700,7 +700,7 @@ def nogood_memory(tmp_path) -> str:
 
 
 def test_nogoods_and_contradictions_have_their_own_view(tmp_path):
-    from theory.conflicts import conflict_sets
+    from theory.semantics.conflicts import conflict_sets
 
     db = nogood_memory(tmp_path)
     with Memory.open(db) as memory:

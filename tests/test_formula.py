@@ -1,4 +1,4 @@
-"""The support-formula compiler (theory/formula.py): its Kleene rounds visit only the members
+"""The support-formula compiler (theory/solver/formula.py): its Kleene rounds visit only the members
 whose inputs changed, and give the circuit of k full rounds gate for gate."""
 
 from __future__ import annotations
@@ -8,10 +8,14 @@ import time
 from hypothesis import given, settings
 
 from benchmarks.generate import cycle
-from theory import strategies as jst
-from theory.formula import Circuit, compile_support
-from theory.graphalgo import ancestor_numbers, is_cyclic_component, strongly_connected_components
-from theory.index import index_of
+from theory.model.graphalgo import (
+    ancestor_numbers,
+    is_cyclic_component,
+    strongly_connected_components,
+)
+from theory.model.index import index_of
+from theory.solver.formula import Circuit, compile_support
+from theory.testing import strategies as jst
 
 
 def _k_full_rounds(structure):

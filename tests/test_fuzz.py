@@ -14,7 +14,7 @@ from jtms.fuzz.differential import differential_campaign
 from jtms.fuzz.runner import GraphOptions, compare, fuzz_rule, load_rule, reduce_case
 from jtms.fuzz.shapes import shape
 from theory import InputError, SupportStructure, active_state, exact, influence, load_graph, none
-from theory import strategies as jst
+from theory.testing import strategies as jst
 
 
 def loop_graph():
@@ -131,8 +131,8 @@ def test_a_subtle_rule_is_caught():
 def test_load_rule_errors():
     for spec in [
         "nosuch_module_xyz:f",
-        "theory.revision:nope",
-        "theory.revision:RULES",
+        "theory.semantics.revision:nope",
+        "theory.semantics.revision:RULES",
         "exactly",
         "x:",
     ]:
@@ -152,7 +152,7 @@ def test_cli_catches_builtin_rules_within_the_default_budget(name, tmp_path, cap
         [
             "fuzz",
             "--rule",
-            f"theory.revision:{name}",
+            f"theory.semantics.revision:{name}",
             "--seed",
             "1",
             "--examples",
@@ -185,7 +185,7 @@ def test_cli_exact_passes_and_readable_output(capsys):
 def test_cli_user_rule_from_the_current_directory(tmp_path, monkeypatch, capsys):
     (tmp_path / "myrules.py").write_text(
         textwrap.dedent("""
-        from theory.revision import exact, influence
+        from theory.semantics.revision import exact, influence
 
         def cautious(structure, audit):
             return exact(structure, audit) | {"made-up"}
@@ -202,11 +202,11 @@ def test_cli_user_rule_from_the_current_directory(tmp_path, monkeypatch, capsys)
     "argv",
     [
         ["fuzz", "--rule", "no_such_module_abc:rule"],
-        ["fuzz", "--rule", "theory.revision:RULES"],
+        ["fuzz", "--rule", "theory.semantics.revision:RULES"],
         ["fuzz"],
         ["fuzz", "--rule", "exact", "--differential"],
         ["fuzz", "--rule", "exact", "--examples", "0"],
-        ["fuzz", "--differential", "--backend", "theory.fixpoint:nope"],
+        ["fuzz", "--differential", "--backend", "theory.semantics.fixpoint:nope"],
         ["fuzz", "--rule", "exact", "--max-depth", "0"],
         ["fuzz", "--rule", "exact", "--max-fan-in", "-1"],
         ["fuzz", "--differential", "--backend", "os:getcwd", "--examples", "20"],  # wrong signature
@@ -223,7 +223,9 @@ def test_cli_bad_input_exits_2_with_one_line(argv, capsys):
 
 def test_short_differential_campaign_finds_no_disagreement():
     report = differential_campaign(
-        2000, seed=11, backends=[FunctionBackend("theory.fixpoint:active_state", active_state)]
+        2000,
+        seed=11,
+        backends=[FunctionBackend("theory.semantics.fixpoint:active_state", active_state)],
     )
     assert report.ok and report.pairs >= 2000
     assert 0 < report.cyclic_graphs < report.graphs and report.sequence_steps > 0

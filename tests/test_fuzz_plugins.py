@@ -18,7 +18,7 @@ from jtms.cli import main
 PLUGINS = textwrap.dedent("""
     import sys
     from theory import active_state
-    from theory.revision import exact
+    from theory.semantics.revision import exact
 
     def ints(structure, audit):
         return set(exact(structure, audit)) | {1}

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 HUGE_INT = 10**5000
 # huge integers are built while drawing: hypothesis would try to print them in a strategy

@@ -21,7 +21,7 @@ import pytest
 from jtms.cli import main
 from jtms.memory.memory import Memory
 from tests.cli_helpers import refused
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 HUGE = "9" * 5000  # past Python's 4,300-digit limit of int <-> str
 
@@ -248,9 +248,9 @@ def test_reads_are_bounded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import jtms.memory.jsonl
-    import theory.graphfile
+    import theory.io.graphfile
 
-    monkeypatch.setattr(theory.graphfile, "MAX_GRAPH_BYTES", 1 << 20)
+    monkeypatch.setattr(theory.io.graphfile, "MAX_GRAPH_BYTES", 1 << 20)
     monkeypatch.setattr(jtms.memory.jsonl, "MAX_LINE", 1 << 20)
     before = events(location)
     refused(capsys, ["import", "/dev/zero", "--db", location], "larger than 1,048,576 bytes")
@@ -364,7 +364,7 @@ def test_standard_output_full_in_a_real_process(tmp_path: Path) -> None:
 def test_one_id_length_everywhere(
     location: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from theory.ids import MAX_ID_LENGTH
+    from theory.model.ids import MAX_ID_LENGTH
 
     before = events(location)
     long_id = "x" * (MAX_ID_LENGTH + 1)

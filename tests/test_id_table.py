@@ -1,4 +1,4 @@
-"""theory.id_table: the numbers of a checkpoint's ids without a dict of every id."""
+"""jtms.engine.id_table: the numbers of a checkpoint's ids without a dict of every id."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from theory.id_table import IdTable, table_arrays
+from jtms.engine.id_table import IdTable, table_arrays
 
 ID_TEXT = st.text(
     st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
@@ -101,7 +101,7 @@ def test_a_memory_opened_from_a_checkpoint_numbers_ids_by_the_table(tmp_path):
     """A memory reopened from its checkpoint answers audits, additions and queries through
     the table (no dict until it needs one), and the integrity check compares the table."""
     from jtms import Memory
-    from theory.id_table import IdTable as Table
+    from jtms.engine.id_table import IdTable as Table
 
     path = tmp_path / "m.db"
     document = {

@@ -12,7 +12,7 @@ from interchange_cases import PRIMER_PROVN
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
-from theory.graphfile import graph_to_dict
+from theory.io.graphfile import graph_to_dict
 
 pytest.importorskip("prov.model", reason="prov is the `prov` extra")
 
@@ -326,11 +326,11 @@ def test_a_source_document_is_read_bounded(tmp_path, capsys, monkeypatch, kind, 
     """`jtms check /dev/zero --from reasons` (or prov, or a FIFO that never ends) read the
     whole stream into memory until the process was killed (SIGKILL, no message): the
     readers used Path.read_text. They now read at most MAX_GRAPH_BYTES, as a graph file is
-    read (theory.graphfile.read_bounded), and refuse more in one line (exit 2). Shown with
+    read (theory.io.graphfile.read_bounded), and refuse more in one line (exit 2). Shown with
     a small cap on a regular file."""
-    import theory.graphfile
+    import theory.io.graphfile
 
-    monkeypatch.setattr(theory.graphfile, "MAX_GRAPH_BYTES", 1000)
+    monkeypatch.setattr(theory.io.graphfile, "MAX_GRAPH_BYTES", 1000)
     path = tmp_path / name
     path.write_text("[" + " " * 2000 + "]")
     options = ["--derivations", "and"] if kind == "prov" else []

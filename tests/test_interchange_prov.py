@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from interchange_cases import PRIMER_PROVN, exportable_graphs
 
-from theory.errors import InputError
-from theory.fixpoint import active_state
-from theory.graphfile import graph_to_dict
-from theory.index import index_of
-from theory.revision import downstream_numbers
+from theory.io.graphfile import graph_to_dict
+from theory.model.errors import InputError
+from theory.model.index import index_of
+from theory.semantics.fixpoint import active_state
+from theory.semantics.revision import downstream_numbers
 
 prov_model = pytest.importorskip("prov.model", reason="prov is the `prov` extra")
 
@@ -249,7 +249,7 @@ def test_export_then_import_is_the_identity(case, serialization):
 
 
 def test_the_export_refuses_what_prov_cannot_say():
-    from theory.structure import Nogood, SupportStructure
+    from theory.model.structure import Nogood, SupportStructure
 
     with pytest.raises(InputError, match="no PROV counterpart"):
         to_document(SupportStructure.build(["e"], ["c"], []))

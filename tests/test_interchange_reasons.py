@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from interchange_cases import exportable_graphs
 
 from jtms.interchange.reasons import from_network, read_reasons, to_network
-from theory.errors import InputError
-from theory.fixpoint import active_state
-from theory.graphfile import graph_to_dict
+from theory.io.graphfile import graph_to_dict
+from theory.model.errors import InputError
+from theory.semantics.fixpoint import active_state
 
 reasons = pytest.importorskip("reasons", reason="ftl-reasons is the `reasons` extra")
 
@@ -224,7 +224,7 @@ def test_retracted_nodes_are_the_audit():
 
 
 def test_an_unjustified_claim_is_refused_on_export():
-    from theory.structure import SupportStructure
+    from theory.model.structure import SupportStructure
 
     with pytest.raises(InputError, match="no ftl-reasons counterpart"):
         to_network(SupportStructure.build(["e"], ["c"], []))

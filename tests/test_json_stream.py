@@ -45,9 +45,9 @@ def test_check_json_never_holds_the_whole_payload(tmp_path, monkeypatch, capsys)
     # every claim's entry is written before the next report is made: the reports and
     # their dicts are never all alive at once
     from jtms.cli import main
-    from theory import safety
-    from theory.graphfile import save_graph
-    from theory.structure import SupportStructure
+    from theory.io.graphfile import save_graph
+    from theory.model.structure import SupportStructure
+    from theory.safety import check as safety
 
     evidence = [f"e{i}" for i in range(4)]
     claims = [f"c{i}" for i in range(30)]

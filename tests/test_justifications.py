@@ -5,11 +5,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import SupportStructure
-from theory import strategies as jst
-from theory.fixpoint import active_state
-from theory.formula import compile_support, to_sympy
-from theory.justifications import JustificationEnumerator, minimal_justifications
-from theory.reference import brute_force_minimal_justifications, evidence_ancestors
+from theory.semantics.fixpoint import active_state
+from theory.solver.formula import compile_support, to_sympy
+from theory.solver.justifications import JustificationEnumerator, minimal_justifications
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_minimal_justifications, evidence_ancestors
 
 
 @st.composite

@@ -1,4 +1,4 @@
-"""The compiled kernels of the solver core (theory.label_kernel, theory.cone_kernel) and the
+"""The compiled kernels of the solver core (theory.solver.label_kernel, theory.solver.cone_kernel) and the
 one-search enumerator against the Python label algebra, the fixpoint and brute force."""
 
 from itertools import combinations, islice
@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 
 from tests.claim_cases import structure_and_claim
 from theory import SupportStructure
-from theory import strategies as jst
-from theory.cone_kernel import ConeOracle
-from theory.fixpoint import active_state
-from theory.index import index_of
-from theory.justifications import JustificationEnumerator, minimal_justifications
-from theory.label_kernel import OK, OVER_SETS, OVER_WORK, labels, sets_of_ids
-from theory.labels import all_labels
-from theory.reference import brute_force_minimal_justifications, evidence_ancestors
+from theory.model.index import index_of
+from theory.semantics.fixpoint import active_state
+from theory.solver.cone_kernel import ConeOracle
+from theory.solver.justifications import JustificationEnumerator, minimal_justifications
+from theory.solver.label_kernel import OK, OVER_SETS, OVER_WORK, labels, sets_of_ids
+from theory.solver.labels import all_labels
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_minimal_justifications, evidence_ancestors
 
 
 def as_sets(index, found, k):
@@ -42,7 +42,7 @@ def test_kernel_labels_equal_the_reference_and_brute_force(structure):
 @given(jst.support_structures(max_evidence=8, max_claims=8, cycles=True))
 def test_python_labels_over_several_words_equal_brute_force(structure):
     """Evidence numbered past 64 (64 items before the graph's, in no cone): the Python
-    label algebra's sets span two words (theory.labels' ints past 64 bits, and its rows of
+    label algebra's sets span two words (theory.solver.labels' ints past 64 bits, and its rows of
     words where a component is solved in arrays)."""
     padding = [f"!pad{i:02d}" for i in range(64)]
     padded = SupportStructure.build(
@@ -86,10 +86,10 @@ def test_python_label_budgets_never_change_an_answer(structure, budget, formed_b
 def test_python_ints_and_arrays_give_the_same_labels_for_the_same_work(
     structure, budget, formed_budget, padded
 ):
-    """theory.labels solves a component over Python ints and, past SMALL_PAIRS, again over
+    """theory.solver.labels solves a component over Python ints and, past SMALL_PAIRS, again over
     arrays: both representations give the same labels, give up on the same components and
     count the same work (the portfolio interleaves methods by that count)."""
-    import theory.labels as labels_module
+    import theory.solver.labels as labels_module
 
     if padded:  # evidence numbered past 64: sets of two words
         padding = [f"!pad{i:02d}" for i in range(64)]
@@ -293,7 +293,7 @@ def test_one_search_with_no_encoding_at_all(case):
     """With the encoding's clauses dropped, every model's evidence is arbitrary, so most are
     false: the oracle's clauses alone (minimal true sets blocked, maximal false sets cut)
     must still find exactly the minimal justifications."""
-    from theory.cnf import Encoding
+    from theory.solver.cnf import Encoding
 
     structure, claim = case
     enumerator = JustificationEnumerator.for_claim(structure, claim)
@@ -312,7 +312,7 @@ def test_small_graphs_do_not_load_the_kernels():
     script = (
         "import sys\n"
         "from theory import SupportStructure\n"
-        "from theory.justifications import COMPILED_FROM, minimal_justifications\n"
+        "from theory.solver.justifications import COMPILED_FROM, minimal_justifications\n"
         "g = SupportStructure.build(['e', 'f'], ['a', 'b'], [('a', ['b']), ('b', ['a']), ('a', ['e']), ('b', ['f'])])\n"
         "assert minimal_justifications(g, 'a') == {frozenset(['e']), frozenset(['f'])}\n"
         "assert 'numba' not in sys.modules, 'small graph loaded numba'\n"
@@ -320,7 +320,7 @@ def test_small_graphs_do_not_load_the_kernels():
         "big = SupportStructure.build(['e'], [f'c{i}' for i in range(n)],\n"
         "                             [(f'c{i}', [f'c{i - 1}' if i else 'e']) for i in range(n)])\n"
         "assert minimal_justifications(big, f'c{n - 1}') == {frozenset(['e'])}\n"
-        "assert 'theory.label_kernel' in sys.modules\n"
+        "assert 'theory.solver.label_kernel' in sys.modules\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
@@ -438,12 +438,12 @@ def test_a_loop_pushes_on_only_the_sets_of_its_least_fixpoint(seed):
     )
 )
 def test_minimize_over_several_words_keeps_exactly_the_minimal_distinct_rows(rows):
-    """theory.label_kernel._minimize on rows of three words (sets of items 0-191; repeats,
+    """theory.solver.label_kernel._minimize on rows of three words (sets of items 0-191; repeats,
     subsets and the empty set drawn often): the distinct minimal rows, each once. Rows of
     one size are compared for equality only, rows of smaller sizes for subsets."""
     import numpy as np
 
-    from theory.label_kernel import _minimize
+    from theory.solver.label_kernel import _minimize
 
     sets = np.zeros((max(1, len(rows)), 3), dtype=np.uint64)
     for k, row in enumerate(rows):
@@ -465,8 +465,8 @@ def test_an_antichain_of_twenty_thousand_singletons_is_labelled_within_the_work_
     every row was tested for a subset against every kept row over all 313 words, so the
     labels gave up at their work budget and the SAT arms took past 100 s. Equal-size rows
     are now compared for equality only: well within the budget."""
-    from theory.justifications import LABEL_WORK
-    from theory.label_kernel import UNLIMITED
+    from theory.solver.justifications import LABEL_WORK
+    from theory.solver.label_kernel import UNLIMITED
 
     count = 20_000
     structure = SupportStructure.build(

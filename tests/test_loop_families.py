@@ -15,16 +15,16 @@ import pytest
 
 from benchmarks.loop_families import CASES, FAMILIES, HELD_OUT, case_files, members
 from benchmarks.peers import clingo_minimal_justifications
-from theory.completion import SupportProgram
-from theory.index import index_of
-from theory.justifications import (
+from theory.model.index import index_of
+from theory.solver.completion import SupportProgram
+from theory.solver.justifications import (
     JustificationEnumerator,
     _compiled_search,
     _portfolio_search,
     enumerate_minimal,
     minimal_justifications,
 )
-from theory.portfolio import Arm, Portfolio
+from theory.solver.portfolio import Arm, Portfolio
 
 pytest.importorskip("clingo")
 
@@ -321,7 +321,7 @@ def test_the_interpreted_sat_path_shares_time_on_a_long_cycle():
         "import sys, time\n"
         "from benchmarks.loop_families import members\n"
         "from benchmarks.peers import clingo_minimal_justifications\n"
-        "from theory.justifications import kernels_loaded, minimal_justifications\n"
+        "from theory.solver.justifications import kernels_loaded, minimal_justifications\n"
         "structure, goals, _ = members('cycles', 1, seed=777)[0]\n"
         "started = time.process_time()\n"
         "found = minimal_justifications(structure, goals[0], method='sat', compiled=False)\n"
@@ -343,9 +343,9 @@ def test_the_interpreted_default_shares_time_on_hundreds_of_wide_bodies_in_one_l
     alone."""
     code = (
         "import time\n"
-        "from theory.completion import SupportProgram\n"
-        "from theory.graphfile import load_graph\n"
-        "from theory.justifications import (\n"
+        "from theory.solver.completion import SupportProgram\n"
+        "from theory.io.graphfile import load_graph\n"
+        "from theory.solver.justifications import (\n"
         "    JustificationEnumerator, index_of, kernels_loaded, minimal_justifications)\n"
         "from benchmarks.peers import clingo_minimal_justifications\n"
         "structure = load_graph('tests/cases/loops_threshold.json')\n"
@@ -371,7 +371,7 @@ def test_the_interpreted_default_balances_time_for_every_answer_and_work_for_a_p
 ):
     """Every answer: the arms share work and CPU time (a bound in time on any graph); a
     ``limit``: they share work, so the prefix is the same in every process."""
-    import theory.justifications as justifications
+    import theory.solver.justifications as justifications
 
     seen = []
     original = justifications.enumerate_minimal
@@ -420,10 +420,10 @@ def test_check_certificates_of_the_case_files_come_from_shared_labels(name):
     """`jtms check` on the case files takes every unsafe claim's certificates from one pass of
     the label algebra within its default budgets (no claim sent to the SAT core, so a
     one-shot check never loads the compiled kernels there), in well under a second of CPU."""
-    from theory.fixpoint import base_active
-    from theory.graphfile import load_graph
-    from theory.labels import all_labels
-    from theory.safety import verdicts
+    from theory.io.graphfile import load_graph
+    from theory.safety.check import verdicts
+    from theory.semantics.fixpoint import base_active
+    from theory.solver.labels import all_labels
 
     structure = load_graph(CASES / name)
     index = index_of(structure)
@@ -456,7 +456,7 @@ def test_the_benchmark_child_times_one_query_and_returns_its_answer(warmup):
 def test_the_interpreted_child_does_not_see_the_compiled_kernels(monkeypatch):
     """A one-shot command has not loaded the kernels, so the benchmark's interpreted child
     must not see those its parent loaded (its portfolio would get the compiled arm)."""
-    import theory.justifications as justifications
+    import theory.solver.justifications as justifications
     from benchmarks import bench_loop_families
     from benchmarks.bench_loop_families import CHILD_WARMUP, timed_child
 
@@ -483,7 +483,7 @@ def test_the_benchmark_worker_answers_each_goal_on_a_new_graph_and_survives_a_ti
 
     from benchmarks import bench_loop_families
     from benchmarks.bench_loop_families import Worker
-    from theory.graphfile import graph_to_dict
+    from theory.io.graphfile import graph_to_dict
 
     structure, goals, _ = case_files()[1]
     document = graph_to_dict(structure)

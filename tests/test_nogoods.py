@@ -1,5 +1,5 @@
 """Nogoods and their conflict sets: the graph format, and the SAT enumeration cross-checked
-against brute force (theory.reference) and clingo stable models, with and without cycles."""
+against brute force (theory.testing.reference) and clingo stable models, with and without cycles."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jtms.fuzz.clingo_oracle import clingo_conflict_sets
-from theory import strategies as jst
-from theory.conflicts import conflict_sets, contradictions
-from theory.errors import InputError
-from theory.graphfile import dumps_graph, loads_graph
-from theory.reference import brute_force_conflict_sets
-from theory.structure import Nogood, SupportStructure
+from theory.io.graphfile import dumps_graph, loads_graph
+from theory.model.errors import InputError
+from theory.model.structure import Nogood, SupportStructure
+from theory.semantics.conflicts import conflict_sets, contradictions
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_conflict_sets
 
 
 def loop_world() -> SupportStructure:
@@ -151,7 +151,7 @@ def test_bad_nogoods_are_rejected_with_one_line(nogoods: object, message: str) -
     assert "\n" not in str(raised.value)
 
 
-@pytest.mark.parametrize("name", ["theory.conflicts", "theory.diagnosis"])
+@pytest.mark.parametrize("name", ["theory.semantics.conflicts", "theory.semantics.diagnosis"])
 def test_docstring_examples_run(name: str) -> None:
     import doctest
     import importlib

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
-from theory import strategies as jst
-from theory.errors import InputError
-from theory.graphfile import graph_to_dict, load_document
-from theory.reference import brute_force_diagnoses
-from theory.structure import Nogood, SupportStructure
+from theory.io.graphfile import graph_to_dict, load_document
+from theory.model.errors import InputError
+from theory.model.structure import Nogood, SupportStructure
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_diagnoses
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "contradiction.json"

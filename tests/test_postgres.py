@@ -27,7 +27,7 @@ from conftest import postgres_dsn, postgres_location
 from jtms.cli import main
 from jtms.memory.jsonl import export_lines
 from jtms.memory.memory import Memory
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 psycopg = pytest.importorskip("psycopg")
 

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from jtms.cli import main
 from jtms.memory.jsonl import export_lines, import_memory
 from jtms.memory.memory import Memory, load_structure
-from theory import strategies as jst
-from theory.errors import InputError
-from theory.fixpoint import active_state
+from theory.model.errors import InputError
+from theory.semantics.fixpoint import active_state
+from theory.testing import strategies as jst
 
 GRAPH = {
     "nodes": [

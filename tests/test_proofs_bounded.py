@@ -60,7 +60,7 @@ families = st.integers(1, 5).flatmap(
 @given(families)
 def test_encoding_matches_the_revision_rules(case):
     """Fix f (the upward closure of a random family) and read unique/agree/U off the CNF;
-    they must equal what theory.revision computes on the corresponding support structure."""
+    they must equal what theory.semantics.revision computes on the corresponding support structure."""
     n, family = case
     table = [any(x & s == s for s in family) for x in range(1 << n)]
     e = monotone_definitions(n)
@@ -98,7 +98,7 @@ def test_every_mutant_is_sat_with_a_decoded_countermodel(name, n, solver, symmet
     result = solve(name, n, solver, symmetry=symmetry)
     assert result.result == "SAT" and result.ok and result.mutant
     model = result.countermodel
-    # the witness was recomputed with theory.revision on the decoded support structure
+    # the witness was recomputed with theory.semantics.revision on the decoded support structure
     assert model.witness_audit is not None
     assert {j["claim"] for j in model.graph["justifications"]} == {"c"}
     if name.startswith("boundary"):

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jtms.engine.incremental import GrowingIndex, SupportState, state_of
 from jtms.memory.memory import Memory, load_structure
-from theory import strategies as jst
-from theory.fixpoint import active_state
-from theory.incremental import GrowingIndex, SupportState, state_of
-from theory.revision import exact
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
+from theory.semantics.fixpoint import active_state
+from theory.semantics.revision import exact
+from theory.testing import strategies as jst
 
 
 def _blocked(open_audits: dict[int, list[str]]) -> list[str]:
@@ -244,9 +244,9 @@ def test_withdrawn_names_the_audits_that_keep_a_claim_out_now(tmp_path, capsys):
     items=st.lists(st.tuples(st.integers(0, 10), st.integers(0, 9)), max_size=8),
 )
 def test_adjacency_with_a_compressed_base_round_trips(base, added, items):
-    """theory.incremental.Adjacency: a compressed base, items added later and nodes added
+    """jtms.engine.incremental.Adjacency: a compressed base, items added later and nodes added
     after it read back as plain lists, and compress back to the same thing (checkpoints)."""
-    from theory.incremental import Adjacency
+    from jtms.engine.incremental import Adjacency
 
     offsets, flat = [0], []
     for row in base:
@@ -344,7 +344,7 @@ def test_support_region_on_flat_arrays_equals_the_list_walk(data, cycles):
     the same region, without repeats, after random audits have moved the pointers."""
     from array import array
 
-    from theory.incremental import _region_of_arrays
+    from jtms.engine.incremental import _region_of_arrays
 
     state = _audited_state(data, cycles, max_evidence=6, max_claims=12, min_audits=0)
     index = state.index

@@ -10,21 +10,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import generate
-from theory import justifications, safety
-from theory import strategies as jst
-from theory.completion import SupportProgram
-from theory.errors import Undecided
-from theory.graphfile import save_graph
-from theory.index import index_of
-from theory.justifications import ConeQueries, JustificationEnumerator
-from theory.reference import brute_force_minimal_justifications
-from theory.safety import (
+from theory.io.graphfile import save_graph
+from theory.model.errors import Undecided
+from theory.model.index import index_of
+from theory.model.structure import SupportStructure
+from theory.safety import check as safety
+from theory.safety.check import (
     ALTERNATIVE_SUPPORT,
     REDUNDANT_INFLUENCE,
     UNDECIDED,
     check_structure,
 )
-from theory.structure import SupportStructure
+from theory.solver import justifications
+from theory.solver.completion import SupportProgram
+from theory.solver.justifications import ConeQueries, JustificationEnumerator
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_minimal_justifications
 
 
 @settings(max_examples=150, deadline=None)
@@ -163,7 +164,7 @@ def test_a_small_budget_still_asks_the_open_items_together(monkeypatch):
         return among(self, items, conflicts=conflicts, target=target)
 
     monkeypatch.setattr(JustificationEnumerator, "relevance_among", spy)
-    import theory.label_kernel  # noqa: F401  (loaded kernels: the compiled path)
+    import theory.solver.label_kernel  # noqa: F401  (loaded kernels: the compiled path)
 
     report = check_structure(_hard_memory(), ["c100"], relevance_budget=4_000).claims[0]
     # relevance_witness asks one item through relevance_among, with 250 conflicts at most

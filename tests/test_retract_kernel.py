@@ -1,4 +1,4 @@
-"""The compiled retraction planner (theory.retract_kernel) plans what the Python one plans:
+"""The compiled retraction planner (jtms.engine.retract_kernel) plans what the Python one plans:
 the same retired nodes in the same order, the same pointers and ranks in the same order, the
 same region size and visit count, through audits and reinstatements; and a process loads it
 only once it has planned long enough to repay the loading (or is told to)."""
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import theory.incremental as incremental
-from theory import strategies as jst
-from theory.incremental import GrowingIndex, SupportState
-from theory.retract_kernel import plan_retract as compiled_plan_retract
-from theory.structure import SupportStructure
+import jtms.engine.incremental as incremental
+from jtms.engine.incremental import GrowingIndex, SupportState
+from jtms.engine.retract_kernel import plan_retract as compiled_plan_retract
+from theory.model.structure import SupportStructure
+from theory.testing import strategies as jst
 
 
 def _compiled(state: SupportState, roots: tuple[int, ...]) -> incremental.Plan:
@@ -144,9 +144,9 @@ def test_a_process_loads_the_planner_after_planning_long_enough():
     script = textwrap.dedent(
         """
         import sys
-        import theory.incremental as incremental
-        from theory.incremental import GrowingIndex, SupportState
-        from theory.structure import SupportStructure
+        import jtms.engine.incremental as incremental
+        from jtms.engine.incremental import GrowingIndex, SupportState
+        from theory.model.structure import SupportStructure
 
         structure = SupportStructure.build(
             ["e0", "e1"], ["a", "b"], [("a", ["e0"]), ("a", ["e1"]), ("b", ["a"])]
@@ -154,11 +154,11 @@ def test_a_process_loads_the_planner_after_planning_long_enough():
         state = SupportState(GrowingIndex.of(structure))
         roots = tuple(state.index.numbers(["e0"]))
         first = state.plan_retract(roots)
-        print("numba" in sys.modules, "theory.retract_kernel" in sys.modules)
+        print("numba" in sys.modules, "jtms.engine.retract_kernel" in sys.modules)
         incremental.PLANNER_AFTER_S = 0.0
         second = state.plan_retract(roots)
         assert first == second
-        print("theory.retract_kernel" in sys.modules)
+        print("jtms.engine.retract_kernel" in sys.modules)
         """
     )
     done = subprocess.run(
@@ -229,7 +229,7 @@ def test_compacting_an_adjacency_keeps_every_row(base_rows, as_arrays, additions
     gives them flat, and adding afterwards still works."""
     from array import array
 
-    from theory.incremental import Adjacency
+    from jtms.engine.incremental import Adjacency
 
     offsets, flat = [0], []
     for row in base_rows:
@@ -267,7 +267,7 @@ def test_a_memory_that_gains_claims_plans_on_flat_rows_again(tmp_path, compactio
     with 1e9 none after the first does. Every state equals a reopened one's."""
     from benchmarks.generate import memory as generated
     from jtms.memory.memory import Memory
-    from theory.graphfile import graph_to_dict
+    from theory.io.graphfile import graph_to_dict
 
     path = tmp_path / "m.db"
     with Memory.create(path) as memory:

@@ -7,15 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import SupportStructure, active_state, exact, influence
-from theory import strategies as jst
-from theory.reference import brute_force_influence_safe, brute_force_minimal_justifications
-from theory.safety import (
+from theory.safety.check import (
     ALTERNATIVE_SUPPORT,
     REDUNDANT_INFLUENCE,
     check_claim,
     check_structure,
     summarize_structure,
 )
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_influence_safe, brute_force_minimal_justifications
 
 
 @settings(max_examples=300)
@@ -185,8 +185,8 @@ def _agrees_with_the_full_check(counts, full):
 def test_counts_under_audit_on_a_growing_index_equal_the_full_check(structure, data):
     """count_verdicts on a memory's index and state (numbered in insertion order, audits in
     force) gives the verdicts check_structure gives on the structure under the same audits."""
-    from theory.incremental import state_of
-    from theory.safety import count_verdicts
+    from jtms.engine.incremental import state_of
+    from theory.safety.check import count_verdicts
 
     nodes = sorted(structure.nodes)
     blocked = data.draw(st.sets(st.sampled_from(nodes), max_size=2)) if nodes else set()
@@ -202,8 +202,8 @@ def test_counts_in_many_evidence_blocks_equal_the_full_check(back_edges):
     """Hundreds of evidence, solved 64 at a time (the smallest budget): the blocks are
     independent, so the counts, first witnesses and safe claims' sets are the reference's."""
     from benchmarks.generate import memory
-    from theory.index import index_of
-    from theory.safety import count_verdicts
+    from theory.model.index import index_of
+    from theory.safety.check import count_verdicts
 
     structure = memory(1500, seed=3, back_edges=back_edges)
     blocked = sorted(structure.evidence)[::37] + sorted(structure.claims)[::101]

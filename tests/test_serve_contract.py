@@ -25,7 +25,7 @@ from jtms.memory.memory import Memory, RepeatedCall
 from jtms.serve.tools import RESULT_BYTES, MemoryAccess, build_server
 from jtms.views import pages, payloads
 from tests.serve_helpers import call, error
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 pytestmark = pytest.mark.timeout(180)
 

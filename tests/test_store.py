@@ -19,9 +19,9 @@ from conftest import memory_dump
 
 from jtms.cli import main
 from jtms.memory.memory import Memory, load_memory, load_structure
-from theory.errors import InputError
-from theory.fixpoint import active_state
-from theory.structure import SupportStructure
+from theory.model.errors import InputError
+from theory.model.structure import SupportStructure
+from theory.semantics.fixpoint import active_state
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ GRAPH = {
 
 
 def _structure() -> SupportStructure:
-    from theory.graphfile import parse_graph
+    from theory.io.graphfile import parse_graph
 
     return parse_graph(GRAPH)
 

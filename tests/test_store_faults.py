@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from jtms.cli import main
 from jtms.memory.memory import Memory
 from jtms.store.protocol import CorruptMemory
-from theory.errors import InputError
-from theory.ids import id_problem
+from theory.model.errors import InputError
+from theory.model.ids import id_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 WRITES = [

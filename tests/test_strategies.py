@@ -6,9 +6,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from theory import SupportStructure, exact, influence, none
-from theory import strategies as jst
-from theory.index import index_of
-from theory.revision import downstream_numbers
+from theory.model.index import index_of
+from theory.semantics.revision import downstream_numbers
+from theory.testing import strategies as jst
 
 SMALL = SupportStructure.build(
     ["e0", "e1"], ["c0", "c1"], [("c0", ["e0"]), ("c1", ["c0", "e1"])]

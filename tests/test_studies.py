@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-import theory.incremental
+import jtms.engine.incremental
 from jtms.cli import main
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.memory.context import HEADER, WITHDRAWN_HEADER, count_tokens
@@ -31,9 +31,9 @@ from jtms.studies.readers import Answer, Question, careful, literal, parse_conte
 from jtms.studies.rendering import MemoryView, render
 from jtms.studies.scoring import cited_descendants, contaminated_lines, grounded
 from jtms.studies.sweep import sweep
-from theory import revision
-from theory.fixpoint import active_state
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
+from theory.semantics import revision
+from theory.semantics.fixpoint import active_state
 
 NO_SCALE = ["--scale", "none"]
 
@@ -77,11 +77,11 @@ def engine_keeps_loops(monkeypatch):
     that lost its support may switch to a justification through another retracted claim (a
     support loop keeps itself alive)."""
     monkeypatch.setattr(
-        theory.incremental.SupportState, "support_region", lambda self, roots: list(roots)
+        jtms.engine.incremental.SupportState, "support_region", lambda self, roots: list(roots)
     )
     # the Python planner, where the bug is planted, even in a process that has loaded the
     # compiled one (which tests/test_retract_kernel.py holds to the Python planner's plans)
-    monkeypatch.setattr(theory.incremental, "_compiled_planner", lambda: None)
+    monkeypatch.setattr(jtms.engine.incremental, "_compiled_planner", lambda: None)
 
 
 # --- RevisionPair -------------------------------------------------------------------------------

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 
 from theory import SupportStructure, active_state, exact, influence, none, revise
-from theory import strategies as jst
-from theory.fixpoint import active_numbers
-from theory.index import index_of
+from theory.model.index import index_of
+from theory.semantics.fixpoint import active_numbers
+from theory.testing import strategies as jst
 
 
 def loop_graph():

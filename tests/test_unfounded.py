@@ -1,5 +1,5 @@
-"""theory.unfounded (maximal false sets and unfounded loops in Python) against definitions
-computed another way: the least fixpoint of theory.fixpoint, the greatest by plain
+"""theory.solver.unfounded (maximal false sets and unfounded loops in Python) against definitions
+computed another way: the least fixpoint of theory.semantics.fixpoint, the greatest by plain
 iteration, strongly connected components by reachability."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import SupportStructure
-from theory import strategies as jst
-from theory.completion import SupportProgram
-from theory.fixpoint import active_numbers
-from theory.index import index_of
-from theory.justifications import JustificationEnumerator
-from theory.reference import brute_force_minimal_justifications
-from theory.unfounded import ConeFixpoint
+from theory.model.index import index_of
+from theory.semantics.fixpoint import active_numbers
+from theory.solver.completion import SupportProgram
+from theory.solver.justifications import JustificationEnumerator
+from theory.solver.unfounded import ConeFixpoint
+from theory.testing import strategies as jst
+from theory.testing.reference import brute_force_minimal_justifications
 
 CYCLIC = jst.support_structures(max_evidence=6, max_claims=8, max_alternatives=3, cycles=True)
 
@@ -167,7 +167,7 @@ def test_grown_cuts_finish_the_case_files_in_few_solver_calls(
     to a maximal false set, as the compiled search does, finishes with clingo's answer in 142
     (c7_0) and 121 (c2) solver calls: ``bound`` is about that and half again; without the
     loop formulas of the loops under the grown set, c7_0 took 292."""
-    import theory.justifications as justifications
+    import theory.solver.justifications as justifications
     from benchmarks.loop_families import case_files
     from benchmarks.peers import clingo_minimal_justifications
 

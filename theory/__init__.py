@@ -13,11 +13,10 @@ from __future__ import annotations
 import importlib
 import typing
 
-from theory.errors import GraphError, InputError
+from theory.model.errors import GraphError, InputError
 
 if typing.TYPE_CHECKING:
-    from theory.fixpoint import active_state
-    from theory.graphfile import (
+    from theory.io.graphfile import (
         dumps_graph,
         graph_to_dict,
         load_graph,
@@ -25,9 +24,8 @@ if typing.TYPE_CHECKING:
         parse_graph,
         save_graph,
     )
-    from theory.justifications import minimal_justifications
-    from theory.revision import RULES, Revision, RevisionRule, exact, influence, none, revise
-    from theory.safety import (
+    from theory.model.structure import Justification, Kind, Node, SupportStructure
+    from theory.safety.check import (
         CheckStream,
         ClaimReport,
         SafetyReport,
@@ -35,17 +33,28 @@ if typing.TYPE_CHECKING:
         check_structure,
         stream_check,
     )
-    from theory.structure import Justification, Kind, Node, SupportStructure
+    from theory.semantics.fixpoint import active_state
+    from theory.semantics.revision import (
+        RULES,
+        Revision,
+        RevisionRule,
+        exact,
+        influence,
+        none,
+        revise,
+    )
+    from theory.solver.justifications import minimal_justifications
 
 _MODULES = {
-    "active_state": "fixpoint",
+    "active_state": "semantics.fixpoint",
     **dict.fromkeys(
         ("dumps_graph", "graph_to_dict", "load_graph", "loads_graph", "parse_graph", "save_graph"),
-        "graphfile",
+        "io.graphfile",
     ),
-    "minimal_justifications": "justifications",
+    "minimal_justifications": "solver.justifications",
     **dict.fromkeys(
-        ("RULES", "Revision", "RevisionRule", "exact", "influence", "none", "revise"), "revision"
+        ("RULES", "Revision", "RevisionRule", "exact", "influence", "none", "revise"),
+        "semantics.revision",
     ),
     **dict.fromkeys(
         (
@@ -56,9 +65,9 @@ _MODULES = {
             "check_structure",
             "stream_check",
         ),
-        "safety",
+        "safety.check",
     ),
-    **dict.fromkeys(("Justification", "Kind", "Node", "SupportStructure"), "structure"),
+    **dict.fromkeys(("Justification", "Kind", "Node", "SupportStructure"), "model.structure"),
 }
 """The module of :mod:`theory` that defines each name of :data:`__all__` (but the errors)."""
 

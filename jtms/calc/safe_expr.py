@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from jtms.calc.evaluation import apply_function
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 MAX_LENGTH = 1000  # characters of an expression or recorded value
 MAX_DEPTH = 50  # nesting of the syntax tree

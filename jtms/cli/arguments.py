@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from jtms.memory.limits import ascii_float, ascii_int
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 DEFAULT_DB = "jtms.db"
 LOCATION_HELP = (

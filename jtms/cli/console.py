@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import jtms.cli.commands
 from jtms.cli.exit_codes import ExitCode
-from theory.errors import MAX_PROBLEM, InputError, shorten
+from theory.model.errors import MAX_PROBLEM, InputError, shorten
 
 # Kept for callers that imported the old names; new code uses ExitCode.
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.VIOLATION, ExitCode.BAD_INPUT

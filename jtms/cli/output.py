@@ -12,8 +12,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from theory.canonical import sorted_ids, sorted_sets  # noqa: F401  (re-exported: one JSON order)
-from theory.errors import InputError, shorten
+from theory.model.canonical import sorted_ids, sorted_sets  # noqa: F401  (re-exported: one JSON order)
+from theory.model.errors import InputError, shorten
 
 
 def print_json(payload: Any, compact: bool = False) -> None:

@@ -17,7 +17,7 @@ What a path names decides how it is written:
 - **a directory, a symbolic-link loop, a missing folder**: refused before any work.
 
 Every failure to write (a full disk, a read-only file system, a device that refuses the
-bytes) is one :class:`~theory.errors.InputError` line naming the option and the path (the CLI
+bytes) is one :class:`~theory.model.errors.InputError` line naming the option and the path (the CLI
 exits 2); the temporary file is removed and cleaning up never raises a second error.
 
 ```python
@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import IO, Any
 
-from theory.errors import InputError, shorten
+from theory.model.errors import InputError, shorten
 
 STDOUT = "-"
 

@@ -8,7 +8,7 @@ import argparse
 
 from jtms.interchange import Imported, read_source
 from jtms.interchange.prov import DERIVATION_CHOICES
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,11 +39,11 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_graph_file(path: str) -> SupportStructure:
     """A jtms graph file for a command that reads it (``jtms check FILE``): the graph
-    (:func:`theory.graphfile.load_graph`), with its texts and calculations checked as a
+    (:func:`theory.io.graphfile.load_graph`), with its texts and calculations checked as a
     memory's import checks them (:func:`jtms.memory.documents.check_document`), so a file
     is valid or invalid the same way for every command."""
     from jtms.memory.documents import check_document
-    from theory.graphfile import load_document, parse_graph
+    from theory.io.graphfile import load_document, parse_graph
 
     document = load_document(path)
     structure = parse_graph(document, source=path)
@@ -56,7 +56,7 @@ def read_from(args: argparse.Namespace, path: str) -> Imported | None:
     kind = getattr(args, "source_format", "graph")
     if kind == "graph":
         if getattr(args, "drop_out_lists", False) or getattr(args, "derivations", None):
-            from theory.errors import InputError
+            from theory.model.errors import InputError
 
             raise InputError(
                 "--drop-out-lists and --derivations need --from reasons or --from prov"

@@ -5,7 +5,7 @@
   the production engine) vs clingo stable models on many graph/audit pairs.
 - :class:`jtms.fuzz.clingo_oracle.ClingoOracle`: the independent oracle.
 
-The strategies themselves are public in :mod:`theory.strategies`.
+The strategies themselves are public in :mod:`theory.testing.strategies`.
 """
 
 from jtms.fuzz.clingo_oracle import ClingoOracle

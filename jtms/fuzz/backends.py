@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from theory.strategies import AUDIT, AuditStep
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
+from theory.testing.strategies import AUDIT, AuditStep
 
 
 class BackendError(RuntimeError):

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from theory.optional import import_optional
-from theory.structure import Kind, SupportStructure
+from theory.model.optional import import_optional
+from theory.model.structure import Kind, SupportStructure
 
 clingo: Any = None  # the optional engine, imported on first use (extra ``clingo``)
 

@@ -5,8 +5,8 @@ on many audits by reassigning external atoms: the empty audit, every single-node
 every two-evidence audit, a few random multi-node audits and one audit/reinstatement
 sequence. For each audit R:
 
-- ``theory.fixpoint.active_state(structure, blocked=R)`` must equal clingo's stable model;
-- ``theory.revision.exact(structure, R)`` (the bounded incremental re-derivation) must equal
+- ``theory.semantics.fixpoint.active_state(structure, blocked=R)`` must equal clingo's stable model;
+- ``theory.semantics.revision.exact(structure, R)`` (the bounded incremental re-derivation) must equal
   clingo's ``active(∅) - active(R)``;
 - every extra backend (:mod:`jtms.fuzz.backends`, the production engine when available) must
   give the same active state, and along the sequence the same state after every step.
@@ -31,11 +31,11 @@ from jtms.fuzz.backends import EngineUnderTest
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.fuzz.runner import graph_size, hypothesis_settings, reduce_case
 from jtms.fuzz.shapes import shape
-from theory import strategies as jst
-from theory.fixpoint import active_state
-from theory.graphfile import graph_to_dict
-from theory.revision import exact
-from theory.structure import SupportStructure
+from theory.io.graphfile import graph_to_dict
+from theory.model.structure import SupportStructure
+from theory.semantics.fixpoint import active_state
+from theory.semantics.revision import exact
+from theory.testing import strategies as jst
 
 Progress = Callable[[int, int], None]
 

@@ -6,12 +6,12 @@ The current directory is importable, as with ``python -m``, but it is *appended*
 close names the module does have:
 
 >>> from jtms.fuzz.plugins import load_callable
->>> load_callable("theory.revision:exact").__name__
+>>> load_callable("theory.semantics.revision:exact").__name__
 'exact'
->>> load_callable("theory.revision:exakt")
+>>> load_callable("theory.semantics.revision:exakt")
 Traceback (most recent call last):
 ...
-theory.errors.InputError: 'theory.revision:exakt': module 'theory.revision' has no attribute 'exakt' (did you mean exact?)
+theory.model.errors.InputError: 'theory.semantics.revision:exakt': module 'theory.semantics.revision' has no attribute 'exakt' (did you mean exact?)
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
     """The callable that ``MODULE:FUNCTION`` names (``FUNCTION`` may be dotted).
 
-    Every failure raises :class:`~theory.errors.InputError` with a one-line message that
+    Every failure raises :class:`~theory.model.errors.InputError` with a one-line message that
     names ``spec`` but no command-line flag (the CLI adds that).
     """
     module_name, colon, attribute = spec.partition(":")

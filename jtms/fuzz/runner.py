@@ -2,7 +2,7 @@
 
 :func:`fuzz_rule` runs in two phases, both driven by hypothesis with a fixed seed:
 
-1. *explore*: ``examples`` random (graph, audit) pairs from :mod:`theory.strategies`; every
+1. *explore*: ``examples`` random (graph, audit) pairs from :mod:`theory.testing.strategies`; every
    pair is checked, counterexamples are counted (nothing stops the run), distinct shapes are
    fingerprinted. This gives the report: examples, shapes, counterexamples, time.
 2. *shrink* (only if a counterexample was seen): the same seeded search again, now failing at
@@ -10,7 +10,7 @@
    justification, node, audit item and antecedent that is not needed for the disagreement.
 
 A counterexample is any pair where the rule's retired set differs from
-:func:`theory.revision.exact` (or the rule raises): *under-revised* ids are retired by exact
+:func:`theory.semantics.revision.exact` (or the rule raises): *under-revised* ids are retired by exact
 but kept by the rule, *over-revised* ids are retired by the rule but kept by exact.
 """
 
@@ -31,11 +31,11 @@ from hypothesis import strategies as st
 
 from jtms.fuzz.plugins import load_callable
 from jtms.fuzz.shapes import shape
-from theory import strategies as jst
-from theory.errors import InputError, shorten
-from theory.graphfile import graph_to_dict
-from theory.revision import RULES, RevisionRule, exact
-from theory.structure import SupportStructure
+from theory.io.graphfile import graph_to_dict
+from theory.model.errors import InputError, shorten
+from theory.model.structure import SupportStructure
+from theory.semantics.revision import RULES, RevisionRule, exact
+from theory.testing import strategies as jst
 
 Progress = Callable[[int, int], None]
 
@@ -51,7 +51,7 @@ def load_rule(spec: str) -> tuple[str, RevisionRule]:
     """
     if ":" not in spec:
         if spec in RULES:
-            return f"theory.revision:{spec}", RULES[spec]
+            return f"theory.semantics.revision:{spec}", RULES[spec]
         raise InputError(
             f"{spec[:200]!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule) "
             f"or a built-in rule ({', '.join(RULES)})"
@@ -116,7 +116,7 @@ def compare(
 
 @dataclass(frozen=True)
 class GraphOptions:
-    """Sizes and features of the generated graphs (see :func:`theory.strategies.support_structures`).
+    """Sizes and features of the generated graphs (see :func:`theory.testing.strategies.support_structures`).
 
     ``cycles=None`` mixes graphs with and without support loops (shrinking prefers none).
     """

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from theory.structure import Kind, SupportStructure
+from theory.model.structure import Kind, SupportStructure
 
 
 def shape(structure: SupportStructure, audit: Iterable[str] = (), rounds: int = 3) -> int:

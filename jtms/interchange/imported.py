@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from theory.canonical import sorted_ids
-from theory.graphfile import read_bounded
-from theory.structure import SupportStructure
+from theory.io.graphfile import read_bounded
+from theory.model.canonical import sorted_ids
+from theory.model.structure import SupportStructure
 
 
 @dataclass(frozen=True)
@@ -141,6 +141,6 @@ class Imported:
 
 def read_text(path: str | Path) -> str:
     """The UTF-8 text of a source document (an ftl-reasons export, a PROV document), bounded
-    as a graph file is (:func:`theory.graphfile.read_bounded`: an :class:`InputError` past
+    as a graph file is (:func:`theory.io.graphfile.read_bounded`: an :class:`InputError` past
     the bound; ``OSError`` and ``UnicodeDecodeError`` are the caller's)."""
     return read_bounded(path, "a source document").decode("utf-8")

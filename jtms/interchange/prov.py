@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from jtms.interchange.imported import ChoiceDependence, Imported, ImportReport, read_text
-from theory.errors import InputError
-from theory.ids import id_problem
-from theory.optional import import_optional
-from theory.structure import SupportStructure
+from theory.model.errors import InputError
+from theory.model.ids import id_problem
+from theory.model.optional import import_optional
+from theory.model.structure import SupportStructure
 
 DERIVATION_CHOICES = ("and", "or", "separate")
 NODE_NAMESPACE = "urn:jtms:node#"  # the entities jtms writes (local part: local_name)
@@ -338,7 +338,7 @@ def imported_from(reading: ProvReading, source: str, derivations: str | None) ->
 
 def verdict_table(structure: SupportStructure, audit: Iterable[str]) -> dict[str, str]:
     """Each claim's verdict under ``audit``: ``inactive``, ``safe`` or ``unsafe``."""
-    from theory.safety import summarize_structure  # the SAT stack: only when reading PROV
+    from theory.safety.check import summarize_structure  # the SAT stack: only when reading PROV
 
     summary = summarize_structure(structure, blocked=audit, examples=0)
     return {

@@ -38,11 +38,11 @@ from jtms.interchange.imported import (
     ImportReport,
     read_text,
 )
-from theory.errors import InputError
-from theory.fixpoint import active_state
-from theory.graphalgo import tarjan
-from theory.ids import id_problem
-from theory.structure import Nogood, SupportStructure
+from theory.model.errors import InputError
+from theory.model.graphalgo import tarjan
+from theory.model.ids import id_problem
+from theory.model.structure import Nogood, SupportStructure
+from theory.semantics.fixpoint import active_state
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 JUSTIFICATION_TYPES = ("SL", "CP")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jtms.interchange.imported import Imported
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 SOURCES = ("reasons", "prov")
 

@@ -4,7 +4,7 @@ A checkpoint lets a process open a memory in O(read): it reads this blob (the no
 kinds, the justifications and the adjacency in compressed-row form, then the active flags,
 support pointers and ranks, the block counts and the open audits) and the log tail after
 ``event``; no fixpoint is recomputed and no per-node Python structure is built up front
-(:class:`theory.incremental.Adjacency`). The blob is derived data: a stored memory without
+(:class:`jtms.engine.incremental.Adjacency`). The blob is derived data: a stored memory without
 one (or with one this code cannot read) is replayed from its log instead, with the same
 result (``Memory.integrity_problems`` compares the two).
 
@@ -18,8 +18,8 @@ below 2**31 justifications, and the pointer flags are not stored: opening comput
 the pointers in one array assignment. That makes a state blob 1.1 MB rather than 2.3 MB at
 100,000 claims, which an audit that refreshes the checkpoint writes and commits. Version 7
 adds two int32 sections after the nine, ``id_offsets`` and ``id_slots``: the ids' numbers by
-bucket of a hash of each id (:func:`theory.id_table.table_arrays`), so that opening numbers
-the ids an audit names without a dict of all of them (:class:`theory.id_table.IdTable`; a
+bucket of a hash of each id (:func:`jtms.engine.id_table.table_arrays`), so that opening numbers
+the ids an audit names without a dict of all of them (:class:`jtms.engine.id_table.IdTable`; a
 table that does not fit its ids is ignored and the dict built). Blobs of versions 4 to 6
 (version 6 without the table; 64-bit pointers and ranks in 4 and 5, version 5 with the
 flags, version 4 with pointer dependents instead) are still read.
@@ -44,9 +44,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from theory.id_table import table_arrays
-from theory.incremental import NO_RANK, GrowingIndex, SupportState
-from theory.index import array_view
+from jtms.engine.id_table import table_arrays
+from jtms.engine.incremental import NO_RANK, GrowingIndex, SupportState
+from theory.model.index import array_view
 
 MAGIC = b"jtms-checkpoint 7\n"
 READABLE = (MAGIC, b"jtms-checkpoint 6\n", b"jtms-checkpoint 5\n", b"jtms-checkpoint 4\n")

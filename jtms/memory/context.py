@@ -1,7 +1,7 @@
 """Working-context compilation: the active memory rendered under a token budget.
 
 Each active claim enters together with its certificate: the support-pointer derivation of
-:meth:`theory.incremental.SupportState.certificate`, a surviving justification for it and,
+:meth:`jtms.engine.incremental.SupportState.certificate`, a surviving justification for it and,
 recursively, for every claim that justification uses, down to active evidence. So every
 ``because`` in the context refers to lines above it, and withdrawn items never appear as
 support. Every other intact justification of a rendered claim (every antecedent active)
@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jtms.engine.incremental import GrowingIndex, SupportState
     from jtms.memory.memory import Memory
-    from theory.incremental import GrowingIndex, SupportState
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _WORD = re.compile(r"\w+")

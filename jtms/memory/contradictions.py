@@ -2,7 +2,7 @@
 contradictions it resolves (``jtms diagnose --db --apply N``, ``jtms review --apply``).
 
 The contradictions and the ranked diagnoses come from :meth:`Memory.diagnose`
-(:mod:`theory.diagnosis`); this module only chooses, audits and reports.
+(:mod:`theory.semantics.diagnosis`); this module only chooses, audits and reports.
 
 >>> from jtms.memory.contradictions import review_contradictions                        # doctest: +SKIP
 >>> found = review_contradictions(memory, apply=True)                       # doctest: +SKIP
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from theory.diagnosis import DiagnosisReport
-from theory.errors import InputError
+from theory.model.errors import InputError
+from theory.semantics.diagnosis import DiagnosisReport
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.memory.memory import Memory

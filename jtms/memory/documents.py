@@ -3,13 +3,13 @@ one way for every command that reads a graph file.
 
 A node may have a ``text``, an ``author``, and, for evidence, a calculation (``expression``
 and the ``value`` it gave) that ``jtms review`` re-executes. The theory's reader
-(:func:`theory.graphfile.parse_graph`) reads the graph and ignores these fields' content;
+(:func:`theory.io.graphfile.parse_graph`) reads the graph and ignores these fields' content;
 a memory must be able to store them. Checking them here, both when a memory imports a
 document and when ``jtms check``, ``supports``, ``revise`` or ``diagnose`` read one, makes a
 file valid or invalid the same way everywhere: a text with a NUL or a claim with a
 calculation is refused by all of them, not accepted by one and refused by the next.
 
->>> from theory.graphfile import parse_graph
+>>> from theory.io.graphfile import parse_graph
 >>> document = {"nodes": [{"id": "e", "kind": "evidence", "expression": "2*3", "value": "6"}]}
 >>> node_extras(document, parse_graph(document), "<doc>")
 {'e': {'expression': '2*3', 'value': '6'}}
@@ -22,8 +22,8 @@ from itertools import filterfalse
 from typing import Any
 
 from jtms.memory.limits import LIMITS, MAX_TEXT, text_problem
-from theory.errors import InputError
-from theory.structure import Nogood, SupportStructure
+from theory.model.errors import InputError
+from theory.model.structure import Nogood, SupportStructure
 
 EXTRA_KEYS = ("author", "expression", "value")
 """The node fields a memory stores beyond the graph."""
@@ -110,7 +110,7 @@ def node_extras(
 
 
 def check_document(document: Any, structure: SupportStructure, source: str) -> None:
-    """Everything a memory's import checks beyond :func:`theory.graphfile.parse_graph`, for a
+    """Everything a memory's import checks beyond :func:`theory.io.graphfile.parse_graph`, for a
     command that only reads the graph file ``source`` (``jtms check FILE``): its texts and
     its calculations. ``structure`` is the document parsed."""
     texts = ((node.id, node.text) for node in structure.nodes.values() if node.text)

@@ -40,6 +40,7 @@ from operator import lt
 from pathlib import Path
 from typing import IO, Any
 
+from jtms.engine.incremental import NO_RANK
 from jtms.memory.documents import check_calculation
 from jtms.memory.limits import (
     MAX_EVENT,
@@ -61,9 +62,8 @@ from jtms.store.protocol import (
     NogoodRow,
     Store,
 )
-from theory.errors import InputError, shorten
-from theory.ids import id_problem
-from theory.incremental import NO_RANK
+from theory.model.errors import InputError, shorten
+from theory.model.ids import id_problem
 
 FORMAT = "jtms-memory"
 VERSION = 1

@@ -3,8 +3,8 @@
 Every entry point (the ``Memory`` methods, the CLI, the MCP server's input schemas) takes its
 limits from here, so that a value one of them accepts is accepted by all of them, and a value
 one of them refuses is refused by all of them with the same one-line message
-(:class:`~theory.errors.InputError` naming the argument and the limit). Ids follow
-:func:`theory.ids.check_id` (at most :data:`theory.ids.MAX_ID_LENGTH` characters).
+(:class:`~theory.model.errors.InputError` naming the argument and the limit). Ids follow
+:func:`theory.model.ids.check_id` (at most :data:`theory.model.ids.MAX_ID_LENGTH` characters).
 
 Text is stored as given, so it must be valid Unicode that every backend can hold: no NUL
 (PostgreSQL refuses it, SQLite would keep it, and then the memory could not move between
@@ -15,7 +15,7 @@ them) and no lone surrogates (they cannot be written as UTF-8).
 >>> check_text("a\\x00b", "reason", MAX_REASON)
 Traceback (most recent call last):
 ...
-theory.errors.InputError: reason contains a NUL character
+theory.model.errors.InputError: reason contains a NUL character
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from theory.errors import InputError
-from theory.ids import MAX_ID_LENGTH, all_ids, check_id, text_problem
+from theory.model.errors import InputError
+from theory.model.ids import MAX_ID_LENGTH, all_ids, check_id, text_problem
 
 MAX_TEXT = 20_000
 """Characters of a node's or a nogood's ``text``."""
@@ -109,7 +109,7 @@ def check_ids(
         raise InputError(f"{what} must be a list of ids, got {type(values).__name__}")
     items = list(islice(values, limit + 1 if limit < sys.maxsize else None))
     head = items[:limit]
-    # all strings and all ids at once (theory.ids.all_ids: one pass in C for ASCII ids, an
+    # all strings and all ids at once (theory.model.ids.all_ids: one pass in C for ASCII ids, an
     # audit's 200); otherwise id by id, which names the first bad one
     if not (all(type(value) is str for value in head) and all_ids(head)):
         for value in head:

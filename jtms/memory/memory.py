@@ -11,10 +11,10 @@ with Memory.create("jtms.db") as memory:          # or Memory.open("jtms.db")
     memory.reinstate(result.audit_id)
 ```
 
-The in-memory state is a :class:`theory.incremental.SupportState` (the least fixpoint with
+The in-memory state is a :class:`jtms.engine.incremental.SupportState` (the least fixpoint with
 audited nodes blocked, plus well-founded support pointers). An audit plans the change on
 the support region of its roots only (:meth:`SupportState.plan_retract`, which re-derives
-that region with :func:`theory.fixpoint.rederive`), writes it (the status changes *and* the
+that region with :func:`theory.semantics.fixpoint.rederive`), writes it (the status changes *and* the
 new support pointers) in one transaction, and applies it to the in-memory state.
 
 Across processes (any backend of :mod:`jtms.store`):
@@ -57,6 +57,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jtms.engine.incremental import GraphRows, GrowingIndex, Plan, SupportState, pointer_rows
 from jtms.memory import checkpoint
 from jtms.memory.documents import check_calculation, check_texts, node_extras
 from jtms.memory.limits import (
@@ -110,17 +111,16 @@ from jtms.store.protocol import (
 )
 from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
-from theory.errors import InputError
-from theory.fixpoint import active_numbers
-from theory.graphfile import graph_rows, parse_graph, paused_gc
-from theory.ids import check_id
-from theory.incremental import GraphRows, GrowingIndex, Plan, SupportState, pointer_rows
-from theory.revision import downstream_numbers
-from theory.structure import Kind, Nogood, SupportStructure
+from theory.io.graphfile import graph_rows, parse_graph, paused_gc
+from theory.model.errors import InputError
+from theory.model.ids import check_id
+from theory.model.structure import Kind, Nogood, SupportStructure
+from theory.semantics.fixpoint import active_numbers
+from theory.semantics.revision import downstream_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.memory.context import Context
-    from theory.diagnosis import DiagnosisReport
+    from theory.semantics.diagnosis import DiagnosisReport
 
 CHECKPOINT_MIN_ROWS = 4096  # refresh the checkpoint when the log tail since it holds more
 # status and pointer rows than this and than 1/8 of the nodes
@@ -178,7 +178,7 @@ class _Loaded:
 
 
 def _clean_id(value: Any, what: str) -> str:
-    return check_id(value, what)  # the one rule for ids (theory.ids)
+    return check_id(value, what)  # the one rule for ids (theory.model.ids)
 
 
 def _location(path: Any) -> str:
@@ -967,8 +967,8 @@ class Memory:
 
     def diagnose(self, limit: int | None = None) -> "DiagnosisReport":
         """Contradictions (active nogoods, with the audits in force) and their ``limit``
-        cheapest diagnoses (:func:`theory.diagnosis.diagnose`); nothing is written."""
-        from theory.diagnosis import diagnose
+        cheapest diagnoses (:func:`theory.semantics.diagnosis.diagnose`); nothing is written."""
+        from theory.semantics.diagnosis import diagnose
 
         if limit is not None:
             limit = check_int(limit, "limit", 0, sys.maxsize)
@@ -1271,7 +1271,7 @@ class Memory:
     ) -> Change:
         """Add a whole graph (a structure, or a decoded graph document) in one transaction.
 
-        The graph must be self-contained (validated by :func:`theory.graphfile.parse_graph`)
+        The graph must be self-contained (validated by :func:`theory.io.graphfile.parse_graph`)
         and share no id with the memory. Graph documents may give evidence a calculation:
         ``{"id": "e1", "kind": "evidence", "expression": "2*3", "value": "6"}``.
         """
@@ -1677,7 +1677,7 @@ class Memory:
 
     def _all_kept_out(self, loaded: _Loaded) -> dict[int, tuple[int, ...]]:
         """:meth:`_kept_out_by` of every inactive node at once (one pass over the inactive
-        part: :meth:`theory.incremental.SupportState.blocking_labels`)."""
+        part: :meth:`jtms.engine.incremental.SupportState.blocking_labels`)."""
         by_root: dict[int, set[int]] = {}
         for audit, numbers in loaded.audits.items():
             for n in numbers:

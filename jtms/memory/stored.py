@@ -24,6 +24,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
+from jtms.engine.incremental import NO_RANK, GrowingIndex
 from jtms.store.protocol import (
     EventRow,
     JustificationRow,
@@ -34,8 +35,7 @@ from jtms.store.protocol import (
     corrupt_row,
     shown,
 )
-from theory.ids import id_problem
-from theory.incremental import NO_RANK, GrowingIndex
+from theory.model.ids import id_problem
 
 
 def _ints(values: Iterable[Any]) -> "array[int] | None":

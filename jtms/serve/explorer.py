@@ -38,9 +38,9 @@ from jtms.memory.memory import Memory
 from jtms.serve.http import TOKEN_COOKIE
 from jtms.serve.tools import MemoryAccess
 from jtms.views import drawing, payloads
-from theory.conflicts import conflict_sets
-from theory.errors import InputError
-from theory.structure import Nogood
+from theory.model.errors import InputError
+from theory.model.structure import Nogood
+from theory.semantics.conflicts import conflict_sets
 
 SEARCH_LIMIT = 50
 EVENT_LIMIT = 100
@@ -715,7 +715,7 @@ class Explorer:
     async def nogood(self, request: Request) -> Response:
         """One nogood: whether it is a contradiction, its nodes and their status; for an active
         one its first conflict sets (the minimal evidence sets that make all its nodes active,
-        :func:`theory.conflicts.conflict_sets`); its history, each row a link to it as of then."""
+        :func:`theory.semantics.conflicts.conflict_sets`); its history, each row a link to it as of then."""
         nogood_id = request.query_params.get("id", "")
 
         def work(memory: Memory, moment: Moment) -> str:

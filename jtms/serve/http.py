@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jtms.memory.limits import MAX_IDS, MAX_TEXT, is_digits
 from jtms.serve.tools import MemoryServer
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 TOKEN_COOKIE = "jtms_token"

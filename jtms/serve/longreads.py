@@ -34,7 +34,7 @@ import anyio.to_thread
 
 from jtms.memory.memory import Memory
 from jtms.views import pages, payloads
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 READ_BUDGET_S = 20.0  # seconds a long read (check, diagnose) may compute one page
 VIEWS = 8  # views of past events kept open for the pages read as of them
@@ -106,7 +106,7 @@ def diagnose(
     memory: Memory, views: Views, limit: int, cursor: str | None
 ) -> payloads.DiagnosePayload:
     """One page of ``diagnose`` (the tool's result); past ``READ_BUDGET_S`` a one-line error."""
-    from theory.diagnosis import diagnose as run_diagnose
+    from theory.semantics.diagnosis import diagnose as run_diagnose
 
     view, offset, call_digest = paged(views, memory, "diagnose", {}, cursor)
     deadline = time.monotonic() + READ_BUDGET_S

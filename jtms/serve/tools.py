@@ -54,8 +54,8 @@ from jtms.memory.memory import Memory, RepeatedCall
 from jtms.serve import longreads
 from jtms.serve.longreads import ViewCache, Worker, paged
 from jtms.views import pages, payloads
-from theory.errors import InputError
-from theory.ids import MAX_ID_LENGTH
+from theory.model.errors import InputError
+from theory.model.ids import MAX_ID_LENGTH
 
 T = TypeVar("T")
 

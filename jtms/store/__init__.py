@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jtms.store.protocol import Checkpoint, EventRow, Store, StoreBackend
-from theory.errors import InputError
-from theory.ids import text_problem
+from theory.model.errors import InputError
+from theory.model.ids import text_problem
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.store.postgres import PostgresStore

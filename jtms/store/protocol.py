@@ -38,11 +38,11 @@ Transactions are explicit and connection-agnostic (a backend owns its connection
   PostgreSQL: a transaction-level advisory lock on the memory), so that everything read inside
   it is the latest committed state and nothing else can commit until it ends. Leaving it
   normally commits; an exception rolls back and propagates. Waiting for the lock longer than
-  the busy timeout raises :class:`theory.errors.InputError` saying how long it waited.
+  the busy timeout raises :class:`theory.model.errors.InputError` saying how long it waited.
 
 Reads outside a transaction are not allowed (they could mix snapshots); backends may raise.
 Every database fault (unreadable, corrupt, foreign, read-only, locked, wrong schema version)
-surfaces as one :class:`theory.errors.InputError` with a one-line message; nothing is
+surfaces as one :class:`theory.model.errors.InputError` with a one-line message; nothing is
 changed by a failed call. A stored row that breaks the model above (a memory edited by hand
 with its triggers dropped: an antecedent that is no node, roots that are not a JSON list of
 known ids, an id stored as a blob, a gap in the event ids) is a :class:`CorruptMemory` naming
@@ -66,7 +66,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from theory.errors import InputError, shorten
+from theory.model.errors import InputError, shorten
 
 ACTIVE, INACTIVE = "active", "inactive"
 STATUSES = frozenset((ACTIVE, INACTIVE))

@@ -9,7 +9,7 @@ One function per setting, so that a value refused from the environment is refuse
 >>> busy_timeout(float("inf"))
 Traceback (most recent call last):
 ...
-theory.errors.InputError: busy_timeout must be between 0 and 2147483 seconds, got inf
+theory.model.errors.InputError: busy_timeout must be between 0 and 2147483 seconds, got inf
 """
 
 from __future__ import annotations

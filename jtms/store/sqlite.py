@@ -60,7 +60,7 @@ from jtms.store.protocol import (
 from jtms.store.settings import BUSY_TIMEOUT_S
 from jtms.store.settings import busy_timeout as busy_timeout_setting
 from jtms.store.settings import durability as durability_setting
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 SCHEMA_VERSION = 4
 UPGRADABLE = ("1", "2", "3")  # versions `jtms upgrade` brings to SCHEMA_VERSION

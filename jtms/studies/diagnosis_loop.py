@@ -46,8 +46,8 @@ from jtms.studies.readers import Answerer, Question, resolve_readers
 from jtms.studies.rules import RuleFn, resolve_rules, truth_active
 from jtms.studies.scoring import grounded
 from jtms.studies.trial import clingo_active, revise
-from theory.graphfile import parse_graph
-from theory.structure import SupportStructure
+from theory.io.graphfile import parse_graph
+from theory.model.structure import SupportStructure
 
 EPISODES = 20
 SEED = 303

@@ -4,7 +4,7 @@ Chains, diamonds, k-of-n support, shared evidence, deep trees, cycles (with and 
 outside support), premises, redundant justifications, audits of claims, and seeded random
 graphs (acyclic and cyclic, several audited roots). For each case and rule the state after
 the rule is compared with the ground truth. Each repair is also
-checked against :func:`theory.revision.exact` and against clingo's stable model after the
+checked against :func:`theory.semantics.revision.exact` and against clingo's stable model after the
 audit (:class:`jtms.fuzz.clingo_oracle.ClingoOracle`, the same oracle the differential fuzzer
 uses); the engine's own state is checked against clingo and its integrity check (stored
 status = least fixpoint, SQLite checks). The downstream decisions: a delayed question on
@@ -27,8 +27,8 @@ from jtms.studies.readers import Answerer, Question, resolve_readers
 from jtms.studies.rules import RuleFn, new_memory, resolve_rules, truth_active
 from jtms.studies.scoring import grounded
 from jtms.studies.trial import revise
-from theory import revision
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
+from theory.semantics import revision
 
 SEED = 4
 BUDGET = 2000
@@ -279,7 +279,7 @@ def run(
         ),
         Endpoint(
             "agrees_with_theory",
-            "retired set = theory.revision.exact",
+            "retired set = theory.semantics.revision.exact",
             agree_theory,
             n,
             {"exact": n},

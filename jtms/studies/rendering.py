@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from jtms.memory.context import HEADER, WITHDRAWN_HEADER, count_tokens
 from jtms.memory.memory import Memory
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
 
 Step = tuple[str, tuple[str, ...]]  # (claim, the antecedents of its justification)
 

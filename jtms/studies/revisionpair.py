@@ -37,7 +37,7 @@ from jtms.studies.readers import Answerer, Question, resolve_readers
 from jtms.studies.rules import RuleFn, new_memory, resolve_rules, truth_active
 from jtms.studies.scoring import grounded
 from jtms.studies.trial import clingo_active, revise
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
 
 PAIRS = 40
 SEED = 20260601

@@ -1,16 +1,16 @@
 """The revision rules a study compares, and the ground truth they are scored against.
 
 A *rule* is a callable ``(structure, audit) -> retired ids`` (the protocol
-:class:`theory.revision.RevisionRule`). The default ``exact`` rule is the production engine:
+:class:`theory.semantics.revision.RevisionRule`). The default ``exact`` rule is the production engine:
 a :class:`jtms.memory.memory.Memory` (SQLite ``:memory:``) imports the world and runs the
 audit; the retired set is the engine's. ``none`` and ``influence`` are
-:func:`theory.revision.none` and :func:`theory.revision.influence`. Any rule can be replaced
+:func:`theory.semantics.revision.none` and :func:`theory.semantics.revision.influence`. Any rule can be replaced
 (``rules={"exact": my_rule}``), so a wrong rule is caught by the same endpoints.
 
 Ground truth is computed independently of every rule: the least fixpoint of the world with
-the audited nodes forced inactive (:func:`theory.fixpoint.active_state`).
+the audited nodes forced inactive (:func:`theory.semantics.fixpoint.active_state`).
 
->>> from theory.structure import SupportStructure
+>>> from theory.model.structure import SupportStructure
 >>> world = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
 >>> sorted(engine_exact(world, frozenset({"a"})))
 ['a']
@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from jtms.memory.memory import Memory
-from theory import revision
-from theory.fixpoint import active_state
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
+from theory.semantics import revision
+from theory.semantics.fixpoint import active_state
 
 RuleFn = Callable[[SupportStructure, frozenset[str]], frozenset[str]]
 RULE_NAMES = ("exact", "none", "influence")

@@ -38,7 +38,7 @@ from jtms.studies.readers import Answerer, Question, resolve_readers
 from jtms.studies.rules import RuleFn, new_memory, resolve_rules, truth_active
 from jtms.studies.scoring import cited_descendants, contaminated_lines, grounded
 from jtms.studies.trial import clingo_active, revise
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
 
 WORKSPACES = 20
 QUESTIONS = 7

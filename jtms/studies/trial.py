@@ -20,7 +20,7 @@ from jtms.memory.memory import Memory
 from jtms.studies.readers import Question
 from jtms.studies.rendering import MemoryView, certificates_of, engine_view, render, rule_view
 from jtms.studies.rules import RuleFn, engine_exact, truth_active
-from theory.structure import SupportStructure
+from theory.model.structure import SupportStructure
 
 
 @dataclass(frozen=True)

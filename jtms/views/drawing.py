@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import IO, Any
 
+from jtms.engine.incremental import SupportState
 from jtms.memory.memory import Memory
-from theory.incremental import SupportState
 
 CAP = 200  # nodes drawn before "show more"
 NO_RANK_LIMIT = 1 << 40

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 T = TypeVar("T")
 

@@ -27,7 +27,7 @@ from typing_extensions import TypedDict  # pydantic (the MCP output schemas) nee
 from jtms.memory.memory import Memory
 from jtms.memory.results import AuditResult, Change
 from jtms.views.pages import next_cursor, window
-from theory.canonical import sorted_ids
+from theory.model.canonical import sorted_ids
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.calc.reviewer import ReviewReport
@@ -338,7 +338,7 @@ class DiagnosisPayload(TypedDict):
 
 
 class DiagnosePayload(TypedDict):
-    """``diagnose --db``: the keys of :meth:`theory.diagnosis.DiagnosisReport.to_dict`, and
+    """``diagnose --db``: the keys of :meth:`theory.semantics.diagnosis.DiagnosisReport.to_dict`, and
     ``applied`` (the audit of ``--apply``; None when only reporting)."""
 
     contradictions: list[ContradictionPayload]
@@ -460,7 +460,7 @@ def event_page(
     limit)`` of its lists, as the writing tool returned it (``seconds`` is 0: nothing was
     timed). The pages of an earlier result, and the result of a repeated call with an
     idempotency key."""
-    from theory.errors import InputError
+    from theory.model.errors import InputError
 
     past = memory.as_of(event)
     (row,) = past.events(after=event - 1, until=event)
@@ -674,7 +674,7 @@ def diagnose_payload(
     call_digest: str = "",
     max_bytes: int | None = None,
 ) -> DiagnosePayload:
-    """``diagnose``'s keys (:meth:`theory.diagnosis.DiagnosisReport.to_dict`), one page of
+    """``diagnose``'s keys (:meth:`theory.semantics.diagnosis.DiagnosisReport.to_dict`), one page of
     each list, and each contradiction's ``conflicts`` and ``nodes`` and each diagnosis's
     ``invalidate``, ``retires`` and ``keeps`` cut to ``limit`` too (their lengths in
     ``conflict_count``, ``node_count``, ``invalidate_count``, ``retires_count``,
@@ -730,7 +730,7 @@ def check_payload(
 ) -> CheckPayload:
     """``check`` of the stored graph with the audits in force (as ``jtms check --db``), one
     page: ``influence_safe`` and ``counts`` (``claims``, ``unsafe``) over every claim, from
-    the verdicts alone (near-linear, :func:`theory.safety.summarize_structure`); ``claims``
+    the verdicts alone (near-linear, :func:`theory.safety.check.summarize_structure`); ``claims``
     the page ``[offset, offset + limit)`` of the claims by id with their certificates
     (:func:`theory.safety.check_structure`; with a ``limit``, each claim's ``violations``
     and ``minimal_justifications`` cut to it too, ``violation_count`` and
@@ -743,7 +743,7 @@ def check_payload(
     import json
     import time
 
-    from theory.safety import check_structure, summarize_structure
+    from theory.safety.check import check_structure, summarize_structure
 
     started = time.perf_counter()
     with memory.snapshot():

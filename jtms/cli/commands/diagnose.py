@@ -1,7 +1,7 @@
 """`jtms diagnose`: contradictions (active nogoods), their conflict sets, and the diagnoses,
 cheapest first, each with what its exact revision would retire and keep (a dry run).
 
-The semantics is :mod:`theory.conflicts` and :mod:`theory.diagnosis`; this module only reads
+The semantics is :mod:`theory.semantics.conflicts` and :mod:`theory.semantics.diagnosis`; this module only reads
 the graph (or the memory, through :meth:`Memory.diagnose`), renders, audits a chosen diagnosis
 (``--apply``) and exits (0 when no nogood is active, 1 when one is, 2 on bad input).
 Also ``jtms add-nogood`` (:meth:`Memory.add_nogood`).
@@ -20,9 +20,9 @@ from jtms.cli.sources import load_graph_file
 from jtms.memory.contradictions import apply_diagnosis
 from jtms.memory.memory import Memory
 from jtms.views import payloads
-from theory.diagnosis import DiagnosisReport, diagnose
-from theory.errors import InputError
-from theory.structure import SupportStructure
+from theory.model.errors import InputError
+from theory.model.structure import SupportStructure
+from theory.semantics.diagnosis import DiagnosisReport, diagnose
 
 DEFAULT_MAX_DIAGNOSES = 10
 
@@ -52,7 +52,7 @@ def report_of(
     limit: int | None = None,
     show_progress: bool = False,
 ) -> DiagnosisReport:
-    """:func:`theory.diagnosis.diagnose` with a progress bar over the nogoods."""
+    """:func:`theory.semantics.diagnosis.diagnose` with a progress bar over the nogoods."""
     done = [0]
     with progress_bar("conflict sets", len(structure.nogoods), enabled=show_progress) as update:
 

@@ -21,7 +21,7 @@ from rich.markup import escape
 from jtms.cli.arguments import integer, refuse_empty
 from jtms.cli.output import console, print_json, table, writable_file
 from jtms.cli.output_file import FIGURE_FORMATS, check_output, figure_format, open_output, plan
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
@@ -360,7 +360,7 @@ def run(args: argparse.Namespace) -> int:
     from enumerations.executor import choose, start_executor
     from enumerations.flat import exact_survival
     from enumerations.runs import run_flat, run_n7_slice
-    from theory.revision import exact as theory_exact
+    from theory.semantics.revision import exact as theory_exact
 
     flat_exact, graph_exact = exact_survival, theory_exact
     if args.mutant == "forgetful":

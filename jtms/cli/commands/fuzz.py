@@ -24,9 +24,9 @@ from jtms.cli.arguments import integer
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output_file import check_output, write_output
 from jtms.cli.progress import progress_bar
-from theory.errors import InputError
-from theory.graphfile import dumps_graph
-from theory.structure import SupportStructure
+from theory.io.graphfile import dumps_graph
+from theory.model.errors import InputError
+from theory.model.structure import SupportStructure
 
 DEFAULT_EXAMPLES = 1000
 DEFAULT_PAIRS = 10_000
@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="fuzz a revision rule against exact revision; differential test vs clingo",
         description=(
             "Check a revision rule (a function (structure, audit) -> retired ids, like "
-            "theory.revision.exact) against exact revision on random memory graphs and audits, "
+            "theory.semantics.revision.exact) against exact revision on random memory graphs and audits, "
             "and report the shrunk counterexample as a graph file. With --differential, check "
             "the active state of theory (and extra backends) against clingo's stable models. "
             "Exit 1 when a counterexample or disagreement is found."
@@ -372,7 +372,7 @@ def _differential(args: argparse.Namespace) -> int:
     payload["minimized"] = report.minimized
     found = None
     if report.minimized is not None and args.out:
-        from theory.graphfile import parse_graph
+        from theory.io.graphfile import parse_graph
 
         found = parse_graph(report.minimized["graph"])
     return _finish(args, payload, found, _render_differential, report.ok)

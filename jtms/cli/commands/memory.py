@@ -25,8 +25,8 @@ from jtms.memory.limits import (
 )
 from jtms.memory.memory import Memory
 from jtms.views import payloads
-from theory.errors import InputError, shorten
-from theory.graphfile import load_document
+from theory.io.graphfile import load_document
+from theory.model.errors import InputError, shorten
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.interchange import Imported

@@ -6,7 +6,7 @@ import argparse
 
 from jtms.cli.arguments import integer, number, path
 from jtms.cli.output import console, print_json, table, writable_folder
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 EXIT_OK, EXIT_FAILED = 0, 1
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from jtms.cli.arguments import db_option
 from jtms.memory.limits import is_digits
-from theory.errors import InputError, shorten
+from theory.model.errors import InputError, shorten
 
 if TYPE_CHECKING:
     from jtms.serve.tools import MemoryServer

@@ -30,7 +30,7 @@ from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import check_output, figure_format, open_output
 from jtms.memory.limits import ascii_int
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 CHOICES = ("revisionpair", "scimap", "diagnosis", "heterogeneous", "all")
 

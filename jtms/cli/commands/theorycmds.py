@@ -17,12 +17,11 @@ from jtms.cli.output import console, format_set, print_json, print_json_stream, 
 from jtms.cli.progress import progress_bar
 from jtms.cli.sources import add_source_arguments, load_graph_file, print_import_report, read_from
 from jtms.interchange import Imported
-from theory.errors import InputError
-from theory.graphfile import paused_gc
-from theory.index import IndexView, index_of
-from theory.justifications import minimal_justifications
-from theory.revision import RULES, revise, revise_in_force
-from theory.safety import (
+from theory.io.graphfile import paused_gc
+from theory.model.errors import InputError
+from theory.model.index import IndexView, index_of
+from theory.model.structure import SupportStructure
+from theory.safety.check import (
     RELEVANCE_CONFLICTS,
     SafetyCounts,
     SafetyReport,
@@ -32,7 +31,8 @@ from theory.safety import (
     count_verdicts,
     stream_check,
 )
-from theory.structure import SupportStructure
+from theory.semantics.revision import RULES, revise, revise_in_force
+from theory.solver.justifications import minimal_justifications
 
 SHOWN = 50
 """Minimal justifications the table of ``jtms supports`` shows without ``--all``."""
@@ -189,7 +189,7 @@ def run_supports(args: argparse.Namespace) -> int:
     if args.formula:
         import sympy
 
-        from theory.formula import compile_support, to_sympy
+        from theory.solver.formula import compile_support, to_sympy
 
         compiled = compile_support(structure, [claim])
         expression = to_sympy(compiled.circuit, compiled.roots[claim])
@@ -362,7 +362,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _summary_check(args: argparse.Namespace) -> int:
-    """``--summary``: the verdicts counted (:func:`theory.safety.count_verdicts`), on the
+    """``--summary``: the verdicts counted (:func:`theory.safety.check.count_verdicts`), on the
     memory's own index and state with --db; nothing is held per violation, and the claims
     are printed one at a time."""
     started = time.perf_counter()

@@ -43,7 +43,7 @@ The guarantees are the database's own:
   returns the newest event id, from which the caller catches up through the event log.
 
 Every fault (server down, wrong password, missing database, missing memory, connection lost,
-lock not granted in time) is one :class:`theory.errors.InputError` line; an interrupted write
+lock not granted in time) is one :class:`theory.model.errors.InputError` line; an interrupted write
 rolls back (PostgreSQL aborts a transaction whose connection dies).
 """
 

@@ -9,7 +9,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from jtms.store.postgres import arrays
 from jtms.store.postgres.location import parse_location
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 CONNECT_TIMEOUT_S = 10
 

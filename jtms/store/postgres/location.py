@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote_plus, urlsplit, urlunsplit
 
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 DEFAULT_MEMORY = "default"
 SCHEMA_PREFIX = "jtms_"

@@ -38,7 +38,7 @@ from jtms.store.settings import durability as durability_setting
 
 # one stored model: the same application tag, schema version and busy-timeout rule
 from jtms.store.sqlite import APPLICATION, new_secret
-from theory.errors import InputError
+from theory.model.errors import InputError
 
 JTMS_LOCK_CLASS = 0x6A746D73  # "jtms": the first key of every memory's advisory lock
 IMMUTABLE_TABLES = (

@@ -1,0 +1,1 @@
+"""The incremental engine of the memory: a growing numbered index, id tables and audit plans."""

@@ -1,0 +1,1 @@
+"""File formats: the graph document (JSON) read and written with clear errors."""

@@ -1,0 +1,1 @@
+"""Test support: public hypothesis strategies, reference oracles and truth tables."""
