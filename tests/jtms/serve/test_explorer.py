@@ -132,13 +132,12 @@ def test_pages_show_the_memory(tmp_path):
         assert "why inactive" in body and f"#audit-{audit_id}" in body
         assert "broken by" in body and 'class="inactive" href="/node?id=assay"' in body
         _, body = get(base + "/node?id=later")  # drawn down to the invalidated evidence
-        assert set(re.findall(r'data-id="([^"]+)"', body)) == {
-            "later",
-            "plan",
-            "x",
-            "assay",
-            "paper",
-        }
+        assert set(re.findall(r'data-id="([^"]+)"', body)) == {"later", "plan", "x", "assay"}
+        assert re.search(r'class="node evidence inactive invalidated" data-id="assay"', body)
+        assert (
+            'class=invalidated>invalidated evidence it rests on: <a class="inactive" href="/node?id=assay">assay</a>'
+            in body
+        )
         status, body = get(base + "/node?id=x")
         assert "other intact justifications" in body
         status, body = get(base + "/audits")
@@ -288,10 +287,17 @@ def test_drawing_is_capped_with_show_more(tmp_path):
     with explorer(db) as base:
         _, body = get(base + "/node?id=c299")
         drawn = re.findall(r'data-id="([^"]+)"', body)
-        assert len(drawn) == 200 and "show more" in body and "101 node(s) not drawn" in body
+        assert len(drawn) == 40 and "show more" in body and "261 node(s) not drawn" in body
+        data = json.loads(re.search(r'id="drawing-data">(.*?)</script>', body).group(1))
+        collapsed = [n for n in data["nodes"] if n["collapsed"]]
+        assert [(n["id"], n["collapsed"]) for n in collapsed] == [("c260", 1)]
+        _, expanded = get(base + collapsed[0]["expand_href"])
+        assert len(re.findall(r'data-id="([^"]+)"', expanded)) == 41
         more = re.search(r'href="(/node\?id=c299&amp;limit=\d+)"', body)
         assert more is not None
         _, body = get(base + more.group(1).replace("&amp;", "&"))
+        assert len(re.findall(r'data-id="([^"]+)"', body)) == 80
+        _, body = get(base + "/node?id=c299&limit=400")
         assert len(re.findall(r'data-id="([^"]+)"', body)) == 301 and "show more" not in body
 
 
@@ -411,7 +417,7 @@ def expected_portrait(memory: Memory, node_id: str) -> dict:
     kept_out = [a for a in explanation.kept_out_by if a not in explanation.blocked_by]
     return {
         "active": explanation.active,
-        "drawn": set(drawing.certificate_drawing(memory, node_id).nodes),
+        "drawn": set(drawing.focused_drawing(memory, node_id).nodes),
         "certificate": [s.claim for s in explanation.certificate],
         "blocked_by": list(explanation.blocked_by),
         "kept_out_by": kept_out,
@@ -506,7 +512,7 @@ def test_pages_as_of_each_event_match_the_memory_then(tmp_path):
 
 
 BAD_AS_OF = [
-    ("abc", "as_of must be an event id (an integer), got &#x27;abc&#x27;"),
+    ("abc", "as_of must be an event id (an integer), got &#39;abc&#39;"),
     ("1.5", "an integer"),
     ("-1", "as_of must be an event id (1 or more)"),
     ("0", "no event 0 (events are 1 to 6)"),
