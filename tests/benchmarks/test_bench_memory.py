@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from benchmarks import bench_memory
 from benchmarks.bench_memory import fresh_sets
 from jtms.cli import main
@@ -21,6 +23,7 @@ def test_fresh_sets_are_disjoint_while_the_evidence_lasts():
     assert len(set(first)) == 1000
 
 
+@pytest.mark.slow
 def test_no_timed_audit_of_the_benchmark_repeats_an_earlier_one(tmp_path, monkeypatch, capsys):
     """The five phases (cold table, cold JSON, open, warm, catch-up) audit sets that no audit
     named before (the cold commands run here in process, not as children)."""

@@ -83,6 +83,7 @@ N7_EDITS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("field", "value"), GRAPH_EDITS, ids=[f"{k}={v!r}"[:40] for k, v in GRAPH_EDITS]
 )

@@ -127,6 +127,7 @@ def import_graph() -> dict[str, set[str]]:
     return {m: {t for t in project_imports(m) if not t.startswith(m + ".")} for m in MODULES}
 
 
+@pytest.mark.slow
 def test_imports_go_down_the_layers():
     assert layer_problems(import_graph()) == []
 
@@ -209,6 +210,7 @@ def all_underscore_imports() -> frozenset[str]:
     )
 
 
+@pytest.mark.slow
 def test_no_new_underscore_imports_across_modules():
     assert all_underscore_imports() - UNDERSCORE_IMPORTS_LEFT == set()
 

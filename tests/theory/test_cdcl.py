@@ -180,6 +180,7 @@ def test_the_candidates_of_a_decision_are_the_best_free_variables_in_order(varia
     assert cand_activity[:n].tolist() == [activity[v] for v in expected]
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(structure_and_claim(max_evidence=10, max_claims=10), st.integers(1, 40))
 def test_a_run_after_one_out_of_budget_resumes_from_the_sets_found(case, budget):
@@ -229,6 +230,7 @@ def test_the_compiled_portfolio_charges_the_ranked_build_before_building(monkeyp
     assert winner == ["lazy"] and builds == []
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(structure_and_claim(max_evidence=8), st.integers(1, 6), st.sampled_from([0, 64]))
 def test_a_limit_stops_the_search_once_that_many_sets_are_found(case, limit, attempts):

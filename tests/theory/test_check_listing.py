@@ -75,6 +75,7 @@ def test_a_claim_with_a_million_minimal_justifications_is_checked_at_once(compil
         assert survivor is not None and not survivor & violation.audit and len(survivor) == 20
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     jst.support_structures(cycles=True, max_evidence=6, max_claims=7),
@@ -140,6 +141,7 @@ def test_items_past_the_listed_sets_get_their_kind_by_a_query(compiled):
     }
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(
     # two alternatives or more a claim: unsafe claims with more sets than the cap are common
@@ -173,6 +175,7 @@ def test_classify_gives_the_first_violations_their_kinds_and_the_rest_their_witn
         seen += len(a.violations)
 
 
+@pytest.mark.slow
 def test_the_check_table_classifies_only_what_it_shows(tmp_path):
     """``jtms check FILE`` (tables) prints the same text whether or not the violations past
     the first table's rows are classified; on the regression file (a 288-claim agent memory

@@ -86,6 +86,7 @@ def _cyclic_garbage(run) -> dict[str, int]:
         gc.enable()
 
 
+@pytest.mark.slow
 def test_the_check_makes_no_cyclic_garbage(monkeypatch):
     # `jtms check` pauses the cyclic collector (its passes over a large graph cost more
     # than the check): whatever a cycle holds then stays until the process ends. A pool of

@@ -128,6 +128,7 @@ def test_diagnoses_match_the_definition_acyclic(g: SupportStructure) -> None:
     assert _as_rows(diagnoses(g)) == brute_force_diagnoses(g)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(
     jst.graphs_with_nogoods(max_evidence=5, max_claims=6, cycles=True),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import given, settings
 
 from benchmarks.generate import cycle
@@ -51,6 +52,7 @@ def _k_full_rounds(structure):
     return circuit, {index.ids[n]: g for n, g in gate.items() if not index.is_evidence[n]}
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(jst.support_structures(max_evidence=6, max_claims=9, cycles=True))
 def test_the_rounds_give_the_circuit_of_k_full_rounds(structure):

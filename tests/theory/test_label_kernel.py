@@ -58,6 +58,7 @@ def test_python_labels_over_several_words_equal_brute_force(structure):
         assert frozenset(index.names_of_bits(b) for b in reference[target]) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(
     jst.support_structures(max_evidence=7, max_claims=8, cycles=True),
@@ -77,6 +78,7 @@ def test_python_label_budgets_never_change_an_answer(structure, budget, formed_b
             assert len(expected) <= budget
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     jst.support_structures(max_evidence=10, max_claims=8, cycles=True),
@@ -385,6 +387,7 @@ def test_unfounded_loops_give_valid_loop_formulas(case, data):
                 )
 
 
+@pytest.mark.slow
 def test_python_labels_of_a_long_cycle_visit_only_the_members_that_change():
     """A 6,000-claim cycle entered at three points: a round of the semi-naive evaluation
     changes a few members, so the labels take time linear in the cycle (visiting every
@@ -437,6 +440,7 @@ def test_a_loop_pushes_on_only_the_sets_of_its_least_fixpoint(seed):
     assert found.work <= 5 * 600, found.work
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(
     st.lists(
@@ -467,6 +471,7 @@ def test_minimize_over_several_words_keeps_exactly_the_minimal_distinct_rows(row
     assert set(got) == {s for s in distinct if not any(t < s for t in distinct)}
 
 
+@pytest.mark.slow
 def test_an_antichain_of_twenty_thousand_singletons_is_labelled_within_the_work_budget():
     """A claim with 20,000 alternatives of one evidence item each (a fuzzing pass found it):
     every row was tested for a subset against every kept row over all 313 words, so the

@@ -112,6 +112,7 @@ def test_every_family_every_method_equals_clingo(family):
                     assert found == expected, (family, description, claim, method)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("family", sorted(HELD_OUT))
 def test_every_held_out_shape_auto_and_interpreted_equal_clingo(family):
@@ -187,6 +188,7 @@ def test_the_cli_answers_the_case_files(name, claim):
         assert time.monotonic() - started < 45
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["loops_back_edges.json", "loops_dense_random.json"])
 def test_check_text_is_sized_for_a_person(name, capsys):
     """Without --json, `jtms check` shows each claim's first minimal justifications and the
@@ -246,6 +248,7 @@ def _finishing(units: int, seconds: float, answer: frozenset[str]):
     return arm
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("balance", ["work", "time", "both"])
 def test_a_portfolio_balanced_by_time_bounds_the_cpu_of_an_arm_whose_units_are_dear(balance):
     """An arm that reports little work for much CPU time (the ranked encoding of a long
@@ -338,6 +341,7 @@ def test_the_interpreted_sat_path_shares_time_on_a_long_cycle():
     assert float(_child(code, timeout=120).split()[-1]) < 30
 
 
+@pytest.mark.slow
 def test_the_interpreted_default_shares_time_on_hundreds_of_wide_bodies_in_one_loop():
     """tests/cases/loops_threshold.json (found by a stress test of unseen shapes: ``t``
     supported by every 6 of 14 claims that loop back through it) in a process without the

@@ -28,6 +28,7 @@ from theory.testing import strategies as jst
 from theory.testing.reference import brute_force_minimal_justifications
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
 def test_one_ranked_solver_answers_relevance_for_every_claim_of_its_cone(structure):
@@ -50,6 +51,7 @@ def test_one_ranked_solver_answers_relevance_for_every_claim_of_its_cone(structu
             enumerator.close()
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=7), st.data())
 def test_one_query_asks_whether_any_of_many_items_is_relevant(structure, data):
@@ -128,6 +130,7 @@ def test_a_query_past_its_budget_is_undecided():
     enumerator.close()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_the_check_reports_what_its_budget_left_open_and_nothing_else():
     structure = _hard_memory()
@@ -151,6 +154,7 @@ def test_the_check_reports_what_its_budget_left_open_and_nothing_else():
             assert violation.kind == wider_kinds[e]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_small_budget_still_asks_the_open_items_together(monkeypatch):
     # the first pass (each item alone) may spend half the budget: with 4,000 conflicts and
@@ -174,6 +178,7 @@ def test_a_small_budget_still_asks_the_open_items_together(monkeypatch):
     assert not report.kinds_complete
 
 
+@pytest.mark.slow
 def test_check_cli_takes_a_relevance_budget(tmp_path, capsys):
     from jtms.cli import main
 
@@ -186,6 +191,7 @@ def test_check_cli_takes_a_relevance_budget(tmp_path, capsys):
     assert "undecided" in {v["kind"] for v in claim["violations"]}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_check_report_is_the_same_in_every_process(tmp_path):
     # claims with more minimal justifications than the cap list a prefix of the search's
@@ -213,6 +219,7 @@ def test_the_check_report_is_the_same_in_every_process(tmp_path):
     assert outputs[0] == outputs[1]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_kinds_left_open_by_a_budget_are_the_same_in_every_process(tmp_path):
     # a budget in conflicts makes a report reproducible only if every query is asked in

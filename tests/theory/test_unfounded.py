@@ -63,6 +63,7 @@ def _drawn_cone(structure: SupportStructure, data: st.DataObject):
     return index, claim, program, present
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(CYCLIC, st.data())
 def test_grow_gives_a_maximal_false_set(structure: SupportStructure, data: st.DataObject) -> None:
@@ -77,6 +78,7 @@ def test_grow_gives_a_maximal_false_set(structure: SupportStructure, data: st.Da
         assert _holds(index, program, set(grown) | {e}), e
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(CYCLIC, st.data())
 def test_shrink_and_examine_give_a_minimal_true_subset_or_the_evidence_outside_a_grow(
@@ -112,6 +114,7 @@ def test_shrink_drops_what_a_derivation_used_but_does_not_need() -> None:
         assert shrunk is not None and {index.ids[x] for x in shrunk} == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(CYCLIC, st.data())
 def test_unfounded_gives_the_loops_of_what_only_loops_hold(
@@ -146,6 +149,7 @@ def test_unfounded_gives_the_loops_of_what_only_loops_hold(
         )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(CYCLIC)
 def test_the_solver_loop_with_grown_cuts_equals_brute_force(structure: SupportStructure) -> None:
@@ -187,6 +191,7 @@ def test_grown_cuts_finish_the_case_files_in_few_solver_calls(
     assert calls[0] <= bound, calls[0]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(CYCLIC, st.data())
 def test_the_solver_loop_on_several_roots_equals_brute_force(

@@ -70,6 +70,7 @@ def test_cli_as_of_refuses_foreign_digits(
     assert usage.value.code == 2 and "expected a whole number" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_explorer_refuses_foreign_digits_in_forms_and_queries(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     with Memory.create(db) as memory:

@@ -39,6 +39,7 @@ def test_check_or_world_reports_violations(capsys):
     ]
 
 
+@pytest.mark.slow
 def test_check_summary_counts_instead_of_listing(capsys):
     code, out, _ = run(capsys, "check", EXAMPLES / "or_world.json", "--summary", "--json")
     assert code == 1

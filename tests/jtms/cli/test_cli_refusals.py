@@ -140,6 +140,7 @@ def test_an_in_memory_database_is_refused_on_the_command_line(
     refused(capsys, ["state"], "':memory:'")
 
 
+@pytest.mark.slow
 def test_a_family_too_large_to_estimate_is_refused_at_once(tmp_path: Path) -> None:
     """The cost estimate of 8/3/4 first planned every class of size 3 under 241,920
     symmetries (over a minute); without --yes it is refused before that."""

@@ -5,6 +5,7 @@ import io
 import json
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,7 @@ def _written(write) -> str:
     return buffer.getvalue()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(FIELDS, st.lists(JSON, max_size=4), FIELDS, st.booleans())
 def test_a_streamed_object_is_the_text_print_json_writes(head, items, tail, compact):

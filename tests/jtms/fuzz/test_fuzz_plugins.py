@@ -141,6 +141,7 @@ def test_ctrl_c_is_one_line(plugins: Path, capsys: pytest.CaptureFixture[str]) -
     assert code == 130 and err.strip() == "jtms: interrupted"
 
 
+@pytest.mark.slow
 def test_out_to_dev_stdout_keeps_what_the_shell_redirected(tmp_path: Path) -> None:
     """``--out /dev/stdout > report.txt`` replaced report.txt with the graph alone."""
     report = tmp_path / "report.txt"

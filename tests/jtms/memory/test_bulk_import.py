@@ -4,6 +4,7 @@ well-founded pointers whose ranks are one above their antecedents')."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -273,6 +274,7 @@ def _broken(data: st.DataObject, document: dict) -> dict:
     return broken
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(data=st.data(), cycles=st.booleans())
 def test_graph_rows_read_a_document_as_the_parser_does(data, cycles):
@@ -330,6 +332,7 @@ def test_an_import_through_rows_equals_one_through_the_structure(tmp_path):
     assert dumps[0] == dumps[1]
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(jst.support_structures(cycles=True, max_evidence=5, max_claims=10), st.data())
 def test_assigned_ranks_are_derivation_depths_through_audits_and_reinstatements(structure, data):
@@ -376,6 +379,7 @@ def test_a_claim_rederived_on_a_switched_claim_ranks_above_its_new_rank():
     _assigned_ranks_are_derivations(state, plan)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(jst.support_structures(cycles=True, max_evidence=5, max_claims=10), st.data())
 def test_rederive_counts_alike_in_flat_lists_and_in_a_dict(structure, data):
@@ -513,6 +517,7 @@ _IDS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=600)
 @given(_IDS)
 @example(["a ", "b"])
@@ -591,6 +596,7 @@ def test_derivation_pointers_alike_a_rank_at_a_time_and_item_by_item(structure, 
     assert [list(d.items()) for d in expected] == [list(d.items()) for d in got]
 
 
+@pytest.mark.slow
 @given(
     st.sampled_from([41, 1 << 40, 1 << 58, 1 << 61]).flatmap(
         lambda bound: st.tuples(
@@ -682,6 +688,7 @@ def test_an_audit_of_a_memory_opened_from_its_checkpoint_never_imports_numpy_ma(
     assert done.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=12), st.data())
 def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data):
@@ -793,6 +800,7 @@ def _ids_one_by_one(values, what, limit, allow_empty=True):
     return items
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(
     st.lists(

@@ -342,6 +342,7 @@ def _audited_state(
     return state
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(data=st.data(), cycles=st.booleans())
 def test_support_region_on_flat_arrays_equals_the_list_walk(data, cycles):
@@ -396,6 +397,7 @@ def test_audits_of_a_memory_opened_from_its_checkpoint_are_exact(tmp_path):
             memory.reinstate(result.audit_id)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(data=st.data(), cycles=st.booleans())
 def test_blocking_labels_are_the_blocking_roots_of_every_inactive_node(data, cycles):

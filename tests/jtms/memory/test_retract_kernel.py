@@ -78,6 +78,7 @@ def _random_steps(
     ]
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=14), st.data())
 def test_the_compiled_plan_is_the_python_plan(structure, data):
@@ -93,6 +94,7 @@ def test_the_compiled_plan_is_the_python_plan(structure, data):
     _run(state, steps)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 11])
 def test_the_compiled_plan_is_the_python_plan_on_a_memory_with_loops(seed):
     """A generated memory of 3,000 claims with back-edges (support loops, regions over
@@ -138,6 +140,7 @@ def test_plan_retract_uses_the_compiled_planner_once_loaded():
         _same_plan(state.plan_retract(roots), expected)
 
 
+@pytest.mark.slow
 def test_a_process_loads_the_planner_after_planning_long_enough():
     """Rent or buy: a fresh process plans in Python and does not import numba for it; once
     it has planned for PLANNER_AFTER_S (here lowered to 0) the next plan loads the kernel."""
@@ -214,6 +217,7 @@ def test_the_compiled_plan_is_the_python_plan_on_the_loop_families(family):
         _run(state, _random_steps(state, random.Random(seed), 25, 8))
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     st.lists(st.lists(st.integers(0, 50), max_size=4), max_size=8),

@@ -418,6 +418,7 @@ def long_id(prefix: str, k: int) -> str:
     return f"{prefix}{k}".ljust(256, "x")  # an id of the longest length
 
 
+@pytest.mark.slow
 def test_results_of_long_ids_can_be_read_at_some_limit(tmp_path):
     """With ids of 256 characters, inside the documented limits: an audit of 2,000 of them
     and a nogood over 2,000 page their echoed lists (`audit`, `nodes`) like every other
@@ -471,6 +472,7 @@ def test_results_of_long_ids_can_be_read_at_some_limit(tmp_path):
     serve(db, body)
 
 
+@pytest.mark.slow
 def test_contradictions_of_long_ids_can_be_read_at_limit_1(tmp_path):
     """A nogood over 2,000 evidence ids of 256 characters (inside the documented limits) is
     an active contradiction whose `nodes` and one conflict set are 516 KB each: `diagnose`
@@ -745,6 +747,7 @@ def without_seconds(payload: Any) -> Any:
     return {k: v for k, v in payload.items() if k != "seconds"}
 
 
+@pytest.mark.slow
 def test_long_reads_in_a_worker_process_read_and_page_as_in_process(memory_location):
     """The long reads run in a worker process (``MemoryAccess(worker=location)``, what
     `jtms serve` does) give the results, pages and cursors of the same reads in process (on
