@@ -196,6 +196,38 @@ def test_drop_out_lists_from_the_command_line(files, capsys):
     ]
 
 
+def test_the_recorded_labels_stand_beside_the_verdict(files, capsys):
+    """A labelled network: out-lists evaluated at its labels by default, and the comparison
+    with the recorded labels printed right after the verdict and beside it in --json."""
+    network = json.loads(json.dumps(NETWORK))
+    network["nodes"]["conclusion"]["justifications"][0]["outlist"] = ["obs-b"]
+    labels = {"obs-a": "IN", "obs-b": "OUT", "obs-c": "IN", "belief": "IN", "conclusion": "OUT"}
+    for node, label in labels.items():
+        network["nodes"][node]["truth_value"] = label
+    path = files / "labelled.json"
+    path.write_text(json.dumps(network), encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--from", "reasons", str(path), "--json")
+    payload = json.loads(out)
+    assert list(payload)[:2] == ["influence_safe", "source_disagreements"]
+    assert payload["source_disagreements"] == 1  # conclusion: recorded OUT, computed IN
+    assert payload["import"]["out_lists"] == "labels"
+    assert payload["import"]["disagreements"] == [
+        {"node": "conclusion", "recorded": "OUT", "computed": "IN"}
+    ]
+    code, out, _ = run(capsys, "check", "--from", "reasons", str(path))
+    lines = out.splitlines()
+    verdict = next(k for k, line in enumerate(lines) if "claim(s) checked" in line)
+    assert lines[verdict + 1].startswith("DISAGREES with the source: 1 of 5 recorded label(s)")
+    code, out, _ = run(
+        capsys, "revise", "--from", "reasons", str(path), "--audit", "obs-a", "--json"
+    )
+    assert json.loads(out)["source_disagreements"] == 1
+    code, _, err = run(
+        capsys, "check", "--from", "reasons", str(path), "--drop-out-lists", "--out-lists", "refuse"
+    )
+    assert code == 2 and "--drop-out-lists contradicts --out-lists refuse" in err
+
+
 BAD = [
     (
         "reasons",

@@ -11,7 +11,12 @@ SOURCES = ("reasons", "prov")
 
 
 def read_source(
-    kind: str, path: str | Path, *, drop_out_lists: bool = False, derivations: str | None = None
+    kind: str,
+    path: str | Path,
+    *,
+    drop_out_lists: bool = False,
+    derivations: str | None = None,
+    out_lists: str | None = None,
 ) -> Imported:
     """Read ``path`` as ``kind`` (``reasons`` or ``prov``), refusing options the kind has not."""
     if kind == "reasons":
@@ -21,10 +26,12 @@ def read_source(
             )
         from jtms.interchange.reasons import read_reasons
 
-        return read_reasons(path, drop_out_lists=drop_out_lists)
+        return read_reasons(path, drop_out_lists=drop_out_lists, out_lists=out_lists)
     if kind == "prov":
-        if drop_out_lists:
-            raise InputError("--drop-out-lists reads ftl-reasons networks; PROV has no out-lists")
+        if drop_out_lists or out_lists is not None:
+            raise InputError(
+                "--drop-out-lists and --out-lists read ftl-reasons networks; PROV has no out-lists"
+            )
         from jtms.interchange.prov import read_prov
 
         return read_prov(path, derivations=derivations)
