@@ -286,6 +286,10 @@ def test_the_recorded_labels_are_reproduced_on_networks_ftl_reasons_built(tmp_pa
     from reasons.storage import Storage
 
     net = built_with_out_lists(seed)
+    # ftl-reasons' propagation relabels a node at most once per change (a breadth-first walk
+    # with a visited set), so in some hash orders a node keeps a label its own rules no longer
+    # give; its recompute_all settles them. Such a label is a disagreement, tested below.
+    net.recompute_all()
     storage = Storage(tmp_path / "reasons.db")
     storage.save(net)
     storage.close()
@@ -399,3 +403,17 @@ def test_disagreements_are_counted_beside_the_verdict():
         "the computed state agrees with all 2 recorded label(s)"
     )
     assert from_network(network(a=[])).report.headline() is None
+
+
+def test_a_label_ftl_reasons_own_rules_do_not_give_is_a_disagreement():
+    """ftl-reasons' propagation can leave d OUT while its justification "unless b" holds (b
+    went OUT after d was relabelled): computed IN, reported, never hidden."""
+    data = network(a=[], b=[{"antecedents": ["a"]}], d=[{"antecedents": [], "outlist": ["b"]}])
+    labels = {"a": "OUT", "b": "OUT", "d": "OUT"}
+    for node, label in labels.items():
+        data["nodes"][node]["truth_value"] = label
+    data["nodes"]["a"]["retracted_at"] = "2026-01-01T00:00:00+00:00"
+    imported = from_network(data)
+    assert [(d.node, d.recorded, d.computed) for d in imported.report.disagreements] == [
+        ("d", "OUT", "IN")
+    ]
