@@ -102,6 +102,8 @@ def test_prov_import_export_import_is_the_identity(files, capsys):
         str(files / "primer.provn"),
         "--derivations",
         "or",
+        "--prov-ids",
+        "prefixed",
         "--db",
         first,
     )
@@ -129,10 +131,20 @@ def test_check_from_prov_reports_the_choice_dependent_claims(files, capsys):
     payload = json.loads(out)
     assert code == 0 and payload["influence_safe"]  # read with `and`, every claim has one way
     report = payload["import"]
-    assert report["audit"] == ["exc:regionList"] and report["derivations"] == "and"
-    assert [d["claim"] for d in report["choice_dependent"]] == ["exc:chart2"]
+    # node ids are full URIs by default: the same in every serialization
+    assert report["audit"] == ["http://example.org/crime/regionList"]
+    assert report["derivations"] == "and"
+    assert [d["claim"] for d in report["choice_dependent"]] == ["http://example.org/crime/chart2"]
     code, out, _ = run(
-        capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "or"
+        capsys,
+        "check",
+        "--from",
+        "prov",
+        str(files / "primer.provn"),
+        "--derivations",
+        "or",
+        "--prov-ids",
+        "prefixed",
     )
     assert code == 1 and "UNSAFE" in out
     assert (
@@ -159,6 +171,8 @@ def test_revise_from_prov_under_the_three_rules(files, capsys):
             str(files / "primer.provn"),
             "--derivations",
             "or",
+            "--prov-ids",
+            "prefixed",
             "--audit",
             "exg:dataset1",
             "--rule",
@@ -260,7 +274,7 @@ BAD = [
         "bundle.provn",
         "document\n prefix ex <http://example.org/>\n bundle ex:b\n  entity(ex:a)\n"
         " endBundle\nendDocument\n",
-        "bundles are not supported",
+        "bundles are refused by default",
     ),
     (
         "prov",
@@ -296,7 +310,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(
     [
         (
             ["check", "--from", "reasons", "F", "--derivations", "or"],
-            "--derivations reads PROV documents",
+            "--derivations, --bundles, --specializations and --prov-ids read PROV documents",
         ),
         (["check", "--from", "prov", "F", "--drop-out-lists"], "PROV has no out-lists"),
         (["check", "F", "--drop-out-lists"], "need --from reasons or --from prov"),
@@ -326,7 +340,15 @@ def test_without_prov_the_command_names_the_extra(files, capsys, monkeypatch):
     for name in ("prov", "prov.model"):
         monkeypatch.setitem(sys.modules, name, None)
     code, _, err = run(
-        capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "or"
+        capsys,
+        "check",
+        "--from",
+        "prov",
+        str(files / "primer.provn"),
+        "--derivations",
+        "or",
+        "--prov-ids",
+        "prefixed",
     )
     assert code == 2 and "prov is not installed: pip install 'jtms-revision[prov]'" in err
     # ftl-reasons networks are read without the package

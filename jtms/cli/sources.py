@@ -7,7 +7,12 @@ from __future__ import annotations
 import argparse
 
 from jtms.interchange import Imported, read_source
-from jtms.interchange.prov import DERIVATION_CHOICES
+from jtms.interchange.prov import (
+    BUNDLE_CHOICES,
+    DERIVATION_CHOICES,
+    ID_CHOICES,
+    SPECIALIZATION_CHOICES,
+)
 from jtms.interchange.reasons import OUT_LIST_MODES
 from theory.model.structure import SupportStructure
 
@@ -44,6 +49,29 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         "(all sources needed), or (each source suffices), separate (all sources, "
         "one more alternative); required when the document has one",
     )
+    parser.add_argument(
+        "--bundles",
+        choices=list(BUNDLE_CHOICES),
+        default=None,
+        help="with --from prov: refuse a document with bundles (the default) or flatten "
+        "them (every bundle's records read as one document's)",
+    )
+    parser.add_argument(
+        "--specializations",
+        choices=list(SPECIALIZATION_CHOICES),
+        default=None,
+        help="with --from prov: ignore specializationOf and alternateOf (the default; "
+        "counted in the report) or read them as identity (the entities merged into one "
+        "node, the one of the smallest id; listed in the report)",
+    )
+    parser.add_argument(
+        "--prov-ids",
+        choices=list(ID_CHOICES),
+        default=None,
+        help="with --from prov: node ids are full URIs (uri, the default: the same in "
+        "every serialization) or prefixed names as the file writes them (prefixed, e.g. "
+        "exc:chart1; a prefix is a spelling, so they can differ between serializations)",
+    )
 
 
 def load_graph_file(path: str) -> SupportStructure:
@@ -68,11 +96,15 @@ def read_from(args: argparse.Namespace, path: str) -> Imported | None:
             getattr(args, "drop_out_lists", False)
             or getattr(args, "derivations", None)
             or getattr(args, "out_lists", None)
+            or getattr(args, "bundles", None)
+            or getattr(args, "specializations", None)
+            or getattr(args, "prov_ids", None)
         ):
             from theory.model.errors import InputError
 
             raise InputError(
-                "--drop-out-lists, --out-lists and --derivations need --from reasons or --from prov"
+                "--drop-out-lists, --out-lists, --derivations, --bundles, --specializations "
+                "and --prov-ids need --from reasons or --from prov"
             )
         return None
     return read_source(
@@ -81,6 +113,9 @@ def read_from(args: argparse.Namespace, path: str) -> Imported | None:
         drop_out_lists=args.drop_out_lists,
         derivations=args.derivations,
         out_lists=args.out_lists,
+        bundles=args.bundles,
+        specializations=args.specializations,
+        prov_ids=args.prov_ids,
     )
 
 

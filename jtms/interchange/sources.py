@@ -17,12 +17,16 @@ def read_source(
     drop_out_lists: bool = False,
     derivations: str | None = None,
     out_lists: str | None = None,
+    bundles: str | None = None,
+    specializations: str | None = None,
+    prov_ids: str | None = None,
 ) -> Imported:
     """Read ``path`` as ``kind`` (``reasons`` or ``prov``), refusing options the kind has not."""
     if kind == "reasons":
-        if derivations is not None:
+        if any(o is not None for o in (derivations, bundles, specializations, prov_ids)):
             raise InputError(
-                "--derivations reads PROV documents; it has no meaning with --from reasons"
+                "--derivations, --bundles, --specializations and --prov-ids read PROV "
+                "documents; they have no meaning with --from reasons"
             )
         from jtms.interchange.reasons import read_reasons
 
@@ -34,5 +38,11 @@ def read_source(
             )
         from jtms.interchange.prov import read_prov
 
-        return read_prov(path, derivations=derivations)
+        return read_prov(
+            path,
+            derivations=derivations,
+            bundles=bundles or "refuse",
+            specializations=specializations or "ignore",
+            ids=prov_ids or "uri",
+        )
     raise InputError(f"unknown source {kind!r}: expected one of {', '.join(SOURCES)}")
