@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from jtms.cli.arguments import at_least, db_option, integer
 from jtms.cli.output import console, print_json, table
-from jtms.cli.sources import add_source_arguments, read_from, report_lines
+from jtms.cli.sources import add_source_arguments, headline_payload, read_from, report_lines
 from jtms.memory.limits import (
     MAX_EVENT,
     MAX_REASON,
@@ -361,6 +361,7 @@ def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
             "retired": sorted(audit.retired),
         },
         "import": imported.report.to_dict(),
+        **headline_payload(imported),
     }
     if args.json:
         print_json(payload)
@@ -374,7 +375,7 @@ def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
         out.print(
             f"audit {audit.audit_id}: invalidated {len(imported.audit)}, retired {len(audit.retired)}"
         )
-    for line in report_lines(imported)[1 if imported.audit else 0 :]:
+    for line in report_lines(imported, audit_line=False):
         print(line)
     return 0
 

@@ -15,7 +15,13 @@ from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, print_json_stream, sorted_sets, table
 from jtms.cli.progress import progress_bar
-from jtms.cli.sources import add_source_arguments, load_graph_file, print_import_report, read_from
+from jtms.cli.sources import (
+    add_source_arguments,
+    headline_payload,
+    load_graph_file,
+    print_import_report,
+    read_from,
+)
 from jtms.interchange import Imported
 from theory.io.graphfile import paused_gc
 from theory.model.errors import InputError
@@ -209,6 +215,7 @@ def run_revise(args: argparse.Namespace) -> int:
         raise error.with_source(args.graph) from None
     payload = result.to_dict()
     if imported is not None:
+        payload.update(headline_payload(imported))
         payload["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
     if args.json:
         print_json(payload)
@@ -472,7 +479,7 @@ def _checked(
 
         with closing(run):
             print_json_stream(
-                {"influence_safe": run.influence_safe},
+                {"influence_safe": run.influence_safe, **headline_payload(imported)},
                 "claims",
                 entries(),
                 tail,

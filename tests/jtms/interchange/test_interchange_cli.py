@@ -103,6 +103,8 @@ def test_prov_import_export_import_is_the_identity(files, capsys):
         str(files / "primer.provn"),
         "--derivations",
         "or",
+        "--prov-ids",
+        "prefixed",
         "--db",
         first,
     )
@@ -130,10 +132,20 @@ def test_check_from_prov_reports_the_choice_dependent_claims(files, capsys):
     payload = json.loads(out)
     assert code == 0 and payload["influence_safe"]  # read with `and`, every claim has one way
     report = payload["import"]
-    assert report["audit"] == ["exc:regionList"] and report["derivations"] == "and"
-    assert [d["claim"] for d in report["choice_dependent"]] == ["exc:chart2"]
+    # node ids are full URIs by default: the same in every serialization
+    assert report["audit"] == ["http://example.org/crime/regionList"]
+    assert report["derivations"] == "and"
+    assert [d["claim"] for d in report["choice_dependent"]] == ["http://example.org/crime/chart2"]
     code, out, _ = run(
-        capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "or"
+        capsys,
+        "check",
+        "--from",
+        "prov",
+        str(files / "primer.provn"),
+        "--derivations",
+        "or",
+        "--prov-ids",
+        "prefixed",
     )
     assert code == 1 and "UNSAFE" in out
     assert (
@@ -160,6 +172,8 @@ def test_revise_from_prov_under_the_three_rules(files, capsys):
             str(files / "primer.provn"),
             "--derivations",
             "or",
+            "--prov-ids",
+            "prefixed",
             "--audit",
             "exg:dataset1",
             "--rule",
@@ -197,6 +211,38 @@ def test_drop_out_lists_from_the_command_line(files, capsys):
     ]
 
 
+def test_the_recorded_labels_stand_beside_the_verdict(files, capsys):
+    """A labelled network: out-lists evaluated at its labels by default, and the comparison
+    with the recorded labels printed right after the verdict and beside it in --json."""
+    network = json.loads(json.dumps(NETWORK))
+    network["nodes"]["conclusion"]["justifications"][0]["outlist"] = ["obs-b"]
+    labels = {"obs-a": "IN", "obs-b": "OUT", "obs-c": "IN", "belief": "IN", "conclusion": "OUT"}
+    for node, label in labels.items():
+        network["nodes"][node]["truth_value"] = label
+    path = files / "labelled.json"
+    path.write_text(json.dumps(network), encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--from", "reasons", str(path), "--json")
+    payload = json.loads(out)
+    assert list(payload)[:2] == ["influence_safe", "source_disagreements"]
+    assert payload["source_disagreements"] == 1  # conclusion: recorded OUT, computed IN
+    assert payload["import"]["out_lists"] == "labels"
+    assert payload["import"]["disagreements"] == [
+        {"node": "conclusion", "recorded": "OUT", "computed": "IN"}
+    ]
+    code, out, _ = run(capsys, "check", "--from", "reasons", str(path))
+    lines = out.splitlines()
+    verdict = next(k for k, line in enumerate(lines) if "claim(s) checked" in line)
+    assert lines[verdict + 1].startswith("DISAGREES with the source: 1 of 5 recorded label(s)")
+    code, out, _ = run(
+        capsys, "revise", "--from", "reasons", str(path), "--audit", "obs-a", "--json"
+    )
+    assert json.loads(out)["source_disagreements"] == 1
+    code, _, err = run(
+        capsys, "check", "--from", "reasons", str(path), "--drop-out-lists", "--out-lists", "refuse"
+    )
+    assert code == 2 and "--drop-out-lists contradicts --out-lists refuse" in err
+
+
 BAD = [
     (
         "reasons",
@@ -229,7 +275,7 @@ BAD = [
         "bundle.provn",
         "document\n prefix ex <http://example.org/>\n bundle ex:b\n  entity(ex:a)\n"
         " endBundle\nendDocument\n",
-        "bundles are not supported",
+        "bundles are refused by default",
     ),
     (
         "prov",
@@ -266,7 +312,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(
     [
         (
             ["check", "--from", "reasons", "F", "--derivations", "or"],
-            "--derivations reads PROV documents",
+            "--derivations, --bundles, --specializations and --prov-ids read PROV documents",
         ),
         (["check", "--from", "prov", "F", "--drop-out-lists"], "PROV has no out-lists"),
         (["check", "F", "--drop-out-lists"], "need --from reasons or --from prov"),
@@ -296,7 +342,15 @@ def test_without_prov_the_command_names_the_extra(files, capsys, monkeypatch):
     for name in ("prov", "prov.model"):
         monkeypatch.setitem(sys.modules, name, None)
     code, _, err = run(
-        capsys, "check", "--from", "prov", str(files / "primer.provn"), "--derivations", "or"
+        capsys,
+        "check",
+        "--from",
+        "prov",
+        str(files / "primer.provn"),
+        "--derivations",
+        "or",
+        "--prov-ids",
+        "prefixed",
     )
     assert code == 2 and "prov is not installed: pip install 'jtms-revision[prov]'" in err
     # ftl-reasons networks are read without the package

@@ -45,7 +45,7 @@ def serialized(document, fmt: str, **options) -> str:
 
 
 def primer(derivations: str = "or", text: str = PRIMER_PROVN):
-    return imported_from(read_document(parse(text)), "primer.provn", derivations)
+    return imported_from(read_document(parse(text), ids="prefixed"), "primer.provn", derivations)
 
 
 def justifications(structure):
@@ -145,7 +145,9 @@ def test_an_invalidated_entity_is_audited_and_the_verdicts_are_after_the_audit()
 )
 def test_the_primer_reads_the_same_in_every_serialization(fmt, options):
     text = serialized(parse(PRIMER_PROVN), fmt, **options)
-    again = imported_from(read_document(parse(text, fmt, **options)), "primer", "or")
+    again = imported_from(
+        read_document(parse(text, fmt, **options), ids="prefixed"), "primer", "or"
+    )
     assert graph_to_dict(again.structure) == graph_to_dict(primer().structure)
 
 
@@ -166,7 +168,7 @@ def test_a_derivation_naming_its_activity_joins_that_activity():
   entity(ex:d)
   wasGeneratedBy(ex:d, -, -)
 endDocument""")
-    imported = imported_from(read_document(document), "d", None)
+    imported = imported_from(read_document(document, ids="prefixed"), "d", None)
     assert justifications(imported.structure) == {("ex:c", J({"ex:a", "ex:b"}))}
     assert "ex:d" in imported.structure.evidence
     assert imported.report.notes == (
@@ -211,7 +213,7 @@ def plain_targets(text: str) -> set[str]:
 @settings(max_examples=150)
 @given(documents())
 def test_readings_are_nested_and_only_claims_downstream_of_a_derivation_depend_on_them(text):
-    reading = read_document(parse(text))
+    reading = read_document(parse(text), ids="prefixed")
     structures = {c: reading.structure(c) for c in DERIVATION_CHOICES}
     audit = frozenset(reading.invalidated)
     active = {c: active_state(s, blocked=audit) for c, s in structures.items()}
@@ -272,7 +274,7 @@ endDocument"""
 @pytest.mark.parametrize(
     "text, message",
     [
-        (BUNDLE, "bundles are not supported (bundle 'ex:b1')"),
+        (BUNDLE, "bundle 'ex:b1': bundles are refused by default (--bundles flatten"),
         (
             PRIMER_PROVN.replace(
                 "endDocument", "  wasInformedBy(exc:illustrate1, exc:compose1)\nendDocument"
