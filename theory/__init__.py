@@ -38,6 +38,7 @@ if typing.TYPE_CHECKING:
         RULES,
         Revision,
         RevisionRule,
+        counting,
         exact,
         influence,
         none,
@@ -53,7 +54,7 @@ _MODULES = {
     ),
     "minimal_justifications": "solver.justifications",
     **dict.fromkeys(
-        ("RULES", "Revision", "RevisionRule", "exact", "influence", "none", "revise"),
+        ("RULES", "Revision", "RevisionRule", "counting", "exact", "influence", "none", "revise"),
         "semantics.revision",
     ),
     **dict.fromkeys(
@@ -101,6 +102,7 @@ __all__ = [
     "Violation",
     "active_state",
     "check_structure",
+    "counting",
     "dumps_graph",
     "exact",
     "graph_to_dict",

@@ -59,6 +59,7 @@ def test_the_first_calls_are_exported():
         "exact",
         "influence",
         "none",
+        "counting",
         "load_graph",
         "SupportStructure",
         "active_state",
