@@ -415,6 +415,7 @@ def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
     stderr before any run; a long one is refused without ``--yes`` (exit 2)."""
     from enumerations.burnside import class_count
     from enumerations.graphparts import estimate_cost
+    from enumerations.graphs import SHARD_CLASSES
 
     family = _family(args)
     E, C, J = family.evidence, family.claims, family.max_justifications
@@ -434,16 +435,32 @@ def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
         print(f"{beyond}; starting without an estimate", file=sys.stderr, flush=True)
         return None
     estimate = estimate_cost(family, exact=exact)
-    per_worker = estimate.core_seconds / args.workers
+    # --graph-max-shards N caps this session at N shards of SHARD_CLASSES classes: the run to
+    # judge is that capped one, not the whole family
+    capped = args.graph_max_shards is not None
+    run_classes = (
+        min(estimate.classes, args.graph_max_shards * SHARD_CLASSES) if capped else estimate.classes
+    )
+    per_worker = estimate.seconds_per_class * run_classes / args.workers
+    this_run = (
+        f"; this session ({args.graph_max_shards:,} shard(s), at most {run_classes:,} classes) "
+        f"estimated {per_worker / 60:.1f} min on {args.workers} worker(s)"
+        if capped
+        else f" ({per_worker / 60:.0f} min on {args.workers} worker(s))"
+    )
     print(
         f"graph family {name}: {estimate.labelled:,} labelled graphs in {estimate.classes:,} "
-        f"classes; estimated {estimate.core_seconds / 3600:.2f} core-hours "
-        f"({per_worker / 60:.0f} min on {args.workers} worker(s)), from "
+        f"classes; estimated {estimate.core_seconds / 3600:.2f} core-hours{this_run}, from "
         f"{estimate.sampled_classes:,} classes timed",
         file=sys.stderr,
         flush=True,
     )
     if per_worker > LONG_RUN and not args.yes:
+        if capped:
+            raise InputError(
+                f"--graph-max-shards {args.graph_max_shards:,} of graph family {name} is a long "
+                "run: pass --yes to start it, or fewer shards"
+            )
         raise InputError(
             f"graph family {name} ({estimate.labelled:,} labelled graphs) is a long "
             "run: pass --yes to start it (and --graph-out PART.json to make it resumable)"

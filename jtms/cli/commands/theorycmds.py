@@ -168,7 +168,9 @@ def run_supports(args: argparse.Namespace) -> int:
     shown = args.limit is None and not args.all and not args.json
     limit = SHOWN + 1 if shown else args.limit
     found = minimal_justifications(structure, claim, limit=limit)
-    payload = {"claim": claim, "minimal_justifications": sorted_sets(found)}
+    payload: dict[str, Any] = {"claim": claim, "minimal_justifications": sorted_sets(found)}
+    if args.formula:
+        payload["formula"] = support_formula(structure, claim)
     if args.json:
         print_json(payload)
         return ExitCode.OK
@@ -185,16 +187,40 @@ def run_supports(args: argparse.Namespace) -> int:
             "every one, --json lists every one, --limit N stops after N)"
         )
     if not rows:
-        out.print(f"{claim} has no justification: it is never active.")
+        out.print(never_active_reason(structure, claim))
     if args.formula:
-        import sympy
-
-        from theory.solver.formula import compile_support, to_sympy
-
-        compiled = compile_support(structure, [claim])
-        expression = to_sympy(compiled.circuit, compiled.roots[claim])
-        out.print(f"f_{claim} = {sympy.simplify_logic(expression, form='dnf')}")
+        out.print(f"f_{claim} = {payload['formula']}")
     return ExitCode.OK
+
+
+def support_formula(structure: SupportStructure, claim: str) -> str:
+    """The support function of ``claim`` as a sympy DNF over evidence ids (``False`` when no
+    set of evidence makes it active), as ``supports --formula`` prints it and its JSON keeps."""
+    import sympy
+
+    from theory.solver.formula import compile_support, to_sympy
+
+    compiled = compile_support(structure, [claim])
+    expression = to_sympy(compiled.circuit, compiled.roots[claim])
+    return str(sympy.simplify_logic(expression, form="dnf"))
+
+
+def never_active_reason(structure: SupportStructure, claim: str) -> str:
+    """What is true of a claim with no minimal justification: it has no justification at
+    all, or it has some and none of them can ever hold (no set of evidence makes all the
+    antecedents of one active; a support loop does not count)."""
+    recorded = len(structure.justifications_of.get(claim, ()))
+    if recorded == 0:
+        return f"{claim} has no justification: it is never active."
+    which = (
+        "its one justification can never hold"
+        if recorded == 1
+        else f"none of its {recorded} justifications can ever hold"
+    )
+    return (
+        f"{claim} is never active: {which} (no set of evidence makes all its antecedents "
+        "active; a support loop does not count)."
+    )
 
 
 def run_revise(args: argparse.Namespace) -> int:
