@@ -21,6 +21,7 @@ from rich.markup import escape
 from jtms.cli.arguments import integer, refuse_empty
 from jtms.cli.output import console, print_json, table, writable_file
 from jtms.cli.output_file import FIGURE_FORMATS, check_output, figure_format, open_output, plan
+from jtms.cli.provenance import add_manifest_argument, note_seeds, with_provenance
 from theory.model.errors import InputError
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
@@ -62,6 +63,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="largest n for the exhaustive flat run, 0..6 (default 6)",
     )
     parser.add_argument("--json", action="store_true", help="machine output")
+    add_manifest_argument(parser)
     parser.add_argument(
         "--plot",
         metavar="FILE",
@@ -403,8 +405,10 @@ def run(args: argparse.Namespace) -> int:
 
         with open_output(args.plot, "--plot", binary=True) as figure:
             plot_report(payload, figure, format=figure_format(args.plot, "--plot"))
+    if args.n7_slice:
+        note_seeds(args, {"n7_slice": args.seed})
     if args.json:
-        print_json(payload)
+        print_json(with_provenance(payload, args))
     else:
         _render(payload, args.plot)
     return EXIT_VIOLATION if failed else EXIT_OK
@@ -669,7 +673,7 @@ def _n7(args: argparse.Namespace) -> int:
     if args.plan_parts is not None:
         ranges = plan_parts(args.plan_parts, *rows)
         if args.json:
-            print_json({"parts": [list(r) for r in ranges]})
+            print_json(with_provenance({"parts": [list(r) for r in ranges]}, args))
         else:
             for a, b in ranges:
                 print(f"{a}:{b}")
@@ -688,7 +692,7 @@ def _n7(args: argparse.Namespace) -> int:
     payload = part.to_dict()
     payload["engine"] = {"kind": executor.kind, "workers": executor.workers}
     if args.json:
-        print_json(payload)
+        print_json(with_provenance(payload, args))
     else:
         out = console()
         out.print(
@@ -727,7 +731,7 @@ def _merge(args: argparse.Namespace) -> int:
         raise InputError(str(error)) from None
     payload = report.to_dict()
     if args.json:
-        print_json(payload)
+        print_json(with_provenance(payload, args))
     else:
         out = console()
         gaps = ", ".join(f"{a}:{b}" for a, b in report.coverage.gaps[:5])

@@ -15,6 +15,7 @@ from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, print_json_stream, sorted_sets, table
 from jtms.cli.progress import progress_bar
+from jtms.cli.provenance import PROVENANCE_KEY, add_manifest_argument, provenance
 from jtms.cli.sources import add_source_arguments, load_graph_file, print_import_report, read_from
 from jtms.interchange import Imported
 from theory.io.graphfile import paused_gc
@@ -153,6 +154,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "first few (with --json: violation_count, violations_complete; fastest on large graphs)",
     )
     check.add_argument("--json", action="store_true", help="machine output")
+    add_manifest_argument(check)
     add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
     check.set_defaults(func=run_check)
 
@@ -406,7 +408,7 @@ def _summary_check(args: argparse.Namespace) -> int:
     except InputError as error:
         raise error.with_source(source) from None
     if args.json:
-        _print_counts_json(counts, started)
+        _print_counts_json(counts, started, provenance(args))
     else:
         print_summary(counts, f"Influence-safety of {source}", by_id=not args.claim)
     return ExitCode.of(counts.influence_safe)
@@ -430,14 +432,16 @@ def _counted(
         return count_verdicts(index, blocked, claims, active=active, progress=advance)
 
 
-def _print_counts_json(counts: SafetyCounts, started: float) -> None:
-    """The ``--summary --json`` payload (:meth:`SafetySummary.to_dict` plus ``seconds``),
-    written claim by claim when it is large (one line, as :func:`print_json` writes it)."""
+def _print_counts_json(counts: SafetyCounts, started: float, origin: dict[str, Any]) -> None:
+    """The ``--summary --json`` payload (:meth:`SafetySummary.to_dict` plus ``seconds`` and
+    the run's ``provenance``, ``origin``), written claim by claim when it is large (one line,
+    as :func:`print_json` writes it)."""
     totals = counts.totals()
     if totals["claims"] <= 1000:
         summaries = tuple(counts.claims())
         payload = SafetySummary(counts.influence_safe, summaries).to_dict()
         payload["seconds"] = round(time.perf_counter() - started, 6)
+        payload[PROVENANCE_KEY] = origin
         print_json(payload)
         return
     write = sys.stdout.write
@@ -451,7 +455,8 @@ def _print_counts_json(counts: SafetyCounts, started: float) -> None:
     encode = json.JSONEncoder(separators=(",", ":")).encode
     for k, claim in enumerate(counts.claims()):
         write(("," if k else "") + encode(claim.to_dict()))
-    write('],"seconds":' + json.dumps(round(time.perf_counter() - started, 6)) + "}\n")
+    write('],"seconds":' + json.dumps(round(time.perf_counter() - started, 6)))
+    write(f',"{PROVENANCE_KEY}":' + json.dumps(origin, separators=(",", ":")) + "}\n")
 
 
 def _checked(
@@ -494,6 +499,7 @@ def _checked(
                 rest["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
             rest["counts"] = {"claims": len(run.claims), "unsafe": run.unsafe}
             rest["cursor"] = None
+            rest[PROVENANCE_KEY] = provenance(args)
             return rest
 
         with closing(run):
