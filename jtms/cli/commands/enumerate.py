@@ -614,6 +614,13 @@ def _render_counterexamples(out: Any, result: dict[str, Any]) -> None:
         out.print(f"... and {hidden:,} more counterexamples", style="red")
 
 
+def _labelled_share(g: dict[str, Any], part: str, whole: str, share: str) -> str:
+    """``part of whole (share %)`` of the labelled graphs (classes weighted by their size)."""
+    if g.get(share) is None:
+        return "not counted (a part file written before these counts)"
+    return f"{g[part]:,} of {g[whole]:,} ({100 * g[share]:.2f} %)"
+
+
 def _render_graphs(out: Any, g: dict[str, Any]) -> None:
     f = g["family"]
     rows = [
@@ -628,6 +635,16 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
         ("  with alternative_support", f"{g['alternative_support']:,}"),
         ("  with redundant_influence", f"{g['redundant_influence']:,}"),
         ("  with both kinds", f"{g['both_kinds']:,}"),
+        (
+            "per labelled graph: graphs with every claim safe",
+            _labelled_share(g, "labelled_all_safe_graphs", "graphs", "labelled_share_all_safe"),
+        ),
+        (
+            "per labelled graph: active claims safe",
+            _labelled_share(
+                g, "labelled_safe_claims", "labelled_active_claims", "labelled_share_safe_claims"
+            ),
+        ),
         (
             "violations (one-item audits)",
             ", ".join(f"{k} {v:,}" for k, v in g["violations"].items()),
