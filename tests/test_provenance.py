@@ -165,6 +165,10 @@ def test_bad_manifest_path_is_refused_before_the_run(tmp_path, capsys):
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert "--manifest" in captured.err and captured.out == ""
+    same = str(tmp_path / "f.png")
+    assert main(["study", "scimap", "--plot", same, "--manifest", same]) == 2
+    assert "is also the run's --plot" in capsys.readouterr().err
+    assert not (tmp_path / "f.png").exists()
 
 
 def test_transcript_records_every_answerer_call(tmp_path, capsys, monkeypatch):

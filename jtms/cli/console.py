@@ -233,9 +233,13 @@ def _run_with_manifest(args: argparse.Namespace) -> int:
     import time
 
     from jtms.cli.output_file import check_output
-    from jtms.cli.provenance import HashingStdout, manifest, write_manifest
+    from jtms.cli.provenance import FILE_OPTIONS, HashingStdout, manifest, write_manifest
 
     check_output(args.manifest, "--manifest", what="the manifest")
+    for key, option in FILE_OPTIONS.items():
+        other = getattr(args, key, None)
+        if other and os.path.realpath(other) == os.path.realpath(args.manifest):
+            raise InputError(f"--manifest {args.manifest!r} is also the run's {option}")
     since = time.time()
     real = sys.stdout
     hashed = HashingStdout(real)
