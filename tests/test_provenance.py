@@ -94,6 +94,25 @@ def test_every_json_carries_provenance(argv, code, seeds, capsys):
     json.dumps(origin)  # plain JSON
 
 
+def test_dirty_means_the_code_differs_from_the_commit(tmp_path):
+    from jtms.cli.provenance import checkout_commit
+
+    assert checkout_commit(tmp_path) is None  # not a checkout
+    run = lambda *a: subprocess.run(["git", "-C", str(tmp_path), *a], capture_output=True)
+    run("init", "-q")
+    (tmp_path / "jtms").mkdir()
+    (tmp_path / "jtms" / "x.py").write_text("x = 1\n")
+    (tmp_path / "results.json").write_text("{}\n")
+    run("add", "-A")
+    run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    head = run("rev-parse", "HEAD").stdout.decode().strip()
+    assert checkout_commit(tmp_path) == {"commit": head, "dirty": False}
+    (tmp_path / "results.json").write_text('{"rewritten": true}\n')  # a stored result
+    assert checkout_commit(tmp_path)["dirty"] is False
+    (tmp_path / "jtms" / "x.py").write_text("x = 2\n")  # the code
+    assert checkout_commit(tmp_path)["dirty"] is True
+
+
 def test_packages_are_the_ones_imported():
     assert package_versions(["numpy"]) == {"numpy": __import__("numpy").__version__}
     assert package_versions(["json", "os"]) == {}

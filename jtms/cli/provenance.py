@@ -73,9 +73,16 @@ _SEEDS = "_provenance_seeds"  # where a command notes its seeds on its namespace
 _CACHED = "_provenance"  # the object once made, so the JSON and the manifest carry the same
 
 
+CODE = ("theory", "jtms", "enumerations", "proofs", "pyproject.toml", "setup.py")
+"""What a run executes, of a checkout: ``dirty`` says whether any of it differs from the
+commit (results, docs and tests may: a run that rewrites a stored result in the checkout
+does not make its own code dirty)."""
+
+
 def checkout_commit(root: Path | None = None) -> dict[str, Any] | None:
-    """The git commit of the checkout the code runs from, and whether its tracked files differ
-    from it (``dirty``); None for an installed copy or when git is not available."""
+    """The git commit of the checkout the code runs from, and whether the code of the run
+    (:data:`CODE`) differs from it (``dirty``); None for an installed copy or when git is
+    not available."""
     where = Path(jtms.__file__).resolve().parent.parent if root is None else root
     if not (where / ".git").exists():
         return None
@@ -89,7 +96,8 @@ def checkout_commit(root: Path | None = None) -> dict[str, Any] | None:
         if head.returncode != 0:
             return None
         status = subprocess.run(
-            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "--"]
+            + list(CODE),
             capture_output=True,
             text=True,
             timeout=10,
