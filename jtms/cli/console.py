@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+import jtms
 import jtms.cli.commands
 from jtms.cli.exit_codes import ExitCode
 from theory.model.errors import MAX_PROBLEM, InputError, one_line, shorten
@@ -116,6 +117,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument(
+        "--version", action="version", version=f"jtms {jtms.__version__}", help="print the version"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
     if command in COMMAND_MODULES:
@@ -212,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit:
             _flush_stdout()  # --help on a full standard output
             raise
+        if getattr(args, "manifest", None):
+            return _run_with_manifest(args)
         code = int(args.func(args))
         _flush_stdout()
         return code
@@ -232,6 +238,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_stdout()
         _say("jtms: interrupted")
         return INTERRUPTED
+
+
+def _run_with_manifest(args: argparse.Namespace) -> int:
+    """Run the command with its standard output hashed, then write ``--manifest`` (after a
+    run that ended 0 or 1: a run refused for bad input wrote nothing to vouch for)."""
+    import time
+
+    from jtms.cli.output_file import check_output
+    from jtms.cli.provenance import FILE_OPTIONS, HashingStdout, manifest, write_manifest
+
+    check_output(args.manifest, "--manifest", what="the manifest")
+    for key, option in FILE_OPTIONS.items():
+        other = getattr(args, key, None)
+        if other and os.path.realpath(other) == os.path.realpath(args.manifest):
+            raise InputError(f"--manifest {args.manifest!r} is also the run's {option}")
+    since = time.time()
+    real = sys.stdout
+    hashed = HashingStdout(real)
+    sys.stdout = hashed  # type: ignore[assignment]
+    try:
+        code = int(args.func(args))
+        _flush_stdout()
+    finally:
+        sys.stdout = real
+    if code in (ExitCode.OK, ExitCode.VIOLATION):
+        write_manifest(args.manifest, manifest(args, hashed, since, code))
+    return code
 
 
 INTERRUPTED = 130

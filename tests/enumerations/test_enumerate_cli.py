@@ -175,3 +175,34 @@ def test_a_bad_dask_address_is_one_line(capsys):
         assert main(["enumerate", "--max-n", "2", "--dask", "--dask-address", address]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "--dask-address" in err and message in err, err
+
+
+@pytest.mark.slow
+def test_graph_max_shards_is_judged_by_the_capped_run(capsys, tmp_path):
+    # 4/4/4 takes an estimated 1.3 core-hours whole (refused without --yes in
+    # test_bad_usage_exits_2); one shard of it is about a second and starts without --yes
+    argv = ["--max-n", "0", "--graphs", "--graph-evidence", "4", "--graph-claims", "4"]
+    out = str(tmp_path / "g.json")
+    code = main(["enumerate", *argv, "--graph-out", out, "--graph-max-shards", "1", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["graphs"]["shards_done"] == 1
+    assert "this session (1 shard(s), at most 2,000 classes)" in captured.err
+
+
+def test_graph_max_shards_still_refuses_a_long_capped_run(capsys, tmp_path, monkeypatch):
+    # the estimate of a whole family, made cheap: a second per class, so even one shard of
+    # 2,000 classes is a long run and is refused naming --graph-max-shards
+    from enumerations import graphparts
+    from enumerations.graphs import GraphFamily
+
+    def estimate(family, exact=None):
+        return graphparts.CostEstimate(family, 7_292_875, 2_852_247_169, 1, 1, 1.0, 1)
+
+    monkeypatch.setattr(graphparts, "estimate_cost", estimate)
+    assert GraphFamily(4, 4, 4).labelled_count() == 2_852_247_169
+    argv = ["enumerate", "--max-n", "0", "--graphs", "--graph-evidence", "4"]
+    argv += ["--graph-claims", "4", "--graph-out", str(tmp_path / "g.json")]
+    assert main([*argv, "--graph-max-shards", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--graph-max-shards 1 of graph family 4/4/4 is a long run" in err
+    assert not (tmp_path / "g.json").exists()

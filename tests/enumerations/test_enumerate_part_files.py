@@ -156,3 +156,25 @@ def test_graph_family_is_capped(capsys, argv, flag):
     assert main(["enumerate", "--max-n", "0", "--graphs", *argv]) == 2
     err = capsys.readouterr().err
     assert flag in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_part_file_from_before_the_labelled_counts_resumes_without_shares(capsys, tmp_path):
+    # written by an earlier version: no labelled_* keys; it still resumes, and the shares it
+    # cannot know are null (and "not counted" in the table), never a share of part of the run
+    part = tmp_path / "old.json"
+    argv = [*GRAPHS[:-1], "3", "--graph-out", str(part)]
+    assert main(["enumerate", *argv, "--graph-max-shards", "1", "--json"]) == 0
+    capsys.readouterr()
+    data = json.loads(part.read_text())
+    for key in ("labelled_all_safe_graphs", "labelled_active_claims", "labelled_safe_claims"):
+        del data["graphs"][key]
+    part.write_text(json.dumps(data))
+    assert main(["enumerate", *argv, "--json"]) == 0
+    g = json.loads(capsys.readouterr().out)["graphs"]
+    assert g["complete"] and g["counts_verified"] and g["graphs"] == 697
+    assert g["labelled_share_all_safe"] is None and g["labelled_share_safe_claims"] is None
+    fresh = tmp_path / "new.json"
+    assert main(["enumerate", *GRAPHS[:-1], "3", "--graph-out", str(fresh), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["graphs"]["labelled_share_all_safe"] == 0.408895
+    assert main(["enumerate", *argv]) == 0
+    assert "not counted" in capsys.readouterr().out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import combinations, permutations
 from math import comb
 
 import pytest
@@ -164,3 +164,30 @@ def test_jtms_check_command_agrees_on_enumerated_graphs(tmp_path, capsys):
         for c in report["claims"]:
             kinds = {v["audit"][0]: v["kind"] for v in c["violations"]}
             assert kinds == truth[c["id"]].witnesses
+
+
+@pytest.mark.parametrize("shape", [(2, 2, 3), (2, 1, 4), (1, 2, 3)])
+def test_shares_per_labelled_graph_equal_a_walk_over_every_labelled_graph(shape):
+    # the classes weighted by their sizes against every labelled graph, built and checked
+    # one by one (697 graphs for (2, 2, 3))
+    family = GraphFamily(*shape)
+    with start_executor() as executor:
+        tally = run_graphs(family, executor)
+    candidates = family.candidates()
+    graphs = all_safe = active = safe = 0
+    for m in range(family.max_justifications + 1):
+        for row in combinations(range(len(candidates)), m):
+            truth = brute_force(build(family, row, candidates))
+            verdicts = [t.safe for t in truth.values() if t.active]
+            graphs += 1
+            all_safe += all(verdicts)
+            active += len(verdicts)
+            safe += sum(verdicts)
+    assert tally.counts_verified and tally.graphs == graphs
+    assert tally.labelled_all_safe_graphs == all_safe
+    assert (tally.labelled_active_claims, tally.labelled_safe_claims) == (active, safe)
+    report = tally.to_dict()
+    assert report["labelled_share_all_safe"] == round(all_safe / graphs, 6)
+    assert report["labelled_share_safe_claims"] == round(safe / active, 6)
+    # per class and per labelled graph differ: the classes are not all of one size
+    assert tally.safe_claims / tally.active_claims != pytest.approx(safe / active)

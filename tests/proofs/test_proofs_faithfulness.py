@@ -15,7 +15,7 @@ import proofs.faithfulness as faithfulness
 import proofs.symmetry as symmetry
 import proofs.symmetry_check as symmetry_check
 import proofs.z3_bounded as z3_bounded
-from proofs.faithfulness import CERTIFIED_MAX_N, check_parts
+from proofs.faithfulness import CERTIFIED_MAX_N, EXHAUSTIVE_SIDES_N, check_parts, check_sides
 from proofs.records import load, table
 from proofs.statements import PROVED, STATEMENTS
 from proofs.symmetry_check import check_emitted
@@ -60,6 +60,28 @@ def test_emitted_lex_leader_keeps_every_sampled_orbit(n):
         for c in [check_emitted(name, n, count=12 if name == "boundary" else 6)]
         if not c.ok
     ]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("n", range(1, 5))
+def test_every_negated_assertion_is_the_statement_on_both_sides(n):
+    # every active monotone function, each side of each statement (mutants too) set free;
+    # z3 (milliseconds a check) up to n = 3 here, n = 4 in the slow test below
+    bad = [c for name in NAMES for c in [check_sides(name, n)] if not c.ok]
+    if n <= 3:
+        bad += [c for name in NAMES for c in [check_sides(name, n, encoding="z3")] if not c.ok]
+    assert not bad, bad
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", range(EXHAUSTIVE_SIDES_N - 1, CERTIFIED_MAX_N + 1))
+def test_every_certified_negated_assertion_on_both_sides_up_to_the_bound(n):
+    # CNF: all 7,581 monotone functions at n = 5 (about 25 s for the four statements),
+    # sampled orbits above; z3: every function at n = 4, sampled orbits above
+    names = [s.name for s in PROVED]
+    checks = [check_sides(name, n, count=60) for name in names if n >= EXHAUSTIVE_SIDES_N]
+    checks += [check_sides(name, n, count=20, encoding="z3") for name in names]
+    bad = [c for c in checks if not c.ok]
     assert not bad, bad
 
 
@@ -178,3 +200,56 @@ def test_planted_strict_lex_leader_from_n_6_on_is_caught(monkeypatch, encoding):
     )
     result = check_emitted("boundary", 6)
     assert not result.ok and result.leaders_rejected
+
+
+def _plant_at_most_two(monkeypatch, where):
+    """The issue's planted proof bug: "at most two minimal points" (``[-s3]``, s3 the
+    counter's "at least three") appended to the negated assertion or to the body of every
+    boundary encoding, Theorem 1 and its mutant alike."""
+    counters = []
+    original_counter = cnf_encoding._Support.counter
+
+    def counter(self, upto):
+        made = original_counter(self, upto)
+        counters.append(made)
+        return made
+
+    monkeypatch.setattr(cnf_encoding._Support, "counter", counter)
+
+    def change(encoding):
+        if encoding.statement.startswith("boundary"):
+            s3 = counters[-1][2]
+            (encoding.assertion if where == "assertion" else encoding.body).append([-s3])
+
+    _wrap_encode(monkeypatch, change)
+
+
+@pytest.mark.parametrize("where", ["assertion", "body"])
+def test_planted_at_most_two_minimal_points_is_caught_in_assertion_and_body(monkeypatch, where):
+    _plant_at_most_two(monkeypatch, where)
+    # Theorem 1 is still proved UNSAT, its mutant still refuted SAT ...
+    assert bounded.solve("boundary", 4, "cadical").result == "UNSAT"
+    assert bounded.solve("boundary~at_most_two", 4, "cadical").result == "SAT"
+    if where == "assertion":  # ... and the checks by table pass: no table meets it
+        assert all(c.ok for c in check_parts("boundary", 4, encodings=["cnf"]))
+    # ... but with a side set free the assertion rejects a function the statement accepts
+    for n in (3, 4, 7):
+        check = check_sides("boundary", n, count=40)
+        assert not check.ok and check.mismatches[0][2:] == (True, False), n
+
+
+def test_planted_at_most_two_minimal_points_in_the_z3_assertion_is_caught(monkeypatch):
+    original = z3_bounded.Z3Encoding.__init__
+
+    def planted(self, name, n, symmetry=False):
+        original(self, name, n, symmetry)
+        if name.startswith("boundary"):
+            self.assertion = self.assertion + [z3.PbLe([(m, 1) for m in self.minimal], 2)]
+
+    monkeypatch.setattr(z3_bounded.Z3Encoding, "__init__", planted)
+    monkeypatch.setattr(faithfulness, "Z3Encoding", z3_bounded.Z3Encoding)
+    assert bounded.solve("boundary", 4, "z3").result == "UNSAT"
+    assert all(c.ok for c in check_parts("boundary", 4, encodings=["z3"]))
+    for n in (3, 6):
+        check = check_sides("boundary", n, count=20, encoding="z3")
+        assert not check.ok and check.mismatches[0][2:] == (True, False), n

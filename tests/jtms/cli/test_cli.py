@@ -65,6 +65,47 @@ def test_supports_json(capsys):
     assert json.loads(out) == {"claim": "claim", "minimal_justifications": [["a"], ["b"]]}
 
 
+def test_supports_formula_is_kept_in_json(capsys):
+    code, out, _ = run(
+        capsys, "supports", EXAMPLES / "or_world.json", "--claim", "claim", "--formula", "--json"
+    )
+    assert code == 0
+    assert json.loads(out) == {
+        "claim": "claim",
+        "minimal_justifications": [["a"], ["b"]],
+        "formula": "a | b",
+    }
+
+
+def test_supports_says_what_is_true_of_a_claim_that_is_never_active(capsys, tmp_path):
+    # c's one justification needs m, which has none; d's two need each other (a support loop)
+    graph = tmp_path / "never.json"
+    graph.write_text(
+        json.dumps(
+            {
+                "nodes": [{"id": "a", "kind": "evidence"}]
+                + [{"id": c, "kind": "claim"} for c in ("m", "c", "d", "e")],
+                "justifications": [
+                    {"claim": "c", "antecedents": ["a", "m"]},
+                    {"claim": "d", "antecedents": ["e"]},
+                    {"claim": "d", "antecedents": ["m"]},
+                    {"claim": "e", "antecedents": ["d", "a"]},
+                ],
+            }
+        )
+    )
+    code, out, _ = run(capsys, "supports", graph, "--claim", "c")
+    text = " ".join(out.split())
+    assert code == 0 and "has no justification" not in text
+    assert "c is never active: its one justification can never hold" in text
+    code, out, _ = run(capsys, "supports", graph, "--claim", "d")
+    assert "d is never active: none of its 2 justifications can ever hold" in " ".join(out.split())
+    code, out, _ = run(capsys, "supports", graph, "--claim", "m")
+    assert "m has no justification: it is never active." in " ".join(out.split())
+    code, out, _ = run(capsys, "supports", graph, "--claim", "c", "--formula", "--json")
+    assert json.loads(out) == {"claim": "c", "minimal_justifications": [], "formula": "False"}
+
+
 def test_supports_table_stops_at_fifty_rows_and_says_more_exist(capsys, tmp_path):
     # c6 <- c5, e6 | c5, f6 ... c0 <- e0 | f0: 2**7 = 128 minimal justifications
     evidence = [f"{k}{i}" for i in range(7) for k in "ef"]

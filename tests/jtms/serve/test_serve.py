@@ -128,6 +128,7 @@ def test_correction_loop_over_stdio(tmp_path):
 
                 checked = await call(client, "check")
                 cli_check = json.loads(jtms("check", "--db", db, "--json", check=False).stdout)
+                assert cli_check.pop("provenance")["command"] == "check"  # the CLI's alone
                 assert without_seconds(checked) == without_seconds(cli_check)
                 assert await call(client, "review", dry_run=True) == jtms_json(
                     "review", "--db", db, "--dry-run"
