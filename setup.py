@@ -60,6 +60,9 @@ def extensions() -> list[Extension]:
         Extension(
             ".".join(path.relative_to(ROOT).with_suffix("").parts),
             [str(path.relative_to(ROOT))],
+            # C headers beside a module are its own (enumerations/monotone_kernel.h): a change
+            # to one rebuilds it
+            depends=sorted(str(h.relative_to(ROOT)) for h in path.parent.glob("*.h")),
             extra_compile_args=["-O3"],
         )
         for path in sources

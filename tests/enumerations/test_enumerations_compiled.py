@@ -7,18 +7,16 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("numba")
-
-from enumerations import parts  # noqa: E402
-from enumerations.compiled import (  # noqa: E402
+from enumerations import parts
+from enumerations.compiled import (
     compiled_shard,
     function_table,
     quarter_tables,
     row_function_counts,
 )
-from enumerations.executor import start_executor  # noqa: E402
-from enumerations.flat import flat_shard, tally_n  # noqa: E402
-from enumerations.monotone import DEDEKIND, seven_rows  # noqa: E402
+from enumerations.executor import start_executor
+from enumerations.flat import flat_shard, tally_n
+from enumerations.monotone import DEDEKIND, seven_rows
 
 pytestmark = pytest.mark.slow
 

@@ -221,3 +221,30 @@ def test_counts_in_many_evidence_blocks_equal_the_full_check(back_edges):
     _agrees_with_the_full_check(
         counts, check_structure(structure, certificates=False, blocked=blocked)
     )
+
+
+@settings(max_examples=300)
+@given(jst.support_structures(cycles=True, max_evidence=8, max_claims=10))
+def test_compiled_verdicts_equal_the_interpreted_oracle(structure):
+    """theory.safety.check.verdicts (the compiled kernel, one block of all the evidence) holds
+    the bitsets of the definitions' fixpoints (theory.testing.reference.reference_verdicts),
+    node for node; and the bounded-memory count of count_verdicts (blocks of one item)
+    counts their difference."""
+    from theory.model.index import index_of
+    from theory.safety.check import count_verdicts, verdicts
+    from theory.semantics.fixpoint import base_active
+    from theory.testing.reference import reference_verdicts
+
+    index = index_of(structure)
+    active = base_active(structure)
+    compiled = verdicts(index, active)
+    oracle = reference_verdicts(index, active)
+    assert compiled.ancestors == oracle.ancestors
+    for n in range(index.size):
+        if active[n]:
+            assert compiled.critical[n] == oracle.critical[n], index.ids[n]
+        assert compiled.unsafe_bits(n) == oracle.unsafe_bits(n), index.ids[n]
+    counts = count_verdicts(index, budget=1)
+    for summary in counts.claims():
+        n = index.number[summary.id]
+        assert summary.violation_count == oracle.unsafe_bits(n).bit_count()

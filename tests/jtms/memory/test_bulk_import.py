@@ -692,13 +692,13 @@ def test_an_audit_of_a_memory_opened_from_its_checkpoint_never_imports_numpy_ma(
 @settings(max_examples=300)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=12), st.data())
 def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data):
-    """Phase 1 of plan_retract a rank at a time (jtms.engine.incremental._retract_by_ranks) gives
+    """Phase 1 of the planner's oracle a rank at a time (tests.retract_oracle._retract_by_ranks) gives
     the same plan whether each rank goes through array operations (SMALL_LEVEL 1) or item by
     item (SMALL_LEVEL above every rank), and the same statuses as the visit claim by claim
     (no compressed rows); every state stays verified and ranks stay derivation depths."""
     from unittest import mock
 
-    import jtms.engine.incremental
+    from tests import retract_oracle
 
     states = [SupportState(GrowingIndex.of(structure)) for _ in range(3)]
     index = states[0].index
@@ -709,14 +709,14 @@ def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data)
             plans = [state.plan_extend(unblock=unblock) for state in states]
         else:
             roots = sorted(index.numbers(data.draw(jst.audits(structure, min_size=1))))
-            # the Python planner (the compiled one, when loaded, is compared with it in
+            # the planner's Python oracle (the compiled planner is compared with it in
             # tests/jtms/memory/test_retract_kernel.py)
-            with mock.patch.object(jtms.engine.incremental, "SMALL_LEVEL", 1):
-                in_arrays = states[0]._plan_retract(tuple(roots))
-            with mock.patch.object(jtms.engine.incremental, "SMALL_LEVEL", 1 << 30):
-                item_by_item = states[1]._plan_retract(tuple(roots))
-            with mock.patch.object(jtms.engine.incremental, "all_arrays", lambda *values: False):
-                by_claim = states[2].plan_retract(roots)
+            with mock.patch.object(retract_oracle, "SMALL_LEVEL", 1):
+                in_arrays = retract_oracle.reference_plan(states[0], tuple(roots))
+            with mock.patch.object(retract_oracle, "SMALL_LEVEL", 1 << 30):
+                item_by_item = retract_oracle.reference_plan(states[1], tuple(roots))
+            with mock.patch.object(retract_oracle, "all_arrays", lambda *values: False):
+                by_claim = retract_oracle.reference_plan(states[2], tuple(roots))
             assert in_arrays == item_by_item
             assert set(by_claim.deactivated) == set(in_arrays.deactivated)
             plans = [in_arrays, item_by_item, by_claim]
@@ -757,7 +757,7 @@ def test_a_switch_is_usable_from_the_next_rank_on():
     one visit more, and the arrays and the item-by-item rule agree."""
     from unittest import mock
 
-    import jtms.engine.incremental
+    from tests import retract_oracle
 
     structure = SupportStructure.build(
         ["e0", "e1"],
@@ -768,12 +768,12 @@ def test_a_switch_is_usable_from_the_next_rank_on():
     for small, arrays in ((1, True), (1 << 30, True), (1, False)):
         state = SupportState(GrowingIndex.of(structure))
         roots = state.index.numbers(["e0"])
-        with mock.patch.object(jtms.engine.incremental, "SMALL_LEVEL", small):
+        with mock.patch.object(retract_oracle, "SMALL_LEVEL", small):
             if arrays:
-                plans.append(state._plan_retract(tuple(roots)))
+                plans.append(retract_oracle.reference_plan(state, tuple(roots)))
             else:
-                with mock.patch.object(jtms.engine.incremental, "all_arrays", lambda *v: False):
-                    plans.append(state.plan_retract(roots))
+                with mock.patch.object(retract_oracle, "all_arrays", lambda *v: False):
+                    plans.append(retract_oracle.reference_plan(state, tuple(roots)))
         state.apply(plans[-1])
         assert state.verify() == []
         assert state.index.names(n for n in range(5) if state.active[n]) == {"e1", "a", "b", "c"}

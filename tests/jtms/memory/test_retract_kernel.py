@@ -1,14 +1,12 @@
-"""The compiled retraction planner (jtms.engine.retract_kernel) plans what the Python one plans:
-the same retired nodes in the same order, the same pointers and ranks in the same order, the
-same region size and visit count, through audits and reinstatements; and a process loads it
-only once it has planned long enough to repay the loading (or is told to)."""
+"""The compiled retraction planner (jtms.engine.retract_kernel, the memory's one planner) plans
+what the Python oracle (tests/retract_oracle.py) plans: the same retired nodes in the same
+order, the same pointers and ranks in the same order, the same region size and visit count,
+through audits and reinstatements; and SupportState.plan_retract is that planner, from the
+first plan of a fresh process, on flat rows and on rows added one by one."""
 
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
-import textwrap
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +15,7 @@ from hypothesis import strategies as st
 import jtms.engine.incremental as incremental
 from jtms.engine.incremental import GrowingIndex, SupportState
 from jtms.engine.retract_kernel import plan_retract as compiled_plan_retract
+from tests.retract_oracle import reference_plan
 from theory.model.structure import SupportStructure
 from theory.testing import strategies as jst
 
@@ -55,7 +54,7 @@ def _run(state: SupportState, steps: list[tuple[str, list[int]]]) -> int:
             plan = state.plan_extend(unblock=open_audits.pop())
         else:
             roots = tuple(dict.fromkeys(nodes))
-            plan = state._plan_retract(roots)
+            plan = reference_plan(state, roots)
             _same_plan(_compiled(state, roots), plan)
             compared += 1
             open_audits.append(roots)
@@ -119,35 +118,28 @@ def test_a_switch_waits_for_the_next_rank():
     index = state.index
     roots = tuple(index.numbers(["e0"]))
     plan = _compiled(state, roots)
-    _same_plan(plan, state._plan_retract(roots))
+    _same_plan(plan, reference_plan(state, roots))
     assert index.names(plan.deactivated) == {"e0"}
     assert index.names(plan.rederived) == {"a", "b", "c"}
     assert (plan.region, plan.visited) == (4, 4)
 
 
-def test_plan_retract_uses_the_compiled_planner_once_loaded():
-    """With the kernel loaded, SupportState.plan_retract answers from it (the Python
-    planner is not called) and gives the Python plan."""
-    from unittest import mock
+def test_plan_retract_is_the_compiled_planner_from_the_first_plan():
+    """SupportState.plan_retract answers from the compiled planner (its plan is the oracle's)
+    in the first plan of a process, with no switch after a time: a fresh process that plans
+    once has loaded jtms.engine.retract_kernel, as a compiled extension, and never numba."""
+    import subprocess
+    import sys
+    import textwrap
 
     from benchmarks.generate import memory
 
     state = SupportState(GrowingIndex.of(memory(500, seed=5, back_edges=0.1)))
     roots = tuple(state.index.numbers([f"e{i}" for i in range(0, 60, 3)]))
-    expected = state._plan_retract(roots)
-    assert incremental.load_compiled_planner()
-    with mock.patch.object(SupportState, "_plan_retract", side_effect=AssertionError("python")):
-        _same_plan(state.plan_retract(roots), expected)
-
-
-@pytest.mark.slow
-def test_a_process_loads_the_planner_after_planning_long_enough():
-    """Rent or buy: a fresh process plans in Python and does not import numba for it; once
-    it has planned for PLANNER_AFTER_S (here lowered to 0) the next plan loads the kernel."""
+    _same_plan(state.plan_retract(roots), reference_plan(state, roots))
     script = textwrap.dedent(
         """
         import sys
-        import jtms.engine.incremental as incremental
         from jtms.engine.incremental import GrowingIndex, SupportState
         from theory.model.structure import SupportStructure
 
@@ -155,20 +147,16 @@ def test_a_process_loads_the_planner_after_planning_long_enough():
             ["e0", "e1"], ["a", "b"], [("a", ["e0"]), ("a", ["e1"]), ("b", ["a"])]
         )
         state = SupportState(GrowingIndex.of(structure))
-        roots = tuple(state.index.numbers(["e0"]))
-        first = state.plan_retract(roots)
-        print("numba" in sys.modules, "jtms.engine.retract_kernel" in sys.modules)
-        incremental.PLANNER_AFTER_S = 0.0
-        second = state.plan_retract(roots)
-        assert first == second
-        print("jtms.engine.retract_kernel" in sys.modules)
+        plan = state.plan_retract(tuple(state.index.numbers(["e0"])))
+        kernel = sys.modules["jtms.engine.retract_kernel"]
+        print(kernel.__file__.endswith(".so"), "numba" in sys.modules, sorted(plan.rederived))
         """
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False", "True"]
+    assert done.stdout.split() == ["True", "False", "[2]"]  # a switches, b keeps its pointer
 
 
 def test_a_rederived_claim_takes_its_justification_of_least_rank():
@@ -196,7 +184,7 @@ def test_a_rederived_claim_takes_its_justification_of_least_rank():
         on_a, on_b = on_b, on_a
     roots = tuple(index.numbers(["e0"]))
     plan = _compiled(state, roots)
-    _same_plan(plan, state._plan_retract(roots))
+    _same_plan(plan, reference_plan(state, roots))
     assert (plan.supports[c], plan.ranks[c]) == (on_a, 2)
 
 
@@ -261,14 +249,10 @@ def test_compacting_an_adjacency_keeps_every_row(base_rows, as_arrays, additions
         assert list(adjacency[0]) == [*expected[0], 99] and list(adjacency[last]) == [7]
 
 
-@pytest.mark.parametrize("compaction_cost", [0.0, 1e9])
-def test_a_memory_that_gains_claims_plans_on_flat_rows_again(tmp_path, compaction_cost):
-    """An open memory that adds claims holds them in per-node lists, where the planners'
-    flat-row paths cannot go. Rent or buy: the first audit after an addition compacts the
-    index (no compaction measured yet); after that, an audit compacts first when the plans
-    on loose rows since the last compaction, counting this one as costing what the last did,
-    reach what the last compaction took. Here that cost is set: with 0 every audit compacts,
-    with 1e9 none after the first does. Every state equals a reopened one's."""
+def test_a_memory_that_gains_claims_plans_on_flat_rows_again(tmp_path):
+    """An open memory that adds claims holds them in per-node lists, which the compiled
+    planner does not read: the audit after an addition compacts the index first, and every
+    state equals a reopened one's."""
     from benchmarks.generate import memory as generated
     from jtms.memory.memory import Memory
     from theory.io.graphfile import graph_to_dict
@@ -285,10 +269,7 @@ def test_a_memory_that_gains_claims_plans_on_flat_rows_again(tmp_path, compactio
             assert memory._loaded.index.loose()
             result = memory.audit([f"e{k + 3}", f"new_e{k}"], reason="r")
             index = memory._loaded.index
-            renting = k > 0 and compaction_cost > 0
-            assert index.loose() == renting
-            assert (index.flat_rows() is None) == renting
-            index.compaction_cost = compaction_cost
+            assert not index.loose() and index.flat_rows() is not None
             with Memory.open(path) as other:
                 assert set(other.active_ids()) == set(memory.active_ids())
             memory.reinstate(result.audit_id)

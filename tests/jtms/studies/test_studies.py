@@ -81,9 +81,15 @@ def engine_keeps_loops(monkeypatch):
     monkeypatch.setattr(
         jtms.engine.incremental.SupportState, "support_region", lambda self, roots: list(roots)
     )
-    # the Python planner, where the bug is planted, even in a process that has loaded the
-    # compiled one (which tests/jtms/memory/test_retract_kernel.py holds to the Python planner's plans)
-    monkeypatch.setattr(jtms.engine.incremental, "_compiled_planner", lambda: None)
+    # planted in the planner's Python oracle (tests/retract_oracle.py, which
+    # tests/jtms/memory/test_retract_kernel.py holds the compiled planner to), made the engine's planner
+    from tests.retract_oracle import reference_plan
+
+    monkeypatch.setattr(
+        jtms.engine.incremental.SupportState,
+        "plan_retract",
+        lambda self, roots: reference_plan(self, tuple(dict.fromkeys(roots))),
+    )
 
 
 # --- RevisionPair -------------------------------------------------------------------------------
