@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jtms.engine.incremental import GraphRows, GrowingIndex, Plan, SupportState, pointer_rows
-from jtms.memory import checkpoint
+from jtms.memory import checkpoint, cursors
 from jtms.memory.documents import check_calculation, check_texts, node_extras
 from jtms.memory.limits import (
     MAX_ANTECEDENTS,
@@ -71,10 +71,12 @@ from jtms.memory.limits import (
     MAX_QUERY,
     MAX_REASON,
     MAX_REVIEWER,
+    MAX_SEARCH_LIMIT,
     MAX_SOURCE,
     MAX_TEXT,
     MAX_WAIT,
     check_choice,
+    check_flag,
     check_ids,
     check_int,
     check_seconds,
@@ -82,7 +84,8 @@ from jtms.memory.limits import (
     event_time,
     show_int,
 )
-from jtms.memory.results import AuditResult, Change, Explanation, Step
+from jtms.memory.results import AuditResult, Change, Explanation, PurgeResult, Step
+from jtms.memory.search import DEFAULT_SEARCH_LIMIT, SearchHit, SearchPage, query_words
 from jtms.memory.stored import (
     check_events,
     check_justifications,
@@ -1552,6 +1555,11 @@ class Memory:
                     else "this audit was already reinstated"
                 )
                 raise InputError(f"audit {audit_id}: {problem}", source=self.path)
+            if audit_id in self._store.erasures().values():
+                raise InputError(
+                    f"audit {audit_id} is a purge: erased content cannot be reinstated",
+                    source=self.path,
+                )
             event = self._event("reinstate", actor=reviewer, reason=reason, target=audit_id)
             plan = loaded.state.plan_extend(unblock=numbers)
             self._store.add_revisions(event, ACTIVE, plan.activated)
@@ -1560,6 +1568,140 @@ class Memory:
 
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
+
+    # --- retrieval --------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        active_only: bool = True,
+        limit: int | None = DEFAULT_SEARCH_LIMIT,
+        cursor: str | None = None,
+    ) -> SearchPage:
+        """Nodes whose id or text holds every word of ``query`` (a word of the same stem, or
+        one it begins: "vaccine" finds "vaccines"), ranked by the database's own full-text
+        engine (:meth:`jtms.store.protocol.Store.search`), best first; with
+        ``active_only`` (the default) the active ones only. Each hit has its status and, for
+        an active claim, its current certificate. At most ``limit`` hits a page; the
+        page's ``cursor`` (pass it back with the same query and ``active_only``) gives the
+        next, read as of the first page's event.
+
+        >>> [hit.id for hit in memory.search("malaria vaccine").hits]   # doctest: +SKIP
+        ['c_malaria_vaccines', 'obs_trial_7']
+        """
+        words = query_words(query)
+        active_only = check_flag(active_only, "active_only")
+        if limit is not None:
+            limit = check_int(limit, "limit", 1, MAX_SEARCH_LIMIT)
+        call_digest = cursors.digest({"query": query, "active_only": active_only})
+        if cursor is None:
+            return self._search(query, words, active_only, limit, 0, call_digest)
+        found = cursors.decode(cursor, "search", call_digest)
+        if self._pinned is not None and found.event != self._pinned:
+            raise InputError(cursors.NOT_A_CURSOR)
+        view = self if self._pinned is not None else self.as_of(found.event)
+        return view._search(query, words, active_only, limit, found.offset, call_digest)
+
+    def _search(
+        self,
+        query: str,
+        words: list[str],
+        active_only: bool,
+        limit: int | None,
+        offset: int,
+        call_digest: str,
+    ) -> SearchPage:
+        with self.snapshot():
+            loaded = self._loaded_now()
+            index, state = loaded.index, loaded.state
+            size, active = index.size, state.active
+            matches = [
+                (num, score)
+                for num, score in self._store.search(words)
+                if num < size and (active[num] or not active_only)
+            ]
+            page = matches[offset:] if limit is None else matches[offset : offset + limit]
+            texts = self._store.texts_of([num for num, _ in page]) if page else {}
+            erased = self._store.erasures() if page else {}
+            ids = index.ids
+            hits = []
+            for num, score in page:
+                certificate = None
+                if active[num] and not index.is_evidence[num]:
+                    certificate = tuple(
+                        Step(ids[c], tuple(sorted(ids[a] for a in index.just_antecedents[j])))
+                        for c, j in state.certificate(num)
+                    )
+                purge = erased.get(num)
+                hits.append(
+                    SearchHit(
+                        ids[num],
+                        Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value,
+                        bool(active[num]),
+                        texts.get(num, ""),
+                        float(f"{score:.6g}"),
+                        certificate,
+                        purge if purge is not None and self._until(purge) else None,
+                    )
+                )
+            event = loaded.seen_event
+            following = offset + len(page)
+            cursor = (
+                cursors.encode(cursors.Cursor("search", event, following, call_digest))
+                if following < len(matches)
+                else None
+            )
+            return SearchPage(query, active_only, tuple(hits), len(matches), event, cursor)
+
+    # --- forgetting -------------------------------------------------------------------------------
+    def purge(self, node_id: str, reason: str, reviewer: str | None = None) -> PurgeResult:
+        """Erase a node's content (text, source, expression, value) from the memory and its
+        history, for an erasure request, and retire it as an audit does: one audit event
+        (who, when, why: ``reviewer``, its time, ``reason``) whose plan withdraws exactly
+        what loses all support, and the erasure record naming that audit, never the
+        content. The audit cannot be reinstated. After the commit the database's files
+        are scrubbed of old copies (:meth:`jtms.store.protocol.Store.scrub`; ``scrubbed``
+        says whether that finished)."""
+        started = time.perf_counter()
+        node_id = check_id(node_id, "node_id")
+        reason = check_text(reason, "reason", MAX_REASON)
+        reviewer = check_text(reviewer, "reviewer", MAX_REVIEWER, optional=True)
+        if not reason.strip():
+            raise InputError("a purge needs a reason", source=self.path)
+
+        def work(loaded: _Loaded) -> WorkResult:
+            ids, numbers = self._roots(loaded, [node_id])
+            earlier = self._store.erasures().get(numbers[0])
+            if earlier is not None:
+                raise InputError(
+                    f"already purged (by event {earlier})", source=self.path, node=node_id
+                )
+            event = self._event("audit", actor=reviewer, reason=reason, roots=list(ids))
+            plan = loaded.state.plan_retract(numbers)
+            self._store.add_revisions(event, INACTIVE, plan.deactivated)
+            loaded.audits[event] = numbers
+            self._store.purge(numbers[0], event)
+            return event, plan, (event, ids, plan, loaded)
+
+        def named(value: tuple[int, tuple[str, ...], Plan, _Loaded]) -> Any:
+            event, ids, plan, loaded = value
+            return event, ids, plan, loaded, loaded.index.names(plan.deactivated)
+
+        event, ids, plan, loaded, retired = self._write(work, finish=named)
+        audit = self._result(event, ids, plan, loaded, started, reason, reviewer, retired)
+        scrubbed = self._store.scrub()
+        return PurgeResult(node_id, audit, scrubbed)
+
+    def erasures(self) -> dict[str, int]:
+        """Purged node id -> the audit event that erased its content (in a view of the
+        past: the purges made by then)."""
+        with self.snapshot():
+            ids = self._loaded_now().index.ids
+            return {
+                ids[num]: event
+                for num, event in self._store.erasures().items()
+                if self._until(event) and num < len(ids)
+            }
 
     # --- history and explanations -------------------------------------------------------------
     def history(self, node_id: str) -> list[dict[str, Any]]:

@@ -83,4 +83,14 @@ class Explanation:
         }
 
 
-__all__ = ["AuditResult", "Change", "Explanation", "Step"]
+@dataclass(frozen=True)
+class PurgeResult:
+    """``Memory.purge``: the node whose content was erased, the audit that retired it (its
+    ``audit_id`` is the erasure's event) and whether the files were scrubbed of old copies."""
+
+    id: str
+    audit: AuditResult
+    scrubbed: bool
+
+
+__all__ = ["AuditResult", "Change", "Explanation", "PurgeResult", "Step"]

@@ -365,6 +365,34 @@ class Store(Protocol):
         """The backend's own integrity checks (empty when sound)."""
         ...
 
+    # --- search and erasures --------------------------------------------------------------------
+    def search(self, words: Sequence[str]) -> list[tuple[int, float]]:
+        """(node number, score) of every node whose id or text holds each of ``words`` (as a
+        word, a word of the same stem, or the start of a word), best first by the database's
+        own ranking, ties by number. The index is kept in the transaction of every insert."""
+        ...
+
+    def texts_of(self, nums: Sequence[int]) -> dict[int, str]:
+        """Node number -> its text, for the nodes ``nums``."""
+        ...
+
+    def erasures(self) -> dict[int, int]:
+        """Node number -> the event (an audit) whose purge erased its content."""
+        ...
+
+    def purge(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: the erasure record of node ``num`` by the audit ``event``,
+        then its text, author, expression and value emptied everywhere the memory keeps
+        them (the node row, its creating event's actor, the search index): the one update
+        the append-only triggers allow."""
+        ...
+
+    def scrub(self) -> bool:
+        """After a purge's commit: remove the old copies of what it erased from the
+        database's files (SQLite: VACUUM and a WAL checkpoint that truncates; PostgreSQL:
+        VACUUM). False when another reader kept the WAL from being emptied."""
+        ...
+
     # --- writes (inside write()) ----------------------------------------------------------------
     def append_event(
         self,

@@ -1211,6 +1211,15 @@ class SqliteStore:
             )
         ]
 
+    def texts_of(self, nums: Sequence[int]) -> dict[int, str]:
+        """Node number -> its text, for the nodes ``nums`` (a page of hits)."""
+        rows = self._db.execute(
+            "SELECT num, text FROM nodes WHERE num IN (SELECT value FROM json_each(?))",
+            (json.dumps([int(n) for n in nums]),),
+        ).fetchall()
+        self._check_rows("nodes", rows, ((1, "text", _TEXT),))
+        return dict(rows)
+
     def erasures(self) -> dict[int, int]:
         """Node number -> the event (an audit) that purged its content."""
         if not self._has_features():

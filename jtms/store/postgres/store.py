@@ -928,6 +928,13 @@ class PostgresStore:
             )
         return [(int(num), float(score)) for num, score in self._rows(_SEARCH, (" ".join(words),))]
 
+    def texts_of(self, nums: Sequence[int]) -> dict[int, str]:
+        """Node number -> its text, for the nodes ``nums`` (a page of hits)."""
+        rows = self._rows(
+            "SELECT num, text FROM nodes WHERE num = ANY(%s)", (IntArray([int(n) for n in nums]),)
+        )
+        return {int(num): str(text) for num, text in rows}
+
     def erasures(self) -> dict[int, int]:
         """Node number -> the event (an audit) that purged its content."""
         if not _has_features(self._db, self._place.schema):
@@ -959,8 +966,8 @@ class PostgresStore:
 
     def scrub(self) -> bool:
         """After a purge's commit: ``VACUUM`` the tables a purge rewrites (nodes, events, the
-        search index, with their TOAST and indexes), so no page of their relation files
-        keeps the erased content. (The server's write-ahead log keeps it until its segments
+        search index, with their TOAST and indexes) and rebuild the search index, so no page
+        of their relation files keeps the erased content. (The server's write-ahead log keeps it until its segments
         are recycled: that is the server's, not the memory's.) True when it ran."""
         if self._depth:
             raise RuntimeError("scrub runs after the purge's transaction, not inside one")
@@ -970,6 +977,8 @@ class PostgresStore:
             try:
                 for table in ("nodes", "events", "node_search"):
                     self._db.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
+                # a GIN index keeps a lexeme as a key after its last row is gone: rebuilt
+                self._db.execute("REINDEX INDEX node_search_documents")
             finally:
                 self._db.autocommit = autocommit
         return True
