@@ -1653,6 +1653,20 @@ class Memory:
             )
             return SearchPage(query, active_only, tuple(hits), len(matches), event, cursor)
 
+    def search_scores(self, query: str) -> dict[str, float]:
+        """Every node (any status) the search for ``query`` finds, id -> its score (higher
+        is better; :meth:`search` ranks by it): what ``context(query)`` ranks claims by. A
+        query without words finds nothing."""
+        query = check_text(query, "query", MAX_QUERY)
+        try:
+            words = query_words(query, cut=True)
+        except InputError:  # no words
+            return {}
+        with self.snapshot():
+            loaded = self._loaded_now()
+            ids, size = loaded.index.ids, loaded.index.size
+            return {ids[n]: score for n, score in self._store.search(words) if n < size}
+
     # --- forgetting -------------------------------------------------------------------------------
     def purge(self, node_id: str, reason: str, reviewer: str | None = None) -> PurgeResult:
         """Erase a node's content (text, source, expression, value) from the memory and its
@@ -1766,6 +1780,9 @@ class Memory:
             kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
             record = self._store.node_record(node_id)
             text = record["text"] if record else ""
+            erased_by = self._store.erasures().get(num)
+            if erased_by is not None and not self._until(erased_by):
+                erased_by = None  # a view of the past before the purge (its text is gone)
             ids = index.ids
             blocked_by = tuple(sorted(a for a, roots in loaded.audits.items() if num in roots))
             if state.active[num]:
@@ -1778,7 +1795,16 @@ class Memory:
                 )
                 if kind == Kind.EVIDENCE.value:
                     evidence = [node_id]
-                return Explanation(node_id, kind, True, text, steps, tuple(evidence), blocked_by)
+                return Explanation(
+                    node_id,
+                    kind,
+                    True,
+                    text,
+                    steps,
+                    tuple(evidence),
+                    blocked_by,
+                    erased_by=erased_by,
+                )
             if self._pinned is None:
                 withdrawn = self._store.last_deactivation(num)
             else:
@@ -1808,6 +1834,7 @@ class Memory:
                 withdrawn,
                 broken,
                 self._kept_out_by(loaded, num),
+                erased_by,
             )
 
     def _kept_out_by(self, loaded: _Loaded, num: int) -> tuple[int, ...]:

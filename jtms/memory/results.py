@@ -63,6 +63,7 @@ class Explanation:
         tuple[tuple[str, ...], tuple[str, ...]], ...
     ] = ()  # (justification, inactive antecedents)
     kept_out_by: tuple[int, ...] = ()  # open audits that keep this inactive node out now
+    erased_by: int | None = None  # the purge (an audit event) that erased its content
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -80,6 +81,7 @@ class Explanation:
                 {"antecedents": list(j), "inactive": list(i)} for j, i in self.broken
             ],
             "kept_out_by": list(self.kept_out_by),
+            "erased_by": self.erased_by,
         }
 
 

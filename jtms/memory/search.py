@@ -25,14 +25,17 @@ DEFAULT_SEARCH_LIMIT = 50
 _WORD = re.compile(r"\w+")
 
 
-def query_words(query: Any) -> list[str]:
+def query_words(query: Any, cut: bool = False) -> list[str]:
     """The words of ``query`` (runs of letters and digits, lower-cased, repeats dropped),
     each of which a hit must hold in its id or text (as a word, a word of the same stem, or
-    the start of a word). No words, or more than :data:`MAX_QUERY_WORDS`: an InputError."""
+    the start of a word). No words, or more than :data:`MAX_QUERY_WORDS` (unless ``cut``:
+    then the first of them), is an InputError."""
     text = check_text(query, "query", MAX_QUERY)
     words = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))
     if not words:
         raise InputError("query: give at least one word to search for")
+    if cut:
+        return words[:MAX_QUERY_WORDS]
     if len(words) > MAX_QUERY_WORDS:
         raise InputError(f"query: at most {MAX_QUERY_WORDS} words, got {len(words)}")
     return words
