@@ -300,3 +300,16 @@ def test_drop_removes_a_postgres_memory(memory_location: Callable[[], str]):
     assert json.loads(jtms("drop", "--db", db, "--yes", "--json").stdout)["dropped"]
     with pytest.raises(InputError, match="no memory"):
         Memory.open(db)
+
+
+def test_the_explorer_says_the_content_was_erased(tmp_path: Path):
+    from tests.test_explorer import explorer, get
+
+    db = str(tmp_path / "m.db")
+    malaria(db).close()
+    with Memory.open(db) as memory:
+        event = memory.purge("patient_9", reason="erasure request").audit.audit_id
+    with explorer(db) as base:
+        status, body = get(base + "/node?id=patient_9")
+        assert status == 200 and f"content erased (purge: audit {event})" in body
+        assert SECRET not in body

@@ -432,9 +432,14 @@ class Explorer:
         }
         drawn = drawing.certificate_drawing(memory, node_id, cap=limit)
         link = lambda i: node_link(i, None, moment)  # noqa: E731
+        shown_text = (
+            f"<em>content erased (purge: audit {explanation.erased_by})</em>"
+            if explanation.erased_by is not None
+            else h(explanation.text) or "<em>no text</em>"
+        )
         parts = [
             f"<p class=status>{h(explanation.kind)} {status_badge(explanation.active)}"
-            f"</p><p class=text>{h(explanation.text) or '<em>no text</em>'}</p>"
+            f"</p><p class=text>{shown_text}</p>"
         ]
         details = [
             ("created", record.get("created")),
