@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -313,3 +315,78 @@ def test_the_explorer_says_the_content_was_erased(tmp_path: Path):
         status, body = get(base + "/node?id=patient_9")
         assert status == 200 and f"content erased (purge: audit {event})" in body
         assert SECRET not in body
+
+
+PAST = "2020-01-01T00:00:00Z"
+
+
+@pytest.mark.slow  # waits for a valid_until to pass
+def test_expired_evidence_is_audited_at_the_first_read_or_write(memory_location):
+    db = memory_location()
+    soon = datetime.now(timezone.utc) + timedelta(seconds=1.5)
+    with Memory.create(db) as memory:
+        memory.add_evidence("price", text="old price list", valid_until=soon)
+        memory.add_evidence("quote", valid_until="2999-01-01T00:00:00+01:00")
+        memory.add_evidence("catalog")
+        memory.add_claim("cheap", [["price"]])
+        memory.add_claim("offer", [["price"], ["catalog"]])
+        before = memory.last_event  # not due yet: nothing recorded
+        assert memory.is_active("cheap")
+    time.sleep(max(0.0, (soon - datetime.now(timezone.utc)).total_seconds()) + 0.1)
+    with Memory.open(db) as memory:  # another process: its first read records the expiry
+        assert not memory.is_active("cheap") and memory.is_active("offer")
+        assert not memory.is_active("price") and memory.is_active("quote")
+        expiry = memory.events()[-1]
+        assert expiry["id"] == before + 1
+        assert (expiry["kind"], expiry["reason"], expiry["actor"]) == (
+            "audit",
+            "expired",
+            "jtms-expiry",
+        )
+        assert expiry["roots"] == ["price"] and expiry["deactivated"] == ["cheap", "price"]
+        assert memory.as_of(before).is_active("cheap")  # before it was recorded
+        assert memory.last_event == before + 1  # recorded once
+        assert memory.explain("cheap").kept_out_by == (before + 1,)
+
+
+def test_a_write_records_the_expiry_first(memory_location):
+    with Memory.create(memory_location()) as memory:
+        memory.add_evidence("price", valid_until=PAST)
+        memory.add_claim("cheap", [["price"]])  # its write records the expiry, then adds
+        events = memory.events()
+        assert [e["kind"] for e in events[-2:]] == ["audit", "add-claim"]
+        assert not memory.is_active("cheap")
+        graph = {
+            "nodes": [
+                {"id": "old", "kind": "evidence", "valid_until": PAST},
+                {"id": "c", "kind": "claim"},
+            ],
+            "justifications": [{"claim": "c", "antecedents": ["old"]}],
+        }
+        memory.import_graph(graph)
+        assert not memory.is_active("c") and memory.events()[-1]["roots"] == ["old"]
+        with pytest.raises(InputError, match="valid_until"):
+            memory.add_evidence("bad", valid_until="next tuesday")
+        with pytest.raises(InputError, match="only evidence expires"):
+            memory.import_graph(
+                {"nodes": [{"id": "x", "kind": "claim", "valid_until": PAST}], "justifications": []}
+            )
+
+
+def test_a_view_of_the_past_counts_expired_evidence_as_audited(tmp_path: Path):
+    """An event written after the evidence's valid_until but before its expiry was recorded
+    (here: by a writer that does not record expiries, a row planted as an older jtms would
+    leave it) reads with the evidence audited."""
+    db = str(tmp_path / "m.db")
+    with Memory.create(db) as memory:
+        memory.add_evidence("price", valid_until="2999-01-01T00:00:00Z")
+        memory.add_claim("cheap", [["price"]])
+        last = memory.last_event
+    connection = sqlite3.connect(db)
+    with connection:  # the expiry moved to the past, as if that time had come
+        connection.execute("DROP TRIGGER expiries_no_update")
+        connection.execute("UPDATE expiries SET until = '2020-01-01T00:00:00.000+00:00'")
+    connection.close()
+    with Memory.open(db) as memory:
+        assert not memory.as_of(last).is_active("cheap")  # the view respects it
+        assert not memory.is_active("cheap")  # and the live read recorded it

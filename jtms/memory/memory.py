@@ -131,6 +131,50 @@ GROWN_STATE_BLOB = 8  # a refresh stores the state alone while the index has gro
 # 1/8 of the nodes and of the justifications the full blob holds; past that, a full blob
 
 
+EXPIRED = "expired"
+"""The reason of the audit that records evidence past its ``valid_until``."""
+EXPIRY_REVIEWER = "jtms-expiry"
+"""The reviewer of that audit."""
+
+
+def _iso(moment: datetime) -> str:
+    """A moment as the memory stores times: ISO 8601 in UTC, to the millisecond (so texts
+    compare as the times do)."""
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _valid_until(value: Any) -> str:
+    """``valid_until`` as stored: an ISO time (a time without a zone is UTC) or a datetime,
+    in UTC to the millisecond; anything else is an InputError naming the argument."""
+    moment = value
+    if isinstance(value, str):
+        text = check_text(value, "valid_until", 64)
+        try:
+            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(f"valid_until: expected an ISO time, got {text[:40]!r}") from None
+    if not isinstance(moment, datetime):
+        raise InputError(f"valid_until: expected an ISO time, got {type(value).__name__}")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return _iso(moment)
+
+
+def _expiring(document: Mapping[str, Any], source: str) -> dict[str, str]:
+    """Evidence id -> its ``valid_until`` (as stored), for the nodes of a graph document
+    that carry one; on a claim it is an InputError naming the node."""
+    found: dict[str, str] = {}
+    for node in document.get("nodes", ()):
+        if isinstance(node, Mapping) and node.get("valid_until") is not None:
+            if node.get("kind") != "evidence":
+                raise InputError("only evidence expires", source=source, node=str(node.get("id")))
+            try:
+                found[node["id"]] = _valid_until(node["valid_until"])
+            except InputError as error:
+                raise InputError(str(error), source=source, node=str(node["id"])) from None
+    return found
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -149,6 +193,7 @@ class _Loaded:
     nogood_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     nogood_active: dict[str, bool] = field(default_factory=dict)  # a contradiction now?
     nogoods_of: dict[int, list[str]] = field(default_factory=dict)  # node -> nogoods naming it
+    next_due: str | None = None  # the earliest valid_until of evidence not yet expired
 
     def add_nogoods(self, rows: Iterable[NogoodRow]) -> None:
         """Register stored nogoods; their status is derived from the state (all nodes active)."""
@@ -317,6 +362,7 @@ class Memory:
         self._owns_store = True
         self._origin: Memory | None = None  # a view's memory (its store's owner)
         self._closed = False
+        self._no_expiry = False  # expiries cannot be recorded here (read-only)
         self._keyed_block: str | None = None  # the key of the keyed() block running
         self._keyed: tuple[str, str, frozenset[str]] | None = (
             None  # (key, request, its other outcomes) of the next write (Memory.keyed)
@@ -510,14 +556,20 @@ class Memory:
             yield self
             return
         self._check_open()
+        if self._expiry_due(self._loaded):
+            self._expire_now()
         self._point("read")
-        with self._store.read():
-            self._depth += 1
-            try:
-                self._sync()
-                yield self
-            finally:
-                self._depth -= 1
+        for attempt in range(2):
+            with self._store.read():
+                self._depth += 1
+                try:
+                    loaded = self._sync()
+                    if attempt or not self._expiry_due(loaded):
+                        yield self
+                        return
+                finally:
+                    self._depth -= 1
+            self._expire_now()  # found due while loading: record it, then read again
 
     def _sync(self) -> _Loaded:
         """The in-memory state at the latest event of the current transaction."""
@@ -528,9 +580,13 @@ class Memory:
                 self._point("load")
                 self.loads += 1
                 loaded = self._loaded = self._load(last)
+                if self._pinned is not None:
+                    self._expire_view(loaded)
+                loaded.next_due = self._next_due(loaded)
             elif last != loaded.seen_event:
                 self._point("load")
                 self._catch_up(loaded, last)
+                loaded.next_due = self._next_due(loaded)
             return loaded
         except BaseException:
             self._loaded = None
@@ -723,6 +779,7 @@ class Memory:
         work: Callable[[_Loaded], WorkResult],
         new_event: bool = True,
         finish: Callable[[Any], Any] | None = None,
+        expire: bool | None = None,
     ) -> Any:
         """Run ``work`` in one write transaction on the latest state.
 
@@ -730,13 +787,17 @@ class Memory:
         event and the plan is applied to the in-memory state before COMMIT (a failure drops
         the in-memory state: it is reloaded lazily). ``finish(result)``, when given, runs
         last before COMMIT and its value is returned: work that needs no database (naming
-        what changed) done while a server still runs the statements sent.
+        what changed) done while a server still runs the statements sent. ``expire`` (by
+        default for a write that makes an event): first record the expiry of evidence
+        past its ``valid_until`` (:meth:`_record_expiries`), in the same transaction.
         """
         self._check_open()
         if self._pinned is not None:
             raise InputError(f"a view as of event {self._pinned} is read-only", source=self.path)
         if self._depth:
             raise RuntimeError("a write cannot run inside Memory.snapshot()")
+        if expire is None:
+            expire = new_event
         self._point("write")
         try:
             with self._store.write():
@@ -746,26 +807,17 @@ class Memory:
                     keyed = self._keyed if new_event else None
                     if keyed is not None:
                         self._check_key(*keyed)
+                    if expire:
+                        self._record_expiries(loaded)
                     event, plan, value = work(loaded)
                     if keyed is not None:
                         self._store.add_idempotency_key(keyed[0], keyed[1], event)
                         self._keyed = None
                     if plan is not None:
-                        # in node order: the rows' index by node then grows at its end,
-                        # not at random pages (a 1M-claim import: 10.0 -> 7.0 s)
-                        self._store.add_supports(event, pointer_rows(plan))
-                        loaded.state.apply(plan)
-                        loaded.tail += (
-                            len(plan.supports) + len(plan.deactivated) + len(plan.activated)
-                        )
-                        changed = loaded.nogood_changes((*plan.deactivated, *plan.activated))
-                        for status in (ACTIVE, INACTIVE):
-                            self._store.add_nogood_revisions(
-                                event,
-                                status,
-                                [g for g, on in changed.items() if on == (status == ACTIVE)],
-                            )
+                        self._apply(loaded, event, plan)
                     loaded.seen_event = event
+                    if expire:
+                        loaded.next_due = self._next_due(loaded)
                     if new_event and loaded.tail > max(CHECKPOINT_MIN_ROWS, loaded.index.size // 8):
                         self._save_checkpoint(loaded)
                     if finish is not None:
@@ -781,6 +833,78 @@ class Memory:
             self._loaded = None  # the in-memory state may be half-changed: reload lazily
             raise
         return value
+
+    def _apply(self, loaded: _Loaded, event: int, plan: Plan) -> None:
+        """Inside a write: store ``plan``'s support pointers and nogood changes with
+        ``event`` and apply it to the in-memory state."""
+        # in node order: the rows' index by node then grows at its end, not at random pages
+        # (a 1M-claim import: 10.0 -> 7.0 s)
+        self._store.add_supports(event, pointer_rows(plan))
+        loaded.state.apply(plan)
+        loaded.tail += len(plan.supports) + len(plan.deactivated) + len(plan.activated)
+        changed = loaded.nogood_changes((*plan.deactivated, *plan.activated))
+        for status in (ACTIVE, INACTIVE):
+            self._store.add_nogood_revisions(
+                event, status, [g for g, on in changed.items() if on == (status == ACTIVE)]
+            )
+
+    # --- expiry -------------------------------------------------------------------------------
+    def _record_expiries(self, loaded: _Loaded) -> None:
+        """Inside a write: the evidence whose ``valid_until`` has passed and that no
+        "expired" audit names yet, audited now (one audit event, reason "expired", by
+        :data:`EXPIRY_REVIEWER`): the same audit path as :meth:`audit`."""
+        due = self._store.due_expiries(_now(), loaded.seen_event)
+        if not due:
+            return
+        ids = [loaded.index.ids[n] for n in due]
+        event = self._event("audit", actor=EXPIRY_REVIEWER, reason=EXPIRED, roots=ids)
+        plan = loaded.state.plan_retract(due)
+        self._store.add_revisions(event, INACTIVE, plan.deactivated)
+        loaded.audits[event] = list(due)
+        self._apply(loaded, event, plan)
+        loaded.seen_event = event
+
+    def _expiry_due(self, loaded: _Loaded | None) -> bool:
+        """Whether this live, writable memory holds evidence past its ``valid_until`` that
+        is not recorded as expired yet (the first read or write after that time records
+        it: :meth:`_expire_now`)."""
+        return (
+            loaded is not None
+            and loaded.next_due is not None
+            and self._pinned is None
+            and not self._no_expiry
+            and loaded.next_due <= _now()
+        )
+
+    def _expire_now(self) -> None:
+        """Record the expiries that are due in a write of their own (before a read); a
+        memory that cannot be written (a read-only file or role) is read as it is."""
+        try:
+            self._write(lambda loaded: (loaded.seen_event, None, None), False, None, True)
+        except InputError:
+            self._no_expiry = True
+
+    def _next_due(self, loaded: _Loaded) -> str | None:
+        """The earliest ``valid_until`` of evidence not yet expired (None: none is)."""
+        if self._pinned is not None:
+            return None
+        due = self._store.due_expiries("9999", loaded.seen_event)
+        if not due:
+            return None
+        until = self._store.expiries()
+        return min(until[n] for n in due)
+
+    def _expire_view(self, loaded: _Loaded) -> None:
+        """A view of the past (as of event k): the evidence whose ``valid_until`` had passed
+        at k's time but that no "expired" audit up to k names counts as audited in it
+        (in memory only: nothing is written)."""
+        row = self._store.event(loaded.seen_event)
+        if row is None:
+            return
+        moment = self._event_time(row.id, row.time).astimezone(timezone.utc)
+        due = self._store.due_expiries(_iso(moment), loaded.seen_event)
+        if due:
+            loaded.state.apply(loaded.state.plan_retract(due))
 
     # --- idempotency keys ---------------------------------------------------------------------
     def _check_key(self, key: str, request: str, outcomes: Collection[str] = ()) -> None:
@@ -1128,8 +1252,12 @@ class Memory:
         author: str | None = None,
         expression: str | None = None,
         value: str | None = None,
+        valid_until: "str | datetime | None" = None,
     ) -> Change:
-        """Add one evidence node (active: nothing can have audited a new id)."""
+        """Add one evidence node (active: nothing can have audited a new id). With
+        ``valid_until`` (an ISO time, without a zone UTC, or a datetime) it counts as
+        audited from then on: the first read or write after that time records an audit
+        with reason "expired", and a view as of a later event counts it as audited."""
         started = time.perf_counter()
         node_id = check_id(node_id, "node_id")
         text = check_text(text, "text", MAX_TEXT)
@@ -1140,6 +1268,7 @@ class Memory:
             raise InputError("a calculation needs both an expression and its value", node=node_id)
         if expression is not None:
             check_calculation(node_id, expression, value, self.path)
+        until = None if valid_until is None else _valid_until(valid_until)
 
         def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, node_id)
@@ -1148,6 +1277,8 @@ class Memory:
             self._store.add_nodes(
                 [NewNode(num, nid, "evidence", text, author, expression, value, event, ACTIVE)]
             )
+            if until is not None:
+                self._store.add_expiry(num, until, event)
             loaded.index.add_node(nid, True)
             plan = loaded.state.plan_extend(seeds=[num])
             return event, plan, Change(event, frozenset([nid]), 0.0, 1)
@@ -1294,6 +1425,7 @@ class Memory:
     ) -> Change:
         started = time.perf_counter()
         extras: dict[str, dict[str, Any]] = {}
+        expiring: dict[str, str] = {}  # evidence id -> its valid_until
         nogoods: tuple[Nogood, ...] = ()
         if isinstance(graph, SupportStructure):
             for node_id in [*graph.nodes, *(g.id for g in graph.nogoods)]:
@@ -1306,6 +1438,7 @@ class Memory:
                 read, nogoods = GraphRows.of(structure), structure.nogoods
             rows = read
             extras = node_extras(graph, None, source)
+            expiring = _expiring(graph, source)
         check_texts(rows.texts.items(), nogoods, source)
 
         def work(loaded: _Loaded) -> WorkResult:
@@ -1346,6 +1479,10 @@ class Memory:
                     )
                 )
             self._store.add_justification_rows(first_just, claims, offsets, flat, event)
+            if expiring:
+                position = {node_id: k for k, node_id in enumerate(ordered)}
+                for node_id, until in expiring.items():
+                    self._store.add_expiry(first_node + position[node_id], until, event)
             activated = index.names(plan.activated)
             nogood_rows = [
                 NogoodRow(

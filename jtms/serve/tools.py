@@ -802,6 +802,16 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         expression: Expression = None,
         value: Value = None,
         idempotency_key: IdempotencyKey = None,
+        valid_until: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description=(
+                    "an ISO time from which the evidence counts as audited (reason "
+                    '"expired"), e.g. "2027-01-01T00:00:00Z"; omit for no expiry'
+                ),
+            ),
+        ] = None,
     ) -> payloads.NodeAdded:
         """Record one piece of evidence (an observation, a document, an executed calculation).
 
@@ -811,7 +821,12 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
         def work(memory: Memory) -> payloads.NodeAdded:
             change = memory.add_evidence(
-                id, text=text, author=source, expression=expression, value=value
+                id,
+                text=text,
+                author=source,
+                expression=expression,
+                value=value,
+                valid_until=valid_until,
             )
             return payloads.node_added(change, id)
 
@@ -824,6 +839,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             "source": source,
             "expression": expression,
             "value": value,
+            **({"valid_until": valid_until} if valid_until is not None else {}),
         }
         result = await access(once("add_evidence", arguments, idempotency_key, work, replay))
         await changed([id], result["event_id"])

@@ -380,6 +380,20 @@ class Store(Protocol):
         """Node number -> the event (an audit) whose purge erased its content."""
         ...
 
+    def add_expiry(self, num: int, until: str, event: int) -> None:
+        """Inside :meth:`write`: evidence ``num`` (added by ``event``) counts as audited
+        from ``until`` (ISO 8601 in UTC, to the millisecond) on."""
+        ...
+
+    def expiries(self) -> dict[int, str]:
+        """Evidence number -> its ``valid_until``."""
+        ...
+
+    def due_expiries(self, now: str, upto: int) -> list[int]:
+        """Evidence (existing at event ``upto``) whose ``valid_until`` is at or before
+        ``now`` and that no audit with reason "expired" up to ``upto`` names yet."""
+        ...
+
     def purge(self, num: int, event: int) -> None:
         """Inside :meth:`write`: the erasure record of node ``num`` by the audit ``event``,
         then its text, author, expression and value emptied everywhere the memory keeps

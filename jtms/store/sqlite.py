@@ -214,14 +214,19 @@ CREATE TABLE idempotency_keys (
 # The search index (FTS5 over the nodes' ids and texts, porter stemming, kept by a trigger in
 # the transaction of every insert) and the erasure records of purges (docs/design.md section 2).
 FEATURES = """
-CREATE TABLE erasures (
+CREATE TABLE IF NOT EXISTS expiries (
+    node  INTEGER PRIMARY KEY REFERENCES nodes (num),   -- evidence with a valid_until
+    until TEXT NOT NULL,                                -- that time, ISO 8601 in UTC
+    event INTEGER NOT NULL REFERENCES events (id)       -- the event that added it
+);
+CREATE TABLE IF NOT EXISTS erasures (
     node  INTEGER PRIMARY KEY REFERENCES nodes (num),   -- the erased node
     event INTEGER NOT NULL REFERENCES events (id)       -- its purge: an audit (who, when, why)
 );
-CREATE VIRTUAL TABLE node_search USING fts5(
+CREATE VIRTUAL TABLE IF NOT EXISTS node_search USING fts5(
     id, text, content = 'nodes', content_rowid = 'num', tokenize = 'porter unicode61'
 );
-CREATE TRIGGER node_search_insert AFTER INSERT ON nodes BEGIN
+CREATE TRIGGER IF NOT EXISTS node_search_insert AFTER INSERT ON nodes BEGIN
     INSERT INTO node_search (rowid, id, text) VALUES (new.num, new.id, new.text);
 END;
 """
@@ -244,6 +249,7 @@ _PURGED_EVENT = (
 _SANCTIONED = {("nodes", "UPDATE"): _PURGED_NODE, ("events", "UPDATE"): _PURGED_EVENT}
 
 IMMUTABLE_TABLES = (
+    "expiries",
     "erasures",
     "events",
     "nodes",
@@ -681,14 +687,19 @@ class SqliteStore:
             ) from None
         try:
             if not self._has_features():  # another process may have added them meanwhile
+                indexed = self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'node_search'"
+                ).fetchone()
                 for statement in _split(FEATURES):
                     db.execute(statement)
-                for table in ("events", "nodes"):
+                tables = ("expiries", "erasures", "events", "nodes")
+                for table in tables:
                     for action in ("update", "delete"):
                         db.execute(f"DROP TRIGGER IF EXISTS {table}_no_{action}")
-                for statement in _split(_triggers(("erasures", "events", "nodes"))):
+                for statement in _split(_triggers(tables)):
                     db.execute(statement)
-                db.execute("INSERT INTO node_search (node_search) VALUES ('rebuild')")
+                if not indexed:
+                    db.execute("INSERT INTO node_search (node_search) VALUES ('rebuild')")
             db.execute("COMMIT")
         except sqlite3.Error as error:
             if db.in_transaction:
@@ -700,10 +711,14 @@ class SqliteStore:
             raise
 
     def _has_features(self) -> bool:
+        if getattr(self, "_features", False):  # once added, never removed
+            return True
         found = self._db.execute(
-            "SELECT count(*) FROM sqlite_master WHERE name IN ('erasures', 'node_search')"
+            "SELECT count(*) FROM sqlite_master WHERE name IN ('erasures', 'node_search', "
+            "'expiries')"
         ).fetchone()[0]
-        return bool(found == 2)
+        self._features = bool(found == 3)
+        return self._features
 
     @property
     def needs_upgrade(self) -> bool:
@@ -1219,6 +1234,35 @@ class SqliteStore:
         ).fetchall()
         self._check_rows("nodes", rows, ((1, "text", _TEXT),))
         return dict(rows)
+
+    def add_expiry(self, num: int, until: str, event: int) -> None:
+        """Inside :meth:`write`: evidence ``num`` (added by ``event``) counts as audited
+        from ``until`` on."""
+        self._db.execute(
+            "INSERT INTO expiries (node, until, event) VALUES (?, ?, ?)", (num, until, event)
+        )
+
+    def expiries(self) -> dict[int, str]:
+        """Evidence number -> its ``valid_until`` (ISO 8601, UTC)."""
+        if not self._has_features():
+            return {}
+        return {int(n): str(u) for n, u in self._db.execute("SELECT node, until FROM expiries")}
+
+    def due_expiries(self, now: str, upto: int) -> list[int]:
+        """Evidence numbers whose ``valid_until`` is at or before ``now`` and that no audit
+        with reason "expired" among events up to ``upto`` names yet, by number."""
+        if not self._has_features():
+            return []
+        return [
+            int(num)
+            for (num,) in self._db.execute(
+                "SELECT x.node FROM expiries x JOIN nodes n ON n.num = x.node "
+                "WHERE x.until <= ? AND n.event <= ? AND NOT EXISTS (SELECT 1 FROM events e, "
+                "json_each(e.roots) r WHERE e.kind = 'audit' AND e.reason = 'expired' "
+                "AND e.id <= ? AND r.value = n.id) ORDER BY x.node",
+                (now, upto, upto),
+            )
+        ]
 
     def erasures(self) -> dict[int, int]:
         """Node number -> the event (an audit) that purged its content."""

@@ -240,20 +240,20 @@ END $$;
 -- What later releases added without a new schema version (an older memory gets it when it
 -- is first opened: PostgresStore._add_features): the search index and the erasure records.
 -- The full-text document of a node: its id (split at _ - . : /) weighted A, its text B.
-CREATE FUNCTION search_document(id text, body text) RETURNS tsvector LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION search_document(id text, body text) RETURNS tsvector LANGUAGE sql IMMUTABLE AS $$
     SELECT setweight(to_tsvector('english', translate(id, '_-.:/', '     ')), 'A')
         || setweight(to_tsvector('english', body), 'B')
 $$;
 
 -- Derived data (like checkpoints): one document per node, kept in the transaction of every
 -- insert (a trigger) and rewritten by a purge.
-CREATE TABLE node_search (
+CREATE TABLE IF NOT EXISTS node_search (
     num      integer PRIMARY KEY,
     document tsvector NOT NULL
 );
-CREATE INDEX node_search_documents ON node_search USING gin (document);
+CREATE INDEX IF NOT EXISTS node_search_documents ON node_search USING gin (document);
 
-CREATE FUNCTION index_nodes() RETURNS trigger LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION index_nodes() RETURNS trigger LANGUAGE plpgsql
     SET search_path FROM CURRENT AS $$
 BEGIN
     INSERT INTO node_search (num, document) SELECT num, search_document(id, text) FROM new_rows;
@@ -263,15 +263,22 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- Evidence with a valid_until: from that time (ISO 8601 text in UTC) it counts as audited.
+CREATE TABLE IF NOT EXISTS expiries (
+    node  integer PRIMARY KEY,
+    until text NOT NULL,
+    event bigint NOT NULL
+);
+
 -- The erasure record of each purged node; its purge is an audit event (who, when, why).
-CREATE TABLE erasures (
+CREATE TABLE IF NOT EXISTS erasures (
     node  integer PRIMARY KEY,
     event bigint NOT NULL
 );
 
 -- nodes and events take no UPDATE or DELETE, except the one a purge makes: a node's content
 -- emptied (and the author its creating event kept), once its erasure record exists.
-CREATE FUNCTION refuse_unless_purge() RETURNS trigger LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION refuse_unless_purge() RETURNS trigger LANGUAGE plpgsql
     SET search_path FROM CURRENT AS $$
 BEGIN
     IF TG_OP = 'UPDATE' AND TG_TABLE_NAME = 'nodes' THEN

@@ -42,6 +42,7 @@ from theory.model.errors import InputError
 
 JTMS_LOCK_CLASS = 0x6A746D73  # "jtms": the first key of every memory's advisory lock
 IMMUTABLE_TABLES = (
+    "expiries",
     "erasures",
     "events",
     "nodes",
@@ -348,23 +349,34 @@ class PostgresStore:
                 )
                 if _has_features(connection, schema):  # another process added them meanwhile
                     return
+                indexed = connection.execute(
+                    "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE n.nspname = %s AND c.relname = 'node_search'",
+                    (schema,),
+                ).fetchone()
                 connection.execute(_schema_section("features"))
-                for table in PURGEABLE:
-                    connection.execute(
-                        sql.SQL("DROP TRIGGER IF EXISTS {} ON {}").format(
-                            sql.Identifier(f"{table}_append_only"), sql.Identifier(table)
+                for table in ("expiries", "erasures", *PURGEABLE):
+                    for trigger in ("append_only", "no_truncate", "references"):
+                        connection.execute(
+                            sql.SQL("DROP TRIGGER IF EXISTS {} ON {}").format(
+                                sql.Identifier(f"{table}_{trigger}"), sql.Identifier(table)
+                            )
                         )
-                    )
+                connection.execute("DROP TRIGGER IF EXISTS nodes_search ON nodes")
                 for statement in (
-                    *_triggers(schema, ("erasures",)),
-                    *map(_append_only, PURGEABLE),
-                    INDEX_NODES,
+                    *_triggers(schema, ("expiries", "erasures")),
+                    *[
+                        statement
+                        for statement in _triggers(schema, PURGEABLE)
+                        if "events_notify" not in statement.as_string(connection)
+                    ],
                 ):
                     connection.execute(statement)
-                connection.execute(
-                    "INSERT INTO node_search (num, document) "
-                    "SELECT num, search_document(id, text) FROM nodes"
-                )
+                if not indexed:
+                    connection.execute(
+                        "INSERT INTO node_search (num, document) "
+                        "SELECT num, search_document(id, text) FROM nodes"
+                    )
         except psycopg.errors.InsufficientPrivilege:
             return
 
@@ -935,6 +947,35 @@ class PostgresStore:
         )
         return {int(num): str(text) for num, text in rows}
 
+    def add_expiry(self, num: int, until: str, event: int) -> None:
+        """Inside :meth:`write`: evidence ``num`` (added by ``event``) counts as audited
+        from ``until`` on."""
+        self._db.execute(
+            "INSERT INTO expiries (node, until, event) VALUES (%s, %s, %s)", (num, until, event)
+        )
+
+    def expiries(self) -> dict[int, str]:
+        """Evidence number -> its ``valid_until`` (ISO 8601, UTC)."""
+        if not _has_features(self._db, self._place.schema):
+            return {}
+        return {int(n): str(u) for n, u in self._rows("SELECT node, until FROM expiries")}
+
+    def due_expiries(self, now: str, upto: int) -> list[int]:
+        """Evidence numbers whose ``valid_until`` is at or before ``now`` and that no audit
+        with reason "expired" among events up to ``upto`` names yet, by number."""
+        if not _has_features(self._db, self._place.schema):
+            return []
+        return [
+            int(num)
+            for (num,) in self._rows(
+                "SELECT x.node FROM expiries x JOIN nodes n ON n.num = x.node "
+                "WHERE x.until <= %s AND n.event <= %s AND NOT EXISTS (SELECT 1 FROM events e "
+                "WHERE e.kind = 'audit' AND e.reason = 'expired' AND e.id <= %s "
+                "AND n.id = ANY(e.roots)) ORDER BY x.node",
+                (now, upto, upto),
+            )
+        ]
+
     def erasures(self) -> dict[int, int]:
         """Node number -> the event (an audit) that purged its content."""
         if not _has_features(self._db, self._place.schema):
@@ -1222,10 +1263,10 @@ def _has_features(connection: psycopg.Connection[Any], schema: str) -> bool:
     """Whether the memory in ``schema`` has the search index and the erasure records."""
     row = connection.execute(
         "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = %s AND c.relname IN ('erasures', 'node_search')",
+        "WHERE n.nspname = %s AND c.relname IN ('erasures', 'node_search', 'expiries')",
         (schema,),
     ).fetchone()
-    return row is not None and int(row[0]) == 2
+    return row is not None and int(row[0]) == 3
 
 
 def _last_result(cursor: psycopg.Cursor[Any]) -> int:
