@@ -585,8 +585,10 @@ class Memory:
                 loaded.next_due = self._next_due(loaded)
             elif last != loaded.seen_event:
                 self._point("load")
+                size = loaded.index.size
                 self._catch_up(loaded, last)
-                loaded.next_due = self._next_due(loaded)
+                if loaded.index.size != size:  # an expiry comes only with a new node
+                    loaded.next_due = self._next_due(loaded)
             return loaded
         except BaseException:
             self._loaded = None
@@ -816,8 +818,6 @@ class Memory:
                     if plan is not None:
                         self._apply(loaded, event, plan)
                     loaded.seen_event = event
-                    if expire:
-                        loaded.next_due = self._next_due(loaded)
                     if new_event and loaded.tail > max(CHECKPOINT_MIN_ROWS, loaded.index.size // 8):
                         self._save_checkpoint(loaded)
                     if finish is not None:
@@ -853,8 +853,11 @@ class Memory:
         """Inside a write: the evidence whose ``valid_until`` has passed and that no
         "expired" audit names yet, audited now (one audit event, reason "expired", by
         :data:`EXPIRY_REVIEWER`): the same audit path as :meth:`audit`."""
+        if loaded.next_due is None or loaded.next_due > _now():
+            return
         due = self._store.due_expiries(_now(), loaded.seen_event)
         if not due:
+            loaded.next_due = self._next_due(loaded)  # another process recorded them
             return
         ids = [loaded.index.ids[n] for n in due]
         event = self._event("audit", actor=EXPIRY_REVIEWER, reason=EXPIRED, roots=ids)
@@ -863,6 +866,7 @@ class Memory:
         loaded.audits[event] = list(due)
         self._apply(loaded, event, plan)
         loaded.seen_event = event
+        loaded.next_due = self._next_due(loaded)
 
     def _expiry_due(self, loaded: _Loaded | None) -> bool:
         """Whether this live, writable memory holds evidence past its ``valid_until`` that
@@ -888,11 +892,7 @@ class Memory:
         """The earliest ``valid_until`` of evidence not yet expired (None: none is)."""
         if self._pinned is not None:
             return None
-        due = self._store.due_expiries("9999", loaded.seen_event)
-        if not due:
-            return None
-        until = self._store.expiries()
-        return min(until[n] for n in due)
+        return self._store.next_expiry(loaded.seen_event)
 
     def _expire_view(self, loaded: _Loaded) -> None:
         """A view of the past (as of event k): the evidence whose ``valid_until`` had passed
@@ -1279,6 +1279,7 @@ class Memory:
             )
             if until is not None:
                 self._store.add_expiry(num, until, event)
+                loaded.next_due = min(filter(None, (loaded.next_due, until)))
             loaded.index.add_node(nid, True)
             plan = loaded.state.plan_extend(seeds=[num])
             return event, plan, Change(event, frozenset([nid]), 0.0, 1)
@@ -1483,6 +1484,7 @@ class Memory:
                 position = {node_id: k for k, node_id in enumerate(ordered)}
                 for node_id, until in expiring.items():
                     self._store.add_expiry(first_node + position[node_id], until, event)
+                loaded.next_due = min(filter(None, (loaded.next_due, *expiring.values())))
             activated = index.names(plan.activated)
             nogood_rows = [
                 NogoodRow(

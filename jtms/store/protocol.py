@@ -389,6 +389,11 @@ class Store(Protocol):
         """Evidence number -> its ``valid_until``."""
         ...
 
+    def next_expiry(self, upto: int) -> str | None:
+        """The earliest ``valid_until`` of evidence (existing at event ``upto``) that no
+        audit with reason "expired" up to ``upto`` names yet; None when there is none."""
+        ...
+
     def due_expiries(self, now: str, upto: int) -> list[int]:
         """Evidence (existing at event ``upto``) whose ``valid_until`` is at or before
         ``now`` and that no audit with reason "expired" up to ``upto`` names yet."""

@@ -1264,6 +1264,19 @@ class SqliteStore:
             )
         ]
 
+    def next_expiry(self, upto: int) -> str | None:
+        """The earliest ``valid_until`` of evidence (existing at event ``upto``) that no
+        audit with reason "expired" up to ``upto`` names yet; None when there is none."""
+        if not self._has_features():
+            return None
+        found = self._db.execute(
+            "SELECT min(x.until) FROM expiries x JOIN nodes n ON n.num = x.node "
+            "WHERE n.event <= ? AND NOT EXISTS (SELECT 1 FROM events e, json_each(e.roots) r "
+            "WHERE e.kind = 'audit' AND e.reason = 'expired' AND e.id <= ? AND r.value = n.id)",
+            (upto, upto),
+        ).fetchone()[0]
+        return None if found is None else str(found)
+
     def erasures(self) -> dict[int, int]:
         """Node number -> the event (an audit) that purged its content."""
         if not self._has_features():

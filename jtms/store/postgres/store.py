@@ -976,6 +976,19 @@ class PostgresStore:
             )
         ]
 
+    def next_expiry(self, upto: int) -> str | None:
+        """The earliest ``valid_until`` of evidence (existing at event ``upto``) that no
+        audit with reason "expired" up to ``upto`` names yet; None when there is none."""
+        if not _has_features(self._db, self._place.schema):
+            return None
+        found = self._rows(
+            "SELECT min(x.until) FROM expiries x JOIN nodes n ON n.num = x.node "
+            "WHERE n.event <= %s AND NOT EXISTS (SELECT 1 FROM events e WHERE e.kind = 'audit' "
+            "AND e.reason = 'expired' AND e.id <= %s AND n.id = ANY(e.roots))",
+            (upto, upto),
+        )[0][0]
+        return None if found is None else str(found)
+
     def erasures(self) -> dict[int, int]:
         """Node number -> the event (an audit) that purged its content."""
         if not _has_features(self._db, self._place.schema):
@@ -1259,14 +1272,23 @@ _SEARCH = (
 )
 
 
+_FEATURED: set[tuple[int, str]] = set()  # (connection id, schema) known to have them
+
+
 def _has_features(connection: psycopg.Connection[Any], schema: str) -> bool:
-    """Whether the memory in ``schema`` has the search index and the erasure records."""
+    """Whether the memory in ``schema`` has the search index, the erasure records and the
+    expiries (once seen on a connection, not asked again: they are never removed)."""
+    if (id(connection), schema) in _FEATURED:
+        return True
     row = connection.execute(
         "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
         "WHERE n.nspname = %s AND c.relname IN ('erasures', 'node_search', 'expiries')",
         (schema,),
     ).fetchone()
-    return row is not None and int(row[0]) == 3
+    found = row is not None and int(row[0]) == 3
+    if found:
+        _FEATURED.add((id(connection), schema))
+    return found
 
 
 def _last_result(cursor: psycopg.Cursor[Any]) -> int:
