@@ -390,3 +390,34 @@ def test_a_view_of_the_past_counts_expired_evidence_as_audited(tmp_path: Path):
     with Memory.open(db) as memory:
         assert not memory.as_of(last).is_active("cheap")  # the view respects it
         assert not memory.is_active("cheap")  # and the live read recorded it
+
+
+def test_export_shows_erasures_and_expiries_and_imports_them(memory_location, tmp_path: Path):
+    import io
+
+    from jtms.memory.jsonl import export_memory, import_memory
+
+    db = memory_location()
+    with malaria(db) as memory:
+        memory.add_evidence("quote", valid_until="2999-01-01T00:00:00Z")
+        event = memory.purge("patient_9", reason="erasure request").audit.audit_id
+    out = io.StringIO()
+    export_memory(db, out)
+    text = out.getvalue()
+    assert SECRET not in text and SOURCE not in text
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert lines[0]["tables"][-2:] == ["expiries", "erasures"]
+    assert {"table": "erasures", "row": {"node": 2, "event": event}} in lines
+    target = str(tmp_path / "copy.jsonl")
+    Path(target).write_text(text)
+    copy = memory_location()
+    import_memory(target, copy)
+    with Memory.open(copy) as imported:
+        assert imported.erasures() == {"patient_9": event}
+        assert imported.explain("patient_9").erased_by == event
+        assert not imported.is_active("c_patient")
+    plain = memory_location()
+    Memory.create(plain).close()
+    out = io.StringIO()
+    export_memory(plain, out)  # no purge, no expiry: the file of before
+    assert "expiries" not in out.getvalue() and "erasures" not in out.getvalue()

@@ -88,6 +88,8 @@ TABLES = (
     "supports",
     "nogoods",
     "nogood_revisions",
+    "expiries",
+    "erasures",
 )
 
 
@@ -378,6 +380,11 @@ class Store(Protocol):
 
     def erasures(self) -> dict[int, int]:
         """Node number -> the event (an audit) whose purge erased its content."""
+        ...
+
+    def add_erasure(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: the erasure record alone (a memory imported from an export,
+        whose node rows come with their content already erased)."""
         ...
 
     def add_expiry(self, num: int, until: str, event: int) -> None:

@@ -1168,6 +1168,8 @@ class SqliteStore:
     def rows(self, table: str) -> list[dict[str, Any]]:
         if table not in TABLES:
             raise InputError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
+        if table in ("expiries", "erasures") and not self._has_features():
+            return []  # a memory made before them, read where they cannot be added
         if table == "supports":  # stored as one row of arrays per write
             return [asdict(row) for row in self.supports(-1, self.last_event())]
         cursor = self._db.execute(f"SELECT * FROM {table} ORDER BY 1")
@@ -1282,6 +1284,10 @@ class SqliteStore:
         if not self._has_features():
             return {}
         return {int(n): int(e) for n, e in self._db.execute("SELECT node, event FROM erasures")}
+
+    def add_erasure(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: the erasure record alone (see the protocol)."""
+        self._db.execute("INSERT INTO erasures (node, event) VALUES (?, ?)", (num, event))
 
     def purge(self, num: int, event: int) -> None:
         """Inside :meth:`write`: erase node ``num``'s text, author, expression and value (and

@@ -844,6 +844,8 @@ class PostgresStore:
         export does not depend on the backend."""
         if table not in TABLES:
             raise InputError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
+        if table in ("expiries", "erasures") and not _has_features(self._db, self._place.schema):
+            return []  # a memory made before them, read where they cannot be added
         cursor = self._db.execute(
             sql.SQL("SELECT * FROM {} ORDER BY 1").format(sql.Identifier(table))
         )
@@ -994,6 +996,10 @@ class PostgresStore:
         if not _has_features(self._db, self._place.schema):
             return {}
         return {int(n): int(e) for n, e in self._rows("SELECT node, event FROM erasures")}
+
+    def add_erasure(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: the erasure record alone (see the protocol)."""
+        self._db.execute("INSERT INTO erasures (node, event) VALUES (%s, %s)", (num, event))
 
     def purge(self, num: int, event: int) -> None:
         """Inside :meth:`write`: erase node ``num``'s text, author, expression and value (and
