@@ -57,7 +57,7 @@ PURGEABLE = ("nodes", "events")  # a purge may empty content here (refuse_unless
 INDEX_NODES = sql.SQL(
     "CREATE TRIGGER nodes_search AFTER INSERT ON nodes REFERENCING NEW TABLE AS new_rows "
     "FOR EACH STATEMENT EXECUTE FUNCTION index_nodes()"
-)
+).format()
 """The trigger that indexes every inserted node for search (``schema.sql``'s features)."""
 BATCH_ROWS = 10_000  # revisions or support pointers per stored batch row (an import writes more)
 BATCHED_VIEWS = {"revisions": "insert_revision_row", "supports": "insert_support_row"}
