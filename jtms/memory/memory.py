@@ -194,6 +194,7 @@ class _Loaded:
     nogood_active: dict[str, bool] = field(default_factory=dict)  # a contradiction now?
     nogoods_of: dict[int, list[str]] = field(default_factory=dict)  # node -> nogoods naming it
     next_due: str | None = None  # the earliest valid_until of evidence not yet expired
+    erased: dict[int, int] | None = None  # purged node -> its purge (None: read it again)
 
     def add_nogoods(self, rows: Iterable[NogoodRow]) -> None:
         """Register stored nogoods; their status is derived from the state (all nodes active)."""
@@ -707,6 +708,8 @@ class Memory:
         unblocked: list[int] = []
         events = store.events(after, last)
         check_events(self.path, events, after, last)
+        if any(event.kind == "audit" for event in events):
+            loaded.erased = None  # a purge is an audit
         for event in events:
             if event.kind == "audit" and event.roots is not None:
                 numbers = root_numbers(self.path, event, index)
@@ -847,6 +850,13 @@ class Memory:
             self._store.add_nogood_revisions(
                 event, status, [g for g, on in changed.items() if on == (status == ACTIVE)]
             )
+
+    def _erased(self, loaded: _Loaded) -> dict[int, int]:
+        """Purged node -> the audit that erased it (all of them, also those after a view's
+        event), read once per state: only an audit can add one."""
+        if loaded.erased is None:
+            loaded.erased = self._store.erasures()
+        return loaded.erased
 
     # --- expiry -------------------------------------------------------------------------------
     def _record_expiries(self, loaded: _Loaded) -> None:
@@ -1694,7 +1704,7 @@ class Memory:
                     else "this audit was already reinstated"
                 )
                 raise InputError(f"audit {audit_id}: {problem}", source=self.path)
-            if audit_id in self._store.erasures().values():
+            if audit_id in self._erased(loaded).values():
                 raise InputError(
                     f"audit {audit_id} is a purge: erased content cannot be reinstated",
                     source=self.path,
@@ -1761,7 +1771,7 @@ class Memory:
             ]
             page = matches[offset:] if limit is None else matches[offset : offset + limit]
             texts = self._store.texts_of([num for num, _ in page]) if page else {}
-            erased = self._store.erasures() if page else {}
+            erased = self._erased(loaded) if page else {}
             ids = index.ids
             hits = []
             for num, score in page:
@@ -1824,7 +1834,7 @@ class Memory:
 
         def work(loaded: _Loaded) -> WorkResult:
             ids, numbers = self._roots(loaded, [node_id])
-            earlier = self._store.erasures().get(numbers[0])
+            earlier = self._erased(loaded).get(numbers[0])
             if earlier is not None:
                 raise InputError(
                     f"already purged (by event {earlier})", source=self.path, node=node_id
@@ -1834,6 +1844,7 @@ class Memory:
             self._store.add_revisions(event, INACTIVE, plan.deactivated)
             loaded.audits[event] = numbers
             self._store.purge(numbers[0], event)
+            loaded.erased = None
             return event, plan, (event, ids, plan, loaded)
 
         def named(value: tuple[int, tuple[str, ...], Plan, _Loaded]) -> Any:
@@ -1852,7 +1863,7 @@ class Memory:
             ids = self._loaded_now().index.ids
             return {
                 ids[num]: event
-                for num, event in self._store.erasures().items()
+                for num, event in self._erased(self._loaded_now()).items()
                 if self._until(event) and num < len(ids)
             }
 
@@ -1919,7 +1930,7 @@ class Memory:
             kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
             record = self._store.node_record(node_id)
             text = record["text"] if record else ""
-            erased_by = self._store.erasures().get(num)
+            erased_by = self._erased(loaded).get(num)
             if erased_by is not None and not self._until(erased_by):
                 erased_by = None  # a view of the past before the purge (its text is gone)
             ids = index.ids
