@@ -173,9 +173,10 @@ def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) ->
 
 
 # the keys each object of a graph document may carry (docs/design.md section 4; the memory's
-# import reads author/expression/value too); any other key is an error naming it and where
+# import reads author/expression/value/valid_until too); any other key is an error naming it
+# and where
 TOP_KEYS = frozenset({"nodes", "justifications", "nogoods"})
-NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value"})
+NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value", "valid_until"})
 JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
 _ONLY_STR = frozenset({str})  # antecedents: exactly str, checked per list in C (set of the types)
 _ONLY_DICT = frozenset({dict})

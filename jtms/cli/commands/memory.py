@@ -176,6 +176,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--author", default=None)
     p.add_argument("--expression", default=None, help="an executed calculation (sympy syntax)")
     p.add_argument("--value", default=None, help="the value the calculation gave")
+    p.add_argument(
+        "--valid-until",
+        default=None,
+        metavar="ISO_TIME",
+        help="from this time on the evidence counts as audited (reason 'expired'), "
+        "e.g. 2027-01-01T00:00:00Z",
+    )
     p.set_defaults(func=run_add_evidence)
 
     p = _common(subparsers.add_parser("add-claim", help="add a claim with its justifications"))
@@ -388,6 +395,7 @@ def run_add_evidence(args: argparse.Namespace) -> int:
             author=args.author,
             expression=args.expression,
             value=args.value,
+            valid_until=args.valid_until,
         )
     return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
 

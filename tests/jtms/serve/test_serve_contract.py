@@ -132,6 +132,8 @@ def test_every_argument_of_every_tool_refuses_every_wrong_json_type(tmp_path):
         "diagnose": {},
         "check": {},
         "page": {"event_id": audit_id},
+        "search": {"query": "e1"},
+        "purge": {"id": "e3", "reason": "erasure request"},
     }
 
     async def body(client: Client, memory: Memory) -> None:
