@@ -103,8 +103,8 @@ COMMAND_MODULES: dict[str, str] = {
 }
 """The module of :mod:`jtms.cli.commands` that registers each command. A command line that
 starts with a command's name imports only that module, so a cold ``jtms check`` or ``jtms
-audit`` does not import every other command's dependencies (about 0.1-0.2 s of a one-shot
-process); ``jtms --help`` and anything else register them all. tests/test_cli.py checks this
+audit`` does not import every other command's dependencies (a large part of a one-shot
+process); ``jtms --help`` and anything else register them all. tests/jtms/cli/test_cli.py checks this
 table against what registering every module gives."""
 
 

@@ -1421,7 +1421,7 @@ def load_compiled_planner() -> bool:
     """Load the compiled planner now (a long-lived process that audits often: a server, a
     benchmark), rather than after :data:`PLANNER_AFTER_S` of planning; whether it loaded.
 
-    Plans are the same either way (``tests/test_retract_kernel.py``)."""
+    Plans are the same either way (``tests/jtms/memory/test_retract_kernel.py``)."""
     try:
         import jtms.engine.retract_kernel  # noqa: F401
     except ImportError:  # pragma: no cover - numba is a dependency

@@ -8,7 +8,7 @@ its pointer dependents), then phase 2, the counting re-derivation of
 re-derived claim consistent with the derivation order (:meth:`SupportState._supports_in_order`).
 What differs is only how it runs: one compiled call over the flat rows of the index and the
 state's flat arrays, one byte of marks per node, no Python object per node visited. The
-Python rule stays the reference (``tests/test_retract_kernel.py`` compares whole plans).
+Python rule stays the reference (``tests/jtms/memory/test_retract_kernel.py`` compares whole plans).
 
 Loading numba and this module costs about half a second, which a one-shot command does not
 repay: :mod:`jtms.engine.incremental` loads it once a process has spent

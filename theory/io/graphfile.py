@@ -276,7 +276,7 @@ def graph_rows(data: Any) -> GraphRows | None:
     ``None`` for anything else: an invalid document, and one with nogoods. The caller then
     reads it with :func:`parse_graph`, which says what is wrong, so this reader only has to
     recognise valid documents; it accepts exactly what :func:`parse_graph` accepts and gives
-    the same rows as :meth:`GraphRows.of` the parsed structure (``tests/test_bulk_import.py``
+    the same rows as :meth:`GraphRows.of` the parsed structure (``tests/jtms/memory/test_bulk_import.py``
     checks both on valid and broken documents).
 
     >>> rows = graph_rows({"nodes": [{"id": "c", "kind": "claim"}, {"id": "e", "kind": "evidence"}],

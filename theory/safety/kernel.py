@@ -1,7 +1,7 @@
 """The verdicts of :func:`theory.safety.check.verdicts`, compiled (numba), one block of evidence at a time.
 
 Same definitions as the reference in :mod:`theory.safety.check` (which stays the cross-check,
-``tests/test_safety.py``): ``ancestors(c)`` is the least fixpoint of unions over every
+``tests/theory/test_safety.py``): ``ancestors(c)`` is the least fixpoint of unions over every
 justification in force, ``critical(c)`` the greatest fixpoint of AND over intact
 justifications of OR over their antecedents, with "all" (no intact justification counted
 yet) as the top. What differs is only how it runs, so that memory is bounded by what is kept:

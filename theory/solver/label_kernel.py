@@ -19,7 +19,7 @@ themselves. What differs is only how it runs:
 - besides the label-size budget of the reference, a work budget (products formed plus
   subset tests) bounds the time a blow-up can take before the caller falls back to SAT.
 
-The reference stays the cross-check (``tests/test_label_kernel.py``), with SAT and brute
+The reference stays the cross-check (``tests/theory/test_label_kernel.py``), with SAT and brute
 force.
 """
 

@@ -360,7 +360,7 @@ def run_check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     claims = args.claim
     total = len(claims) if claims else len(structure.claims)
-    # nothing the check builds is cyclic (tests/test_check_memory.py holds it to that: a
+    # nothing the check builds is cyclic (tests/theory/test_check_memory.py holds it to that: a
     # pool of SAT variables once was, and a 500-claim check kept 500 MB of dropped pools),
     # and its millions of small objects made the cyclic collector's passes over the loaded
     # graph the largest cost of the check at 100k claims
