@@ -244,7 +244,7 @@ class ProvReading:
             ra, rb = find(a), find(b)
             if ra != rb:
                 parent[max(ra, rb)] = min(ra, rb)
-        rename = {x: find(x) for x in parent if find(x) != x}
+        rename = {x: find(x) for x in list(parent) if find(x) != x}
         if not rename:
             return
         self.merged = dict(sorted(rename.items()))
