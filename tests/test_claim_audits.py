@@ -149,3 +149,27 @@ def test_verdicts_and_witnesses_equal_brute_force_for_claim_and_mixed_audits(str
         ]
     for claim in structure.claims:  # mixed audits: safe for both kinds of audit
         assert verdicts["all", claim] == (verdicts["evidence", claim] and verdicts["claims", claim])
+
+
+def test_the_graph_enumeration_confirms_claim_and_mixed_audits():
+    from enumerations.graphs import GraphFamily, graph_shard, iso_classes
+
+    family = GraphFamily(2, 2, 3)
+    reps, sizes, _ = iso_classes(family)
+    tally = graph_shard(family, reps.tolist(), sizes.tolist())
+    assert tally.disagreements == 0 and not tally.examples
+    assert tally.claim_audits_safe + tally.claim_audits_unsafe == tally.active_claims
+    assert tally.mixed_audits_safe + tally.mixed_audits_unsafe == tally.active_claims
+    assert tally.claim_audits_unsafe > 0 and tally.mixed_audits_unsafe >= tally.unsafe_claims
+
+
+def test_the_graph_enumeration_reports_a_checker_that_ignores_claim_audits(monkeypatch):
+    from enumerations.graphs import GraphFamily, graph_shard, iso_classes
+    from theory.safety import check
+
+    # planted: the checker judges audits of claims as audits of evidence
+    monkeypatch.setattr(check, "gated", lambda structure, audits: structure)
+    family = GraphFamily(2, 2, 3)
+    reps, sizes, _ = iso_classes(family)
+    tally = graph_shard(family, reps.tolist(), sizes.tolist())
+    assert tally.disagreements > 0 and "audits of claims" in tally.examples[0]
