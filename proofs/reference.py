@@ -25,6 +25,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from proofs.statements import COVERS, has_ancestors
+
 Table = tuple[bool, ...]
 
 
@@ -74,7 +76,7 @@ def is_monotone(table: Table, n: int) -> bool:
 def negation(name: str, table: Table, n: int, ancestors: int) -> bool:
     """The value of statement ``name``'s negated assertion (the part after the body)."""
     base = name.split("~")[0]
-    f = facts(table, n, ancestors if base == "refined" else None)
+    f = facts(table, n, ancestors if has_ancestors(name) else None)
     size, full = 1 << n, (1 << n) - 1
     if base == "boundary":
         claim = f.unique if name == "boundary" else len(f.minimal) <= 2
@@ -82,6 +84,9 @@ def negation(name: str, table: Table, n: int, ancestors: int) -> bool:
     if base == "refined":
         claim = f.unique and ancestors == f.union if name == "refined" else f.unique
         return f.agree != claim
+    if base == "audit_criterion":
+        differ = [f.exact[r] != f.influence[r] for r in range(size)]
+        return f.agree != (not any(differ[1 << i] for i in range(n)))
     if base == "inclusion":
         if name == "inclusion":
             return any(f.exact[r] and not f.influence[r] for r in range(size))
@@ -95,10 +100,11 @@ def negation(name: str, table: Table, n: int, ancestors: int) -> bool:
 
 
 def side_conditions(name: str, table: Table, n: int, ancestors: int) -> bool:
-    """The body's conditions besides monotonicity: active, and A ⊇ U for ``refined``."""
+    """The body's conditions besides monotonicity: active, and A ⊇ U for ``refined`` and
+    ``audit_criterion`` (:data:`proofs.statements.COVERS`)."""
     if not table[(1 << n) - 1]:
         return False
-    if name.startswith("refined"):
+    if name in COVERS:
         union = facts(table, n).union
         return ancestors & union == union
     return True
@@ -193,7 +199,7 @@ def structured_dents(n: int) -> list[Table]:
 def ancestor_choices(name: str, table: Table, n: int, rng: random.Random) -> list[int]:
     """A for ``refined``: U itself, U plus random items, and a random set (maybe not ⊇ U);
     0 for the other statements (they have no ancestor variables)."""
-    if not name.startswith("refined"):
+    if not has_ancestors(name):
         return [0]
     union = facts(table, n).union
     return [union, union | rng.getrandbits(n), rng.getrandbits(n)]
