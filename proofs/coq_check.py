@@ -27,7 +27,8 @@ CLASSIC = "classic"
 THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "boundary": (
         "Boundary",
-        "Theorem 1: agree on every audit <=> unique minimal justification",
+        "Theorem 1, support-function form: active c, audits of evidence, influence over U: "
+        "agree on every audit <=> unique minimal justification",
         frozenset(),
     ),
     "refined": (
@@ -89,7 +90,8 @@ THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
     ),
     "graph_influence_safe": (
         "GraphBoundary",
-        "over graphs: influence-safe (over the evidence ancestors) <=> unique S and ancestors = S",
+        "Theorem 1, graph form: active c, audits of evidence, influence = reachability: "
+        "influence-safe <=> unique S and evidence ancestors = S",
         frozenset({CLASSIC}),
     ),
     "alive_antimono": (

@@ -479,12 +479,14 @@ GENERAL: dict[str, GeneralStatement] = {
     for s in (
         GeneralStatement(
             "general:boundary_if",
+            "support-function form (active c, audits of evidence, influence over U): "
             "unique minimal justification => agree on every audit",
             _one("", _query(SINGLE["general:boundary_if"])),
             steps=(SINGLE["general:boundary_if"],),
         ),
         GeneralStatement(
             "general:boundary_only_if",
+            "support-function form (active c, audits of evidence, influence over U): "
             "agree on every audit => unique minimal justification",
             _ONLY_IF,
             steps=ONLY_IF_STEPS,

@@ -40,10 +40,15 @@ class Statement:
 STATEMENTS: dict[str, Statement] = {
     s.name: s
     for s in (
-        Statement("boundary", "Theorem 1: agree on every audit <=> unique minimal justification"),
+        Statement(
+            "boundary",
+            "Theorem 1, support-function form (active c, audits of evidence, influence over "
+            "U): agree on every audit <=> unique minimal justification",
+        ),
         Statement(
             "refined",
-            "recorded ancestors A ⊇ U: agree on every audit <=> unique S and A = S",
+            "graph form (active c, audits of evidence, influence over recorded ancestors "
+            "A ⊇ U): agree on every audit <=> unique S and A = S",
         ),
         Statement("inclusion", "none ⊆ exact ⊆ influence on every audit"),
         Statement("one_item", "a disagreement on some audit implies one on a one-item audit"),
