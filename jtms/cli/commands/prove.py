@@ -155,6 +155,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+FORMS = {
+    "boundary": "Theorem 1, support-function form: for an active claim and every audit of "
+    "evidence, influence over the union of the minimal justifications agrees with exact "
+    "revision iff the minimal justification is unique (Coq boundary, graph_boundary)",
+    "refined": "Theorem 1, graph form: for an active claim and every audit of evidence, "
+    "influence over the evidence ancestors A (reachability, loops allowed; A ⊇ U) agrees with "
+    "exact revision iff the minimal justification S is unique and A = S (Coq "
+    "graph_influence_safe)",
+    "audit_criterion": "audits of claims or mixed audits: for an active claim, influence "
+    "agrees with exact revision on every audit iff on every one-item audit {x}, x the claim "
+    "or an ancestor among the audited nodes (Coq graph_audit_safe)",
+}
+"""What each statement that ``jtms prove`` prints under its table establishes."""
+
+
 def run(args: argparse.Namespace) -> int:
     from proofs.bounded import SOLVERS, solve
     from proofs.certificate import CheckerMissing, certify
@@ -290,6 +305,9 @@ def run(args: argparse.Namespace) -> int:
                 rows,
             )
         )
+        for name in chosen:
+            if name in FORMS:
+                out.print(f"{name}: {FORMS[name]}")
         for d in disagreements:
             out.print(
                 f"solvers disagree on {d['statement']} n={d['n']}: {d['answers']}", style="red"
