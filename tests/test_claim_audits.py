@@ -125,6 +125,27 @@ def _survives(structure, claim, items, survivor) -> bool:
 
 
 @pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(jst.support_structures(cycles=True, max_evidence=3, max_claims=5))
+def test_safe_iff_the_unique_minimal_set_of_audited_nodes_is_the_audited_ancestry(structure):
+    # the structural form (Boundary.refined on the gated graph's support function): safe iff
+    # c has one minimal set of audited nodes deriving it, and it is the audited nodes that
+    # are c or its ancestors
+    for audits in ("claims", "all"):
+        items = audited_items(structure, audits)
+        for claim in check_structure(structure, audits=audits, max_listed=None).claims:
+            if not claim.active:
+                continue
+            reach = {
+                x
+                for x in items
+                if x == claim.id or claim.id in influence(structure, frozenset([x]))
+            }
+            structural = claim.minimal_justifications == {frozenset(reach)}
+            assert structural == claim.influence_safe, (audits, claim)
+
+
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(jst.support_structures(cycles=True, max_evidence=3, max_claims=5))
 def test_verdicts_and_witnesses_equal_brute_force_for_claim_and_mixed_audits(structure):
