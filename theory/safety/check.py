@@ -1,7 +1,10 @@
 """The influence-safety predicate: when does the cheap rule (influence) equal the exact one?
 
-An active claim c is influence-safe iff exact revision of {e} retires c for every evidence
-ancestor e of c (docs/design.md section 2); inactive claims are trivially safe. Each ancestor e
+For audits of evidence, an active claim c of a graph (influence = reachability, loops allowed)
+is influence-safe iff exact revision of {e} retires c for every evidence ancestor e of c
+(docs/design.md section 2; Coq ``checker_criterion``), that is iff its minimal justification
+is unique and equals its evidence ancestors (the graph form of Theorem 1, Coq
+``graph_influence_safe``); inactive claims are trivially safe. Each ancestor e
 that fails is one violation with the one-item witness audit {e}: ``alternative_support``
 when e lies in some minimal justification of c (another one survives), else
 ``redundant_influence`` (e reaches c only through redundant justifications).
