@@ -3,11 +3,15 @@
 - :mod:`enumerations.monotone`: every monotone Boolean function of n <= 6 variables as
   packed truth tables (Dedekind numbers 2, 3, 6, 20, 168, 7581, 7828354), and the n = 7 rows.
 - :mod:`enumerations.flat`: the vectorised word kernel comparing influence and exact revision
-  on every audit of every flat support function, and its shards.
+  on every audit of every flat support function, and its shards: the support-function form
+  of Theorem 1 (Coq ``boundary``: active claim, audits of evidence, influence over the union
+  of the minimal justifications).
 - :mod:`enumerations.reference`: the straightforward per-function check through
   :mod:`theory.semantics.revision` (the oracle for the kernel).
 - :mod:`enumerations.graphs`: every small memory graph (cycles included), the brute-force
-  comparison of the rules against the influence-safety checker.
+  comparison of the rules against the influence-safety checker: the graph form with loops
+  (Coq ``graph_influence_safe``: influence = reachability; unique minimal justification equal
+  to the evidence ancestors), and audits of claims and mixed audits (``graph_audit_safe``).
 - :mod:`enumerations.orderly`: one canonical graph per isomorphism class, generated directly;
   :mod:`enumerations.burnside`: the number of classes by Burnside's lemma (a separate count);
   :mod:`enumerations.graphparts`: resumable runs of large graph families and their cost estimate.

@@ -172,6 +172,18 @@ def strict_tally(data: object, family: GraphFamily) -> GraphTally:
         ("redundant_influence", t.redundant_influence, "unsafe_claims", t.unsafe_claims),
         ("both_kinds", t.both_kinds, "alternative_support", t.alternative_support),
         ("both_kinds", t.both_kinds, "redundant_influence", t.redundant_influence),
+        (
+            "claim_audits_safe + claim_audits_unsafe",
+            t.claim_audits_safe + t.claim_audits_unsafe,
+            "active_claims",
+            t.active_claims,
+        ),
+        (
+            "mixed_audits_safe + mixed_audits_unsafe",
+            t.mixed_audits_safe + t.mixed_audits_unsafe,
+            "active_claims",
+            t.active_claims,
+        ),
         ("disagreements", t.disagreements, "classes", t.classes),
         ("labelled_all_safe_graphs", t.labelled_all_safe_graphs, "graphs", t.graphs),
         (

@@ -24,6 +24,13 @@ minimal justifications, the witness audits, their kinds (``alternative_support``
 audited evidence lies in some minimal justification, ``redundant_influence`` otherwise) and
 the surviving justification. The exact rule is injectable: with a deliberately wrong rule
 (:mod:`enumerations.mutants`) the enumeration reports disagreements.
+
+Audits of claims and mixed audits: for each graph the brute force also compares the two
+rules on every nonempty audit of claims (2**C audits) and of evidence and claims together
+(2**(E+C)), and the checker (``check_structure(audits="claims")``, ``audits="all"``) must
+agree claim by claim on the verdict and on the one-item witness audits {x} (exact keeps the
+claim, influence retires it). Tallied as ``claim_audits_safe``/``_unsafe`` and
+``mixed_audits_safe``/``_unsafe`` (active claims), disagreements counted with the others.
 """
 
 from __future__ import annotations
@@ -47,8 +54,8 @@ from theory.safety.check import (
     SafetyReport,
     check_structure,
 )
-from theory.semantics.fixpoint import active_state
-from theory.semantics.revision import RevisionRule
+from theory.semantics.fixpoint import active_state, base_active
+from theory.semantics.revision import RevisionRule, downstream_numbers, exact_retired_numbers
 from theory.semantics.revision import exact as theory_exact
 from theory.semantics.revision import influence as theory_influence
 from theory.testing.reference import brute_force_minimal_justifications, evidence_ancestors
@@ -239,6 +246,78 @@ def brute_force(
     return truth
 
 
+AuditTruth = dict[str, tuple[bool, frozenset[str]]]
+
+
+def brute_force_audits(
+    structure: SupportStructure,
+    domains: Sequence[frozenset[str]],
+    exact: RevisionRule = theory_exact,
+    influence: RevisionRule = theory_influence,
+) -> list[AuditTruth]:
+    """For each set of nodes in ``domains``, per claim, by exhaustion over every nonempty
+    audit drawn from it: whether the two rules agree on the claim, and the nodes x whose
+    one-item audit {x} influence retires it for and exact does not (its witness audits).
+    Both rules are run once per audit drawn from the union of the domains."""
+    ordered = sorted(frozenset().union(*domains))
+    audits = [
+        frozenset(x for i, x in enumerate(ordered) if bits >> i & 1)
+        for bits in range(1, 1 << len(ordered))
+    ]
+    if exact is theory_exact and influence is theory_influence:
+        by_audit = _both_rules(structure, audits)
+    else:  # an injected rule (enumerations.mutants) is called as the rules' protocol says
+        by_audit = {r: (exact(structure, r), influence(structure, r)) for r in audits}
+    truths = []
+    for domain in domains:
+        drawn = [r for r in audits if r <= domain]
+        truth = {}
+        for c in sorted(structure.claims):
+            safe = all((c in by_audit[r][0]) == (c in by_audit[r][1]) for r in drawn)
+            witnesses = frozenset(
+                x
+                for x in domain
+                if c in by_audit[frozenset([x])][1] and c not in by_audit[frozenset([x])][0]
+            )
+            truth[c] = (safe, witnesses)
+        truths.append(truth)
+    return truths
+
+
+def _both_rules(
+    structure: SupportStructure, audits: Sequence[frozenset[str]]
+) -> dict[frozenset[str], tuple[frozenset[str], frozenset[str]]]:
+    """``theory.semantics.revision.exact`` and ``influence`` on every audit, through the
+    functions they call on node numbers (the same code), with the index, the state before and
+    the ids' validation done once per graph instead of once per audit."""
+    index = index_of(structure)
+    before = base_active(structure)
+    found = {}
+    for audit in audits:
+        numbers = index.numbers(audit)
+        reached = downstream_numbers(index, numbers)
+        found[audit] = (
+            index.names(exact_retired_numbers(index, before, numbers)),
+            index.names(n for n in reached if before[n]),
+        )
+    return found
+
+
+def _compare_audits(structure: SupportStructure, audits: str, truth: AuditTruth) -> list[str]:
+    """Differences between ``check_structure(audits=)`` and :func:`brute_force_audits`."""
+    problems = []
+    for claim in check_structure(structure, audits=audits, certificates=False).claims:
+        safe, witnesses = truth[claim.id]
+        got = frozenset(next(iter(v.audit)) for v in claim.violations)
+        if claim.influence_safe != safe or got != witnesses:
+            problems.append(
+                f"{claim.id}: audits of {audits}: checker says influence_safe="
+                f"{claim.influence_safe} with witnesses {sorted(got)}, exhaustive comparison "
+                f"says {safe} with {sorted(witnesses)}"
+            )
+    return problems
+
+
 def _is_cyclic(structure: SupportStructure) -> bool:
     """Whether the graph has a support loop (a cyclic strongly connected component)."""
     index = index_of(structure)
@@ -262,6 +341,10 @@ class GraphTally:
     alternative_support: int = 0  # unsafe claims with an alternative_support violation
     redundant_influence: int = 0  # unsafe claims with a redundant_influence violation
     both_kinds: int = 0
+    claim_audits_safe: int = 0  # active claims safe for every audit of claims
+    claim_audits_unsafe: int = 0
+    mixed_audits_safe: int = 0  # ... for every audit of evidence and claims
+    mixed_audits_unsafe: int = 0
     violations: dict = field(
         default_factory=lambda: {ALTERNATIVE_SUPPORT: 0, REDUNDANT_INFLUENCE: 0}
     )
@@ -290,6 +373,10 @@ class GraphTally:
         "alternative_support",
         "redundant_influence",
         "both_kinds",
+        "claim_audits_safe",
+        "claim_audits_unsafe",
+        "mixed_audits_safe",
+        "mixed_audits_unsafe",
         "disagreements",
     )
     LABELLED = ("labelled_all_safe_graphs", "labelled_active_claims", "labelled_safe_claims")
@@ -359,6 +446,10 @@ class GraphTally:
             "alternative_support": self.alternative_support,
             "redundant_influence": self.redundant_influence,
             "both_kinds": self.both_kinds,
+            "claim_audits_safe": self.claim_audits_safe,
+            "claim_audits_unsafe": self.claim_audits_unsafe,
+            "mixed_audits_safe": self.mixed_audits_safe,
+            "mixed_audits_unsafe": self.mixed_audits_unsafe,
             "violations": dict(sorted(self.violations.items())),
             **(
                 {name: getattr(self, name) for name in self.LABELLED} if self.labelled_known else {}
@@ -431,6 +522,9 @@ def graph_shard(
         structure = build(family, row, candidates)
         truth = brute_force(structure, exact=exact)
         report = check_structure(structure)
+        by_claims, by_all = brute_force_audits(
+            structure, [structure.claims, frozenset(structure.nodes)], exact=exact
+        )
         tally.graphs += int(size)
         tally.classes += 1
         tally.cyclic_graphs += _is_cyclic(structure)
@@ -445,6 +539,10 @@ def graph_shard(
             if not t.active:
                 continue
             tally.active_claims += 1
+            tally.claim_audits_safe += by_claims[claim.id][0]
+            tally.claim_audits_unsafe += not by_claims[claim.id][0]
+            tally.mixed_audits_safe += by_all[claim.id][0]
+            tally.mixed_audits_unsafe += not by_all[claim.id][0]
             if t.safe:
                 tally.safe_claims += 1
                 continue
@@ -456,6 +554,8 @@ def graph_shard(
             for kind in t.witnesses.values():
                 tally.violations[kind] += 1
         problems = _compare(structure, report, truth)
+        problems += _compare_audits(structure, "claims", by_claims)
+        problems += _compare_audits(structure, "all", by_all)
         if problems:
             tally.disagreements += 1
             if len(tally.examples) < MAX_EXAMPLES:

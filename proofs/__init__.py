@@ -1,4 +1,8 @@
-"""Proofs of the justification-boundary theorem (docs/design.md section 1, issue 4).
+"""Proofs of the justification-boundary theorem (docs/design.md section 1, issue 4): its
+support-function form (``boundary``), its graph form (``refined``, with the recorded ancestors),
+and the claim-audit criterion (``audit_criterion``), bounded and general; the Coq development
+(``proofs/coq``) names the theorem of each form (``boundary``, ``graph_influence_safe``,
+``graph_audit_safe``).
 
 - :mod:`proofs.statements`  the bounded statements and their mutants, by name
 - :mod:`proofs.cnf_encoding` CNF (Tseitin + sequential counter) for CaDiCaL via python-sat

@@ -10,6 +10,7 @@ from pysat.solvers import Solver
 from proofs.cnf_encoding import encode
 from proofs.countermodel import decode
 from proofs.results import SAT, UNKNOWN, UNSAT, ProofResult
+from proofs.statements import has_ancestors
 from proofs.statements import statement as lookup
 from proofs.z3_bounded import Z3Encoding
 
@@ -64,7 +65,7 @@ def solve_z3(
     countermodel = None
     if answer == z3.sat:
         model = solver.model()
-        ancestors = encoding.ancestor_set(model) if name.startswith("refined") else None
+        ancestors = encoding.ancestor_set(model) if has_ancestors(name) else None
         countermodel = decode(encoding.truth_table(model), n, ancestors)
     return ProofResult(
         statement=name,

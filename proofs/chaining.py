@@ -19,7 +19,7 @@ For each multi-step statement of :mod:`proofs.general` (``STEPS``, stated in the
 - ``paths``: every general statement is proved twice, by :func:`proofs.general.prove_general`
   (its parts: one query, or the steps) and by its chain here (the statements proved by one
   query have their own chain: ``BOUNDARY_IF_STEPS``, ``REFINED_IF_STEPS``,
-  ``INCLUSION_STEPS``); :func:`path_results` fails a statement whose two paths disagree.
+  ``INCLUSION_STEPS``, ``AUDIT_CRITERION_ONLY_IF_STEPS``); :func:`path_results` fails a statement whose two paths disagree.
 - ``one_shot``: the claim as one query (premises ∧ ¬conclusion), where z3 decides it within
   the time limit (UNKNOWN is reported as such, not as a failure of the chained proof).
 """

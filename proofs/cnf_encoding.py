@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from proofs.statements import COVERS
 from proofs.statements import statement as lookup
 
 
@@ -113,7 +114,8 @@ class Encoding:
 
     @property
     def projection(self) -> list[int]:
-        """The free variables: the truth table, then the ancestor set (refined only)."""
+        """The free variables: the truth table, then the ancestor set (refined and
+        audit_criterion only)."""
         return list(range(1, (1 << self.n) + 1)) + self.ancestor_vars
 
     def truth_table(self, model: list[int]) -> list[bool]:
@@ -216,6 +218,17 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         handles = {"agree": agree, "unique": unique}
         sides = {"agree": [agree], "claim": [claim]}
         final = [[agree, claim], [-agree, -claim]]
+    elif base == "audit_criterion":
+        ancestor_vars = [b.new() for _ in range(n)]
+        if name in COVERS:
+            for i in range(n):
+                b.add([-s.u[i], ancestor_vars[i]])  # A ⊇ U
+        meets = s.influence(ancestor_vars)
+        diff = s.differ(meets)
+        agree = -b.or_(diff)
+        singles = -b.or_([diff[1 << i] for i in range(n)])
+        handles = {"agree": agree}
+        final = [[agree, singles], [-agree, -singles]]  # not (agree <-> agree on one-item)
     elif base == "inclusion":
         # none retires no claim on an audit of evidence (c is not in R), so none ⊆ exact holds
         # for the claim by definition; the SAT question is exact ⊆ influence.

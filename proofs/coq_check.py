@@ -27,7 +27,8 @@ CLASSIC = "classic"
 THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
     "boundary": (
         "Boundary",
-        "Theorem 1: agree on every audit <=> unique minimal justification",
+        "Theorem 1, support-function form: active c, audits of evidence, influence over U: "
+        "agree on every audit <=> unique minimal justification",
         frozenset(),
     ),
     "refined": (
@@ -89,7 +90,29 @@ THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
     ),
     "graph_influence_safe": (
         "GraphBoundary",
-        "over graphs: influence-safe (over the evidence ancestors) <=> unique S and ancestors = S",
+        "Theorem 1, graph form: active c, audits of evidence, influence = reachability: "
+        "influence-safe <=> unique S and evidence ancestors = S",
+        frozenset({CLASSIC}),
+    ),
+    "alive_antimono": (
+        "GraphBoundary",
+        "audits of any nodes: auditing more retires more (exact revision is monotone)",
+        frozenset(),
+    ),
+    "alive_untouched": (
+        "GraphBoundary",
+        "an audit meeting neither n nor an ancestor of n leaves n active",
+        frozenset(),
+    ),
+    "graph_audit_safe": (
+        "GraphBoundary",
+        "audits drawn from any nodes D (claims, or evidence and claims): influence-safe <=> "
+        "exact revision of {x} retires c for every x in D that is c or an ancestor of c",
+        frozenset({CLASSIC}),
+    ),
+    "graph_audit_safe_union": (
+        "GraphBoundary",
+        "mixed audits: safe for audits from D1 ++ D2 <=> safe for D1 and safe for D2",
         frozenset({CLASSIC}),
     ),
     "lex_leader_sound": (
@@ -125,6 +148,14 @@ STATEMENT_TYPES: dict[str, str] = {
     "Boundary.agree E (GraphBoundary.support_b ev js c) "
     "(GraphBoundary.evidence_ancestors js E c) <-> Boundary.unique_is E "
     "(GraphBoundary.support_b ev js c) (GraphBoundary.evidence_ancestors js E c)",
+    "graph_audit_safe": "forall (ev : nat -> bool) (js : list (nat * list nat)) "
+    "(D : list nat) (c : nat), GraphBoundary.alive ev js nil c -> "
+    "GraphBoundary.audit_safe ev js D c <-> (forall x : nat, List.In x D -> "
+    "x = c \\/ Graph.ancestor js x c -> GraphBoundary.exact_retires ev js (x :: nil) c)",
+    "graph_audit_safe_union": "forall (ev : nat -> bool) (js : list (nat * list nat)) "
+    "(D1 D2 : list nat) (c : nat), GraphBoundary.alive ev js nil c -> "
+    "GraphBoundary.audit_safe ev js (D1 ++ D2) c <-> GraphBoundary.audit_safe ev js D1 c "
+    "/\\ GraphBoundary.audit_safe ev js D2 c",
 }
 
 

@@ -34,7 +34,7 @@ import z3
 from pysat.solvers import Solver
 
 from proofs.cnf_encoding import Encoding, encode, extend_with_definitions
-from proofs.statements import PROVED
+from proofs.statements import COVERS, PROVED, has_ancestors
 from proofs.z3_bounded import Z3Encoding
 
 COUNTS = ("body", "agree", "unique", "negation")
@@ -88,7 +88,7 @@ def expected_counts(name: str, n: int) -> dict[str, int]:
         minimal, essential = _facts(table, n)
         choices = (
             [a for a in range(1 << n) if a & essential == essential]
-            if name == "refined"
+            if name in COVERS
             else [essential]
         )
         for ancestors in choices:
@@ -189,7 +189,7 @@ def _count_z3(facts: list[z3.BoolRef], coordinates: list[z3.BoolRef]) -> int:
 def z3_counts(encoding: Z3Encoding) -> dict[str, int]:
     """Model counts of the z3 encoding over its free constants (table, ancestor set)."""
     body = encoding.body
-    free = encoding.bits + (encoding.ancestors if encoding.name.startswith("refined") else [])
+    free = encoding.bits + (encoding.ancestors if has_ancestors(encoding.name) else [])
     return {
         "body": _count_z3(body, free),
         "agree": _count_z3(body + [encoding.agree], free),

@@ -51,6 +51,7 @@ from pysat.solvers import Solver
 from proofs import reference
 from proofs.cnf_encoding import encode
 from proofs.reference import Table
+from proofs.statements import has_ancestors
 from proofs.z3_bounded import Z3Encoding
 
 CERTIFIED_MAX_N = 9
@@ -101,7 +102,7 @@ class _CnfSides:
 class _Z3Sides:
     def __init__(self, name: str, n: int) -> None:
         self.encoding = e = Z3Encoding(name, n)
-        self.refined = name.startswith("refined")
+        self.refined = has_ancestors(name)
         monotone = {m.get_id() for m in e.monotonicity}
         open_body = [fact for fact in e.body if fact.get_id() not in monotone]
         self.solvers = {}
@@ -180,7 +181,7 @@ class PartCheck:
 def _tables(name: str, n: int, count: int, seed: int, exhaustive: bool) -> list[tuple[Table, int]]:
     if not exhaustive:
         return list(reference.samples(name, n, count, seed))
-    choices = range(1 << n) if name.startswith("refined") else [0]
+    choices = range(1 << n) if has_ancestors(name) else [0]
     return [(t, a) for t in reference.all_tables(n) for a in choices]
 
 

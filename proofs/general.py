@@ -16,6 +16,17 @@ true set contains one since E is finite, singletons exist). So a finite countere
 statement would be a model of its negation; UNSAT rules out counterexamples for every finite
 E (z3 in fact rules them out in every model, infinite and non-standard ones included).
 Each statement below is asserted negated; each mutant weakens one ingredient and must be SAT.
+
+Audits of claims and mixed audits (``general:audit_criterion_if``/``_only_if``): for audits
+drawn from a set D of a graph's nodes (its claims, or all its nodes), read Item = D, J = the
+minimal sets K of D such that c is active when the nodes of D outside K are audited (the
+minimal justifications of c in the gated graph, :func:`theory.safety.check.gated`), and
+A = the members of D that are c or an ancestor of c. The axioms hold (the minimal sets of a
+finite family form an antichain), exact revision of R retires c iff no J-set misses R
+because exact revision is monotone in the audit (Coq ``alive_antimono``), and A covers the
+union of the J-sets because an audit that meets neither c nor its ancestors leaves c active
+(Coq ``alive_untouched``). The criterion then says: influence over A agrees with exact
+revision on every audit iff it does on every one-item audit {x}, x in A.
 """
 
 from __future__ import annotations
@@ -376,6 +387,32 @@ INCLUSION_STEPS = (
         witness=_ONE,
     ),
 )
+# The checker's criterion over any ancestor set A ⊇ U (audits of claims, mixed audits).
+AUDIT_CRITERION_IF_STEPS = (
+    Step(
+        "agree on one-item audits over A => no over-revision over A",
+        ("agree_on_singletons_A",),
+        ("!over_revised_A",),
+        witness=_ONE_A,
+    ),
+    REFINED_IF_STEPS[1],
+    REFINED_IF_STEPS[2],
+)
+AUDIT_CRITERION_ONLY_IF_STEPS = (
+    Step(
+        "agree over A => no over-revision over A",
+        ("agree_A",),
+        ("!over_revised_A",),
+        witness=_ONE_A,
+    ),
+    REFINED_IF_STEPS[1],
+    Step(
+        "no over- and no under-revision over A => agree on one-item audits over A",
+        ("!over_revised_A", "!under_revised_A"),
+        ("agree_on_singletons_A",),
+        witness=_ONE_A,
+    ),
+)
 # The statements proved by one query, as steps (their one part is this step's query).
 SINGLE: dict[str, Step] = {
     "general:boundary_if": Step("unique => agree", ("active", "unique"), ("agree",)),
@@ -383,6 +420,11 @@ SINGLE: dict[str, Step] = {
         "unique S and A = S => agree over A", ("active", "covers", "unique_is_A"), ("agree_A",)
     ),
     "general:inclusion": Step("exact ⊆ influence", ("active",), ("!under_revised",)),
+    "general:audit_criterion_only_if": Step(
+        "agree over A ⊇ U => agree on every one-item audit over A",
+        ("active", "covers", "agree_A"),
+        ("agree_on_singletons_A",),
+    ),
 }
 # What each chained statement claims, in the same atoms: premises => conclusion.
 CLAIMS: dict[str, Step] = {
@@ -396,6 +438,11 @@ CLAIMS: dict[str, Step] = {
         ("active", "disagree"),
         ("!agree_on_singletons",),
     ),
+    "general:audit_criterion_if": Step(
+        "agree on every one-item audit over A ⊇ U => agree over A",
+        ("active", "covers", "agree_on_singletons_A"),
+        ("agree_A",),
+    ),
 }
 STEPS: dict[str, tuple[Step, ...]] = {
     "general:boundary_only_if": ONLY_IF_STEPS,
@@ -404,6 +451,8 @@ STEPS: dict[str, tuple[Step, ...]] = {
     "general:boundary_if": BOUNDARY_IF_STEPS,
     "general:refined_if": REFINED_IF_STEPS,
     "general:inclusion": INCLUSION_STEPS,
+    "general:audit_criterion_if": AUDIT_CRITERION_IF_STEPS,
+    "general:audit_criterion_only_if": AUDIT_CRITERION_ONLY_IF_STEPS,
 }
 
 
@@ -430,12 +479,14 @@ GENERAL: dict[str, GeneralStatement] = {
     for s in (
         GeneralStatement(
             "general:boundary_if",
+            "support-function form (active c, audits of evidence, influence over U): "
             "unique minimal justification => agree on every audit",
             _one("", _query(SINGLE["general:boundary_if"])),
             steps=(SINGLE["general:boundary_if"],),
         ),
         GeneralStatement(
             "general:boundary_only_if",
+            "support-function form (active c, audits of evidence, influence over U): "
             "agree on every audit => unique minimal justification",
             _ONLY_IF,
             steps=ONLY_IF_STEPS,
@@ -463,6 +514,46 @@ GENERAL: dict[str, GeneralStatement] = {
             "disagree on some audit => disagree on a one-item audit",
             _ONE_ITEM,
             steps=ONE_ITEM_STEPS,
+        ),
+        GeneralStatement(
+            "general:audit_criterion_if",
+            "audits of claims or mixed (A = the audited nodes that are c or its ancestors, "
+            "A ⊇ U): agree on every one-item audit {x}, x in A => agree on every audit",
+            _parts(AUDIT_CRITERION_IF_STEPS),
+            steps=AUDIT_CRITERION_IF_STEPS,
+        ),
+        GeneralStatement(
+            "general:audit_criterion_only_if",
+            "audits of claims or mixed: agree on every audit => agree on every one-item audit",
+            _one("", _query(SINGLE["general:audit_criterion_only_if"])),
+            steps=(SINGLE["general:audit_criterion_only_if"],),
+        ),
+        GeneralStatement(
+            "general:audit_criterion_if~no_covers",
+            "mutant: A ⊇ U dropped (a model with at most two items is asked for)",
+            _one(
+                "",
+                lambda v: [
+                    v.active(),
+                    v.agree_on_singletons(v.A),
+                    z3.Not(v.agree(v.A)),
+                    v.at_most_items(2),
+                ],
+            ),
+            mutant_of="general:audit_criterion_if",
+        ),
+        GeneralStatement(
+            "general:audit_criterion_only_if~no_agreement",
+            "mutant: the agreement on every audit dropped",
+            _one(
+                "",
+                lambda v: [
+                    v.active(),
+                    v.ancestors_cover_union(),
+                    z3.Not(v.agree_on_singletons(v.A)),
+                ],
+            ),
+            mutant_of="general:audit_criterion_only_if",
         ),
         GeneralStatement(
             "general:boundary_if~at_most_two",
@@ -555,7 +646,8 @@ def prove_general(name: str, timeout_s: float = 60.0, drop_antichain: bool = Fal
                 step = entry["result"] = VACUOUS
         steps.append(entry)
         if step == SAT:
-            result, countermodel = SAT, decode_general(v, model, "refined" in name)
+            over_a = "refined" in name or "audit_criterion" in name  # influence over A
+            result, countermodel = SAT, decode_general(v, model, over_a)
             break
         if step in (UNKNOWN, VACUOUS):
             result = step

@@ -31,6 +31,7 @@ from pysat.solvers import Solver
 
 from proofs import cnf_encoding, counting, reference
 from proofs.reference import Table
+from proofs.statements import has_ancestors
 from proofs.z3_bounded import Z3Encoding
 from theory.model.index import index_of
 from theory.model.structure import SupportStructure
@@ -114,7 +115,7 @@ class _CnfReader:
 class _Z3Reader:
     def __init__(self, name: str, n: int) -> None:
         self.encoding = e = Z3Encoding(name, n)
-        self.refined = name.startswith("refined")
+        self.refined = has_ancestors(name)
         self.solver = z3.SolverFor("QF_FD")
         self.solver.add(e.body)
         terms = list(e.essential) + e.exact + e.influence + [e.unique, e.agree]
@@ -181,7 +182,7 @@ def cases(
     out = []
     for t in tables:
         union = reference.facts(t, n).union
-        choices = [union, union | rng.getrandbits(n)] if name.startswith("refined") else [0]
+        choices = [union, union | rng.getrandbits(n)] if has_ancestors(name) else [0]
         out += [(t, a) for a in dict.fromkeys(choices)]
     return out
 
@@ -195,7 +196,7 @@ def check_quantities(
     encodings: Iterable[str] = ("cnf", "z3"),
 ) -> list[QuantityCheck]:
     todo = cases(name, n, exhaustive, count, seed)
-    expected = [by_theory(t, n, a if name.startswith("refined") else None) for t, a in todo]
+    expected = [by_theory(t, n, a if has_ancestors(name) else None) for t, a in todo]
     checks = []
     for kind in encodings:
         reader: _CnfReader | _Z3Reader = (

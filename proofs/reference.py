@@ -25,6 +25,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from proofs.statements import COVERS, has_ancestors
+
 Table = tuple[bool, ...]
 
 
@@ -80,7 +82,7 @@ def sides(name: str, table: Table, n: int, ancestors: int) -> Sides:
     ``bad`` (per audit mask R: exact retires c and influence keeps it, or the swap for its
     mutant); for ``one_item`` ``differ`` (per R: exact and influence disagree)."""
     base = name.split("~")[0]
-    f = facts(table, n, ancestors if base == "refined" else None)
+    f = facts(table, n, ancestors if has_ancestors(name) else None)
     size = 1 << n
     if base == "boundary":
         claim = f.unique if name == "boundary" else len(f.minimal) <= 2
@@ -88,6 +90,9 @@ def sides(name: str, table: Table, n: int, ancestors: int) -> Sides:
     if base == "refined":
         claim = f.unique and ancestors == f.union if name == "refined" else f.unique
         return {"agree": (f.agree,), "claim": (claim,)}
+    if base == "audit_criterion":
+        differ = [f.exact[r] != f.influence[r] for r in range(size)]
+        return {"agree": (f.agree,), "claim": (not any(differ[1 << i] for i in range(n)),)}
     if base == "inclusion":
         if name == "inclusion":
             return {"bad": tuple(f.exact[r] and not f.influence[r] for r in range(size))}
@@ -101,7 +106,7 @@ def negation_of_sides(name: str, values: Sides, n: int) -> bool:
     """The negated assertion of statement ``name`` as a function of its sides (any values,
     not only those a table gives): what the emitted assertion must compute from them."""
     base = name.split("~")[0]
-    if base in ("boundary", "refined"):
+    if base in ("boundary", "refined", "audit_criterion"):
         return values["agree"][0] != values["claim"][0]
     if base == "inclusion":
         return any(values["bad"])
@@ -119,10 +124,11 @@ def negation(name: str, table: Table, n: int, ancestors: int) -> bool:
 
 
 def side_conditions(name: str, table: Table, n: int, ancestors: int) -> bool:
-    """The body's conditions besides monotonicity: active, and A ⊇ U for ``refined``."""
+    """The body's conditions besides monotonicity: active, and A ⊇ U for ``refined`` and
+    ``audit_criterion`` (:data:`proofs.statements.COVERS`)."""
     if not table[(1 << n) - 1]:
         return False
-    if name.startswith("refined"):
+    if name in COVERS:
         union = facts(table, n).union
         return ancestors & union == union
     return True
@@ -256,7 +262,7 @@ def orbit_samples(n: int, count: int, seed: int = 0) -> list[Table]:
 def ancestor_choices(name: str, table: Table, n: int, rng: random.Random) -> list[int]:
     """A for ``refined``: U itself, U plus random items, and a random set (maybe not ⊇ U);
     0 for the other statements (they have no ancestor variables)."""
-    if not name.startswith("refined"):
+    if not has_ancestors(name):
         return [0]
     union = facts(table, n).union
     return [union, union | rng.getrandbits(n), rng.getrandbits(n)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import z3
 
+from proofs.statements import COVERS, has_ancestors
 from proofs.statements import statement as lookup
 
 
@@ -82,7 +83,7 @@ class Z3Encoding:
         essential = [z3.Or(*[minimal[x] for x in range(size) if x >> i & 1]) for i in range(n)]
         self.essential = essential
         base = name.split("~")[0]
-        members = self.ancestors if base == "refined" else essential
+        members = self.ancestors if has_ancestors(name) else essential
         # one term per audit mask R: what the assertion below is built from
         self.exact = [z3.Not(bit[full & ~r]) for r in range(size)]
         self.influence = [
@@ -107,6 +108,12 @@ class Z3Encoding:
             claim = z3.And(unique, same) if name == "refined" else unique
             self.sides = {"agree": [self.agree], "claim": [claim]}
             assertion.append(self.agree != claim)
+        elif base == "audit_criterion":
+            if name in COVERS:
+                body += [z3.Implies(u, a) for u, a in zip(essential, self.ancestors)]
+            differ = [exact[r] != meets[r] for r in range(size)]
+            singles = z3.Not(z3.Or(*[differ[1 << i] for i in range(n)]))
+            assertion.append(self.agree != singles)
         elif base == "inclusion":
             if name == "inclusion":
                 bad = [z3.And(exact[r], z3.Not(meets[r])) for r in range(size)]
@@ -133,7 +140,7 @@ class Z3Encoding:
     @property
     def free(self) -> list[z3.ExprRef]:
         """The free constants: the table, and the ancestor set for ``refined``."""
-        return [self.table] + (self.ancestors if self.name.startswith("refined") else [])
+        return [self.table] + (self.ancestors if has_ancestors(self.name) else [])
 
     def truth_table(self, model: z3.ModelRef) -> list[bool]:
         value = model.eval(self.table, model_completion=True).as_long()

@@ -181,3 +181,96 @@ Proof.
 Qed.
 
 End GraphBoundary.
+
+(** * Audits of claims and mixed audits (DESIGN.md section 2, "Audits of claims").
+
+    An audit R is any list of nodes, evidence or claims: [alive R] is the active state with
+    the nodes of R forced inactive, the least fixpoint as in [Graph.active]. Exact revision
+    of R retires the active claim c iff [~ alive R c]; influence revision retires it iff R
+    meets c or one of c's ancestors (reachability along antecedent -> claim edges). For
+    audits drawn from any list of nodes D (the evidence, the claims, or both):
+
+    - [graph_audit_safe]: an active c is influence-safe for the audits drawn from D iff
+      exact revision of {x} retires c for every x in D that is c or an ancestor of c (the
+      checker's criterion, with one-item witness audits {x}; for D = the evidence it is
+      [Boundary.checker_criterion] again);
+    - [graph_audit_safe_union]: safe for the audits drawn from D1 ++ D2 iff safe for those
+      drawn from D1 and for those drawn from D2 (mixed audits = evidence and claims).
+
+    [graph_audit_safe] argues by contradiction once ([classic], through [NNPP]). *)
+
+Require Import Classical_Prop.
+
+Section Audits.
+
+Variable ev : nat -> bool.
+Variable js : list (nat * list nat).
+
+Inductive alive (R : list nat) : nat -> Prop :=
+| alive_evidence : forall e, ev e = true -> ~ In e R -> alive R e
+| alive_claim : forall c ants, In (c, ants) js -> ~ In c R ->
+    (forall a, In a ants -> alive R a) -> alive R c.
+
+Definition exact_retires (R : list nat) (c : nat) : Prop := ~ alive R c.
+
+Definition influence_retires (R : list nat) (c : nat) : Prop :=
+  exists x, In x R /\ (x = c \/ ancestor js x c).
+
+(** c is influence-safe for the audits drawn from D: both rules agree on c for each of them. *)
+Definition audit_safe (D : list nat) (c : nat) : Prop :=
+  forall R, incl R D -> (exact_retires R c <-> influence_retires R c).
+
+(** Auditing more retires more: exact revision is monotone in the audit. *)
+Lemma alive_antimono : forall R R', incl R R' -> forall n, alive R' n -> alive R n.
+Proof.
+  intros R R' HRR' n H. induction H as [e He HnR|c ants Hin HnR Hants IH].
+  - apply alive_evidence; [exact He|]. intros HR. exact (HnR (HRR' e HR)).
+  - apply (alive_claim R c ants Hin); [|exact IH]. intros HR. exact (HnR (HRR' c HR)).
+Qed.
+
+(** An audit that meets neither n nor an ancestor of n leaves n active. *)
+Lemma alive_untouched : forall R n, alive [] n ->
+  (forall x, In x R -> x <> n /\ ~ ancestor js x n) -> alive R n.
+Proof.
+  intros R n H. induction H as [e He _|c ants Hin _ Hants IH]; intros Hfar.
+  - apply alive_evidence; [exact He|]. intros HR. destruct (Hfar e HR) as [Hne _]. exact (Hne eq_refl).
+  - apply (alive_claim R c ants Hin).
+    + intros HR. destruct (Hfar c HR) as [Hne _]. exact (Hne eq_refl).
+    + intros a Ha. apply IH; [exact Ha|]. intros x Hx. destruct (Hfar x Hx) as [_ Hnanc]. split.
+      * intros Heq. subst x. exact (Hnanc (ancestor_edge js c ants a Hin Ha)).
+      * intros Hanc. exact (Hnanc (ancestor_step js c ants x a Hin Ha Hanc)).
+Qed.
+
+Theorem graph_audit_safe : forall D c, alive [] c ->
+  (audit_safe D c <-> forall x, In x D -> (x = c \/ ancestor js x c) -> exact_retires [x] c).
+Proof.
+  intros D c Hc. split.
+  - intros Hsafe x HxD Hxa. apply (Hsafe [x]).
+    + intros y [Hy|[]]. subst y. exact HxD.
+    + exists x. split; [left; reflexivity|exact Hxa].
+  - intros Hone R HRD. split.
+    + intros Hex. apply NNPP. intros Hno. apply Hex. apply alive_untouched; [exact Hc|].
+      intros x Hx. split.
+      * intros Heq. apply Hno. exists x. split; [exact Hx|left; exact Heq].
+      * intros Hanc. apply Hno. exists x. split; [exact Hx|right; exact Hanc].
+    + intros [x [Hx Hxa]] Halive. apply (Hone x (HRD x Hx) Hxa).
+      apply (alive_antimono [x] R); [|exact Halive].
+      intros y [Hy|[]]. subst y. exact Hx.
+Qed.
+
+Theorem graph_audit_safe_union : forall D1 D2 c, alive [] c ->
+  (audit_safe (D1 ++ D2) c <-> audit_safe D1 c /\ audit_safe D2 c).
+Proof.
+  intros D1 D2 c Hc.
+  destruct (graph_audit_safe (D1 ++ D2) c Hc) as [H12 H12'].
+  destruct (graph_audit_safe D1 c Hc) as [H1 H1'].
+  destruct (graph_audit_safe D2 c Hc) as [H2 H2']. split.
+  - intros Hs. assert (Hall := H12 Hs). split.
+    + apply H1'. intros x Hx. apply Hall. apply in_or_app. left. exact Hx.
+    + apply H2'. intros x Hx. apply Hall. apply in_or_app. right. exact Hx.
+  - intros [Hs1 Hs2]. apply H12'. intros x Hx. apply in_app_or in Hx. destruct Hx as [Hx|Hx].
+    + exact (H1 Hs1 x Hx).
+    + exact (H2 Hs2 x Hx).
+Qed.
+
+End Audits.

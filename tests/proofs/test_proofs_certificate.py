@@ -12,7 +12,9 @@ dratify = pytest.importorskip("dratify")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["boundary", "refined", "inclusion", "one_item"])
+@pytest.mark.parametrize(
+    "name", ["boundary", "refined", "inclusion", "one_item", "audit_criterion"]
+)
 @pytest.mark.parametrize("symmetry", [False, True])
 def test_certificate_checked_by_dratify(name, symmetry, tmp_path):
     result = certify(name, 5, "dratify", symmetry=symmetry, directory=tmp_path)

@@ -24,10 +24,12 @@ def test_prove_json_all_statements(capsys):
     proved = [r for r in rows if not r["mutant"]]
     mutants = [r for r in rows if r["mutant"]]
     assert {(r["statement"], r["n"]) for r in proved if r["solver"] == "z3"} == {
-        (s, n) for s in ("boundary", "refined", "inclusion", "one_item") for n in (1, 2, 3)
+        (s, n)
+        for s in ("boundary", "refined", "inclusion", "one_item", "audit_criterion")
+        for n in (1, 2, 3)
     }
     assert all(r["result"] == "UNSAT" for r in proved)
-    assert len(mutants) == 8 and all(r["result"] == "SAT" and r["countermodel"] for r in mutants)
+    assert len(mutants) == 10 and all(r["result"] == "SAT" and r["countermodel"] for r in mutants)
     assert set(rows[0]) >= {"statement", "n", "solver", "result", "seconds"}
 
 

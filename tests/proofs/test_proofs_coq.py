@@ -37,6 +37,8 @@ def test_every_main_theorem_is_checked_with_only_allowed_axioms():
     assert {c.name for c in checks if c.axioms} == {
         "minimal_justifications_are_ancestors",
         "graph_influence_safe",
+        "graph_audit_safe",
+        "graph_audit_safe_union",
     }
     assert all(c.type_ok for c in checks)
 
@@ -129,3 +131,17 @@ def test_planted_broken_saturation_fails_to_compile(monkeypatch, tmp_path):
     )
     with pytest.raises(RuntimeError, match="coqc"):
         coq_check.check()
+
+
+def test_planted_classical_step_in_a_claim_audit_lemma_is_caught(monkeypatch, tmp_path):
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "GraphBoundary",
+        "  intros R R' HRR' n H. induction H as [e He HnR|c ants Hin HnR Hants IH].",
+        "  pose proof (classic True) as Hc.\n"
+        "  intros R R' HRR' n H. induction H as [e He HnR|c ants Hin HnR Hants IH].",
+    )
+    checks = {c.name: c for c in coq_check.check()}
+    assert not checks["alive_antimono"].ok and checks["alive_antimono"].axioms == {"classic"}
+    assert checks["graph_audit_safe"].axioms == {"classic"}

@@ -1,7 +1,10 @@
 """The influence-safety predicate: when does the cheap rule (influence) equal the exact one?
 
-An active claim c is influence-safe iff exact revision of {e} retires c for every evidence
-ancestor e of c (docs/design.md section 2); inactive claims are trivially safe. Each ancestor e
+For audits of evidence, an active claim c of a graph (influence = reachability, loops allowed)
+is influence-safe iff exact revision of {e} retires c for every evidence ancestor e of c
+(docs/design.md section 2; Coq ``checker_criterion``), that is iff its minimal justification
+is unique and equals its evidence ancestors (the graph form of Theorem 1, Coq
+``graph_influence_safe``); inactive claims are trivially safe. Each ancestor e
 that fails is one violation with the one-item witness audit {e}: ``alternative_support``
 when e lies in some minimal justification of c (another one survives), else
 ``redundant_influence`` (e reaches c only through redundant justifications).
@@ -19,6 +22,15 @@ c is safe iff critical(c) == ancestors(c); its violations are ancestors(c) - cri
 Certificates (minimal justifications, surviving justifications, kinds) come from the SAT
 solver core, only for unsafe claims: a safe claim's unique minimal justification *is*
 critical(c).
+
+Audits of claims (``audits="claims"``) and mixed audits (``audits="all"``) reduce to audits of
+evidence (:func:`audited_items`, :func:`gated`): each audited claim m gets a gate, a fresh
+evidence item added to every justification of m, so that auditing the gate is auditing m;
+evidence that may not be audited becomes a premise. The same verdicts and certificates then
+give the criterion for those audits: an active claim c is influence-safe for audits drawn
+from the items D iff exact revision of {x} retires c for every x in D that is c or an
+ancestor of c (Coq ``graph_audit_safe``). Safety for ``all`` is safety for ``evidence`` and
+for ``claims`` together (Coq ``graph_audit_safe_union``).
 """
 
 from __future__ import annotations
@@ -27,12 +39,12 @@ import time
 import warnings
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain, islice
 from typing import Any, Literal
 
 from theory.model.canonical import smallest_first, sorted_ids, sorted_sets
-from theory.model.errors import GraphError, Undecided, count_argument
+from theory.model.errors import GraphError, InputError, Undecided, count_argument
 from theory.model.index import IndexView, SupportIndex, index_of
 from theory.model.structure import SupportStructure, id_list
 from theory.semantics.fixpoint import base_active
@@ -51,6 +63,12 @@ COMPILED_CHECK_FROM = 4
 """Claims that need the SAT core's certificates from which :func:`check_structure` loads
 the compiled kernels (about 0.5 s once) and lists them with the compiled search: the
 solver loop takes 0.05-0.3 s per claim on graphs with large support loops."""
+AUDITS = ("evidence", "claims", "all")
+"""What ``check_structure(audits=)`` and ``jtms check --audits`` judge safety over: audits
+of evidence (Theorem 1's hypothesis, the default), of claims, or of both."""
+GATE_PREFIX = ","
+"""The prefix of a gate's id in :func:`gated`: ids never contain a comma
+(:mod:`theory.model.ids`), so a gate can never collide with a node."""
 ALTERNATIVE_SUPPORT = "alternative_support"
 REDUNDANT_INFLUENCE = "redundant_influence"
 UNDECIDED = "undecided"
@@ -266,6 +284,7 @@ def check_structure(
     deadline: float | None = None,
     relevance_budget: int | None = RELEVANCE_CONFLICTS,
     classify: int | None = None,
+    audits: str = "evidence",
 ) -> SafetyReport:
     """Check every claim (or the given ones) for influence-safety.
 
@@ -288,6 +307,9 @@ def check_structure(
     None, no surviving justification, ``kinds_complete`` false). A report for people that
     shows the first violations so skips the relevance queries of the rest, which on graphs
     whose claims have thousands of minimal justifications are most of the check's time.
+    ``audits`` (one of :data:`AUDITS`): judge safety over audits of evidence (Theorem 1),
+    of claims, or of both (:func:`gated`); minimal justifications, witness audits and
+    surviving justifications are then sets of those items.
 
     Examples
     --------
@@ -315,6 +337,7 @@ def check_structure(
         blocked=blocked,
         relevance_budget=relevance_budget,
         classify=classify,
+        audits=audits,
     )
     reports = []
     with closing(run):
@@ -360,6 +383,7 @@ def stream_check(
     blocked: Iterable[str] = (),
     relevance_budget: int | None = RELEVANCE_CONFLICTS,
     classify: int | None = None,
+    audits: str = "evidence",
 ) -> CheckStream:
     """:func:`check_structure` one claim at a time: the verdicts are computed at once, each
     claim's certificates as its report is asked for. The options are
@@ -379,31 +403,30 @@ def stream_check(
     count_argument(label_budget, "label_budget", optional=False)
     count_argument(relevance_budget, "relevance_budget")
     count_argument(classify, "classify")
-    structure = structure.under_audit(blocked)
+    original = structure.under_audit(blocked)
+    structure = gated(original, audits)
     index = index_of(structure)
     facts = verdicts(index, base_active(structure))
     wanted = (
-        sorted(structure.claims)
+        sorted(original.claims)
         if claims is None
-        else [structure.require_claim(c) for c in id_list(claims, "claim")]
+        else [original.require_claim(c) for c in id_list(claims, "claim")]
     )
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
-    return CheckStream(
-        tuple(wanted),
-        not unsafe,
-        len(unsafe),
-        _claim_reports(
-            index,
-            facts,
-            wanted,
-            unsafe,
-            max_listed,
-            certificates,
-            label_budget,
-            relevance_budget,
-            classify,
-        ),
+    reports = _claim_reports(
+        index,
+        facts,
+        wanted,
+        unsafe,
+        max_listed,
+        certificates,
+        label_budget,
+        relevance_budget,
+        classify,
     )
+    if structure is not original:
+        reports = _ungated_reports(reports)
+    return CheckStream(tuple(wanted), not unsafe, len(unsafe), reports)
 
 
 def _claim_reports(
@@ -542,6 +565,7 @@ def summarize_structure(
     examples: int = 3,
     progress: Callable[[int], None] | None = None,
     blocked: Iterable[str] = (),
+    audits: str = "evidence",
 ) -> SafetySummary:
     """The verdicts of :func:`check_structure` with ``certificates=False``, the witness
     audits counted instead of listed: per claim the number of violations (a popcount of
@@ -559,13 +583,20 @@ def summarize_structure(
     >>> summary.totals()["violations"], summary.claims[0].examples
     (2, ('a',))
     """
+    original = structure
+    if audits != "evidence":  # the gates stand for the audited claims (:func:`gated`)
+        structure, blocked = gated(structure.under_audit(blocked), audits), ()
     index = index_of(structure)
     gone = structure.require(blocked)
-    wanted = None if claims is None else [index.number[structure.require_claim(c)] for c in claims]
+    if claims is None and structure is not original:
+        claims = sorted(original.claims)
+    wanted = None if claims is None else [index.number[original.require_claim(c)] for c in claims]
     counts = count_verdicts(
         index, [index.number[n] for n in gone], wanted, examples=examples, progress=progress
     )
     summaries = tuple(counts.claims())
+    if structure is not original:
+        summaries = tuple(_ungated_summary(summary) for summary in summaries)
     return SafetySummary(all(c.influence_safe for c in summaries), summaries)
 
 
@@ -1080,3 +1111,117 @@ def _relevance(
         settled(*cone.turning_item(*among))
         pending = [e for e in pending if e not in relevant]
     return relevant, irrelevant
+
+
+# --- audits of claims and mixed audits ---------------------------------------------------------
+
+
+def audited_items(structure: SupportStructure, audits: str) -> frozenset[str]:
+    """The nodes an audit may name when safety is judged over ``audits`` (:data:`AUDITS`):
+    the evidence, the claims, or every node.
+
+    >>> g = SupportStructure.build(["a"], ["m", "c"], [("m", ["a"]), ("c", ["m"])])
+    >>> sorted(audited_items(g, "claims")), sorted(audited_items(g, "all"))
+    (['c', 'm'], ['a', 'c', 'm'])
+    """
+    if audits == "evidence":
+        return structure.evidence
+    if audits == "claims":
+        return structure.claims
+    if audits == "all":
+        return frozenset(structure.nodes)
+    raise InputError(f"unknown audits {audits!r} (choose from {', '.join(AUDITS)})")
+
+
+def gate(claim: str) -> str:
+    """The id of the evidence item that stands for ``claim`` in :func:`gated`."""
+    return GATE_PREFIX + claim
+
+
+def ungate(item: str) -> str:
+    """The node a gated graph's item stands for (the inverse of :func:`gate`; a node's own id
+    is returned as it is)."""
+    return item[len(GATE_PREFIX) :] if item.startswith(GATE_PREFIX) else item
+
+
+def gated(structure: SupportStructure, audits: str) -> SupportStructure:
+    """The graph whose evidence are exactly the items of :func:`audited_items`, each standing
+    for its node, so that audits of those items are audits of evidence in it.
+
+    Every claim m among the items gets a gate, the evidence item :func:`gate` (m), added to
+    every justification of m; a claim with no justification gets the justification
+    {m, gate(m)}, which never fires (the active state is a least fixpoint) but puts the gate
+    upstream of m. Auditing the gate then forces m inactive and nothing else, and what the
+    gate reaches is m and what m reaches: exact and influence revision of an audit R of
+    items retire, among the graph's nodes, what they retire in the gated graph under the
+    audit of R with each claim replaced by its gate. Evidence outside the items becomes a
+    premise (always active, never audited). For ``audits="evidence"`` this is the structure
+    itself, so Theorem 1 and its checker apply unchanged to audits of claims and to mixed ones:
+    c's support function over the gated evidence is c's support function over the items,
+    the nodes outside them kept.
+
+    >>> g = SupportStructure.build(["a"], ["m", "c"], [("m", ["a"]), ("c", ["m"]), ("c", ["a"])])
+    >>> h = gated(g, "claims")
+    >>> sorted(h.evidence), sorted(map(sorted, (j.antecedents for j in h.justifications_of["c"])))
+    ([',c', ',m'], [[',c', 'a'], [',c', 'm']])
+    """
+    items = audited_items(structure, audits)
+    if audits == "evidence":
+        return structure
+    gates = {m: gate(m) for m in sorted(structure.claims & items)}
+    justifications: list[tuple[str, Iterable[str]]] = []
+    justified: set[str] = set()
+    for j in structure.justifications:
+        justified.add(j.claim)
+        if j.claim in gates:
+            justifications.append((j.claim, j.antecedents | {gates[j.claim]}))
+        else:
+            justifications.append((j.claim, j.antecedents))
+    justifications += [(m, (m, gates[m])) for m in gates if m not in justified]
+    premises = sorted(structure.evidence - items)
+    justifications += [(e, ()) for e in premises]
+    texts = {n.id: n.text for n in structure.nodes.values() if n.text}
+    return SupportStructure.build(
+        sorted(structure.evidence & items) + list(gates.values()),
+        sorted(structure.claims) + premises,
+        justifications,
+        texts=texts,
+    )
+
+
+def _ungated_set(items: frozenset[str]) -> frozenset[str]:
+    return frozenset(ungate(x) for x in items)
+
+
+def _ungated(report: ClaimReport) -> ClaimReport:
+    """A report on a :func:`gated` graph in the original graph's nodes."""
+    violations = [
+        Violation(
+            v.kind,
+            _ungated_set(v.audit),
+            None if v.surviving_justification is None else _ungated_set(v.surviving_justification),
+        )
+        for v in report.violations
+    ]
+    violations.sort(key=lambda v: sorted_ids(v.audit))
+    return replace(
+        report,
+        violations=tuple(violations),
+        minimal_justifications=frozenset(_ungated_set(s) for s in report.minimal_justifications),
+    )
+
+
+def _ungated_reports(
+    reports: Generator[ClaimReport, None, None],
+) -> Generator[ClaimReport, None, None]:
+    with closing(reports):
+        for report in reports:
+            yield _ungated(report)
+
+
+def _ungated_summary(summary: ClaimSummary) -> ClaimSummary:
+    return replace(
+        summary,
+        examples=tuple(sorted(ungate(x) for x in summary.examples)),
+        minimal_justifications=frozenset(_ungated_set(s) for s in summary.minimal_justifications),
+    )

@@ -5,6 +5,7 @@ Exponential in the number of evidence items: for small graphs only.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import combinations
 
 from theory.model.graphalgo import (
@@ -41,9 +42,12 @@ def brute_force_minimal_justifications(
     return frozenset(found)
 
 
-def brute_force_influence_safe(structure: SupportStructure, claim: str) -> bool:
-    """Influence and exact revision agree on ``claim`` for every audit of evidence."""
-    items = sorted(structure.evidence)
+def brute_force_influence_safe(
+    structure: SupportStructure, claim: str, items: Iterable[str] | None = None
+) -> bool:
+    """Influence and exact revision agree on ``claim`` for every audit of evidence (or, given
+    ``items``, for every nonempty audit drawn from those nodes: claims, or evidence and claims)."""
+    items = sorted(structure.evidence if items is None else items)
     for size in range(1, len(items) + 1):
         for subset in combinations(items, size):
             audit = frozenset(subset)

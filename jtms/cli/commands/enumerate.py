@@ -49,10 +49,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "enumerate",
         help="exhaustive theorem enumerations (flat universes, n=7 slice, memory graphs)",
         description=(
-            "Check the justification boundary exhaustively: for every monotone support "
-            "function of n = 0..N evidence items and every audit, influence revision agrees "
-            "with exact revision iff the claim has a unique minimal justification. Exit 1 if "
-            "a counterexample is found."
+            "Check the justification boundary exhaustively. Flat universes (support-function "
+            "form of Theorem 1, Coq boundary): for every monotone support function of n = "
+            "0..N evidence items that is active and every audit of evidence, influence taken "
+            "over the union of the minimal justifications agrees with exact revision iff the "
+            "claim has a unique minimal justification. --graphs (graph form, loops allowed, "
+            "Coq graph_influence_safe): every memory graph of the family, each claim's "
+            "verdict from `jtms check` against the exhaustive comparison of reachability and "
+            "exact revision over every audit of evidence (an active claim is safe iff its "
+            "minimal justification is unique and equals its evidence ancestors), of claims "
+            "and of both (Coq graph_audit_safe). Exit 1 if a counterexample is found."
         ),
     )
     parser.add_argument(
@@ -532,8 +538,9 @@ def _render(payload: dict, plot: str | None) -> None:
     ]
     executor = payload["engine"]
     title = (
-        f"Theorem 1, flat universes: every monotone support function, every audit "
-        f"({executor['kind']}, {executor['workers']} worker(s)"
+        f"Theorem 1, support-function form (Coq boundary), flat universes: every monotone "
+        f"support function, every audit of evidence, influence over the union of the minimal "
+        f"justifications ({executor['kind']}, {executor['workers']} worker(s)"
         + (f", MUTANT {executor['mutant']}" if executor["mutant"] else "")
         + ")"
     )
@@ -630,7 +637,7 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
             f"{g['classes']:,} ({g['cyclic_graphs']:,} with a support loop)",
         ),
         ("claims / active", f"{g['claims']:,} / {g['active_claims']:,}"),
-        ("active claims influence-safe", f"{g['safe_claims']:,}"),
+        ("active claims influence-safe (audits of evidence)", f"{g['safe_claims']:,}"),
         ("unsafe claims", f"{g['unsafe_claims']:,}"),
         ("  with alternative_support", f"{g['alternative_support']:,}"),
         ("  with redundant_influence", f"{g['redundant_influence']:,}"),
@@ -650,7 +657,15 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
             ", ".join(f"{k} {v:,}" for k, v in g["violations"].items()),
         ),
         (
-            "checker = exhaustive comparison",
+            "safe / unsafe for audits of claims",
+            f"{g['claim_audits_safe']:,} / {g['claim_audits_unsafe']:,}",
+        ),
+        (
+            "safe / unsafe for mixed audits (evidence and claims)",
+            f"{g['mixed_audits_safe']:,} / {g['mixed_audits_unsafe']:,}",
+        ),
+        (
+            "checker = exhaustive comparison (all three kinds of audit)",
             "yes, every claim"
             if g["verdicts_agree"]
             else f"NO: {g['disagreements']:,} graphs disagree",
@@ -668,8 +683,9 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
     ]
     out.print(
         table(
-            f"Memory graphs: {f['evidence']} evidence, {f['claims']} claims, at most "
-            f"{f['max_justifications']} justifications, cycles included",
+            f"Theorem 1, graph form with loops (Coq graph_influence_safe; claim audits: "
+            f"graph_audit_safe): memory graphs, {f['evidence']} evidence, {f['claims']} "
+            f"claims, at most {f['max_justifications']} justifications, cycles included",
             ["quantity", "value"],
             rows,
         )

@@ -19,8 +19,13 @@ MAX_N = 16
 MAX_TIMEOUT_S = (2**32 - 1) / 1000
 
 _DESCRIPTION = """\
-Prove the justification-boundary theorem: influence revision agrees with exact revision on
-every audit of evidence iff the claim has exactly one minimal justification.
+Prove the justification-boundary theorem (Theorem 1) in its support-function form: for an
+active claim c and every audit of evidence, influence taken over U (the union of c's minimal
+justifications) agrees with exact revision iff c has exactly one minimal justification
+(Coq boundary). Its graph form (influence = reachability, loops allowed: agree iff the unique
+minimal justification S equals c's evidence ancestors) is statement refined with A = the
+evidence ancestors (Coq graph_influence_safe); audits of claims and mixed audits are
+statement audit_criterion (Coq graph_audit_safe).
 
 Bounded proofs: for each n, an arbitrary monotone support function on n evidence items
 (2^n truth-table variables), its minimal justifications, its essential items U and both
@@ -30,7 +35,8 @@ CNF) and by z3 (an independent encoding); both must answer UNSAT.
 
 Statements: boundary (Theorem 1), refined (recorded ancestors A ⊇ U: agree iff unique S and
 A = S), inclusion (none ⊆ exact ⊆ influence), one_item (a disagreement implies one on a
-one-item audit). Mutants (one ingredient weakened) must come back SAT: their decoded
+one-item audit), audit_criterion (audits of claims or mixed: items = the audited nodes, A =
+those that are c or its ancestors ⊇ U: agree on every audit iff on every one-item audit). Mutants (one ingredient weakened) must come back SAT: their decoded
 countermodel, a support structure with a witness audit, shows the proof is not vacuous.
 
 --general adds the first-order z3 proofs, valid for every finite universe at once, each
@@ -91,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--statements",
         default="boundary",
         help="comma-separated bounded statements, or 'all' "
-        "(boundary, refined, inclusion, one_item; default boundary)",
+        "(boundary, refined, inclusion, one_item, audit_criterion; default boundary)",
     )
     parser.add_argument(
         "--symmetry",
@@ -149,6 +155,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     add_manifest_argument(parser)
     parser.set_defaults(func=run)
+
+
+FORMS = {
+    "boundary": "Theorem 1, support-function form: for an active claim and every audit of "
+    "evidence, influence over the union of the minimal justifications agrees with exact "
+    "revision iff the minimal justification is unique (Coq boundary, graph_boundary)",
+    "refined": "Theorem 1, graph form: for an active claim and every audit of evidence, "
+    "influence over the evidence ancestors A (reachability, loops allowed; A ⊇ U) agrees with "
+    "exact revision iff the minimal justification S is unique and A = S (Coq "
+    "graph_influence_safe)",
+    "audit_criterion": "audits of claims or mixed audits: for an active claim, influence "
+    "agrees with exact revision on every audit iff on every one-item audit {x}, x the claim "
+    "or an ancestor among the audited nodes (Coq graph_audit_safe)",
+}
+"""What each statement that ``jtms prove`` prints under its table establishes."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -289,6 +310,9 @@ def run(args: argparse.Namespace) -> int:
                 rows,
             )
         )
+        for name in chosen:
+            if name in FORMS:
+                out.print(f"{name}: {FORMS[name]}")
         for d in disagreements:
             out.print(
                 f"solvers disagree on {d['statement']} n={d['n']}: {d['answers']}", style="red"

@@ -29,6 +29,7 @@ from theory.model.errors import InputError
 from theory.model.index import IndexView, index_of
 from theory.model.structure import SupportStructure
 from theory.safety.check import (
+    AUDITS,
     RELEVANCE_CONFLICTS,
     SafetyCounts,
     SafetyReport,
@@ -37,6 +38,7 @@ from theory.safety.check import (
     claim_numbers,
     count_verdicts,
     stream_check,
+    summarize_structure,
 )
 from theory.semantics.revision import RULES, revise, revise_in_force
 from theory.solver.justifications import minimal_justifications
@@ -111,17 +113,28 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         formatter_class=formatter,
         description=(
             "A claim is influence-safe when retiring everything downstream of an audit\n"
-            "(influence) agrees with exact revision for every audit of evidence. That holds\n"
-            "iff the claim has a unique minimal justification and no other evidence reaches\n"
-            "it. Each unsafe claim gets its violations: a one-item witness audit {e} that\n"
-            "influence would retire it for, and the justification that survives. Kinds:\n"
-            "  alternative_support  e is in one minimal justification, another survives\n"
-            "  redundant_influence  e reaches the claim only through a redundant justification\n"
+            "(influence: reachability along antecedent -> claim edges) agrees with exact\n"
+            "revision on it for every audit of evidence. For a graph (loops allowed), an\n"
+            "active claim is influence-safe iff it has a unique minimal justification S and\n"
+            "its evidence ancestors are exactly S (Coq graph_influence_safe); inactive claims\n"
+            "are trivially safe. A unique minimal justification alone is not enough:\n"
+            "c <- a; c <- a,b is unsafe (auditing b retires c by reachability).\n"
+            "--audits claims|all judges audits of claims, or of evidence and claims: an\n"
+            "active claim c is safe for them iff exact revision of {x} retires c for every\n"
+            "audited-kind x that is c or an ancestor of c (Coq graph_audit_safe); safe for\n"
+            "all iff safe for evidence and for claims (Coq graph_audit_safe_union).\n"
+            "Each unsafe claim gets its violations: a one-item witness audit {x} that\n"
+            "influence would retire it for, and the justification that survives (with\n"
+            "--audits claims|all: a minimal set of audited-kind nodes that still derives it).\n"
+            "Kinds:\n"
+            "  alternative_support  x is in one minimal justification, another survives\n"
+            "  redundant_influence  x reaches the claim only through a redundant justification\n"
             "  undecided            its relevance query ran out of --relevance-budget (the\n"
             "                       violation and its survivor are exact; kinds_complete false)\n\n"
             "Exit code 0 when every claim is safe, 1 otherwise, 2 on bad input.\n\n"
             "examples:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json\n"
-            "  jtms check --db jtms.db      # the stored memory, as it stands after its audits"
+            "  jtms check --db jtms.db      # the stored memory, as it stands after its audits\n"
+            "  jtms check examples/or_world.json --audits claims --json"
         ),
     )
     check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
@@ -158,6 +171,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         action="store_true",
         help="verdicts only, no certificates: per claim the number of witness audits and the "
         "first few (with --json: violation_count, violations_complete; fastest on large graphs)",
+    )
+    check.add_argument(
+        "--audits",
+        choices=AUDITS,
+        default="evidence",
+        help="judge safety over audits of evidence (default: Theorem 1), of claims, or of "
+        "both (all); witnesses and justifications are then sets of those nodes",
     )
     check.add_argument("--json", action="store_true", help="machine output")
     add_manifest_argument(check)
@@ -402,6 +422,8 @@ def _summary_check(args: argparse.Namespace) -> int:
     are printed one at a time."""
     started = time.perf_counter()
     source = args.db or args.graph
+    if args.audits != "evidence":  # over the gated graph (theory.safety.check.gated)
+        return _summary_over_audits(args, source, started)
     try:
         if args.db:
             from jtms.memory.memory import Memory
@@ -419,6 +441,35 @@ def _summary_check(args: argparse.Namespace) -> int:
     else:
         print_summary(counts, f"Influence-safety of {source}", by_id=not args.claim)
     return ExitCode.of(counts.influence_safe)
+
+
+def _summary_over_audits(args: argparse.Namespace, source: str, started: float) -> int:
+    """``--summary --audits claims|all``: :func:`theory.safety.check.summarize_structure` on
+    the graph (with --db, the stored one under the audits in force)."""
+    blocked: frozenset[str] = frozenset()
+    if args.db:
+        from jtms.memory.memory import Memory
+
+        with Memory.open(args.db) as memory:
+            structure, blocked = memory.structure(), memory.blocked_ids()
+    else:
+        structure = load_graph_file(args.graph)
+    try:
+        summary = summarize_structure(
+            structure,
+            None if args.claim is None else sorted(args.claim),
+            blocked=blocked,
+            audits=args.audits,
+        )
+    except InputError as error:
+        raise error.with_source(source) from None
+    if args.json:
+        payload = summary.to_dict()
+        payload["seconds"] = round(time.perf_counter() - started, 6)
+        print_json(payload)
+    else:
+        print_summary(summary, f"Influence-safety of {source} (audits of {args.audits})")
+    return ExitCode.of(summary.influence_safe)
 
 
 def _counted(
@@ -486,6 +537,7 @@ def _checked(
                 max_listed=limit,
                 blocked=blocked,
                 relevance_budget=relevance_budget,
+                audits=args.audits,
             )
         except InputError as error:
             raise error.with_source(source) from None
@@ -536,10 +588,12 @@ def _checked(
                 blocked=blocked,
                 relevance_budget=relevance_budget,
                 classify=SUMMARY_ROWS,
+                audits=args.audits,
             )
     except InputError as error:
         raise error.with_source(source) from None
-    print_report(report, f"Influence-safety of {source}")
+    over = "" if args.audits == "evidence" else f" (audits of {args.audits})"
+    print_report(report, f"Influence-safety of {source}{over}")
     if imported is not None:
         print_import_report(imported)
     return ExitCode.of(report.influence_safe)
