@@ -29,12 +29,12 @@ from __future__ import annotations
 import asyncio
 import copy
 import difflib
-import functools
 import inspect
 import json
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar, cast
 
 import anyio.lowlevel
@@ -701,30 +701,42 @@ def node_uri(node_id: str) -> str:
     return f"memory://node/{quote(node_id, safe='')}"
 
 
-def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
-    """The MCP server of the memory behind ``access`` (``read_only``: only the reading tools)."""
-    bus = SubscriberBus()
-    access.create_secret = not read_only
-    tools: list[Tool] = []
-    own_events: set[int] = set()  # this server's writes: published when made
-    watcher: list[asyncio.Task[None]] = []
-    reading = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
-    writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+READING = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+WRITING = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
-    async def changed(ids: Iterable[str], event: int | None = None) -> None:
-        if not bus.listening:
+
+class Served:
+    """What a tool function reads and writes through: the memory's ``access`` and the
+    notifications of ``subscriptions/listen`` (``bus``), one per server built by
+    :func:`build_server`."""
+
+    def __init__(self, access: MemoryAccess) -> None:
+        self.access = access
+        self.bus = SubscriberBus(on_first=self.start_watching)
+        self._own_events: set[int] = set()  # this server's writes: published when made
+        self._watcher: list[asyncio.Task[None]] = []
+
+    def since(self, memory: Memory, event: int) -> Memory:
+        """``memory`` as of ``event``, kept for the next pages (:meth:`MemoryAccess.view`)."""
+        return self.access.view(memory, event)
+
+    async def changed(self, ids: Iterable[str], event: int | None = None) -> None:
+        """Tell the listeners that the context and the nodes ``ids`` changed (by this
+        server's write ``event``, which the watcher then does not announce again)."""
+        if not self.bus.listening:
             return
         if event is not None:
-            own_events.add(event)
-        await bus.publish(ResourceUpdated(uri="memory://context"))
+            self._own_events.add(event)
+        await self.bus.publish(ResourceUpdated(uri="memory://context"))
         for node_id in sorted(set(ids)):
-            await bus.publish(ResourceUpdated(uri=node_uri(node_id)))
+            await self.bus.publish(ResourceUpdated(uri=node_uri(node_id)))
 
-    async def watch() -> None:
+    async def watch(self) -> None:
         """While someone listens: every WATCH_SECONDS, ``Memory.wait_for_change(timeout=0)``
         (one look at the latest event id; O(changes) catch-up when there are some), and for
         the events another process committed meanwhile (``Memory.events``: what each
         created, activated and deactivated), the same notifications as for our own writes."""
+        access, bus, own_events = self.access, self.bus, self._own_events
         seen = await access(lambda memory: memory.last_event)
         while bus.listening:
             await anyio.sleep(WATCH_SECONDS)
@@ -744,524 +756,602 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             own_events.difference_update([e for e in own_events if e <= newest])
             seen = newest
             if foreign:
-                await changed(ids)
+                await self.changed(ids)
 
-    def start_watching() -> None:
-        if not any(not task.done() for task in watcher):
-            watcher[:] = [asyncio.get_running_loop().create_task(watch())]
+    def start_watching(self) -> None:
+        if not any(not task.done() for task in self._watcher):
+            self._watcher[:] = [asyncio.get_running_loop().create_task(self.watch())]
 
-    bus.on_first = start_watching
 
-    def tool(
-        annotations: ToolAnnotations, output: dict[str, Any] | None = None
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            if read_only and not annotations.read_only_hint:
-                return fn
+ToolFunction = Callable[..., Awaitable[Any]]
 
-            @functools.wraps(fn)  # the same name, description and signature (arguments, schema)
-            async def call(**arguments: Any) -> CallToolResult:
-                if isinstance(arguments.get("cursor"), str):  # signed by this memory only
-                    arguments["cursor"] = await access.unsigned(arguments["cursor"])
-                return structured(await access.signed(await fn(**arguments)))
 
-            entry = Tool.from_function(
-                call,
-                annotations=annotations,
-                structured_output=True,
-                description=_readable(fn.__doc__),
-            )
-            entry.parameters["additionalProperties"] = False  # and MemoryServer refuses them
-            metadata = entry.fn_metadata
-            assert metadata.output_schema is not None, fn.__name__
-            metadata.output_schema = output or published_schema(metadata.output_schema)
-            metadata.output_model = None  # the result comes built (structured): published only
-            entry.fn_metadata = strict_arguments(metadata)
-            tools.append(entry)
-            return fn
+@dataclass(frozen=True)
+class ToolSpec:
+    """One MCP tool: ``fn(served, **arguments)`` (its name, docstring and the rest of its
+    signature are the tool's name, description and input schema), its annotations, and
+    an output schema to publish instead of the one its return type gives."""
 
-        return register
+    fn: ToolFunction
+    annotations: ToolAnnotations
+    output: dict[str, Any] | None = None
 
-    def since(memory: Memory, event: int) -> Memory:
-        return access.view(memory, event)
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
 
-    # --- writing tools -------------------------------------------------------------------------
-    @tool(writing)
-    async def add_evidence(
-        id: Annotated[
-            NodeId,
-            Field(
-                description=(
-                    f"the new evidence's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
-                )
-            ),
-        ],
-        text: NodeText = "",
-        source: Source = None,
-        expression: Expression = None,
-        value: Value = None,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.NodeAdded:
-        """Record one piece of evidence (an observation, a document, an executed calculation).
+    @property
+    def writes(self) -> bool:
+        return not self.annotations.read_only_hint
 
-        `source` says where it came from (a tool, a person, a URL). A calculation gives both
-        `expression` (sympy syntax, e.g. "2*21") and the `value` it produced; `review` can
-        re-execute it later. New evidence is active. Fails on an id already in the memory."""
 
-        def work(memory: Memory) -> payloads.NodeAdded:
-            change = memory.add_evidence(
-                id, text=text, author=source, expression=expression, value=value
-            )
-            return payloads.node_added(change, id)
+TOOLS: list[ToolSpec] = []
+"""The registry: every tool of the server, in the order ``tools/list`` shows them."""
 
-        def replay(memory: Memory, event: int) -> payloads.NodeAdded:
-            return {"event_id": event, "id": id, "active": since(memory, event).is_active(id)}
 
-        arguments = {
-            "id": id,
-            "text": text,
-            "source": source,
-            "expression": expression,
-            "value": value,
-        }
-        result = await access(once("add_evidence", arguments, idempotency_key, work, replay))
-        await changed([id], result["event_id"])
-        return result
+def tool(
+    annotations: ToolAnnotations, output: dict[str, Any] | None = None
+) -> Callable[[ToolFunction], ToolFunction]:
+    """Register the module-level function below as a tool (:data:`TOOLS`)."""
 
-    @tool(writing)
-    async def add_claim(
-        id: Annotated[
-            NodeId,
-            Field(
-                description=(
-                    f"the new claim's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
-                )
-            ),
-        ],
-        justifications: Annotated[
-            list[Annotated[list[NodeId], Field(max_length=limits.MAX_ANTECEDENTS)]],
-            Field(
-                max_length=limits.MAX_JUSTIFICATIONS,
-                description=(
-                    f"the claim's alternative justifications (at most "
-                    f"{limits.MAX_JUSTIFICATIONS}), each a list of existing ids "
-                    f"(at most {limits.MAX_ANTECEDENTS}) that together support it; "
-                    f"[[]] makes a premise"
-                ),
-            ),
-        ],
-        text: NodeText = "",
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.NodeAdded:
-        """Record a claim you derived, with its justifications.
+    def register(fn: ToolFunction) -> ToolFunction:
+        assert all(spec.name != fn.__name__ for spec in TOOLS), fn.__name__
+        TOOLS.append(ToolSpec(fn, annotations, output))
+        return fn
 
-        Each justification is a list of existing evidence or claim ids that TOGETHER support
-        the claim (AND); several justifications are independent alternatives (OR), and the
-        claim stays active as long as one of them is intact. `[[]]` makes a premise (holds
-        with no support). Record every independent reason you have: that is what lets an
-        audit keep the claim when one reason is withdrawn. `active` in the result says
-        whether the claim is supported now."""
+    return register
 
-        def work(memory: Memory) -> payloads.NodeAdded:
-            return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
 
-        def replay(memory: Memory, event: int) -> payloads.NodeAdded:
-            return {"event_id": event, "id": id, "active": since(memory, event).is_active(id)}
+def bound_tool(spec: ToolSpec, served: Served) -> Tool:
+    """The SDK's :class:`Tool` for ``spec`` on one server: its function with ``served``
+    bound (the signature the SDK reads is the function's less that first argument), its
+    cursors verified and signed, its result sent as :func:`structured`, its arguments
+    strict (:func:`strict_arguments`) and closed (no unknown keys)."""
+    fn = spec.fn
+    signature = inspect.signature(fn, eval_str=True)
+    parameters = list(signature.parameters.values())[1:]  # less `served`
+    access = served.access
 
-        arguments = {"id": id, "justifications": justifications, "text": text}
-        result = await access(once("add_claim", arguments, idempotency_key, work, replay))
-        await changed([id], result["event_id"])
-        return result
+    async def call(**arguments: Any) -> CallToolResult:
+        if isinstance(arguments.get("cursor"), str):  # signed by this memory only
+            arguments["cursor"] = await access.unsigned(arguments["cursor"])
+        return structured(await access.signed(await fn(served, **arguments)))
 
-    @tool(writing)
-    async def add_justification(
-        claim: Annotated[NodeId, Field(description="an existing claim's id")],
-        antecedents: Annotated[
-            list[NodeId],
-            Field(
-                max_length=limits.MAX_ANTECEDENTS,
-                description=(
-                    f"existing ids (at most {limits.MAX_ANTECEDENTS}) that "
-                    f"together support the claim"
-                ),
-            ),
-        ],
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.JustificationAdded:
-        """Add one more justification (ids that together support it) to an existing claim.
-
-        It may re-activate the claim and what depends on it: `activated` lists them (one
-        page; `page` with the `cursor` gives the next)."""
-
-        def work(memory: Memory) -> payloads.JustificationAdded:
-            return payloads.justification_added(
-                memory.add_justification(claim, antecedents), claim, limit
-            )
-
-        def replay(memory: Memory, event: int) -> payloads.JustificationAdded:
-            return cast(payloads.JustificationAdded, payloads.event_page(memory, event, 0, limit))
-
-        arguments = {"claim": claim, "antecedents": antecedents}
-        result = await access(once("add_justification", arguments, idempotency_key, work, replay))
-        await changed([claim, *result["activated"]], result["event_id"])
-        return result
-
-    @tool(writing)
-    async def audit(
-        invalidate: Annotated[
-            IdList,
-            Field(
-                min_length=1,
-                description=(f"the evidence or claim ids found wrong (1 to {MAX_IDS})"),
-            ),
-        ],
-        reason: Reason,
-        reviewer: Reviewer = None,
-        dry_run: DryRun = False,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        cursor: Cursor = None,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.AuditPayload:
-        """Invalidate evidence or claims found wrong, and withdraw exactly what loses all support.
-
-        Use it when a source is discredited, a measurement contaminated, a calculation wrong.
-        `retired` lists what is no longer active (the invalidated ids included): claims whose
-        every justification used something invalidated. `kept` lists downstream claims that
-        stay active, each with the `surviving_justification` that still holds: do not retract
-        those. With `dry_run` nothing is written (a preview; `audit_id` is null). The
-        `audit_id` of a real audit can be passed to `reinstate` to undo it.
-
-        Both lists come in pages of `limit` items, with their full lengths in `counts`. The
-        next page of a real audit: `page` with its `cursor` (or with `event_id` = `audit_id`,
-        at any later time). The next page of a dry run: this same call with `cursor`.
-        A `cursor` is for dry runs only; `idempotency_key` for real audits only."""
-        arguments = {"invalidate": invalidate, "reason": reason, "reviewer": reviewer}
-
-        def preview(memory: Memory) -> payloads.AuditPayload:
-            view, offset, call_digest = paged(
-                access, memory, "audit", {**arguments, "dry_run": True}, cursor
-            )
-            with view.snapshot():  # the preview and its kept claims read one state
-                event = view.as_of_event or view.last_event
-                result = view.preview(invalidate)
-                return payloads.audit_payload(
-                    view, invalidate, result, True, limit, offset, event, call_digest
-                )
-
-        def work(memory: Memory) -> payloads.AuditPayload:
-            result = memory.audit(invalidate, reason=reason, reviewer=reviewer)
-            return payloads.audit_payload(memory, invalidate, result, False, limit)
-
-        def replay(memory: Memory, event: int) -> payloads.AuditPayload:
-            return cast(payloads.AuditPayload, payloads.event_page(memory, event, 0, limit))
-
-        if dry_run:
-            if idempotency_key is not None:
-                raise ToolError(DRY_RUN_KEY)
-            return await access(preview)
-        if cursor is not None:
-            raise ToolError(
-                "cursor: a real audit's next pages come from the `page` tool "
-                "(pass it the cursor there); nothing was written"
-            )
-        result = await access(once("audit", arguments, idempotency_key, work, replay))
-        await changed(result["retired"], result["audit_id"])
-        return result
-
-    @tool(writing)
-    async def add_nogood(
-        id: Annotated[
-            NodeId, Field(description=("the new nogood's id, unique among nodes and nogoods"))
-        ],
-        nodes: Annotated[
-            IdList,
-            Field(
-                min_length=1,
-                description=(
-                    f"the claim or evidence ids that must not all hold together (1 to {MAX_IDS})"
-                ),
-            ),
-        ],
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.NogoodAdded:
-        """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
-        together. It changes no status; `active` says whether they all hold now (a live
-        contradiction). Then call `diagnose` to learn which evidence to audit. The result
-        repeats at most `limit` of the `nodes`, sorted (`counts`: how many; `page` with the
-        `cursor` gives the next)."""
-
-        def work(memory: Memory) -> payloads.NogoodAdded:
-            change = memory.add_nogood(id, nodes)
-            return payloads.nogood_added(change, id, nodes, memory.is_active(id), limit)
-
-        def replay(memory: Memory, event: int) -> payloads.NogoodAdded:
-            return cast(payloads.NogoodAdded, payloads.event_page(memory, event, 0, limit))
-
-        result = await access(
-            once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key, work, replay)
-        )
-        await changed([id], result["event_id"])
-        return result
-
-    @tool(writing)
-    async def reinstate(
-        audit_id: Annotated[int, Field(ge=1, description=("the `audit_id` an audit returned"))],
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.ReinstatePayload:
-        """Undo an audit (by the `audit_id` that `audit` returned): its invalidated ids count
-        again and everything they supported is active again (`reactivated`, one page;
-        `page` with the `cursor` gives the next)."""
-
-        def work(memory: Memory) -> payloads.ReinstatePayload:
-            return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id), limit)
-
-        def replay(memory: Memory, event: int) -> payloads.ReinstatePayload:
-            return cast(payloads.ReinstatePayload, payloads.event_page(memory, event, 0, limit))
-
-        result = await access(
-            once("reinstate", {"audit_id": audit_id}, idempotency_key, work, replay)
-        )
-        await changed(result["reactivated"], result["event_id"])
-        return result
-
-    @tool(writing)
-    async def review(
-        dry_run: DryRun = False,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.ReviewPayload:
-        """Re-execute every recorded calculation (evidence with an expression and a value).
-
-        Each one whose result disagrees with its recorded value is a discrepancy; all of them
-        are invalidated in one audit (`audit_id`, `retired`) unless `dry_run`. `refused` lists
-        calculations that cannot be re-executed safely (they are not audited). `contradictions`
-        lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw.
-        Each list holds at most `limit` items (`counts`: their lengths; the audit's next
-        `retired` page: `page` with `cursor`); the contradictions' and the diagnosis's lists
-        are cut to what fits too, with their lengths (`node_count`, `conflict_count`,
-        `invalidate_count`, ...; `jtms diagnose --db --json` lists them all). The
-        re-execution runs on a snapshot, beside other calls; only the audit waits for the
-        writers' lock. A repeat with the same
-        `idempotency_key` returns the first review's result (also one that audited nothing)
-        and writes nothing; a dry run takes no key."""
-        if dry_run and idempotency_key is not None:
-            raise ToolError(DRY_RUN_KEY)
-        first = None if idempotency_key is None else await access(first_review(idempotency_key))
-        if first is None:
-            planned = await access.long_read("review_plan", {})
-            if not dry_run:
-                first = await access(review_write(planned, idempotency_key))
-        if first is not None:  # a repeat: the first review's result, rebuilt
-            return await review_replay(*first, limit)
-        found = await access.long_read("review_contradictions", {})
-        payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
-        if payload["audit_id"] is not None:
-            await changed(payload["retired"], payload["audit_id"])
-        return payload
-
-    async def review_replay(event: int, audited: bool, limit: int) -> payloads.ReviewPayload:
-        """The result of the review that stored its key with ``event``, rebuilt: its plan
-        re-executed as of the event it read (the one before its audit, or ``event`` when
-        it audited nothing), the contradictions as of ``event``, its audit's first page."""
-        planned = await access.long_read("review_plan", {"as_of": event - 1 if audited else event})
-        found = await access.long_read("review_contradictions", {"as_of": event})
-        payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
-        if audited:
-            page = await access(lambda memory: payloads.event_page(memory, event, 0, limit))
-            payload["audit_id"], payload["retired"] = event, page["retired"]
-            payload["cursor"] = page["cursor"]
-            payload["counts"]["retired"] = page["counts"]["retired"]
-        return payload
-
-    # --- reading tools -------------------------------------------------------------------------
-    @tool(reading)
-    async def state(
-        ids: Annotated[
-            IdList | None,
-            Field(
-                description=(
-                    f"the node or nogood ids to look up (at most {MAX_IDS}); omit for every node"
-                )
-            ),
-        ] = None,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        cursor: Cursor = None,
-    ) -> payloads.StatePayload:
-        """Which of `ids` (every node when omitted) are active and which inactive now.
-
-        Each list holds at most `limit` ids, sorted; `counts` gives their lengths and
-        `cursor` the next page (this same call with `cursor`), read as of the same event."""
-
-        def work(memory: Memory) -> payloads.StatePayload:
-            view, offset, call_digest = paged(access, memory, "state", {"ids": ids}, cursor)
-            return payloads.state_payload(view, ids, limit, offset, call_digest)
-
-        return await access(work)
-
-    @tool(reading)
-    async def explain(
-        id: Annotated[NodeId, Field(description="the node to explain")],
-        as_of: Annotated[
-            int | Annotated[str, Field(max_length=64)] | None,
-            Field(
-                description=(
-                    "a past event id (an `event_id` or `audit_id` a tool returned), or an "
-                    "ISO time of at most 64 characters (the latest event at or before it); "
-                    "omit for now"
-                )
-            ),
-        ] = None,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        cursor: Cursor = None,
-    ) -> payloads.ExplainPayload:
-        """Why a node is active or not.
-
-        Active: `certificate`, a derivation down to evidence (steps claim <- antecedents) and
-        the `evidence` it rests on. Inactive: `blocked_by` (the audits that invalidated this
-        node itself), `withdrawn_by` (the event that withdrew it), `kept_out_by` (the open
-        audits that keep it out now) and `broken_justifications` (each justification with
-        its inactive antecedents). `as_of` explains the node as it was then. Each list
-        holds at most `limit` items (`counts`: their lengths; `cursor`: this same call's
-        next page)."""
-        moment = event_moment(as_of)
-
-        def work(memory: Memory) -> payloads.ExplainPayload:
-            arguments = {"id": id, "as_of": as_of}
-            base = memory if moment is None else since(memory, memory.event_at(moment))
-            view, offset, call_digest = paged(access, base, "explain", arguments, cursor)
-            return payloads.explain_payload(view, id, limit, offset, call_digest)
-
-        return await access(work)
-
-    @tool(reading)
-    async def history(
-        id: Annotated[NodeId, Field(description="the node or nogood whose history to read")],
-        limit: Limit = pages.DEFAULT_LIMIT,
-        cursor: Cursor = None,
-    ) -> payloads.HistoryPayload:
-        """Every status a node has had, oldest first (its creation, then each audit or
-        reinstatement that changed it, with who and why), and the audits naming it. At most
-        `limit` of each (`counts`: their lengths; `cursor`: this same call's next page)."""
-
-        def work(memory: Memory) -> payloads.HistoryPayload:
-            view, offset, call_digest = paged(access, memory, "history", {"id": id}, cursor)
-            return payloads.history_payload(view, id, limit, offset, call_digest)
-
-        return await access(work)
-
-    @tool(reading)
-    async def context(
-        budget: Annotated[
-            int,
-            Field(
-                ge=0,
-                le=MAX_CONTEXT_BUDGET,
-                description=(f"the most tokens the context may take (0 to {MAX_CONTEXT_BUDGET})"),
-            ),
-        ],
-        query: Query = None,
-    ) -> payloads.ContextPayload:
-        """The active memory compiled into a working context of at most `budget` tokens
-        (`text`, ready to read), preferring claims relevant to `query`; it also lists
-        recently withdrawn claims so you stop relying on them. It reads a snapshot beside
-        other calls (writers do not wait for it)."""
-        return cast(
-            payloads.ContextPayload,
-            await access.long_read("context", {"budget": budget, "query": query}),
-        )
-
-    @tool(reading)
-    async def diagnose(
-        limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
-    ) -> payloads.DiagnosePayload:
-        """The contradictions (nogoods whose nodes are all active) with their conflict sets
-        (minimal evidence sets that make them hold), and the cheapest diagnoses: minimal sets
-        of evidence to `invalidate` that leave no contradiction, each with what that audit
-        `retires` and `keeps`. Nothing is written: pass a diagnosis's `invalidate` to `audit`
-        (`dry_run` first). `undiagnosable` lists contradictions that hold without evidence.
-        `applied` is always null here (the CLI's `--apply`). Each list holds at most `limit`
-        items, and what fits in a page of about 200 KB (`counts`, and `conflict_count`,
-        `node_count`, `invalidate_count`, `retires_count`, `keeps_count` per item, give the
-        full lengths; `cursor`: this same call's next page; `jtms diagnose --db --json`
-        lists all). It reads a snapshot beside other calls and gives up past a time
-        budget."""
-        return cast(
-            payloads.DiagnosePayload,
-            await access.long_read("diagnose", {"limit": limit, "cursor": cursor}),
-        )
-
-    @tool(reading)
-    async def check(
-        limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
-    ) -> payloads.CheckPayload:
-        """Influence-safety of every claim as the memory stands: a claim is unsafe when a
-        naive 'retract everything downstream' rule would wrongly retire it (it has another
-        intact justification). Each violation names a one-item witness audit.
-        `influence_safe` and `counts` (claims, unsafe) cover every claim; `claims` lists at
-        most `limit` of them, sorted by id, with their certificates. It reads a snapshot
-        beside other calls (writers do not wait for it); a page stops early at its time
-        budget, and `cursor` (this same call) continues where it stopped."""
-
-        return cast(
-            payloads.CheckPayload,
-            await access.long_read("check", {"limit": limit, "cursor": cursor}),
-        )
-
-    @tool(
-        reading,
-        output={
-            "type": "object",
-            "additionalProperties": True,
-            "description": (
-                "the result of the write that made the event, as that writing tool returns it: "
-                "audit (audit_id, audit, retired, kept, counts, cursor), reinstate "
-                "(reactivated), add_justification (activated) or add_nogood (nodes)"
-            ),
-        },
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    call.__module__ = fn.__module__
+    call.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    entry = Tool.from_function(
+        call,
+        annotations=spec.annotations,
+        structured_output=True,
+        description=_readable(fn.__doc__),
     )
-    async def page(
-        cursor: Annotated[
-            str | None,
-            Field(
-                max_length=400,
-                description=(
-                    "the `cursor` of a write's result (audit, reinstate, add_justification, add_nogood, review)"
-                ),
+    entry.parameters["additionalProperties"] = False  # and MemoryServer refuses them
+    metadata = entry.fn_metadata
+    assert metadata.output_schema is not None, fn.__name__
+    metadata.output_schema = spec.output or published_schema(metadata.output_schema)
+    metadata.output_model = None  # the result comes built (structured): published only
+    entry.fn_metadata = strict_arguments(metadata)
+    return entry
+
+
+# --- writing tools -------------------------------------------------------------------------
+@tool(WRITING)
+async def add_evidence(
+    served: Served,
+    id: Annotated[
+        NodeId,
+        Field(
+            description=(
+                f"the new evidence's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
+            )
+        ),
+    ],
+    text: NodeText = "",
+    source: Source = None,
+    expression: Expression = None,
+    value: Value = None,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.NodeAdded:
+    """Record one piece of evidence (an observation, a document, an executed calculation).
+
+    `source` says where it came from (a tool, a person, a URL). A calculation gives both
+    `expression` (sympy syntax, e.g. "2*21") and the `value` it produced; `review` can
+    re-execute it later. New evidence is active. Fails on an id already in the memory."""
+
+    def work(memory: Memory) -> payloads.NodeAdded:
+        change = memory.add_evidence(
+            id, text=text, author=source, expression=expression, value=value
+        )
+        return payloads.node_added(change, id)
+
+    def replay(memory: Memory, event: int) -> payloads.NodeAdded:
+        return {"event_id": event, "id": id, "active": served.since(memory, event).is_active(id)}
+
+    arguments = {
+        "id": id,
+        "text": text,
+        "source": source,
+        "expression": expression,
+        "value": value,
+    }
+    result = await served.access(once("add_evidence", arguments, idempotency_key, work, replay))
+    await served.changed([id], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def add_claim(
+    served: Served,
+    id: Annotated[
+        NodeId,
+        Field(
+            description=(
+                f"the new claim's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
+            )
+        ),
+    ],
+    justifications: Annotated[
+        list[Annotated[list[NodeId], Field(max_length=limits.MAX_ANTECEDENTS)]],
+        Field(
+            max_length=limits.MAX_JUSTIFICATIONS,
+            description=(
+                f"the claim's alternative justifications (at most "
+                f"{limits.MAX_JUSTIFICATIONS}), each a list of existing ids "
+                f"(at most {limits.MAX_ANTECEDENTS}) that together support it; "
+                f"[[]] makes a premise"
             ),
-        ] = None,
-        event_id: Annotated[
-            int | None,
-            Field(
-                ge=1,
-                description=(
-                    "instead of a cursor: an event id (an `audit_id`, an `event_id`) whose "
-                    "result to read from its first page"
-                ),
+        ),
+    ],
+    text: NodeText = "",
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.NodeAdded:
+    """Record a claim you derived, with its justifications.
+
+    Each justification is a list of existing evidence or claim ids that TOGETHER support
+    the claim (AND); several justifications are independent alternatives (OR), and the
+    claim stays active as long as one of them is intact. `[[]]` makes a premise (holds
+    with no support). Record every independent reason you have: that is what lets an
+    audit keep the claim when one reason is withdrawn. `active` in the result says
+    whether the claim is supported now."""
+
+    def work(memory: Memory) -> payloads.NodeAdded:
+        return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
+
+    def replay(memory: Memory, event: int) -> payloads.NodeAdded:
+        return {"event_id": event, "id": id, "active": served.since(memory, event).is_active(id)}
+
+    arguments = {"id": id, "justifications": justifications, "text": text}
+    result = await served.access(once("add_claim", arguments, idempotency_key, work, replay))
+    await served.changed([id], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def add_justification(
+    served: Served,
+    claim: Annotated[NodeId, Field(description="an existing claim's id")],
+    antecedents: Annotated[
+        list[NodeId],
+        Field(
+            max_length=limits.MAX_ANTECEDENTS,
+            description=(
+                f"existing ids (at most {limits.MAX_ANTECEDENTS}) that together support the claim"
             ),
-        ] = None,
-        limit: Limit = pages.DEFAULT_LIMIT,
-    ) -> dict[str, Any]:
-        """A page of a write's result, read as of the write's event: the next `audit`,
-        `retired` and `kept` of an audit, `reactivated` of a reinstatement, `activated` of an
-        added justification, `nodes` of an added nogood. Give the `cursor` the result
-        carried, or an `event_id` (e.g. an `audit_id`) for its first page at any later
-        time."""
-        if (cursor is None) == (event_id is None):
-            raise ToolError("page: give either `cursor` or `event_id`")
+        ),
+    ],
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.JustificationAdded:
+    """Add one more justification (ids that together support it) to an existing claim.
 
-        def work(memory: Memory) -> dict[str, Any]:
-            if cursor is not None:
-                found = pages.decode(cursor, "event", "")
-                return payloads.event_page(memory, found.event, found.offset, limit)
-            assert event_id is not None
-            memory.event_at(event_id)  # "no event N" for one that does not exist
-            return payloads.event_page(memory, event_id, 0, limit)
+    It may re-activate the claim and what depends on it: `activated` lists them (one
+    page; `page` with the `cursor` gives the next)."""
 
-        return await access(work)
+    def work(memory: Memory) -> payloads.JustificationAdded:
+        return payloads.justification_added(
+            memory.add_justification(claim, antecedents), claim, limit
+        )
 
+    def replay(memory: Memory, event: int) -> payloads.JustificationAdded:
+        return cast(payloads.JustificationAdded, payloads.event_page(memory, event, 0, limit))
+
+    arguments = {"claim": claim, "antecedents": antecedents}
+    result = await served.access(
+        once("add_justification", arguments, idempotency_key, work, replay)
+    )
+    await served.changed([claim, *result["activated"]], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def audit(
+    served: Served,
+    invalidate: Annotated[
+        IdList,
+        Field(
+            min_length=1,
+            description=(f"the evidence or claim ids found wrong (1 to {MAX_IDS})"),
+        ),
+    ],
+    reason: Reason,
+    reviewer: Reviewer = None,
+    dry_run: DryRun = False,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.AuditPayload:
+    """Invalidate evidence or claims found wrong, and withdraw exactly what loses all support.
+
+    Use it when a source is discredited, a measurement contaminated, a calculation wrong.
+    `retired` lists what is no longer active (the invalidated ids included): claims whose
+    every justification used something invalidated. `kept` lists downstream claims that
+    stay active, each with the `surviving_justification` that still holds: do not retract
+    those. With `dry_run` nothing is written (a preview; `audit_id` is null). The
+    `audit_id` of a real audit can be passed to `reinstate` to undo it.
+
+    Both lists come in pages of `limit` items, with their full lengths in `counts`. The
+    next page of a real audit: `page` with its `cursor` (or with `event_id` = `audit_id`,
+    at any later time). The next page of a dry run: this same call with `cursor`.
+    A `cursor` is for dry runs only; `idempotency_key` for real audits only."""
+    arguments = {"invalidate": invalidate, "reason": reason, "reviewer": reviewer}
+
+    def preview(memory: Memory) -> payloads.AuditPayload:
+        view, offset, call_digest = paged(
+            served.access, memory, "audit", {**arguments, "dry_run": True}, cursor
+        )
+        with view.snapshot():  # the preview and its kept claims read one state
+            event = view.as_of_event or view.last_event
+            result = view.preview(invalidate)
+            return payloads.audit_payload(
+                view, invalidate, result, True, limit, offset, event, call_digest
+            )
+
+    def work(memory: Memory) -> payloads.AuditPayload:
+        result = memory.audit(invalidate, reason=reason, reviewer=reviewer)
+        return payloads.audit_payload(memory, invalidate, result, False, limit)
+
+    def replay(memory: Memory, event: int) -> payloads.AuditPayload:
+        return cast(payloads.AuditPayload, payloads.event_page(memory, event, 0, limit))
+
+    if dry_run:
+        if idempotency_key is not None:
+            raise ToolError(DRY_RUN_KEY)
+        return await served.access(preview)
+    if cursor is not None:
+        raise ToolError(
+            "cursor: a real audit's next pages come from the `page` tool "
+            "(pass it the cursor there); nothing was written"
+        )
+    result = await served.access(once("audit", arguments, idempotency_key, work, replay))
+    await served.changed(result["retired"], result["audit_id"])
+    return result
+
+
+@tool(WRITING)
+async def add_nogood(
+    served: Served,
+    id: Annotated[
+        NodeId, Field(description=("the new nogood's id, unique among nodes and nogoods"))
+    ],
+    nodes: Annotated[
+        IdList,
+        Field(
+            min_length=1,
+            description=(
+                f"the claim or evidence ids that must not all hold together (1 to {MAX_IDS})"
+            ),
+        ),
+    ],
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.NogoodAdded:
+    """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
+    together. It changes no status; `active` says whether they all hold now (a live
+    contradiction). Then call `diagnose` to learn which evidence to audit. The result
+    repeats at most `limit` of the `nodes`, sorted (`counts`: how many; `page` with the
+    `cursor` gives the next)."""
+
+    def work(memory: Memory) -> payloads.NogoodAdded:
+        change = memory.add_nogood(id, nodes)
+        return payloads.nogood_added(change, id, nodes, memory.is_active(id), limit)
+
+    def replay(memory: Memory, event: int) -> payloads.NogoodAdded:
+        return cast(payloads.NogoodAdded, payloads.event_page(memory, event, 0, limit))
+
+    result = await served.access(
+        once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key, work, replay)
+    )
+    await served.changed([id], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def reinstate(
+    served: Served,
+    audit_id: Annotated[int, Field(ge=1, description=("the `audit_id` an audit returned"))],
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.ReinstatePayload:
+    """Undo an audit (by the `audit_id` that `audit` returned): its invalidated ids count
+    again and everything they supported is active again (`reactivated`, one page;
+    `page` with the `cursor` gives the next)."""
+
+    def work(memory: Memory) -> payloads.ReinstatePayload:
+        return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id), limit)
+
+    def replay(memory: Memory, event: int) -> payloads.ReinstatePayload:
+        return cast(payloads.ReinstatePayload, payloads.event_page(memory, event, 0, limit))
+
+    result = await served.access(
+        once("reinstate", {"audit_id": audit_id}, idempotency_key, work, replay)
+    )
+    await served.changed(result["reactivated"], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def review(
+    served: Served,
+    dry_run: DryRun = False,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.ReviewPayload:
+    """Re-execute every recorded calculation (evidence with an expression and a value).
+
+    Each one whose result disagrees with its recorded value is a discrepancy; all of them
+    are invalidated in one audit (`audit_id`, `retired`) unless `dry_run`. `refused` lists
+    calculations that cannot be re-executed safely (they are not audited). `contradictions`
+    lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw.
+    Each list holds at most `limit` items (`counts`: their lengths; the audit's next
+    `retired` page: `page` with `cursor`); the contradictions' and the diagnosis's lists
+    are cut to what fits too, with their lengths (`node_count`, `conflict_count`,
+    `invalidate_count`, ...; `jtms diagnose --db --json` lists them all). The
+    re-execution runs on a snapshot, beside other calls; only the audit waits for the
+    writers' lock. A repeat with the same
+    `idempotency_key` returns the first review's result (also one that audited nothing)
+    and writes nothing; a dry run takes no key."""
+    if dry_run and idempotency_key is not None:
+        raise ToolError(DRY_RUN_KEY)
+    first = None if idempotency_key is None else await served.access(first_review(idempotency_key))
+    if first is None:
+        planned = await served.access.long_read("review_plan", {})
+        if not dry_run:
+            first = await served.access(review_write(planned, idempotency_key))
+    if first is not None:  # a repeat: the first review's result, rebuilt
+        return await review_replay(served, *first, limit)
+    found = await served.access.long_read("review_contradictions", {})
+    payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
+    if payload["audit_id"] is not None:
+        await served.changed(payload["retired"], payload["audit_id"])
+    return payload
+
+
+async def review_replay(
+    served: Served, event: int, audited: bool, limit: int
+) -> payloads.ReviewPayload:
+    """The result of the review that stored its key with ``event``, rebuilt: its plan
+    re-executed as of the event it read (the one before its audit, or ``event`` when
+    it audited nothing), the contradictions as of ``event``, its audit's first page."""
+    planned = await served.access.long_read(
+        "review_plan", {"as_of": event - 1 if audited else event}
+    )
+    found = await served.access.long_read("review_contradictions", {"as_of": event})
+    payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
+    if audited:
+        page = await served.access(lambda memory: payloads.event_page(memory, event, 0, limit))
+        payload["audit_id"], payload["retired"] = event, page["retired"]
+        payload["cursor"] = page["cursor"]
+        payload["counts"]["retired"] = page["counts"]["retired"]
+    return payload
+
+
+# --- reading tools -------------------------------------------------------------------------
+@tool(READING)
+async def state(
+    served: Served,
+    ids: Annotated[
+        IdList | None,
+        Field(
+            description=(
+                f"the node or nogood ids to look up (at most {MAX_IDS}); omit for every node"
+            )
+        ),
+    ] = None,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> payloads.StatePayload:
+    """Which of `ids` (every node when omitted) are active and which inactive now.
+
+    Each list holds at most `limit` ids, sorted; `counts` gives their lengths and
+    `cursor` the next page (this same call with `cursor`), read as of the same event."""
+
+    def work(memory: Memory) -> payloads.StatePayload:
+        view, offset, call_digest = paged(served.access, memory, "state", {"ids": ids}, cursor)
+        return payloads.state_payload(view, ids, limit, offset, call_digest)
+
+    return await served.access(work)
+
+
+@tool(READING)
+async def explain(
+    served: Served,
+    id: Annotated[NodeId, Field(description="the node to explain")],
+    as_of: Annotated[
+        int | Annotated[str, Field(max_length=64)] | None,
+        Field(
+            description=(
+                "a past event id (an `event_id` or `audit_id` a tool returned), or an "
+                "ISO time of at most 64 characters (the latest event at or before it); "
+                "omit for now"
+            )
+        ),
+    ] = None,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> payloads.ExplainPayload:
+    """Why a node is active or not.
+
+    Active: `certificate`, a derivation down to evidence (steps claim <- antecedents) and
+    the `evidence` it rests on. Inactive: `blocked_by` (the audits that invalidated this
+    node itself), `withdrawn_by` (the event that withdrew it), `kept_out_by` (the open
+    audits that keep it out now) and `broken_justifications` (each justification with
+    its inactive antecedents). `as_of` explains the node as it was then. Each list
+    holds at most `limit` items (`counts`: their lengths; `cursor`: this same call's
+    next page)."""
+    moment = event_moment(as_of)
+
+    def work(memory: Memory) -> payloads.ExplainPayload:
+        arguments = {"id": id, "as_of": as_of}
+        base = memory if moment is None else served.since(memory, memory.event_at(moment))
+        view, offset, call_digest = paged(served.access, base, "explain", arguments, cursor)
+        return payloads.explain_payload(view, id, limit, offset, call_digest)
+
+    return await served.access(work)
+
+
+@tool(READING)
+async def history(
+    served: Served,
+    id: Annotated[NodeId, Field(description="the node or nogood whose history to read")],
+    limit: Limit = pages.DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> payloads.HistoryPayload:
+    """Every status a node has had, oldest first (its creation, then each audit or
+    reinstatement that changed it, with who and why), and the audits naming it. At most
+    `limit` of each (`counts`: their lengths; `cursor`: this same call's next page)."""
+
+    def work(memory: Memory) -> payloads.HistoryPayload:
+        view, offset, call_digest = paged(served.access, memory, "history", {"id": id}, cursor)
+        return payloads.history_payload(view, id, limit, offset, call_digest)
+
+    return await served.access(work)
+
+
+@tool(READING)
+async def context(
+    served: Served,
+    budget: Annotated[
+        int,
+        Field(
+            ge=0,
+            le=MAX_CONTEXT_BUDGET,
+            description=(f"the most tokens the context may take (0 to {MAX_CONTEXT_BUDGET})"),
+        ),
+    ],
+    query: Query = None,
+) -> payloads.ContextPayload:
+    """The active memory compiled into a working context of at most `budget` tokens
+    (`text`, ready to read), preferring claims relevant to `query`; it also lists
+    recently withdrawn claims so you stop relying on them. It reads a snapshot beside
+    other calls (writers do not wait for it)."""
+    return cast(
+        payloads.ContextPayload,
+        await served.access.long_read("context", {"budget": budget, "query": query}),
+    )
+
+
+@tool(READING)
+async def diagnose(
+    served: Served, limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
+) -> payloads.DiagnosePayload:
+    """The contradictions (nogoods whose nodes are all active) with their conflict sets
+    (minimal evidence sets that make them hold), and the cheapest diagnoses: minimal sets
+    of evidence to `invalidate` that leave no contradiction, each with what that audit
+    `retires` and `keeps`. Nothing is written: pass a diagnosis's `invalidate` to `audit`
+    (`dry_run` first). `undiagnosable` lists contradictions that hold without evidence.
+    `applied` is always null here (the CLI's `--apply`). Each list holds at most `limit`
+    items, and what fits in a page of about 200 KB (`counts`, and `conflict_count`,
+    `node_count`, `invalidate_count`, `retires_count`, `keeps_count` per item, give the
+    full lengths; `cursor`: this same call's next page; `jtms diagnose --db --json`
+    lists all). It reads a snapshot beside other calls and gives up past a time
+    budget."""
+    return cast(
+        payloads.DiagnosePayload,
+        await served.access.long_read("diagnose", {"limit": limit, "cursor": cursor}),
+    )
+
+
+@tool(READING)
+async def check(
+    served: Served, limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
+) -> payloads.CheckPayload:
+    """Influence-safety of every claim as the memory stands: a claim is unsafe when a
+    naive 'retract everything downstream' rule would wrongly retire it (it has another
+    intact justification). Each violation names a one-item witness audit.
+    `influence_safe` and `counts` (claims, unsafe) cover every claim; `claims` lists at
+    most `limit` of them, sorted by id, with their certificates. It reads a snapshot
+    beside other calls (writers do not wait for it); a page stops early at its time
+    budget, and `cursor` (this same call) continues where it stopped."""
+
+    return cast(
+        payloads.CheckPayload,
+        await served.access.long_read("check", {"limit": limit, "cursor": cursor}),
+    )
+
+
+@tool(
+    READING,
+    output={
+        "type": "object",
+        "additionalProperties": True,
+        "description": (
+            "the result of the write that made the event, as that writing tool returns it: "
+            "audit (audit_id, audit, retired, kept, counts, cursor), reinstate "
+            "(reactivated), add_justification (activated) or add_nogood (nodes)"
+        ),
+    },
+)
+async def page(
+    served: Served,
+    cursor: Annotated[
+        str | None,
+        Field(
+            max_length=400,
+            description=(
+                "the `cursor` of a write's result (audit, reinstate, add_justification, add_nogood, review)"
+            ),
+        ),
+    ] = None,
+    event_id: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            description=(
+                "instead of a cursor: an event id (an `audit_id`, an `event_id`) whose "
+                "result to read from its first page"
+            ),
+        ),
+    ] = None,
+    limit: Limit = pages.DEFAULT_LIMIT,
+) -> dict[str, Any]:
+    """A page of a write's result, read as of the write's event: the next `audit`,
+    `retired` and `kept` of an audit, `reactivated` of a reinstatement, `activated` of an
+    added justification, `nodes` of an added nogood. Give the `cursor` the result
+    carried, or an `event_id` (e.g. an `audit_id`) for its first page at any later
+    time."""
+    if (cursor is None) == (event_id is None):
+        raise ToolError("page: give either `cursor` or `event_id`")
+
+    def work(memory: Memory) -> dict[str, Any]:
+        if cursor is not None:
+            found = pages.decode(cursor, "event", "")
+            return payloads.event_page(memory, found.event, found.offset, limit)
+        assert event_id is not None
+        memory.event_at(event_id)  # "no event N" for one that does not exist
+        return payloads.event_page(memory, event_id, 0, limit)
+
+    return await served.access(work)
+
+
+def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
+    """The MCP server of the memory behind ``access``: every tool of :data:`TOOLS`
+    (``read_only``: only the reading ones) and the two resources."""
+    access.create_secret = not read_only
+    served = Served(access)
+    tools = [bound_tool(spec, served) for spec in TOOLS if not (read_only and spec.writes)]
+    bus = served.bus
     server = MemoryServer(
         "jtms",
         instructions=INSTRUCTIONS,
