@@ -36,6 +36,7 @@ TOOLS = {
     "check": PAGE,
     "review": {"dry_run", "limit"} | KEY,
     "add_nogood": {"id", "nodes", "limit"} | KEY,
+    "add_batch": {"nodes", "justifications", "nogoods", "limit"} | KEY,
     "diagnose": PAGE,
     "page": {"cursor", "event_id", "limit"},
 }

@@ -35,7 +35,7 @@ import secrets
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 import anyio.lowlevel
 import anyio.to_thread
@@ -48,8 +48,10 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, Field, ValidationError
+from typing_extensions import NotRequired, TypedDict
 
 from jtms.memory import limits
+from jtms.memory.batches import MAX_BATCH
 from jtms.memory.memory import Memory, RepeatedCall
 from jtms.serve import longreads
 from jtms.serve.longreads import ViewCache, Worker, paged
@@ -140,6 +142,37 @@ Query = Annotated[
         ),
     ),
 ]
+
+
+class BatchNode(TypedDict):
+    """A node of a batch (the graph file's shape)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    id: NodeId
+    kind: Literal["evidence", "claim"]
+    text: NotRequired[NodeText]
+    author: NotRequired[Source]
+    expression: NotRequired[Expression]
+    value: NotRequired[Value]
+
+
+class BatchJustification(TypedDict):
+    """``claim <- antecedents`` (the graph file's shape); ``[]`` makes a premise."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    claim: NodeId
+    antecedents: Annotated[list[NodeId], Field(max_length=limits.MAX_ANTECEDENTS)]
+
+
+class BatchNogood(TypedDict):
+    """Ids that must not all be active together (the graph file's shape)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    id: NodeId
+    nodes: Annotated[list[NodeId], Field(min_length=1, max_length=MAX_IDS)]
+    text: NotRequired[NodeText]
+
+
 DryRun = Annotated[bool, Field(description="true: only preview, write nothing")]
 
 
@@ -1064,6 +1097,53 @@ async def add_nogood(
         once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key, work, replay)
     )
     await served.changed([id], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def add_batch(
+    served: Served,
+    nodes: Annotated[
+        list[BatchNode],
+        Field(
+            max_length=MAX_BATCH,
+            description=f"new evidence and claims: {{id, kind, text?}} (at most {MAX_BATCH})",
+        ),
+    ],
+    justifications: Annotated[
+        list[BatchJustification],
+        Field(
+            max_length=MAX_BATCH,
+            description=(
+                f"{{claim, antecedents}} of new or stored claims; antecedents new or stored "
+                f"(at most {MAX_BATCH})"
+            ),
+        ),
+    ] = [],  # noqa: B006 - the SDK copies the default into each call's arguments model
+    nogoods: Annotated[
+        list[BatchNogood],
+        Field(max_length=MAX_BATCH, description=f"{{id, nodes}} (at most {MAX_BATCH})"),
+    ] = [],  # noqa: B006
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.BatchAdded:
+    """Write many nodes, justifications and nogoods in one transaction (a graph file's
+    shape). Checked whole first: one bad item and nothing is written, the error naming it.
+    `inactive`: the new nodes not active; `activated`: stored nodes it activated."""
+
+    def work(memory: Memory) -> payloads.BatchAdded:
+        change = memory.add_batch(
+            cast(Any, nodes),
+            cast(Any, justifications),
+            cast(Any, nogoods),
+            idempotency_key=idempotency_key,
+        )
+        return cast(payloads.BatchAdded, payloads.event_page(memory, change.event_id, 0, limit))
+
+    result = await served.access(work)
+    if served.bus.listening:
+        created = [node["id"] for node in nodes] + list(result["activated"])
+        await served.changed(created, result["event_id"])
     return result
 
 

@@ -167,6 +167,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
+    p.add_argument(
+        "--idempotency-key",
+        default=None,
+        metavar="KEY",
+        help="name this write: a repeat with the same key and file writes nothing and "
+        "reports the first import (the file is then written as a batch)",
+    )
     add_source_arguments(p)  # --from reasons|prov: the graph, then its audit (docs/importing.md)
     p.set_defaults(func=run_import)
 
@@ -321,9 +328,15 @@ def run_import(args: argparse.Namespace) -> int:
     imported = read_from(args, args.graph)  # read whole before the memory is opened
     if imported is not None:
         return _import_other(args, imported)
+    from jtms.memory.batches import refers_outside
+
     with Memory.open(args.db) as memory:
         document = load_document(args.graph)
-        change = memory.import_graph(document, source=args.graph, author=args.author)
+        if args.idempotency_key is not None or refers_outside(document):
+            # names stored nodes (or keyed): a batch, checked whole against the memory
+            change = _add_batch(memory, document, args)
+        else:
+            change = memory.import_graph(document, source=args.graph, author=args.author)
     payload = {
         "event_id": change.event_id,
         "nodes": change.added,
@@ -336,6 +349,29 @@ def run_import(args: argparse.Namespace) -> int:
         f"imported {change.added} nodes from {args.graph} "
         f"({len(change.activated)} active) in {change.seconds:.2f} s",
     )
+
+
+def _add_batch(memory: Memory, document: Any, args: argparse.Namespace) -> Any:
+    """``Memory.add_batch`` of a graph document; its problems are attributed to the file."""
+    if not isinstance(document, Mapping):
+        raise InputError(
+            "top level must be an object with 'nodes' and 'justifications'", source=args.graph
+        )
+    unknown = sorted(map(str, set(document) - {"nodes", "justifications", "nogoods"}))
+    if unknown:
+        raise InputError(
+            f"unknown key(s) at the top level: {', '.join(unknown)}", source=args.graph
+        )
+    try:
+        return memory.add_batch(
+            document.get("nodes", []),
+            document.get("justifications", []),
+            document.get("nogoods", []),
+            author=args.author,
+            idempotency_key=args.idempotency_key,
+        )
+    except InputError as error:
+        raise InputError(error.problem, source=args.graph, node=error.node) from None
 
 
 def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
