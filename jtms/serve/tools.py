@@ -27,10 +27,10 @@ type and describe list items rather than have a client check each one (:func:`pu
 from __future__ import annotations
 
 import asyncio
-import copy
 import difflib
 import inspect
 import json
+import re
 import secrets
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -75,47 +75,38 @@ NodeId = Annotated[
     Field(
         min_length=1,
         max_length=MAX_ID_LENGTH,
-        description=f"a node id (1 to {MAX_ID_LENGTH} characters)",
+        description="a node id",
     ),
 ]
-IdList = Annotated[
-    list[NodeId], Field(max_length=MAX_IDS, description=f"node ids (at most {MAX_IDS})")
-]
+IdList = Annotated[list[NodeId], Field(max_length=MAX_IDS, description="node ids")]
 
 
 NodeText = Annotated[
     str,
     Field(
         max_length=limits.MAX_TEXT,
-        description=(f"what the node says, in words (at most {limits.MAX_TEXT} characters)"),
+        description="what the node says",
     ),
 ]
 Source = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_SOURCE,
-        description=(
-            f"where the evidence came from: a tool, a person, a URL (at most {limits.MAX_SOURCE} characters)"
-        ),
+        description="where it came from: a tool, a person, a URL",
     ),
 ]
 Expression = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_EXPRESSION,
-        description=(
-            f'an executed calculation in sympy syntax, e.g. "2*21" (at most {limits.MAX_EXPRESSION} '
-            "characters); give `value` with it"
-        ),
+        description='a calculation it executed, in sympy syntax ("2*21"), with `value`',
     ),
 ]
 Value = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_EXPRESSION,
-        description=(
-            f'the value `expression` produced, e.g. "42" (at most {limits.MAX_EXPRESSION} characters)'
-        ),
+        description='the value `expression` gave ("42")',
     ),
 ]
 Reason = Annotated[
@@ -123,23 +114,21 @@ Reason = Annotated[
     Field(
         min_length=1,
         max_length=limits.MAX_REASON,
-        description=(f"why these are wrong, for the record (1 to {limits.MAX_REASON} characters)"),
+        description="why they are wrong",
     ),
 ]
 Reviewer = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_REVIEWER,
-        description=(f"who decided the audit (at most {limits.MAX_REVIEWER} characters)"),
+        description="who decided",
     ),
 ]
 Query = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_QUERY,
-        description=(
-            f"words the context should be relevant to (at most {limits.MAX_QUERY} characters)"
-        ),
+        description="words the context should be relevant to",
     ),
 ]
 
@@ -181,20 +170,14 @@ Limit = Annotated[
     Field(
         ge=1,
         le=pages.MAX_LIMIT,
-        description=(
-            f"the most items of each list in this result (1 to {pages.MAX_LIMIT}); `counts` gives "
-            f"every list's full length and `cursor` the next page"
-        ),
+        description="items per list in the result (`counts`: full lengths)",
     ),
 ]
 Cursor = Annotated[
     str | None,
     Field(
         max_length=400,
-        description=(
-            "the `cursor` of the previous page of this same call (repeat the same other arguments); "
-            "omit it for the first page"
-        ),
+        description="the previous page's `cursor` (same other arguments)",
     ),
 ]
 IdempotencyKey = Annotated[
@@ -202,11 +185,7 @@ IdempotencyKey = Annotated[
     Field(
         min_length=1,
         max_length=limits.MAX_IDEMPOTENCY_KEY,
-        description=(
-            f"any unique text (at most {limits.MAX_IDEMPOTENCY_KEY} characters) naming this write, e.g. "
-            "a UUID: a retry with the same key and arguments returns the first call's result and "
-            "writes nothing, even after a lost response or a server restart"
-        ),
+        description="a unique name of this write (a UUID): a retry returns the first result",
     ),
 ]
 
@@ -219,9 +198,11 @@ memory retires exactly the claims left with no intact justification and keeps th
 still have another one. Preview with audit(dry_run=true). Reinstating an audit undoes it.
 Read what is active with state, why with explain, what changed with history, and a compact
 working context with context. Record contradictions with add_nogood; diagnose says which
-evidence to audit to resolve them. Long lists come in pages: `counts` gives each list's
-length, `cursor` the next page (pass it back to the same reading tool, or to `page` for
-a write's result). Give every write an `idempotency_key` so a retry cannot write twice."""
+evidence to audit to resolve them. Write many nodes at once with add_batch. Long lists come
+in pages of `limit` items: `counts` gives each list's length, `cursor` the next page (pass it
+back to the same reading tool with the same other arguments, or to `page` for a write's
+result). Give every write an `idempotency_key` (e.g. a UUID) so a retry, even after a lost
+response or a restart, returns the first result and cannot write twice."""
 
 
 def _readable(doc: str | None) -> str:
@@ -661,9 +642,10 @@ def event_moment(as_of: int | str | None) -> int | str | None:
     return as_of
 
 
-def structured(payload: Mapping[str, Any]) -> CallToolResult:
-    """A tool result: ``payload`` as structured content, and its compact JSON text once as the
-    text copy (for clients that read only ``content``).
+def structured(payload: Mapping[str, Any], text: str | None = None) -> CallToolResult:
+    """A tool result: ``payload`` as structured content, and as its content block ``text``
+    (the rendered context, what a model reads) or else the payload's compact JSON once (for
+    clients that read only ``content``).
 
     The payload is built by :mod:`jtms.views.payloads` (typed, the CLI's ``--json``), so it is not
     validated again against its own output model: on a large audit that check and the
@@ -672,8 +654,8 @@ def structured(payload: Mapping[str, Any]) -> CallToolResult:
     for a write, where its committed result can be read), never a message the client's
     transport cannot take.
     """
-    text = pydantic_core.to_json(payload).decode()
-    if len(text) > RESULT_BYTES:
+    dumped = pydantic_core.to_json(payload).decode()
+    if len(dumped) > RESULT_BYTES:
         event = (
             payload.get("audit_id")
             if payload.get("audit_id") is not None
@@ -686,45 +668,70 @@ def structured(payload: Mapping[str, Any]) -> CallToolResult:
             else ""
         )
         raise ToolError(
-            f"the result is {len(text)} bytes of JSON, over this server's limit of "
+            f"the result is {len(dumped)} bytes of JSON, over this server's limit of "
             f"{RESULT_BYTES} (with its text copy it must fit the client's 1 MiB "
             f"event limit): ask again with a smaller `limit`{done}"
         )
+    shown = text if text is not None else dumped
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=dict(payload)
+        content=[TextContent(type="text", text=shown)], structured_content=dict(payload)
     )
 
 
 def published_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The output schema a tool publishes: every result key with its type (and ``required``),
-    and each list described rather than checked item by item.
+    each list described rather than checked item by item, and nothing else (no titles, no
+    prose: the tool's description says what the result means).
 
     A client validates every structured result against this schema (the SDK's client runs
     ``jsonschema`` on each one); with an ``items`` schema that costs about 20 microseconds
     per item, seconds for an audit listing 50,000 kept claims. So a top-level list publishes
-    ``type: array`` and, in its ``description``, what its items are (object items keep their
-    schema in ``$defs``): the check then costs O(keys), not O(ids).
+    ``type: array`` and, in its ``description``, what its items are (an object's keys):
+    the check then costs O(keys), not O(ids).
     """
-    schema = copy.deepcopy(schema)
+    schema = lean_schema(schema, descriptions=False)
     for prop in schema.get("properties", {}).values():
         for branch in (prop, *prop.get("anyOf", ())):
             if branch.get("type") != "array" or "items" not in branch:
                 continue
             items = branch.pop("items")
-            said = prop.get("description", "")
-            prop["description"] = (
-                f"{said} " if said else ""
-            ) + f"A list; each item: {_item_text(items)}."
+            prop["description"] = f"each item: {_item_text(items, schema.get('$defs', {}))}"
+    used = set(re.findall(r"\$defs\.(\w+)|#/\$defs/(\w+)", json.dumps(schema)))
+    names = {name for pair in used for name in pair if name}
+    if "$defs" in schema:
+        schema["$defs"] = {k: v for k, v in schema["$defs"].items() if k in names}
+        if not schema["$defs"]:
+            del schema["$defs"]
     return schema
 
 
-def _item_text(items: dict[str, Any]) -> str:
+def lean_schema(schema: Any, descriptions: bool = True) -> Any:
+    """``schema`` without what a model does not need: pydantic's ``title`` of every schema
+    (the property's name again), and with ``descriptions`` false every ``description``.
+    A property or definition that happens to be named ``title`` is kept."""
+    if isinstance(schema, list):
+        return [lean_schema(item, descriptions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    lean: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" or (key == "description" and not descriptions):
+            continue
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            lean[key] = {name: lean_schema(sub, descriptions) for name, sub in value.items()}
+        else:
+            lean[key] = lean_schema(value, descriptions)
+    return lean
+
+
+def _item_text(items: dict[str, Any], definitions: Mapping[str, Any]) -> str:
+    """What a list's items are, in a few words: ``a string``, or an object's keys."""
     if items == {"type": "string"}:
         return "a string"
     ref = items.get("$ref", "")
-    if ref.startswith("#/$defs/"):
-        name = ref.rsplit("/", 1)[-1]
-        return f"a {name} object (its schema: $defs.{name})"
+    found = definitions.get(ref.rsplit("/", 1)[-1]) if ref.startswith("#/$defs/") else None
+    if isinstance(found, Mapping) and "properties" in found:
+        return "an object {" + ", ".join(found["properties"]) + "}"
     return f"JSON Schema {json.dumps(items, separators=(',', ':'), sort_keys=True)}"
 
 
@@ -808,6 +815,7 @@ class ToolSpec:
     fn: ToolFunction
     annotations: ToolAnnotations
     output: dict[str, Any] | None = None
+    content: Callable[[Mapping[str, Any]], str] | None = None
 
     @property
     def name(self) -> str:
@@ -823,13 +831,16 @@ TOOLS: list[ToolSpec] = []
 
 
 def tool(
-    annotations: ToolAnnotations, output: dict[str, Any] | None = None
+    annotations: ToolAnnotations,
+    output: dict[str, Any] | None = None,
+    content: Callable[[Mapping[str, Any]], str] | None = None,
 ) -> Callable[[ToolFunction], ToolFunction]:
-    """Register the module-level function below as a tool (:data:`TOOLS`)."""
+    """Register the module-level function below as a tool (:data:`TOOLS`); ``content``: its
+    content block from its result (by default the result's JSON)."""
 
     def register(fn: ToolFunction) -> ToolFunction:
         assert all(spec.name != fn.__name__ for spec in TOOLS), fn.__name__
-        TOOLS.append(ToolSpec(fn, annotations, output))
+        TOOLS.append(ToolSpec(fn, annotations, output, content))
         return fn
 
     return register
@@ -848,7 +859,8 @@ def bound_tool(spec: ToolSpec, served: Served) -> Tool:
     async def call(**arguments: Any) -> CallToolResult:
         if isinstance(arguments.get("cursor"), str):  # signed by this memory only
             arguments["cursor"] = await access.unsigned(arguments["cursor"])
-        return structured(await access.signed(await fn(served, **arguments)))
+        payload = await access.signed(await fn(served, **arguments))
+        return structured(payload, None if spec.content is None else spec.content(payload))
 
     call.__name__ = call.__qualname__ = fn.__name__
     call.__doc__ = fn.__doc__
@@ -860,6 +872,9 @@ def bound_tool(spec: ToolSpec, served: Served) -> Tool:
         structured_output=True,
         description=_readable(fn.__doc__),
     )
+    entry.parameters = lean_schema(entry.parameters)
+    if "$defs" in entry.parameters:  # the items of add_batch's lists: their keys and types
+        entry.parameters["$defs"] = lean_schema(entry.parameters["$defs"], descriptions=False)
     entry.parameters["additionalProperties"] = False  # and MemoryServer refuses them
     metadata = entry.fn_metadata
     assert metadata.output_schema is not None, fn.__name__
@@ -889,9 +904,7 @@ async def add_evidence(
 ) -> payloads.NodeAdded:
     """Record one piece of evidence (an observation, a document, an executed calculation).
 
-    `source` says where it came from (a tool, a person, a URL). A calculation gives both
-    `expression` (sympy syntax, e.g. "2*21") and the `value` it produced; `review` can
-    re-execute it later. New evidence is active. Fails on an id already in the memory."""
+    A calculation gives `expression` and the `value` it produced; `review` re-executes it."""
 
     def work(memory: Memory) -> payloads.NodeAdded:
         change = memory.add_evidence(
@@ -940,14 +953,11 @@ async def add_claim(
     text: NodeText = "",
     idempotency_key: IdempotencyKey = None,
 ) -> payloads.NodeAdded:
-    """Record a claim you derived, with its justifications.
+    """Record a claim with its justifications.
 
-    Each justification is a list of existing evidence or claim ids that TOGETHER support
-    the claim (AND); several justifications are independent alternatives (OR), and the
-    claim stays active as long as one of them is intact. `[[]]` makes a premise (holds
-    with no support). Record every independent reason you have: that is what lets an
-    audit keep the claim when one reason is withdrawn. `active` in the result says
-    whether the claim is supported now."""
+    Each justification is a list of ids that TOGETHER support the claim (AND); several are
+    alternatives (OR): the claim stays active while one is intact. `[[]]` makes a premise.
+    Record every independent reason: an audit then keeps the claim when one is withdrawn."""
 
     def work(memory: Memory) -> payloads.NodeAdded:
         return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
@@ -977,10 +987,7 @@ async def add_justification(
     limit: Limit = pages.DEFAULT_LIMIT,
     idempotency_key: IdempotencyKey = None,
 ) -> payloads.JustificationAdded:
-    """Add one more justification (ids that together support it) to an existing claim.
-
-    It may re-activate the claim and what depends on it: `activated` lists them (one
-    page; `page` with the `cursor` gives the next)."""
+    """Add one justification to an existing claim; `activated` lists what it re-activated."""
 
     def work(memory: Memory) -> payloads.JustificationAdded:
         return payloads.justification_added(
@@ -1015,19 +1022,11 @@ async def audit(
     cursor: Cursor = None,
     idempotency_key: IdempotencyKey = None,
 ) -> payloads.AuditPayload:
-    """Invalidate evidence or claims found wrong, and withdraw exactly what loses all support.
+    """Invalidate evidence or claims found wrong; withdraw exactly what loses all support.
 
-    Use it when a source is discredited, a measurement contaminated, a calculation wrong.
-    `retired` lists what is no longer active (the invalidated ids included): claims whose
-    every justification used something invalidated. `kept` lists downstream claims that
-    stay active, each with the `surviving_justification` that still holds: do not retract
-    those. With `dry_run` nothing is written (a preview; `audit_id` is null). The
-    `audit_id` of a real audit can be passed to `reinstate` to undo it.
-
-    Both lists come in pages of `limit` items, with their full lengths in `counts`. The
-    next page of a real audit: `page` with its `cursor` (or with `event_id` = `audit_id`,
-    at any later time). The next page of a dry run: this same call with `cursor`.
-    A `cursor` is for dry runs only; `idempotency_key` for real audits only."""
+    `retired`: no longer active. `kept`: downstream claims still active, each with its
+    `surviving_justification` (do not retract those). `dry_run`: a preview (next page: this call
+    with `cursor`). A real audit's `audit_id` undoes it with `reinstate`; its next pages: `page`."""
     arguments = {"invalidate": invalidate, "reason": reason, "reviewer": reviewer}
 
     def preview(memory: Memory) -> payloads.AuditPayload:
@@ -1080,11 +1079,8 @@ async def add_nogood(
     limit: Limit = pages.DEFAULT_LIMIT,
     idempotency_key: IdempotencyKey = None,
 ) -> payloads.NogoodAdded:
-    """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
-    together. It changes no status; `active` says whether they all hold now (a live
-    contradiction). Then call `diagnose` to learn which evidence to audit. The result
-    repeats at most `limit` of the `nodes`, sorted (`counts`: how many; `page` with the
-    `cursor` gives the next)."""
+    """Record that `nodes` must not all be active together; `active`: they all hold now.
+    Then `diagnose` says which evidence to audit."""
 
     def work(memory: Memory) -> payloads.NogoodAdded:
         change = memory.add_nogood(id, nodes)
@@ -1128,8 +1124,9 @@ async def add_batch(
     idempotency_key: IdempotencyKey = None,
 ) -> payloads.BatchAdded:
     """Write many nodes, justifications and nogoods in one transaction (a graph file's
-    shape). Checked whole first: one bad item and nothing is written, the error naming it.
-    `inactive`: the new nodes not active; `activated`: stored nodes it activated."""
+    shape); antecedents may be new or stored. Checked whole first: one bad item and nothing is
+    written, the error naming it. `inactive`: new nodes not active; `activated`: stored nodes
+    it activated."""
 
     def work(memory: Memory) -> payloads.BatchAdded:
         change = memory.add_batch(
@@ -1154,9 +1151,7 @@ async def reinstate(
     limit: Limit = pages.DEFAULT_LIMIT,
     idempotency_key: IdempotencyKey = None,
 ) -> payloads.ReinstatePayload:
-    """Undo an audit (by the `audit_id` that `audit` returned): its invalidated ids count
-    again and everything they supported is active again (`reactivated`, one page;
-    `page` with the `cursor` gives the next)."""
+    """Undo an audit: what it withdrew is active again (`reactivated`)."""
 
     def work(memory: Memory) -> payloads.ReinstatePayload:
         return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id), limit)
@@ -1178,20 +1173,9 @@ async def review(
     limit: Limit = pages.DEFAULT_LIMIT,
     idempotency_key: IdempotencyKey = None,
 ) -> payloads.ReviewPayload:
-    """Re-execute every recorded calculation (evidence with an expression and a value).
-
-    Each one whose result disagrees with its recorded value is a discrepancy; all of them
-    are invalidated in one audit (`audit_id`, `retired`) unless `dry_run`. `refused` lists
-    calculations that cannot be re-executed safely (they are not audited). `contradictions`
-    lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw.
-    Each list holds at most `limit` items (`counts`: their lengths; the audit's next
-    `retired` page: `page` with `cursor`); the contradictions' and the diagnosis's lists
-    are cut to what fits too, with their lengths (`node_count`, `conflict_count`,
-    `invalidate_count`, ...; `jtms diagnose --db --json` lists them all). The
-    re-execution runs on a snapshot, beside other calls; only the audit waits for the
-    writers' lock. A repeat with the same
-    `idempotency_key` returns the first review's result (also one that audited nothing)
-    and writes nothing; a dry run takes no key."""
+    """Re-execute every recorded calculation; audit those whose result disagrees
+    (`discrepancies`, `audit_id`, `retired`) unless `dry_run`. `refused`: calculations not
+    safe to re-execute. Also lists `contradictions` and a `proposed_diagnosis`."""
     if dry_run and idempotency_key is not None:
         raise ToolError(DRY_RUN_KEY)
     first = None if idempotency_key is None else await served.access(first_review(idempotency_key))
@@ -1242,10 +1226,7 @@ async def state(
     limit: Limit = pages.DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> payloads.StatePayload:
-    """Which of `ids` (every node when omitted) are active and which inactive now.
-
-    Each list holds at most `limit` ids, sorted; `counts` gives their lengths and
-    `cursor` the next page (this same call with `cursor`), read as of the same event."""
+    """Which of `ids` (every node when omitted) are active and which inactive."""
 
     def work(memory: Memory) -> payloads.StatePayload:
         view, offset, call_digest = paged(served.access, memory, "state", {"ids": ids}, cursor)
@@ -1271,15 +1252,9 @@ async def explain(
     limit: Limit = pages.DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> payloads.ExplainPayload:
-    """Why a node is active or not.
-
-    Active: `certificate`, a derivation down to evidence (steps claim <- antecedents) and
-    the `evidence` it rests on. Inactive: `blocked_by` (the audits that invalidated this
-    node itself), `withdrawn_by` (the event that withdrew it), `kept_out_by` (the open
-    audits that keep it out now) and `broken_justifications` (each justification with
-    its inactive antecedents). `as_of` explains the node as it was then. Each list
-    holds at most `limit` items (`counts`: their lengths; `cursor`: this same call's
-    next page)."""
+    """Why a node is active (`certificate`: steps down to `evidence`) or not
+    (`blocked_by`, `withdrawn_by`, `kept_out_by`, `broken_justifications`). `as_of`: as it was
+    then; before the node existed, it says so."""
     moment = event_moment(as_of)
 
     def work(memory: Memory) -> payloads.ExplainPayload:
@@ -1298,9 +1273,7 @@ async def history(
     limit: Limit = pages.DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> payloads.HistoryPayload:
-    """Every status a node has had, oldest first (its creation, then each audit or
-    reinstatement that changed it, with who and why), and the audits naming it. At most
-    `limit` of each (`counts`: their lengths; `cursor`: this same call's next page)."""
+    """Every status a node has had, oldest first, with who and why; and the audits naming it."""
 
     def work(memory: Memory) -> payloads.HistoryPayload:
         view, offset, call_digest = paged(served.access, memory, "history", {"id": id}, cursor)
@@ -1309,7 +1282,7 @@ async def history(
     return await served.access(work)
 
 
-@tool(READING)
+@tool(READING, content=lambda payload: payload["text"])
 async def context(
     served: Served,
     budget: Annotated[
@@ -1322,10 +1295,9 @@ async def context(
     ],
     query: Query = None,
 ) -> payloads.ContextPayload:
-    """The active memory compiled into a working context of at most `budget` tokens
-    (`text`, ready to read), preferring claims relevant to `query`; it also lists
-    recently withdrawn claims so you stop relying on them. It reads a snapshot beside
-    other calls (writers do not wait for it)."""
+    """The active memory as a working context of at most `budget` tokens, claims relevant to
+    `query` first, and recently withdrawn claims to stop relying on. The text is the content;
+    the claims, evidence and counts are the structured result."""
     return cast(
         payloads.ContextPayload,
         await served.access.long_read("context", {"budget": budget, "query": query}),
@@ -1336,17 +1308,9 @@ async def context(
 async def diagnose(
     served: Served, limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
 ) -> payloads.DiagnosePayload:
-    """The contradictions (nogoods whose nodes are all active) with their conflict sets
-    (minimal evidence sets that make them hold), and the cheapest diagnoses: minimal sets
-    of evidence to `invalidate` that leave no contradiction, each with what that audit
-    `retires` and `keeps`. Nothing is written: pass a diagnosis's `invalidate` to `audit`
-    (`dry_run` first). `undiagnosable` lists contradictions that hold without evidence.
-    `applied` is always null here (the CLI's `--apply`). Each list holds at most `limit`
-    items, and what fits in a page of about 200 KB (`counts`, and `conflict_count`,
-    `node_count`, `invalidate_count`, `retires_count`, `keeps_count` per item, give the
-    full lengths; `cursor`: this same call's next page; `jtms diagnose --db --json`
-    lists all). It reads a snapshot beside other calls and gives up past a time
-    budget."""
+    """The contradictions (nogoods whose nodes all hold), their conflict sets, and the
+    cheapest diagnoses: minimal evidence sets to `invalidate` (pass one to `audit`, `dry_run`
+    first), each with what it `retires` and `keeps`. Writes nothing."""
     return cast(
         payloads.DiagnosePayload,
         await served.access.long_read("diagnose", {"limit": limit, "cursor": cursor}),
@@ -1357,13 +1321,9 @@ async def diagnose(
 async def check(
     served: Served, limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
 ) -> payloads.CheckPayload:
-    """Influence-safety of every claim as the memory stands: a claim is unsafe when a
-    naive 'retract everything downstream' rule would wrongly retire it (it has another
-    intact justification). Each violation names a one-item witness audit.
-    `influence_safe` and `counts` (claims, unsafe) cover every claim; `claims` lists at
-    most `limit` of them, sorted by id, with their certificates. It reads a snapshot
-    beside other calls (writers do not wait for it); a page stops early at its time
-    budget, and `cursor` (this same call) continues where it stopped."""
+    """Influence-safety of every claim: unsafe when retracting everything downstream of
+    some evidence would wrongly retire it (another justification survives); each violation
+    names its one-item witness audit."""
 
     return cast(
         payloads.CheckPayload,
@@ -1406,11 +1366,8 @@ async def page(
     ] = None,
     limit: Limit = pages.DEFAULT_LIMIT,
 ) -> dict[str, Any]:
-    """A page of a write's result, read as of the write's event: the next `audit`,
-    `retired` and `kept` of an audit, `reactivated` of a reinstatement, `activated` of an
-    added justification, `nodes` of an added nogood. Give the `cursor` the result
-    carried, or an `event_id` (e.g. an `audit_id`) for its first page at any later
-    time."""
+    """The next page of a write's result (`cursor`), or its first page at any later time
+    (`event_id`, e.g. an `audit_id`)."""
     if (cursor is None) == (event_id is None):
         raise ToolError("page: give either `cursor` or `event_id`")
 
