@@ -1786,6 +1786,8 @@ class Memory:
             return self.as_of(as_of).explain(node_id)
         with self.snapshot():
             loaded = self._loaded_now()
+            if self._pinned is not None and node_id not in loaded.index.number:
+                self._not_yet(node_id)
             num = self._number(node_id, loaded)
             index, state = loaded.index, loaded.state
             kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
@@ -1834,6 +1836,20 @@ class Memory:
                 broken,
                 self._kept_out_by(loaded, num),
             )
+
+    def _not_yet(self, node_id: str) -> None:
+        """In a view of the past: refuse ``node_id`` saying it did not exist yet, when a
+        later event created it (else it is unknown, said by the caller)."""
+        record = self._store.node_record(node_id)
+        if record is None:
+            return
+        created = self._store.creation_events().get(node_id)
+        raise InputError(
+            f"did not exist yet as of event {self._pinned}: event {created} created it "
+            f"later ({record['created']})",
+            source=self.path,
+            node=node_id,
+        )
 
     def _kept_out_by(self, loaded: _Loaded, num: int) -> tuple[int, ...]:
         """Open audits with a root among the blocked nodes that keep ``num`` out now."""

@@ -324,6 +324,7 @@ class MemoryServer(MCPServer):  # type: ignore[type-arg]
 
     access: "MemoryAccess"
     arguments: dict[str, tuple[str, ...]]  # tool name -> its argument names
+    read_only: bool = False  # the writing tools are left out, and a call of one refused
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio transport and server loop (what ``MCPServer.run_stdio_async``
@@ -346,6 +347,11 @@ class MemoryServer(MCPServer):  # type: ignore[type-arg]
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult | InputRequiredResult:
+        if getattr(self, "read_only", False) and name in WRITING_TOOLS:
+            raise ToolError(
+                f"Error executing tool {name}: this server is read-only (jtms serve "
+                f"--read-only): {name} writes, so it is refused; nothing was written"
+            )
         known = getattr(self, "arguments", {}).get(name)
         if known is not None and isinstance(arguments, dict):
             unknown = sorted(set(arguments) - set(known))
@@ -828,6 +834,8 @@ class ToolSpec:
 
 TOOLS: list[ToolSpec] = []
 """The registry: every tool of the server, in the order ``tools/list`` shows them."""
+WRITING_TOOLS: set[str] = set()
+"""The names of the tools that write (a read-only server refuses them by name)."""
 
 
 def tool(
@@ -841,6 +849,8 @@ def tool(
     def register(fn: ToolFunction) -> ToolFunction:
         assert all(spec.name != fn.__name__ for spec in TOOLS), fn.__name__
         TOOLS.append(ToolSpec(fn, annotations, output, content))
+        if not annotations.read_only_hint:
+            WRITING_TOOLS.add(fn.__name__)
         return fn
 
     return register
@@ -1396,6 +1406,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         log_level="WARNING",
         tools=tools,
     )
+    server.read_only = read_only
     server.arguments = {
         entry.name: tuple(entry.parameters.get("properties", {})) for entry in tools
     }
