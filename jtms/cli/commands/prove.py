@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from jtms.cli.arguments import integer, number, path
+from jtms.cli.arguments import documented, integer, number, path
 from jtms.cli.output import console, print_json, table, writable_folder
 from theory.model.errors import InputError
 
@@ -146,6 +146,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"milliseconds, at most {MAX_TIMEOUT_S})",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    documented(parser, examples=[], keys=["ok", "solvers_agree", "disagreements", "results"])
     parser.set_defaults(func=run)
 
 

@@ -9,7 +9,7 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from jtms.cli.arguments import db_option
+from jtms.cli.arguments import db_option, documented
 from jtms.memory.limits import is_digits
 from theory.model.errors import InputError, shorten
 
@@ -69,6 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="expose only the reading tools (state, explain, history, context, check, diagnose)",
     )
+    documented(p, examples=[], keys=None)
     p.set_defaults(func=run_serve)
 
 

@@ -25,7 +25,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from jtms.cli.arguments import at_least, refuse_empty
+from jtms.cli.arguments import at_least, documented, refuse_empty
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import check_output, figure_format, open_output
@@ -154,6 +154,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help=f"start a run estimated above {LONG_RUN / 60:.0f} minutes (refused without it)",
     )
+    documented(p, examples=[], keys=["studies", "ok", "budget"])
     p.set_defaults(func=run)
 
 
