@@ -61,3 +61,16 @@ def test_explain_before_a_node_existed_says_so():
     with pytest.raises(InputError, match="unknown id"):
         memory.explain("never", as_of=early)
     assert memory.explain("e1", as_of=early).active
+
+
+@pytest.mark.parametrize("page", ["docs/serve.md", "docs/design.md"])
+def test_every_limit_is_documented(page):
+    """Each limit of jtms.memory.limits.LIMITS is a row of the page's limits table, with its
+    value as the code has it."""
+    from pathlib import Path
+
+    from jtms.memory.limits import LIMITS
+
+    text = (Path(__file__).resolve().parents[1] / page).read_text(encoding="utf-8")
+    for name, value in LIMITS.items():
+        assert f"| `{name}` | {value:,} |" in text, (page, name, value)

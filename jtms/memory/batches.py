@@ -29,6 +29,7 @@ from typing import Any
 from jtms.memory.documents import check_calculation
 from jtms.memory.limits import (
     MAX_ANTECEDENTS,
+    MAX_BATCH,
     MAX_EXPRESSION,
     MAX_IDS,
     MAX_JUSTIFICATIONS,
@@ -39,9 +40,6 @@ from jtms.memory.limits import (
 from theory.io.graphfile import JUSTIFICATION_KEYS, NODE_KEYS
 from theory.model.errors import InputError
 from theory.model.ids import id_problem
-
-MAX_BATCH = 20_000
-"""The most items of each list of one batch (nodes, justifications, nogoods)."""
 
 NOGOOD_KEYS = frozenset({"id", "nodes", "text"})
 

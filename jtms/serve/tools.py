@@ -51,7 +51,6 @@ from pydantic import ConfigDict, Field, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
 from jtms.memory import limits
-from jtms.memory.batches import MAX_BATCH
 from jtms.memory.memory import Memory, RepeatedCall
 from jtms.serve import longreads
 from jtms.serve.longreads import ViewCache, Worker, paged
@@ -61,6 +60,7 @@ from theory.model.ids import MAX_ID_LENGTH
 
 T = TypeVar("T")
 
+MAX_BATCH = limits.MAX_BATCH  # items of each list of one add_batch
 MAX_IDS = limits.MAX_IDS  # longest id list one call may carry (audit roots, antecedents, ...)
 MAX_TEXT = limits.MAX_TEXT  # longest text
 CONTEXT_BUDGET = 2_000  # tokens of the memory://context resource
