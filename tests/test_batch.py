@@ -238,3 +238,23 @@ def test_jtms_import_of_a_batch_naming_stored_nodes(tmp_path):
     again = jtms_json("import", str(graph), "--db", db, "--idempotency-key", "i1")
     assert again["event_id"] == first["event_id"] and first["nodes"] == 2
     assert sorted(jtms_json("state", "--db", db)["active"]) == ["c0", "c1", "e0", "e1"]
+
+
+def test_a_batch_on_each_backend(memory_location):
+    """The same batch, a refused one and a repeat, on SQLite and PostgreSQL."""
+    with Memory.create(memory_location()) as memory:
+        memory.add_evidence("e0")
+        memory.add_claim("c0", [["e0"]])
+        before = memory.last_event
+        with pytest.raises(InputError, match=r"justifications\[1\] \(claim 'c2'\): unknown"):
+            memory.add_batch(NODES, [JUSTIFICATIONS[0], {"claim": "c2", "antecedents": ["zz"]}])
+        assert memory.last_event == before and "e1" not in memory
+        first = memory.add_batch(
+            NODES, JUSTIFICATIONS, [{"id": "n1", "nodes": ["c2", "c0"]}], idempotency_key="k"
+        )
+        again = memory.add_batch(
+            NODES, JUSTIFICATIONS, [{"id": "n1", "nodes": ["c2", "c0"]}], idempotency_key="k"
+        )
+        assert again.event_id == first.event_id == memory.last_event
+        assert again.activated == first.activated == {"e1", "c1", "c2"}
+        assert memory.is_active("n1") and memory.integrity_problems() == []
