@@ -45,6 +45,7 @@ deterministically.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import sys
 import time
@@ -1395,8 +1396,11 @@ class Memory:
         if idempotency_key is None:
             change = self._write(lambda loaded: self._batch_work(loaded, batch, author))
             return replace(change, seconds=time.perf_counter() - started)
+        request = batch.digest  # the batch and its author name the request
+        if author is not None:
+            request = hashlib.sha256(f"{batch.digest}\0{author}".encode()).hexdigest()
         try:
-            with self.keyed(idempotency_key, batch.digest):
+            with self.keyed(idempotency_key, request):
                 change = self._write(lambda loaded: self._batch_work(loaded, batch, author))
         except RepeatedCall as repeated:
             return self._batch_replay(repeated.event)
@@ -1511,7 +1515,7 @@ class Memory:
 
         def on(name: str) -> bool:
             num = known(name)
-            return num is not None and (num in activated or (num < len(state) and state[num]))
+            return num is not None and (num in activated or (num < len(state) and bool(state[num])))
 
         nogood_rows = [
             NogoodRow(

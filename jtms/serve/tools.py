@@ -19,9 +19,12 @@ After a write, subscribers of ``memory://context`` and of the changed ``memory:/
 resources are notified (``subscriptions/listen``); while someone listens, writes committed by
 other processes are found within ``WATCH_SECONDS`` and notified the same way.
 
-Each result is the payload built once by :mod:`jtms.views.payloads`, sent as structured content
-with its compact JSON as the text copy; the published output schemas name every key and its
-type and describe list items rather than have a client check each one (:func:`published_schema`).
+Each tool is a module-level function registered by :func:`tool` in :data:`TOOLS`, the one
+registry :func:`build_server` walks; it takes the server's :class:`Served` first. Each result
+is the payload built once by :mod:`jtms.views.payloads`, sent as structured content with its
+compact JSON as the text copy (``context``: its rendered text, what a model reads); the
+published output schemas name every key and its type and describe list items rather than
+have a client check each one (:func:`published_schema`).
 """
 
 from __future__ import annotations
