@@ -99,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     document = batch(args.nodes)
     out: dict[str, Any] = {
+        "load_average_1min": round(os.getloadavg()[0], 1),  # how busy the machine was
+        "cpus": os.cpu_count(),
         "nodes": args.nodes,
         "justifications": len(document["justifications"]),
         "batch_seconds": [],

@@ -1390,6 +1390,17 @@ class Memory:
         >>> memory.add_batch([{"id": "e9", "kind": "evidence"}, {"id": "c9", "kind": "claim"}],
         ...                  [{"claim": "c9", "antecedents": ["e9"]}])  # doctest: +SKIP
         """
+        with paused_gc():  # thousands of small rows and tuples, none cyclic (as an import)
+            return self._add_batch(nodes, justifications, nogoods, author, idempotency_key)
+
+    def _add_batch(
+        self,
+        nodes: Any,
+        justifications: Any,
+        nogoods: Any,
+        author: Any,
+        idempotency_key: str | None,
+    ) -> Change:
         started = time.perf_counter()
         batch = read_batch(nodes, justifications, nogoods, self.path)
         author = check_text(author, "author", MAX_SOURCE, optional=True)
