@@ -289,7 +289,7 @@ def test_subscribers_are_notified_after_writes(tmp_path):
 def test_serve_usage_errors_are_one_line_exit_2(tmp_path):
     db = new_memory(tmp_path / "m.db")
     for args, needle in [
-        (["--db", str(tmp_path / "missing.db")], "missing.db"),
+        (["--db", str(tmp_path / "missing.db"), "--read-only"], "missing.db"),  # else created
         (["--db", db, "--http", "0.0.0.0:0"], "--token-file"),
         (["--db", db, "--http", "nonsense"], "HOST:PORT"),
         (["--db", db, "--token-file", db], "--http"),
@@ -408,7 +408,9 @@ def test_explain_as_of_over_the_client(tmp_path):
                 assert (await call(client, "explain", id="x", as_of=moment))["active"] is True
                 assert "no event" in await error(client, "explain", id="x", as_of=10**6)
                 assert "ISO time" in await error(client, "explain", id="x", as_of="soon")
-                assert "unknown id" in await error(client, "explain", id="y", as_of=1)
+                said = await error(client, "explain", id="y", as_of=1)
+                assert "node 'y': did not exist yet as of event 1" in said
+                assert "unknown id" in await error(client, "explain", id="never", as_of=1)
 
     anyio.run(main)
 

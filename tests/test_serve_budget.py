@@ -30,7 +30,7 @@ def server_of(claims: int) -> Any:
 
 @pytest.mark.parametrize("budget", [0, 40, 300, 2000])
 def test_the_context_block_is_the_text_within_the_budget(budget):
-    server = server_of(600)
+    server = server_of(300)
 
     async def main() -> None:
         async with Client(server) as client:
