@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+import textwrap
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from jtms.memory.limits import ascii_float, ascii_int
@@ -147,7 +148,39 @@ def positive_float(text: str) -> float:
     return value
 
 
+JSON_KEYS = "JSON keys (--json):"
+"""How a command's help names the top-level keys of its ``--json`` output (one line)."""
+
+
+def documented(
+    parser: argparse.ArgumentParser,
+    *,
+    examples: Sequence[str],
+    keys: Sequence[str] | None,
+    description: str | None = None,
+) -> argparse.ArgumentParser:
+    """``parser`` with the help every command has (tests/test_cli_help.py walks them all):
+    a description, its examples and, for a command with ``--json``, the top-level keys of
+    its JSON output, on one line after :data:`JSON_KEYS`. A description given as one
+    paragraph is wrapped here, since the help is then printed as written."""
+    if description is not None:
+        parser.description = description
+    if parser.formatter_class is argparse.HelpFormatter and parser.description:
+        paragraphs = parser.description.split("\n\n")
+        parser.description = "\n\n".join(textwrap.fill(" ".join(p.split()), 88) for p in paragraphs)
+    parts = [parser.epilog] if parser.epilog else []
+    if examples:
+        parts.append("examples:\n" + "\n".join(f"  {example}" for example in examples))
+    if keys is not None:
+        parts.append(f"{JSON_KEYS} {', '.join(keys)}")
+    parser.epilog = "\n\n".join(parts)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    return parser
+
+
 __all__ = [
+    "JSON_KEYS",
+    "documented",
     "DEFAULT_DB",
     "LOCATION_HELP",
     "at_least",

@@ -50,11 +50,13 @@ MAX_EXPRESSION = 2_000
 MAX_IDS = 10_000
 """Ids in one list argument (an audit's roots, a nogood's nodes, a ``state`` query)."""
 MAX_JUSTIFICATIONS = 1_000
-"""Alternative justifications in one ``add_claim``."""
+"""Alternative justifications of one claim in one write (``add_claim``, a batch)."""
 MAX_ANTECEDENTS = 1_000
 """Antecedents of one justification."""
 MAX_IDEMPOTENCY_KEY = 200
 """Characters of an ``idempotency_key``."""
+MAX_BATCH = 20_000
+"""Items of each list of one batch (``add_batch``: nodes, justifications, nogoods)."""
 
 MAX_BUSY_TIMEOUT = 2_147_483
 """Seconds a write may wait for the write lock (``busy_timeout``, ``JTMS_BUSY_TIMEOUT``): both
@@ -86,6 +88,7 @@ LIMITS: dict[str, int] = {
     "justifications": MAX_JUSTIFICATIONS,
     "antecedents": MAX_ANTECEDENTS,
     "idempotency_key": MAX_IDEMPOTENCY_KEY,
+    "batch": MAX_BATCH,
     "busy_timeout": MAX_BUSY_TIMEOUT,
     "time_limit": MAX_TIME_LIMIT,
     "budget": MAX_BUDGET,

@@ -45,6 +45,7 @@ deterministically.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import sys
 import time
@@ -59,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 from jtms.engine.incremental import GraphRows, GrowingIndex, Plan, SupportState, pointer_rows
 from jtms.memory import checkpoint, cursors
+from jtms.memory.batches import Batch, read_batch, refused_self_justified, self_justified
 from jtms.memory.documents import check_calculation, check_texts, node_extras
 from jtms.memory.limits import (
     MAX_ANTECEDENTS,
@@ -1308,6 +1310,8 @@ class Memory:
         started = time.perf_counter()
         node_id = check_id(node_id, "node_id")
         justifications = _justifications(justifications)
+        if self_justified(node_id, justifications):
+            raise InputError(refused_self_justified(node_id), source=self.path, node=node_id)
         text = check_text(text, "text", MAX_TEXT)
         author = check_text(author, "author", MAX_SOURCE, optional=True)
 
@@ -1514,6 +1518,184 @@ class Memory:
 
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
+
+    def add_batch(
+        self,
+        nodes: Sequence[Mapping[str, Any]],
+        justifications: Sequence[Mapping[str, Any]] = (),
+        nogoods: Sequence[Mapping[str, Any]] = (),
+        author: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Change:
+        """Write a batch in the graph file's shape in one transaction: new evidence and
+        claims (``nodes``), justifications of new or stored claims, and nogoods; antecedents
+        and a nogood's nodes may be new or stored.
+
+        The batch is checked whole before anything is written
+        (:func:`jtms.memory.batches.read_batch`, then the ids against the memory): one bad
+        item and nothing is written, the :class:`InputError` naming the item and why. With
+        ``idempotency_key`` a repeat of the same batch writes nothing and returns the first
+        write's result (its ``seconds`` 0); the key with another batch is refused. The
+        result's ``activated`` holds the new nodes that are active and the stored ones the
+        batch activated; ``added`` counts the nodes and nogoods created.
+
+        >>> memory.add_batch([{"id": "e9", "kind": "evidence"}, {"id": "c9", "kind": "claim"}],
+        ...                  [{"claim": "c9", "antecedents": ["e9"]}])  # doctest: +SKIP
+        """
+        with paused_gc():  # thousands of small rows and tuples, none cyclic (as an import)
+            return self._add_batch(nodes, justifications, nogoods, author, idempotency_key)
+
+    def _add_batch(
+        self,
+        nodes: Any,
+        justifications: Any,
+        nogoods: Any,
+        author: Any,
+        idempotency_key: str | None,
+    ) -> Change:
+        started = time.perf_counter()
+        batch = read_batch(nodes, justifications, nogoods, self.path)
+        author = check_text(author, "author", MAX_SOURCE, optional=True)
+        if idempotency_key is None:
+            change = self._write(lambda loaded: self._batch_work(loaded, batch, author))
+            return replace(change, seconds=time.perf_counter() - started)
+        request = batch.digest  # the batch and its author name the request
+        if author is not None:
+            request = hashlib.sha256(f"{batch.digest}\0{author}".encode()).hexdigest()
+        try:
+            with self.keyed(idempotency_key, request):
+                change = self._write(lambda loaded: self._batch_work(loaded, batch, author))
+        except RepeatedCall as repeated:
+            return self._batch_replay(repeated.event)
+        return replace(change, seconds=time.perf_counter() - started)
+
+    def _batch_replay(self, event: int) -> Change:
+        """The result of the batch written as ``event``, rebuilt as of that event."""
+        past = self.as_of(event)
+        (row,) = past.events(after=event - 1, until=event)
+        created = row["created"]
+        active = {n for n in created if n in past and past.is_active(n)}
+        return Change(event, frozenset(active | set(row["activated"])), 0.0, len(created))
+
+    def _batch_work(self, loaded: _Loaded, batch: Batch, author: str | None) -> WorkResult:
+        index = loaded.index
+        number = index.number
+        for k, node in enumerate(batch.nodes):
+            if node.id in number or node.id in loaded.nogoods:
+                raise InputError(
+                    f"nodes[{k}]: duplicate id (already in the memory)",
+                    source=self.path,
+                    node=node.id,
+                )
+        for k, nogood in enumerate(batch.nogoods):
+            if nogood.id in number or nogood.id in loaded.nogoods:
+                raise InputError(
+                    f"nogoods[{k}]: duplicate id (already in the memory)",
+                    source=self.path,
+                    node=nogood.id,
+                )
+        first = index.size
+        pending = {node.id: first + k for k, node in enumerate(batch.nodes)}
+        new_evidence = {node.id for node in batch.nodes if node.evidence}
+
+        def known(name: str) -> int | None:
+            found = pending.get(name)
+            return found if found is not None else number.get(name)
+
+        resolved: list[tuple[int, list[int]]] = []
+        seen: set[tuple[int, tuple[int, ...]]] = set()
+        for k, (claim, antecedents) in enumerate(batch.justifications):
+            where = f"justifications[{k}] (claim {claim!r})"
+            num = known(claim)
+            if num is None:
+                raise InputError(
+                    f"{where}: unknown claim {claim!r} (neither in this batch nor in the memory)",
+                    source=self.path,
+                    node=claim,
+                )
+            if claim not in pending and index.is_evidence[num]:
+                raise InputError(
+                    f"{where}: {claim!r} is evidence, which has no justification",
+                    source=self.path,
+                    node=claim,
+                )
+            ants = []
+            for a in antecedents:
+                found = known(a)
+                if found is None:
+                    raise InputError(
+                        f"{where}: unknown antecedent {a!r} (neither in this batch nor in "
+                        f"the memory)",
+                        source=self.path,
+                        node=a,
+                    )
+                ants.append(found)
+            key = (num, tuple(sorted(set(ants))))
+            if key in seen:
+                continue  # the same justification twice in one batch: recorded once
+            seen.add(key)
+            if num < first and index.find_justification(num, ants) is not None:
+                raise InputError(
+                    f"{where}: this justification is already recorded",
+                    source=self.path,
+                    node=claim,
+                )
+            resolved.append((num, ants))
+        for k, nogood in enumerate(batch.nogoods):
+            for member in nogood.nodes:
+                if known(member) is None:
+                    raise InputError(
+                        f"nogoods[{k}] ({nogood.id!r}): unknown node {member!r} (neither in "
+                        f"this batch nor in the memory)",
+                        source=self.path,
+                        node=member,
+                    )
+        event = self._event("import", actor=author, source="add_batch")
+        for node in batch.nodes:
+            index.add_node(node.id, node.id in new_evidence)
+        new_justs = [index.add_justification(num, ants) for num, ants in resolved]
+        seeds = list(range(first, index.size))
+        seeds.extend(sorted({num for num, _ in resolved if num < first}))
+        plan = loaded.state.plan_extend(seeds=seeds)
+        activated = set(plan.activated)
+        self._store.add_nodes(
+            NewNode(
+                first + k,
+                node.id,
+                "evidence" if node.evidence else "claim",
+                node.text,
+                node.author if node.author is not None else author,
+                node.expression,
+                node.value,
+                event,
+                ACTIVE if first + k in activated else INACTIVE,
+            )
+            for k, node in enumerate(batch.nodes)
+        )
+        self._insert_justifications(index, new_justs, event)
+        self._store.add_revisions(event, ACTIVE, sorted(n for n in activated if n < first))
+        state = loaded.state.active
+
+        def on(name: str) -> bool:
+            num = known(name)
+            return num is not None and (num in activated or (num < len(state) and bool(state[num])))
+
+        nogood_rows = [
+            NogoodRow(
+                g.id,
+                g.nodes,
+                g.text,
+                author,
+                event,
+                ACTIVE if all(on(n) for n in g.nodes) else INACTIVE,
+            )
+            for g in batch.nogoods
+        ]
+        self._store.add_nogoods(nogood_rows)
+        loaded.add_nogoods(nogood_rows)
+        loaded.nogood_active.update((g.id, g.status == ACTIVE) for g in nogood_rows)
+        added = len(batch.nodes) + len(batch.nogoods)
+        return event, plan, Change(event, index.names(plan.activated), 0.0, added)
 
     # --- audits -------------------------------------------------------------------------------
     def _roots(self, loaded: _Loaded, roots: Iterable[str]) -> tuple[tuple[str, ...], list[int]]:
@@ -1925,6 +2107,8 @@ class Memory:
             return self.as_of(as_of).explain(node_id)
         with self.snapshot():
             loaded = self._loaded_now()
+            if self._pinned is not None and node_id not in loaded.index.number:
+                self._not_yet(node_id)
             num = self._number(node_id, loaded)
             index, state = loaded.index, loaded.state
             kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
@@ -1986,6 +2170,20 @@ class Memory:
                 self._kept_out_by(loaded, num),
                 erased_by,
             )
+
+    def _not_yet(self, node_id: str) -> None:
+        """In a view of the past: refuse ``node_id`` saying it did not exist yet, when a
+        later event created it (else it is unknown, said by the caller)."""
+        record = self._store.node_record(node_id)
+        if record is None:
+            return
+        created = self._store.creation_events().get(node_id)
+        raise InputError(
+            f"did not exist yet as of event {self._pinned}: event {created} created it "
+            f"later ({record['created']})",
+            source=self.path,
+            node=node_id,
+        )
 
     def _kept_out_by(self, loaded: _Loaded, num: int) -> tuple[int, ...]:
         """Open audits with a root among the blocked nodes that keep ``num`` out now."""

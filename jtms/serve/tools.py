@@ -19,23 +19,26 @@ After a write, subscribers of ``memory://context`` and of the changed ``memory:/
 resources are notified (``subscriptions/listen``); while someone listens, writes committed by
 other processes are found within ``WATCH_SECONDS`` and notified the same way.
 
-Each result is the payload built once by :mod:`jtms.views.payloads`, sent as structured content
-with its compact JSON as the text copy; the published output schemas name every key and its
-type and describe list items rather than have a client check each one (:func:`published_schema`).
+Each tool is a module-level function registered by :func:`tool` in :data:`TOOLS`, the one
+registry :func:`build_server` walks; it takes the server's :class:`Served` first. Each result
+is the payload built once by :mod:`jtms.views.payloads`, sent as structured content with its
+compact JSON as the text copy (``context``: its rendered text, what a model reads); the
+published output schemas name every key and its type and describe list items rather than
+have a client check each one (:func:`published_schema`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import difflib
-import functools
 import inspect
 import json
+import re
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, TypeVar, cast
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 import anyio.lowlevel
 import anyio.to_thread
@@ -48,6 +51,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.server.subscriptions import ResourceUpdated, ServerEvent
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, Field, ValidationError
+from typing_extensions import NotRequired, TypedDict
 
 from jtms.memory import limits
 from jtms.memory.memory import Memory, RepeatedCall
@@ -60,6 +64,7 @@ from theory.model.ids import MAX_ID_LENGTH
 
 T = TypeVar("T")
 
+MAX_BATCH = limits.MAX_BATCH  # items of each list of one add_batch
 MAX_IDS = limits.MAX_IDS  # longest id list one call may carry (audit roots, antecedents, ...)
 MAX_TEXT = limits.MAX_TEXT  # longest text
 CONTEXT_BUDGET = 2_000  # tokens of the memory://context resource
@@ -74,47 +79,38 @@ NodeId = Annotated[
     Field(
         min_length=1,
         max_length=MAX_ID_LENGTH,
-        description=f"a node id (1 to {MAX_ID_LENGTH} characters)",
+        description="a node id",
     ),
 ]
-IdList = Annotated[
-    list[NodeId], Field(max_length=MAX_IDS, description=f"node ids (at most {MAX_IDS})")
-]
+IdList = Annotated[list[NodeId], Field(max_length=MAX_IDS, description="node ids")]
 
 
 NodeText = Annotated[
     str,
     Field(
         max_length=limits.MAX_TEXT,
-        description=(f"what the node says, in words (at most {limits.MAX_TEXT} characters)"),
+        description="what the node says",
     ),
 ]
 Source = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_SOURCE,
-        description=(
-            f"where the evidence came from: a tool, a person, a URL (at most {limits.MAX_SOURCE} characters)"
-        ),
+        description="where it came from: a tool, a person, a URL",
     ),
 ]
 Expression = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_EXPRESSION,
-        description=(
-            f'an executed calculation in sympy syntax, e.g. "2*21" (at most {limits.MAX_EXPRESSION} '
-            "characters); give `value` with it"
-        ),
+        description='a calculation it executed, in sympy syntax ("2*21"), with `value`',
     ),
 ]
 Value = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_EXPRESSION,
-        description=(
-            f'the value `expression` produced, e.g. "42" (at most {limits.MAX_EXPRESSION} characters)'
-        ),
+        description='the value `expression` gave ("42")',
     ),
 ]
 Reason = Annotated[
@@ -122,25 +118,54 @@ Reason = Annotated[
     Field(
         min_length=1,
         max_length=limits.MAX_REASON,
-        description=(f"why these are wrong, for the record (1 to {limits.MAX_REASON} characters)"),
+        description="why they are wrong",
     ),
 ]
 Reviewer = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_REVIEWER,
-        description=(f"who decided the audit (at most {limits.MAX_REVIEWER} characters)"),
+        description="who decided",
     ),
 ]
 Query = Annotated[
     str | None,
     Field(
         max_length=limits.MAX_QUERY,
-        description=(
-            f"words the context should be relevant to (at most {limits.MAX_QUERY} characters)"
-        ),
+        description="words the context should be relevant to",
     ),
 ]
+
+
+class BatchNode(TypedDict):
+    """A node of a batch (the graph file's shape)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    id: NodeId
+    kind: Literal["evidence", "claim"]
+    text: NotRequired[NodeText]
+    author: NotRequired[Source]
+    expression: NotRequired[Expression]
+    value: NotRequired[Value]
+
+
+class BatchJustification(TypedDict):
+    """``claim <- antecedents`` (the graph file's shape); ``[]`` makes a premise."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    claim: NodeId
+    antecedents: Annotated[list[NodeId], Field(max_length=limits.MAX_ANTECEDENTS)]
+
+
+class BatchNogood(TypedDict):
+    """Ids that must not all be active together (the graph file's shape)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    id: NodeId
+    nodes: Annotated[list[NodeId], Field(min_length=1, max_length=MAX_IDS)]
+    text: NotRequired[NodeText]
+
+
 DryRun = Annotated[bool, Field(description="true: only preview, write nothing")]
 
 
@@ -149,20 +174,14 @@ Limit = Annotated[
     Field(
         ge=1,
         le=pages.MAX_LIMIT,
-        description=(
-            f"the most items of each list in this result (1 to {pages.MAX_LIMIT}); `counts` gives "
-            f"every list's full length and `cursor` the next page"
-        ),
+        description="items per list in the result (`counts`: full lengths)",
     ),
 ]
 Cursor = Annotated[
     str | None,
     Field(
         max_length=400,
-        description=(
-            "the `cursor` of the previous page of this same call (repeat the same other arguments); "
-            "omit it for the first page"
-        ),
+        description="the previous page's `cursor` (same other arguments)",
     ),
 ]
 IdempotencyKey = Annotated[
@@ -170,11 +189,7 @@ IdempotencyKey = Annotated[
     Field(
         min_length=1,
         max_length=limits.MAX_IDEMPOTENCY_KEY,
-        description=(
-            f"any unique text (at most {limits.MAX_IDEMPOTENCY_KEY} characters) naming this write, e.g. "
-            "a UUID: a retry with the same key and arguments returns the first call's result and "
-            "writes nothing, even after a lost response or a server restart"
-        ),
+        description="a unique name of this write (a UUID): a retry returns the first result",
     ),
 ]
 
@@ -187,9 +202,11 @@ memory retires exactly the claims left with no intact justification and keeps th
 still have another one. Preview with audit(dry_run=true). Reinstating an audit undoes it.
 Read what is active with state, why with explain, what changed with history, and a compact
 working context with context. Record contradictions with add_nogood; diagnose says which
-evidence to audit to resolve them. Long lists come in pages: `counts` gives each list's
-length, `cursor` the next page (pass it back to the same reading tool, or to `page` for
-a write's result). Give every write an `idempotency_key` so a retry cannot write twice."""
+evidence to audit to resolve them. Write many nodes at once with add_batch. Long lists come
+in pages of `limit` items: `counts` gives each list's length, `cursor` the next page (pass it
+back to the same reading tool with the same other arguments, or to `page` for a write's
+result). Give every write an `idempotency_key` (e.g. a UUID) so a retry, even after a lost
+response or a restart, returns the first result and cannot write twice."""
 
 
 def _readable(doc: str | None) -> str:
@@ -311,6 +328,7 @@ class MemoryServer(MCPServer):  # type: ignore[type-arg]
 
     access: "MemoryAccess"
     arguments: dict[str, tuple[str, ...]]  # tool name -> its argument names
+    read_only: bool = False  # the writing tools are left out, and a call of one refused
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio transport and server loop (what ``MCPServer.run_stdio_async``
@@ -333,6 +351,11 @@ class MemoryServer(MCPServer):  # type: ignore[type-arg]
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult | InputRequiredResult:
+        if getattr(self, "read_only", False) and name in WRITING_TOOLS:
+            raise ToolError(
+                f"Error executing tool {name}: this server is read-only (jtms serve "
+                f"--read-only): {name} writes, so it is refused; nothing was written"
+            )
         known = getattr(self, "arguments", {}).get(name)
         if known is not None and isinstance(arguments, dict):
             unknown = sorted(set(arguments) - set(known))
@@ -629,9 +652,10 @@ def event_moment(as_of: int | str | None) -> int | str | None:
     return as_of
 
 
-def structured(payload: Mapping[str, Any]) -> CallToolResult:
-    """A tool result: ``payload`` as structured content, and its compact JSON text once as the
-    text copy (for clients that read only ``content``).
+def structured(payload: Mapping[str, Any], text: str | None = None) -> CallToolResult:
+    """A tool result: ``payload`` as structured content, and as its content block ``text``
+    (the rendered context, what a model reads) or else the payload's compact JSON once (for
+    clients that read only ``content``).
 
     The payload is built by :mod:`jtms.views.payloads` (typed, the CLI's ``--json``), so it is not
     validated again against its own output model: on a large audit that check and the
@@ -640,8 +664,8 @@ def structured(payload: Mapping[str, Any]) -> CallToolResult:
     for a write, where its committed result can be read), never a message the client's
     transport cannot take.
     """
-    text = pydantic_core.to_json(payload).decode()
-    if len(text) > RESULT_BYTES:
+    dumped = pydantic_core.to_json(payload).decode()
+    if len(dumped) > RESULT_BYTES:
         event = (
             payload.get("audit_id")
             if payload.get("audit_id") is not None
@@ -654,45 +678,70 @@ def structured(payload: Mapping[str, Any]) -> CallToolResult:
             else ""
         )
         raise ToolError(
-            f"the result is {len(text)} bytes of JSON, over this server's limit of "
+            f"the result is {len(dumped)} bytes of JSON, over this server's limit of "
             f"{RESULT_BYTES} (with its text copy it must fit the client's 1 MiB "
             f"event limit): ask again with a smaller `limit`{done}"
         )
+    shown = text if text is not None else dumped
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=dict(payload)
+        content=[TextContent(type="text", text=shown)], structured_content=dict(payload)
     )
 
 
 def published_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The output schema a tool publishes: every result key with its type (and ``required``),
-    and each list described rather than checked item by item.
+    each list described rather than checked item by item, and nothing else (no titles, no
+    prose: the tool's description says what the result means).
 
     A client validates every structured result against this schema (the SDK's client runs
     ``jsonschema`` on each one); with an ``items`` schema that costs about 20 microseconds
     per item, seconds for an audit listing 50,000 kept claims. So a top-level list publishes
-    ``type: array`` and, in its ``description``, what its items are (object items keep their
-    schema in ``$defs``): the check then costs O(keys), not O(ids).
+    ``type: array`` and, in its ``description``, what its items are (an object's keys):
+    the check then costs O(keys), not O(ids).
     """
-    schema = copy.deepcopy(schema)
+    schema = lean_schema(schema, descriptions=False)
     for prop in schema.get("properties", {}).values():
         for branch in (prop, *prop.get("anyOf", ())):
             if branch.get("type") != "array" or "items" not in branch:
                 continue
             items = branch.pop("items")
-            said = prop.get("description", "")
-            prop["description"] = (
-                f"{said} " if said else ""
-            ) + f"A list; each item: {_item_text(items)}."
+            prop["description"] = f"each item: {_item_text(items, schema.get('$defs', {}))}"
+    used = set(re.findall(r"\$defs\.(\w+)|#/\$defs/(\w+)", json.dumps(schema)))
+    names = {name for pair in used for name in pair if name}
+    if "$defs" in schema:
+        schema["$defs"] = {k: v for k, v in schema["$defs"].items() if k in names}
+        if not schema["$defs"]:
+            del schema["$defs"]
     return schema
 
 
-def _item_text(items: dict[str, Any]) -> str:
+def lean_schema(schema: Any, descriptions: bool = True) -> Any:
+    """``schema`` without what a model does not need: pydantic's ``title`` of every schema
+    (the property's name again), and with ``descriptions`` false every ``description``.
+    A property or definition that happens to be named ``title`` is kept."""
+    if isinstance(schema, list):
+        return [lean_schema(item, descriptions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    lean: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" or (key == "description" and not descriptions):
+            continue
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            lean[key] = {name: lean_schema(sub, descriptions) for name, sub in value.items()}
+        else:
+            lean[key] = lean_schema(value, descriptions)
+    return lean
+
+
+def _item_text(items: dict[str, Any], definitions: Mapping[str, Any]) -> str:
+    """What a list's items are, in a few words: ``a string``, or an object's keys."""
     if items == {"type": "string"}:
         return "a string"
     ref = items.get("$ref", "")
-    if ref.startswith("#/$defs/"):
-        name = ref.rsplit("/", 1)[-1]
-        return f"a {name} object (its schema: $defs.{name})"
+    found = definitions.get(ref.rsplit("/", 1)[-1]) if ref.startswith("#/$defs/") else None
+    if isinstance(found, Mapping) and "properties" in found:
+        return "an object {" + ", ".join(found["properties"]) + "}"
     return f"JSON Schema {json.dumps(items, separators=(',', ':'), sort_keys=True)}"
 
 
@@ -702,30 +751,42 @@ def node_uri(node_id: str) -> str:
     return f"memory://node/{quote(node_id, safe='')}"
 
 
-def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
-    """The MCP server of the memory behind ``access`` (``read_only``: only the reading tools)."""
-    bus = SubscriberBus()
-    access.create_secret = not read_only
-    tools: list[Tool] = []
-    own_events: set[int] = set()  # this server's writes: published when made
-    watcher: list[asyncio.Task[None]] = []
-    reading = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
-    writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+READING = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+WRITING = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
-    async def changed(ids: Iterable[str], event: int | None = None) -> None:
-        if not bus.listening:
+
+class Served:
+    """What a tool function reads and writes through: the memory's ``access`` and the
+    notifications of ``subscriptions/listen`` (``bus``), one per server built by
+    :func:`build_server`."""
+
+    def __init__(self, access: MemoryAccess) -> None:
+        self.access = access
+        self.bus = SubscriberBus(on_first=self.start_watching)
+        self._own_events: set[int] = set()  # this server's writes: published when made
+        self._watcher: list[asyncio.Task[None]] = []
+
+    def since(self, memory: Memory, event: int) -> Memory:
+        """``memory`` as of ``event``, kept for the next pages (:meth:`MemoryAccess.view`)."""
+        return self.access.view(memory, event)
+
+    async def changed(self, ids: Iterable[str], event: int | None = None) -> None:
+        """Tell the listeners that the context and the nodes ``ids`` changed (by this
+        server's write ``event``, which the watcher then does not announce again)."""
+        if not self.bus.listening:
             return
         if event is not None:
-            own_events.add(event)
-        await bus.publish(ResourceUpdated(uri="memory://context"))
+            self._own_events.add(event)
+        await self.bus.publish(ResourceUpdated(uri="memory://context"))
         for node_id in sorted(set(ids)):
-            await bus.publish(ResourceUpdated(uri=node_uri(node_id)))
+            await self.bus.publish(ResourceUpdated(uri=node_uri(node_id)))
 
-    async def watch() -> None:
+    async def watch(self) -> None:
         """While someone listens: every WATCH_SECONDS, ``Memory.wait_for_change(timeout=0)``
         (one look at the latest event id; O(changes) catch-up when there are some), and for
         the events another process committed meanwhile (``Memory.events``: what each
         created, activated and deactivated), the same notifications as for our own writes."""
+        access, bus, own_events = self.access, self.bus, self._own_events
         seen = await access(lambda memory: memory.last_event)
         while bus.listening:
             await anyio.sleep(WATCH_SECONDS)
@@ -745,616 +806,680 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             own_events.difference_update([e for e in own_events if e <= newest])
             seen = newest
             if foreign:
-                await changed(ids)
+                await self.changed(ids)
 
-    def start_watching() -> None:
-        if not any(not task.done() for task in watcher):
-            watcher[:] = [asyncio.get_running_loop().create_task(watch())]
+    def start_watching(self) -> None:
+        if not any(not task.done() for task in self._watcher):
+            self._watcher[:] = [asyncio.get_running_loop().create_task(self.watch())]
 
-    bus.on_first = start_watching
 
-    def tool(
-        annotations: ToolAnnotations, output: dict[str, Any] | None = None
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            if read_only and not annotations.read_only_hint:
-                return fn
+ToolFunction = Callable[..., Awaitable[Any]]
 
-            @functools.wraps(fn)  # the same name, description and signature (arguments, schema)
-            async def call(**arguments: Any) -> CallToolResult:
-                if isinstance(arguments.get("cursor"), str):  # signed by this memory only
-                    arguments["cursor"] = await access.unsigned(arguments["cursor"])
-                return structured(await access.signed(await fn(**arguments)))
 
-            entry = Tool.from_function(
-                call,
-                annotations=annotations,
-                structured_output=True,
-                description=_readable(fn.__doc__),
-            )
-            entry.parameters["additionalProperties"] = False  # and MemoryServer refuses them
-            metadata = entry.fn_metadata
-            assert metadata.output_schema is not None, fn.__name__
-            metadata.output_schema = output or published_schema(metadata.output_schema)
-            metadata.output_model = None  # the result comes built (structured): published only
-            entry.fn_metadata = strict_arguments(metadata)
-            tools.append(entry)
-            return fn
+@dataclass(frozen=True)
+class ToolSpec:
+    """One MCP tool: ``fn(served, **arguments)`` (its name, docstring and the rest of its
+    signature are the tool's name, description and input schema), its annotations, and
+    an output schema to publish instead of the one its return type gives."""
 
-        return register
+    fn: ToolFunction
+    annotations: ToolAnnotations
+    output: dict[str, Any] | None = None
+    content: Callable[[Mapping[str, Any]], str] | None = None
 
-    def since(memory: Memory, event: int) -> Memory:
-        return access.view(memory, event)
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
 
-    # --- writing tools -------------------------------------------------------------------------
-    @tool(writing)
-    async def add_evidence(
-        id: Annotated[
-            NodeId,
-            Field(
-                description=(
-                    f"the new evidence's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
-                )
-            ),
-        ],
-        text: NodeText = "",
-        source: Source = None,
-        expression: Expression = None,
-        value: Value = None,
-        idempotency_key: IdempotencyKey = None,
-        valid_until: Annotated[
-            str | None,
-            Field(
-                max_length=64,
-                description=(
-                    "an ISO time from which the evidence counts as audited (reason "
-                    '"expired"), e.g. "2027-01-01T00:00:00Z"; omit for no expiry'
-                ),
-            ),
-        ] = None,
-    ) -> payloads.NodeAdded:
-        """Record one piece of evidence (an observation, a document, an executed calculation).
+    @property
+    def writes(self) -> bool:
+        return not self.annotations.read_only_hint
 
-        `source` says where it came from (a tool, a person, a URL). A calculation gives both
-        `expression` (sympy syntax, e.g. "2*21") and the `value` it produced; `review` can
-        re-execute it later. New evidence is active. Fails on an id already in the memory."""
 
-        def work(memory: Memory) -> payloads.NodeAdded:
-            change = memory.add_evidence(
-                id,
-                text=text,
-                author=source,
-                expression=expression,
-                value=value,
-                valid_until=valid_until,
-            )
-            return payloads.node_added(change, id)
+TOOLS: list[ToolSpec] = []
+"""The registry: every tool of the server, in the order ``tools/list`` shows them."""
+WRITING_TOOLS: set[str] = set()
+"""The names of the tools that write (a read-only server refuses them by name)."""
 
-        def replay(memory: Memory, event: int) -> payloads.NodeAdded:
-            return {"event_id": event, "id": id, "active": since(memory, event).is_active(id)}
 
-        arguments = {
-            "id": id,
-            "text": text,
-            "source": source,
-            "expression": expression,
-            "value": value,
-            **({"valid_until": valid_until} if valid_until is not None else {}),
-        }
-        result = await access(once("add_evidence", arguments, idempotency_key, work, replay))
-        await changed([id], result["event_id"])
-        return result
+def tool(
+    annotations: ToolAnnotations,
+    output: dict[str, Any] | None = None,
+    content: Callable[[Mapping[str, Any]], str] | None = None,
+) -> Callable[[ToolFunction], ToolFunction]:
+    """Register the module-level function below as a tool (:data:`TOOLS`); ``content``: its
+    content block from its result (by default the result's JSON)."""
 
-    @tool(writing)
-    async def add_claim(
-        id: Annotated[
-            NodeId,
-            Field(
-                description=(
-                    f"the new claim's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
-                )
-            ),
-        ],
-        justifications: Annotated[
-            list[Annotated[list[NodeId], Field(max_length=limits.MAX_ANTECEDENTS)]],
-            Field(
-                max_length=limits.MAX_JUSTIFICATIONS,
-                description=(
-                    f"the claim's alternative justifications (at most "
-                    f"{limits.MAX_JUSTIFICATIONS}), each a list of existing ids "
-                    f"(at most {limits.MAX_ANTECEDENTS}) that together support it; "
-                    f"[[]] makes a premise"
-                ),
-            ),
-        ],
-        text: NodeText = "",
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.NodeAdded:
-        """Record a claim you derived, with its justifications.
+    def register(fn: ToolFunction) -> ToolFunction:
+        assert all(spec.name != fn.__name__ for spec in TOOLS), fn.__name__
+        TOOLS.append(ToolSpec(fn, annotations, output, content))
+        if not annotations.read_only_hint:
+            WRITING_TOOLS.add(fn.__name__)
+        return fn
 
-        Each justification is a list of existing evidence or claim ids that TOGETHER support
-        the claim (AND); several justifications are independent alternatives (OR), and the
-        claim stays active as long as one of them is intact. `[[]]` makes a premise (holds
-        with no support). Record every independent reason you have: that is what lets an
-        audit keep the claim when one reason is withdrawn. `active` in the result says
-        whether the claim is supported now."""
+    return register
 
-        def work(memory: Memory) -> payloads.NodeAdded:
-            return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
 
-        def replay(memory: Memory, event: int) -> payloads.NodeAdded:
-            return {"event_id": event, "id": id, "active": since(memory, event).is_active(id)}
+def bound_tool(spec: ToolSpec, served: Served) -> Tool:
+    """The SDK's :class:`Tool` for ``spec`` on one server: its function with ``served``
+    bound (the signature the SDK reads is the function's less that first argument), its
+    cursors verified and signed, its result sent as :func:`structured`, its arguments
+    strict (:func:`strict_arguments`) and closed (no unknown keys)."""
+    fn = spec.fn
+    signature = inspect.signature(fn, eval_str=True)
+    parameters = list(signature.parameters.values())[1:]  # less `served`
+    access = served.access
 
-        arguments = {"id": id, "justifications": justifications, "text": text}
-        result = await access(once("add_claim", arguments, idempotency_key, work, replay))
-        await changed([id], result["event_id"])
-        return result
+    async def call(**arguments: Any) -> CallToolResult:
+        if isinstance(arguments.get("cursor"), str):  # signed by this memory only
+            arguments["cursor"] = await access.unsigned(arguments["cursor"])
+        payload = await access.signed(await fn(served, **arguments))
+        return structured(payload, None if spec.content is None else spec.content(payload))
 
-    @tool(writing)
-    async def add_justification(
-        claim: Annotated[NodeId, Field(description="an existing claim's id")],
-        antecedents: Annotated[
-            list[NodeId],
-            Field(
-                max_length=limits.MAX_ANTECEDENTS,
-                description=(
-                    f"existing ids (at most {limits.MAX_ANTECEDENTS}) that "
-                    f"together support the claim"
-                ),
-            ),
-        ],
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.JustificationAdded:
-        """Add one more justification (ids that together support it) to an existing claim.
-
-        It may re-activate the claim and what depends on it: `activated` lists them (one
-        page; `page` with the `cursor` gives the next)."""
-
-        def work(memory: Memory) -> payloads.JustificationAdded:
-            return payloads.justification_added(
-                memory.add_justification(claim, antecedents), claim, limit
-            )
-
-        def replay(memory: Memory, event: int) -> payloads.JustificationAdded:
-            return cast(payloads.JustificationAdded, payloads.event_page(memory, event, 0, limit))
-
-        arguments = {"claim": claim, "antecedents": antecedents}
-        result = await access(once("add_justification", arguments, idempotency_key, work, replay))
-        await changed([claim, *result["activated"]], result["event_id"])
-        return result
-
-    @tool(writing)
-    async def audit(
-        invalidate: Annotated[
-            IdList,
-            Field(
-                min_length=1,
-                description=(f"the evidence or claim ids found wrong (1 to {MAX_IDS})"),
-            ),
-        ],
-        reason: Reason,
-        reviewer: Reviewer = None,
-        dry_run: DryRun = False,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        cursor: Cursor = None,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.AuditPayload:
-        """Invalidate evidence or claims found wrong, and withdraw exactly what loses all support.
-
-        Use it when a source is discredited, a measurement contaminated, a calculation wrong.
-        `retired` lists what is no longer active (the invalidated ids included): claims whose
-        every justification used something invalidated. `kept` lists downstream claims that
-        stay active, each with the `surviving_justification` that still holds: do not retract
-        those. With `dry_run` nothing is written (a preview; `audit_id` is null). The
-        `audit_id` of a real audit can be passed to `reinstate` to undo it.
-
-        Both lists come in pages of `limit` items, with their full lengths in `counts`. The
-        next page of a real audit: `page` with its `cursor` (or with `event_id` = `audit_id`,
-        at any later time). The next page of a dry run: this same call with `cursor`.
-        A `cursor` is for dry runs only; `idempotency_key` for real audits only."""
-        arguments = {"invalidate": invalidate, "reason": reason, "reviewer": reviewer}
-
-        def preview(memory: Memory) -> payloads.AuditPayload:
-            view, offset, call_digest = paged(
-                access, memory, "audit", {**arguments, "dry_run": True}, cursor
-            )
-            with view.snapshot():  # the preview and its kept claims read one state
-                event = view.as_of_event or view.last_event
-                result = view.preview(invalidate)
-                return payloads.audit_payload(
-                    view, invalidate, result, True, limit, offset, event, call_digest
-                )
-
-        def work(memory: Memory) -> payloads.AuditPayload:
-            result = memory.audit(invalidate, reason=reason, reviewer=reviewer)
-            return payloads.audit_payload(memory, invalidate, result, False, limit)
-
-        def replay(memory: Memory, event: int) -> payloads.AuditPayload:
-            return cast(payloads.AuditPayload, payloads.event_page(memory, event, 0, limit))
-
-        if dry_run:
-            if idempotency_key is not None:
-                raise ToolError(DRY_RUN_KEY)
-            return await access(preview)
-        if cursor is not None:
-            raise ToolError(
-                "cursor: a real audit's next pages come from the `page` tool "
-                "(pass it the cursor there); nothing was written"
-            )
-        result = await access(once("audit", arguments, idempotency_key, work, replay))
-        await changed(result["retired"], result["audit_id"])
-        return result
-
-    @tool(writing)
-    async def add_nogood(
-        id: Annotated[
-            NodeId, Field(description=("the new nogood's id, unique among nodes and nogoods"))
-        ],
-        nodes: Annotated[
-            IdList,
-            Field(
-                min_length=1,
-                description=(
-                    f"the claim or evidence ids that must not all hold together (1 to {MAX_IDS})"
-                ),
-            ),
-        ],
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.NogoodAdded:
-        """Record a contradiction rule: the `nodes` (claims or evidence) must not all be active
-        together. It changes no status; `active` says whether they all hold now (a live
-        contradiction). Then call `diagnose` to learn which evidence to audit. The result
-        repeats at most `limit` of the `nodes`, sorted (`counts`: how many; `page` with the
-        `cursor` gives the next)."""
-
-        def work(memory: Memory) -> payloads.NogoodAdded:
-            change = memory.add_nogood(id, nodes)
-            return payloads.nogood_added(change, id, nodes, memory.is_active(id), limit)
-
-        def replay(memory: Memory, event: int) -> payloads.NogoodAdded:
-            return cast(payloads.NogoodAdded, payloads.event_page(memory, event, 0, limit))
-
-        result = await access(
-            once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key, work, replay)
-        )
-        await changed([id], result["event_id"])
-        return result
-
-    @tool(writing)
-    async def reinstate(
-        audit_id: Annotated[int, Field(ge=1, description=("the `audit_id` an audit returned"))],
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.ReinstatePayload:
-        """Undo an audit (by the `audit_id` that `audit` returned): its invalidated ids count
-        again and everything they supported is active again (`reactivated`, one page;
-        `page` with the `cursor` gives the next)."""
-
-        def work(memory: Memory) -> payloads.ReinstatePayload:
-            return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id), limit)
-
-        def replay(memory: Memory, event: int) -> payloads.ReinstatePayload:
-            return cast(payloads.ReinstatePayload, payloads.event_page(memory, event, 0, limit))
-
-        result = await access(
-            once("reinstate", {"audit_id": audit_id}, idempotency_key, work, replay)
-        )
-        await changed(result["reactivated"], result["event_id"])
-        return result
-
-    @tool(writing)
-    async def review(
-        dry_run: DryRun = False,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.ReviewPayload:
-        """Re-execute every recorded calculation (evidence with an expression and a value).
-
-        Each one whose result disagrees with its recorded value is a discrepancy; all of them
-        are invalidated in one audit (`audit_id`, `retired`) unless `dry_run`. `refused` lists
-        calculations that cannot be re-executed safely (they are not audited). `contradictions`
-        lists the active nogoods and `proposed_diagnosis` the cheapest evidence to withdraw.
-        Each list holds at most `limit` items (`counts`: their lengths; the audit's next
-        `retired` page: `page` with `cursor`); the contradictions' and the diagnosis's lists
-        are cut to what fits too, with their lengths (`node_count`, `conflict_count`,
-        `invalidate_count`, ...; `jtms diagnose --db --json` lists them all). The
-        re-execution runs on a snapshot, beside other calls; only the audit waits for the
-        writers' lock. A repeat with the same
-        `idempotency_key` returns the first review's result (also one that audited nothing)
-        and writes nothing; a dry run takes no key."""
-        if dry_run and idempotency_key is not None:
-            raise ToolError(DRY_RUN_KEY)
-        first = None if idempotency_key is None else await access(first_review(idempotency_key))
-        if first is None:
-            planned = await access.long_read("review_plan", {})
-            if not dry_run:
-                first = await access(review_write(planned, idempotency_key))
-        if first is not None:  # a repeat: the first review's result, rebuilt
-            return await review_replay(*first, limit)
-        found = await access.long_read("review_contradictions", {})
-        payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
-        if payload["audit_id"] is not None:
-            await changed(payload["retired"], payload["audit_id"])
-        return payload
-
-    async def review_replay(event: int, audited: bool, limit: int) -> payloads.ReviewPayload:
-        """The result of the review that stored its key with ``event``, rebuilt: its plan
-        re-executed as of the event it read (the one before its audit, or ``event`` when
-        it audited nothing), the contradictions as of ``event``, its audit's first page."""
-        planned = await access.long_read("review_plan", {"as_of": event - 1 if audited else event})
-        found = await access.long_read("review_contradictions", {"as_of": event})
-        payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
-        if audited:
-            page = await access(lambda memory: payloads.event_page(memory, event, 0, limit))
-            payload["audit_id"], payload["retired"] = event, page["retired"]
-            payload["cursor"] = page["cursor"]
-            payload["counts"]["retired"] = page["counts"]["retired"]
-        return payload
-
-    # --- reading tools -------------------------------------------------------------------------
-    @tool(reading)
-    async def state(
-        ids: Annotated[
-            IdList | None,
-            Field(
-                description=(
-                    f"the node or nogood ids to look up (at most {MAX_IDS}); omit for every node"
-                )
-            ),
-        ] = None,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        cursor: Cursor = None,
-    ) -> payloads.StatePayload:
-        """Which of `ids` (every node when omitted) are active and which inactive now.
-
-        Each list holds at most `limit` ids, sorted; `counts` gives their lengths and
-        `cursor` the next page (this same call with `cursor`), read as of the same event."""
-
-        def work(memory: Memory) -> payloads.StatePayload:
-            view, offset, call_digest = paged(access, memory, "state", {"ids": ids}, cursor)
-            return payloads.state_payload(view, ids, limit, offset, call_digest)
-
-        return await access(work)
-
-    @tool(reading)
-    async def explain(
-        id: Annotated[NodeId, Field(description="the node to explain")],
-        as_of: Annotated[
-            int | Annotated[str, Field(max_length=64)] | None,
-            Field(
-                description=(
-                    "a past event id (an `event_id` or `audit_id` a tool returned), or an "
-                    "ISO time of at most 64 characters (the latest event at or before it); "
-                    "omit for now"
-                )
-            ),
-        ] = None,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        cursor: Cursor = None,
-    ) -> payloads.ExplainPayload:
-        """Why a node is active or not.
-
-        Active: `certificate`, a derivation down to evidence (steps claim <- antecedents) and
-        the `evidence` it rests on. Inactive: `blocked_by` (the audits that invalidated this
-        node itself), `withdrawn_by` (the event that withdrew it), `kept_out_by` (the open
-        audits that keep it out now) and `broken_justifications` (each justification with
-        its inactive antecedents). `as_of` explains the node as it was then. Each list
-        holds at most `limit` items (`counts`: their lengths; `cursor`: this same call's
-        next page)."""
-        moment = event_moment(as_of)
-
-        def work(memory: Memory) -> payloads.ExplainPayload:
-            arguments = {"id": id, "as_of": as_of}
-            base = memory if moment is None else since(memory, memory.event_at(moment))
-            view, offset, call_digest = paged(access, base, "explain", arguments, cursor)
-            return payloads.explain_payload(view, id, limit, offset, call_digest)
-
-        return await access(work)
-
-    @tool(reading)
-    async def history(
-        id: Annotated[NodeId, Field(description="the node or nogood whose history to read")],
-        limit: Limit = pages.DEFAULT_LIMIT,
-        cursor: Cursor = None,
-    ) -> payloads.HistoryPayload:
-        """Every status a node has had, oldest first (its creation, then each audit or
-        reinstatement that changed it, with who and why), and the audits naming it. At most
-        `limit` of each (`counts`: their lengths; `cursor`: this same call's next page)."""
-
-        def work(memory: Memory) -> payloads.HistoryPayload:
-            view, offset, call_digest = paged(access, memory, "history", {"id": id}, cursor)
-            return payloads.history_payload(view, id, limit, offset, call_digest)
-
-        return await access(work)
-
-    @tool(reading)
-    async def context(
-        budget: Annotated[
-            int,
-            Field(
-                ge=0,
-                le=MAX_CONTEXT_BUDGET,
-                description=(f"the most tokens the context may take (0 to {MAX_CONTEXT_BUDGET})"),
-            ),
-        ],
-        query: Query = None,
-    ) -> payloads.ContextPayload:
-        """The active memory compiled into a working context of at most `budget` tokens
-        (`text`, ready to read), preferring claims relevant to `query`; it also lists
-        recently withdrawn claims so you stop relying on them. It reads a snapshot beside
-        other calls (writers do not wait for it)."""
-        return cast(
-            payloads.ContextPayload,
-            await access.long_read("context", {"budget": budget, "query": query}),
-        )
-
-    @tool(reading)
-    async def diagnose(
-        limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
-    ) -> payloads.DiagnosePayload:
-        """The contradictions (nogoods whose nodes are all active) with their conflict sets
-        (minimal evidence sets that make them hold), and the cheapest diagnoses: minimal sets
-        of evidence to `invalidate` that leave no contradiction, each with what that audit
-        `retires` and `keeps`. Nothing is written: pass a diagnosis's `invalidate` to `audit`
-        (`dry_run` first). `undiagnosable` lists contradictions that hold without evidence.
-        `applied` is always null here (the CLI's `--apply`). Each list holds at most `limit`
-        items, and what fits in a page of about 200 KB (`counts`, and `conflict_count`,
-        `node_count`, `invalidate_count`, `retires_count`, `keeps_count` per item, give the
-        full lengths; `cursor`: this same call's next page; `jtms diagnose --db --json`
-        lists all). It reads a snapshot beside other calls and gives up past a time
-        budget."""
-        return cast(
-            payloads.DiagnosePayload,
-            await access.long_read("diagnose", {"limit": limit, "cursor": cursor}),
-        )
-
-    @tool(reading)
-    async def check(
-        limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
-    ) -> payloads.CheckPayload:
-        """Influence-safety of every claim as the memory stands: a claim is unsafe when a
-        naive 'retract everything downstream' rule would wrongly retire it (it has another
-        intact justification). Each violation names a one-item witness audit.
-        `influence_safe` and `counts` (claims, unsafe) cover every claim; `claims` lists at
-        most `limit` of them, sorted by id, with their certificates. It reads a snapshot
-        beside other calls (writers do not wait for it); a page stops early at its time
-        budget, and `cursor` (this same call) continues where it stopped."""
-
-        return cast(
-            payloads.CheckPayload,
-            await access.long_read("check", {"limit": limit, "cursor": cursor}),
-        )
-
-    @tool(
-        reading,
-        output={
-            "type": "object",
-            "additionalProperties": True,
-            "description": (
-                "the result of the write that made the event, as that writing tool returns it: "
-                "audit (audit_id, audit, retired, kept, counts, cursor), reinstate "
-                "(reactivated), add_justification (activated) or add_nogood (nodes)"
-            ),
-        },
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    call.__module__ = fn.__module__
+    call.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    entry = Tool.from_function(
+        call,
+        annotations=spec.annotations,
+        structured_output=True,
+        description=_readable(fn.__doc__),
     )
-    async def page(
-        cursor: Annotated[
-            str | None,
-            Field(
-                max_length=400,
-                description=(
-                    "the `cursor` of a write's result (audit, reinstate, add_justification, add_nogood, review)"
-                ),
+    entry.parameters = lean_schema(entry.parameters)
+    if "$defs" in entry.parameters:  # the items of add_batch's lists: their keys and types
+        entry.parameters["$defs"] = lean_schema(entry.parameters["$defs"], descriptions=False)
+    entry.parameters["additionalProperties"] = False  # and MemoryServer refuses them
+    metadata = entry.fn_metadata
+    assert metadata.output_schema is not None, fn.__name__
+    metadata.output_schema = spec.output or published_schema(metadata.output_schema)
+    metadata.output_model = None  # the result comes built (structured): published only
+    entry.fn_metadata = strict_arguments(metadata)
+    return entry
+
+
+# --- writing tools -------------------------------------------------------------------------
+@tool(WRITING)
+async def add_evidence(
+    served: Served,
+    id: Annotated[
+        NodeId,
+        Field(
+            description=(
+                f"the new evidence's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
+            )
+        ),
+    ],
+    text: NodeText = "",
+    source: Source = None,
+    expression: Expression = None,
+    value: Value = None,
+    idempotency_key: IdempotencyKey = None,
+    valid_until: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            description=(
+                'an ISO time from which it counts as audited ("expired"), e.g. '
+                '"2027-01-01T00:00:00Z"'
             ),
-        ] = None,
-        event_id: Annotated[
-            int | None,
-            Field(
-                ge=1,
-                description=(
-                    "instead of a cursor: an event id (an `audit_id`, an `event_id`) whose "
-                    "result to read from its first page"
-                ),
+        ),
+    ] = None,
+) -> payloads.NodeAdded:
+    """Record one piece of evidence (an observation, a document, an executed calculation).
+
+    A calculation gives `expression` and the `value` it produced; `review` re-executes it."""
+
+    def work(memory: Memory) -> payloads.NodeAdded:
+        change = memory.add_evidence(
+            id,
+            text=text,
+            author=source,
+            expression=expression,
+            value=value,
+            valid_until=valid_until,
+        )
+        return payloads.node_added(change, id)
+
+    def replay(memory: Memory, event: int) -> payloads.NodeAdded:
+        return {"event_id": event, "id": id, "active": served.since(memory, event).is_active(id)}
+
+    arguments = {
+        "id": id,
+        "text": text,
+        "source": source,
+        "expression": expression,
+        "value": value,
+        **({"valid_until": valid_until} if valid_until is not None else {}),
+    }
+    result = await served.access(once("add_evidence", arguments, idempotency_key, work, replay))
+    await served.changed([id], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def add_claim(
+    served: Served,
+    id: Annotated[
+        NodeId,
+        Field(
+            description=(
+                f"the new claim's id, unique in the memory (1 to {MAX_ID_LENGTH} characters)"
+            )
+        ),
+    ],
+    justifications: Annotated[
+        list[Annotated[list[NodeId], Field(max_length=limits.MAX_ANTECEDENTS)]],
+        Field(
+            max_length=limits.MAX_JUSTIFICATIONS,
+            description=(
+                f"the claim's alternative justifications (at most "
+                f"{limits.MAX_JUSTIFICATIONS}), each a list of existing ids "
+                f"(at most {limits.MAX_ANTECEDENTS}) that together support it; "
+                f"[[]] makes a premise"
             ),
-        ] = None,
-        limit: Limit = pages.DEFAULT_LIMIT,
-    ) -> dict[str, Any]:
-        """A page of a write's result, read as of the write's event: the next `audit`,
-        `retired` and `kept` of an audit, `reactivated` of a reinstatement, `activated` of an
-        added justification, `nodes` of an added nogood. Give the `cursor` the result
-        carried, or an `event_id` (e.g. an `audit_id`) for its first page at any later
-        time."""
-        if (cursor is None) == (event_id is None):
-            raise ToolError("page: give either `cursor` or `event_id`")
+        ),
+    ],
+    text: NodeText = "",
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.NodeAdded:
+    """Record a claim with its justifications.
 
-        def work(memory: Memory) -> dict[str, Any]:
-            if cursor is not None:
-                found = pages.decode(cursor, "event", "")
-                return payloads.event_page(memory, found.event, found.offset, limit)
-            assert event_id is not None
-            memory.event_at(event_id)  # "no event N" for one that does not exist
-            return payloads.event_page(memory, event_id, 0, limit)
+    Each justification is a list of ids that TOGETHER support the claim (AND); several are
+    alternatives (OR): the claim stays active while one is intact. `[[]]` makes a premise.
+    Record every independent reason: an audit then keeps the claim when one is withdrawn."""
 
-        return await access(work)
+    def work(memory: Memory) -> payloads.NodeAdded:
+        return payloads.node_added(memory.add_claim(id, justifications, text=text), id)
 
-    # --- search and purge (issue 58): one block, in the style of the tools above ---------------
-    @tool(reading)
-    async def search(
-        query: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=limits.MAX_QUERY,
-                description=(
-                    f"words to find in node ids and texts (at most {limits.MAX_QUERY} "
-                    f"characters, {limits.MAX_QUERY_WORDS} words); each must match, as a "
-                    f"word of the same stem or the start of one"
-                ),
+    def replay(memory: Memory, event: int) -> payloads.NodeAdded:
+        return {"event_id": event, "id": id, "active": served.since(memory, event).is_active(id)}
+
+    arguments = {"id": id, "justifications": justifications, "text": text}
+    result = await served.access(once("add_claim", arguments, idempotency_key, work, replay))
+    await served.changed([id], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def add_justification(
+    served: Served,
+    claim: Annotated[NodeId, Field(description="an existing claim's id")],
+    antecedents: Annotated[
+        list[NodeId],
+        Field(
+            max_length=limits.MAX_ANTECEDENTS,
+            description=(
+                f"existing ids (at most {limits.MAX_ANTECEDENTS}) that together support the claim"
             ),
-        ],
-        active_only: Annotated[
-            bool, Field(description="only active nodes (the default); false: every node")
-        ] = True,
-        limit: Annotated[
-            int,
-            Field(
-                ge=1,
-                le=limits.MAX_SEARCH_LIMIT,
-                description=f"hits in this page (1 to {limits.MAX_SEARCH_LIMIT})",
-            ),
-        ] = DEFAULT_SEARCH_LIMIT,
-        cursor: Cursor = None,
-    ) -> payloads.SearchPayload:
-        """Find nodes by words of their ids and texts, ranked by the database's full-text
-        search ("vaccine" finds "vaccines"). Each hit has its `status` and, for an active
-        claim, its `certificate` (why it holds now), so you can cite it. `counts.hits` is
-        the number of hits; `cursor` (this same call with it) gives the next page."""
+        ),
+    ],
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.JustificationAdded:
+    """Add one justification to an existing claim; `activated` lists what it re-activated."""
 
-        def work(memory: Memory) -> payloads.SearchPayload:
-            page = memory.search(query, active_only=active_only, limit=limit, cursor=cursor)
-            return payloads.search_payload(page)
+    def work(memory: Memory) -> payloads.JustificationAdded:
+        return payloads.justification_added(
+            memory.add_justification(claim, antecedents), claim, limit
+        )
 
-        return await access(work)
+    def replay(memory: Memory, event: int) -> payloads.JustificationAdded:
+        return cast(payloads.JustificationAdded, payloads.event_page(memory, event, 0, limit))
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
-    async def purge(
-        id: Annotated[NodeId, Field(description="the node whose content to erase")],
-        reason: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=limits.MAX_REASON,
-                description=(
-                    f"why, for the record, e.g. an erasure request (1 to {limits.MAX_REASON} "
-                    f"characters)"
-                ),
-            ),
-        ],
-        reviewer: Reviewer = None,
-        limit: Limit = pages.DEFAULT_LIMIT,
-        idempotency_key: IdempotencyKey = None,
-    ) -> payloads.PurgePayload:
-        """Erase a node's text, source, expression and value from the memory and its
-        history (an erasure request), and retire it as `audit` does: `retired` lists what
-        lost all support, `kept` what stays with another justification. The erasure record
-        keeps who, when and why, never the content; it cannot be reinstated."""
+    arguments = {"claim": claim, "antecedents": antecedents}
+    result = await served.access(
+        once("add_justification", arguments, idempotency_key, work, replay)
+    )
+    await served.changed([claim, *result["activated"]], result["event_id"])
+    return result
 
-        def work(memory: Memory) -> payloads.PurgePayload:
-            return payloads.purge_payload(
-                memory, memory.purge(id, reason=reason, reviewer=reviewer), limit
+
+@tool(READING)
+async def search(
+    served: Served,
+    query: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=limits.MAX_QUERY,
+            description=f"words of node ids and texts ({limits.MAX_QUERY_WORDS} at most)",
+        ),
+    ],
+    active_only: Annotated[bool, Field(description="false: inactive nodes too")] = True,
+    limit: Annotated[int, Field(ge=1, le=limits.MAX_SEARCH_LIMIT)] = DEFAULT_SEARCH_LIMIT,
+    cursor: Cursor = None,
+) -> payloads.SearchPayload:
+    """Find nodes by the words of their ids and texts, ranked by the database's full-text
+    search ("vaccine" finds "vaccines"). Each hit has its `status` and, for an active claim,
+    its `certificate` (why it holds now), so you can cite it."""
+
+    def work(memory: Memory) -> payloads.SearchPayload:
+        page = memory.search(query, active_only=active_only, limit=limit, cursor=cursor)
+        return payloads.search_payload(page)
+
+    return await served.access(work)
+
+
+@tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+async def purge(
+    served: Served,
+    id: Annotated[NodeId, Field(description="the node whose content to erase")],
+    reason: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=limits.MAX_REASON,
+            description="why, for the record (e.g. an erasure request)",
+        ),
+    ],
+    reviewer: Reviewer = None,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.PurgePayload:
+    """Erase a node's text, source, expression and value from the memory and its history, and
+    retire it as `audit` does (`retired`, `kept`). The erasure record keeps who, when and why,
+    never the content; it cannot be reinstated."""
+
+    def work(memory: Memory) -> payloads.PurgePayload:
+        return payloads.purge_payload(
+            memory, memory.purge(id, reason=reason, reviewer=reviewer), limit
+        )
+
+    def replay(memory: Memory, event: int) -> payloads.PurgePayload:
+        page = dict(payloads.event_page(memory, event, 0, limit))
+        return cast(payloads.PurgePayload, {**page, "purged": id, "scrubbed": True})
+
+    arguments = {"id": id, "reason": reason, "reviewer": reviewer}
+    result = await served.access(once("purge", arguments, idempotency_key, work, replay))
+    await served.changed(result["retired"], result["audit_id"])
+    return result
+
+
+@tool(WRITING)
+async def audit(
+    served: Served,
+    invalidate: Annotated[
+        IdList,
+        Field(
+            min_length=1,
+            description=(f"the evidence or claim ids found wrong (1 to {MAX_IDS})"),
+        ),
+    ],
+    reason: Reason,
+    reviewer: Reviewer = None,
+    dry_run: DryRun = False,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.AuditPayload:
+    """Invalidate evidence or claims found wrong; withdraw exactly what loses all support.
+
+    `retired`: no longer active. `kept`: downstream claims still active, each with its
+    `surviving_justification` (do not retract those). `dry_run`: a preview (next page: this call
+    with `cursor`). A real audit's `audit_id` undoes it with `reinstate`; its next pages: `page`."""
+    arguments = {"invalidate": invalidate, "reason": reason, "reviewer": reviewer}
+
+    def preview(memory: Memory) -> payloads.AuditPayload:
+        view, offset, call_digest = paged(
+            served.access, memory, "audit", {**arguments, "dry_run": True}, cursor
+        )
+        with view.snapshot():  # the preview and its kept claims read one state
+            event = view.as_of_event or view.last_event
+            result = view.preview(invalidate)
+            return payloads.audit_payload(
+                view, invalidate, result, True, limit, offset, event, call_digest
             )
 
-        def replay(memory: Memory, event: int) -> payloads.PurgePayload:
-            page = dict(payloads.event_page(memory, event, 0, limit))
-            return cast(payloads.PurgePayload, {**page, "purged": id, "scrubbed": True})
+    def work(memory: Memory) -> payloads.AuditPayload:
+        result = memory.audit(invalidate, reason=reason, reviewer=reviewer)
+        return payloads.audit_payload(memory, invalidate, result, False, limit)
 
-        arguments = {"id": id, "reason": reason, "reviewer": reviewer}
-        result = await access(once("purge", arguments, idempotency_key, work, replay))
-        await changed(result["retired"], result["audit_id"])
-        return result
+    def replay(memory: Memory, event: int) -> payloads.AuditPayload:
+        return cast(payloads.AuditPayload, payloads.event_page(memory, event, 0, limit))
 
+    if dry_run:
+        if idempotency_key is not None:
+            raise ToolError(DRY_RUN_KEY)
+        return await served.access(preview)
+    if cursor is not None:
+        raise ToolError(
+            "cursor: a real audit's next pages come from the `page` tool "
+            "(pass it the cursor there); nothing was written"
+        )
+    result = await served.access(once("audit", arguments, idempotency_key, work, replay))
+    await served.changed(result["retired"], result["audit_id"])
+    return result
+
+
+@tool(WRITING)
+async def add_nogood(
+    served: Served,
+    id: Annotated[
+        NodeId, Field(description=("the new nogood's id, unique among nodes and nogoods"))
+    ],
+    nodes: Annotated[
+        IdList,
+        Field(
+            min_length=1,
+            description=(
+                f"the claim or evidence ids that must not all hold together (1 to {MAX_IDS})"
+            ),
+        ),
+    ],
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.NogoodAdded:
+    """Record that `nodes` must not all be active together; `active`: they all hold now.
+    Then `diagnose` says which evidence to audit."""
+
+    def work(memory: Memory) -> payloads.NogoodAdded:
+        change = memory.add_nogood(id, nodes)
+        return payloads.nogood_added(change, id, nodes, memory.is_active(id), limit)
+
+    def replay(memory: Memory, event: int) -> payloads.NogoodAdded:
+        return cast(payloads.NogoodAdded, payloads.event_page(memory, event, 0, limit))
+
+    result = await served.access(
+        once("add_nogood", {"id": id, "nodes": nodes}, idempotency_key, work, replay)
+    )
+    await served.changed([id], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def add_batch(
+    served: Served,
+    nodes: Annotated[
+        list[BatchNode],
+        Field(
+            max_length=MAX_BATCH,
+            description=f"new evidence and claims: {{id, kind, text?}} (at most {MAX_BATCH})",
+        ),
+    ],
+    justifications: Annotated[
+        list[BatchJustification],
+        Field(
+            max_length=MAX_BATCH,
+            description=(
+                f"{{claim, antecedents}} of new or stored claims; antecedents new or stored "
+                f"(at most {MAX_BATCH})"
+            ),
+        ),
+    ] = [],  # noqa: B006 - the SDK copies the default into each call's arguments model
+    nogoods: Annotated[
+        list[BatchNogood],
+        Field(max_length=MAX_BATCH, description=f"{{id, nodes}} (at most {MAX_BATCH})"),
+    ] = [],  # noqa: B006
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.BatchAdded:
+    """Write many nodes, justifications and nogoods in one transaction (a graph file's
+    shape); antecedents may be new or stored. Checked whole first: one bad item and nothing is
+    written, the error naming it. `inactive`: new nodes not active; `activated`: stored nodes
+    it activated."""
+
+    def work(memory: Memory) -> payloads.BatchAdded:
+        change = memory.add_batch(
+            cast(Any, nodes),
+            cast(Any, justifications),
+            cast(Any, nogoods),
+            idempotency_key=idempotency_key,
+        )
+        return cast(payloads.BatchAdded, payloads.event_page(memory, change.event_id, 0, limit))
+
+    result = await served.access(work)
+    if served.bus.listening:
+        created = [node["id"] for node in nodes] + list(result["activated"])
+        await served.changed(created, result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def reinstate(
+    served: Served,
+    audit_id: Annotated[int, Field(ge=1, description=("the `audit_id` an audit returned"))],
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.ReinstatePayload:
+    """Undo an audit: what it withdrew is active again (`reactivated`)."""
+
+    def work(memory: Memory) -> payloads.ReinstatePayload:
+        return payloads.reinstate_payload(audit_id, memory.reinstate(audit_id), limit)
+
+    def replay(memory: Memory, event: int) -> payloads.ReinstatePayload:
+        return cast(payloads.ReinstatePayload, payloads.event_page(memory, event, 0, limit))
+
+    result = await served.access(
+        once("reinstate", {"audit_id": audit_id}, idempotency_key, work, replay)
+    )
+    await served.changed(result["reactivated"], result["event_id"])
+    return result
+
+
+@tool(WRITING)
+async def review(
+    served: Served,
+    dry_run: DryRun = False,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    idempotency_key: IdempotencyKey = None,
+) -> payloads.ReviewPayload:
+    """Re-execute every recorded calculation; audit those whose result disagrees
+    (`discrepancies`, `audit_id`, `retired`) unless `dry_run`. `refused`: calculations not
+    safe to re-execute. Also lists `contradictions` and a `proposed_diagnosis`."""
+    if dry_run and idempotency_key is not None:
+        raise ToolError(DRY_RUN_KEY)
+    first = None if idempotency_key is None else await served.access(first_review(idempotency_key))
+    if first is None:
+        planned = await served.access.long_read("review_plan", {})
+        if not dry_run:
+            first = await served.access(review_write(planned, idempotency_key))
+    if first is not None:  # a repeat: the first review's result, rebuilt
+        return await review_replay(served, *first, limit)
+    found = await served.access.long_read("review_contradictions", {})
+    payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
+    if payload["audit_id"] is not None:
+        await served.changed(payload["retired"], payload["audit_id"])
+    return payload
+
+
+async def review_replay(
+    served: Served, event: int, audited: bool, limit: int
+) -> payloads.ReviewPayload:
+    """The result of the review that stored its key with ``event``, rebuilt: its plan
+    re-executed as of the event it read (the one before its audit, or ``event`` when
+    it audited nothing), the contradictions as of ``event``, its audit's first page."""
+    planned = await served.access.long_read(
+        "review_plan", {"as_of": event - 1 if audited else event}
+    )
+    found = await served.access.long_read("review_contradictions", {"as_of": event})
+    payload = payloads.review_payload(planned, found, limit, longreads.PAGE_BYTES)
+    if audited:
+        page = await served.access(lambda memory: payloads.event_page(memory, event, 0, limit))
+        payload["audit_id"], payload["retired"] = event, page["retired"]
+        payload["cursor"] = page["cursor"]
+        payload["counts"]["retired"] = page["counts"]["retired"]
+    return payload
+
+
+# --- reading tools -------------------------------------------------------------------------
+@tool(READING)
+async def state(
+    served: Served,
+    ids: Annotated[
+        IdList | None,
+        Field(
+            description=(
+                f"the node or nogood ids to look up (at most {MAX_IDS}); omit for every node"
+            )
+        ),
+    ] = None,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> payloads.StatePayload:
+    """Which of `ids` (every node when omitted) are active and which inactive."""
+
+    def work(memory: Memory) -> payloads.StatePayload:
+        view, offset, call_digest = paged(served.access, memory, "state", {"ids": ids}, cursor)
+        return payloads.state_payload(view, ids, limit, offset, call_digest)
+
+    return await served.access(work)
+
+
+@tool(READING)
+async def explain(
+    served: Served,
+    id: Annotated[NodeId, Field(description="the node to explain")],
+    as_of: Annotated[
+        int | Annotated[str, Field(max_length=64)] | None,
+        Field(
+            description=(
+                "a past event id (an `event_id` or `audit_id` a tool returned), or an "
+                "ISO time of at most 64 characters (the latest event at or before it); "
+                "omit for now"
+            )
+        ),
+    ] = None,
+    limit: Limit = pages.DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> payloads.ExplainPayload:
+    """Why a node is active (`certificate`: steps down to `evidence`) or not
+    (`blocked_by`, `withdrawn_by`, `kept_out_by`, `broken_justifications`). `as_of`: as it was
+    then; before the node existed, it says so."""
+    moment = event_moment(as_of)
+
+    def work(memory: Memory) -> payloads.ExplainPayload:
+        arguments = {"id": id, "as_of": as_of}
+        base = memory if moment is None else served.since(memory, memory.event_at(moment))
+        view, offset, call_digest = paged(served.access, base, "explain", arguments, cursor)
+        return payloads.explain_payload(view, id, limit, offset, call_digest)
+
+    return await served.access(work)
+
+
+@tool(READING)
+async def history(
+    served: Served,
+    id: Annotated[NodeId, Field(description="the node or nogood whose history to read")],
+    limit: Limit = pages.DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> payloads.HistoryPayload:
+    """Every status a node has had, oldest first, with who and why; and the audits naming it."""
+
+    def work(memory: Memory) -> payloads.HistoryPayload:
+        view, offset, call_digest = paged(served.access, memory, "history", {"id": id}, cursor)
+        return payloads.history_payload(view, id, limit, offset, call_digest)
+
+    return await served.access(work)
+
+
+@tool(READING, content=lambda payload: payload["text"])
+async def context(
+    served: Served,
+    budget: Annotated[
+        int,
+        Field(
+            ge=0,
+            le=MAX_CONTEXT_BUDGET,
+            description=(f"the most tokens the context may take (0 to {MAX_CONTEXT_BUDGET})"),
+        ),
+    ],
+    query: Query = None,
+) -> payloads.ContextPayload:
+    """The active memory as a working context of at most `budget` tokens, claims relevant to
+    `query` first, and recently withdrawn claims to stop relying on. The text is the content;
+    the claims, evidence and counts are the structured result."""
+    return cast(
+        payloads.ContextPayload,
+        await served.access.long_read("context", {"budget": budget, "query": query}),
+    )
+
+
+@tool(READING)
+async def diagnose(
+    served: Served, limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
+) -> payloads.DiagnosePayload:
+    """The contradictions (nogoods whose nodes all hold), their conflict sets, and the
+    cheapest diagnoses: minimal evidence sets to `invalidate` (pass one to `audit`, `dry_run`
+    first), each with what it `retires` and `keeps`. Writes nothing."""
+    return cast(
+        payloads.DiagnosePayload,
+        await served.access.long_read("diagnose", {"limit": limit, "cursor": cursor}),
+    )
+
+
+@tool(READING)
+async def check(
+    served: Served, limit: Limit = pages.DEFAULT_LIMIT, cursor: Cursor = None
+) -> payloads.CheckPayload:
+    """Influence-safety of every claim: unsafe when retracting everything downstream of
+    some evidence would wrongly retire it (another justification survives); each violation
+    names its one-item witness audit."""
+
+    return cast(
+        payloads.CheckPayload,
+        await served.access.long_read("check", {"limit": limit, "cursor": cursor}),
+    )
+
+
+@tool(
+    READING,
+    output={
+        "type": "object",
+        "additionalProperties": True,
+        "description": (
+            "the result of the write that made the event, as that writing tool returns it: "
+            "audit (audit_id, audit, retired, kept, counts, cursor), reinstate "
+            "(reactivated), add_justification (activated) or add_nogood (nodes)"
+        ),
+    },
+)
+async def page(
+    served: Served,
+    cursor: Annotated[
+        str | None,
+        Field(
+            max_length=400,
+            description=(
+                "the `cursor` of a write's result (audit, reinstate, add_justification, add_nogood, review)"
+            ),
+        ),
+    ] = None,
+    event_id: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            description=(
+                "instead of a cursor: an event id (an `audit_id`, an `event_id`) whose "
+                "result to read from its first page"
+            ),
+        ),
+    ] = None,
+    limit: Limit = pages.DEFAULT_LIMIT,
+) -> dict[str, Any]:
+    """The next page of a write's result (`cursor`), or its first page at any later time
+    (`event_id`, e.g. an `audit_id`)."""
+    if (cursor is None) == (event_id is None):
+        raise ToolError("page: give either `cursor` or `event_id`")
+
+    def work(memory: Memory) -> dict[str, Any]:
+        if cursor is not None:
+            found = pages.decode(cursor, "event", "")
+            return payloads.event_page(memory, found.event, found.offset, limit)
+        assert event_id is not None
+        memory.event_at(event_id)  # "no event N" for one that does not exist
+        return payloads.event_page(memory, event_id, 0, limit)
+
+    return await served.access(work)
+
+
+def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
+    """The MCP server of the memory behind ``access``: every tool of :data:`TOOLS`
+    (``read_only``: only the reading ones) and the two resources."""
+    access.create_secret = not read_only
+    served = Served(access)
+    tools = [bound_tool(spec, served) for spec in TOOLS if not (read_only and spec.writes)]
+    bus = served.bus
     server = MemoryServer(
         "jtms",
         instructions=INSTRUCTIONS,
@@ -1362,6 +1487,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         log_level="WARNING",
         tools=tools,
     )
+    server.read_only = read_only
     server.arguments = {
         entry.name: tuple(entry.parameters.get("properties", {})) for entry in tools
     }

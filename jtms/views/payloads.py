@@ -307,6 +307,20 @@ def paginate(
     return payload
 
 
+class BatchAdded(TypedDict):
+    """``add_batch`` (and a graph import, read from its event): the event, how many nodes
+    and nogoods it created, how many of its new nodes are active, the new nodes that are
+    not (a page) and the stored nodes it activated (a page)."""
+
+    event_id: int
+    added: int
+    active: int
+    inactive: list[str]
+    activated: list[str]
+    counts: dict[str, int]
+    cursor: str | None
+
+
 class NogoodAdded(TypedDict):
     """``add-nogood``: the event, the nogood's nodes (a page of them) and whether they are
     all active now."""
@@ -459,8 +473,8 @@ def reinstate_payload(audit_id: int, change: Change, limit: int | None = None) -
 def event_page(
     memory: Memory, event: int, offset: int = 0, limit: int | None = None
 ) -> dict[str, Any]:
-    """The result of the write that made ``event`` (an audit, a reinstatement, an added
-    justification, an added nogood), read as of that event: the page ``[offset, offset +
+    """The result of the write that made ``event`` (an audit, a reinstatement, a batch or
+    an import, an added justification, an added nogood), read as of that event: the page ``[offset, offset +
     limit)`` of its lists, as the writing tool returned it (``seconds`` is 0: nothing was
     timed). The pages of an earlier result, and the result of a repeated call with an
     idempotency key."""
@@ -505,10 +519,23 @@ def event_page(
             "activated": sorted_ids(row["activated"]),
         }
         lists = ("activated",)
+    elif kind == "import":
+        nogoods = {nogood.id for nogood in past.nogoods()}
+        created = [n for n in row["created"] if n not in nogoods]
+        active = past.active_ids()
+        inactive = [n for n in created if n not in active]
+        payload = {
+            "event_id": event,
+            "added": len(row["created"]),
+            "active": len(created) - len(inactive),
+            "inactive": sorted_ids(inactive),
+            "activated": sorted_ids(row["activated"]),
+        }
+        lists = ("inactive", "activated")
     else:
         raise InputError(
-            f"event {event} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}: "
-            f"only audits, reinstatements, added justifications and nogoods have pages"
+            f"event {event} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}: only audits, "
+            f"reinstatements, batches and imports, added justifications and nogoods have pages"
         )
     return paginate(payload, lists, offset=offset, limit=limit, tool="event", event=event)
 

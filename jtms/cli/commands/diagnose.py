@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from jtms.cli.arguments import at_least, db_option, id_list
+from jtms.cli.arguments import at_least, db_option, documented, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, sorted_sets, table
 from jtms.cli.progress import progress_bar
@@ -98,6 +98,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     parser.add_argument("--reviewer", default="jtms-diagnose", help="who --apply audits as")
     parser.add_argument("--json", action="store_true", help="machine output")
+    documented(
+        parser,
+        examples=[],
+        keys=["contradictions", "diagnoses", "undiagnosable", "applied", "counts", "cursor"],
+    )
     parser.set_defaults(func=run)
 
     add = subparsers.add_parser(
@@ -125,6 +130,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     add.add_argument("--author", default=None)
     db_option(add)
     add.add_argument("--json", action="store_true", help="machine output")
+    documented(add, examples=[], keys=["event_id", "id", "nodes", "active", "counts", "cursor"])
     add.set_defaults(func=run_add_nogood)
 
 

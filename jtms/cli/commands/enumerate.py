@@ -18,7 +18,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from jtms.cli.arguments import integer, refuse_empty
+from jtms.cli.arguments import documented, integer, refuse_empty
 from jtms.cli.output import console, print_json, table, writable_file
 from jtms.cli.output_file import FIGURE_FORMATS, check_output, figure_format, open_output, plan
 from jtms.cli.provenance import add_manifest_argument, note_seeds, with_provenance
@@ -194,6 +194,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "      --graph-out g444.json --yes                 # every (4, 4, 4) class, resumable\n"
     )
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    documented(parser, examples=[], keys=["engine", "results"])
     parser.set_defaults(func=run)
 
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager, redirect_stdout
 from rich.text import Text
 
 from jtms.cli import output
-from jtms.cli.arguments import integer
+from jtms.cli.arguments import documented, integer
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output_file import check_output, write_output
 from jtms.cli.progress import progress_bar
@@ -125,6 +125,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     shape.add_argument("--no-premises", action="store_true", help="no empty justifications")
     shape.add_argument("--no-redundant", action="store_true", help="no redundant justifications")
     shape.add_argument("--evidence-only", action="store_true", help="audit evidence only")
+    documented(
+        parser,
+        examples=[
+            "jtms fuzz --rule theory.semantics.revision:influence --examples 200 --out cex.json",
+            "jtms fuzz --differential --examples 200 --json",
+        ],
+        keys=[
+            "rule",
+            "seed",
+            "examples",
+            "distinct_shapes",
+            "counterexamples",
+            "first_counterexample_at",
+            "counterexample_kinds",
+            "seconds",
+            "cpu_seconds",
+            "examples_per_second",
+            "options",
+            "counterexample",
+            "out",
+        ],
+    )
     parser.set_defaults(func=run)
 
 

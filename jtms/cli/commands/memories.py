@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import IO, Any
 
-from jtms.cli.arguments import db_option
+from jtms.cli.arguments import db_option, documented
 from jtms.cli.output import console, print_json, table
 from jtms.cli.output_file import STDOUT, check_output, open_output
 from jtms.store import database_files
@@ -31,6 +31,7 @@ def register(subparsers: Any) -> None:
         "  jtms init --db 'postgresql://postgres@127.0.0.1:5432/test?memory=lab'",
     )
     _location(p)
+    documented(p, examples=[], keys=["database", "memories"])
     p.set_defaults(func=run_memories)
 
     p = subparsers.add_parser(
@@ -61,6 +62,21 @@ def register(subparsers: Any) -> None:
         "the audits in force as an ftl-reasons network (its export JSON) or PROV-JSON, "
         "read back by `jtms import --from reasons|prov` (docs/importing.md)",
     )
+    documented(
+        p,
+        examples=[],
+        keys=[
+            "db",
+            "output",
+            "events",
+            "nodes",
+            "justifications",
+            "revisions",
+            "supports",
+            "nogoods",
+            "nogood_revisions",
+        ],
+    )
     p.set_defaults(func=run_export)
 
     p = subparsers.add_parser(
@@ -75,6 +91,21 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("file", metavar="FILE", help="a file written by `jtms export`")
     _location(p)
+    documented(
+        p,
+        examples=[],
+        keys=[
+            "db",
+            "file",
+            "events",
+            "nodes",
+            "justifications",
+            "revisions",
+            "supports",
+            "nogoods",
+            "nogood_revisions",
+        ],
+    )
     p.set_defaults(func=run_import_memory)
 
 

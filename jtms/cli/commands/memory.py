@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from jtms.cli.arguments import at_least, db_option, integer
+from jtms.cli.arguments import at_least, db_option, documented, integer
 from jtms.cli.output import console, print_json, table
 from jtms.cli.sources import add_source_arguments, headline_payload, read_from, report_lines
 from jtms.memory.limits import (
@@ -144,6 +144,15 @@ def _report(args: argparse.Namespace, payload: Mapping[str, Any], text: str) -> 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = _common(subparsers.add_parser("init", help="create an empty memory database"))
+    documented(
+        p,
+        examples=[
+            "jtms init --db jtms.db",
+            "jtms init --db 'postgresql://USER@HOST:5432/DB?memory=team'",
+        ],
+        keys=["created", "db"],
+        description="Create an empty memory: a SQLite file (refused if something is there) or a PostgreSQL memory (a schema of its own in the database; docs/postgres.md).",
+    )
     p.set_defaults(func=run_init)
 
     p = _common(
@@ -153,10 +162,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             description="Upgrade a memory of an older schema version in place, in one "
             "transaction: an SQLite file of version 1, 2 or 3 (version 4 writes the revisions "
             "by node in bulk), or a PostgreSQL memory of version 3 (a row per revision; "
-            "version 4 stores them in batches). Examples: "
-            "jtms upgrade --db old.db; jtms upgrade --db "
-            "'postgresql://USER@HOST:5432/DB?memory=NAME'.",
+            "version 4 stores them in batches).",
         )
+    )
+    documented(
+        p,
+        examples=[
+            "jtms upgrade --db old.db",
+            "jtms upgrade --db 'postgresql://USER@HOST:5432/DB?memory=NAME'",
+        ],
+        keys=["db", "upgraded"],
     )
     p.set_defaults(func=run_upgrade)
 
@@ -167,7 +182,23 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     p.add_argument("graph", metavar="GRAPH")
     p.add_argument("--author", default=None)
+    p.add_argument(
+        "--idempotency-key",
+        default=None,
+        metavar="KEY",
+        help="name this write: a repeat with the same key and file writes nothing and "
+        "reports the first import (the file is then written as a batch)",
+    )
     add_source_arguments(p)  # --from reasons|prov: the graph, then its audit (docs/importing.md)
+    documented(
+        p,
+        examples=[
+            "jtms import graph.json --db jtms.db",
+            "jtms import more.json --db jtms.db --idempotency-key run-17",
+        ],
+        keys=["event_id", "nodes", "active", "seconds"],
+        description="Add a graph file (docs/design.md section 4: nodes, justifications, nogoods) to the memory in one transaction, checked whole first: one bad item and nothing is written. A self-contained graph is imported in bulk; a file naming nodes already stored (an antecedent, a claim given one more justification, a nogood's node), or given --idempotency-key, is written as a batch (Memory.add_batch). --from reasons|prov|datalog reads other tools' graphs (docs/importing.md).",
+    )
     p.set_defaults(func=run_import)
 
     p = _common(subparsers.add_parser("add-evidence", help="add one evidence node"))
@@ -183,6 +214,15 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="from this time on the evidence counts as audited (reason 'expired'), "
         "e.g. 2027-01-01T00:00:00Z",
     )
+    documented(
+        p,
+        examples=[
+            "jtms add-evidence assay-A --text 'assay A shows X' --author lab --db jtms.db",
+            "jtms add-evidence calc1 --expression '6*7' --value 42 --db jtms.db",
+        ],
+        keys=["event_id", "id", "active"],
+        description="Record one piece of evidence (an observation, a document, an executed calculation). A calculation gives --expression and the --value it produced; `jtms review` re-executes it. New evidence is active.",
+    )
     p.set_defaults(func=run_add_evidence)
 
     p = _common(subparsers.add_parser("add-claim", help="add a claim with its justifications"))
@@ -197,6 +237,15 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--premise", action="store_true", help="add an empty justification (a premise)")
     p.add_argument("--text", default="")
     p.add_argument("--author", default=None)
+    documented(
+        p,
+        examples=[
+            "jtms add-claim mechanism --because assay-A,assay-B --because review-C --db jtms.db",
+            "jtms add-claim axiom --premise --db jtms.db",
+        ],
+        keys=["event_id", "id", "active"],
+        description="Record a claim with its justifications: each --because is one justification (ids that together support the claim); repeat it for alternatives. The claim stays active while one justification is intact. A claim justified only by itself is refused.",
+    )
     p.set_defaults(func=run_add_claim)
 
     p = _common(
@@ -210,6 +259,15 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--reviewer", default=None)
     p.add_argument("--dry-run", action="store_true", help="preview: write nothing")
     _paging(p)
+    documented(
+        p,
+        examples=[
+            "jtms audit --invalidate assay-A --reason 'contaminated' --dry-run --db jtms.db",
+            "jtms audit --invalidate assay-A,assay-B --reason 'retracted paper' --reviewer ana --db jtms.db",
+        ],
+        keys=["audit_id", "dry_run", "audit", "retired", "kept", "seconds", "counts", "cursor"],
+        description="Invalidate evidence or claims found wrong and withdraw exactly the claims left with no intact justification; the others downstream are kept, each with the justification that survives. --dry-run previews and writes nothing. Undo with `jtms reinstate AUDIT_ID`.",
+    )
     p.set_defaults(func=run_audit)
 
     p = _common(subparsers.add_parser("reinstate", help="undo an audit"))
@@ -217,12 +275,27 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--reason", default=None)
     p.add_argument("--reviewer", default=None)
     _paging(p)
+    documented(
+        p,
+        examples=["jtms reinstate 7 --reason 'the assay was fine' --db jtms.db"],
+        keys=["audit_id", "event_id", "reactivated", "counts", "cursor"],
+        description="Undo an audit: its invalidated ids count again, and everything they supported is active again.",
+    )
     p.set_defaults(func=run_reinstate)
 
     p = _common(subparsers.add_parser("history", help="every status a node has had"))
     p.add_argument("id", metavar="ID")
     _as_of(p)
     _paging(p)
+    documented(
+        p,
+        examples=[
+            "jtms history mechanism --db jtms.db",
+            "jtms history mechanism --as-of 12 --json --db jtms.db",
+        ],
+        keys=["id", "kind", "active", "revisions", "audited_by", "counts", "cursor"],
+        description="Every status a node (or nogood) has had, oldest first: its creation, then each audit or reinstatement that changed it, with who and why; and the audits naming it.",
+    )
     p.set_defaults(func=run_history)
 
     p = _common(subparsers.add_parser("explain", help="why a node is active (or not)"))
@@ -236,6 +309,28 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "(with --json: {id, format, drawing})",
     )
     _paging(p)
+    documented(
+        p,
+        examples=[
+            "jtms explain mechanism --db jtms.db",
+            "jtms explain mechanism --as-of 5 --format mermaid --db jtms.db",
+        ],
+        keys=[
+            "id",
+            "kind",
+            "active",
+            "text",
+            "certificate",
+            "evidence",
+            "blocked_by",
+            "withdrawn_by",
+            "kept_out_by",
+            "broken_justifications",
+            "counts",
+            "cursor",
+        ],
+        description="Why a node is active (its certificate: a derivation down to evidence) or why it is not (the audits that blocked it, the event that withdrew it, the open audits that keep it out, its broken justifications). --as-of explains it as it was then; before the node existed, it says so.",
+    )
     p.set_defaults(func=run_explain)
 
     p = _common(
@@ -246,19 +341,42 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--budget", type=integer, required=True, metavar="N")
     p.add_argument("--query", default=None)
     _as_of(p)
+    documented(
+        p,
+        examples=["jtms context --budget 2000 --query 'malaria vaccine' --db jtms.db"],
+        keys=[
+            "budget",
+            "tokens",
+            "query",
+            "claims",
+            "evidence",
+            "selected",
+            "withdrawn",
+            "omitted",
+            "text",
+        ],
+        description="Compile the active memory into a working context of at most --budget tokens (counted as docs/memory.md says), preferring claims relevant to --query, with the recently withdrawn claims listed so an agent stops relying on them.",
+    )
     p.set_defaults(func=run_context)
 
     p = _common(
         subparsers.add_parser(
             "state",
             help="which nodes are active and which inactive (now, or --as-of a past event)",
-            description="List the active and the inactive nodes (example: jtms state --ids c1,c2 "
-            "--as-of 7).",
         )
     )
     p.add_argument("--ids", default=None, metavar="ID[,ID...]", help="only these nodes")
     _as_of(p)
     _paging(p)
+    documented(
+        p,
+        examples=[
+            "jtms state --db jtms.db",
+            "jtms state --ids c1,c2 --as-of 7 --json --db jtms.db",
+        ],
+        keys=["active", "inactive", "counts", "cursor"],
+        description="List the active and the inactive nodes, now or --as-of a past event.",
+    )
     p.set_defaults(func=run_state)
 
     p = _common(
@@ -304,6 +422,25 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="also audit the cheapest diagnosis of the active contradictions (nogoods)",
     )
     _paging(p)
+    documented(
+        p,
+        examples=[],
+        keys=[
+            "checked",
+            "discrepancies",
+            "refused",
+            "audit_id",
+            "retired",
+            "tolerance",
+            "time_limit_s",
+            "contradictions",
+            "proposed_diagnosis",
+            "diagnosis_audit",
+            "undiagnosable",
+            "counts",
+            "cursor",
+        ],
+    )
     p.set_defaults(func=run_review)
 
 
@@ -328,9 +465,15 @@ def run_import(args: argparse.Namespace) -> int:
     imported = read_from(args, args.graph)  # read whole before the memory is opened
     if imported is not None:
         return _import_other(args, imported)
+    from jtms.memory.batches import refers_outside
+
     with Memory.open(args.db) as memory:
         document = load_document(args.graph)
-        change = memory.import_graph(document, source=args.graph, author=args.author)
+        if args.idempotency_key is not None or refers_outside(document):
+            # names stored nodes (or keyed): a batch, checked whole against the memory
+            change = _add_batch(memory, document, args)
+        else:
+            change = memory.import_graph(document, source=args.graph, author=args.author)
     payload = {
         "event_id": change.event_id,
         "nodes": change.added,
@@ -343,6 +486,29 @@ def run_import(args: argparse.Namespace) -> int:
         f"imported {change.added} nodes from {args.graph} "
         f"({len(change.activated)} active) in {change.seconds:.2f} s",
     )
+
+
+def _add_batch(memory: Memory, document: Any, args: argparse.Namespace) -> Any:
+    """``Memory.add_batch`` of a graph document; its problems are attributed to the file."""
+    if not isinstance(document, Mapping):
+        raise InputError(
+            "top level must be an object with 'nodes' and 'justifications'", source=args.graph
+        )
+    unknown = sorted(map(str, set(document) - {"nodes", "justifications", "nogoods"}))
+    if unknown:
+        raise InputError(
+            f"unknown key(s) at the top level: {', '.join(unknown)}", source=args.graph
+        )
+    try:
+        return memory.add_batch(
+            document.get("nodes", []),
+            document.get("justifications", []),
+            document.get("nogoods", []),
+            author=args.author,
+            idempotency_key=args.idempotency_key,
+        )
+    except InputError as error:
+        raise InputError(error.problem, source=args.graph, node=error.node) from None
 
 
 def _import_other(args: argparse.Namespace, imported: "Imported") -> int:

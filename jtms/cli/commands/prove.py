@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from jtms.cli.arguments import integer, number, path
+from jtms.cli.arguments import documented, integer, number, path
 from jtms.cli.output import console, print_json, table, writable_folder
 from jtms.cli.provenance import add_manifest_argument, with_provenance
 from theory.model.errors import InputError
@@ -154,6 +154,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     add_manifest_argument(parser)
+    documented(parser, examples=[], keys=["ok", "solvers_agree", "disagreements", "results"])
     parser.set_defaults(func=run)
 
 

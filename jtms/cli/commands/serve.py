@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import socket
 import sys
 from typing import TYPE_CHECKING
 
-from jtms.cli.arguments import db_option
+from jtms.cli.arguments import db_option, documented
 from jtms.memory.limits import is_digits
 from theory.model.errors import InputError, shorten
 
@@ -17,10 +18,11 @@ if TYPE_CHECKING:
 
 _HELP = """\
 Serve a memory to agents over MCP (the Model Context Protocol): the tools add_evidence,
-add_claim, add_justification, add_nogood, audit, reinstate, state, explain, history,
-context, check, review and diagnose (results: the keys of the matching command's --json),
-and the resources memory://node/{id} and memory://context (subscribers are notified after
-writes).
+add_claim, add_justification, add_nogood, add_batch, audit, reinstate, review, state,
+explain, history, context, check, diagnose and page (results: the keys of the matching
+command's --json), and the resources memory://node/{id} and memory://context (subscribers
+are notified after writes). A SQLite file that does not exist yet is created (said on
+stderr), unless --read-only; a read-only server refuses every write with "read-only".
 
 Without --http it speaks MCP on stdin/stdout (an MCP client starts it). With --http it
 serves streamable HTTP at http://HOST:PORT/mcp and the memory explorer at / (a web page:
@@ -67,6 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="expose only the reading tools (state, explain, history, context, check, diagnose)",
     )
+    documented(p, examples=[], keys=None)
     p.set_defaults(func=run_serve)
 
 
@@ -114,6 +117,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
         token = read_token(args.token_file) if args.token_file else None
         check_bind(address[0], token)
+    if _missing_file(args.db) and not args.read_only:
+        Memory.create(args.db).close()
+        print(f"jtms serve: created an empty memory at {args.db}", file=sys.stderr, flush=True)
     memory = Memory.open(args.db)
     access = MemoryAccess(memory, worker=args.db)  # the long reads in a worker process
     server = build_server(access, read_only=args.read_only)
@@ -128,6 +134,17 @@ def run_serve(args: argparse.Namespace) -> int:
         access.close()
         memory.close()
     return 0
+
+
+def _missing_file(location: str) -> bool:
+    """Whether ``location`` names a SQLite file that does not exist yet (not a URL, not
+    ``:memory:``, nothing at the path, not even a broken link): ``jtms serve`` creates it,
+    as ``jtms init`` would, so an MCP client's first start works on a fresh path."""
+    from pathlib import Path
+
+    if location == ":memory:" or "://" in location:
+        return False
+    return not os.path.lexists(Path(location))
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

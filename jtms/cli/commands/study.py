@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from jtms.cli.arguments import at_least, refuse_empty
+from jtms.cli.arguments import at_least, documented, refuse_empty
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, print_json, table, writable_folder
 from jtms.cli.output_file import check_output, figure_format, open_output
@@ -169,6 +169,7 @@ def register(subparsers: Any) -> None:
         "line (study, seed, budget, rule, question, the context it read, its answer)",
     )
     add_manifest_argument(p)
+    documented(p, examples=[], keys=["studies", "ok", "budget"])
     p.set_defaults(func=run)
 
 

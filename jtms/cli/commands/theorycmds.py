@@ -11,7 +11,7 @@ from contextlib import closing
 from itertools import islice
 from typing import Any
 
-from jtms.cli.arguments import at_least, db_option, id_list
+from jtms.cli.arguments import at_least, db_option, documented, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, print_json_stream, sorted_sets, table
 from jtms.cli.progress import progress_bar
@@ -78,6 +78,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "--formula", action="store_true", help="also print the support formula (sympy DNF)"
     )
     supports.add_argument("--json", action="store_true", help="machine output")
+    documented(supports, examples=[], keys=["claim", "minimal_justifications"])
     supports.set_defaults(func=run_supports)
 
     revise_parser = subparsers.add_parser(
@@ -105,6 +106,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     revise_parser.add_argument("--json", action="store_true", help="machine output")
     add_source_arguments(revise_parser)  # --from: the audit revises the source after its own audit
+    documented(revise_parser, examples=[], keys=["rule", "audit", "retired", "active"])
     revise_parser.set_defaults(func=run_revise)
 
     check = subparsers.add_parser(
@@ -182,6 +184,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     check.add_argument("--json", action="store_true", help="machine output")
     add_manifest_argument(check)
     add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
+    documented(check, examples=[], keys=["influence_safe", "claims", "counts", "cursor", "seconds"])
     check.set_defaults(func=run_check)
 
 

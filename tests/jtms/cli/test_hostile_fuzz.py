@@ -110,6 +110,13 @@ CALLS: list[tuple[str, list[tuple[str, Any, str]]]] = [
             ("author", None, "optional_text"),
         ],
     ),
+    (
+        "add_batch",
+        [
+            ("nodes", [{"id": "new", "kind": "evidence"}], "batch_nodes"),
+            ("author", None, "optional_text"),
+        ],
+    ),
     ("wait_for_change", [("after", 0, "optional_int"), ("timeout", 0, "seconds")]),
     ("set_durability", [("durability", "off", "choice")]),
 ]
@@ -127,6 +134,9 @@ BAD["graph"] = st.one_of(
         st.one_of(BAD["id"], st.just("fresh")),
         st.one_of(BAD["text"], st.just("ok")),
     ).filter(lambda g: g["nodes"][0] != {"id": "fresh", "kind": "evidence", "text": "ok"}),
+)
+BAD["batch_nodes"] = st.one_of(
+    WRONG_TYPES, BAD["graph"].filter(lambda g: isinstance(g, dict)).map(lambda g: g["nodes"])
 )
 
 FUZZ = settings(

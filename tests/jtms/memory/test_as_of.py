@@ -215,7 +215,7 @@ def test_as_of_on_history_context_state_and_times(db, capsys):
         assert message in err and len(err.strip().splitlines()) == 1, err
     capsys.readouterr()
     assert main(["explain", "e3", "--as-of", "2", "--db", str(db)]) == 2  # did not exist then
-    assert "unknown id" in capsys.readouterr().err
+    assert "node 'e3': did not exist yet as of event 2: event" in capsys.readouterr().err
     with Memory.open(db) as memory:
         view = memory.as_of(2)
         with pytest.raises(InputError, match="read-only"):

@@ -464,7 +464,7 @@ def test_pages_as_of_each_event_match_the_memory_then(tmp_path):
             for node_id in ("assay", "x", "plan", "later", "memo"):
                 status, body = get(base + f"/node?id={node_id}&as_of={k}")
                 if node_id not in again:
-                    assert status == 400 and "unknown id" in body, (k, node_id)
+                    assert status == 400 and "did not exist yet" in body, (k, node_id)
                     continue
                 assert status == 200, (k, node_id, body)
                 shown = node_portrait(body)

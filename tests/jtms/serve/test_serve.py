@@ -36,6 +36,7 @@ TOOLS = {
     "check": PAGE,
     "review": {"dry_run", "limit"} | KEY,
     "add_nogood": {"id", "nodes", "limit"} | KEY,
+    "add_batch": {"nodes", "justifications", "nogoods", "limit"} | KEY,
     "diagnose": PAGE,
     "page": {"cursor", "event_id", "limit"},
 }
@@ -243,8 +244,11 @@ def test_read_only_exposes_only_the_reading_tools(tmp_path):
         with anyio.fail_after(120):
             async with stdio(db, "--read-only") as client:
                 assert {t.name for t in (await client.list_tools()).tools} == READING
-                result = await client.call_tool("audit", {"invalidate": ["e1"], "reason": "r"})
-                assert result.is_error
+                for name in sorted(set(TOOLS) - READING):  # refused by name, not "Unknown tool"
+                    said = await error(client, name)
+                    assert "read-only" in said and "Unknown tool" not in said, said
+                said = await error(client, "audit", invalidate=["e1"], reason="r")
+                assert said.endswith("audit writes, so it is refused; nothing was written")
                 assert (await call(client, "state"))["active"] == ["e1"]
 
     anyio.run(main)
@@ -286,7 +290,7 @@ def test_subscribers_are_notified_after_writes(tmp_path):
 def test_serve_usage_errors_are_one_line_exit_2(tmp_path):
     db = new_memory(tmp_path / "m.db")
     for args, needle in [
-        (["--db", str(tmp_path / "missing.db")], "missing.db"),
+        (["--db", str(tmp_path / "missing.db"), "--read-only"], "missing.db"),  # else created
         (["--db", db, "--http", "0.0.0.0:0"], "--token-file"),
         (["--db", db, "--http", "nonsense"], "HOST:PORT"),
         (["--db", db, "--token-file", db], "--http"),
@@ -405,7 +409,9 @@ def test_explain_as_of_over_the_client(tmp_path):
                 assert (await call(client, "explain", id="x", as_of=moment))["active"] is True
                 assert "no event" in await error(client, "explain", id="x", as_of=10**6)
                 assert "ISO time" in await error(client, "explain", id="x", as_of="soon")
-                assert "unknown id" in await error(client, "explain", id="y", as_of=1)
+                said = await error(client, "explain", id="y", as_of=1)
+                assert "node 'y': did not exist yet as of event 1" in said
+                assert "unknown id" in await error(client, "explain", id="never", as_of=1)
 
     anyio.run(main)
 

@@ -123,6 +123,7 @@ def test_every_argument_of_every_tool_refuses_every_wrong_json_type(tmp_path):
         "add_justification": {"claim": "c1", "antecedents": ["e1"]},
         "audit": {"invalidate": ["e1"], "reason": "r"},
         "add_nogood": {"id": "ng", "nodes": ["e1", "c1"]},
+        "add_batch": {"nodes": [{"id": "new", "kind": "evidence"}]},
         "reinstate": {"audit_id": audit_id},
         "review": {},
         "state": {},

@@ -131,8 +131,9 @@ def test_cli_add_evidence_and_claim(db, capsys):
         capsys, ["add-claim", "c9", "--because", "e9,c1", "--because", "e3", "--db", str(db)]
     )
     assert out["active"] is True
-    out = _json(capsys, ["add-claim", "c10", "--because", "c10", "--db", str(db)])
-    assert out["active"] is False  # a claim justified only by itself is never active
+    capsys.readouterr()  # a claim justified only by itself could never be active: refused
+    assert main(["add-claim", "c10", "--because", "c10", "--db", str(db)]) == 2
+    assert "'c10' is justified only by itself" in capsys.readouterr().err
     out = _json(capsys, ["add-claim", "p", "--premise", "--db", str(db)])
     assert out["active"] is True
     with Memory.open(db) as memory:
