@@ -1047,7 +1047,9 @@ async def search(
         ),
     ],
     active_only: Annotated[bool, Field(description="false: inactive nodes too")] = True,
-    limit: Annotated[int, Field(ge=1, le=limits.MAX_SEARCH_LIMIT)] = DEFAULT_SEARCH_LIMIT,
+    limit: Annotated[
+        int, Field(ge=1, le=limits.MAX_SEARCH_LIMIT, description="hits in this page")
+    ] = DEFAULT_SEARCH_LIMIT,
     cursor: Cursor = None,
 ) -> payloads.SearchPayload:
     """Find nodes by the words of their ids and texts, ranked by the database's full-text

@@ -264,7 +264,9 @@ def test_cli_differential(capsys):
 
 
 def test_cli_differential_reports_a_broken_backend(tmp_path, monkeypatch, capsys):
-    (tmp_path / "peer.py").write_text("from tests.test_fuzz import greatest_fixpoint as active\n")
+    (tmp_path / "peer.py").write_text(
+        "from tests.jtms.fuzz.test_fuzz import greatest_fixpoint as active\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "d.json"
     assert (

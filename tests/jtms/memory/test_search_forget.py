@@ -305,7 +305,7 @@ def test_drop_removes_a_postgres_memory(memory_location: Callable[[], str]):
 
 
 def test_the_explorer_says_the_content_was_erased(tmp_path: Path):
-    from tests.test_explorer import explorer, get
+    from tests.jtms.serve.test_explorer import explorer, get
 
     db = str(tmp_path / "m.db")
     malaria(db).close()

@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 KEY, PAGE = {"idempotency_key"}, {"limit", "cursor"}
 TOOLS = {
-    "add_evidence": {"id", "text", "source", "expression", "value"} | KEY,
+    "add_evidence": {"id", "text", "source", "expression", "value", "valid_until"} | KEY,
     "add_claim": {"id", "justifications", "text"} | KEY,
     "add_justification": {"claim", "antecedents", "limit"} | KEY,
     "audit": {"invalidate", "reason", "reviewer", "dry_run"} | KEY | PAGE,
@@ -39,8 +39,10 @@ TOOLS = {
     "add_batch": {"nodes", "justifications", "nogoods", "limit"} | KEY,
     "diagnose": PAGE,
     "page": {"cursor", "event_id", "limit"},
+    "search": {"query", "active_only"} | PAGE,
+    "purge": {"id", "reason", "reviewer", "limit"} | KEY,
 }
-READING = {"state", "explain", "history", "context", "check", "diagnose", "page"}
+READING = {"state", "explain", "history", "context", "check", "diagnose", "page", "search"}
 
 
 def stdio(db: str, *extra: str) -> Client:

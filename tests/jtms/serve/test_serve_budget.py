@@ -18,7 +18,7 @@ from jtms.memory.context import count_tokens
 from jtms.memory.memory import Memory
 from jtms.serve.tools import MemoryAccess, build_server
 
-TOOLS_LIST_BYTES = 26_000  # measured 23,981 with 15 tools (benchmarks/bench_tool_sizes.py)
+TOOLS_LIST_BYTES = 28_500  # 17 tools with search and purge (benchmarks/bench_tool_sizes.py: 27.6 KB); 37.4 KB with 14 before the trim
 
 
 def server_of(claims: int) -> Any:
