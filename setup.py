@@ -26,7 +26,13 @@ class BuildExt(build_ext):
         try:
             super().run()
         except Exception as error:  # distutils' CompileError, CCompilerError, PlatformError
-            if type(error).__name__ in ("CompileError", "CCompilerError", "PlatformError", "DistutilsPlatformError", "DistutilsExecError"):
+            if type(error).__name__ in (
+                "CompileError",
+                "CCompilerError",
+                "PlatformError",
+                "DistutilsPlatformError",
+                "DistutilsExecError",
+            ):
                 sys.exit(f"{COMPILER_HELP} ({type(error).__name__}: {error})")
             raise
 
@@ -34,7 +40,12 @@ class BuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as error:
-            if type(error).__name__ in ("CompileError", "CCompilerError", "DistutilsExecError", "LinkError"):
+            if type(error).__name__ in (
+                "CompileError",
+                "CCompilerError",
+                "DistutilsExecError",
+                "LinkError",
+            ):
                 sys.exit(f"{COMPILER_HELP} ({ext.name}: {error})")
             raise
 
