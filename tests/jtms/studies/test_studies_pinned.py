@@ -146,3 +146,17 @@ def test_stored_seed_summary_is_what_the_command_gives(capsys):
     fresh = json.loads(capsys.readouterr().out)
     stored = json.loads(studies_doc.SEEDS.read_text())
     assert _without_timings(fresh) == _without_timings(stored)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["scimap", "heterogeneous"])
+def test_stored_sweep_is_what_the_command_gives(capsys, name):
+    # about 10 and 20 s: two of the four studies of the stored sweep (the whole sweep takes
+    # minutes), at its budgets and seeds
+    stored = json.loads(studies_doc.SWEEP.read_text())
+    (entry,) = [s for s in stored["sweep"] if s["study"] == name]
+    budgets = ",".join(map(str, entry["budgets"]))
+    argv = ["study", name, "--sweep", budgets, "--seeds", str(len(entry["seeds"])), "--json"]
+    assert main(argv) == 0
+    (fresh,) = json.loads(capsys.readouterr().out)["sweep"]
+    assert fresh == entry
