@@ -35,7 +35,6 @@ from theory.model.structure import SupportStructure
 from theory.semantics import revision
 from theory.semantics.fixpoint import active_state
 
-pytestmark = pytest.mark.slow
 
 NO_SCALE = ["--scale", "none"]
 
@@ -93,6 +92,7 @@ def engine_keeps_loops(monkeypatch):
 
 
 # --- RevisionPair -------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_revisionpair_endpoints():
     result = revisionpair.run()
     assert values(result, "worlds_repaired_exactly") == {"exact": 80, "none": 40, "influence": 40}
@@ -111,6 +111,7 @@ def test_revisionpair_endpoints():
     assert result.failures() == []
 
 
+@pytest.mark.slow
 def test_pairs_identical_but_for_grouping():
     worlds = revisionpair.generate()
     assert len(worlds) == 80
@@ -136,6 +137,7 @@ def test_embedding_is_deterministic_and_discriminating():
     assert revisionpair.generate() == revisionpair.generate()
 
 
+@pytest.mark.slow
 def test_revisionpair_catches_a_wrong_rule():
     result = revisionpair.run(rules={"exact": and_only}, pairs=10)
     assert values(result, "worlds_repaired_exactly")["exact"] == 10
@@ -144,6 +146,7 @@ def test_revisionpair_catches_a_wrong_rule():
     )
 
 
+@pytest.mark.slow
 def test_revisionpair_catches_a_loop_kept_alive():
     result = revisionpair.run(rules={"exact": greatest_fixpoint}, pairs=10)
     assert (
@@ -153,6 +156,7 @@ def test_revisionpair_catches_a_loop_kept_alive():
 
 
 # --- SciMap -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_scimap_has_the_papers_structure():
     spaces = scimap.generate()
     assert len(spaces) == 20 and sum(len(s.questions) for s in spaces) == 140
@@ -177,6 +181,7 @@ def test_scimap_has_the_papers_structure():
     assert 0 < sum(s.joined for s in spaces) < 20
 
 
+@pytest.mark.slow
 def test_scimap_endpoints():
     result = scimap.run()
     assert values(result, "propagated_repaired") == {"exact": 40, "none": 0, "influence": 40}
@@ -201,6 +206,7 @@ def test_scimap_endpoints():
     assert result.failures() == []
 
 
+@pytest.mark.slow
 def test_scimap_catches_wrong_rules():
     result = scimap.run(rules={"exact": revision.none})
     assert {
@@ -218,6 +224,7 @@ def test_scimap_catches_wrong_rules():
     assert {"branches_preserved", "grounded_answers.careful"} <= set(over.failures())
 
 
+@pytest.mark.slow
 def test_every_study_catches_a_broken_engine(engine_keeps_loops, tmp_path):
     assert {
         "propagated_repaired",
@@ -237,6 +244,7 @@ def test_every_study_catches_a_broken_engine(engine_keeps_loops, tmp_path):
 
 
 # --- diagnosis ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_diagnosis_has_decoys_kinds_and_double_discrepancies():
     episodes = diagnosis_loop.generate()
     assert sum(len(e.decoys) for e in episodes) >= 10
@@ -245,6 +253,7 @@ def test_diagnosis_has_decoys_kinds_and_double_discrepancies():
     assert 0 < sum(len(e.wrong) == 2 for e in episodes) < 20
 
 
+@pytest.mark.slow
 def test_diagnosis_endpoints(tmp_path):
     result = diagnosis_loop.run(directory=tmp_path, scales=(300,))
     assert values(result, "premise_identified")["exact"] == 20
@@ -261,6 +270,7 @@ def test_diagnosis_endpoints(tmp_path):
     assert result.failures() == []
 
 
+@pytest.mark.slow
 def test_the_reviewer_ignores_decoys_and_finds_every_kind():
     from jtms.calc.reviewer import recheck
 
@@ -271,6 +281,7 @@ def test_the_reviewer_ignores_decoys_and_finds_every_kind():
                 assert found == (node["id"] in episode.wrong), node
 
 
+@pytest.mark.slow
 def test_diagnosis_false_root_lowers_identified_repaired_grounded(tmp_path):
     def with_false_root(memory):
         roots = diagnosis_loop.reviewer_roots(memory)
@@ -289,12 +300,14 @@ def test_diagnosis_false_root_lowers_identified_repaired_grounded(tmp_path):
     assert values(result, "agrees_with_clingo")["exact"] == 6  # the engine did what it was told
 
 
+@pytest.mark.slow
 def test_diagnosis_catches_a_wrong_rule(tmp_path):
     result = diagnosis_loop.run(rules={"exact": and_only}, episodes=6, directory=tmp_path)
     assert {"repaired", "grounded.careful", "agrees_with_clingo"} <= set(result.failures())
 
 
 # --- heterogeneous ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_heterogeneous_endpoints():
     result = heterogeneous.run()
     for key in (
@@ -311,6 +324,7 @@ def test_heterogeneous_endpoints():
     assert result.failures() == []
 
 
+@pytest.mark.slow
 def test_heterogeneous_catches_a_loop_keeping_itself_alive():
     result = heterogeneous.run(rules={"exact": greatest_fixpoint})
     assert values(result, "cases_repaired_exactly")["exact"] < 20
@@ -319,6 +333,7 @@ def test_heterogeneous_catches_a_loop_keeping_itself_alive():
     assert "unsupported loop" in bad
 
 
+@pytest.mark.slow
 def test_clingo_oracle_least_fixpoint():
     s = SupportStructure.build(
         ["e", "f"],
@@ -345,6 +360,7 @@ CONTEXT = "\n".join(
 )
 
 
+@pytest.mark.slow
 def test_readers_read_only_the_context():
     parsed = parse_context(CONTEXT)
     assert parsed.claims["c2"] == ("c1", "x") and parsed.withdrawn == {"x"}
@@ -372,6 +388,7 @@ def test_scoring():
     assert contaminated_lines(CONTEXT, truth) == 4  # c2, c3 as active, x and y as support
 
 
+@pytest.mark.slow
 def test_render_respects_the_budget_and_never_drops_support():
     spaces = scimap.generate(workspaces=4)
     from jtms.studies.trial import revise
@@ -408,6 +425,7 @@ def test_render_respects_the_budget_and_never_drops_support():
     assert render(view, one_unit, focus="nothing") == render(view, one_unit)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "study,options",
     [
@@ -425,6 +443,7 @@ def test_tight_budgets_never_let_exact_ground_fewer_than_none(study, options):
 
 
 # --- seeds --------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_seeds_summary_and_construction_checks():
     summary = run_seeds("scimap", [1, 2, 3])
     assert summary.seeds == [1, 2, 3] and summary.failures == {}
@@ -439,6 +458,7 @@ def test_seeds_summary_and_construction_checks():
     assert varying.values["none"]["min"] < varying.values["none"]["max"]
 
 
+@pytest.mark.slow
 def test_other_seeds_same_pattern(tmp_path):
     pairs = revisionpair.run(seed=7, pairs=5)
     assert values(pairs, "worlds_repaired_exactly") == {"exact": 10, "none": 5, "influence": 5}
@@ -454,6 +474,7 @@ def abstain(context_text: str, question: Question) -> Answer:
     return Answer("unknown")
 
 
+@pytest.mark.slow
 def test_answerer_hook_in_every_study(tmp_path):
     keys = {
         "revisionpair": "decisions_grounded.answerer",
@@ -469,6 +490,7 @@ def test_answerer_hook_in_every_study(tmp_path):
 
 
 # --- CLI ----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_json_and_plot(tmp_path, capsys):
     figure = tmp_path / "h.png"
     assert main(["study", "heterogeneous", "--json", "--plot", str(figure)]) == 0
@@ -478,6 +500,7 @@ def test_cli_json_and_plot(tmp_path, capsys):
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_cli_seeds_budget_and_sweep(tmp_path, capsys):
     assert main(["study", "scimap", "--seeds", "2", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)["studies"][0]
@@ -514,6 +537,7 @@ def test_cli_bad_numbers_are_usage_errors(argv, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["missing-dir/h.png", "h.txt"])
 def test_cli_bad_plot_path_is_bad_input(tmp_path, capsys, name):
     figure = tmp_path / name
@@ -523,12 +547,14 @@ def test_cli_bad_plot_path_is_bad_input(tmp_path, capsys, name):
     assert not figure.exists()
 
 
+@pytest.mark.slow
 def test_cli_exit_1_when_the_exact_rule_is_wrong(monkeypatch, capsys):
     monkeypatch.setitem(rules.DEFAULT_RULES, "exact", and_only)
     assert main(["study", "revisionpair"]) == 1
     assert "FAILED" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_cli_all_table(capsys):
     assert main(["study", "all", "--scale", "200"]) == 0
     out = capsys.readouterr().out
@@ -543,12 +569,14 @@ def test_cli_bad_name():
     assert error.value.code == 2
 
 
+@pytest.mark.slow
 def test_cli_answerer_hook(capsys):
     assert main(["study", "scimap", "--answerer", "jtms.studies.readers:careful"]) == 0
     assert "answerer reader" in capsys.readouterr().out
     assert main(["study", "scimap", "--answerer", "jtms.studies.readers:no_such_thing"]) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
@@ -576,6 +604,7 @@ def test_scale_beyond_its_bound_is_refused_before_any_work(capsys):
     assert "--scale" in err[-1] and "at most 1,000,000" in err[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [
@@ -605,6 +634,7 @@ def test_a_long_study_run_is_refused_without_yes_before_any_work(capsys, monkeyp
         main(["study", *argv, "--yes"])
 
 
+@pytest.mark.slow
 def test_a_short_study_run_needs_no_yes(capsys):
     assert main(["study", "scimap", "--seeds", "2"]) == 0
     assert "seeds 1, 2" in capsys.readouterr().out
