@@ -421,3 +421,33 @@ def test_export_shows_erasures_and_expiries_and_imports_them(memory_location, tm
     out = io.StringIO()
     export_memory(plain, out)  # no purge, no expiry: the file of before
     assert "expiries" not in out.getvalue() and "erasures" not in out.getvalue()
+
+
+def test_a_large_import_is_indexed_in_one_statement(memory_location):
+    """Past 1,000 nodes an SQLite insert indexes them after it, in one statement: every
+    node is found once, and a failed import leaves neither nodes nor index entries."""
+    graph = {
+        "nodes": [
+            {"id": f"n{k}", "kind": "evidence", "text": f"sample {k} gauge{k % 7}"}
+            for k in range(1500)
+        ],
+        "justifications": [],
+    }
+    with Memory.create(memory_location()) as memory:
+        memory.import_graph(graph)
+        assert memory.search("gauge3").count == len(range(3, 1500, 7))
+        assert ids(memory.search("n777")) == ["n777"]
+        assert memory.search("sample", limit=1).count == 1500  # each once
+        clash = {
+            "nodes": [
+                *graph["nodes"][:1],
+                *({"id": f"m{k}", "kind": "evidence", "text": "ghostly"} for k in range(1500)),
+            ],
+            "justifications": [],
+        }
+        with pytest.raises(InputError, match="duplicate"):
+            memory.import_graph(clash)
+        memory.import_graph({"nodes": clash["nodes"][1:], "justifications": []})
+        assert memory.search("ghostly").count == 1500
+        memory.add_evidence("single", text="ghostly too")  # the row trigger works again
+        assert memory.search("ghostly").count == 1501
