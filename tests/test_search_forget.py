@@ -222,6 +222,7 @@ def postgres_bytes(db: str) -> bytes:
     return b"".join(found)
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_no_byte_of_the_memory_keeps_the_erased_content(memory_location):
     db = memory_location()
     memory = malaria(db)
@@ -271,6 +272,7 @@ def test_mcp_search_and_purge(tmp_path: Path):
         memory.close()
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_cli_search_purge_and_drop(tmp_path: Path):
     db = str(tmp_path / "m.db")
     malaria(db).close()
@@ -294,6 +296,7 @@ def test_cli_search_purge_and_drop(tmp_path: Path):
     assert not Path(db + "-wal").exists()
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_drop_removes_a_postgres_memory(memory_location: Callable[[], str]):
     db = memory_location()
     if not db.startswith("postgresql"):
@@ -304,6 +307,7 @@ def test_drop_removes_a_postgres_memory(memory_location: Callable[[], str]):
         Memory.open(db)
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_the_explorer_says_the_content_was_erased(tmp_path: Path):
     from tests.test_explorer import explorer, get
 
@@ -392,6 +396,7 @@ def test_a_view_of_the_past_counts_expired_evidence_as_audited(tmp_path: Path):
         assert not memory.is_active("cheap")  # and the live read recorded it
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_export_shows_erasures_and_expiries_and_imports_them(memory_location, tmp_path: Path):
     import io
 
@@ -451,3 +456,19 @@ def test_a_large_import_is_indexed_in_one_statement(memory_location):
         assert memory.search("ghostly").count == 1500
         memory.add_evidence("single", text="ghostly too")  # the row trigger works again
         assert memory.search("ghostly").count == 1501
+
+
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
+def test_cli_add_evidence_valid_until(tmp_path: Path):
+    db = str(tmp_path / "m.db")
+    jtms("init", "--db", db)
+    jtms("add-evidence", "old", "--valid-until", PAST, "--db", db)
+    jtms("add-claim", "c", "--because", "old", "--db", db)  # records the expiry first
+    history = json.loads(jtms("history", "old", "--db", db, "--json").stdout)
+    assert [(r["kind"], r["reason"], r["status"]) for r in history["revisions"]][-1] == (
+        "audit",
+        "expired",
+        "inactive",
+    )
+    refused = jtms("add-evidence", "bad", "--valid-until", "soon", "--db", db, check=False)
+    assert refused.returncode == 2 and "valid_until" in refused.stderr
