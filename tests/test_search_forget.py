@@ -285,6 +285,8 @@ def test_cli_search_purge_and_drop(tmp_path: Path):
     assert purged["purged"] == "patient_9" and purged["scrubbed"] is True
     history = json.loads(jtms("history", "patient_9", "--db", db, "--json").stdout)
     assert history["erased_by"] == purged["audit_id"]
+    shown = jtms("explain", "patient_9", "--db", db).stdout
+    assert f"its content was erased (purge: audit {purged['audit_id']})" in shown
     refused = jtms("drop", "--db", db, check=False)  # no terminal: refused, nothing removed
     assert refused.returncode == 2 and "--yes" in refused.stderr and Path(db).exists()
     stranger = tmp_path / "notes.txt"
