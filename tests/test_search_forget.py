@@ -474,3 +474,31 @@ def test_cli_add_evidence_valid_until(tmp_path: Path):
     )
     refused = jtms("add-evidence", "bad", "--valid-until", "soon", "--db", db, check=False)
     assert refused.returncode == 2 and "valid_until" in refused.stderr
+
+
+def test_an_older_postgres_memory_gets_its_index_on_open(memory_location):
+    db = memory_location()
+    if not db.startswith("postgresql"):
+        pytest.skip("SQLite: test_an_older_sqlite_memory_gets_its_index_on_open")
+    import psycopg
+
+    from jtms.store.postgres.location import parse_location
+
+    malaria(db).close()
+    place = parse_location(db)
+    with psycopg.connect(place.conninfo) as connection:  # as a release before them left it
+        connection.execute(f'SET search_path TO "{place.schema}"')
+        connection.execute("DROP TRIGGER nodes_search ON nodes")
+        for table in ("nodes", "events"):
+            connection.execute(f"DROP TRIGGER {table}_append_only ON {table}")
+            connection.execute(
+                f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
+                "FOR EACH ROW EXECUTE FUNCTION refuse_change()"
+            )
+        connection.execute("DROP TABLE node_search, erasures, expiries")
+    with Memory.open(db) as memory:
+        assert set(ids(memory.search("malaria vaccine"))) == {"trial_7", "c_vaccine"}
+        memory.purge("patient_9", reason="erasure request")
+        assert memory.node("patient_9")["text"] == ""
+        memory.add_evidence("late", text="a vaccine trial", valid_until=PAST)
+        assert "late" in ids(memory.search("vaccine", active_only=False))
