@@ -638,6 +638,8 @@ def run_history(args: argparse.Namespace) -> int:
     note = _more(shown, {"revisions": payload["counts"]["revisions"]})
     if note:
         console().print(note)
+    if payload["erased_by"] is not None:
+        console().print(f"its content was erased (purge: audit {payload['erased_by']})")
     console().print(
         table(
             f"history of {args.id} ({payload['kind']}, now {'active' if active else 'inactive'})",
@@ -687,6 +689,8 @@ def run_explain(args: argparse.Namespace) -> int:
             out.print(line)
     else:
         out.print(f"{e.id} ({e.kind}) is inactive")
+        if e.erased_by is not None:
+            out.print(f"  its content was erased (purge: audit {e.erased_by})")
         if e.blocked_by:
             out.print(f"  invalidated by audit(s) {', '.join(map(str, e.blocked_by))}")
         if e.withdrawn_by is not None:

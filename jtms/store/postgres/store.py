@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import weakref
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -1278,13 +1279,16 @@ _SEARCH = (
 )
 
 
-_FEATURED: set[tuple[int, str]] = set()  # (connection id, schema) known to have them
+# connection -> the schemas known to have them (weak: a closed connection's id can be reused)
+_FEATURED: "weakref.WeakKeyDictionary[psycopg.Connection[Any], set[str]]" = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _has_features(connection: psycopg.Connection[Any], schema: str) -> bool:
     """Whether the memory in ``schema`` has the search index, the erasure records and the
     expiries (once seen on a connection, not asked again: they are never removed)."""
-    if (id(connection), schema) in _FEATURED:
+    if schema in _FEATURED.get(connection, ()):
         return True
     row = connection.execute(
         "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
@@ -1293,7 +1297,7 @@ def _has_features(connection: psycopg.Connection[Any], schema: str) -> bool:
     ).fetchone()
     found = row is not None and int(row[0]) == 3
     if found:
-        _FEATURED.add((id(connection), schema))
+        _FEATURED.setdefault(connection, set()).add(schema)
     return found
 
 

@@ -222,6 +222,7 @@ def postgres_bytes(db: str) -> bytes:
     return b"".join(found)
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_no_byte_of_the_memory_keeps_the_erased_content(memory_location):
     db = memory_location()
     memory = malaria(db)
@@ -271,6 +272,7 @@ def test_mcp_search_and_purge(tmp_path: Path):
         memory.close()
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_cli_search_purge_and_drop(tmp_path: Path):
     db = str(tmp_path / "m.db")
     malaria(db).close()
@@ -283,6 +285,8 @@ def test_cli_search_purge_and_drop(tmp_path: Path):
     assert purged["purged"] == "patient_9" and purged["scrubbed"] is True
     history = json.loads(jtms("history", "patient_9", "--db", db, "--json").stdout)
     assert history["erased_by"] == purged["audit_id"]
+    shown = jtms("explain", "patient_9", "--db", db).stdout
+    assert f"its content was erased (purge: audit {purged['audit_id']})" in shown
     refused = jtms("drop", "--db", db, check=False)  # no terminal: refused, nothing removed
     assert refused.returncode == 2 and "--yes" in refused.stderr and Path(db).exists()
     stranger = tmp_path / "notes.txt"
@@ -294,6 +298,7 @@ def test_cli_search_purge_and_drop(tmp_path: Path):
     assert not Path(db + "-wal").exists()
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_drop_removes_a_postgres_memory(memory_location: Callable[[], str]):
     db = memory_location()
     if not db.startswith("postgresql"):
@@ -304,6 +309,7 @@ def test_drop_removes_a_postgres_memory(memory_location: Callable[[], str]):
         Memory.open(db)
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_the_explorer_says_the_content_was_erased(tmp_path: Path):
     from tests.jtms.serve.test_explorer import explorer, get
 
@@ -392,6 +398,7 @@ def test_a_view_of_the_past_counts_expired_evidence_as_audited(tmp_path: Path):
         assert not memory.is_active("cheap")  # and the live read recorded it
 
 
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
 def test_export_shows_erasures_and_expiries_and_imports_them(memory_location, tmp_path: Path):
     import io
 
@@ -421,3 +428,77 @@ def test_export_shows_erasures_and_expiries_and_imports_them(memory_location, tm
     out = io.StringIO()
     export_memory(plain, out)  # no purge, no expiry: the file of before
     assert "expiries" not in out.getvalue() and "erasures" not in out.getvalue()
+
+
+def test_a_large_import_is_indexed_in_one_statement(memory_location):
+    """Past 1,000 nodes an SQLite insert indexes them after it, in one statement: every
+    node is found once, and a failed import leaves neither nodes nor index entries."""
+    graph = {
+        "nodes": [
+            {"id": f"n{k}", "kind": "evidence", "text": f"sample {k} gauge{k % 7}"}
+            for k in range(1500)
+        ],
+        "justifications": [],
+    }
+    with Memory.create(memory_location()) as memory:
+        memory.import_graph(graph)
+        assert memory.search("gauge3").count == len(range(3, 1500, 7))
+        assert ids(memory.search("n777")) == ["n777"]
+        assert memory.search("sample", limit=1).count == 1500  # each once
+        clash = {
+            "nodes": [
+                *graph["nodes"][:1],
+                *({"id": f"m{k}", "kind": "evidence", "text": "ghostly"} for k in range(1500)),
+            ],
+            "justifications": [],
+        }
+        with pytest.raises(InputError, match="duplicate"):
+            memory.import_graph(clash)
+        memory.import_graph({"nodes": clash["nodes"][1:], "justifications": []})
+        assert memory.search("ghostly").count == 1500
+        memory.add_evidence("single", text="ghostly too")  # the row trigger works again
+        assert memory.search("ghostly").count == 1501
+
+
+@pytest.mark.slow  # over a second (subprocesses, a server, VACUUM)
+def test_cli_add_evidence_valid_until(tmp_path: Path):
+    db = str(tmp_path / "m.db")
+    jtms("init", "--db", db)
+    jtms("add-evidence", "old", "--valid-until", PAST, "--db", db)
+    jtms("add-claim", "c", "--because", "old", "--db", db)  # records the expiry first
+    history = json.loads(jtms("history", "old", "--db", db, "--json").stdout)
+    assert [(r["kind"], r["reason"], r["status"]) for r in history["revisions"]][-1] == (
+        "audit",
+        "expired",
+        "inactive",
+    )
+    refused = jtms("add-evidence", "bad", "--valid-until", "soon", "--db", db, check=False)
+    assert refused.returncode == 2 and "valid_until" in refused.stderr
+
+
+def test_an_older_postgres_memory_gets_its_index_on_open(memory_location):
+    db = memory_location()
+    if not db.startswith("postgresql"):
+        pytest.skip("SQLite: test_an_older_sqlite_memory_gets_its_index_on_open")
+    import psycopg
+
+    from jtms.store.postgres.location import parse_location
+
+    malaria(db).close()
+    place = parse_location(db)
+    with psycopg.connect(place.conninfo) as connection:  # as a release before them left it
+        connection.execute(f'SET search_path TO "{place.schema}"')
+        connection.execute("DROP TRIGGER nodes_search ON nodes")
+        for table in ("nodes", "events"):
+            connection.execute(f"DROP TRIGGER {table}_append_only ON {table}")
+            connection.execute(
+                f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
+                "FOR EACH ROW EXECUTE FUNCTION refuse_change()"
+            )
+        connection.execute("DROP TABLE node_search, erasures, expiries")
+    with Memory.open(db) as memory:
+        assert set(ids(memory.search("malaria vaccine"))) == {"trial_7", "c_vaccine"}
+        memory.purge("patient_9", reason="erasure request")
+        assert memory.node("patient_9")["text"] == ""
+        memory.add_evidence("late", text="a vaccine trial", valid_until=PAST)
+        assert "late" in ids(memory.search("vaccine", active_only=False))
