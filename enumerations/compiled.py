@@ -7,7 +7,7 @@ in a compiled loop, over an order of magnitude faster than the numpy kernel at n
 (``python -m benchmarks.bench_kernel`` measures both), which makes the full n = 7 run
 (2,414,682,040,998 functions) a matter of core-hours. A quarter has 2**k <= 32 bits,
 so the loop works on uint32 (16 lanes per AVX-512 vector, where the CPU has it). The loops
-are C (``enumerations/monotone_kernel.h``, wrapped by :mod:`enumerations._monotone`), compiled
+are C (``enumerations/monotone_kernel.h``, wrapped by :mod:`enumerations.function_kernel`), compiled
 once per instruction set when the package is installed; the best instance the CPU runs is
 chosen at import.
 
@@ -136,13 +136,13 @@ def quarter_tables(n: int) -> QuarterTables:
 
 
 def _kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
-    """The compiled kernel for k = n - 2 (:mod:`enumerations._monotone`, built when the package
+    """The compiled kernel for k = n - 2 (:mod:`enumerations.function_kernel`, built when the package
     is installed): the rows kernel and the row sizes, with k bound."""
     from functools import partial
 
-    from enumerations import _monotone
+    from enumerations import function_kernel
 
-    return partial(_monotone.rows_kernel, k), _monotone.row_sizes
+    return partial(function_kernel.rows_kernel, k), function_kernel.row_sizes
 
 
 def compiled_shard(n: int, start: int, stop: int, limit: int = MAX_COUNTEREXAMPLES) -> FlatTally:

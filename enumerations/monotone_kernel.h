@@ -1,5 +1,5 @@
 /* The per-function kernel of enumerations.compiled (every monotone function of n = k + 2
- * variables, one row g1 at a time), in C for enumerations/_monotone.pyx. One body, compiled
+ * variables, one row g1 at a time), in C for enumerations/function_kernel.pyx. One body, compiled
  * for three instruction sets and chosen once by what the CPU has (AVX-512 with VPOPCNTDQ:
  * 16 uint32 lanes with a vector popcount; AVX2 with POPCNT; the baseline). The quarter width
  * k is a constant in each instance, so the loop over the quarter's variables unrolls and the

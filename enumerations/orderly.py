@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from enumerations._orderly import extend_rows  # the compiled loop (built at install)
+from enumerations.orderly_kernel import extend_rows  # the compiled loop (built at install)
 
 # the permutation maps of a family: row g is the candidate index each candidate goes to
 Maps = np.ndarray

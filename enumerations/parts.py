@@ -269,7 +269,7 @@ class Part:
 def _kernel_name() -> str:
     """The kernel that checks a part: the C kernel and the instructions it runs with here
     (``c-avx512``, ``c-avx2``, ``c-baseline``)."""
-    from enumerations._monotone import INSTRUCTIONS
+    from enumerations.function_kernel import INSTRUCTIONS
 
     return f"c-{INSTRUCTIONS}"
 

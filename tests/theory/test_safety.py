@@ -223,6 +223,7 @@ def test_counts_in_many_evidence_blocks_equal_the_full_check(back_edges):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(jst.support_structures(cycles=True, max_evidence=8, max_claims=10))
 def test_compiled_verdicts_equal_the_interpreted_oracle(structure):

@@ -124,6 +124,7 @@ def test_a_switch_waits_for_the_next_rank():
     assert (plan.region, plan.visited) == (4, 4)
 
 
+@pytest.mark.slow
 def test_plan_retract_is_the_compiled_planner_from_the_first_plan():
     """SupportState.plan_retract answers from the compiled planner (its plan is the oracle's)
     in the first plan of a process, with no switch after a time: a fresh process that plans
@@ -249,6 +250,7 @@ def test_compacting_an_adjacency_keeps_every_row(base_rows, as_arrays, additions
         assert list(adjacency[0]) == [*expected[0], 99] and list(adjacency[last]) == [7]
 
 
+@pytest.mark.slow
 def test_a_memory_that_gains_claims_plans_on_flat_rows_again(tmp_path):
     """An open memory that adds claims holds them in per-node lists, which the compiled
     planner does not read: the audit after an addition compacts the index first, and every
