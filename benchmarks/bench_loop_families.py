@@ -2,6 +2,7 @@
 
 Run:  python -m benchmarks.bench_loop_families [--count 12] [--seed 0] [--timeout 10] [--json]
       python -m benchmarks.bench_loop_families --families held-out [--scale 3]
+      python -m benchmarks.bench_loop_families --fresh [--baseline /work/main] [--seed 31]
       (also ``python -m benchmarks.bench_justifications --families``)
 
 For every family, ``--count`` members with parameters drawn per seed, and the two regression
@@ -188,34 +189,59 @@ def warm() -> None:
 FRESH_CHILD = """
 import json, sys, time
 started = time.perf_counter()
-from benchmarks.bench_loop_families import METHODS
 from theory.io.graphfile import parse_graph
+from theory.solver.justifications import minimal_justifications
 imported = time.perf_counter() - started
 method, claim, document = json.loads(sys.stdin.read())
+if method == "clingo":
+    from benchmarks.peers import clingo_minimal_justifications as answer
+elif method == "sat":
+    answer = lambda g, c: minimal_justifications(g, c, method="sat")
+elif method == "glucose":
+    answer = lambda g, c: minimal_justifications(g, c, method="sat", solver="glucose4")
+else:
+    answer = minimal_justifications
 structure = parse_graph(document)
 started = time.process_time()
-found = METHODS[method](structure, claim)
+found = answer(structure, claim)
 seconds = time.process_time() - started
 print(json.dumps([seconds, imported, sorted(sorted(s) for s in found)]))
 """
+"""A fresh process's query; it names nothing but ``minimal_justifications`` and the graph
+reader, so it runs against any revision of the core (``--baseline``)."""
+
+BASELINE = "baseline"
+"""The method name of ``--baseline PATH``: the default of the core at PATH, in fresh
+processes."""
 
 
 def fresh_child(
-    method: str, document: dict[str, Any], claim: str, timeout: float
+    method: str,
+    document: dict[str, Any],
+    claim: str,
+    timeout: float,
+    core: str | None = None,
 ) -> tuple[float | None, Any, float | None]:
     """CPU seconds and answer of ``method``'s first call in a new Python process, and the
-    wall seconds its import of the core took; (None, None, None) past ``timeout``."""
+    wall seconds its import of the core took; (None, None, None) past ``timeout``. ``core``:
+    the directory of another revision of the core to import instead of this one."""
+    import os
     import subprocess
     import sys
+    from pathlib import Path
 
+    root = core or str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": root}
     try:
         done = subprocess.run(
             [sys.executable, "-c", FRESH_CHILD],
-            input=json.dumps([method, claim, document]),
+            input=json.dumps(["auto" if method == BASELINE else method, claim, document]),
             capture_output=True,
             text=True,
             timeout=timeout + 30,  # the process's start and imports besides the call
             check=True,
+            cwd=root,
+            env=env,
         )
     except subprocess.TimeoutExpired:
         return None, None, None
@@ -236,6 +262,7 @@ def run(
     scale: int = 1,
     repeat: int = 1,
     fresh: bool = False,
+    baseline: str | None = None,
 ) -> list[dict]:
     """One row per goal: each method's CPU seconds (None: past ``timeout``), the number of
     minimal sets, and whether each method's answer equals clingo's. In :class:`Worker`
@@ -243,7 +270,8 @@ def run(
     an untimed query of :data:`CHILD_WARMUP`). The benchmark's families and the case files,
     or with ``held_out`` the shapes of :data:`~benchmarks.loop_families.HELD_OUT` at
     ``scale``. A worker times each goal ``repeat`` times (the median). With ``fresh``, each
-    goal of each method in a new process, its first call (:func:`fresh_child`)."""
+    goal of each method in a new process, its first call (:func:`fresh_child`); the method
+    :data:`BASELINE` is the default of the core at ``baseline``."""
     rows = []
     groups: list[tuple[str, list[Member]]] = [
         (name, members(name, count, seed, scale)) for name in (HELD_OUT if held_out else FAMILIES)
@@ -256,7 +284,8 @@ def run(
 
     def ask(method: str, structure: SupportStructure, document: Any, claim: str) -> Any:
         if fresh:
-            seconds, answer, imported = fresh_child(method, document, claim, timeout)
+            core = baseline if method == BASELINE else None
+            seconds, answer, imported = fresh_child(method, document, claim, timeout, core)
             if imported is not None:
                 imports.setdefault(method, []).append(imported)
             return seconds, answer
@@ -379,6 +408,12 @@ def main(argv: list[str] | None = None) -> None:
         help="each goal of each method in a new Python process, its first call timed",
     )
     parser.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="with --fresh: also the default of the core checked out at PATH (method "
+        "'baseline'), e.g. --baseline /work/main",
+    )
+    parser.add_argument(
         "--fork-per-goal",
         action="store_true",
         help="a child forked for each goal instead of a worker process per method "
@@ -414,6 +449,10 @@ def main(argv: list[str] | None = None) -> None:
     methods = [m for m in args.methods.split(",") if m]
     if args.count < 1 or any(m not in METHODS or m == "clingo" for m in methods):
         parser.error("--count needs at least 1, --methods names of auto, sat, glucose")
+    if args.baseline is not None:
+        if not args.fresh:
+            parser.error("--baseline needs --fresh")
+        methods.append(BASELINE)
     if not args.fresh:
         warm()
     if args.cold_child and not args.fork_per_goal:
@@ -433,6 +472,7 @@ def main(argv: list[str] | None = None) -> None:
         scale=args.scale,
         repeat=args.repeat,
         fresh=args.fresh,
+        baseline=args.baseline,
     )
     table = summary(rows, methods)
     if args.json:
