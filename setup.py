@@ -26,7 +26,13 @@ class BuildExt(build_ext):
         try:
             super().run()
         except Exception as error:  # distutils' CompileError, CCompilerError, PlatformError
-            if type(error).__name__ in ("CompileError", "CCompilerError", "PlatformError", "DistutilsPlatformError", "DistutilsExecError"):
+            if type(error).__name__ in (
+                "CompileError",
+                "CCompilerError",
+                "PlatformError",
+                "DistutilsPlatformError",
+                "DistutilsExecError",
+            ):
                 sys.exit(f"{COMPILER_HELP} ({type(error).__name__}: {error})")
             raise
 
@@ -34,7 +40,12 @@ class BuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as error:
-            if type(error).__name__ in ("CompileError", "CCompilerError", "DistutilsExecError", "LinkError"):
+            if type(error).__name__ in (
+                "CompileError",
+                "CCompilerError",
+                "DistutilsExecError",
+                "LinkError",
+            ):
                 sys.exit(f"{COMPILER_HELP} ({ext.name}: {error})")
             raise
 
@@ -49,6 +60,9 @@ def extensions() -> list[Extension]:
         Extension(
             ".".join(path.relative_to(ROOT).with_suffix("").parts),
             [str(path.relative_to(ROOT))],
+            # C headers beside a module are its own (enumerations/monotone_kernel.h): a change
+            # to one rebuilds it
+            depends=sorted(str(h.relative_to(ROOT)) for h in path.parent.glob("*.h")),
             extra_compile_args=["-O3"],
         )
         for path in sources

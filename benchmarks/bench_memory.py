@@ -458,22 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--db-url", default=None, help="a PostgreSQL database URL: the memory goes there"
     )
-    parser.add_argument(
-        "--planner",
-        choices=("auto", "compiled", "python"),
-        default="auto",
-        help="how this process plans audits: auto (the Python planner until it has planned "
-        "for jtms.engine.incremental.PLANNER_AFTER_S, then the compiled one: a 20-round run never "
-        "gets there), compiled (loaded first, as a long-lived process has it) or python "
-        "(never compiled). Cold commands are new processes: auto",
-    )
     args = parser.parse_args(argv)
-    import jtms.engine.incremental
-
-    if args.planner == "compiled":
-        jtms.engine.incremental.load_compiled_planner()
-    elif args.planner == "python":
-        jtms.engine.incremental.PLANNER_AFTER_S = float("inf")
     compile_sources()
     with tempfile.TemporaryDirectory() as tmp:
         if args.curve:
@@ -493,7 +478,6 @@ def main(argv: list[str] | None = None) -> int:
                 args.texts,
                 args.grow,
             )
-            goals["planner"] = args.planner
             results = goals
             print(json.dumps(results), flush=True)
     if args.out:

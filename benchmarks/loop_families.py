@@ -1,6 +1,6 @@
 """Families of graphs with support loops, each with its own generator and parameters drawn
 at random per seed, for the benchmark (``python -m benchmarks.bench_justifications
---families``) and the property test (tests/test_loop_families.py) of the exact core.
+--families``) and the property test (tests/theory/test_loop_families.py) of the exact core.
 
 One family of one generator measures the tuning to it; the exact core must answer any
 graph, so these differ in the shape of their loops:

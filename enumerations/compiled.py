@@ -1,4 +1,4 @@
-"""The compiled per-function kernel (numba): every monotone function of n = 2..7 variables.
+"""The compiled per-function kernel (C, built at install): every monotone function of n = 2..7 variables.
 
 Same question as :mod:`enumerations.flat` (the numpy kernel, kept as the reference): for each
 monotone f, do exact and influence revision agree on every audit, and is that the same as
@@ -6,7 +6,10 @@ f having exactly one minimal justification? Here every function is checked one a
 in a compiled loop, over an order of magnitude faster than the numpy kernel at n = 7
 (``python -m benchmarks.bench_kernel`` measures both), which makes the full n = 7 run
 (2,414,682,040,998 functions) a matter of core-hours. A quarter has 2**k <= 32 bits,
-so the loop works on uint32 (16 lanes per AVX-512 vector, where the CPU has it).
+so the loop works on uint32 (16 lanes per AVX-512 vector, where the CPU has it). The loops
+are C (``enumerations/monotone_kernel.h``, wrapped by :mod:`enumerations._monotone`), compiled
+once per instruction set when the package is installed; the best instance the CPU runs is
+chosen at import.
 
 **Quarters.** Write k = n - 2. A table of f is four *quarters*, each the table of a
 k-variable function (2**k bits): ``f = (a0, a1, b0, b1)``, quarter ``q`` holding the points
@@ -31,7 +34,6 @@ described as a counterexample by the same code as the numpy kernel's.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,12 +48,10 @@ from enumerations.flat import (
     describe_counterexample,
     minimal_points,
 )
-from enumerations.monotone import U64, monotone_tables, variable_word
+from enumerations.monotone import U64, monotone_tables
 
 MIN_N, MAX_N = 2, 7
 _BAD_SLOTS = 64  # counterexample candidates recorded per kernel call
-U = np.uint32  # kernel scalars (annotations only: numba infers its own types)
-A = np.ndarray
 
 
 @dataclass(frozen=True)
@@ -135,177 +135,14 @@ def quarter_tables(n: int) -> QuarterTables:
     return result
 
 
-_KERNELS: dict[int, tuple[Callable[..., int], Callable[..., None]]] = {}
-_COMPILE_LOCK = threading.Lock()
-
-
 def _kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
-    """The numba kernel for k = n - 2, compiled once per process (the variable masks and
-    quarter width are compile-time constants, so the per-variable loop unrolls)."""
-    with _COMPILE_LOCK:
-        if k not in _KERNELS:
-            _KERNELS[k] = _make_kernel(k)
-        return _KERNELS[k]
+    """The compiled kernel for k = n - 2 (:mod:`enumerations._monotone`, built when the package
+    is installed): the rows kernel and the row sizes, with k bound."""
+    from functools import partial
 
+    from enumerations import _monotone
 
-def _prefer_wide_vectors() -> None:
-    """Let LLVM use 512-bit vectors where the CPU has AVX-512 (its default tuning for Intel
-    cores keeps loops at 256 bits). Tuning only: the code computes the same either way.
-    Numba reads the features when it makes its first JIT target, so this takes effect only
-    if nothing was compiled before in the process and ``NUMBA_CPU_FEATURES`` is not set."""
-    import os
-
-    if "NUMBA_CPU_FEATURES" in os.environ:
-        return
-    import llvmlite.binding as llvm
-
-    features = llvm.get_host_cpu_features()
-    if features.get("avx512f"):
-        import numba.core.config
-
-        # numba's setting, not the environment: a child process (a CLI call from a test)
-        # must not inherit other CPU features, which would miss numba's on-disk cache
-        numba.core.config.CPU_FEATURES = features.flatten() + ",-prefer-256-bit"  # type: ignore[attr-defined]
-
-
-def _make_kernel(k: int) -> tuple[Callable[..., int], Callable[..., None]]:
-    _prefer_wide_vectors()
-    import numba
-
-    from theory.model.bitops import popcount as _popcount  # LLVM's ctpop
-
-    Q = 1 << k
-    W = numba.uint32  # a quarter: 2**k <= 32 bits
-    MASK = np.uint32((1 << Q) - 1)
-    TOP = Q - 1
-    ZERO = np.uint32(0)
-    # masks of the quarter's variables, padded with all-ones (a no-op below) so the tuple is
-    # never empty and its length is fixed
-    P = tuple(
-        np.uint32(int(variable_word(i)) & ((1 << Q) - 1)) if i < k else MASK
-        for i in range(max(k, 1))
-    )
-    K = len(P)
-
-    # Every intermediate is cast back to uint32: numba widens integer arithmetic to 64 bits,
-    # and the casts let LLVM keep 16 lanes per 512-bit vector instead of 8.
-    @numba.njit(nogil=True, boundscheck=False, inline="always")
-    def inner(a0: U, m0: U, cA1: U, cB0: U, m3: U, a1: U, b0: U, b1: U) -> tuple[U, U]:
-        """One function (a0, a1, b0, b1): returns (unique, agree) as 0/1, branch-free so the
-        loop over a0 vectorises. m0 = min(a0), m3 = min(b1) & ~b0 & ~a1 (fixed for the loop)."""
-        na0 = W(~a0)
-        m1 = W(cA1 & na0)  # min(a1) & ~a0
-        m2 = W(cB0 & na0)  # min(b0) & ~a0
-        count = W(_popcount(m0) + _popcount(m1)) + W(_popcount(m2) + _popcount(m3))
-        unique = W(count == 1)
-        any_q = W(W(m0 | m1) | W(m2 | m3))  # the minimal points projected on a quarter
-        inside = MASK
-        for i in range(K):  # AND of x_i over the essential variables below k
-            inside = W(inside & W(P[i] | W(ZERO - W(W(any_q & P[i]) == ZERO))))
-        keep_low = W(ZERO - W(W(m1 | m3) == ZERO))  # variable k inessential
-        keep_high = W(ZERO - W(W(m2 | m3) == ZERO))  # variable k + 1 inessential
-        low = W(inside & keep_low)
-        agree = W(
-            (a0 == W(low & keep_high))
-            & (a1 == W(inside & keep_high))
-            & (b0 == low)
-            & (b1 == inside)
-        )
-        return unique, agree
-
-    @numba.njit(nogil=True, boundscheck=False)
-    def rows_kernel(
-        start: int,
-        stop: int,
-        tables: A,
-        minimal: A,
-        down_off: A,
-        down_idx: A,
-        down_tab: A,
-        down_min: A,
-        meet: A,
-        row_b0: A,
-        row_b1: A,
-        counts: A,
-        bad: A,
-    ) -> int:
-        """Rows [start, stop): counts[0..4] += functions, active, unique & active,
-        agree & active, mismatches; bad[j] = (row, index into down_tab) of mismatches."""
-        functions = 0
-        active_total = 0
-        unique_total = 0
-        agree_total = 0
-        mismatch_total = 0
-        recorded = 0
-        for r in range(start, stop):
-            ib0 = row_b0[r]
-            ib1 = row_b1[r]
-            b0 = tables[ib0]
-            b1 = tables[ib1]
-            active = (b1 >> TOP) & 1
-            cB0 = minimal[ib0]
-            cB1 = W(minimal[ib1] & W(~b0))
-            row_functions = 0
-            row_unique = 0
-            row_agree = 0
-            row_mismatch = 0
-            for t1 in range(down_off[ib1], down_off[ib1 + 1]):
-                ia1 = down_idx[t1]
-                a1 = tables[ia1]
-                cA1 = minimal[ia1]
-                m3 = W(cB1 & W(~a1))
-                m = meet[ib0, ia1]
-                lo = down_off[m]
-                hi = down_off[m + 1]
-                # 32-bit accumulators: a loop runs over one down-set, at most D(5) = 7,581
-                u_sum = ZERO
-                a_sum = ZERO
-                d_sum = ZERO
-                for t in range(lo, hi):
-                    u, a = inner(down_tab[t], down_min[t], cA1, cB0, m3, a1, b0, b1)
-                    u_sum = W(u_sum + u)
-                    a_sum = W(a_sum + a)
-                    d_sum = W(d_sum + W(u ^ a))
-                row_functions += hi - lo
-                row_unique += int(u_sum)
-                row_agree += int(a_sum)
-                if d_sum and active:  # rare: find which functions, for the report
-                    row_mismatch += int(d_sum)
-                    for t in range(lo, hi):
-                        u, a = inner(down_tab[t], down_min[t], cA1, cB0, m3, a1, b0, b1)
-                        if u != a and recorded < bad.shape[0]:
-                            bad[recorded, 0] = r
-                            bad[recorded, 1] = t
-                            bad[recorded, 2] = ia1
-                            recorded += 1
-            functions += row_functions
-            if active:
-                active_total += row_functions
-                unique_total += row_unique
-                agree_total += row_agree
-                mismatch_total += row_mismatch
-        counts[0] += functions
-        counts[1] += active_total
-        counts[2] += unique_total
-        counts[3] += agree_total
-        counts[4] += mismatch_total
-        return recorded
-
-    @numba.njit(nogil=True, boundscheck=False)
-    def row_sizes(
-        start: int, stop: int, down_off: A, down_idx: A, meet: A, row_b0: A, row_b1: A, out: A
-    ) -> None:
-        """Functions per row of [start, stop) (the outer loops only)."""
-        for r in range(start, stop):
-            ib0 = row_b0[r]
-            ib1 = row_b1[r]
-            total = 0
-            for t1 in range(down_off[ib1], down_off[ib1 + 1]):
-                m = meet[ib0, down_idx[t1]]
-                total += down_off[m + 1] - down_off[m]
-            out[r - start] = total
-
-    return rows_kernel, row_sizes
+    return partial(_monotone.rows_kernel, k), _monotone.row_sizes
 
 
 def compiled_shard(n: int, start: int, stop: int, limit: int = MAX_COUNTEREXAMPLES) -> FlatTally:
@@ -314,7 +151,7 @@ def compiled_shard(n: int, start: int, stop: int, limit: int = MAX_COUNTEREXAMPL
 
     A pure function of its arguments, so it runs the same in-process, in a process pool or
     on a Dask worker. ``seconds`` / ``cpu_seconds`` exclude the one-time build of the tables
-    and the compilation (both cached per process).
+    (cached per process).
     """
     data = quarter_tables(n)
     if not 0 <= start <= stop <= data.rows:

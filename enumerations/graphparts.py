@@ -150,6 +150,11 @@ def strict_tally(data: object, family: GraphFamily) -> GraphTally:
     tally = GraphTally(family)
     for name in GraphTally._COUNTS:
         setattr(tally, name, strict_int(data[name], name))
+    for name in GraphTally.LABELLED:  # absent from part files written before they were counted
+        if name in data:
+            setattr(tally, name, strict_int(data[name], name))
+        else:
+            tally.labelled_known = False
     t = tally
     limits = [
         ("graphs", t.graphs, "labelled graphs", family.labelled_count()),
@@ -168,6 +173,19 @@ def strict_tally(data: object, family: GraphFamily) -> GraphTally:
         ("both_kinds", t.both_kinds, "alternative_support", t.alternative_support),
         ("both_kinds", t.both_kinds, "redundant_influence", t.redundant_influence),
         ("disagreements", t.disagreements, "classes", t.classes),
+        ("labelled_all_safe_graphs", t.labelled_all_safe_graphs, "graphs", t.graphs),
+        (
+            "labelled_active_claims",
+            t.labelled_active_claims,
+            "graphs times claims",
+            t.graphs * family.claims,
+        ),
+        (
+            "labelled_safe_claims",
+            t.labelled_safe_claims,
+            "labelled_active_claims",
+            t.labelled_active_claims,
+        ),
     ]
     for part, value, whole, bound in limits:
         if value > bound:

@@ -266,6 +266,13 @@ class GraphTally:
         default_factory=lambda: {ALTERNATIVE_SUPPORT: 0, REDUNDANT_INFLUENCE: 0}
     )
     disagreements: int = 0
+    # per labelled graph (each class weighted by its size, as Burnside gives them): graphs
+    # whose every claim is influence-safe (inactive claims are trivially safe), and the
+    # active and the safe claims of every labelled graph
+    labelled_all_safe_graphs: int = 0
+    labelled_active_claims: int = 0
+    labelled_safe_claims: int = 0
+    labelled_known: bool = True  # False: merged from a part file written without them
     examples: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # CPU time of the shards (the work, without contention)
@@ -285,6 +292,22 @@ class GraphTally:
         "both_kinds",
         "disagreements",
     )
+    LABELLED = ("labelled_all_safe_graphs", "labelled_active_claims", "labelled_safe_claims")
+
+    @property
+    def labelled_share_all_safe(self) -> float | None:
+        """The share of labelled graphs whose claims are all influence-safe (None when a
+        merged part did not count them)."""
+        if not self.labelled_known or not self.graphs:
+            return None
+        return self.labelled_all_safe_graphs / self.graphs
+
+    @property
+    def labelled_share_safe_claims(self) -> float | None:
+        """The share of the active claims of all labelled graphs that are influence-safe."""
+        if not self.labelled_known or not self.labelled_active_claims:
+            return None
+        return self.labelled_safe_claims / self.labelled_active_claims
 
     @property
     def verdicts_agree(self) -> bool:
@@ -303,6 +326,11 @@ class GraphTally:
         tally = cls(family)
         for name in cls._COUNTS:
             setattr(tally, name, int(data[name]))
+        for name in cls.LABELLED:
+            if name in data:
+                setattr(tally, name, int(data[name]))
+            else:
+                tally.labelled_known = False
         tally.violations = {str(k): int(v) for k, v in data["violations"].items()}
         tally.examples = [str(e) for e in data["examples"]]
         tally.cpu_seconds = float(data["cpu_seconds"])
@@ -310,8 +338,9 @@ class GraphTally:
         return tally
 
     def merge(self, other: "GraphTally") -> "GraphTally":
-        for name in (*self._COUNTS, "cpu_seconds"):
+        for name in (*self._COUNTS, *self.LABELLED, "cpu_seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.labelled_known = self.labelled_known and other.labelled_known
         for kind, count in other.violations.items():
             self.violations[kind] = self.violations.get(kind, 0) + count
         self.examples.extend(other.examples[: max(0, MAX_EXAMPLES - len(self.examples))])
@@ -331,6 +360,11 @@ class GraphTally:
             "redundant_influence": self.redundant_influence,
             "both_kinds": self.both_kinds,
             "violations": dict(sorted(self.violations.items())),
+            **(
+                {name: getattr(self, name) for name in self.LABELLED} if self.labelled_known else {}
+            ),
+            "labelled_share_all_safe": _share(self.labelled_share_all_safe),
+            "labelled_share_safe_claims": _share(self.labelled_share_safe_claims),
             "verdicts_agree": self.verdicts_agree,
             "disagreements": self.disagreements,
             "examples": self.examples,
@@ -341,6 +375,10 @@ class GraphTally:
             "burnside_classes": self.expected_classes,
             "counts_verified": self.counts_verified,
         }
+
+
+def _share(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def _compare(
@@ -396,6 +434,11 @@ def graph_shard(
         tally.graphs += int(size)
         tally.classes += 1
         tally.cyclic_graphs += _is_cyclic(structure)
+        active = [truth[claim.id] for claim in report.claims if truth[claim.id].active]
+        safe = sum(t.safe for t in active)
+        tally.labelled_all_safe_graphs += int(size) if safe == len(active) else 0
+        tally.labelled_active_claims += int(size) * len(active)
+        tally.labelled_safe_claims += int(size) * safe
         for claim in report.claims:
             tally.claims += 1
             t = truth[claim.id]

@@ -31,66 +31,12 @@ a separate program) on every family it is run on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
-from typing import Any
-
 import numpy as np
+
+from enumerations._orderly import extend_rows  # the compiled loop (built at install)
 
 # the permutation maps of a family: row g is the candidate index each candidate goes to
 Maps = np.ndarray
-
-
-@lru_cache(maxsize=None)
-def _kernel() -> Callable[..., Any]:
-    """The compiled extension loop (numba), built once per process."""
-    import numba
-
-    @numba.njit(cache=True, nogil=True, boundscheck=False)
-    def extend(parents: Any, maps: Any, out_rows: Any, out_aut: Any) -> int:
-        """Every canonical extension of every (canonical, sorted) parent row by one candidate
-        above its last: rows into ``out_rows``, automorphism counts into ``out_aut``;
-        returns how many."""
-        P, depth = parents.shape
-        G, K = maps.shape
-        m = depth + 1
-        child = np.empty(m, dtype=np.int32)
-        image = np.empty(m, dtype=np.int32)
-        count = 0
-        for p in range(P):
-            for i in range(depth):
-                child[i] = parents[p, i]
-            start = parents[p, depth - 1] + 1 if depth > 0 else 0
-            for x in range(start, K):
-                child[depth] = x
-                automorphisms = 0
-                canonical = True
-                for g in range(G):
-                    for i in range(m):  # image of the child, sorted by insertion
-                        v = maps[g, child[i]]
-                        j = i
-                        while j > 0 and image[j - 1] > v:
-                            image[j] = image[j - 1]
-                            j -= 1
-                        image[j] = v
-                    order = 0
-                    for i in range(m):
-                        if image[i] != child[i]:
-                            order = -1 if image[i] < child[i] else 1
-                            break
-                    if order < 0:
-                        canonical = False
-                        break
-                    if order == 0:
-                        automorphisms += 1
-                if canonical:
-                    for i in range(m):
-                        out_rows[count, i] = child[i]
-                    out_aut[count] = automorphisms
-                    count += 1
-        return count
-
-    return extend  # type: ignore[no-any-return]
 
 
 def extend(parents: np.ndarray, maps: Maps) -> tuple[np.ndarray, np.ndarray]:
@@ -103,7 +49,7 @@ def extend(parents: np.ndarray, maps: Maps) -> tuple[np.ndarray, np.ndarray]:
     capacity = int((K - 1 - last.astype(np.int64)).sum())
     rows = np.empty((capacity, depth + 1), dtype=np.int32)
     aut = np.empty(capacity, dtype=np.int64)
-    count = _kernel()(parents, np.ascontiguousarray(maps, dtype=np.int32), rows, aut)
+    count = extend_rows(parents, np.ascontiguousarray(maps, dtype=np.int32), rows, aut)
     return rows[:count], aut[:count]
 
 

@@ -258,12 +258,20 @@ class Part:
             "core_hours": round(self.cpu_seconds / 3600, 4),
             "wall_seconds": round(self.wall_seconds, 3),
             "sessions": self.sessions,
-            "kernel": "numba",
+            "kernel": _kernel_name(),
         }
 
     def save(self, path: Path) -> None:
         """Write atomically (temporary file + rename): a crash never leaves half a file."""
         save_json_atomically(path, self.to_dict())
+
+
+def _kernel_name() -> str:
+    """The kernel that checks a part: the C kernel and the instructions it runs with here
+    (``c-avx512``, ``c-avx2``, ``c-baseline``)."""
+    from enumerations._monotone import INSTRUCTIONS
+
+    return f"c-{INSTRUCTIONS}"
 
 
 def load_part(path: str | os.PathLike) -> Part:

@@ -21,6 +21,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+__version__ = "0.2.0"
+"""The release (pyproject.toml's version; tests/jtms/cli/test_provenance.py checks they agree)."""
+
 # Loaded on first use, so that ``import jtms`` (and ``jtms --help``) stays cheap.
 _EXPORTS = {
     "AuditResult": "jtms.memory.results",

@@ -82,7 +82,11 @@ class Encoding:
     side conditions, which are functions of *any* table, so :mod:`proofs.faithfulness` can
     test the assertion on non-monotone tables too. ``quantities`` names the literal lists the
     assertion is built from: ``minimal`` (m_X per mask X), ``union`` (u_i), ``exact`` and
-    ``influence`` (one per audit mask R).
+    ``influence`` (one per audit mask R). ``sides`` names the literals the negated
+    assertion reads, by the names of :func:`proofs.reference.sides` (``agree`` and ``claim``
+    of an iff; ``bad`` or ``differ`` per audit mask): the assertion must be exactly
+    :func:`proofs.reference.negation_of_sides` of them, which
+    :func:`proofs.faithfulness.check_sides` tests with each side set against the table.
     """
 
     statement: str
@@ -95,6 +99,7 @@ class Encoding:
     handles: dict[str, int] = field(default_factory=dict)
     monotone_clauses: int = 0
     quantities: dict[str, list[int]] = field(default_factory=dict)
+    sides: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def open_body(self) -> list[list[int]]:
@@ -186,6 +191,7 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
     ancestor_vars: list[int] = []
     handles: dict[str, int] = {}
     final: list[list[int]] = []
+    sides: dict[str, list[int]] = {}
     base = name.split("~")[0]
     meets: list[int] = []
     if base == "boundary":
@@ -195,6 +201,7 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         unique = b.and_([s1, -s2])
         claim = unique if name == "boundary" else -s3
         handles = {"agree": agree, "unique": unique}
+        sides = {"agree": [agree], "claim": [claim]}
         final = [[agree, claim], [-agree, -claim]]  # not (agree <-> claim)
     elif base == "refined":
         ancestor_vars = [b.new() for _ in range(n)]
@@ -207,6 +214,7 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         same = -b.or_([b.xor(a, u) for a, u in zip(ancestor_vars, s.u)])
         claim = b.and_([unique, same]) if name == "refined" else unique
         handles = {"agree": agree, "unique": unique}
+        sides = {"agree": [agree], "claim": [claim]}
         final = [[agree, claim], [-agree, -claim]]
     elif base == "inclusion":
         # none retires no claim on an audit of evidence (c is not in R), so none ⊆ exact holds
@@ -217,10 +225,12 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
             bad = [b.and_([s.exact(r), -meets[r]]) for r in range(full)]
         else:
             bad = [b.and_([meets[r], -s.exact(r)]) for r in range(full)]
+        sides = {"bad": bad}
         final = [bad]
     elif base == "one_item":
         meets = s.influence(s.u)
         diff = s.differ(meets)
+        sides = {"differ": diff}
         final = [diff]  # some audit disagrees
         if name == "one_item":
             final += [[-diff[1 << i]] for i in range(n)]
@@ -249,6 +259,7 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         handles,
         s.monotone_clauses,
         quantities,
+        sides,
     )
 
 

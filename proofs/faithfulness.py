@@ -19,6 +19,17 @@ that bound, each statement (mutants included) and both encodings (CNF and z3):
   checked by the reference (body: a monotone active table; a mutant's full formula: a table
   that really violates the mutant statement).
 
+- ``sides`` (:func:`check_sides`, both encodings): the negated assertion against the
+  statement, on both sides. No monotone table satisfies a proved statement's negation, and a
+  restriction of the assertion (a clause "at most two minimal points" appended to it, say)
+  can be one that no table, monotone or not, ever meets with the rest of the negation, so
+  checks by table cannot see it. Here the literals the assertion reads (its *sides*:
+  ``agree`` and ``claim`` of an iff, ``bad`` or ``differ`` per audit) are renamed to free
+  variables, one side at a time, and set by assumptions while the body fixes the table and
+  every other quantity: the assertion must then accept exactly when
+  :func:`proofs.reference.negation_of_sides` says the statement fails with those values.
+  Every active monotone function is checked for n <= 5 (z3: n <= 4), sampled orbits above.
+
 Samples come from :func:`proofs.reference.samples` (structured and random monotone
 functions, the same with entries flipped, raw random tables); for n <= 2 every table is
 checked (``exhaustive``). A check is ``ok`` only if it saw no mismatch and the samples
@@ -44,7 +55,9 @@ from proofs.z3_bounded import Z3Encoding
 
 CERTIFIED_MAX_N = 9
 """The largest n for which docs/proofs.md states a certified result (its records table)."""
-PARTS = ("body", "assertion", "models")
+PARTS = ("body", "assertion", "models", "sides")
+EXHAUSTIVE_SIDES_N = 5
+"""Up to this n :func:`check_sides` takes every active monotone function; above, samples."""
 
 
 def _code(table: Table) -> int:
@@ -246,3 +259,145 @@ def _decoded(
             if not good:
                 bad.append((_code(table), ancestors, True, False))
     return PartCheck(name, n, kind, "models", checked, checked, tuple(bad[:5]))
+
+
+def renamed(
+    clauses: list[list[int]], literals: Iterable[int], first: int
+) -> tuple[list[list[int]], list[int]]:
+    """``clauses`` with the variable of each of ``literals`` renamed to a fresh one (numbered
+    from ``first``), and the fresh literals in the order of ``literals`` (same signs): the
+    clauses then read free values where they read the body's definitions."""
+    fresh: dict[int, int] = {}
+    for lit in literals:
+        fresh.setdefault(abs(lit), first + len(fresh))
+    renamed_clauses = [
+        [(fresh[abs(x)] if x > 0 else -fresh[abs(x)]) if abs(x) in fresh else x for x in clause]
+        for clause in clauses
+    ]
+    literals = list(literals)
+    return renamed_clauses, [fresh[abs(x)] if x > 0 else -fresh[abs(x)] for x in literals]
+
+
+def _side_values(own: tuple[bool, ...], rng: random.Random) -> list[tuple[bool, ...]]:
+    """The values a side is set to for one table: both values of a one-literal side; for a
+    side per audit, the table's own values, none set, one set alone and the own values with
+    one flipped (audits drawn at random)."""
+    if len(own) == 1:
+        return [(False,), (True,)]
+    size = len(own)
+    alone, flip = rng.randrange(1, size), rng.randrange(size)
+    return [
+        own,
+        (False,) * size,
+        tuple(r == alone for r in range(size)),
+        tuple(v != (r == flip) for r, v in enumerate(own)),
+    ]
+
+
+def check_sides(
+    name: str,
+    n: int,
+    count: int = 400,
+    seed: int = 0,
+    exhaustive: bool | None = None,
+    encoding: str = "cnf",
+) -> PartCheck:
+    """The negated assertion of ``name`` at n (``encoding`` cnf or z3) against the statement,
+    on both sides (see the module's text): for every active monotone function
+    (``exhaustive``, default n <= 5 for the CNF, n <= 4 for z3, which answers in
+    milliseconds) or ``count`` sampled ones (orbits), each side renamed free in turn and set
+    to the values of :func:`_side_values`, the table (and, for ``refined``, an ancestor set
+    A ⊇ U) fixed."""
+    limit = EXHAUSTIVE_SIDES_N if encoding == "cnf" else EXHAUSTIVE_SIDES_N - 1
+    exhaustive = n <= limit if exhaustive is None else exhaustive
+    rng = random.Random(f"sides/{name}/{n}/{seed}")
+    tables = (
+        [t for t in reference.monotone_tables(n) if t[-1]]
+        if exhaustive
+        else reference.orbit_samples(n, count, seed)
+    )
+    sides: _FreeSides = _CnfFree(name, n) if encoding == "cnf" else _Z3Free(name, n)
+    checked = accepted = 0
+    bad: list[tuple[int, int, bool, bool]] = []
+    try:
+        for table in tables:
+            union = reference.facts(table, n).union
+            choices = [union, union | rng.getrandbits(n)] if sides.refined else [0]
+            for ancestors in choices:
+                own = reference.sides(name, table, n, ancestors)
+                for side in sides.names:
+                    for values in _side_values(own[side], rng):
+                        want = reference.negation_of_sides(name, {**own, side: values}, n)
+                        got = sides.accepts(side, table, ancestors, values)
+                        checked += 1
+                        accepted += want
+                        if got != want and len(bad) < 5:
+                            bad.append((_code(table), ancestors, want, got))
+    finally:
+        sides.close()
+    return PartCheck(name, n, encoding, "sides", checked, accepted, tuple(bad), exhaustive)
+
+
+class _CnfFree:
+    """The CNF with one side of its assertion renamed free, one solver per side."""
+
+    def __init__(self, name: str, n: int) -> None:
+        self.encoding = e = encode(name, n)
+        self.refined = bool(e.ancestor_vars)
+        self.names = list(e.sides)
+        self.solvers: dict[str, tuple[Solver, list[int]]] = {}
+        for side, literals in e.sides.items():
+            assertion, free = renamed(e.assertion, literals, e.nvars + 1)
+            self.solvers[side] = (
+                Solver(name="cadical195", bootstrap_with=e.body + assertion),
+                free,
+            )
+
+    def accepts(self, side: str, table: Table, ancestors: int, values: tuple[bool, ...]) -> bool:
+        e = self.encoding
+        solver, free = self.solvers[side]
+        fixed = [(x + 1) if bit else -(x + 1) for x, bit in enumerate(table)]
+        fixed += [v if ancestors >> i & 1 else -v for i, v in enumerate(e.ancestor_vars)]
+        fixed += [lit if v else -lit for lit, v in zip(free, values)]
+        return bool(solver.solve(assumptions=fixed))
+
+    def close(self) -> None:
+        for solver, _ in self.solvers.values():
+            solver.delete()
+
+
+class _Z3Free:
+    """The z3 encoding with one side of its assertion replaced by fresh constants
+    (``z3.substitute``), one solver per side."""
+
+    def __init__(self, name: str, n: int) -> None:
+        self.encoding = e = Z3Encoding(name, n)
+        self.refined = name.startswith("refined")
+        self.names = list(e.sides)
+        self.solvers: dict[str, tuple[z3.Solver, list[z3.BoolRef]]] = {}
+        for side, terms in e.sides.items():
+            free = [z3.Bool(f"side_{side}_{k}") for k in range(len(terms))]
+            assertion = [z3.substitute(a, *zip(terms, free)) for a in e.assertion]
+            solver = z3.SolverFor("QF_FD")
+            solver.add(e.body + assertion)
+            self.solvers[side] = (solver, free)
+
+    def accepts(self, side: str, table: Table, ancestors: int, values: tuple[bool, ...]) -> bool:
+        e = self.encoding
+        solver, free = self.solvers[side]
+        solver.push()
+        solver.add(e.table == _code(table))
+        if self.refined:
+            solver.add([a if ancestors >> i & 1 else z3.Not(a) for i, a in enumerate(e.ancestors)])
+        solver.add([f if v else z3.Not(f) for f, v in zip(free, values)])
+        answer = solver.check()
+        solver.pop()
+        if answer == z3.unknown:
+            raise RuntimeError(f"z3 answered unknown on a fixed table ({solver.reason_unknown()})")
+        return answer == z3.sat
+
+    def close(self) -> None:
+        pass
+
+
+_FreeSides = _CnfFree | _Z3Free

@@ -71,27 +71,51 @@ def is_monotone(table: Table, n: int) -> bool:
     return all(table[x | 1 << i] for x in range(1 << n) if table[x] for i in range(n))
 
 
-def negation(name: str, table: Table, n: int, ancestors: int) -> bool:
-    """The value of statement ``name``'s negated assertion (the part after the body)."""
+Sides = dict[str, tuple[bool, ...]]
+
+
+def sides(name: str, table: Table, n: int, ancestors: int) -> Sides:
+    """The quantities statement ``name``'s negated assertion is made of, on ``table``: for an
+    iff (``boundary``, ``refined``) its two sides ``agree`` and ``claim``; for ``inclusion``
+    ``bad`` (per audit mask R: exact retires c and influence keeps it, or the swap for its
+    mutant); for ``one_item`` ``differ`` (per R: exact and influence disagree)."""
     base = name.split("~")[0]
     f = facts(table, n, ancestors if base == "refined" else None)
-    size, full = 1 << n, (1 << n) - 1
+    size = 1 << n
     if base == "boundary":
         claim = f.unique if name == "boundary" else len(f.minimal) <= 2
-        return f.agree != claim
+        return {"agree": (f.agree,), "claim": (claim,)}
     if base == "refined":
         claim = f.unique and ancestors == f.union if name == "refined" else f.unique
-        return f.agree != claim
+        return {"agree": (f.agree,), "claim": (claim,)}
     if base == "inclusion":
         if name == "inclusion":
-            return any(f.exact[r] and not f.influence[r] for r in range(size))
-        return any(f.influence[r] and not f.exact[r] for r in range(size))
+            return {"bad": tuple(f.exact[r] and not f.influence[r] for r in range(size))}
+        return {"bad": tuple(f.influence[r] and not f.exact[r] for r in range(size))}
     if base == "one_item":
-        differ = [f.exact[r] != f.influence[r] for r in range(size)]
+        return {"differ": tuple(f.exact[r] != f.influence[r] for r in range(size))}
+    raise ValueError(f"unknown statement {name!r}")
+
+
+def negation_of_sides(name: str, values: Sides, n: int) -> bool:
+    """The negated assertion of statement ``name`` as a function of its sides (any values,
+    not only those a table gives): what the emitted assertion must compute from them."""
+    base = name.split("~")[0]
+    if base in ("boundary", "refined"):
+        return values["agree"][0] != values["claim"][0]
+    if base == "inclusion":
+        return any(values["bad"])
+    if base == "one_item":
+        differ = values["differ"]
         if name == "one_item":
             return any(differ) and not any(differ[1 << i] for i in range(n))
-        return any(differ) and not differ[full]
+        return any(differ) and not differ[(1 << n) - 1]
     raise ValueError(f"unknown statement {name!r}")
+
+
+def negation(name: str, table: Table, n: int, ancestors: int) -> bool:
+    """The value of statement ``name``'s negated assertion (the part after the body)."""
+    return negation_of_sides(name, sides(name, table, n, ancestors), n)
 
 
 def side_conditions(name: str, table: Table, n: int, ancestors: int) -> bool:
@@ -188,6 +212,45 @@ def structured_dents(n: int) -> list[Table]:
         table[dent] = False
         tables.append(tuple(table))
     return tables
+
+
+def monotone_tables(n: int) -> list[Table]:
+    """Every monotone function of n items (Dedekind's number of them: 7,581 for n = 5), built
+    as pairs f0 <= f1 of functions of n - 1 items (the table of f is f0's then f1's)."""
+    tables: list[Table] = [(False,), (True,)]
+    for _ in range(n):
+        tables = [
+            low + high
+            for low in tables
+            for high in tables
+            if all(h or not lo for lo, h in zip(low, high))
+        ]
+    return tables
+
+
+def permuted(table: Table, order: list[int], n: int) -> Table:
+    """``table`` with item i renamed ``order[i]`` (a member of its orbit under renamings)."""
+    result = [False] * (1 << n)
+    for x, bit in enumerate(table):
+        y = 0
+        for i in range(n):
+            if x >> i & 1:
+                y |= 1 << order[i]
+        result[y] = bit
+    return tuple(result)
+
+
+def orbit_samples(n: int, count: int, seed: int = 0) -> list[Table]:
+    """``count`` active monotone functions for n too large to list them all: the structured
+    ones, then random ones, each followed by a random renaming of it (a sampled orbit)."""
+    rng = random.Random(f"orbits/{n}/{seed}")
+    tables = [t for t in structured(n) if t[-1]]
+    while len(tables) < count:
+        table = random_monotone(n, rng)
+        order = list(range(n))
+        rng.shuffle(order)
+        tables += [table, permuted(table, order, n)]
+    return tables[:count]
 
 
 def ancestor_choices(name: str, table: Table, n: int, rng: random.Random) -> list[int]:

@@ -95,22 +95,28 @@ class Z3Encoding:
         self.unique = unique
         self.agree = z3.And(*[exact[r] == meets[r] for r in range(size)])
         assertion: list[z3.BoolRef] = []
+        # the terms the assertion reads, by the names of proofs.reference.sides
+        self.sides: dict[str, list[z3.BoolRef]] = {}
         if base == "boundary":
             claim = unique if name == "boundary" else z3.PbLe(weighted, 2)
+            self.sides = {"agree": [self.agree], "claim": [claim]}
             assertion.append(self.agree != claim)
         elif base == "refined":
             body += [z3.Implies(u, a) for u, a in zip(essential, self.ancestors)]
             same = z3.And(*[a == u for a, u in zip(self.ancestors, essential)])
             claim = z3.And(unique, same) if name == "refined" else unique
+            self.sides = {"agree": [self.agree], "claim": [claim]}
             assertion.append(self.agree != claim)
         elif base == "inclusion":
             if name == "inclusion":
                 bad = [z3.And(exact[r], z3.Not(meets[r])) for r in range(size)]
             else:
                 bad = [z3.And(meets[r], z3.Not(exact[r])) for r in range(size)]
+            self.sides = {"bad": bad}
             assertion.append(z3.Or(*bad))
         elif base == "one_item":
             differ = [exact[r] != meets[r] for r in range(size)]
+            self.sides = {"differ": differ}
             assertion.append(z3.Or(*differ))
             if name == "one_item":
                 assertion += [z3.Not(differ[1 << i]) for i in range(n)]

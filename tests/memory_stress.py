@@ -14,7 +14,7 @@ log), some operations reopen it cold. Afterwards:
   store (active ids, open audits, the status sequence of every node; times aside).
 
 Run: ``python tests/memory_stress.py --seconds 15`` (exit 1 when anything failed; JSON summary
-on stdout). ``tests/test_concurrency.py`` runs it for a few seconds; ``benchmarks/bench_concurrency.py``
+on stdout). ``tests/jtms/store/test_concurrency.py`` runs it for a few seconds; ``benchmarks/bench_concurrency.py``
 for longer. Uses only the public ``Memory`` API (``snapshot`` when the memory has it), so the
 same script runs against older versions of the code.
 """

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+import jtms
 import jtms.cli.commands
 from jtms.cli.exit_codes import ExitCode
-from theory.model.errors import MAX_PROBLEM, InputError, shorten
+from theory.model.errors import MAX_PROBLEM, InputError, one_line, shorten
 
 # Kept for callers that imported the old names; new code uses ExitCode.
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.VIOLATION, ExitCode.BAD_INPUT
@@ -94,6 +96,9 @@ COMMAND_MODULES: dict[str, str] = {
     "context": "memory",
     "state": "memory",
     "review": "memory",
+    "search": "forgetting",
+    "purge": "forgetting",
+    "drop": "forgetting",
     "memories": "memories",
     "export": "memories",
     "import-memory": "memories",
@@ -102,8 +107,8 @@ COMMAND_MODULES: dict[str, str] = {
 }
 """The module of :mod:`jtms.cli.commands` that registers each command. A command line that
 starts with a command's name imports only that module, so a cold ``jtms check`` or ``jtms
-audit`` does not import every other command's dependencies (about 0.1-0.2 s of a one-shot
-process); ``jtms --help`` and anything else register them all. tests/test_cli.py checks this
+audit`` does not import every other command's dependencies (a large part of a one-shot
+process); ``jtms --help`` and anything else register them all. tests/jtms/cli/test_cli.py checks this
 table against what registering every module gives."""
 
 
@@ -114,6 +119,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="jtms",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"jtms {jtms.__version__}", help="print the version"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
@@ -152,10 +160,11 @@ def argument_problem(argv: Sequence[str]) -> str | None:
 
 
 def _say(line: str) -> None:
-    """One line on stderr; a closed or full stderr is not a second error."""
+    """One line on stderr, whatever the message holds (a driver's message can span lines:
+    :func:`theory.model.errors.one_line`); a closed or full stderr is not a second error."""
     try:
         if sys.stderr is not None:
-            print(line, file=sys.stderr, flush=True)
+            print(one_line(line), file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass
 
@@ -170,6 +179,16 @@ def _discard_stdout() -> None:
         os.close(devnull)
     except (AttributeError, OSError, ValueError):
         pass  # not a real file (a test's capture): nothing left to fail at exit
+
+
+def quiet_library_logging(command: str | None) -> None:
+    """Keep the libraries' own log records (psycopg's "error ignored terminating <Pipeline>"
+    after a lost connection, rdflib's parser warnings) off stderr: with no handler
+    configured, Python's last-resort handler prints them there, beside the one line the CLI
+    prints for the same fault. ``jtms serve`` is left alone: a server's log is wanted."""
+    root = logging.getLogger()
+    if command != "serve" and not root.handlers:
+        root.addHandler(logging.NullHandler())
 
 
 def _flush_stdout() -> None:
@@ -188,6 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # than its wall time on the 2-core VM: 0.31 against 0.21 s with one thread)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     arguments = sys.argv[1:] if argv is None else list(argv)
+    quiet_library_logging(arguments[0] if arguments else None)
     problem = argument_problem(arguments)
     if problem is not None:
         _say(f"jtms: error: {problem}")
@@ -199,6 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit:
             _flush_stdout()  # --help on a full standard output
             raise
+        if getattr(args, "manifest", None):
+            return _run_with_manifest(args)
         code = int(args.func(args))
         _flush_stdout()
         return code
@@ -219,6 +241,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_stdout()
         _say("jtms: interrupted")
         return INTERRUPTED
+
+
+def _run_with_manifest(args: argparse.Namespace) -> int:
+    """Run the command with its standard output hashed, then write ``--manifest`` (after a
+    run that ended 0 or 1: a run refused for bad input wrote nothing to vouch for)."""
+    import time
+
+    from jtms.cli.output_file import check_output
+    from jtms.cli.provenance import FILE_OPTIONS, HashingStdout, manifest, write_manifest
+
+    check_output(args.manifest, "--manifest", what="the manifest")
+    for key, option in FILE_OPTIONS.items():
+        other = getattr(args, key, None)
+        if other and os.path.realpath(other) == os.path.realpath(args.manifest):
+            raise InputError(f"--manifest {args.manifest!r} is also the run's {option}")
+    since = time.time()
+    real = sys.stdout
+    hashed = HashingStdout(real)
+    sys.stdout = hashed  # type: ignore[assignment]
+    try:
+        code = int(args.func(args))
+        _flush_stdout()
+    finally:
+        sys.stdout = real
+    if code in (ExitCode.OK, ExitCode.VIOLATION):
+        write_manifest(args.manifest, manifest(args, hashed, since, code))
+    return code
 
 
 INTERRUPTED = 130

@@ -7,7 +7,13 @@ from __future__ import annotations
 import argparse
 
 from jtms.interchange import Imported, read_source
-from jtms.interchange.prov import DERIVATION_CHOICES
+from jtms.interchange.prov import (
+    BUNDLE_CHOICES,
+    DERIVATION_CHOICES,
+    ID_CHOICES,
+    SPECIALIZATION_CHOICES,
+)
+from jtms.interchange.reasons import OUT_LIST_MODES
 from theory.model.structure import SupportStructure
 
 
@@ -22,10 +28,18 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         "document: PROV-JSON, PROV-N, PROV-XML or PROV-O); docs/importing.md",
     )
     parser.add_argument(
+        "--out-lists",
+        choices=list(OUT_LIST_MODES),
+        default=None,
+        help="with --from reasons: how to read out-lists (non-monotonic): labels "
+        "(evaluate them at the labels the network records, reproducing ftl-reasons' own "
+        "IN/OUT; the default when every node has a truth_value), drop (drop them and list "
+        "them), refuse (the default without recorded labels)",
+    )
+    parser.add_argument(
         "--drop-out-lists",
         action="store_true",
-        help="with --from reasons: drop out-lists (non-monotonic, refused otherwise) "
-        "and list them in the report",
+        help="with --from reasons: the same as --out-lists drop",
     )
     parser.add_argument(
         "--derivations",
@@ -34,6 +48,29 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --from prov: read a wasDerivedFrom that names no activity as: and "
         "(all sources needed), or (each source suffices), separate (all sources, "
         "one more alternative); required when the document has one",
+    )
+    parser.add_argument(
+        "--bundles",
+        choices=list(BUNDLE_CHOICES),
+        default=None,
+        help="with --from prov: refuse a document with bundles (the default) or flatten "
+        "them (every bundle's records read as one document's)",
+    )
+    parser.add_argument(
+        "--specializations",
+        choices=list(SPECIALIZATION_CHOICES),
+        default=None,
+        help="with --from prov: ignore specializationOf and alternateOf (the default; "
+        "counted in the report) or read them as identity (the entities merged into one "
+        "node, the one of the smallest id; listed in the report)",
+    )
+    parser.add_argument(
+        "--prov-ids",
+        choices=list(ID_CHOICES),
+        default=None,
+        help="with --from prov: node ids are full URIs (uri, the default: the same in "
+        "every serialization) or prefixed names as the file writes them (prefixed, e.g. "
+        "exc:chart1; a prefix is a spelling, so they can differ between serializations)",
     )
 
 
@@ -55,20 +92,46 @@ def read_from(args: argparse.Namespace, path: str) -> Imported | None:
     """The imported graph when ``--from`` names another tool (None for a jtms graph file)."""
     kind = getattr(args, "source_format", "graph")
     if kind == "graph":
-        if getattr(args, "drop_out_lists", False) or getattr(args, "derivations", None):
+        if (
+            getattr(args, "drop_out_lists", False)
+            or getattr(args, "derivations", None)
+            or getattr(args, "out_lists", None)
+            or getattr(args, "bundles", None)
+            or getattr(args, "specializations", None)
+            or getattr(args, "prov_ids", None)
+        ):
             from theory.model.errors import InputError
 
             raise InputError(
-                "--drop-out-lists and --derivations need --from reasons or --from prov"
+                "--drop-out-lists, --out-lists, --derivations, --bundles, --specializations "
+                "and --prov-ids need --from reasons or --from prov"
             )
         return None
-    return read_source(kind, path, drop_out_lists=args.drop_out_lists, derivations=args.derivations)
+    return read_source(
+        kind,
+        path,
+        drop_out_lists=args.drop_out_lists,
+        derivations=args.derivations,
+        out_lists=args.out_lists,
+        bundles=args.bundles,
+        specializations=args.specializations,
+        prov_ids=args.prov_ids,
+    )
 
 
-def report_lines(imported: Imported) -> list[str]:
-    """The report for people: the source's audit, then what was dropped, ignored or chosen."""
+def headline_payload(imported: Imported | None) -> dict[str, int]:
+    """The keys that go beside the verdict in ``--json``: ``source_disagreements``, the number
+    of recorded labels the computed state contradicts (when the source records labels)."""
+    if imported is None or not imported.report.labels_recorded:
+        return {}
+    return {"source_disagreements": len(imported.report.disagreements)}
+
+
+def report_lines(imported: Imported, *, audit_line: bool = True) -> list[str]:
+    """The report for people: how the computed state compares with the source's labels,
+    the source's audit, then what was dropped, ignored or chosen."""
     lines = imported.report.lines()
-    if imported.audit:
+    if imported.audit and audit_line:
         shown = ", ".join(imported.audit_list()[:10]) + (
             ", ..." if len(imported.audit) > 10 else ""
         )
@@ -76,6 +139,9 @@ def report_lines(imported: Imported) -> list[str]:
             0,
             f"the source's audit: {len(imported.audit)} node(s) retracted or invalidated ({shown})",
         )
+    headline = imported.report.headline()
+    if headline is not None:
+        lines.insert(0, headline)
     return lines
 
 

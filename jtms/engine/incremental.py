@@ -28,12 +28,10 @@ plan that is never applied.
 
 from __future__ import annotations
 
-import sys
 import time
 from array import array
 from collections import Counter
 from collections.abc import (
-    Callable,
     Container,
     Iterable,
     Iterator,
@@ -43,7 +41,6 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field
-from heapq import heapify, heappop, heappush
 from itertools import chain, compress, repeat
 from typing import Any, TypeVar, cast
 
@@ -754,8 +751,6 @@ class SupportState:
 
     def __init__(self, index: GrowingIndex, blocks: dict[int, int] | None = None):
         self.index = index
-        self._loose_spent = 0.0  # seconds of plans on loose rows since the last compaction
-        self._loose_last = 0.0  # seconds of the last plan on loose rows
         self.blocks: dict[int, int] = {n: k for n, k in (blocks or {}).items() if k > 0}
         self.active = bytearray(index.size)
         self.support: array[int] = array("q", [NO_SUPPORT]) * index.size
@@ -779,7 +774,6 @@ class SupportState:
         """
         state = cls.__new__(cls)
         state.index = index
-        state._loose_spent = state._loose_last = 0.0
         state.blocks = {n: k for n, k in blocks.items() if k > 0}
         state.active = bytearray(active)
         state.support = array("q", support)
@@ -1048,144 +1042,41 @@ class SupportState:
         ``Z`` is the support region (:meth:`support_region`): every active claim whose pointer
         derivation passes through a root. An active node outside ``Z`` is unaffected: its
         whole pointer derivation avoids the roots. Phase 1 visits the claims whose pointer
-        lost an antecedent, lowest rank first (a heuristic: supports before their users). Such
+        lost an antecedent, a rank at a time, lowest first (supports before their users). Such
         a claim *switches* to another justification whose antecedents are all outside ``Z``
-        or already switched, which is a well-founded derivation (by induction on the order of
-        switching), and then its dependents are left alone; otherwise it goes *out* and its
-        pointer dependents are visited. Phase 2 re-derives the out claims from outside support
-        with :func:`theory.semantics.fixpoint.rederive` (so a loop of out claims is never kept).
+        or switched at a lower rank, which is a well-founded derivation (by induction on the
+        order of switching), and then its dependents are left alone; otherwise it goes *out*
+        and its pointer dependents are visited. Phase 2 re-derives the out claims from
+        outside support as :func:`theory.semantics.fixpoint.rederive` does (so a loop of out
+        claims is never kept), and gives each a pointer consistent with its derivation order.
 
-        On compressed rows phase 1 goes a rank at a time in array operations
-        (:func:`_retract_by_ranks`); otherwise claim by claim (:meth:`_retract_visit`). Both
-        give the same statuses. A process that has loaded the compiled planner
-        (:mod:`jtms.engine.retract_kernel`: after :data:`PLANNER_AFTER_S` of planning here, or
-        :func:`load_compiled_planner`) plans on compressed rows in one compiled call: the
-        same plan as the rank-at-a-time rule, node for node.
-
-        The work is sized by ``Z`` and the justifications of its nodes: sets and dicts over
-        region nodes, slices of the flat antecedent list. Besides, a few flat copies of the
-        memory's size are made in C (the active flags for the usable antecedents and the
-        re-derivation; on compressed rows the ranks, 8 bytes a node, and two byte masks).
+        The plan is made in one call of the compiled planner (:mod:`jtms.engine.retract_kernel`)
+        over the index's flat rows: an index that gained rows one by one is compacted first
+        (:meth:`GrowingIndex.compact`, O(items) in array operations). The work is sized by
+        ``Z`` and the justifications of its nodes, plus a few flat buffers of the memory's size.
         """
+        from jtms.engine import retract_kernel
+
         roots = tuple(dict.fromkeys(roots))
         self.grow()
         index = self.index
-        # rows added one by one (an open memory that gains claims) send the plan down the
-        # slowest path until the index is compacted: rent or buy again, compacting once the
-        # plans made on loose rows, this one counted as costing what the last did, have cost
-        # what the last compaction did
-        rows = index.flat_rows()  # None: loose (GrowingIndex.loose)
-        if rows is None and self._loose_spent + self._loose_last >= index.compaction_cost:
+        rows = index.flat_rows()
+        if rows is None:  # rows added one by one: flat again, for this plan and the next
             index.compact()
-            self._loose_spent = 0.0
             rows = index.flat_rows()
-        loose = rows is None
-        planner = _compiled_planner()
-        if planner is not None and rows is not None and all_arrays(self.support, self.rank):
-            retired, claims, pointers, ranks, size, visited = planner.plan_retract(
-                roots, self.active, self.support, self.rank, self.pointer,
-                index.is_evidence, *rows,
-            )  # fmt: skip
-            return Plan(
-                blocked=roots,
-                region=size,
-                visited=visited,
-                deactivated=retired,
-                supports=PointerMap(claims, pointers),
-                ranks=PointerMap(claims, ranks),
-            )
-        started = time.perf_counter()
-        try:
-            return self._plan_retract(roots)
-        finally:
-            spent = time.perf_counter() - started
-            _PLANNING[0] += spent
-            if loose:
-                self._loose_spent += spent
-                self._loose_last = spent
-
-    def _plan_retract(self, roots: tuple[int, ...]) -> Plan:
-        """:meth:`plan_retract` in Python (the reference of :mod:`jtms.engine.retract_kernel`)."""
-        index = self.index
-        active, rank = self.active, self.rank
-        justs_of, watchers, just_claim = index.justs_of, index.watchers, index.just_claim
-        offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
-        root_set = set(roots)
-        region = self.support_region(roots)
-        # usable[a]: an antecedent a new justification may rest on now: active outside Z, or
-        # switched already (one byte a node: the test of each antecedent is an index, and of
-        # a whole justification one pass in C)
-        usable = bytearray(active)
-        for n in region:
-            usable[n] = 0
-        # compressed rows (a memory opened from a checkpoint or built by an import): slices
-        # instead of a method call per node, and whole ranks at a time in array operations
-        j_rows, w_rows = justs_of.rows(), watchers.rows()
-        if (
-            j_rows is not None
-            and w_rows is not None
-            and all_arrays(*j_rows, *w_rows, offsets, flat, just_claim)
-        ):
-            out, switched, moved, visited = _retract_by_ranks(
-                roots, self, usable, j_rows, w_rows, (offsets, flat)
-            )
-        else:
-            out, switched, visited = self._retract_visit(roots, usable)
-            moved = _switched_ranks(switched, rank, offsets, flat)
-        after = bytearray(active)
-        for n in out:
-            after[n] = 0
-        derived = rederive(index, after, [n for n in out if n not in root_set])
-        # each rank the plan assigns is 1 + the largest of its pointer's antecedents' after
-        # the plan: a switched claim's first (``moved``), then the re-derived ones, which may
-        # rest on switched claims. Claims that keep their pointer keep their rank
-        # (docs/memory.md)
-        supports, ranks = self._supports_in_order(after, derived, moved)
-        supports.update(switched)
-        ranks.update(moved)
-        deactivated = tuple(n for n in out if not after[n])
+            assert rows is not None, "a compacted index has flat rows"
+        retired, claims, pointers, ranks, size, visited = retract_kernel.plan_retract(
+            roots, self.active, self.support, self.rank, self.pointer,
+            index.is_evidence, *rows,
+        )  # fmt: skip
         return Plan(
             blocked=roots,
-            region=len(region),
+            region=size,
             visited=visited,
-            deactivated=deactivated,
-            supports=supports,
-            ranks=ranks,
+            deactivated=retired,
+            supports=PointerMap(claims, pointers),
+            ranks=PointerMap(claims, ranks),
         )
-
-    def _retract_visit(
-        self, roots: tuple[int, ...], usable: bytearray
-    ) -> tuple[list[int], dict[int, int], int]:
-        """Phase 1 of :meth:`plan_retract` claim by claim: the claims visited, lowest rank
-        first, that go out, those that switch (claim: justification, in the order of
-        switching) and how many were visited. ``usable`` is updated as claims switch."""
-        index = self.index
-        active, support, rank = self.active, self.support, self.rank
-        justs_of = index.justs_of
-        offsets, flat = index.just_antecedents.offsets, index.just_antecedents.flat
-        can_use = usable.__getitem__
-        root_set = set(roots)
-        heap = [(rank[r], r) for r in roots if active[r]]
-        heapify(heap)
-        queued = {r for _, r in heap}
-        out: list[int] = []
-        switched: dict[int, int] = {}
-        visited = 0
-        while heap:
-            c = heappop(heap)[1]
-            visited += 1
-            if c not in root_set:
-                j = _first_usable(justs_of[c], support[c], offsets, flat, can_use)
-                if j is not None:
-                    switched[c] = j
-                    usable[c] = 1
-                    continue
-            out.append(c)
-            for d in self.dependents_of(c):
-                if d not in queued:
-                    queued.add(d)
-                    heappush(heap, (rank[d], d))
-        return out, switched, visited
 
     def plan_extend(self, seeds: Iterable[int] = (), unblock: Iterable[int] = ()) -> Plan:
         """Unblock ``unblock`` (one block each) and re-derive from ``seeds``; the fixpoint grows.
@@ -1407,39 +1298,6 @@ def state_of(structure: SupportStructure, blocked: Iterable[str] = ()) -> Suppor
     return SupportState(index, blocks)
 
 
-PLANNER_AFTER_S = 0.5
-"""Seconds a process spends planning retractions in Python before it loads the compiled
-planner (:mod:`jtms.engine.retract_kernel`): loading numba and the kernel costs about that much
-(0.4-0.6 s measured), so a process never pays more than about twice what it would have paid
-had it known its future (the rent-or-buy rule); a one-shot command, whose audit plans in
-milliseconds, never loads it."""
-
-_PLANNING = [0.0]  # seconds this process has spent in the Python planner
-
-
-def load_compiled_planner() -> bool:
-    """Load the compiled planner now (a long-lived process that audits often: a server, a
-    benchmark), rather than after :data:`PLANNER_AFTER_S` of planning; whether it loaded.
-
-    Plans are the same either way (``tests/test_retract_kernel.py``)."""
-    try:
-        import jtms.engine.retract_kernel  # noqa: F401
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return False
-    return True
-
-
-def _compiled_planner() -> Any:
-    """:mod:`jtms.engine.retract_kernel` when it is loaded, or loaded now because this process
-    has planned for :data:`PLANNER_AFTER_S`; else None."""
-    module = sys.modules.get("jtms.engine.retract_kernel")
-    if module is None and _PLANNING[0] >= PLANNER_AFTER_S:
-        _PLANNING[0] = float("-inf")  # one try
-        if load_compiled_planner():
-            module = sys.modules.get("jtms.engine.retract_kernel")
-    return module
-
-
 def _columns(pairs: Mapping[int, int]) -> tuple[Any, Any]:
     """The keys and values of a plan's mapping as two int64 arrays, in its order."""
     import numpy as np
@@ -1484,161 +1342,6 @@ def _int_array(values: Any) -> "array[int]":
 def _int_list(values: Any) -> list[int]:
     """A numpy integer array as a list of Python ints."""
     return values.tolist()  # type: ignore[no-any-return]
-
-
-def _first_usable(
-    justs: Iterable[int],
-    current: int,
-    offsets: Sequence[int],
-    flat: Sequence[int],
-    can_use: Callable[[int], int],
-) -> int | None:
-    """The first of ``justs`` other than the pointer ``current`` whose antecedents are all
-    usable (phase 1 of :meth:`SupportState.plan_retract`), or None."""
-    for j in justs:
-        if j != current and all(map(can_use, flat[offsets[j] : offsets[j + 1]])):
-            return j
-    return None
-
-
-def _rank_on(
-    j: int, offsets: Sequence[int], flat: Sequence[int], rank_of: Callable[[int], int]
-) -> int:
-    """The rank a claim takes on justification ``j``: 1 + the largest rank of its antecedents
-    (``rank_of``, ranks after the switches before it; 1 for no antecedent)."""
-    return 1 + max(map(rank_of, flat[offsets[j] : offsets[j + 1]]), default=0)
-
-
-def _switched_ranks(
-    switched: Mapping[int, int], rank: Sequence[int], offsets: Sequence[int], flat: Sequence[int]
-) -> dict[int, int]:
-    """The new rank of each switched claim (``switched``: claim -> justification, in the
-    order of switching, so its antecedents are outside ``Z`` or switched before it)."""
-    moved: dict[int, int] = {}
-    for c, j in switched.items():
-        moved[c] = _rank_on(j, offsets, flat, lambda a: moved.get(a, rank[a]))
-    return moved
-
-
-def _retract_by_ranks(
-    roots: tuple[int, ...],
-    state: SupportState,
-    usable: bytearray,
-    justs: tuple[Ints, Ints],
-    watchers: tuple[Ints, Ints],
-    antecedents: tuple[Ints, Ints],
-) -> tuple[list[int], dict[int, int], dict[int, int], int]:
-    """Phase 1 of :meth:`SupportState.plan_retract` over compressed rows, a rank at a time
-    (:meth:`SupportState._retract_visit` claim by claim): the claims queued at the lowest
-    rank pending are visited together. Each non-root one switches to its first
-    justification (other than its pointer) whose antecedents are all usable *before* this
-    rank, so a switch rests on claims outside ``Z`` or switched at a lower rank (a
-    well-founded order, as claim by claim); the others go out and queue their pointer
-    dependents. A claim that a same-rank switch would have let switch goes out instead and
-    phase 2 re-derives it: the plan's statuses are the same, some pointers differ.
-
-    An audit's region spans a few ranks (7 to 10 in ``bench_memory``'s graphs), so this is
-    a few dozen array operations where the visit claim by claim costs microseconds a claim;
-    a rank of fewer than :data:`SMALL_LEVEL` claims (a chain) is visited claim by claim.
-    """
-    import numpy as np
-
-    index = state.index
-    active, support, rank, pointer = state.active, state.support, state.rank, state.pointer
-    j_offsets, j_flat = justs
-    w_offsets, w_flat = watchers
-    a_offsets, a_flat = antecedents
-    just_claim = index.just_claim
-    j_offs, j_items, w_offs, w_items, a_offs, a_items, claim_of = map(
-        array_view, (j_offsets, j_flat, w_offsets, w_flat, a_offsets, a_flat, just_claim)
-    )
-    support_np, rank_np, pointer_np, usable_np = map(array_view, (support, rank, pointer, usable))
-    size = len(active)
-    queued = bytearray(size)
-    queued_np = array_view(queued)
-    is_root = bytearray(size)
-    pending: dict[int, list[int]] = {}
-    for r in roots:
-        is_root[r] = 1
-        if active[r] and not queued[r]:
-            queued[r] = 1
-            pending.setdefault(rank[r], []).append(r)
-    levels = list(pending)
-    heapify(levels)
-    out: list[int] = []
-    switched: dict[int, int] = {}
-    moved: dict[int, int] = {}  # the new rank of each switched claim
-    new_rank = array("q", rank)  # ranks as this plan leaves them (a copy, ~1 MB at 100k)
-    new_rank_np = array_view(new_rank)
-    visited = 0
-    can_use = usable.__getitem__
-
-    def queue(claims: Any) -> None:
-        """Queue the claims of an array of distinct claims not queued yet, by rank."""
-        queued_np[claims] = 1
-        ranks_of = rank_np[claims]
-        for value in distinct_sorted(ranks_of).tolist():
-            found = claims[ranks_of == value].tolist()
-            waiting = pending.get(value)
-            if waiting is None:
-                pending[value] = found
-                heappush(levels, value)
-            else:
-                waiting += found
-
-    while levels:
-        level = sorted(pending.pop(heappop(levels)))
-        visited += len(level)
-        if len(level) < SMALL_LEVEL:
-            turned = []
-            for c in level:
-                if not is_root[c]:
-                    justs_here = j_flat[j_offsets[c] : j_offsets[c + 1]]
-                    j = _first_usable(justs_here, support[c], a_offsets, a_flat, can_use)
-                    if j is not None:
-                        turned.append((c, j))
-            for c, j in turned:  # usable from the next rank on
-                moved[c] = new_rank[c] = _rank_on(j, a_offsets, a_flat, new_rank.__getitem__)
-                switched[c] = j
-                usable[c] = 1
-            going = [c for c in level if not usable[c]]  # level claims are in Z: 0 unless turned
-            out += going
-            dependents = {d for c in going for d in state.dependents_of(c) if not queued[d]}
-            if dependents:
-                queue(np.array(sorted(dependents), dtype=np.int64))
-            continue
-        claims = np.array(level, dtype=np.int64)
-        roots_here = array_view(is_root)[claims] != 0
-        candidates = claims[~roots_here]
-        justs_found, counts = gathered_rows(j_offs, j_items, candidates)
-        owner = np.repeat(candidates, counts)
-        other = justs_found != support_np[owner]
-        justs_found, owner = justs_found[other], owner[other]
-        ants, sizes = gathered_rows(a_offs, a_items, justs_found)
-        unusable = np.repeat(np.arange(len(justs_found)), sizes)[usable_np[ants] == 0]
-        fine = np.bincount(unusable, minlength=len(justs_found)) == 0
-        justs_found, owner = justs_found[fine], owner[fine]
-        first = first_occurrences(owner, size)  # each claim's first usable justification
-        turned_claims, turned_justs = owner[first], justs_found[first]
-        if len(turned_claims):
-            # 1 + the largest rank of the antecedents (outside Z, or switched below)
-            ants, sizes = gathered_rows(a_offs, a_items, turned_justs)
-            # (a 0 after the last row: an empty justification may come last; it ranks 1)
-            below = np.append(new_rank_np[ants], 0)
-            levels_of = np.maximum.reduceat(below, np.cumsum(sizes) - sizes) + 1
-            levels_of[sizes == 0] = 1
-            new_rank_np[turned_claims] = levels_of
-            moved.update(zip(turned_claims.tolist(), levels_of.tolist()))
-            switched.update(zip(turned_claims.tolist(), turned_justs.tolist()))
-            usable_np[turned_claims] = 1
-        going_np = claims[usable_np[claims] == 0]  # level claims are in Z: 0 unless turned
-        out += going_np.tolist()
-        using, _ = gathered_rows(w_offs, w_items, going_np)
-        dependents_np = claim_of[using[pointer_np[using] != 0]]
-        dependents_np = distinct_sorted(dependents_np[queued_np[dependents_np] == 0])
-        if len(dependents_np):
-            queue(dependents_np.astype(np.int64))
-    return out, switched, moved, visited
 
 
 def _region_of_arrays(

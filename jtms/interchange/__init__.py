@@ -8,8 +8,10 @@ mapping is lossless. docs/importing.md describes both mappings.
 
 from jtms.interchange.imported import (
     ChoiceDependence,
+    DanglingReference,
     Disagreement,
     DroppedOutList,
+    EvaluatedOutList,
     Imported,
     ImportReport,
 )
@@ -18,8 +20,10 @@ from jtms.interchange.sources import SOURCES, read_source
 __all__ = [
     "SOURCES",
     "ChoiceDependence",
+    "DanglingReference",
     "Disagreement",
     "DroppedOutList",
+    "EvaluatedOutList",
     "ImportReport",
     "Imported",
     "read_source",

@@ -30,16 +30,18 @@ one is refused, as is a document with bundles (flatten it first).
 from __future__ import annotations
 
 import io
+import logging
 import re
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jtms.interchange.imported import ChoiceDependence, Imported, ImportReport, read_text
-from theory.model.errors import InputError
+from theory.model.errors import InputError, shorten
 from theory.model.ids import id_problem
 from theory.model.optional import import_optional
 from theory.model.structure import SupportStructure
@@ -63,7 +65,7 @@ _FORMATS: dict[str, tuple[str, dict[str, str]]] = {
     ".nt": ("rdf", {"rdf_format": "nt"}),
     ".rdf": ("rdf", {"rdf_format": "xml"}),
     ".owl": ("rdf", {"rdf_format": "xml"}),
-    ".jsonld": ("rdf", {"rdf_format": "json-ld"}),
+    ".jsonld": ("jsonld", {}),  # prov's PROV-JSONLD reader, with its vendored @context
 }
 _IGNORED = {
     "ProvAgent": "agent",
@@ -76,6 +78,13 @@ _IGNORED = {
     "ProvAlternate": "alternateOf",
     "ProvMention": "mentionOf",
 }
+_IDENTITY = {  # --specializations identity: the two entities each record joins
+    "ProvSpecialization": ("prov:specificEntity", "prov:generalEntity"),
+    "ProvAlternate": ("prov:alternate1", "prov:alternate2"),
+}
+BUNDLE_CHOICES = ("refuse", "flatten")
+ID_CHOICES = ("uri", "prefixed")
+SPECIALIZATION_CHOICES = ("ignore", "identity")
 _REFUSED = {
     "ProvCommunication": "wasInformedBy",
     "ProvInfluence": "wasInfluencedBy",
@@ -95,7 +104,7 @@ def format_of(path: str | Path, text: str) -> tuple[str, dict[str, str]]:
         return _FORMATS[suffix]
     head = text.lstrip()[:200]
     if head.startswith("{"):
-        return "json", {}
+        return ("jsonld", {}) if '"@context"' in text[:2000] else ("json", {})
     if head.startswith("document"):
         return "provn", {}
     if head.startswith("<") and "prov:document" in text[:2000]:
@@ -103,8 +112,8 @@ def format_of(path: str | Path, text: str) -> tuple[str, dict[str, str]]:
     if head.startswith("<") or head.startswith("@prefix") or head.startswith("PREFIX"):
         return "rdf", {"rdf_format": "xml" if head.startswith("<") else "turtle"}
     raise InputError(
-        "not a PROV document: expected PROV-JSON, PROV-N, PROV-XML or PROV-O "
-        "(name the file .json, .provn, .xml or .ttl)",
+        "not a PROV document: expected PROV-JSON, PROV-JSONLD, PROV-N, PROV-XML or PROV-O "
+        "(name the file .json, .jsonld, .provn, .xml or .ttl)",
         source=str(path),
     )
 
@@ -124,7 +133,7 @@ def load_document(path: str | Path) -> Any:
         import_optional("rdflib", EXTRA)
     if name == "xml":
         import_optional("lxml", EXTRA)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _library_logs_kept():
         warnings.simplefilter("ignore")
         try:
             document = model.ProvDocument.deserialize(io.StringIO(text), format=name, **options)
@@ -138,7 +147,39 @@ def load_document(path: str | Path) -> Any:
     return document
 
 
-_LABELS = {"json": "PROV-JSON", "provn": "PROV-N", "xml": "PROV-XML", "rdf": "PROV-O"}
+_LABELS = {
+    "json": "PROV-JSON",
+    "provn": "PROV-N",
+    "xml": "PROV-XML",
+    "rdf": "PROV-O",
+    "jsonld": "PROV-JSONLD",
+}
+_LIBRARY_LOGGERS = ("rdflib", "prov", "pyparsing")
+
+
+@contextmanager
+def _library_logs_kept() -> Iterator[list[logging.LogRecord]]:
+    """The log records of the parsing libraries (rdflib logs a traceback for a literal it
+    cannot convert) collected here, never printed: the reader reports in one line."""
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Keep()
+    saved = []
+    for name in _LIBRARY_LOGGERS:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate))
+        logger.addHandler(handler)
+        logger.propagate = False
+    try:
+        yield records
+    finally:
+        for logger, propagate in saved:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
 
 
 def local_name(node: str) -> str:
@@ -149,9 +190,12 @@ def local_name(node: str) -> str:
     return node if _PLAIN.fullmatch(node) else "_x" + node.encode("utf-8").hex()
 
 
-def node_id(name: Any) -> str:
-    """The node id of a PROV identifier: its prefixed name (``exc:chart1``); in jtms's own
-    namespace, the node id it was written from (see :func:`local_name`)."""
+def node_id(name: Any, ids: str = "uri") -> str:
+    """The node id of a PROV identifier. In jtms's own namespace, the node id it was written
+    from (see :func:`local_name`); else, with ``ids="uri"`` (the default), its full URI, the
+    same in every serialization of a document (a prefix is a spelling: PROV-JSON's default
+    namespace has none, rdflib picks one of several bound to one URI); with
+    ``ids="prefixed"``, its prefixed name as this serialization writes it (``exc:chart1``)."""
     namespace = getattr(name, "namespace", None)
     if namespace is not None and namespace.uri == NODE_NAMESPACE:
         local = name.localpart
@@ -161,6 +205,8 @@ def node_id(name: Any) -> str:
             except ValueError:
                 raise InputError(f"{str(name)!r} is not a name jtms writes") from None
         return str(local)
+    if ids == "uri" and getattr(name, "uri", None):
+        return str(name.uri)
     return str(name)
 
 
@@ -178,6 +224,71 @@ class ProvReading:
     invalidated: set[str] = field(default_factory=set)
     unnamed_generation: set[str] = field(default_factory=set)
     ignored: Counter[str] = field(default_factory=Counter)
+    identities: list[tuple[str, str]] = field(default_factory=list)  # (entity, same entity)
+    merged: dict[str, str] = field(default_factory=dict)  # entity -> the id it was merged into
+    bundles_flattened: int = 0
+
+    def merge_identities(self) -> None:
+        """Read each recorded identity (``specializationOf``/``alternateOf`` under
+        ``--specializations identity``) as one entity: each class of entities so joined is
+        the node of its smallest id; texts, generations, uses, derivations and
+        invalidations are carried over to it."""
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            while parent.get(x, x) != x:
+                x = parent[x] = parent.get(parent[x], parent[x])
+            return x
+
+        for a, b in self.identities:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+        rename = {x: find(x) for x in list(parent) if find(x) != x}
+        if not rename:
+            return
+        self.merged = dict(sorted(rename.items()))
+
+        def r(x: str) -> str:
+            return rename.get(x, x)
+
+        entities: dict[str, str] = {}
+        for ident, text in sorted(self.entities.items()):
+            entities[r(ident)] = entities.get(r(ident)) or text
+        self.entities = entities
+        generations: dict[str, dict[str, set[str]]] = {}
+        for ident, by_activity in self.generations.items():
+            target = generations.setdefault(r(ident), {})
+            for activity, extra in by_activity.items():
+                target.setdefault(activity, set()).update(map(r, extra))
+        self.generations = generations
+        self.used = {a: set(map(r, used)) for a, used in self.used.items()}
+        plain: dict[str, set[str]] = {}
+        for ident, sources in self.plain.items():
+            plain.setdefault(r(ident), set()).update(map(r, sources))
+        self.plain = plain
+        self.invalidated = set(map(r, self.invalidated))
+        self.unnamed_generation = set(map(r, self.unnamed_generation))
+
+    def choices(self) -> dict[str, tuple[str, ...]]:
+        """The mapping choices this reading made, each with the entities it concerns:
+        ``premise_from_activity_without_used`` (generated by an activity that records no
+        ``used`` and no derivation naming it: a premise), ``generations_as_alternatives``
+        (generated by several activities: each one alone suffices), ``identity_merged``
+        (merged into another entity by ``--specializations identity``)."""
+        premises = tuple(
+            sorted(
+                e
+                for e, by_activity in self.generations.items()
+                if any(not self.used.get(a) and not extra for a, extra in by_activity.items())
+            )
+        )
+        alternatives = tuple(sorted(e for e, by in self.generations.items() if len(by) > 1))
+        return {
+            "premise_from_activity_without_used": premises,
+            "generations_as_alternatives": alternatives,
+            "identity_merged": tuple(self.merged),
+        }
 
     def structure(self, derivations: str) -> SupportStructure:
         """The graph under one reading of plain derivations (see the module docstring)."""
@@ -201,17 +312,50 @@ class ProvReading:
         return SupportStructure.build(evidence, sorted(claims), pairs, texts=texts)
 
 
-def read_document(document: Any, source: str = "<prov>") -> ProvReading:
-    """What ``document`` (a ``prov`` ProvDocument) records (see the module docstring)."""
+def _shown(record: Any) -> str:
+    """A record as PROV-N, on one line and cut: how a refusal names it."""
+    try:
+        text = record.get_provn()
+    except Exception:  # a record prov cannot write back: its kind and identifier
+        text = f"{type(record).__name__.removeprefix('Prov')}({record.identifier})"
+    return shorten(" ".join(str(text).split()), 160)
+
+
+def read_document(
+    document: Any,
+    source: str = "<prov>",
+    *,
+    bundles: str = "refuse",
+    specializations: str = "ignore",
+    ids: str = "uri",
+) -> ProvReading:
+    """What ``document`` (a ``prov`` ProvDocument) records (see the module docstring);
+    ``bundles`` is one of :data:`BUNDLE_CHOICES`, ``specializations`` one of
+    :data:`SPECIALIZATION_CHOICES`, ``ids`` one of :data:`ID_CHOICES` (:func:`node_id`)."""
     model = _prov()
-    if document.has_bundles():
-        first = next(iter(document.bundles)).identifier
+    if ids not in ID_CHOICES:
+        raise InputError(f"--prov-ids must be one of {', '.join(ID_CHOICES)}", source=source)
+    if bundles not in BUNDLE_CHOICES:
+        raise InputError(f"--bundles must be one of {', '.join(BUNDLE_CHOICES)}", source=source)
+    if specializations not in SPECIALIZATION_CHOICES:
         raise InputError(
-            f"bundles are not supported (bundle {str(first)!r}): flatten the document "
-            "first (prov's ProvDocument.flattened())",
+            f"--specializations must be one of {', '.join(SPECIALIZATION_CHOICES)}",
             source=source,
         )
-    reading = ProvReading()
+    flattened = 0
+    if document.has_bundles():
+        first = next(iter(document.bundles)).identifier
+        if bundles == "refuse":
+            raise InputError(
+                f"bundle {str(first)!r}: bundles are refused by default (--bundles flatten "
+                "reads the records of every bundle as one document)",
+                source=source,
+            )
+        flattened = len(list(document.bundles))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            document = document.flattened()
+    reading = ProvReading(bundles_flattened=flattened)
     records = list(document.get_records())
     generation_activity: dict[str, str] = {}
     for record in records:
@@ -221,7 +365,7 @@ def read_document(document: Any, source: str = "<prov>") -> ProvReading:
                 generation_activity[str(record.identifier)] = str(next(iter(activity)))
 
     def entity(name: Any) -> str:
-        ident = node_id(name)
+        ident = node_id(name, ids)
         problem = id_problem(ident)
         if problem is not None:
             raise InputError(f"entity id {problem}", source=source, node=ident)
@@ -236,11 +380,16 @@ def read_document(document: Any, source: str = "<prov>") -> ProvReading:
         kind = type(record).__name__
         if kind in _REFUSED:
             raise InputError(
-                f"{_REFUSED[kind]} is not read: it records influence that names no "
-                "entity's use (state it with used and wasGeneratedBy, or remove it)",
+                f"{_shown(record)}: {_REFUSED[kind]} is not read: it records influence that "
+                "names no entity's use (state it with used and wasGeneratedBy, or remove it)",
                 source=source,
             )
-        if kind in _IGNORED:
+        if kind in _IDENTITY and specializations == "identity":
+            first, second = (one(record, a) for a in _IDENTITY[kind])
+            if first is None or second is None:
+                raise InputError(f"{_shown(record)}: needs both entities", source=source)
+            reading.identities.append((entity(first), entity(second)))
+        elif kind in _IGNORED:
             reading.ignored[_IGNORED[kind]] += 1
         elif isinstance(record, model.ProvEntity):
             ident = entity(record.identifier)
@@ -272,7 +421,9 @@ def read_document(document: Any, source: str = "<prov>") -> ProvReading:
         elif isinstance(record, model.ProvDerivation):
             generated, used = one(record, "prov:generatedEntity"), one(record, "prov:usedEntity")
             if generated is None or used is None:
-                raise InputError("a wasDerivedFrom needs both entities", source=source)
+                raise InputError(
+                    f"{_shown(record)}: a wasDerivedFrom needs both entities", source=source
+                )
             target, origin = entity(generated), entity(used)
             activity = one(record, "prov:activity")
             generation = one(record, "prov:generation")
@@ -285,15 +436,34 @@ def read_document(document: Any, source: str = "<prov>") -> ProvReading:
             else:
                 reading.generations.setdefault(target, {}).setdefault(name, set()).add(origin)
         else:
-            raise InputError(f"{kind.removeprefix('Prov')} records are not read", source=source)
+            raise InputError(
+                f"{_shown(record)}: {kind.removeprefix('Prov')} records are not read",
+                source=source,
+            )
+    if reading.identities:
+        reading.merge_identities()
     return reading
 
 
-def read_prov(path: str | Path, *, derivations: str | None = None) -> Imported:
-    """Read a PROV document; ``derivations`` is required when it has plain derivations."""
+def read_prov(
+    path: str | Path,
+    *,
+    derivations: str | None = None,
+    bundles: str = "refuse",
+    specializations: str = "ignore",
+    ids: str = "uri",
+) -> Imported:
+    """Read a PROV document; ``derivations`` is required when it has plain derivations
+    (``bundles``, ``specializations`` and ``ids`` as in :func:`read_document`)."""
     source = str(path)
     try:
-        reading = read_document(load_document(path), source)
+        reading = read_document(
+            load_document(path),
+            source,
+            bundles=bundles,
+            specializations=specializations,
+            ids=ids,
+        )
     except InputError as error:
         raise error.with_source(source) from None
     return imported_from(reading, source, derivations)
@@ -332,6 +502,9 @@ def imported_from(reading: ProvReading, source: str, derivations: str | None) ->
         choice_dependent=dependent,
         ignored=dict(reading.ignored),
         notes=notes,
+        mapping_choices=reading.choices(),
+        merged=reading.merged,
+        bundles_flattened=reading.bundles_flattened,
     )
     return Imported(chosen, audit, report)
 
@@ -422,7 +595,10 @@ def dumps_prov(
 
 __all__ = [
     "ACTIVITY_NAMESPACE",
+    "BUNDLE_CHOICES",
     "DERIVATION_CHOICES",
+    "ID_CHOICES",
+    "SPECIALIZATION_CHOICES",
     "NODE_NAMESPACE",
     "ProvReading",
     "choice_dependence",

@@ -9,14 +9,30 @@ The mapping (docs/importing.md):
   (a node is IN when any justification is valid). CP justifications are evaluated by
   ftl-reasons exactly as SL ones, so they are read the same way and counted in the report;
 - nogoods are nogoods;
-- retracted nodes (``retracted_at`` set; in a store older than that column, the
-  ``_retracted`` flag; a premise that is OUT) are the audit.
+- retracted nodes are the audit: ``retracted_at`` set; a node recorded OUT that carries
+  ``metadata.retract_reason`` (a user's retraction: ftl-reasons' propagation leaves it OUT
+  whatever its justifications say); in a store older than the ``retracted_at`` column, the
+  ``_retracted`` flag; a premise that is OUT;
+- an in-list naming a node the network does not have never holds (ftl-reasons reads the
+  missing node as OUT): that justification is left out, and the report names the reference;
+  a missing out-list node is OUT, so it never defeats (left out of the out-list, named too).
 
-Out-lists ("believe X unless Y") are non-monotonic, outside this theory: a justification
-with one is refused, naming the node and the justification, or with ``drop_out_lists``
-dropped from the justification and listed in the report. A dependency cycle through an
-out-list is refused either way: such a network need not have one well-founded labelling
-(an even loop has two, an odd loop none), so there is no monotone reading to check.
+Out-lists ("believe X unless Y") are non-monotonic, outside this theory. ``out_lists``
+chooses their reading (:data:`OUT_LIST_MODES`):
+
+``labels``  each out-list is evaluated at the labels the network records: a justification
+            whose out-list has a node recorded IN is defeated (left out), one whose out-list
+            is all OUT keeps its in-list. This reproduces ftl-reasons' own labelling, and is
+            the default when every node carries a ``truth_value``;
+``drop``    every out-list is dropped (its justification keeps its in-list) and listed;
+``refuse``  a justification with an out-list is refused, naming the node and the
+            justification (the default for a document without labels).
+
+Under ``drop`` and ``refuse`` a dependency cycle through an out-list is refused: such a
+network need not have one well-founded labelling (an even loop has two, an odd loop none),
+so there is no monotone reading to check. Under ``labels`` the recorded labelling is that
+reading. Every node whose recorded label differs from the computed active state is listed
+(``disagreements``).
 
 The store is opened read-only (the package itself is not needed to read it, and its own
 loader would write to the file while migrating the schema); nothing is written to it.
@@ -32,8 +48,10 @@ from pathlib import Path
 from typing import Any
 
 from jtms.interchange.imported import (
+    DanglingReference,
     Disagreement,
     DroppedOutList,
+    EvaluatedOutList,
     Imported,
     ImportReport,
     read_text,
@@ -46,6 +64,7 @@ from theory.semantics.fixpoint import active_state
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 JUSTIFICATION_TYPES = ("SL", "CP")
+OUT_LIST_MODES = ("labels", "drop", "refuse")
 GENERATOR = "jtms-revision"
 _NODE_FIELDS = (
     "text",
@@ -66,8 +85,13 @@ _NODE_FIELDS = (
 )
 
 
-def read_reasons(path: str | Path, *, drop_out_lists: bool = False) -> Imported:
-    """Read an ftl-reasons network (its SQLite store, or its ``export_network`` JSON)."""
+def read_reasons(
+    path: str | Path, *, drop_out_lists: bool = False, out_lists: str | None = None
+) -> Imported:
+    """Read an ftl-reasons network (its SQLite store, or its ``export_network`` JSON).
+
+    ``out_lists`` is one of :data:`OUT_LIST_MODES` (None: ``labels`` when the network records
+    every node's label, else ``refuse``); ``drop_out_lists`` is ``out_lists="drop"``."""
     source = str(path)
     try:
         with open(path, "rb") as handle:
@@ -87,7 +111,7 @@ def read_reasons(path: str | Path, *, drop_out_lists: bool = False) -> Imported:
                 "of its export_network",
                 source=source,
             ) from None
-    return from_network(network, source=source, drop_out_lists=drop_out_lists)
+    return from_network(network, source=source, drop_out_lists=drop_out_lists, out_lists=out_lists)
 
 
 def network_from_sqlite(path: str | Path) -> dict[str, Any]:
@@ -175,16 +199,56 @@ def _strings(value: Any, what: str, node: str) -> list[str]:
 
 
 def from_network(
-    network: Any, source: str = "<network>", *, drop_out_lists: bool = False
+    network: Any,
+    source: str = "<network>",
+    *,
+    drop_out_lists: bool = False,
+    out_lists: str | None = None,
 ) -> Imported:
-    """The graph, audit and report of an ``export_network``-shaped dict (see the module docstring)."""
+    """The graph, audit and report of an ``export_network``-shaped dict (see the module
+    docstring; ``out_lists`` and ``drop_out_lists`` as in :func:`read_reasons`)."""
     try:
-        return _from_network(network, source, drop_out_lists)
+        mode = _out_list_mode(network, drop_out_lists, out_lists)
+        return _from_network(network, source, mode)
     except InputError as error:
         raise error.with_source(source) from None
 
 
-def _from_network(network: Any, source: str, drop_out_lists: bool) -> Imported:
+def _out_list_mode(network: Any, drop_out_lists: bool, out_lists: str | None) -> str:
+    """The reading of out-lists asked for, or the default for ``network``."""
+    if out_lists is not None and out_lists not in OUT_LIST_MODES:
+        raise InputError(
+            f"--out-lists must be one of {', '.join(OUT_LIST_MODES)}, got {out_lists!r}"
+        )
+    if drop_out_lists:
+        if out_lists not in (None, "drop"):
+            raise InputError(f"--drop-out-lists contradicts --out-lists {out_lists}")
+        return "drop"
+    nodes = network.get("nodes") if isinstance(network, Mapping) else None
+    unlabelled = (
+        next(
+            (
+                n
+                for n, node in nodes.items()
+                if not (isinstance(node, Mapping) and "truth_value" in node)
+            ),
+            None,
+        )
+        if isinstance(nodes, Mapping)
+        else None
+    )
+    if out_lists == "labels" and unlabelled is not None:
+        raise InputError(
+            "--out-lists labels evaluates out-lists at the recorded labels, and this node "
+            "records none (no truth_value)",
+            node=str(unlabelled),
+        )
+    if out_lists is not None:
+        return out_lists
+    return "labels" if isinstance(nodes, Mapping) and nodes and unlabelled is None else "refuse"
+
+
+def _from_network(network: Any, source: str, mode: str) -> Imported:
     if not isinstance(network, Mapping) or not isinstance(network.get("nodes"), Mapping):
         hint = ""
         if isinstance(network, Mapping) and isinstance(network.get("nodes"), list):
@@ -201,9 +265,17 @@ def _from_network(network: Any, source: str, drop_out_lists: bool) -> Imported:
     out_edges: list[tuple[str, str, int]] = []  # (out-listed node, node, justification)
     in_edges: list[tuple[str, str]] = []
     out_lists: list[DroppedOutList] = []
+    evaluated: list[EvaluatedOutList] = []
+    dangling: list[DanglingReference] = []
     retracted: set[str] = set()
     recorded: dict[str, str] = {}
     cp = 0
+    for node_id, node in nodes.items():  # the labels first: out-lists are evaluated at them
+        truth = node.get("truth_value", "IN") if isinstance(node, Mapping) else "IN"
+        if truth not in ("IN", "OUT"):
+            raise InputError(f"truth_value must be IN or OUT, got {truth!r}", node=str(node_id))
+        if isinstance(node, Mapping) and "truth_value" in node:
+            recorded[node_id] = truth
     for node_id, node in nodes.items():
         problem = id_problem(node_id)
         if problem is not None:
@@ -235,37 +307,46 @@ def _from_network(network: Any, source: str, drop_out_lists: bool) -> Imported:
             out_list = _strings(
                 justification.get("outlist", []), f"justification {position}: 'outlist'", node_id
             )
-            for antecedent in antecedents:
-                if antecedent not in nodes:
-                    raise InputError(
-                        f"justification {position} names an unknown node {antecedent!r} "
-                        "in its in-list",
-                        node=node_id,
-                    )
-                in_edges.append((antecedent, node_id))
-            if out_list:
+            missing = [a for a in antecedents if a not in nodes]
+            missing_out = [o for o in out_list if o not in nodes]
+            dangling.extend(DanglingReference(node_id, position, m, "in") for m in missing)
+            dangling.extend(DanglingReference(node_id, position, m, "out") for m in missing_out)
+            out_list = [o for o in out_list if o in nodes]  # a missing node is OUT: no defeat
+            if missing:  # a missing antecedent is OUT: this justification never holds
+                continue
+            in_edges.extend((antecedent, node_id) for antecedent in antecedents)
+            if out_list and mode == "labels":
+                defeaters = tuple(o for o in out_list if recorded.get(o, "IN") == "IN")
+                evaluated.append(EvaluatedOutList(node_id, position, tuple(out_list), defeaters))
+                if defeaters:  # defeated at the recorded labels: it supports nothing
+                    continue
+            elif out_list:
                 out_lists.append(DroppedOutList(node_id, position, tuple(out_list)))
-                out_edges.extend((o, node_id, position) for o in out_list if o in nodes)
+                out_edges.extend((o, node_id, position) for o in out_list)
             pairs.append((node_id, antecedents))
         metadata = node.get("metadata", {})
-        flagged = isinstance(metadata, Mapping) and bool(metadata.get("_retracted"))
-        truth = node.get("truth_value", "IN")
-        if truth not in ("IN", "OUT"):
-            raise InputError(f"truth_value must be IN or OUT, got {truth!r}", node=node_id)
-        recorded[node_id] = truth
-        # ftl-reasons' retract sets retracted_at and the _retracted flag, its assert clears
-        # both; its import_json restores an OUT node by retracting it and then puts back the
-        # exported retracted_at, so the flag alone (with retracted_at empty) is no retraction
-        stamped = bool(node["retracted_at"]) if "retracted_at" in node else flagged
-        if stamped or (not justifications and truth == "OUT"):
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        flagged = bool(metadata.get("_retracted"))
+        out = recorded.get(node_id) == "OUT"
+        # ftl-reasons' retract sets retracted_at, the _retracted flag and (given a reason)
+        # retract_reason; its assert clears the flag and the stamp, not the reason, so a
+        # reason counts on a node recorded OUT. Its import_json restores an OUT label by
+        # retracting and then puts back the exported (empty) retracted_at: the flag alone is
+        # no user's retraction. A store older than the retracted_at column has the flag only.
+        if "retracted_at" in node:
+            stamped = bool(node["retracted_at"]) or (out and bool(metadata.get("retract_reason")))
+        else:
+            stamped = flagged
+        if stamped or (not justifications and out):
             retracted.add(node_id)
     _refuse_out_list_cycles(in_edges, out_edges)
-    if out_lists and not drop_out_lists:
+    if out_lists and mode == "refuse":
         first = out_lists[0]
         raise InputError(
             f"justification {first.justification} has the out-list {list(first.out_list)}: "
-            "out-lists are non-monotonic, outside this theory (--drop-out-lists drops them "
-            f"and lists them; {len(out_lists)} in this network)",
+            "out-lists are non-monotonic, outside this theory (--out-lists labels evaluates "
+            "them at the recorded labels, --out-lists drop drops them; "
+            f"{len(out_lists)} in this network)",
             node=first.node,
         )
     nogoods = _nogoods(network.get("nogoods", []))
@@ -282,9 +363,13 @@ def _from_network(network: Any, source: str, drop_out_lists: bool) -> Imported:
     report = ImportReport(
         "reasons",
         source,
-        dropped_out_lists=tuple(out_lists) if drop_out_lists else (),
+        dropped_out_lists=tuple(out_lists) if mode == "drop" else (),
         disagreements=disagreements,
         notes=notes,
+        out_list_mode=mode,
+        evaluated_out_lists=tuple(evaluated),
+        dangling=tuple(dangling),
+        labels_recorded=len(recorded),
     )
     return Imported(structure, frozenset(retracted), report)
 
@@ -422,4 +507,4 @@ def to_network(
     }
 
 
-__all__ = ["from_network", "network_from_sqlite", "read_reasons", "to_network"]
+__all__ = ["OUT_LIST_MODES", "from_network", "network_from_sqlite", "read_reasons", "to_network"]

@@ -14,8 +14,8 @@ and its alternatives). A short list at the end says what was withdrawn and why.
 
 1. :func:`_withdrawn_section`: at most :data:`WITHDRAWN_LIMIT` lines, at most
    1/:data:`WITHDRAWN_SHARE` of the budget, most recent audit first;
-2. :func:`_ranked`: active claims, those matching more of the query's words first, then the
-   most recently added;
+2. :func:`_ranked`: active claims ranked by the memory's full-text search for the query
+   (:meth:`jtms.memory.memory.Memory.search`'s score), then the most recently added;
 3. :func:`_select`: claims taken greedily in that order, each with the part of its
    certificate not yet in the context (every claim line with all its intact justifications,
    :func:`_alternatives`), while the lines fit. The certificate walk never enters
@@ -49,7 +49,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from jtms.memory.memory import Memory
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-_WORD = re.compile(r"\w+")
 
 WITHDRAWN_LIMIT = 10  # lines of the withdrawn list, at most
 WITHDRAWN_SHARE = 4  # the withdrawn list takes at most 1/WITHDRAWN_SHARE of the budget
@@ -74,10 +73,6 @@ def _cost(words: int, characters: int) -> int:
 
 # the fewest tokens a certificate line can cost (one-character ids, no text)
 MIN_CLAIM_LINE_TOKENS = count_tokens("- [claim] x (because y)")
-
-
-def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
 
 
 @dataclass(frozen=True)
@@ -148,7 +143,8 @@ def _line(claim: ContextClaim) -> str:
 
 def _withdrawn_line(item: dict[str, Any]) -> str:
     reason = f": {item['reason']}" if item.get("reason") else ""
-    return f"- {item['id']} (audit {item['audit']}{reason})"
+    erased = "; content erased" if item.get("erased") else ""
+    return f"- {item['id']} (audit {item['audit']}{reason}{erased})"
 
 
 @dataclass
@@ -175,7 +171,11 @@ def compile_context(memory: "Memory", budget: int, query: str | None = None) -> 
         node_id: (text, created[node_id]) for node_id, text in memory.texts().items()
     }
     result = Context(budget, query)
-    withdrawn_lines = _withdrawn_section(memory.withdrawn(), budget, result)
+    withdrawn = memory.withdrawn()
+    erased = memory.erasures()
+    for item in withdrawn:
+        item["erased"] = item["id"] in erased
+    withdrawn_lines = _withdrawn_section(withdrawn, budget, result)
     draft = _Draft(
         budget,
         used=count_tokens(HEADER)
@@ -187,7 +187,8 @@ def compile_context(memory: "Memory", budget: int, query: str | None = None) -> 
     if draft.left < 0:  # not even the header fits: an empty context
         result.withdrawn = []
         return result
-    ranked = _ranked(index, state, texts, query)
+    scores = memory.search_scores(query) if query else {}
+    ranked = _ranked(index, state, texts, scores)
     _select(index, state, texts, ranked, draft, result)
     _render(draft, withdrawn_lines, result)
     return result
@@ -212,22 +213,18 @@ def _ranked(
     index: "GrowingIndex",
     state: "SupportState",
     texts: dict[str, tuple[str, int]],
-    query: str | None,
+    scores: dict[str, float],
 ) -> list[tuple[float, int]]:
-    """Phase 2: (score, claim) for the active claims, best first."""
-    query_words = _words(query) if query else set()
+    """Phase 2: (score, claim) for the active claims, best first: by the score of the
+    memory's search for the query (:meth:`Memory.search_scores`; 0 for a claim it does not
+    find), then the most recently added."""
     ids = index.ids
     ranked = []
     for n, flag in enumerate(state.active):
         if flag and not index.is_evidence[n]:
             node_id = ids[n]
-            text, event = texts[node_id]
-            score = (
-                len(query_words & (_words(text) | _words(node_id))) / len(query_words)
-                if query_words
-                else 0.0
-            )
-            ranked.append((-score, -event, node_id, n))
+            _, event = texts[node_id]
+            ranked.append((-scores.get(node_id, 0.0), -event, node_id, n))
     ranked.sort()
     return [(-negative, n) for negative, _, _, n in ranked]
 

@@ -77,6 +77,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "supports": ("seq", "node", "justification", "rank", "event"),
     "nogoods": ("id", "nodes", "text", "author", "event", "status"),
     "nogood_revisions": ("seq", "nogood", "status", "event"),
+    "expiries": ("node", "until", "event"),
+    "erasures": ("node", "event"),
 }
 KEY = {
     "events": "id",
@@ -86,6 +88,8 @@ KEY = {
     "supports": "seq",
     "nogoods": "id",
     "nogood_revisions": "seq",
+    "expiries": "node",
+    "erasures": "node",
 }
 DENSE = {
     "events": 1,
@@ -105,6 +109,11 @@ ORDER = (
     "nogoods",
     "nogood_revisions",
 )
+OPTIONAL = ("expiries", "erasures")
+"""Tables a file holds only when the memory has rows in them (the evidence's valid_until,
+the erasure records of purges), after the others: a memory without them exports as before,
+and a file without them imports."""
+ALL = ORDER + OPTIONAL
 
 
 @dataclass(frozen=True)
@@ -136,23 +145,24 @@ def export_lines(memory: Memory) -> Iterator[str]:
     if unknown:  # pragma: no cover - a table added without teaching the export about it
         raise InputError(f"cannot export table(s) {', '.join(unknown)} yet")
     with memory.snapshot():
-        tables = {table: [_portable(table, row) for row in memory.table(table)] for table in ORDER}
+        tables = {table: [_portable(table, row) for row in memory.table(table)] for table in ALL}
         created = {g.id: k for k, g in enumerate(memory.nogoods())}
+    written = ORDER + tuple(table for table in OPTIONAL if tables[table])
     tables["nogoods"].sort(key=lambda row: created[row["id"]])  # creation order, as stored
     by_event: dict[str, dict[int, list[dict[str, Any]]]] = {}
-    for table in ORDER[1:]:
+    for table in written[1:]:
         grouped: dict[int, list[dict[str, Any]]] = {}
         for row in tables[table]:
             grouped.setdefault(row["event"], []).append(row)
         by_event[table] = grouped
     dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: safe on any terminal
-    yield dumps({"format": FORMAT, "version": VERSION, "tables": list(ORDER)})
+    yield dumps({"format": FORMAT, "version": VERSION, "tables": list(written)})
     for event in tables["events"]:
         yield dumps({"table": "events", "row": event})
-        for table in ORDER[1:]:
+        for table in written[1:]:
             for row in by_event[table].get(event["id"], ()):
                 yield dumps({"table": table, "row": row})
-    yield dumps({"end": {table: len(tables[table]) for table in ORDER}})
+    yield dumps({"end": {table: len(tables[table]) for table in written}})
 
 
 def export_memory(location: str, out: IO[str]) -> Summary:
@@ -297,6 +307,8 @@ class _References:
             "supports": self.support,
             "nogoods": self.nogood,
             "nogood_revisions": self.nogood_revision,
+            "expiries": self.expiry,
+            "erasures": self.erasure,
         }
 
     def _node_id(self, num: int) -> str:
@@ -386,6 +398,24 @@ class _References:
             check_calculation(row["id"], expression, value, "")
         except InputError as error:
             raise InputError(f"{where}: {error.problem}") from None
+
+    def expiry(self, row: dict[str, Any], where: str) -> None:
+        node = row["node"]
+        if not 0 <= node < len(self.evidence) or not self.evidence[node]:
+            raise InputError(f"{where}: expiries: node {node} is not evidence written before it")
+        if event_time(row["until"]) is None:
+            raise InputError(
+                f"{where}: expiries: until {shorten(repr(row['until']), 40)} "
+                "is not an ISO time with a UTC offset"
+            )
+
+    def erasure(self, row: dict[str, Any], where: str) -> None:
+        if not 0 <= row["node"] < len(self.evidence):
+            raise InputError(
+                f"{where}: erasures: node {row['node']} is not a node written before it"
+            )
+        if row["event"] not in self.open_audits:
+            raise InputError(f"{where}: erasures: event {row['event']} is not an audit in force")
 
     def justification(self, row: dict[str, Any], where: str) -> None:
         claim, antecedents = row["claim"], row["antecedents"]
@@ -560,6 +590,7 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
                     " (upgrade jtms-revision)",
                     source=source,
                 )
+            counts.update((table, 0) for table in OPTIONAL if table in tables)
             header = True
             continue
         if "end" in record:
@@ -574,7 +605,7 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
                 )
             end = True
             continue
-        if set(record) != {"table", "row"} or record["table"] not in COLUMNS:
+        if set(record) != {"table", "row"} or record["table"] not in counts:
             raise InputError(
                 f'{where}: expected {{"table": one of {", ".join(ORDER)}, "row": {{...}}}}',
                 source=source,
@@ -606,7 +637,7 @@ def read_export(lines: Iterable[str], source: str) -> list[_Event]:
             raise error.with_source(source) from None
         counts[table] += 1
         if table == "events":
-            events.append(_Event(row, {t: [] for t in ORDER[1:]}))
+            events.append(_Event(row, {t: [] for t in ALL[1:]}))
         else:
             events[-1].rows[table].append(row)
     if not header:
@@ -663,6 +694,10 @@ def _replay(store: Store, events: list[_Event], source: str) -> None:
         )
         for status, names in _runs(rows["nogood_revisions"], "nogood"):
             store.add_nogood_revisions(event_id, status, names)
+        for r in rows["expiries"]:
+            store.add_expiry(r["node"], r["until"], event_id)
+        for r in rows["erasures"]:
+            store.add_erasure(r["node"], event_id)
 
 
 def _runs(rows: list[dict[str, Any]], column: str) -> Iterator[tuple[str, list[Any]]]:

@@ -41,6 +41,10 @@ MAX_REASON = 2_000
 """Characters of an audit's or a reinstatement's ``reason``."""
 MAX_QUERY = 1_000
 """Characters of a context ``query``."""
+MAX_QUERY_WORDS = 32
+"""Words of one ``search`` query (more are refused: each is a prefix term of the index)."""
+MAX_SEARCH_LIMIT = 1_000
+"""Hits of one ``search`` page (the default is 50)."""
 MAX_EXPRESSION = 2_000
 """Characters of a recorded calculation's ``expression`` or ``value``."""
 MAX_IDS = 10_000
@@ -75,6 +79,8 @@ LIMITS: dict[str, int] = {
     "reviewer": MAX_REVIEWER,
     "reason": MAX_REASON,
     "query": MAX_QUERY,
+    "query_words": MAX_QUERY_WORDS,
+    "search_limit": MAX_SEARCH_LIMIT,
     "expression": MAX_EXPRESSION,
     "ids": MAX_IDS,
     "justifications": MAX_JUSTIFICATIONS,
@@ -283,6 +289,8 @@ __all__ = [
     "MAX_JUSTIFICATIONS",
     "MAX_NUMBER_TEXT",
     "MAX_QUERY",
+    "MAX_QUERY_WORDS",
+    "MAX_SEARCH_LIMIT",
     "MAX_REASON",
     "MAX_REVIEWER",
     "MAX_SOURCE",

@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jtms.engine.incremental import GraphRows, GrowingIndex, Plan, SupportState, pointer_rows
-from jtms.memory import checkpoint
+from jtms.memory import checkpoint, cursors
 from jtms.memory.documents import check_calculation, check_texts, node_extras
 from jtms.memory.limits import (
     MAX_ANTECEDENTS,
@@ -71,10 +71,12 @@ from jtms.memory.limits import (
     MAX_QUERY,
     MAX_REASON,
     MAX_REVIEWER,
+    MAX_SEARCH_LIMIT,
     MAX_SOURCE,
     MAX_TEXT,
     MAX_WAIT,
     check_choice,
+    check_flag,
     check_ids,
     check_int,
     check_seconds,
@@ -82,7 +84,8 @@ from jtms.memory.limits import (
     event_time,
     show_int,
 )
-from jtms.memory.results import AuditResult, Change, Explanation, Step
+from jtms.memory.results import AuditResult, Change, Explanation, PurgeResult, Step
+from jtms.memory.search import DEFAULT_SEARCH_LIMIT, SearchHit, SearchPage, query_words
 from jtms.memory.stored import (
     check_events,
     check_justifications,
@@ -128,6 +131,50 @@ GROWN_STATE_BLOB = 8  # a refresh stores the state alone while the index has gro
 # 1/8 of the nodes and of the justifications the full blob holds; past that, a full blob
 
 
+EXPIRED = "expired"
+"""The reason of the audit that records evidence past its ``valid_until``."""
+EXPIRY_REVIEWER = "jtms-expiry"
+"""The reviewer of that audit."""
+
+
+def _iso(moment: datetime) -> str:
+    """A moment as the memory stores times: ISO 8601 in UTC, to the millisecond (so texts
+    compare as the times do)."""
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _valid_until(value: Any) -> str:
+    """``valid_until`` as stored: an ISO time (a time without a zone is UTC) or a datetime,
+    in UTC to the millisecond; anything else is an InputError naming the argument."""
+    moment = value
+    if isinstance(value, str):
+        text = check_text(value, "valid_until", 64)
+        try:
+            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(f"valid_until: expected an ISO time, got {text[:40]!r}") from None
+    if not isinstance(moment, datetime):
+        raise InputError(f"valid_until: expected an ISO time, got {type(value).__name__}")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return _iso(moment)
+
+
+def _expiring(document: Mapping[str, Any], source: str) -> dict[str, str]:
+    """Evidence id -> its ``valid_until`` (as stored), for the nodes of a graph document
+    that carry one; on a claim it is an InputError naming the node."""
+    found: dict[str, str] = {}
+    for node in document.get("nodes", ()):
+        if isinstance(node, Mapping) and node.get("valid_until") is not None:
+            if node.get("kind") != "evidence":
+                raise InputError("only evidence expires", source=source, node=str(node.get("id")))
+            try:
+                found[node["id"]] = _valid_until(node["valid_until"])
+            except InputError as error:
+                raise InputError(str(error), source=source, node=str(node["id"])) from None
+    return found
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -146,6 +193,8 @@ class _Loaded:
     nogood_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     nogood_active: dict[str, bool] = field(default_factory=dict)  # a contradiction now?
     nogoods_of: dict[int, list[str]] = field(default_factory=dict)  # node -> nogoods naming it
+    next_due: str | None = None  # the earliest valid_until of evidence not yet expired
+    erased: dict[int, int] | None = None  # purged node -> its purge (None: read it again)
 
     def add_nogoods(self, rows: Iterable[NogoodRow]) -> None:
         """Register stored nogoods; their status is derived from the state (all nodes active)."""
@@ -314,6 +363,7 @@ class Memory:
         self._owns_store = True
         self._origin: Memory | None = None  # a view's memory (its store's owner)
         self._closed = False
+        self._no_expiry = False  # expiries cannot be recorded here (read-only)
         self._keyed_block: str | None = None  # the key of the keyed() block running
         self._keyed: tuple[str, str, frozenset[str]] | None = (
             None  # (key, request, its other outcomes) of the next write (Memory.keyed)
@@ -507,14 +557,20 @@ class Memory:
             yield self
             return
         self._check_open()
+        if self._expiry_due(self._loaded):
+            self._expire_now()
         self._point("read")
-        with self._store.read():
-            self._depth += 1
-            try:
-                self._sync()
-                yield self
-            finally:
-                self._depth -= 1
+        for attempt in range(2):
+            with self._store.read():
+                self._depth += 1
+                try:
+                    loaded = self._sync()
+                    if attempt or not self._expiry_due(loaded):
+                        yield self
+                        return
+                finally:
+                    self._depth -= 1
+            self._expire_now()  # found due while loading: record it, then read again
 
     def _sync(self) -> _Loaded:
         """The in-memory state at the latest event of the current transaction."""
@@ -525,9 +581,15 @@ class Memory:
                 self._point("load")
                 self.loads += 1
                 loaded = self._loaded = self._load(last)
+                if self._pinned is not None:
+                    self._expire_view(loaded)
+                loaded.next_due = self._next_due(loaded)
             elif last != loaded.seen_event:
                 self._point("load")
+                size = loaded.index.size
                 self._catch_up(loaded, last)
+                if loaded.index.size != size:  # an expiry comes only with a new node
+                    loaded.next_due = self._next_due(loaded)
             return loaded
         except BaseException:
             self._loaded = None
@@ -646,6 +708,8 @@ class Memory:
         unblocked: list[int] = []
         events = store.events(after, last)
         check_events(self.path, events, after, last)
+        if any(event.kind == "audit" for event in events):
+            loaded.erased = None  # a purge is an audit
         for event in events:
             if event.kind == "audit" and event.roots is not None:
                 numbers = root_numbers(self.path, event, index)
@@ -720,6 +784,7 @@ class Memory:
         work: Callable[[_Loaded], WorkResult],
         new_event: bool = True,
         finish: Callable[[Any], Any] | None = None,
+        expire: bool | None = None,
     ) -> Any:
         """Run ``work`` in one write transaction on the latest state.
 
@@ -727,13 +792,17 @@ class Memory:
         event and the plan is applied to the in-memory state before COMMIT (a failure drops
         the in-memory state: it is reloaded lazily). ``finish(result)``, when given, runs
         last before COMMIT and its value is returned: work that needs no database (naming
-        what changed) done while a server still runs the statements sent.
+        what changed) done while a server still runs the statements sent. ``expire`` (by
+        default for a write that makes an event): first record the expiry of evidence
+        past its ``valid_until`` (:meth:`_record_expiries`), in the same transaction.
         """
         self._check_open()
         if self._pinned is not None:
             raise InputError(f"a view as of event {self._pinned} is read-only", source=self.path)
         if self._depth:
             raise RuntimeError("a write cannot run inside Memory.snapshot()")
+        if expire is None:
+            expire = new_event
         self._point("write")
         try:
             with self._store.write():
@@ -743,25 +812,14 @@ class Memory:
                     keyed = self._keyed if new_event else None
                     if keyed is not None:
                         self._check_key(*keyed)
+                    if expire:
+                        self._record_expiries(loaded)
                     event, plan, value = work(loaded)
                     if keyed is not None:
                         self._store.add_idempotency_key(keyed[0], keyed[1], event)
                         self._keyed = None
                     if plan is not None:
-                        # in node order: the rows' index by node then grows at its end,
-                        # not at random pages (a 1M-claim import: 10.0 -> 7.0 s)
-                        self._store.add_supports(event, pointer_rows(plan))
-                        loaded.state.apply(plan)
-                        loaded.tail += (
-                            len(plan.supports) + len(plan.deactivated) + len(plan.activated)
-                        )
-                        changed = loaded.nogood_changes((*plan.deactivated, *plan.activated))
-                        for status in (ACTIVE, INACTIVE):
-                            self._store.add_nogood_revisions(
-                                event,
-                                status,
-                                [g for g, on in changed.items() if on == (status == ACTIVE)],
-                            )
+                        self._apply(loaded, event, plan)
                     loaded.seen_event = event
                     if new_event and loaded.tail > max(CHECKPOINT_MIN_ROWS, loaded.index.size // 8):
                         self._save_checkpoint(loaded)
@@ -778,6 +836,85 @@ class Memory:
             self._loaded = None  # the in-memory state may be half-changed: reload lazily
             raise
         return value
+
+    def _apply(self, loaded: _Loaded, event: int, plan: Plan) -> None:
+        """Inside a write: store ``plan``'s support pointers and nogood changes with
+        ``event`` and apply it to the in-memory state."""
+        # in node order: the rows' index by node then grows at its end, not at random pages
+        # (a 1M-claim import: 10.0 -> 7.0 s)
+        self._store.add_supports(event, pointer_rows(plan))
+        loaded.state.apply(plan)
+        loaded.tail += len(plan.supports) + len(plan.deactivated) + len(plan.activated)
+        changed = loaded.nogood_changes((*plan.deactivated, *plan.activated))
+        for status in (ACTIVE, INACTIVE):
+            self._store.add_nogood_revisions(
+                event, status, [g for g, on in changed.items() if on == (status == ACTIVE)]
+            )
+
+    def _erased(self, loaded: _Loaded) -> dict[int, int]:
+        """Purged node -> the audit that erased it (all of them, also those after a view's
+        event), read once per state: only an audit can add one."""
+        if loaded.erased is None:
+            loaded.erased = self._store.erasures()
+        return loaded.erased
+
+    # --- expiry -------------------------------------------------------------------------------
+    def _record_expiries(self, loaded: _Loaded) -> None:
+        """Inside a write: the evidence whose ``valid_until`` has passed and that no
+        "expired" audit names yet, audited now (one audit event, reason "expired", by
+        :data:`EXPIRY_REVIEWER`): the same audit path as :meth:`audit`."""
+        if loaded.next_due is None or loaded.next_due > _now():
+            return
+        due = self._store.due_expiries(_now(), loaded.seen_event)
+        if not due:
+            loaded.next_due = self._next_due(loaded)  # another process recorded them
+            return
+        ids = [loaded.index.ids[n] for n in due]
+        event = self._event("audit", actor=EXPIRY_REVIEWER, reason=EXPIRED, roots=ids)
+        plan = loaded.state.plan_retract(due)
+        self._store.add_revisions(event, INACTIVE, plan.deactivated)
+        loaded.audits[event] = list(due)
+        self._apply(loaded, event, plan)
+        loaded.seen_event = event
+        loaded.next_due = self._next_due(loaded)
+
+    def _expiry_due(self, loaded: _Loaded | None) -> bool:
+        """Whether this live, writable memory holds evidence past its ``valid_until`` that
+        is not recorded as expired yet (the first read or write after that time records
+        it: :meth:`_expire_now`)."""
+        return (
+            loaded is not None
+            and loaded.next_due is not None
+            and self._pinned is None
+            and not self._no_expiry
+            and loaded.next_due <= _now()
+        )
+
+    def _expire_now(self) -> None:
+        """Record the expiries that are due in a write of their own (before a read); a
+        memory that cannot be written (a read-only file or role) is read as it is."""
+        try:
+            self._write(lambda loaded: (loaded.seen_event, None, None), False, None, True)
+        except InputError:
+            self._no_expiry = True
+
+    def _next_due(self, loaded: _Loaded) -> str | None:
+        """The earliest ``valid_until`` of evidence not yet expired (None: none is)."""
+        if self._pinned is not None:
+            return None
+        return self._store.next_expiry(loaded.seen_event)
+
+    def _expire_view(self, loaded: _Loaded) -> None:
+        """A view of the past (as of event k): the evidence whose ``valid_until`` had passed
+        at k's time but that no "expired" audit up to k names counts as audited in it
+        (in memory only: nothing is written)."""
+        row = self._store.event(loaded.seen_event)
+        if row is None:
+            return
+        moment = self._event_time(row.id, row.time).astimezone(timezone.utc)
+        due = self._store.due_expiries(_iso(moment), loaded.seen_event)
+        if due:
+            loaded.state.apply(loaded.state.plan_retract(due))
 
     # --- idempotency keys ---------------------------------------------------------------------
     def _check_key(self, key: str, request: str, outcomes: Collection[str] = ()) -> None:
@@ -1125,8 +1262,12 @@ class Memory:
         author: str | None = None,
         expression: str | None = None,
         value: str | None = None,
+        valid_until: "str | datetime | None" = None,
     ) -> Change:
-        """Add one evidence node (active: nothing can have audited a new id)."""
+        """Add one evidence node (active: nothing can have audited a new id). With
+        ``valid_until`` (an ISO time, without a zone UTC, or a datetime) it counts as
+        audited from then on: the first read or write after that time records an audit
+        with reason "expired", and a view as of a later event counts it as audited."""
         started = time.perf_counter()
         node_id = check_id(node_id, "node_id")
         text = check_text(text, "text", MAX_TEXT)
@@ -1137,6 +1278,7 @@ class Memory:
             raise InputError("a calculation needs both an expression and its value", node=node_id)
         if expression is not None:
             check_calculation(node_id, expression, value, self.path)
+        until = None if valid_until is None else _valid_until(valid_until)
 
         def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, node_id)
@@ -1145,6 +1287,9 @@ class Memory:
             self._store.add_nodes(
                 [NewNode(num, nid, "evidence", text, author, expression, value, event, ACTIVE)]
             )
+            if until is not None:
+                self._store.add_expiry(num, until, event)
+                loaded.next_due = min(filter(None, (loaded.next_due, until)))
             loaded.index.add_node(nid, True)
             plan = loaded.state.plan_extend(seeds=[num])
             return event, plan, Change(event, frozenset([nid]), 0.0, 1)
@@ -1291,6 +1436,7 @@ class Memory:
     ) -> Change:
         started = time.perf_counter()
         extras: dict[str, dict[str, Any]] = {}
+        expiring: dict[str, str] = {}  # evidence id -> its valid_until
         nogoods: tuple[Nogood, ...] = ()
         if isinstance(graph, SupportStructure):
             for node_id in [*graph.nodes, *(g.id for g in graph.nogoods)]:
@@ -1303,6 +1449,7 @@ class Memory:
                 read, nogoods = GraphRows.of(structure), structure.nogoods
             rows = read
             extras = node_extras(graph, None, source)
+            expiring = _expiring(graph, source)
         check_texts(rows.texts.items(), nogoods, source)
 
         def work(loaded: _Loaded) -> WorkResult:
@@ -1343,6 +1490,11 @@ class Memory:
                     )
                 )
             self._store.add_justification_rows(first_just, claims, offsets, flat, event)
+            if expiring:
+                position = {node_id: k for k, node_id in enumerate(ordered)}
+                for node_id, until in expiring.items():
+                    self._store.add_expiry(first_node + position[node_id], until, event)
+                loaded.next_due = min(filter(None, (loaded.next_due, *expiring.values())))
             activated = index.names(plan.activated)
             nogood_rows = [
                 NogoodRow(
@@ -1552,6 +1704,11 @@ class Memory:
                     else "this audit was already reinstated"
                 )
                 raise InputError(f"audit {audit_id}: {problem}", source=self.path)
+            if audit_id in self._erased(loaded).values():
+                raise InputError(
+                    f"audit {audit_id} is a purge: erased content cannot be reinstated",
+                    source=self.path,
+                )
             event = self._event("reinstate", actor=reviewer, reason=reason, target=audit_id)
             plan = loaded.state.plan_extend(unblock=numbers)
             self._store.add_revisions(event, ACTIVE, plan.activated)
@@ -1560,6 +1717,155 @@ class Memory:
 
         change = self._write(work)
         return replace(change, seconds=time.perf_counter() - started)
+
+    # --- retrieval --------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        active_only: bool = True,
+        limit: int | None = DEFAULT_SEARCH_LIMIT,
+        cursor: str | None = None,
+    ) -> SearchPage:
+        """Nodes whose id or text holds every word of ``query`` (a word of the same stem, or
+        one it begins: "vaccine" finds "vaccines"), ranked by the database's own full-text
+        engine (:meth:`jtms.store.protocol.Store.search`), best first; with
+        ``active_only`` (the default) the active ones only. Each hit has its status and, for
+        an active claim, its current certificate. At most ``limit`` hits a page; the
+        page's ``cursor`` (pass it back with the same query and ``active_only``) gives the
+        next, read as of the first page's event.
+
+        >>> [hit.id for hit in memory.search("malaria vaccine").hits]   # doctest: +SKIP
+        ['c_malaria_vaccines', 'obs_trial_7']
+        """
+        words = query_words(query)
+        active_only = check_flag(active_only, "active_only")
+        if limit is not None:
+            limit = check_int(limit, "limit", 1, MAX_SEARCH_LIMIT)
+        call_digest = cursors.digest({"query": query, "active_only": active_only})
+        if cursor is None:
+            return self._search(query, words, active_only, limit, 0, call_digest)
+        found = cursors.decode(cursor, "search", call_digest)
+        if self._pinned is not None and found.event != self._pinned:
+            raise InputError(cursors.NOT_A_CURSOR)
+        view = self if self._pinned is not None else self.as_of(found.event)
+        return view._search(query, words, active_only, limit, found.offset, call_digest)
+
+    def _search(
+        self,
+        query: str,
+        words: list[str],
+        active_only: bool,
+        limit: int | None,
+        offset: int,
+        call_digest: str,
+    ) -> SearchPage:
+        with self.snapshot():
+            loaded = self._loaded_now()
+            index, state = loaded.index, loaded.state
+            size, active = index.size, state.active
+            matches = [
+                (num, score)
+                for num, score in self._store.search(words)
+                if num < size and (active[num] or not active_only)
+            ]
+            page = matches[offset:] if limit is None else matches[offset : offset + limit]
+            texts = self._store.texts_of([num for num, _ in page]) if page else {}
+            erased = self._erased(loaded) if page else {}
+            ids = index.ids
+            hits = []
+            for num, score in page:
+                certificate = None
+                if active[num] and not index.is_evidence[num]:
+                    certificate = tuple(
+                        Step(ids[c], tuple(sorted(ids[a] for a in index.just_antecedents[j])))
+                        for c, j in state.certificate(num)
+                    )
+                purge = erased.get(num)
+                hits.append(
+                    SearchHit(
+                        ids[num],
+                        Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value,
+                        bool(active[num]),
+                        texts.get(num, ""),
+                        float(f"{score:.6g}"),
+                        certificate,
+                        purge if purge is not None and self._until(purge) else None,
+                    )
+                )
+            event = loaded.seen_event
+            following = offset + len(page)
+            cursor = (
+                cursors.encode(cursors.Cursor("search", event, following, call_digest))
+                if following < len(matches)
+                else None
+            )
+            return SearchPage(query, active_only, tuple(hits), len(matches), event, cursor)
+
+    def search_scores(self, query: str) -> dict[str, float]:
+        """Every node (any status) the search for ``query`` finds, id -> its score (higher
+        is better; :meth:`search` ranks by it): what ``context(query)`` ranks claims by. A
+        query without words finds nothing."""
+        query = check_text(query, "query", MAX_QUERY)
+        try:
+            words = query_words(query, cut=True)
+        except InputError:  # no words
+            return {}
+        with self.snapshot():
+            loaded = self._loaded_now()
+            ids, size = loaded.index.ids, loaded.index.size
+            return {ids[n]: score for n, score in self._store.search(words) if n < size}
+
+    # --- forgetting -------------------------------------------------------------------------------
+    def purge(self, node_id: str, reason: str, reviewer: str | None = None) -> PurgeResult:
+        """Erase a node's content (text, source, expression, value) from the memory and its
+        history, for an erasure request, and retire it as an audit does: one audit event
+        (who, when, why: ``reviewer``, its time, ``reason``) whose plan withdraws exactly
+        what loses all support, and the erasure record naming that audit, never the
+        content. The audit cannot be reinstated. After the commit the database's files
+        are scrubbed of old copies (:meth:`jtms.store.protocol.Store.scrub`; ``scrubbed``
+        says whether that finished)."""
+        started = time.perf_counter()
+        node_id = check_id(node_id, "node_id")
+        reason = check_text(reason, "reason", MAX_REASON)
+        reviewer = check_text(reviewer, "reviewer", MAX_REVIEWER, optional=True)
+        if not reason.strip():
+            raise InputError("a purge needs a reason", source=self.path)
+
+        def work(loaded: _Loaded) -> WorkResult:
+            ids, numbers = self._roots(loaded, [node_id])
+            earlier = self._erased(loaded).get(numbers[0])
+            if earlier is not None:
+                raise InputError(
+                    f"already purged (by event {earlier})", source=self.path, node=node_id
+                )
+            event = self._event("audit", actor=reviewer, reason=reason, roots=list(ids))
+            plan = loaded.state.plan_retract(numbers)
+            self._store.add_revisions(event, INACTIVE, plan.deactivated)
+            loaded.audits[event] = numbers
+            self._store.purge(numbers[0], event)
+            loaded.erased = None
+            return event, plan, (event, ids, plan, loaded)
+
+        def named(value: tuple[int, tuple[str, ...], Plan, _Loaded]) -> Any:
+            event, ids, plan, loaded = value
+            return event, ids, plan, loaded, loaded.index.names(plan.deactivated)
+
+        event, ids, plan, loaded, retired = self._write(work, finish=named)
+        audit = self._result(event, ids, plan, loaded, started, reason, reviewer, retired)
+        scrubbed = self._store.scrub()
+        return PurgeResult(node_id, audit, scrubbed)
+
+    def erasures(self) -> dict[str, int]:
+        """Purged node id -> the audit event that erased its content (in a view of the
+        past: the purges made by then)."""
+        with self.snapshot():
+            ids = self._loaded_now().index.ids
+            return {
+                ids[num]: event
+                for num, event in self._erased(self._loaded_now()).items()
+                if self._until(event) and num < len(ids)
+            }
 
     # --- history and explanations -------------------------------------------------------------
     def history(self, node_id: str) -> list[dict[str, Any]]:
@@ -1624,6 +1930,9 @@ class Memory:
             kind = Kind.EVIDENCE.value if index.is_evidence[num] else Kind.CLAIM.value
             record = self._store.node_record(node_id)
             text = record["text"] if record else ""
+            erased_by = self._erased(loaded).get(num)
+            if erased_by is not None and not self._until(erased_by):
+                erased_by = None  # a view of the past before the purge (its text is gone)
             ids = index.ids
             blocked_by = tuple(sorted(a for a, roots in loaded.audits.items() if num in roots))
             if state.active[num]:
@@ -1636,7 +1945,16 @@ class Memory:
                 )
                 if kind == Kind.EVIDENCE.value:
                     evidence = [node_id]
-                return Explanation(node_id, kind, True, text, steps, tuple(evidence), blocked_by)
+                return Explanation(
+                    node_id,
+                    kind,
+                    True,
+                    text,
+                    steps,
+                    tuple(evidence),
+                    blocked_by,
+                    erased_by=erased_by,
+                )
             if self._pinned is None:
                 withdrawn = self._store.last_deactivation(num)
             else:
@@ -1666,6 +1984,7 @@ class Memory:
                 withdrawn,
                 broken,
                 self._kept_out_by(loaded, num),
+                erased_by,
             )
 
     def _kept_out_by(self, loaded: _Loaded, num: int) -> tuple[int, ...]:

@@ -63,6 +63,7 @@ class Explanation:
         tuple[tuple[str, ...], tuple[str, ...]], ...
     ] = ()  # (justification, inactive antecedents)
     kept_out_by: tuple[int, ...] = ()  # open audits that keep this inactive node out now
+    erased_by: int | None = None  # the purge (an audit event) that erased its content
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -80,7 +81,18 @@ class Explanation:
                 {"antecedents": list(j), "inactive": list(i)} for j, i in self.broken
             ],
             "kept_out_by": list(self.kept_out_by),
+            "erased_by": self.erased_by,
         }
 
 
-__all__ = ["AuditResult", "Change", "Explanation", "Step"]
+@dataclass(frozen=True)
+class PurgeResult:
+    """``Memory.purge``: the node whose content was erased, the audit that retired it (its
+    ``audit_id`` is the erasure's event) and whether the files were scrubbed of old copies."""
+
+    id: str
+    audit: AuditResult
+    scrubbed: bool
+
+
+__all__ = ["AuditResult", "Change", "Explanation", "PurgeResult", "Step"]

@@ -1,7 +1,7 @@
 """The server's long reads (``check``, ``diagnose``, ``context``, the review's plan) as plain
 functions of a memory, and the worker process that runs them beside the server.
 
-A long read is pure Python for seconds (a ``check`` page of 20,000 claims: about 2.5 s). Run
+A long read is pure Python for seconds (a ``check`` page of 20,000 claims). Run
 on a thread of the serving process it holds the interpreter lock for all that time but the
 lock's switch interval, and every short call (``state`` of one id: a few milliseconds of
 work, several hand-overs between the event loop and a worker thread) waits up to a switch

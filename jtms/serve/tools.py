@@ -51,6 +51,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from jtms.memory import limits
 from jtms.memory.memory import Memory, RepeatedCall
+from jtms.memory.search import DEFAULT_SEARCH_LIMIT
 from jtms.serve import longreads
 from jtms.serve.longreads import ViewCache, Worker, paged
 from jtms.views import pages, payloads
@@ -801,6 +802,16 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
         expression: Expression = None,
         value: Value = None,
         idempotency_key: IdempotencyKey = None,
+        valid_until: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description=(
+                    "an ISO time from which the evidence counts as audited (reason "
+                    '"expired"), e.g. "2027-01-01T00:00:00Z"; omit for no expiry'
+                ),
+            ),
+        ] = None,
     ) -> payloads.NodeAdded:
         """Record one piece of evidence (an observation, a document, an executed calculation).
 
@@ -810,7 +821,12 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
 
         def work(memory: Memory) -> payloads.NodeAdded:
             change = memory.add_evidence(
-                id, text=text, author=source, expression=expression, value=value
+                id,
+                text=text,
+                author=source,
+                expression=expression,
+                value=value,
+                valid_until=valid_until,
             )
             return payloads.node_added(change, id)
 
@@ -823,6 +839,7 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             "source": source,
             "expression": expression,
             "value": value,
+            **({"valid_until": valid_until} if valid_until is not None else {}),
         }
         result = await access(once("add_evidence", arguments, idempotency_key, work, replay))
         await changed([id], result["event_id"])
@@ -1261,6 +1278,82 @@ def build_server(access: MemoryAccess, read_only: bool = False) -> MemoryServer:
             return payloads.event_page(memory, event_id, 0, limit)
 
         return await access(work)
+
+    # --- search and purge (issue 58): one block, in the style of the tools above ---------------
+    @tool(reading)
+    async def search(
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=limits.MAX_QUERY,
+                description=(
+                    f"words to find in node ids and texts (at most {limits.MAX_QUERY} "
+                    f"characters, {limits.MAX_QUERY_WORDS} words); each must match, as a "
+                    f"word of the same stem or the start of one"
+                ),
+            ),
+        ],
+        active_only: Annotated[
+            bool, Field(description="only active nodes (the default); false: every node")
+        ] = True,
+        limit: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=limits.MAX_SEARCH_LIMIT,
+                description=f"hits in this page (1 to {limits.MAX_SEARCH_LIMIT})",
+            ),
+        ] = DEFAULT_SEARCH_LIMIT,
+        cursor: Cursor = None,
+    ) -> payloads.SearchPayload:
+        """Find nodes by words of their ids and texts, ranked by the database's full-text
+        search ("vaccine" finds "vaccines"). Each hit has its `status` and, for an active
+        claim, its `certificate` (why it holds now), so you can cite it. `counts.hits` is
+        the number of hits; `cursor` (this same call with it) gives the next page."""
+
+        def work(memory: Memory) -> payloads.SearchPayload:
+            page = memory.search(query, active_only=active_only, limit=limit, cursor=cursor)
+            return payloads.search_payload(page)
+
+        return await access(work)
+
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    async def purge(
+        id: Annotated[NodeId, Field(description="the node whose content to erase")],
+        reason: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=limits.MAX_REASON,
+                description=(
+                    f"why, for the record, e.g. an erasure request (1 to {limits.MAX_REASON} "
+                    f"characters)"
+                ),
+            ),
+        ],
+        reviewer: Reviewer = None,
+        limit: Limit = pages.DEFAULT_LIMIT,
+        idempotency_key: IdempotencyKey = None,
+    ) -> payloads.PurgePayload:
+        """Erase a node's text, source, expression and value from the memory and its
+        history (an erasure request), and retire it as `audit` does: `retired` lists what
+        lost all support, `kept` what stays with another justification. The erasure record
+        keeps who, when and why, never the content; it cannot be reinstated."""
+
+        def work(memory: Memory) -> payloads.PurgePayload:
+            return payloads.purge_payload(
+                memory, memory.purge(id, reason=reason, reviewer=reviewer), limit
+            )
+
+        def replay(memory: Memory, event: int) -> payloads.PurgePayload:
+            page = dict(payloads.event_page(memory, event, 0, limit))
+            return cast(payloads.PurgePayload, {**page, "purged": id, "scrubbed": True})
+
+        arguments = {"id": id, "reason": reason, "reviewer": reviewer}
+        result = await access(once("purge", arguments, idempotency_key, work, replay))
+        await changed(result["retired"], result["audit_id"])
+        return result
 
     server = MemoryServer(
         "jtms",

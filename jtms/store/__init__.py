@@ -127,6 +127,34 @@ __all__ = [
     "check_location",
     "database_files",
     "create_store",
+    "drop_store",
     "open_store",
     "upgrade_store",
 ]
+
+
+def drop_store(location: str | Path) -> tuple[str, ...]:
+    """Remove the whole memory at ``location`` for good: an SQLite file with its ``-wal``,
+    ``-shm`` and ``-journal`` files, or a PostgreSQL memory's schema. It is opened first, so
+    anything that is not a jtms memory is refused (:class:`InputError`) and left alone.
+    Returns the files removed (none for PostgreSQL)."""
+    location = check_location(location)
+    open_store(location).close()
+    if location.startswith(POSTGRES_PREFIXES):
+        from jtms.store.postgres import drop_memory
+
+        drop_memory(location)
+        return ()
+    removed = []
+    for path in database_files(location):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            raise InputError(
+                f"cannot remove {path!r}: {error.strerror}; the memory may be partly removed",
+                source=location,
+            ) from None
+        removed.append(path)
+    return tuple(removed)

@@ -88,6 +88,8 @@ TABLES = (
     "supports",
     "nogoods",
     "nogood_revisions",
+    "expiries",
+    "erasures",
 )
 
 
@@ -363,6 +365,58 @@ class Store(Protocol):
 
     def problems(self) -> list[str]:
         """The backend's own integrity checks (empty when sound)."""
+        ...
+
+    # --- search and erasures --------------------------------------------------------------------
+    def search(self, words: Sequence[str]) -> list[tuple[int, float]]:
+        """(node number, score) of every node whose id or text holds each of ``words`` (as a
+        word, a word of the same stem, or the start of a word), best first by the database's
+        own ranking, ties by number. The index is kept in the transaction of every insert."""
+        ...
+
+    def texts_of(self, nums: Sequence[int]) -> dict[int, str]:
+        """Node number -> its text, for the nodes ``nums``."""
+        ...
+
+    def erasures(self) -> dict[int, int]:
+        """Node number -> the event (an audit) whose purge erased its content."""
+        ...
+
+    def add_erasure(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: the erasure record alone (a memory imported from an export,
+        whose node rows come with their content already erased)."""
+        ...
+
+    def add_expiry(self, num: int, until: str, event: int) -> None:
+        """Inside :meth:`write`: evidence ``num`` (added by ``event``) counts as audited
+        from ``until`` (ISO 8601 in UTC, to the millisecond) on."""
+        ...
+
+    def expiries(self) -> dict[int, str]:
+        """Evidence number -> its ``valid_until``."""
+        ...
+
+    def next_expiry(self, upto: int) -> str | None:
+        """The earliest ``valid_until`` of evidence (existing at event ``upto``) that no
+        audit with reason "expired" up to ``upto`` names yet; None when there is none."""
+        ...
+
+    def due_expiries(self, now: str, upto: int) -> list[int]:
+        """Evidence (existing at event ``upto``) whose ``valid_until`` is at or before
+        ``now`` and that no audit with reason "expired" up to ``upto`` names yet."""
+        ...
+
+    def purge(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: the erasure record of node ``num`` by the audit ``event``,
+        then its text, author, expression and value emptied everywhere the memory keeps
+        them (the node row, its creating event's actor, the search index): the one update
+        the append-only triggers allow."""
+        ...
+
+    def scrub(self) -> bool:
+        """After a purge's commit: remove the old copies of what it erased from the
+        database's files (SQLite: VACUUM and a WAL checkpoint that truncates; PostgreSQL:
+        VACUUM). False when another reader kept the WAL from being emptied."""
         ...
 
     # --- writes (inside write()) ----------------------------------------------------------------

@@ -209,7 +209,48 @@ CREATE TABLE idempotency_keys (
 ) WITHOUT ROWID;
 """
 
+# What later versions added without a new schema version: each memory gets it when it is
+# created, and an older memory when it is first opened writable (SqliteStore._add_features).
+# The search index (FTS5 over the nodes' ids and texts, porter stemming, kept by a trigger in
+# the transaction of every insert) and the erasure records of purges (docs/design.md section 2).
+FEATURES = """
+CREATE TABLE IF NOT EXISTS expiries (
+    node  INTEGER PRIMARY KEY REFERENCES nodes (num),   -- evidence with a valid_until
+    until TEXT NOT NULL,                                -- that time, ISO 8601 in UTC
+    event INTEGER NOT NULL REFERENCES events (id)       -- the event that added it
+);
+CREATE TABLE IF NOT EXISTS erasures (
+    node  INTEGER PRIMARY KEY REFERENCES nodes (num),   -- the erased node
+    event INTEGER NOT NULL REFERENCES events (id)       -- its purge: an audit (who, when, why)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS node_search USING fts5(
+    id, text, content = 'nodes', content_rowid = 'num', tokenize = 'porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS node_search_insert AFTER INSERT ON nodes BEGIN
+    INSERT INTO node_search (rowid, id, text) VALUES (new.num, new.id, new.text);
+END;
+"""
+
+# the columns of a node (and of its creating event) a purge may rewrite: to '' or NULL, only
+# for a node with an erasure record (the one sanctioned path that rewrites history)
+_PURGED_NODE = (
+    "NEW.num = OLD.num AND NEW.id = OLD.id AND NEW.kind = OLD.kind AND NEW.event = OLD.event "
+    "AND NEW.status = OLD.status AND NEW.text = '' AND NEW.author IS NULL "
+    "AND NEW.expression IS NULL AND NEW.value IS NULL "
+    "AND EXISTS (SELECT 1 FROM erasures WHERE node = OLD.num)"
+)
+_PURGED_EVENT = (
+    "NEW.id = OLD.id AND NEW.kind = OLD.kind AND NEW.time = OLD.time "
+    "AND NEW.reason IS OLD.reason AND NEW.roots IS OLD.roots AND NEW.target IS OLD.target "
+    "AND NEW.source IS OLD.source AND NEW.actor IS NULL AND OLD.kind IN "
+    "('add-evidence', 'add-claim') AND EXISTS (SELECT 1 FROM erasures r JOIN nodes n "
+    "ON n.num = r.node WHERE n.event = OLD.id)"
+)
+_SANCTIONED = {("nodes", "UPDATE"): _PURGED_NODE, ("events", "UPDATE"): _PURGED_EVENT}
+
 IMMUTABLE_TABLES = (
+    "expiries",
+    "erasures",
     "events",
     "nodes",
     "justifications",
@@ -221,12 +262,16 @@ IMMUTABLE_TABLES = (
 )
 
 
-def _triggers() -> str:
+def _triggers(tables: Sequence[str] = IMMUTABLE_TABLES) -> str:
+    """The triggers refusing UPDATE and DELETE on ``tables``; an UPDATE of a node's content
+    (and of its creating event's actor) passes only as a purge does it (:data:`_SANCTIONED`)."""
     statements = []
-    for table in IMMUTABLE_TABLES:
+    for table in tables:
         for action in ("UPDATE", "DELETE"):
+            allowed = _SANCTIONED.get((table, action))
+            when = f"WHEN NOT ({allowed}) " if allowed else ""
             statements.append(
-                f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} "
+                f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} {when}"
                 f"BEGIN SELECT RAISE(ABORT, '{table} are immutable (append-only memory)'); END;"
             )
     return "\n".join(statements)
@@ -504,7 +549,7 @@ class SqliteStore:
                 raise _Installed(
                     "already exists (remove it or use another --db)", source=self.location
                 )
-            for statement in _split(SCHEMA + _triggers()):
+            for statement in _split(SCHEMA + FEATURES + _triggers()):
                 db.execute(statement)
             db.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
@@ -609,6 +654,11 @@ class SqliteStore:
             )
         store = cls(connection, location, writable, timeout)
         store.schema_version = int(version) if version else SCHEMA_VERSION
+        try:
+            store._add_features()
+        except BaseException:
+            connection.close()
+            raise
         if upgrading:
             store._retired = [
                 name
@@ -619,6 +669,56 @@ class SqliteStore:
                 )
             ]
         return store
+
+    def _add_features(self) -> None:
+        """Give a memory created before them the search index and the erasure records
+        (:data:`FEATURES`, with the triggers that let a purge rewrite content), in one write
+        of its own that adds no event; the index is built from the stored nodes. A read-only
+        memory is left as it is (searching it says how to build the index)."""
+        db = self._db
+        if self._has_features() or not self.writable:
+            return
+        started = time.monotonic()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise _fault(
+                error, self.location, time.monotonic() - started, self.busy_timeout
+            ) from None
+        try:
+            if not self._has_features():  # another process may have added them meanwhile
+                indexed = self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'node_search'"
+                ).fetchone()
+                for statement in _split(FEATURES):
+                    db.execute(statement)
+                tables = ("expiries", "erasures", "events", "nodes")
+                for table in tables:
+                    for action in ("update", "delete"):
+                        db.execute(f"DROP TRIGGER IF EXISTS {table}_no_{action}")
+                for statement in _split(_triggers(tables)):
+                    db.execute(statement)
+                if not indexed:
+                    db.execute("INSERT INTO node_search (node_search) VALUES ('rebuild')")
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise _fault(error, self.location) from None
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _has_features(self) -> bool:
+        if getattr(self, "_features", False):  # once added, never removed
+            return True
+        found = self._db.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name IN ('erasures', 'node_search', "
+            "'expiries')"
+        ).fetchone()[0]
+        self._features = bool(found == 3)
+        return self._features
 
     @property
     def needs_upgrade(self) -> bool:
@@ -1068,6 +1168,8 @@ class SqliteStore:
     def rows(self, table: str) -> list[dict[str, Any]]:
         if table not in TABLES:
             raise InputError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
+        if table in ("expiries", "erasures") and not self._has_features():
+            return []  # a memory made before them, read where they cannot be added
         if table == "supports":  # stored as one row of arrays per write
             return [asdict(row) for row in self.supports(-1, self.last_event())]
         cursor = self._db.execute(f"SELECT * FROM {table} ORDER BY 1")
@@ -1104,6 +1206,131 @@ class SqliteStore:
                     )
                     break
         return problems
+
+    # --- search and erasures ---------------------------------------------------------------------
+    def search(self, words: Sequence[str]) -> list[tuple[int, float]]:
+        """(node number, score) of every node whose id or text holds each of ``words`` (a
+        word, a word of the same stem, or one they begin), best first (FTS5's BM25, the id
+        weighted twice the text; ties by number). ``words``: at least one, no quotes."""
+        if not self._has_features():
+            raise InputError(
+                "this memory has no search index yet: open it once with write access "
+                "(any jtms command) to build it",
+                source=self.location,
+            )
+        match = " ".join('"' + word.replace('"', '""') + '"*' for word in words)
+        return [
+            (int(num), float(score))
+            for num, score in self._db.execute(
+                "SELECT rowid, -bm25(node_search, 2.0, 1.0) AS score FROM node_search "
+                "WHERE node_search MATCH ? ORDER BY score DESC, rowid",
+                (match,),
+            )
+        ]
+
+    def texts_of(self, nums: Sequence[int]) -> dict[int, str]:
+        """Node number -> its text, for the nodes ``nums`` (a page of hits)."""
+        rows = self._db.execute(
+            "SELECT num, text FROM nodes WHERE num IN (SELECT value FROM json_each(?))",
+            (json.dumps([int(n) for n in nums]),),
+        ).fetchall()
+        self._check_rows("nodes", rows, ((1, "text", _TEXT),))
+        return dict(rows)
+
+    def add_expiry(self, num: int, until: str, event: int) -> None:
+        """Inside :meth:`write`: evidence ``num`` (added by ``event``) counts as audited
+        from ``until`` on."""
+        self._db.execute(
+            "INSERT INTO expiries (node, until, event) VALUES (?, ?, ?)", (num, until, event)
+        )
+
+    def expiries(self) -> dict[int, str]:
+        """Evidence number -> its ``valid_until`` (ISO 8601, UTC)."""
+        if not self._has_features():
+            return {}
+        return {int(n): str(u) for n, u in self._db.execute("SELECT node, until FROM expiries")}
+
+    def due_expiries(self, now: str, upto: int) -> list[int]:
+        """Evidence numbers whose ``valid_until`` is at or before ``now`` and that no audit
+        with reason "expired" among events up to ``upto`` names yet, by number."""
+        if not self._has_features():
+            return []
+        return [
+            int(num)
+            for (num,) in self._db.execute(
+                "SELECT x.node FROM expiries x JOIN nodes n ON n.num = x.node "
+                "WHERE x.until <= ? AND n.event <= ? AND NOT EXISTS (SELECT 1 FROM events e, "
+                "json_each(e.roots) r WHERE e.kind = 'audit' AND e.reason = 'expired' "
+                "AND e.id <= ? AND r.value = n.id) ORDER BY x.node",
+                (now, upto, upto),
+            )
+        ]
+
+    def next_expiry(self, upto: int) -> str | None:
+        """The earliest ``valid_until`` of evidence (existing at event ``upto``) that no
+        audit with reason "expired" up to ``upto`` names yet; None when there is none."""
+        if not self._has_features():
+            return None
+        found = self._db.execute(
+            "SELECT min(x.until) FROM expiries x JOIN nodes n ON n.num = x.node "
+            "WHERE n.event <= ? AND NOT EXISTS (SELECT 1 FROM events e, json_each(e.roots) r "
+            "WHERE e.kind = 'audit' AND e.reason = 'expired' AND e.id <= ? AND r.value = n.id)",
+            (upto, upto),
+        ).fetchone()[0]
+        return None if found is None else str(found)
+
+    def erasures(self) -> dict[int, int]:
+        """Node number -> the event (an audit) that purged its content."""
+        if not self._has_features():
+            return {}
+        return {int(n): int(e) for n, e in self._db.execute("SELECT node, event FROM erasures")}
+
+    def add_erasure(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: the erasure record alone (see the protocol)."""
+        self._db.execute("INSERT INTO erasures (node, event) VALUES (?, ?)", (num, event))
+
+    def purge(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: erase node ``num``'s text, author, expression and value (and
+        the author its creating event kept as actor) for the purge ``event``; the erasure
+        record first, which is what lets the triggers pass these updates. The search index
+        drops the node's words and is merged (no segment keeps them), and every page this
+        frees is zeroed (``secure_delete``); :meth:`scrub` then removes old copies."""
+        db = self._db
+        db.execute("PRAGMA secure_delete = ON")
+        db.execute("INSERT INTO erasures (node, event) VALUES (?, ?)", (num, event))
+        node_id, text, created = db.execute(
+            "SELECT id, text, event FROM nodes WHERE num = ?", (num,)
+        ).fetchone()
+        db.execute(
+            "INSERT INTO node_search (node_search, rowid, id, text) VALUES ('delete', ?, ?, ?)",
+            (num, node_id, text),
+        )
+        db.execute(
+            "UPDATE nodes SET text = '', author = NULL, expression = NULL, value = NULL "
+            "WHERE num = ?",
+            (num,),
+        )
+        db.execute("INSERT INTO node_search (rowid, id, text) VALUES (?, ?, '')", (num, node_id))
+        db.execute(
+            "UPDATE events SET actor = NULL WHERE id = ? AND actor IS NOT NULL "
+            "AND kind IN ('add-evidence', 'add-claim')",
+            (created,),
+        )
+        db.execute("INSERT INTO node_search (node_search) VALUES ('optimize')")
+
+    def scrub(self) -> bool:
+        """After a purge's commit: rewrite the file without its free pages (``VACUUM``, which
+        drops every stale copy of a page) and empty the WAL (a checkpoint that truncates it),
+        so the erased content is in no byte of the memory's files. False when another
+        connection's reader kept the WAL from being emptied (the next scrub finishes it)."""
+        db = self._db
+        try:
+            db.execute("PRAGMA secure_delete = ON")
+            db.execute("VACUUM")
+            busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as error:
+            raise _fault(error, self.location) from None
+        return not busy
 
     # --- writes -------------------------------------------------------------------------------
     def append_event(

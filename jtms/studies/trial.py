@@ -13,6 +13,7 @@ states against.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from jtms.fuzz.clingo_oracle import ClingoOracle
@@ -21,6 +22,11 @@ from jtms.studies.readers import Question
 from jtms.studies.rendering import MemoryView, certificates_of, engine_view, render, rule_view
 from jtms.studies.rules import RuleFn, engine_exact, truth_active
 from theory.model.structure import SupportStructure
+
+ANSWERED_RULE: ContextVar[str | None] = ContextVar("answered_rule", default=None)
+"""The rule whose context :meth:`Revised.context_for` compiled last: every study hands that
+context straight to a reader (``reader(outcome.context_for(q), q)``), so an answerer (and the
+CLI's ``--transcript``) can name the rule each of its calls answers for."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,7 @@ class Revised:
 
     def context_for(self, question: Question) -> str:
         """The working context compiled for a delayed question (its target in focus)."""
+        ANSWERED_RULE.set(self.rule)
         if question.target not in self._focused:
             self._focused[question.target] = render(self.view, self.budget, focus=question.target)
         return self._focused[question.target]

@@ -31,6 +31,8 @@ from jtms.engine.incremental import SupportState
 from jtms.memory.memory import Memory
 
 CAP = 200  # nodes drawn before "show more"
+TEXT_SHOWN = 60  # characters of a node's text in its box (the whole text is its tooltip)
+BOX_BUDGET = 40  # boxes the explorer draws by default: each readable at the default zoom
 NO_RANK_LIMIT = 1 << 40
 
 
@@ -41,6 +43,8 @@ class DrawnNode:
     active: bool
     rank: int  # derivation rank: 0 for evidence, 1 + the ranks below for claims
     text: str = ""
+    collapsed: int = 0  # neighbours in the walk's direction that are not drawn (expandable)
+    flag: str = ""  # "invalidated" (an audit's root), "retired" (by an audit of the focus), ""
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,10 @@ class Drawing:
     justifications: list[DrawnJustification] = field(default_factory=list)
     left_out: int = 0  # nodes reachable but not drawn (over the cap)
     focus: str | None = None
+    question: str = "certificate"  # what the drawing answers: see focused_drawing
+    certificates: int = 0  # intact justifications of an active focus (one drawn at a time)
+    certificate: int = 0  # which of them is drawn
+    invalidated: tuple[str, ...] = ()  # audited nodes the walk reached (whole walk, sorted)
 
 
 def _ranks(state: SupportState, drawing_ids: Iterable[str]) -> dict[str, int]:
@@ -119,7 +127,13 @@ def _finish(
     for node_id, node in list(drawing.nodes.items()):
         text = texts[node_id] if texts is not None else memory.node(node_id)["text"] or ""
         drawing.nodes[node_id] = DrawnNode(
-            node.id, node.kind, node.active, min(ranks.get(node_id, 1), 10_000), text
+            node.id,
+            node.kind,
+            node.active,
+            min(ranks.get(node_id, 1), 10_000),
+            text,
+            node.collapsed,
+            node.flag,
         )
     return drawing
 
@@ -164,6 +178,141 @@ def certificate_drawing(memory: Memory, node_id: str, cap: int = CAP) -> Drawing
     ]
     drawing.left_out = len(reached) - len(drawing.nodes)
     return _finish(memory, state, drawing)
+
+
+def focused_drawing(
+    memory: Memory,
+    node_id: str,
+    *,
+    budget: int = BOX_BUDGET,
+    expand: Iterable[str] = (),
+    certificate: int = 0,
+) -> Drawing:
+    """The drawing that answers a node page's question, in about ``budget`` boxes.
+
+    - An active claim (``question`` "certificate"): one certificate at a time, the
+      ``certificate``-th of its intact justifications (the engine's support first) and below
+      it, down to evidence, the support step of each active claim.
+    - An inactive claim ("why inactive"): its broken justifications down to what broke them;
+      the audited nodes reached are flagged ``invalidated`` (inactive antecedents first).
+    - Evidence ("dependents"): what depends on it, breadth first upwards; for active evidence,
+      the nodes an audit of it would retire are flagged ``retired``.
+
+    Boxes are added breadth first until ``budget``; a drawn node whose next neighbours did
+    not fit counts them in ``collapsed``, and naming it in ``expand`` draws them as well.
+    ``left_out`` counts the nodes of the walk not drawn.
+
+    >>> from jtms import Memory
+    >>> with Memory.create(":memory:") as memory:  # doctest: +SKIP
+    ...     memory.add_evidence("a"); memory.add_claim("c", [["a"]])
+    ...     sorted(focused_drawing(memory, "c").nodes)
+    ['a', 'c']
+    """
+    memory.explain(node_id)  # raises InputError("unknown id") for a stranger
+    state = memory.state
+    index = state.index
+    number = index.number
+    focus_active = bool(state.active[number[node_id]])
+    drawing = Drawing(focus=node_id)
+    blocked = memory.blocked_ids()
+    retired: frozenset[str] = frozenset()
+    upward = bool(index.is_evidence[number[node_id]])
+    if upward:
+        drawing.question = "dependents"
+        if focus_active:
+            retired = frozenset(memory.preview([node_id]).retired)
+    else:
+        drawing.question = "certificate" if focus_active else "why inactive"
+
+    def steps(current: str) -> list[DrawnJustification]:
+        """The justifications drawn below the claim ``current``, in the walk's order."""
+        justs = _justifications_of(state, current)
+        if current == node_id and focus_active:
+            intact = sorted(
+                (j for j in justs if j.intact), key=lambda j: (not j.support, j.antecedents)
+            )
+            drawing.certificates = len(intact)
+            drawing.certificate = min(max(certificate, 0), max(len(intact) - 1, 0))
+            chosen = intact[drawing.certificate : drawing.certificate + 1]
+            return [DrawnJustification(j.claim, j.antecedents, True, True) for j in chosen]
+        if state.active[number[current]]:
+            return [j for j in justs if j.support]
+        if current in blocked and current != node_id:
+            return []  # an audited claim: the audit, not its justifications, keeps it out
+        return justs
+
+    def neighbours(current: str) -> list[str]:
+        if upward:
+            found = []
+            for c in sorted({index.ids[c] for c in index.consumers[number[current]]}):
+                for j in _justifications_of(state, c):
+                    if current in j.antecedents:
+                        steps_seen.append(DrawnJustification(c, (current,), j.intact, j.support))
+                found.append(c)
+            return found
+        if index.is_evidence[number[current]]:
+            return []
+        if current != node_id and not focus_active and state.active[number[current]]:
+            return []  # an intact antecedent of a broken justification: not why it is out
+        found = []
+        for j in steps(current):
+            steps_seen.append(j)
+            found.extend(sorted(j.antecedents, key=lambda a: (bool(state.active[number[a]]), a)))
+        return found
+
+    steps_seen: list[DrawnJustification] = []
+    children: dict[str, list[str]] = {}
+    parent: dict[str, str] = {}
+    order = [node_id]
+    queue = deque([node_id])
+    while queue:  # the whole walk, breadth first
+        current = queue.popleft()
+        children[current] = neighbours(current)
+        for other in children[current]:
+            if other not in parent and other != node_id:
+                parent[other] = current
+                order.append(other)
+                queue.append(other)
+    # what is drawn: first the shortest path down to each audited node (why it is out), then
+    # the walk breadth first, up to ``budget`` boxes
+    drawn = {node_id}
+    limit = max(1, budget)
+    if drawing.question == "why inactive":
+        for culprit in order:
+            if culprit not in blocked or culprit in drawn:
+                continue
+            path = []
+            step = culprit
+            while step not in drawn:
+                path.append(step)
+                step = parent[step]
+            if len(drawn) + len(path) > limit and len(drawn) > 1:
+                break
+            drawn.update(path)
+    for i in order:
+        if len(drawn) >= limit:
+            break
+        drawn.add(i)
+    wanted = set(expand)
+    for i in order:  # an expanded node's neighbours are drawn whatever the budget
+        if i in drawn and i in wanted:
+            drawn.update(children.get(i, ()))
+    shown = [i for i in order if i in drawn]  # breadth-first order
+    texts = {i: memory.node(i)["text"] or "" for i in shown}
+    for i in shown:
+        node = _node(state, i, texts)
+        hidden = len({c for c in children.get(i, ()) if c not in drawn})
+        flag = "invalidated" if i in blocked else "retired" if i in retired else ""
+        drawing.nodes[i] = DrawnNode(node.id, node.kind, node.active, 0, node.text, hidden, flag)
+    kept: dict[tuple[str, tuple[str, ...]], DrawnJustification] = {}
+    for j in steps_seen:
+        ants = tuple(a for a in j.antecedents if a in drawn)
+        if j.claim in drawn and (ants or not j.antecedents):
+            kept.setdefault((j.claim, ants), DrawnJustification(j.claim, ants, j.intact, j.support))
+    drawing.justifications = list(kept.values())
+    drawing.left_out = len(order) - len(shown)
+    drawing.invalidated = tuple(sorted(i for i in order if i in blocked and i != node_id))
+    return _finish(memory, state, drawing, texts)
 
 
 def graph_drawing(memory: Memory, cap: int | None = None) -> Drawing:
@@ -347,6 +496,8 @@ def to_svg(drawing: Drawing, link: str | None = None, suffix: str = "") -> str:
     for node_id, (x, y) in sorted(corners.items()):
         node = drawing.nodes[node_id]
         css = f"node {node.kind} {'active' if node.active else 'inactive'}"
+        if node.flag:
+            css += f" {node.flag}"
         if node_id == drawing.focus:
             css += " focus"
         rx = 4 if node.kind == "evidence" else 16
@@ -387,13 +538,17 @@ def description(drawing: Drawing, link: str | None = None, suffix: str = "") -> 
             "active": node.active,
             "rank": node.rank,
             "label": node.id,
+            "text": node.text[:TEXT_SHOWN],
             "title": node.id + (f": {node.text}" if node.text else ""),
+            "collapsed": node.collapsed,
+            "flag": node.flag,
         }
         if link is not None:
             entry["href"] = link + quote(node_id, safe="") + suffix
         nodes.append(entry)
     return {
         "focus": drawing.focus,
+        "question": drawing.question,
         "left_out": drawing.left_out,
         "nodes": nodes,
         "justifications": [

@@ -32,6 +32,8 @@ from theory.model.canonical import sorted_ids
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.calc.reviewer import ReviewReport
     from jtms.memory.contradictions import ContradictionReview
+    from jtms.memory.results import PurgeResult
+    from jtms.memory.search import SearchPage
 
 
 class NodeAdded(TypedDict):
@@ -99,6 +101,7 @@ class HistoryPayload(TypedDict):
     kind: str
     active: bool
     audited_by: list[int]
+    erased_by: int | None
     revisions: list[RevisionPayload]
     counts: dict[str, int]
     cursor: str | None
@@ -136,6 +139,7 @@ class ExplainPayload(TypedDict):
     withdrawn_by: int | None
     broken_justifications: list[BrokenJustification]
     kept_out_by: list[int]  # the open audits that keep an inactive node out now
+    erased_by: int | None  # the purge that erased its content (its text is then empty)
     counts: dict[str, int]
     cursor: str | None
 
@@ -521,6 +525,7 @@ def history_payload(
             "kind": memory.node(node_id)["kind"],
             "active": memory.is_active(node_id),
             "audited_by": memory.audits_naming(node_id),
+            "erased_by": memory.erasures().get(node_id),
             "revisions": rows,
         }
     return paginate(
@@ -781,3 +786,51 @@ def check_payload(
         "counts": {"claims": len(ids), "unsafe": len(summary.unsafe)},
         "cursor": cursor,
     }
+
+
+# --- search and forgetting (issue 58) ------------------------------------------------------------
+class SearchHitPayload(TypedDict):
+    """One hit of ``search``: the node, its status now, its text (empty once purged:
+    ``erased_by`` names the purge) and, for an active claim, its current certificate."""
+
+    id: str
+    kind: str
+    status: str
+    text: str
+    score: float
+    certificate: list[CertificateStep] | None
+    erased_by: int | None
+
+
+class SearchPayload(TypedDict):
+    """``search``: the hits best first, one page (``counts.hits``: all of them; ``cursor``:
+    the next page, read as of ``event``, the first page's)."""
+
+    query: str
+    active_only: bool
+    hits: list[SearchHitPayload]
+    counts: dict[str, int]
+    event: int
+    cursor: str | None
+
+
+class PurgePayload(AuditPayload):
+    """``purge``: the audit that retired the node (``audit_id`` is the erasure's event), the
+    erased node and whether the database's files were scrubbed of old copies."""
+
+    purged: str
+    scrubbed: bool
+
+
+def search_payload(page: "SearchPage") -> SearchPayload:
+    """:meth:`Memory.search`'s page as JSON (the CLI's ``--json``, the MCP tool's result)."""
+    return page.as_dict()  # type: ignore[return-value]
+
+
+def purge_payload(memory: Memory, result: "PurgeResult", limit: int | None = None) -> PurgePayload:
+    """:meth:`Memory.purge`'s result: its audit's page (:func:`audit_payload`) and what
+    was erased."""
+    payload: dict[str, Any] = dict(audit_payload(memory, [result.id], result.audit, False, limit))
+    payload["purged"] = result.id
+    payload["scrubbed"] = result.scrubbed
+    return payload  # type: ignore[return-value]

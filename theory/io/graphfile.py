@@ -173,9 +173,10 @@ def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) ->
 
 
 # the keys each object of a graph document may carry (docs/design.md section 4; the memory's
-# import reads author/expression/value too); any other key is an error naming it and where
+# import reads author/expression/value/valid_until too); any other key is an error naming it
+# and where
 TOP_KEYS = frozenset({"nodes", "justifications", "nogoods"})
-NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value"})
+NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value", "valid_until"})
 JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
 _ONLY_STR = frozenset({str})  # antecedents: exactly str, checked per list in C (set of the types)
 _ONLY_DICT = frozenset({dict})
@@ -276,7 +277,7 @@ def graph_rows(data: Any) -> GraphRows | None:
     ``None`` for anything else: an invalid document, and one with nogoods. The caller then
     reads it with :func:`parse_graph`, which says what is wrong, so this reader only has to
     recognise valid documents; it accepts exactly what :func:`parse_graph` accepts and gives
-    the same rows as :meth:`GraphRows.of` the parsed structure (``tests/test_bulk_import.py``
+    the same rows as :meth:`GraphRows.of` the parsed structure (``tests/jtms/memory/test_bulk_import.py``
     checks both on valid and broken documents).
 
     >>> rows = graph_rows({"nodes": [{"id": "c", "kind": "claim"}, {"id": "e", "kind": "evidence"}],

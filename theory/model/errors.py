@@ -6,6 +6,20 @@ MAX_SHOWN = 80  # characters of a value (an id, a file name) shown in a message
 MAX_PROBLEM = 400  # characters of the problem itself
 
 
+def one_line(text: str) -> str:
+    """``text`` as one line: every line break Python knows (``\\n``, ``\\r``, ``\\v``,
+    ``\\f``, the file, group and record separators, NEL, U+2028, U+2029) and the blanks
+    around it become one space, so a message read from a driver or a file never spans lines.
+
+    >>> one_line("server closed the connection\\n\\tThis probably means\\u2028x")
+    'server closed the connection This probably means x'
+    """
+    lines = text.splitlines()
+    if len(lines) <= 1:
+        return text.rstrip("\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+    return " ".join(part.strip() for part in lines if part.strip())
+
+
 def shorten(text: str, limit: int = MAX_SHOWN) -> str:
     """``text`` cut to ``limit`` characters, saying how much was cut.
 
@@ -33,7 +47,7 @@ class InputError(ValueError):
         if node is not None:
             parts.append(f"node {shorten(repr(node))}")
         parts.append(shorten(str(problem), MAX_PROBLEM))
-        super().__init__(": ".join(parts).replace("\n", " "))
+        super().__init__(one_line(": ".join(parts)))
 
     def with_source(self, source: str) -> "InputError":
         """The same error, attributed to ``source`` (a file path) if it had none."""

@@ -221,7 +221,7 @@ def first_occurrences(keys: Any, bound: int) -> Any:
 
 def distinct_sorted(values: Any) -> Any:
     """The distinct values of an integer array, ascending: ``np.unique`` without its test for
-    a masked array, whose first call imports ``numpy.ma`` (about 27 ms of a one-shot
+    a masked array, whose first call imports ``numpy.ma`` (a noticeable part of a one-shot
     command's audit).
 
     >>> import numpy as np

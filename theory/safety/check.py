@@ -33,7 +33,6 @@ from typing import Any, Literal
 
 from theory.model.canonical import smallest_first, sorted_ids, sorted_sets
 from theory.model.errors import GraphError, Undecided, count_argument
-from theory.model.graphalgo import solve_component, strongly_connected_components
 from theory.model.index import IndexView, SupportIndex, index_of
 from theory.model.structure import SupportStructure, id_list
 from theory.semantics.fixpoint import base_active
@@ -152,86 +151,99 @@ class Verdicts:
 
 
 def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
-    """Ancestors and critical sets for every node, in time near-linear in the graph.
+    """Ancestors and critical sets for every node, in time near-linear in the graph, as
+    integer bitsets (bit i = evidence number i: a :class:`SupportIndex` numbers evidence
+    first).
 
     ``active`` is the state before any audit (:func:`theory.semantics.fixpoint.base_active`).
+    The fixpoints are :mod:`theory.safety.kernel`'s (the compiled core), solved for all the
+    evidence in one block: this is the full check's input, which holds a bitset per node
+    anyway; :func:`count_verdicts` is the bounded-memory form.
     """
+    import numpy as np
+
+    from theory.safety import kernel
+
     size = index.size
-    is_evidence = index.is_evidence
-    justs_of = index.justs_of
-    just_antecedents = index.just_antecedents
+    is_evidence = np.frombuffer(bytes(index.is_evidence[:size]), dtype=np.uint8)
+    flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
+    just_start, justs, ante_start, antes = _flat_justifications(index)
+    kept = np.ones(len(ante_start) - 1, dtype=np.uint8)
+    numbers = np.arange(size, dtype=np.int64)
+    bit_of = np.where(is_evidence == 1, numbers, -1)  # evidence are numbered first
+    evidence = int(is_evidence.sum())
+    row_of = np.full(size, -1, dtype=np.int64)
+    claim_nodes = np.flatnonzero(is_evidence == 0)
+    row_of[claim_nodes] = np.arange(len(claim_nodes), dtype=np.int64)
+    order = kernel.order(is_evidence, just_start, justs, ante_start, antes, kept, flags)
+    components = len(order.comp_start) - 1
+    ev_start, ev_bits, pc_start, pcomps = kernel.component_inputs(
+        bit_of, row_of, just_start, justs, ante_start, antes, kept,
+        order.comp_nodes, order.comp_start, order.comp_of,
+    )  # fmt: skip
+    room = max(64, len(claim_nodes) + 1, len(antes))
+    crit_start = np.zeros(len(claim_nodes) + 1, dtype=np.int64)
+    crit_len = np.zeros(len(claim_nodes) + 1, dtype=np.int64)
+    top = np.zeros(size, dtype=np.uint8)
+    while True:  # buffers grow until the sets fit (one block: all the evidence)
+        crit = np.empty(room, dtype=np.int32)
+        if kernel.critical(
+            0, evidence, bit_of, row_of, just_start, justs, ante_start, antes, kept, flags,
+            order.part_nodes, order.part_start, order.part_of, order.succ_start, order.succ,
+            crit, crit_start, crit_len, top,
+        ):  # fmt: skip
+            break
+        room *= 2
+    words = (evidence + 63) >> 6
+    room = max(64, components + 1, len(ev_bits))
+    dense = np.zeros(max(1, components), dtype=np.uint8)
+    anc_start = np.zeros(max(1, components), dtype=np.int64)
+    anc_len = np.zeros(max(1, components), dtype=np.int64)
+    while True:
+        pool = np.empty(room, dtype=np.uint64)
+        done, _ = kernel.ancestors(
+            0, evidence, ev_start, ev_bits, pc_start, pcomps,
+            pool.view(np.int32), pool, dense, anc_start, anc_len,
+        )  # fmt: skip
+        if done == components:
+            break
+        room *= 2
+    items = pool.view(np.int32)
+
+    def bitset(values: Any) -> int:
+        if len(values) <= 64:  # a few items: shifts cost less than a pass over the evidence
+            value = 0
+            for x in values.tolist():
+                value |= 1 << x
+            return value
+        marks = np.zeros(8 * ((evidence + 7) // 8), dtype=np.uint8)
+        marks[values] = 1
+        return int.from_bytes(np.packbits(marks, bitorder="little").tobytes(), "little")
+
+    union = [0] * components
+    for c in range(components):
+        if anc_len[c] == 0:
+            continue
+        base = int(anc_start[c])
+        if dense[c]:
+            union[c] = int.from_bytes(pool[base : base + words].tobytes(), "little")
+        else:
+            union[c] = bitset(items[base : base + int(anc_len[c])])
     ancestors = [0] * size
     critical: list[int | None] = [None] * size
+    comp_of = order.comp_of.tolist()
+    live = flags.tolist()
+    on_top = top.tolist()
     for n in range(size):
-        if is_evidence[n]:
-            ancestors[n] = 1 << n  # evidence are numbered first, so n is its bit
-            critical[n] = 1 << n
-    claims = [n for n in range(size) if not is_evidence[n]]
-
-    components = strongly_connected_components(index, claims)
-    cyclic = bytearray(size)  # members of cyclic components (self-loops included)
-    for component in components:
-        if len(component) == 1:
-            m = component[0]
-            union = 0
-            for j in justs_of[m]:
-                for a in just_antecedents[j]:
-                    if a == m:
-                        cyclic[m] = 1
-                    else:
-                        union |= ancestors[a]
-            ancestors[m] = union
+        r = int(row_of[n])
+        if r < 0:
+            ancestors[n] = critical[n] = 1 << n
             continue
-        members = set(component)
-        union = 0
-        for m in component:
-            cyclic[m] = 1
-            for j in justs_of[m]:
-                for a in just_antecedents[j]:
-                    if a not in members:
-                        union |= ancestors[a]
-        for m in component:
-            ancestors[m] = union
-
-    # The components through intact justifications between active claims refine these:
-    # only a cyclic component can split, so only those are decomposed again (in topological
-    # order inside, which keeps the concatenation in topological order).
-    for component in components:
-        if len(component) == 1 and not cyclic[component[0]]:
-            if active[component[0]]:
-                critical[component[0]] = _critical_of(component[0], index, active, critical)
-            continue
-        live = [m for m in component if active[m]]
-        for part in strongly_connected_components(index, live, intact_only=active):
-            # Greatest fixpoint inside a loop: start from "everything" (None) and shrink.
-            solve_component(
-                index,
-                part,
-                critical,
-                initial=None,
-                update=lambda m: _critical_of(m, index, active, critical),
-            )
+        ancestors[n] = union[comp_of[n]]
+        if live[n] and not on_top[n]:
+            lo = int(crit_start[r])
+            critical[n] = bitset(crit[lo : lo + int(crit_len[r])])
     return Verdicts(active, ancestors, critical)
-
-
-def _critical_of(
-    n: int, index: SupportIndex, active: bytes | bytearray, critical: list[int | None]
-) -> int | None:
-    """AND over intact justifications of OR over antecedents; None stands for "all"."""
-    result: int | None = None
-    just_antecedents = index.just_antecedents
-    for j in index.justs_of[n]:
-        union = 0
-        for a in just_antecedents[j]:
-            value = critical[a]
-            # not intact (an inactive antecedent), or an antecedent that stands for "all"
-            # (so does the union): either way the justification leaves the AND as it is
-            if value is None or not active[a]:
-                break
-            union |= value
-        else:
-            result = union if result is None else result & union
-    return result
 
 
 def check_structure(

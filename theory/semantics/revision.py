@@ -1,13 +1,19 @@
-"""The three revision rules of docs/design.md section 2, over audits of evidence and claims.
+"""The four revision rules of docs/design.md section 2, over audits of evidence and claims.
 
 A rule maps (structure, audit) to the set of *retired* nodes: nodes active before the audit
-and inactive after it. For every structure and audit, ``none ⊆ exact ⊆ influence``.
+and inactive after it. For every structure and audit,
+``none ⊆ counting ⊆ exact ⊆ influence``, and ``counting = exact`` on graphs without support
+loops.
 
 - ``exact``: audited nodes are forced inactive and the least fixpoint is recomputed
   (justification-aware; the correct rule).
 - ``influence``: the audited nodes and everything reachable from them along
   antecedent -> claim edges (over-revises claims with independent support).
 - ``none``: only the audited nodes (under-revises stale consequences).
+- ``counting``: Datalog's Counting algorithm: a claim is retired when none of its
+  justifications has every antecedent still active, repeated until nothing changes (the
+  greatest fixpoint below the state before the audit): a support loop whose outside support
+  is gone keeps itself (under-revises on loops).
 """
 
 from __future__ import annotations
@@ -116,6 +122,33 @@ def exact_retired_numbers(
     return {n for n in region if not after[n]}
 
 
+def counting_retired_numbers(
+    index: IndexView, active: bytes | bytearray, audit: Iterable[int]
+) -> set[int]:
+    """Datalog's Counting on node numbers: from ``active`` less ``audit``, retire every claim
+    none of whose justifications has all its antecedents still active, cascading through the
+    consumers of what was retired (the greatest fixpoint below ``active``).
+
+    ``active`` is the state before the audit; it is not modified.
+    """
+    after = bytearray(active)
+    retired = {n for n in audit if active[n]}
+    for n in retired:
+        after[n] = 0
+    queue = list(retired)
+    justs_of, antecedents = index.justs_of, index.just_antecedents
+    while queue:
+        node = queue.pop()
+        for claim in index.consumers[node]:
+            if not after[claim]:
+                continue
+            if not any(all(after[a] for a in antecedents[j]) for j in justs_of[claim]):
+                after[claim] = 0
+                retired.add(claim)
+                queue.append(claim)
+    return retired
+
+
 def _before(structure: SupportStructure) -> tuple[SupportIndex, bytes]:
     return index_of(structure), base_active(structure)
 
@@ -178,7 +211,33 @@ def none(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
     return index.names(n for n in index.numbers(audit) if active[n])
 
 
-RULES: dict[str, RevisionRule] = {"exact": exact, "influence": influence, "none": none}
+def counting(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
+    """Retire what Datalog's Counting algorithm retires: claims left with no justification
+    whose antecedents are all still active, repeatedly (under-revises on support loops).
+
+    A claim is kept while it has an intact justification, so a loop of claims whose outside
+    support the audit removed keeps itself; without support loops it equals :func:`exact`.
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a"], ["c", "d"], [("c", ["a"]), ("c", ["d"]), ("d", ["c"])])
+    >>> sorted(counting(g, frozenset({"a"})))   # c and d keep each other's counts above zero
+    ['a']
+    >>> sorted(exact(g, frozenset({"a"})))
+    ['a', 'c', 'd']
+    """
+    index, active = _before(structure)
+    audit = structure.require(audit, what="audit id")
+    return index.names(counting_retired_numbers(index, active, index.numbers(audit)))
+
+
+RULES: dict[str, RevisionRule] = {
+    "exact": exact,
+    "influence": influence,
+    "none": none,
+    "counting": counting,
+}
 
 
 def revise(
@@ -191,7 +250,7 @@ def revise(
     structure : SupportStructure
     audit : iterable of str
         Node ids to invalidate; unknown ids raise :class:`~theory.model.errors.InputError`.
-    rule : {"exact", "influence", "none"} or RevisionRule
+    rule : {"exact", "influence", "none", "counting"} or RevisionRule
         A rule name, or any callable ``(structure, audit) -> retired ids`` (your own rule).
 
     Examples

@@ -20,7 +20,7 @@ themselves. What differs is only how it runs:
   subset tests) bounds the time a blow-up can take before the caller falls back to SAT.
 
 The Python algebra of :mod:`theory.testing.labels` stays the cross-check
-(``tests/test_label_kernel.py``), with SAT and brute force; it never runs in production.
+(``tests/theory/test_label_kernel.py``), with SAT and brute force; it never runs in production.
 """
 
 from __future__ import annotations

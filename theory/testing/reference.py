@@ -7,9 +7,14 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from theory.model.graphalgo import ancestor_numbers
-from theory.model.index import index_of
+from theory.model.graphalgo import (
+    ancestor_numbers,
+    solve_component,
+    strongly_connected_components,
+)
+from theory.model.index import SupportIndex, index_of
 from theory.model.structure import SupportStructure
+from theory.safety.check import Verdicts
 from theory.semantics.fixpoint import active_state
 from theory.semantics.revision import exact, influence
 
@@ -107,4 +112,88 @@ def brute_force_diagnoses(
         )
         result.append((candidate, before - after, keeps))
     result.sort(key=lambda d: (len(d[1] & structure.claims), len(d[0]), sorted(d[0])))
+    return result
+
+
+def reference_verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
+    """The oracle of :func:`theory.safety.check.verdicts` (the compiled core's): the same
+    fixpoints on Python integer bitsets, one component at a time, from their definitions.
+
+    ``active`` is the state before any audit (:func:`theory.semantics.fixpoint.base_active`).
+    """
+    size = index.size
+    is_evidence = index.is_evidence
+    justs_of = index.justs_of
+    just_antecedents = index.just_antecedents
+    ancestors = [0] * size
+    critical: list[int | None] = [None] * size
+    for n in range(size):
+        if is_evidence[n]:
+            ancestors[n] = 1 << n  # evidence are numbered first, so n is its bit
+            critical[n] = 1 << n
+    claims = [n for n in range(size) if not is_evidence[n]]
+
+    components = strongly_connected_components(index, claims)
+    cyclic = bytearray(size)  # members of cyclic components (self-loops included)
+    for component in components:
+        if len(component) == 1:
+            m = component[0]
+            union = 0
+            for j in justs_of[m]:
+                for a in just_antecedents[j]:
+                    if a == m:
+                        cyclic[m] = 1
+                    else:
+                        union |= ancestors[a]
+            ancestors[m] = union
+            continue
+        members = set(component)
+        union = 0
+        for m in component:
+            cyclic[m] = 1
+            for j in justs_of[m]:
+                for a in just_antecedents[j]:
+                    if a not in members:
+                        union |= ancestors[a]
+        for m in component:
+            ancestors[m] = union
+
+    # The components through intact justifications between active claims refine these:
+    # only a cyclic component can split, so only those are decomposed again (in topological
+    # order inside, which keeps the concatenation in topological order).
+    for component in components:
+        if len(component) == 1 and not cyclic[component[0]]:
+            if active[component[0]]:
+                critical[component[0]] = _critical_of(component[0], index, active, critical)
+            continue
+        live = [m for m in component if active[m]]
+        for part in strongly_connected_components(index, live, intact_only=active):
+            # Greatest fixpoint inside a loop: start from "everything" (None) and shrink.
+            solve_component(
+                index,
+                part,
+                critical,
+                initial=None,
+                update=lambda m: _critical_of(m, index, active, critical),
+            )
+    return Verdicts(active, ancestors, critical)
+
+
+def _critical_of(
+    n: int, index: SupportIndex, active: bytes | bytearray, critical: list[int | None]
+) -> int | None:
+    """AND over intact justifications of OR over antecedents; None stands for "all"."""
+    result: int | None = None
+    just_antecedents = index.just_antecedents
+    for j in index.justs_of[n]:
+        union = 0
+        for a in just_antecedents[j]:
+            value = critical[a]
+            # not intact (an inactive antecedent), or an antecedent that stands for "all"
+            # (so does the union): either way the justification leaves the AND as it is
+            if value is None or not active[a]:
+                break
+            union |= value
+        else:
+            result = union if result is None else result & union
     return result

@@ -21,6 +21,7 @@ from rich.markup import escape
 from jtms.cli.arguments import integer, refuse_empty
 from jtms.cli.output import console, print_json, table, writable_file
 from jtms.cli.output_file import FIGURE_FORMATS, check_output, figure_format, open_output, plan
+from jtms.cli.provenance import add_manifest_argument, note_seeds, with_provenance
 from theory.model.errors import InputError
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
@@ -62,6 +63,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="largest n for the exhaustive flat run, 0..6 (default 6)",
     )
     parser.add_argument("--json", action="store_true", help="machine output")
+    add_manifest_argument(parser)
     parser.add_argument(
         "--plot",
         metavar="FILE",
@@ -403,8 +405,10 @@ def run(args: argparse.Namespace) -> int:
 
         with open_output(args.plot, "--plot", binary=True) as figure:
             plot_report(payload, figure, format=figure_format(args.plot, "--plot"))
+    if args.n7_slice:
+        note_seeds(args, {"n7_slice": args.seed})
     if args.json:
-        print_json(payload)
+        print_json(with_provenance(payload, args))
     else:
         _render(payload, args.plot)
     return EXIT_VIOLATION if failed else EXIT_OK
@@ -415,6 +419,7 @@ def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
     stderr before any run; a long one is refused without ``--yes`` (exit 2)."""
     from enumerations.burnside import class_count
     from enumerations.graphparts import estimate_cost
+    from enumerations.graphs import SHARD_CLASSES
 
     family = _family(args)
     E, C, J = family.evidence, family.claims, family.max_justifications
@@ -434,16 +439,32 @@ def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
         print(f"{beyond}; starting without an estimate", file=sys.stderr, flush=True)
         return None
     estimate = estimate_cost(family, exact=exact)
-    per_worker = estimate.core_seconds / args.workers
+    # --graph-max-shards N caps this session at N shards of SHARD_CLASSES classes: the run to
+    # judge is that capped one, not the whole family
+    capped = args.graph_max_shards is not None
+    run_classes = (
+        min(estimate.classes, args.graph_max_shards * SHARD_CLASSES) if capped else estimate.classes
+    )
+    per_worker = estimate.seconds_per_class * run_classes / args.workers
+    this_run = (
+        f"; this session ({args.graph_max_shards:,} shard(s), at most {run_classes:,} classes) "
+        f"estimated {per_worker / 60:.1f} min on {args.workers} worker(s)"
+        if capped
+        else f" ({per_worker / 60:.0f} min on {args.workers} worker(s))"
+    )
     print(
         f"graph family {name}: {estimate.labelled:,} labelled graphs in {estimate.classes:,} "
-        f"classes; estimated {estimate.core_seconds / 3600:.2f} core-hours "
-        f"({per_worker / 60:.0f} min on {args.workers} worker(s)), from "
+        f"classes; estimated {estimate.core_seconds / 3600:.2f} core-hours{this_run}, from "
         f"{estimate.sampled_classes:,} classes timed",
         file=sys.stderr,
         flush=True,
     )
     if per_worker > LONG_RUN and not args.yes:
+        if capped:
+            raise InputError(
+                f"--graph-max-shards {args.graph_max_shards:,} of graph family {name} is a long "
+                "run: pass --yes to start it, or fewer shards"
+            )
         raise InputError(
             f"graph family {name} ({estimate.labelled:,} labelled graphs) is a long "
             "run: pass --yes to start it (and --graph-out PART.json to make it resumable)"
@@ -593,6 +614,13 @@ def _render_counterexamples(out: Any, result: dict[str, Any]) -> None:
         out.print(f"... and {hidden:,} more counterexamples", style="red")
 
 
+def _labelled_share(g: dict[str, Any], part: str, whole: str, share: str) -> str:
+    """``part of whole (share %)`` of the labelled graphs (classes weighted by their size)."""
+    if g.get(share) is None:
+        return "not counted (a part file written before these counts)"
+    return f"{g[part]:,} of {g[whole]:,} ({100 * g[share]:.2f} %)"
+
+
 def _render_graphs(out: Any, g: dict[str, Any]) -> None:
     f = g["family"]
     rows = [
@@ -607,6 +635,16 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
         ("  with alternative_support", f"{g['alternative_support']:,}"),
         ("  with redundant_influence", f"{g['redundant_influence']:,}"),
         ("  with both kinds", f"{g['both_kinds']:,}"),
+        (
+            "per labelled graph: graphs with every claim safe",
+            _labelled_share(g, "labelled_all_safe_graphs", "graphs", "labelled_share_all_safe"),
+        ),
+        (
+            "per labelled graph: active claims safe",
+            _labelled_share(
+                g, "labelled_safe_claims", "labelled_active_claims", "labelled_share_safe_claims"
+            ),
+        ),
         (
             "violations (one-item audits)",
             ", ".join(f"{k} {v:,}" for k, v in g["violations"].items()),
@@ -652,7 +690,7 @@ def _n7(args: argparse.Namespace) -> int:
     if args.plan_parts is not None:
         ranges = plan_parts(args.plan_parts, *rows)
         if args.json:
-            print_json({"parts": [list(r) for r in ranges]})
+            print_json(with_provenance({"parts": [list(r) for r in ranges]}, args))
         else:
             for a, b in ranges:
                 print(f"{a}:{b}")
@@ -671,7 +709,7 @@ def _n7(args: argparse.Namespace) -> int:
     payload = part.to_dict()
     payload["engine"] = {"kind": executor.kind, "workers": executor.workers}
     if args.json:
-        print_json(payload)
+        print_json(with_provenance(payload, args))
     else:
         out = console()
         out.print(
@@ -710,7 +748,7 @@ def _merge(args: argparse.Namespace) -> int:
         raise InputError(str(error)) from None
     payload = report.to_dict()
     if args.json:
-        print_json(payload)
+        print_json(with_provenance(payload, args))
     else:
         out = console()
         gaps = ", ".join(f"{a}:{b}" for a, b in report.coverage.gaps[:5])

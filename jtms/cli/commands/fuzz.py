@@ -24,6 +24,7 @@ from jtms.cli.arguments import integer
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output_file import check_output, write_output
 from jtms.cli.progress import progress_bar
+from jtms.cli.provenance import add_manifest_argument, note_seeds, with_provenance
 from theory.io.graphfile import dumps_graph
 from theory.model.errors import InputError
 from theory.model.structure import SupportStructure
@@ -87,6 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "temporary folder, removed after the run",
     )
     budget.add_argument("--json", action="store_true", help="machine-readable output")
+    add_manifest_argument(budget)
     shape = parser.add_argument_group("generated graphs (--rule)")
     shape.add_argument("--max-evidence", type=integer, default=5, metavar="N")
     shape.add_argument("--max-claims", type=integer, default=6, metavar="N")
@@ -258,8 +260,9 @@ def _finish(
 ) -> int:
     """Write the counterexample to ``--out`` (if any), print the report, return the exit code."""
     payload["out"] = _write(args.out, found) if found is not None and args.out else None
+    note_seeds(args, {"fuzz": payload.get("seed", args.seed)})
     if args.json:
-        output.print_json(payload)
+        output.print_json(with_provenance(payload, args))
     else:
         render(payload)
     return ExitCode.of(ok)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from jtms.cli.arguments import at_least, db_option, integer
 from jtms.cli.output import console, print_json, table
-from jtms.cli.sources import add_source_arguments, read_from, report_lines
+from jtms.cli.sources import add_source_arguments, headline_payload, read_from, report_lines
 from jtms.memory.limits import (
     MAX_EVENT,
     MAX_REASON,
@@ -176,6 +176,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     p.add_argument("--author", default=None)
     p.add_argument("--expression", default=None, help="an executed calculation (sympy syntax)")
     p.add_argument("--value", default=None, help="the value the calculation gave")
+    p.add_argument(
+        "--valid-until",
+        default=None,
+        metavar="ISO_TIME",
+        help="from this time on the evidence counts as audited (reason 'expired'), "
+        "e.g. 2027-01-01T00:00:00Z",
+    )
     p.set_defaults(func=run_add_evidence)
 
     p = _common(subparsers.add_parser("add-claim", help="add a claim with its justifications"))
@@ -361,6 +368,7 @@ def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
             "retired": sorted(audit.retired),
         },
         "import": imported.report.to_dict(),
+        **headline_payload(imported),
     }
     if args.json:
         print_json(payload)
@@ -374,7 +382,7 @@ def _import_other(args: argparse.Namespace, imported: "Imported") -> int:
         out.print(
             f"audit {audit.audit_id}: invalidated {len(imported.audit)}, retired {len(audit.retired)}"
         )
-    for line in report_lines(imported)[1 if imported.audit else 0 :]:
+    for line in report_lines(imported, audit_line=False):
         print(line)
     return 0
 
@@ -387,6 +395,7 @@ def run_add_evidence(args: argparse.Namespace) -> int:
             author=args.author,
             expression=args.expression,
             value=args.value,
+            valid_until=args.valid_until,
         )
     return _report(args, payloads.node_added(change, args.id), f"added evidence {args.id}")
 

@@ -6,6 +6,7 @@ import argparse
 
 from jtms.cli.arguments import integer, number, path
 from jtms.cli.output import console, print_json, table, writable_folder
+from jtms.cli.provenance import add_manifest_argument, with_provenance
 from theory.model.errors import InputError
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -146,6 +147,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"milliseconds, at most {MAX_TIMEOUT_S})",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_manifest_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -245,12 +247,15 @@ def run(args: argparse.Namespace) -> int:
     ok = all(r.ok for r in results) and not disagreements
     if args.json:
         print_json(
-            {
-                "ok": ok,
-                "solvers_agree": not disagreements,
-                "disagreements": disagreements,
-                "results": [r.to_dict() for r in results],
-            }
+            with_provenance(
+                {
+                    "ok": ok,
+                    "solvers_agree": not disagreements,
+                    "disagreements": disagreements,
+                    "results": [r.to_dict() for r in results],
+                },
+                args,
+            )
         )
     else:
         rows = []

@@ -135,7 +135,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
     Its protocol is named (IPPROTO_TCP): asyncio sets TCP_NODELAY only on accepted sockets
     whose ``proto`` says TCP, and without it each response, written in pieces, waited for
-    the client's delayed ACK: 40 ms added to every HTTP request (docs/serve.md)."""
+    the client's delayed ACK added to every HTTP request (docs/serve.md)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

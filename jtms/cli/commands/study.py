@@ -13,6 +13,11 @@ examples:
                                          grounded answers against the budget, plotted
   jtms study diagnosis --scale 10000,100000
                                          repair latency also on 10k and 100k-claim memories
+  jtms study all --json --manifest run.manifest.json > run.json
+                                         the figures, with their provenance and hashes
+  jtms study scimap --answerer mymodel:answer --transcript transcripts/
+                                         a model answers too; every context, question and
+                                         answer it saw is kept as JSON Lines
 
 Exit 0 when every endpoint of the exact rule has its expected value (and, in a sweep, exact
 grounds at least as many answers as none with the careful reader at every budget), 1 when
@@ -22,13 +27,15 @@ one does not, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
 from jtms.cli.arguments import at_least, refuse_empty
 from jtms.cli.exit_codes import ExitCode
-from jtms.cli.output import console, print_json, table
+from jtms.cli.output import console, print_json, table, writable_folder
 from jtms.cli.output_file import check_output, figure_format, open_output
+from jtms.cli.provenance import add_manifest_argument, note_seeds, with_provenance
 from jtms.memory.limits import ascii_int
 from theory.model.errors import InputError
 
@@ -154,10 +161,55 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help=f"start a run estimated above {LONG_RUN / 60:.0f} minutes (refused without it)",
     )
+    p.add_argument(
+        "--transcript",
+        metavar="DIR",
+        default=None,
+        help="with --answerer: write every call of it to DIR/STUDY.jsonl, one JSON object a "
+        "line (study, seed, budget, rule, question, the context it read, its answer)",
+    )
+    add_manifest_argument(p)
     p.set_defaults(func=run)
 
 
-def _load_answerer(spec: str) -> Any:
+class Transcript:
+    """The calls of the ``--answerer`` as JSON Lines, one file per study in a folder: what a
+    model saw (the context, the question) and what it answered, with the study, seed, budget
+    and the rule whose context it read, so that model-graded runs can be published and
+    re-scored."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = Path(folder)
+        self.files: dict[str, Any] = {}
+        self.where: dict[str, Any] = {}  # the study run in progress: study, seed, budget
+        self.calls = 0
+
+    def record(self, context_text: str, question: Any, answer: Any) -> None:
+        from jtms.studies.trial import ANSWERED_RULE
+
+        study = str(self.where.get("study"))
+        if study not in self.files:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.files[study] = open(  # closed by close()
+                self.folder / f"{study}.jsonl", "w", encoding="utf-8"
+            )
+        self.calls += 1
+        line = {
+            **self.where,
+            "call": self.calls,
+            "rule": ANSWERED_RULE.get(),
+            "question": {"id": question.id, "target": question.target, "text": question.text},
+            "context": context_text,
+            "answer": {"verdict": answer.verdict, "citations": list(answer.citations)},
+        }
+        self.files[study].write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        for handle in self.files.values():
+            handle.close()
+
+
+def _load_answerer(spec: str, transcript: Transcript | None = None) -> Any:
     # jtms.fuzz imports hypothesis (about 0.3 s): only when a study runs, not with every command
     from jtms.fuzz.plugins import load_callable
     from jtms.studies.readers import Answer
@@ -181,6 +233,8 @@ def _load_answerer(spec: str) -> Any:
                 f"--answerer {name} returned {type(answer).__name__} {repr(answer)[:80]}, "
                 "expected jtms.studies.Answer"
             )
+        if transcript is not None:
+            transcript.record(context_text, question, answer)
         return answer
 
     return checked
@@ -218,13 +272,18 @@ def _label(result: Any, endpoint: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from jtms.studies import DEFAULT_SEEDS, STUDIES, run_study
-    from jtms.studies.endpoints import summarize
 
-    refuse_empty(args, "plot", "answerer")
+    refuse_empty(args, "plot", "answerer", "transcript")
     names = list(STUDIES) if args.name == "all" else [args.name]
     if args.plot:
         _check_plot(args.plot)
-    answerer = _load_answerer(args.answerer) if args.answerer else None
+    transcript = None
+    if args.transcript:
+        if not args.answerer:
+            raise InputError("--transcript records the calls of --answerer: give --answerer too")
+        writable_folder(args.transcript, "--transcript")
+        transcript = Transcript(args.transcript)
+    answerer = _load_answerer(args.answerer, transcript) if args.answerer else None
     scales = [10_000, 100_000] if args.scale is None else args.scale
     _check_run_length(args, names, scales)
 
@@ -232,11 +291,25 @@ def run(args: argparse.Namespace) -> int:
         first = DEFAULT_SEEDS[name] if args.seed is None else args.seed
         return [first + k for k in range(args.seeds)]
 
+    note_seeds(args, {name: seeds_of(name) for name in names})
+
     def one(name: str, seed: int, budget: int) -> Any:
         options: dict[str, Any] = (
             {"scales": scales} if name == "diagnosis" and not args.sweep else {}
         )
+        if transcript is not None:
+            transcript.where = {"study": name, "seed": seed, "budget": budget}
         return run_study(name, answerer=answerer, seed=seed, budget=budget, **options)
+
+    try:
+        return _run(args, names, seeds_of, one)
+    finally:
+        if transcript is not None:
+            transcript.close()
+
+
+def _run(args: argparse.Namespace, names: list[str], seeds_of: Any, one: Any) -> int:
+    from jtms.studies.endpoints import summarize
 
     if args.sweep:
         return _run_sweep(args, names, seeds_of, one)
@@ -269,7 +342,7 @@ def run(args: argparse.Namespace) -> int:
         }
         if args.plot:
             payload["plot"] = args.plot
-        print_json(payload)
+        print_json(with_provenance(payload, args))
     else:
         rules = results[0].rules
         rows = [
@@ -320,7 +393,7 @@ def _run_sweep(args: argparse.Namespace, names: list[str], seeds_of: Any, one: A
         payload: dict[str, Any] = {"sweep": [r.as_dict() for r in results], "ok": not violations}
         if args.plot:
             payload["plot"] = args.plot
-        print_json(payload)
+        print_json(with_provenance(payload, args))
     else:
         for r in results:
             rows = [

@@ -15,7 +15,14 @@ from jtms.cli.arguments import at_least, db_option, id_list
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output import console, format_set, print_json, print_json_stream, sorted_sets, table
 from jtms.cli.progress import progress_bar
-from jtms.cli.sources import add_source_arguments, load_graph_file, print_import_report, read_from
+from jtms.cli.provenance import PROVENANCE_KEY, add_manifest_argument, provenance
+from jtms.cli.sources import (
+    add_source_arguments,
+    headline_payload,
+    load_graph_file,
+    print_import_report,
+    read_from,
+)
 from jtms.interchange import Imported
 from theory.io.graphfile import paused_gc
 from theory.model.errors import InputError
@@ -153,6 +160,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "first few (with --json: violation_count, violations_complete; fastest on large graphs)",
     )
     check.add_argument("--json", action="store_true", help="machine output")
+    add_manifest_argument(check)
     add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
     check.set_defaults(func=run_check)
 
@@ -168,7 +176,9 @@ def run_supports(args: argparse.Namespace) -> int:
     shown = args.limit is None and not args.all and not args.json
     limit = SHOWN + 1 if shown else args.limit
     found = minimal_justifications(structure, claim, limit=limit)
-    payload = {"claim": claim, "minimal_justifications": sorted_sets(found)}
+    payload: dict[str, Any] = {"claim": claim, "minimal_justifications": sorted_sets(found)}
+    if args.formula:
+        payload["formula"] = support_formula(structure, claim)
     if args.json:
         print_json(payload)
         return ExitCode.OK
@@ -185,16 +195,40 @@ def run_supports(args: argparse.Namespace) -> int:
             "every one, --json lists every one, --limit N stops after N)"
         )
     if not rows:
-        out.print(f"{claim} has no justification: it is never active.")
+        out.print(never_active_reason(structure, claim))
     if args.formula:
-        import sympy
-
-        from theory.solver.formula import compile_support, to_sympy
-
-        compiled = compile_support(structure, [claim])
-        expression = to_sympy(compiled.circuit, compiled.roots[claim])
-        out.print(f"f_{claim} = {sympy.simplify_logic(expression, form='dnf')}")
+        out.print(f"f_{claim} = {payload['formula']}")
     return ExitCode.OK
+
+
+def support_formula(structure: SupportStructure, claim: str) -> str:
+    """The support function of ``claim`` as a sympy DNF over evidence ids (``False`` when no
+    set of evidence makes it active), as ``supports --formula`` prints it and its JSON keeps."""
+    import sympy
+
+    from theory.solver.formula import compile_support, to_sympy
+
+    compiled = compile_support(structure, [claim])
+    expression = to_sympy(compiled.circuit, compiled.roots[claim])
+    return str(sympy.simplify_logic(expression, form="dnf"))
+
+
+def never_active_reason(structure: SupportStructure, claim: str) -> str:
+    """What is true of a claim with no minimal justification: it has no justification at
+    all, or it has some and none of them can ever hold (no set of evidence makes all the
+    antecedents of one active; a support loop does not count)."""
+    recorded = len(structure.justifications_of.get(claim, ()))
+    if recorded == 0:
+        return f"{claim} has no justification: it is never active."
+    which = (
+        "its one justification can never hold"
+        if recorded == 1
+        else f"none of its {recorded} justifications can ever hold"
+    )
+    return (
+        f"{claim} is never active: {which} (no set of evidence makes all its antecedents "
+        "active; a support loop does not count)."
+    )
 
 
 def run_revise(args: argparse.Namespace) -> int:
@@ -209,6 +243,7 @@ def run_revise(args: argparse.Namespace) -> int:
         raise error.with_source(args.graph) from None
     payload = result.to_dict()
     if imported is not None:
+        payload.update(headline_payload(imported))
         payload["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
     if args.json:
         print_json(payload)
@@ -353,7 +388,7 @@ def run_check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     claims = args.claim
     total = len(claims) if claims else len(structure.claims)
-    # nothing the check builds is cyclic (tests/test_check_memory.py holds it to that: a
+    # nothing the check builds is cyclic (tests/theory/test_check_memory.py holds it to that: a
     # pool of SAT variables once was, and a 500-claim check kept 500 MB of dropped pools),
     # and its millions of small objects made the cyclic collector's passes over the loaded
     # graph the largest cost of the check at 100k claims
@@ -380,7 +415,7 @@ def _summary_check(args: argparse.Namespace) -> int:
     except InputError as error:
         raise error.with_source(source) from None
     if args.json:
-        _print_counts_json(counts, started)
+        _print_counts_json(counts, started, provenance(args))
     else:
         print_summary(counts, f"Influence-safety of {source}", by_id=not args.claim)
     return ExitCode.of(counts.influence_safe)
@@ -404,14 +439,16 @@ def _counted(
         return count_verdicts(index, blocked, claims, active=active, progress=advance)
 
 
-def _print_counts_json(counts: SafetyCounts, started: float) -> None:
-    """The ``--summary --json`` payload (:meth:`SafetySummary.to_dict` plus ``seconds``),
-    written claim by claim when it is large (one line, as :func:`print_json` writes it)."""
+def _print_counts_json(counts: SafetyCounts, started: float, origin: dict[str, Any]) -> None:
+    """The ``--summary --json`` payload (:meth:`SafetySummary.to_dict` plus ``seconds`` and
+    the run's ``provenance``, ``origin``), written claim by claim when it is large (one line,
+    as :func:`print_json` writes it)."""
     totals = counts.totals()
     if totals["claims"] <= 1000:
         summaries = tuple(counts.claims())
         payload = SafetySummary(counts.influence_safe, summaries).to_dict()
         payload["seconds"] = round(time.perf_counter() - started, 6)
+        payload[PROVENANCE_KEY] = origin
         print_json(payload)
         return
     write = sys.stdout.write
@@ -425,7 +462,8 @@ def _print_counts_json(counts: SafetyCounts, started: float) -> None:
     encode = json.JSONEncoder(separators=(",", ":")).encode
     for k, claim in enumerate(counts.claims()):
         write(("," if k else "") + encode(claim.to_dict()))
-    write('],"seconds":' + json.dumps(round(time.perf_counter() - started, 6)) + "}\n")
+    write('],"seconds":' + json.dumps(round(time.perf_counter() - started, 6)))
+    write(f',"{PROVENANCE_KEY}":' + json.dumps(origin, separators=(",", ":")) + "}\n")
 
 
 def _checked(
@@ -468,11 +506,12 @@ def _checked(
                 rest["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
             rest["counts"] = {"claims": len(run.claims), "unsafe": run.unsafe}
             rest["cursor"] = None
+            rest[PROVENANCE_KEY] = provenance(args)
             return rest
 
         with closing(run):
             print_json_stream(
-                {"influence_safe": run.influence_safe},
+                {"influence_safe": run.influence_safe, **headline_payload(imported)},
                 "claims",
                 entries(),
                 tail,

@@ -9,17 +9,20 @@
    junction node of its own: its antecedents point into it, it points to its claim; a single
    antecedent points straight to the claim), runs ELK's layered layout (evidence at the
    bottom, orthogonal edge routing, so an edge runs between boxes and never behind one),
-   draws the result as SVG and replaces the fallback. The drawing pans (drag), zooms (wheel,
-   the + and - buttons) and fits (the fit button); it starts fitted when the whole drawing is
-   readable at that scale, else centred on the focus node.
+   draws the result as SVG and replaces the fallback. Each box shows the node's id and the start
+   of its text; a box whose neighbours were not drawn carries a "+N" count that draws them (a
+   link back to the page with that node expanded). The drawing pans (drag), zooms (wheel, the
+   + and - buttons) and fits (the fit button); it starts fitted when the whole drawing is
+   readable at that scale (labels at 10 px or more), else centred on the focus node at full
+   size.
 
    Every id and text goes into the page as DOM text (textContent, setAttribute), never as
    markup; nothing is fetched from elsewhere (the page's Content-Security-Policy is 'self'). */
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
-  var BOX_W = 150, BOX_H = 34, JUNCTION = 12, MARGIN = 16;
-  var MIN_SCALE = 0.08, MAX_SCALE = 4, READABLE = 0.6, FOCUS_SCALE = 0.8;
+  var BOX_W = 200, BOX_H = 46, JUNCTION = 12, MARGIN = 16, BADGE = 26;
+  var MIN_SCALE = 0.08, MAX_SCALE = 4, READABLE = 0.85, FOCUS_SCALE = 1;
 
   function element(name, attributes, parent) {
     var node = document.createElementNS(SVG, name);
@@ -127,7 +130,7 @@
     data.nodes.forEach(function (node) {
       var box = byId[built.index[node.id]];
       var css = "node " + node.kind + " " + (node.active ? "active" : "inactive") +
-                (node.id === data.focus ? " focus" : "");
+                (node.flag ? " " + node.flag : "") + (node.id === data.focus ? " focus" : "");
       var parent = view;
       if (typeof node.href === "string" && node.href.indexOf("/node?") === 0) {
         parent = element("a", { href: node.href }, view);
@@ -137,8 +140,24 @@
       element("title", {}, group).textContent = node.title;
       element("rect", { x: box.x, y: box.y, width: box.width, height: box.height,
                         rx: node.kind === "evidence" ? 4 : 16 }, group);
-      element("text", { x: box.x + box.width / 2, y: box.y + box.height / 2 + 4,
-                        "text-anchor": "middle" }, group).textContent = short(node.label, 20);
+      var hasText = typeof node.text === "string" && node.text.length > 0;
+      element("text", { "class": "label", x: box.x + box.width / 2,
+                        y: box.y + (hasText ? 18 : box.height / 2 + 4),
+                        "text-anchor": "middle" }, group).textContent = short(node.label, 26);
+      if (hasText) {
+        element("text", { "class": "text", x: box.x + box.width / 2, y: box.y + 36,
+                          "text-anchor": "middle" }, group).textContent = short(node.text, 30);
+      }
+      if (node.collapsed > 0 && typeof node.expand_href === "string" &&
+          node.expand_href.indexOf("/node?") === 0) {
+        /* the neighbours not drawn, behind a count: a click draws them */
+        var more = element("a", { href: node.expand_href, "class": "expand" }, view);
+        element("title", {}, more).textContent = "draw " + node.collapsed + " more";
+        element("rect", { x: box.x + box.width - BADGE / 2, y: box.y - 9, width: BADGE + 8,
+                          height: 18, rx: 9 }, more);
+        element("text", { x: box.x + box.width + 4, y: box.y + 4,
+                          "text-anchor": "middle" }, more).textContent = "+" + node.collapsed;
+      }
     });
     return { svg: svg, view: view, width: laid.width, height: laid.height,
              focus: data.focus === null ? null : byId[built.index[data.focus]] };

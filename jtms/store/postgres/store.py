@@ -42,6 +42,8 @@ from theory.model.errors import InputError
 
 JTMS_LOCK_CLASS = 0x6A746D73  # "jtms": the first key of every memory's advisory lock
 IMMUTABLE_TABLES = (
+    "expiries",
+    "erasures",
     "events",
     "nodes",
     "justifications",
@@ -51,6 +53,12 @@ IMMUTABLE_TABLES = (
     "nogood_revisions",
     "idempotency_keys",
 )
+PURGEABLE = ("nodes", "events")  # a purge may empty content here (refuse_unless_purge)
+INDEX_NODES = sql.SQL(
+    "CREATE TRIGGER nodes_search AFTER INSERT ON nodes REFERENCING NEW TABLE AS new_rows "
+    "FOR EACH STATEMENT EXECUTE FUNCTION index_nodes()"
+).format()
+"""The trigger that indexes every inserted node for search (``schema.sql``'s features)."""
 BATCH_ROWS = 10_000  # revisions or support pointers per stored batch row (an import writes more)
 BATCHED_VIEWS = {"revisions": "insert_revision_row", "supports": "insert_support_row"}
 """The per-row views over the batch tables, and the function a row inserted into each runs."""
@@ -63,18 +71,26 @@ SCHEMA = resources.files("jtms.store.postgres").joinpath("schema.sql").read_text
 """The tables and functions of one memory (``schema.sql`` beside this module)."""
 
 
+def _append_only(table: str) -> sql.Composed:
+    """The trigger refusing UPDATE and DELETE on ``table`` (on nodes and events: all but a
+    purge's, ``refuse_unless_purge``)."""
+    return sql.SQL(
+        "CREATE TRIGGER {name} BEFORE UPDATE OR DELETE ON {table} "
+        "FOR EACH ROW EXECUTE FUNCTION {function}()"
+    ).format(
+        name=sql.Identifier(f"{table}_append_only"),
+        table=sql.Identifier(table),
+        function=sql.Identifier("refuse_unless_purge" if table in PURGEABLE else "refuse_change"),
+    )
+
+
 def _triggers(schema: str, only: Sequence[str] | None = None) -> list[sql.Composed]:
     """The triggers of a memory's tables and views (``only``: of these tables and views)."""
     statements: list[sql.Composed] = []
     for table in IMMUTABLE_TABLES:
         if only is not None and table not in only:
             continue
-        statements.append(
-            sql.SQL(
-                "CREATE TRIGGER {name} BEFORE UPDATE OR DELETE ON {table} "
-                "FOR EACH ROW EXECUTE FUNCTION refuse_change()"
-            ).format(name=sql.Identifier(f"{table}_append_only"), table=sql.Identifier(table))
-        )
+        statements.append(_append_only(table))
         statements.append(
             sql.SQL(
                 "CREATE TRIGGER {name} BEFORE TRUNCATE ON {table} "
@@ -87,6 +103,8 @@ def _triggers(schema: str, only: Sequence[str] | None = None) -> list[sql.Compos
                 "FOR EACH STATEMENT EXECUTE FUNCTION check_references()"
             ).format(name=sql.Identifier(f"{table}_references"), table=sql.Identifier(table))
         )
+    if only is None or "nodes" in only:
+        statements.append(INDEX_NODES)
     for view, function in BATCHED_VIEWS.items():
         if only is not None and view not in only:
             continue
@@ -183,6 +201,7 @@ class PostgresStore:
             if create:
                 cls._install(connection, place, init_time or _now())
             key, version = cls._check(connection, place, upgrading)
+            cls._add_features(connection, place.schema, key)
         except psycopg.Error as error:
             connection.close()
             raise fault(error, place.shown) from None
@@ -310,6 +329,56 @@ class PostgresStore:
             )
         oid = int(row[0])
         return (oid - (1 << 32) if oid >= (1 << 31) else oid), int(version or 0)
+
+    @staticmethod
+    def _add_features(connection: psycopg.Connection[Any], schema: str, key: int) -> None:
+        """Give a memory created before them the search index and the erasure records
+        (``schema.sql``'s features section, with the triggers that index new nodes and let
+        a purge empty content), under the memory's write lock, in one transaction that adds
+        no event; the index is built from the stored nodes. A role that may not create them
+        leaves the memory as it is (searching it then says so)."""
+        if _has_features(connection, schema):
+            return
+        try:
+            with connection.transaction():
+                connection.execute(
+                    sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(schema))
+                )
+                connection.execute(
+                    "SELECT pg_advisory_xact_lock(%s, %s)", (JTMS_LOCK_CLASS, int(key))
+                )
+                if _has_features(connection, schema):  # another process added them meanwhile
+                    return
+                indexed = connection.execute(
+                    "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE n.nspname = %s AND c.relname = 'node_search'",
+                    (schema,),
+                ).fetchone()
+                connection.execute(_schema_section("features"))
+                for table in ("expiries", "erasures", *PURGEABLE):
+                    for trigger in ("append_only", "no_truncate", "references"):
+                        connection.execute(
+                            sql.SQL("DROP TRIGGER IF EXISTS {} ON {}").format(
+                                sql.Identifier(f"{table}_{trigger}"), sql.Identifier(table)
+                            )
+                        )
+                connection.execute("DROP TRIGGER IF EXISTS nodes_search ON nodes")
+                for statement in (
+                    *_triggers(schema, ("expiries", "erasures")),
+                    *[
+                        statement
+                        for statement in _triggers(schema, PURGEABLE)
+                        if "events_notify" not in statement.as_string(connection)
+                    ],
+                ):
+                    connection.execute(statement)
+                if not indexed:
+                    connection.execute(
+                        "INSERT INTO node_search (num, document) "
+                        "SELECT num, search_document(id, text) FROM nodes"
+                    )
+        except psycopg.errors.InsufficientPrivilege:
+            return
 
     @property
     def needs_upgrade(self) -> bool:
@@ -775,6 +844,8 @@ class PostgresStore:
         export does not depend on the backend."""
         if table not in TABLES:
             raise InputError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
+        if table in ("expiries", "erasures") and not _has_features(self._db, self._place.schema):
+            return []  # a memory made before them, read where they cannot be added
         cursor = self._db.execute(
             sql.SQL("SELECT * FROM {} ORDER BY 1").format(sql.Identifier(table))
         )
@@ -855,6 +926,122 @@ class PostgresStore:
                 if trigger not in enabled:
                     problems.append(f"postgres integrity: trigger {trigger} is missing or disabled")
         return problems
+
+    # --- search and erasures ---------------------------------------------------------------------
+    def search(self, words: Sequence[str]) -> list[tuple[int, float]]:
+        """(node number, score) of every node whose id or text holds each of ``words`` (a
+        word, a word of the same stem, or one they begin), best first (``ts_rank`` of the
+        GIN-indexed documents, the id weighted above the text; ties by number). The words
+        go through ``websearch_to_tsquery`` (English stemming, stop words dropped), each
+        lexeme then made a prefix."""
+        if not _has_features(self._db, self._place.schema):
+            raise InputError(
+                "this memory has no search index yet: open it once with a role that may "
+                "create tables (any jtms command) to build it",
+                source=self.location,
+            )
+        return [(int(num), float(score)) for num, score in self._rows(_SEARCH, (" ".join(words),))]
+
+    def texts_of(self, nums: Sequence[int]) -> dict[int, str]:
+        """Node number -> its text, for the nodes ``nums`` (a page of hits)."""
+        rows = self._rows(
+            "SELECT num, text FROM nodes WHERE num = ANY(%s)", (IntArray([int(n) for n in nums]),)
+        )
+        return {int(num): str(text) for num, text in rows}
+
+    def add_expiry(self, num: int, until: str, event: int) -> None:
+        """Inside :meth:`write`: evidence ``num`` (added by ``event``) counts as audited
+        from ``until`` on."""
+        self._db.execute(
+            "INSERT INTO expiries (node, until, event) VALUES (%s, %s, %s)", (num, until, event)
+        )
+
+    def expiries(self) -> dict[int, str]:
+        """Evidence number -> its ``valid_until`` (ISO 8601, UTC)."""
+        if not _has_features(self._db, self._place.schema):
+            return {}
+        return {int(n): str(u) for n, u in self._rows("SELECT node, until FROM expiries")}
+
+    def due_expiries(self, now: str, upto: int) -> list[int]:
+        """Evidence numbers whose ``valid_until`` is at or before ``now`` and that no audit
+        with reason "expired" among events up to ``upto`` names yet, by number."""
+        if not _has_features(self._db, self._place.schema):
+            return []
+        return [
+            int(num)
+            for (num,) in self._rows(
+                "SELECT x.node FROM expiries x JOIN nodes n ON n.num = x.node "
+                "WHERE x.until <= %s AND n.event <= %s AND NOT EXISTS (SELECT 1 FROM events e "
+                "WHERE e.kind = 'audit' AND e.reason = 'expired' AND e.id <= %s "
+                "AND n.id = ANY(e.roots)) ORDER BY x.node",
+                (now, upto, upto),
+            )
+        ]
+
+    def next_expiry(self, upto: int) -> str | None:
+        """The earliest ``valid_until`` of evidence (existing at event ``upto``) that no
+        audit with reason "expired" up to ``upto`` names yet; None when there is none."""
+        if not _has_features(self._db, self._place.schema):
+            return None
+        found = self._rows(
+            "SELECT min(x.until) FROM expiries x JOIN nodes n ON n.num = x.node "
+            "WHERE n.event <= %s AND NOT EXISTS (SELECT 1 FROM events e WHERE e.kind = 'audit' "
+            "AND e.reason = 'expired' AND e.id <= %s AND n.id = ANY(e.roots))",
+            (upto, upto),
+        )[0][0]
+        return None if found is None else str(found)
+
+    def erasures(self) -> dict[int, int]:
+        """Node number -> the event (an audit) that purged its content."""
+        if not _has_features(self._db, self._place.schema):
+            return {}
+        return {int(n): int(e) for n, e in self._rows("SELECT node, event FROM erasures")}
+
+    def add_erasure(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: the erasure record alone (see the protocol)."""
+        self._db.execute("INSERT INTO erasures (node, event) VALUES (%s, %s)", (num, event))
+
+    def purge(self, num: int, event: int) -> None:
+        """Inside :meth:`write`: erase node ``num``'s text, author, expression and value (and
+        the author its creating event kept as actor) for the purge ``event``; the erasure
+        record first, which is what lets ``refuse_unless_purge`` pass these updates. Its
+        search document keeps the id alone. The old row versions stay in the relation
+        files until :meth:`scrub` vacuums them."""
+        self._db.execute("INSERT INTO erasures (node, event) VALUES (%s, %s)", (num, event))
+        self._db.execute(
+            "UPDATE nodes SET text = '', author = NULL, expression = NULL, value = NULL "
+            "WHERE num = %s",
+            (num,),
+        )
+        self._db.execute(
+            "UPDATE node_search SET document = search_document(n.id, '') FROM nodes n "
+            "WHERE n.num = %s AND node_search.num = n.num",
+            (num,),
+        )
+        self._db.execute(
+            "UPDATE events SET actor = NULL WHERE id = (SELECT event FROM nodes WHERE num = %s) "
+            "AND actor IS NOT NULL AND kind IN ('add-evidence', 'add-claim')",
+            (num,),
+        )
+
+    def scrub(self) -> bool:
+        """After a purge's commit: ``VACUUM`` the tables a purge rewrites (nodes, events, the
+        search index, with their TOAST and indexes) and rebuild the search index, so no page
+        of their relation files keeps the erased content. (The server's write-ahead log keeps it until its segments
+        are recycled: that is the server's, not the memory's.) True when it ran."""
+        if self._depth:
+            raise RuntimeError("scrub runs after the purge's transaction, not inside one")
+        with self._faults():
+            autocommit = self._db.autocommit
+            self._db.autocommit = True
+            try:
+                for table in ("nodes", "events", "node_search"):
+                    self._db.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
+                # a GIN index keeps a lexeme as a key after its last row is gone: rebuilt
+                self._db.execute("REINDEX INDEX node_search_documents")
+            finally:
+                self._db.autocommit = autocommit
+        return True
 
     # --- writes -------------------------------------------------------------------------------
     def append_event(
@@ -1079,6 +1266,35 @@ def _schema_section(name: str) -> str:
     ``-- section: end``."""
     start = SCHEMA.index(f"-- section: {name}")
     return SCHEMA[start : SCHEMA.index("-- section: end", start)]
+
+
+# a node's search: the words as websearch_to_tsquery reads them (English stems), each lexeme
+# made a prefix ('vaccin' -> 'vaccin':*), matched on the GIN index and ranked by ts_rank
+_SEARCH = (
+    "WITH q AS (SELECT to_tsquery('simple', regexp_replace("
+    "websearch_to_tsquery('english', %s)::text, '''([^'']+)''', '''\\1'':*', 'g')) AS query) "
+    "SELECT s.num, ts_rank(s.document, q.query) AS score FROM node_search s, q "
+    "WHERE s.document @@ q.query ORDER BY score DESC, s.num"
+)
+
+
+_FEATURED: set[tuple[int, str]] = set()  # (connection id, schema) known to have them
+
+
+def _has_features(connection: psycopg.Connection[Any], schema: str) -> bool:
+    """Whether the memory in ``schema`` has the search index, the erasure records and the
+    expiries (once seen on a connection, not asked again: they are never removed)."""
+    if (id(connection), schema) in _FEATURED:
+        return True
+    row = connection.execute(
+        "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = %s AND c.relname IN ('erasures', 'node_search', 'expiries')",
+        (schema,),
+    ).fetchone()
+    found = row is not None and int(row[0]) == 3
+    if found:
+        _FEATURED.add((id(connection), schema))
+    return found
 
 
 def _last_result(cursor: psycopg.Cursor[Any]) -> int:
