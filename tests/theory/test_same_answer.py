@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "cases"
 SHARED = Path("/work/shared/cases")
 FILES = ["loops_back_edges.json", "loops_dense_random.json"]
