@@ -188,12 +188,18 @@ def test_the_check_table_classifies_only_what_it_shows(tmp_path):
     assert texts[0] == texts[1]
     assert sum(len(c.violations) for c in report.claims) > SUMMARY_ROWS
     assert any(not c.kinds_complete for c in report.claims)  # something was left unclassified
-    started = time.perf_counter()
+    import resource
+
+    def children_cpu() -> float:  # CPU seconds of waited children: a loaded machine's wall
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # time is not the command's
+        return usage.ru_utime + usage.ru_stime
+
+    started = children_cpu()
     done = subprocess.run(
         [sys.executable, "-m", "jtms", "check", str(path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=240,
     )
     assert done.returncode == 1, done.stderr
-    assert time.perf_counter() - started < 20
+    assert children_cpu() - started < 20
