@@ -25,8 +25,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+import theory.solver.kernels as kernels
 from theory.model.index import SupportIndex
-from theory.solver import kernels
 from theory.solver.label_kernel import flat_index
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from theory.solver import kernels
+import theory.solver.kernels as kernels
 from theory.solver.cone_kernel import ConeOracle
 from theory.solver.options import DEFAULTS
 

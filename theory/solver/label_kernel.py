@@ -32,8 +32,8 @@ from itertools import chain
 
 import numpy as np
 
+import theory.solver.kernels as kernels
 from theory.model.index import SupportIndex
-from theory.solver import kernels
 from theory.solver.options import DEFAULTS, SolverOptions
 
 UNLIMITED = 1 << 62
