@@ -40,7 +40,7 @@ import warnings
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
-from itertools import chain, islice
+from itertools import chain
 from typing import Any, Literal
 
 from theory.model.canonical import smallest_first, sorted_ids, sorted_sets
@@ -49,26 +49,19 @@ from theory.model.index import IndexView, SupportIndex, index_of
 from theory.model.structure import SupportStructure, id_list
 from theory.semantics.fixpoint import base_active
 from theory.solver.completion import SupportProgram
-from theory.solver.justifications import (
-    COMPILED_FROM,
-    ConeQueries,
-    JustificationEnumerator,
-    compiled_listing,
-    enumerate_minimal,
-    kernels_loaded,
-)
-from theory.solver.labels import LABEL_BUDGET, all_labels
+from theory.solver.justifications import ConeQueries, JustificationEnumerator, listing
+from theory.solver.label_kernel import OK, labels
+from theory.solver.options import DEFAULTS
 
-COMPILED_CHECK_FROM = 4
-"""Claims that need the SAT core's certificates from which :func:`check_structure` loads
-the compiled kernels (about 0.5 s once) and lists them with the compiled search: the
-solver loop takes 0.05-0.3 s per claim on graphs with large support loops."""
 AUDITS = ("evidence", "claims", "all")
 """What ``check_structure(audits=)`` and ``jtms check --audits`` judge safety over: audits
 of evidence (Theorem 1's hypothesis, the default), of claims, or of both."""
 GATE_PREFIX = ","
 """The prefix of a gate's id in :func:`gated`: ids never contain a comma
 (:mod:`theory.model.ids`), so a gate can never collide with a node."""
+LABEL_BUDGET = DEFAULTS.label_sets
+"""The default ``label_budget`` of :func:`check_structure` (``label_sets`` of
+:class:`~theory.solver.options.SolverOptions`)."""
 ALTERNATIVE_SUPPORT = "alternative_support"
 REDUNDANT_INFLUENCE = "redundant_influence"
 UNDECIDED = "undecided"
@@ -429,6 +422,22 @@ def stream_check(
     return CheckStream(tuple(wanted), not unsafe, len(unsafe), reports)
 
 
+def claim_labels(
+    index: SupportIndex, claims: list[int], budget: int
+) -> dict[int, list[int] | None]:
+    """The labels of ``claims`` (node numbers) by the compiled label algebra, each as evidence
+    bitsets (bit n for evidence number n), or None for a claim whose label exceeds
+    ``budget`` sets, or one of whose products would form more than the product of two such
+    labels (``budget`` squared): its certificates then come from the SAT search. The set
+    budget so bounds every label and product of the pass."""
+    found = labels(index, claims, budget, max_formed=budget * budget)
+    result: dict[int, list[int] | None] = {}
+    for k, n in enumerate(claims):
+        sets = found.sets(k) if found.status[k] == OK else None
+        result[n] = None if sets is None else [sum(1 << e for e in s) for s in sets]
+    return result
+
+
 def _claim_reports(
     index: SupportIndex,
     facts: Verdicts,
@@ -440,14 +449,7 @@ def _claim_reports(
     relevance_budget: int | None,
     classify: int | None = None,
 ) -> Generator[ClaimReport, None, None]:
-    labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
-    # many claims for the SAT core: the compiled search lists each at a fraction of the
-    # solver loop's cost, which repays loading the kernels (:data:`COMPILED_CHECK_FROM`)
-    compiled = certificates and (
-        kernels_loaded()
-        or index.size >= COMPILED_FROM
-        or sum(1 for n in unsafe if labels.get(n) is None) >= COMPILED_CHECK_FROM
-    )
+    labelled = claim_labels(index, unsafe, label_budget) if (certificates and unsafe) else {}
     shared: dict[str, Violation] = {}
 
     def witnesses(n: int) -> tuple[Violation, ...]:
@@ -458,8 +460,8 @@ def _claim_reports(
             for e in sorted(index.names_of_bits(facts.unsafe_bits(n)))
         )
 
-    # the compiled path checks many claims: the members of one component share a solver
-    solvers = RelevanceSolvers() if compiled else None
+    # the members of one component share a relevance solver
+    solvers = RelevanceSolvers() if certificates else None
     try:
         for claim in wanted:
             n = index.number[claim]
@@ -472,7 +474,7 @@ def _claim_reports(
             elif not certificates:  # kinds not computed
                 yield ClaimReport(claim, True, False, witnesses(n), frozenset(), False, False)
             else:
-                if (label := labels.get(n)) is not None:
+                if (label := labelled.get(n)) is not None:
                     report = _report_from_label(index, facts, claim, label, max_listed)
                 else:
                     report = _report_from_sat(
@@ -480,7 +482,6 @@ def _claim_reports(
                         facts,
                         claim,
                         max_listed,
-                        compiled,
                         relevance_budget,
                         solvers,
                         unclassified=None if classify is None or classify > 0 else witnesses,
@@ -963,34 +964,24 @@ def _report_from_sat(
     facts: Verdicts,
     claim: str,
     max_listed: int | None,
-    compiled: bool = False,
     relevance_budget: int | None = None,
     solvers: RelevanceSolvers | None = None,
     unclassified: Callable[[int], tuple[Violation, ...]] | None = None,
 ) -> ClaimReport:
-    """Certificates from the SAT core: enumerate up to the cap (by the compiled methods with
-    ``compiled``, by the portfolio of solver loops otherwise); when that is every minimal
+    """Certificates from the SAT core: enumerate up to the cap (labels, then the SAT search:
+    :func:`~theory.solver.justifications.listing`); when that is every minimal
     justification, kinds and survivors are lookups as from a label, else exact queries
     answer the kinds and survivors the listed sets leave open: relevance on the
     level-ranked encoding (``solvers`` shares one per strongly connected component), at
     most ``relevance_budget`` conflicts for the claim's queries together (a kind past it is
-    :data:`UNDECIDED`); survivors by the least fixpoint (compiled, or in Python). A claim with
+    :data:`UNDECIDED`); survivors by the compiled least fixpoint. A claim with
     tens of thousands of minimal justifications so costs about what its first
     ``max_listed`` cost. With ``unclassified`` (``check_structure(classify=)`` spent), a
     list past the cap leaves the violations the witness audits it gives, with no query."""
     n = index.number[claim]
     cap = None if max_listed is None else max_listed + 1
     program: SupportProgram | None = None
-    found: Collection[frozenset[str]]
-    if compiled:
-        found, complete = compiled_listing(index, n, cap)
-    else:
-        program = SupportProgram.of(index, n)
-        # the portfolio of solver loops: no support loop can stall the listing (every set:
-        # balanced by work and time; a prefix, the same in every process: by work)
-        balance = "both" if cap is None else "work"
-        found = list(islice(enumerate_minimal(program, balance=balance), cap))
-        complete = cap is None or len(found) < cap
+    found, complete = listing(index, n, cap)
     if complete:
         number = index.number
         label = [sum(1 << number[e] for e in s) for s in found]
@@ -1017,7 +1008,7 @@ def _report_from_sat(
     # the items outside a maximal false set are relevant: one grow from nothing and one
     # from each witness a query finds settle many at once (the least fixpoint, compiled
     # or in Python)
-    cone = ConeQueries(index, n, compiled=compiled, program=program)
+    cone = ConeQueries(index, n)
     items = sorted(index.names_of_bits(facts.unsafe_bits(n)))
     relevant, irrelevant = _relevance(
         claim, items, set().union(*known), queries, cone, relevance_budget
