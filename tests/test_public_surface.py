@@ -87,6 +87,8 @@ DOCTESTED = [
     "jtms.cli.arguments",
     "jtms.cli.exit_codes",
     "jtms.fuzz.plugins",
+    "jtms.fuzz.runner",
+    "theory.testing.census",
     "jtms.cli.progress",
     "jtms.studies",
     "jtms.studies.rules",
