@@ -29,10 +29,9 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from jtms.fuzz.plugins import load_rule
 from jtms.fuzz.shapes import shape
 from theory.io.graphfile import graph_to_dict
-from theory.model.errors import InputError, shorten
+from theory.model.errors import InputError
 from theory.model.structure import SupportStructure
 from theory.semantics.revision import RevisionRule, checked_retired, exact
 from theory.testing import strategies as jst
@@ -266,7 +265,10 @@ def renumbered(
     renamed = SupportStructure.build(
         sorted((names[n] for n in structure.evidence), key=natural),
         sorted((names[n] for n in structure.claims), key=natural),
-        [(names[j.claim], sorted(names[a] for a in j.antecedents)) for j in structure.justifications],
+        [
+            (names[j.claim], sorted(names[a] for a in j.antecedents))
+            for j in structure.justifications
+        ],
         texts={names[n]: node.text for n, node in structure.nodes.items() if node.text},
     )
     return renamed, frozenset(names[n] for n in audit)

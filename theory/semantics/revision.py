@@ -181,11 +181,13 @@ def none(structure: SupportStructure, audit: frozenset[str]) -> frozenset[str]:
 RULES: dict[str, RevisionRule] = {"exact": exact, "influence": influence, "none": none}
 
 
-def checked_retired(structure: SupportStructure, retired: Iterable[object], rule: str) -> frozenset[str]:
+def checked_retired(
+    structure: SupportStructure, retired: Iterable[object], rule: str
+) -> frozenset[str]:
     """The ids a revision rule returned, checked: each a string naming a node of
     ``structure``. A user's rule that returns anything else is wrong in a way no comparison
     of retired sets describes, so it raises :class:`~theory.model.errors.InputError`
-    naming the rule and the first such item (ids sorted).
+    starting with ``rule`` (who returned it) and naming the first such item (ids sorted).
 
     >>> from theory import SupportStructure
     >>> g = SupportStructure.build(["a"], ["c"], [("c", ["a"])])
@@ -198,7 +200,7 @@ def checked_retired(structure: SupportStructure, retired: Iterable[object], rule
     strange = [item for item in items if not isinstance(item, str)]
     if strange:
         raise InputError(
-            f"rule {rule} returned {len(strange)} item(s) that are not ids (strings), e.g. "
+            f"{rule} returned {len(strange)} item(s) that are not ids (strings), e.g. "
             f"{shorten(repr(strange[0]), 60)}"
         )
     ids = frozenset(items)
@@ -206,7 +208,7 @@ def checked_retired(structure: SupportStructure, retired: Iterable[object], rule
     if unknown:
         more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
         raise InputError(
-            f"rule {rule} returned {shorten(repr(unknown[0]), 80)}, which is not a node of the "
+            f"{rule} returned {shorten(repr(unknown[0]), 80)}, which is not a node of the "
             f"graph{more}"
         )
     return ids  # type: ignore[return-value]
@@ -237,7 +239,7 @@ def revise(
         raise InputError(f"unknown rule {rule!r} (choose from {', '.join(RULES)})")
     function = RULES[rule] if isinstance(rule, str) else rule
     audit_ids = structure.require(audit, what="audit id")
-    retired = checked_retired(structure, function(structure, audit_ids), name)
+    retired = checked_retired(structure, function(structure, audit_ids), f"rule {name}")
     index, active = _before(structure)
     remaining = frozenset(index.ids[n] for n, flag in enumerate(active) if flag) - retired
     return Revision(name, audit_ids, retired, remaining)

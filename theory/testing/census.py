@@ -88,7 +88,9 @@ class Census:
 
     def shares(self) -> dict[str, float]:
         """Each feature's share of the examples (0 to 1, three decimals)."""
-        return {k: round(v / self.examples, 3) if self.examples else 0.0 for k, v in self.counts.items()}
+        return {
+            k: round(v / self.examples, 3) if self.examples else 0.0 for k, v in self.counts.items()
+        }
 
     def to_dict(self) -> dict[str, object]:
         return {"examples": self.examples, "counts": dict(self.counts), "shares": self.shares()}

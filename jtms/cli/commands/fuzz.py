@@ -24,9 +24,8 @@ from jtms.cli.arguments import integer
 from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output_file import check_output, write_output
 from jtms.cli.progress import progress_bar
-from theory.io.graphfile import dumps_graph
+from theory.io.graphfile import graph_to_dict
 from theory.model.errors import InputError
-from theory.model.structure import SupportStructure
 
 DEFAULT_EXAMPLES = 1000
 DEFAULT_PAIRS = 10_000
@@ -190,7 +189,8 @@ def _hypothesis_home(folder: str | None) -> Iterator[None]:
 def _fuzz(args: argparse.Namespace) -> int:
     from hypothesis.errors import InvalidArgument
 
-    from jtms.fuzz.runner import GraphOptions, fuzz_rule, load_rule  # hypothesis: only when fuzzing
+    from jtms.fuzz.plugins import load_rule
+    from jtms.fuzz.runner import GraphOptions, fuzz_rule  # hypothesis: only when fuzzing
 
     try:
         name, rule = load_rule(args.rule)
@@ -229,8 +229,20 @@ def _fuzz(args: argparse.Namespace) -> int:
         report = fuzz_rule(
             rule, name=name, examples=examples, seed=args.seed, options=options, progress=update
         )
-    found = report.counterexample.structure if report.counterexample is not None else None
-    return _finish(args, report.to_dict(), found, _render_fuzz, report.ok)
+    payload = report.to_dict()
+    found = None
+    if payload["counterexample"] is not None:  # the graph with its audit: `revise` replays it
+        ce = payload["counterexample"]
+        found = {
+            **ce["graph"],
+            "counterexample": {
+                "audit": ce["audit"],
+                "rule": args.rule,
+                "exact_retired": ce["exact_retired"],
+                "rule_retired": ce["rule_retired"] or [],
+            },
+        }
+    return _finish(args, payload, found, _render_fuzz, report.ok)
 
 
 def _as_flags(message: str) -> str:
@@ -252,7 +264,7 @@ def compact_graph(graph: dict) -> str:
 def _finish(
     args: argparse.Namespace,
     payload: dict,
-    found: SupportStructure | None,
+    found: dict | None,
     render: Callable[[dict], None],
     ok: bool,
 ) -> int:
@@ -265,8 +277,10 @@ def _finish(
     return ExitCode.of(ok)
 
 
-def _write(path: str, structure: SupportStructure) -> str:
-    write_output(path, "--out", dumps_graph(structure), "the counterexample")
+def _write(path: str, document: dict) -> str:
+    """The counterexample as a graph document (with ``counterexample``: its audit, the rule
+    and what each side retired, docs/design.md section 4)."""
+    write_output(path, "--out", json.dumps(document, indent=2) + "\n", "the counterexample")
     return path
 
 
@@ -303,7 +317,7 @@ def _render_fuzz(payload: dict) -> None:
     )
     console.print(f"audit: {output.format_set(ce['audit'])}")
     if ce["error"]:
-        console.print(f"the rule raised: {ce['error']}")
+        console.print(f"the rule failed: {ce['error']}")
     else:
         console.print(f"exact retires: {output.format_set(ce['exact_retired'])}")
         console.print(f"rule retires:  {output.format_set(ce['rule_retired'])}")
@@ -326,9 +340,9 @@ def _render_fuzz(payload: dict) -> None:
     print(compact_graph(ce["graph"]))
     if payload["out"]:
         console.print(
-            f"written to {payload['out']}; reproduce with "
-            f"`jtms revise {payload['out']} --audit {','.join(ce['audit']) or '...'} "
-            f"--rule exact --json`"
+            f"written to {payload['out']} with its audit; replay it with "
+            f"`jtms revise {payload['out']} --rule {payload['rule']}` "
+            f"(and `--rule exact` for the expected answer)"
         )
 
 
@@ -338,7 +352,7 @@ def _render_fuzz(payload: dict) -> None:
 def _differential(args: argparse.Namespace) -> int:
     from jtms.fuzz.backends import BackendError, EngineUnderTest, FunctionBackend, engine_backend
     from jtms.fuzz.differential import CampaignOptions, differential_campaign
-    from jtms.fuzz.runner import load_rule
+    from jtms.fuzz.plugins import load_rule
 
     backends: list[EngineUnderTest] = []
     for spec in args.backend:
@@ -374,7 +388,9 @@ def _differential(args: argparse.Namespace) -> int:
     if report.minimized is not None and args.out:
         from theory.io.graphfile import parse_graph
 
-        found = parse_graph(report.minimized["graph"])
+        found = graph_to_dict(parse_graph(report.minimized["graph"]))
+        if not report.minimized.get("sequence"):
+            found["counterexample"] = {"audit": sorted(report.minimized["audit"])}
     return _finish(args, payload, found, _render_differential, report.ok)
 
 

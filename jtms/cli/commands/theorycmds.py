@@ -79,20 +79,25 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "Invalidate the audited nodes and report what each rule retires.\n\n"
             "  exact      retire exactly the claims left with no intact justification\n"
             "  influence  retire everything downstream of the audit (over-revision)\n"
-            "  none       retire only the audited nodes (under-revision)\n\n"
-            "example:\n  jtms revise examples/or_world.json --audit a --rule exact"
+            "  none       retire only the audited nodes (under-revision)\n"
+            "  MODULE:FUNCTION  your own rule, loaded as `jtms fuzz --rule` loads it\n\n"
+            "examples:\n  jtms revise examples/or_world.json --audit a --rule exact\n"
+            "  jtms revise ce.json --rule myrules:my_rule   # replay `jtms fuzz --out ce.json`"
         ),
     )
     revise_parser.add_argument("graph", metavar="GRAPH", help="graph file")
     revise_parser.add_argument(
         "--audit",
-        required=True,
         type=id_list,
         metavar="ID[,ID...]",
-        help="node ids to invalidate (evidence or claims)",
+        help="node ids to invalidate (evidence or claims); default: the audit the file "
+        "records under 'counterexample' (what `jtms fuzz --out` writes)",
     )
     revise_parser.add_argument(
-        "--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)"
+        "--rule",
+        default="exact",
+        metavar="RULE",
+        help=f"revision rule: {', '.join(sorted(RULES))} or MODULE:FUNCTION (default exact)",
     )
     revise_parser.add_argument("--json", action="store_true", help="machine output")
     add_source_arguments(revise_parser)  # --from: the audit revises the source after its own audit
@@ -198,13 +203,22 @@ def run_supports(args: argparse.Namespace) -> int:
 
 
 def run_revise(args: argparse.Namespace) -> int:
+    from jtms.fuzz.plugins import load_rule
+
+    try:
+        name, function = load_rule(args.rule)
+    except InputError as error:
+        raise error.with_source("--rule") from None
+    rule: Any = args.rule if args.rule in RULES else _named(function, name)
     imported = read_from(args, args.graph)
     structure = load_graph_file(args.graph) if imported is None else imported.structure
+    if args.audit is None:
+        args.audit = _recorded_audit(args.graph, structure, imported)
     try:
         if imported is not None and imported.audit:  # after the audit the source has in force
-            result = revise_in_force(structure, imported.audit, args.audit, args.rule)
+            result = revise_in_force(structure, imported.audit, args.audit, rule)
         else:
-            result = revise(structure, args.audit, args.rule)
+            result = revise(structure, args.audit, rule)
     except InputError as error:
         raise error.with_source(args.graph) from None
     payload = result.to_dict()
@@ -227,6 +241,33 @@ def run_revise(args: argparse.Namespace) -> int:
     if imported is not None:
         print_import_report(imported)
     return ExitCode.OK
+
+
+def _named(function: Any, name: str) -> Any:
+    """``function`` reported under ``name`` (``MODULE:FUNCTION``) by :func:`revise`."""
+
+    def rule(structure: SupportStructure, audit: frozenset[str]) -> Any:
+        try:
+            return function(structure, audit)
+        except Exception as error:  # a user's rule that fails: one line, exit 2
+            raise InputError(
+                f"rule {name} raised {error.__class__.__name__}: {str(error)[:200]}"
+            ) from None
+
+    rule.__name__ = name
+    return rule
+
+
+def _recorded_audit(path: str, structure: SupportStructure, imported: Imported | None) -> list[str]:
+    """The audit a graph file records (``jtms fuzz --out``), for ``revise`` without ``--audit``."""
+    from theory.io.graphfile import load_document, recorded_audit
+
+    audit = None if imported is not None else recorded_audit(load_document(path), structure)
+    if audit is None:
+        raise InputError(
+            f"{path}: give --audit ID[,ID...] (the file records no counterexample audit)"
+        )
+    return sorted(audit)
 
 
 def report_payload(report: SafetyReport) -> dict[str, Any]:
