@@ -26,7 +26,6 @@ from theory.safety.check import (
     SafetyCounts,
     SafetyReport,
     SafetySummary,
-    check_structure,
     claim_numbers,
     count_verdicts,
     stream_check,
@@ -117,8 +116,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "  redundant_influence  e reaches the claim only through a redundant justification\n"
             "  undecided            its relevance query ran out of --relevance-budget (the\n"
             "                       violation and its survivor are exact; kinds_complete false)\n\n"
+            "  loop_influence       e reaches the claim only through support loops\n"
+            "A run over a second shows its progress on stderr (on a terminal).\n\n"
             "Exit code 0 when every claim is safe, 1 otherwise, 2 on bad input.\n\n"
             "examples:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json\n"
+            "  jtms check big.json --json --time-limit 60   # every verdict, kinds as time allows\n"
             "  jtms check --db jtms.db      # the stored memory, as it stands after its audits"
         ),
     )
@@ -150,6 +152,15 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         f"(default {RELEVANCE_CONFLICTS}; 0 = no limit): deciding a kind is NP-hard, and on "
         "memories with support loops of hundreds of claims a query can take minutes; past "
         "the budget the kind is 'undecided'",
+    )
+    check.add_argument(
+        "--time-limit",
+        type=positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="bound the whole check: every verdict is given, but once SECONDS have passed "
+        "the unsafe claims left get their witness audits only, of kind 'undecided' (with "
+        "--json: complete false, undecided_claims, and kinds_complete false per claim)",
     )
     check.add_argument(
         "--summary",
@@ -366,7 +377,21 @@ def print_summary(summary: SafetySummary | SafetyCounts, title: str, by_id: bool
     )
 
 
+def positive_seconds(text: str) -> float:
+    """``--time-limit``: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return value
+
+
 def run_check(args: argparse.Namespace) -> int:
+    args.deadline = None if args.time_limit is None else time.monotonic() + args.time_limit
+    if args.time_limit is not None and args.summary:
+        raise InputError("--time-limit bounds the certificates; --summary computes none")
     if args.db and args.graph:
         raise InputError("give either a GRAPH file or --db PATH, not both")
     if args.db and args.source_format != "graph":
@@ -489,12 +514,14 @@ def _checked(
                 max_listed=limit,
                 blocked=blocked,
                 relevance_budget=relevance_budget,
+                deadline=args.deadline,
             )
         except InputError as error:
             raise error.with_source(source) from None
 
         def entries() -> Iterator[dict[str, Any]]:
-            for claim in run:
+            for k, claim in enumerate(run, 1):
+                update(k)
                 entry = claim.to_dict()
                 if args.db:  # the keys of the MCP tool `check`: with the lengths of its lists
                     entry.setdefault("violation_count", len(entry["violations"]))
@@ -509,9 +536,13 @@ def _checked(
                 rest["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
             rest["counts"] = {"claims": len(run.claims), "unsafe": run.unsafe}
             rest["cursor"] = None
+            if args.time_limit is not None:  # what the limit left undecided
+                rest["time_limit"] = args.time_limit
+                rest["complete"] = run.undecided[0] == 0
+                rest["undecided_claims"] = run.undecided[0]
             return rest
 
-        with closing(run):
+        with closing(run), progress_bar("checking", total, delay=1.0, every=1) as update:
             print_json_stream(
                 {"influence_safe": run.influence_safe},
                 "claims",
@@ -520,28 +551,33 @@ def _checked(
                 compact=len(run.claims) > 1000,
             )
         return ExitCode.of(run.influence_safe)
-    done = [0]
     try:
-        with progress_bar("checking", total, enabled=total > 2000, every=500) as update:
-
-            def advance(k: int) -> None:
-                done[0] += k
-                update(done[0])
-
+        with progress_bar("checking", total, delay=1.0, every=1) as update:
             # the tables show the first SUMMARY_ROWS violations (claims by id): only those
             # need their kinds and surviving justifications (--json classifies every one)
-            report = check_structure(
+            stream = stream_check(
                 structure,
                 None if claims is None else sorted(claims),
                 max_listed=limit,
-                progress=advance,
                 blocked=blocked,
                 relevance_budget=relevance_budget,
                 classify=SUMMARY_ROWS,
+                deadline=args.deadline,
             )
+            reports = []
+            with closing(stream):
+                for k, claim_report in enumerate(stream, 1):
+                    reports.append(claim_report)
+                    update(k)
+            report = SafetyReport(stream.influence_safe, tuple(reports))
     except InputError as error:
         raise error.with_source(source) from None
     print_report(report, f"Influence-safety of {source}")
+    if stream.undecided[0]:
+        console().print(
+            f"--time-limit {args.time_limit:g} s reached: the kinds of {stream.undecided[0]} "
+            "unsafe claim(s) are undecided (their verdicts are exact)"
+        )
     if imported is not None:
         print_import_report(imported)
     return ExitCode.of(report.influence_safe)
