@@ -301,16 +301,57 @@ class LoopRoutes:
                     result = frozenset(union) if result is None else result & union
         return None if result is None else result | {n}
 
-    def _blocks(self, a: int, d: int, claim: int) -> bool:
-        """Whether the antecedent ``a`` cannot be active before ``d`` (or before ``claim``)."""
-        value = self.needs.get(a)
-        return value is None or d in value or claim in value
+    def _needs_without(self, claim: int) -> dict[int, frozenset[int] | None]:
+        """The needs of the other members of ``claim``'s loop in derivations that do not
+        use ``claim`` (its justifications and every one naming it removed): what a
+        derivation of ``claim`` can use before it. None: no such derivation."""
+        members = self.part[claim]
+        if len(members) > LOOP_ROUTES_PER_CLAIM:
+            return {}
+        index, active = self.index, self.active
+        local: dict[int, frozenset[int] | None] = dict.fromkeys(members)
+        local.pop(claim)
+        changed = True
+        while changed:  # round-robin to the greatest fixpoint (values only shrink)
+            changed = False
+            for m in local:
+                result: frozenset[int] | None = None
+                for j in index.justs_of[m]:
+                    union: set[int] | None = set()
+                    for a in index.just_antecedents[j]:
+                        if a == claim or not active[a]:
+                            break
+                        if a not in members:
+                            continue
+                        value = local[a]
+                        if value is None:
+                            union = None
+                        elif union is not None:
+                            union |= value
+                    else:
+                        if union is not None:
+                            result = frozenset(union) if result is None else result & union
+                value = None if result is None else result | {m}
+                if value != local[m]:
+                    local[m] = value
+                    changed = True
+        return local
 
     def reaching(self, claim: int) -> int:
         """The evidence (bits by node number) reached back from ``claim`` through
         justifications a derivation of it can use first."""
         index, active = self.index, self.active
         is_evidence = index.is_evidence
+        local = self._needs_without(claim) if claim in self.part else {}
+        needs = self.needs
+
+        def blocks(a: int, d: int) -> bool:
+            """Whether the antecedent ``a`` cannot be active before ``d`` (or ``claim``)."""
+            if a == claim:
+                return True
+            value = local[a] if a in local else needs.get(a)
+            return value is None or d in value or claim in value
+
         found = 0
         seen = {claim}
         stack = [claim]
@@ -319,7 +360,7 @@ class LoopRoutes:
             for j in index.justs_of[d]:
                 antecedents = index.just_antecedents[j]
                 if not all(active[a] for a in antecedents) or any(
-                    self._blocks(a, d, claim) for a in antecedents if not is_evidence[a]
+                    blocks(a, d) for a in antecedents if not is_evidence[a]
                 ):
                     continue
                 for a in antecedents:
@@ -334,6 +375,9 @@ class LoopRoutes:
 LOOP_ROUTES_LARGEST = 5000
 """The largest support loop (claims of one strongly connected component) whose members'
 needs :class:`LoopRoutes` solves."""
+LOOP_ROUTES_PER_CLAIM = 400
+"""The largest support loop whose needs :meth:`LoopRoutes.reaching` solves again per claim,
+without it (a round-robin pass per change over the loop's justifications)."""
 
 
 def check_structure(
