@@ -183,3 +183,11 @@ def test_revise_refuses_a_rule_returning_an_unknown_id_and_a_file_without_audit(
     document["counterexample"] = {"audit": ["e"], "seed": 1}
     graph.write_text(json.dumps(document))
     refused(capsys, ["revise", str(graph)], "unknown key(s) in 'counterexample'")
+
+
+def test_the_fuzz_rule_example_of_the_docs_runs(capsys):
+    text = (Path(__file__).parent.parent / "docs" / "fuzzing.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    (example,) = [b for b in blocks if b.startswith("from jtms.fuzz import")]
+    exec(compile(example, "docs/fuzzing.md", "exec"), {})
+    assert "'loop'" in capsys.readouterr().out
