@@ -138,3 +138,14 @@ def test_progress_appears_only_after_its_delay(monkeypatch, delay, shown):
         for k in range(1, 4):
             update(k)
     assert ("checking" in terminal.getvalue()) == shown
+
+
+def test_each_unsafe_claim_gets_an_even_share_of_the_time_left():
+    import time
+
+    from theory.safety.check import _share
+
+    now = time.monotonic()
+    assert _share(now + 10.0, 5) - now == pytest.approx(2.0, abs=0.5)
+    assert _share(now + 10.0, 0) - now == pytest.approx(10.0, abs=0.5)
+    assert _share(now - 5.0, 3) <= time.monotonic()  # past the deadline: nothing left

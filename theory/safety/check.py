@@ -495,8 +495,9 @@ def stream_check(
     """:func:`check_structure` one claim at a time: the verdicts are computed at once, each
     claim's certificates as its report is asked for. The options are
     :func:`check_structure`'s, except ``deadline`` (a ``time.monotonic()`` value): every
-    claim is still reported, with its exact verdict, but past the deadline the relevance
-    queries stop (kinds left :data:`UNDECIDED`) and each unsafe claim after it gets its
+    claim is still reported, with its exact verdict; each unsafe claim's relevance queries
+    get an even share of the time left (kinds past it :data:`UNDECIDED`); each unsafe claim
+    reached after the deadline gets its
     witness audits only, every kind :data:`UNDECIDED`, no surviving justification and no
     listing (``kinds_complete`` and ``minimal_justifications_complete`` false);
     :attr:`CheckStream.undecided` counts those claims (``jtms check --time-limit``).
@@ -590,6 +591,7 @@ def _claim_reports(
     solvers = RelevanceSolvers() if compiled else None
     routes: LoopRoutes | None = None  # built for the first unsafe claim that needs it
     try:
+        left = len(unsafe)  # unsafe claims not yet reported: they share what time is left
         for claim in wanted:
             n = index.number[claim]
             if not facts.active[n]:
@@ -603,6 +605,7 @@ def _claim_reports(
             elif deadline is not None and time.monotonic() > deadline:
                 if undecided is not None:
                     undecided[0] += 1
+                left -= 1
                 yield ClaimReport(
                     claim, True, False, undecided_witnesses(n), frozenset(), False, False
                 )
@@ -622,10 +625,11 @@ def _claim_reports(
                         solvers,
                         unclassified=None if classify is None or classify > 0 else witnesses,
                         routes=routes,
-                        deadline=deadline,
+                        deadline=None if deadline is None else _share(deadline, left),
                     )
                 if classify is not None:
                     classify -= len(report.violations)
+                left -= 1
                 yield report
     finally:
         if solvers is not None:
@@ -1067,6 +1071,14 @@ def _report_from_label(
     complete = max_listed is None or len(everything) <= max_listed
     listed = everything if complete else everything[:max_listed]
     return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
+
+
+def _share(deadline: float, claims: int) -> float:
+    """When the relevance queries of the next of ``claims`` unsafe claims stop: an even
+    share of the time left before ``deadline``, so that a time limit spent on the first
+    claims' hardest queries leaves none undecided that cheap queries settle."""
+    now = time.monotonic()
+    return now + max(0.0, deadline - now) / max(1, claims)
 
 
 class RelevanceSolvers:
