@@ -191,7 +191,7 @@ def checked_retired(
 
     >>> from theory import SupportStructure
     >>> g = SupportStructure.build(["a"], ["c"], [("c", ["a"])])
-    >>> checked_retired(g, ["a", "ghost"], "my_rule")
+    >>> checked_retired(g, ["a", "ghost"], "rule my_rule")
     Traceback (most recent call last):
     ...
     theory.model.errors.InputError: rule my_rule returned 'ghost', which is not a node of the graph

@@ -40,7 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "theory.semantics.revision.exact) against exact revision on random memory graphs and audits, "
             "and report the shrunk counterexample as a graph file. With --differential, check "
             "the active state of theory (and extra backends) against clingo's stable models. "
-            "Exit 1 when a counterexample or disagreement is found."
+            "Exit 1 when a counterexample or disagreement is found. Example: jtms fuzz "
+            "--rule myrules:my_rule --seed 3 --out ce.json, then jtms revise ce.json --rule "
+            "myrules:my_rule replays the counterexample."
         ),
     )
     what = parser.add_argument_group("what to check")
@@ -77,7 +79,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="random seed (default: a fresh one, printed in the report)",
     )
-    budget.add_argument("--out", metavar="FILE", help="write the shrunk counterexample graph here")
+    budget.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the shrunk counterexample here: the graph with its audit (a "
+        "'counterexample' object), which `jtms revise FILE --rule MODULE:FUNCTION` replays",
+    )
     budget.add_argument(
         "--hypothesis-dir",
         metavar="DIR",
