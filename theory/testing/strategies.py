@@ -19,10 +19,13 @@ What the strategies generate (every size is a parameter):
   AND/OR justifications with a bounded number of alternatives per claim
   (``max_alternatives``), of antecedents per justification (``max_antecedents``) and of
   distinct antecedents per claim (``max_fan_in``); layered to a bounded ``max_depth``;
-  with or without support loops (``cycles``), premises (``premises``) and redundant
-  justifications (``redundant``: ``c <- a`` next to ``c <- a, b``, the case where influence
-  over-revises although the minimal justification is unique).
-- :func:`audits`, :func:`evidence_audits`: sets of node ids to invalidate.
+  with or without support loops (``cycles``; with cycles, about two graphs in three with two
+  or more claims get a planted loop of 2 to 4 claims, the shape a rule that lets a loop keep
+  itself gets wrong), premises (``premises``) and redundant justifications (``redundant``:
+  ``c <- a`` next to ``c <- a, b``, the case where influence over-revises although the
+  minimal justification is unique).
+- :func:`audits`, :func:`evidence_audits`: sets of node ids to invalidate
+  (:func:`graphs_with_audits` draws at least one by default: an empty audit tests nothing).
 - :func:`audit_sequences`: interleaved audits and reinstatements (:class:`AuditStep`), with
   :func:`blocked_after` to replay them.
 - :func:`graphs_with_audits`, :func:`graphs_with_audit_sequences`: the pairs.
