@@ -560,7 +560,12 @@ def _claim_reports(
     deadline: float | None = None,
     undecided: list[int] | None = None,
 ) -> Generator[ClaimReport, None, None]:
-    labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
+    late = deadline is not None and time.monotonic() > deadline  # no certificate is due
+    labels = (
+        all_labels(index, unsafe, budget=label_budget)
+        if (certificates and unsafe and not late)
+        else {}
+    )
     cut: dict[str, Violation] = {}
 
     def undecided_witnesses(n: int) -> tuple[Violation, ...]:
