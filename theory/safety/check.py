@@ -71,6 +71,9 @@ relevance is NP-hard and, on memories with support loops of hundreds of claims, 
 queries take minutes (clingo's too), while on the benchmark memories every query ends
 within a few hundred conflicts (docs/benchmarks.md). A budget in conflicts, not seconds,
 so a report is reproducible."""
+RELEVANCE_PIECE = 1000
+"""With a deadline (``jtms check --time-limit``), the conflicts of one piece of a query that
+asks the open items together, between which the clock is read."""
 RELEVANCE_FIRST = 250
 """Conflicts each open relevance query of a claim gets in the first pass over them, which
 may spend half of :data:`RELEVANCE_CONFLICTS` at most: the items still open are then asked
@@ -1281,10 +1284,18 @@ def _relevance(
         remaining = left()
         if remaining is not None and remaining <= 0:
             break
+        # with a deadline, in pieces of RELEVANCE_PIECE conflicts: the solver keeps what it
+        # learnt, so the next piece goes on where this one stopped, and the clock is read
+        # between pieces (one query of the whole budget can take seconds)
+        allowed = remaining
+        if deadline is not None:
+            allowed = RELEVANCE_PIECE if remaining is None else min(remaining, RELEVANCE_PIECE)
         try:
-            among = enumerator.relevance_among(pending, conflicts=remaining, target=claim)
+            among = enumerator.relevance_among(pending, conflicts=allowed, target=claim)
         except Undecided:
-            break
+            if allowed == remaining:
+                break
+            continue
         if among is None:
             irrelevant.update(pending)
             break
