@@ -89,6 +89,8 @@ DOCTESTED = [
     "jtms.cli.arguments",
     "jtms.cli.exit_codes",
     "jtms.fuzz.plugins",
+    "jtms.fuzz.runner",
+    "theory.testing.census",
     "jtms.cli.progress",
     "jtms.studies",
     "jtms.studies.rules",
