@@ -22,7 +22,7 @@ from theory import SupportStructure, exact, influence, load_graph
 from theory.testing import strategies as jst
 from theory.testing.census import Census, case_features
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def census_of(strategy, examples: int, seed: int) -> dict[str, float]:
@@ -186,7 +186,7 @@ def test_revise_refuses_a_rule_returning_an_unknown_id_and_a_file_without_audit(
 
 
 def test_the_fuzz_rule_example_of_the_docs_runs(capsys):
-    text = (Path(__file__).parent.parent / "docs" / "fuzzing.md").read_text()
+    text = (Path(__file__).resolve().parents[3] / "docs" / "fuzzing.md").read_text()
     blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
     (example,) = [b for b in blocks if b.startswith("from jtms.fuzz import")]
     exec(compile(example, "docs/fuzzing.md", "exec"), {})
