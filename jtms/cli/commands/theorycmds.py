@@ -201,7 +201,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     check.add_argument("--json", action="store_true", help="machine output")
     add_manifest_argument(check)
     add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
-    documented(check, examples=[], keys=["influence_safe", "claims", "counts", "cursor", "seconds"])
+    documented(
+        check,
+        examples=[],
+        keys=["influence_safe", "claims", "counts", "cursor", "seconds", "provenance"],
+    )
     check.set_defaults(func=run_check)
 
 
