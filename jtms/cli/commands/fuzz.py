@@ -149,8 +149,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "cpu_seconds",
             "examples_per_second",
             "options",
+            "census",
             "counterexample",
             "out",
+            "provenance",
         ],
     )
     parser.set_defaults(func=run)
