@@ -8,17 +8,14 @@ Run:  python -m benchmarks.bench_justifications [--sympy-timeout 60] [--json]
 
 ``--loops`` runs the support-loop cases (layered graphs with back-edges, long cycles,
 nested strongly connected components): the default method (``auto``), the SAT core with
-the default encoding (completion + loop formulas) in one search (``method="sat"``: the
-compiled solver of :mod:`theory.solver.cdcl`), the same one search over CaDiCaL through
-python-sat, the solver loop of a few calls per justification (the enumerator's iterator), the
+the default encoding (completion + loop formulas) in one search (``method="sat"``, on
+CaDiCaL through python-sat), the same search over Glucose, the solver loop of a few calls per justification (the enumerator's iterator), the
 unrolled-circuit oracle where it is affordable, and clingo, side by side in one run, plus ``jtms supports`` end to end on the
 long cycles (wall and CPU seconds of the child process). A second table says what the
 default did: the time of its label attempt and whether it answered, then the one search's
 solver models, exchange attempts and the sets they found, decisions and conflicts per model.
 
-The compiled kernels are loaded and warm (``compiled=True``: a process pays about 0.5 s
-once to load them, which ``minimal_justifications`` skips on graphs under
-``COMPILED_FROM`` nodes; the ``jtms supports`` rows pay it from that size on). Every method runs on the
+Every method runs on the
 same generated structures in one process (sympy in a child
 process with a timeout), results are checked equal, and times are reported as ratios to
 the SAT enumerator.
@@ -41,13 +38,9 @@ from benchmarks.generate import cycle, layered, layered_cyclic, nested_loops
 from benchmarks.peers import clingo_minimal_justifications, sympy_minimal_justifications
 from theory.model.index import index_of
 from theory.model.structure import SupportStructure
-from theory.solver import justifications
-from theory.solver.justifications import (
-    JustificationEnumerator,
-    _compiled_search,
-    minimal_justifications,
-)
+from theory.solver.justifications import JustificationEnumerator, minimal_justifications, search
 from theory.solver.label_kernel import labels
+from theory.solver.options import DEFAULTS
 from theory.testing.reference import evidence_ancestors
 
 # (evidence, layers, width, seed, justifications per claim, antecedents per justification)
@@ -107,12 +100,12 @@ def timed(function, repeats):
 
 
 def warm() -> None:
-    """Load the compiled kernels before anything is timed."""
+    """One untimed query of each method (the solvers' first use) before anything is timed."""
     tiny = SupportStructure.build(
         ["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e"]), ("b", ["e", "f"])]
     )
     for method in ("labels", "sat"):
-        minimal_justifications(tiny, "a", method=method, compiled=True)
+        minimal_justifications(tiny, "a", method=method)
 
 
 def run(sympy_timeout: float, repeats: int, with_absorption: bool = True):
@@ -122,7 +115,7 @@ def run(sympy_timeout: float, repeats: int, with_absorption: bool = True):
     rows = []
     for name, structure, claim in cases:
         reference, sat = timed(
-            lambda: minimal_justifications(structure, claim, method="sat", compiled=True), repeats
+            lambda: minimal_justifications(structure, claim, method="sat"), repeats
         )
         row = {
             "case": name,
@@ -131,11 +124,11 @@ def run(sympy_timeout: float, repeats: int, with_absorption: bool = True):
             "sat": sat,
         }
         labels, row["labels"] = timed(
-            lambda: minimal_justifications(structure, claim, method="labels", compiled=True),
+            lambda: minimal_justifications(structure, claim, method="labels"),
             repeats,
         )
         auto, row["auto"] = timed(
-            lambda: minimal_justifications(structure, claim, method="auto", compiled=True), repeats
+            lambda: minimal_justifications(structure, claim, method="auto"), repeats
         )
         oracle, row["clingo"] = timed(
             lambda: clingo_minimal_justifications(structure, claim), repeats
@@ -162,8 +155,7 @@ LAYERED_CYCLIC = [
     (48, 12, 18, 1, 0.1),
     (48, 12, 18, 3, 0.05),
 ]
-# the same family with other seeds and shapes (``--held-out``); used for one choice only, the
-# compiled solver's activity decay (theory.solver.cdcl.ACTIVITY_DECAY), among four values
+# the same family with other seeds and shapes (``--held-out``)
 LAYERED_HELD_OUT = [
     (44, 11, 16, 4, 0.1),
     (48, 12, 18, 5, 0.08),
@@ -199,18 +191,14 @@ def run_loops(repeats: int, oracle_limit: int = UNROLLED_LIMIT) -> list[dict]:
             "claims": len(structure.claims),
             "evidence_in_cone": len(evidence_ancestors(structure, claim)),
         }
-        default, row["default"] = timed(
-            lambda: minimal_justifications(structure, claim, compiled=True), times
-        )
+        default, row["default"] = timed(lambda: minimal_justifications(structure, claim), times)
         sat, row["sat"] = timed(
-            lambda: minimal_justifications(structure, claim, method="sat", compiled=True), times
+            lambda: minimal_justifications(structure, claim, method="sat"), times
         )
         index = index_of(structure)
         target = [index.number[claim]]
-        # the same one search over CaDiCaL through python-sat instead of theory.solver.cdcl
-        cadical, row["sat_cadical"] = timed(
-            lambda: _compiled_search(index, target[0], "cadical195"), times
-        )
+        # the same search over Glucose instead of CaDiCaL
+        cadical, row["sat_cadical"] = timed(lambda: search(index, target[0], "glucose4"), times)
         loop, row["solver_loop"] = timed(
             lambda: frozenset(JustificationEnumerator.for_claim(structure, claim)), times
         )
@@ -229,11 +217,11 @@ def run_loops(repeats: int, oracle_limit: int = UNROLLED_LIMIT) -> list[dict]:
         # what the default did: the label attempt within its budget, then the one search's
         # counts (solver models, exchange attempts and the sets they found)
         tried, row["labels_tried"] = timed(
-            lambda: labels(index, target, max_work=justifications.LABEL_WORK), times
+            lambda: labels(index, target, max_work=DEFAULTS.label_work), times
         )
         row["labels_answered"] = bool(tried.status[0] == 0)
         stats: dict[str, int] = {}
-        _compiled_search(index, target[0], stats=stats)
+        search(index, target[0], stats=stats)
         row.update(
             {
                 k: stats[k]
@@ -249,7 +237,7 @@ def run_loops(repeats: int, oracle_limit: int = UNROLLED_LIMIT) -> list[dict]:
 
 
 def run_held_out(repeats: int) -> list[dict]:
-    """The default, the one search over CaDiCaL and clingo on :data:`LAYERED_HELD_OUT`."""
+    """The default, the one search over Glucose and clingo on :data:`LAYERED_HELD_OUT`."""
     rows = []
     for p in LAYERED_HELD_OUT:
         structure = layered_cyclic(*p[:4], back_edges=p[4])
@@ -259,12 +247,8 @@ def run_held_out(repeats: int) -> list[dict]:
             "case": f"layered_cyclic{p}",
             "evidence_in_cone": len(evidence_ancestors(structure, "root")),
         }
-        default, row["default"] = timed(
-            lambda: minimal_justifications(structure, "root", compiled=True), repeats
-        )
-        cadical, row["sat_cadical"] = timed(
-            lambda: _compiled_search(index, target, "cadical195"), repeats
-        )
+        default, row["default"] = timed(lambda: minimal_justifications(structure, "root"), repeats)
+        cadical, row["sat_cadical"] = timed(lambda: search(index, target, "glucose4"), repeats)
         oracle, row["clingo"] = timed(
             lambda: clingo_minimal_justifications(structure, "root"), repeats
         )
@@ -303,9 +287,7 @@ def run_sweep(count: int, seed: int, repeats: int) -> list[dict]:
     rows = []
     for i, p in enumerate(sweep_parameters(count, seed)):
         structure = layered_cyclic(*p[:4], back_edges=p[4])
-        default, seconds = timed(
-            lambda: minimal_justifications(structure, "root", compiled=True), repeats
-        )
+        default, seconds = timed(lambda: minimal_justifications(structure, "root"), repeats)
         oracle, clingo_seconds = timed(
             lambda: clingo_minimal_justifications(structure, "root"), repeats
         )
@@ -361,10 +343,10 @@ def print_held_out(rows: list[dict]) -> None:
         "evidence",
         "#min",
         "default (auto)",
-        "one search, CaDiCaL",
+        "one search, Glucose",
         "clingo domRec",
         "default / clingo",
-        "CaDiCaL / clingo",
+        "Glucose / clingo",
         "agree",
     ]:
         table.add_column(column)
@@ -430,7 +412,7 @@ def print_loops(rows: list[dict], cli: list[dict]) -> None:
         "#min",
         "default (auto)",
         "SAT one search",
-        "one search, CaDiCaL",
+        "one search, Glucose",
         "SAT solver loop",
         "unrolled oracle",
         "clingo domRec",
@@ -535,13 +517,6 @@ def main() -> None:
         f"(default {UNROLLED_LIMIT}; it took 499 s on the 2,500-claim cycle)",
     )
     parser.add_argument(
-        "--label-work",
-        type=int,
-        default=None,
-        help="the default method's label work budget (theory.solver.justifications.LABEL_WORK, "
-        f"default {justifications.LABEL_WORK:,}), to compare budgets",
-    )
-    parser.add_argument(
         "--families",
         action="store_true",
         help="the six loop families and the case files against clingo "
@@ -561,8 +536,6 @@ def main() -> None:
             + (["--json"] if args.json else [])
         )
         return
-    if args.label_work is not None:
-        justifications.LABEL_WORK = args.label_work
     warm()
     if args.sweep is not None:
         if args.sweep < 1 or args.repeats < 1:

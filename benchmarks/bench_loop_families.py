@@ -2,14 +2,21 @@
 
 Run:  python -m benchmarks.bench_loop_families [--count 12] [--seed 0] [--timeout 10] [--json]
       python -m benchmarks.bench_loop_families --families held-out [--scale 3]
+      python -m benchmarks.bench_loop_families --fresh [--baseline /work/main] [--seed 31]
       (also ``python -m benchmarks.bench_justifications --families``)
 
 For every family, ``--count`` members with parameters drawn per seed, and the two regression
 files of tests/cases: each goal claim is asked of ``minimal_justifications`` by the default
-(``auto``) with the compiled kernels loaded and warm (``compiled=True``), by the default
-without them (``compiled=False``: the path of a one-shot command on a small graph, so its
-portfolio gets no compiled arm although this process has loaded the kernels), and of
-clingo's domRec enumeration (benchmarks/peers.py). The figure is CPU seconds of the call.
+(``auto``: ``minimal_justifications(g, c)``, nothing else named, so the same script measures
+any revision of the core), by the SAT search alone (``sat``), over Glucose (``glucose``) or
+with its lazy arm alone (``lazy``),
+and of clingo's domRec enumeration (benchmarks/peers.py). The figure is CPU seconds of the
+call.
+
+``--fresh`` asks every goal of every method in a new Python process, its first call timed:
+what a user's script or a one-shot command gets (a core that compiled or loaded anything on
+first use pays it there). The import of the core is not in the call; the process reports it
+separately (``import_seconds`` in ``--json``).
 ``--families held-out`` asks the same of the twelve shapes of
 :data:`benchmarks.loop_families.HELD_OUT` instead, which no constant of the core was chosen
 on (``--scale`` multiplies their sizes).
@@ -48,13 +55,17 @@ from benchmarks.peers import clingo_minimal_justifications
 from theory.io.graphfile import graph_to_dict, parse_graph
 from theory.model.structure import SupportStructure
 from theory.solver.justifications import minimal_justifications
+from theory.solver.options import SolverOptions
+
+LAZY_ONLY = SolverOptions(ranked_entry=1 << 62)
+"""Options under which the ranked arm starts only after more work than any query does."""
 
 METHODS: dict[str, Callable[[SupportStructure, str], frozenset[frozenset[str]]]] = {
-    "auto": lambda g, c: minimal_justifications(g, c, compiled=True),
-    "interpreted": lambda g, c: minimal_justifications(g, c, compiled=False),
-    # the compiled default with every search arm over python-sat's CaDiCaL instead of the
-    # built-in solver (theory/solver/cdcl.py): the comparison behind docs/solver.md's choice
-    "cadical": lambda g, c: minimal_justifications(g, c, compiled=True, solver="cadical195"),
+    "auto": lambda g, c: minimal_justifications(g, c),
+    "sat": lambda g, c: minimal_justifications(g, c, method="sat"),
+    "glucose": lambda g, c: minimal_justifications(g, c, method="sat", solver="glucose4"),
+    # the lazy arm alone: the SAT search whose ranked arm never gets a turn
+    "lazy": lambda g, c: minimal_justifications(g, c, method="sat", options=LAZY_ONLY),
     "clingo": clingo_minimal_justifications,
 }
 
@@ -67,21 +78,9 @@ CHILD_WARMUP = SupportStructure.build(
 """The untimed first query of every child (support loops; x has two minimal justifications)."""
 
 
-def _as_process_of(method: str) -> None:
-    """Make this (child or worker) process one that ``method`` runs in: for "interpreted",
-    the path of a one-shot command, which has not loaded the compiled kernels. The parent has
-    (for the other methods), so without this the interpreted portfolio would also get its
-    compiled arm (theory.solver.justifications.enumerate_minimal)."""
-    if method == "interpreted":
-        import theory.solver.justifications
-
-        theory.solver.justifications.kernels_loaded = lambda: False  # type: ignore[assignment]
-
-
 def _child(
     connection: Any, method: str, structure: SupportStructure, claim: str, warmup: bool = True
 ) -> None:
-    _as_process_of(method)
     if warmup:
         METHODS[method](CHILD_WARMUP, "x")
     started = time.process_time()
@@ -117,7 +116,6 @@ def _serve(connection: Any, method: str) -> None:
     # collections: a full collection would walk, and copy page by page, the parent's heap in
     # the middle of some goal
     gc.freeze()
-    _as_process_of(method)
     METHODS[method](CHILD_WARMUP, "x")
     while True:
         request = connection.recv()
@@ -189,22 +187,76 @@ class Worker:
 
 
 def warm() -> None:
-    """Load and compile the kernels (the children inherit them)."""
-    tiny = SupportStructure.build(
-        ["e", "f"], ["a", "b"], [("a", ["b"]), ("b", ["a"]), ("a", ["e"]), ("b", ["e", "f"])]
-    )
-    for method in ("labels", "sat"):
-        minimal_justifications(tiny, "a", method=method, compiled=True)
-    minimal_justifications(tiny, "a", compiled=False)
-    # the search itself over each solver (the labels answer the tiny graph first, so the
-    # default calls above never reach the python-sat arm's kernels: its first goal paid them)
-    for solver in ("builtin", "cadical195"):
-        minimal_justifications(tiny, "a", method="sat", compiled=True, solver=solver)
-        for family in ("back_edges", "dense"):  # draws no benchmark run uses
-            looped, goals, _ = members(family, 1, seed=12345)[0]
-            for goal in goals:
-                minimal_justifications(looped, goal, method="sat", compiled=True, solver=solver)
-    clingo_minimal_justifications(tiny, "a")
+    """One untimed query of each method in this process (the workers inherit what it
+    loaded): what a long-running program has done before the goals it is timed on."""
+    for method in METHODS:
+        METHODS[method](CHILD_WARMUP, "x")
+
+
+FRESH_CHILD = """
+import json, sys, time
+started = time.perf_counter()
+from theory.io.graphfile import parse_graph
+from theory.solver.justifications import minimal_justifications
+from theory.solver.options import SolverOptions
+imported = time.perf_counter() - started
+method, claim, document = json.loads(sys.stdin.read())
+if method == "clingo":
+    from benchmarks.peers import clingo_minimal_justifications as answer
+elif method == "sat":
+    answer = lambda g, c: minimal_justifications(g, c, method="sat")
+elif method == "glucose":
+    answer = lambda g, c: minimal_justifications(g, c, method="sat", solver="glucose4")
+else:
+    answer = minimal_justifications
+structure = parse_graph(document)
+started = time.process_time()
+found = answer(structure, claim)
+seconds = time.process_time() - started
+print(json.dumps([seconds, imported, sorted(sorted(s) for s in found)]))
+"""
+"""A fresh process's query; it names nothing but ``minimal_justifications`` and the graph
+reader, so it runs against any revision of the core (``--baseline``)."""
+
+BASELINE = "baseline"
+"""The method name of ``--baseline PATH``: the default of the core at PATH, in fresh
+processes."""
+
+
+def fresh_child(
+    method: str,
+    document: dict[str, Any],
+    claim: str,
+    timeout: float,
+    core: str | None = None,
+) -> tuple[float | None, Any, float | None]:
+    """CPU seconds and answer of ``method``'s first call in a new Python process, and the
+    wall seconds its import of the core took; (None, None, None) past ``timeout``. ``core``:
+    the directory of another revision of the core to import instead of this one."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = core or str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": root}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", FRESH_CHILD],
+            input=json.dumps(["auto" if method == BASELINE else method, claim, document]),
+            capture_output=True,
+            text=True,
+            timeout=timeout + 30,  # the process's start and imports besides the call
+            check=True,
+            cwd=root,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return None, None, None
+    seconds, imported, answer = json.loads(done.stdout.splitlines()[-1])
+    if seconds > timeout:
+        return None, None, imported
+    return seconds, answer, imported
 
 
 def run(
@@ -217,22 +269,34 @@ def run(
     held_out: bool = False,
     scale: int = 1,
     repeat: int = 1,
+    fresh: bool = False,
+    baseline: str | None = None,
 ) -> list[dict]:
     """One row per goal: each method's CPU seconds (None: past ``timeout``), the number of
     minimal sets, and whether each method's answer equals clingo's. In :class:`Worker`
     processes, or with ``fork_per_goal`` in a child forked for each goal (``warmup``: after
     an untimed query of :data:`CHILD_WARMUP`). The benchmark's families and the case files,
     or with ``held_out`` the shapes of :data:`~benchmarks.loop_families.HELD_OUT` at
-    ``scale``. A worker times each goal ``repeat`` times (the median)."""
+    ``scale``. A worker times each goal ``repeat`` times (the median). With ``fresh``, each
+    goal of each method in a new process, its first call (:func:`fresh_child`); the method
+    :data:`BASELINE` is the default of the core at ``baseline``."""
     rows = []
     groups: list[tuple[str, list[Member]]] = [
         (name, members(name, count, seed, scale)) for name in (HELD_OUT if held_out else FAMILIES)
     ]
     if not held_out:
         groups.append(("case files", case_files()))
-    workers = {} if fork_per_goal else {m: Worker(m) for m in ["clingo", *methods]}
+    per_process = fork_per_goal or fresh
+    workers = {} if per_process else {m: Worker(m) for m in ["clingo", *methods]}
+    imports: dict[str, list[float]] = {}
 
     def ask(method: str, structure: SupportStructure, document: Any, claim: str) -> Any:
+        if fresh:
+            core = baseline if method == BASELINE else None
+            seconds, answer, imported = fresh_child(method, document, claim, timeout, core)
+            if imported is not None:
+                imports.setdefault(method, []).append(imported)
+            return seconds, answer
         if fork_per_goal:
             return timed_child(method, structure, claim, timeout, warmup)
         return workers[method].ask(document, claim, timeout, repeat)
@@ -252,6 +316,8 @@ def run(
                         row[f"{method}_agrees"] = (
                             None if answer is None or expected is None else answer == expected
                         )
+                    if fresh:
+                        row["import_seconds"] = {m: imports[m][-1] for m in imports}
                     rows.append(row)
     finally:
         for worker in workers.values():
@@ -341,8 +407,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--methods",
-        default="auto,interpreted",
-        help="comma-separated, of: auto, interpreted, cadical (auto over python-sat's CaDiCaL)",
+        default="auto",
+        help="comma-separated, of: auto, sat (the SAT search alone), glucose (it over Glucose), "
+        "lazy (the search's lazy arm alone)",
+    )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="each goal of each method in a new Python process, its first call timed",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="with --fresh: also the default of the core checked out at PATH (method "
+        "'baseline'), e.g. --baseline /work/main",
     )
     parser.add_argument(
         "--fork-per-goal",
@@ -379,8 +457,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
     if args.count < 1 or any(m not in METHODS or m == "clingo" for m in methods):
-        parser.error("--count needs at least 1, --methods names of auto, interpreted, cadical")
-    warm()
+        parser.error("--count needs at least 1, --methods names of auto, sat, glucose, lazy")
+    if args.baseline is not None:
+        if not args.fresh:
+            parser.error("--baseline needs --fresh")
+        methods.append(BASELINE)
+    if not args.fresh:
+        warm()
     if args.cold_child and not args.fork_per_goal:
         parser.error("--cold-child needs --fork-per-goal (a worker is warm by design)")
     if args.repeat < 1 or (args.repeat != 1 and args.fork_per_goal):
@@ -397,6 +480,8 @@ def main(argv: list[str] | None = None) -> None:
         held_out=args.families == "held-out",
         scale=args.scale,
         repeat=args.repeat,
+        fresh=args.fresh,
+        baseline=args.baseline,
     )
     table = summary(rows, methods)
     if args.json:

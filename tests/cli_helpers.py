@@ -1,10 +1,12 @@
-"""Shared by the tests that drive the CLI in-process: what a refusal must look like."""
+"""Shared by the tests that drive the CLI in-process: what a refusal must look like, and a
+small memory to drive it against."""
 
 from __future__ import annotations
 
 import pytest
 
 from jtms.cli import main
+from jtms.memory.memory import Memory
 
 
 def refused(capsys: pytest.CaptureFixture[str], argv: list[str], message: str = "") -> str:
@@ -19,3 +21,13 @@ def refused(capsys: pytest.CaptureFixture[str], argv: list[str], message: str = 
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert message in err, err
     return err
+
+
+def small_memory(where: str) -> str:
+    """Create at ``where`` (a fresh location) a memory of evidence e1, e2 and claim c1 <- e1;
+    returns ``where``."""
+    with Memory.create(where, durability="off") as memory:
+        memory.add_evidence("e1", text="assay")
+        memory.add_evidence("e2")
+        memory.add_claim("c1", [["e1"]], text="mechanism")
+    return where

@@ -159,7 +159,7 @@ def documented(
     keys: Sequence[str] | None,
     description: str | None = None,
 ) -> argparse.ArgumentParser:
-    """``parser`` with the help every command has (tests/test_cli_help.py walks them all):
+    """``parser`` with the help every command has (tests/jtms/cli/test_cli_help.py walks them all):
     a description, its examples and, for a command with ``--json``, the top-level keys of
     its JSON output, on one line after :data:`JSON_KEYS`. A description given as one
     paragraph is wrapped here, since the help is then printed as written."""

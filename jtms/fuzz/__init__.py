@@ -10,6 +10,7 @@ The strategies themselves are public in :mod:`theory.testing.strategies`.
 
 from jtms.fuzz.clingo_oracle import ClingoOracle
 from jtms.fuzz.differential import CampaignOptions, CampaignReport, differential_campaign
+from jtms.fuzz.plugins import load_rule
 from jtms.fuzz.runner import (
     FuzzReport,
     GraphOptions,
@@ -17,7 +18,6 @@ from jtms.fuzz.runner import (
     RuleMismatch,
     compare,
     fuzz_rule,
-    load_rule,
 )
 
 __all__ = [

@@ -64,4 +64,24 @@ def load_callable(spec: str) -> Callable[..., Any]:
     return target
 
 
-__all__ = ["load_callable"]
+def load_rule(spec: str) -> tuple[str, Callable[..., Any]]:
+    """A revision rule: a built-in name (``exact``, ``influence``, ...) or ``MODULE:FUNCTION``
+    -> (display name, callable). One loading for ``jtms fuzz --rule`` and ``jtms revise
+    --rule``: a counterexample the fuzzer reports replays through the same function.
+
+    >>> load_rule("exact")[0]
+    'theory.semantics.revision:exact'
+    """
+    from theory.semantics.revision import RULES
+
+    if ":" not in spec:
+        if spec in RULES:
+            return f"theory.semantics.revision:{spec}", RULES[spec]
+        raise InputError(
+            f"{spec[:200]!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule) "
+            f"or a built-in rule ({', '.join(RULES)})"
+        )
+    return spec, load_callable(spec)
+
+
+__all__ = ["load_callable", "load_rule"]

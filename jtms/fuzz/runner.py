@@ -29,34 +29,18 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from jtms.fuzz.plugins import load_callable
 from jtms.fuzz.shapes import shape
 from theory.io.graphfile import graph_to_dict
-from theory.model.errors import InputError, shorten
+from theory.model.errors import InputError
 from theory.model.structure import SupportStructure
-from theory.semantics.revision import RULES, RevisionRule, exact
+from theory.semantics.revision import RevisionRule, checked_retired, exact
 from theory.testing import strategies as jst
+from theory.testing.census import Census, loop_claims
 
 Progress = Callable[[int, int], None]
 
 
 # --- loading a user's rule -------------------------------------------------------------
-
-
-def load_rule(spec: str) -> tuple[str, RevisionRule]:
-    """``MODULE:FUNCTION`` (or a built-in rule name) -> (display name, callable).
-
-    Loading goes through :func:`jtms.fuzz.plugins.load_callable` (the current directory is
-    importable). Every failure raises :class:`InputError` with a one-line message.
-    """
-    if ":" not in spec:
-        if spec in RULES:
-            return f"theory.semantics.revision:{spec}", RULES[spec]
-        raise InputError(
-            f"{spec[:200]!r}: expected MODULE:FUNCTION (for instance mypackage.rules:my_rule) "
-            f"or a built-in rule ({', '.join(RULES)})"
-        )
-    return spec, load_callable(spec)
 
 
 # --- one comparison --------------------------------------------------------------------
@@ -93,19 +77,15 @@ def compare(
     """``None`` if the rule agrees with exact revision on this pair."""
     expected = exact(structure, audit)
     try:  # on a copy: a rule that changes its graph must not change the one reported
-        got = frozenset(rule(copy.deepcopy(structure), audit))
+        got: frozenset[Any] = frozenset(rule(copy.deepcopy(structure), audit))
     except (Exception, SystemExit) as error:  # sys.exit() in a rule is no pass
         last = traceback.extract_tb(error.__traceback__)[-1]
         where = f" at {os.path.basename(last.filename)}:{last.lineno}"
         return RuleMismatch(expected, None, f"{error.__class__.__name__}: {error}{where}")
-    strange = [item for item in got if not isinstance(item, str)]
-    if strange:  # reported as an error: ids are strings, and the report sorts them
-        return RuleMismatch(
-            expected,
-            None,
-            f"the rule returned {len(strange)} item(s) that are not ids (strings), e.g. "
-            f"{shorten(repr(strange[0]), 60)}",
-        )
+    try:  # an item that is no id of the graph is an error, not an over-revision
+        got = checked_retired(structure, got, "the rule")
+    except InputError as error:
+        return RuleMismatch(expected, None, str(error))
     if got == expected:
         return None
     return RuleMismatch(expected, got)
@@ -157,6 +137,20 @@ class GraphOptions:
             redundant=self.redundant,
         )
 
+    def allows(self, structure: SupportStructure, audit: frozenset[str]) -> bool:
+        """Whether a case that shrinking reached is one these options generate, as far as
+        deleting parts can break that: no premise with ``premises=False``, no support loop
+        with ``cycles=False``, an audit of at least one node (of evidence with
+        ``evidence_only``) when the graph has one."""
+        if not self.premises and any(not j.antecedents for j in structure.justifications):
+            return False
+        if self.cycles is False and loop_claims(structure, self_loops=True):
+            return False
+        pool = structure.evidence if self.evidence_only else structure.nodes.keys()
+        if self.evidence_only and not audit <= structure.evidence:
+            return False
+        return bool(audit) or not pool
+
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
@@ -198,12 +192,15 @@ def reduce_case(
     structure: SupportStructure,
     audit: frozenset[str],
     fails: Callable[[SupportStructure, frozenset[str]], bool],
+    options: GraphOptions | None = None,
 ) -> tuple[SupportStructure, frozenset[str]]:
     """Greedy one-at-a-time deletion until no single deletion keeps ``fails`` true.
 
     Tries, in order: dropping a justification, a node (with the justifications that mention
     it), an audit item, an antecedent of a justification. Terminates because every accepted
-    step makes the case strictly smaller.
+    step makes the case strictly smaller. With ``options`` a smaller case is taken only if
+    the generator could have drawn it (:meth:`GraphOptions.allows`): with ``premises=False``
+    no antecedent is dropped down to a premise, and the audit keeps an item.
     """
 
     def build(
@@ -241,12 +238,40 @@ def reduce_case(
                 )
         for cand_nodes, cand_justs, cand_audit in candidates:
             candidate = build(cand_nodes, cand_justs)
+            if options is not None and not options.allows(candidate, cand_audit):
+                continue
             if fails(candidate, cand_audit):
                 nodes, audit = cand_nodes, cand_audit
                 justs = [(j.claim, frozenset(j.antecedents)) for j in candidate.justifications]
                 progress = True
                 break
     return build(nodes, justs), audit
+
+
+def renumbered(
+    structure: SupportStructure, audit: frozenset[str]
+) -> tuple[SupportStructure, frozenset[str]]:
+    """The case with its ids renamed ``e0, e1, ...`` (evidence) and ``c0, c1, ...`` (claims),
+    in their order (``e2`` before ``e10``), texts kept: a shrunk case keeps the ids it was
+    drawn with, gaps included, which reads as if parts were missing."""
+
+    def natural(node: str) -> tuple[int, str]:
+        return (len(node), node)
+
+    names: dict[str, str] = {}
+    for prefix, ids in (("e", structure.evidence), ("c", structure.claims)):
+        for k, node in enumerate(sorted(ids, key=natural)):
+            names[node] = f"{prefix}{k}"
+    renamed = SupportStructure.build(
+        sorted((names[n] for n in structure.evidence), key=natural),
+        sorted((names[n] for n in structure.claims), key=natural),
+        [
+            (names[j.claim], sorted(names[a] for a in j.antecedents))
+            for j in structure.justifications
+        ],
+        texts={names[n]: node.text for n, node in structure.nodes.items() if node.text},
+    )
+    return renamed, frozenset(names[n] for n in audit)
 
 
 # --- the report ------------------------------------------------------------------------
@@ -296,6 +321,8 @@ class FuzzReport:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     counterexample: RuleCounterexample | None = None
+    census: Census = field(default_factory=Census)
+    """What the generated pairs contained (:mod:`theory.testing.census`)."""
 
     @property
     def ok(self) -> bool:
@@ -318,6 +345,7 @@ class FuzzReport:
             "cpu_seconds": round(self.cpu_seconds, 3),
             "examples_per_second": round(self.examples_per_second, 1),
             "options": self.options.to_dict(),
+            "census": self.census.to_dict(),
             "counterexample": None
             if self.counterexample is None
             else self.counterexample.to_dict(),
@@ -338,7 +366,31 @@ def fuzz_rule(
     shrink: bool = True,
     progress: Progress | None = None,
 ) -> FuzzReport:
-    """Check ``rule`` against exact revision on ``examples`` random pairs (see module doc)."""
+    """Check ``rule`` against exact revision on ``examples`` random (graph, audit) pairs.
+
+    ``rule`` is any function ``(structure, audit) -> retired ids`` (the signature of
+    :func:`theory.semantics.revision.exact`); ``options`` shape the graphs (defaults: those
+    of ``jtms fuzz``); ``seed`` fixes the cases (None: a fresh one, in the report);
+    ``progress(done, total)`` is called after each example. The report counts the
+    counterexamples by kind, carries the census of what was generated
+    (:mod:`theory.testing.census`) and, unless ``shrink=False``, the first counterexample
+    shrunk within the options (ids renumbered ``e0..``, ``c0..``). A rule that raises or
+    returns an id that is not in the graph is a counterexample of kind ``error``.
+
+    Examples
+    --------
+    A rule that never propagates (``none``) keeps stale conclusions; the shrunk
+    counterexample is the smallest graph that shows it:
+
+    >>> from jtms.fuzz import GraphOptions, fuzz_rule
+    >>> from theory.semantics.revision import none
+    >>> report = fuzz_rule(none, examples=200, seed=1, options=GraphOptions(premises=False))
+    >>> report.ok, report.counterexample.discrepancy.kinds
+    (False, ('under',))
+    >>> found = report.counterexample.to_dict()
+    >>> found["audit"], found["under_revised"], found["graph"]["justifications"]
+    (['e0'], ['c0'], [{'claim': 'c0', 'antecedents': ['e0']}])
+    """
     options = options or GraphOptions()
     if examples < 1:
         raise InputError(f"examples must be at least 1, got {examples}")
@@ -357,6 +409,7 @@ def fuzz_rule(
         structure, audit = case
         report.examples += 1
         shapes.add(shape(structure, audit))
+        report.census.add(structure, audit)
         discrepancy = compare(rule, structure, audit)
         if discrepancy is not None:
             report.counterexamples += 1
@@ -374,7 +427,7 @@ def fuzz_rule(
     report.cpu_seconds = time.process_time() - cpu
     report.distinct_shapes = len(shapes)
     if first and shrink:
-        report.counterexample = _shrink(rule, strategy, examples, seed, first[0])
+        report.counterexample = _shrink(rule, strategy, examples, seed, first[0], options)
     return report
 
 
@@ -384,6 +437,7 @@ def _shrink(
     examples: int,
     seed: int,
     fallback: tuple[SupportStructure, frozenset[str]],
+    options: GraphOptions | None = None,
 ) -> RuleCounterexample:
     failing: list[tuple[SupportStructure, frozenset[str]]] = []
     calls = [0]
@@ -412,8 +466,12 @@ def _shrink(
         calls[0] += 1
         return compare(rule, s, a) is not None
 
-    reduced, reduced_audit = reduce_case(structure, audit, fails)
+    reduced, reduced_audit = reduce_case(structure, audit, fails, options)
     discrepancy = compare(rule, reduced, reduced_audit)
+    if discrepancy is not None:  # ids e0.., c0..: unless the rule reads ids, the same case
+        renamed, renamed_audit = renumbered(reduced, reduced_audit)
+        if (again := compare(rule, renamed, renamed_audit)) is not None:
+            reduced, reduced_audit, discrepancy = renamed, renamed_audit, again
     if discrepancy is not None:
         structure, audit = reduced, reduced_audit
     else:  # a non-deterministic rule: keep the case hypothesis reported

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from theory import SupportStructure
 from theory.model.index import index_of
-from theory.safety import check as safety
 from theory.safety.check import ALTERNATIVE_SUPPORT, REDUNDANT_INFLUENCE, check_structure
 from theory.solver import justifications as justifications_module
-from theory.solver.justifications import compiled_listing
+from theory.solver.justifications import listing
+from theory.solver.options import SolverOptions
 from theory.testing import strategies as jst
 from theory.testing.reference import brute_force_minimal_justifications
 
@@ -33,29 +33,17 @@ def chain(length: int) -> SupportStructure:
 
 
 @contextmanager
-def _paths(compiled: bool) -> Iterator[None]:
-    """Force the checker's compiled or interpreted path, and the compiled listing's search
-    (no label answer within its work budget)."""
+def _sat_listing() -> Iterator[None]:
+    """The checker's listing by the SAT search (no label answer within its work budget)."""
     with pytest.MonkeyPatch.context() as patch:
-        yield from _patched(patch, compiled)
-
-
-def _patched(patch: pytest.MonkeyPatch, compiled: bool) -> Iterator[None]:
-    patch.setattr(justifications_module, "LABEL_WORK", 0)
-    if compiled:
-        patch.setattr(safety, "COMPILED_CHECK_FROM", 0)
-    else:
-        patch.setattr(safety, "COMPILED_CHECK_FROM", 10**9)
-        patch.setattr(safety, "COMPILED_FROM", 10**9)
-        patch.setattr(safety, "kernels_loaded", lambda: False)
-    yield
+        patch.setattr(justifications_module, "DEFAULTS", SolverOptions(label_work=0))
+        yield
 
 
 @pytest.mark.timeout(60)  # listing all of them would run for hours
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
-def test_a_claim_with_a_million_minimal_justifications_is_checked_at_once(compiled):
+def test_a_claim_with_a_million_minimal_justifications_is_checked_at_once():
     structure = chain(20)  # 2**20 minimal justifications of c20
-    with _paths(compiled):
+    with _sat_listing():
         started = time.perf_counter()
         (report,) = check_structure(structure, ["c20"], label_budget=0).claims
         seconds = time.perf_counter() - started
@@ -81,28 +69,27 @@ def test_a_claim_with_a_million_minimal_justifications_is_checked_at_once(compil
     jst.support_structures(cycles=True, max_evidence=6, max_claims=7),
     st.integers(min_value=1, max_value=5),
 )
-def test_compiled_listing_stops_at_its_limit_with_minimal_sets(structure, limit):
+def test_the_listing_stops_at_its_limit_with_minimal_sets(structure, limit):
     index = index_of(structure)
-    with _paths(compiled=True):
+    with _sat_listing():
         for claim in sorted(structure.claims):
             minimal = brute_force_minimal_justifications(structure, claim)
-            found, complete = compiled_listing(index, index.number[claim], limit)
+            found, complete = listing(index, index.number[claim], limit)
             assert found <= minimal
             # complete: every set (a claim with the empty set, always); else exactly limit
             assert found == minimal if complete else len(found) == limit
             assert complete or len(minimal) >= limit
-            assert compiled_listing(index, index.number[claim], None) == (minimal, True)
+            assert listing(index, index.number[claim], None) == (minimal, True)
 
 
 @settings(max_examples=100, deadline=None)
 @given(
     jst.support_structures(cycles=True, max_evidence=6, max_claims=7),
     st.integers(min_value=1, max_value=3),
-    st.booleans(),
 )
-def test_capped_listing_keeps_kinds_and_survivors_exact(structure, cap, compiled):
+def test_capped_listing_keeps_kinds_and_survivors_exact(structure, cap):
     full = check_structure(structure)
-    with _paths(compiled):
+    with _sat_listing():
         capped = check_structure(structure, max_listed=cap, label_budget=0)
     for a, b in zip(full.claims, capped.claims):
         assert (a.id, a.influence_safe) == (b.id, b.influence_safe)
@@ -118,8 +105,7 @@ def test_capped_listing_keeps_kinds_and_survivors_exact(structure, cap, compiled
             assert b.minimal_justifications_complete == (len(a.minimal_justifications) <= cap)
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
-def test_items_past_the_listed_sets_get_their_kind_by_a_query(compiled):
+def test_items_past_the_listed_sets_get_their_kind_by_a_query():
     # c <- a | b | d | g, and c <- a, r (r redundant): four minimal justifications; a cap of 1
     # finds two, so two relevant items lie only in sets the listing never found
     structure = SupportStructure.build(
@@ -127,7 +113,7 @@ def test_items_past_the_listed_sets_get_their_kind_by_a_query(compiled):
         ["c"],
         [("c", ["a"]), ("c", ["b"]), ("c", ["d"]), ("c", ["g"]), ("c", ["a", "r"])],
     )
-    with _paths(compiled):
+    with _sat_listing():
         (report,) = check_structure(structure, max_listed=1, label_budget=0).claims
     assert not report.minimal_justifications_complete
     assert len(report.minimal_justifications) == 1
@@ -150,15 +136,14 @@ def test_items_past_the_listed_sets_get_their_kind_by_a_query(compiled):
     ),
     st.integers(min_value=1, max_value=2),
     st.integers(min_value=0, max_value=8),
-    st.booleans(),
 )
 def test_classify_gives_the_first_violations_their_kinds_and_the_rest_their_witnesses(
-    structure, cap, quota, compiled
+    structure, cap, quota
 ):
     """check_structure(classify=N): the reports equal the full check's until N violations
     are classified; after that a claim whose listing stops at the cap keeps its listing and
     its witness audits, with no kind and no survivor; nothing else changes."""
-    with _paths(compiled):
+    with _sat_listing():
         full = check_structure(structure, max_listed=cap, label_budget=0)
         quick = check_structure(structure, max_listed=cap, label_budget=0, classify=quota)
     seen = 0
@@ -203,12 +188,18 @@ def test_the_check_table_classifies_only_what_it_shows(tmp_path):
     assert texts[0] == texts[1]
     assert sum(len(c.violations) for c in report.claims) > SUMMARY_ROWS
     assert any(not c.kinds_complete for c in report.claims)  # something was left unclassified
-    started = time.perf_counter()
+    import resource
+
+    def children_cpu() -> float:  # CPU seconds of waited children: a loaded machine's wall
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # time is not the command's
+        return usage.ru_utime + usage.ru_stime
+
+    started = children_cpu()
     done = subprocess.run(
         [sys.executable, "-m", "jtms", "check", str(path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=240,
     )
     assert done.returncode == 1, done.stderr
-    assert time.perf_counter() - started < 20
+    assert children_cpu() - started < 20

@@ -92,10 +92,10 @@ def test_the_check_makes_no_cyclic_garbage(monkeypatch):
     # than the check): whatever a cycle holds then stays until the process ends. A pool of
     # SAT variables (python-sat's IDPool) is a cycle, and a 500-claim check of this memory
     # kept 500 MB of them.
-    import theory.solver.label_kernel  # noqa: F401  (the compiled path)
     from benchmarks import generate
-    from theory.safety import check as safety
     from theory.safety.check import check_structure
+    from theory.solver import justifications
+    from theory.solver.options import SolverOptions
 
     hard = generate.memory(1000, seed=7, back_edges=0.2)
 
@@ -104,6 +104,5 @@ def test_the_check_makes_no_cyclic_garbage(monkeypatch):
 
     check()  # first imports and compilations make cycles of their own
     assert _cyclic_garbage(check) == {}
-    monkeypatch.setattr(safety, "kernels_loaded", lambda: False)  # the interpreted path
-    monkeypatch.setattr(safety, "COMPILED_CHECK_FROM", 10**9)
+    monkeypatch.setattr(justifications, "DEFAULTS", SolverOptions(label_work=0))  # SAT only
     assert _cyclic_garbage(check) == {}

@@ -157,6 +157,7 @@ def test_the_grown_cuts_state_a_loop_formula_in_linear_size():
     g = SupportStructure.build(evidence, claims, justifications)
     index = index_of(g)
     enumerator = JustificationEnumerator(SupportProgram.of(index, index.number["c0"]))
-    outside, *loops = enumerator._grown_cuts(frozenset())
+    # the empty set grown: every evidence item lies outside it
+    outside, *loops = enumerator._grown_cuts([index.number[e] for e in evidence])
     assert len(outside) == n
     assert loops and sum(map(len, loops)) <= 2 * n + n + 1

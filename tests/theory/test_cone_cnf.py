@@ -14,7 +14,7 @@ from theory.model.index import index_of
 from theory.semantics.fixpoint import active_state
 from theory.solver.cone_cnf import cone_cnf
 from theory.solver.cone_kernel import ConeOracle
-from theory.solver.justifications import _compiled_search
+from theory.solver.justifications import search
 from theory.testing.reference import brute_force_minimal_justifications
 
 
@@ -50,7 +50,7 @@ def test_every_founded_model_satisfies_the_clauses(case):
 def test_search_over_it_equals_brute_force(case):
     structure, claim = case
     index = index_of(structure)
-    assert _compiled_search(index, index.number[claim]) == brute_force_minimal_justifications(
+    assert search(index, index.number[claim]) == brute_force_minimal_justifications(
         structure, claim
     )
 
@@ -66,6 +66,6 @@ def test_distributed_claims_keep_every_alternative():
     index = index_of(structure)
     cnf = cone_cnf(ConeOracle(index, index.number["root"]))
     assert cnf.variables == 5 + 3  # no body variables
-    assert _compiled_search(index, index.number["root"]) == brute_force_minimal_justifications(
+    assert search(index, index.number["root"]) == brute_force_minimal_justifications(
         structure, "root"
     )

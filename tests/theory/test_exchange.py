@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from tests.claim_cases import structure_and_claim
 from theory.model.index import index_of
 from theory.semantics.fixpoint import active_state
-from theory.solver.cone_kernel import ConeOracle, _critical
+from theory.solver.cone_kernel import ConeOracle
 from theory.solver.exchange import Exchange
 from theory.testing.reference import brute_force_minimal_justifications
 
@@ -82,25 +82,7 @@ def test_one_pass_necessity_equals_one_fixpoint_per_member(case, data):
     tried = np.nonzero(mask)[0].astype(np.int64)
     if not tried.shape[0]:
         return
-    count = oracle.local_size
-    bits = int(
-        _critical(
-            mask,
-            tried,
-            tried.shape[0],
-            oracle.shape,
-            oracle.ev_local,
-            oracle.premises,
-            oracle.w_start,
-            oracle.w_just,
-            oracle.just_claim,
-            oracle.just_size,
-            oracle.root,
-            np.zeros(count, dtype=np.uint64),
-            np.zeros(count, dtype=np.uint8),
-            np.empty(count + 1, dtype=np.int64),
-        )
-    )
+    bits = oracle.kernel.critical_of(mask, tried, tried.shape[0])
     for i, position in enumerate(tried):
         without = set(present) - {items[position]}
         assert bool(bits >> i & 1) == (

@@ -28,18 +28,12 @@ def graph_and_claim(draw, cycles=True, max_evidence=8, max_claims=7):
 def test_sat_enumeration_equals_brute_force(case):
     structure, claim = case
     expected = brute_force_minimal_justifications(structure, claim)
-    for compiled in (False, True):  # the Python algebra and solver loop, and the kernels
-        assert minimal_justifications(structure, claim, method="sat", compiled=compiled) == expected
-        assert (
-            minimal_justifications(structure, claim, method="labels", compiled=compiled) == expected
-        )
-        assert (
-            minimal_justifications(
-                structure, claim, method="auto", label_budget=2, compiled=compiled
-            )
-            == expected
-        )
-        assert minimal_justifications(structure, claim, compiled=compiled) == expected
+    assert minimal_justifications(structure, claim, method="sat") == expected
+    assert minimal_justifications(structure, claim, method="labels") == expected
+    assert minimal_justifications(structure, claim, method="auto", label_budget=2) == expected
+    assert minimal_justifications(structure, claim) == expected
+    assert minimal_justifications(structure, claim, solver="glucose4") == expected
+    assert minimal_justifications(structure, claim, encoding="unrolled", method="sat") == expected
 
 
 @pytest.mark.slow

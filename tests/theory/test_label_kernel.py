@@ -14,8 +14,8 @@ from theory.semantics.fixpoint import active_state
 from theory.solver.cone_kernel import ConeOracle
 from theory.solver.justifications import JustificationEnumerator, minimal_justifications
 from theory.solver.label_kernel import OK, OVER_SETS, OVER_WORK, labels, sets_of_ids
-from theory.solver.labels import all_labels
 from theory.testing import strategies as jst
+from theory.testing.labels import all_labels
 from theory.testing.reference import brute_force_minimal_justifications, evidence_ancestors
 
 
@@ -43,7 +43,7 @@ def test_kernel_labels_equal_the_reference_and_brute_force(structure):
 @given(jst.support_structures(max_evidence=8, max_claims=8, cycles=True))
 def test_python_labels_over_several_words_equal_brute_force(structure):
     """Evidence numbered past 64 (64 items before the graph's, in no cone): the Python
-    label algebra's sets span two words (theory.solver.labels' ints past 64 bits, and its rows of
+    label algebra's sets span two words (theory.testing.labels' ints past 64 bits, and its rows of
     words where a component is solved in arrays)."""
     padding = [f"!pad{i:02d}" for i in range(64)]
     padded = SupportStructure.build(
@@ -89,10 +89,10 @@ def test_python_label_budgets_never_change_an_answer(structure, budget, formed_b
 def test_python_ints_and_arrays_give_the_same_labels_for_the_same_work(
     structure, budget, formed_budget, padded
 ):
-    """theory.solver.labels solves a component over Python ints and, past SMALL_PAIRS, again over
+    """theory.testing.labels solves a component over Python ints and, past SMALL_PAIRS, again over
     arrays: both representations give the same labels, give up on the same components and
     count the same work (the portfolio interleaves methods by that count)."""
-    import theory.solver.labels as labels_module
+    import theory.testing.labels as labels_module
 
     if padded:  # evidence numbered past 64: sets of two words
         padding = [f"!pad{i:02d}" for i in range(64)]
@@ -310,32 +310,6 @@ def test_one_search_with_no_encoding_at_all(case):
     assert enumerator.all_minimal() == brute_force_minimal_justifications(structure, claim)
 
 
-@pytest.mark.slow
-def test_small_graphs_do_not_load_the_kernels():
-    """A small query in a fresh process stays in Python (loading numba and the kernels
-    costs about 0.5 s, more than the query); a graph of COMPILED_FROM nodes loads them."""
-    import subprocess
-    import sys
-
-    script = (
-        "import sys\n"
-        "from theory import SupportStructure\n"
-        "from theory.solver.justifications import COMPILED_FROM, minimal_justifications\n"
-        "g = SupportStructure.build(['e', 'f'], ['a', 'b'], [('a', ['b']), ('b', ['a']), ('a', ['e']), ('b', ['f'])])\n"
-        "assert minimal_justifications(g, 'a') == {frozenset(['e']), frozenset(['f'])}\n"
-        "assert 'numba' not in sys.modules, 'small graph loaded numba'\n"
-        "n = COMPILED_FROM\n"
-        "big = SupportStructure.build(['e'], [f'c{i}' for i in range(n)],\n"
-        "                             [(f'c{i}', [f'c{i - 1}' if i else 'e']) for i in range(n)])\n"
-        "assert minimal_justifications(big, f'c{n - 1}') == {frozenset(['e'])}\n"
-        "assert 'theory.solver.label_kernel' in sys.modules\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-
-
 def test_set_budget_holds_while_a_loop_is_seeded():
     """Found by the CI profile: c0 <- e0 | e1 | c0 with a budget of one set. The seeds of
     the loop alone exceed it, and must say so (they once slipped through unchecked)."""
@@ -449,19 +423,19 @@ def test_a_loop_pushes_on_only_the_sets_of_its_least_fixpoint(seed):
     )
 )
 def test_minimize_over_several_words_keeps_exactly_the_minimal_distinct_rows(rows):
-    """theory.solver.label_kernel._minimize on rows of three words (sets of items 0-191; repeats,
+    """theory.solver.kernels.minimize on rows of three words (sets of items 0-191; repeats,
     subsets and the empty set drawn often): the distinct minimal rows, each once. Rows of
     one size are compared for equality only, rows of smaller sizes for subsets."""
     import numpy as np
 
-    from theory.solver.label_kernel import _minimize
+    from theory.solver.kernels import minimize
 
     sets = np.zeros((max(1, len(rows)), 3), dtype=np.uint64)
     for k, row in enumerate(rows):
         for item in row:
             sets[k, item // 64] |= np.uint64(1 << (item % 64))
     work = np.array([0, 0, 1 << 62], dtype=np.int64)
-    out = _minimize(sets, len(rows), work)
+    out = minimize(sets, len(rows), work)
     got = [
         frozenset(w * 64 + b for w in range(3) for b in range(64) if int(r[w]) >> b & 1)
         for r in out
@@ -477,15 +451,15 @@ def test_an_antichain_of_twenty_thousand_singletons_is_labelled_within_the_work_
     every row was tested for a subset against every kept row over all 313 words, so the
     labels gave up at their work budget and the SAT arms took past 100 s. Equal-size rows
     are now compared for equality only: well within the budget."""
-    from theory.solver.justifications import LABEL_WORK
     from theory.solver.label_kernel import UNLIMITED
+    from theory.solver.options import DEFAULTS
 
     count = 20_000
     structure = SupportStructure.build(
         [f"e{i}" for i in range(count)], ["c"], [("c", [f"e{i}"]) for i in range(count)]
     )
     index = index_of(structure)
-    found = labels(index, [index.number["c"]], max_sets=UNLIMITED, max_work=LABEL_WORK)
+    found = labels(index, [index.number["c"]], max_sets=UNLIMITED, max_work=DEFAULTS.label_work)
     assert found.status[0] == OK
     result = sets_of_ids(index, found, 0)
     assert result is not None and len(result) == count

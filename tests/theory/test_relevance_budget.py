@@ -24,6 +24,7 @@ from theory.safety.check import (
 from theory.solver import justifications
 from theory.solver.completion import SupportProgram
 from theory.solver.justifications import ConeQueries, JustificationEnumerator
+from theory.solver.options import SolverOptions
 from theory.testing import strategies as jst
 from theory.testing.reference import brute_force_minimal_justifications
 
@@ -78,18 +79,14 @@ def test_one_query_asks_whether_any_of_many_items_is_relevant(structure, data):
             assert any(s <= witness | {turned} for s in minimal)
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreted"])
 @settings(max_examples=100, deadline=None)
 @given(structure=jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
-def test_kinds_asked_together_equal_kinds_asked_one_by_one(structure, compiled):
+def test_kinds_asked_together_equal_kinds_asked_one_by_one(structure):
     full = check_structure(structure)
     with pytest.MonkeyPatch.context() as patch:
-        # the compiled path (or the interpreted one), a listing cut at 2 sets, and no
-        # budget for the queries one by one: every item the listing leaves open goes to
-        # the queries together
-        patch.setattr(justifications, "LABEL_WORK", 0)
-        patch.setattr(safety, "COMPILED_CHECK_FROM", 0 if compiled else 10**9)
-        patch.setattr(safety, "kernels_loaded", lambda: compiled)
+        # a listing by the SAT search cut at 2 sets, and no budget for the queries one by
+        # one: every item the listing leaves open goes to the queries together
+        patch.setattr(justifications, "DEFAULTS", SolverOptions(label_work=0))
         patch.setattr(safety, "RELEVANCE_FIRST", 0)
         together = check_structure(structure, max_listed=1, label_budget=0)
     for a, b in zip(full.claims, together.claims):
@@ -99,14 +96,13 @@ def test_kinds_asked_together_equal_kinds_asked_one_by_one(structure, compiled):
         assert b.kinds_complete
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 @settings(max_examples=100, deadline=None)
 @given(structure=jst.support_structures(cycles=True, max_evidence=6, max_claims=7))
-def test_cone_queries_find_a_minimal_justification_avoiding_the_audit(structure, compiled):
+def test_cone_queries_find_a_minimal_justification_avoiding_the_audit(structure):
     index = index_of(structure)
     for claim in sorted(structure.claims):
         minimal = brute_force_minimal_justifications(structure, claim)
-        cone = ConeQueries(index, index.number[claim], compiled=compiled)
+        cone = ConeQueries(index, index.number[claim])
         for item in sorted(structure.evidence):
             survivor = cone.surviving([item])
             avoiding = {s for s in minimal if item not in s}
@@ -168,7 +164,6 @@ def test_a_small_budget_still_asks_the_open_items_together(monkeypatch):
         return among(self, items, conflicts=conflicts, target=target)
 
     monkeypatch.setattr(JustificationEnumerator, "relevance_among", spy)
-    import theory.solver.label_kernel  # noqa: F401  (loaded kernels: the compiled path)
 
     report = check_structure(_hard_memory(), ["c100"], relevance_budget=4_000).claims[0]
     # relevance_witness asks one item through relevance_among, with 250 conflicts at most
@@ -223,8 +218,7 @@ def test_the_check_report_is_the_same_in_every_process(tmp_path):
 @pytest.mark.timeout(120)
 def test_kinds_left_open_by_a_budget_are_the_same_in_every_process(tmp_path):
     # a budget in conflicts makes a report reproducible only if every query is asked in
-    # the same order: two claims take the interpreted path (no compiled kernels), whose
-    # least fixpoint once followed the hash order of a set of ids
+    # the same order (a least fixpoint once followed the hash order of a set of ids)
     import os
     import subprocess
     import sys

@@ -92,7 +92,8 @@ def test_cycles_and_redundancy_and_depth_are_reachable():
     cyclic = find(
         jst.memory_graphs(cycles=True), lambda s: not claim_order_is_acyclic(s), settings=FIND
     )
-    assert len(cyclic.claims) == 1  # shrinks to the self loop c0 <- c0
+    # shrinks to the smallest loop: the self loop c0 <- c0, or the planted c0 <- c1, c1 <- c0
+    assert len(cyclic.claims) <= 2 and len(cyclic.justifications) <= 2
     redundant = find(
         jst.memory_graphs(redundant=True),
         lambda s: any(

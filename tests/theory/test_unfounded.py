@@ -1,4 +1,4 @@
-"""theory.solver.unfounded (maximal false sets and unfounded loops in Python) against definitions
+"""theory.testing.unfounded (maximal false sets and unfounded loops in Python) against definitions
 computed another way: the least fixpoint of theory.semantics.fixpoint, the greatest by plain
 iteration, strongly connected components by reachability."""
 
@@ -13,9 +13,9 @@ from theory.model.index import index_of
 from theory.semantics.fixpoint import active_numbers
 from theory.solver.completion import SupportProgram
 from theory.solver.justifications import JustificationEnumerator
-from theory.solver.unfounded import ConeFixpoint
 from theory.testing import strategies as jst
 from theory.testing.reference import brute_force_minimal_justifications
+from theory.testing.unfounded import ConeFixpoint
 
 CYCLIC = jst.support_structures(max_evidence=6, max_claims=8, max_alternatives=3, cycles=True)
 

@@ -7,7 +7,9 @@
  "nogoods": [{"id": "n1", "nodes": ["c1", "c2"], "text": "c1 and c2 contradict"}]}
 ```
 
-``"nogoods"`` is optional (see :class:`theory.model.structure.Nogood`).
+``"nogoods"`` is optional (see :class:`theory.model.structure.Nogood`). So is
+``"counterexample"`` (:func:`recorded_audit`): ``{"audit": [ids], "rule": "...",
+"exact_retired": [ids], "rule_retired": [ids]}``, the case ``jtms fuzz --out`` writes.
 """
 
 from __future__ import annotations
@@ -175,7 +177,8 @@ def parse_graph(data: Any, source: str = "<graph>", *, pause_gc: bool = True) ->
 # the keys each object of a graph document may carry (docs/design.md section 4; the memory's
 # import reads author/expression/value/valid_until too); any other key is an error naming it
 # and where
-TOP_KEYS = frozenset({"nodes", "justifications", "nogoods"})
+TOP_KEYS = frozenset({"nodes", "justifications", "nogoods", "counterexample"})
+COUNTEREXAMPLE_KEYS = frozenset({"audit", "rule", "exact_retired", "rule_retired"})
 NODE_KEYS = frozenset({"id", "kind", "text", "author", "expression", "value", "valid_until"})
 JUSTIFICATION_KEYS = frozenset({"claim", "antecedents"})
 _ONLY_STR = frozenset({str})  # antecedents: exactly str, checked per list in C (set of the types)
@@ -263,9 +266,44 @@ def _parse(data: Any) -> SupportStructure:
                 f"justifications[{position}]: 'antecedents' must be a list of ids", node=claim
             )
         pairs.append((claim, antecedents))
-    return SupportStructure.build(
+    structure = SupportStructure.build(
         evidence, claims, pairs, texts=texts, nogoods=_parse_nogoods(data.get("nogoods", []))
     )
+    if "counterexample" in data:
+        recorded_audit(data, structure)
+    return structure
+
+
+def recorded_audit(data: Mapping[str, Any], structure: SupportStructure) -> frozenset[str] | None:
+    """The audit a graph document records under ``"counterexample"`` (``jtms fuzz --out``
+    writes it: the graph, the audit, the rule and what each side retired), checked against
+    ``structure``; None when the document records none. ``jtms revise FILE`` replays it when
+    no ``--audit`` is given; every other reader takes the graph as it is, audit not applied.
+
+    >>> doc = {"nodes": [{"id": "e0", "kind": "evidence"}], "justifications": [],
+    ...        "counterexample": {"audit": ["e0"], "rule": "m:f"}}
+    >>> sorted(recorded_audit(doc, parse_graph(doc)))
+    ['e0']
+    """
+    record = data.get("counterexample")
+    if record is None:
+        return None
+    if not isinstance(record, Mapping):
+        raise GraphError("'counterexample' must be an object with an 'audit' list")
+    _known_keys(record, COUNTEREXAMPLE_KEYS, "'counterexample'")
+    for key in ("audit", "exact_retired", "rule_retired"):
+        value = record.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise GraphError(f"'counterexample.{key}' must be a list of ids")
+    if "audit" not in record:
+        raise GraphError("'counterexample' needs 'audit' (a list of ids)")
+    if not isinstance(record.get("rule", ""), str):
+        raise GraphError("'counterexample.rule' must be a string")
+    for key in ("audit", "exact_retired", "rule_retired"):
+        for node in record.get(key, []):
+            if node not in structure.nodes:
+                raise GraphError(f"'counterexample.{key}' names an unknown id", node=node)
+    return frozenset(record["audit"])
 
 
 def graph_rows(data: Any) -> GraphRows | None:
@@ -285,7 +323,12 @@ def graph_rows(data: Any) -> GraphRows | None:
     >>> rows.ids, rows.claims, rows.flat
     (['e', 'c'], [1], [0])
     """
-    if type(data) is not dict or not data.keys() <= TOP_KEYS or data.get("nogoods"):
+    if (
+        type(data) is not dict
+        or not data.keys() <= TOP_KEYS
+        or data.get("nogoods")
+        or "counterexample" in data
+    ):
         return None
     nodes, justifications = data.get("nodes"), data.get("justifications", [])
     if type(nodes) is not list or type(justifications) is not list:

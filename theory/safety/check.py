@@ -39,38 +39,38 @@ import time
 import warnings
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
-from dataclasses import dataclass, replace
-from itertools import chain, islice
+from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any, Literal
 
 from theory.model.canonical import smallest_first, sorted_ids, sorted_sets
 from theory.model.errors import GraphError, InputError, Undecided, count_argument
+from theory.model.graphalgo import solve_component, strongly_connected_components
 from theory.model.index import IndexView, SupportIndex, index_of
 from theory.model.structure import SupportStructure, id_list
 from theory.semantics.fixpoint import base_active
 from theory.solver.completion import SupportProgram
-from theory.solver.justifications import (
-    COMPILED_FROM,
-    ConeQueries,
-    JustificationEnumerator,
-    compiled_listing,
-    enumerate_minimal,
-    kernels_loaded,
-)
-from theory.solver.labels import LABEL_BUDGET, all_labels
+from theory.solver.justifications import ConeQueries, JustificationEnumerator, listing
+from theory.solver.label_kernel import OK, labels
+from theory.solver.options import DEFAULTS
 
-COMPILED_CHECK_FROM = 4
-"""Claims that need the SAT core's certificates from which :func:`check_structure` loads
-the compiled kernels (about 0.5 s once) and lists them with the compiled search: the
-solver loop takes 0.05-0.3 s per claim on graphs with large support loops."""
 AUDITS = ("evidence", "claims", "all")
 """What ``check_structure(audits=)`` and ``jtms check --audits`` judge safety over: audits
 of evidence (Theorem 1's hypothesis, the default), of claims, or of both."""
 GATE_PREFIX = ","
 """The prefix of a gate's id in :func:`gated`: ids never contain a comma
 (:mod:`theory.model.ids`), so a gate can never collide with a node."""
+LABEL_BUDGET = DEFAULTS.label_sets
+"""The default ``label_budget`` of :func:`check_structure` (``label_sets`` of
+:class:`~theory.solver.options.SolverOptions`)."""
 ALTERNATIVE_SUPPORT = "alternative_support"
 REDUNDANT_INFLUENCE = "redundant_influence"
+LOOP_INFLUENCE = "loop_influence"
+"""The kind of a violation whose item reaches the claim only through support loops: every
+route from it to the claim passes a justification that can never be the first to make its
+claim active (one of its antecedents cannot be active before that claim, or before the
+checked claim). So the item lies in no minimal justification, as with
+:data:`REDUNDANT_INFLUENCE`, but no recorded justification is redundant: a loop carries it."""
 UNDECIDED = "undecided"
 """The kind of a violation whose relevance query spent :data:`RELEVANCE_CONFLICTS` without
 an answer: the violation (the witness audit, the surviving justification) is exact, only
@@ -82,6 +82,9 @@ relevance is NP-hard and, on memories with support loops of hundreds of claims, 
 queries take minutes (clingo's too), while on the benchmark memories every query ends
 within a few hundred conflicts (docs/benchmarks.md). A budget in conflicts, not seconds,
 so a report is reproducible."""
+RELEVANCE_PIECE = 1000
+"""With a deadline (``jtms check --time-limit``), the conflicts of one piece of a query that
+asks the open items together, between which the clock is read."""
 RELEVANCE_FIRST = 250
 """Conflicts each open relevance query of a claim gets in the first pass over them, which
 may spend half of :data:`RELEVANCE_CONFLICTS` at most: the items still open are then asked
@@ -271,6 +274,139 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
     return Verdicts(active, ancestors, critical)
 
 
+class LoopRoutes:
+    """Which evidence reaches a claim by a route that a well-founded derivation can take.
+
+    ``needs[n]``: the claims of ``n``'s strongly connected component (intact justifications
+    between active claims) that every well-founded derivation of ``n`` uses, ``n``
+    included: the greatest fixpoint of ``{n} | AND over intact justifications of OR over
+    their antecedents in the component``, as :func:`verdicts` computes the critical
+    evidence. (A claim outside the component is no ancestor of it, so this is the whole
+    answer for the members.) A justification of ``d`` with an antecedent that needs ``d``
+    can never be the first to make ``d`` active, and a derivation of ``c`` uses nothing that
+    needs ``c``; :meth:`reaching` follows the other justifications back from ``c``. An
+    evidence ancestor it does not reach lies in no minimal justification of ``c``
+    (:data:`LOOP_INFLUENCE`), found with no SAT query. Components above
+    :data:`LOOP_ROUTES_LARGEST` claims are not solved (each member needs only itself): fewer
+    items are found so, never a wrong one.
+    """
+
+    def __init__(self, index: SupportIndex, active: bytes | bytearray) -> None:
+        self.index = index
+        self.active = active
+        is_evidence = index.is_evidence
+        live = [n for n in range(index.size) if not is_evidence[n] and active[n]]
+        self.needs: dict[int, frozenset[int] | None] = {}
+        self.part: dict[int, frozenset[int]] = {}
+        for part in strongly_connected_components(index, live, intact_only=active):
+            if len(part) == 1 or len(part) > LOOP_ROUTES_LARGEST:
+                for n in part:
+                    self.needs[n] = frozenset([n])
+                continue
+            members = frozenset(part)
+            for n in part:
+                self.part[n] = members
+            solve_component(index, part, self.needs, initial=None, update=self._needs_of)
+
+    def _needs_of(self, n: int) -> frozenset[int] | None:
+        index, active, needs, members = self.index, self.active, self.needs, self.part[n]
+        result: frozenset[int] | None = None
+        for j in index.justs_of[n]:
+            union: set[int] | None = set()
+            for a in index.just_antecedents[j]:
+                if not active[a]:
+                    break
+                if a not in members:
+                    continue
+                value = needs[a]
+                if value is None:
+                    union = None
+                elif union is not None:
+                    union |= value
+            else:
+                if union is not None:
+                    result = frozenset(union) if result is None else result & union
+        return None if result is None else result | {n}
+
+    def _needs_without(self, claim: int) -> dict[int, frozenset[int] | None]:
+        """The needs of the other members of ``claim``'s loop in derivations that do not
+        use ``claim`` (its justifications and every one naming it removed): what a
+        derivation of ``claim`` can use before it. None: no such derivation."""
+        members = self.part[claim]
+        if len(members) > LOOP_ROUTES_PER_CLAIM:
+            return {}
+        index, active = self.index, self.active
+        local: dict[int, frozenset[int] | None] = dict.fromkeys(members)
+        local.pop(claim)
+        changed = True
+        while changed:  # round-robin to the greatest fixpoint (values only shrink)
+            changed = False
+            for m in local:
+                result: frozenset[int] | None = None
+                for j in index.justs_of[m]:
+                    union: set[int] | None = set()
+                    for a in index.just_antecedents[j]:
+                        if a == claim or not active[a]:
+                            break
+                        if a not in members:
+                            continue
+                        value = local[a]
+                        if value is None:
+                            union = None
+                        elif union is not None:
+                            union |= value
+                    else:
+                        if union is not None:
+                            result = frozenset(union) if result is None else result & union
+                value = None if result is None else result | {m}
+                if value != local[m]:
+                    local[m] = value
+                    changed = True
+        return local
+
+    def reaching(self, claim: int) -> int:
+        """The evidence (bits by node number) reached back from ``claim`` through
+        justifications a derivation of it can use first."""
+        index, active = self.index, self.active
+        is_evidence = index.is_evidence
+        local = self._needs_without(claim) if claim in self.part else {}
+        needs = self.needs
+
+        def blocks(a: int, d: int) -> bool:
+            """Whether the antecedent ``a`` cannot be active before ``d`` (or ``claim``)."""
+            if a == claim:
+                return True
+            value = local[a] if a in local else needs.get(a)
+            return value is None or d in value or claim in value
+
+        found = 0
+        seen = {claim}
+        stack = [claim]
+        while stack:
+            d = stack.pop()
+            for j in index.justs_of[d]:
+                antecedents = index.just_antecedents[j]
+                if not all(active[a] for a in antecedents) or any(
+                    blocks(a, d) for a in antecedents if not is_evidence[a]
+                ):
+                    continue
+                for a in antecedents:
+                    if is_evidence[a]:
+                        found |= 1 << a
+                    elif a not in seen:
+                        seen.add(a)
+                        stack.append(a)
+        return found
+
+
+LOOP_ROUTES_LARGEST = 5000
+"""The largest support loop (claims of one strongly connected component) whose members'
+needs :class:`LoopRoutes` solves."""
+LOOP_ROUTES_PER_CLAIM = 400
+"""The largest support loop whose needs :meth:`LoopRoutes.reaching` solves again per claim,
+without it (a round-robin pass per change over the loop's justifications)."""
+
+
 def check_structure(
     structure: SupportStructure,
     claims: Iterable[str] | None = None,
@@ -365,6 +501,9 @@ class CheckStream:
     unsafe: int
     """How many of them are not."""
     reports: Generator[ClaimReport, None, None]
+    undecided: list[int] = field(default_factory=lambda: [0])
+    """``[k]``: the unsafe claims reported so far whose certificates the ``deadline`` cut
+    (witness audits only, every kind :data:`UNDECIDED`); their verdicts are exact."""
 
     def __iter__(self) -> Iterator[ClaimReport]:
         return self.reports
@@ -384,10 +523,17 @@ def stream_check(
     relevance_budget: int | None = RELEVANCE_CONFLICTS,
     classify: int | None = None,
     audits: str = "evidence",
+    deadline: float | None = None,
 ) -> CheckStream:
     """:func:`check_structure` one claim at a time: the verdicts are computed at once, each
     claim's certificates as its report is asked for. The options are
-    :func:`check_structure`'s.
+    :func:`check_structure`'s, except ``deadline`` (a ``time.monotonic()`` value): every
+    claim is still reported, with its exact verdict; each unsafe claim's relevance queries
+    get an even share of the time left (kinds past it :data:`UNDECIDED`); each unsafe claim
+    reached after the deadline gets its
+    witness audits only, every kind :data:`UNDECIDED`, no surviving justification and no
+    listing (``kinds_complete`` and ``minimal_justifications_complete`` false);
+    :attr:`CheckStream.undecided` counts those claims (``jtms check --time-limit``).
 
     Examples
     --------
@@ -413,6 +559,7 @@ def stream_check(
         else [original.require_claim(c) for c in id_list(claims, "claim")]
     )
     unsafe = [index.number[c] for c in wanted if facts.unsafe_bits(index.number[c])]
+    undecided = [0]
     reports = _claim_reports(
         index,
         facts,
@@ -423,10 +570,28 @@ def stream_check(
         label_budget,
         relevance_budget,
         classify,
+        deadline,
+        undecided,
     )
     if structure is not original:
         reports = _ungated_reports(reports)
-    return CheckStream(tuple(wanted), not unsafe, len(unsafe), reports)
+    return CheckStream(tuple(wanted), not unsafe, len(unsafe), reports, undecided)
+
+
+def claim_labels(
+    index: SupportIndex, claims: list[int], budget: int
+) -> dict[int, list[int] | None]:
+    """The labels of ``claims`` (node numbers) by the compiled label algebra, each as evidence
+    bitsets (bit n for evidence number n), or None for a claim whose label exceeds
+    ``budget`` sets, or one of whose products would form more than the product of two such
+    labels (``budget`` squared): its certificates then come from the SAT search. The set
+    budget so bounds every label and product of the pass."""
+    found = labels(index, claims, budget, max_formed=budget * budget)
+    result: dict[int, list[int] | None] = {}
+    for k, n in enumerate(claims):
+        sets = found.sets(k) if found.status[k] == OK else None
+        result[n] = None if sets is None else [sum(1 << e for e in s) for s in sets]
+    return result
 
 
 def _claim_reports(
@@ -439,15 +604,22 @@ def _claim_reports(
     label_budget: int,
     relevance_budget: int | None,
     classify: int | None = None,
+    deadline: float | None = None,
+    undecided: list[int] | None = None,
 ) -> Generator[ClaimReport, None, None]:
-    labels = all_labels(index, unsafe, budget=label_budget) if (certificates and unsafe) else {}
-    # many claims for the SAT core: the compiled search lists each at a fraction of the
-    # solver loop's cost, which repays loading the kernels (:data:`COMPILED_CHECK_FROM`)
-    compiled = certificates and (
-        kernels_loaded()
-        or index.size >= COMPILED_FROM
-        or sum(1 for n in unsafe if labels.get(n) is None) >= COMPILED_CHECK_FROM
+    late = deadline is not None and time.monotonic() > deadline  # no certificate is due
+    labelled = (
+        claim_labels(index, unsafe, label_budget) if (certificates and unsafe and not late) else {}
     )
+    cut: dict[str, Violation] = {}
+
+    def undecided_witnesses(n: int) -> tuple[Violation, ...]:
+        """Past the deadline: the witness audits, each of kind UNDECIDED, no survivor."""
+        return tuple(
+            cut.get(e) or cut.setdefault(e, Violation(UNDECIDED, frozenset([e]), None))
+            for e in sorted(index.names_of_bits(facts.unsafe_bits(n)))
+        )
+
     shared: dict[str, Violation] = {}
 
     def witnesses(n: int) -> tuple[Violation, ...]:
@@ -458,9 +630,11 @@ def _claim_reports(
             for e in sorted(index.names_of_bits(facts.unsafe_bits(n)))
         )
 
-    # the compiled path checks many claims: the members of one component share a solver
-    solvers = RelevanceSolvers() if compiled else None
+    # the members of one component share a relevance solver
+    solvers = RelevanceSolvers() if certificates else None
+    routes: LoopRoutes | None = None  # built for the first unsafe claim that needs it
     try:
+        left = len(unsafe)  # unsafe claims not yet reported: they share what time is left
         for claim in wanted:
             n = index.number[claim]
             if not facts.active[n]:
@@ -471,22 +645,33 @@ def _claim_reports(
                 yield ClaimReport(claim, True, True, (), frozenset([index.names_of_bits(critical)]))
             elif not certificates:  # kinds not computed
                 yield ClaimReport(claim, True, False, witnesses(n), frozenset(), False, False)
+            elif deadline is not None and time.monotonic() > deadline:
+                if undecided is not None:
+                    undecided[0] += 1
+                left -= 1
+                yield ClaimReport(
+                    claim, True, False, undecided_witnesses(n), frozenset(), False, False
+                )
             else:
-                if (label := labels.get(n)) is not None:
-                    report = _report_from_label(index, facts, claim, label, max_listed)
+                if routes is None:
+                    routes = LoopRoutes(index, facts.active)
+                if (label := labelled.get(n)) is not None:
+                    report = _report_from_label(index, facts, claim, label, max_listed, routes)
                 else:
                     report = _report_from_sat(
                         index,
                         facts,
                         claim,
                         max_listed,
-                        compiled,
                         relevance_budget,
                         solvers,
                         unclassified=None if classify is None or classify > 0 else witnesses,
+                        routes=routes,
+                        deadline=None if deadline is None else _share(deadline, left),
                     )
                 if classify is not None:
                     classify -= len(report.violations)
+                left -= 1
                 yield report
     finally:
         if solvers is not None:
@@ -910,19 +1095,40 @@ def check_claim(structure: SupportStructure, claim: str, **options: Any) -> Clai
 
 
 def _report_from_label(
-    index: SupportIndex, facts: Verdicts, claim: str, label: list[int], max_listed: int | None
+    index: SupportIndex,
+    facts: Verdicts,
+    claim: str,
+    label: list[int],
+    max_listed: int | None,
+    routes: LoopRoutes | None = None,
 ) -> ClaimReport:
     """Certificates from a complete label: kinds and survivors are lookups."""
     everything = smallest_first(index.names_of_bits(bits) for bits in label)
     relevant = frozenset().union(*everything) if everything else frozenset()
     violations = []
-    for e in sorted(index.names_of_bits(facts.unsafe_bits(index.number[claim]))):
-        kind = ALTERNATIVE_SUPPORT if e in relevant else REDUNDANT_INFLUENCE
+    n = index.number[claim]
+    routed = None
+    for e in sorted(index.names_of_bits(facts.unsafe_bits(n))):
+        if e in relevant:
+            kind = ALTERNATIVE_SUPPORT
+        else:
+            if routed is None:
+                routed = (routes or LoopRoutes(index, facts.active)).reaching(n)
+            reached = routed >> index.number[e] & 1
+            kind = REDUNDANT_INFLUENCE if reached else LOOP_INFLUENCE
         survivor = next((s for s in everything if e not in s), None)
         violations.append(Violation(kind, frozenset([e]), survivor))
     complete = max_listed is None or len(everything) <= max_listed
     listed = everything if complete else everything[:max_listed]
     return ClaimReport(claim, True, False, tuple(violations), frozenset(listed), complete)
+
+
+def _share(deadline: float, claims: int) -> float:
+    """When the relevance queries of the next of ``claims`` unsafe claims stop: an even
+    share of the time left before ``deadline``, so that a time limit spent on the first
+    claims' hardest queries leaves none undecided that cheap queries settle."""
+    now = time.monotonic()
+    return now + max(0.0, deadline - now) / max(1, claims)
 
 
 class RelevanceSolvers:
@@ -963,38 +1169,30 @@ def _report_from_sat(
     facts: Verdicts,
     claim: str,
     max_listed: int | None,
-    compiled: bool = False,
     relevance_budget: int | None = None,
     solvers: RelevanceSolvers | None = None,
     unclassified: Callable[[int], tuple[Violation, ...]] | None = None,
+    routes: LoopRoutes | None = None,
+    deadline: float | None = None,
 ) -> ClaimReport:
-    """Certificates from the SAT core: enumerate up to the cap (by the compiled methods with
-    ``compiled``, by the portfolio of solver loops otherwise); when that is every minimal
+    """Certificates from the SAT core: enumerate up to the cap (labels, then the SAT search:
+    :func:`~theory.solver.justifications.listing`); when that is every minimal
     justification, kinds and survivors are lookups as from a label, else exact queries
     answer the kinds and survivors the listed sets leave open: relevance on the
     level-ranked encoding (``solvers`` shares one per strongly connected component), at
     most ``relevance_budget`` conflicts for the claim's queries together (a kind past it is
-    :data:`UNDECIDED`); survivors by the least fixpoint (compiled, or in Python). A claim with
+    :data:`UNDECIDED`); survivors by the compiled least fixpoint. A claim with
     tens of thousands of minimal justifications so costs about what its first
     ``max_listed`` cost. With ``unclassified`` (``check_structure(classify=)`` spent), a
     list past the cap leaves the violations the witness audits it gives, with no query."""
     n = index.number[claim]
     cap = None if max_listed is None else max_listed + 1
     program: SupportProgram | None = None
-    found: Collection[frozenset[str]]
-    if compiled:
-        found, complete = compiled_listing(index, n, cap)
-    else:
-        program = SupportProgram.of(index, n)
-        # the portfolio of solver loops: no support loop can stall the listing (every set:
-        # balanced by work and time; a prefix, the same in every process: by work)
-        balance = "both" if cap is None else "work"
-        found = list(islice(enumerate_minimal(program, balance=balance), cap))
-        complete = cap is None or len(found) < cap
+    found, complete = listing(index, n, cap)
     if complete:
         number = index.number
         label = [sum(1 << number[e] for e in s) for s in found]
-        return _report_from_label(index, facts, claim, label, max_listed)
+        return _report_from_label(index, facts, claim, label, max_listed, routes)
     known = smallest_first(found)
     if unclassified is not None:
         listed = frozenset(known[:max_listed])
@@ -1017,16 +1215,28 @@ def _report_from_sat(
     # the items outside a maximal false set are relevant: one grow from nothing and one
     # from each witness a query finds settle many at once (the least fixpoint, compiled
     # or in Python)
-    cone = ConeQueries(index, n, compiled=compiled, program=program)
+    cone = ConeQueries(index, n)
     items = sorted(index.names_of_bits(facts.unsafe_bits(n)))
+    # items that reach the claim only through loops lie in no minimal justification: no
+    # query (a SAT proof of that is a pigeonhole argument over the loop's levels)
+    routed = (routes or LoopRoutes(index, facts.active)).reaching(n)
+    looped = {e for e in items if not routed >> index.number[e] & 1}
     relevant, irrelevant = _relevance(
-        claim, items, set().union(*known), queries, cone, relevance_budget
+        claim,
+        [e for e in items if e not in looped],
+        set().union(*known),
+        queries,
+        cone,
+        relevance_budget,
+        deadline,
     )
     violations = []
     for e in items:
         survivor = next((s for s in known if e not in s), None)
         if e in relevant:
             kind = ALTERNATIVE_SUPPORT
+        elif e in looped:
+            kind = LOOP_INFLUENCE
         elif e in irrelevant:
             kind = REDUNDANT_INFLUENCE
         else:
@@ -1048,6 +1258,7 @@ def _relevance(
     queries: Callable[[], JustificationEnumerator],
     cone: ConeQueries,
     budget: int | None,
+    deadline: float | None = None,
 ) -> tuple[set[str], set[str]]:
     """The items (evidence of ``claim``'s cone) that lie in some minimal justification and
     those that lie in none, starting from the ``relevant`` ones known; an item in neither
@@ -1080,6 +1291,8 @@ def _relevance(
     # items asked together their turn
     reserve = 0 if budget is None else budget - budget // 2
     for e in pending:
+        if deadline is not None and time.monotonic() > deadline:
+            return relevant, irrelevant
         remaining = left()
         if remaining is not None:
             remaining -= reserve
@@ -1098,13 +1311,23 @@ def _relevance(
             settled(e, witness)
     pending = [e for e in pending if e not in relevant and e not in irrelevant]
     while pending:
+        if deadline is not None and time.monotonic() > deadline:
+            break
         remaining = left()
         if remaining is not None and remaining <= 0:
             break
+        # with a deadline, in pieces of RELEVANCE_PIECE conflicts: the solver keeps what it
+        # learnt, so the next piece goes on where this one stopped, and the clock is read
+        # between pieces (one query of the whole budget can take seconds)
+        piece = remaining
+        if deadline is not None:
+            piece = RELEVANCE_PIECE if remaining is None else min(remaining, RELEVANCE_PIECE)
         try:
-            among = enumerator.relevance_among(pending, conflicts=remaining, target=claim)
+            among = enumerator.relevance_among(pending, conflicts=piece, target=claim)
         except Undecided:
-            break
+            if piece == remaining:
+                break
+            continue
         if among is None:
             irrelevant.update(pending)
             break

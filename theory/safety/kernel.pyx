@@ -90,6 +90,30 @@ cdef inline Py_ssize_t _lower32(const int32_t[::1] values, Py_ssize_t lo, Py_ssi
     return lo
 
 
+cdef inline int64_t _claim_antecedents(
+    Py_ssize_t m, const uint8_t[::1] is_evidence, const int64_t[::1] just_start,
+    const int64_t[::1] justs, const int64_t[::1] ante_start, const int64_t[::1] antes,
+    const uint8_t[::1] use_just, const uint8_t[::1] node_ok, int32_t* out,
+) noexcept nogil:
+    """How many claims are among the antecedents of node ``m``'s usable justifications
+    (repeats kept; none unless ``m`` is a usable claim), written from ``out[0]`` on unless
+    ``out`` is NULL."""
+    cdef int64_t count = 0, j, a
+    cdef Py_ssize_t k, p
+    if not node_ok[m] or is_evidence[m]:
+        return 0
+    for k in range(just_start[m], just_start[m + 1]):
+        j = justs[k]
+        if use_just[j]:
+            for p in range(ante_start[j], ante_start[j + 1]):
+                a = antes[p]
+                if node_ok[a] and not is_evidence[a]:
+                    if out != NULL:
+                        out[count] = <int32_t>a
+                    count += 1
+    return count
+
+
 def _predecessors(
     Py_ssize_t size,
     const uint8_t[::1] is_evidence,
@@ -103,34 +127,22 @@ def _predecessors(
     """Claim -> the claims among the antecedents of its usable justifications (repeats kept)."""
     start_arr = np.zeros(size + 1, dtype=np.int64)
     cdef int64_t[::1] start = start_arr
-    cdef Py_ssize_t m, k, p, q
-    cdef int64_t j, a, count
+    cdef Py_ssize_t m
     with nogil:
         for m in range(size):
-            count = 0
-            if node_ok[m] and not is_evidence[m]:
-                for k in range(just_start[m], just_start[m + 1]):
-                    j = justs[k]
-                    if use_just[j]:
-                        for p in range(ante_start[j], ante_start[j + 1]):
-                            a = antes[p]
-                            if node_ok[a] and not is_evidence[a]:
-                                count += 1
-            start[m + 1] = start[m] + count
+            start[m + 1] = start[m] + _claim_antecedents(
+                m, is_evidence, just_start, justs, ante_start, antes, use_just, node_ok, NULL
+            )
     pred_arr = np.empty(start[size], dtype=np.int32)
     cdef int32_t[::1] pred = pred_arr
+    if start[size] == 0:
+        return start_arr, pred_arr
     with nogil:
         for m in range(size):
-            q = start[m]
-            if node_ok[m] and not is_evidence[m]:
-                for k in range(just_start[m], just_start[m + 1]):
-                    j = justs[k]
-                    if use_just[j]:
-                        for p in range(ante_start[j], ante_start[j + 1]):
-                            a = antes[p]
-                            if node_ok[a] and not is_evidence[a]:
-                                pred[q] = <int32_t>a
-                                q += 1
+            _claim_antecedents(
+                m, is_evidence, just_start, justs, ante_start, antes, use_just, node_ok,
+                &pred[start[m]] if start[m] < start[size] else NULL,
+            )
     return start_arr, pred_arr
 
 

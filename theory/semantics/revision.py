@@ -25,7 +25,7 @@ from itertools import chain
 from typing import Any, Protocol
 
 from theory.model.canonical import sorted_ids
-from theory.model.errors import InputError
+from theory.model.errors import InputError, shorten
 from theory.model.index import IndexView, SupportIndex, distinct_sorted, index_of
 from theory.model.structure import SupportStructure
 from theory.semantics.fixpoint import base_active, rederive
@@ -240,6 +240,39 @@ RULES: dict[str, RevisionRule] = {
 }
 
 
+def checked_retired(
+    structure: SupportStructure, retired: Iterable[object], rule: str
+) -> frozenset[str]:
+    """The ids a revision rule returned, checked: each a string naming a node of
+    ``structure``. A user's rule that returns anything else is wrong in a way no comparison
+    of retired sets describes, so it raises :class:`~theory.model.errors.InputError`
+    starting with ``rule`` (who returned it) and naming the first such item (ids sorted).
+
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a"], ["c"], [("c", ["a"])])
+    >>> checked_retired(g, ["a", "ghost"], "rule my_rule")
+    Traceback (most recent call last):
+    ...
+    theory.model.errors.InputError: rule my_rule returned 'ghost', which is not a node of the graph
+    """
+    items = list(retired)
+    strange = [item for item in items if not isinstance(item, str)]
+    if strange:
+        raise InputError(
+            f"{rule} returned {len(strange)} item(s) that are not ids (strings), e.g. "
+            f"{shorten(repr(strange[0]), 60)}"
+        )
+    ids = frozenset(str(item) for item in items)
+    unknown = sorted(ids - structure.nodes.keys())
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise InputError(
+            f"{rule} returned {shorten(repr(unknown[0]), 80)}, which is not a node of the "
+            f"graph{more}"
+        )
+    return ids
+
+
 def revise(
     structure: SupportStructure, audit: Iterable[str], rule: str | RevisionRule = "exact"
 ) -> Revision:
@@ -265,7 +298,7 @@ def revise(
         raise InputError(f"unknown rule {rule!r} (choose from {', '.join(RULES)})")
     function = RULES[rule] if isinstance(rule, str) else rule
     audit_ids = structure.require(audit, what="audit id")
-    retired = frozenset(function(structure, audit_ids))
+    retired = checked_retired(structure, function(structure, audit_ids), f"rule {name}")
     index, active = _before(structure)
     remaining = frozenset(index.ids[n] for n, flag in enumerate(active) if flag) - retired
     return Revision(name, audit_ids, retired, remaining)

@@ -15,31 +15,10 @@ arm that is best on it, plus one step of overshoot, whatever the graph; work cou
 than clock time make the interleaving, and so a query's answer under a ``limit``,
 reproducible.
 
-That bound is in work units, and it holds in time only as far as a unit costs the same in
-every arm, which constants calibrate on average but cannot on every graph: on a long cycle
-a unit of the ranked encoding's solver loop can cost many times one of the lazy loop's, and
-the ranked arm then takes nearly all the CPU time while the lazy arm, which would finish,
-barely moves (``python -m benchmarks.bench_portfolio_units --long-cycle``). A caller that
-takes every answer (no ``limit``: the answer is the same set whichever arm finishes) can
-therefore balance CPU time instead (``balance="time"``): each step then goes to the arm that
-has used the least CPU time, its entry counted as :data:`UNIT_SECONDS` a unit, and a query
-costs at most about (number of arms) times the CPU time of the best arm on it, plus one
-step. Balanced by time alone, though, an arm whose units are cheap (the label algebra's,
-a fourth to a seventeenth of a lazy-loop step on nested loops) gets as much CPU time as the
-arm that finishes, and the loop families took about twice as long. ``balance="both"`` therefore
-counts each arm's spending as the larger of its work and its CPU time expressed in units of
-the first arm (the usual method, whose seconds per unit of work so far convert it;
-:data:`UNIT_SECONDS` before its first step): an arm whose units cost what the first arm's
-do, or less, advances by work, as calibrated, and one whose units are dearer by time. When
-the first arm finishes, a query so costs at most about (number of arms) times its CPU time,
-plus one step; when another does, about (number of arms) times the larger of that arm's
-time and its work at the first arm's rate. The interpreted path balances both for every
-answer (no ``limit``), and work for a prefix.
-
-An arm that cannot resume (a compiled search returns only when it ends or its budget runs
-out) is restarted with a doubled budget (:func:`restarted`): the work thrown away is at most
-the work of the run that finishes, the classic doubling argument (Luby, Sinclair and
-Zuckerman 1993 for the strategy in general).
+The bound holds in work units, and in time as far as a unit costs about the same in each
+arm: a unit is a solver decision, ten per conflict, and one per clause of an encoding an arm
+builds before its first step. Balancing by clock time instead would make the answer under
+a ``limit`` depend on the machine's load, so the portfolio never looks at a clock.
 
 Every set an arm yields is a minimal justification, so the portfolio passes each new one on
 at once (for a ``limit``), and its answer on finishing is the union of what the arms found,
@@ -48,9 +27,8 @@ which is the finished arm's answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from time import process_time
 
 from theory.model.canonical import smallest_first
 
@@ -59,16 +37,6 @@ Step = tuple[int, Found, bool]
 """One step of an arm: the work it did, the minimal justifications it found, and whether
 the arm has finished (its sets so far are then all of them; an arm's steps may also just
 end)."""
-
-UNIT_SECONDS = 1e-7
-"""CPU seconds that a unit of an arm's entry charge counts for under ``balance="time"``:
-about one step of the lazy solver loop (0.02-0.14 us in ``bench_portfolio_units.py``'s
-goals)."""
-
-BALANCES = ("work", "time", "both")
-
-FIRST_BUDGET = 20_000
-"""The budget of a restarted arm's first run (work units: about 1-2 ms of compiled search)."""
 
 
 @dataclass
@@ -83,23 +51,29 @@ class Arm:
     entry: int = 0
     work: int = 0
     steps: Iterator[Step] | None = None
-    seconds: float = 0.0  # CPU time of its steps: what a unit of its work costs is seconds / work
 
 
 @dataclass
 class Portfolio:
     """Interleave ``arms`` (see the module docstring); iterate for the minimal
     justifications, each once. ``winner`` names the arm that finished (None until one
-    has), ``work`` gives each arm's work."""
+    has), ``work`` gives each arm's work.
+
+    >>> a, b = frozenset({"a"}), frozenset({"b"})
+    >>> def slow():
+    ...     while True:
+    ...         yield 10, (), False
+    >>> def quick():
+    ...     yield 3, (a,), False
+    ...     yield 3, (b,), True
+    >>> portfolio = Portfolio([Arm("slow", slow), Arm("quick", quick, entry=5)])
+    >>> [sorted(s) for s in portfolio], portfolio.winner, portfolio.work
+    ([['a'], ['b']], 'quick', {'slow': 10, 'quick': 11})
+    """
 
     arms: list[Arm]
     winner: str | None = None
     found: set[frozenset[str]] = field(default_factory=set)
-    balance: str = "work"
-
-    def __post_init__(self) -> None:
-        if self.balance not in BALANCES:
-            raise ValueError(f"balance must be one of {BALANCES}, not {self.balance!r}")
 
     @property
     def work(self) -> dict[str, int]:
@@ -108,22 +82,9 @@ class Portfolio:
     def __iter__(self) -> Iterator[frozenset[str]]:
         for arm in self.arms:
             arm.work = arm.entry
-        if self.balance == "work":
-            spent: Callable[[Arm], float] = lambda a: a.work  # noqa: E731
-        elif self.balance == "time":
-            spent = lambda a: a.seconds + a.entry * UNIT_SECONDS  # noqa: E731
-        else:  # the larger of its work and its CPU time in units of the first arm's work
-            reference = self.arms[0]
-
-            def spent(a: Arm) -> float:
-                done = reference.work - reference.entry
-                rate = reference.seconds / done if done > 0 and reference.seconds > 0 else None
-                return max(a.work, a.entry + a.seconds / (rate or UNIT_SECONDS))
-
         try:
             while True:
-                arm = min(self.arms, key=spent)  # the first of the least spent
-                started = process_time()
+                arm = min(self.arms, key=lambda a: a.work)  # the first of the least spent
                 if arm.steps is None:
                     arm.steps = arm.start()
                 try:
@@ -131,8 +92,6 @@ class Portfolio:
                 except StopIteration:
                     self.winner = arm.name
                     return
-                finally:
-                    arm.seconds += process_time() - started
                 arm.work += max(1, work)
                 # a step's new sets in the canonical order (smallest first, then by ids), not
                 # in the hash order of a set of strings: a caller that stops after k sets
@@ -155,26 +114,4 @@ class Portfolio:
         return frozenset(self)
 
 
-def restarted(
-    attempt: Callable[[int], tuple[bool, int, Iterable[frozenset[str]]]], first: int = FIRST_BUDGET
-) -> Iterator[Step]:
-    """The steps of a method that cannot resume: ``attempt(budget)`` runs it afresh within
-    ``budget`` work and says whether it finished, the work it did and what it found; each
-    run that does not finish is followed by one with twice the budget."""
-    budget = first
-    while True:
-        finished, work, sets = attempt(budget)
-        yield work, tuple(sets), finished
-        budget *= 2
-
-
-__all__ = [
-    "BALANCES",
-    "FIRST_BUDGET",
-    "UNIT_SECONDS",
-    "Arm",
-    "Found",
-    "Portfolio",
-    "Step",
-    "restarted",
-]
+__all__ = ["Arm", "Found", "Portfolio", "Step"]

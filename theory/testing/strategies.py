@@ -19,10 +19,13 @@ What the strategies generate (every size is a parameter):
   AND/OR justifications with a bounded number of alternatives per claim
   (``max_alternatives``), of antecedents per justification (``max_antecedents``) and of
   distinct antecedents per claim (``max_fan_in``); layered to a bounded ``max_depth``;
-  with or without support loops (``cycles``), premises (``premises``) and redundant
-  justifications (``redundant``: ``c <- a`` next to ``c <- a, b``, the case where influence
-  over-revises although the minimal justification is unique).
-- :func:`audits`, :func:`evidence_audits`: sets of node ids to invalidate.
+  with or without support loops (``cycles``; with cycles, about two graphs in three with two
+  or more claims get a planted loop of 2 to 4 claims, the shape a rule that lets a loop keep
+  itself gets wrong), premises (``premises``) and redundant justifications (``redundant``:
+  ``c <- a`` next to ``c <- a, b``, the case where influence over-revises although the
+  minimal justification is unique).
+- :func:`audits`, :func:`evidence_audits`: sets of node ids to invalidate
+  (:func:`graphs_with_audits` draws at least one by default: an empty audit tests nothing).
 - :func:`audit_sequences`: interleaved audits and reinstatements (:class:`AuditStep`), with
   :func:`blocked_after` to replay them.
 - :func:`graphs_with_audits`, :func:`graphs_with_audit_sequences`: the pairs.
@@ -300,7 +303,7 @@ def _support_structures(
     layers = [
         layer if layer is not None else position for position, (layer, _) in enumerate(blocks)
     ]
-    justifications: list[tuple[str, list[str]]] = []
+    per_claim: list[list[frozenset[str]]] = []
     for position, (_layer, own) in enumerate(blocks):
         # Claims this one may use, nearest earlier lower-layer claim first; with cycles
         # then itself, later claims, and earlier claims on the same or a higher layer.
@@ -319,12 +322,66 @@ def _support_structures(
             )
             if (resolved or premises) and resolved not in drawn:
                 drawn.append(resolved)
+        per_claim.append(drawn)
+    if cycles and len(claims) >= 2 and max_antecedents >= 1:
+        _plant_loop(draw, per_claim, claims, max_alternatives, max_fan_in)
+    justifications: list[tuple[str, list[str]]] = []
+    for position, drawn in enumerate(per_claim):
         if not redundant:
             # no justification of a claim contains another one of the same claim: keep the
             # minimal ones (two virtual lists may resolve to nested sets)
             drawn = [a for a in drawn if not any(b < a for b in drawn)]
         justifications.extend((claims[position], sorted(a)) for a in drawn)
     return SupportStructure.build(evidence, claims, justifications)
+
+
+#: Claims on a planted support loop: 2 to this many.
+_LOOP_LENGTH = 4
+
+#: Whether a graph with cycles gets a planted loop: two booleans, a loop unless both are
+#: false (what hypothesis shrinks to). Hypothesis draws an integer's lowest value far more
+#: often than the others, a boolean about evenly, so this is the steadier three in four.
+_LOOP_ODDS = st.tuples(_BOOLEANS, _BOOLEANS).map(any)
+
+
+def _plant_loop(
+    draw: st.DrawFn,
+    per_claim: list[list[frozenset[str]]],
+    claims: Sequence[str],
+    max_alternatives: int,
+    max_fan_in: int | None,
+) -> None:
+    """Close a support loop of two or more claims ``c_i <- c_j`` (each an alternative
+    justification of one antecedent), in most graphs with cycles.
+
+    Drawn justifications alone make such a loop rare (a claim must name a later claim that
+    names it back), and a rule that lets a loop outlive its outside support is wrong only
+    there. Each edge is added where the options allow it: it replaces a member's premise
+    (which would make it redundant), a claim at ``max_alternatives`` has its last
+    alternative replaced, one at ``max_fan_in`` distinct antecedents gets none.
+    """
+    if not draw(_LOOP_ODDS, label="planted loop"):
+        return
+    positions = draw(
+        _index_lists(len(claims), 2, min(_LOOP_LENGTH, len(claims))), label="loop claims"
+    )
+    for k, position in enumerate(positions):
+        antecedent = claims[positions[k - 1]]  # the previous member, the last for the first
+        drawn = per_claim[position]
+        edge = frozenset([antecedent])
+        if edge in drawn:
+            continue
+        if frozenset() in drawn:  # a premise would make the loop edge redundant: replaced
+            drawn.remove(frozenset())
+        if max_fan_in is not None:
+            fan = set().union(*drawn) if drawn else set()
+            if antecedent not in fan and len(fan) >= max_fan_in:
+                continue
+        if len(drawn) >= max_alternatives:
+            if not drawn:
+                continue
+            drawn.pop()
+        drawn.append(edge)
 
 
 def _resolve(
@@ -452,7 +509,7 @@ def evidence_audits(
 def graphs_with_audits(
     *,
     evidence_only: bool = False,
-    min_audit: int = 0,
+    min_audit: int | None = None,
     max_audit: int | None = None,
     **graph_options: Any,
 ) -> st.SearchStrategy[tuple[SupportStructure, frozenset[str]]]:
@@ -460,14 +517,19 @@ def graphs_with_audits(
 
     ``min_audit`` is capped by the drawn graph's pool (its nodes, or its evidence with
     ``evidence_only``): a smaller graph gets an audit of all of it. A ``min_audit`` above
-    the largest pool the graph options allow is refused with ``InvalidArgument``.
+    the largest pool the graph options allow is refused with ``InvalidArgument``. Its
+    default (``None``) is 1, or 0 where ``max_audit=0`` or the options allow no node: an
+    empty audit retires nothing under any sensible rule, so a fuzzing run that draws it
+    spends an example on nothing.
     """
     _check_bool("evidence_only", evidence_only)
-    _check_int("min_audit", min_audit)
+    _check_int("min_audit", min_audit, optional=True)
     _check_int("max_audit", max_audit, optional=True)
+    largest = _largest_pool(graph_options, evidence_only)
+    if min_audit is None:
+        min_audit = min(1, largest, 1 if max_audit is None else max_audit)
     _check_order("min_audit", min_audit, "max_audit", max_audit)
     graphs = support_structures(**graph_options)
-    largest = _largest_pool(graph_options, evidence_only)
     if min_audit > largest:
         raise InvalidArgument(
             f"min_audit={min_audit} is more than the {largest} nodes the largest graph of "

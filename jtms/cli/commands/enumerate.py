@@ -194,7 +194,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "      --graph-out g444.json --yes                 # every (4, 4, 4) class, resumable\n"
     )
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    documented(parser, examples=[], keys=["engine", "results"])
+    documented(parser, examples=[], keys=["engine", "results", "provenance"])
     parser.set_defaults(func=run)
 
 

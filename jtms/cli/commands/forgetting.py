@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from jtms.cli.arguments import at_least, db_option
+from jtms.cli.arguments import at_least, db_option, documented
 from jtms.cli.output import console, print_json, table
 from jtms.memory.limits import MAX_REASON, MAX_REVIEWER, MAX_SEARCH_LIMIT, check_text
 from jtms.memory.memory import Memory
@@ -30,18 +30,21 @@ def register(subparsers: Any) -> None:
         subparsers.add_parser(
             "search",
             help="find nodes by words of their ids and texts, ranked by the database's full-text search",
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-            description="Rank the nodes whose id or text holds every word of QUERY (a word of "
-            "the same stem, or one\nit begins: 'vaccine' finds 'vaccines'), by the database's "
-            "own full-text engine (SQLite FTS5 with\nBM25, PostgreSQL text search with "
-            "ts_rank). Active nodes only, unless --all. Each hit has its\nstatus and, for an "
-            "active claim, its current certificate.\n\n"
-            "example:\n  jtms search 'malaria vaccine' --db jtms.db --limit 5 --json\n\n"
-            "JSON keys: query, active_only, hits [{id, kind, status, text, score, certificate "
-            "[{claim,\nantecedents}] or null, erased_by}], counts {hits}, event, cursor (pass "
-            "it to --cursor with\nthe same QUERY and --all for the next page, read as of the "
-            "same event)",
         )
+    )
+    documented(
+        p,
+        examples=[
+            "jtms search 'malaria vaccine' --db jtms.db --limit 5 --json",
+            "jtms search vaccine --all --db jtms.db",
+        ],
+        keys=["query", "active_only", "hits", "counts", "event", "cursor"],
+        description="Rank the nodes whose id or text holds every word of QUERY (a word of the "
+        "same stem, or one it begins: 'vaccine' finds 'vaccines'), by the database's own "
+        "full-text engine (SQLite FTS5 with BM25, PostgreSQL text search with ts_rank). Active "
+        "nodes only, unless --all. Each hit has its status and, for an active claim, its "
+        "current certificate; pass `cursor` to --cursor (same QUERY and --all) for the next "
+        "page, read as of the same event.",
     )
     p.add_argument("query", metavar="QUERY")
     status = p.add_mutually_exclusive_group()
@@ -65,17 +68,28 @@ def register(subparsers: Any) -> None:
         subparsers.add_parser(
             "purge",
             help="erase a node's content (an erasure request) and retire it as an audit does",
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-            description="Erase the text, source, expression and value of node ID from the "
-            "memory and its history,\nand retire it as an audit does (what loses all support "
-            "is withdrawn exactly). The erasure\nrecord keeps who (--reviewer), when and why "
-            "(--reason), never the content; the audit cannot\nbe reinstated. The database's "
-            "files are then scrubbed of old copies.\n\n"
-            "example:\n  jtms purge obs17 --reason 'erasure request #42' --reviewer dpo "
-            "--db jtms.db\n\n"
-            "JSON keys: purged, scrubbed, audit_id, dry_run, audit, retired, kept [{id, "
-            "surviving_justification}],\nseconds, counts, cursor",
         )
+    )
+    documented(
+        p,
+        examples=["jtms purge obs17 --reason 'erasure request #42' --reviewer dpo --db jtms.db"],
+        keys=[
+            "purged",
+            "scrubbed",
+            "audit_id",
+            "dry_run",
+            "audit",
+            "retired",
+            "kept",
+            "seconds",
+            "counts",
+            "cursor",
+        ],
+        description="Erase the text, source, expression and value of node ID from the memory "
+        "and its history, and retire it as an audit does (what loses all support is withdrawn "
+        "exactly). The erasure record keeps who (--reviewer), when and why (--reason), never "
+        "the content; the audit cannot be reinstated. The database's files are then scrubbed "
+        "of old copies.",
     )
     p.add_argument("id", metavar="ID")
     p.add_argument("--reason", required=True, help="why, for the record (an erasure request)")
@@ -86,14 +100,19 @@ def register(subparsers: Any) -> None:
         subparsers.add_parser(
             "drop",
             help="remove a whole memory (SQLite file and its WAL, or a PostgreSQL schema)",
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-            description="Remove the whole memory at --db for good: an SQLite file with its "
-            "-wal, -shm and -journal\nfiles, or a PostgreSQL memory's schema. It asks for "
-            "confirmation on the terminal unless\n--yes; without a terminal to ask on, it "
-            "refuses. Anything that is not a jtms memory is\nrefused and left alone.\n\n"
-            "example:\n  jtms drop --db old.db --yes\n\n"
-            "JSON keys: db, dropped, files (the files removed; none for PostgreSQL)",
         )
+    )
+    documented(
+        p,
+        examples=[
+            "jtms drop --db old.db --yes",
+            "jtms drop --db 'postgresql://postgres@127.0.0.1:5432/test?memory=agent1' --yes",
+        ],
+        keys=["db", "dropped", "files"],
+        description="Remove the whole memory at --db for good: an SQLite file with its -wal, "
+        "-shm and -journal files, or a PostgreSQL memory's schema. It asks for confirmation "
+        "on the terminal unless --yes; without a terminal to ask on, it refuses. Anything "
+        "that is not a jtms memory is refused and left alone.",
     )
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(func=run_drop)

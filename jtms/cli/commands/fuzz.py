@@ -25,9 +25,8 @@ from jtms.cli.exit_codes import ExitCode
 from jtms.cli.output_file import check_output, write_output
 from jtms.cli.progress import progress_bar
 from jtms.cli.provenance import add_manifest_argument, note_seeds, with_provenance
-from theory.io.graphfile import dumps_graph
+from theory.io.graphfile import graph_to_dict
 from theory.model.errors import InputError
-from theory.model.structure import SupportStructure
 
 DEFAULT_EXAMPLES = 1000
 DEFAULT_PAIRS = 10_000
@@ -42,7 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "theory.semantics.revision.exact) against exact revision on random memory graphs and audits, "
             "and report the shrunk counterexample as a graph file. With --differential, check "
             "the active state of theory (and extra backends) against clingo's stable models. "
-            "Exit 1 when a counterexample or disagreement is found."
+            "Exit 1 when a counterexample or disagreement is found. Example: jtms fuzz "
+            "--rule myrules:my_rule --seed 3 --out ce.json, then jtms revise ce.json --rule "
+            "myrules:my_rule replays the counterexample."
         ),
     )
     what = parser.add_argument_group("what to check")
@@ -79,7 +80,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="random seed (default: a fresh one, printed in the report)",
     )
-    budget.add_argument("--out", metavar="FILE", help="write the shrunk counterexample graph here")
+    budget.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the shrunk counterexample here: the graph with its audit (a "
+        "'counterexample' object), which `jtms revise FILE --rule MODULE:FUNCTION` replays",
+    )
     budget.add_argument(
         "--hypothesis-dir",
         metavar="DIR",
@@ -143,8 +149,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "cpu_seconds",
             "examples_per_second",
             "options",
+            "census",
             "counterexample",
             "out",
+            "provenance",
         ],
     )
     parser.set_defaults(func=run)
@@ -214,7 +222,8 @@ def _hypothesis_home(folder: str | None) -> Iterator[None]:
 def _fuzz(args: argparse.Namespace) -> int:
     from hypothesis.errors import InvalidArgument
 
-    from jtms.fuzz.runner import GraphOptions, fuzz_rule, load_rule  # hypothesis: only when fuzzing
+    from jtms.fuzz.plugins import load_rule
+    from jtms.fuzz.runner import GraphOptions, fuzz_rule  # hypothesis: only when fuzzing
 
     try:
         name, rule = load_rule(args.rule)
@@ -253,8 +262,20 @@ def _fuzz(args: argparse.Namespace) -> int:
         report = fuzz_rule(
             rule, name=name, examples=examples, seed=args.seed, options=options, progress=update
         )
-    found = report.counterexample.structure if report.counterexample is not None else None
-    return _finish(args, report.to_dict(), found, _render_fuzz, report.ok)
+    payload = report.to_dict()
+    found = None
+    if payload["counterexample"] is not None:  # the graph with its audit: `revise` replays it
+        ce = payload["counterexample"]
+        found = {
+            **ce["graph"],
+            "counterexample": {
+                "audit": ce["audit"],
+                "rule": args.rule,
+                "exact_retired": ce["exact_retired"],
+                "rule_retired": ce["rule_retired"] or [],
+            },
+        }
+    return _finish(args, payload, found, _render_fuzz, report.ok)
 
 
 def _as_flags(message: str) -> str:
@@ -276,7 +297,7 @@ def compact_graph(graph: dict) -> str:
 def _finish(
     args: argparse.Namespace,
     payload: dict,
-    found: SupportStructure | None,
+    found: dict | None,
     render: Callable[[dict], None],
     ok: bool,
 ) -> int:
@@ -290,8 +311,10 @@ def _finish(
     return ExitCode.of(ok)
 
 
-def _write(path: str, structure: SupportStructure) -> str:
-    write_output(path, "--out", dumps_graph(structure), "the counterexample")
+def _write(path: str, document: dict) -> str:
+    """The counterexample as a graph document (with ``counterexample``: its audit, the rule
+    and what each side retired, docs/design.md section 4)."""
+    write_output(path, "--out", json.dumps(document, indent=2) + "\n", "the counterexample")
     return path
 
 
@@ -328,7 +351,7 @@ def _render_fuzz(payload: dict) -> None:
     )
     console.print(f"audit: {output.format_set(ce['audit'])}")
     if ce["error"]:
-        console.print(f"the rule raised: {ce['error']}")
+        console.print(f"the rule failed: {ce['error']}")
     else:
         console.print(f"exact retires: {output.format_set(ce['exact_retired'])}")
         console.print(f"rule retires:  {output.format_set(ce['rule_retired'])}")
@@ -351,9 +374,9 @@ def _render_fuzz(payload: dict) -> None:
     print(compact_graph(ce["graph"]))
     if payload["out"]:
         console.print(
-            f"written to {payload['out']}; reproduce with "
-            f"`jtms revise {payload['out']} --audit {','.join(ce['audit']) or '...'} "
-            f"--rule exact --json`"
+            f"written to {payload['out']} with its audit; replay it with "
+            f"`jtms revise {payload['out']} --rule {payload['rule']}` "
+            f"(and `--rule exact` for the expected answer)"
         )
 
 
@@ -363,7 +386,7 @@ def _render_fuzz(payload: dict) -> None:
 def _differential(args: argparse.Namespace) -> int:
     from jtms.fuzz.backends import BackendError, EngineUnderTest, FunctionBackend, engine_backend
     from jtms.fuzz.differential import CampaignOptions, differential_campaign
-    from jtms.fuzz.runner import load_rule
+    from jtms.fuzz.plugins import load_rule
 
     backends: list[EngineUnderTest] = []
     for spec in args.backend:
@@ -399,7 +422,9 @@ def _differential(args: argparse.Namespace) -> int:
     if report.minimized is not None and args.out:
         from theory.io.graphfile import parse_graph
 
-        found = parse_graph(report.minimized["graph"])
+        found = graph_to_dict(parse_graph(report.minimized["graph"]))
+        if not report.minimized.get("sequence"):
+            found["counterexample"] = {"audit": sorted(report.minimized["audit"])}
     return _finish(args, payload, found, _render_differential, report.ok)
 
 

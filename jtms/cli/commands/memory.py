@@ -293,7 +293,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "jtms history mechanism --db jtms.db",
             "jtms history mechanism --as-of 12 --json --db jtms.db",
         ],
-        keys=["id", "kind", "active", "revisions", "audited_by", "counts", "cursor"],
+        keys=["id", "kind", "active", "revisions", "audited_by", "erased_by", "counts", "cursor"],
         description="Every status a node (or nogood) has had, oldest first: its creation, then each audit or reinstatement that changed it, with who and why; and the audits naming it.",
     )
     p.set_defaults(func=run_history)
@@ -326,6 +326,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "withdrawn_by",
             "kept_out_by",
             "broken_justifications",
+            "erased_by",
             "counts",
             "cursor",
         ],

@@ -154,7 +154,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     add_manifest_argument(parser)
-    documented(parser, examples=[], keys=["ok", "solvers_agree", "disagreements", "results"])
+    documented(
+        parser, examples=[], keys=["ok", "solvers_agree", "disagreements", "results", "provenance"]
+    )
     parser.set_defaults(func=run)
 
 

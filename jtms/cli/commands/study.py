@@ -169,7 +169,7 @@ def register(subparsers: Any) -> None:
         "line (study, seed, budget, rule, question, the context it read, its answer)",
     )
     add_manifest_argument(p)
-    documented(p, examples=[], keys=["studies", "ok", "budget"])
+    documented(p, examples=[], keys=["studies", "ok", "budget", "provenance"])
     p.set_defaults(func=run)
 
 

@@ -34,7 +34,6 @@ from theory.safety.check import (
     SafetyCounts,
     SafetyReport,
     SafetySummary,
-    check_structure,
     claim_numbers,
     count_verdicts,
     stream_check,
@@ -89,20 +88,25 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "Invalidate the audited nodes and report what each rule retires.\n\n"
             "  exact      retire exactly the claims left with no intact justification\n"
             "  influence  retire everything downstream of the audit (over-revision)\n"
-            "  none       retire only the audited nodes (under-revision)\n\n"
-            "example:\n  jtms revise examples/or_world.json --audit a --rule exact"
+            "  none       retire only the audited nodes (under-revision)\n"
+            "  MODULE:FUNCTION  your own rule, loaded as `jtms fuzz --rule` loads it\n\n"
+            "examples:\n  jtms revise examples/or_world.json --audit a --rule exact\n"
+            "  jtms revise ce.json --rule myrules:my_rule   # replay `jtms fuzz --out ce.json`"
         ),
     )
     revise_parser.add_argument("graph", metavar="GRAPH", help="graph file")
     revise_parser.add_argument(
         "--audit",
-        required=True,
         type=id_list,
         metavar="ID[,ID...]",
-        help="node ids to invalidate (evidence or claims)",
+        help="node ids to invalidate (evidence or claims); default: the audit the file "
+        "records under 'counterexample' (what `jtms fuzz --out` writes)",
     )
     revise_parser.add_argument(
-        "--rule", default="exact", choices=sorted(RULES), help="revision rule (default exact)"
+        "--rule",
+        default="exact",
+        metavar="RULE",
+        help=f"revision rule: {', '.join(sorted(RULES))} or MODULE:FUNCTION (default exact)",
     )
     revise_parser.add_argument("--json", action="store_true", help="machine output")
     add_source_arguments(revise_parser)  # --from: the audit revises the source after its own audit
@@ -133,8 +137,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "  redundant_influence  x reaches the claim only through a redundant justification\n"
             "  undecided            its relevance query ran out of --relevance-budget (the\n"
             "                       violation and its survivor are exact; kinds_complete false)\n\n"
+            "  loop_influence       e reaches the claim only through support loops\n"
+            "A run over a second shows its progress on stderr (on a terminal).\n\n"
             "Exit code 0 when every claim is safe, 1 otherwise, 2 on bad input.\n\n"
             "examples:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json\n"
+            "  jtms check big.json --json --time-limit 60   # every verdict, kinds as time allows\n"
             "  jtms check --db jtms.db      # the stored memory, as it stands after its audits\n"
             "  jtms check examples/or_world.json --audits claims --json"
         ),
@@ -169,6 +176,16 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "the budget the kind is 'undecided'",
     )
     check.add_argument(
+        "--time-limit",
+        type=positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="bound the whole check: every verdict is given, but once 85%% of SECONDS have "
+        "passed (the rest writes the report) the unsafe claims left get their witness audits "
+        "only, of kind 'undecided' (with --json: complete false, undecided_claims, and "
+        "kinds_complete false per claim)",
+    )
+    check.add_argument(
         "--summary",
         action="store_true",
         help="verdicts only, no certificates: per claim the number of witness audits and the "
@@ -184,7 +201,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     check.add_argument("--json", action="store_true", help="machine output")
     add_manifest_argument(check)
     add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
-    documented(check, examples=[], keys=["influence_safe", "claims", "counts", "cursor", "seconds"])
+    documented(
+        check,
+        examples=[],
+        keys=["influence_safe", "claims", "counts", "cursor", "seconds", "provenance"],
+    )
     check.set_defaults(func=run_check)
 
 
@@ -255,13 +276,22 @@ def never_active_reason(structure: SupportStructure, claim: str) -> str:
 
 
 def run_revise(args: argparse.Namespace) -> int:
+    from jtms.fuzz.plugins import load_rule
+
+    try:
+        name, function = load_rule(args.rule)
+    except InputError as error:
+        raise error.with_source("--rule") from None
+    rule: Any = args.rule if args.rule in RULES else _named(function, name)
     imported = read_from(args, args.graph)
     structure = load_graph_file(args.graph) if imported is None else imported.structure
+    if args.audit is None:
+        args.audit = _recorded_audit(args.graph, structure, imported)
     try:
         if imported is not None and imported.audit:  # after the audit the source has in force
-            result = revise_in_force(structure, imported.audit, args.audit, args.rule)
+            result = revise_in_force(structure, imported.audit, args.audit, rule)
         else:
-            result = revise(structure, args.audit, args.rule)
+            result = revise(structure, args.audit, rule)
     except InputError as error:
         raise error.with_source(args.graph) from None
     payload = result.to_dict()
@@ -285,6 +315,33 @@ def run_revise(args: argparse.Namespace) -> int:
     if imported is not None:
         print_import_report(imported)
     return ExitCode.OK
+
+
+def _named(function: Any, name: str) -> Any:
+    """``function`` reported under ``name`` (``MODULE:FUNCTION``) by :func:`revise`."""
+
+    def rule(structure: SupportStructure, audit: frozenset[str]) -> Any:
+        try:
+            return function(structure, audit)
+        except Exception as error:  # a user's rule that fails: one line, exit 2
+            raise InputError(
+                f"rule {name} raised {error.__class__.__name__}: {str(error)[:200]}"
+            ) from None
+
+    rule.__name__ = name
+    return rule
+
+
+def _recorded_audit(path: str, structure: SupportStructure, imported: Imported | None) -> list[str]:
+    """The audit a graph file records (``jtms fuzz --out``), for ``revise`` without ``--audit``."""
+    from theory.io.graphfile import load_document, recorded_audit
+
+    audit = None if imported is not None else recorded_audit(load_document(path), structure)
+    if audit is None:
+        raise InputError(
+            f"{path}: give --audit ID[,ID...] (the file records no counterexample audit)"
+        )
+    return sorted(audit)
 
 
 def report_payload(report: SafetyReport) -> dict[str, Any]:
@@ -383,7 +440,29 @@ def print_summary(summary: SafetySummary | SafetyCounts, title: str, by_id: bool
     )
 
 
+CERTIFICATES_SHARE = 0.85
+"""The share of ``jtms check --time-limit`` spent on certificates (listings and kinds)."""
+
+
+def positive_seconds(text: str) -> float:
+    """``--time-limit``: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return value
+
+
 def run_check(args: argparse.Namespace) -> int:
+    # certificates stop at CERTIFICATES_SHARE of the limit: the rest writes the report (the
+    # witness audits of every claim left, on karate's closure about 170,000 of them)
+    args.deadline = (
+        None if args.time_limit is None else time.monotonic() + CERTIFICATES_SHARE * args.time_limit
+    )
+    if args.time_limit is not None and args.summary:
+        raise InputError("--time-limit bounds the certificates; --summary computes none")
     if args.db and args.graph:
         raise InputError("give either a GRAPH file or --db PATH, not both")
     if args.db and args.source_format != "graph":
@@ -541,12 +620,14 @@ def _checked(
                 blocked=blocked,
                 relevance_budget=relevance_budget,
                 audits=args.audits,
+                deadline=args.deadline,
             )
         except InputError as error:
             raise error.with_source(source) from None
 
         def entries() -> Iterator[dict[str, Any]]:
-            for claim in run:
+            for k, claim in enumerate(run, 1):
+                update(k)
                 entry = claim.to_dict()
                 if args.db:  # the keys of the MCP tool `check`: with the lengths of its lists
                     entry.setdefault("violation_count", len(entry["violations"]))
@@ -561,10 +642,14 @@ def _checked(
                 rest["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
             rest["counts"] = {"claims": len(run.claims), "unsafe": run.unsafe}
             rest["cursor"] = None
+            if args.time_limit is not None:  # what the limit left undecided
+                rest["time_limit"] = args.time_limit
+                rest["complete"] = run.undecided[0] == 0
+                rest["undecided_claims"] = run.undecided[0]
             rest[PROVENANCE_KEY] = provenance(args)
             return rest
 
-        with closing(run):
+        with closing(run), progress_bar("checking", total, delay=1.0, every=1) as update:
             print_json_stream(
                 {"influence_safe": run.influence_safe, **headline_payload(imported)},
                 "claims",
@@ -573,30 +658,35 @@ def _checked(
                 compact=len(run.claims) > 1000,
             )
         return ExitCode.of(run.influence_safe)
-    done = [0]
     try:
-        with progress_bar("checking", total, enabled=total > 2000, every=500) as update:
-
-            def advance(k: int) -> None:
-                done[0] += k
-                update(done[0])
-
+        with progress_bar("checking", total, delay=1.0, every=1) as update:
             # the tables show the first SUMMARY_ROWS violations (claims by id): only those
             # need their kinds and surviving justifications (--json classifies every one)
-            report = check_structure(
+            stream = stream_check(
                 structure,
                 None if claims is None else sorted(claims),
                 max_listed=limit,
-                progress=advance,
                 blocked=blocked,
                 relevance_budget=relevance_budget,
                 classify=SUMMARY_ROWS,
                 audits=args.audits,
+                deadline=args.deadline,
             )
+            reports = []
+            with closing(stream):
+                for k, claim_report in enumerate(stream, 1):
+                    reports.append(claim_report)
+                    update(k)
+            report = SafetyReport(stream.influence_safe, tuple(reports))
     except InputError as error:
         raise error.with_source(source) from None
     over = "" if args.audits == "evidence" else f" (audits of {args.audits})"
     print_report(report, f"Influence-safety of {source}{over}")
+    if stream.undecided[0]:
+        console().print(
+            f"--time-limit {args.time_limit:g} s reached: the kinds of {stream.undecided[0]} "
+            "unsafe claim(s) are undecided (their verdicts are exact)"
+        )
     if imported is not None:
         print_import_report(imported)
     return ExitCode.of(report.influence_safe)

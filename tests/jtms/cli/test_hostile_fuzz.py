@@ -6,7 +6,7 @@ line on stderr (the CLI), and nothing is written (the event count, the stored ro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
+from tests.cli_helpers import small_memory
 from theory.model.errors import InputError
 
 HUGE_INT = 10**5000
@@ -147,13 +148,9 @@ FUZZ = settings(
 
 
 @pytest.fixture
-def location(memory_location: Callable[[], str]) -> Iterator[str]:
-    where = memory_location()
-    with Memory.create(where, durability="off") as memory:
-        memory.add_evidence("e1", text="assay")
-        memory.add_evidence("e2")
-        memory.add_claim("c1", [["e1"]], text="mechanism")
-    yield where
+def location(memory_location: Callable[[], str]) -> str:
+    """A memory on one backend: evidence e1, e2 and claim c1 <- e1."""
+    return small_memory(memory_location())
 
 
 @st.composite

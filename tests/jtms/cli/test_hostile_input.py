@@ -12,7 +12,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +20,16 @@ import pytest
 
 from jtms.cli import main
 from jtms.memory.memory import Memory
-from tests.cli_helpers import refused
+from tests.cli_helpers import refused, small_memory
 from theory.model.errors import InputError
 
 HUGE = "9" * 5000  # past Python's 4,300-digit limit of int <-> str
 
 
 @pytest.fixture
-def location(memory_location: Callable[[], str]) -> Iterator[str]:
+def location(memory_location: Callable[[], str]) -> str:
     """A memory on one backend: evidence e1, e2 and claim c1 <- e1."""
-    where = memory_location()
-    with Memory.create(where, durability="off") as memory:
-        memory.add_evidence("e1", text="assay")
-        memory.add_evidence("e2")
-        memory.add_claim("c1", [["e1"]], text="mechanism")
-    yield where
+    return small_memory(memory_location())
 
 
 def events(location: str) -> int:

@@ -62,10 +62,10 @@ def test_check_json_never_holds_the_whole_payload(tmp_path, monkeypatch, capsys)
     written_before: list[int] = []
     report_from_label = safety._report_from_label
 
-    def spy(index, facts, claim, label, max_listed):
+    def spy(index, facts, claim, *rest):
         written_before.append(len(capsys.readouterr().out))
         made.append(claim)
-        return report_from_label(index, facts, claim, label, max_listed)
+        return report_from_label(index, facts, claim, *rest)
 
     monkeypatch.setattr(safety, "_report_from_label", spy)
     assert main(["check", str(path), "--json"]) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,39 +14,30 @@ from tests.serve_helpers import env, jtms
 from theory.model.errors import InputError
 
 
+def _serve(db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``jtms serve --db DB EXTRA`` with stdin at its end: the server starts and stops."""
+    return subprocess.run(
+        [sys.executable, "-m", "jtms", "serve", "--db", str(db), *extra],
+        env=env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.mark.slow
 def test_serve_creates_a_missing_sqlite_memory(tmp_path):
     db = tmp_path / "fresh" / "new.db"
     db.parent.mkdir()
-    served = subprocess.run(  # stdin at its end: the server starts, creates, and stops
-        [sys.executable, "-m", "jtms", "serve", "--db", str(db)],
-        env=env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    served = _serve(db)  # the server starts, creates, and stops
     assert served.returncode == 0, served.stderr
     assert f"jtms serve: created an empty memory at {db}" in served.stderr
     jtms("add-evidence", "e1", "--db", str(db))  # a memory like `jtms init` makes
-    again = subprocess.run(
-        [sys.executable, "-m", "jtms", "serve", "--db", str(db)],
-        env=env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    again = _serve(db)
     assert again.returncode == 0 and "created" not in again.stderr
     missing = tmp_path / "other.db"
-    refused = subprocess.run(
-        [sys.executable, "-m", "jtms", "serve", "--db", str(missing), "--read-only"],
-        env=env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    refused = _serve(missing, "--read-only")
     assert refused.returncode == 2 and "no memory here" in refused.stderr
     assert not missing.exists()  # a read-only server writes nothing, not even a new file
 

@@ -35,7 +35,6 @@ from theory.model.structure import SupportStructure
 from theory.semantics import revision
 from theory.semantics.fixpoint import active_state
 
-
 NO_SCALE = ["--scale", "none"]
 
 

@@ -1,4 +1,5 @@
-"""ATMS-style label propagation: minimal justifications by a bottom-up antichain algebra.
+"""ATMS-style label propagation in Python: a test oracle for the compiled label algebra of
+:mod:`theory.solver.label_kernel`, never run in production.
 
 The label of evidence e is {{e}}; the label of a claim is the set of minimal elements of
 the union over its justifications of the pairwise-union product of its antecedents'
@@ -19,7 +20,7 @@ so a set is combined with the others once, not once per round.
 Fast while labels stay small, but an intermediate label can blow up even when the final
 one is tiny (root = y OR (y AND X)); :func:`all_labels` therefore takes a budget of sets per
 label and of sets formed per component, and gives up on a component (its labels None) when
-either is exceeded: the solver core then takes over.
+either is exceeded.
 """
 
 from __future__ import annotations

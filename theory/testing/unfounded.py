@@ -1,8 +1,5 @@
-"""Maximal false evidence sets and unfounded loops of one support cone, in Python.
-
-What :class:`theory.solver.cone_kernel.ConeOracle` computes compiled, for the solver loop of the
-interpreted path (:class:`theory.solver.justifications.JustificationEnumerator`), which runs where
-the compiled kernels are not loaded. When a model of the completion holds the roots only
+"""Maximal false evidence sets and unfounded loops of one support cone, in Python: a test
+oracle for :class:`theory.solver.cone_kernel.ConeOracle`, never run in production. When a model of the completion holds the roots only
 through a support loop, its evidence X is false. Cutting the loops of that one model can
 take exponentially many models on graphs with many loops; instead:
 
