@@ -56,7 +56,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "List the minimal justifications of CLAIM: the minimal sets of evidence that\n"
             "make it active (its ATMS label), enumerated by SAT. Support loops never count\n"
             "as a justification.\n\n"
-            "example:\n  jtms supports examples/or_world.json --claim claim --json"
+            "examples:\n  jtms supports examples/or_world.json --claim claim --json\n"
+            "  jtms supports tc.lp --from datalog --claim 'path(1,3)'"
         ),
     )
     supports.add_argument(
@@ -76,6 +77,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "--formula", action="store_true", help="also print the support formula (sympy DNF)"
     )
     supports.add_argument("--json", action="store_true", help="machine output")
+    add_source_arguments(supports)  # --from: the source's graph (its audit does not apply)
     supports.set_defaults(func=run_supports)
 
     revise_parser = subparsers.add_parser(
@@ -87,7 +89,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "  exact      retire exactly the claims left with no intact justification\n"
             "  influence  retire everything downstream of the audit (over-revision)\n"
             "  none       retire only the audited nodes (under-revision)\n\n"
-            "example:\n  jtms revise examples/or_world.json --audit a --rule exact"
+            "examples:\n  jtms revise examples/or_world.json --audit a --rule exact\n"
+            "  jtms revise tc.lp --from datalog --audit 'edge(1,2),edge(2,3)' --rule counting\n"
+            "    (a comma inside parentheses does not separate ids: path(1,2) is one id)"
         ),
     )
     revise_parser.add_argument("graph", metavar="GRAPH", help="graph file")
@@ -166,7 +170,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def run_supports(args: argparse.Namespace) -> int:
-    structure = load_graph_file(args.graph)
+    imported = read_from(args, args.graph)
+    structure = load_graph_file(args.graph) if imported is None else imported.structure
     try:
         claim = structure.require_claim(args.claim)
     except InputError as error:
