@@ -372,7 +372,8 @@ def run_check(args: argparse.Namespace) -> int:
         raise InputError("--from reads a GRAPH file, not a stored memory (--db)")
     if not args.db and not args.graph:
         raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
-    if args.summary and getattr(args, "source_format", "graph") == "graph":
+    # --from datalog: a program records no audit, so it is counted as a graph file is
+    if args.summary and getattr(args, "source_format", "graph") in ("graph", "datalog"):
         with paused_gc():
             return _summary_check(args)
     blocked: frozenset[str] = frozenset()
@@ -407,6 +408,7 @@ def _summary_check(args: argparse.Namespace) -> int:
     are printed one at a time."""
     started = time.perf_counter()
     source = args.db or args.graph
+    imported = None
     try:
         if args.db:
             from jtms.memory.memory import Memory
@@ -415,7 +417,8 @@ def _summary_check(args: argparse.Namespace) -> int:
                 state = memory.state  # the stored graph and the audits in force
                 counts = _counted(args, state.index, tuple(state.blocks), state.active)
         else:
-            structure = load_graph_file(args.graph)
+            imported = read_from(args, args.graph)  # --from datalog (no audit), or None
+            structure = load_graph_file(args.graph) if imported is None else imported.structure
             counts = _counted(args, index_of(structure), (), None)
     except InputError as error:
         raise error.with_source(source) from None
@@ -423,6 +426,8 @@ def _summary_check(args: argparse.Namespace) -> int:
         _print_counts_json(counts, started, provenance(args))
     else:
         print_summary(counts, f"Influence-safety of {source}", by_id=not args.claim)
+        if not args.db and imported is not None:
+            print_import_report(imported)
     return ExitCode.of(counts.influence_safe)
 
 

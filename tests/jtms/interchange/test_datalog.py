@@ -202,3 +202,24 @@ def test_a_missing_clingo_names_the_extra(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "clingo", None)
     code, _, err = run(capsys, "check", "--from", "datalog", program(tmp_path, TC))
     assert code == 2 and "pip install 'jtms-revision[clingo]'" in err
+
+
+def test_facts_read_without_and_with_their_tree_are_the_same_evidence(tmp_path):
+    """Plain facts take the fast path (their printed text); facts with strings, pools or a
+    comparison body walk the tree: both are evidence, and a rule reads both."""
+    text = 'p(1). p("a,b"). p(2;3). p(X) :- X = 4..5. q(X) :- p(X).\n'
+    s = read_datalog(program(tmp_path, text)).structure
+    assert sorted(s.evidence) == sorted(["p(1)", 'p("a,b")', "p(2)", "p(3)", "p(4)", "p(5)"])
+    assert {j.claim: sorted(j.antecedents) for j in s.justifications}['q("a,b")'] == ['p("a,b")']
+    assert len(s.claims) == 6
+
+
+def test_the_summary_counts_what_the_full_check_finds(tmp_path, capsys):
+    path = program(tmp_path, TC)
+    code, out, _ = run(capsys, "check", path, "--from", "datalog", "--json")
+    full = json.loads(out)
+    code2, out, _ = run(capsys, "check", path, "--from", "datalog", "--summary", "--json")
+    summary = json.loads(out)["summary"]
+    unsafe = sum(not c["influence_safe"] for c in full["claims"])
+    assert code == code2 == 1 and summary["unsafe"] == unsafe == 13
+    assert summary["violations"] == sum(len(c["violations"]) for c in full["claims"])
