@@ -264,7 +264,7 @@ def _graph(
         "evidence": len(evidence_ids),
         "ground_rules": len(observer.rules),
     }
-    notes = (
+    notes: tuple[str, ...] = (
         f"{len(fact_set)} fact(s) ({len(evidence_ids)} evidence, {premises} premise(s)), "
         f"{len(derived)} derived atom(s), {len(observer.rules)} ground rule instance(s)",
     )
