@@ -167,12 +167,11 @@ def test_atoms_are_named_in_audit_and_claim(tmp_path, capsys):
     ]
 
 
-def test_import_stores_atoms_and_audits_name_them(tmp_path, capsys):
-    db = str(tmp_path / "m.db")
+def test_import_stores_atoms_and_audits_name_them(tmp_path, capsys, memory_location):
+    db = memory_location()
     Memory.create(db).close()
-    code, out, _ = run(
-        capsys, "import", "--from", "datalog", program(tmp_path, TC), "--db", db, "--json"
-    )
+    argv = ["import", "--from", "datalog", program(tmp_path, TC), "--db", db, "--json"]
+    code, out, _ = run(capsys, *argv)
     assert code == 0 and json.loads(out)["import"]["format"] == "datalog"
     code, out, err = run(capsys, "audit", "--db", db, "--invalidate", "edge(3,1),edge(3,4)",
                          "--reason", "test", "--json")  # fmt: skip
