@@ -5,6 +5,8 @@ A bad value is an argparse usage error (one line, exit 2) before any work starts
 >>> from jtms.cli.arguments import at_least, id_list
 >>> id_list("a, b,c")
 ['a', 'b', 'c']
+>>> id_list("path(1,2),edge(2,3)")
+['path(1,2)', 'edge(2,3)']
 >>> at_least(1)("3")
 3
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from jtms.memory.limits import ascii_float, ascii_int
 from theory.model.errors import InputError
+from theory.model.ids import split_ids
 
 DEFAULT_DB = "jtms.db"
 LOCATION_HELP = (
@@ -94,8 +97,10 @@ def db_option(
 
 
 def id_list(text: str) -> list[str]:
-    """``ID[,ID...]`` -> the ids, stripped; an empty list or an empty item is refused."""
-    items = [item.strip() for item in text.split(",")]
+    """``ID[,ID...]`` -> the ids, stripped; an empty list or an empty item is refused. Commas
+    inside parentheses do not separate (:func:`theory.model.ids.split_ids`), so a Datalog
+    atom ``path(1,2)`` is one id."""
+    items = split_ids(text)
     if not text.strip() or any(not item for item in items):
         raise argparse.ArgumentTypeError(f"expected ID[,ID...], got {text[:80]!r}")
     return items

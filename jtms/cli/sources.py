@@ -1,4 +1,4 @@
-"""``--from reasons|prov``, ``--drop-out-lists``, ``--derivations``: the options that let
+"""``--from reasons|prov|datalog``, ``--evidence``, ``--drop-out-lists``, ``--derivations``: the options that let
 ``jtms check``, ``jtms revise`` and ``jtms import`` read another tool's memory
 (:mod:`jtms.interchange`), and the report they print about that reading."""
 
@@ -21,11 +21,22 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from",
         dest="source_format",
-        choices=["graph", "reasons", "prov"],
+        choices=["graph", "reasons", "prov", "datalog"],
         default="graph",
         help="what GRAPH is: graph (a jtms graph file, the default), reasons (an "
         "ftl-reasons SQLite store or export_network JSON), prov (a W3C PROV "
-        "document: PROV-JSON, PROV-N, PROV-XML or PROV-O); docs/importing.md",
+        "document: PROV-JSON, PROV-N, PROV-XML or PROV-O), datalog (a positive "
+        "Datalog/ASP program grounded by clingo: facts are evidence, derived atoms claims, "
+        "ground rule instances justifications; ids are atoms as clingo prints them, "
+        "path(1,2)); docs/importing.md",
+    )
+    parser.add_argument(
+        "--evidence",
+        type=predicate_list,
+        default=None,
+        metavar="PRED[,PRED...]",
+        help="with --from datalog: only these predicates' facts are evidence (auditable); "
+        "the other facts are premises (default: every fact is evidence)",
     )
     parser.add_argument(
         "--out-lists",
@@ -74,6 +85,14 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def predicate_list(text: str) -> list[str]:
+    """``PRED[,PRED...]`` -> the predicate names (``edge``, not ``edge/2``), stripped."""
+    items = [item.strip() for item in text.split(",")]
+    if not text.strip() or any(not item for item in items):
+        raise argparse.ArgumentTypeError(f"expected PRED[,PRED...], got {text[:80]!r}")
+    return items
+
+
 def load_graph_file(path: str) -> SupportStructure:
     """A jtms graph file for a command that reads it (``jtms check FILE``): the graph
     (:func:`theory.io.graphfile.load_graph`), with its texts and calculations checked as a
@@ -99,12 +118,14 @@ def read_from(args: argparse.Namespace, path: str) -> Imported | None:
             or getattr(args, "bundles", None)
             or getattr(args, "specializations", None)
             or getattr(args, "prov_ids", None)
+            or getattr(args, "evidence", None)
         ):
             from theory.model.errors import InputError
 
             raise InputError(
                 "--drop-out-lists, --out-lists, --derivations, --bundles, --specializations "
-                "and --prov-ids need --from reasons or --from prov"
+                "and --prov-ids need --from reasons or --from prov; --evidence needs --from "
+                "datalog"
             )
         return None
     return read_source(
@@ -116,6 +137,7 @@ def read_from(args: argparse.Namespace, path: str) -> Imported | None:
         bundles=args.bundles,
         specializations=args.specializations,
         prov_ids=args.prov_ids,
+        evidence=args.evidence,
     )
 
 

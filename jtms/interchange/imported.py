@@ -126,6 +126,8 @@ class ImportReport:
     mapping_choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     merged: dict[str, str] = field(default_factory=dict)
     bundles_flattened: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    evidence_predicates: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -155,6 +157,11 @@ class ImportReport:
             }
             payload["merged"] = dict(self.merged)
             payload["bundles_flattened"] = self.bundles_flattened
+        if self.format == "datalog":
+            payload["counts"] = dict(sorted(self.counts.items()))
+            payload["evidence_predicates"] = (
+                None if self.evidence_predicates is None else list(self.evidence_predicates)
+            )
         return payload
 
     def headline(self) -> str | None:

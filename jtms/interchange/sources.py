@@ -1,4 +1,4 @@
-"""One entry point for the readers: ``--from reasons|prov FILE`` to an :class:`Imported`."""
+"""One entry point for the readers: ``--from reasons|prov|datalog FILE`` to an :class:`Imported`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from jtms.interchange.imported import Imported
 from theory.model.errors import InputError
 
-SOURCES = ("reasons", "prov")
+SOURCES = ("reasons", "prov", "datalog")
 
 
 def read_source(
@@ -20,8 +20,23 @@ def read_source(
     bundles: str | None = None,
     specializations: str | None = None,
     prov_ids: str | None = None,
+    evidence: list[str] | None = None,
 ) -> Imported:
-    """Read ``path`` as ``kind`` (``reasons`` or ``prov``), refusing options the kind has not."""
+    """Read ``path`` as ``kind`` (``reasons``, ``prov`` or ``datalog``), refusing options the
+    kind has not. ``evidence``: with ``datalog``, the predicates whose facts are evidence."""
+    if evidence is not None and kind != "datalog":
+        raise InputError("--evidence names Datalog predicates: it needs --from datalog")
+    if kind == "datalog":
+        if drop_out_lists or any(
+            o is not None for o in (out_lists, derivations, bundles, specializations, prov_ids)
+        ):
+            raise InputError(
+                "--drop-out-lists, --out-lists, --derivations, --bundles, --specializations "
+                "and --prov-ids read ftl-reasons networks and PROV documents, not Datalog"
+            )
+        from jtms.interchange.datalog import read_datalog
+
+        return read_datalog(path, evidence=evidence)
     if kind == "reasons":
         if any(o is not None for o in (derivations, bundles, specializations, prov_ids)):
             raise InputError(

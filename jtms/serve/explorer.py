@@ -40,6 +40,7 @@ from jtms.serve.http import TOKEN_COOKIE
 from jtms.serve.tools import MemoryAccess
 from jtms.views import drawing, payloads
 from theory.model.errors import InputError
+from theory.model.ids import split_ids
 from theory.semantics.conflicts import conflict_sets
 
 SEARCH_LIMIT = 50
@@ -475,7 +476,7 @@ class Explorer:
         if refused is not None:
             return refused
         raw = request.query_params.get("ids", "")
-        ids = [i.strip() for i in raw.replace("\n", ",").split(",") if i.strip()]
+        ids = [i for i in split_ids(raw.replace("\n", ",")) if i]  # path(1,2) is one id
         limit = bounded(request.query_params.get("limit"), SEARCH_LIMIT)
         offset = bounded(request.query_params.get("offset"), 0, low=0)
         if not ids:

@@ -2,15 +2,24 @@
 
 The CLI names several ids in one argument, comma-separated (``--invalidate a,b``), and strips
 spaces around each; a terminal cannot show control characters. So an id is a non-empty
-string of at most :data:`MAX_ID_LENGTH` characters, without a comma, without surrounding
-whitespace and without control or format characters or lone surrogates. Every entry point (graph files, ``jtms add-evidence`` / ``add-claim``, the
+string of at most :data:`MAX_ID_LENGTH` characters, without surrounding whitespace and without
+control or format characters or lone surrogates, whose commas all lie inside parentheses.
+
+Commas inside parentheses do not separate (:func:`split_ids`): a Datalog atom as clingo prints
+it, ``path(1,2)``, is one id, and ``--audit 'path(1,2),edge(2,3)'`` names two. A pair of
+parentheses groups only when it is matched (an ``(`` with no ``)`` after it is an ordinary
+character), and inside parentheses a double-quoted string (with backslash escapes, as clingo
+writes ``p("a)b")``) is read whole. Lists of ids without commas split exactly as before,
+except where an ``(`` in one id is closed by a ``)`` in a later one (``a(,b)``). Every entry point (graph files, ``jtms add-evidence`` / ``add-claim``, the
 Python API, the MCP server) refuses other ids with the same message, through
 :func:`check_id`.
 
 >>> check_id("obs1")
 'obs1'
 >>> id_problem("a,b")
-'contains a comma (the CLI separates ids with commas)'
+'contains a comma outside parentheses (the CLI separates ids with commas)'
+>>> id_problem("path(1,2)") is None
+True
 """
 
 from __future__ import annotations
@@ -35,8 +44,8 @@ def id_problem(value: Any) -> str | None:
         return "is empty"
     if len(value) > MAX_ID_LENGTH:
         return f"is {len(value)} characters long (at most {MAX_ID_LENGTH})"
-    if SEPARATOR in value:
-        return "contains a comma (the CLI separates ids with commas)"
+    if SEPARATOR in value and split_ids(value) != [value]:
+        return "contains a comma outside parentheses (the CLI separates ids with commas)"
     if value != value.strip():
         return (
             "has surrounding whitespace (ids are written without surrounding spaces: "
@@ -48,6 +57,71 @@ def id_problem(value: Any) -> str | None:
     elif any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs") for ch in value):
         return "contains a control character or a lone surrogate (not valid UTF-8)"
     return None
+
+
+def _group_end(text: str, start: int) -> int:
+    """The index just past the ``)`` matching the ``(`` at ``start``, or -1 when none does.
+    Nested groups are matched the same way; a double-quoted string inside is read whole."""
+    depth, i, n = 0, start, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif ch == '"':
+            close = _string_end(text, i)
+            if close < 0:
+                return -1
+            i = close
+            continue
+        i += 1
+    return -1
+
+
+def _string_end(text: str, start: int) -> int:
+    """The index just past the closing quote of the string opened at ``start`` (-1: none)."""
+    i, n = start + 1, len(text)
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == '"':
+            return i + 1
+        i += 1
+    return -1
+
+
+def split_ids(text: str) -> list[str]:
+    """The items of an id list ``ID[,ID...]``, each stripped of surrounding spaces: a comma
+    separates unless it lies inside a matched pair of parentheses (see the module docstring).
+
+    >>> split_ids("a, b,c")
+    ['a', 'b', 'c']
+    >>> split_ids('path(1,2),edge(2,3), p("x),y")')
+    ['path(1,2)', 'edge(2,3)', 'p("x),y")']
+    >>> split_ids("a(,b")
+    ['a(', 'b']
+    """
+    if "(" not in text:  # the common case: today's lists
+        return [item.strip() for item in text.split(SEPARATOR)]
+    items: list[str] = []
+    begin, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "(":
+            end = _group_end(text, i)
+            if end > 0:
+                i = end
+                continue
+        elif ch == SEPARATOR:
+            items.append(text[begin:i].strip())
+            begin = i + 1
+        i += 1
+    items.append(text[begin:].strip())
+    return items
 
 
 def all_ids(values: Sequence[str]) -> bool:

@@ -27,6 +27,7 @@ from jtms.memory.memory import Memory
 from jtms.views import payloads
 from theory.io.graphfile import load_document
 from theory.model.errors import InputError, shorten
+from theory.model.ids import split_ids
 
 if TYPE_CHECKING:  # pragma: no cover
     from jtms.interchange import Imported
@@ -42,7 +43,7 @@ def _common(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def _id_list(value: str, what: str) -> list[str]:
-    items = [item.strip() for item in value.split(",")]
+    items = split_ids(value)  # commas inside parentheses do not separate: path(1,2)
     if not value.strip() or any(not item for item in items):
         raise InputError(f"{what}: expected ID[,ID...], got {value!r}")
     return items

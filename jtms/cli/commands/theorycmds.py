@@ -57,7 +57,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "List the minimal justifications of CLAIM: the minimal sets of evidence that\n"
             "make it active (its ATMS label), enumerated by SAT. Support loops never count\n"
             "as a justification.\n\n"
-            "example:\n  jtms supports examples/or_world.json --claim claim --json"
+            "examples:\n  jtms supports examples/or_world.json --claim claim --json\n"
+            "  jtms supports tc.lp --from datalog --claim 'path(1,3)'"
         ),
     )
     supports.add_argument(
@@ -78,6 +79,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
     supports.add_argument("--json", action="store_true", help="machine output")
     documented(supports, examples=[], keys=["claim", "minimal_justifications"])
+    add_source_arguments(supports)  # --from: the source's graph (its audit does not apply)
     supports.set_defaults(func=run_supports)
 
     revise_parser = subparsers.add_parser(
@@ -89,9 +91,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "  exact      retire exactly the claims left with no intact justification\n"
             "  influence  retire everything downstream of the audit (over-revision)\n"
             "  none       retire only the audited nodes (under-revision)\n"
+            "  counting   Datalog's Counting: a support loop whose outside support is gone\n"
+            "             keeps itself (under-revision on loops)\n"
             "  MODULE:FUNCTION  your own rule, loaded as `jtms fuzz --rule` loads it\n\n"
             "examples:\n  jtms revise examples/or_world.json --audit a --rule exact\n"
-            "  jtms revise ce.json --rule myrules:my_rule   # replay `jtms fuzz --out ce.json`"
+            "  jtms revise ce.json --rule myrules:my_rule   # replay `jtms fuzz --out ce.json`\n"
+            "  jtms revise tc.lp --from datalog --audit 'edge(1,2),edge(2,3)' --rule counting\n"
+            "    (a comma inside parentheses does not separate ids: path(1,2) is one id)"
         ),
     )
     revise_parser.add_argument("graph", metavar="GRAPH", help="graph file")
@@ -210,7 +216,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def run_supports(args: argparse.Namespace) -> int:
-    structure = load_graph_file(args.graph)
+    imported = read_from(args, args.graph)
+    structure = load_graph_file(args.graph) if imported is None else imported.structure
     try:
         claim = structure.require_claim(args.claim)
     except InputError as error:
@@ -469,7 +476,8 @@ def run_check(args: argparse.Namespace) -> int:
         raise InputError("--from reads a GRAPH file, not a stored memory (--db)")
     if not args.db and not args.graph:
         raise InputError("give a GRAPH file (or --db PATH for a stored memory)")
-    if args.summary and getattr(args, "source_format", "graph") == "graph":
+    # --from datalog: a program records no audit, so it is counted as a graph file is
+    if args.summary and getattr(args, "source_format", "graph") in ("graph", "datalog"):
         with paused_gc():
             return _summary_check(args)
     blocked: frozenset[str] = frozenset()
@@ -506,6 +514,7 @@ def _summary_check(args: argparse.Namespace) -> int:
     source = args.db or args.graph
     if args.audits != "evidence":  # over the gated graph (theory.safety.check.gated)
         return _summary_over_audits(args, source, started)
+    imported = None
     try:
         if args.db:
             from jtms.memory.memory import Memory
@@ -514,7 +523,8 @@ def _summary_check(args: argparse.Namespace) -> int:
                 state = memory.state  # the stored graph and the audits in force
                 counts = _counted(args, state.index, tuple(state.blocks), state.active)
         else:
-            structure = load_graph_file(args.graph)
+            imported = read_from(args, args.graph)  # --from datalog (no audit), or None
+            structure = load_graph_file(args.graph) if imported is None else imported.structure
             counts = _counted(args, index_of(structure), (), None)
     except InputError as error:
         raise error.with_source(source) from None
@@ -522,6 +532,8 @@ def _summary_check(args: argparse.Namespace) -> int:
         _print_counts_json(counts, started, provenance(args))
     else:
         print_summary(counts, f"Influence-safety of {source}", by_id=not args.claim)
+        if not args.db and imported is not None:
+            print_import_report(imported)
     return ExitCode.of(counts.influence_safe)
 
 
