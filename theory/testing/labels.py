@@ -50,9 +50,7 @@ work budget instead)."""
 FORMED_BUDGET = 1 << 17
 """Sets that the products of one component may form per member (before minimisation;
 comparisons count too, :data:`COMPARISONS_PER_SET`) before the label algebra gives up on
-it: about 40 ms of array work per member, past which the labels are blowing up and the SAT
-core is the better method. The 70-claim loop of ``tests/cases/loops_back_edges.json`` takes
-about half of it."""
+it: past that the labels are blowing up and the SAT core is the better method."""
 
 GROWTH = 4
 """A label on its way to the fixpoint may hold this many times the final budget of sets
