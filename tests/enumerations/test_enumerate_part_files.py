@@ -97,6 +97,7 @@ def test_malformed_graph_part_is_refused(capsys, tmp_path, good, field, value):
     _refused(capsys, path, text, ["--merge", str(path)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("field", "value"), N7_EDITS, ids=[f"{k}={v!r}"[:40] for k, v in N7_EDITS])
 def test_malformed_n7_part_is_refused(capsys, tmp_path, good, field, value):
     path = tmp_path / "x.json"
@@ -158,6 +159,7 @@ def test_graph_family_is_capped(capsys, argv, flag):
     assert flag in err and len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.slow
 def test_a_part_file_from_before_the_labelled_counts_resumes_without_shares(capsys, tmp_path):
     # written by an earlier version: no labelled_* keys; it still resumes, and the shares it
     # cannot know are null (and "not counted" in the table), never a share of part of the run

@@ -172,6 +172,7 @@ def test_run_from_generated_classes_equals_run_over_the_walk(family):
     assert generated.counts_verified and generated.expected_classes == generated.classes
 
 
+@pytest.mark.slow
 def test_part_file_resumes_to_the_same_tally(tmp_path):
     family = GraphFamily(2, 2, 3)
     out = tmp_path / "part.json"

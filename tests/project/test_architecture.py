@@ -132,6 +132,7 @@ def test_imports_go_down_the_layers():
     assert layer_problems(import_graph()) == []
 
 
+@pytest.mark.slow
 def test_no_two_modules_import_each_other():
     assert cycles(import_graph()) == []
 
@@ -215,6 +216,7 @@ def test_no_new_underscore_imports_across_modules():
     assert all_underscore_imports() - UNDERSCORE_IMPORTS_LEFT == set()
 
 
+@pytest.mark.slow
 def test_the_list_of_underscore_imports_left_only_shrinks():
     assert UNDERSCORE_IMPORTS_LEFT - all_underscore_imports() == set()
 

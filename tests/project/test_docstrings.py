@@ -8,6 +8,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("theory", "jtms", "enumerations", "proofs")
 
@@ -45,7 +47,11 @@ def tuning_logs(source: str) -> list[str]:
     problems = []
     for line, text in docstrings(ast.parse(source)):
         match = next(
-            (m for m in LOG.finditer(text) if not SETTING.search(text[max(0, m.start() - 20) : m.start()])),
+            (
+                m
+                for m in LOG.finditer(text)
+                if not SETTING.search(text[max(0, m.start() - 20) : m.start()])
+            ),
             None,
         )
         if match:
@@ -54,6 +60,7 @@ def tuning_logs(source: str) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 def test_no_docstring_is_a_tuning_log():
     problems = [
         f"{path.relative_to(ROOT)}:{problem}"

@@ -102,6 +102,7 @@ DOCTESTED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DOCTESTED)
 def test_docstring_examples_run(name):
     module = importlib.import_module(name)

@@ -36,6 +36,7 @@ def karate_slice(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_the_slice_is_the_grounded_closure(karate_slice):
     document = json.loads(karate_slice.read_text())
     pairs = edges("karate", nodes=10)
@@ -52,6 +53,7 @@ def check_json(capsys, *argv: str) -> tuple[int, dict]:
     return code, json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_time_limit_gives_every_verdict_and_marks_what_it_left(karate_slice, capsys):
     code, full = check_json(capsys, str(karate_slice))
     assert code == 1 and "complete" not in full  # no limit: the payload as before
@@ -111,6 +113,7 @@ def test_loop_influence_names_an_item_that_only_a_loop_carries():
     assert violation.kind == LOOP_INFLUENCE
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(jst.support_structures(cycles=True, max_evidence=4, max_claims=6, redundant=True))
 def test_every_kind_agrees_with_the_minimal_justifications(structure):

@@ -312,6 +312,7 @@ def test_the_fresh_benchmark_child_times_a_first_call_and_returns_its_answer():
     assert imported is not None and 0.0 < imported < 60.0
 
 
+@pytest.mark.slow
 def test_the_benchmark_worker_answers_each_goal_on_a_new_graph_and_survives_a_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -114,6 +114,7 @@ def _hard_memory() -> SupportStructure:
     return generate.memory(1000, seed=7, back_edges=0.2)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_query_past_its_budget_is_undecided():
     structure = _hard_memory()

@@ -278,6 +278,7 @@ def claims_with_nested_justifications(structure: SupportStructure) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(jst.support_structures(redundant=False, premises=False))
 def test_no_redundant_justifications_without_redundant(structure):
@@ -291,6 +292,7 @@ def test_no_redundant_justifications_by_default(structure):
     assert not claims_with_nested_justifications(structure)
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(jst.support_structures(max_antecedents=1, max_alternatives=1, redundant=True))
 def test_redundant_mode_keeps_the_bounds(structure):

@@ -91,6 +91,7 @@ def test_rule_inclusions(cycles):
     check()
 
 
+@pytest.mark.slow
 def test_counting_is_the_greatest_fixpoint_below_the_state_before():
     """Counting keeps exactly the largest set of claims, within the state before the audit
     less the audit, in which every claim has a justification inside the set and the active

@@ -170,6 +170,7 @@ def no_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(enumerations.runs, "run_n7_slice", ran)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, magic",
     [("f.pdf", b"%PDF"), ("f.svg", b"<?xml"), ("f.PNG", b"\x89PNG\r\n\x1a\n")],
@@ -240,6 +241,7 @@ def test_the_slice_bound_is_five_minutes_a_worker() -> None:
             check(rows, workers)
 
 
+@pytest.mark.slow
 def test_yes_is_taken_with_n7_slice(capsys: pytest.CaptureFixture[str]) -> None:
     """`--yes` was refused unless --graphs came with it; it now lets a long slice start."""
     assert main(["enumerate", "--max-n", "0", "--n7-slice", "2", "--yes", "--json"]) == 0
@@ -366,6 +368,7 @@ def test_a_drawing_under_json_is_one_json_document(
         assert shown["id"] == "c1" and shown["format"] == drawing and "e1" in shown["drawing"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv, message",
     [

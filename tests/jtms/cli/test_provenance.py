@@ -36,6 +36,7 @@ def _json(capsys, *argv):
     return code, json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_version_is_printed_with_exit_0_and_matches_pyproject():
     done = subprocess.run(
         [sys.executable, "-m", "jtms", "--version"], capture_output=True, text=True, cwd=ROOT

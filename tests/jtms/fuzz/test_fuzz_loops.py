@@ -90,6 +90,7 @@ def test_the_loop_rule_is_exact_on_self_loops_and_wrong_on_a_two_claim_loop():
     assert counting_without_self_loops(two, frozenset({"e"})) == {"e"}
 
 
+@pytest.mark.slow
 def test_the_shrunk_loop_counterexample_is_the_two_claim_loop_renumbered():
     report = fuzz_rule(counting_without_self_loops, seed=3, examples=300)
     found = report.counterexample
@@ -98,6 +99,7 @@ def test_the_shrunk_loop_counterexample_is_the_two_claim_loop_renumbered():
     assert found.audit == {"e0"} and found.discrepancy.under_revised == {"c0", "c1"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("premises", [False, True])
 def test_the_shrinker_keeps_the_generation_options(premises):
     # influence over-revises c <- e0 | c <- e1 on the audit {e0}; dropping e1 from the second
@@ -138,6 +140,7 @@ def rules_dir(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_out_records_the_audit_and_revise_replays_it_through_the_users_rule(rules_dir, capsys):
     out = rules_dir / "ce.json"
     rule = "userrules:counting_without_self_loops"
@@ -185,6 +188,7 @@ def test_revise_refuses_a_rule_returning_an_unknown_id_and_a_file_without_audit(
     refused(capsys, ["revise", str(graph)], "unknown key(s) in 'counterexample'")
 
 
+@pytest.mark.slow
 def test_the_fuzz_rule_example_of_the_docs_runs(capsys):
     text = (Path(__file__).resolve().parents[3] / "docs" / "fuzzing.md").read_text()
     blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]

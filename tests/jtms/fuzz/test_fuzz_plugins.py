@@ -91,6 +91,7 @@ def test_a_rule_that_prints_leaves_the_json_report_whole(
     assert "debug" in err
 
 
+@pytest.mark.slow
 def test_a_rule_that_changes_its_graph_does_not_change_the_report(
     plugins: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -59,6 +59,7 @@ def _assigned_ranks_are_derivations(state: SupportState, plan) -> None:
             assert state.rank[n] < NO_RANK and (state.rank[n] == 0) == bool(index.is_evidence[n])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(
     jst.support_structures(cycles=True, max_evidence=5, max_claims=8),
@@ -105,6 +106,7 @@ def test_a_bulk_extension_is_the_item_by_item_one(before, graph, one_by_one, dat
     assert built[0] == built[1]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     jst.support_structures(cycles=True, max_evidence=4, max_claims=6),
@@ -128,6 +130,7 @@ def test_two_imports_and_an_audit_leave_a_sound_memory(tmp_path_factory, first, 
         assert memory.active_ids() == active
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(jst.support_structures(cycles=True, max_evidence=5, max_claims=8), st.data())
 def test_ranks_stay_derivation_depths_after_an_audit_and_its_reinstatement(structure, data):
@@ -144,6 +147,7 @@ def test_ranks_stay_derivation_depths_after_an_audit_and_its_reinstatement(struc
         _assigned_ranks_are_derivations(state, plan)
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(jst.support_structures(cycles=True, max_evidence=5, max_claims=8), st.data())
 def test_downstream_of_an_opened_memorys_arrays_is_the_walk(structure, data):
@@ -566,6 +570,7 @@ def test_rederive_derives_in_the_order_of_the_region_on_every_counting_path():
                 assert _rederive(index, active, list(region), flat_counts=flat_counts) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=14), st.data())
 def test_derivation_pointers_alike_a_rank_at_a_time_and_item_by_item(structure, data):
@@ -728,6 +733,7 @@ def test_retraction_by_ranks_in_arrays_and_claim_by_claim_agree(structure, data)
         assert states[0].active == states[2].active
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(jst.support_structures(cycles=True, max_evidence=6, max_claims=12), st.data())
 def test_apply_in_arrays_equals_apply_one_by_one(structure, data):
@@ -825,6 +831,7 @@ def test_check_ids_all_at_once_answers_as_id_by_id(values, limit, allow_empty):
     assert outcome(check_ids) == outcome(_ids_one_by_one)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ids=st.lists(

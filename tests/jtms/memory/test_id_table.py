@@ -21,6 +21,7 @@ def _table(ids: list[str], **kwargs) -> IdTable:
     return IdTable(ids, *table_arrays(ids), **kwargs)
 
 
+@pytest.mark.slow
 @given(
     st.lists(ID_TEXT, max_size=300, unique=True),
     st.lists(ID_TEXT | st.integers() | st.none(), max_size=30),

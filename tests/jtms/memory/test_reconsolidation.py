@@ -410,6 +410,7 @@ def test_blocking_labels_are_the_blocking_roots_of_every_inactive_node(data, cyc
     assert state.blocking_labels(labels) == expected
 
 
+@pytest.mark.slow
 def test_withdrawn_of_a_long_chain_is_linear(tmp_path):
     """An audit of e0 withdraws the chain e0 -> c1 -> ... -> c8000. The withdrawn list (and the
     context, which starts from it) asked each claim for its blocking roots, one walk up the

@@ -110,6 +110,7 @@ def accepted(schema: dict[str, Any]) -> set[str]:
     return types | ({"number"} if "number" in types else set())
 
 
+@pytest.mark.slow
 def test_every_argument_of_every_tool_refuses_every_wrong_json_type(tmp_path):
     """Booleans only true/false, integers only JSON integers, lists only arrays, strings only
     strings: no "no" read as false (a real audit), no true read as 1, no '["e2"]' read as a
@@ -648,6 +649,7 @@ def test_a_key_written_by_another_process_while_waiting_for_the_lock(tmp_path):
         other.close()
 
 
+@pytest.mark.slow
 def test_a_review_key_is_kept_even_when_nothing_was_audited(memory_location):
     """A review under a key that finds nothing to audit stores the key (no event), so a
     retry after the memory changed audits nothing; every repeat returns the first review's
