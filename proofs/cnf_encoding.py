@@ -228,6 +228,7 @@ def encode(name: str, n: int, symmetry: bool = False) -> Encoding:
         agree = -b.or_(diff)
         singles = -b.or_([diff[1 << i] for i in range(n)])
         handles = {"agree": agree}
+        sides = {"agree": [agree], "claim": [singles]}
         final = [[agree, singles], [-agree, -singles]]  # not (agree <-> agree on one-item)
     elif base == "inclusion":
         # none retires no claim on an audit of evidence (c is not in R), so none ⊆ exact holds

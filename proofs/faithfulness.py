@@ -373,7 +373,7 @@ class _Z3Free:
 
     def __init__(self, name: str, n: int) -> None:
         self.encoding = e = Z3Encoding(name, n)
-        self.refined = name.startswith("refined")
+        self.refined = has_ancestors(name)
         self.names = list(e.sides)
         self.solvers: dict[str, tuple[z3.Solver, list[z3.BoolRef]]] = {}
         for side, terms in e.sides.items():

@@ -113,6 +113,7 @@ class Z3Encoding:
                 body += [z3.Implies(u, a) for u, a in zip(essential, self.ancestors)]
             differ = [exact[r] != meets[r] for r in range(size)]
             singles = z3.Not(z3.Or(*[differ[1 << i] for i in range(n)]))
+            self.sides = {"agree": [self.agree], "claim": [singles]}
             assertion.append(self.agree != singles)
         elif base == "inclusion":
             if name == "inclusion":

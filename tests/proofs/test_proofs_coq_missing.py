@@ -27,7 +27,7 @@ def _run_without_coqc(tmp_path: Path, ci: bool) -> subprocess.CompletedProcess[s
             "-q",
             "-p",
             "no:cacheprovider",
-            str(ROOT / "tests" / "test_proofs_coq.py"),
+            str(ROOT / "tests" / "proofs" / "test_proofs_coq.py"),
         ],
         cwd=ROOT,
         env=env,

@@ -34,11 +34,14 @@ def test_counting_is_caught_and_shrunk_to_the_smallest_loop(capsys):
     assert code == 1 and report["counterexample_kinds"]["over"] == 0
     assert report["counterexample_kinds"]["under"] == report["counterexamples"] > 0
     evidence, claims, pairs, audit = shape(report["counterexample"])
-    # one claim on a loop of its own, whose one outside support is audited
-    assert (evidence, claims) == (1, 1)
+    # the smallest loop of its shape: a claim on a loop of its own (c0 <- c0; c0 <- e0) or the
+    # planted loop of two (c0 <- c1; c1 <- c0; c1 <- e0), whose one outside support is audited
     (e,) = audit
-    [(c, loop), (c2, outside)] = pairs
-    assert c == c2 and {loop, outside} == {(c,), (e,)}
+    assert evidence == 1 and claims in (1, 2) and len(pairs) == claims + 1
+    outside = [p for p in pairs if e in p[1]]
+    inside = [p for p in pairs if e not in p[1]]
+    assert outside == [(outside[0][0], (e,))]
+    assert {c for c, _ in inside} == {a for _, ants in inside for a in ants}  # a cycle
 
 
 def test_dred_passes_and_dred_skipping_a_round_is_caught(capsys, monkeypatch):
