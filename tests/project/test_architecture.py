@@ -37,6 +37,16 @@ LAYERS: dict[str, int] = {
     "jtms.cli": 6,
     "jtms": 7,  # jtms/__init__.py (lazy exports) and jtms/__main__.py
 }
+# theory's rooms, bottom to top (docs/design.md section 3): a room imports its own modules and
+# those of lower rooms only
+THEORY_ROOMS: dict[str, int] = {
+    "model": 0,
+    "io": 1,
+    "solver": 1,
+    "semantics": 2,
+    "safety": 3,
+    "testing": 4,
+}
 # the only groups allowed to import enumerations/ and proofs/ (docs/design.md section 3)
 USES_ENUMERATIONS_AND_PROOFS = {"jtms.cli", "enumerations", "proofs"}
 
@@ -130,6 +140,38 @@ def import_graph() -> dict[str, set[str]]:
 @pytest.mark.slow
 def test_imports_go_down_the_layers():
     assert layer_problems(import_graph()) == []
+
+
+def room_of(module: str) -> str | None:
+    parts = module.split(".")
+    return (
+        parts[1] if parts[0] == "theory" and len(parts) > 2 and parts[1] in THEORY_ROOMS else None
+    )
+
+
+def room_problems(graph: dict[str, set[str]]) -> list[str]:
+    """Imports between theory's rooms that do not go down :data:`THEORY_ROOMS`."""
+    problems = []
+    for module, targets in sorted(graph.items()):
+        mine = room_of(module)
+        for target in sorted(targets):
+            theirs = room_of(target)
+            if mine is None or theirs is None or theirs == mine:
+                continue
+            if THEORY_ROOMS[theirs] >= THEORY_ROOMS[mine]:
+                problems.append(f"{module} ({mine}) imports {target} ({theirs}), not below it")
+    return problems
+
+
+def test_theory_rooms_import_down_their_layers():
+    assert {p.parent.name for p in (ROOT / "theory").glob("*/__init__.py")} == set(THEORY_ROOMS)
+    assert room_problems(import_graph()) == []
+    planted = {
+        **import_graph(),
+        "theory.model.structure": {"theory.semantics.fixpoint"},
+        "theory.solver.cnf": {"theory.io.graphfile"},
+    }
+    assert len(room_problems(planted)) == 2
 
 
 @pytest.mark.slow

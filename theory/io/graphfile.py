@@ -15,36 +15,17 @@
 from __future__ import annotations
 
 import difflib
-import gc
 import json
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, cast
 
 from theory.model.errors import GraphError, InputError, shorten
 from theory.model.ids import all_ids, id_problem
+from theory.model.index import paused_gc
 from theory.model.structure import GraphRows, Kind, Nogood, SupportStructure
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building large acyclic containers.
-
-    Building a 100k-claim graph allocates millions of small objects, and the collector's
-    repeated passes over them would cost more than the building; nothing built here is
-    cyclic.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
 
 MAX_GRAPH_BYTES = 512 * 1024 * 1024
 """The largest graph file read (bytes): reading stops there, so ``/dev/zero`` or an endless
