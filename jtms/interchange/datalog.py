@@ -56,7 +56,7 @@ def read_datalog(path: str | Path, *, evidence: Sequence[str] | None = None) -> 
     control = clingo.Control(["--warn=none"], logger=logger, message_limit=20)
     observer = _Observer()
     control.register_observer(observer)
-    fact_rules = _load(clingo, control, source, messages)
+    _load(clingo, control, source, messages)
     try:
         control.ground([("base", [])])
     except RuntimeError:
@@ -65,7 +65,7 @@ def read_datalog(path: str | Path, *, evidence: Sequence[str] | None = None) -> 
             source=source,
         ) from None
     names = {atom.literal: str(atom.symbol) for atom in control.symbolic_atoms}
-    return _graph(observer, names, evidence, source, fact_rules)
+    return _graph(observer, names, evidence, source)
 
 
 class _Observer:
@@ -82,22 +82,19 @@ class _Observer:
             self.rules.append((head[0], body))
 
 
-def _load(clingo: Any, control: Any, source: str, messages: list[str]) -> int:
+def _load(clingo: Any, control: Any, source: str, messages: list[str]) -> None:
     """Parse ``source``, refuse what is not positive Datalog, hand the rest to ``control``
-    (facts and rules whose body has no atom as choices); the number of such fact rules."""
+    (facts and rules whose body has no atom as choices)."""
     ast = clingo.ast
     refused: list[str] = []
-    facts = 0
     plain: list[str] = []  # plain facts as choices, handed over as text (parsed in C++)
 
     def add(statement: Any) -> None:
-        nonlocal facts
         if refused:
             return
         text = str(statement)
         if _PLAIN_FACT.fullmatch(text) and not text.startswith("not "):
             plain.append("{" + text[:-1] + "}.")
-            facts += 1
             return
         problem = _problem(ast, statement)
         if problem is not None:
@@ -108,7 +105,6 @@ def _load(clingo: Any, control: Any, source: str, messages: list[str]) -> int:
         if statement.ast_type == ast.ASTType.Rule and not any(
             _is_atom(ast, literal) for literal in statement.body
         ):
-            facts += 1
             location = statement.location
             head = ast.ConditionalLiteral(location, statement.head, [])
             statement = ast.Rule(
@@ -133,7 +129,6 @@ def _load(clingo: Any, control: Any, source: str, messages: list[str]) -> int:
             source=source,
         )
     control.add("base", [], "\n".join(plain))
-    return facts
 
 
 _PLAIN_FACT = re.compile(r"[a-z_][^:;{}|\"#%]*\.")
@@ -205,7 +200,6 @@ def _graph(
     names: dict[int, str],
     evidence: Sequence[str] | None,
     source: str,
-    fact_rules: int,
 ) -> Imported:
     """The graph of the ground program (see the module docstring)."""
     wanted = None if evidence is None else frozenset(evidence)

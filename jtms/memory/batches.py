@@ -35,7 +35,7 @@ from jtms.memory.limits import (
     MAX_JUSTIFICATIONS,
     MAX_SOURCE,
     MAX_TEXT,
-    text_problem,
+    check_text,
 )
 from theory.io.graphfile import JUSTIFICATION_KEYS, NODE_KEYS
 from theory.model.errors import InputError
@@ -110,17 +110,6 @@ def _id(value: Any, where: str) -> str:
     return value
 
 
-def _text(value: Any, where: str, limit: int, optional: bool = False) -> Any:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise InputError(f"{where} must be a string, got {type(value).__name__}")
-    problem = text_problem(value, limit)
-    if problem is not None:
-        raise InputError(f"{where} {problem}")
-    return value
-
-
 def self_justified(claim: str, justifications: Sequence[Sequence[str]]) -> bool:
     """Whether every one of a claim's justifications (at least one) contains the claim: it
     can then never be active (the least fixpoint never derives a claim from itself)."""
@@ -150,7 +139,7 @@ def read_batch(
     position_of: dict[str, str] = {}
     for k, item in enumerate(node_items):
         where = f"nodes[{k}]"
-        node = _object(item, where, NODE_KEYS)
+        node = _object(item, where, NODE_KEYS - {"valid_until"})  # expiry: add_evidence
         node_id = _id(node.get("id"), f"{where}.id")
         where = f"nodes[{k}] ({node_id!r})"
         if node_id in position_of:
@@ -159,12 +148,12 @@ def read_batch(
         kind = node.get("kind")
         if kind not in ("evidence", "claim"):
             raise InputError(f"{where}: kind must be 'evidence' or 'claim', got {kind!r}")
-        text = _text(node.get("text", ""), f"{where}: text", MAX_TEXT)
-        author = _text(node.get("author"), f"{where}: author", MAX_SOURCE, optional=True)
-        expression = _text(
+        text = check_text(node.get("text", ""), f"{where}: text", MAX_TEXT)
+        author = check_text(node.get("author"), f"{where}: author", MAX_SOURCE, optional=True)
+        expression = check_text(
             node.get("expression"), f"{where}: expression", MAX_EXPRESSION, optional=True
         )
-        value = _text(node.get("value"), f"{where}: value", MAX_EXPRESSION, optional=True)
+        value = check_text(node.get("value"), f"{where}: value", MAX_EXPRESSION, optional=True)
         if (expression is None) != (value is None):
             raise InputError(f"{where}: a calculation needs both 'expression' and 'value'")
         if expression is not None:
@@ -218,7 +207,7 @@ def read_batch(
         if len(members) > MAX_IDS:
             raise InputError(f"{where}: {len(members)} nodes, at most {MAX_IDS}")
         ids = tuple(sorted({_id(m, f"{where}: nodes[{i}]") for i, m in enumerate(members)}))
-        text = _text(nogood.get("text", ""), f"{where}: text", MAX_TEXT)
+        text = check_text(nogood.get("text", ""), f"{where}: text", MAX_TEXT)
         read_nogoods.append(BatchNogood(nogood_id, ids, text))
     digest = hashlib.sha256(
         json.dumps(

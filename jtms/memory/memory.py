@@ -159,7 +159,10 @@ def _valid_until(value: Any) -> str:
         raise InputError(f"valid_until: expected an ISO time, got {type(value).__name__}")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return _iso(moment)
+    try:
+        return _iso(moment)
+    except (OverflowError, ValueError):  # past year 1 or 9999 once in UTC
+        raise InputError(f"valid_until: {str(value)[:40]!r} is out of range") from None
 
 
 def _expiring(document: Mapping[str, Any], source: str) -> dict[str, str]:

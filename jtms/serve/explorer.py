@@ -407,8 +407,9 @@ class Explorer:
         drawn = drawing.focused_drawing(
             memory, node_id, budget=limit, expand=expand, certificate=certificate
         )
-        justs = drawing.certificate_drawing(memory, node_id, cap=1).justifications
-        others = [j for j in justs if j.claim == node_id and j.intact and not j.support]
+        others = [
+            j for j in drawing.justifications_of(memory, node_id) if j.intact and not j.support
+        ]
         link = "/node?id="
         base = f"/node?id={quote(node_id, safe='')}&certificate={drawn.certificate}"
         base += "".join(f"&expand={quote(i, safe='')}" for i in expand)
@@ -426,7 +427,7 @@ class Explorer:
         named = [n.id for n in memory.nogoods() if node_id in n.nodes]
         retired = None
         if explanation.kind == "evidence" and explanation.active:
-            retired = sorted(set(memory.preview([node_id]).retired) - {node_id})
+            retired = sorted(drawn.retired - {node_id})
         invalidated = [i for i in drawn.invalidated if i != node_id]
         return Body(
             "node.html",

@@ -65,6 +65,7 @@ class Drawing:
     certificates: int = 0  # intact justifications of an active focus (one drawn at a time)
     certificate: int = 0  # which of them is drawn
     invalidated: tuple[str, ...] = ()  # audited nodes the walk reached (whole walk, sorted)
+    retired: frozenset[str] = frozenset()  # for active evidence: what an audit of it retires
 
 
 def _ranks(state: SupportState, drawing_ids: Iterable[str]) -> dict[str, int]:
@@ -89,6 +90,12 @@ def _node(state: SupportState, node_id: str, texts: dict[str, str]) -> DrawnNode
         0,
         texts.get(node_id, ""),
     )
+
+
+def justifications_of(memory: Memory, node_id: str) -> list[DrawnJustification]:
+    """Every justification of ``node_id`` as the memory stands: intact or broken, and which
+    one the engine's support pointer uses."""
+    return _justifications_of(memory.state, node_id)
 
 
 def _justifications_of(state: SupportState, node_id: str) -> list[DrawnJustification]:
@@ -221,6 +228,7 @@ def focused_drawing(
         drawing.question = "dependents"
         if focus_active:
             retired = frozenset(memory.preview([node_id]).retired)
+            drawing.retired = retired
     else:
         drawing.question = "certificate" if focus_active else "why inactive"
 

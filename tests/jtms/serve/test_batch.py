@@ -258,3 +258,23 @@ def test_a_batch_on_each_backend(memory_location):
         assert again.event_id == first.event_id == memory.last_event
         assert again.activated == first.activated == {"e1", "c1", "c2"}
         assert memory.is_active("n1") and memory.integrity_problems() == []
+
+
+def test_a_batch_node_with_valid_until_is_refused_not_dropped():
+    """Expiry is set by add_evidence or an import; a batch that carried it would lose it."""
+    from jtms.memory.batches import read_batch
+    from theory.model.errors import InputError
+
+    with pytest.raises(InputError, match="unknown key.*valid_until"):
+        read_batch([{"id": "e1", "kind": "evidence", "valid_until": "2030-01-01T00:00:00Z"}])
+
+
+@pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"])
+def test_a_valid_until_out_of_range_is_one_line(tmp_path, moment):
+    from jtms.memory.memory import Memory
+    from theory.model.errors import InputError
+
+    with Memory.create(str(tmp_path / "m.db")) as memory:
+        with pytest.raises(InputError, match="out of range"):
+            memory.add_evidence("e1", valid_until=moment)
+        assert "e1" not in memory.texts()
