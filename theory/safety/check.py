@@ -611,24 +611,20 @@ def _claim_reports(
     labelled = (
         claim_labels(index, unsafe, label_budget) if (certificates and unsafe and not late) else {}
     )
-    cut: dict[str, Violation] = {}
+    # witness audits only (no survivor): values, one object per evidence item and kind,
+    # shared (a 100k-claim graph has millions of them); kind None when kinds are not asked,
+    # UNDECIDED past the deadline
+    shared: dict[tuple[str | None, str], Violation] = {}
 
-    def undecided_witnesses(n: int) -> tuple[Violation, ...]:
-        """Past the deadline: the witness audits, each of kind UNDECIDED, no survivor."""
+    def witness_audits(n: int, kind: str | None) -> tuple[Violation, ...]:
         return tuple(
-            cut.get(e) or cut.setdefault(e, Violation(UNDECIDED, frozenset([e]), None))
+            shared.get((kind, e))
+            or shared.setdefault((kind, e), Violation(kind, frozenset([e]), None))
             for e in sorted(index.names_of_bits(facts.unsafe_bits(n)))
         )
-
-    shared: dict[str, Violation] = {}
 
     def witnesses(n: int) -> tuple[Violation, ...]:
-        """The claim's violations as witness audits only (no kind, no survivor): a value,
-        one object per evidence item, shared (a 100k-claim graph has millions of them)."""
-        return tuple(
-            shared.get(e) or shared.setdefault(e, Violation(None, frozenset([e]), None))
-            for e in sorted(index.names_of_bits(facts.unsafe_bits(n)))
-        )
+        return witness_audits(n, None)
 
     # the members of one component share a relevance solver
     solvers = RelevanceSolvers() if certificates else None
@@ -650,7 +646,7 @@ def _claim_reports(
                     undecided[0] += 1
                 left -= 1
                 yield ClaimReport(
-                    claim, True, False, undecided_witnesses(n), frozenset(), False, False
+                    claim, True, False, witness_audits(n, UNDECIDED), frozenset(), False, False
                 )
             else:
                 if routes is None:

@@ -22,7 +22,6 @@ census counts, per pair:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from theory.model.graphalgo import strongly_connected_components
@@ -80,11 +79,6 @@ class Census:
         self.examples += 1
         for name, present in case_features(structure, audit).items():
             self.counts[name] += present
-
-    def extend(self, cases: Iterable[tuple[SupportStructure, frozenset[str]]]) -> "Census":
-        for structure, audit in cases:
-            self.add(structure, audit)
-        return self
 
     def shares(self) -> dict[str, float]:
         """Each feature's share of the examples (0 to 1, three decimals)."""

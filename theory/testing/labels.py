@@ -35,15 +35,14 @@ from theory.model.graphalgo import (
     is_cyclic_component,
     strongly_connected_components,
 )
-from theory.model.index import SupportIndex, index_of
-from theory.model.structure import SupportStructure
+from theory.model.index import SupportIndex
 
 if TYPE_CHECKING:
     import numpy as np
 
 LABEL_BUDGET = 256
 """Sets a label may hold before the label algebra gives up and the SAT core takes over
-(the default of :func:`all_labels`, :func:`label_of` and the checker's certificates;
+(the default of :func:`all_labels` and the checker's certificates;
 ``minimal_justifications`` runs the compiled labels of :mod:`theory.solver.label_kernel` under a
 work budget instead)."""
 
@@ -500,17 +499,3 @@ def all_labels(
         if n not in failed:
             result[n] = sets
     return result
-
-
-def label_of(
-    structure: SupportStructure, claim: str, budget: int = LABEL_BUDGET
-) -> frozenset[frozenset[str]] | None:
-    """The minimal justifications of ``claim``, or None if a label exceeds ``budget`` sets."""
-    index = index_of(structure)
-    target = index.number[structure.require_claim(claim)]
-    label = all_labels(
-        index, [target], budget, UNBOUNDED if budget >= UNBOUNDED else FORMED_BUDGET
-    )[target]
-    if label is None:
-        return None
-    return frozenset(index.names_of_bits(bits) for bits in label)
