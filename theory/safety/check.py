@@ -195,7 +195,7 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
     size = index.size
     is_evidence = np.frombuffer(bytes(index.is_evidence[:size]), dtype=np.uint8)
     flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
-    just_start, justs, ante_start, antes = _flat_justifications(index)
+    just_start, justs, ante_start, antes = flat_justifications(index)
     kept = np.ones(len(ante_start) - 1, dtype=np.uint8)
     numbers = np.arange(size, dtype=np.int64)
     bit_of = np.where(is_evidence == 1, numbers, -1)  # evidence are numbered first
@@ -895,7 +895,7 @@ def count_verdicts(
     if active is None:
         active = active_numbers(index, blocked=set(int(n) for n in np.flatnonzero(gone)))
     flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
-    just_start, justs, ante_start, antes = _flat_justifications(index)
+    just_start, justs, ante_start, antes = flat_justifications(index)
     just_claim = np.asarray(index.just_claim[: len(ante_start) - 1], dtype=np.int64)
     per_just = np.diff(ante_start)
     # justifications in force: the claim and every antecedent unblocked (under_audit)
@@ -1059,7 +1059,7 @@ def claim_numbers(index: IndexView, claims: Iterable[str]) -> list[int]:
     return numbers
 
 
-def _flat_justifications(index: IndexView) -> tuple[Any, Any, Any, Any]:
+def flat_justifications(index: IndexView) -> tuple[Any, Any, Any, Any]:
     """(just_start, justs, ante_start, antes): node -> its justifications and justification
     -> its antecedents as compressed rows (numpy), from any index."""
     import numpy as np
