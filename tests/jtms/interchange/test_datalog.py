@@ -222,3 +222,88 @@ def test_the_summary_counts_what_the_full_check_finds(tmp_path, capsys):
     unsafe = sum(not c["influence_safe"] for c in full["claims"])
     assert code == code2 == 1 and summary["unsafe"] == unsafe == 13
     assert summary["violations"] == sum(len(c["violations"]) for c in full["claims"])
+
+
+def _graph_by_choices(text: str, evidence: list[str] | None = None) -> tuple[dict, set]:
+    """The oracle: the graph as read when every fact went to the grounder as its own choice
+    statement (``{edge(1,2)}.``) and clingo's solver held the ground program, the atoms named
+    by clingo's symbolic atoms; its nodes (id -> kind) and justifications."""
+    ast = pytest.importorskip("clingo.ast")
+    parts: list[str] = []
+
+    def add(statement):
+        if statement.ast_type != ast.ASTType.Rule:
+            return  # the test programs have rules only
+        body = [str(b) for b in statement.body]
+        if any(b.atom.ast_type == ast.ASTType.SymbolicAtom for b in statement.body):
+            parts.append(str(statement))
+        else:  # a fact, or a rule whose body has no atom: a choice
+            parts.append(
+                "{" + str(statement.head) + "}" + (" :- " + ", ".join(body)) * bool(body) + "."
+            )
+
+    ast.parse_string(text, add)
+    facts: list[int] = []
+    rules: list[tuple[int, list[int]]] = []
+
+    class Observer:
+        def rule(self, choice, head, body):
+            if choice:
+                facts.extend(head)
+            elif head:
+                rules.append((head[0], list(body)))
+
+    control = clingo.Control(["--warn=none"])
+    control.register_observer(Observer())
+    control.add("base", [], "\n".join(parts))
+    control.ground([("base", [])])
+    names = {atom.literal: str(atom.symbol) for atom in control.symbolic_atoms}
+    derived = {head for head, _ in rules}
+    nodes: dict[str, str] = {}
+    justifications = {(names[h], frozenset(names[b] for b in body)) for h, body in rules}
+    for literal in set(facts):
+        name = names[literal]
+        auditable = evidence is None or name.split("(")[0] in evidence
+        evidence_id = FACT_PREFIX + name if literal in derived else name
+        if auditable:
+            nodes[evidence_id] = "evidence"
+            if literal in derived:
+                justifications.add((name, frozenset([evidence_id])))
+        else:
+            justifications.add((name, frozenset()))
+        if literal in derived or not auditable:
+            nodes[name] = "claim"
+    nodes.update((names[literal], "claim") for literal in derived)
+    return nodes, justifications
+
+
+GROUND_PROGRAMS = [
+    (TC, None),
+    (TC, ["edge"]),
+    ('p(1). p("a,b"). p(2;3). p(X) :- X = 4..5. q(X) :- p(X). x. y :- x, q(1).\n', None),
+    ("node(1..4). edge(1,2). edge(2,3). edge(4,3). source(1).\n"
+     "reach(X) :- source(X). reach(Y) :- reach(X), edge(X,Y).\n"
+     "sg(X,X) :- node(X). sg(X,Y) :- up(X,U), sg(U,V), up(Y,V). up(X,Y) :- edge(Y,X), X > Y.\n",
+     ["edge"]),
+    ("q((1,2),f(3)). q((2,3),f(3)). r(1..3). t(X,Z) :- q((X,Y),f(Z)), r(Y). _u(1). v :- _u(1).\n"
+     "r(2) :- t(1,3). s(X) :- r(X), X < 3.\n", ["q", "_u"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text, evidence", GROUND_PROGRAMS)
+def test_the_graph_is_the_one_every_fact_as_a_choice_gave(tmp_path, text, evidence):
+    """Facts through the hidden predicate and the ground program streamed into arrays give the
+    graph that facts as choice statements and clingo's symbolic atoms gave (the oracle)."""
+    s = read_datalog(program(tmp_path, text), evidence=evidence).structure
+    nodes = {node_id: node.kind.value for node_id, node in s.nodes.items()}
+    justifications = {(j.claim, j.antecedents) for j in s.justifications}
+    assert (nodes, justifications) == _graph_by_choices(text, evidence)
+
+
+def test_the_hidden_fact_prefix_is_refused_and_not_shown(tmp_path, capsys):
+    code, _, err = run(
+        capsys, "check", "--from", "datalog", program(tmp_path, "_jtms_fact_p(1).\n")
+    )
+    assert code == 2 and "reserved prefix _jtms_fact_" in err and "line 1" in err
+    code, _, err = run(capsys, "check", "--from", "datalog", program(tmp_path, "p(1). q(X).\n"))
+    assert code == 2 and "could not ground" in err and "_jtms_fact_" not in err, err
