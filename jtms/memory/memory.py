@@ -1475,8 +1475,13 @@ class Memory:
             self._store.add_justification_rows(first_just, claims, offsets, flat, event)
             if expiring:
                 position = {node_id: k for k, node_id in enumerate(ordered)}
-                for node_id, until in expiring.items():
-                    self._store.add_expiry(first_node + position[node_id], until, event)
+                self._store.add_expiries(
+                    (
+                        (first_node + position[node_id], until)
+                        for node_id, until in expiring.items()
+                    ),
+                    event,
+                )
                 loaded.next_due = min(filter(None, (loaded.next_due, *expiring.values())))
             activated = index.names(plan.activated)
             nogood_rows = [
@@ -1653,9 +1658,8 @@ class Memory:
             for k, node in enumerate(batch.nodes)
         )
         expiring = [(first + k, n.valid_until) for k, n in enumerate(batch.nodes) if n.valid_until]
-        for num, until in expiring:
-            self._store.add_expiry(num, until, event)
         if expiring:
+            self._store.add_expiries(expiring, event)
             loaded.next_due = min(filter(None, (loaded.next_due, *(u for _, u in expiring))))
         self._insert_justifications(index, new_justs, event)
         self._store.add_revisions(event, ACTIVE, sorted(n for n in activated if n < first))

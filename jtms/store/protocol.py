@@ -392,6 +392,11 @@ class Store(Protocol):
         from ``until`` (ISO 8601 in UTC, to the millisecond) on."""
         ...
 
+    def add_expiries(self, rows: Iterable[tuple[int, str]], event: int) -> None:
+        """Inside :meth:`write`: :meth:`add_expiry` of every (evidence number, until) of
+        ``rows``, all added by ``event``, in one statement (an import brings thousands)."""
+        ...
+
     def expiries(self) -> dict[int, str]:
         """Evidence number -> its ``valid_until``."""
         ...

@@ -1249,6 +1249,11 @@ class SqliteStore:
             "INSERT INTO expiries (node, until, event) VALUES (?, ?, ?)", (num, until, event)
         )
 
+    def add_expiries(self, rows: Iterable[tuple[int, str]], event: int) -> None:
+        self._db.executemany(  # the event is an int: a literal, bound once
+            f"INSERT INTO expiries (node, until, event) VALUES (?, ?, {int(event)})", rows
+        )
+
     def expiries(self) -> dict[int, str]:
         """Evidence number -> its ``valid_until`` (ISO 8601, UTC)."""
         if not self._has_features():

@@ -957,6 +957,11 @@ class PostgresStore:
             "INSERT INTO expiries (node, until, event) VALUES (%s, %s, %s)", (num, until, event)
         )
 
+    def add_expiries(self, rows: Iterable[tuple[int, str]], event: int) -> None:
+        tail = f"\t{int(event)}\n"
+        lines = "".join(f"{int(num)}\t{_copy_text(until)}{tail}" for num, until in rows)
+        self._copy("COPY expiries (node, until, event) FROM STDIN", lines)
+
     def expiries(self) -> dict[int, str]:
         """Evidence number -> its ``valid_until`` (ISO 8601, UTC)."""
         if not _has_features(self._db, self._place.schema):
