@@ -2163,13 +2163,13 @@ class Memory:
     def _not_yet(self, node_id: str) -> None:
         """In a view of the past: refuse ``node_id`` saying it did not exist yet, when a
         later event created it (else it is unknown, said by the caller)."""
-        record = self._store.node_record(node_id)
-        if record is None:
+        created = self._store.node_creation(node_id)
+        if created is None:
             return
-        created = self._store.creation_events().get(node_id)
+        event, when = created
         raise InputError(
-            f"did not exist yet as of event {self._pinned}: event {created} created it "
-            f"later ({record['created']})",
+            f"did not exist yet as of event {self._pinned}: event {event} created it "
+            f"later ({when})",
             source=self.path,
             node=node_id,
         )

@@ -327,6 +327,11 @@ class Store(Protocol):
         """Node id -> the event that created it."""
         ...
 
+    def node_creation(self, node_id: str) -> tuple[int, str] | None:
+        """The event that created node ``node_id`` and that event's time; None when no
+        node has that id (one row read, not :meth:`creation_events` of every node)."""
+        ...
+
     def node_record(self, node_id: str) -> dict[str, Any] | None:
         """``id``, ``kind``, ``text``, ``author``, ``expression``, ``value``, ``created`` (time)."""
         ...
