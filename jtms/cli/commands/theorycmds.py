@@ -19,6 +19,7 @@ from jtms.cli.provenance import PROVENANCE_KEY, add_manifest_argument, provenanc
 from jtms.cli.sources import (
     add_source_arguments,
     headline_payload,
+    load_graph_document,
     load_graph_file,
     print_import_report,
     read_from,
@@ -291,9 +292,13 @@ def run_revise(args: argparse.Namespace) -> int:
         raise error.with_source("--rule") from None
     rule: Any = args.rule if args.rule in RULES else _named(function, name)
     imported = read_from(args, args.graph)
-    structure = load_graph_file(args.graph) if imported is None else imported.structure
+    document: Any = None
+    if imported is None:
+        document, structure = load_graph_document(args.graph)  # read once, audit included
+    else:
+        structure = imported.structure
     if args.audit is None:
-        args.audit = _recorded_audit(args.graph, structure, imported)
+        args.audit = _recorded_audit(args.graph, document, structure)
     try:
         if imported is not None and imported.audit:  # after the audit the source has in force
             result = revise_in_force(structure, imported.audit, args.audit, rule)
@@ -339,11 +344,13 @@ def _named(function: Any, name: str) -> Any:
     return rule
 
 
-def _recorded_audit(path: str, structure: SupportStructure, imported: Imported | None) -> list[str]:
-    """The audit a graph file records (``jtms fuzz --out``), for ``revise`` without ``--audit``."""
-    from theory.io.graphfile import load_document, recorded_audit
+def _recorded_audit(path: str, document: Any, structure: SupportStructure) -> list[str]:
+    """The audit a graph file records (``jtms fuzz --out``), for ``revise`` without
+    ``--audit``: read from the ``document`` already loaded (None: another tool's file,
+    which records none)."""
+    from theory.io.graphfile import recorded_audit
 
-    audit = None if imported is not None else recorded_audit(load_document(path), structure)
+    audit = None if document is None else recorded_audit(document, structure)
     if audit is None:
         raise InputError(
             f"{path}: give --audit ID[,ID...] (the file records no counterexample audit)"
