@@ -233,7 +233,11 @@ class _Region:
             clauses.append([-self.keep[v], *selectors])
         self.variables = count
         self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
-        self.solver.set_phases([-v for v in self.audit.values()])  # few audits first
+        self.solver.set_phases(
+            [-v for v in self.audit.values()]
+            + list(self.keep.values())
+            + [-v for v in self.closed.values()]
+        )
 
     def new_variable(self) -> int:
         self.variables += 1
@@ -254,6 +258,7 @@ class _Region:
             solver.add_clause([-q, self.keep[c]])
             solver.add_clause([-q, -self.closed[c]])
         solver.add_clause([-switch, *choices])
+        solver.set_phases(choices)
         try:
             while True:
                 if deadline is None:
@@ -294,57 +299,126 @@ class _Revisions:
         counting = counting_retired_numbers(self.index, self.active, audit)
         return exact - counting - audit, exact
 
-    def retires(self, audit: Iterable[int], claim: int) -> bool:
-        return claim in exact_retired_numbers(self.index, self.active, audit)
+
+def _cone_graph(index: IndexView, active: bytes | bytearray, claim: int) -> SupportStructure:
+    """The claim's intact ancestors with their intact justifications, as a graph of its own:
+    what exact and counting revision do to a node depends only on its ancestors, so the
+    witness is computed there, at the cost of the cone rather than of the graph."""
+    ids, is_evidence, antecedents = index.ids, index.is_evidence, index.just_antecedents
+    cone = _cone(index, active, [claim])
+    justifications = [
+        (ids[n], [ids[a] for a in antecedents[j]])
+        for n in sorted(cone)
+        if not is_evidence[n]
+        for j in _intact_justifications(index, active, n)
+    ]
+    evidence = [ids[n] for n in sorted(cone) if is_evidence[n]]
+    return SupportStructure.build(
+        evidence, [ids[n] for n in sorted(cone) if not is_evidence[n]], justifications
+    )
 
 
-def _shrunk(revisions: _Revisions, claim: int, audit: Iterable[int], cone: set[int]) -> list[int]:
-    """A minimal audit within ``audit`` (and within the claim's cone) under which exact
-    revision retires ``claim``: each item dropped, in id order, when the claim stays retired
-    without it. Counting keeps the claim under every part of an audit that keeps it."""
-    index = revisions.index
-    current = sorted((n for n in audit if n in cone), key=index.ids.__getitem__)
-    for n in list(current):
-        trial = [m for m in current if m != n]
-        if revisions.retires(trial, claim):
-            current = trial
-    return current
+def _shrunk(index: IndexView, claim: int, audit: Sequence[int]) -> list[int]:
+    """A minimal audit within ``audit`` (evidence numbers, every one an ancestor of ``claim``)
+    under which exact revision retires ``claim``: each item, in id order, is given back
+    (its consequences derived forward, stopping at the claim) and stays given back unless
+    that derives the claim. Counting keeps the claim under every part of an audit it keeps
+    it under, so only the exact side is searched; the result is checked by
+    :func:`~theory.semantics.revision.exact_retired_numbers`."""
+    audited = set(audit)
+    alive = active_numbers(index, blocked=audited)
+    assert not alive[claim]
+    antecedents, just_claim, watchers = index.just_antecedents, index.just_claim, index.watchers
+    missing = [sum(1 for a in antecedents[j] if not alive[a]) for j in range(len(just_claim))]
+    for x in sorted(audit, key=index.ids.__getitem__):
+        trail: list[int] = [x]  # nodes made alive; each justification counted down, negated
+        alive[x] = 1
+        stack = [x]
+        derived = False
+        while stack and not derived:
+            n = stack.pop()
+            for j in watchers[n]:
+                missing[j] -= 1
+                trail.append(-1 - j)
+                if missing[j] == 0 and not alive[just_claim[j]]:
+                    v = just_claim[j]
+                    alive[v] = 1
+                    trail.append(v)
+                    stack.append(v)
+                    if v == claim:
+                        derived = True
+                        break
+        if derived:  # the claim needs x audited: undone
+            for step in reversed(trail):
+                if step < 0:
+                    missing[-1 - step] += 1
+                else:
+                    alive[step] = 0
+        else:
+            audited.discard(x)
+    return sorted(audited, key=index.ids.__getitem__)
 
 
 def _witness(
-    revisions: _Revisions, claim: int, audit: Iterable[int], deadline: float | None
-) -> tuple[list[int], list[int], set[int]]:
-    """(audit, loop, kept) for an unsafe ``claim``, from an audit that counting keeps it
-    under and exact revision retires it under; the audit shrunk unless the deadline passed."""
-    index, active = revisions.index, revisions.active
-    cone = _cone(index, active, [claim])
+    index: IndexView,
+    active: bytes | bytearray,
+    claim: int,
+    audit: Iterable[int],
+    deadline: float | None,
+) -> tuple[list[str], list[str], set[str]]:
+    """(audit, loop, kept) ids for an unsafe ``claim``, from an audit that counting keeps it
+    under and exact revision retires it under, computed on the claim's cone
+    (:func:`_cone_graph`); the audit shrunk (:func:`_shrunk`) unless the deadline passed.
+    ``kept``: the claims that counting keeps and exact revision retires, that the claim's
+    justifications reach through one another (L of Theorem 2, as small as it comes)."""
+    cone = _cone_graph(index, active, claim)
+    local = index_of(cone)
+    before = base_active(cone)
+    c = local.number[index.ids[claim]]
+    items = [local.number[index.ids[n]] for n in audit if index.ids[n] in local.number]
     if deadline is None or time.monotonic() <= deadline:
-        audit = _shrunk(revisions, claim, audit, cone)
-    else:
-        audit = sorted((n for n in audit if n in cone), key=index.ids.__getitem__)
-    kept, retired = revisions.kept(audit)
-    kept &= cone
-    assert claim in kept, "not a witness audit"
+        items = _shrunk(local, c, items)
+    retired = exact_retired_numbers(local, before, items)
+    keeps = retired - counting_retired_numbers(local, before, items) - set(items)
+    assert c in keeps, "not a witness audit"
 
     def holds(a: int) -> bool:
-        return a in kept or (bool(active[a]) and a not in retired)
+        return a in keeps or (bool(before[a]) and a not in retired)
 
+    def inside(node: int) -> list[int]:
+        """The kept antecedents of the first justification of ``node`` that holds."""
+        for j in local.justs_of[node]:
+            antecedents = local.just_antecedents[j]
+            if all(holds(a) for a in antecedents):
+                found = [a for a in antecedents if a in keeps]
+                if found:
+                    return found
+        raise AssertionError("a kept claim with no justification that holds inside")
+
+    kept = {c}
+    stack = [c]
+    while stack:  # what the claim's holding justifications reach among the kept
+        node = stack.pop()
+        for j in local.justs_of[node]:
+            antecedents = local.just_antecedents[j]
+            if all(holds(a) for a in antecedents):
+                for a in antecedents:
+                    if a in keeps and a not in kept:
+                        kept.add(a)
+                        stack.append(a)
     path: list[int] = []
     position: dict[int, int] = {}
-    node = claim
+    node = c
     while node not in position:
         position[node] = len(path)
         path.append(node)
-        step = None
-        for j in index.justs_of[node]:
-            antecedents = index.just_antecedents[j]
-            inside = [a for a in antecedents if a in kept]
-            if inside and all(holds(a) for a in antecedents):
-                step = min(inside)
-                break
-        assert step is not None, "a kept claim with no intact justification inside"
-        node = step
-    return audit, path[position[node] :], kept
+        node = min(inside(node))
+    ids = local.ids
+    return (
+        [ungate(ids[n]) for n in items],
+        [ids[n] for n in path[position[node] :]],
+        {ids[n] for n in kept},
+    )
 
 
 def counting_verdicts(
@@ -354,6 +428,7 @@ def counting_verdicts(
     claims: Iterable[str] | None = None,
     deadline: float | None = None,
     blocked: Iterable[str] = (),
+    witnesses: bool = True,
 ) -> dict[str, CountingVerdict]:
     """Decide counting-safety (Theorem 2) for every claim, or the given ones, with witnesses.
 
@@ -440,12 +515,11 @@ def counting_verdicts(
         if unsafe_under is None:
             result[claim] = CountingVerdict(claim, True, None)
             continue
-        items, loop, kept = _witness(revisions, n, unsafe_under, deadline)
-        witness = CountingWitness(
-            frozenset(ungate(ids[x]) for x in items),
-            tuple(ids[x] for x in loop),
-            frozenset(ids[x] for x in kept),
-        )
+        if not witnesses:
+            result[claim] = CountingVerdict(claim, False, None)
+            continue
+        items, loop, kept = _witness(index, active, n, unsafe_under, deadline)
+        witness = CountingWitness(frozenset(items), tuple(loop), frozenset(kept))
         result[claim] = CountingVerdict(claim, False, witness)
     return result
 
