@@ -505,7 +505,6 @@ def counting_verdicts(
                 pending = [c for c in pending if c not in kept]
         finally:
             region.close()
-    ids = index.ids
     result: dict[str, CountingVerdict] = {}
     for claim, n in zip(wanted, numbers):
         if n in undecided:
@@ -518,8 +517,8 @@ def counting_verdicts(
         if not witnesses:
             result[claim] = CountingVerdict(claim, False, None)
             continue
-        items, loop, kept = _witness(index, active, n, unsafe_under, deadline)
-        witness = CountingWitness(frozenset(items), tuple(loop), frozenset(kept))
+        items, loop, members = _witness(index, active, n, unsafe_under, deadline)
+        witness = CountingWitness(frozenset(items), tuple(loop), frozenset(members))
         result[claim] = CountingVerdict(claim, False, witness)
     return result
 
