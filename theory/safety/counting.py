@@ -50,7 +50,17 @@ from theory.semantics.revision import counting_retired_numbers, exact_retired_nu
 SOLVER = "cadical195"
 """The python-sat solver of the queries (CaDiCaL 1.9.5)."""
 PIECE = 2000
-"""With a deadline, the conflicts of one piece of a query, between which the clock is read."""
+"""The conflicts of one piece of a query, between which the clock and the budget are read."""
+COUNTING_CONFLICTS = 200_000
+"""Solver conflicts the queries of one region may spend together
+(``counting_verdicts(conflicts=)``, ``jtms check --counting-budget``): the claims a region
+leaves open past it are undecided. Deciding counting-safety is coNP-hard; a budget in
+conflicts, not seconds, so a report is reproducible."""
+COUNTING_REGION_LARGEST = 200_000
+"""The most nodes (claims behind a loop and their intact ancestors, weakly connected) one
+solver is built for (``counting_verdicts(largest=)``): the claims of a larger region are
+undecided (a million-claim memory whose loops join most of it into one region: its encoding
+alone would take more time and memory than the influence check's limits)."""
 
 
 @dataclass(frozen=True)
@@ -166,29 +176,54 @@ def _cone(index: IndexView, active: bytes | bytearray, roots: Iterable[int]) -> 
     return seen
 
 
-def _regions(index: IndexView, active: bytes | bytearray, claims: Sequence[int]) -> list[list[int]]:
-    """``claims`` grouped by the weakly connected parts of their intact ancestors (through
-    intact justifications), each group in the given order, groups by their first claim."""
-    cone = _cone(index, active, claims)
-    parent = {n: n for n in cone}
+def _components(index: IndexView, active: bytes | bytearray) -> Any:
+    """Per node (numpy int64), a label shared by exactly the nodes of its weakly connected
+    part of the graph of intact justifications (antecedent - claim edges, active nodes):
+    the least node number of the part, by label propagation with pointer jumping (array
+    operations over the edges, a few passes on graphs of small diameter)."""
+    import numpy as np
 
-    def root(n: int) -> int:
-        while parent[n] != n:
-            parent[n] = parent[parent[n]]
-            n = parent[n]
-        return n
+    size = index.size
+    just_start, justs, ante_start, antes = flat_justifications(index)
+    del just_start, justs
+    flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
+    owner = np.repeat(np.arange(len(ante_start) - 1, dtype=np.int64), np.diff(ante_start))
+    claim_of = np.asarray(index.just_claim[: len(ante_start) - 1], dtype=np.int64)
+    broken = np.bincount(owner, weights=1 - flags[antes], minlength=len(ante_start) - 1)
+    intact = (broken == 0) & (flags[claim_of] == 1)
+    keep = intact[owner]
+    u, v = claim_of[owner[keep]], antes[keep]
+    labels = np.arange(size, dtype=np.int64)
+    while True:
+        low = np.minimum(labels[u], labels[v])
+        before = labels.copy()
+        np.minimum.at(labels, u, low)
+        np.minimum.at(labels, v, low)
+        labels = labels[labels]
+        if np.array_equal(labels, before):
+            return labels
 
-    antecedents = index.just_antecedents
-    for n in cone:
-        for j in _intact_justifications(index, active, n):
-            for a in antecedents[j]:
-                x, y = root(n), root(a)
-                if x != y:
-                    parent[max(x, y)] = min(x, y)
+
+def _regions(
+    index: IndexView, active: bytes | bytearray, claims: Sequence[int], largest: int | None
+) -> list[tuple[list[int], list[int] | None]]:
+    """``claims`` grouped by the weakly connected parts of the graph of intact
+    justifications, each group in the given order, groups by their first claim, each with
+    the intact ancestors of its claims (ascending), or None when its part has more than
+    ``largest`` nodes (its claims are then left undecided, no ancestor computed)."""
+    import numpy as np
+
+    labels = _components(index, active)
+    sizes = np.bincount(labels[np.frombuffer(bytes(active[: index.size]), dtype=np.uint8) == 1])
     groups: dict[int, list[int]] = {}
     for c in claims:
-        groups.setdefault(root(c), []).append(c)
-    return list(groups.values())
+        groups.setdefault(int(labels[c]), []).append(c)
+    return [
+        (group, None)
+        if largest is not None and int(sizes[label]) > largest
+        else (group, sorted(_cone(index, active, group)))
+        for label, group in groups.items()
+    ]
 
 
 class _Region:
@@ -196,11 +231,10 @@ class _Region:
     incremental solver: ``a_e`` (evidence e audited), ``k_v`` (claim v kept), ``s_j``
     (justification j keeps its claim), ``t_v`` (claim v in the closed set)."""
 
-    def __init__(self, index: IndexView, active: bytes | bytearray, claims: Sequence[int]):
+    def __init__(self, index: IndexView, active: bytes | bytearray, nodes: Sequence[int]):
         from pysat.solvers import Solver
 
         self.index = index
-        nodes = sorted(_cone(index, active, claims))
         is_evidence = index.is_evidence
         antecedents = index.just_antecedents
         count = 0
@@ -243,12 +277,16 @@ class _Region:
         self.variables += 1
         return self.variables
 
+    def conflicts(self) -> int:
+        return int(self.solver.accum_stats().get("conflicts", 0))
+
     def some_unsafe(
-        self, claims: Sequence[int], deadline: float | None
+        self, claims: Sequence[int], deadline: float | None, budget: int | None
     ) -> tuple[bool | None, set[int]]:
         """``(False, R)``: an audit R (evidence numbers) under which counting keeps one of
         ``claims`` and exact revision retires it; ``(True, set())`` when there is none (all
-        of them are safe); ``(None, set())`` when the deadline passed first."""
+        of them are safe); ``(None, set())`` when the deadline passed or the solver spent
+        ``budget`` conflicts (in all its queries) first."""
         solver = self.solver
         switch = self.new_variable()
         choices = []
@@ -261,12 +299,15 @@ class _Region:
         solver.set_phases(choices)
         try:
             while True:
-                if deadline is None:
+                if deadline is None and budget is None:
                     answer = solver.solve(assumptions=[switch])
                 else:
-                    if time.monotonic() > deadline:
+                    left = None if budget is None else budget - self.conflicts()
+                    if (deadline is not None and time.monotonic() > deadline) or (
+                        left is not None and left <= 0
+                    ):
                         return None, set()
-                    solver.conf_budget(PIECE)
+                    solver.conf_budget(PIECE if left is None else min(PIECE, left))
                     answer = solver.solve_limited(assumptions=[switch])
                     if answer is None:
                         continue
@@ -421,6 +462,47 @@ def _witness(
     )
 
 
+def _decide(
+    index: IndexView,
+    active: bytes | bytearray,
+    claims: Sequence[int],
+    deadline: float | None,
+    conflicts: int | None,
+    largest: int | None,
+) -> tuple[dict[int, list[int] | None], set[int]]:
+    """The SAT decision for ``claims`` (active, behind a loop): claim -> an audit it is
+    unsafe under (evidence numbers) or None (safe), and the claims left undecided."""
+    start: dict[int, list[int] | None] = {}
+    undecided: set[int] = set()
+    revisions = _Revisions(index, active)
+    for group, nodes in _regions(index, active, claims, largest) if claims else []:
+        late = deadline is not None and time.monotonic() > deadline
+        if late or nodes is None:
+            undecided.update(group)
+            continue
+        region = _Region(index, active, nodes)
+        try:
+            pending = list(group)
+            while pending:
+                safe, found = region.some_unsafe(pending, deadline, conflicts)
+                if safe is None:
+                    undecided.update(pending)
+                    break
+                if safe:
+                    start.update(dict.fromkeys(pending))
+                    break
+                kept, _ = revisions.kept(found)
+                audit = sorted(found)
+                for c in pending:
+                    if c in kept:
+                        start[c] = audit
+                assert any(c in kept for c in pending), "a model that keeps no open claim"
+                pending = [c for c in pending if c not in kept]
+        finally:
+            region.close()
+    return start, undecided
+
+
 def counting_verdicts(
     structure: SupportStructure,
     *,
@@ -429,6 +511,8 @@ def counting_verdicts(
     deadline: float | None = None,
     blocked: Iterable[str] = (),
     witnesses: bool = True,
+    conflicts: int | None = COUNTING_CONFLICTS,
+    largest: int | None = COUNTING_REGION_LARGEST,
 ) -> dict[str, CountingVerdict]:
     """Decide counting-safety (Theorem 2) for every claim, or the given ones, with witnesses.
 
@@ -446,6 +530,15 @@ def counting_verdicts(
     blocked : iterable of str
         Nodes that audits in force keep out (a stored memory): decided for the graph as it
         stands under them (:meth:`~theory.model.structure.SupportStructure.under_audit`).
+    witnesses : bool
+        Whether unsafe claims get their witness (else ``witness`` None: verdicts only).
+    conflicts : int, optional
+        Solver conflicts each region's queries may spend (:data:`COUNTING_CONFLICTS`; None:
+        no limit); the claims it leaves open are undecided.
+    largest : int, optional
+        The most nodes of a region a solver is built for
+        (:data:`COUNTING_REGION_LARGEST`; None: no limit); a larger region's claims are
+        undecided.
 
     Returns
     -------
@@ -477,34 +570,8 @@ def counting_verdicts(
     active = base_active(graph)
     _, behind = loop_flags(index, active)
     numbers = [index.number[c] for c in wanted]
-    open_claims = list(dict.fromkeys(n for n in numbers if active[n] and behind[n]))
-    start: dict[int, list[int] | None] = {}  # claim -> an audit it is unsafe under (None: safe)
-    undecided: set[int] = set()
-    revisions = _Revisions(index, active)
-    for group in _regions(index, active, open_claims) if open_claims else []:
-        if deadline is not None and time.monotonic() > deadline:
-            undecided.update(group)
-            continue
-        region = _Region(index, active, group)
-        try:
-            pending = list(group)
-            while pending:
-                safe, found = region.some_unsafe(pending, deadline)
-                if safe is None:
-                    undecided.update(pending)
-                    break
-                if safe:
-                    start.update(dict.fromkeys(pending))
-                    break
-                kept, _ = revisions.kept(found)
-                audit = sorted(found)
-                for c in pending:
-                    if c in kept:
-                        start[c] = audit
-                assert any(c in kept for c in pending), "a model that keeps no open claim"
-                pending = [c for c in pending if c not in kept]
-        finally:
-            region.close()
+    open_claims = [n for n in dict.fromkeys(numbers) if active[n] and behind[n]]
+    start, undecided = _decide(index, active, open_claims, deadline, conflicts, largest)
     result: dict[str, CountingVerdict] = {}
     for claim, n in zip(wanted, numbers):
         if n in undecided:
@@ -521,6 +588,84 @@ def counting_verdicts(
         witness = CountingWitness(frozenset(items), tuple(loop), frozenset(members))
         result[claim] = CountingVerdict(claim, False, witness)
     return result
+
+
+class CountingTally:
+    """Counting verdicts without witnesses over node numbers (``jtms check --summary``):
+    1 safe, 0 unsafe, -1 undecided per node (int8), for the claims asked."""
+
+    def __init__(self, verdict: Any, claims: Any) -> None:
+        self.verdict = verdict
+        self.claims = claims  # node numbers asked, numpy int64
+
+    def of(self, n: int) -> bool | None:
+        """The verdict on node ``n``: True (safe), False, or None (undecided)."""
+        value = int(self.verdict[n])
+        return None if value < 0 else bool(value)
+
+    def totals(self) -> dict[str, int]:
+        """``counting_unsafe`` and ``counting_undecided`` among the claims asked."""
+        asked = self.verdict[self.claims]
+        return {
+            "counting_unsafe": int((asked == 0).sum()),
+            "counting_undecided": int((asked < 0).sum()),
+        }
+
+    @property
+    def safe(self) -> bool | None:
+        """Whether every claim asked is safe (None: none unsafe, some undecided)."""
+        totals = self.totals()
+        if totals["counting_unsafe"]:
+            return False
+        return None if totals["counting_undecided"] else True
+
+
+def counting_tally(
+    index: IndexView,
+    active: bytes | bytearray,
+    claims: Sequence[int] | None = None,
+    *,
+    deadline: float | None = None,
+    conflicts: int | None = COUNTING_CONFLICTS,
+    largest: int | None = COUNTING_REGION_LARGEST,
+) -> CountingTally:
+    """The verdicts of :func:`counting_verdicts` (audits of evidence, no witness) on an index
+    and its active state (a stored memory's, the audits in force leaving their nodes
+    inactive), for ``claims`` (node numbers; default every claim): what
+    ``jtms check --summary`` counts. The corollary decides the claims behind no loop in
+    array operations over the compiled components; the rest go to the solvers.
+
+    >>> from theory import SupportStructure
+    >>> from theory.model.index import index_of
+    >>> from theory.semantics.fixpoint import base_active
+    >>> g = SupportStructure.build(["e", "f"], ["c", "m", "d"],
+    ...     [("c", ["m"]), ("m", ["c"]), ("m", ["e"]), ("d", ["f"])])
+    >>> tally = counting_tally(index_of(g), base_active(g))
+    >>> tally.totals(), tally.safe
+    ({'counting_unsafe': 2, 'counting_undecided': 0}, False)
+    """
+    import numpy as np
+
+    size = index.size
+    is_evidence = np.frombuffer(bytes(index.is_evidence[:size]), dtype=np.uint8)
+    asked = (
+        np.flatnonzero(is_evidence == 0)
+        if claims is None
+        else np.asarray(list(claims), dtype=np.int64)
+    )
+    _, behind = loop_flags(index, active)
+    flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
+    verdict = np.ones(size, dtype=np.int8)
+    wanted = np.zeros(size, dtype=bool)
+    wanted[asked] = True
+    open_claims = np.flatnonzero(wanted & (behind == 1) & (flags == 1)).tolist()
+    start, undecided = _decide(index, active, open_claims, deadline, conflicts, largest)
+    for n, audit in start.items():
+        if audit is not None:
+            verdict[n] = 0
+    for n in undecided:
+        verdict[n] = -1
+    return CountingTally(verdict, asked)
 
 
 def witness_holds(
@@ -576,8 +721,12 @@ def witness_holds(
 
 
 __all__ = [
+    "COUNTING_CONFLICTS",
+    "COUNTING_REGION_LARGEST",
+    "CountingTally",
     "CountingVerdict",
     "CountingWitness",
+    "counting_tally",
     "counting_verdicts",
     "loop_flags",
     "witness_holds",
