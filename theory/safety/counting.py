@@ -176,6 +176,10 @@ def _cone(index: IndexView, active: bytes | bytearray, roots: Iterable[int]) -> 
     return seen
 
 
+PACKED = 50_000
+"""The nodes of the weakly connected parts :func:`_regions` packs into one solver."""
+
+
 def _components(index: IndexView, active: bytes | bytearray) -> Any:
     """Per node (numpy int64), a label shared by exactly the nodes of its weakly connected
     part of the graph of intact justifications (antecedent - claim edges, active nodes):
@@ -218,12 +222,25 @@ def _regions(
     groups: dict[int, list[int]] = {}
     for c in claims:
         groups.setdefault(int(labels[c]), []).append(c)
-    return [
-        (group, None)
-        if largest is not None and int(sizes[label]) > largest
-        else (group, sorted(_cone(index, active, group)))
-        for label, group in groups.items()
-    ]
+    # parts too large are left undecided; the others are packed, in order, into solvers of
+    # up to PACKED nodes (independent parts share a solver, whose models then settle claims
+    # of several parts at once: a memory of many small loops needs few solvers and models)
+    result: list[tuple[list[int], list[int] | None]] = []
+    packed: list[int] = []
+    packed_size = 0
+    for label, group in groups.items():
+        size = int(sizes[label])
+        if largest is not None and size > largest:
+            result.append((group, None))
+            continue
+        if packed and packed_size + size > PACKED:
+            result.append((packed, sorted(_cone(index, active, packed))))
+            packed, packed_size = [], 0
+        packed += group
+        packed_size += size
+    if packed:
+        result.append((packed, sorted(_cone(index, active, packed))))
+    return result
 
 
 class _Region:
