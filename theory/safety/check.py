@@ -157,10 +157,22 @@ class SafetyReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The payload of ``jtms check --json`` (claims sorted by id)."""
-        return {
-            "influence_safe": self.influence_safe,
-            "claims": [claim.to_dict() for claim in sorted(self.claims, key=lambda c: c.id)],
-        }
+        return check_payload(self.influence_safe, self.claims)
+
+
+def check_payload(
+    influence_safe: bool,
+    claims: Iterable[ClaimReport | ClaimSummary],
+    summary: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """The payload of ``jtms check --json`` (``summary``: with ``--summary``): the verdict,
+    the totals when given, and every claim's entry, sorted by id. The one builder of
+    :meth:`SafetyReport.to_dict` and :meth:`SafetySummary.to_dict`."""
+    head: dict[str, Any] = {"influence_safe": influence_safe}
+    if summary is not None:
+        head["summary"] = summary
+    head["claims"] = [claim.to_dict() for claim in sorted(claims, key=lambda c: c.id)]
+    return head
 
 
 @dataclass(frozen=True)
@@ -734,11 +746,7 @@ class SafetySummary:
 
     def to_dict(self) -> dict[str, Any]:
         """The payload of ``jtms check --summary --json`` (claims sorted by id)."""
-        return {
-            "influence_safe": self.influence_safe,
-            "summary": self.totals(),
-            "claims": [claim.to_dict() for claim in sorted(self.claims, key=lambda c: c.id)],
-        }
+        return check_payload(self.influence_safe, self.claims, self.totals())
 
 
 def summarize_structure(
