@@ -1419,7 +1419,9 @@ async def check(
 ) -> payloads.CheckPayload:
     """Influence-safety of every claim: unsafe when retracting everything downstream of
     some evidence would wrongly retire it (another justification survives); each violation
-    names its one-item witness audit."""
+    names its one-item witness audit. Counting-safety too (`counting_safe`): unsafe when
+    Datalog's Counting would keep it after an audit that exact revision retires it for
+    (`counting_witness`: that audit and the support loop that keeps it)."""
 
     return cast(
         payloads.CheckPayload,
