@@ -37,7 +37,7 @@ from theory.model.graphalgo import (
 )
 from theory.model.index import SupportIndex
 from theory.solver.cnf import Encoding
-from theory.solver.ranking import ORDER_UP_TO, Levels, clauses_per_edge
+from theory.solver.ranking import Levels, clauses_per_edge
 
 Inputs = Callable[[str], "int | bool"]
 
@@ -95,12 +95,11 @@ class SupportProgram:
     def ranking_size(self) -> int:
         """About how many clauses the level rankings of the root-true copy add: one
         comparison (:func:`theory.solver.ranking.clauses_per_edge`) per antecedent inside its
-        claim's cyclic component, and the order of each member's levels."""
+        claim's cyclic component."""
         index = self.index
         total = 0
         for position, members in enumerate(self.cyclic):
             per_edge = clauses_per_edge(len(members))
-            total += len(members) * min(len(members), ORDER_UP_TO)
             for n in members:
                 for j in index.justs_of[n]:
                     total += per_edge * sum(
