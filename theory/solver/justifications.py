@@ -75,16 +75,15 @@ class _Unrolled:
         return encode(self.circuit, self.root, pool, inputs, positive=positive, tag=tag), None
 
 
-def _solver_work(
-    solver: Solver, before: dict[str, int] | None, options: SolverOptions
-) -> tuple[int, dict[str, int]]:
-    """The work of a python-sat call (its decisions, ``conflict_work`` per conflict, and one
-    for the call) from the solver's counts before it, and the counts now."""
+def _solver_work(solver: Solver, before: dict[str, int] | None) -> tuple[int, dict[str, int]]:
+    """The work of a python-sat call (its decisions and conflicts, and one for the call) from
+    the solver's counts before it, and the counts now. Work, not time, interleaves the
+    portfolio, so its order is the same on every machine."""
     after = solver.accum_stats() or {}
     start = before or {}
     decisions = after.get("decisions", 0) - start.get("decisions", 0)
     conflicts = after.get("conflicts", 0) - start.get("conflicts", 0)
-    return decisions + options.conflict_work * conflicts + 1, after
+    return decisions + conflicts + 1, after
 
 
 def _limited(
@@ -96,7 +95,7 @@ def _limited(
     while True:
         solver.conf_budget(options.step_conflicts)
         result = solver.solve_limited(assumptions=list(assumptions))
-        work, before = _solver_work(solver, before, options)
+        work, before = _solver_work(solver, before)
         yield work
         if result is not None:
             return bool(result)
@@ -157,7 +156,7 @@ def _arm(
     """One search over ``cnf`` on a python-sat solver as a portfolio arm: each step is one
     slice of solver work, passing on the justifications it found. ``stats``, when given,
     receives the counts of the search once it ends (added to what it holds)."""
-    exchange = Exchange(oracle, options.exchange_attempts, options.exchange_patience)
+    exchange = Exchange(oracle, options.exchange_attempts)
     with Solver(name=solver_name) as solver:
         if solver_name == "cadical195":
             # learnt-clause minimisation and shrinking cost more than they save on these

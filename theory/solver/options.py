@@ -45,21 +45,11 @@ class SolverOptions:
     """Exchange attempts (pools decided by 64-lane fixpoints) after each true model before
     the step hands back to the solver: a model stands for many justifications."""
 
-    exchange_patience: int = 16
-    """Failed exchange attempts in a row after which the step hands back to the solver:
-    late in an enumeration most pools hold nothing new, and the solver is the better
-    search."""
-
     step_conflicts: int = 1_000
     """Conflicts one python-sat call may spend before it hands control back: to the
     portfolio, so that the other arm gets its turn, and in a check with a deadline to the
     clock, read between pieces of a relevance query; the next call resumes with what the
     solver learnt."""
-
-    conflict_work: int = 10
-    """Work units a solver conflict counts for (a decision counts one): a conflict costs an
-    analysis and a backjump, about ten decisions' time on these cones. Work, not time,
-    interleaves the portfolio, so its order is the same on every machine."""
 
     reverse_after: int = 64
     """Models after which the lazy arm's solver also gets the completion's other direction
