@@ -85,8 +85,8 @@ def test_nested_loops_need_lazy_loop_formulas():
     oracle = ConeOracle(index, index.number["a"])
     cnf = cone_cnf(oracle)
     # under e alone the inner loop a <-> b holds itself up in a supported model, and the
-    # component's own loop formula is satisfied through c: the search learns the inner
-    # loop's formula, one clause per member (a or b false, or a's body from c and f held)
+    # component's own loop formula is satisfied through c: its loop formula is a cut, one
+    # clause per member (a or b false, or a's body from c and f held)
     cuts = loop_cuts(cnf, oracle, [index.number["e"]])
     assert len(cuts) == 2 and all(len(c) == 2 for c in cuts), cuts
     assert search(index, index.number["a"], options=LAZY) == {frozenset({"e", "f"})}
@@ -124,8 +124,8 @@ def test_unknown_encoding_is_refused():
 
 def test_the_grown_cuts_of_the_compiled_search_cut_every_model_inside_the_grown_set():
     # a cycle of 30 claims, each also held by its own evidence: under no evidence the whole
-    # cycle is one unfounded loop with 30 external bodies, and its loop formula (one clause
-    # per member: the member false or some external body held) is what the search learns
+    # cycle is one unfounded loop with 30 external bodies, and its loop formula is one
+    # clause per member (the member false or some external body held)
     n = 30
     evidence = [f"e{i}" for i in range(n)]
     claims = [f"c{i}" for i in range(n)]

@@ -46,7 +46,7 @@ from theory.model.index import SupportIndex, index_of
 from theory.model.structure import SupportStructure
 from theory.solver.cnf import Encoding, VariablePool, encode
 from theory.solver.completion import SupportProgram
-from theory.solver.cone_cnf import PREMISE, ConeCNF, cone_cnf, loop_cuts, ranked_cone_cnf
+from theory.solver.cone_cnf import PREMISE, ConeCNF, cone_cnf, ranked_cone_cnf
 from theory.solver.cone_kernel import ConeOracle
 from theory.solver.exchange import Exchange
 from theory.solver.formula import Circuit, SupportCircuit, compile_support
@@ -112,7 +112,8 @@ def _search_steps(
     oracle's evidence position p), learn the clauses of the exchange step, until UNSAT;
     the exchange then holds every justification. A false model's evidence grows to a
     maximal false set Y: "some evidence outside Y", and the loop formulas of the loops
-    under Y (:func:`~theory.solver.cone_cnf.loop_cuts`). ``reverse``: the completion's other
+    under Y (:func:`~theory.solver.cone_cnf.loop_cuts`, each loop of several members with
+    its outside bodies written once, behind a new variable). ``reverse``: the completion's other
     direction is added after ``reverse_after`` models. Yields the work of each solver
     slice, so a portfolio can interleave it with the other arm."""
     oracle = exchange.oracle
@@ -120,6 +121,7 @@ def _search_steps(
     add = solver.add_clause
     model_of = solver.get_model
     step = exchange.step_positions
+    cut, holds, body, top = oracle.kernel.loop_cut_shared, cnf.holds, cnf.body, cnf.variables
     models = 0
     while (yield from _limited(solver, (), options)):
         model = model_of()[:size]
@@ -137,11 +139,15 @@ def _search_steps(
                 add(literals[bounds[i] : bounds[i + 1]])
             continue
         add(variables.tolist())
-        # the loops of the maximal false set (the outside clause already cuts the model)
+        # the loops of the maximal false set (the outside clause already cuts the model),
+        # each loop's outside bodies written once behind a new variable
         inside = np.ones(size, dtype=bool)
         inside[flat] = False
-        for clause in loop_cuts(cnf, oracle, oracle.evidence[np.flatnonzero(inside)]):
-            add(clause)
+        cuts, bounds_of, top = cut(oracle.evidence[np.flatnonzero(inside)], holds, body, top)
+        rows = cuts.tolist()
+        bounds = bounds_of.tolist()
+        for i in range(len(bounds) - 1):
+            add(rows[bounds[i] : bounds[i + 1]])
 
 
 def _arm(
@@ -215,10 +221,10 @@ def search(
     root_kept = oracle.shape[2]
     if (cnf.body[root_kept[0] : root_kept[1]] == PREMISE).any():
         return frozenset([frozenset()])
-    program = SupportProgram.of(index, root)
 
     def ranked() -> Iterator[Step]:
         # the build is one step the portfolio cannot interrupt: charge it first
+        program = SupportProgram.of(index, root)
         yield program.ranking_size(), (), False
         encoded = ranked_cone_cnf(oracle, index, root, program)
         if isinstance(encoded, bool):  # cannot happen past the premise test; exact anyway
@@ -227,7 +233,7 @@ def search(
         yield from _arm(index, oracle, encoded, solver, False, options, stats)
 
     arms = [Arm("lazy", lambda: _arm(index, oracle, cnf, solver, True, options, stats))]
-    if program.cyclic:  # without a loop every model is founded: nothing to rank
+    if oracle.shape[6].any():  # no cyclic component: every model is founded, nothing to rank
         arms.append(Arm("ranked", ranked, entry=options.ranked_entry))
     portfolio = Portfolio(arms)
     found = frozenset(portfolio) if limit is None else frozenset(islice(portfolio, limit))

@@ -1362,6 +1362,58 @@ cdef class Cone:
                 start[clauses] = used
         return literals_obj[:used].copy(), start_obj[: clauses + 1].copy()
 
+    def loop_cut_shared(
+        self, const i64[:] present, const i64[:] holds, const i64[:] body, i64 top
+    ):
+        """:meth:`loop_cut_arrays` with the outside bodies of a loop of m > 1 members written
+        once: a new variable s (``top + 1``, ``top + 2``, ... in turn) with ``-s or
+        bodies`` and ``-h_u or s`` for each member u, m + x + 1 + m literals for a loop with x
+        outside bodies instead of m (x + 1), and the same unit propagation. Returns
+        ``(literals, start, top)``, ``top`` the last variable used."""
+        members_obj, member_start_obj, external_obj, ext_start_obj = self.unfounded_loops(present)
+        cdef i64[::1] members = members_obj
+        cdef i64[::1] member_start = member_start_obj
+        cdef i64[::1] external = external_obj
+        cdef i64[::1] ext_start = ext_start_obj
+        cdef i64 loops = member_start.shape[0] - 1
+        literals_obj = np.empty(
+            max(16, 3 * members.shape[0] + loops + external.shape[0]), dtype=np.int64
+        )
+        cdef i64[::1] literals = literals_obj
+        start_obj = np.zeros(members.shape[0] + loops + 1, dtype=np.int64)
+        cdef i64[::1] start = start_obj
+        cdef i64 clauses = 0, used = 0, g, z, y, s
+        cdef bint supported
+        for g in range(loops):
+            supported = False
+            for z in range(ext_start[g], ext_start[g + 1]):
+                if body[external[z]] == PREMISE:
+                    supported = True
+                if body[external[z]] == UNUSED:
+                    raise AssertionError("a loop names a justification encoded without a body")
+            if supported:
+                continue
+            if member_start[g + 1] - member_start[g] == 1:
+                literals[used] = -holds[members[member_start[g]]]
+                used += 1
+            else:
+                top += 1
+                s = top
+                for y in range(member_start[g], member_start[g + 1]):
+                    literals[used] = -holds[members[y]]
+                    literals[used + 1] = s
+                    used += 2
+                    clauses += 1
+                    start[clauses] = used
+                literals[used] = -s
+                used += 1
+            for z in range(ext_start[g], ext_start[g + 1]):
+                literals[used] = body[external[z]]
+                used += 1
+            clauses += 1
+            start[clauses] = used
+        return literals_obj[:used].copy(), start_obj[: clauses + 1].copy(), top
+
     def encode(self, i64 distribute):
         """The root-true completion of the cone as CNF (:func:`theory.solver.cone_cnf.cone_cnf`):
         ``(literals, start, holds, body, variables, forward)``."""
