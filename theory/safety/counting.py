@@ -46,17 +46,20 @@ from theory.model.structure import SupportStructure, id_list
 from theory.safety.check import AUDITS, audited_items, flat_justifications, gated, ungate
 from theory.semantics.fixpoint import active_numbers, base_active
 from theory.semantics.revision import counting_retired_numbers, exact_retired_numbers
+from theory.solver.justifications import DEFAULT_SOLVER
+from theory.solver.options import DEFAULTS
 
-SOLVER = "cadical195"
-"""The python-sat solver of the queries (CaDiCaL 1.9.5)."""
-PIECE = 2000
-"""The conflicts of one piece of a query, between which the clock and the budget are read."""
-COUNTING_CONFLICTS = 200_000
+SOLVER = DEFAULT_SOLVER
+"""The python-sat solver of the queries (CaDiCaL 1.9.5, the solver core's)."""
+PIECE = DEFAULTS.step_conflicts
+"""The conflicts of one piece of a query, between which the clock and the budget are read
+(:attr:`theory.solver.options.SolverOptions.step_conflicts`)."""
+COUNTING_CONFLICTS = DEFAULTS.counting_conflicts
 """Solver conflicts the queries of one region may spend together
 (``counting_verdicts(conflicts=)``, ``jtms check --counting-budget``): the claims a region
-leaves open past it are undecided. Deciding counting-safety is coNP-hard; a budget in
-conflicts, not seconds, so a report is reproducible."""
-COUNTING_REGION_LARGEST = 200_000
+leaves open past it are undecided
+(:attr:`theory.solver.options.SolverOptions.counting_conflicts`)."""
+COUNTING_REGION_LARGEST = DEFAULTS.counting_region
 """The most nodes (claims behind a loop and their intact ancestors, weakly connected) one
 solver is built for (``counting_verdicts(largest=)``): the claims of a larger region are
 undecided (a million-claim memory whose loops join most of it into one region: its encoding
@@ -176,7 +179,7 @@ def _cone(index: IndexView, active: bytes | bytearray, roots: Iterable[int]) -> 
     return seen
 
 
-PACKED = 50_000
+PACKED = DEFAULTS.counting_region // 4
 """The nodes of the weakly connected parts :func:`_regions` packs into one solver."""
 
 

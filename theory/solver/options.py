@@ -77,6 +77,19 @@ class SolverOptions:
     half of ``relevance_conflicts`` at most): most items settle in a few conflicts, and the
     hard ones are then asked together, where one answer settles them all."""
 
+    counting_conflicts: int = 200_000
+    """Solver conflicts the counting-safety queries of one region may spend together
+    (``jtms check --counting-budget``): deciding counting-safety is coNP-hard, so a region
+    can hold a query no budget ends; on the benchmark memories and the karate closure every
+    region ends within it. Counted, not timed, so a report is reproducible."""
+
+    counting_region: int = 200_000
+    """The most nodes one counting-safety solver is built for (a weakly connected region of
+    claims behind loops and their intact ancestors); a larger region's claims are reported
+    undecided rather than encoded, which bounds the check's memory. Independent smaller
+    regions share a solver up to a quarter of it, so a memory of many small loops needs few
+    solvers and models."""
+
 
 DEFAULTS = SolverOptions()
 """The options every call uses unless given others."""
