@@ -132,6 +132,12 @@ THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
         "every member of a witness L has such a justification with an antecedent in L",
         frozenset({CLASSIC}),
     ),
+    "counting_safe_acyclic": (
+        "Counting",
+        "Theorem 2's corollary: if neither c nor an ancestor of c lies on a cycle, c is "
+        "counting-safe for the audits drawn from any D",
+        frozenset({CLASSIC}),
+    ),
     "lex_leader_sound": (
         "Symmetry",
         "lex-leader symmetry breaking keeps a member of every "
@@ -177,6 +183,9 @@ STATEMENT_TYPES: dict[str, str] = {
     "(D : list nat) (c : nat), GraphBoundary.alive ev js nil c -> "
     "Counting.counting_safe ev js D c <-> ~ (exists (R : list nat) (L : nat -> Prop), "
     "List.incl R D /\\ Counting.witness ev js R L /\\ L c)",
+    "counting_safe_acyclic": "forall (ev : nat -> bool) (js : list (nat * list nat)) "
+    "(D : list nat) (c : nat), GraphBoundary.alive ev js nil c -> (forall x : nat, x = c "
+    "\\/ Graph.ancestor js x c -> ~ Graph.ancestor js x x) -> Counting.counting_safe ev js D c",
 }
 
 

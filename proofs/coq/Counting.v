@@ -15,12 +15,15 @@
       active, are not audited, are retired by exact revision and each keep a justification
       with every antecedent in L or still alive;
     - [witness_loop]: every member of a witness L has such a justification with an
-      antecedent in L (so following them from c stays in L: a support loop).
+      antecedent in L (so following them from c stays in L: a support loop);
+    - [counting_safe_acyclic]: the corollary: if neither c nor any ancestor of c lies on a
+      cycle ([ancestor x x]), c is counting-safe for the audits drawn from any D (following
+      the loop down from c would visit more distinct claims than the graph has).
 
-    [graph_counting_safe] and [witness_loop] argue by contradiction ([classic], through
+    [graph_counting_safe], [witness_loop] and [counting_safe_acyclic] argue by contradiction ([classic], through
     [NNPP] and [classic] itself); [alive_kept] is constructive. *)
 
-Require Import List Classical_Prop.
+Require Import List Arith Classical_Prop.
 Require Import JTMS.Graph JTMS.GraphBoundary.
 Import ListNotations.
 
@@ -112,6 +115,50 @@ Proof.
   apply NNPP. intros Hnone. apply Hna. apply (alive_claim ev js R n ants Hin HnR).
   intros a Ha. destruct (Hants a Ha) as [HL|Hl]; [|exact Hl].
   exfalso. apply Hnone. exists a. split; [exact Ha|exact HL].
+Qed.
+
+Lemma ancestor_trans : forall a b n, ancestor js a b -> ancestor js b n -> ancestor js a n.
+Proof.
+  intros a b n Hab Hbn. induction Hbn as [n ants b Hin Hb|n ants b b' Hin Hb' _ IH].
+  - exact (ancestor_step js n ants a b Hin Hb Hab).
+  - exact (ancestor_step js n ants a b' Hin Hb' (IH Hab)).
+Qed.
+
+(** Following the loop down from a member n of a witness: for every k, k distinct claims that
+    are ancestors of n, when no ancestor of c (nor c) lies on a cycle. *)
+Lemma witness_descent : forall R L c, witness R L ->
+  (forall x, (x = c \/ ancestor js x c) -> ~ ancestor js x x) ->
+  forall k n, L n -> (n = c \/ ancestor js n c) ->
+  exists l, length l = k /\ NoDup l /\
+    forall x, In x l -> ancestor js x n /\ In x (map fst js).
+Proof.
+  intros R L c HW Hacyc k. induction k as [|k IH]; intros n Hn Hnc.
+  - exists []. split; [reflexivity|split; [constructor|intros x []]].
+  - destruct (witness_loop R L n HW Hn) as [ants [Hin [_ [a [Ha HLa]]]]].
+    assert (Han : ancestor js a n) by exact (ancestor_edge js n ants a Hin Ha).
+    assert (Hac : ancestor js a c).
+    { destruct Hnc as [Heq|Hnc]; [subst n; exact Han|exact (ancestor_trans a n c Han Hnc)]. }
+    destruct (IH a HLa (or_intror Hac)) as [l [Hlen [Hnd Hl]]].
+    exists (a :: l). split; [simpl; rewrite Hlen; reflexivity|split].
+    + constructor; [|exact Hnd]. intros Hal. destruct (Hl a Hal) as [Haa _].
+      exact (Hacyc a (or_intror Hac) Haa).
+    + intros x [Hx|Hx].
+      * subst x. split; [exact Han|].
+        destruct (HW a HLa) as [_ [_ [_ [ants' [Hin' _]]]]].
+        apply in_map_iff. exists (a, ants'). split; [reflexivity|exact Hin'].
+      * destruct (Hl x Hx) as [Hxa Hxj]. split; [exact (ancestor_trans x a n Hxa Han)|exact Hxj].
+Qed.
+
+(** Corollary: a claim none of whose ancestors (nor itself) lies on a cycle of the graph is
+    counting-safe for the audits drawn from any D. *)
+Theorem counting_safe_acyclic : forall D c, alive [] c ->
+  (forall x, (x = c \/ ancestor js x c) -> ~ ancestor js x x) -> counting_safe D c.
+Proof.
+  intros D c Hc Hacyc. apply (graph_counting_safe D c Hc). intros [R [L [_ [HW HLc]]]].
+  destruct (witness_descent R L c HW Hacyc (S (length (map fst js))) c HLc (or_introl eq_refl))
+    as [l [Hlen [Hnd Hl]]].
+  assert (Hle := NoDup_incl_length Hnd (fun x Hx => proj2 (Hl x Hx))).
+  rewrite Hlen in Hle. exact (Nat.nle_succ_diag_l _ Hle).
 Qed.
 
 End Counting.
