@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pysat.solvers import Solver
@@ -331,3 +332,19 @@ def certify_counting(name: str, n: int, checker: str = "dratify") -> ProofResult
             "check_cpu_seconds": round(check_cpu, 4),
         },
     )
+
+
+def export_counting(name: str, n: int, directory: Path) -> Path:
+    """Write the CNF of (negated) counting statement ``name`` on n nodes as DIMACS, with a
+    header saying where the graph's variables are; returns the path."""
+    spec = counting_statement(name)
+    enc = encode_counting(name, n)
+    header = [
+        f"c jtms prove: negation of {name!r} ({spec.text}), n = {n} nodes",
+        f"c expected answer: {'SAT (mutant)' if spec.mutant else 'UNSAT'}",
+        f"c variables 1..{n}: node v is evidence (node 0 is the claim c); variables "
+        f"{n + 1}..{n + n * (1 << n)}: justification h <- B, in the order h, then B as a bit mask",
+    ]
+    path = directory / f"{name.replace('~', '--')}-n{n}.cnf"
+    path.write_text("\n".join(header) + "\n" + dimacs(enc.nvars, enc.clauses))
+    return path

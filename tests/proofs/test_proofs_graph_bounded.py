@@ -139,3 +139,18 @@ def test_certificate_checked_by_dratify():
 def test_certificate_checked_by_dratify_four_nodes_all_audits():
     result = certify_counting("counting_criterion_all", 4)
     assert result.result == "UNSAT" and result.certificate == "DRUP checked by dratify"
+
+
+def test_export_writes_the_solved_cnf(tmp_path):
+    from proofs.graph_bounded import export_counting
+
+    path = export_counting("counting_criterion~no_loop", 3, tmp_path)
+    assert path.name == "counting_criterion--no_loop-n3.cnf"
+    clauses = [
+        [int(x) for x in line.split()[:-1]]
+        for line in path.read_text().splitlines()
+        if line and line[0] not in "cp"
+    ]
+    assert clauses == encode_counting("counting_criterion~no_loop", 3).clauses
+    with Solver(name="cadical195", bootstrap_with=clauses) as solver:
+        assert solver.solve()  # the mutant: SAT

@@ -255,6 +255,8 @@ def run(args: argparse.Namespace) -> int:
             for n in range(args.min_n, min(args.max_n, COUNTING_MAX_N) + 1):
                 answers = [solve_counting(name, n, s) for s in solvers if s != "z3"]
                 results += answers
+                if args.export is not None:
+                    _export_counting(name, n, args)
                 differ = disagreement(answers) if answers else None
                 if differ is not None:
                     disagreements.append(differ.to_dict())
@@ -300,6 +302,8 @@ def run(args: argparse.Namespace) -> int:
             if spec.mutant_of in chosen:
                 n = min(args.mutants_n, COUNTING_MAX_N)
                 results += [solve_counting(spec.name, n, s) for s in solvers if s != "z3"]
+                if args.export is not None:
+                    _export_counting(spec.name, n, args)
     if args.general:
         from proofs.chaining import chain_results
         from proofs.general import GENERAL, prove_general
@@ -374,6 +378,17 @@ def _export(name: str, n: int, args: argparse.Namespace, z3_max: int) -> None:
     formats = ("cnf", "smt2") if n <= z3_max else ("cnf",)
     try:
         export_instance(name, n, args.export, symmetry=args.symmetry, formats=formats)
+    except OSError as error:
+        raise InputError(
+            f"--export {args.export}: cannot write ({error.strerror or error})"
+        ) from None
+
+
+def _export_counting(name: str, n: int, args: argparse.Namespace) -> None:
+    from proofs.graph_bounded import export_counting
+
+    try:
+        export_counting(name, n, args.export)
     except OSError as error:
         raise InputError(
             f"--export {args.export}: cannot write ({error.strerror or error})"
