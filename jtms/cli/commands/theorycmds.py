@@ -813,8 +813,8 @@ def _checked(
             print_json_stream(
                 {
                     "influence_safe": run.influence_safe,
+                    **headline_payload(imported),  # a source's disagreements beside the verdict
                     "counting_safe": _all_safe(counting.values()),
-                    **headline_payload(imported),
                 },
                 "claims",
                 entries(),
