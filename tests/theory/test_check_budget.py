@@ -152,3 +152,24 @@ def test_each_unsafe_claim_gets_an_even_share_of_the_time_left():
     assert _share(now + 10.0, 5) - now == pytest.approx(2.0, abs=0.5)
     assert _share(now + 10.0, 0) - now == pytest.approx(10.0, abs=0.5)
     assert _share(now - 5.0, 3) <= time.monotonic()  # past the deadline: nothing left
+
+
+def test_loop_routes_are_solved_only_when_a_kind_is_no_label_lookup(monkeypatch):
+    from theory.safety import check
+
+    solved: list[int] = []
+    real = check.strongly_connected_components
+
+    def counted(*args, **kwargs):
+        solved.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check, "strongly_connected_components", counted)
+    either = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+    kinds = [v.kind for v in check_structure(either).claims[0].violations]
+    assert kinds == [ALTERNATIVE_SUPPORT, ALTERNATIVE_SUPPORT] and solved == []
+    looped = SupportStructure.build(
+        ["a", "b"], ["c", "d"], [("c", ["a"]), ("c", ["d"]), ("d", ["c", "b"])]
+    )
+    (violation,) = check_structure(looped, ["c"]).claims[0].violations
+    assert violation.kind == LOOP_INFLUENCE and solved == [1]

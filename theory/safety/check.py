@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from itertools import chain
@@ -195,7 +195,7 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
     size = index.size
     is_evidence = np.frombuffer(bytes(index.is_evidence[:size]), dtype=np.uint8)
     flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
-    just_start, justs, ante_start, antes = _flat_justifications(index)
+    just_start, justs, ante_start, antes = flat_justifications(index)
     kept = np.ones(len(ante_start) - 1, dtype=np.uint8)
     numbers = np.arange(size, dtype=np.int64)
     bit_of = np.where(is_evidence == 1, numbers, -1)  # evidence are numbered first
@@ -294,27 +294,46 @@ class LoopRoutes:
     def __init__(self, index: SupportIndex, active: bytes | bytearray) -> None:
         self.index = index
         self.active = active
+        self._needs: dict[int, frozenset[int] | None] | None = None
+        self.part: dict[int, frozenset[int]] = {}
+
+    @property
+    def needs(self) -> dict[int, frozenset[int] | None]:
+        """``needs`` of every active claim, solved on first use: a check whose labels
+        answer every kind never asks, and so never pays for the components."""
+        if self._needs is None:
+            self._needs = self._solve()
+        return self._needs
+
+    def _solve(self) -> dict[int, frozenset[int] | None]:
+        index, active = self.index, self.active
         is_evidence = index.is_evidence
         live = [n for n in range(index.size) if not is_evidence[n] and active[n]]
-        self.needs: dict[int, frozenset[int] | None] = {}
-        self.part: dict[int, frozenset[int]] = {}
+        needs: dict[int, frozenset[int] | None] = {}
         for part in strongly_connected_components(index, live, intact_only=active):
             if len(part) == 1 or len(part) > LOOP_ROUTES_LARGEST:
                 for n in part:
-                    self.needs[n] = frozenset([n])
+                    needs[n] = frozenset([n])
                 continue
             members = frozenset(part)
             for n in part:
                 self.part[n] = members
-            solve_component(index, part, self.needs, initial=None, update=self._needs_of)
+            solve_component(
+                index, part, needs, initial=None, update=lambda n: self._needs_of(n, needs)
+            )
+        return needs
 
-    def _needs_of(self, n: int) -> frozenset[int] | None:
-        index, active, needs, members = self.index, self.active, self.needs, self.part[n]
+    def _needs_of(
+        self, n: int, needs: Mapping[int, frozenset[int] | None], without: int | None = None
+    ) -> frozenset[int] | None:
+        """One step of the fixpoint for ``n``, its loop's members valued by ``needs``;
+        with ``without``, every justification naming that claim left out."""
+        index, active, members = self.index, self.active, self.part[n]
         result: frozenset[int] | None = None
         for j in index.justs_of[n]:
             union: set[int] | None = set()
             for a in index.just_antecedents[j]:
-                if not active[a]:
+                if a == without or not active[a]:
                     break
                 if a not in members:
                     continue
@@ -335,33 +354,16 @@ class LoopRoutes:
         members = self.part[claim]
         if len(members) > LOOP_ROUTES_PER_CLAIM:
             return {}
-        index, active = self.index, self.active
-        local: dict[int, frozenset[int] | None] = dict.fromkeys(members)
-        local.pop(claim)
-        changed = True
-        while changed:  # round-robin to the greatest fixpoint (values only shrink)
-            changed = False
-            for m in local:
-                result: frozenset[int] | None = None
-                for j in index.justs_of[m]:
-                    union: set[int] | None = set()
-                    for a in index.just_antecedents[j]:
-                        if a == claim or not active[a]:
-                            break
-                        if a not in members:
-                            continue
-                        value = local[a]
-                        if value is None:
-                            union = None
-                        elif union is not None:
-                            union |= value
-                    else:
-                        if union is not None:
-                            result = frozenset(union) if result is None else result & union
-                value = None if result is None else result | {m}
-                if value != local[m]:
-                    local[m] = value
-                    changed = True
+        local: dict[int, frozenset[int] | None] = {}
+        rest = [m for m in members if m != claim]
+        if rest:  # the same greatest fixpoint, over the loop less ``claim``
+            solve_component(
+                self.index,
+                rest,
+                local,
+                initial=None,
+                update=lambda m: self._needs_of(m, local, without=claim),
+            )
         return local
 
     def reaching(self, claim: int) -> int:
@@ -369,8 +371,8 @@ class LoopRoutes:
         justifications a derivation of it can use first."""
         index, active = self.index, self.active
         is_evidence = index.is_evidence
-        local = self._needs_without(claim) if claim in self.part else {}
         needs = self.needs
+        local = self._needs_without(claim) if claim in self.part else {}
 
         def blocks(a: int, d: int) -> bool:
             """Whether the antecedent ``a`` cannot be active before ``d`` (or ``claim``)."""
@@ -628,7 +630,7 @@ def _claim_reports(
 
     # the members of one component share a relevance solver
     solvers = RelevanceSolvers() if certificates else None
-    routes: LoopRoutes | None = None  # built for the first unsafe claim that needs it
+    routes: LoopRoutes | None = None  # solved only when a kind is not a label lookup
     try:
         left = len(unsafe)  # unsafe claims not yet reported: they share what time is left
         for claim in wanted:
@@ -895,7 +897,7 @@ def count_verdicts(
     if active is None:
         active = active_numbers(index, blocked=set(int(n) for n in np.flatnonzero(gone)))
     flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
-    just_start, justs, ante_start, antes = _flat_justifications(index)
+    just_start, justs, ante_start, antes = flat_justifications(index)
     just_claim = np.asarray(index.just_claim[: len(ante_start) - 1], dtype=np.int64)
     per_just = np.diff(ante_start)
     # justifications in force: the claim and every antecedent unblocked (under_audit)
@@ -1059,7 +1061,7 @@ def claim_numbers(index: IndexView, claims: Iterable[str]) -> list[int]:
     return numbers
 
 
-def _flat_justifications(index: IndexView) -> tuple[Any, Any, Any, Any]:
+def flat_justifications(index: IndexView) -> tuple[Any, Any, Any, Any]:
     """(just_start, justs, ante_start, antes): node -> its justifications and justification
     -> its antecedents as compressed rows (numpy), from any index."""
     import numpy as np

@@ -17,7 +17,7 @@ from theory.model.index import SupportIndex, index_of
 from theory.model.structure import SupportStructure
 from theory.safety.check import Verdicts
 from theory.semantics.fixpoint import active_state
-from theory.semantics.revision import exact, influence
+from theory.semantics.revision import counting, exact, influence
 
 
 def evidence_ancestors(structure: SupportStructure, claim: str) -> frozenset[str]:
@@ -54,6 +54,22 @@ def brute_force_influence_safe(
             if (claim in exact(structure, audit)) != (claim in influence(structure, audit)):
                 return False
     return True
+
+
+def brute_force_counting_disagreements(
+    structure: SupportStructure, items: Iterable[str] | None = None
+) -> dict[str, list[frozenset[str]]]:
+    """Per claim, every audit drawn from ``items`` (default the evidence) under which exact
+    revision retires it and counting keeps it, smallest first: the claims counting-unsafe
+    for those audits (Theorem 2's definition, every subset tried)."""
+    pool = sorted(structure.evidence if items is None else items)
+    found: dict[str, list[frozenset[str]]] = {}
+    for size in range(1, len(pool) + 1):
+        for subset in combinations(pool, size):
+            audit = frozenset(subset)
+            for claim in sorted((exact(structure, audit) - counting(structure, audit)) - audit):
+                found.setdefault(claim, []).append(audit)
+    return found
 
 
 def brute_force_conflict_sets(

@@ -1,0 +1,511 @@
+"""The counting boundary (Theorem 2): when does Datalog's Counting agree with exact revision?
+
+Counting (:func:`theory.semantics.revision.counting`) retires a claim when none of its
+justifications has all its antecedents still active, repeated until nothing changes: the
+greatest supported subset ``counting_R`` of the state before the audit, less the audit.
+Exact revision keeps the least fixpoint ``alive_R``. Always ``alive_R ⊆ counting_R``. An
+active claim c is *counting-safe* for the audits drawn from the items D (the evidence, the
+claims, or every node: :func:`theory.safety.check.audited_items`) when for every R ⊆ D
+counting retires c iff exact does.
+
+Theorem 2: c is counting-safe iff there is no *witness* (R, L): R ⊆ D, L a set of claims
+with c ∈ L, every member of L active before the audit, outside R and outside ``alive_R``,
+with a justification whose antecedents each lie in L or in ``alive_R``. (No witness => safe:
+``L = counting_R \\ alive_R`` would be one; a witness => unsafe: ``L ∪ alive_R`` is supported,
+so counting keeps c while exact retires it.) Every such L holds a support loop, which a
+witness names. Corollary: a claim none of whose active ancestors (itself included) lies on a
+cycle of claims is counting-safe for every D. Counting-safety and influence-safety are
+incomparable (``c <- m; m <- c; m <- e`` is influence-safe and counting-unsafe; ``c <- a;
+c <- b`` the other way round).
+
+The decision, per claim, is a SAT query (coNP-hard in general) over the active subgraph:
+variables ``a_x`` (x audited), ``k_v`` (v kept: a supported set) and ``t_v`` (a closed set
+containing ``alive_R``), queried under the assumptions ``k_c, not t_c``. Claims behind no
+loop skip it (the corollary); the others share one incremental CaDiCaL solver per region
+(weakly connected part of their active ancestors), which is asked for any claim of the
+region still open at once: each model settles every claim of its ``L``, one UNSAT answer
+all the claims left. A witness's audit is then shrunk greedily, in id order, to a minimal
+one (removing an item keeps c in ``counting_R``, which only grows: only ``c ∉ alive_R`` is
+tested), so one call gives the same witness every time.
+
+Audits of claims (``audits="claims"``/``"all"``) are audits of the gates of
+:func:`theory.safety.check.gated`, as for influence-safety.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from theory.model.canonical import sorted_ids
+from theory.model.errors import InputError
+from theory.model.index import IndexView, gathered_rows, index_of
+from theory.model.structure import SupportStructure, id_list
+from theory.safety.check import AUDITS, audited_items, flat_justifications, gated, ungate
+from theory.semantics.fixpoint import active_numbers, base_active
+from theory.semantics.revision import counting_retired_numbers, exact_retired_numbers
+
+SOLVER = "cadical195"
+"""The python-sat solver of the queries (CaDiCaL 1.9.5)."""
+PIECE = 2000
+"""With a deadline, the conflicts of one piece of a query, between which the clock is read."""
+
+
+@dataclass(frozen=True)
+class CountingWitness:
+    """An audit under which counting keeps a claim that exact revision retires.
+
+    ``audit`` is R (items of the audited kind), ``kept`` the set L of Theorem 2 (claims that
+    keep each other's justifications intact, none of them active after exact revision of
+    R), ``loop`` a cycle of claims inside L reached from the claim, in cycle order: each
+    member has a justification, intact under counting, naming the next (the last names the
+    first).
+    """
+
+    audit: frozenset[str]
+    loop: tuple[str, ...]
+    kept: frozenset[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``counting_witness`` of ``jtms check --json``: ``audit`` and ``kept`` sorted,
+        ``loop`` in cycle order."""
+        return {
+            "audit": sorted_ids(self.audit),
+            "loop": list(self.loop),
+            "kept": sorted_ids(self.kept),
+        }
+
+
+@dataclass(frozen=True)
+class CountingVerdict:
+    """Whether counting agrees with exact revision on ``claim`` for every audit (``safe``;
+    None when a deadline left it undecided), and a witness when it does not."""
+
+    claim: str
+    safe: bool | None
+    witness: CountingWitness | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The keys ``counting_safe`` and ``counting_witness`` of ``jtms check --json``."""
+        return {
+            "counting_safe": self.safe,
+            "counting_witness": None if self.witness is None else self.witness.to_dict(),
+        }
+
+
+def loop_flags(index: IndexView, active: bytes | bytearray, kept: Any = None) -> tuple[Any, Any]:
+    """Per node (numpy uint8): whether it is an active claim on a cycle of claims through
+    intact justifications (all antecedents active), and whether it is an active claim with
+    such a claim among its intact ancestors or itself (*behind a loop*): only those can be
+    counting-unsafe (the corollary of Theorem 2). ``kept`` (uint8 per justification): the
+    justifications in force (default all). Linear in the graph (the compiled components of
+    :mod:`theory.safety.kernel`).
+
+    >>> from theory import SupportStructure
+    >>> from theory.model.index import index_of
+    >>> from theory.semantics.fixpoint import base_active
+    >>> g = SupportStructure.build(["e"], ["c", "m", "d"],
+    ...     [("c", ["m"]), ("m", ["c"]), ("m", ["e"]), ("d", ["e"])])
+    >>> on, behind = loop_flags(index_of(g), base_active(g))
+    >>> [index_of(g).ids[n] for n in behind.nonzero()[0]]
+    ['c', 'm']
+    """
+    import numpy as np
+
+    from theory.safety import kernel
+
+    size = index.size
+    is_evidence = np.frombuffer(bytes(index.is_evidence[:size]), dtype=np.uint8)
+    flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
+    just_start, justs, ante_start, antes = flat_justifications(index)
+    if kept is None:
+        kept = np.ones(len(ante_start) - 1, dtype=np.uint8)
+    order = kernel.order(is_evidence, just_start, justs, ante_start, antes, kept, flags)
+    del just_start, justs, ante_start, antes
+    sizes = np.diff(order.part_start)
+    on_loop = np.zeros(size, dtype=np.uint8)
+    big = np.flatnonzero(sizes > 1)
+    if len(big):
+        members, _ = gathered_rows(order.part_start, order.part_nodes, big)
+        on_loop[members] = 1
+    # a single claim with an intact justification naming itself
+    lengths = np.diff(order.succ_start)
+    owner = np.repeat(np.arange(size, dtype=np.int64), lengths)
+    on_loop[owner[order.succ == owner]] = 1
+    behind = on_loop.copy()
+    frontier = np.flatnonzero(on_loop)
+    while frontier.size:  # forward along intact justifications, a level at a time
+        reached, _ = gathered_rows(order.succ_start, order.succ, frontier)
+        reached = np.unique(reached)
+        reached = reached[behind[reached] == 0]
+        behind[reached] = 1
+        frontier = reached
+    return on_loop, behind
+
+
+def _intact_justifications(index: IndexView, active: bytes | bytearray, n: int) -> list[int]:
+    """The justifications of ``n`` whose antecedents are all active."""
+    antecedents = index.just_antecedents
+    return [j for j in index.justs_of[n] if all(active[a] for a in antecedents[j])]
+
+
+def _cone(index: IndexView, active: bytes | bytearray, roots: Iterable[int]) -> set[int]:
+    """``roots`` and their ancestors through intact justifications."""
+    seen = set(roots)
+    stack = list(seen)
+    antecedents = index.just_antecedents
+    while stack:
+        n = stack.pop()
+        for j in _intact_justifications(index, active, n):
+            for a in antecedents[j]:
+                if a not in seen:
+                    seen.add(a)
+                    stack.append(a)
+    return seen
+
+
+def _regions(index: IndexView, active: bytes | bytearray, claims: Sequence[int]) -> list[list[int]]:
+    """``claims`` grouped by the weakly connected parts of their intact ancestors (through
+    intact justifications), each group in the given order, groups by their first claim."""
+    cone = _cone(index, active, claims)
+    parent = {n: n for n in cone}
+
+    def root(n: int) -> int:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    antecedents = index.just_antecedents
+    for n in cone:
+        for j in _intact_justifications(index, active, n):
+            for a in antecedents[j]:
+                x, y = root(n), root(a)
+                if x != y:
+                    parent[max(x, y)] = min(x, y)
+    groups: dict[int, list[int]] = {}
+    for c in claims:
+        groups.setdefault(root(c), []).append(c)
+    return list(groups.values())
+
+
+class _Region:
+    """The SAT encoding of Theorem 2 over the intact ancestors of some claims, on one
+    incremental solver: ``a_e`` (evidence e audited), ``k_v`` (claim v kept), ``s_j``
+    (justification j keeps its claim), ``t_v`` (claim v in the closed set)."""
+
+    def __init__(self, index: IndexView, active: bytes | bytearray, claims: Sequence[int]):
+        from pysat.solvers import Solver
+
+        self.index = index
+        nodes = sorted(_cone(index, active, claims))
+        is_evidence = index.is_evidence
+        antecedents = index.just_antecedents
+        count = 0
+        self.audit: dict[int, int] = {}
+        self.keep: dict[int, int] = {}
+        self.closed: dict[int, int] = {}
+        for n in nodes:
+            if is_evidence[n]:
+                count += 1
+                self.audit[n] = count
+            else:
+                self.keep[n] = count + 1
+                self.closed[n] = count + 2
+                count += 2
+        clauses: list[list[int]] = []
+        for v in self.keep:
+            selectors = []
+            for j in _intact_justifications(index, active, v):
+                count += 1
+                selectors.append(count)
+                missing = [self.closed[v]]  # closure: every antecedent available => t_v
+                for b in antecedents[j]:
+                    if is_evidence[b]:
+                        clauses.append([-count, -self.audit[b]])
+                        missing.append(self.audit[b])
+                    else:
+                        clauses.append([-count, self.keep[b]])
+                        missing.append(-self.closed[b])
+                clauses.append(missing)
+            clauses.append([-self.keep[v], *selectors])
+        self.variables = count
+        self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
+        self.solver.set_phases([-v for v in self.audit.values()])  # few audits first
+
+    def new_variable(self) -> int:
+        self.variables += 1
+        return self.variables
+
+    def some_unsafe(
+        self, claims: Sequence[int], deadline: float | None
+    ) -> tuple[bool | None, set[int]]:
+        """``(False, R)``: an audit R (evidence numbers) under which counting keeps one of
+        ``claims`` and exact revision retires it; ``(True, set())`` when there is none (all
+        of them are safe); ``(None, set())`` when the deadline passed first."""
+        solver = self.solver
+        switch = self.new_variable()
+        choices = []
+        for c in claims:
+            q = self.new_variable()
+            choices.append(q)
+            solver.add_clause([-q, self.keep[c]])
+            solver.add_clause([-q, -self.closed[c]])
+        solver.add_clause([-switch, *choices])
+        try:
+            while True:
+                if deadline is None:
+                    answer = solver.solve(assumptions=[switch])
+                else:
+                    if time.monotonic() > deadline:
+                        return None, set()
+                    solver.conf_budget(PIECE)
+                    answer = solver.solve_limited(assumptions=[switch])
+                    if answer is None:
+                        continue
+                if not answer:
+                    return True, set()
+                model = solver.get_model()
+                assert model is not None
+                return False, {e for e, var in self.audit.items() if model[var - 1] > 0}
+        finally:
+            solver.add_clause([-switch])  # this query's clauses off for good
+
+    def close(self) -> None:
+        self.solver.delete()
+
+
+class _Revisions:
+    """Exact and counting revision of one graph, over node numbers (the functions of
+    :mod:`theory.semantics.revision`)."""
+
+    def __init__(self, index: IndexView, active: bytes | bytearray) -> None:
+        self.index = index
+        self.active = active
+
+    def kept(self, audit: Iterable[int]) -> tuple[set[int], set[int]]:
+        """``counting_R \\ alive_R`` (the claims counting keeps and exact retires) and
+        ``alive_R`` restricted to what exact retires' complement needs: the nodes exact
+        revision retires."""
+        audit = set(audit)
+        exact = exact_retired_numbers(self.index, self.active, audit)
+        counting = counting_retired_numbers(self.index, self.active, audit)
+        return exact - counting - audit, exact
+
+    def retires(self, audit: Iterable[int], claim: int) -> bool:
+        return claim in exact_retired_numbers(self.index, self.active, audit)
+
+
+def _shrunk(revisions: _Revisions, claim: int, audit: Iterable[int], cone: set[int]) -> list[int]:
+    """A minimal audit within ``audit`` (and within the claim's cone) under which exact
+    revision retires ``claim``: each item dropped, in id order, when the claim stays retired
+    without it. Counting keeps the claim under every part of an audit that keeps it."""
+    index = revisions.index
+    current = sorted((n for n in audit if n in cone), key=index.ids.__getitem__)
+    for n in list(current):
+        trial = [m for m in current if m != n]
+        if revisions.retires(trial, claim):
+            current = trial
+    return current
+
+
+def _witness(
+    revisions: _Revisions, claim: int, audit: Iterable[int], deadline: float | None
+) -> tuple[list[int], list[int], set[int]]:
+    """(audit, loop, kept) for an unsafe ``claim``, from an audit that counting keeps it
+    under and exact revision retires it under; the audit shrunk unless the deadline passed."""
+    index, active = revisions.index, revisions.active
+    cone = _cone(index, active, [claim])
+    if deadline is None or time.monotonic() <= deadline:
+        audit = _shrunk(revisions, claim, audit, cone)
+    else:
+        audit = sorted((n for n in audit if n in cone), key=index.ids.__getitem__)
+    kept, retired = revisions.kept(audit)
+    kept &= cone
+    assert claim in kept, "not a witness audit"
+
+    def holds(a: int) -> bool:
+        return a in kept or (bool(active[a]) and a not in retired)
+
+    path: list[int] = []
+    position: dict[int, int] = {}
+    node = claim
+    while node not in position:
+        position[node] = len(path)
+        path.append(node)
+        step = None
+        for j in index.justs_of[node]:
+            antecedents = index.just_antecedents[j]
+            inside = [a for a in antecedents if a in kept]
+            if inside and all(holds(a) for a in antecedents):
+                step = min(inside)
+                break
+        assert step is not None, "a kept claim with no intact justification inside"
+        node = step
+    return audit, path[position[node] :], kept
+
+
+def counting_verdicts(
+    structure: SupportStructure,
+    *,
+    audits: str = "evidence",
+    claims: Iterable[str] | None = None,
+    deadline: float | None = None,
+    blocked: Iterable[str] = (),
+) -> dict[str, CountingVerdict]:
+    """Decide counting-safety (Theorem 2) for every claim, or the given ones, with witnesses.
+
+    Parameters
+    ----------
+    structure : SupportStructure
+        The graph.
+    audits : {"evidence", "claims", "all"}
+        The items audits are drawn from (:func:`theory.safety.check.audited_items`).
+    claims : iterable of str, optional
+        The claims to decide (default every claim, by id).
+    deadline : float, optional
+        A ``time.monotonic()`` value: claims whose SAT query is not answered by then are
+        undecided (``safe`` None); a witness found after it is not shrunk.
+    blocked : iterable of str
+        Nodes that audits in force keep out (a stored memory): decided for the graph as it
+        stands under them (:meth:`~theory.model.structure.SupportStructure.under_audit`).
+
+    Returns
+    -------
+    dict of str to CountingVerdict
+        By claim, in the order decided (the given order, else by id). An inactive claim is
+        safe (neither rule retires it); a claim behind no support loop is safe without a
+        query (the corollary).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["e"], ["c", "m"], [("c", ["m"]), ("m", ["c"]), ("m", ["e"])])
+    >>> verdict = counting_verdicts(g)["c"]
+    >>> verdict.safe, verdict.witness.to_dict()
+    (False, {'audit': ['e'], 'loop': ['c', 'm'], 'kept': ['c', 'm']})
+    >>> counting_verdicts(SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])]))
+    {'c': CountingVerdict(claim='c', safe=True, witness=None)}
+    """
+    if audits not in AUDITS:
+        raise InputError(f"unknown audits {audits!r} (choose from {', '.join(AUDITS)})")
+    original = structure.under_audit(blocked)
+    wanted = (
+        sorted(original.claims)
+        if claims is None
+        else [original.require_claim(c) for c in id_list(claims, "claim")]
+    )
+    graph = gated(original, audits)
+    index = index_of(graph)
+    active = base_active(graph)
+    _, behind = loop_flags(index, active)
+    numbers = [index.number[c] for c in wanted]
+    open_claims = list(dict.fromkeys(n for n in numbers if active[n] and behind[n]))
+    start: dict[int, list[int] | None] = {}  # claim -> an audit it is unsafe under (None: safe)
+    undecided: set[int] = set()
+    revisions = _Revisions(index, active)
+    for group in _regions(index, active, open_claims) if open_claims else []:
+        if deadline is not None and time.monotonic() > deadline:
+            undecided.update(group)
+            continue
+        region = _Region(index, active, group)
+        try:
+            pending = list(group)
+            while pending:
+                safe, found = region.some_unsafe(pending, deadline)
+                if safe is None:
+                    undecided.update(pending)
+                    break
+                if safe:
+                    start.update(dict.fromkeys(pending))
+                    break
+                kept, _ = revisions.kept(found)
+                audit = sorted(found)
+                for c in pending:
+                    if c in kept:
+                        start[c] = audit
+                assert any(c in kept for c in pending), "a model that keeps no open claim"
+                pending = [c for c in pending if c not in kept]
+        finally:
+            region.close()
+    ids = index.ids
+    result: dict[str, CountingVerdict] = {}
+    for claim, n in zip(wanted, numbers):
+        if n in undecided:
+            result[claim] = CountingVerdict(claim, None, None)
+            continue
+        unsafe_under = start.get(n)
+        if unsafe_under is None:
+            result[claim] = CountingVerdict(claim, True, None)
+            continue
+        items, loop, kept = _witness(revisions, n, unsafe_under, deadline)
+        witness = CountingWitness(
+            frozenset(ungate(ids[x]) for x in items),
+            tuple(ids[x] for x in loop),
+            frozenset(ids[x] for x in kept),
+        )
+        result[claim] = CountingVerdict(claim, False, witness)
+    return result
+
+
+def witness_holds(
+    structure: SupportStructure,
+    claim: str,
+    witness: CountingWitness,
+    *,
+    audits: str = "evidence",
+    blocked: Iterable[str] = (),
+) -> bool:
+    """Whether ``witness`` meets Theorem 2's conditions for ``claim``, checked directly on
+    the graph (no SAT, no gates): its audit R is drawn from the items of ``audits``;
+    ``claim`` is in ``kept`` (L); every member of L is a claim active before the audit, not
+    in R, not active after exact revision of R, with a justification whose antecedents each
+    lie in L or are active after it; ``loop`` is a cycle of distinct members of L, each with
+    such a justification naming the next (the last the first).
+
+    Examples
+    --------
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["e"], ["c", "m"], [("c", ["m"]), ("m", ["c"]), ("m", ["e"])])
+    >>> witness_holds(g, "c", CountingWitness(frozenset({"e"}), ("c", "m"), frozenset({"c", "m"})))
+    True
+    >>> witness_holds(g, "c", CountingWitness(frozenset(), ("c", "m"), frozenset({"c", "m"})))
+    False
+    """
+    graph = structure.under_audit(blocked)
+    audit, kept, loop = witness.audit, witness.kept, witness.loop
+    if not audit <= audited_items(graph, audits) or claim not in kept:
+        return False
+    if not kept <= graph.claims or not set(loop) <= kept or len(set(loop)) != len(loop) or not loop:
+        return False
+    index = index_of(graph)
+    before = base_active(graph)
+    after = active_numbers(index, blocked=index.numbers(audit))
+    number = index.number
+
+    def available(node: str) -> bool:
+        return node in kept or bool(after[number[node]])
+
+    def supported(node: str, through: str | None) -> bool:
+        return any(
+            all(available(a) for a in j.antecedents)
+            and (through is None or through in j.antecedents)
+            for j in graph.justifications_of.get(node, ())
+        )
+
+    for node in kept:
+        n = number[node]
+        if not before[n] or node in audit or after[n] or not supported(node, None):
+            return False
+    return all(supported(node, loop[(k + 1) % len(loop)]) for k, node in enumerate(loop))
+
+
+__all__ = [
+    "CountingVerdict",
+    "CountingWitness",
+    "counting_verdicts",
+    "loop_flags",
+    "witness_holds",
+]
