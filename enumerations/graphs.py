@@ -336,9 +336,7 @@ def counting_unsafe_by_rules(
     ]
 
 
-def _rules(
-    structure: SupportStructure, audits: Sequence[frozenset[str]]
-) -> Outcomes:
+def _rules(structure: SupportStructure, audits: Sequence[frozenset[str]]) -> Outcomes:
     """``theory.semantics.revision.exact``, ``influence`` and ``counting`` on every audit,
     through the functions they call on node numbers (the same code), with the index, the
     state before and the ids' validation done once per graph instead of once per audit."""
@@ -562,9 +560,7 @@ class GraphTally:
             "labelled_share_all_safe": _share(self.labelled_share_all_safe),
             "labelled_share_safe_claims": _share(self.labelled_share_safe_claims),
             **(
-                {name: getattr(self, name) for name in self.COUNTING}
-                if self.counting_known
-                else {}
+                {name: getattr(self, name) for name in self.COUNTING} if self.counting_known else {}
             ),
             "labelled_share_counting_safe": _share(self.labelled_share_counting_safe),
             "checks": ["influence", "counting"] if self.influence_checked else ["counting"],
@@ -696,7 +692,7 @@ def graph_shard(
             for kernel in [claims_of(int(batch.definition[g, d]), family)]
             for c in sorted(kernel ^ rules)
         ]
-        counting_check(tally, structure, batch, g, int(size), checker_every, rules_problems)
+        counting_check(tally, lambda: structure, batch, g, int(size), checker_every, rules_problems)
         problems = _compare(structure, report, truth)
         problems += _compare_audits(structure, "claims", by_claims)
         problems += _compare_audits(structure, "all", by_all)
@@ -723,14 +719,14 @@ def _example(tally: GraphTally, structure: SupportStructure, problem: str) -> No
 
 def counting_check(
     tally: GraphTally,
-    structure: SupportStructure,
+    structure: Callable[[], SupportStructure],
     batch: Any,
     g: int,
     size: int,
     checker_every: int,
     problems: Sequence[str] = (),
 ) -> None:
-    """Tally Theorem 2 on graph ``g`` of the kernel's ``batch``
+    """Tally Theorem 2 on graph ``g`` (built by ``structure()`` when needed) of the kernel's ``batch``
     (:class:`enumerations.counting.CountingBatch`): its active claims counting-safe or not
     per audit domain, and as disagreements the claims where the definition and the witness
     search differ, a witness has no loop, ``problems`` (found by the caller) name them, or
@@ -758,14 +754,14 @@ def counting_check(
     }
     found = list(problems)
     if checker_every and g % checker_every == 0:
-        compared, checker_problems = compare_checker(structure, family, batch, g)
+        compared, checker_problems = compare_checker(structure(), family, batch, g)
         tally.counting_checker_verdicts += compared
         found += checker_problems
     for line in found:
         wrong.setdefault(line.split(":", 1)[0], line)
     if wrong:
         tally.counting_disagreements += len(wrong)
-        _example(tally, structure, wrong[min(wrong)])
+        _example(tally, structure(), wrong[min(wrong)])
 
 
 def counting_shard(
@@ -796,8 +792,15 @@ def counting_shard(
     candidates = family.candidates()
     for g in range(len(rows)):
         if flagged[g] or (checker_every and g % checker_every == 0):
-            structure = build(family, rows[g].tolist(), candidates)
-            counting_check(tally, structure, batch, g, int(sizes_array[g]), checker_every)
+            row = rows[g].tolist()
+            counting_check(
+                tally,
+                lambda: build(family, row, candidates),
+                batch,
+                g,
+                int(sizes_array[g]),
+                checker_every,
+            )
         else:  # no claim unsafe, nothing to compare: every active claim safe everywhere
             n = int(active_counts[g])
             tally.counting_safe += n

@@ -142,13 +142,10 @@ def _tally_of_plan(plan, checks):
 
 
 def _loop_graph() -> SupportStructure:
-    return SupportStructure.build(
-        ["e"], ["c", "m"], [("c", ["m"]), ("m", ["c"]), ("m", ["e"])]
-    )
+    return SupportStructure.build(["e"], ["c", "m"], [("c", ["m"]), ("m", ["c"]), ("m", ["e"])])
 
 
 def test_compare_checker_accepts_the_checker_and_refuses_forged_verdicts(monkeypatch):
-    pytest.importorskip("theory.safety.counting")
     import theory.safety.counting as production
 
     family = GraphFamily(1, 2, 3)
@@ -170,9 +167,13 @@ def test_compare_checker_accepts_the_checker_and_refuses_forged_verdicts(monkeyp
                 elif kind == "safe":
                     out[claim] = type(v)(claim, True, None)
                 elif kind == "audit":  # an audit under which exact keeps the claim
-                    out[claim] = type(v)(claim, False, type(v.witness)(frozenset(), v.witness.loop, v.witness.kept))
+                    out[claim] = type(v)(
+                        claim, False, type(v.witness)(frozenset(), v.witness.loop, v.witness.kept)
+                    )
                 else:  # a loop that is no cycle
-                    out[claim] = type(v)(claim, False, type(v.witness)(v.witness.audit, (claim,), v.witness.kept))
+                    out[claim] = type(v)(
+                        claim, False, type(v.witness)(v.witness.audit, (claim,), v.witness.kept)
+                    )
             return out
 
         return verdicts
