@@ -522,7 +522,9 @@ def _run_graphs(
     family = _family(args)
     checks = {"checks": args.graph_checks, "checker_every": _checker_every(args)}
     if not args.graph_out and estimate is None:
-        return run_graphs(family, executor, exact=exact, progress=progress, **checks).to_dict()
+        result = run_graphs(family, executor, exact=exact, progress=progress, **checks).to_dict()
+        result["checker_every"] = checks["checker_every"]
+        return result
     from enumerations.graphparts import run_graph_part
     from enumerations.parts import PartError
 
@@ -557,6 +559,7 @@ def _run_graphs(
             result.update({k: v for k, v in part.to_dict().items() if k != "graphs"})
     if estimate is not None:
         result["estimate"] = estimate.to_dict()
+    result["checker_every"] = checks["checker_every"]
     return result
 
 
