@@ -82,6 +82,7 @@ def test_witness_and_definition_on_the_theorem_examples():
     assert int(batch.definition[1].max()) == int(batch.criterion[1].max()) == 0
 
 
+@pytest.mark.slow
 def test_counting_only_run_equals_the_full_run_on_the_counting_fields():
     family = GraphFamily(2, 2, 3)
     with start_executor() as executor:
