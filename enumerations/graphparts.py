@@ -226,15 +226,18 @@ def strict_tally(data: object, family: GraphFamily) -> GraphTally:
             ),
         )
     ]
-    limits += [
-        ("counting_disagreements", t.counting_disagreements, "active_claims", t.active_claims),
-        (
-            "labelled_counting_safe_claims",
-            t.labelled_counting_safe_claims,
-            "labelled_active_claims",
-            t.labelled_active_claims,
-        ),
-    ]
+    limits.append(
+        ("counting_disagreements", t.counting_disagreements, "active_claims", t.active_claims)
+    )
+    if t.labelled_known:  # a part file from before the labelled counts has no whole to bound
+        limits.append(
+            (
+                "labelled_counting_safe_claims",
+                t.labelled_counting_safe_claims,
+                "labelled_active_claims",
+                t.labelled_active_claims,
+            )
+        )
     for part, value, whole, bound in limits:
         if value > bound:
             raise Malformed(f"{part} {value} exceeds {whole} {bound}")
