@@ -34,7 +34,7 @@ benchmarks/results/ with its manifest:
         --graph-max-shards 300 --workers 1 --yes --json \
         --manifest benchmarks/results/graphs_3_3_5_counting_checker.manifest.json \
         > benchmarks/results/graphs_3_3_5_counting_checker.json   # the checker on every class
-                                                                 # of the first 300 shards
+                                  # of the first shards: run twice, the second resumes (600)
     python -m benchmarks.enumerations_doc            # rewrite the generated part of the doc
     python -m benchmarks.enumerations_doc --check    # exit 1 when they disagree
 
