@@ -165,7 +165,7 @@ def propagated(
     minimal justifications (the exchange step) and their blocking clauses. Yields the new
     sets after each model."""
     size = int(oracle.evidence.shape[0])
-    exchange = Exchange(oracle, options.exchange_attempts, options.exchange_patience)
+    exchange = Exchange(oracle, options.exchange_attempts)
     with Solver(name="cadical195") as solver:
         solver.configure({"minimize": 0, "shrink": 0})
         solver.append_formula(cnf.clauses(0, cnf.forward))

@@ -2,7 +2,8 @@
 support-function form (``boundary``), its graph form (``refined``, with the recorded ancestors),
 and the claim-audit criterion (``audit_criterion``), bounded and general; the Coq development
 (``proofs/coq``) names the theorem of each form (``boundary``, ``graph_influence_safe``,
-``graph_audit_safe``).
+``graph_audit_safe``); and of Theorem 2, the counting boundary, over graphs (Coq
+``graph_counting_safe``).
 
 - :mod:`proofs.statements`  the bounded statements and their mutants, by name
 - :mod:`proofs.cnf_encoding` CNF (Tseitin + sequential counter) for CaDiCaL via python-sat
@@ -13,6 +14,9 @@ and the claim-audit criterion (``audit_criterion``), bounded and general; the Co
 - :mod:`proofs.general`      first-order z3 proofs for every finite universe
 - :mod:`proofs.countermodel` decode a SAT answer into a readable support structure
 - :mod:`proofs.results`      typed results (:class:`ProofResult`, :class:`Countermodel`)
+- :mod:`proofs.graph_bounded` Theorem 2 (the counting boundary) bounded over every graph on
+  n nodes, certified like the others
+- :mod:`proofs.graph_general` Theorem 2 in first-order z3 over graphs (Node, Just, Set)
 
 Imports :mod:`theory` only (never :mod:`jtms`).
 """

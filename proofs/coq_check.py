@@ -20,7 +20,7 @@ from pathlib import Path
 
 COQ_DIR = Path(__file__).resolve().parent / "coq"
 LIBRARY = "JTMS"
-FILES = ("Boundary", "Graph", "GraphBoundary", "Symmetry")  # in dependency order
+FILES = ("Boundary", "Graph", "GraphBoundary", "Symmetry", "Counting")  # in dependency order
 CLASSIC = "classic"
 
 # Coq theorem -> (file, docs/design.md statement it proves, axioms it may use)
@@ -115,6 +115,29 @@ THEOREMS: dict[str, tuple[str, str, frozenset[str]]] = {
         "mixed audits: safe for audits from D1 ++ D2 <=> safe for D1 and safe for D2",
         frozenset({CLASSIC}),
     ),
+    "alive_kept": (
+        "Counting",
+        "counting ⊆ exact: what exact revision keeps after an audit, Counting keeps",
+        frozenset(),
+    ),
+    "graph_counting_safe": (
+        "Counting",
+        "Theorem 2: an active claim is counting-safe for the audits drawn from D <=> no "
+        "witness (R ⊆ D, L ∋ c: active, not audited, retired exactly, each with a "
+        "justification inside L ∪ alive_R)",
+        frozenset({CLASSIC}),
+    ),
+    "witness_loop": (
+        "Counting",
+        "every member of a witness L has such a justification with an antecedent in L",
+        frozenset({CLASSIC}),
+    ),
+    "counting_safe_acyclic": (
+        "Counting",
+        "Theorem 2's corollary: if neither c nor an ancestor of c lies on a cycle, c is "
+        "counting-safe for the audits drawn from any D",
+        frozenset({CLASSIC}),
+    ),
     "lex_leader_sound": (
         "Symmetry",
         "lex-leader symmetry breaking keeps a member of every "
@@ -156,6 +179,13 @@ STATEMENT_TYPES: dict[str, str] = {
     "(D1 D2 : list nat) (c : nat), GraphBoundary.alive ev js nil c -> "
     "GraphBoundary.audit_safe ev js (D1 ++ D2) c <-> GraphBoundary.audit_safe ev js D1 c "
     "/\\ GraphBoundary.audit_safe ev js D2 c",
+    "graph_counting_safe": "forall (ev : nat -> bool) (js : list (nat * list nat)) "
+    "(D : list nat) (c : nat), GraphBoundary.alive ev js nil c -> "
+    "Counting.counting_safe ev js D c <-> ~ (exists (R : list nat) (L : nat -> Prop), "
+    "List.incl R D /\\ Counting.witness ev js R L /\\ L c)",
+    "counting_safe_acyclic": "forall (ev : nat -> bool) (js : list (nat * list nat)) "
+    "(D : list nat) (c : nat), GraphBoundary.alive ev js nil c -> (forall x : nat, x = c "
+    "\\/ Graph.ancestor js x c -> ~ Graph.ancestor js x x) -> Counting.counting_safe ev js D c",
 }
 
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from jtms.interchange import Imported, read_source
 from jtms.interchange.prov import (
@@ -98,13 +99,25 @@ def load_graph_file(path: str) -> SupportStructure:
     (:func:`theory.io.graphfile.load_graph`), with its texts and calculations checked as a
     memory's import checks them (:func:`jtms.memory.documents.check_document`), so a file
     is valid or invalid the same way for every command."""
+    return load_graph_document(path)[1]
+
+
+def load_graph_document(path: str) -> tuple[Any, SupportStructure]:
+    """The decoded document and the graph of :func:`load_graph_file`, the file read once:
+    for a command that needs more of the document than the graph (``jtms revise FILE``
+    replays the audit it records).
+
+    >>> document, graph = load_graph_document("examples/or_world.json")
+    >>> len(document["nodes"]) == len(graph.nodes)
+    True
+    """
     from jtms.memory.documents import check_document
     from theory.io.graphfile import load_document, parse_graph
 
     document = load_document(path)
     structure = parse_graph(document, source=path)
     check_document(document, structure, path)
-    return structure
+    return document, structure
 
 
 def read_from(args: argparse.Namespace, path: str) -> Imported | None:

@@ -2,7 +2,8 @@
 
 ``Memory.add_batch`` and the MCP tool ``add_batch`` take the three lists of a graph document
 (docs/design.md section 4): ``nodes`` (``id``, ``kind``, and optionally ``text``, ``author``,
-``expression``, ``value``), ``justifications`` (``claim``, ``antecedents``) and ``nogoods``
+``expression``, ``value``, and on evidence ``valid_until``, checked and stored as
+``Memory.add_evidence`` and a graph file's), ``justifications`` (``claim``, ``antecedents``) and ``nogoods``
 (``id``, ``nodes``, optionally ``text``). Unlike an import, a batch may name what the memory
 holds already: an antecedent, a nogood's node, or the claim a justification is added to.
 
@@ -36,6 +37,7 @@ from jtms.memory.limits import (
     MAX_SOURCE,
     MAX_TEXT,
     check_text,
+    check_valid_until,
 )
 from theory.io.graphfile import JUSTIFICATION_KEYS, NODE_KEYS
 from theory.model.errors import InputError
@@ -54,6 +56,7 @@ class BatchNode:
     author: str | None = None
     expression: str | None = None
     value: str | None = None
+    valid_until: str | None = None  # as stored (UTC, to the millisecond)
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ def read_batch(
     position_of: dict[str, str] = {}
     for k, item in enumerate(node_items):
         where = f"nodes[{k}]"
-        node = _object(item, where, NODE_KEYS - {"valid_until"})  # expiry: add_evidence
+        node = _object(item, where, NODE_KEYS)
         node_id = _id(node.get("id"), f"{where}.id")
         where = f"nodes[{k}] ({node_id!r})"
         if node_id in position_of:
@@ -163,7 +166,14 @@ def read_batch(
                 check_calculation(node_id, expression, value, source)
             except InputError as error:
                 raise InputError(f"{where}: {error.problem}") from None
-        read_nodes.append(BatchNode(node_id, kind == "evidence", text, author, expression, value))
+        until = node.get("valid_until")
+        if until is not None:
+            if kind != "evidence":
+                raise InputError(f"{where}: only evidence expires (valid_until)")
+            until = check_valid_until(until, f"{where}: valid_until")
+        read_nodes.append(
+            BatchNode(node_id, kind == "evidence", text, author, expression, value, until)
+        )
     evidence = {node.id for node in read_nodes if node.evidence}
     read_justs: list[tuple[str, tuple[str, ...]]] = []
     per_claim: dict[str, list[tuple[str, ...]]] = {}
@@ -213,7 +223,7 @@ def read_batch(
         json.dumps(
             {
                 "tool": "add_batch",
-                "nodes": [list(vars(node).values()) for node in read_nodes],
+                "nodes": [_digested(node) for node in read_nodes],
                 "justifications": read_justs,
                 "nogoods": [list(vars(nogood).values()) for nogood in read_nogoods],
             },
@@ -222,6 +232,13 @@ def read_batch(
         ).encode()
     ).hexdigest()
     return Batch(read_nodes, read_justs, read_nogoods, digest)
+
+
+def _digested(node: BatchNode) -> list[Any]:
+    """A node's part of the digest: its fields, ``valid_until`` only when given (so a batch
+    without expiries names the same request as before nodes could carry one)."""
+    values = list(vars(node).values())
+    return values if node.valid_until is not None else values[:-1]
 
 
 def refers_outside(document: Any) -> bool:

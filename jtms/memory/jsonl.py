@@ -694,8 +694,7 @@ def _replay(store: Store, events: list[_Event], source: str) -> None:
         )
         for status, names in _runs(rows["nogood_revisions"], "nogood"):
             store.add_nogood_revisions(event_id, status, names)
-        for r in rows["expiries"]:
-            store.add_expiry(r["node"], r["until"], event_id)
+        store.add_expiries(((r["node"], r["until"]) for r in rows["expiries"]), event_id)
         for r in rows["erasures"]:
             store.add_erasure(r["node"], event_id)
 

@@ -24,7 +24,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timezone
 from itertools import islice
 from typing import Any
 
@@ -70,6 +70,8 @@ MAX_EVENT = (1 << 63) - 1
 """The largest event (or audit) id: SQL integers are 64-bit."""
 MAX_WAIT = 86_400
 """Seconds one ``wait_for_change`` may block."""
+MAX_VALID_UNTIL = 64
+"""Characters of an evidence item's ``valid_until`` (an ISO time)."""
 MAX_NUMBER_TEXT = 100
 """Characters of a number given as text (a flag, an environment variable): a longer one is
 refused before it is converted (Python refuses integers past 4,300 digits with a traceback)."""
@@ -244,6 +246,46 @@ def check_flag(value: Any, what: str) -> bool:
     return value
 
 
+def utc_time(moment: datetime) -> str:
+    """A moment as the memory stores times: ISO 8601 in UTC, to the millisecond (so texts
+    compare as the times do).
+
+    >>> utc_time(datetime(2027, 1, 1, 1, tzinfo=timezone.utc))
+    '2027-01-01T01:00:00.000+00:00'
+    """
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def check_valid_until(value: Any, what: str = "valid_until") -> str:
+    """An evidence item's ``valid_until`` as stored: an ISO time (a time without a zone is
+    UTC) or a datetime, in UTC to the millisecond (:func:`utc_time`). Anything else, or a
+    time past year 1 or 9999 once in UTC, is a one-line InputError naming ``what``: every
+    entry point that takes an expiry (``add_evidence``, a batch, a graph file) checks it here.
+
+    >>> check_valid_until("2027-01-01T00:00:00Z")
+    '2027-01-01T00:00:00.000+00:00'
+    >>> check_valid_until("9999-12-31T23:59:59-05:00", "nodes[0] ('e1'): valid_until")
+    Traceback (most recent call last):
+    ...
+    theory.model.errors.InputError: nodes[0] ('e1'): valid_until: '9999-12-31T23:59:59-05:00' is out of range
+    """
+    moment = value
+    if isinstance(value, str):
+        text = check_text(value, what, MAX_VALID_UNTIL)
+        try:
+            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(f"{what}: expected an ISO time, got {text[:40]!r}") from None
+    if not isinstance(moment, datetime):
+        raise InputError(f"{what}: expected an ISO time, got {type(value).__name__}")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    try:
+        return utc_time(moment)
+    except (OverflowError, ValueError):  # past year 1 or 9999 once in UTC
+        raise InputError(f"{what}: {str(value)[:40]!r} is out of range") from None
+
+
 def event_time(value: str) -> datetime | None:
     """The moment an event's stored ``time`` names, or None when it names none.
 
@@ -299,6 +341,7 @@ __all__ = [
     "MAX_SOURCE",
     "MAX_TEXT",
     "MAX_TIME_LIMIT",
+    "MAX_VALID_UNTIL",
     "MAX_WAIT",
     "ascii_float",
     "ascii_int",
@@ -308,10 +351,12 @@ __all__ = [
     "check_int",
     "check_seconds",
     "check_text",
+    "check_valid_until",
     "event_time",
     "is_digits",
     "parse_int",
     "parse_seconds",
     "show_int",
     "text_problem",
+    "utc_time",
 ]

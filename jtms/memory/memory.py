@@ -83,8 +83,10 @@ from jtms.memory.limits import (
     check_int,
     check_seconds,
     check_text,
+    check_valid_until,
     event_time,
     show_int,
+    utc_time,
 )
 from jtms.memory.results import AuditResult, Change, Explanation, PurgeResult, Step
 from jtms.memory.search import DEFAULT_SEARCH_LIMIT, SearchHit, SearchPage, query_words
@@ -139,32 +141,6 @@ EXPIRY_REVIEWER = "jtms-expiry"
 """The reviewer of that audit."""
 
 
-def _iso(moment: datetime) -> str:
-    """A moment as the memory stores times: ISO 8601 in UTC, to the millisecond (so texts
-    compare as the times do)."""
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
-
-
-def _valid_until(value: Any) -> str:
-    """``valid_until`` as stored: an ISO time (a time without a zone is UTC) or a datetime,
-    in UTC to the millisecond; anything else is an InputError naming the argument."""
-    moment = value
-    if isinstance(value, str):
-        text = check_text(value, "valid_until", 64)
-        try:
-            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise InputError(f"valid_until: expected an ISO time, got {text[:40]!r}") from None
-    if not isinstance(moment, datetime):
-        raise InputError(f"valid_until: expected an ISO time, got {type(value).__name__}")
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    try:
-        return _iso(moment)
-    except (OverflowError, ValueError):  # past year 1 or 9999 once in UTC
-        raise InputError(f"valid_until: {str(value)[:40]!r} is out of range") from None
-
-
 def _expiring(document: Mapping[str, Any], source: str) -> dict[str, str]:
     """Evidence id -> its ``valid_until`` (as stored), for the nodes of a graph document
     that carry one; on a claim it is an InputError naming the node."""
@@ -174,7 +150,7 @@ def _expiring(document: Mapping[str, Any], source: str) -> dict[str, str]:
             if node.get("kind") != "evidence":
                 raise InputError("only evidence expires", source=source, node=str(node.get("id")))
             try:
-                found[node["id"]] = _valid_until(node["valid_until"])
+                found[node["id"]] = check_valid_until(node["valid_until"])
             except InputError as error:
                 raise InputError(str(error), source=source, node=str(node["id"])) from None
     return found
@@ -917,7 +893,7 @@ class Memory:
         if row is None:
             return
         moment = self._event_time(row.id, row.time).astimezone(timezone.utc)
-        due = self._store.due_expiries(_iso(moment), loaded.seen_event)
+        due = self._store.due_expiries(utc_time(moment), loaded.seen_event)
         if due:
             loaded.state.apply(loaded.state.plan_retract(due))
 
@@ -1283,7 +1259,7 @@ class Memory:
             raise InputError("a calculation needs both an expression and its value", node=node_id)
         if expression is not None:
             check_calculation(node_id, expression, value, self.path)
-        until = None if valid_until is None else _valid_until(valid_until)
+        until = None if valid_until is None else check_valid_until(valid_until)
 
         def work(loaded: _Loaded) -> WorkResult:
             nid = self._check_new(loaded, node_id)
@@ -1499,8 +1475,13 @@ class Memory:
             self._store.add_justification_rows(first_just, claims, offsets, flat, event)
             if expiring:
                 position = {node_id: k for k, node_id in enumerate(ordered)}
-                for node_id, until in expiring.items():
-                    self._store.add_expiry(first_node + position[node_id], until, event)
+                self._store.add_expiries(
+                    (
+                        (first_node + position[node_id], until)
+                        for node_id, until in expiring.items()
+                    ),
+                    event,
+                )
                 loaded.next_due = min(filter(None, (loaded.next_due, *expiring.values())))
             activated = index.names(plan.activated)
             nogood_rows = [
@@ -1531,8 +1512,9 @@ class Memory:
         idempotency_key: str | None = None,
     ) -> Change:
         """Write a batch in the graph file's shape in one transaction: new evidence and
-        claims (``nodes``), justifications of new or stored claims, and nogoods; antecedents
-        and a nogood's nodes may be new or stored.
+        claims (``nodes``; evidence may carry ``valid_until``, as :meth:`add_evidence`),
+        justifications of new or stored claims, and nogoods; antecedents and a nogood's nodes
+        may be new or stored.
 
         The batch is checked whole before anything is written
         (:func:`jtms.memory.batches.read_batch`, then the ids against the memory): one bad
@@ -1675,6 +1657,10 @@ class Memory:
             )
             for k, node in enumerate(batch.nodes)
         )
+        expiring = [(first + k, n.valid_until) for k, n in enumerate(batch.nodes) if n.valid_until]
+        if expiring:
+            self._store.add_expiries(expiring, event)
+            loaded.next_due = min(filter(None, (loaded.next_due, *(u for _, u in expiring))))
         self._insert_justifications(index, new_justs, event)
         self._store.add_revisions(event, ACTIVE, sorted(n for n in activated if n < first))
         state = loaded.state.active
@@ -2177,13 +2163,13 @@ class Memory:
     def _not_yet(self, node_id: str) -> None:
         """In a view of the past: refuse ``node_id`` saying it did not exist yet, when a
         later event created it (else it is unknown, said by the caller)."""
-        record = self._store.node_record(node_id)
-        if record is None:
+        created = self._store.node_creation(node_id)
+        if created is None:
             return
-        created = self._store.creation_events().get(node_id)
+        event, when = created
         raise InputError(
-            f"did not exist yet as of event {self._pinned}: event {created} created it "
-            f"later ({record['created']})",
+            f"did not exist yet as of event {self._pinned}: event {event} created it "
+            f"later ({when})",
             source=self.path,
             node=node_id,
         )

@@ -113,6 +113,15 @@ Value = Annotated[
         description='the value `expression` gave ("42")',
     ),
 ]
+ValidUntil = Annotated[
+    str | None,
+    Field(
+        max_length=limits.MAX_VALID_UNTIL,
+        description=(
+            'an ISO time from which it counts as audited ("expired"), e.g. "2027-01-01T00:00:00Z"'
+        ),
+    ),
+]
 Reason = Annotated[
     str,
     Field(
@@ -147,6 +156,7 @@ class BatchNode(TypedDict):
     author: NotRequired[Source]
     expression: NotRequired[Expression]
     value: NotRequired[Value]
+    valid_until: NotRequired[ValidUntil]  # evidence only
 
 
 class BatchJustification(TypedDict):
@@ -915,16 +925,7 @@ async def add_evidence(
     expression: Expression = None,
     value: Value = None,
     idempotency_key: IdempotencyKey = None,
-    valid_until: Annotated[
-        str | None,
-        Field(
-            max_length=64,
-            description=(
-                'an ISO time from which it counts as audited ("expired"), e.g. '
-                '"2027-01-01T00:00:00Z"'
-            ),
-        ),
-    ] = None,
+    valid_until: ValidUntil = None,
 ) -> payloads.NodeAdded:
     """Record one piece of evidence (an observation, a document, an executed calculation).
 
@@ -1196,7 +1197,9 @@ async def add_batch(
         list[BatchNode],
         Field(
             max_length=MAX_BATCH,
-            description=f"new evidence and claims: {{id, kind, text?}} (at most {MAX_BATCH})",
+            description=(
+                f"new evidence and claims: {{id, kind, text?, valid_until?}} (at most {MAX_BATCH})"
+            ),
         ),
     ],
     justifications: Annotated[
@@ -1416,7 +1419,9 @@ async def check(
 ) -> payloads.CheckPayload:
     """Influence-safety of every claim: unsafe when retracting everything downstream of
     some evidence would wrongly retire it (another justification survives); each violation
-    names its one-item witness audit."""
+    names its one-item witness audit. Counting-safety too (`counting_safe`): unsafe when
+    Datalog's Counting would keep it after an audit that exact revision retires it for
+    (`counting_witness`: that audit and the support loop that keeps it)."""
 
     return cast(
         payloads.CheckPayload,

@@ -327,6 +327,11 @@ class Store(Protocol):
         """Node id -> the event that created it."""
         ...
 
+    def node_creation(self, node_id: str) -> tuple[int, str] | None:
+        """The event that created node ``node_id`` and that event's time; None when no
+        node has that id (one row read, not :meth:`creation_events` of every node)."""
+        ...
+
     def node_record(self, node_id: str) -> dict[str, Any] | None:
         """``id``, ``kind``, ``text``, ``author``, ``expression``, ``value``, ``created`` (time)."""
         ...
@@ -390,6 +395,11 @@ class Store(Protocol):
     def add_expiry(self, num: int, until: str, event: int) -> None:
         """Inside :meth:`write`: evidence ``num`` (added by ``event``) counts as audited
         from ``until`` (ISO 8601 in UTC, to the millisecond) on."""
+        ...
+
+    def add_expiries(self, rows: Iterable[tuple[int, str]], event: int) -> None:
+        """Inside :meth:`write`: :meth:`add_expiry` of every (evidence number, until) of
+        ``rows``, all added by ``event``, in one statement (an import brings thousands)."""
         ...
 
     def expiries(self) -> dict[int, str]:

@@ -1061,6 +1061,16 @@ class SqliteStore:
         self._check_rows("nodes", rows, ((1, "id", _TEXT), (2, "event", _INT)))
         return dict(map(itemgetter(1, 2), rows))
 
+    def node_creation(self, node_id: str) -> tuple[int, str] | None:
+        row = self._db.execute(
+            "SELECT n.event, e.time FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = ?",
+            (node_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        self._check_rows("nodes", [row], ((0, "event", _INT), (1, "the time of its event", _TEXT)))
+        return int(row[0]), str(row[1])
+
     def node_record(self, node_id: str) -> dict[str, Any] | None:
         row = self._db.execute(
             "SELECT n.num, n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
@@ -1247,6 +1257,11 @@ class SqliteStore:
         from ``until`` on."""
         self._db.execute(
             "INSERT INTO expiries (node, until, event) VALUES (?, ?, ?)", (num, until, event)
+        )
+
+    def add_expiries(self, rows: Iterable[tuple[int, str]], event: int) -> None:
+        self._db.executemany(  # the event is an int: a literal, bound once
+            f"INSERT INTO expiries (node, until, event) VALUES (?, ?, {int(event)})", rows
         )
 
     def expiries(self) -> dict[int, str]:

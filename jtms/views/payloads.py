@@ -187,15 +187,18 @@ class CheckedClaim(TypedDict):
     kinds_complete: bool  # no violation kind left "undecided" (or, summarized, uncomputed)
     violation_count: int
     minimal_justification_count: int  # listed before a page's cut (limit, bytes)
+    counting_safe: bool | None  # Theorem 2 (null: left undecided by the page's time budget)
+    counting_witness: dict[str, list[str]] | None  # audit, loop, kept
 
 
 class CheckPayload(TypedDict):
     """``check``: influence safety of every claim (the keys of ``jtms check --json``)."""
 
     influence_safe: bool
+    counting_safe: bool | None  # every claim counting-safe (null: some undecided, none unsafe)
     claims: list[CheckedClaim]
     seconds: float
-    counts: dict[str, int]  # claims: every claim; unsafe: the unsafe ones
+    counts: dict[str, int]  # claims, unsafe, counting_unsafe, counting_undecided
     cursor: str | None
 
 
@@ -771,11 +774,16 @@ def check_payload(
     JSON (at least one claim is listed); ``cursor`` then continues where it stopped. With
     ``max_bytes``, each claim takes at most half of it (:func:`fit_claim`: its violations
     and justifications listed whole while they fit, the counts saying how many there
-    were), so a page at ``limit`` 1 always fits however long a claim's justifications."""
+    were), so a page at ``limit`` 1 always fits however long a claim's justifications.
+    Counting-safety (Theorem 2, :func:`theory.safety.counting.counting_verdicts`):
+    ``counting_safe`` and ``counts`` (``counting_unsafe``, ``counting_undecided``) over every
+    claim, and per listed claim ``counting_safe`` and ``counting_witness``, as ``jtms check
+    --json`` gives them."""
     import json
     import time
 
     from theory.safety.check import check_structure, summarize_structure
+    from theory.safety.counting import counting_verdicts
 
     started = time.perf_counter()
     with memory.snapshot():
@@ -784,6 +792,8 @@ def check_payload(
     summary = summarize_structure(structure, blocked=blocked, examples=0)
     ids = [c.id for c in summary.claims]  # sorted by id
     wanted = window(ids, offset, limit)
+    every = counting_verdicts(structure, blocked=blocked, deadline=deadline, witnesses=False)
+    witnessed = counting_verdicts(structure, claims=wanted, blocked=blocked, deadline=deadline)
     listed = 64 if limit is None else min(64, limit)
     report = check_structure(
         structure, wanted, blocked=blocked, deadline=deadline, max_listed=listed
@@ -791,6 +801,7 @@ def check_payload(
     claims: list[dict[str, Any]] = []
     size = 0
     for claim in report.to_dict()["claims"]:
+        claim.update(witnessed[claim["id"]].to_dict())
         claim["violation_count"] = len(claim["violations"])
         claim["minimal_justification_count"] = len(claim["minimal_justifications"])
         claim["violations"] = window(claim["violations"], 0, limit)
@@ -806,11 +817,19 @@ def check_payload(
         from jtms.views.pages import Cursor, encode
 
         cursor = encode(Cursor("check", event, offset + done, call_digest))
+    found = [v.safe for v in every.values()]
+    counting_unsafe, counting_undecided = found.count(False), found.count(None)
     return {
         "influence_safe": summary.influence_safe,
+        "counting_safe": False if counting_unsafe else None if counting_undecided else True,
         "claims": claims,  # type: ignore[typeddict-item]
         "seconds": round(time.perf_counter() - started, 6),
-        "counts": {"claims": len(ids), "unsafe": len(summary.unsafe)},
+        "counts": {
+            "claims": len(ids),
+            "unsafe": len(summary.unsafe),
+            "counting_unsafe": counting_unsafe,
+            "counting_undecided": counting_undecided,
+        },
         "cursor": cursor,
     }
 

@@ -63,7 +63,7 @@ def jtms(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_the_tour_exits_as_it_says(tmp_path):
     (tmp_path / "examples").symlink_to(REPO / "examples")
     lines = [line[2:] for line in block_with("$ jtms check").splitlines() if line.startswith("$ ")]
-    assert len(lines) == 6
+    assert len(lines) == 7
     for line in lines:
         said = re.search(r"# exit (\d)", line)
         done = jtms(line, tmp_path)

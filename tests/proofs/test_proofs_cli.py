@@ -29,7 +29,13 @@ def test_prove_json_all_statements(capsys):
         for n in (1, 2, 3)
     }
     assert all(r["result"] == "UNSAT" for r in proved)
-    assert len(mutants) == 10 and all(r["result"] == "SAT" and r["countermodel"] for r in mutants)
+    assert {(r["statement"], r["n"]) for r in proved if r["statement"].startswith("counting")} == {
+        (s, n)
+        for s in ("counting_criterion", "counting_criterion_claims", "counting_criterion_all")
+        for n in (1, 2, 3)
+    }
+    # 5 support-function mutants on cadical and z3, 2 graph mutants on cadical (no z3 encoding)
+    assert len(mutants) == 12 and all(r["result"] == "SAT" and r["countermodel"] for r in mutants)
     assert set(rows[0]) >= {"statement", "n", "solver", "result", "seconds"}
 
 
@@ -238,3 +244,29 @@ def test_a_sat_step_whose_smallest_model_search_times_out_keeps_its_model(monkey
     mutant = next(name for name, spec in GENERAL.items() if spec.mutant_of)
     result = prove_general(mutant, timeout_s=60)
     assert result.result == SAT and result.countermodel is not None
+
+
+def test_prove_counting_certified_and_general(capsys):
+    pytest.importorskip("dratify")
+    code, payload = run_json(
+        capsys,
+        "--max-n",
+        "3",
+        "--statements",
+        "counting_criterion",
+        "--solvers",
+        "cadical,glucose",
+        "--certify-max-n",
+        "3",
+        "--general",
+    )
+    assert code == 0 and payload["ok"]
+    rows = {(r["statement"], r["n"], r["solver"]): r for r in payload["results"]}
+    for n in (1, 2, 3):
+        assert rows["counting_criterion", n, "glucose"]["result"] == "UNSAT"
+        certified = rows["counting_criterion", n, "cadical+dratify"]
+        assert certified["certificate"] == "DRUP checked by dratify"
+    loop = rows["counting_criterion~no_loop", 3, "cadical"]
+    assert loop["result"] == "SAT" and loop["countermodel"]["witness_audit"]
+    for name in ("general:counting_criterion_if", "general:counting_criterion_only_if"):
+        assert rows[name, None, "z3 (first-order, graphs)"]["result"] == "UNSAT"

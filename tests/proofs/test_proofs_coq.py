@@ -39,6 +39,9 @@ def test_every_main_theorem_is_checked_with_only_allowed_axioms():
         "graph_influence_safe",
         "graph_audit_safe",
         "graph_audit_safe_union",
+        "graph_counting_safe",
+        "witness_loop",
+        "counting_safe_acyclic",
     }
     assert all(c.type_ok for c in checks)
 
@@ -145,3 +148,49 @@ def test_planted_classical_step_in_a_claim_audit_lemma_is_caught(monkeypatch, tm
     checks = {c.name: c for c in coq_check.check()}
     assert not checks["alive_antimono"].ok and checks["alive_antimono"].axioms == {"classic"}
     assert checks["graph_audit_safe"].axioms == {"classic"}
+
+
+def test_planted_witness_without_the_exact_condition_fails_to_compile(monkeypatch, tmp_path):
+    """A witness whose members need not be retired by exact revision makes Theorem 2 false
+    (an alive claim with its evidence is such an L): its proof no longer compiles."""
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "Counting",
+        "  forall n, L n -> alive [] n /\\ ~ In n R /\\ ~ alive R n /\\",
+        "  forall n, L n -> alive [] n /\\ ~ In n R /\\ True /\\",
+    )
+    with pytest.raises(RuntimeError, match="coqc"):
+        coq_check.check()
+
+
+def test_planted_weaker_counting_statement_is_caught(monkeypatch, tmp_path):
+    """Theorem 2 cut to one direction (the one its corollary uses) still compiles; its
+    statement check fails."""
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "Counting",
+        "  (counting_safe D c <-> ~ exists R L, incl R D /\\ witness R L /\\ L c).\nProof.\n"
+        "  intros D c _. split.",
+        "  ((~ exists R L, incl R D /\\ witness R L /\\ L c) -> counting_safe D c).\nProof.\n"
+        "  intros D c _. assert (H : counting_safe D c <-> ~ exists R L, incl R D /\\ "
+        "witness R L /\\ L c); [|exact (proj2 H)]. split.",
+    )
+    checks = {c.name: c for c in coq_check.check()}
+    assert not checks["graph_counting_safe"].ok and not checks["graph_counting_safe"].type_ok
+    assert checks["counting_safe_acyclic"].ok
+
+
+def test_planted_corollary_for_c_alone_fails_to_compile(monkeypatch, tmp_path):
+    """The corollary with only c off cycles (its ancestors' loops allowed) is false
+    (c <- m; m <- n; n <- m; m <- e, audit {e}): its proof no longer compiles."""
+    _planted(
+        monkeypatch,
+        tmp_path,
+        "Counting",
+        "  (forall x, (x = c \\/ ancestor js x c) -> ~ ancestor js x x) -> counting_safe D c.",
+        "  (forall x, x = c -> ~ ancestor js x x) -> counting_safe D c.",
+    )
+    with pytest.raises(RuntimeError, match="coqc"):
+        coq_check.check()

@@ -14,6 +14,7 @@ from theory.model.index import index_of
 from theory.safety.check import audited_items, check_structure
 from theory.safety.counting import (
     CountingWitness,
+    counting_tally,
     counting_verdicts,
     loop_flags,
     witness_holds,
@@ -197,3 +198,25 @@ def test_witness_audits_are_shrunk_to_a_minimal_audit_of_the_claims_own_ancestor
     )
     audits = {c: v.witness.audit for c, v in counting_verdicts(h).items() if v.witness}
     assert audits == {"c1": {"e1", "e2"}, "c2": {"e1"}, "x": {"e1"}, "y": {"e1"}}
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(LOOPY)
+def test_the_tally_counts_the_verdicts(structure):
+    index = index_of(structure)
+    tally = counting_tally(index, base_active(structure))
+    verdicts = counting_verdicts(structure, witnesses=False)
+    for claim, verdict in verdicts.items():
+        assert tally.of(index.number[claim]) is verdict.safe
+        assert verdict.witness is None
+    assert tally.totals()["counting_unsafe"] == sum(v.safe is False for v in verdicts.values())
+
+
+def test_a_region_past_the_size_limit_or_the_conflicts_is_undecided():
+    g = SupportStructure.build(
+        ["e", "f"], ["c", "m", "d"], [("c", ["m"]), ("m", ["c"]), ("m", ["e"]), ("d", ["f"])]
+    )
+    for options in ({"largest": 2}, {"conflicts": 0}):
+        verdicts = counting_verdicts(g, **options)
+        assert (verdicts["c"].safe, verdicts["m"].safe, verdicts["d"].safe) == (None, None, True)
+    assert counting_verdicts(g, largest=3, conflicts=None)["c"].safe is False

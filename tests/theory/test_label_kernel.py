@@ -298,16 +298,24 @@ def test_kernel_on_every_subset_of_a_small_graph():
 @given(structure_and_claim())
 def test_one_search_with_no_encoding_at_all(case):
     """With the encoding's clauses dropped, every model's evidence is arbitrary, so most are
-    false: the oracle's clauses alone (minimal true sets blocked, maximal false sets cut)
-    must still find exactly the minimal justifications."""
-    from theory.solver.cnf import Encoding
+    false: the oracle's clauses alone (minimal true sets blocked, maximal false sets cut,
+    with the loop formulas of the loops under them) must still find exactly the minimal
+    justifications, in the SAT search's own loop (one arm, no encoding but the root)."""
+    from dataclasses import replace
+
+    from theory.solver.cone_cnf import cone_cnf
+    from theory.solver.justifications import _arm
+    from theory.solver.options import DEFAULTS
 
     structure, claim = case
-    enumerator = JustificationEnumerator.for_claim(structure, claim)
-    if isinstance(enumerator.encoding.root, bool):
-        return
-    enumerator.encoding = Encoding([], enumerator.encoding.root)
-    assert enumerator.all_minimal() == brute_force_minimal_justifications(structure, claim)
+    index = index_of(structure)
+    oracle = ConeOracle(index, index.number[claim])
+    cnf = cone_cnf(oracle)
+    bare = replace(cnf, literals=cnf.literals[:0], start=cnf.start[:1], forward=0)
+    found = {
+        s for _, sets, _ in _arm(index, oracle, bare, "cadical195", False, DEFAULTS) for s in sets
+    }
+    assert found == brute_force_minimal_justifications(structure, claim)
 
 
 def test_set_budget_holds_while_a_loop_is_seeded():

@@ -87,7 +87,7 @@ def test_kinds_asked_together_equal_kinds_asked_one_by_one(structure):
         # a listing by the SAT search cut at 2 sets, and no budget for the queries one by
         # one: every item the listing leaves open goes to the queries together
         patch.setattr(justifications, "DEFAULTS", SolverOptions(label_work=0))
-        patch.setattr(safety, "RELEVANCE_FIRST", 0)
+        patch.setattr(safety, "DEFAULTS", SolverOptions(relevance_first=0))
         together = check_structure(structure, max_listed=1, label_budget=0)
     for a, b in zip(full.claims, together.claims):
         assert [(v.kind, v.audit) for v in a.violations] == [

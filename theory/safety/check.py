@@ -75,20 +75,11 @@ UNDECIDED = "undecided"
 """The kind of a violation whose relevance query spent :data:`RELEVANCE_CONFLICTS` without
 an answer: the violation (the witness audit, the surviving justification) is exact, only
 whether its item lies in some minimal justification is left open."""
-RELEVANCE_CONFLICTS = 20_000
-"""Solver conflicts the relevance queries of one claim may spend together
-(``check_structure(relevance_budget=)``, ``jtms check --relevance-budget``). Deciding
-relevance is NP-hard and, on memories with support loops of hundreds of claims, some
-queries take minutes (clingo's too), while on the benchmark memories every query ends
-within a few hundred conflicts (docs/benchmarks.md). A budget in conflicts, not seconds,
-so a report is reproducible."""
-RELEVANCE_PIECE = 1000
-"""With a deadline (``jtms check --time-limit``), the conflicts of one piece of a query that
-asks the open items together, between which the clock is read."""
-RELEVANCE_FIRST = 250
-"""Conflicts each open relevance query of a claim gets in the first pass over them, which
-may spend half of :data:`RELEVANCE_CONFLICTS` at most: the items still open are then asked
-together."""
+RELEVANCE_CONFLICTS = DEFAULTS.relevance_conflicts
+"""The default ``relevance_budget`` of :func:`check_structure` and ``jtms check
+--relevance-budget``: the solver conflicts the relevance queries of one claim may spend
+together (``relevance_conflicts`` of :class:`~theory.solver.options.SolverOptions`, which
+gives the reason)."""
 
 
 @dataclass(frozen=True)
@@ -157,10 +148,22 @@ class SafetyReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The payload of ``jtms check --json`` (claims sorted by id)."""
-        return {
-            "influence_safe": self.influence_safe,
-            "claims": [claim.to_dict() for claim in sorted(self.claims, key=lambda c: c.id)],
-        }
+        return check_payload(self.influence_safe, self.claims)
+
+
+def check_payload(
+    influence_safe: bool,
+    claims: Iterable[ClaimReport | ClaimSummary],
+    summary: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """The payload of ``jtms check --json`` (``summary``: with ``--summary``): the verdict,
+    the totals when given, and every claim's entry, sorted by id. The one builder of
+    :meth:`SafetyReport.to_dict` and :meth:`SafetySummary.to_dict`."""
+    head: dict[str, Any] = {"influence_safe": influence_safe}
+    if summary is not None:
+        head["summary"] = summary
+    head["claims"] = [claim.to_dict() for claim in sorted(claims, key=lambda c: c.id)]
+    return head
 
 
 @dataclass(frozen=True)
@@ -238,16 +241,6 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
         room *= 2
     items = pool.view(np.int32)
 
-    def bitset(values: Any) -> int:
-        if len(values) <= 64:  # a few items: shifts cost less than a pass over the evidence
-            value = 0
-            for x in values.tolist():
-                value |= 1 << x
-            return value
-        marks = np.zeros(8 * ((evidence + 7) // 8), dtype=np.uint8)
-        marks[values] = 1
-        return int.from_bytes(np.packbits(marks, bitorder="little").tobytes(), "little")
-
     union = [0] * components
     for c in range(components):
         if anc_len[c] == 0:
@@ -256,7 +249,7 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
         if dense[c]:
             union[c] = int.from_bytes(pool[base : base + words].tobytes(), "little")
         else:
-            union[c] = bitset(items[base : base + int(anc_len[c])])
+            union[c] = kernel.bitset(items[base : base + int(anc_len[c])])
     ancestors = [0] * size
     critical: list[int | None] = [None] * size
     comp_of = order.comp_of.tolist()
@@ -270,7 +263,7 @@ def verdicts(index: SupportIndex, active: bytes | bytearray) -> Verdicts:
         ancestors[n] = union[comp_of[n]]
         if live[n] and not on_top[n]:
             lo = int(crit_start[r])
-            critical[n] = bitset(crit[lo : lo + int(crit_len[r])])
+            critical[n] = kernel.bitset(crit[lo : lo + int(crit_len[r])])
     return Verdicts(active, ancestors, critical)
 
 
@@ -758,11 +751,7 @@ class SafetySummary:
 
     def to_dict(self) -> dict[str, Any]:
         """The payload of ``jtms check --summary --json`` (claims sorted by id)."""
-        return {
-            "influence_safe": self.influence_safe,
-            "summary": self.totals(),
-            "claims": [claim.to_dict() for claim in sorted(self.claims, key=lambda c: c.id)],
-        }
+        return check_payload(self.influence_safe, self.claims, self.totals())
 
 
 def summarize_structure(
@@ -1287,7 +1276,8 @@ def _relevance(
     was left open by the ``budget`` of conflicts the claim's queries share.
 
     The items outside a maximal false set are relevant (``cone``: the least fixpoint).
-    Each open item is then asked alone (:data:`RELEVANCE_FIRST` conflicts, half the budget
+    Each open item is then asked alone (``relevance_first`` conflicts of
+    :class:`~theory.solver.options.SolverOptions`, half the budget
     at most for the whole pass), and the rest together: each query asks whether any of
     them is relevant, so the solver proves the easiest one, and one UNSAT answer settles
     all that remain. Every witness found settles more items at once."""
@@ -1322,7 +1312,8 @@ def _relevance(
                 break
         if e in relevant:
             continue
-        allowed = RELEVANCE_FIRST if remaining is None else min(RELEVANCE_FIRST, remaining)
+        first = DEFAULTS.relevance_first
+        allowed = first if remaining is None else min(first, remaining)
         try:
             witness = enumerator.relevance_witness(e, conflicts=allowed, target=claim)
         except Undecided:
@@ -1338,12 +1329,13 @@ def _relevance(
         remaining = left()
         if remaining is not None and remaining <= 0:
             break
-        # with a deadline, in pieces of RELEVANCE_PIECE conflicts: the solver keeps what it
-        # learnt, so the next piece goes on where this one stopped, and the clock is read
-        # between pieces (one query of the whole budget can take seconds)
+        # with a deadline, in pieces of step_conflicts: the solver keeps what it learnt, so
+        # the next piece goes on where this one stopped, and the clock is read between
+        # pieces (one query of the whole budget can take seconds)
         piece = remaining
         if deadline is not None:
-            piece = RELEVANCE_PIECE if remaining is None else min(remaining, RELEVANCE_PIECE)
+            step = DEFAULTS.step_conflicts
+            piece = step if remaining is None else min(remaining, step)
         try:
             among = enumerator.relevance_among(pending, conflicts=piece, target=claim)
         except Undecided:

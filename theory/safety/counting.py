@@ -46,11 +46,24 @@ from theory.model.structure import SupportStructure, id_list
 from theory.safety.check import AUDITS, audited_items, flat_justifications, gated, ungate
 from theory.semantics.fixpoint import active_numbers, base_active
 from theory.semantics.revision import counting_retired_numbers, exact_retired_numbers
+from theory.solver.justifications import DEFAULT_SOLVER
+from theory.solver.options import DEFAULTS
 
-SOLVER = "cadical195"
-"""The python-sat solver of the queries (CaDiCaL 1.9.5)."""
-PIECE = 2000
-"""With a deadline, the conflicts of one piece of a query, between which the clock is read."""
+SOLVER = DEFAULT_SOLVER
+"""The python-sat solver of the queries (CaDiCaL 1.9.5, the solver core's)."""
+PIECE = DEFAULTS.step_conflicts
+"""The conflicts of one piece of a query, between which the clock and the budget are read
+(:attr:`theory.solver.options.SolverOptions.step_conflicts`)."""
+COUNTING_CONFLICTS = DEFAULTS.counting_conflicts
+"""Solver conflicts the queries of one region may spend together
+(``counting_verdicts(conflicts=)``, ``jtms check --counting-budget``): the claims a region
+leaves open past it are undecided
+(:attr:`theory.solver.options.SolverOptions.counting_conflicts`)."""
+COUNTING_REGION_LARGEST = DEFAULTS.counting_region
+"""The most nodes (claims behind a loop and their intact ancestors, weakly connected) one
+solver is built for (``counting_verdicts(largest=)``): the claims of a larger region are
+undecided (a million-claim memory whose loops join most of it into one region: its encoding
+alone would take more time and memory than the influence check's limits)."""
 
 
 @dataclass(frozen=True)
@@ -166,29 +179,71 @@ def _cone(index: IndexView, active: bytes | bytearray, roots: Iterable[int]) -> 
     return seen
 
 
-def _regions(index: IndexView, active: bytes | bytearray, claims: Sequence[int]) -> list[list[int]]:
-    """``claims`` grouped by the weakly connected parts of their intact ancestors (through
-    intact justifications), each group in the given order, groups by their first claim."""
-    cone = _cone(index, active, claims)
-    parent = {n: n for n in cone}
+PACKED = DEFAULTS.counting_region // 4
+"""The nodes of the weakly connected parts :func:`_regions` packs into one solver."""
 
-    def root(n: int) -> int:
-        while parent[n] != n:
-            parent[n] = parent[parent[n]]
-            n = parent[n]
-        return n
 
-    antecedents = index.just_antecedents
-    for n in cone:
-        for j in _intact_justifications(index, active, n):
-            for a in antecedents[j]:
-                x, y = root(n), root(a)
-                if x != y:
-                    parent[max(x, y)] = min(x, y)
+def _components(index: IndexView, active: bytes | bytearray) -> Any:
+    """Per node (numpy int64), a label shared by exactly the nodes of its weakly connected
+    part of the graph of intact justifications (antecedent - claim edges, active nodes):
+    the least node number of the part, by label propagation with pointer jumping (array
+    operations over the edges, a few passes on graphs of small diameter)."""
+    import numpy as np
+
+    size = index.size
+    just_start, justs, ante_start, antes = flat_justifications(index)
+    del just_start, justs
+    flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
+    owner = np.repeat(np.arange(len(ante_start) - 1, dtype=np.int64), np.diff(ante_start))
+    claim_of = np.asarray(index.just_claim[: len(ante_start) - 1], dtype=np.int64)
+    broken = np.bincount(owner, weights=1 - flags[antes], minlength=len(ante_start) - 1)
+    intact = (broken == 0) & (flags[claim_of] == 1)
+    keep = intact[owner]
+    u, v = claim_of[owner[keep]], antes[keep]
+    labels = np.arange(size, dtype=np.int64)
+    while True:
+        low = np.minimum(labels[u], labels[v])
+        before = labels.copy()
+        np.minimum.at(labels, u, low)
+        np.minimum.at(labels, v, low)
+        labels = labels[labels]
+        if np.array_equal(labels, before):
+            return labels
+
+
+def _regions(
+    index: IndexView, active: bytes | bytearray, claims: Sequence[int], largest: int | None
+) -> list[tuple[list[int], list[int] | None]]:
+    """``claims`` grouped by the weakly connected parts of the graph of intact
+    justifications, each group in the given order, groups by their first claim, each with
+    the intact ancestors of its claims (ascending), or None when its part has more than
+    ``largest`` nodes (its claims are then left undecided, no ancestor computed)."""
+    import numpy as np
+
+    labels = _components(index, active)
+    sizes = np.bincount(labels[np.frombuffer(bytes(active[: index.size]), dtype=np.uint8) == 1])
     groups: dict[int, list[int]] = {}
     for c in claims:
-        groups.setdefault(root(c), []).append(c)
-    return list(groups.values())
+        groups.setdefault(int(labels[c]), []).append(c)
+    # parts too large are left undecided; the others are packed, in order, into solvers of
+    # up to PACKED nodes (independent parts share a solver, whose models then settle claims
+    # of several parts at once: a memory of many small loops needs few solvers and models)
+    result: list[tuple[list[int], list[int] | None]] = []
+    packed: list[int] = []
+    packed_size = 0
+    for label, group in groups.items():
+        size = int(sizes[label])
+        if largest is not None and size > largest:
+            result.append((group, None))
+            continue
+        if packed and packed_size + size > PACKED:
+            result.append((packed, sorted(_cone(index, active, packed))))
+            packed, packed_size = [], 0
+        packed += group
+        packed_size += size
+    if packed:
+        result.append((packed, sorted(_cone(index, active, packed))))
+    return result
 
 
 class _Region:
@@ -196,11 +251,10 @@ class _Region:
     incremental solver: ``a_e`` (evidence e audited), ``k_v`` (claim v kept), ``s_j``
     (justification j keeps its claim), ``t_v`` (claim v in the closed set)."""
 
-    def __init__(self, index: IndexView, active: bytes | bytearray, claims: Sequence[int]):
+    def __init__(self, index: IndexView, active: bytes | bytearray, nodes: Sequence[int]):
         from pysat.solvers import Solver
 
         self.index = index
-        nodes = sorted(_cone(index, active, claims))
         is_evidence = index.is_evidence
         antecedents = index.just_antecedents
         count = 0
@@ -233,18 +287,26 @@ class _Region:
             clauses.append([-self.keep[v], *selectors])
         self.variables = count
         self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
-        self.solver.set_phases([-v for v in self.audit.values()])  # few audits first
+        self.solver.set_phases(
+            [-v for v in self.audit.values()]
+            + list(self.keep.values())
+            + [-v for v in self.closed.values()]
+        )
 
     def new_variable(self) -> int:
         self.variables += 1
         return self.variables
 
+    def conflicts(self) -> int:
+        return int(self.solver.accum_stats().get("conflicts", 0))
+
     def some_unsafe(
-        self, claims: Sequence[int], deadline: float | None
+        self, claims: Sequence[int], deadline: float | None, budget: int | None
     ) -> tuple[bool | None, set[int]]:
         """``(False, R)``: an audit R (evidence numbers) under which counting keeps one of
         ``claims`` and exact revision retires it; ``(True, set())`` when there is none (all
-        of them are safe); ``(None, set())`` when the deadline passed first."""
+        of them are safe); ``(None, set())`` when the deadline passed or the solver spent
+        ``budget`` conflicts (in all its queries) first."""
         solver = self.solver
         switch = self.new_variable()
         choices = []
@@ -254,14 +316,18 @@ class _Region:
             solver.add_clause([-q, self.keep[c]])
             solver.add_clause([-q, -self.closed[c]])
         solver.add_clause([-switch, *choices])
+        solver.set_phases(choices)
         try:
             while True:
-                if deadline is None:
+                if deadline is None and budget is None:
                     answer = solver.solve(assumptions=[switch])
                 else:
-                    if time.monotonic() > deadline:
+                    left = None if budget is None else budget - self.conflicts()
+                    if (deadline is not None and time.monotonic() > deadline) or (
+                        left is not None and left <= 0
+                    ):
                         return None, set()
-                    solver.conf_budget(PIECE)
+                    solver.conf_budget(PIECE if left is None else min(PIECE, left))
                     answer = solver.solve_limited(assumptions=[switch])
                     if answer is None:
                         continue
@@ -294,57 +360,167 @@ class _Revisions:
         counting = counting_retired_numbers(self.index, self.active, audit)
         return exact - counting - audit, exact
 
-    def retires(self, audit: Iterable[int], claim: int) -> bool:
-        return claim in exact_retired_numbers(self.index, self.active, audit)
+
+def _cone_graph(index: IndexView, active: bytes | bytearray, claim: int) -> SupportStructure:
+    """The claim's intact ancestors with their intact justifications, as a graph of its own:
+    what exact and counting revision do to a node depends only on its ancestors, so the
+    witness is computed there, at the cost of the cone rather than of the graph."""
+    ids, is_evidence, antecedents = index.ids, index.is_evidence, index.just_antecedents
+    cone = _cone(index, active, [claim])
+    justifications = [
+        (ids[n], [ids[a] for a in antecedents[j]])
+        for n in sorted(cone)
+        if not is_evidence[n]
+        for j in _intact_justifications(index, active, n)
+    ]
+    evidence = [ids[n] for n in sorted(cone) if is_evidence[n]]
+    return SupportStructure.build(
+        evidence, [ids[n] for n in sorted(cone) if not is_evidence[n]], justifications
+    )
 
 
-def _shrunk(revisions: _Revisions, claim: int, audit: Iterable[int], cone: set[int]) -> list[int]:
-    """A minimal audit within ``audit`` (and within the claim's cone) under which exact
-    revision retires ``claim``: each item dropped, in id order, when the claim stays retired
-    without it. Counting keeps the claim under every part of an audit that keeps it."""
-    index = revisions.index
-    current = sorted((n for n in audit if n in cone), key=index.ids.__getitem__)
-    for n in list(current):
-        trial = [m for m in current if m != n]
-        if revisions.retires(trial, claim):
-            current = trial
-    return current
+def _shrunk(index: IndexView, claim: int, audit: Sequence[int]) -> list[int]:
+    """A minimal audit within ``audit`` (evidence numbers, every one an ancestor of ``claim``)
+    under which exact revision retires ``claim``: each item, in id order, is given back
+    (its consequences derived forward, stopping at the claim) and stays given back unless
+    that derives the claim. Counting keeps the claim under every part of an audit it keeps
+    it under, so only the exact side is searched; the result is checked by
+    :func:`~theory.semantics.revision.exact_retired_numbers`."""
+    audited = set(audit)
+    alive = active_numbers(index, blocked=audited)
+    assert not alive[claim]
+    antecedents, just_claim, watchers = index.just_antecedents, index.just_claim, index.watchers
+    missing = [sum(1 for a in antecedents[j] if not alive[a]) for j in range(len(just_claim))]
+    for x in sorted(audit, key=index.ids.__getitem__):
+        trail: list[int] = [x]  # nodes made alive; each justification counted down, negated
+        alive[x] = 1
+        stack = [x]
+        derived = False
+        while stack and not derived:
+            n = stack.pop()
+            for j in watchers[n]:
+                missing[j] -= 1
+                trail.append(-1 - j)
+                if missing[j] == 0 and not alive[just_claim[j]]:
+                    v = just_claim[j]
+                    alive[v] = 1
+                    trail.append(v)
+                    stack.append(v)
+                    if v == claim:
+                        derived = True
+                        break
+        if derived:  # the claim needs x audited: undone
+            for step in reversed(trail):
+                if step < 0:
+                    missing[-1 - step] += 1
+                else:
+                    alive[step] = 0
+        else:
+            audited.discard(x)
+    return sorted(audited, key=index.ids.__getitem__)
 
 
 def _witness(
-    revisions: _Revisions, claim: int, audit: Iterable[int], deadline: float | None
-) -> tuple[list[int], list[int], set[int]]:
-    """(audit, loop, kept) for an unsafe ``claim``, from an audit that counting keeps it
-    under and exact revision retires it under; the audit shrunk unless the deadline passed."""
-    index, active = revisions.index, revisions.active
-    cone = _cone(index, active, [claim])
+    index: IndexView,
+    active: bytes | bytearray,
+    claim: int,
+    audit: Iterable[int],
+    deadline: float | None,
+) -> tuple[list[str], list[str], set[str]]:
+    """(audit, loop, kept) ids for an unsafe ``claim``, from an audit that counting keeps it
+    under and exact revision retires it under, computed on the claim's cone
+    (:func:`_cone_graph`); the audit shrunk (:func:`_shrunk`) unless the deadline passed.
+    ``kept``: the claims that counting keeps and exact revision retires, that the claim's
+    justifications reach through one another (L of Theorem 2, as small as it comes)."""
+    cone = _cone_graph(index, active, claim)
+    local = index_of(cone)
+    before = base_active(cone)
+    c = local.number[index.ids[claim]]
+    items = [local.number[index.ids[n]] for n in audit if index.ids[n] in local.number]
     if deadline is None or time.monotonic() <= deadline:
-        audit = _shrunk(revisions, claim, audit, cone)
-    else:
-        audit = sorted((n for n in audit if n in cone), key=index.ids.__getitem__)
-    kept, retired = revisions.kept(audit)
-    kept &= cone
-    assert claim in kept, "not a witness audit"
+        items = _shrunk(local, c, items)
+    retired = exact_retired_numbers(local, before, items)
+    keeps = retired - counting_retired_numbers(local, before, items) - set(items)
+    assert c in keeps, "not a witness audit"
 
     def holds(a: int) -> bool:
-        return a in kept or (bool(active[a]) and a not in retired)
+        return a in keeps or (bool(before[a]) and a not in retired)
 
+    def inside(node: int) -> list[int]:
+        """The kept antecedents of the first justification of ``node`` that holds."""
+        for j in local.justs_of[node]:
+            antecedents = local.just_antecedents[j]
+            if all(holds(a) for a in antecedents):
+                found = [a for a in antecedents if a in keeps]
+                if found:
+                    return found
+        raise AssertionError("a kept claim with no justification that holds inside")
+
+    kept = {c}
+    stack = [c]
+    while stack:  # what the claim's holding justifications reach among the kept
+        node = stack.pop()
+        for j in local.justs_of[node]:
+            antecedents = local.just_antecedents[j]
+            if all(holds(a) for a in antecedents):
+                for a in antecedents:
+                    if a in keeps and a not in kept:
+                        kept.add(a)
+                        stack.append(a)
     path: list[int] = []
     position: dict[int, int] = {}
-    node = claim
+    node = c
     while node not in position:
         position[node] = len(path)
         path.append(node)
-        step = None
-        for j in index.justs_of[node]:
-            antecedents = index.just_antecedents[j]
-            inside = [a for a in antecedents if a in kept]
-            if inside and all(holds(a) for a in antecedents):
-                step = min(inside)
-                break
-        assert step is not None, "a kept claim with no intact justification inside"
-        node = step
-    return audit, path[position[node] :], kept
+        node = min(inside(node))
+    ids = local.ids
+    return (
+        [ungate(ids[n]) for n in items],
+        [ids[n] for n in path[position[node] :]],
+        {ids[n] for n in kept},
+    )
+
+
+def _decide(
+    index: IndexView,
+    active: bytes | bytearray,
+    claims: Sequence[int],
+    deadline: float | None,
+    conflicts: int | None,
+    largest: int | None,
+) -> tuple[dict[int, list[int] | None], set[int]]:
+    """The SAT decision for ``claims`` (active, behind a loop): claim -> an audit it is
+    unsafe under (evidence numbers) or None (safe), and the claims left undecided."""
+    start: dict[int, list[int] | None] = {}
+    undecided: set[int] = set()
+    revisions = _Revisions(index, active)
+    for group, nodes in _regions(index, active, claims, largest) if claims else []:
+        late = deadline is not None and time.monotonic() > deadline
+        if late or nodes is None:
+            undecided.update(group)
+            continue
+        region = _Region(index, active, nodes)
+        try:
+            pending = list(group)
+            while pending:
+                safe, found = region.some_unsafe(pending, deadline, conflicts)
+                if safe is None:
+                    undecided.update(pending)
+                    break
+                if safe:
+                    start.update(dict.fromkeys(pending))
+                    break
+                kept, _ = revisions.kept(found)
+                audit = sorted(found)
+                for c in pending:
+                    if c in kept:
+                        start[c] = audit
+                assert any(c in kept for c in pending), "a model that keeps no open claim"
+                pending = [c for c in pending if c not in kept]
+        finally:
+            region.close()
+    return start, undecided
 
 
 def counting_verdicts(
@@ -354,6 +530,9 @@ def counting_verdicts(
     claims: Iterable[str] | None = None,
     deadline: float | None = None,
     blocked: Iterable[str] = (),
+    witnesses: bool = True,
+    conflicts: int | None = COUNTING_CONFLICTS,
+    largest: int | None = COUNTING_REGION_LARGEST,
 ) -> dict[str, CountingVerdict]:
     """Decide counting-safety (Theorem 2) for every claim, or the given ones, with witnesses.
 
@@ -371,6 +550,15 @@ def counting_verdicts(
     blocked : iterable of str
         Nodes that audits in force keep out (a stored memory): decided for the graph as it
         stands under them (:meth:`~theory.model.structure.SupportStructure.under_audit`).
+    witnesses : bool
+        Whether unsafe claims get their witness (else ``witness`` None: verdicts only).
+    conflicts : int, optional
+        Solver conflicts each region's queries may spend (:data:`COUNTING_CONFLICTS`; None:
+        no limit); the claims it leaves open are undecided.
+    largest : int, optional
+        The most nodes of a region a solver is built for
+        (:data:`COUNTING_REGION_LARGEST`; None: no limit); a larger region's claims are
+        undecided.
 
     Returns
     -------
@@ -402,35 +590,8 @@ def counting_verdicts(
     active = base_active(graph)
     _, behind = loop_flags(index, active)
     numbers = [index.number[c] for c in wanted]
-    open_claims = list(dict.fromkeys(n for n in numbers if active[n] and behind[n]))
-    start: dict[int, list[int] | None] = {}  # claim -> an audit it is unsafe under (None: safe)
-    undecided: set[int] = set()
-    revisions = _Revisions(index, active)
-    for group in _regions(index, active, open_claims) if open_claims else []:
-        if deadline is not None and time.monotonic() > deadline:
-            undecided.update(group)
-            continue
-        region = _Region(index, active, group)
-        try:
-            pending = list(group)
-            while pending:
-                safe, found = region.some_unsafe(pending, deadline)
-                if safe is None:
-                    undecided.update(pending)
-                    break
-                if safe:
-                    start.update(dict.fromkeys(pending))
-                    break
-                kept, _ = revisions.kept(found)
-                audit = sorted(found)
-                for c in pending:
-                    if c in kept:
-                        start[c] = audit
-                assert any(c in kept for c in pending), "a model that keeps no open claim"
-                pending = [c for c in pending if c not in kept]
-        finally:
-            region.close()
-    ids = index.ids
+    open_claims = [n for n in dict.fromkeys(numbers) if active[n] and behind[n]]
+    start, undecided = _decide(index, active, open_claims, deadline, conflicts, largest)
     result: dict[str, CountingVerdict] = {}
     for claim, n in zip(wanted, numbers):
         if n in undecided:
@@ -440,14 +601,91 @@ def counting_verdicts(
         if unsafe_under is None:
             result[claim] = CountingVerdict(claim, True, None)
             continue
-        items, loop, kept = _witness(revisions, n, unsafe_under, deadline)
-        witness = CountingWitness(
-            frozenset(ungate(ids[x]) for x in items),
-            tuple(ids[x] for x in loop),
-            frozenset(ids[x] for x in kept),
-        )
+        if not witnesses:
+            result[claim] = CountingVerdict(claim, False, None)
+            continue
+        items, loop, members = _witness(index, active, n, unsafe_under, deadline)
+        witness = CountingWitness(frozenset(items), tuple(loop), frozenset(members))
         result[claim] = CountingVerdict(claim, False, witness)
     return result
+
+
+class CountingTally:
+    """Counting verdicts without witnesses over node numbers (``jtms check --summary``):
+    1 safe, 0 unsafe, -1 undecided per node (int8), for the claims asked."""
+
+    def __init__(self, verdict: Any, claims: Any) -> None:
+        self.verdict = verdict
+        self.claims = claims  # node numbers asked, numpy int64
+
+    def of(self, n: int) -> bool | None:
+        """The verdict on node ``n``: True (safe), False, or None (undecided)."""
+        value = int(self.verdict[n])
+        return None if value < 0 else bool(value)
+
+    def totals(self) -> dict[str, int]:
+        """``counting_unsafe`` and ``counting_undecided`` among the claims asked."""
+        asked = self.verdict[self.claims]
+        return {
+            "counting_unsafe": int((asked == 0).sum()),
+            "counting_undecided": int((asked < 0).sum()),
+        }
+
+    @property
+    def safe(self) -> bool | None:
+        """Whether every claim asked is safe (None: none unsafe, some undecided)."""
+        totals = self.totals()
+        if totals["counting_unsafe"]:
+            return False
+        return None if totals["counting_undecided"] else True
+
+
+def counting_tally(
+    index: IndexView,
+    active: bytes | bytearray,
+    claims: Sequence[int] | None = None,
+    *,
+    deadline: float | None = None,
+    conflicts: int | None = COUNTING_CONFLICTS,
+    largest: int | None = COUNTING_REGION_LARGEST,
+) -> CountingTally:
+    """The verdicts of :func:`counting_verdicts` (audits of evidence, no witness) on an index
+    and its active state (a stored memory's, the audits in force leaving their nodes
+    inactive), for ``claims`` (node numbers; default every claim): what
+    ``jtms check --summary`` counts. The corollary decides the claims behind no loop in
+    array operations over the compiled components; the rest go to the solvers.
+
+    >>> from theory import SupportStructure
+    >>> from theory.model.index import index_of
+    >>> from theory.semantics.fixpoint import base_active
+    >>> g = SupportStructure.build(["e", "f"], ["c", "m", "d"],
+    ...     [("c", ["m"]), ("m", ["c"]), ("m", ["e"]), ("d", ["f"])])
+    >>> tally = counting_tally(index_of(g), base_active(g))
+    >>> tally.totals(), tally.safe
+    ({'counting_unsafe': 2, 'counting_undecided': 0}, False)
+    """
+    import numpy as np
+
+    size = index.size
+    is_evidence = np.frombuffer(bytes(index.is_evidence[:size]), dtype=np.uint8)
+    asked = (
+        np.flatnonzero(is_evidence == 0)
+        if claims is None
+        else np.asarray(list(claims), dtype=np.int64)
+    )
+    _, behind = loop_flags(index, active)
+    flags = np.frombuffer(bytes(active[:size]), dtype=np.uint8)
+    verdict = np.ones(size, dtype=np.int8)
+    wanted = np.zeros(size, dtype=bool)
+    wanted[asked] = True
+    open_claims = np.flatnonzero(wanted & (behind == 1) & (flags == 1)).tolist()
+    start, undecided = _decide(index, active, open_claims, deadline, conflicts, largest)
+    for n, audit in start.items():
+        if audit is not None:
+            verdict[n] = 0
+    for n in undecided:
+        verdict[n] = -1
+    return CountingTally(verdict, asked)
 
 
 def witness_holds(
@@ -503,8 +741,12 @@ def witness_holds(
 
 
 __all__ = [
+    "COUNTING_CONFLICTS",
+    "COUNTING_REGION_LARGEST",
+    "CountingTally",
     "CountingVerdict",
     "CountingWitness",
+    "counting_tally",
     "counting_verdicts",
     "loop_flags",
     "witness_holds",

@@ -58,6 +58,7 @@ def critical(
     crit_len: Array,
     top: Array,
 ) -> bool: ...
+def bitset(items: Array) -> int: ...
 def ancestors(
     lo_bit: int,
     hi_bit: int,

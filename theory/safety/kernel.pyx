@@ -528,6 +528,31 @@ def critical(
     return fitted
 
 
+def bitset(const int32_t[:] items):
+    """The int whose set bits are ``items`` (evidence numbers, in any order): a sparse
+    ancestor set of :func:`ancestors` as :func:`theory.safety.check.verdicts` holds it. One
+    byte per eight numbers up to the largest, as wide as the int it becomes, so the cost is
+    the items' count plus the int's size.
+
+    >>> import numpy as np
+    >>> bitset(np.array([0, 3, 9], dtype=np.int32)) == 0b1000001001
+    True
+    """
+    cdef Py_ssize_t i, n = items.shape[0]
+    cdef int32_t top = 0, x
+    cdef bytearray marks
+    cdef unsigned char* bits
+    for i in range(n):
+        if items[i] > top:
+            top = items[i]
+    marks = bytearray((top >> 3) + 1)
+    bits = marks
+    for i in range(n):
+        x = items[i]
+        bits[x >> 3] |= <unsigned char>(1 << (x & 7))
+    return int.from_bytes(marks, "little")
+
+
 def ancestors(
     int64_t lo_bit,
     int64_t hi_bit,

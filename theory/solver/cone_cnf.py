@@ -1,11 +1,12 @@
-"""The root-true completion of one claim's support cone as CNF, built by a compiled pass
-over a :class:`~theory.solver.cone_kernel.ConeOracle` (:mod:`theory.solver.kernels`): the encoding of
-:class:`theory.solver.completion.SupportProgram` (``positive=True``), without its Python set-up,
-for the one-search enumeration of :func:`theory.solver.justifications.minimal_justifications`.
+"""The root-true completion of one claim's support cone as CNF with lazy loop formulas,
+built by a compiled pass over a :class:`~theory.solver.cone_kernel.ConeOracle`
+(:mod:`theory.solver.kernels`): the lazy arm's encoding of the SAT search of
+:func:`theory.solver.justifications.minimal_justifications`, and the one place it is built
+(the level-ranked encoding is :mod:`theory.solver.completion`'s).
 
-Same clauses as there, over the cone the oracle keeps (justifications containing another
-justification of the same claim left out: they never change the least fixpoint, and every
-founded model still satisfies every clause):
+Over the cone the oracle keeps (justifications containing another justification of the same
+claim left out: they never change the least fixpoint, and every founded model still
+satisfies every clause):
 
 - ``h_n -> OR(bodies)`` for each claim n, a body being its one antecedent's literal or a
   variable ``b_j`` with ``b_j -> a`` for each antecedent a; a claim with a premise gets
@@ -23,8 +24,8 @@ founded model still satisfies every clause):
   :class:`~theory.solver.options.SolverOptions`).
 
 Variables: evidence position p of the oracle is variable p + 1, so a model's first E
-literals are the evidence. The tests compare it with :mod:`theory.solver.completion` through the
-enumeration it drives, and with brute force.
+literals are the evidence. The tests compare the enumeration it drives with the level-ranked
+encoding's, with the unrolled circuit's and with brute force.
 """
 
 from __future__ import annotations
@@ -130,9 +131,7 @@ def ranked_cone_cnf(
     for node in oracle.evidence.tolist():  # position p -> variable p + 1
         pool.id(("x", node))
     number = index.number
-    encoding, _ = program.encode(
-        pool, lambda e: pool.id(("x", number[e])), positive=True, ranked=True
-    )
+    encoding, _ = program.encode(pool, lambda e: pool.id(("x", number[e])), positive=True)
     if isinstance(encoding.root, bool):
         return encoding.root
     clauses = encoding.clauses

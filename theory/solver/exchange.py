@@ -54,11 +54,9 @@ class Exchange:
         self,
         oracle: ConeOracle,
         attempts: int = DEFAULTS.exchange_attempts,
-        patience: int = DEFAULTS.exchange_patience,
     ):
         self.oracle = oracle
         self.attempts = attempts
-        self.patience = patience
         self.words = max(1, (oracle.evidence.shape[0] + 63) // 64)
         self.rows = np.zeros((16, self.words), dtype=np.uint64)
         self.cols = np.zeros((oracle.evidence.shape[0], 1), dtype=np.uint64)
@@ -91,7 +89,7 @@ class Exchange:
             self.freq,
             self.tally,
             self.attempts,
-            self.patience,
+            self.attempts,  # no early hand-back: every attempt is made
         )
         return bool(kind), flat, start
 

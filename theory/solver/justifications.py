@@ -23,10 +23,10 @@ ATMS label), f_c going through the least fixpoint, so support loops never create
 Work is counted (decisions, conflicts, clauses), never timed, so the same call returns the
 same sets in every process, under a ``limit`` too.
 
-:class:`JustificationEnumerator` is the incremental solver loop over the Python encodings
-of :mod:`theory.solver.completion` (level-ranked, for the checker's relevance queries) and
-:mod:`theory.solver.formula` (the unrolled circuit, ``encoding="unrolled"``: an independent
-oracle, and the encoding of nogoods' conjunctions).
+:class:`JustificationEnumerator` is the incremental solver loop over the encodings that are
+exact as encoded: :mod:`theory.solver.completion` (level-ranked, for the checker's relevance
+queries) and :mod:`theory.solver.formula` (the unrolled circuit, ``encoding="unrolled"``: an
+independent oracle, and the encoding of nogoods' conjunctions).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from theory.model.errors import Undecided, count_argument
 from theory.model.index import SupportIndex, index_of
 from theory.model.structure import SupportStructure
 from theory.solver.cnf import Encoding, VariablePool, encode
-from theory.solver.completion import ProgramCopy, SupportProgram
+from theory.solver.completion import SupportProgram
 from theory.solver.cone_cnf import PREMISE, ConeCNF, cone_cnf, ranked_cone_cnf
 from theory.solver.cone_kernel import ConeOracle
 from theory.solver.exchange import Exchange
@@ -70,24 +70,20 @@ class _Unrolled:
         self.variables = sorted(circuit.variables(root))
 
     def encode(
-        self, pool: IDPool, inputs: Any, positive: bool = True, tag: str = "g", ranked: bool = False
+        self, pool: IDPool, inputs: Any, positive: bool = True, tag: str = "g"
     ) -> tuple[Encoding, None]:
         return encode(self.circuit, self.root, pool, inputs, positive=positive, tag=tag), None
 
-    def loop_clauses(self, pool: IDPool, copy: None, model: Sequence[int]) -> list[list[int]]:
-        return []
 
-
-def _solver_work(
-    solver: Solver, before: dict[str, int] | None, options: SolverOptions
-) -> tuple[int, dict[str, int]]:
-    """The work of a python-sat call (its decisions, ``conflict_work`` per conflict, and one
-    for the call) from the solver's counts before it, and the counts now."""
+def _solver_work(solver: Solver, before: dict[str, int] | None) -> tuple[int, dict[str, int]]:
+    """The work of a python-sat call (its decisions and conflicts, and one for the call) from
+    the solver's counts before it, and the counts now. Work, not time, interleaves the
+    portfolio, so its order is the same on every machine."""
     after = solver.accum_stats() or {}
     start = before or {}
     decisions = after.get("decisions", 0) - start.get("decisions", 0)
     conflicts = after.get("conflicts", 0) - start.get("conflicts", 0)
-    return decisions + options.conflict_work * conflicts + 1, after
+    return decisions + conflicts + 1, after
 
 
 def _limited(
@@ -99,7 +95,7 @@ def _limited(
     while True:
         solver.conf_budget(options.step_conflicts)
         result = solver.solve_limited(assumptions=list(assumptions))
-        work, before = _solver_work(solver, before, options)
+        work, before = _solver_work(solver, before)
         yield work
         if result is not None:
             return bool(result)
@@ -166,7 +162,7 @@ def _arm(
     """One search over ``cnf`` on a python-sat solver as a portfolio arm: each step is one
     slice of solver work, passing on the justifications it found. ``stats``, when given,
     receives the counts of the search once it ends (added to what it holds)."""
-    exchange = Exchange(oracle, options.exchange_attempts, options.exchange_patience)
+    exchange = Exchange(oracle, options.exchange_attempts)
     with Solver(name=solver_name) as solver:
         if solver_name == "cadical195":
             # learnt-clause minimisation and shrinking cost more than they save on these
@@ -270,29 +266,6 @@ def listing(
     return found, limit is None or len(found) < limit
 
 
-def _loop_formulas(
-    loops: Iterable[tuple[list[int], list[int]]],
-    program: SupportProgram,
-    pool: IDPool,
-    copy: ProgramCopy,
-) -> list[list[int]]:
-    """The loop formula of each (members, external justifications) loop over the copy's
-    variables, in clauses linear in the loop's size
-    (:meth:`~theory.solver.completion.SupportProgram.loop_formula_clauses`); none for a loop with
-    an external justification that always holds."""
-    holds, body = copy.holds, copy.body
-    clauses: list[list[int]] = []
-    for members, external in loops:
-        bodies = [body.get(j, False) for j in external]
-        if any(b is True for b in bodies):
-            continue
-        lits: list[int] = [b for b in bodies if b is not False]  # type: ignore[misc]
-        held = [u for u in members if u in holds]
-        if held:
-            clauses.extend(program.loop_formula_clauses(pool, copy, held, lits))
-    return clauses
-
-
 def _as_steps(work: Generator[int, None, Any]) -> Generator[Step, None, Any]:
     """Each work count of ``work`` as a portfolio step that found nothing; returns what
     ``work`` returns."""
@@ -321,7 +294,11 @@ class JustificationEnumerator:
 
     ``source`` is a :class:`~theory.solver.completion.SupportProgram` (the default encoding, see
     :meth:`for_claim`) or a :class:`~theory.solver.formula.Circuit` with its ``root`` gate (the
-    unrolled encoding).
+    unrolled encoding). Both are exact as encoded (the program's root-true copy is
+    level-ranked), so every model the solver returns is founded and the loop needs no loop
+    check. ``ranked`` is accepted for callers that name it and must be True: the lazy
+    encoding, which learns loop formulas as models need them, is the compiled search's
+    (:func:`search`), built in one place (:mod:`theory.solver.cone_cnf`).
     """
 
     def __init__(
@@ -330,8 +307,12 @@ class JustificationEnumerator:
         root: int | None = None,
         solver: str = DEFAULT_SOLVER,
         prefer_absent: bool = True,
-        ranked: bool = False,
+        ranked: bool = True,
     ):
+        if not ranked:
+            raise ValueError(
+                "the lazy encoding is the compiled search's (theory.solver.justifications.search)"
+            )
         if isinstance(source, Circuit):
             if root is None:
                 raise ValueError("a circuit needs its root gate")
@@ -343,18 +324,10 @@ class JustificationEnumerator:
         self.variables = self.source.variables
         self.pool = VariablePool()
         self.var = {e: self.pool.id(("x", e)) for e in self.variables}
-        self.ranked = ranked
         self._encoded: tuple[Encoding, Any] | None = None  # built on first use
         self._relevance: _Relevance | None = None
         self.conflicts = 0
         """Solver conflicts spent so far by queries given a ``conflicts`` budget."""
-        # a model's evidence is decided by the compiled least fixpoint of the cone; a false
-        # one grows to a maximal false set, whose cuts reach every model inside it
-        self._cone: ConeOracle | None = None
-        if isinstance(self.source, SupportProgram) and not ranked and len(self.source.roots) == 1:
-            self._cone = ConeOracle(self.source.index, self.source.roots[0])
-            number = self.source.index.number
-            self._var_of_number = {number[e]: v for e, v in self.var.items()}
 
     @property
     def encoding(self) -> Encoding:
@@ -372,9 +345,7 @@ class JustificationEnumerator:
 
     def _encode(self) -> tuple[Encoding, Any]:
         if self._encoded is None:
-            self._encoded = self.source.encode(
-                self.pool, self.var.__getitem__, positive=True, ranked=self.ranked
-            )
+            self._encoded = self.source.encode(self.pool, self.var.__getitem__, positive=True)
         return self._encoded
 
     @classmethod
@@ -405,33 +376,19 @@ class JustificationEnumerator:
         solver = Solver(name=self.solver_name, bootstrap_with=self.encoding.clauses)
         solver.add_clause([self.encoding.root])
         if self.prefer_absent:  # prefer small models: usually minimal already
-            # every variable, not only evidence: a model then holds few claims, which keeps
-            # the well-foundedness check of theory.solver.completion small
+            # every variable, not only evidence: a model then holds few claims
             solver.set_phases([-v for v in range(1, self.pool.top + 1)])
         return solver
 
     def _solve(
-        self,
-        solver: Solver,
-        assumptions: Sequence[int] = (),
-        copy: Any = None,
-        conflicts: int | None = None,
+        self, solver: Solver, assumptions: Sequence[int] = (), conflicts: int | None = None
     ) -> list[int] | None:
-        """A model whose root is well-founded, or None: solve, and while the model's root is
-        held up only by a support loop, add the loop clauses that cut it and solve again.
-        With ``conflicts``, the calls together spend at most that many conflicts, then
+        """A model under ``assumptions`` (founded: the encodings are exact), or None. With
+        ``conflicts``, the call spends at most that many conflicts, then
         :class:`~theory.model.errors.Undecided` is raised."""
-        copy = self._copy if copy is None else copy
         spent = _Conflicts(solver, conflicts)
         try:
-            while spent.solve(assumptions):
-                model = self._model(solver)
-                cuts = self.source.loop_clauses(self.pool, copy, model)
-                if not cuts:
-                    return model
-                for clause in cuts:
-                    solver.add_clause(clause)
-            return None
+            return self._model(solver) if spent.solve(assumptions) else None
         finally:
             self.conflicts += spent.spent()
 
@@ -444,7 +401,7 @@ class JustificationEnumerator:
             model.extend(range(-len(model) - 1, -top - 1, -1))
         return model
 
-    def _minimal_in(self, solver: Solver, model: list[int]) -> frozenset[str] | None:
+    def _minimal_in(self, solver: Solver, model: list[int]) -> frozenset[str]:
         """:meth:`_minimal_steps` to the end."""
         steps = self._minimal_steps(solver, model)
         while True:
@@ -455,74 +412,28 @@ class JustificationEnumerator:
 
     def _minimal_steps(
         self, solver: Solver, model: list[int]
-    ) -> Generator[int, None, frozenset[str] | None]:
-        """Shrink the model's evidence to a minimal justification, or None when its
-        evidence is false before any true set was met (the clauses that cut it are added
-        to ``solver``); yields the work of each solver slice.
+    ) -> Generator[int, None, frozenset[str]]:
+        """Shrink the model's evidence to a minimal justification; yields the work of each
+        solver slice.
 
-        Every model's evidence X is decided by the compiled least fixpoint
-        (:class:`~theory.solver.cone_kernel.ConeOracle`; on a ranked encoding or the unrolled
-        circuit every model is founded, and a program of several roots gets the loop
-        clauses of :meth:`~theory.solver.completion.SupportProgram.loop_clauses`): a false X
-        grows to a maximal false set Y, and "some evidence outside Y" and the loop formulas
-        of the loops under Y are added, which cut every model inside Y at once. A true X
-        (even in a model that a loop holds up) gets the clause "not all of X" for good: it
-        blocks X and its supersets, none of which is a minimal justification other than X,
-        and every strict subset of X satisfies it. Then a model with evidence inside X is
-        asked for (assumptions: the evidence outside X absent): UNSAT means X is minimal (a
-        smaller true set has a founded model, which no clause added here excludes), SAT
-        gives a smaller set to check. With the phases preferring absent evidence the first
-        X is usually minimal already, so a justification costs one search and one UNSAT
-        call."""
+        Every model is founded (the encodings are exact), so its evidence X is true. X gets
+        the clause "not all of X" for good: it blocks X and its supersets, none of which is
+        a minimal justification other than X, and every strict subset of X satisfies it.
+        Then a model with evidence inside X is asked for (assumptions: the evidence outside
+        X absent): UNSAT means X is minimal, SAT gives a smaller true set. With the phases
+        preferring absent evidence the first X is usually minimal already, so a
+        justification costs one search and one UNSAT call."""
         var = self.var
-        bound: list[int] | None = None  # assumptions of the last true set met
-        last: list[str] = []
-        cone = self._cone
         while True:
-            if cone is not None:
-                present = [e for e, v in self._var_of_number.items() if model[v - 1] > 0]
-                true, outside = cone.examine(present)
-                cuts = [] if true else self._grown_cuts(outside.tolist())
-            elif self.ranked or not isinstance(self.source, SupportProgram):
-                cuts, true = [], True  # every model is founded
-            else:  # several roots: the program's own loop clauses for an unfounded model
-                cuts = self.source.loop_clauses(self.pool, self._copy, model)
-                true = not cuts
-            yield 1 + sum(map(len, cuts))
-            for clause in cuts:
-                solver.add_clause(clause)
-            if not true:
-                if bound is None:
-                    return None
-                assumptions = bound
-            else:
-                found = [e for e, v in var.items() if model[v - 1] > 0]
-                if not found:
-                    return frozenset()
-                solver.add_clause([-var[e] for e in found])
-                assumptions = bound = [-v for v in var.values() if model[v - 1] < 0]
-                last = found
+            yield 1
+            found = [e for e, v in var.items() if model[v - 1] > 0]
+            if not found:
+                return frozenset()
+            solver.add_clause([-var[e] for e in found])
+            assumptions = [-v for v in var.values() if model[v - 1] < 0]
             if not (yield from _limited(solver, assumptions)):
-                return frozenset(last)
+                return frozenset(found)
             model = self._model(solver)
-
-    def _grown_cuts(self, outside: list[int]) -> list[list[int]]:
-        """For the evidence ``outside`` (node numbers) a maximal false set Y leaves out:
-        "some evidence outside Y", and the loop formula of each loop of the claims Y could
-        hold only through loops."""
-        cone = self._cone
-        assert cone is not None and isinstance(self._copy, ProgramCopy)
-        if not outside:  # the root holds under no evidence: no model is founded
-            return [[-self.encoding.root]] if isinstance(self.encoding.root, int) else []
-        var_of = self._var_of_number
-        away = set(outside)
-        grown = [e for e in cone.evidence.tolist() if e not in away]
-        assert isinstance(self.source, SupportProgram)
-        loops = cone.unfounded(grown)
-        return [
-            [var_of[e] for e in outside],
-            *_loop_formulas(loops, self.source, self.pool, self._copy),
-        ]
 
     def __iter__(self) -> Iterator[frozenset[str]]:
         """Yield every minimal justification exactly once (in no particular order)."""
@@ -545,8 +456,6 @@ class JustificationEnumerator:
                 if not answer:
                     return
                 minimal = yield from _as_steps(self._minimal_steps(solver, self._model(solver)))
-                if minimal is None:
-                    continue  # cut a self-supporting loop; search again
                 yield 0, (minimal,), not minimal  # its supersets are blocked already
                 if not minimal:  # the empty set: the claim holds on no evidence, the only
                     return  # minimal justification (and nothing blocks it to go on)
@@ -568,10 +477,8 @@ class JustificationEnumerator:
             return None
         with solver:
             assumptions = [-self.var[e] for e in sorted(without) if e in self.var]
-            while solver.solve(assumptions=assumptions):
-                minimal = self._minimal_in(solver, self._model(solver))
-                if minimal is not None:
-                    return minimal
+            if solver.solve(assumptions=assumptions):
+                return self._minimal_in(solver, self._model(solver))
             return None
 
     def is_relevant(self, item: str) -> bool:
@@ -589,16 +496,16 @@ class JustificationEnumerator:
         gives up after that many solver conflicts and raises
         :class:`~theory.model.errors.Undecided` (deterministic, unlike a time limit).
 
-        ``target`` asks about another claim of the cone (f: its support function), on a
-        ranked enumerator of a :class:`~theory.solver.completion.SupportProgram`. The members of one
+        ``target`` asks about another claim of the cone (f: its support function), on an
+        enumerator of a :class:`~theory.solver.completion.SupportProgram`. The members of one
         strongly connected component share their cone, so one enumerator serves them all,
         and what its solver learns about the cone carries from claim to claim.
 
         One incremental solver holds two copies of the encoding sharing the evidence
         variables x: an "on" copy (root true) whose inputs are x OR s and an "off" copy
         (root false) whose inputs are x AND NOT s, where s are per-item selectors; a query
-        assumes every other item's selector off, and the root of each copy. Only the
-        "on" copy can need loop clauses (never on a ranked encoding).
+        assumes every other item's selector off, and the root of each copy. Both copies
+        are exact as encoded, so a model answers the query as it stands.
         """
         # the one-item case of relevance_among: S is {item}, and Y the witness
         among = self.relevance_among([item], conflicts, target)
@@ -644,9 +551,7 @@ class JustificationEnumerator:
     ) -> list[int] | None:
         """One relevance query: a founded model under ``assumptions``, or None."""
         try:
-            return self._solve(
-                relevance.solver, assumptions, copy=relevance.on, conflicts=conflicts
-            )
+            return self._solve(relevance.solver, assumptions, conflicts=conflicts)
         except Undecided:
             raise Undecided(question, conflicts or 0) from None
 
@@ -662,8 +567,8 @@ class JustificationEnumerator:
                 return None
             on_root, off_root = relevance.roots
         else:
-            if not (self.ranked and isinstance(self.source, SupportProgram)):
-                raise ValueError("a target other than the root needs a ranked SupportProgram")
+            if not isinstance(self.source, SupportProgram):
+                raise ValueError("a target other than the root needs a SupportProgram")
             number = self.source.index.number[target]
             if number not in on_copy.holds:
                 raise ValueError(f"claim {target!r} is not in the cone")
@@ -677,9 +582,7 @@ class JustificationEnumerator:
         selectors = {e: pool.id(("s", e)) for e in self.variables}
         on_input = {e: pool.id(("on-in", e)) for e in self.variables}
         off_input = {e: pool.id(("off-in", e)) for e in self.variables}
-        on, on_copy = self.source.encode(
-            pool, on_input.__getitem__, positive=True, tag="on", ranked=self.ranked
-        )
+        on, on_copy = self.source.encode(pool, on_input.__getitem__, positive=True, tag="on")
         off, off_copy = self.source.encode(pool, off_input.__getitem__, positive=False, tag="off")
         clauses = on.clauses + off.clauses
         for e in self.variables:

@@ -45,19 +45,11 @@ class SolverOptions:
     """Exchange attempts (pools decided by 64-lane fixpoints) after each true model before
     the step hands back to the solver: a model stands for many justifications."""
 
-    exchange_patience: int = 16
-    """Failed exchange attempts in a row after which the step hands back to the solver:
-    late in an enumeration most pools hold nothing new, and the solver is the better
-    search."""
-
     step_conflicts: int = 1_000
-    """Conflicts one python-sat call may spend before it returns to the portfolio, so that
-    the other arm gets its turn; the next step resumes it with what it learnt."""
-
-    conflict_work: int = 10
-    """Work units a solver conflict counts for (a decision counts one): a conflict costs an
-    analysis and a backjump, about ten decisions' time on these cones. Work, not time,
-    interleaves the portfolio, so its order is the same on every machine."""
+    """Conflicts one python-sat call may spend before it hands control back: to the
+    portfolio, so that the other arm gets its turn, and in a check with a deadline to the
+    clock, read between pieces of a relevance query; the next call resumes with what the
+    solver learnt."""
 
     reverse_after: int = 64
     """Models after which the lazy arm's solver also gets the completion's other direction
@@ -73,6 +65,30 @@ class SolverOptions:
     label_sets: int = 256
     """Sets a claim's label may hold in ``jtms check`` before its certificates come from
     the SAT search instead (a listing capped there is cut anyway)."""
+
+    relevance_conflicts: int = 20_000
+    """Solver conflicts the relevance queries of one claim in ``jtms check`` may spend
+    together (``--relevance-budget``): deciding relevance is NP-hard, and on support loops of
+    hundreds of claims some queries run for minutes, while on the benchmark memories each
+    ends within a few hundred conflicts; counted, not timed, so a report is reproducible."""
+
+    relevance_first: int = 250
+    """Conflicts each open relevance query gets when first asked alone (that pass spends
+    half of ``relevance_conflicts`` at most): most items settle in a few conflicts, and the
+    hard ones are then asked together, where one answer settles them all."""
+
+    counting_conflicts: int = 200_000
+    """Solver conflicts the counting-safety queries of one region may spend together
+    (``jtms check --counting-budget``): deciding counting-safety is coNP-hard, so a region
+    can hold a query no budget ends; on the benchmark memories and the karate closure every
+    region ends within it. Counted, not timed, so a report is reproducible."""
+
+    counting_region: int = 200_000
+    """The most nodes one counting-safety solver is built for (a weakly connected region of
+    claims behind loops and their intact ancestors); a larger region's claims are reported
+    undecided rather than encoded, which bounds the check's memory. Independent smaller
+    regions share a solver up to a quarter of it, so a memory of many small loops needs few
+    solvers and models."""
 
 
 DEFAULTS = SolverOptions()

@@ -20,66 +20,47 @@ the stage of C's own Kleene iteration at which it is derived (at most |C| - 1). 
 models' evidence sets are exactly those whose least fixpoint holds the root, and a SAT
 solver needs no loop check and no loop clause.
 
-Levels are order-encoded (``g(n, k)`` = "l_n >= k", k = 1..|C| - 1) for components of up to
-:data:`ORDER_UP_TO` members: unit propagation then reasons about levels directly, at |C|
-clauses per antecedent inside C. Larger components get ceil(log2 |C|) bits per member and
-a comparator of O(bits) clauses per antecedent (prefix-equal variables from the most
-significant bit down), so the encoding stays O(E log |C|) for E antecedent edges.
+Levels are binary: ceil(log2 |C|) bits per member and a comparator of O(bits) clauses per
+antecedent inside C (prefix-equal variables from the most significant bit down), so the
+encoding is O(E log |C|) for E antecedent edges, whatever the size of the component. One
+encoding for every component: an order encoding ("l_n >= k" per level) lets unit
+propagation reason about levels directly, but costs |C| clauses per antecedent inside C,
+quadratic in a long cycle (a 25,000-claim cycle would need 6 x 10^8 clauses). The ranked
+arm is the portfolio's fallback for graphs whose loops the lazy arm would cut one by one, so
+it must stay buildable at every size; where the lazy arm answers first, the encoding of the
+arm that lost costs nothing.
 """
 
 from __future__ import annotations
 
 from pysat.formula import IDPool
 
-ORDER_UP_TO = 256
-"""Largest component whose levels are order-encoded (|C| - 1 variables per member and |C|
-clauses per antecedent inside it); above, binary levels (log2 |C| bits)."""
-
 
 def clauses_per_edge(size: int) -> int:
     """Clauses of one ``support -> l_a < l_n`` in a component of ``size`` members (for an
     estimate of the encoding's size before building it)."""
-    return size if size <= ORDER_UP_TO else 6 * max(1, (size - 1).bit_length()) + 2
+    return 6 * max(1, (size - 1).bit_length()) + 2
 
 
 class Levels:
     """The level variables of one cyclic component of one encoded copy, and the clauses
-    that relate them."""
+    that relate them (none: any bits are a level)."""
 
     def __init__(self, pool: IDPool, tag: str, component: int, members: list[int]):
         self.pool, self.tag, self.component = pool, tag, component
         self.size = len(members)
-        self.order = self.size <= ORDER_UP_TO
         self.clauses: list[list[int]] = []
         self.width = max(1, (self.size - 1).bit_length())
-        self.vars: dict[int, list[int]] = {}
-        for n in members:
-            if self.order:
-                # g(n, k) for k = 1..size-1, and l_n >= k+1 implies l_n >= k
-                row = [pool.id((tag, "lv", component, n, k)) for k in range(1, self.size)]
-                self.clauses.extend([-row[k + 1], row[k]] for k in range(len(row) - 1))
-            else:  # bit i of l_n, most significant first
-                row = [pool.id((tag, "lb", component, n, i)) for i in range(self.width)]
-            self.vars[n] = row
+        self.vars: dict[int, list[int]] = {  # bit i of l_n, most significant first
+            n: [pool.id((tag, "lb", component, n, i)) for i in range(self.width)] for n in members
+        }
 
     def below(self, support: int, a: int, n: int) -> list[list[int]]:
-        """Clauses of ``support -> l_a < l_n``."""
+        """Clauses of ``support -> l_a < l_n`` over bits (most significant first): some bit
+        i with a_i = 0, n_i = 1 and the bits above it equal. ``p_i``: the bits above i are
+        equal (``p_0`` true)."""
         if a == n or self.size == 1:
             return [[-support]]
-        if self.order:
-            ga, gn = self.vars[a], self.vars[n]  # ga[k - 1] is "l_a >= k"
-            top = self.size - 1
-            clauses = [[-support, gn[0]]]  # l_n >= 1
-            clauses.extend(
-                [-support, -ga[k - 1], gn[k]] for k in range(1, top)
-            )  # l_a >= k -> l_n >= k+1
-            clauses.append([-support, -ga[top - 1]])  # l_a <= size - 2
-            return clauses
-        return self._binary_below(support, a, n)
-
-    def _binary_below(self, support: int, a: int, n: int) -> list[list[int]]:
-        """l_a < l_n over bits (most significant first): some bit i with a_i = 0, n_i = 1
-        and the bits above it equal. ``p_i``: the bits above i are equal (``p_0`` true)."""
         pool, key = self.pool, (self.tag, "lt", self.component, a, n, support)
         bits_a, bits_n = self.vars[a], self.vars[n]
         width = self.width
@@ -95,4 +76,4 @@ class Levels:
         return clauses
 
 
-__all__ = ["ORDER_UP_TO", "Levels", "clauses_per_edge"]
+__all__ = ["Levels", "clauses_per_edge"]

@@ -33,6 +33,16 @@ revision rules over all 2^n audits are encoded, with the statement negated. UNSA
 statement for every support function on n items. Each n is solved by CaDiCaL (python-sat,
 CNF) and by z3 (an independent encoding); both must answer UNSAT.
 
+Theorem 2 (the counting boundary: Datalog Counting agrees with exact revision on a claim iff
+no witness audit and self-supporting set L) is proved over graphs, not support functions:
+statements counting_criterion (audits of evidence), counting_criterion_claims and
+counting_criterion_all (audits of claims, of any nodes): for n nodes, every graph on n nodes
+(each node evidence or claim, every justification h <- B present or not), both fixpoints of
+every audit unrolled, the negated equivalence; solved by CaDiCaL and Glucose (no z3 encoding),
+n capped at 6 for them (n = 6 takes minutes), certified like the others. --general adds
+general:counting_criterion_if/_only_if and general:counting_loop (z3 over sorts Node, Just,
+Set) with their mutants.
+
 Statements: boundary (Theorem 1), refined (recorded ancestors A ⊇ U: agree iff unique S and
 A = S), inclusion (none ⊆ exact ⊆ influence), one_item (a disagreement implies one on a
 one-item audit), audit_criterion (audits of claims or mixed: items = the audited nodes, A =
@@ -53,6 +63,7 @@ examples:
   jtms prove --max-n 6                       Theorem 1 for n = 1..6, both solvers, mutants
   jtms prove --max-n 13 --solvers cadical --statements boundary --symmetry
   jtms prove --max-n 6 --certify-max-n 6     also check CaDiCaL's DRUP proofs (dratify)
+  jtms prove --max-n 5 --statements counting_criterion --solvers cadical,glucose --certify-max-n 4
   jtms prove --max-n 4 --statements all --general --json
   jtms prove --max-n 5 --statements all --export out/   DIMACS + SMT-LIB 2 files to re-check
 """
@@ -97,7 +108,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--statements",
         default="boundary",
         help="comma-separated bounded statements, or 'all' "
-        "(boundary, refined, inclusion, one_item, audit_criterion; default boundary)",
+        "(boundary, refined, inclusion, one_item, audit_criterion, counting_criterion, "
+        "counting_criterion_claims, counting_criterion_all; default boundary)",
     )
     parser.add_argument(
         "--symmetry",
@@ -171,6 +183,13 @@ FORMS = {
     "audit_criterion": "audits of claims or mixed audits: for an active claim, influence "
     "agrees with exact revision on every audit iff on every one-item audit {x}, x the claim "
     "or an ancestor among the audited nodes (Coq graph_audit_safe)",
+    "counting_criterion": "Theorem 2 (the counting boundary), every graph on n nodes, audits "
+    "of evidence: an active claim is counting-safe (Datalog Counting retires it whenever exact "
+    "revision does) iff there is no witness: an audit R and a set L containing it, retired "
+    "exactly, each member with a justification inside L and what survives (Coq "
+    "graph_counting_safe)",
+    "counting_criterion_claims": "Theorem 2, audits of claims (Coq graph_counting_safe)",
+    "counting_criterion_all": "Theorem 2, audits of any nodes (Coq graph_counting_safe)",
 }
 """What each statement that ``jtms prove`` prints under its table establishes."""
 
@@ -187,7 +206,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"unknown solver {', '.join(bad) or '(none)'} (choose from {', '.join(SOLVERS)})"
         )
-    names = [s.name for s in PROVED]
+    from proofs.graph_bounded import COUNTING, COUNTING_MAX_N, certify_counting, solve_counting
+
+    names = [s.name for s in PROVED] + [s.name for s in COUNTING.values() if not s.mutant]
     chosen = names if args.statements == "all" else [s.strip() for s in args.statements.split(",")]
     if any(name not in names for name in chosen):
         raise InputError(
@@ -230,6 +251,23 @@ def run(args: argparse.Namespace) -> int:
     results = []
     disagreements = []
     for name in chosen:
+        if name in COUNTING:  # graphs on n nodes (proofs.graph_bounded): CaDiCaL and Glucose
+            for n in range(args.min_n, min(args.max_n, COUNTING_MAX_N) + 1):
+                answers = [solve_counting(name, n, s) for s in solvers if s != "z3"]
+                results += answers
+                if args.export is not None:
+                    _export_counting(name, n, args)
+                differ = disagreement(answers) if answers else None
+                if differ is not None:
+                    disagreements.append(differ.to_dict())
+                if n <= args.certify_max_n:
+                    try:
+                        results.append(certify_counting(name, n, args.checker))
+                    except CheckerMissing as error:
+                        raise InputError(
+                            f"DRUP checker {args.checker!r} is not installed ({error})"
+                        ) from None
+            continue
         for n in range(args.min_n, args.max_n + 1):
             answers = [
                 solve(name, n, solver, symmetry=args.symmetry)
@@ -260,13 +298,21 @@ def run(args: argparse.Namespace) -> int:
                     )
                 if args.export is not None:
                     _export(mutant.name, args.mutants_n, args, max(z3_max, args.mutants_n))
+        for spec in COUNTING.values():
+            if spec.mutant_of in chosen:
+                n = min(args.mutants_n, COUNTING_MAX_N)
+                results += [solve_counting(spec.name, n, s) for s in solvers if s != "z3"]
+                if args.export is not None:
+                    _export_counting(spec.name, n, args)
     if args.general:
         from proofs.chaining import chain_results
         from proofs.general import GENERAL, prove_general
+        from proofs.graph_general import GRAPH_GENERAL, prove_graph_general
 
         general = [prove_general(name, timeout_s=args.timeout) for name in GENERAL]
         results += general
         results += chain_results(timeout_s=args.timeout, general=general)  # + NAME/paths rows
+        results += [prove_graph_general(name, timeout_s=args.timeout) for name in GRAPH_GENERAL]
 
     ok = all(r.ok for r in results) and not disagreements
     if args.json:
@@ -332,6 +378,17 @@ def _export(name: str, n: int, args: argparse.Namespace, z3_max: int) -> None:
     formats = ("cnf", "smt2") if n <= z3_max else ("cnf",)
     try:
         export_instance(name, n, args.export, symmetry=args.symmetry, formats=formats)
+    except OSError as error:
+        raise InputError(
+            f"--export {args.export}: cannot write ({error.strerror or error})"
+        ) from None
+
+
+def _export_counting(name: str, n: int, args: argparse.Namespace) -> None:
+    from proofs.graph_bounded import export_counting
+
+    try:
+        export_counting(name, n, args.export)
     except OSError as error:
         raise InputError(
             f"--export {args.export}: cannot write ({error.strerror or error})"

@@ -19,6 +19,7 @@ from jtms.cli.provenance import PROVENANCE_KEY, add_manifest_argument, provenanc
 from jtms.cli.sources import (
     add_source_arguments,
     headline_payload,
+    load_graph_document,
     load_graph_file,
     print_import_report,
     read_from,
@@ -39,6 +40,14 @@ from theory.safety.check import (
     stream_check,
     summarize_structure,
 )
+from theory.safety.counting import (
+    COUNTING_CONFLICTS,
+    CountingTally,
+    CountingVerdict,
+    counting_tally,
+    counting_verdicts,
+)
+from theory.semantics.fixpoint import base_active
 from theory.semantics.revision import RULES, revise, revise_in_force
 from theory.solver.justifications import minimal_justifications
 
@@ -144,12 +153,25 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "  undecided            its relevance query ran out of --relevance-budget (the\n"
             "                       violation and its survivor are exact; kinds_complete false)\n\n"
             "  loop_influence       e reaches the claim only through support loops\n"
+            "Counting (Datalog's Counting: retire a claim when none of its justifications\n"
+            "keeps all its antecedents, repeatedly) is checked too: an active claim c is\n"
+            "counting-safe iff no audit R and set L of claims exist with c in L, every\n"
+            "member of L active before R, not in R, retired by exact revision of R, and\n"
+            "with a justification whose antecedents each lie in L or stay active (Theorem\n"
+            "2); a claim none of whose active ancestors lies on a support loop is safe. Per\n"
+            "claim: counting_safe (null when --time-limit or --counting-budget left it\n"
+            "undecided) and counting_witness ({audit, loop, kept}: counting keeps the\n"
+            "claim after the audit, exact retires it; loop in cycle order, each member\n"
+            "justified by the next; or null). --summary counts them (counting_safe per\n"
+            "claim, counting_unsafe and counting_undecided in summary), with no witness.\n"
+            "--audits applies to both. The exit code is the influence verdict's.\n"
             "A run over a second shows its progress on stderr (on a terminal).\n\n"
-            "Exit code 0 when every claim is safe, 1 otherwise, 2 on bad input.\n\n"
+            "Exit code 0 when every claim is influence-safe, 1 otherwise, 2 on bad input.\n\n"
             "examples:\n  jtms check examples/and_world.json && jtms check examples/or_world.json --json\n"
             "  jtms check big.json --json --time-limit 60   # every verdict, kinds as time allows\n"
             "  jtms check --db jtms.db      # the stored memory, as it stands after its audits\n"
-            "  jtms check examples/or_world.json --audits claims --json"
+            "  jtms check examples/or_world.json --audits claims --json\n"
+            "  jtms check examples/counting_loop.json   # counting-unsafe: audit e, loop c, m"
         ),
     )
     check.add_argument("graph", metavar="GRAPH", nargs="?", help="graph file (or use --db)")
@@ -204,13 +226,30 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="judge safety over audits of evidence (default: Theorem 1), of claims, or of "
         "both (all); witnesses and justifications are then sets of those nodes",
     )
+    check.add_argument(
+        "--counting-budget",
+        type=at_least(0),
+        default=COUNTING_CONFLICTS,
+        metavar="CONFLICTS",
+        help="solver conflicts the counting queries of one region (claims behind support "
+        f"loops sharing their ancestors) may spend together (default {COUNTING_CONFLICTS}; "
+        "0 = no limit): the claims left open past it are counting-undecided (null)",
+    )
     check.add_argument("--json", action="store_true", help="machine output")
     add_manifest_argument(check)
     add_source_arguments(check)  # --from reasons|prov: checked as it stands after its audit
     documented(
         check,
         examples=[],
-        keys=["influence_safe", "claims", "counts", "cursor", "seconds", "provenance"],
+        keys=[
+            "influence_safe",
+            "counting_safe",
+            "claims",
+            "counts",
+            "cursor",
+            "seconds",
+            "provenance",
+        ],
     )
     check.set_defaults(func=run_check)
 
@@ -291,9 +330,13 @@ def run_revise(args: argparse.Namespace) -> int:
         raise error.with_source("--rule") from None
     rule: Any = args.rule if args.rule in RULES else _named(function, name)
     imported = read_from(args, args.graph)
-    structure = load_graph_file(args.graph) if imported is None else imported.structure
+    document: Any = None
+    if imported is None:
+        document, structure = load_graph_document(args.graph)  # read once, audit included
+    else:
+        structure = imported.structure
     if args.audit is None:
-        args.audit = _recorded_audit(args.graph, structure, imported)
+        args.audit = _recorded_audit(args.graph, document, structure)
     try:
         if imported is not None and imported.audit:  # after the audit the source has in force
             result = revise_in_force(structure, imported.audit, args.audit, rule)
@@ -339,11 +382,13 @@ def _named(function: Any, name: str) -> Any:
     return rule
 
 
-def _recorded_audit(path: str, structure: SupportStructure, imported: Imported | None) -> list[str]:
-    """The audit a graph file records (``jtms fuzz --out``), for ``revise`` without ``--audit``."""
-    from theory.io.graphfile import load_document, recorded_audit
+def _recorded_audit(path: str, document: Any, structure: SupportStructure) -> list[str]:
+    """The audit a graph file records (``jtms fuzz --out``), for ``revise`` without
+    ``--audit``: read from the ``document`` already loaded (None: another tool's file,
+    which records none)."""
+    from theory.io.graphfile import recorded_audit
 
-    audit = None if imported is not None else recorded_audit(load_document(path), structure)
+    audit = None if document is None else recorded_audit(document, structure)
     if audit is None:
         raise InputError(
             f"{path}: give --audit ID[,ID...] (the file records no counterexample audit)"
@@ -359,15 +404,19 @@ def report_payload(report: SafetyReport) -> dict[str, Any]:
 REPORT_SETS = 3  # minimal justifications shown per claim by `jtms check` without --json
 
 
-def print_report(report: SafetyReport, title: str) -> None:
-    """The tables for people: per claim its state, verdict and first minimal justifications
-    (their number when there are more), then the first violations; ``--json`` has them all."""
+def print_report(
+    report: SafetyReport, title: str, counting: dict[str, CountingVerdict] | None = None
+) -> None:
+    """The tables for people: per claim its state, verdicts (influence, and counting when
+    given) and first minimal justifications (their number when there are more), then the
+    first violations and counting witnesses; ``--json`` has them all."""
     out = console()
     claims = sorted(report.claims, key=lambda c: c.id)
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for claim in claims:
+        word = () if counting is None else (_counting_word(counting[claim.id].safe),)
         if not claim.active:
-            rows.append((claim.id, "inactive", "safe", "-"))
+            rows.append((claim.id, "inactive", "safe", *word, "-"))
             continue
         found = sorted_sets(claim.minimal_justifications)
         listed = ", ".join(format_set(s) for s in found[:REPORT_SETS])
@@ -376,8 +425,10 @@ def print_report(report: SafetyReport, title: str) -> None:
             listed += f", ... ({len(found)}{more} in all)"
         elif not claim.minimal_justifications_complete:
             listed = listed + ", ..." if listed else "(not computed: --summary)"
-        rows.append((claim.id, "active", "safe" if claim.influence_safe else "UNSAFE", listed))
-    out.print(table(title, ["claim", "state", "influence", "minimal justifications"], rows))
+        verdict = "safe" if claim.influence_safe else "UNSAFE"
+        rows.append((claim.id, "active", verdict, *word, listed))
+    columns = ["claim", "state", "influence", *(() if counting is None else ("counting",))]
+    out.print(table(title, [*columns, "minimal justifications"], rows))
     violations = [
         (
             claim.id,
@@ -400,21 +451,61 @@ def print_report(report: SafetyReport, title: str) -> None:
             out.print(
                 f"... and {len(violations) - SUMMARY_ROWS} more violation(s) (--json lists them all)"
             )
+    witnessed = [
+        (
+            claim,
+            format_set(v.witness.audit),
+            " <- ".join((*v.witness.loop, v.witness.loop[0])),
+            len(v.witness.kept),
+        )
+        for claim, v in sorted((counting or {}).items())
+        if v.witness is not None
+    ]
+    if witnessed:
+        out.print(
+            table(
+                "Counting witnesses (counting keeps the claim after the audit, exact retires it)",
+                ["claim", "witness audit", "loop (each justified by the next)", "kept"],
+                witnessed[:SUMMARY_ROWS],
+            )
+        )
+        if len(witnessed) > SUMMARY_ROWS:
+            out.print(
+                f"... and {len(witnessed) - SUMMARY_ROWS} more counting-unsafe claim(s) "
+                "(--json lists them all)"
+            )
     unsafe = len(report.unsafe)
     verdict = (
         "influence-safe"
         if report.influence_safe
         else f"NOT influence-safe: {unsafe} unsafe claim(s)"
     )
+    if counting is not None:
+        verdict += "; " + _counting_line(
+            sum(1 for v in counting.values() if v.safe is False),
+            sum(1 for v in counting.values() if v.safe is None),
+        )
     out.print(f"{len(report.claims)} claim(s) checked: {verdict}")
+
+
+def _counting_line(unsafe: int, undecided: int) -> str:
+    """The counting verdict of a check, in words."""
+    line = "counting-safe" if not unsafe else f"NOT counting-safe: {unsafe} unsafe claim(s)"
+    return line + (f", {undecided} undecided" if undecided else "")
 
 
 SUMMARY_ROWS = 50  # unsafe claims shown by `jtms check --summary` without --json
 
 
-def print_summary(summary: SafetySummary | SafetyCounts, title: str, by_id: bool = False) -> None:
-    """The table of the first unsafe claims (by id) and the totals. ``by_id``: the summary's
-    claims are in id order already, so only the first rows are read."""
+def print_summary(
+    summary: SafetySummary | SafetyCounts,
+    title: str,
+    by_id: bool = False,
+    tally: CountingTally | None = None,
+) -> None:
+    """The table of the first unsafe claims (by id) and the totals, and the counting totals
+    of ``tally`` when given. ``by_id``: the summary's claims are in id order already, so
+    only the first rows are read."""
     out = console()
     found = summary.unsafe() if isinstance(summary, SafetyCounts) else iter(summary.unsafe)
     unsafe = sorted(islice(found, SUMMARY_ROWS) if by_id else found, key=lambda c: c.id)[
@@ -445,6 +536,9 @@ def print_summary(summary: SafetySummary | SafetyCounts, title: str, by_id: bool
         f"{totals['claims']} claim(s) checked ({totals['active']} active): {verdict}, "
         f"{totals['violations']} violation(s)"
     )
+    if tally is not None:
+        counted = tally.totals()
+        out.print(_counting_line(counted["counting_unsafe"], counted["counting_undecided"]))
 
 
 CERTIFICATES_SHARE = 0.85
@@ -522,16 +616,20 @@ def _summary_check(args: argparse.Namespace) -> int:
             with Memory.open(args.db) as memory, memory.snapshot():
                 state = memory.state  # the stored graph and the audits in force
                 counts = _counted(args, state.index, tuple(state.blocks), state.active)
+                tally = _tally(args, state.index, state.active)
+                index: IndexView = state.index
         else:
             imported = read_from(args, args.graph)  # --from datalog (no audit), or None
             structure = load_graph_file(args.graph) if imported is None else imported.structure
-            counts = _counted(args, index_of(structure), (), None)
+            index = index_of(structure)
+            counts = _counted(args, index, (), None)
+            tally = _tally(args, index, base_active(structure))
     except InputError as error:
         raise error.with_source(source) from None
     if args.json:
-        _print_counts_json(counts, started, provenance(args))
+        _print_counts_json(counts, started, provenance(args), tally, index.number)
     else:
-        print_summary(counts, f"Influence-safety of {source}", by_id=not args.claim)
+        print_summary(counts, f"Influence-safety of {source}", by_id=not args.claim, tally=tally)
         if not args.db and imported is not None:
             print_import_report(imported)
     return ExitCode.of(counts.influence_safe)
@@ -557,13 +655,31 @@ def _summary_over_audits(args: argparse.Namespace, source: str, started: float) 
         )
     except InputError as error:
         raise error.with_source(source) from None
+    try:
+        counting = _counting_verdicts(args, structure, blocked, args.claim, witnesses=False)
+    except InputError as error:
+        raise error.with_source(source) from None
+    unsafe = sum(1 for v in counting.values() if v.safe is False)
+    undecided = sum(1 for v in counting.values() if v.safe is None)
     if args.json:
         payload = summary.to_dict()
+        payload = {"counting_safe": _all_safe(counting.values()), **payload}
+        payload["summary"].update(counting_unsafe=unsafe, counting_undecided=undecided)
+        for entry in payload["claims"]:
+            entry["counting_safe"] = counting[entry["id"]].safe
+        payload = {"influence_safe": payload.pop("influence_safe"), **payload}
         payload["seconds"] = round(time.perf_counter() - started, 6)
         print_json(payload)
     else:
         print_summary(summary, f"Influence-safety of {source} (audits of {args.audits})")
+        console().print(_counting_line(unsafe, undecided))
     return ExitCode.of(summary.influence_safe)
+
+
+def _tally(args: argparse.Namespace, index: IndexView, active: bytes | bytearray) -> CountingTally:
+    """``--summary``'s counting verdicts (:func:`theory.safety.counting.counting_tally`)."""
+    claims = claim_numbers(index, args.claim) if args.claim else None
+    return counting_tally(index, active, claims, conflicts=args.counting_budget or None)
 
 
 def _counted(
@@ -584,14 +700,32 @@ def _counted(
         return count_verdicts(index, blocked, claims, active=active, progress=advance)
 
 
-def _print_counts_json(counts: SafetyCounts, started: float, origin: dict[str, Any]) -> None:
+def _print_counts_json(
+    counts: SafetyCounts,
+    started: float,
+    origin: dict[str, Any],
+    tally: CountingTally,
+    number: Any,
+) -> None:
     """The ``--summary --json`` payload (:meth:`SafetySummary.to_dict` plus ``seconds`` and
-    the run's ``provenance``, ``origin``), written claim by claim when it is large (one line,
-    as :func:`print_json` writes it)."""
-    totals = counts.totals()
+    the run's ``provenance``, ``origin``; the counting verdicts of ``tally``: ``counting_safe``
+    overall and per claim, ``counting_unsafe`` and ``counting_undecided`` in ``summary``;
+    ``number``: id -> node number), written claim by claim when it is large (one line, as
+    :func:`print_json` writes it)."""
+    totals = {**counts.totals(), **tally.totals()}
+
+    def entry(claim: Any) -> dict[str, Any]:
+        return {**claim.to_dict(), "counting_safe": tally.of(number[claim.id])}
+
     if totals["claims"] <= 1000:
         summaries = tuple(counts.claims())
         payload = SafetySummary(counts.influence_safe, summaries).to_dict()
+        payload = {
+            "influence_safe": payload["influence_safe"],
+            "counting_safe": tally.safe,
+            "summary": totals,
+            "claims": [entry(c) for c in sorted(summaries, key=lambda c: c.id)],
+        }
         payload["seconds"] = round(time.perf_counter() - started, 6)
         payload[PROVENANCE_KEY] = origin
         print_json(payload)
@@ -600,13 +734,15 @@ def _print_counts_json(counts: SafetyCounts, started: float, origin: dict[str, A
     write(
         '{"influence_safe":'
         + json.dumps(counts.influence_safe)
+        + ',"counting_safe":'
+        + json.dumps(tally.safe)
         + ',"summary":'
         + json.dumps(totals, separators=(",", ":"))
         + ',"claims":['
     )
     encode = json.JSONEncoder(separators=(",", ":")).encode
     for k, claim in enumerate(counts.claims()):
-        write(("," if k else "") + encode(claim.to_dict()))
+        write(("," if k else "") + encode(entry(claim)))
     write('],"seconds":' + json.dumps(round(time.perf_counter() - started, 6)))
     write(f',"{PROVENANCE_KEY}":' + json.dumps(origin, separators=(",", ":")) + "}\n")
 
@@ -623,6 +759,11 @@ def _checked(
 ) -> int:
     limit = None if args.max_listed == 0 else args.max_listed
     relevance_budget = args.relevance_budget or None
+    try:
+        counting = _counting_verdicts(args, structure, blocked, claims)
+    except InputError as error:
+        raise error.with_source(source) from None
+    counting_undecided = sum(1 for v in counting.values() if v.safe is None)
     if args.json:  # claim by claim: a report of many violations is never held whole
         try:
             run = stream_check(
@@ -641,6 +782,7 @@ def _checked(
             for k, claim in enumerate(run, 1):
                 update(k)
                 entry = claim.to_dict()
+                entry.update(counting[claim.id].to_dict())
                 if args.db:  # the keys of the MCP tool `check`: with the lengths of its lists
                     entry.setdefault("violation_count", len(entry["violations"]))
                     entry.setdefault(
@@ -652,18 +794,28 @@ def _checked(
             rest: dict[str, Any] = {"seconds": round(time.perf_counter() - started, 6)}
             if imported is not None:
                 rest["import"] = {**imported.report.to_dict(), "audit": imported.audit_list()}
-            rest["counts"] = {"claims": len(run.claims), "unsafe": run.unsafe}
+            rest["counts"] = {
+                "claims": len(run.claims),
+                "unsafe": run.unsafe,
+                "counting_unsafe": sum(1 for v in counting.values() if v.safe is False),
+                "counting_undecided": counting_undecided,
+            }
             rest["cursor"] = None
             if args.time_limit is not None:  # what the limit left undecided
                 rest["time_limit"] = args.time_limit
-                rest["complete"] = run.undecided[0] == 0
+                rest["complete"] = run.undecided[0] == 0 and counting_undecided == 0
                 rest["undecided_claims"] = run.undecided[0]
+                rest["counting_undecided_claims"] = counting_undecided
             rest[PROVENANCE_KEY] = provenance(args)
             return rest
 
         with closing(run), progress_bar("checking", total, delay=1.0, every=1) as update:
             print_json_stream(
-                {"influence_safe": run.influence_safe, **headline_payload(imported)},
+                {
+                    "influence_safe": run.influence_safe,
+                    **headline_payload(imported),  # a source's disagreements beside the verdict
+                    "counting_safe": _all_safe(counting.values()),
+                },
                 "claims",
                 entries(),
                 tail,
@@ -693,15 +845,57 @@ def _checked(
     except InputError as error:
         raise error.with_source(source) from None
     over = "" if args.audits == "evidence" else f" (audits of {args.audits})"
-    print_report(report, f"Influence-safety of {source}{over}")
+    print_report(report, f"Influence-safety of {source}{over}", counting)
     if stream.undecided[0]:
         console().print(
             f"--time-limit {args.time_limit:g} s reached: the kinds of {stream.undecided[0]} "
             "unsafe claim(s) are undecided (their verdicts are exact)"
         )
+    if counting_undecided:
+        cause = "--time-limit" if args.time_limit is not None else "--counting-budget"
+        console().print(
+            f"{cause} reached: the counting verdicts of {counting_undecided} claim(s) are undecided"
+        )
     if imported is not None:
         print_import_report(imported)
     return ExitCode.of(report.influence_safe)
+
+
+def _counting_verdicts(
+    args: argparse.Namespace,
+    structure: SupportStructure,
+    blocked: frozenset[str],
+    claims: list[str] | None,
+    witnesses: bool = True,
+) -> dict[str, CountingVerdict]:
+    """The counting verdicts of the claims checked (:func:`theory.safety.counting.counting_verdicts`):
+    with --time-limit, half the time left for certificates at most."""
+    deadline = getattr(args, "deadline", None)
+    if deadline is not None:
+        now = time.monotonic()
+        deadline = now + max(0.0, deadline - now) / 2
+    return counting_verdicts(
+        structure,
+        audits=args.audits,
+        claims=None if claims is None else sorted(claims),
+        deadline=deadline,
+        blocked=blocked,
+        witnesses=witnesses,
+        conflicts=args.counting_budget or None,
+    )
+
+
+def _all_safe(verdicts: Iterator[CountingVerdict] | Any) -> bool | None:
+    """``counting_safe`` of the whole check: False when a claim is unsafe, else None when one
+    is undecided, else True."""
+    found = [v.safe for v in verdicts]
+    if False in found:
+        return False
+    return None if None in found else True
+
+
+def _counting_word(safe: bool | None) -> str:
+    return "undecided" if safe is None else "safe" if safe else "UNSAFE"
 
 
 ORDER = 10  # position of these commands in `jtms --help`

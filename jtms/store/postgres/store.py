@@ -743,6 +743,13 @@ class PostgresStore:
     def creation_events(self) -> dict[str, int]:
         return {node_id: int(event) for node_id, event in self._rows("SELECT id, event FROM nodes")}
 
+    def node_creation(self, node_id: str) -> tuple[int, str] | None:
+        rows = self._rows(
+            "SELECT n.event, e.time FROM nodes n JOIN events e ON e.id = n.event WHERE n.id = %s",
+            (node_id,),
+        )
+        return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
     def node_record(self, node_id: str) -> dict[str, Any] | None:
         rows = self._rows(
             "SELECT n.id, n.kind, n.text, n.author, n.expression, n.value, e.time "
@@ -956,6 +963,11 @@ class PostgresStore:
         self._db.execute(
             "INSERT INTO expiries (node, until, event) VALUES (%s, %s, %s)", (num, until, event)
         )
+
+    def add_expiries(self, rows: Iterable[tuple[int, str]], event: int) -> None:
+        tail = f"\t{int(event)}\n"
+        lines = "".join(f"{int(num)}\t{_copy_text(until)}{tail}" for num, until in rows)
+        self._copy("COPY expiries (node, until, event) FROM STDIN", lines)
 
     def expiries(self) -> dict[int, str]:
         """Evidence number -> its ``valid_until`` (ISO 8601, UTC)."""

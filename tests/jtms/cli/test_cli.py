@@ -155,6 +155,26 @@ def test_revise_json(capsys, rule, retired, active):
     assert json.loads(out) == {"rule": rule, "audit": ["a"], "retired": retired, "active": active}
 
 
+def test_revise_reads_its_file_once(capsys, monkeypatch, tmp_path):
+    """Without --audit, revise replays the audit the file records from the one read."""
+    from theory.io import graphfile
+
+    reads: list[str] = []
+    read_bounded = graphfile.read_bounded
+
+    def counted(path, *args, **kwargs):
+        reads.append(str(path))
+        return read_bounded(path, *args, **kwargs)
+
+    monkeypatch.setattr(graphfile, "read_bounded", counted)
+    document = json.loads((EXAMPLES / "or_world.json").read_text())
+    graph = tmp_path / "ce.json"
+    graph.write_text(json.dumps({**document, "counterexample": {"audit": ["a"]}}))
+    code, out, _ = run(capsys, "revise", graph, "--json")
+    assert code == 0 and json.loads(out)["retired"] == ["a"]
+    assert reads == [str(graph)]
+
+
 BAD_GRAPHS = {
     "malformed": ('{"nodes": [', "malformed JSON"),
     "duplicate": (

@@ -253,3 +253,27 @@ def test_a_view_lists_only_what_existed_then(db):
         memory.add_evidence("calc", expression="6*7", value="42")  # what `review` re-executes
         assert view.calculations() == [] and memory.as_of(back.event_id).calculations() == []
         assert memory.calculations() == [("calc", "6*7", "42")]
+
+
+def test_a_node_of_a_later_event_is_refused_from_its_own_row(memory_location, monkeypatch):
+    """A view of the past refuses a node created later, naming the event and its time, from
+    that node's row: never a read of every node's creation (a memory of 100k nodes)."""
+    with Memory.create(memory_location()) as memory:
+        memory.add_evidence("e1")
+        first = memory.last_event
+        memory.add_evidence("e2")
+        created = memory.events()[-1]
+        past = memory.as_of(first)
+
+        def every_node() -> dict[str, int]:
+            raise AssertionError("every node's creation read to refuse one node")
+
+        monkeypatch.setattr(past._store, "creation_events", every_node)
+        with pytest.raises(InputError) as refused:
+            past.explain("e2")
+        assert str(refused.value).endswith(
+            f"did not exist yet as of event {first}: event {created['id']} created it later "
+            f"({created['time']})"
+        )
+        with pytest.raises(InputError, match="unknown"):
+            past.explain("ghost")

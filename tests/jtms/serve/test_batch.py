@@ -109,6 +109,21 @@ BAD = [
         [{"claim": "x", "antecedents": ["x"]}, {"claim": "x", "antecedents": ["x", "e0"]}],
         "nodes[0]: claim 'x' is justified only by itself",
     ),
+    (
+        [{"id": "x", "kind": "claim", "valid_until": "2030-01-01T00:00:00Z"}],
+        [],
+        "nodes[0] ('x'): only evidence expires",
+    ),
+    (
+        [{"id": "x", "kind": "evidence", "valid_until": "9999-12-31T23:59:59-05:00"}],
+        [],
+        "nodes[0] ('x'): valid_until: '9999-12-31T23:59:59-05:00' is out of range",
+    ),
+    (
+        [{"id": "x", "kind": "evidence", "valid_until": "next tuesday"}],
+        [],
+        "nodes[0] ('x'): valid_until: expected an ISO time, got 'next tuesday'",
+    ),
 ]
 
 
@@ -210,12 +225,22 @@ def test_add_batch_over_mcp(tmp_path):
             assert "bad arguments" in said and "nodes[0]" in said
             said = await error(client, "add_claim", id="z", justifications=[["z"]])
             assert "justified only by itself" in said
+            expiring = [{"id": "quote", "kind": "evidence", "valid_until": "2999-01-01T00:00:00Z"}]
+            said = await error(
+                client,
+                "add_batch",
+                nodes=[{**expiring[0], "valid_until": "9999-12-31T23:59:59-05:00"}],
+            )
+            assert "nodes[0] ('quote'): valid_until: " in said and "out of range" in said
+            await call(client, "add_batch", nodes=expiring)
             return first
 
     first = anyio.run(main)
     assert first["added"] == 3 and first["active"] == 3 and first["inactive"] == []
     assert first["activated"] == []  # c0 was active already
     assert jtms_json("state", "--db", db)["inactive"] == []
+    with Memory.open(db) as memory:
+        assert list(memory._store.expiries().values()) == ["2999-01-01T00:00:00.000+00:00"]
 
 
 @pytest.mark.slow
@@ -260,13 +285,33 @@ def test_a_batch_on_each_backend(memory_location):
         assert memory.is_active("n1") and memory.integrity_problems() == []
 
 
-def test_a_batch_node_with_valid_until_is_refused_not_dropped():
-    """Expiry is set by add_evidence or an import; a batch that carried it would lose it."""
-    from jtms.memory.batches import read_batch
-    from theory.model.errors import InputError
-
-    with pytest.raises(InputError, match="unknown key.*valid_until"):
-        read_batch([{"id": "e1", "kind": "evidence", "valid_until": "2030-01-01T00:00:00Z"}])
+def test_a_batch_stores_valid_until_as_add_evidence_does(memory_location):
+    """A batch's evidence expires as add_evidence's and a graph file's: the same stored
+    time (UTC, to the millisecond), and one past is recorded as expired by the next write."""
+    later, past = "2999-01-01T00:00:00+01:00", "2020-01-01T00:00:00Z"
+    with Memory.create(memory_location()) as one_by_one:
+        one_by_one.add_evidence("quote", valid_until=later)
+        one_by_one.add_evidence("price", valid_until=past)
+        wanted = one_by_one._store.expiries()
+    with Memory.create(memory_location()) as memory:
+        memory.add_batch(
+            [
+                {"id": "quote", "kind": "evidence", "valid_until": later},
+                {"id": "price", "kind": "evidence", "valid_until": past},
+                {"id": "cheap", "kind": "claim"},
+                {"id": "plain", "kind": "evidence", "valid_until": None},  # none, as a file's
+            ],
+            [{"claim": "cheap", "antecedents": ["price"]}],
+        )
+        assert (
+            memory._store.expiries()
+            == wanted
+            == {0: "2998-12-31T23:00:00.000+00:00", 1: "2020-01-01T00:00:00.000+00:00"}
+        )
+        memory.add_evidence("next")  # the write records the expiry first
+        expiry = memory.events()[-2]
+        assert (expiry["reason"], expiry["roots"]) == ("expired", ["price"])
+        assert not memory.is_active("cheap") and memory.is_active("quote")
 
 
 @pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"])

@@ -413,7 +413,12 @@ def test_a_dry_run_and_a_check_page_on(tmp_path):
             checked = await call(client, "check", limit=7, cursor=checked["cursor"])
             claims += checked["claims"]
         assert [c["id"] for c in claims] == sorted(f"c{k}" for k in range(30))
-        assert checked["counts"] == {"claims": 30, "unsafe": 29}
+        assert checked["counts"] == {
+            "claims": 30,
+            "unsafe": 29,
+            "counting_unsafe": 0,
+            "counting_undecided": 0,
+        }
 
     serve(db, body)
 

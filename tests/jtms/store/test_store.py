@@ -409,3 +409,31 @@ def test_explain_text_shows_the_ends_of_a_long_certificate(tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 301
     out = _json(capsys, ["explain", "c299", "--db", str(db)])
     assert len(out["certificate"]) == 300
+
+
+def test_imports_and_batches_write_their_expiries_in_one_statement(memory_location, monkeypatch):
+    """An import's (and a batch's) expiries go in one bulk write (SQLite ``executemany``,
+    PostgreSQL ``COPY``), never a statement per evidence item; stored as add_evidence's."""
+    with Memory.create(memory_location()) as memory:
+        store = memory._store
+        bulk: list[int] = []
+        add_expiries = store.add_expiries
+
+        def one_row(*args):
+            raise AssertionError("an expiry written row by row")
+
+        def counted(rows, event):
+            bulk.append(event)
+            return add_expiries(rows, event)
+
+        monkeypatch.setattr(store, "add_expiry", one_row)
+        monkeypatch.setattr(store, "add_expiries", counted)
+        expiring = [
+            {"id": f"e{k}", "kind": "evidence", "valid_until": f"2999-01-0{k}T01:00:00+01:00"}
+            for k in range(1, 4)
+        ]
+        memory.import_graph({"nodes": expiring, "justifications": []})
+        memory.add_batch([{**node, "id": f"b{node['id']}"} for node in expiring])
+        assert bulk == [memory.last_event - 1, memory.last_event]  # one call per write
+        wanted = [f"2999-01-0{k}T00:00:00.000+00:00" for k in range(1, 4)]
+        assert store.expiries() == dict(enumerate(wanted + wanted))
