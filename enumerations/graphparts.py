@@ -31,6 +31,8 @@ import numpy as np
 
 from enumerations.executor import ShardExecutor
 from enumerations.graphs import (
+    CHECKS_ALL,
+    CHECKS_COUNTING,
     SHARD_CLASSES,
     ClassPlan,
     GraphFamily,
@@ -155,6 +157,15 @@ def strict_tally(data: object, family: GraphFamily) -> GraphTally:
             setattr(tally, name, strict_int(data[name], name))
         else:
             tally.labelled_known = False
+    for name in GraphTally.COUNTING:  # absent from part files written before Theorem 2
+        if name in data:
+            setattr(tally, name, strict_int(data[name], name))
+        else:
+            tally.counting_known = False
+    checks = data.get("checks", ["influence", "counting"])
+    if not isinstance(checks, list) or "counting" not in checks and tally.counting_known:
+        raise Malformed("checks must be a list naming the checks run")
+    tally.influence_checked = "influence" in checks
     t = tally
     limits = [
         ("graphs", t.graphs, "labelled graphs", family.labelled_count()),
@@ -199,6 +210,34 @@ def strict_tally(data: object, family: GraphFamily) -> GraphTally:
             t.labelled_active_claims,
         ),
     ]
+    limits += [
+        (f"{name}_safe + {name}_unsafe", safe + unsafe, "active_claims", t.active_claims)
+        for name, safe, unsafe in (
+            ("counting", t.counting_safe, t.counting_unsafe),
+            (
+                "counting_claim_audits",
+                t.counting_claim_audits_safe,
+                t.counting_claim_audits_unsafe,
+            ),
+            (
+                "counting_mixed_audits",
+                t.counting_mixed_audits_safe,
+                t.counting_mixed_audits_unsafe,
+            ),
+        )
+    ]
+    limits.append(
+        ("counting_disagreements", t.counting_disagreements, "active_claims", t.active_claims)
+    )
+    if t.labelled_known:  # a part file from before the labelled counts has no whole to bound
+        limits.append(
+            (
+                "labelled_counting_safe_claims",
+                t.labelled_counting_safe_claims,
+                "labelled_active_claims",
+                t.labelled_active_claims,
+            )
+        )
     for part, value, whole, bound in limits:
         if value > bound:
             raise Malformed(f"{part} {value} exceeds {whole} {bound}")
@@ -271,15 +310,20 @@ def run_graph_part(
     shard_classes: int = SHARD_CLASSES,
     checkpoint_seconds: float = 5.0,
     stop_after: int | None = None,
+    checks: str = CHECKS_ALL,
+    checker_every: int = 0,
 ) -> GraphPart:
     """Check every class of ``family`` into the part file ``out``, resuming it when it exists.
 
     An existing file must be for the same family, plan and rule (:class:`PartError`
     otherwise). ``stop_after`` ends this session after that many more shards (a measured
-    fraction of a run; the file resumes from there)."""
+    fraction of a run; the file resumes from there). ``checks`` and ``checker_every`` are
+    those of :func:`enumerations.graphs.class_shard`, recorded with the rule."""
     out = Path(out)
     plan = plan_classes(family, shard_classes)
     digest, rule = plan_digest(plan), rule_name(exact)
+    if checks != CHECKS_ALL or checker_every:  # part of the run's identity, like the rule
+        rule += f" checks={checks} checker_every={checker_every}"
     if out.exists():
         part = load_graph_part(out)
         if (part.family, part.digest, part.rule) != (family, digest, rule):
@@ -298,7 +342,13 @@ def run_graph_part(
                 f"family's {plan.classes})"
             )
     else:
-        part = GraphPart(family, len(plan.shards), digest, rule, GraphTally(family))
+        part = GraphPart(
+            family,
+            len(plan.shards),
+            digest,
+            rule,
+            GraphTally(family, influence_checked=checks != CHECKS_COUNTING),
+        )
     part.tally.expected_classes = plan.classes
     part.tally.classes_seconds = plan.seconds
     part.sessions += 1
@@ -309,7 +359,9 @@ def run_graph_part(
     session_total = round((plan.classes - before) * len(todo) / max(1, len(missing)))
     began, wall_before, last_save = time.perf_counter(), part.wall_seconds, 0.0
     try:
-        for index, tally in executor.map(class_shard, [plan.arguments(i, exact) for i in todo]):
+        for index, tally in executor.map(
+            class_shard, [plan.arguments(i, exact, checks, checker_every) for i in todo]
+        ):
             part.tally.merge(tally)
             part.done = normalise([*part.done, (index, index + 1)])
             now = time.perf_counter()
@@ -375,6 +427,8 @@ def estimate_cost(
     seed: int = 37,
     exact: RevisionRule = theory_exact,
     min_parents: int = 20,
+    checks: str = CHECKS_ALL,
+    checker_every: int = 0,
 ) -> CostEstimate:
     """Time the check of a seeded random sample of the parents of the largest size (each
     with all its canonical children) until ``budget_seconds`` of CPU are spent (at least
@@ -389,9 +443,9 @@ def estimate_cost(
     sampled = 0
     for p in order:
         _, tally = (
-            class_shard(0, family, J, [parents[p].tolist()], exact)
+            class_shard(0, family, J, [parents[p].tolist()], exact, checks, checker_every)
             if J
-            else class_shard(0, family, 0, None, exact)
+            else class_shard(0, family, 0, None, exact, checks, checker_every)
         )
         classes += tally.classes
         cpu += tally.cpu_seconds

@@ -56,7 +56,13 @@ from theory.safety.check import (
     check_structure,
 )
 from theory.semantics.fixpoint import active_state, base_active
-from theory.semantics.revision import RevisionRule, downstream_numbers, exact_retired_numbers
+from theory.semantics.revision import (
+    RevisionRule,
+    counting_retired_numbers,
+    downstream_numbers,
+    exact_retired_numbers,
+)
+from theory.semantics.revision import counting as theory_counting
 from theory.semantics.revision import exact as theory_exact
 from theory.semantics.revision import influence as theory_influence
 from theory.testing.reference import brute_force_minimal_justifications, evidence_ancestors
@@ -208,6 +214,11 @@ def build(
 
 
 # --- brute force --------------------------------------------------------------------------
+Outcomes = dict[frozenset[str], tuple[frozenset[str], frozenset[str], frozenset[str]]]
+"""Per audit: what exact revision retires, what influence retires, and the claims exact
+retires that Datalog Counting keeps."""
+
+
 @dataclass(frozen=True)
 class ClaimTruth:
     """What the definitions say about one claim, by exhaustion over evidence sets."""
@@ -223,14 +234,22 @@ def brute_force(
     structure: SupportStructure,
     exact: RevisionRule = theory_exact,
     influence: RevisionRule = theory_influence,
+    outcomes: Outcomes | None = None,
 ) -> dict[str, ClaimTruth]:
+    """Per claim, the influence check's truth on every audit of evidence (the two rules
+    called on each, or read from ``outcomes`` of :func:`rule_outcomes` where it has the
+    audit)."""
     evidence = sorted(structure.evidence)
     subsets = [
         frozenset(e for i, e in enumerate(evidence) if bits >> i & 1)
         for bits in range(1 << len(evidence))
     ]
     before = active_state(structure)
-    by_audit = {r: (exact(structure, r), influence(structure, r)) for r in subsets}
+    known = outcomes or {}
+    by_audit = {
+        r: known[r][:2] if r in known else (exact(structure, r), influence(structure, r))
+        for r in subsets
+    }
     truth = {}
     for c in sorted(structure.claims):
         minimal = brute_force_minimal_justifications(structure, c)
@@ -250,25 +269,44 @@ def brute_force(
 AuditTruth = dict[str, tuple[bool, frozenset[str]]]
 
 
+def rule_outcomes(
+    structure: SupportStructure,
+    audits: Sequence[frozenset[str]],
+    exact: RevisionRule = theory_exact,
+    influence: RevisionRule = theory_influence,
+) -> Outcomes:
+    """What exact revision and influence retire on each audit, and the claims exact retires
+    that Datalog Counting (``theory.semantics.revision.counting``) keeps."""
+    if exact is theory_exact and influence is theory_influence:
+        return _rules(structure, audits)
+    # an injected rule (enumerations.mutants) is called as the rules' protocol says
+    found = {}
+    for r in audits:
+        retired = exact(structure, r)
+        kept = (retired - theory_counting(structure, r)) & structure.claims
+        found[r] = (retired, influence(structure, r), kept)
+    return found
+
+
 def brute_force_audits(
     structure: SupportStructure,
     domains: Sequence[frozenset[str]],
     exact: RevisionRule = theory_exact,
     influence: RevisionRule = theory_influence,
+    outcomes: Outcomes | None = None,
 ) -> list[AuditTruth]:
     """For each set of nodes in ``domains``, per claim, by exhaustion over every nonempty
     audit drawn from it: whether the two rules agree on the claim, and the nodes x whose
     one-item audit {x} influence retires it for and exact does not (its witness audits).
-    Both rules are run once per audit drawn from the union of the domains."""
-    ordered = sorted(frozenset().union(*domains))
-    audits = [
-        frozenset(x for i, x in enumerate(ordered) if bits >> i & 1)
-        for bits in range(1, 1 << len(ordered))
-    ]
-    if exact is theory_exact and influence is theory_influence:
-        by_audit = _both_rules(structure, audits)
-    else:  # an injected rule (enumerations.mutants) is called as the rules' protocol says
-        by_audit = {r: (exact(structure, r), influence(structure, r)) for r in audits}
+    Both rules are run once per audit drawn from the union of the domains (or read from
+    ``outcomes``, :func:`rule_outcomes` of every audit drawn from it)."""
+    if outcomes is not None:
+        audits = list(outcomes)
+        by_audit = outcomes
+    else:
+        ordered = sorted(frozenset().union(*domains))
+        audits = [_audit(ordered, bits) for bits in range(1, 1 << len(ordered))]
+        by_audit = rule_outcomes(structure, audits, exact, influence)
     truths = []
     for domain in domains:
         drawn = [r for r in audits if r <= domain]
@@ -285,21 +323,35 @@ def brute_force_audits(
     return truths
 
 
-def _both_rules(
-    structure: SupportStructure, audits: Sequence[frozenset[str]]
-) -> dict[frozenset[str], tuple[frozenset[str], frozenset[str]]]:
-    """``theory.semantics.revision.exact`` and ``influence`` on every audit, through the
-    functions they call on node numbers (the same code), with the index, the state before and
-    the ids' validation done once per graph instead of once per audit."""
+def counting_unsafe_by_rules(
+    structure: SupportStructure, domains: Sequence[frozenset[str]], outcomes: Outcomes
+) -> list[frozenset[str]]:
+    """Per domain, the claims Theorem 2's definition finds counting-unsafe in ``outcomes``
+    (some nonempty audit drawn from the domain after which exact retires the claim and
+    counting does not)."""
+    kept = [(audit, claims) for audit, (_, _, claims) in outcomes.items() if claims]
+    return [
+        frozenset().union(*(claims for audit, claims in kept if audit <= domain))
+        for domain in domains
+    ]
+
+
+def _rules(structure: SupportStructure, audits: Sequence[frozenset[str]]) -> Outcomes:
+    """``theory.semantics.revision.exact``, ``influence`` and ``counting`` on every audit,
+    through the functions they call on node numbers (the same code), with the index, the
+    state before and the ids' validation done once per graph instead of once per audit."""
     index = index_of(structure)
     before = base_active(structure)
     found = {}
     for audit in audits:
         numbers = index.numbers(audit)
         reached = downstream_numbers(index, numbers)
+        retired = exact_retired_numbers(index, before, numbers)
+        kept = retired - counting_retired_numbers(index, before, numbers)
         found[audit] = (
-            index.names(exact_retired_numbers(index, before, numbers)),
+            index.names(retired),
             index.names(n for n in reached if before[n]),
+            index.names(kept) if kept else frozenset(),
         )
     return found
 
@@ -357,6 +409,25 @@ class GraphTally:
     labelled_active_claims: int = 0
     labelled_safe_claims: int = 0
     labelled_known: bool = True  # False: merged from a part file written without them
+    # Theorem 2, the counting boundary (enumerations.counting): active claims counting-safe
+    # / -unsafe for audits of evidence, of claims and of both (the exhaustive definition),
+    # the two cross-tabulations with influence-safety (audits of evidence), the active
+    # claims of all labelled graphs counting-safe for audits of evidence, the claim verdicts
+    # compared with the production checker, and the active claims where the definition, the
+    # witness search, the theory's rules or the checker disagree (each a failure)
+    counting_safe: int = 0
+    counting_unsafe: int = 0
+    counting_claim_audits_safe: int = 0
+    counting_claim_audits_unsafe: int = 0
+    counting_mixed_audits_safe: int = 0
+    counting_mixed_audits_unsafe: int = 0
+    influence_safe_counting_unsafe: int = 0
+    counting_safe_influence_unsafe: int = 0
+    labelled_counting_safe_claims: int = 0
+    counting_checker_verdicts: int = 0
+    counting_disagreements: int = 0
+    counting_known: bool = True  # False: merged from a part file written without them
+    influence_checked: bool = True  # False: a counting-only run (``checks="counting"``)
     examples: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # CPU time of the shards (the work, without contention)
@@ -381,25 +452,48 @@ class GraphTally:
         "disagreements",
     )
     LABELLED = ("labelled_all_safe_graphs", "labelled_active_claims", "labelled_safe_claims")
+    COUNTING = (
+        "counting_safe",
+        "counting_unsafe",
+        "counting_claim_audits_safe",
+        "counting_claim_audits_unsafe",
+        "counting_mixed_audits_safe",
+        "counting_mixed_audits_unsafe",
+        "influence_safe_counting_unsafe",
+        "counting_safe_influence_unsafe",
+        "labelled_counting_safe_claims",
+        "counting_checker_verdicts",
+        "counting_disagreements",
+    )
 
     @property
     def labelled_share_all_safe(self) -> float | None:
         """The share of labelled graphs whose claims are all influence-safe (None when a
         merged part did not count them)."""
-        if not self.labelled_known or not self.graphs:
+        if not self.labelled_known or not self.influence_checked or not self.graphs:
             return None
         return self.labelled_all_safe_graphs / self.graphs
 
     @property
     def labelled_share_safe_claims(self) -> float | None:
         """The share of the active claims of all labelled graphs that are influence-safe."""
-        if not self.labelled_known or not self.labelled_active_claims:
+        if not self.labelled_known or not self.influence_checked:
+            return None
+        if not self.labelled_active_claims:
             return None
         return self.labelled_safe_claims / self.labelled_active_claims
 
     @property
+    def labelled_share_counting_safe(self) -> float | None:
+        """The share of the active claims of all labelled graphs that are counting-safe for
+        audits of evidence (None when a merged part did not count them)."""
+        if not (self.labelled_known and self.counting_known) or not self.labelled_active_claims:
+            return None
+        return self.labelled_counting_safe_claims / self.labelled_active_claims
+
+    @property
     def verdicts_agree(self) -> bool:
-        return self.disagreements == 0
+        return self.disagreements == 0 and self.counting_disagreements == 0
 
     @property
     def counts_verified(self) -> bool:
@@ -419,6 +513,12 @@ class GraphTally:
                 setattr(tally, name, int(data[name]))
             else:
                 tally.labelled_known = False
+        for name in cls.COUNTING:
+            if name in data:
+                setattr(tally, name, int(data[name]))
+            else:
+                tally.counting_known = False
+        tally.influence_checked = "influence" in data.get("checks", ["influence"])
         tally.violations = {str(k): int(v) for k, v in data["violations"].items()}
         tally.examples = [str(e) for e in data["examples"]]
         tally.cpu_seconds = float(data["cpu_seconds"])
@@ -426,9 +526,11 @@ class GraphTally:
         return tally
 
     def merge(self, other: "GraphTally") -> "GraphTally":
-        for name in (*self._COUNTS, *self.LABELLED, "cpu_seconds"):
+        for name in (*self._COUNTS, *self.LABELLED, *self.COUNTING, "cpu_seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.labelled_known = self.labelled_known and other.labelled_known
+        self.counting_known = self.counting_known and other.counting_known
+        self.influence_checked = self.influence_checked and other.influence_checked
         for kind, count in other.violations.items():
             self.violations[kind] = self.violations.get(kind, 0) + count
         self.examples.extend(other.examples[: max(0, MAX_EXAMPLES - len(self.examples))])
@@ -457,6 +559,11 @@ class GraphTally:
             ),
             "labelled_share_all_safe": _share(self.labelled_share_all_safe),
             "labelled_share_safe_claims": _share(self.labelled_share_safe_claims),
+            **(
+                {name: getattr(self, name) for name in self.COUNTING} if self.counting_known else {}
+            ),
+            "labelled_share_counting_safe": _share(self.labelled_share_counting_safe),
+            "checks": ["influence", "counting"] if self.influence_checked else ["counting"],
             "verdicts_agree": self.verdicts_agree,
             "disagreements": self.disagreements,
             "examples": self.examples,
@@ -519,17 +626,31 @@ def graph_shard(
     rows: Sequence[Sequence[int]],
     sizes: Sequence[int],
     exact: RevisionRule = theory_exact,
+    checker_every: int = 0,
 ) -> GraphTally:
-    """Check the given class representatives (rows of candidate indices)."""
+    """Check the given class representatives (rows of candidate indices): the influence
+    check against its brute force, and Theorem 2 (:func:`counting_check`), its definition
+    also computed with the theory's rules on every audit and compared with the kernel's."""
+    from enumerations.counting import DOMAINS, claims_of, counting_batch, structure_rows
+
     began, began_cpu = time.perf_counter(), time.thread_time()
     tally = GraphTally(family)
     candidates = family.candidates()
-    for row, size in zip(rows, sizes):
+    batch = counting_batch(family, structure_rows(rows, len(candidates)))
+    for g, (row, size) in enumerate(zip(rows, sizes)):
         structure = build(family, row, candidates)
-        truth = brute_force(structure, exact=exact)
+        nodes = frozenset(structure.nodes)
+        ordered = sorted(nodes)
+        outcomes = rule_outcomes(
+            structure, [_audit(ordered, bits) for bits in range(1, 1 << len(ordered))], exact
+        )
+        truth = brute_force(structure, exact=exact, outcomes=outcomes)
         report = check_structure(structure)
         by_claims, by_all = brute_force_audits(
-            structure, [structure.claims, frozenset(structure.nodes)], exact=exact
+            structure, [structure.claims, nodes], exact=exact, outcomes=outcomes
+        )
+        by_rules = counting_unsafe_by_rules(
+            structure, [structure.evidence, structure.claims, nodes], outcomes
         )
         tally.graphs += int(size)
         tally.classes += 1
@@ -559,17 +680,133 @@ def graph_shard(
             tally.both_kinds += len(kinds) == 2
             for kind in t.witnesses.values():
                 tally.violations[kind] += 1
+        counting_unsafe = claims_of(int(batch.definition[g, 0]), family)
+        for c, t in truth.items():
+            if t.active:
+                tally.influence_safe_counting_unsafe += t.safe and c in counting_unsafe
+                tally.counting_safe_influence_unsafe += not t.safe and c not in counting_unsafe
+        rules_problems = [
+            f"{c}: audits of {domain}: the kernel says counting_safe={c not in kernel}, the "
+            f"theory's counting and exact on every audit say {c not in rules}"
+            for d, (domain, rules) in enumerate(zip(DOMAINS, by_rules))
+            for kernel in [claims_of(int(batch.definition[g, d]), family)]
+            for c in sorted(kernel ^ rules)
+        ]
+        counting_check(tally, lambda: structure, batch, g, int(size), checker_every, rules_problems)
         problems = _compare(structure, report, truth)
         problems += _compare_audits(structure, "claims", by_claims)
         problems += _compare_audits(structure, "all", by_all)
         if problems:
             tally.disagreements += 1
-            if len(tally.examples) < MAX_EXAMPLES:
-                graph = "; ".join(
-                    f"{j.claim} <- {', '.join(sorted(j.antecedents)) or '(premise)'}"
-                    for j in structure.justifications
-                )
-                tally.examples.append(f"[{graph}] {problems[0]}")
+            _example(tally, structure, problems[0])
+    tally.seconds = time.perf_counter() - began
+    tally.cpu_seconds = time.thread_time() - began_cpu
+    return tally
+
+
+def _audit(ordered: Sequence[str], bits: int) -> frozenset[str]:
+    return frozenset(x for i, x in enumerate(ordered) if bits >> i & 1)
+
+
+def _example(tally: GraphTally, structure: SupportStructure, problem: str) -> None:
+    if len(tally.examples) < MAX_EXAMPLES:
+        graph = "; ".join(
+            f"{j.claim} <- {', '.join(sorted(j.antecedents)) or '(premise)'}"
+            for j in structure.justifications
+        )
+        tally.examples.append(f"[{graph}] {problem}")
+
+
+def counting_check(
+    tally: GraphTally,
+    structure: Callable[[], SupportStructure],
+    batch: Any,
+    g: int,
+    size: int,
+    checker_every: int,
+    problems: Sequence[str] = (),
+) -> None:
+    """Tally Theorem 2 on graph ``g`` (built by ``structure()`` when needed) of the kernel's ``batch``
+    (:class:`enumerations.counting.CountingBatch`): its active claims counting-safe or not
+    per audit domain, and as disagreements the claims where the definition and the witness
+    search differ, a witness has no loop, ``problems`` (found by the caller) name them, or
+    the production checker differs or gives a witness that does not reproduce (the checker
+    runs on graph ``g`` when ``checker_every`` divides ``g``; 0: never)."""
+    from enumerations.counting import claims_of, compare_checker
+
+    family = tally.family
+    active = int(batch.active[g])
+    unsafe = [int(batch.definition[g, d]) for d in range(3)]
+    for bit in range(family.evidence, family.evidence + family.claims):
+        if not active >> bit & 1:
+            continue
+        tally.counting_safe += not unsafe[0] >> bit & 1
+        tally.counting_unsafe += unsafe[0] >> bit & 1
+        tally.counting_claim_audits_safe += not unsafe[1] >> bit & 1
+        tally.counting_claim_audits_unsafe += unsafe[1] >> bit & 1
+        tally.counting_mixed_audits_safe += not unsafe[2] >> bit & 1
+        tally.counting_mixed_audits_unsafe += unsafe[2] >> bit & 1
+        tally.labelled_counting_safe_claims += size * (not unsafe[0] >> bit & 1)
+    wrong = {
+        c: f"{c}: the definition (counting_R minus alive_R, every audit) and the witness "
+        "search disagree, or a witness has no support loop"
+        for c in claims_of(int(batch.wrong[g]), family)
+    }
+    found = list(problems)
+    if checker_every and g % checker_every == 0:
+        compared, checker_problems = compare_checker(structure(), family, batch, g)
+        tally.counting_checker_verdicts += compared
+        found += checker_problems
+    for line in found:
+        wrong.setdefault(line.split(":", 1)[0], line)
+    if wrong:
+        tally.counting_disagreements += len(wrong)
+        _example(tally, structure(), wrong[min(wrong)])
+
+
+def counting_shard(
+    family: GraphFamily,
+    rows: np.ndarray,
+    sizes: Sequence[int],
+    checker_every: int = 0,
+) -> GraphTally:
+    """Theorem 2 alone on the given class representatives: the compiled brute force on every
+    class (:mod:`enumerations.counting`), the production checker on every
+    ``checker_every``-th (0: none). The influence check's fields stay zero
+    (``influence_checked`` is false) and support loops are not counted."""
+    from enumerations.counting import counting_batch
+
+    began, began_cpu = time.perf_counter(), time.thread_time()
+    tally = GraphTally(family, influence_checked=False)
+    batch = counting_batch(family, rows)
+    active_counts = np.zeros(len(rows), dtype=np.int64)
+    for bit in range(family.evidence, family.evidence + family.claims):
+        active_counts += batch.active >> bit & 1
+    sizes_array = np.asarray(sizes, dtype=np.int64)
+    tally.graphs = int(sizes_array.sum())
+    tally.classes = len(rows)
+    tally.claims = len(rows) * family.claims
+    tally.active_claims = int(active_counts.sum())
+    tally.labelled_active_claims = int((active_counts * sizes_array).sum())
+    flagged = (batch.definition != 0).any(axis=1) | (batch.wrong != 0)
+    candidates = family.candidates()
+    for g in range(len(rows)):
+        if flagged[g] or (checker_every and g % checker_every == 0):
+            row = rows[g].tolist()
+            counting_check(
+                tally,
+                lambda: build(family, row, candidates),
+                batch,
+                g,
+                int(sizes_array[g]),
+                checker_every,
+            )
+        else:  # no claim unsafe, nothing to compare: every active claim safe everywhere
+            n = int(active_counts[g])
+            tally.counting_safe += n
+            tally.counting_claim_audits_safe += n
+            tally.counting_mixed_audits_safe += n
+            tally.labelled_counting_safe_claims += n * int(sizes_array[g])
     tally.seconds = time.perf_counter() - began
     tally.cpu_seconds = time.thread_time() - began_cpu
     return tally
@@ -591,6 +828,13 @@ def group_maps(family: GraphFamily) -> np.ndarray:
     )
 
 
+CHECKS_ALL = "all"
+"""The influence check with its brute force, and Theorem 2 (the default)."""
+CHECKS_COUNTING = "counting"
+"""Theorem 2 alone (:func:`counting_shard`): the compiled brute force, fast enough for the
+largest families."""
+CHECKS = (CHECKS_ALL, CHECKS_COUNTING)
+
 Shard = tuple[int, int, int]  # (graph size m, first parent, end parent): the parents have m - 1
 
 
@@ -611,10 +855,16 @@ class ClassPlan:
     def classes(self) -> int:
         return sum(self.classes_by_size)
 
-    def arguments(self, index: int, exact: RevisionRule = theory_exact) -> tuple:
+    def arguments(
+        self,
+        index: int,
+        exact: RevisionRule = theory_exact,
+        checks: str = CHECKS_ALL,
+        checker_every: int = 0,
+    ) -> tuple:
         m, a, b = self.shards[index]
         parents = self.parents[m - 1][a:b].tolist() if m else None
-        return (index, self.family, m, parents, exact)
+        return (index, self.family, m, parents, exact, checks, checker_every)
 
 
 def plan_classes(family: GraphFamily, shard_classes: int = SHARD_CLASSES) -> ClassPlan:
@@ -650,10 +900,14 @@ def class_shard(
     size: int,
     parents: Sequence[Sequence[int]] | None,
     exact: RevisionRule = theory_exact,
+    checks: str = CHECKS_ALL,
+    checker_every: int = 0,
 ) -> tuple[int, GraphTally]:
     """One shard on a worker (module-level, picklable): generate the canonical children of
-    ``parents`` (or the empty graph when ``size`` is 0) and check them; ``(index, tally)``.
-    The tally's CPU seconds include the generation."""
+    ``parents`` (or the empty graph when ``size`` is 0) and check them (``checks``: both
+    checks, or Theorem 2 alone); ``(index, tally)``. The tally's CPU seconds include the
+    generation. The production counting checker runs on every ``checker_every``-th class of
+    the shard (0: none)."""
     from enumerations.orderly import class_sizes, extend
 
     began = time.thread_time()
@@ -664,7 +918,10 @@ def class_shard(
         rows, aut = extend(np.array(parents, dtype=np.int32).reshape(len(parents), size - 1), maps)
     generated = time.thread_time() - began
     sizes = class_sizes(aut, maps.shape[0])
-    tally = graph_shard(family, rows.tolist(), sizes.tolist(), exact=exact)
+    if checks == CHECKS_COUNTING:
+        tally = counting_shard(family, rows, sizes.tolist(), checker_every)
+    else:
+        tally = graph_shard(family, rows.tolist(), sizes.tolist(), exact, checker_every)
     tally.cpu_seconds += generated
     return index, tally
 
@@ -676,6 +933,8 @@ def run_graphs(
     exact: RevisionRule = theory_exact,
     progress: Progress | None = None,
     shard_size: int = SHARD_CLASSES,
+    checks: str = CHECKS_ALL,
+    checker_every: int = 0,
 ) -> GraphTally:
     """Every class of the family, generated directly (:mod:`enumerations.orderly`) in
     shards of about ``shard_size`` classes; the counts are checked against the labelled
@@ -683,9 +942,10 @@ def run_graphs(
     :mod:`enumerations.graphparts`."""
     began = time.perf_counter()
     plan = plan_classes(family, shard_size)
-    total = GraphTally(family)
+    total = GraphTally(family, influence_checked=checks != CHECKS_COUNTING)
     for _, part in executor.map(
-        class_shard, [plan.arguments(i, exact) for i in range(len(plan.shards))]
+        class_shard,
+        [plan.arguments(i, exact, checks, checker_every) for i in range(len(plan.shards))],
     ):
         total.merge(part)
         if progress:

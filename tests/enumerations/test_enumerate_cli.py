@@ -195,7 +195,7 @@ def test_graph_max_shards_still_refuses_a_long_capped_run(capsys, tmp_path, monk
     from enumerations import graphparts
     from enumerations.graphs import GraphFamily
 
-    def estimate(family, exact=None):
+    def estimate(family, exact=None, **checks):
         return graphparts.CostEstimate(family, 7_292_875, 2_852_247_169, 1, 1, 1.0, 1)
 
     monkeypatch.setattr(graphparts, "estimate_cost", estimate)

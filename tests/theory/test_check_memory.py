@@ -58,7 +58,8 @@ def test_check_summary_counts_billions_of_violations_under_a_memory_limit(tmp_pa
     )
     assert done.returncode == 1, done.stderr[-2000:]  # exit 1: not influence-safe
     payload = json.loads(done.stdout)
-    assert payload["summary"] == {
+    influence = ("claims", "active", "unsafe", "violations")  # beside the counting verdicts'
+    assert {key: payload["summary"][key] for key in influence} == {
         "claims": n,
         "active": n,
         "unsafe": n,

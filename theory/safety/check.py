@@ -833,7 +833,10 @@ class SafetyCounts:
         self._count = count  # int64 per node: violations
         self._examples = examples  # [node, k] witness bit numbers, ``listed`` of them
         self._listed = listed
-        self._critical_claim = critical_claim  # safe claims' critical evidence, sorted by claim
+        # safe claims' critical evidence, sorted by claim: node n's bits are
+        # critical_bit[critical_start[n] : critical_start[n + 1]], found in O(1) per claim
+        self._critical_start = np.zeros(len(count) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(critical_claim, minlength=len(count)), out=self._critical_start[1:])
         self._critical_bit = critical_bit
         self._bit_names = bit_names  # bit -> evidence id
         counts = count[wanted] if len(wanted) else np.zeros(0, dtype=np.int64)
@@ -861,7 +864,7 @@ class SafetyCounts:
         if found:
             shown = tuple(names[b] for b in self._examples[n, : self._listed[n]].tolist())
             return ClaimSummary(claim, True, False, found, shown, frozenset())
-        lo, hi = (int(k) for k in self._critical_claim.searchsorted([n, n + 1]))
+        lo, hi = int(self._critical_start[n]), int(self._critical_start[n + 1])
         critical = frozenset(names[b] for b in self._critical_bit[lo:hi].tolist())
         return ClaimSummary(claim, True, True, 0, (), frozenset([critical]))
 

@@ -27,6 +27,8 @@ from theory.model.errors import InputError
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
 MUTANTS = ("forgetful", "unpropagated", "loop-keeping")
+# the production counting checker on every CHECKER_EVERY-th class of a shard by default
+CHECKER_EVERY = 10
 # graph families: above this many classes the cost is estimated from a timed sample first,
 # and a run estimated above LONG_RUN core-seconds per worker needs --yes
 ESTIMATE_ABOVE_CLASSES = 200_000
@@ -140,6 +142,23 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         metavar="N",
         help="with --graph-out: check at most N more shards in this session "
         "(a measured fraction; run again to resume)",
+    )
+    parser.add_argument(
+        "--graph-checks",
+        choices=("all", "counting"),
+        default="all",
+        help="graph enumeration: all (default: the influence check and Theorem 2, the "
+        "counting boundary) or counting (Theorem 2 alone, by the compiled brute force: fast "
+        "enough for (4, 4, 4))",
+    )
+    parser.add_argument(
+        "--graph-checker-every",
+        type=integer,
+        default=None,
+        metavar="N",
+        help="graph enumeration: compare the production counting checker with the brute "
+        "force on every N-th class of each shard (default 10 with --graph-checks all, none "
+        "with counting; 1: every class; 0: never)",
     )
     parser.add_argument(
         "--yes",
@@ -282,6 +301,10 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError(f"--seed must be >= 0, got {args.seed}")
     if (args.graph_out or args.graph_max_shards is not None) and not args.graphs:
         raise InputError("--graph-out/--graph-max-shards need --graphs")
+    if (args.graph_checks != "all" or args.graph_checker_every is not None) and not args.graphs:
+        raise InputError("--graph-checks/--graph-checker-every need --graphs")
+    if args.graph_checker_every is not None and args.graph_checker_every < 0:
+        raise InputError("--graph-checker-every must be >= 0")
     if args.graph_max_shards is not None and (not args.graph_out or args.graph_max_shards < 1):
         raise InputError("--graph-max-shards needs --graph-out and must be at least 1")
     if args.graph_out:
@@ -445,7 +468,9 @@ def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
             raise InputError(f"{beyond}; a long run: pass --yes to start it anyway")
         print(f"{beyond}; starting without an estimate", file=sys.stderr, flush=True)
         return None
-    estimate = estimate_cost(family, exact=exact)
+    estimate = estimate_cost(
+        family, exact=exact, checks=args.graph_checks, checker_every=_checker_every(args)
+    )
     # --graph-max-shards N caps this session at N shards of SHARD_CLASSES classes: the run to
     # judge is that capped one, not the whole family
     capped = args.graph_max_shards is not None
@@ -479,6 +504,15 @@ def _graph_estimate(args: argparse.Namespace, exact: Any) -> Any:
     return estimate
 
 
+def _checker_every(args: argparse.Namespace) -> int:
+    """Every how many classes of a shard the production counting checker is compared (0:
+    never): by default every tenth class with both checks (the checker's SAT queries would
+    add a quarter to the default family's run), none with Theorem 2 alone."""
+    if args.graph_checker_every is not None:
+        return int(args.graph_checker_every)
+    return CHECKER_EVERY if args.graph_checks == "all" else 0
+
+
 def _run_graphs(
     args: argparse.Namespace, executor: Any, exact: Any, progress: Any, estimate: Any
 ) -> dict:
@@ -486,8 +520,11 @@ def _run_graphs(
     from enumerations.graphs import run_graphs
 
     family = _family(args)
+    checks = {"checks": args.graph_checks, "checker_every": _checker_every(args)}
     if not args.graph_out and estimate is None:
-        return run_graphs(family, executor, exact=exact, progress=progress).to_dict()
+        result = run_graphs(family, executor, exact=exact, progress=progress, **checks).to_dict()
+        result["checker_every"] = checks["checker_every"]
+        return result
     from enumerations.graphparts import run_graph_part
     from enumerations.parts import PartError
 
@@ -501,6 +538,7 @@ def _run_graphs(
                 executor,
                 exact=exact,
                 progress=(lambda _, done, total: eta(done, total)) if eta else None,
+                **checks,
             ).to_dict()
         else:
             try:
@@ -511,6 +549,7 @@ def _run_graphs(
                     exact=exact,
                     progress=eta,
                     stop_after=args.graph_max_shards,
+                    **checks,
                 )
             except PartError as error:
                 raise InputError(str(error)) from None
@@ -520,6 +559,7 @@ def _run_graphs(
             result.update({k: v for k, v in part.to_dict().items() if k != "graphs"})
     if estimate is not None:
         result["estimate"] = estimate.to_dict()
+    result["checker_every"] = checks["checker_every"]
     return result
 
 
@@ -631,13 +671,56 @@ def _labelled_share(g: dict[str, Any], part: str, whole: str, share: str) -> str
 
 def _render_graphs(out: Any, g: dict[str, Any]) -> None:
     f = g["family"]
+    influence = "influence" in g.get("checks", ["influence"])
+    loops = f" ({g['cyclic_graphs']:,} with a support loop)" if influence else ""
     rows = [
         ("graphs (labelled)", f"{g['graphs']:,}"),
-        (
-            "isomorphism classes checked",
-            f"{g['classes']:,} ({g['cyclic_graphs']:,} with a support loop)",
-        ),
+        ("isomorphism classes checked", f"{g['classes']:,}{loops}"),
         ("claims / active", f"{g['claims']:,} / {g['active_claims']:,}"),
+    ]
+    if influence:
+        rows += _influence_rows(g)
+    rows += _counting_rows(g, influence)
+    rows += [
+        (
+            "checker = exhaustive comparison"
+            + (" (all three kinds of audit)" if influence else " (Theorem 2)"),
+            "yes, every claim"
+            if g["verdicts_agree"]
+            else f"NO: {g['disagreements']:,} graphs and "
+            f"{g.get('counting_disagreements', 0):,} counting claims disagree",
+        ),
+        (
+            "classes = Burnside's count, sizes add up to the labelled graphs",
+            "yes"
+            if g["counts_verified"]
+            else f"NO (Burnside {g['burnside_classes']:,})"
+            if g.get("complete", True)
+            else f"run incomplete ({g['shards_done']:,} of "
+            f"{g['shards']:,} shards): run again to resume",
+        ),
+        ("seconds (wall / CPU)", f"{g['seconds']:.1f} / {g['cpu_seconds']:.1f}"),
+    ]
+    title = (
+        "Theorem 1, graph form with loops (Coq graph_influence_safe; claim audits: "
+        "graph_audit_safe), and Theorem 2, the counting boundary"
+        if influence
+        else "Theorem 2, the counting boundary (the influence check not run)"
+    )
+    out.print(
+        table(
+            f"{title}: memory graphs, {f['evidence']} evidence, {f['claims']} "
+            f"claims, at most {f['max_justifications']} justifications, cycles included",
+            ["quantity", "value"],
+            rows,
+        )
+    )
+    for d in g.get("examples", []):
+        out.print(f"[bold red]disagreement[/]: {escape(d)}")
+
+
+def _influence_rows(g: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
         ("active claims influence-safe (audits of evidence)", f"{g['safe_claims']:,}"),
         ("unsafe claims", f"{g['unsafe_claims']:,}"),
         ("  with alternative_support", f"{g['alternative_support']:,}"),
@@ -665,34 +748,66 @@ def _render_graphs(out: Any, g: dict[str, Any]) -> None:
             "safe / unsafe for mixed audits (evidence and claims)",
             f"{g['mixed_audits_safe']:,} / {g['mixed_audits_unsafe']:,}",
         ),
-        (
-            "checker = exhaustive comparison (all three kinds of audit)",
-            "yes, every claim"
-            if g["verdicts_agree"]
-            else f"NO: {g['disagreements']:,} graphs disagree",
-        ),
-        (
-            "classes = Burnside's count, sizes add up to the labelled graphs",
-            "yes"
-            if g["counts_verified"]
-            else f"NO (Burnside {g['burnside_classes']:,})"
-            if g.get("complete", True)
-            else f"run incomplete ({g['shards_done']:,} of "
-            f"{g['shards']:,} shards): run again to resume",
-        ),
-        ("seconds (wall / CPU)", f"{g['seconds']:.1f} / {g['cpu_seconds']:.1f}"),
     ]
-    out.print(
-        table(
-            f"Theorem 1, graph form with loops (Coq graph_influence_safe; claim audits: "
-            f"graph_audit_safe): memory graphs, {f['evidence']} evidence, {f['claims']} "
-            f"claims, at most {f['max_justifications']} justifications, cycles included",
-            ["quantity", "value"],
-            rows,
+
+
+def _checker_sample(every: int | None) -> str:
+    """Which classes of a shard the counting checker ran on, for the report."""
+    if not every:
+        return " (not run)" if every == 0 else ""
+    return " (every class)" if every == 1 else f" (1 class in {every:,} of each shard)"
+
+
+def _counting_rows(g: dict[str, Any], influence: bool) -> list[tuple[str, str]]:
+    """Theorem 2's lines: counting-safe / -unsafe active claims per kind of audit (the
+    exhaustive definition, equal to the witness search), the cross-tabulation with
+    influence-safety, and the production checker's verdicts compared."""
+    if "counting_safe" not in g:
+        return [("counting-safe (Theorem 2)", "not counted (a part file written before it)")]
+    rows = [
+        (
+            "counting-safe / -unsafe, audits of evidence (Theorem 2)",
+            f"{g['counting_safe']:,} / {g['counting_unsafe']:,}",
+        ),
+        (
+            "counting-safe / -unsafe, audits of claims",
+            f"{g['counting_claim_audits_safe']:,} / {g['counting_claim_audits_unsafe']:,}",
+        ),
+        (
+            "counting-safe / -unsafe, mixed audits",
+            f"{g['counting_mixed_audits_safe']:,} / {g['counting_mixed_audits_unsafe']:,}",
+        ),
+        (
+            "per labelled graph: active claims counting-safe (audits of evidence)",
+            _labelled_share(
+                g,
+                "labelled_counting_safe_claims",
+                "labelled_active_claims",
+                "labelled_share_counting_safe",
+            ),
+        ),
+    ]
+    if influence:
+        rows.append(
+            (
+                "influence-safe and counting-unsafe / counting-safe and influence-unsafe",
+                f"{g['influence_safe_counting_unsafe']:,} / "
+                f"{g['counting_safe_influence_unsafe']:,}",
+            )
         )
-    )
-    for d in g.get("examples", []):
-        out.print(f"[bold red]disagreement[/]: {escape(d)}")
+    rows += [
+        (
+            "definition = witness search (every audit, every witness set)",
+            "yes, every claim"
+            if not g["counting_disagreements"]
+            else f"NO: {g['counting_disagreements']:,} claims",
+        ),
+        (
+            "production counting checker: verdicts compared",
+            f"{g['counting_checker_verdicts']:,}" + _checker_sample(g.get("checker_every")),
+        ),
+    ]
+    return rows
 
 
 def _n7(args: argparse.Namespace) -> int:

@@ -44,7 +44,14 @@ def test_check_summary_counts_instead_of_listing(capsys):
     code, out, _ = run(capsys, "check", EXAMPLES / "or_world.json", "--summary", "--json")
     assert code == 1
     payload = json.loads(out)
-    assert payload["summary"] == {"claims": 1, "active": 1, "unsafe": 1, "violations": 2}
+    assert payload["summary"] == {
+        "claims": 1,
+        "active": 1,
+        "unsafe": 1,
+        "violations": 2,
+        "counting_unsafe": 0,
+        "counting_undecided": 0,
+    }
     (claim,) = payload["claims"]
     assert (claim["id"], claim["influence_safe"], claim["violation_count"]) == ("claim", False, 2)
     assert [v["audit"] for v in claim["violations"]] == [["a"], ["b"]]
