@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from theory import SupportStructure
+
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT_MB = 3000
 
@@ -107,3 +109,50 @@ def test_the_check_makes_no_cyclic_garbage(monkeypatch):
     assert _cyclic_garbage(check) == {}
     monkeypatch.setattr(justifications, "DEFAULTS", SolverOptions(label_work=0))  # SAT only
     assert _cyclic_garbage(check) == {}
+
+
+def _wide(evidence: int) -> SupportStructure:
+    """A claim with one justification through all but one evidence item and one through that
+    one, under a ring of claims each justified by the previous one and one evidence item:
+    every evidence item is in the cone of every unsafe claim, the labels have few sets."""
+    items = [f"e{k:06d}" for k in range(evidence)]
+    ring = [f"r{k:02d}" for k in range(8)]
+    justifications = [("wide", items[1:]), ("wide", items[:1])]
+    for k, claim in enumerate(ring):
+        justifications.append((claim, [ring[k - 1], items[k]]))
+    justifications.append((ring[0], ["wide"]))
+    return SupportStructure.build(items, ["wide", *ring], justifications)
+
+
+@pytest.mark.slow
+def test_full_check_label_pass_holds_no_row_per_evidence_item():
+    """The full check's label pass (:func:`claim_labels` of the unsafe claims, each label
+    then looked up as its report is built) on a cone of 20,000 evidence items: a label kernel
+    that gives each evidence item a row of one bit per evidence item of the cone holds
+    20,000^2 / 8 bytes (50 MB) at once; the rows of the labels the check needs are a few KB
+    each. Traced allocations (numpy's included) stay under 12 MB."""
+    import tracemalloc
+
+    from theory.model.index import index_of
+    from theory.safety.check import LABEL_BUDGET, base_active, claim_labels, verdicts
+
+    evidence = 20_000
+    structure = _wide(evidence)
+    index = index_of(structure)
+    facts = verdicts(index, base_active(structure))
+    unsafe = [
+        index.number[c] for c in sorted(structure.claims) if facts.unsafe_bits(index.number[c])
+    ]
+    assert len(unsafe) == 9
+    tracemalloc.start()
+    try:
+        found = claim_labels(index, unsafe, LABEL_BUDGET)
+        sizes = {
+            index.ids[n]: sorted(len(index.names_of_bits(s)) for s in found[n]) for n in unsafe
+        }
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sizes["wide"] == [1, evidence - 1]
+    assert sizes["r03"] == [4, evidence - 1]
+    assert peak < 12 << 20, f"{peak >> 20} MiB traced"

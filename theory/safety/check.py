@@ -51,7 +51,7 @@ from theory.model.structure import SupportStructure, id_list
 from theory.semantics.fixpoint import base_active
 from theory.solver.completion import SupportProgram
 from theory.solver.justifications import ConeQueries, JustificationEnumerator, listing
-from theory.solver.label_kernel import OK, labels
+from theory.solver.label_kernel import Labels, labels
 from theory.solver.options import DEFAULTS
 
 AUDITS = ("evidence", "claims", "all")
@@ -573,20 +573,44 @@ def stream_check(
     return CheckStream(tuple(wanted), not unsafe, len(unsafe), reports, undecided)
 
 
-def claim_labels(
-    index: SupportIndex, claims: list[int], budget: int
-) -> dict[int, list[int] | None]:
+def claim_labels(index: SupportIndex, claims: list[int], budget: int) -> ClaimLabels:
     """The labels of ``claims`` (node numbers) by the compiled label algebra, each as evidence
     bitsets (bit n for evidence number n), or None for a claim whose label exceeds
     ``budget`` sets, or one of whose products would form more than the product of two such
     labels (``budget`` squared): its certificates then come from the SAT search. The set
-    budget so bounds every label and product of the pass."""
-    found = labels(index, claims, budget, max_formed=budget * budget)
-    result: dict[int, list[int] | None] = {}
-    for k, n in enumerate(claims):
-        sets = found.sets(k) if found.status[k] == OK else None
-        result[n] = None if sets is None else [sum(1 << e for e in s) for s in sets]
-    return result
+    budget so bounds every label and product of the pass.
+
+    Each label is written as bitsets when it is looked up (:class:`ClaimLabels`), not all at
+    once: a bitset over node numbers takes a bit per node, and a check streams its reports.
+
+    >>> from theory import SupportStructure
+    >>> g = SupportStructure.build(["a", "b"], ["c"], [("c", ["a"]), ("c", ["b"])])
+    >>> index = index_of(g)
+    >>> found = claim_labels(index, [index.number["c"]], 256)
+    >>> sorted(sorted(index.names_of_bits(s)) for s in found[index.number["c"]])
+    [['a'], ['b']]
+    """
+    return ClaimLabels(labels(index, claims, budget, max_formed=budget * budget), claims)
+
+
+class ClaimLabels(Mapping[int, "list[int] | None"]):
+    """:func:`claim_labels`: node number -> its label as evidence bitsets (None: over the
+    budget), each written out from the kernel's rows when it is looked up."""
+
+    def __init__(self, found: Labels, claims: list[int]) -> None:
+        self.found = found
+        self.position = {n: k for k, n in enumerate(claims)}
+
+    def __getitem__(self, n: int) -> list[int] | None:
+        k = self.position[n]
+        sets = self.found.sets(k)
+        return None if sets is None else [sum(1 << e for e in s) for s in sets]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.position)
+
+    def __len__(self) -> int:
+        return len(self.position)
 
 
 def _claim_reports(
@@ -603,7 +627,7 @@ def _claim_reports(
     undecided: list[int] | None = None,
 ) -> Generator[ClaimReport, None, None]:
     late = deadline is not None and time.monotonic() > deadline  # no certificate is due
-    labelled = (
+    labelled: Mapping[int, list[int] | None] = (
         claim_labels(index, unsafe, label_budget) if (certificates and unsafe and not late) else {}
     )
     # witness audits only (no survivor): values, one object per evidence item and kind,

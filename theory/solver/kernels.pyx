@@ -240,17 +240,27 @@ cdef object _justification(
     i64[::1] cnt,
     i64 limit,
     i64[::1] work,
+    i64[::1] bit,
+    object single,
 ):
     """``cur`` times the labels of justification j's antecedents other than local node
-    ``skip`` (-1: none skipped)."""
+    ``skip`` (-1: none skipped). An evidence antecedent's label {{e}} is written into the
+    one row ``single`` (all zero) for its product and cleared after, so that no evidence
+    holds a row of its own (a row per evidence is E * E / 8 bytes)."""
     cdef i64 r, y
+    cdef u64[:, ::1] one = single
     for r in range(ante_start[j], ante_start[j + 1]):
         y = local[antes[r]]
         if y == skip:
             continue
-        if cnt[y] == 0:
+        if bit[y] >= 0:
+            one[0, bit[y] // 64] = (<u64>1) << (bit[y] % 64)
+            cur = _product(cur, single, 1, limit, work)
+            one[0, bit[y] // 64] = 0
+        elif cnt[y] == 0:
             return cur[:0]
-        cur = _product(cur, lab[y], cnt[y], limit, work)
+        else:
+            cur = _product(cur, lab[y], cnt[y], limit, work)
         if work[1] or cur.shape[0] == 0:
             return cur[:0]
     return cur
@@ -268,6 +278,8 @@ cdef object _evaluate(
     Py_ssize_t words,
     i64 limit,
     i64[::1] work,
+    i64[::1] bit,
+    object single,
 ):
     """The label of local claim c from its antecedents' labels (``work[1] = 1`` when a
     product is over the budget)."""
@@ -276,7 +288,7 @@ cdef object _evaluate(
     for q in range(kept_start[c], kept_start[c + 1]):
         cur = _justification(
             np.zeros((1, words), dtype=np.uint64),
-            kept[q], -1, ante_start, antes, local, lab, cnt, limit, work,
+            kept[q], -1, ante_start, antes, local, lab, cnt, limit, work, bit, single,
         )
         if work[1]:
             return cur
@@ -604,17 +616,28 @@ def run_labels(
     work_obj = np.zeros(3, dtype=np.int64)  # [work, 1 over the set budget / 2 out of work, budget]
     cdef i64[::1] work = work_obj
     work[2] = max_work
+    # a label's rows are held only while something still reads them: an evidence label
+    # {{e}} is formed where it is multiplied (`single`); a claim's rows go once the last
+    # claim above it outside its component is done (`readers`), unless it is a target
+    # with its label, and at once when it is over the set budget (nothing reads those)
     cdef list lab = []
     cnt_obj = np.zeros(count, dtype=np.int64)
     cdef i64[::1] cnt = cnt_obj
+    none_obj = np.zeros((0, words), dtype=np.uint64)
+    single = np.zeros((1, words), dtype=np.uint64)
     for x in range(count):
+        lab.append(none_obj)
         if bit[x] >= 0:
-            row0 = np.zeros((1, words), dtype=np.uint64)
-            row0[0, bit[x] // 64] = (<u64>1) << (bit[x] % 64)
-            lab.append(row0)
             cnt[x] = 1
-        else:
-            lab.append(np.zeros((0, words), dtype=np.uint64))
+    cdef Py_ssize_t n_targets = targets.shape[0]
+    cdef u8[::1] wanted = np.zeros(count, dtype=np.uint8)
+    for k in range(n_targets):
+        wanted[local[targets[k]]] = 1
+    cdef i64[::1] readers = np.zeros(count, dtype=np.int64)
+    for x in range(count):
+        for q in range(pred_start[x], pred_start[x + 1]):
+            if comp_of[preds[q]] != comp_of[x]:
+                readers[preds[q]] += 1
     cdef u8[::1] over = np.zeros(count, dtype=np.uint8)
     cdef i64[::1] bucket_head = np.full(evidence + 2, -1, dtype=np.int64)
     cdef i64[::1] bucket_tail = np.full(evidence + 2, -1, dtype=np.int64)
@@ -623,7 +646,11 @@ def run_labels(
     cdef i64[::1] seed_just
     cdef i64[::1] claims_v
     cdef i64[::1] justs_v
-    cdef u64[:, ::1] events
+    cdef i64[::1] event_bits
+    cdef i64[::1] event_start
+    cdef u64[:, ::1] popped
+    cdef u64 word
+    cdef i64 p
     cdef i64[::1] event_node
     cdef i64[::1] event_next
     cdef u64[:, ::1] found_v
@@ -647,7 +674,8 @@ def run_labels(
                 looped = looped or preds[q] == x
             if not looped:
                 lab[x] = _evaluate(
-                    x, kept_s, kept_a, ante_start, antes, local, lab, cnt, words, limit, work
+                    x, kept_s, kept_a, ante_start, antes, local, lab, cnt, words, limit, work,
+                    bit, single,
                 )
                 if work[1] == 2:
                     break
@@ -682,8 +710,13 @@ def run_labels(
                 # so when a set of size s leaves, every set smaller than s has been formed,
                 # and a set still in its member's label then is a minimal set of the least
                 # fixpoint. Only those are pushed on.
-                events_obj = np.zeros((16, words), dtype=np.uint64)
-                events = events_obj
+                # an event's set is kept as its bit positions (event_bits[event_start[i]:
+                # event_start[i + 1]]), not as a row: the sets a loop grows are small, and a
+                # row takes E / 8 bytes
+                event_bits_obj = np.empty(64, dtype=np.int64)
+                event_bits = event_bits_obj
+                event_start_obj = np.zeros(17, dtype=np.int64)
+                event_start = event_start_obj
                 event_node_obj = np.full(16, -1, dtype=np.int64)
                 event_node = event_node_obj
                 event_next_obj = np.full(16, -1, dtype=np.int64)
@@ -705,7 +738,10 @@ def run_labels(
                     if bucket_head[size] < 0:
                         bucket_tail[size] = -1
                     a = event_node[head]
-                    row = events_obj[head : head + 1].copy()
+                    row = np.zeros((1, words), dtype=np.uint64)
+                    popped = row
+                    for p in range(event_start[head], event_start[head + 1]):
+                        popped[0, event_bits[p] // 64] |= (<u64>1) << (event_bits[p] % 64)
                     if a >= 0:
                         if not _contains(lab, cnt, a, row[0]):
                             continue  # a smaller set replaced it; that one's event covers it
@@ -723,7 +759,8 @@ def run_labels(
                         if comp_of[x] != component:
                             continue  # a claim above the component: evaluated later, once
                         found = _justification(
-                            row, justs_v[q], a, ante_start, antes, local, lab, cnt, limit, work
+                            row, justs_v[q], a, ante_start, antes, local, lab, cnt, limit, work,
+                            bit, single,
                         )
                         if work[1] == 2:
                             spent = True
@@ -736,21 +773,29 @@ def run_labels(
                             if _insert(lab, cnt, x, found_v[t], work):
                                 if cnt[x] > max_sets:
                                     bad = True
-                                if tail == events.shape[0]:
-                                    grown_events = np.empty(
-                                        (2 * tail, words), dtype=np.uint64
-                                    )
-                                    grown_events[:tail] = events_obj
-                                    events_obj = grown_events
-                                    events = events_obj
+                                if tail == event_node.shape[0]:
+                                    event_start_obj = doubled(event_start_obj)
+                                    event_start = event_start_obj
                                     event_node_obj = doubled(event_node_obj)
                                     event_node = event_node_obj
                                     event_next_obj = doubled(event_next_obj)
                                     event_next = event_next_obj
                                 grown = 0
                                 for w in range(words):
-                                    events[tail, w] = found_v[t, w]
                                     grown += popc(found_v[t, w])
+                                p = event_start[tail]
+                                if p + grown > event_bits.shape[0]:
+                                    event_bits_obj = doubled(event_bits_obj)
+                                    while p + grown > event_bits_obj.shape[0]:
+                                        event_bits_obj = doubled(event_bits_obj)
+                                    event_bits = event_bits_obj
+                                for w in range(words):
+                                    word = found_v[t, w]
+                                    while word:
+                                        event_bits[p] = 64 * w + lowbit(word)
+                                        word &= word - 1
+                                        p += 1
+                                event_start[tail + 1] = p
                                 event_node[tail] = x
                                 event_next[tail] = -1
                                 if bucket_tail[grown] < 0:
@@ -781,8 +826,14 @@ def run_labels(
             done[x] = 1
             if bad:
                 over[x] = 1
+                lab[x] = none_obj
+            for q in range(pred_start[x], pred_start[x + 1]):
+                y = preds[q]
+                if comp_of[y] != component:
+                    readers[y] -= 1
+                    if readers[y] == 0 and not wanted[y]:
+                        lab[y] = none_obj
     # 5. the targets' labels
-    cdef Py_ssize_t n_targets = targets.shape[0]
     status_obj = np.zeros(n_targets, dtype=np.int64)
     cdef i64[::1] status = status_obj
     start_obj = np.zeros(n_targets + 1, dtype=np.int64)
@@ -797,12 +848,14 @@ def run_labels(
         else:
             total += cnt[x] if bit[x] < 0 else 1
         start[k + 1] = total
-    chunks = []
+    rows = np.zeros((total, words), dtype=np.uint64)
     for k in range(n_targets):
         if status[k] == OK:
             x = local[targets[k]]
-            chunks.append(lab[x][: cnt[x]])
-    rows = np.concatenate(chunks) if chunks else np.zeros((0, words), dtype=np.uint64)
+            if bit[x] >= 0:
+                rows[start[k], bit[x] // 64] = (<u64>1) << (bit[x] % 64)
+            else:
+                rows[start[k] : start[k + 1]] = lab[x][: cnt[x]]
     return status_obj, start_obj, rows, bit_node_obj[:evidence].copy(), work[0]
 
 
