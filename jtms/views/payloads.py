@@ -793,7 +793,12 @@ def check_payload(
     ids = [c.id for c in summary.claims]  # sorted by id
     wanted = window(ids, offset, limit)
     every = counting_verdicts(structure, blocked=blocked, deadline=deadline, witnesses=False)
-    witnessed = counting_verdicts(structure, claims=wanted, blocked=blocked, deadline=deadline)
+    # witnesses for the page's unsafe claims only: the others' verdicts are final already
+    unsafe_here = [c for c in wanted if every[c].safe is False]
+    witnessed = {
+        **{c: every[c] for c in wanted},
+        **counting_verdicts(structure, claims=unsafe_here, blocked=blocked, deadline=deadline),
+    }
     listed = 64 if limit is None else min(64, limit)
     report = check_structure(
         structure, wanted, blocked=blocked, deadline=deadline, max_listed=listed

@@ -343,22 +343,12 @@ class _Region:
         self.solver.delete()
 
 
-class _Revisions:
-    """Exact and counting revision of one graph, over node numbers (the functions of
-    :mod:`theory.semantics.revision`)."""
-
-    def __init__(self, index: IndexView, active: bytes | bytearray) -> None:
-        self.index = index
-        self.active = active
-
-    def kept(self, audit: Iterable[int]) -> tuple[set[int], set[int]]:
-        """``counting_R \\ alive_R`` (the claims counting keeps and exact retires) and
-        ``alive_R`` restricted to what exact retires' complement needs: the nodes exact
-        revision retires."""
-        audit = set(audit)
-        exact = exact_retired_numbers(self.index, self.active, audit)
-        counting = counting_retired_numbers(self.index, self.active, audit)
-        return exact - counting - audit, exact
+def _kept_unfounded(index: IndexView, active: bytes | bytearray, audit: Iterable[int]) -> set[int]:
+    """``counting_R \\ alive_R`` less the audit: the claims counting keeps and exact revision
+    retires under ``audit`` (the rules of :mod:`theory.semantics.revision`)."""
+    audit = set(audit)
+    exact = exact_retired_numbers(index, active, audit)
+    return exact - counting_retired_numbers(index, active, audit) - audit
 
 
 def _cone_graph(index: IndexView, active: bytes | bytearray, claim: int) -> SupportStructure:
@@ -494,7 +484,6 @@ def _decide(
     unsafe under (evidence numbers) or None (safe), and the claims left undecided."""
     start: dict[int, list[int] | None] = {}
     undecided: set[int] = set()
-    revisions = _Revisions(index, active)
     for group, nodes in _regions(index, active, claims, largest) if claims else []:
         late = deadline is not None and time.monotonic() > deadline
         if late or nodes is None:
@@ -511,7 +500,7 @@ def _decide(
                 if safe:
                     start.update(dict.fromkeys(pending))
                     break
-                kept, _ = revisions.kept(found)
+                kept = _kept_unfounded(index, active, found)
                 audit = sorted(found)
                 for c in pending:
                     if c in kept:

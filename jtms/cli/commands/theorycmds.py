@@ -404,6 +404,17 @@ def report_payload(report: SafetyReport) -> dict[str, Any]:
 REPORT_SETS = 3  # minimal justifications shown per claim by `jtms check` without --json
 
 
+def _print_first(title: str, columns: list[str], rows: list[Any], what: str) -> None:
+    """A table of the first :data:`SUMMARY_ROWS` rows (none when there are no rows), and a
+    line counting the rest."""
+    if not rows:
+        return
+    out = console()
+    out.print(table(title, columns, rows[:SUMMARY_ROWS]))
+    if len(rows) > SUMMARY_ROWS:
+        out.print(f"... and {len(rows) - SUMMARY_ROWS} more {what} (--json lists them all)")
+
+
 def print_report(
     report: SafetyReport, title: str, counting: dict[str, CountingVerdict] | None = None
 ) -> None:
@@ -439,18 +450,12 @@ def print_report(
         for claim in claims
         for v in claim.violations
     ]
-    if violations:
-        out.print(
-            table(
-                "Violations (influence retires the claim, exact keeps it)",
-                ["claim", "kind", "witness audit", "surviving justification"],
-                violations[:SUMMARY_ROWS],
-            )
-        )
-        if len(violations) > SUMMARY_ROWS:
-            out.print(
-                f"... and {len(violations) - SUMMARY_ROWS} more violation(s) (--json lists them all)"
-            )
+    _print_first(
+        "Violations (influence retires the claim, exact keeps it)",
+        ["claim", "kind", "witness audit", "surviving justification"],
+        violations,
+        "violation(s)",
+    )
     witnessed = [
         (
             claim,
@@ -461,19 +466,12 @@ def print_report(
         for claim, v in sorted((counting or {}).items())
         if v.witness is not None
     ]
-    if witnessed:
-        out.print(
-            table(
-                "Counting witnesses (counting keeps the claim after the audit, exact retires it)",
-                ["claim", "witness audit", "loop (each justified by the next)", "kept"],
-                witnessed[:SUMMARY_ROWS],
-            )
-        )
-        if len(witnessed) > SUMMARY_ROWS:
-            out.print(
-                f"... and {len(witnessed) - SUMMARY_ROWS} more counting-unsafe claim(s) "
-                "(--json lists them all)"
-            )
+    _print_first(
+        "Counting witnesses (counting keeps the claim after the audit, exact retires it)",
+        ["claim", "witness audit", "loop (each justified by the next)", "kept"],
+        witnessed,
+        "counting-unsafe claim(s)",
+    )
     unsafe = len(report.unsafe)
     verdict = (
         "influence-safe"
