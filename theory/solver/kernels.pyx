@@ -974,6 +974,19 @@ def prepare(
     )
 
 
+cdef bint _premise_outside(const i64[:] body, i64[::1] external, i64 begin, i64 end) except -1:
+    """Whether one of a loop's outside justifications ``external[begin:end]`` is a premise's
+    (the loop is then always supported: no loop formula); every one must have a body."""
+    cdef bint found = False
+    cdef i64 z
+    for z in range(begin, end):
+        if body[external[z]] == PREMISE:
+            found = True
+        if body[external[z]] == UNUSED:
+            raise AssertionError("a loop names a justification encoded without a body")
+    return found
+
+
 cdef class Cone:
     """The arrays of one claim's support cone (:func:`prepare`, root at local node 0) as
     typed views, with the scratch buffers of the least fixpoint: what every cone kernel
@@ -1395,15 +1408,8 @@ cdef class Cone:
         start_obj = np.zeros(members.shape[0] + 1, dtype=np.int64)
         cdef i64[::1] start = start_obj
         cdef i64 clauses = 0, used = 0, g, z, y
-        cdef bint supported
         for g in range(member_start.shape[0] - 1):
-            supported = False
-            for z in range(ext_start[g], ext_start[g + 1]):
-                if body[external[z]] == PREMISE:
-                    supported = True
-                if body[external[z]] == UNUSED:
-                    raise AssertionError("a loop names a justification encoded without a body")
-            if supported:
+            if _premise_outside(body, external, ext_start[g], ext_start[g + 1]):
                 continue
             for y in range(member_start[g], member_start[g + 1]):
                 literals[used] = -holds[members[y]]
@@ -1436,15 +1442,8 @@ cdef class Cone:
         start_obj = np.zeros(members.shape[0] + loops + 1, dtype=np.int64)
         cdef i64[::1] start = start_obj
         cdef i64 clauses = 0, used = 0, g, z, y, s
-        cdef bint supported
         for g in range(loops):
-            supported = False
-            for z in range(ext_start[g], ext_start[g + 1]):
-                if body[external[z]] == PREMISE:
-                    supported = True
-                if body[external[z]] == UNUSED:
-                    raise AssertionError("a loop names a justification encoded without a body")
-            if supported:
+            if _premise_outside(body, external, ext_start[g], ext_start[g + 1]):
                 continue
             if member_start[g + 1] - member_start[g] == 1:
                 literals[used] = -holds[members[member_start[g]]]
