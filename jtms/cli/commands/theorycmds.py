@@ -488,8 +488,12 @@ def print_report(
 
 def _counting_line(unsafe: int, undecided: int) -> str:
     """The counting verdict of a check, in words."""
-    line = "counting-safe" if not unsafe else f"NOT counting-safe: {unsafe} unsafe claim(s)"
-    return line + (f", {undecided} undecided" if undecided else "")
+    if unsafe:
+        line = f"NOT counting-safe: {unsafe} unsafe claim(s)"
+        return line + (f", {undecided} undecided" if undecided else "")
+    if undecided:  # safe so far, not safe: the undecided claims may be unsafe
+        return f"counting-safety undecided for {undecided} claim(s), no unsafe claim found"
+    return "counting-safe"
 
 
 SUMMARY_ROWS = 50  # unsafe claims shown by `jtms check --summary` without --json

@@ -89,3 +89,11 @@ def test_a_time_limit_leaves_the_counting_verdicts_undecided(capsys):
     assert payload["complete"] is False and payload["counting_undecided_claims"] == 2
     assert main(["check", LOOP, "--time-limit", "0.000001"]) == 0
     assert "counting verdicts of 2 claim(s) are undecided" in capsys.readouterr().out
+
+
+def test_undecided_claims_are_not_called_counting_safe():
+    from jtms.cli.commands.theorycmds import _counting_line
+
+    assert _counting_line(0, 0) == "counting-safe"
+    assert "counting-safe" not in _counting_line(0, 3).replace("counting-safety", "")
+    assert "3 undecided" in _counting_line(2, 3) and "NOT" in _counting_line(2, 3)
